@@ -1,0 +1,48 @@
+import type {
+  BulkWriteRow,
+  RxStorage,
+  RxStorageInstance,
+  RxStorageWriteError,
+} from 'rxdb';
+
+export type SqliteStorageOptions = {
+  /** Folder holding the one SQLite file of this data folder; created when missing. */
+  directory: string;
+  /** Defaults to `laneway.sqlite`. */
+  fileName?: string;
+  /** Path to a better-sqlite3 `.node` build, e.g. the Electron-ABI one. */
+  nativeBinding?: string;
+};
+
+/** What `storageInstance.internals` exposes; kept plain so it stays inspectable. */
+export type SqliteInternals = {
+  readonly filePath: string;
+  readonly tableName: string;
+};
+
+/** The storage takes no per-collection options. */
+export type SqliteInstanceOptions = Record<string, never>;
+
+export type RxStorageSqlite = RxStorage<SqliteInternals, SqliteInstanceOptions>;
+
+/**
+ * One collection's share of an atomic commit. `instance` may be the raw storage
+ * instance or RxDB's wrapped one (`collection.storageInstance`); either way the
+ * rows are written as given, so `_rev` and `_meta.lwt` must already be set the
+ * way RxDB's wrapper would set them.
+ */
+export type AtomicWrite<RxDocType> = {
+  instance: RxStorageInstance<RxDocType, unknown, unknown, unknown>;
+  rows: BulkWriteRow<RxDocType>[];
+  context: string;
+};
+
+export type AtomicCommitFailure = {
+  /** Index into the `writes` array given to `commitAtomically`. */
+  instanceIndex: number;
+  errors: RxStorageWriteError<unknown>[];
+};
+
+export type AtomicCommitResult =
+  | { ok: true }
+  | { ok: false; errors: AtomicCommitFailure[] };
