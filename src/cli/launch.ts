@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import { createEngine, type Engine } from '../engine';
+import { createLogger } from '../engine/logger';
+import { openDataStore } from '../store';
+import { startServer, type RunningServer } from '../server/http';
+
+export interface LaunchOptions {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  rateLimit?: number;
+  uiDir?: string;
+  logLevel?: string;
+  logToStdout?: boolean;
+  timezone?: string;
+  /** Path of a better-sqlite3 binary built for Electron's ABI. */
+  sqliteBinding?: string;
+}
+
+export interface Launched {
+  engine: Engine;
+  server: RunningServer;
+  /** What to tell the person who started it. */
+  banner: string[];
+  stop(): Promise<void>;
+}
+
+/** Store, engine and HTTP server, as `serve` and the Electron main process both start them. */
+export async function launch(options: LaunchOptions): Promise<Launched> {
+  const logger = createLogger({
+    directory: join(options.dataDir, 'logs'),
+    level: options.logLevel ?? 'info',
+    stdout: options.logToStdout ?? false,
+  });
+  const store = await openDataStore({ directory: options.dataDir, ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}) });
+  const engine = await createEngine({
+    store,
+    logger,
+    ...(process.env.LANEWAY_API_TOKEN ? { firstToken: process.env.LANEWAY_API_TOKEN } : {}),
+    ...(process.env.LANEWAY_API_KEY ? { firstKey: process.env.LANEWAY_API_KEY } : {}),
+    ...(options.timezone ? { timezone: options.timezone } : {}),
+  });
+  const server = await startServer(engine, {
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.uiDir ? { uiDir: options.uiDir } : {}),
+  });
+  const status = engine.status();
+  const banner = [
+    `Laneway ${status.version}: ${status.name} (${status.environment}), data folder ${options.dataDir}`,
+    `API:     ${server.url}/api   (docs ${server.url}/api/docs)`,
+    `Screens: ${server.url}/app`,
+  ];
+  if (engine.firstCredentials) {
+    banner.push(
+      'First API credentials of this install (shown once; only a hash of the key is kept):',
+      `  API token: ${engine.firstCredentials.token}`,
+      `  API key:   ${engine.firstCredentials.key}`,
+      `  e.g. curl -u ${engine.firstCredentials.token}:${engine.firstCredentials.key} ${server.url}/api/whoami`,
+    );
+  }
+  logger.info({ url: server.url, dataDir: options.dataDir, environment: status.environment }, 'laneway started');
+  return {
+    engine,
+    server,
+    banner,
+    async stop() {
+      await server.close();
+      await engine.close();
+      logger.flush();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { launch } from './launch';
+import { parseArgs, intFlag } from './args';
+import { defaultDataDir, DEFAULT_PORT } from './paths';
+
+const USAGE = `Usage: npm run serve -- [--data-dir DIR] [--port N] [--host 127.0.0.1] [--rate-limit N]
+                         [--log-level info|debug] [--timezone Area/City]
+  --port 0 picks a free port. Set LANEWAY_API_TOKEN and LANEWAY_API_KEY to choose the first credentials.`;
+
+/** Headless engine + API + the built screens: CI, servers, and machines without Electron. */
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.has('help')) {
+    console.log(USAGE);
+    return;
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  const launched = await launch({
+    dataDir: resolve(args.get('data-dir') ?? defaultDataDir()),
+    host: args.get('host') ?? process.env.LANEWAY_HOST ?? '127.0.0.1',
+    port: intFlag(args, 'port', process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT) ?? DEFAULT_PORT,
+    ...(intFlag(args, 'rate-limit', process.env.LANEWAY_RATE_LIMIT ? Number(process.env.LANEWAY_RATE_LIMIT) : undefined) ? { rateLimit: intFlag(args, 'rate-limit', Number(process.env.LANEWAY_RATE_LIMIT)) } : {}),
+    uiDir: resolve(args.get('ui-dir') ?? resolve(here, '../../out/renderer')),
+    logLevel: args.get('log-level') ?? 'info',
+    logToStdout: args.has('log-level'),
+    ...(args.get('timezone') ? { timezone: args.get('timezone') } : {}),
+  });
+  for (const line of launched.banner) console.log(line);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`Laneway stopping (${signal})`);
+    await launched.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(`Laneway could not start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,102 @@
+import type { EngineCore } from '../core';
+import { fail } from '../errors';
+import { getRecord, putRecord } from '../records';
+import { CAPABILITIES, defaultProfile, type AccountProfile, type Capability, type ProfilePatch } from './profile';
+import { createCredentials, type Credentials } from './credentials';
+import { whoamiEntry } from './whoami';
+
+export * from './profile';
+export type { Credentials, CredentialView, Principal } from './credentials';
+
+export interface Account {
+  profile(): AccountProfile;
+  update(patch: ProfilePatch): Promise<AccountProfile>;
+  can(capability: Capability): boolean;
+  /** Throws a precondition error naming the capability when it is off. */
+  require(capability: Capability): void;
+  credentials: Credentials;
+  /** GET /api/whoami: keyed by the calling credential's token, with a JWT of `days` validity. */
+  whoami(credential: string, days?: number): Promise<Record<string, Awaited<ReturnType<typeof whoamiEntry>>>>;
+}
+
+export interface BootstrapResult {
+  account: Account;
+  /** Set only when this start created the account: the caller prints these once. */
+  firstCredentials?: { token: string; key: string };
+}
+
+const ACCOUNT_KEY = 'supplier';
+
+export async function openAccount(
+  core: EngineCore,
+  options: { firstToken?: string; firstKey?: string; timezone?: string } = {},
+): Promise<BootstrapResult> {
+  let profile = (await getRecord<AccountProfile>(core, 'account', ACCOUNT_KEY))?.data;
+  const credentials = await createCredentials(core);
+  let firstCredentials: BootstrapResult['firstCredentials'];
+  if (!profile) {
+    const timezone = options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+    const created = defaultProfile(core.ids.token(), new Date(core.clock.now()).toISOString(), timezone);
+    await core.mutate((tx) => putRecord(tx, 'account', ACCOUNT_KEY, created, { type: 'account.created', entity: 'account', key: created.token }));
+    profile = created;
+  }
+  if (!credentials.hasAny()) {
+    const made = await credentials.create({
+      name: 'First sandbox credential',
+      ...(options.firstToken ? { token: options.firstToken } : {}),
+      ...(options.firstKey ? { key: options.firstKey } : {}),
+    });
+    firstCredentials = { token: made.token, key: made.key };
+  } else if (options.firstToken && options.firstKey && !credentials.verifyBasic(options.firstToken, options.firstKey)) {
+    // LANEWAY_API_TOKEN/KEY on an existing folder: make sure that pair works (scripts rely on it).
+    const existing = (await credentials.list()).find((c) => c.token === options.firstToken);
+    if (!existing) await credentials.create({ name: 'From LANEWAY_API_TOKEN', token: options.firstToken, key: options.firstKey });
+  }
+
+  let current: AccountProfile = profile;
+  const account: Account = {
+    profile: () => current,
+    async update(patch) {
+      current = await core.mutate(async (tx) => {
+        const stored = (await getRecord<AccountProfile>(tx, 'account', ACCOUNT_KEY))?.data ?? current;
+        const { capabilities, ...rest } = patch;
+        if (rest.timezone !== undefined && !validTimeZone(rest.timezone)) throw fail.invalid('invalid_timezone', `unknown time zone ${rest.timezone}`);
+        if (capabilities) {
+          for (const name of Object.keys(capabilities)) {
+            if (!(CAPABILITIES as readonly string[]).includes(name)) throw fail.invalid('unknown_capability', `unknown capability ${name}`);
+          }
+        }
+        const next: AccountProfile = {
+          ...stored,
+          ...rest,
+          capabilities: { ...stored.capabilities, ...(capabilities ?? {}) },
+          updated_at: tx.at,
+        };
+        await putRecord(tx, 'account', ACCOUNT_KEY, next, { type: 'account.updated', entity: 'account', key: next.token });
+        return next;
+      });
+      return current;
+    },
+    can: (capability) => current.capabilities[capability] === true,
+    require(capability) {
+      if (!account.can(capability)) {
+        throw fail.precondition('capability_disabled', `This account is not enabled for ${capability.replace(/_/g, ' ')}`);
+      }
+    },
+    credentials,
+    async whoami(credential, days) {
+      const jwt = await credentials.issueJwt(credential, days);
+      return { [credential]: await whoamiEntry(core, current, jwt) };
+    },
+  };
+  return { account, ...(firstCredentials ? { firstCredentials } : {}) };
+}
+
+function validTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

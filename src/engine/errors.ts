@@ -1,0 +1,60 @@
+/**
+ * The one error model. Engine code throws EngineError with a stable `code` (what tests and clients
+ * assert) and a `kind` (what the HTTP edge maps to a status, in exactly one table:
+ * src/server/errors.ts). Messages are for people and may change; codes may not.
+ */
+export type ErrorKind =
+  | 'invalid' // the request is malformed or breaks a field rule
+  | 'unauthorized' // no valid credentials
+  | 'forbidden' // credentials are valid but the action is not allowed for this resource
+  | 'not_found' // the addressed record does not exist
+  | 'conflict' // the record already exists
+  | 'precondition' // a business precondition failed (the reference API's 412)
+  | 'too_large' // body or file over its size limit
+  | 'rate_limited' // too many requests
+  | 'gateway' // a gateway operation could not be carried out (the reference API's 500 + errors[])
+  | 'unavailable' // a dependency (device, processor) is not reachable right now
+  | 'internal'; // a bug: never carries internals to the client
+
+export interface ErrorDetail {
+  field?: string;
+  code?: string;
+  message: string;
+}
+
+export class EngineError extends Error {
+  override readonly name = 'EngineError';
+
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+  }
+}
+
+export function isEngineError(err: unknown): err is EngineError {
+  return err instanceof EngineError;
+}
+
+const make =
+  (kind: ErrorKind) =>
+  (code: string, message: string, details?: ErrorDetail[]): EngineError =>
+    new EngineError(kind, code, message, details);
+
+/** Shorthands: `throw fail.notFound('customer_not_found', 'No customer C1')`. */
+export const fail = {
+  invalid: make('invalid'),
+  unauthorized: make('unauthorized'),
+  forbidden: make('forbidden'),
+  notFound: make('not_found'),
+  conflict: make('conflict'),
+  precondition: make('precondition'),
+  tooLarge: make('too_large'),
+  rateLimited: make('rate_limited'),
+  gateway: make('gateway'),
+  unavailable: make('unavailable'),
+  internal: make('internal'),
+};

@@ -1,0 +1,73 @@
+/**
+ * Card data never rests in clear (DESIGN rule 5). These helpers are the one place that decides what
+ * a full card number looks like and how it is masked, for logs, errors and exports alike.
+ */
+
+/** Luhn check over a digit string. */
+export function luhnValid(digits: string): boolean {
+  if (!/^\d+$/.test(digits)) return false;
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** 4895281000000006 -> 489528******0006 (first six, last four: what a receipt may show). */
+export function maskPan(pan: string): string {
+  const digits = pan.replace(/\D/g, '');
+  if (digits.length < 12) return '*'.repeat(digits.length);
+  return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
+}
+
+// 13 to 19 digits, optionally grouped by spaces or dashes, not part of a longer digit run.
+const PAN_LIKE = /(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)/g;
+
+/** Replaces anything in free text that looks like a card number (and passes Luhn) by its mask. */
+export function redactPans(text: string): string {
+  return text.replace(PAN_LIKE, (match) => {
+    const digits = match.replace(/[ -]/g, '');
+    return luhnValid(digits) ? maskPan(digits) : match;
+  });
+}
+
+const SENSITIVE_KEYS = new Set([
+  'card_number',
+  'number',
+  'cvv',
+  'cvv2',
+  'cvc',
+  'pin',
+  'account_number',
+  'payor_bank_account_number',
+  'track',
+  'track1',
+  'track2',
+  'authorization',
+  'password',
+  'api_key',
+  'key',
+]);
+
+/** A deep copy fit for logs: sensitive keys replaced, card-like numbers in strings masked. */
+export function redactForLog(value: unknown, depth = 0): unknown {
+  if (depth > 8) return '[deep]';
+  if (typeof value === 'string') return redactPans(value);
+  if (Array.isArray(value)) return value.map((v) => redactForLog(v, depth + 1));
+  if (value && typeof value === 'object') {
+    if (value instanceof Error) return { name: value.name, message: redactPans(value.message) };
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = SENSITIVE_KEYS.has(k.toLowerCase()) ? '[redacted]' : redactForLog(v, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, ipcMain, shell } from 'electron';
+import { launch, type Launched } from '../cli/launch';
+import { DEFAULT_PORT } from '../cli/paths';
+import { BRIDGE_CHANNELS, type DesktopSession } from '../shared/bridge';
+import { desktopCredential } from './desktop-credential';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+let launched: Launched | undefined;
+
+async function createWindow(l: Launched): Promise<void> {
+  const origin = new URL(l.server.url).origin;
+  const win = new BrowserWindow({
+    width: 1280,
+    height: 800,
+    title: 'Laneway',
+    webPreferences: {
+      preload: join(here, '../preload/index.cjs'),
+      contextIsolation: true,
+      nodeIntegration: false,
+      sandbox: true,
+    },
+  });
+  // The window shows our screens only: other pages open in the system browser, never inside.
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  win.webContents.on('will-navigate', (event, url) => {
+    if (new URL(url).origin !== origin) event.preventDefault();
+  });
+  await win.loadURL(`${l.server.url}/app/`);
+}
+
+app.whenReady().then(async () => {
+  launched = await launch({
+    dataDir: process.env.LANEWAY_DATA_DIR ?? app.getPath('userData'),
+    port: process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT,
+    uiDir: join(here, '../renderer'),
+    ...(process.env.LANEWAY_SQLITE_BINDING ? { sqliteBinding: process.env.LANEWAY_SQLITE_BINDING } : {}),
+  });
+  for (const line of launched.banner) console.log(line);
+  const l = launched;
+  ipcMain.handle(BRIDGE_CHANNELS.session, async (event): Promise<DesktopSession> => {
+    // Answer our own page only.
+    if (new URL(event.senderFrame?.url ?? 'about:blank').origin !== new URL(l.server.url).origin) throw new Error('not allowed');
+    const token = await desktopCredential(l.engine);
+    const { jwt } = await l.engine.account.credentials.issueJwt(token, 1);
+    return { apiUrl: l.server.url, jwt };
+  });
+  await createWindow(l);
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) void createWindow(l);
+  });
+});
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+
+app.on('will-quit', (event) => {
+  if (!launched) return;
+  event.preventDefault();
+  const l = launched;
+  launched = undefined;
+  void l.stop().finally(() => app.quit());
+});

@@ -1,0 +1,48 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+
+/**
+ * The screens' only way to the engine: the same HTTP API integrations use. Errors arrive in the
+ * API's one error shape and are thrown as ApiError with its stable code.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Credentials {
+  baseUrl: string;
+  authorization: string;
+}
+
+export type Body<T extends TSchema> = Static<T>;
+
+export async function apiFetch<T>(creds: Credentials, method: string, path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${creds.baseUrl}${path}`, {
+      method,
+      headers: {
+        Authorization: creds.authorization,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError(0, 'network', 'Laneway is not answering. Check that it is running, then try again.');
+  }
+  const text = await res.text();
+  const data: unknown = text ? JSON.parse(text) : undefined;
+  if (!res.ok) {
+    const e = (data ?? {}) as { error?: string; code?: string | number; errors?: string[] };
+    throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.error ?? e.errors?.join(', ') ?? res.statusText);
+  }
+  return data as T;
+}
+
+export const basic = (token: string, key: string) => `Basic ${btoa(`${token}:${key}`)}`;
+export const bearer = (jwt: string) => `Bearer ${jwt}`;

@@ -1,0 +1,54 @@
+import { create } from 'zustand';
+import { apiFetch, type Credentials } from '../api/client';
+import { followEvents, type LiveEvent } from '../api/events';
+
+export interface InstallStatus {
+  name: string;
+  environment: string;
+  version: string;
+  watermark: number;
+  store_bytes: number;
+  started_at: string;
+  now: string;
+}
+
+const KEEP_EVENTS = 50;
+
+interface StatusState {
+  status: InstallStatus | null;
+  events: LiveEvent[];
+  live: boolean;
+  error: string | null;
+  start(creds: Credentials): () => void;
+}
+
+export const useStatus = create<StatusState>((set, get) => ({
+  status: null,
+  events: [],
+  live: false,
+  error: null,
+  start(creds) {
+    const refresh = async () => {
+      try {
+        set({ status: await apiFetch<InstallStatus>(creds, 'GET', '/api/status'), error: null });
+      } catch (err) {
+        set({ error: (err as Error).message });
+      }
+    };
+    void refresh();
+    const timer = setInterval(() => void refresh(), 10_000);
+    const stop = followEvents(
+      creds,
+      (e) => {
+        set({ events: [e, ...get().events].slice(0, KEEP_EVENTS) });
+        const s = get().status;
+        if (s && e.watermark > s.watermark) set({ status: { ...s, watermark: e.watermark } });
+      },
+      (live) => set({ live }),
+    );
+    return () => {
+      clearInterval(timer);
+      stop();
+    };
+  },
+}));

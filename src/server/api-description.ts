@@ -1,0 +1,46 @@
+/** The API version this install implements (the reference API's numbering). */
+export const API_VERSION = '1.3.35';
+
+/** The document's introduction: the rules a client needs that no single operation shows. */
+export const apiDescription = `
+The embedded HTTP API of Laneway, a point-of-sale and back-office app. It serves the paths and
+shapes of the public receivables, payments and order-transaction API (reference version 1.3.35), so
+existing clients work unchanged, plus a few Laneway operations (tag *Laneway* and *Account settings*).
+
+## Authentication
+Every operation except this document, the docs page and public reference data needs credentials:
+- **HTTP Basic**: the API token as user name, the API key as password.
+- **Bearer JWT**: the \`jwt\` returned by \`GET /api/whoami\` (valid \`options[jwt_expiry]\` days, 1..365,
+  default 30). Disabling a credential stops its JWTs at once.
+
+Without valid credentials an operation answers **401** \`{"error": "..."}\`.
+
+## Errors
+Every error body carries \`error\` (for people) and \`code\` (stable, for programs), and \`details\`
+per field when validation failed. Statuses: 400 invalid input, 401 credentials, 403 not allowed,
+404 not found, 409 already exists, 412 a precondition failed (the reference's status for import
+operations, including invalid import input), 413 body or file too large, 429 rate limited,
+500 gateway operation error, 503 a device or processor is unreachable.
+Gateway operations keep the reference shape: \`{"success": false, "errors": ["order_not_found"]}\`
+with status 500; a *decline* is not an error: status 200 with \`success: false\`.
+
+## Limits
+- **Rate**: 1500 requests per minute per client IP by default (the operator may change it with
+  \`--rate-limit\`). Past it: **429**, \`{"error": "you are being rate limited", "code": 1015}\` and a
+  \`Retry-After\` header in seconds.
+- **Bodies**: JSON up to 5 MB; invoice attachments and CSV files up to 25 MB decoded.
+
+## Polling exports
+Exports take \`watermark\` (int64, default 0), \`limit\` (1..2500, default 100) and \`list\`. They return
+records changed after the watermark, oldest first: an object keyed by watermark, or with
+\`list=true\` an array whose records carry \`watermark\`. Pass the greatest watermark you saw on the
+next call. Watermarks are strictly increasing across restarts; every create or update gets a new one.
+
+## Live events
+\`GET /api/events\` streams one Server-Sent Event per change (\`id\` = watermark). Reconnect with
+\`Last-Event-ID\` to resume without gaps.
+
+## Environments
+A new install runs in the **sandbox**: the sandbox processor approves and declines by test card
+numbers and amounts as documented on the gateway operations; no money moves.
+`.trim();

@@ -1,0 +1,171 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import qs from 'qs';
+import swaggerUiDist from 'swagger-ui-dist';
+import type { Engine } from '../engine';
+import { fail, isEngineError } from '../engine/errors';
+import { redactPans } from '../engine/security/card-data';
+import { authenticate } from './auth';
+import { toErrorReply } from './errors';
+import { rateLimiter, DEFAULT_RATE_LIMIT } from './rate-limit';
+import type { AnyRoute, Reply } from './route';
+import { compile, validationError } from './validation';
+import { allRoutes } from './routes';
+
+export interface AppOptions {
+  engine: Engine;
+  /** Requests per minute per client IP. */
+  rateLimit?: number;
+  /** The built renderer (served at /app), when present. */
+  uiDir?: string;
+  routes?: readonly AnyRoute[];
+}
+
+const DEFAULT_BODY_LIMIT = '5mb';
+
+function runMiddleware(mw: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    mw(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+  });
+}
+
+/** body-parser failures become engine errors, so they get the one error shape. */
+function bodyError(err: unknown): unknown {
+  const e = err as { type?: string; status?: number; limit?: number };
+  if (e?.type === 'entity.too.large') return fail.tooLarge('payload_too_large', `Request body is over the ${e.limit ? `${e.limit} byte` : ''} limit for this operation`);
+  if (e?.type === 'entity.parse.failed') return fail.invalid('invalid_json', 'Request body is not valid JSON');
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return fail.invalid('unsupported_encoding', 'Unsupported body encoding');
+  return err;
+}
+
+function send(res: Response, reply: Reply): void {
+  res.status(reply.status ?? 200);
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  if (reply.contentType) {
+    res.type(reply.contentType).send(reply.body as string | Buffer);
+  } else if (reply.body === undefined) {
+    res.end();
+  } else {
+    res.json(reply.body);
+  }
+}
+
+function sendError(res: Response, err: unknown, engine: Engine, req: Request): void {
+  if (!isEngineError(err)) {
+    engine.logger.error({ err, method: req.method, path: redactPans(req.path) }, 'unhandled error in route');
+  }
+  const { status, body } = toErrorReply(err);
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="laneway", Bearer');
+  if (!res.headersSent) res.status(status).json(body);
+  else res.end();
+}
+
+function mount(app: Express, route: AnyRoute, engine: Engine): void {
+  const validate = {
+    params: route.params ? compile(route.params, 'params') : undefined,
+    query: route.query ? compile(route.query, 'query') : undefined,
+    body: route.body ? compile(route.body, 'body') : undefined,
+  };
+  const invalidKind = route.invalidKind ?? 'invalid';
+  const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const parsers = [
+    express.json({ limit, type: ['application/json', 'application/*+json', 'text/json'] }),
+    express.urlencoded({ limit, extended: true }),
+  ];
+
+  app[route.method](route.path, async (req: Request, res: Response) => {
+    try {
+      const principal = route.auth === false ? null : await authenticate(engine, req);
+      if (route.body) {
+        try {
+          for (const parser of parsers) await runMiddleware(parser, req, res);
+        } catch (err) {
+          throw bodyError(err);
+        }
+      }
+      const params: Record<string, unknown> = { ...req.params };
+      if (validate.params && !validate.params(params)) throw validationError(validate.params.errors, 'path', invalidKind);
+      const query = structuredClone(req.query) as Record<string, unknown>;
+      if (validate.query && !validate.query(query)) throw validationError(validate.query.errors, 'query', invalidKind);
+      const body: unknown = req.body ?? {};
+      if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
+      const reply = await route.handler({ engine, principal, params, query, body, req, res });
+      if (!route.streams) send(res, reply);
+    } catch (err) {
+      sendError(res, err, engine, req);
+    }
+  });
+}
+
+function docsPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Laneway API</title>
+<link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/api/docs/init.js"></script></body></html>`;
+}
+
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
+
+export function createApp(options: AppOptions): Express {
+  const { engine } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  // `options[jwt_expiry]=5` and `options[extended_attributes][k]=v`: nested query keys, bounded.
+  app.set('query parser', (s: string) => qs.parse(s, { depth: 4, arrayLimit: 200, parameterLimit: 500 }));
+
+  app.use((req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Cache-Control', 'no-store');
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      engine.logger.debug(
+        { method: req.method, path: redactPans(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.use(rateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT));
+
+  for (const route of options.routes ?? allRoutes) mount(app, route, engine);
+
+  app.get('/api/docs', (_req, res) => {
+    res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+    res.type('html').send(docsPage());
+  });
+  app.get('/api/docs/init.js', (_req, res) => res.type('js').send(DOCS_INIT));
+  app.use('/api/docs/assets', express.static(swaggerUiDist.getAbsoluteFSPath(), { index: false }));
+
+  if (options.uiDir && existsSync(join(options.uiDir, 'index.html'))) {
+    const uiDir = options.uiDir;
+    const csp = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; object-src 'none'; frame-ancestors 'none'";
+    app.use('/app', (_req, res, next) => {
+      res.setHeader('Content-Security-Policy', csp);
+      next();
+    });
+    app.use('/app', express.static(uiDir, { index: 'index.html' }));
+    // Client-side routes: any other /app path gets the shell.
+    app.get(/^\/app(\/.*)?$/, (_req, res) => res.sendFile(join(uiDir, 'index.html')));
+  } else {
+    app.get(/^\/app(\/.*)?$/, (_req, res) => {
+      res.status(503).type('text').send('The screens are not built yet: run `npm run build`, then reload.');
+    });
+  }
+  app.get('/', (_req, res) => res.redirect('/app/'));
+
+  app.use((req, res) => {
+    res.status(404).json({ error: `No operation at ${req.method} ${redactPans(req.path)}`, code: 'route_not_found' });
+  });
+  // Errors raised by middleware outside a route (malformed URL encoding, for instance).
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendError(res, bodyError(err), engine, req);
+  });
+  return app;
+}

@@ -1,0 +1,95 @@
+import type { TSchema } from '@sinclair/typebox';
+import { registeredComponents } from '../shared/schemas/registry';
+import type { AnyRoute } from './route';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** TypeBox schema -> plain JSON Schema with `$ref`s pointing into components/schemas. */
+function toDocSchema(schema: TSchema): Json {
+  const plain = JSON.parse(JSON.stringify(schema)) as Json;
+  const walk = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node && typeof node === 'object') {
+      const out: { [k: string]: Json } = {};
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '$id') continue;
+        if (k === '$ref' && typeof v === 'string' && !v.startsWith('#')) out[k] = `#/components/schemas/${v}`;
+        else out[k] = walk(v);
+      }
+      return out;
+    }
+    return node;
+  };
+  return walk(plain);
+}
+
+function objectProperties(schema: TSchema | undefined): Array<[string, TSchema, boolean]> {
+  if (!schema) return [];
+  const props = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+  const required = new Set((schema as { required?: string[] }).required ?? []);
+  return Object.entries(props).map(([name, s]) => [name, s, required.has(name)]);
+}
+
+export interface OpenApiInfo {
+  version: string;
+  description: string;
+  serverUrl?: string;
+}
+
+export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Record<string, Json> {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const parameters: Json[] = [];
+    for (const [name, schema] of objectProperties(route.params)) {
+      parameters.push({ name, in: 'path', required: true, schema: toDocSchema(schema) });
+    }
+    for (const [name, schema, required] of objectProperties(route.query)) {
+      const isObject = (schema as { type?: string }).type === 'object';
+      parameters.push({
+        name,
+        in: 'query',
+        required,
+        ...(isObject ? { style: 'deepObject', explode: true } : {}),
+        ...((schema as { description?: string }).description ? { description: (schema as { description?: string }).description ?? '' } : {}),
+        schema: toDocSchema(schema),
+      });
+    }
+    const responses: Record<string, Json> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: spec.description,
+        ...(spec.schema ? { content: { [spec.contentType ?? 'application/json']: { schema: toDocSchema(spec.schema) } } } : {}),
+      };
+    }
+    const operation: Record<string, Json> = {
+      operationId: route.operationId,
+      tags: route.tags,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toDocSchema(route.body) } } } } : {}),
+      responses,
+      security: route.auth === false ? [] : [{ basicAuth: [] }, { bearerAuth: [] }],
+    };
+    (paths[path] ??= {})[route.method] = operation;
+  }
+
+  const schemas: Record<string, Json> = {};
+  for (const [id, schema] of registeredComponents()) schemas[id] = toDocSchema(schema);
+
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Laneway API', version: info.version, description: info.description },
+    ...(info.serverUrl ? { servers: [{ url: info.serverUrl, description: 'This install' }] } : {}),
+    tags: [...new Set(routes.flatMap((r) => r.tags))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        basicAuth: { type: 'http', scheme: 'basic', description: 'API token as user name, API key as password.' },
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The `jwt` from GET /api/whoami.' },
+      },
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Request, Response } from 'express';
+import type { Engine } from '../engine';
+import type { Principal } from '../engine/account';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Non-JSON bodies (CSV, PDF, HTML): sent as-is with this content type. */
+  contentType?: string;
+}
+
+export interface RouteContext<P, Q, B> {
+  engine: Engine;
+  principal: Principal | null;
+  params: P;
+  query: Q;
+  body: B;
+  /** Only for the few routes that stream (SSE) or read raw uploads. */
+  req: Request;
+  res: Response;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  contentType?: string;
+}
+
+type StaticOr<T, D> = T extends TSchema ? Static<T> : D;
+
+export interface RouteDef<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined> {
+  method: Method;
+  /** Express path, e.g. `/api/exports/customer/:identifier`. */
+  path: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  /** Default true: the route needs Basic or Bearer credentials. */
+  auth?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Body size limit for this route (default 1mb). */
+  bodyLimit?: string;
+  /**
+   * How a request that fails schema validation is answered. The reference API answers its import
+   * operations with 412 Precondition Failed; everything else is 400.
+   */
+  invalidKind?: 'invalid' | 'precondition';
+  /** The route writes the response itself (Server-Sent Events). */
+  streams?: boolean;
+  responses: Record<number, ResponseSpec>;
+  handler(ctx: RouteContext<StaticOr<P, Record<string, string>>, StaticOr<Q, Record<string, unknown>>, StaticOr<B, unknown>>): Promise<Reply> | Reply;
+}
+
+// The handler's parameter types depend on the schemas; the route table stores them erased.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteDef<any, any, any>;
+
+export function defineRoute<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(
+  def: RouteDef<P, Q, B>,
+): AnyRoute {
+  return def as AnyRoute;
+}
+
+export const ok = (body: unknown, status = 200): Reply => ({ status, body });

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route';
+import { ErrorBody } from '../../shared/schemas/common';
+import { ref } from '../../shared/schemas/registry';
+import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../../shared/schemas/account';
+
+const errors = {
+  400: { description: 'Invalid input', schema: ref(ErrorBody) },
+  401: { description: 'Missing or invalid credentials', schema: ref(ErrorBody) },
+};
+
+const settings = (p: ReturnType<import('../../engine/account').Account['profile']>) => ({
+  token: p.token,
+  name: p.name,
+  sender_identifier: p.sender_identifier,
+  environment: p.environment,
+  currency: p.currency,
+  preferred_language: p.preferred_language,
+  timezone: p.timezone,
+  processing_cutoff: p.processing_cutoff,
+  authorization_hold_days: p.authorization_hold_days,
+  capabilities: p.capabilities,
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+});
+
+export const getAccount = defineRoute({
+  method: 'get',
+  path: '/api/account',
+  operationId: 'getAccountSettings',
+  tags: ['Account settings'],
+  summary: 'Account settings and capability flags',
+  responses: { 200: { description: 'Settings', schema: ref(AccountSettings) }, ...errors },
+  handler: ({ engine }) => ({ body: settings(engine.account.profile()) }),
+});
+
+export const patchAccount = defineRoute({
+  method: 'patch',
+  path: '/api/account',
+  operationId: 'updateAccountSettings',
+  tags: ['Account settings'],
+  summary: 'Change account settings or turn capabilities on and off',
+  body: AccountPatch,
+  responses: { 200: { description: 'Settings', schema: ref(AccountSettings) }, ...errors },
+  async handler({ engine, body }) {
+    return { body: settings(await engine.account.update(body)) };
+  },
+});
+
+export const listCredentials = defineRoute({
+  method: 'get',
+  path: '/api/account/credentials',
+  operationId: 'listCredentials',
+  tags: ['Account settings'],
+  summary: 'API credentials of the account (keys are never shown again)',
+  responses: { 200: { description: 'Credentials', schema: Type.Object({ credentials: Type.Array(ref(Credential)) }) }, ...errors },
+  async handler({ engine }) {
+    return { body: { credentials: await engine.account.credentials.list() } };
+  },
+});
+
+export const createCredential = defineRoute({
+  method: 'post',
+  path: '/api/account/credentials',
+  operationId: 'createCredential',
+  tags: ['Account settings'],
+  summary: 'Create an API token and key; the key is in this response only',
+  body: CredentialCreate,
+  responses: { 201: { description: 'Created', schema: CredentialCreated }, ...errors },
+  async handler({ engine, body }) {
+    return { status: 201, body: await engine.account.credentials.create(body.name ? { name: body.name } : {}) };
+  },
+});
+
+export const disableCredential = defineRoute({
+  method: 'post',
+  path: '/api/account/credentials/:token/disable',
+  operationId: 'disableCredential',
+  tags: ['Account settings'],
+  summary: 'Disable a credential: it and its JWTs fail at once',
+  params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) }),
+  responses: { 200: { description: 'Disabled', schema: ref(Credential) }, 404: { description: 'No such credential', schema: ref(ErrorBody) }, ...errors },
+  async handler({ engine, params }) {
+    return { body: await engine.account.credentials.disable(params.token) };
+  },
+});
+
+export const accountRoutes = [getAccount, patchAccount, listCredentials, createCredential, disableCredential];

@@ -1,0 +1,29 @@
+import type { AnyRoute } from '../route';
+import { defineRoute } from '../route';
+import { buildOpenApi } from '../openapi';
+import { apiDescription, API_VERSION } from '../api-description';
+import { systemRoutes } from './system';
+import { accountRoutes } from './account';
+import { eventStream } from './events';
+import { Type } from '@sinclair/typebox';
+
+/** Every operation of the API. Each domain contributes one list. */
+const domainRoutes: AnyRoute[] = [...systemRoutes, ...accountRoutes, eventStream];
+
+let cachedDoc: Record<string, unknown> | undefined;
+
+export const openapiDocument = defineRoute({
+  method: 'get',
+  path: '/api/openapi.json',
+  operationId: 'getOpenApiDocument',
+  tags: ['Laneway'],
+  summary: 'This OpenAPI 3.1 document',
+  auth: false,
+  responses: { 200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
+  handler() {
+    cachedDoc ??= buildOpenApi(allRoutes, { version: API_VERSION, description: apiDescription });
+    return { body: cachedDoc };
+  },
+});
+
+export const allRoutes: AnyRoute[] = [...domainRoutes, openapiDocument];

@@ -1,0 +1,66 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { registeredComponents } from '../shared/schemas/registry';
+import { fail, type EngineError } from '../engine/errors';
+
+function makeAjv(coerce: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  for (const schema of registeredComponents().values()) ajv.addSchema(schema);
+  return ajv;
+}
+
+let bodyAjv: Ajv2020 | undefined;
+let queryAjv: Ajv2020 | undefined;
+
+/** Bodies are JSON and validated as sent; path and query values are strings, coerced to their types. */
+export function compile(schema: TSchema, source: 'body' | 'query' | 'params'): ValidateFunction {
+  if (source === 'body') return (bodyAjv ??= makeAjv(false)).compile(schema);
+  return (queryAjv ??= makeAjv(true)).compile(schema);
+}
+
+/** `options/jwt_expiry` reads as `options[jwt_expiry]` in a query and `line_items.0.amount` in a body. */
+function fieldOf(e: ErrorObject, source: string): string {
+  const parts = e.instancePath.split('/').filter(Boolean);
+  if (e.keyword === 'required') parts.push(String((e.params as { missingProperty?: string }).missingProperty ?? ''));
+  if (parts.length === 0) return source;
+  if (source === 'query') return parts[0] + parts.slice(1).map((p) => `[${p}]`).join('');
+  return parts.join('.');
+}
+
+function describe(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return `has an unknown field ${String((e.params as { additionalProperty?: string }).additionalProperty)}`;
+    case 'enum':
+      return `must be one of ${((e.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ')}`;
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/** One readable error for a failed validation, with a detail per field. */
+export function validationError(errors: ErrorObject[] | null | undefined, source: string, kind: 'invalid' | 'precondition'): EngineError {
+  // anyOf/oneOf branches repeat themselves; keep one line per field and rule.
+  const seen = new Set<string>();
+  const details = [];
+  for (const e of errors ?? []) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const field = fieldOf(e, source);
+    const message = `${field} ${describe(e)}`;
+    if (seen.has(message)) continue;
+    seen.add(message);
+    details.push({ field, code: e.keyword, message });
+  }
+  const first = details[0]?.message ?? `${source} is invalid`;
+  const summary = details.length > 1 ? `${first} (and ${details.length - 1} more)` : first;
+  return (kind === 'precondition' ? fail.precondition : fail.invalid)('validation_failed', summary, details);
+}

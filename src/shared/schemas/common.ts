@@ -1,0 +1,59 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { component } from './registry';
+
+/** The error body of every non-gateway failure. */
+export const ErrorBody = component(
+  'Error',
+  Type.Object(
+    {
+      error: Type.String({ description: 'What went wrong, for people.' }),
+      code: Type.Union([Type.String(), Type.Integer()], {
+        description: 'Stable machine code (e.g. `customer_not_found`); 1015 for rate limiting.',
+      }),
+      details: Type.Optional(
+        Type.Array(
+          Type.Object({
+            field: Type.Optional(Type.String()),
+            code: Type.Optional(Type.String()),
+            message: Type.String(),
+          }),
+        ),
+      ),
+    },
+    { description: 'Error body. `error` is always present, as in the reference API.' },
+  ),
+);
+
+/** Gateway operation failures keep the reference API's shape: `success: false` and `errors`. */
+export const GatewayErrorBody = component(
+  'GatewayError',
+  Type.Object({
+    success: Type.Literal(false),
+    errors: Type.Array(Type.String(), { description: 'Stable codes such as `order_not_found`.' }),
+    error: Type.Optional(Type.String()),
+  }),
+);
+
+export const Watermark = Type.Integer({
+  minimum: 0,
+  maximum: 9223372036854775807,
+  format: 'int64',
+  description: 'Strictly increasing 64-bit change counter; pass the greatest one seen to get what changed after it.',
+});
+
+/** The polling convention shared by every export: watermark, list, limit. */
+export const ExportQuery = Type.Object({
+  watermark: Type.Optional(Type.Integer({ minimum: 0, maximum: 9223372036854775807, format: 'int64', default: 0 })),
+  list: Type.Optional(Type.Boolean({ default: false, description: 'true: a flat array whose records carry `watermark`.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2500, default: 100 })),
+});
+export type ExportQuery = Static<typeof ExportQuery>;
+
+/** An export page: an object keyed by watermark (ordered), or with list=true an array. */
+export function ExportPage<T extends TSchema>(item: T) {
+  return Type.Union([Type.Record(Type.String({ pattern: '^[0-9]+$' }), item), Type.Array(item)]);
+}
+
+export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+export const Timestamp = Type.String({ format: 'date-time' });
+export const Cents = Type.Integer({ description: 'Minor currency units' });

@@ -1,0 +1,8 @@
+import type { CollectionDef } from './schema';
+import { foundationCollections } from './collections';
+
+/**
+ * Every collection of the database, in one list. Each domain adds its collection module here.
+ * Keep the total under RxDB open core's 13 open collections per process.
+ */
+export const allCollections: CollectionDef[] = [...foundationCollections];

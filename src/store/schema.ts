@@ -1,0 +1,61 @@
+import type { RxJsonSchema } from 'rxdb';
+
+/**
+ * Watermarks are int64 on the wire. Inside we keep them as JS numbers: the sequence would need
+ * 285 years at a million writes a second to pass 2^53, and RxDB's index encoding needs a bounded
+ * number range.
+ */
+export const MAX_WATERMARK = Number.MAX_SAFE_INTEGER;
+
+export const watermarkField = {
+  type: 'number',
+  minimum: 0,
+  maximum: MAX_WATERMARK,
+  multipleOf: 1,
+} as const;
+
+export const keyField = (maxLength: number) => ({ type: 'string', maxLength }) as const;
+
+/** Every stored document: a primary `id`, its watermark, and indexed fields beside a free-form body. */
+export interface StoredDoc {
+  id: string;
+  watermark: number;
+  [field: string]: unknown;
+}
+
+export interface CollectionDef {
+  name: string;
+  schema: RxJsonSchema<StoredDoc>;
+}
+
+/**
+ * Builds a collection schema. Indexed fields must be declared (and are required, with '' or 0 as
+ * the "none" value) because RxDB computes index keys from them; the record body lives in `data`.
+ */
+export function defineCollection(
+  name: string,
+  spec: {
+    version?: number;
+    fields: Record<string, { type: 'string'; maxLength: number } | typeof watermarkField | { type: 'number'; minimum: number; maximum: number; multipleOf: number } | { type: 'boolean' }>;
+    indexes: string[][];
+    idLength?: number;
+  },
+): CollectionDef {
+  const properties: Record<string, unknown> = {
+    id: keyField(spec.idLength ?? 128),
+    watermark: watermarkField,
+    ...spec.fields,
+    data: { type: 'object' },
+  };
+  return {
+    name,
+    schema: {
+      version: spec.version ?? 0,
+      primaryKey: 'id',
+      type: 'object',
+      properties: properties as RxJsonSchema<StoredDoc>['properties'],
+      required: Object.keys(properties),
+      indexes: spec.indexes,
+    },
+  };
+}
