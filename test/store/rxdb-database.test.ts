@@ -3,7 +3,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { firstValueFrom } from 'rxjs';
 import { filter } from 'rxjs/operators';
-import { addRxPlugin, createRxDatabase, type RxDatabase, type RxJsonSchema, type RxStorage } from 'rxdb';
+import {
+  addRxPlugin,
+  createRxDatabase,
+  type RxCollection,
+  type RxDatabase,
+  type RxJsonSchema,
+  type RxStorage,
+} from 'rxdb';
 import { RxDBAttachmentsPlugin } from 'rxdb/plugins/attachments';
 import { disableWarnings, RxDBDevModePlugin } from 'rxdb/plugins/dev-mode';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
@@ -13,10 +20,11 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FILE_NAME, getRxStorageSqlite } from '../../src/store/sqlite';
 import { makeTempDir, removeDir } from './helpers';
 
-type Payment = { id: string; merchant: string; amount: number; status: string; currency?: string };
+type PaymentV0 = { id: string; merchant: string; amount: number; status: string };
+type Payment = PaymentV0 & { currency?: string };
 type LedgerEntry = { id: string; paymentId: string; cents: number };
 
-const paymentSchemaV0: RxJsonSchema<Payment> = {
+const paymentSchemaV0: RxJsonSchema<PaymentV0> = {
   version: 0,
   primaryKey: 'id',
   type: 'object',
@@ -31,7 +39,7 @@ const paymentSchemaV0: RxJsonSchema<Payment> = {
   attachments: {},
 };
 
-const paymentSchemaV1: RxJsonSchema<Payment> = {
+const paymentSchemaV1: RxJsonSchema<Required<Payment>> = {
   ...paymentSchemaV0,
   version: 1,
   properties: { ...paymentSchemaV0.properties, currency: { type: 'string', maxLength: 3 } },
@@ -53,8 +61,8 @@ const ledgerSchema: RxJsonSchema<LedgerEntry> = {
 };
 
 type Collections = {
-  payments: import('rxdb').RxCollection<Payment>;
-  ledger: import('rxdb').RxCollection<LedgerEntry>;
+  payments: RxCollection<Payment>;
+  ledger: RxCollection<LedgerEntry>;
 };
 
 beforeAll(() => {
@@ -66,7 +74,7 @@ beforeAll(() => {
 });
 
 let dir: string;
-let openDbs: RxDatabase[];
+let openDbs: RxDatabase<Collections>[];
 
 function storageFor(directory: string): RxStorage<unknown, unknown> {
   // dev-mode insists on a validating storage; the validator wraps ours
@@ -74,7 +82,11 @@ function storageFor(directory: string): RxStorage<unknown, unknown> {
 }
 
 async function openShop(
-  options: { paymentSchema?: RxJsonSchema<Payment>; multiInstance?: boolean; ignoreDuplicate?: boolean } = {},
+  options: {
+    paymentSchema?: RxJsonSchema<PaymentV0> | RxJsonSchema<Required<Payment>>;
+    multiInstance?: boolean;
+    ignoreDuplicate?: boolean;
+  } = {},
 ): Promise<RxDatabase<Collections>> {
   const db = await createRxDatabase<Collections>({
     name: 'shop',
@@ -86,7 +98,7 @@ async function openShop(
   const paymentSchema = options.paymentSchema ?? paymentSchemaV0;
   await db.addCollections({
     payments: {
-      schema: paymentSchema,
+      schema: paymentSchema as RxJsonSchema<Payment>,
       migrationStrategies:
         paymentSchema.version === 1 ? { 1: (old: Payment) => ({ ...old, currency: 'EUR' }) } : {},
     },

@@ -27,6 +27,7 @@ import {
   makeTempDir,
   nextVersion,
   payment,
+  paymentSchema,
   plain,
   prepare,
   removeDir,
@@ -265,7 +266,7 @@ describe('changeStream', () => {
     const instance = await newInstance();
     const filePath = instance.internals.filePath;
     const seenInside: Array<{ fromInstance: string[]; fromOtherConnection: number }> = [];
-    const bulks: Array<EventBulk<RxStorageChangeEvent<RxDocumentData<Payment>>, RxStorageDefaultCheckpoint>> = [];
+    const bulks: Array<EventBulk<RxStorageChangeEvent<Payment>, RxStorageDefaultCheckpoint>> = [];
     const reader = new Database(filePath, { readonly: true });
     const sub = instance.changeStream().subscribe((bulk) => {
       bulks.push(bulk);
@@ -375,21 +376,13 @@ describe('close and remove', () => {
   it('refuses to reopen a collection version whose indexes changed', async () => {
     const first = await newInstance();
     await first.close();
-    const changed = fillWithDefaultSettings({ ...paymentSchemaWithout('captured') });
+    const changed = fillWithDefaultSettings({
+      ...paymentSchema,
+      indexes: paymentSchema.indexes!.filter((index) => index !== 'captured'),
+    });
     await expect(newInstance(changed)).rejects.toThrow(/needs a new version/);
   });
 });
-
-function paymentSchemaWithout(indexField: string) {
-  return {
-    version: 0,
-    primaryKey: 'id' as const,
-    type: 'object' as const,
-    properties: filledPaymentSchema.properties,
-    required: ['id'],
-    indexes: ['merchant', 'amount', ['status', 'amount'], 'captured'].filter((i) => i !== indexField),
-  };
-}
 
 describe('attachments', () => {
   type WithFile = { id: string; name: string };
