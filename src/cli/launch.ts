@@ -40,6 +40,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     ...(process.env.LANEWAY_API_KEY ? { firstKey: process.env.LANEWAY_API_KEY } : {}),
     ...(options.timezone ? { timezone: options.timezone } : {}),
   });
+  engine.start();
   const server = await startServer(engine, {
     ...(options.host ? { host: options.host } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),

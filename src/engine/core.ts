@@ -169,6 +169,14 @@ export interface EngineCore {
   find<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>): Promise<T[]>;
   /** Events with watermark > after, oldest first, from the persisted outbox. */
   eventsSince(after: number, limit: number): Promise<DomainEvent[]>;
+  /**
+   * Registers time-driven work (processing-day cut-offs, authorization hold releases, autopay due
+   * dates...). It runs on every engine tick with the clock's "now"; it must be idempotent, since
+   * ticks repeat and a restart replays nothing.
+   */
+  onTick(name: string, task: (now: number) => Promise<void>): void;
+  /** Runs every registered task once, in registration order. */
+  tick(): Promise<void>;
 }
 
 export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; logger: Logger }): Promise<EngineCore> {
@@ -180,6 +188,8 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
 
   // One queue for every state change: it keeps watermarks, events and commits in one order.
   let queue: Promise<unknown> = Promise.resolve();
+  const tasks: Array<{ name: string; task: (now: number) => Promise<void> }> = [];
+  let ticking: Promise<void> | undefined;
 
   const run = async <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
     const start = current;
@@ -222,6 +232,24 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     },
     async find<T extends StoredDoc>(collection: string, query: MangoQuery<StoredDoc>) {
       return (await store.find(collection, query)).map((r) => stripMeta(r) as T);
+    },
+    onTick(name, task) {
+      tasks.push({ name, task });
+    },
+    tick() {
+      // Overlapping ticks (a slow task and the next interval) share one run.
+      ticking ??= (async () => {
+        for (const { name, task } of tasks) {
+          try {
+            await task(clock.now());
+          } catch (err) {
+            logger.error({ err, task: name }, 'scheduled task failed');
+          }
+        }
+      })().finally(() => {
+        ticking = undefined;
+      });
+      return ticking;
     },
     async eventsSince(after, limit) {
       const rows = await store.find('events', { selector: { id: { $gt: eventId(after) } }, sort: [{ id: 'asc' }], limit });

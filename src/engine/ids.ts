@@ -25,7 +25,10 @@ export const randomIds: Ids = {
   },
 };
 
-/** Deterministic ids for tests: T0000000000001, T0000000000002, ... */
+/**
+ * Predictable tokens for tests (T000000000000001, T000000000000002, ...). Secrets stay random even
+ * here: two installs must never share a signing key.
+ */
 export function sequentialIds(prefix = 'T'): Ids {
   let n = 0;
   return {
@@ -33,9 +36,6 @@ export function sequentialIds(prefix = 'T'): Ids {
       n += 1;
       return `${prefix}${String(n).padStart(15, '0')}`;
     },
-    secret(bytes = 32) {
-      n += 1;
-      return String(n).padStart(bytes * 2, '0');
-    },
+    secret: randomIds.secret,
   };
 }

@@ -25,6 +25,10 @@ export interface Engine {
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
   status(): EngineStatus;
+  /** Runs the time-driven work now (tests call it after moving the clock). */
+  tick(): Promise<void>;
+  /** Starts the background tick (every `intervalMs`, default 15 s). */
+  start(intervalMs?: number): void;
   close(): Promise<void>;
 }
 
@@ -56,6 +60,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   });
 
   let closed = false;
+  let timer: NodeJS.Timeout | undefined;
   const startedAt = new Date(clock.now()).toISOString();
   return {
     core,
@@ -75,9 +80,17 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         now: new Date(clock.now()).toISOString(),
       };
     },
+    tick: () => core.tick(),
+    start(intervalMs = 15_000) {
+      if (timer || closed) return;
+      void core.tick();
+      timer = setInterval(() => void core.tick(), intervalMs);
+      timer.unref();
+    },
     async close() {
       if (closed) return;
       closed = true;
+      if (timer) clearInterval(timer);
       // Let queued units of work finish before the store goes away.
       await core.mutate(async () => undefined);
       await options.store.close();

@@ -1,6 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import { registeredComponents } from '../shared/schemas/registry';
-import type { AnyRoute } from './route';
+import type { AnyRoute, ResponseSpec } from './route';
+import { Type } from '@sinclair/typebox';
+
+const errorRef = Type.Ref('Error');
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -56,7 +59,14 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
       });
     }
     const responses: Record<string, Json> = {};
-    for (const [status, spec] of Object.entries(route.responses)) {
+    // Statuses every operation can answer, documented once here rather than on each route.
+    const common: Record<number, ResponseSpec> = { 429: { description: 'Rate limited (error code 1015); see Retry-After', schema: errorRef } };
+    if (route.auth !== false) common[401] = { description: 'Missing or invalid credentials', schema: errorRef };
+    if (route.body) {
+      common[400] = { description: 'Malformed or invalid body', schema: errorRef };
+      common[413] = { description: 'Body over the size limit of this operation', schema: errorRef };
+    }
+    for (const [status, spec] of Object.entries({ ...common, ...route.responses })) {
       responses[status] = {
         description: spec.description,
         ...(spec.schema ? { content: { [spec.contentType ?? 'application/json']: { schema: toDocSchema(spec.schema) } } } : {}),

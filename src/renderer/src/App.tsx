@@ -4,11 +4,11 @@ import { SignIn } from './screens/SignIn';
 import { Status } from './screens/Status';
 
 export function App() {
-  const { creds, busy, restore } = useSession();
+  const { creds, restoring, restore } = useSession();
   useEffect(() => {
     void restore();
   }, [restore]);
 
-  if (busy && !creds) return <main className="centered muted">Starting…</main>;
+  if (restoring) return <main className="centered muted">Starting…</main>;
   return creds ? <Status /> : <SignIn />;
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
+import type { AccountProfile } from '../../engine/account';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../../shared/schemas/account';
@@ -9,7 +10,7 @@ const errors = {
   401: { description: 'Missing or invalid credentials', schema: ref(ErrorBody) },
 };
 
-const settings = (p: ReturnType<import('../../engine/account').Account['profile']>) => ({
+const settings = (p: AccountProfile) => ({
   token: p.token,
   name: p.name,
   sender_identifier: p.sender_identifier,

@@ -1,6 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { component } from './registry';
 
+/** 2^63 - 1 as a double: JSON numbers are doubles, and our watermarks stay far below 2^53. */
+export const INT64_MAX = 2 ** 63 - 1;
+
 /** The error body of every non-gateway failure. */
 export const ErrorBody = component(
   'Error',
@@ -36,14 +39,14 @@ export const GatewayErrorBody = component(
 
 export const Watermark = Type.Integer({
   minimum: 0,
-  maximum: 9223372036854775807,
+  maximum: INT64_MAX,
   format: 'int64',
   description: 'Strictly increasing 64-bit change counter; pass the greatest one seen to get what changed after it.',
 });
 
 /** The polling convention shared by every export: watermark, list, limit. */
 export const ExportQuery = Type.Object({
-  watermark: Type.Optional(Type.Integer({ minimum: 0, maximum: 9223372036854775807, format: 'int64', default: 0 })),
+  watermark: Type.Optional(Type.Integer({ minimum: 0, maximum: INT64_MAX, format: 'int64', default: 0 })),
   list: Type.Optional(Type.Boolean({ default: false, description: 'true: a flat array whose records carry `watermark`.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2500, default: 100 })),
 });

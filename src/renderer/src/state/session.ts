@@ -8,6 +8,9 @@ interface SessionState {
   creds: Credentials | null;
   accountName: string | null;
   error: string | null;
+  /** Looking for an existing session at start-up. */
+  restoring: boolean;
+  /** A sign-in is in flight. */
   busy: boolean;
   /** Electron: ask the bridge; browser: reuse a stored JWT if it still works. */
   restore(): Promise<void>;
@@ -26,27 +29,28 @@ export const useSession = create<SessionState>((set) => ({
   creds: null,
   accountName: null,
   error: null,
-  busy: true,
+  restoring: true,
+  busy: false,
   async restore() {
     try {
       if (window.laneway) {
         const s = await window.laneway.session();
         const creds = { baseUrl: s.apiUrl, authorization: bearer(s.jwt) };
         const me = await whoami(creds);
-        set({ creds, accountName: me.name, busy: false });
+        set({ creds, accountName: me.name, restoring: false });
         return;
       }
       const stored = localStorage.getItem(STORAGE_KEY);
       if (stored) {
         const creds = { baseUrl: window.location.origin, authorization: bearer(stored) };
         const me = await whoami(creds);
-        set({ creds, accountName: me.name, busy: false });
+        set({ creds, accountName: me.name, restoring: false });
         return;
       }
     } catch {
       localStorage.removeItem(STORAGE_KEY);
     }
-    set({ busy: false });
+    set({ restoring: false });
   },
   async signIn(token, key) {
     set({ busy: true, error: null });

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestEngine, TEST_TOKEN, type TestEngine } from '../helpers/engine';
+import { basicAuth, startApi, type ApiClient } from '../helpers/http';
+import { allRoutes } from '../../src/server/routes';
+
+let t: TestEngine;
+let api: ApiClient;
+
+beforeAll(async () => {
+  t = await openTestEngine();
+  api = await startApi(t.engine);
+});
+afterAll(async () => {
+  await api.close();
+  await t.close();
+});
+
+type WhoamiBody = { whoami: Record<string, { token: string; jwt: string; jwt_exp: number; divisions: unknown[]; name: string }> };
+
+describe('HTTP core', () => {
+  it('answers 401 {"error": ...} on every protected operation without valid credentials', async () => {
+    const protectedRoutes = allRoutes.filter((r) => r.auth !== false);
+    expect(protectedRoutes.length).toBeGreaterThan(3);
+    for (const route of protectedRoutes) {
+      const path = route.path.replace(/:([A-Za-z_]+)/g, 'X1');
+      for (const auth of [null, basicAuth(TEST_TOKEN, 'wrong-key'), 'Bearer not.a.jwt', 'Digest abc']) {
+        const res = await fetch(`${api.url}${path}`, { method: route.method.toUpperCase(), headers: auth ? { Authorization: auth } : {} });
+        expect(res.status, `${route.method} ${route.path} with ${auth}`).toBe(401);
+        const body = (await res.json()) as { error: string };
+        expect(typeof body.error).toBe('string');
+      }
+    }
+  });
+
+  it('GET /api/whoami answers the reference shape keyed by the API token, with a working JWT', async () => {
+    const res = await api.get<WhoamiBody>('/api/whoami');
+    expect(res.status).toBe(200);
+    const entry = res.body.whoami[TEST_TOKEN]!;
+    expect(entry.token).toBe(t.engine.account.profile().token);
+    expect(Array.isArray(entry.divisions)).toBe(true);
+    expect(entry.jwt_exp).toBe(Math.floor(t.clock.now() / 1000) + 30 * 86400);
+    const viaJwt = await api.get<WhoamiBody>('/api/whoami', `Bearer ${entry.jwt}`);
+    expect(viaJwt.status).toBe(200);
+    expect(Object.keys(viaJwt.body.whoami)).toEqual([TEST_TOKEN]);
+  });
+
+  it('honours options[jwt_expiry] 1..365 and refuses values outside it', async () => {
+    const five = await api.get<WhoamiBody>('/api/whoami?options[jwt_expiry]=5');
+    expect(five.body.whoami[TEST_TOKEN]!.jwt_exp).toBe(Math.floor(t.clock.now() / 1000) + 5 * 86400);
+    for (const bad of ['0', '366', 'abc', '1.5']) {
+      const res = await api.get<{ error: string; code: string }>(`/api/whoami?options[jwt_expiry]=${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(res.body.error).toContain('options[jwt_expiry]');
+    }
+  });
+
+  it('a credential disabled through the API fails at once, with its JWT', async () => {
+    const created = await api.post<{ token: string; key: string }>('/api/account/credentials', { name: 'ERP' });
+    expect(created.status).toBe(201);
+    const auth = basicAuth(created.body.token, created.body.key);
+    const who = await api.get<WhoamiBody>('/api/whoami', auth);
+    expect(who.status).toBe(200);
+    const jwt = who.body.whoami[created.body.token]!.jwt;
+    const listed = await api.get<{ credentials: Array<{ token: string }> }>('/api/account/credentials');
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
+    expect((await api.post(`/api/account/credentials/${created.body.token}/disable`)).status).toBe(200);
+    expect((await api.get('/api/whoami', auth)).status).toBe(401);
+    expect((await api.get('/api/whoami', `Bearer ${jwt}`)).status).toBe(401);
+  });
+
+  it('unknown routes answer 404 JSON; malformed JSON is 400; errors carry no stack trace', async () => {
+    const missing = await fetch(`${api.url}/api/no/such/thing`, { headers: { Authorization: basicAuth() } });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { code: string }).code).toBe('route_not_found');
+    const bad = await api.request<{ error: string; code: string }>('PATCH', '/api/account', { raw: '{"name": ' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_json');
+    expect(bad.text).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('validates input before any write and says which field is wrong', async () => {
+    const before = t.engine.core.currentWatermark();
+    const res = await api.patch<{ error: string; code: string; details: Array<{ field: string }> }>('/api/account', {
+      processing_cutoff: '25:00',
+      capabilities: { orders: 'yes' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.details.map((d) => d.field).sort()).toEqual(['capabilities.orders', 'processing_cutoff']);
+    expect(t.engine.core.currentWatermark()).toBe(before);
+  });
+
+  it('turns capabilities on and off through the account settings', async () => {
+    const res = await api.patch<{ capabilities: Record<string, boolean> }>('/api/account', { capabilities: { divisions_required: true } });
+    expect(res.status).toBe(200);
+    expect(res.body.capabilities.divisions_required).toBe(true);
+    expect(t.engine.account.can('divisions_required')).toBe(true);
+    await api.patch('/api/account', { capabilities: { divisions_required: false } });
+  });
+
+  it('refuses a body over the limit with 413 JSON', async () => {
+    const huge = JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024) });
+    const res = await api.request<{ code: string }>('PATCH', '/api/account', { raw: huge });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('payload_too_large');
+  });
+});
+
+describe('rate limit', () => {
+  it('past the per-IP limit answers 429 with code 1015, the text and Retry-After', async () => {
+    const limited = await startApi(t.engine, { rateLimit: 5 });
+    try {
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 7; i++) {
+        last = await fetch(`${limited.url}/api/whoami`, { headers: { Authorization: basicAuth() } });
+        statuses.push(last.status);
+        if (last.status === 429) break;
+        await last.text();
+      }
+      expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+      expect(last!.status).toBe(429);
+      const body = (await last!.json()) as { error: string; code: number };
+      expect(body).toMatchObject({ error: 'you are being rate limited', code: 1015 });
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { buildOpenApi } from '../../src/server/openapi';
+import { allRoutes } from '../../src/server/routes';
+import { openTestEngine } from '../helpers/engine';
+import { startApi } from '../helpers/http';
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document according to a third-party validator', async () => {
+    const doc = buildOpenApi(allRoutes, { version: 'test', description: 'test' });
+    const validator = new Validator();
+    const result = await validator.validate(doc as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('documents every mounted operation once, with unique operation ids', () => {
+    const doc = buildOpenApi(allRoutes, { version: 'test', description: '' }) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const ops = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
+    expect(ops).toHaveLength(allRoutes.length);
+    expect(new Set(ops).size).toBe(ops.length);
+  });
+
+  it('is served at /api/openapi.json without credentials, and the docs page at /api/docs', async () => {
+    const t = await openTestEngine();
+    const api = await startApi(t.engine);
+    try {
+      const res = await fetch(`${api.url}/api/openapi.json`);
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.paths['/api/whoami']).toBeDefined();
+      const docs = await fetch(`${api.url}/api/docs`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain('swagger-ui');
+      const asset = await fetch(`${api.url}/api/docs/assets/swagger-ui-bundle.js`);
+      expect(asset.status).toBe(200);
+    } finally {
+      await api.close();
+      await t.close();
+    }
+  });
+});
