@@ -120,13 +120,12 @@ describe('bulkWrite', () => {
     expect(plain(await instance.findDocumentsById(['dup'], true))).toEqual([first]);
   });
 
-  it('rejects the whole call when SQLite fails and emits nothing', async () => {
+  it('rejects the whole call and writes nothing when a row cannot be stored', async () => {
     const instance = await newInstance();
     const events: unknown[] = [];
     const sub = instance.changeStream().subscribe((e) => events.push(e));
     const good = storedDoc(payment('ok'));
-    // An index string longer than a real one is fine, but a non-JSON value is not:
-    // BigInt cannot be serialised, so the write throws halfway through the rows.
+    // BigInt cannot be serialised, so the write throws after the first row was inserted.
     const bad = storedDoc(payment('bad', { tip: 1n as unknown as number }));
     await expect(instance.bulkWrite(inserts([good, bad]), 'broken')).rejects.toThrow();
     expect(await instance.findDocumentsById(['ok', 'bad'], true)).toEqual([]);

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import type { RxDocumentData, RxStorageDefaultCheckpoint, RxStorageInstance } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,6 +50,23 @@ describe('UTF-16 key encoding', () => {
     for (const value of values) {
       expect(decodeKey(encodeKey(value))).toBe(value);
     }
+  });
+
+  it('orders any strings of arbitrary UTF-16 code units like JavaScript (property)', () => {
+    const unit = fc.oneof(
+      fc.integer({ min: 0, max: 0x7f }),
+      fc.integer({ min: 0x80, max: 0xffff }),
+      fc.constantFrom(0, 0x7f, 0x80, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xfffd, 0xffff),
+    );
+    const text = fc.array(unit, { maxLength: 8 }).map((units) => String.fromCharCode(...units));
+    fc.assert(
+      fc.property(text, text, (x, y) => {
+        const js = x < y ? -1 : x > y ? 1 : 0;
+        expect(Math.sign(Buffer.compare(encodeKey(x), encodeKey(y)))).toBe(js);
+        expect(decodeKey(encodeKey(x))).toBe(x);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('is needed: SQLite TEXT order differs from JavaScript order for these strings', () => {

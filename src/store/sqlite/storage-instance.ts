@@ -1,3 +1,4 @@
+import type { Transaction } from 'better-sqlite3';
 import { Subject, type Observable } from 'rxjs';
 import type {
   BulkWriteRow,
@@ -13,7 +14,6 @@ import type {
 } from 'rxdb';
 import { now } from 'rxdb';
 import type { SqliteConnection } from './connection';
-import { encodeKey } from './key-encoding';
 import { runChangedSince, runCount, runQuery } from './query';
 import { dropTable, type SqliteTable } from './table';
 import type { SqliteInstanceOptions, SqliteInternals } from './types';
@@ -21,6 +21,7 @@ import {
   applyWriteRows,
   collectAttachmentBlobs,
   readAttachmentBlobs,
+  type AppliedWrite,
   type AttachmentBytes,
   type ChangeBulk,
 } from './write-batch';
@@ -44,6 +45,9 @@ export class SqliteStorageInstance<RxDocType>
   private readonly changes$ = new Subject<ChangeBulk<RxDocType>>();
   private closed = false;
   private closing: Promise<void> | undefined;
+  private readonly writeTransaction: Transaction<
+    (rows: BulkWriteRow<RxDocType>[], context: string, bytes: AttachmentBytes | undefined) => AppliedWrite<RxDocType>
+  >;
 
   constructor(
     readonly storage: RxStorage<SqliteInternals, SqliteInstanceOptions>,
@@ -58,6 +62,10 @@ export class SqliteStorageInstance<RxDocType>
     this.primaryPath = table.primaryPath;
     this.internals = { filePath: connection.filePath, tableName: table.tableName };
     table.users.add(this);
+    this.writeTransaction = connection.db.transaction(
+      (rows: BulkWriteRow<RxDocType>[], context: string, bytes: AttachmentBytes | undefined) =>
+        applyWriteRows(this, table, rows, context, bytes),
+    );
   }
 
   get isClosed(): boolean {
@@ -96,10 +104,7 @@ export class SqliteStorageInstance<RxDocType>
     if (this.table.removed) {
       throw new Error(`laneway sqlite: ${this.label()} was removed`);
     }
-    const transaction = this.connection.db.transaction(() =>
-      applyWriteRows(this, this.table, rows, context, bytes),
-    );
-    return transaction.immediate();
+    return this.writeTransaction.immediate(rows, context, bytes);
   }
 
   /**
@@ -224,11 +229,6 @@ export class SqliteStorageInstance<RxDocType>
     this.table.users.delete(this);
     this.changes$.complete();
     this.connection.release();
-  }
-
-  /** Key of a document id as stored, for callers that read the table directly. */
-  static idKey(id: string): Buffer {
-    return encodeKey(id);
   }
 
   private label(): string {
