@@ -372,14 +372,37 @@ describe('close and remove', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual([]);
   });
 
-  it('refuses to reopen a collection version whose indexes changed', async () => {
+  it('rebuilds the index columns when a version is reopened with other indexes', async () => {
     const first = await newInstance();
+    const docs = queryDocs.map((d) => storedDoc(d));
+    await first.bulkWrite(inserts(docs), 'seed');
     await first.close();
+
     const changed = fillWithDefaultSettings({
       ...paymentSchema,
-      indexes: paymentSchema.indexes!.filter((index) => index !== 'captured'),
+      indexes: ['merchant', ['captured', 'amount'], ['status', 'amount']],
     });
-    await expect(newInstance(changed)).rejects.toThrow(/needs a new version/);
+    const reopened = await newInstance(changed);
+    expect(plain(await reopened.findDocumentsById(['p01', 'p05'], false))).toEqual([docs[0], docs[4]]);
+    const capturedBig = prepare(changed, {
+      selector: { _deleted: false, captured: true, amount: { $gte: 100 } },
+      sort: [{ amount: 'asc' }],
+    });
+    expect(capturedBig.queryPlan.index).toEqual(['_deleted', 'captured', 'amount', 'id']);
+    expect((await reopened.query(capturedBig)).documents.map((d) => d.id)).toEqual(['p03', 'p01']);
+    expect(await reopened.count(capturedBig)).toEqual({ count: 2, mode: 'fast' });
+    await reopened.close();
+
+    const back = await newInstance();
+    const byAmount = prepare(filledPaymentSchema, { selector: { _deleted: false, amount: { $lt: 75 } } });
+    expect((await back.query(byAmount)).documents.map((d) => d.id)).toEqual(['p06', 'p07']);
+  });
+
+  it('refuses to reopen a collection version under another primary key', async () => {
+    const first = await newInstance();
+    await first.close();
+    const rekeyed = fillWithDefaultSettings({ ...paymentSchema, primaryKey: 'merchant' });
+    await expect(newInstance(rekeyed)).rejects.toThrow(/changes the primary key needs a new version/);
   });
 });
 

@@ -248,8 +248,8 @@ export class SqliteTable<RxDocType> {
 
 /**
  * Finds or creates the table of (database, collection, version) in the file's
- * registry. A table created under the same version with other indexes or
- * another primary key is refused: its index columns would be wrong.
+ * registry. Another primary key under the same version is refused (documents
+ * would be keyed wrongly); other indexes get their columns rebuilt.
  */
 export function openTable<RxDocType>(
   connection: SqliteConnection,
@@ -271,19 +271,30 @@ export function openTable<RxDocType>(
       .get(databaseName, collectionName, schema.version) as RegistryRow | undefined;
 
     if (existing) {
-      if (existing.primary_path !== primaryPath || existing.indexes_json !== indexesJson) {
+      if (existing.primary_path !== primaryPath) {
         throw new Error(
           `laneway sqlite: ${databaseName}/${collectionName} v${schema.version} already exists in ` +
-            `${connection.filePath} with primary key ${existing.primary_path} and indexes ${existing.indexes_json}; ` +
-            `a schema that changes indexes or the primary key needs a new version`,
+            `${connection.filePath} with primary key ${existing.primary_path}; ` +
+            `a schema that changes the primary key needs a new version`,
         );
       }
       const cached = connection.tables.get(`rxc_${existing.id}`) as SqliteTable<RxDocType> | undefined;
-      if (cached && !cached.removed && (!hasAttachments || cached.attachmentsTable)) {
+      const sameIndexes = existing.indexes_json === indexesJson;
+      if (cached && !cached.removed && sameIndexes && (!hasAttachments || cached.attachmentsTable)) {
         return cached;
+      }
+      if (!sameIndexes && cached && !cached.removed && cached.users.size > 0) {
+        throw new Error(
+          `laneway sqlite: ${databaseName}/${collectionName} v${schema.version} is open with other indexes; ` +
+            'close it before opening it with a different schema',
+        );
       }
       const withAttachments = hasAttachments || existing.has_attachments === 1;
       const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments);
+      if (!sameIndexes) {
+        rebuildIndexColumns(table, JSON.parse(existing.indexes_json) as string[][]);
+        db.prepare('UPDATE laneway_rx_collections SET indexes_json = ? WHERE id = ?').run(indexesJson, existing.id);
+      }
       if (withAttachments && existing.has_attachments !== 1) {
         db.exec(table.attachmentsDdl());
         db.prepare('UPDATE laneway_rx_collections SET has_attachments = 1 WHERE id = ?').run(existing.id);
@@ -308,6 +319,43 @@ export function openTable<RxDocType>(
   const table = create.immediate();
   connection.tables.set(table.tableName, table);
   return table;
+}
+
+/**
+ * The index columns are derived data (the JSON is the truth), so a schema whose
+ * indexes changed under the same version (RxDB's own internal store may do that
+ * across RxDB releases) gets its columns recomputed instead of a refusal.
+ * Runs inside the caller's transaction; a crash leaves the old layout.
+ */
+function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexes: string[][]): void {
+  const db = table.db;
+  const name = table.quotedName;
+  for (let position = 0; position < oldIndexes.length; position++) {
+    db.exec(`DROP INDEX IF EXISTS ${quote(`${table.tableName}_i${position}`)}`);
+    db.exec(`ALTER TABLE ${name} DROP COLUMN i${position}`);
+  }
+  for (const c of table.indexColumns) {
+    db.exec(`ALTER TABLE ${name} ADD COLUMN ${c.column} BLOB NOT NULL DEFAULT x''`);
+  }
+  const page = db.prepare(`SELECT rowid AS r, data FROM ${name} WHERE rowid > ? ORDER BY rowid LIMIT 1000`);
+  const update = db.prepare(
+    `UPDATE ${name} SET ${table.indexColumns.map((c) => `${c.column} = ?`).join(', ')} WHERE rowid = ?`,
+  );
+  let after = 0;
+  for (;;) {
+    const rows = page.all(after) as Array<{ r: number; data: string }>;
+    for (const row of rows) {
+      const doc = JSON.parse(row.data) as RxDocumentData<RxDocType>;
+      update.run(...table.indexColumns.map((c) => encodeKey(c.toIndexString(doc))), row.r);
+      after = row.r;
+    }
+    if (rows.length < 1000) {
+      break;
+    }
+  }
+  for (const sql of table.ddl()) {
+    db.exec(sql);
+  }
 }
 
 /** Drops the table, its attachments and its registry entry in one transaction. */
