@@ -449,6 +449,20 @@ describe('attachments', () => {
     await expect(instance.getAttachmentData('r1', 'pdf', 'd2')).rejects.toThrow(/does not exist/);
   });
 
+  it('applies writes in call order even when an earlier one first has to read Blobs', async () => {
+    const instance = await newInstance<WithFile>(attachmentSchema, { collectionName: 'files' });
+    const created = withAttachment(storedDoc({ id: 'r3', name: 'v1' }), 'a', 'bytes', 'd1');
+    const stub = { ...created, _attachments: { a: { digest: 'd1', length: 5, type: 'text/plain' } } };
+    const update = nextVersion<WithFile>(stub, { name: 'v2' });
+    // not awaited in between: the second write must queue behind the first
+    const first = instance.bulkWrite([{ document: created }], 'first');
+    const second = instance.bulkWrite([update], 'second');
+    expect((await first).error).toEqual([]);
+    expect((await second).error).toEqual([]);
+    expect((await instance.findDocumentsById(['r3'], false))[0]!.name).toBe('v2');
+    expect(await (await instance.getAttachmentData('r3', 'a', 'd1')).text()).toBe('bytes');
+  });
+
   it('reports 510 for an attachment stub without data and writes nothing for that row', async () => {
     const instance = await newInstance<WithFile>(attachmentSchema, { collectionName: 'files' });
     const events: unknown[] = [];
