@@ -10,7 +10,7 @@ export const DEFAULT_FILE_NAME = 'laneway.sqlite';
 
 /**
  * RxDB storage keeping every database and collection of `directory` in one
- * SQLite file (WAL, one shared connection per file). See README-style notes in
+ * SQLite file (WAL, one shared connection per file). See README.md and the notes in
  * connection.ts (durability), key-encoding.ts (ordering) and table.ts (layout).
  */
 export function getRxStorageSqlite(options: SqliteStorageOptions): RxStorageSqlite {
