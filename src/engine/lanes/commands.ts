@@ -29,6 +29,7 @@ export async function terminalCommand(hub: LaneHub, laneid: string, command: Com
   if (!lane.enabled) return failure('lane_offline', `Lane ${laneid} is disabled`);
 
   if (command === 'Cancel') return cancel(hub, rt, lane, base, failure, fromError);
+  if (command !== 'DeviceStatus') await hub.settle(rt);
 
   const device = rt.device;
   if (!device || !rt.online) return failure('lane_offline', `Lane ${laneid} is offline${rt.error ? `: ${rt.error.message}` : ''}`);

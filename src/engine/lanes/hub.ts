@@ -36,6 +36,8 @@ export class LaneRuntime {
   slot: PaymentSlot | undefined;
   /** A DeviceSetup or RequestSignature holding the lane. */
   exclusive: 'setup' | 'signature' | undefined;
+  /** The automatic DeviceSetup in progress, if any: a payment waits for it rather than failing busy. */
+  autoSetupRun: Promise<void> | undefined;
   /** Open/close operations run one after another. */
   ops: Promise<void> = Promise.resolve();
   dirty = false;
@@ -144,9 +146,16 @@ export class LaneHub {
       }
       if (!this.driver && lane.enabled && !rt.error) rt.error = { message: 'this process has no lane driver', at: this.nowIso() };
       this.publish(rt);
-      if (rt.online && !rt.held && rt.setupKey !== JSON.stringify(deviceSetup(lane, this.account.profile().name))) void this.autoSetup(rt);
+      void this.refreshSetup(rt);
     });
     return rt.ops;
+  }
+
+  /** Re-sends the settings if they changed since the device last got them (and it is idle). */
+  async refreshSetup(rt: LaneRuntime): Promise<void> {
+    if (!rt.online || rt.held || this.closed) return;
+    const lane = await this.record(this.core, rt.laneid);
+    if (lane && rt.setupKey !== JSON.stringify(deviceSetup(lane, this.account.profile().name))) await this.autoSetup(rt);
   }
 
   private onOnline(rt: LaneRuntime, token: object, info: DeviceInfo): void {
@@ -182,7 +191,21 @@ export class LaneHub {
   }
 
   /** Sends the lane's settings to its device when it connects, restarts or the settings change. */
-  async autoSetup(rt: LaneRuntime): Promise<void> {
+  autoSetup(rt: LaneRuntime): Promise<void> {
+    if (rt.autoSetupRun) return rt.autoSetupRun;
+    const run = this.runAutoSetup(rt).finally(() => {
+      if (rt.autoSetupRun === run) rt.autoSetupRun = undefined;
+    });
+    rt.autoSetupRun = run;
+    return run;
+  }
+
+  /** Waits for an automatic setup in progress: background work must not turn a sale away. */
+  async settle(rt: LaneRuntime): Promise<void> {
+    while (rt.autoSetupRun) await rt.autoSetupRun;
+  }
+
+  private async runAutoSetup(rt: LaneRuntime): Promise<void> {
     if (!rt.device || !rt.online || rt.held || this.closed) return;
     const lane = await this.record(this.core, rt.laneid);
     if (!lane || !rt.device || rt.held) return;

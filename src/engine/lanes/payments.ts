@@ -39,6 +39,8 @@ function release(hub: LaneHub, rt: LaneRuntime, slot: PaymentSlot): void {
   rt.slot = undefined;
   rt.activity = 'idle';
   hub.publish(rt);
+  // Settings changed during the payment reach the device now.
+  void hub.refreshSetup(rt);
 }
 
 /**
@@ -59,6 +61,7 @@ export async function readCard(hub: LaneHub, request: CardPresentRequest): Promi
     throw fail.gateway('currency_mismatch', `Lane ${laneid} takes ${lane.currency.toUpperCase()}, not ${request.currency.toUpperCase()}`);
   }
   const rt = hub.runtime(laneid);
+  await hub.settle(rt);
   const device = rt.device;
   if (!device || !rt.online) throw fail.gateway('lane_offline', `Lane ${laneid} is offline${rt.error ? `: ${rt.error.message}` : ''}`);
   if (rt.held) throw fail.gateway('device_busy', `Lane ${laneid} is in use by another payment or command`);

@@ -39,6 +39,7 @@ export async function createLane(hub: LaneHub, input: LaneCreate): Promise<LaneV
     tx.afterCommit(() => void hub.reconcile(lane.laneid));
     return record;
   });
+  await hub.runtimes.get(input.laneid)?.ops;
   return view(hub, saved.data, saved.watermark);
 }
 
@@ -62,6 +63,7 @@ export async function updateLane(hub: LaneHub, laneid: string, patch: LanePatch)
     tx.afterCommit(() => void hub.reconcile(laneid));
     return record;
   });
+  await hub.runtimes.get(laneid)?.ops;
   return view(hub, saved.data, saved.watermark);
 }
 

@@ -3,7 +3,7 @@ export const SCREEN_WIDTH = 28;
 
 export function renderScreen(lines: readonly string[], title = ''): string {
   const width = SCREEN_WIDTH;
-  const top = title ? `┌─ ${title} ${'─'.repeat(Math.max(0, width - title.length - 3))}┐` : `┌${'─'.repeat(width + 2)}┐`;
+  const top = title ? `┌─ ${title} ${'─'.repeat(Math.max(0, width - title.length - 1))}┐` : `┌${'─'.repeat(width + 2)}┐`;
   const body = lines.map((line) => `│ ${line.slice(0, width).padEnd(width)} │`);
   return [top, ...body, `└${'─'.repeat(width + 2)}┘`].join('\n');
 }
