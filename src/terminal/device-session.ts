@@ -21,7 +21,7 @@ export interface SessionOptions {
   baudRate?: number;
   ackTimeoutMs?: number;
   retries?: number;
-  /** While idle and online, a DeviceStatus this often notices a device that went quiet (default 5 s). */
+  /** While online, a DeviceStatus this often notices a device that went quiet (default 5 s). */
   heartbeatMs?: number;
   /** While the port is open but the device silent, the handshake is retried this often (default 1 s). */
   probeMs?: number;
@@ -402,7 +402,8 @@ export class DeviceSession implements LaneDevice {
     this.heartbeatTimer = this.timers.set(() => {
       this.heartbeatTimer = undefined;
       if (!this.isOnline || this.closed) return;
-      if (this.link.busy || this.waiters.size > 0) {
+      // Also while a payment waits for the card: silence then must not go unnoticed for minutes.
+      if (this.link.busy) {
         this.scheduleHeartbeat();
         return;
       }

@@ -25,7 +25,9 @@ function openFailure(err: Error, path: string): string {
  * does.
  */
 export class SerialTransport implements ByteTransport {
+  /** Set only while open. */
   private port: SerialPort | undefined;
+  private opening = false;
   private events: TransportEvents | undefined;
   private stopped = false;
   private retryTimer: unknown;
@@ -68,38 +70,42 @@ export class SerialTransport implements ByteTransport {
   }
 
   private open(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.opening || this.port) return;
+    this.opening = true;
     const { path, baudRate, dataBits, parity, stopBits } = this.settings;
     const port = new SerialPort({ path, baudRate, dataBits, parity, stopBits, autoOpen: false, lock: true });
-    this.port = port;
     port.on('data', (chunk: Buffer) => {
       if (this.port === port) this.events?.data(chunk);
     });
     // 'error' after open is followed by 'close'; listening keeps it from being thrown.
     port.on('error', () => undefined);
+    // Only the current port's first close counts: one reopen chain, never two ports on one path.
     port.on('close', (err: (Error & { disconnected?: boolean }) | null) => {
-      if (this.port !== port || this.stopped) return;
+      if (this.port !== port) return;
+      this.port = undefined;
+      if (this.stopped) return;
       this.events?.closed(err?.disconnected ? `port ${path} disconnected` : `port ${path} closed`);
       this.schedule();
     });
     port.open((err) => {
+      this.opening = false;
       if (this.stopped) {
         if (!err) port.close(() => undefined);
         return;
       }
-      if (this.port !== port) return;
       if (err) {
         this.events?.error(openFailure(err, path));
         this.schedule();
         return;
       }
+      this.port = port;
       this.backoff = this.minBackoff;
       this.events?.open();
     });
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.retryTimer !== undefined) return;
     const delay = this.backoff;
     this.backoff = Math.min(this.maxBackoff, this.backoff * 2);
     this.retryTimer = this.timers.set(() => {

@@ -70,16 +70,16 @@ export interface LaneRig {
   dir: string;
   pairs: SocatPair[];
   sims: SimulatedDevice[];
-  pair(name: string): Promise<SocatPair>;
+  /** A socat pair (plugged unless told otherwise). */
+  pair(name: string, plugged?: boolean): Promise<SocatPair>;
   /** A simulated device on the device end of a pair (reopens its port by itself, like the CLI). */
   sim(pair: SocatPair, options?: SimulatorOptions): SimulatedDevice;
+  /** Closes the engine and opens a new one on the same data folder (an app restart). */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A real engine on a temp SQLite file with the real serial lane driver, started. */
-export async function openLaneRig(): Promise<LaneRig> {
-  const dir = mkdtempSync(join(tmpdir(), 'laneway-serial-'));
-  const clock = new ManualClock('2026-03-02T15:00:00Z');
+async function bootEngine(dir: string, clock: ManualClock): Promise<Engine> {
   const store = await openDataStore({ directory: dir });
   const engine = await createEngine({
     store,
@@ -92,15 +92,22 @@ export async function openLaneRig(): Promise<LaneRig> {
     laneDriver: createSerialLaneDriver({ session: FAST_SESSION, transport: { minBackoffMs: 50, maxBackoffMs: 400 } }),
   });
   engine.start(3_600_000);
+  return engine;
+}
+
+/** A real engine on a temp SQLite file with the real serial lane driver, started. */
+export async function openLaneRig(): Promise<LaneRig> {
+  const dir = mkdtempSync(join(tmpdir(), 'laneway-serial-'));
+  const clock = new ManualClock('2026-03-02T15:00:00Z');
   const rig: LaneRig = {
-    engine,
+    engine: await bootEngine(dir, clock),
     clock,
     dir,
     pairs: [],
     sims: [],
-    async pair(name) {
+    async pair(name, plugged = true) {
       const p = new SocatPair(dir, name);
-      await p.plug();
+      if (plugged) await p.plug();
       rig.pairs.push(p);
       return p;
     },
@@ -111,8 +118,12 @@ export async function openLaneRig(): Promise<LaneRig> {
       rig.sims.push(device);
       return device;
     },
+    async restart() {
+      await rig.engine.close();
+      rig.engine = await bootEngine(dir, clock);
+    },
     async close() {
-      await engine.close();
+      await rig.engine.close();
       await Promise.all(rig.sims.map((s) => s.close()));
       await Promise.all(rig.pairs.map((p) => p.unplug()));
       rmSync(dir, { recursive: true, force: true });

@@ -165,7 +165,15 @@ export class LaneHub {
     rt.info = info;
     if (!was) {
       rt.connectedAt = this.nowIso();
-      void this.autoSetup(rt);
+      // Back after an outage with nothing of ours in progress, yet the device is busy: it is still
+      // on a payment we already failed. Return it to idle before anything else.
+      if (info.busy && !rt.slot && rt.device) {
+        const device = rt.device;
+        void device
+          .cancel()
+          .catch(() => undefined)
+          .then(() => this.autoSetup(rt));
+      } else void this.autoSetup(rt);
     }
     this.publish(rt);
   }

@@ -147,7 +147,7 @@ export async function complete(hub: LaneHub, request: CardPresentRequest, outcom
   } catch (err) {
     release(hub, rt, slot);
     const error = deviceError(err, laneid);
-    hub.noteError(rt, error.message);
+    if (error.code === 'device_error') hub.noteError(rt, error.message);
     throw error;
   }
   release(hub, rt, slot);

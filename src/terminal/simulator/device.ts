@@ -103,6 +103,7 @@ export class SimulatedDevice {
   private cardPan: string | undefined;
   private activity: Activity | undefined;
   private readonly answers = new Map<string, DeviceMessage>();
+  private readonly undelivered = new Map<string, DeviceMessage>();
   private setupDone: Setup = { laneName: 'Lane', merchantName: '', currency: 'USD', tip: { enabled: false, percentages: [] } };
   private silentTimer: unknown;
   private idleTimer: unknown;
@@ -195,6 +196,7 @@ export class SimulatedDevice {
     this.event('device restarting');
     this.stopActivity();
     this.answers.clear();
+    this.undelivered.clear();
     this.boot = randomBytes(4).toString('hex');
     this.link.reset('device restarted');
     this.showIdle();
@@ -266,8 +268,17 @@ export class SimulatedDevice {
 
   private send(message: DeviceMessage): void {
     this.link.send(encodeMessage(message)).catch(() => {
-      // Not acknowledged: the host recalls final answers by rid when it is back.
+      // Not acknowledged: a final answer is kept and sent again when the host is next heard from
+      // (the host may also recall it by rid).
+      if (message.t !== 'hello' && message.t !== 'progress' && this.answers.get(message.rid) === message) this.undelivered.set(message.rid, message);
     });
+  }
+
+  private redeliver(): void {
+    if (this.undelivered.size === 0) return;
+    const pending = [...this.undelivered.values()];
+    this.undelivered.clear();
+    for (const message of pending) this.send(message);
   }
 
   private hello(): void {
@@ -306,6 +317,7 @@ export class SimulatedDevice {
       this.event('ignored a message it does not understand');
       return;
     }
+    this.redeliver();
     const remembered = this.answers.get(message.rid);
     if (remembered && message.t !== 'status' && message.t !== 'cancel') {
       this.send(remembered); // a repeat: the same answer, never a second run
