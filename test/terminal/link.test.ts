@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder, type Frame } from '../../src/terminal/frame';
-import { Link, LinkError } from '../../src/terminal/link';
+import { Link, type LinkError } from '../../src/terminal/link';
 import { ManualTimers } from './manual-timers';
 
 type Side = 'a' | 'b';
