@@ -81,11 +81,12 @@ const FAILURE_TEXT: Record<FailureReason, string> = {
 export class DeviceSession implements LaneDevice {
   private readonly link: Link;
   private readonly waiters = new Map<string, Waiter>();
-  private readonly prefix = randomBytes(3).toString('hex');
+  private readonly prefix = randomBytes(2).toString('hex');
   private counter = 0;
   private isOnline = false;
   private boot: string | undefined;
   private info: DeviceInfo | undefined;
+  private identity: Pick<DeviceInfo, 'firmware' | 'model' | 'serialNumber'> | undefined;
   private closed = false;
   private probeTimer: unknown;
   private heartbeatTimer: unknown;
@@ -134,7 +135,9 @@ export class DeviceSession implements LaneDevice {
   }
 
   async status(): Promise<DeviceInfo> {
-    const answer = await this.request({ t: 'status', rid: this.rid('s') }, this.commandMs);
+    // The device's identity is known from the handshake; a routine status asks only for what changes
+    // (a shorter answer: at 115200 baud every byte is 87 µs on the wire).
+    const answer = await this.request({ t: 'status', rid: this.rid('s'), ...(this.identity ? {} : { info: true }) }, this.commandMs);
     if (answer.t !== 'status') throw this.unexpected();
     return this.noteStatus(answer);
   }
@@ -231,7 +234,7 @@ export class DeviceSession implements LaneDevice {
 
   private rid(kind: string): string {
     this.counter += 1;
-    return `${kind}-${this.prefix}-${this.counter}`;
+    return `${kind}${this.prefix}-${this.counter.toString(36)}`;
   }
 
   private request(message: HostMessage, answerMs: number, onProgress?: (stage: DeviceStage) => void, handshake = false): Promise<DeviceMessage> {
@@ -310,6 +313,7 @@ export class DeviceSession implements LaneDevice {
     if (!message) return; // not a message we understand; never echoed (it may hold card data)
     if (message.t === 'hello') {
       this.noteBoot(message.boot);
+      this.identity = { firmware: message.firmware, model: message.model, serialNumber: message.serial };
       if (!this.isOnline) this.handshake();
       return;
     }
@@ -342,7 +346,10 @@ export class DeviceSession implements LaneDevice {
 
   private noteStatus(answer: Extract<DeviceMessage, { t: 'status' }>): DeviceInfo {
     this.noteBoot(answer.boot);
-    this.info = { firmware: answer.firmware, model: answer.model, serialNumber: answer.serial, cardInserted: answer.card_inserted, busy: answer.busy };
+    if (answer.firmware !== undefined || !this.identity) {
+      this.identity = { firmware: answer.firmware ?? '', model: answer.model ?? '', serialNumber: answer.serial ?? '' };
+    }
+    this.info = { ...this.identity, cardInserted: answer.card_inserted, busy: answer.busy };
     if (!this.closed) {
       this.isOnline = true;
       this.listener.online(this.info);
@@ -373,7 +380,7 @@ export class DeviceSession implements LaneDevice {
     if (this.closed || this.handshaking) return;
     this.handshaking = true;
     this.clearTimer('probeTimer');
-    this.request({ t: 'status', rid: this.rid('h') }, this.commandMs, undefined, true)
+    this.request({ t: 'status', rid: this.rid('h'), info: true }, this.commandMs, undefined, true)
       .then((answer) => {
         this.handshaking = false;
         if (answer.t !== 'status') throw this.unexpected();

@@ -41,7 +41,8 @@ const ImageData = {
 
 // Host -> device.
 export const HostMessage = Type.Union([
-  Type.Object({ t: Type.Literal('status'), rid: Rid }),
+  /** `info`: include firmware, model and serial (the handshake); otherwise the answer is compact. */
+  Type.Object({ t: Type.Literal('status'), rid: Rid, info: Type.Optional(Type.Boolean()) }),
   Type.Object({
     t: Type.Literal('setup'),
     rid: Rid,
@@ -84,9 +85,9 @@ export const DeviceMessage = Type.Union([
     t: Type.Literal('status'),
     rid: Rid,
     boot: Text(32),
-    firmware: Text(32),
-    model: Text(32),
-    serial: Text(32),
+    firmware: Type.Optional(Text(32)),
+    model: Type.Optional(Text(32)),
+    serial: Type.Optional(Text(32)),
     card_inserted: Type.Boolean(),
     busy: Type.Boolean(),
   }),

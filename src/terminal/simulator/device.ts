@@ -329,9 +329,7 @@ export class SimulatedDevice {
           t: 'status',
           rid: message.rid,
           boot: this.boot,
-          firmware: this.firmware,
-          model: this.model,
-          serial: this.serial,
+          ...(message.info ? { firmware: this.firmware, model: this.model, serial: this.serial } : {}),
           card_inserted: this.activity?.inserted ?? false,
           busy: this.activity !== undefined,
         });
