@@ -323,6 +323,8 @@ export class SimulatedDevice {
       this.send(remembered); // a repeat: the same answer, never a second run
       return;
     }
+    // A request repeated while it runs (the host resent it after an outage): its answer will come.
+    if (this.activity?.rid === message.rid && message.t !== 'recall') return;
     switch (message.t) {
       case 'status':
         this.answer({
@@ -364,7 +366,6 @@ export class SimulatedDevice {
   }
 
   private onRead(msg: ReadMessage): void {
-    if (this.activity?.rid === msg.rid) return; // already on it
     if (this.scenario === 'busy' || (this.activity && this.activity.kind !== 'authorizing')) {
       this.event('busy: refused a payment');
       this.answer({ t: 'failed', rid: msg.rid, reason: 'busy', message: 'device busy' });
