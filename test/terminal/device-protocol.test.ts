@@ -26,18 +26,17 @@ async function host(options: SimulatorOptions = {}): Promise<Host> {
   const sim = new SimulatedDevice(cable.device, options);
   sim.start();
   const messages: DeviceMessage[] = [];
-  let link: Link | undefined;
+  const link = new Link({ write: (b) => cable.host.write(b), onMessage: (p) => messages.push(parseDeviceMessage(p)!) });
   await new Promise<void>((resolve) =>
     cable.host.start({
       open: () => resolve(),
-      data: (chunk) => link?.receive(chunk),
+      data: (chunk) => link.receive(chunk),
       closed: () => undefined,
       error: () => undefined,
     }),
   );
-  link = new Link({ write: (b) => cable.host.write(b), onMessage: (p) => messages.push(parseDeviceMessage(p)!) });
   const h: Host = {
-    send: (m) => link!.send(encodeMessage(m)),
+    send: (m) => link.send(encodeMessage(m)),
     messages,
     async next(match, what) {
       const end = Date.now() + 10_000;
@@ -50,7 +49,7 @@ async function host(options: SimulatorOptions = {}): Promise<Host> {
     },
     sim,
     async close() {
-      link?.close();
+      link.close();
       await sim.close();
       await cable.host.close();
     },
