@@ -58,6 +58,8 @@ async function host(options: SimulatorOptions = {}): Promise<Host> {
   return h;
 }
 
+const ridOf = (m: DeviceMessage) => ('rid' in m ? m.rid : undefined);
+
 const read = (rid: string): HostMessage => ({ t: 'read', rid, kind: 'sale', amount_cents: 4200, currency: 'USD', manual_entry: false, tip: false, timeout_s: 30 });
 
 describe('the device side of the lane protocol', () => {
@@ -88,14 +90,14 @@ describe('the device side of the lane protocol', () => {
     await h.send(read('R2'));
     await h.next((m) => m.t === 'progress' && m.stage === 'insert_card', 'the card prompt');
     await h.send({ t: 'recall', rid: 'R2' });
-    expect(await h.next((m) => m.rid === 'R2' && m.t === 'pending', 'pending')).toEqual({ t: 'pending', rid: 'R2' });
+    expect(await h.next((m) => ridOf(m) === 'R2' && m.t === 'pending', 'pending')).toEqual({ t: 'pending', rid: 'R2' });
     await h.send({ t: 'recall', rid: 'NEVER' });
     expect(await h.next((m) => m.t === 'unknown', 'unknown')).toEqual({ t: 'unknown', rid: 'NEVER' });
     await h.send({ t: 'cancel', rid: 'c1' });
     expect(await h.next((m) => m.t === 'cancelled', 'cancelled')).toEqual({ t: 'cancelled', rid: 'c1', active: true });
-    expect(await h.next((m) => m.rid === 'R2' && m.t === 'failed', 'the read to fail')).toMatchObject({ reason: 'cancelled' });
+    expect(await h.next((m) => ridOf(m) === 'R2' && m.t === 'failed', 'the read to fail')).toMatchObject({ reason: 'cancelled' });
     await h.send({ t: 'recall', rid: 'R2' });
-    expect(await h.next((m) => m.rid === 'R2', 'the remembered answer')).toMatchObject({ t: 'failed', reason: 'cancelled' });
+    expect(await h.next((m) => ridOf(m) === 'R2', 'the remembered answer')).toMatchObject({ t: 'failed', reason: 'cancelled' });
   });
 
   it('refuses a second payment or a setup while one runs, but answers status and cancel', async () => {
@@ -103,11 +105,11 @@ describe('the device side of the lane protocol', () => {
     await h.send(read('R3'));
     await h.next((m) => m.t === 'progress', 'the card prompt');
     await h.send(read('R4'));
-    expect(await h.next((m) => m.rid === 'R4', 'R4')).toMatchObject({ t: 'failed', reason: 'busy' });
+    expect(await h.next((m) => ridOf(m) === 'R4', 'R4')).toMatchObject({ t: 'failed', reason: 'busy' });
     await h.send({ t: 'setup', rid: 'u1', lane_name: 'L', merchant_name: 'M', currency: 'USD', tip: { enabled: false, percentages: [] }, signature: { capture: 'off', min_amount_cents: 0 } });
-    expect(await h.next((m) => m.rid === 'u1', 'u1')).toMatchObject({ t: 'failed', reason: 'busy' });
+    expect(await h.next((m) => ridOf(m) === 'u1', 'u1')).toMatchObject({ t: 'failed', reason: 'busy' });
     await h.send({ t: 'status', rid: 's3' });
-    expect(await h.next((m) => m.rid === 's3', 's3')).toMatchObject({ busy: true });
+    expect(await h.next((m) => ridOf(m) === 's3', 's3')).toMatchObject({ busy: true });
   });
 
   it('shows a result, asks for a signature only when told, and returns it in done', async () => {
