@@ -127,8 +127,9 @@ describe('lane faults over real serial pairs', () => {
     device.setScenario('timeout');
     const pending = later(rig.engine.lanes.readCard(sale('F8', 'SILN0002')));
     await until(async () => ((await lane('F8')).activity === 'waiting_for_card' ? true : undefined), 'the card prompt');
-    device.goSilent(6000);
+    device.goSilent(60_000);
     await expect(pending).rejects.toMatchObject({ code: 'lane_offline' });
+    device.goSilent(0); // talking again
     await statusIs('F8', 'connected');
   });
 });

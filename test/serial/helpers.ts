@@ -62,7 +62,7 @@ export class SocatPair {
   }
 }
 
-export const FAST_SESSION = { ackTimeoutMs: 150, heartbeatMs: 1000, probeMs: 200, recoverMs: 2500, answerMarginMs: 1500, commandMs: 2500 };
+export const FAST_SESSION = { ackTimeoutMs: 250, heartbeatMs: 1000, probeMs: 200, recoverMs: 4000, answerMarginMs: 1500, commandMs: 2500 };
 
 export interface LaneRig {
   engine: Engine;
@@ -113,7 +113,7 @@ export async function openLaneRig(): Promise<LaneRig> {
     },
     sim(pair, options = {}) {
       const transport = new SerialTransport({ path: pair.device, baudRate: 115200, dataBits: 8, parity: 'none', stopBits: 1 }, { minBackoffMs: 50, maxBackoffMs: 400 });
-      const device = new SimulatedDevice(transport, { link: { ackTimeoutMs: 150 }, ...options });
+      const device = new SimulatedDevice(transport, { link: { ackTimeoutMs: 250 }, ...options });
       device.start();
       rig.sims.push(device);
       return device;

@@ -161,9 +161,12 @@ export class LaneHub {
   private onOnline(rt: LaneRuntime, token: object, info: DeviceInfo): void {
     if (rt.deviceToken !== token || this.closed) return;
     const was = rt.online;
+    const sameDevice = rt.info?.firmware === info.firmware && rt.info?.model === info.model && rt.info?.serialNumber === info.serialNumber;
     rt.online = true;
     rt.info = info;
+    if (was && sameDevice) return; // a heartbeat: nothing to record
     if (!was) {
+      this.core.logger.info({ laneid: rt.laneid, firmware: info.firmware, model: info.model }, 'lane connected');
       rt.connectedAt = this.nowIso();
       // Back after an outage with nothing of ours in progress, yet the device is busy: it is still
       // on a payment we already failed. Return it to idle before anything else.
@@ -180,6 +183,7 @@ export class LaneHub {
 
   private onOffline(rt: LaneRuntime, token: object, reason: string): void {
     if (rt.deviceToken !== token || this.closed) return;
+    if (rt.online) this.core.logger.warn({ laneid: rt.laneid, reason }, 'lane offline');
     rt.online = false;
     this.noteError(rt, reason);
   }
@@ -189,6 +193,7 @@ export class LaneHub {
     // A payment past the card read can no longer be confirmed: complete() will fail, the gateway voids.
     if (rt.slot && rt.slot.stage !== 'reading') rt.slot.lost = 'the device restarted during the payment';
     rt.setupKey = undefined;
+    this.core.logger.warn({ laneid: rt.laneid, payment: rt.slot?.requestId }, 'lane device restarted');
     this.noteError(rt, 'the device restarted');
     if (rt.online) void this.autoSetup(rt);
   }
