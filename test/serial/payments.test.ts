@@ -133,7 +133,7 @@ describe('card-present payments over a real serial pair', () => {
     await rig.engine.lanes.complete(sale('7', 'RACE0003'), { approved: true, message: 'APPROVED' });
   });
 
-  it('the customer\'s choices: a removed card, cancel on the keypad; a device busy elsewhere', async () => {
+  it('the customer\'s choices: a removed card, cancel on the keypad; a device busy elsewhere; then the same payment again', async () => {
     const { device } = await laneWithDevice(rig, '8', { scenario: 'card_removed' });
     await expect(rig.engine.lanes.readCard(sale('8', 'CUST0001'))).rejects.toMatchObject({ code: 'card_removed' });
     device.setScenario('customer_cancels');
@@ -141,6 +141,10 @@ describe('card-present payments over a real serial pair', () => {
     device.setScenario('busy');
     await expect(rig.engine.lanes.readCard(sale('8', 'CUST0003'))).rejects.toMatchObject({ code: 'device_busy' });
     await until(async () => (await rig.engine.lanes.get('8')).status === 'connected', 'idle');
+    // Trying the same payment again is a new attempt on the device, not a replay of its failure.
+    device.setScenario('approve');
+    await expect(rig.engine.lanes.readCard(sale('8', 'CUST0003'))).resolves.toMatchObject({ last4: '0006' });
+    await rig.engine.lanes.complete(sale('8', 'CUST0003'), { approved: true, message: 'APPROVED' });
   });
 
   it('timeout: no card within the device\'s wait', async () => {

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Account } from '../account';
 import type { EngineCore, Tx } from '../core';
 import { getRecord, putRecord, recordsOfKind } from '../records';
@@ -7,6 +8,8 @@ import { deviceSetup, LANE_KIND, laneSummary, serialSettings, SIGNATURE_KIND, ty
 /** A card-present payment holding a lane, from readCard until complete (or until it is given up). */
 export interface PaymentSlot {
   requestId: string;
+  /** The device request id of this attempt: `<requestId>:<attempt tag>`. */
+  rid: string;
   kind: 'sale' | 'auth' | 'capture' | 'refund' | 'credit';
   amountCents: number;
   /** reading: waiting for the card (nothing sent to the card network yet); authorizing: the card data
@@ -61,6 +64,8 @@ type LiveFields = Pick<LaneData, (typeof LIVE_FIELDS)[number]>;
 export class LaneHub {
   readonly runtimes = new Map<string, LaneRuntime>();
   private readonly signatureListeners = new Set<(s: StoredSignature) => void>();
+  /** Attempt tags start at a random point: a device remembers answers across host restarts. */
+  private attempts = randomInt(0, 36 ** 4);
   started = false;
   closed = false;
 
@@ -81,6 +86,11 @@ export class LaneHub {
 
   async record(reader: Tx | EngineCore, laneid: string): Promise<LaneData | undefined> {
     return (await getRecord<LaneData>(reader, LANE_KIND, laneid))?.data;
+  }
+
+  attemptTag(): string {
+    this.attempts = (this.attempts + 1) % 36 ** 5;
+    return this.attempts.toString(36);
   }
 
   nowIso(): string {

@@ -53,7 +53,7 @@ export async function readCard(hub: LaneHub, request: CardPresentRequest): Promi
   const laneid = request.laneId;
   if (!KINDS.has(request.kind)) throw fail.invalid('invalid_kind', `Unknown card-present payment kind ${String(request.kind)}`);
   if (!Number.isInteger(request.amountCents) || request.amountCents <= 0) throw fail.invalid('invalid_amount', 'amount_cents must be a positive whole number of cents');
-  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(request.requestId)) throw fail.invalid('invalid_request_id', 'The card-present request id must be 1 to 64 letters, digits, `.`, `_`, `:` or `-`');
+  if (!/^[A-Za-z0-9._-]{1,56}$/.test(request.requestId)) throw fail.invalid('invalid_request_id', 'The card-present request id must be 1 to 56 letters, digits, `.`, `_` or `-`');
   const lane = await hub.record(hub.core, laneid);
   if (!lane) throw fail.gateway('lane_not_found', `No lane ${laneid}`);
   if (!lane.enabled) throw fail.gateway('lane_offline', `Lane ${laneid} is disabled`);
@@ -66,14 +66,17 @@ export async function readCard(hub: LaneHub, request: CardPresentRequest): Promi
   if (!device || !rt.online) throw fail.gateway('lane_offline', `Lane ${laneid} is offline${rt.error ? `: ${rt.error.message}` : ''}`);
   if (rt.held) throw fail.gateway('device_busy', `Lane ${laneid} is in use by another payment or command`);
 
-  const slot: PaymentSlot = { requestId: request.requestId, kind: request.kind, amountCents: request.amountCents, stage: 'reading', cancelRequested: false };
+  // The device runs a request id once and remembers its answer; each attempt gets its own, so a
+  // new attempt after a failure is never answered with the old failure.
+  const rid = `${request.requestId}:${hub.attemptTag()}`;
+  const slot: PaymentSlot = { requestId: request.requestId, rid, kind: request.kind, amountCents: request.amountCents, stage: 'reading', cancelRequested: false };
   rt.slot = slot;
   rt.activity = 'waiting_for_card';
   hub.publish(rt);
   try {
     const card = await device.readCard(
       {
-        rid: request.requestId,
+        rid,
         kind: request.kind,
         amountCents: request.amountCents,
         currency: request.currency,
@@ -137,7 +140,7 @@ export async function complete(hub: LaneHub, request: CardPresentRequest, outcom
   hub.publish(rt);
   let shown: Awaited<ReturnType<typeof device.showResult>>;
   try {
-    shown = await device.showResult(`${request.requestId}.r`, request.requestId, {
+    shown = await device.showResult(`${slot.rid}.r`, slot.rid, {
       approved: outcome.approved,
       message: outcome.message || (outcome.approved ? 'APPROVED' : 'DECLINED'),
       ...(outcome.authorizationCode ? { authCode: outcome.authorizationCode } : {}),
