@@ -3,6 +3,7 @@ import { createEngine, type Engine } from '../engine';
 import { createLogger } from '../engine/logger';
 import { openDataStore } from '../store';
 import { startServer, type RunningServer } from '../server/http';
+import { createSerialLaneDriver } from '../terminal';
 
 export interface LaunchOptions {
   dataDir: string;
@@ -39,6 +40,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     ...(process.env.LANEWAY_API_TOKEN ? { firstToken: process.env.LANEWAY_API_TOKEN } : {}),
     ...(process.env.LANEWAY_API_KEY ? { firstKey: process.env.LANEWAY_API_KEY } : {}),
     ...(options.timezone ? { timezone: options.timezone } : {}),
+    laneDriver: createSerialLaneDriver(),
   });
   engine.start();
   const server = await startServer(engine, {

@@ -4,6 +4,8 @@ import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
 import { createLogger, type Logger } from './logger';
 import { openAccount, type Account } from './account';
+import { createLanes, type Lanes } from './lanes';
+import type { LaneDriver } from './lanes/driver-port';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -15,19 +17,23 @@ export interface EngineOptions {
   firstKey?: string;
   /** Time zone for a new account (default: the machine's). */
   timezone?: string;
+  /** Drives the card-present lanes (src/terminal's serial driver); without it lanes are configurable but offline. */
+  laneDriver?: LaneDriver;
 }
 
 export interface Engine {
   readonly core: EngineCore;
   readonly clock: Clock;
   readonly account: Account;
+  /** Card-present lanes: settings, terminal commands, and the CardPresentPort for the gateway. */
+  readonly lanes: Lanes;
   readonly logger: Logger;
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
   status(): EngineStatus;
   /** Runs the time-driven work now (tests call it after moving the clock). */
   tick(): Promise<void>;
-  /** Starts the background tick (every `intervalMs`, default 15 s). */
+  /** Starts the background tick (every `intervalMs`, default 15 s) and opens the lanes' ports. */
   start(intervalMs?: number): void;
   close(): Promise<void>;
 }
@@ -58,6 +64,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     ...(options.firstKey ? { firstKey: options.firstKey } : {}),
     ...(options.timezone ? { timezone: options.timezone } : {}),
   });
+  const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -66,6 +73,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     core,
     clock,
     account,
+    lanes,
     logger,
     ...(firstCredentials ? { firstCredentials } : {}),
     status() {
@@ -83,6 +91,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     tick: () => core.tick(),
     start(intervalMs = 15_000) {
       if (timer || closed) return;
+      lanes.start().catch((err: unknown) => logger.error({ err }, 'lanes did not start'));
       void core.tick();
       timer = setInterval(() => void core.tick(), intervalMs);
       timer.unref();
@@ -91,6 +100,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
+      // Ports first: closing them settles whatever a lane was waiting for.
+      await lanes.close();
       // Let queued units of work finish before the store goes away.
       await core.mutate(async () => undefined);
       await options.store.close();

@@ -5,10 +5,12 @@ import { apiDescription, API_VERSION } from '../api-description';
 import { systemRoutes } from './system';
 import { accountRoutes } from './account';
 import { eventStream } from './events';
+import { laneRoutes } from './lanes';
+import { terminalRoutes } from './terminal';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
-const domainRoutes: AnyRoute[] = [...systemRoutes, ...accountRoutes, eventStream];
+const domainRoutes: AnyRoute[] = [...systemRoutes, ...accountRoutes, ...laneRoutes, ...terminalRoutes, eventStream];
 
 let cachedDoc: Record<string, unknown> | undefined;
 
