@@ -22,7 +22,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const targets: pino.DestinationStream[] = [];
   if (options.directory) {
     mkdirSync(options.directory, { recursive: true });
-    targets.push(pino.destination({ dest: join(options.directory, 'laneway.log'), sync: false, mkdir: true }));
+    // Synchronous: the last lines before a crash are the ones an operator needs.
+    targets.push(pino.destination({ dest: join(options.directory, 'laneway.log'), sync: true, mkdir: true }));
   }
   if (options.stdout) targets.push(pino.destination(1));
   if (targets.length === 0) return pino({ level: 'silent' });
