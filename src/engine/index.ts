@@ -4,6 +4,14 @@ import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
 import { createLogger, type Logger } from './logger';
 import { openAccount, type Account } from './account';
+import type { CardPresentPort } from './card-present';
+import { createOrders, type Orders } from './orders';
+import { createWallets, type Wallets } from './wallets';
+import { createGiftCards, type GiftCards } from './wallets/gift-cards';
+import { createAutopay, type Autopay } from './wallets/autopay';
+import type { ReceivablesPort } from './wallets/autopay-port';
+import { openVaultKeyer } from './wallets/secrets';
+import { createGateway, type Gateway } from './gateway';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -15,6 +23,10 @@ export interface EngineOptions {
   firstKey?: string;
   /** Time zone for a new account (default: the machine's). */
   timezone?: string;
+  /** The lanes' card-present driver (gateway terminal payments); settable later with gateway.setCardPresent. */
+  cardPresent?: CardPresentPort;
+  /** The receivables domain as autopay needs it; settable later with autopay.setReceivables. */
+  receivables?: ReceivablesPort;
 }
 
 export interface Engine {
@@ -22,6 +34,11 @@ export interface Engine {
   readonly clock: Clock;
   readonly account: Account;
   readonly logger: Logger;
+  readonly orders: Orders;
+  readonly gateway: Gateway;
+  readonly wallets: Wallets;
+  readonly giftCards: GiftCards;
+  readonly autopay: Autopay;
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
   status(): EngineStatus;
@@ -59,6 +76,15 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     ...(options.timezone ? { timezone: options.timezone } : {}),
   });
 
+  const keyer = await openVaultKeyer(core);
+  let autopay: Autopay | undefined;
+  const receivables = () => autopay?.receivables() ?? options.receivables;
+  const orders = createOrders(core, account);
+  const wallets = createWallets({ core, account, keyer, receivables });
+  const giftCards = createGiftCards(core, account, keyer);
+  const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, ...(options.cardPresent ? { cardPresent: options.cardPresent } : {}) });
+  autopay = createAutopay({ core, account, gateway, ...(options.receivables ? { receivables: options.receivables } : {}) });
+
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   const startedAt = new Date(clock.now()).toISOString();
@@ -67,6 +93,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     clock,
     account,
     logger,
+    orders,
+    gateway,
+    wallets,
+    giftCards,
+    autopay,
     ...(firstCredentials ? { firstCredentials } : {}),
     status() {
       const profile = account.profile();

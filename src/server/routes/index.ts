@@ -5,10 +5,24 @@ import { apiDescription, API_VERSION } from '../api-description';
 import { systemRoutes } from './system';
 import { accountRoutes } from './account';
 import { eventStream } from './events';
+import { orderAliasRoutes, orderRoutes } from './orders';
+import { gatewayRoutes } from './gateway';
+import { walletRoutes } from './wallets';
+import { referenceDataRoutes } from './reference-data';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
-const domainRoutes: AnyRoute[] = [...systemRoutes, ...accountRoutes, eventStream];
+const domainRoutes: AnyRoute[] = [
+  ...systemRoutes,
+  ...accountRoutes,
+  eventStream,
+  ...orderRoutes,
+  ...gatewayRoutes,
+  // After POST /api/gateway/v1/orders/{action}: GET /api/gateway/v1/orders/{token} must not shadow them.
+  ...orderAliasRoutes,
+  ...walletRoutes,
+  ...referenceDataRoutes,
+];
 
 let cachedDoc: Record<string, unknown> | undefined;
 
