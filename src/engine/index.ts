@@ -77,13 +77,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   });
 
   const keyer = await openVaultKeyer(core);
-  let autopay: Autopay | undefined;
-  const receivables = () => autopay?.receivables() ?? options.receivables;
+  // Wallets ask autopay for the receivables port only at request time, after it exists.
+  const receivables = () => autopay.receivables();
   const orders = createOrders(core, account);
   const wallets = createWallets({ core, account, keyer, receivables });
   const giftCards = createGiftCards(core, account, keyer);
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, ...(options.cardPresent ? { cardPresent: options.cardPresent } : {}) });
-  autopay = createAutopay({ core, account, gateway, ...(options.receivables ? { receivables: options.receivables } : {}) });
+  const autopay: Autopay = createAutopay({ core, account, gateway, ...(options.receivables ? { receivables: options.receivables } : {}) });
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;

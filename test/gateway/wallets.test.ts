@@ -49,12 +49,13 @@ describe('wallets', () => {
     const res = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { customer: 'C9', contact: { email: 'pay@shop.test' }, bank_account: ACH });
     const fund = res.body.wallets[0]!.bank_accounts[0]!;
     expect(fund).toMatchObject({ account_number: ' (0016)', routing_number: '122105278', account_type: 'checking' });
-    for (const [type, locator] of [
+    const searches: Array<[string, string]> = [
       ['email', 'PAY@shop.test'],
       ['customer', 'C9'],
       ['fund', res.body.fund_token!],
       ['vault', fund.gateway_token as string],
-    ]) {
+    ];
+    for (const [type, locator] of searches) {
       const found = await h.api.get<{ wallets: WalletView[] }>(`/api/gateway/v1/wallets/search?type=${type}&locator=${encodeURIComponent(locator)}`);
       expect(found.status, type).toBe(200);
       expect(found.body.wallets.map((w) => w.token), type).toEqual([res.body.wallet_token]);

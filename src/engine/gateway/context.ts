@@ -8,7 +8,7 @@ import type { Wallets } from '../wallets';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { TransactionResponse } from '../../shared/schemas/gateway';
-import { ProcessingCalendar, type ProcessingDay } from './processing-day';
+import type { ProcessingCalendar, ProcessingDay } from './processing-day';
 import { settlementTokens } from './settlement-tokens';
 import { TRANSACTIONS, transactionView, txDoc, type PaymentMethod, type TxData, type TxDoc } from './transaction-record';
 

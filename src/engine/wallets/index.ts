@@ -368,7 +368,7 @@ export function createWallets(deps: { core: EngineCore; account: Account; keyer:
 
     async search(type, locator) {
       requireWallets();
-      let docs: WalletDoc[] = [];
+      let docs: WalletDoc[];
       if (type === 'customer') docs = await core.find<WalletDoc>(WALLETS, { selector: { customer: locator }, sort: [{ customer: 'asc' }, { id: 'asc' }] });
       else if (type === 'email') docs = await core.find<WalletDoc>(WALLETS, { selector: { email: locator.toLowerCase() }, sort: [{ email: 'asc' }, { id: 'asc' }] });
       else {

@@ -77,7 +77,10 @@ export const transactionRoutes: AnyRoute[] = ACTIONS.map((a) =>
   }),
 );
 
-const notFound = { 404: { description: 'No transaction with that token or unique_reference', schema: ref(ErrorBody) } };
+const notFound = {
+  400: { description: 'Malformed token', schema: ref(ErrorBody) },
+  404: { description: 'No transaction with that token or unique_reference', schema: ref(ErrorBody) },
+};
 
 function viewRoute(path: string, param: string, operationId: string, tags: string[], summary: string): AnyRoute {
   return defineRoute({
@@ -114,6 +117,7 @@ export const viewPaymentDetail = defineRoute({
   params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 240 }) }),
   responses: {
     200: { description: 'The payment record', schema: Type.Object({}, { additionalProperties: true }) },
+    400: { description: 'Malformed token', schema: ref(ErrorBody) },
     404: { description: 'No such payment', schema: ref(ErrorBody) },
   },
   async handler({ engine, params }) {

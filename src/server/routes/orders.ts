@@ -8,7 +8,7 @@ import { Order, OrderExportPage, OrderExportQuery, OrderImportResponse, OrderInp
 import '../../shared/schemas/gateway';
 
 const precondition = { 412: { description: 'Precondition failed: invalid order, unknown order (PATCH), existing order with other content (POST), orders not enabled', schema: ref(ErrorBody) } };
-const notFound = { 404: { description: 'No such order', schema: ref(ErrorBody) } };
+const notFound = { 400: { description: 'Malformed identifier', schema: ref(ErrorBody) }, 404: { description: 'No such order', schema: ref(ErrorBody) } };
 
 const IMPORT_RULES = `Fields as in the reference's Order, all optional. \`identifier\` is generated when absent. \`amount_cents\` and item cents
 accept integers or digit strings. Keys not listed (\`order_att1\`, \`orderitem_attr1\`) are kept as extended attributes and returned as sent.

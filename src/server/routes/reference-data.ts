@@ -43,7 +43,7 @@ export const viewBin = defineRoute({
   summary: 'The BIN record for 6 to 8 digits',
   description: 'The issuer record whose BIN prefixes the digits; else a record with only the network brand when the digits fall in a brand range; else 404.',
   params: BinParams,
-  responses: { 200: { description: 'BIN record', schema: ref(BinRecord) }, 404: { description: 'No issuer or network range matches', schema: ref(ErrorBody) }, ...disabled },
+  responses: { 200: { description: 'BIN record', schema: ref(BinRecord) }, 400: { description: 'Not 6 to 8 digits', schema: ref(ErrorBody) }, 404: { description: 'No issuer or network range matches', schema: ref(ErrorBody) }, ...disabled },
   handler({ engine, params }) {
     engine.account.require('reference_data');
     const record = engine.gateway.bin(params.bin);

@@ -87,6 +87,7 @@ export const viewWallet = defineRoute({
   tags: ['Wallets'],
   summary: 'View a wallet',
   params: WalletParams,
+  invalidKind: 'precondition',
   responses: { 200: { description: 'The wallet', schema: Type.Object({ wallets: Type.Array(ref(Wallet)) }) }, ...walletFailure },
   handler: ({ engine, params }) => walletErrors(async () => ({ body: { wallets: [await engine.wallets.view(params.wallet_token)] } })),
 });
@@ -129,6 +130,7 @@ export const removeWalletMethod = defineRoute({
   summary: 'Remove a payment method from a wallet',
   description: 'It no longer shows in the wallet and can no longer pay; past transactions still name its token.',
   params: MethodParams,
+  invalidKind: 'precondition',
   responses: { 200: { description: 'Removed', schema: Type.Object({ fund_token: Type.String() }) }, ...methodFailure },
   async handler({ engine, params }) {
     return { body: await engine.wallets.removeMethod(params.wallet_token, params.fund_token) };
