@@ -15,6 +15,7 @@ import {
   fingerprintOf,
   getTx,
   holdExpiry,
+  newTxToken,
   parseAmount,
   processingDay,
   putTx,
@@ -124,7 +125,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
       const holdUntil = action === 'authorize' && approved ? holdExpiry(ctx, tx.now) : 0;
       const outcome = outcomeOf(decision, ctx.core.ids, { avs: null, cvv: null });
       const data: TxData = {
-        token: ctx.core.ids.token(),
+        token: newTxToken(ctx, tx.now),
         action,
         state: approved ? 'completed' : 'declined',
         amount_cents: amount,

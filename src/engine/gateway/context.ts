@@ -89,6 +89,24 @@ export function resolveCurrency(ctx: GatewayContext, requested: string | null | 
   return currency;
 }
 
+const ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+
+/**
+ * A transaction token: 7 characters of the creation second, then 9 of a random token. Tokens of
+ * the same moment sort together, so the indexes that end in the token (every one, in this store)
+ * take new transactions on a few pages instead of one random page each: fewer pages to write and
+ * to fsync per commit.
+ */
+export function newTxToken(ctx: GatewayContext, nowMs: number): string {
+  let n = Math.floor(nowMs / 1000);
+  let prefix = '';
+  for (let i = 0; i < 7; i++) {
+    prefix = ALPHABET[n % 34]! + prefix;
+    n = Math.floor(n / 34);
+  }
+  return prefix + ctx.core.ids.token().slice(-9);
+}
+
 export function fingerprintOf(parts: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
 }

@@ -8,6 +8,7 @@ import {
   findByUnique,
   fingerprintOf,
   getTx,
+  newTxToken,
   parseAmount,
   processingDay,
   putTx,
@@ -159,7 +160,7 @@ export async function followUpInTx(ctx: GatewayContext, tx: Tx, p: PreparedFollo
   // ---- writes ----
   const day = processingDay(ctx, tx.now);
   const approved = decision.approved;
-  const token = core.ids.token();
+  const token = newTxToken(ctx, tx.now);
   const moves = approved && (p.action === 'capture' || p.action === 'refund');
   const bank = parent.payment_method === 'bank_account';
   const giftMethod = parent.payment_method === 'gift_card';

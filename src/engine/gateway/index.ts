@@ -43,6 +43,8 @@ export interface Gateway {
   bin(bin: string): BinRecord | undefined;
   /** The lanes' card-present driver (optional; without it terminal requests fail `terminal_unavailable`). */
   setCardPresent(port: CardPresentPort | undefined): void;
+  /** Group-commit figures: units of work committed and the requests they held. */
+  commitStats(): { units: number; requests: number };
   /** Records an invoicing payment made with a transaction (autopay), for the transaction's `payments`. */
   linkPayment(token: string, payment: { identifier: string; amount_cents: number }): Promise<void>;
 }
@@ -110,6 +112,7 @@ export function createGateway(deps: {
     responseCodes: () => responseCodes().map(({ code, description }) => ({ code, description })),
     bins: allBins,
     bin: (b) => lookupBin(b),
+    commitStats: () => ({ ...batcher.stats }),
     setCardPresent(port) {
       cardPresent = port;
     },

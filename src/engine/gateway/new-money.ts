@@ -14,6 +14,7 @@ import {
   findByUnique,
   fingerprintOf,
   holdExpiry,
+  newTxToken,
   parseAmount,
   processingDay,
   putTx,
@@ -248,7 +249,7 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
   }
   const holdUntil = action === 'authorize' && approved ? holdExpiry(ctx, tx.now) : 0;
   const data: TxData = {
-    token: core.ids.token(),
+    token: newTxToken(ctx, tx.now),
     action,
     state: !approved ? 'declined' : financial && bank ? 'in_progress' : 'completed',
     amount_cents: p.amount,

@@ -59,6 +59,17 @@ export function zonedInstant(date: string, hhmm: string, timeZone: string): numb
   return guess;
 }
 
+const dayCache = new Map<string, { from: number; to: number; date: string }>();
+
+/** The local calendar date of an instant, cached for the day (every card payment asks, for expiry). */
+export function localDate(ms: number, timeZone: string): string {
+  const c = dayCache.get(timeZone);
+  if (c && ms >= c.from && ms < c.to) return c.date;
+  const date = localParts(ms, timeZone).date;
+  dayCache.set(timeZone, { from: zonedInstant(date, '00:00', timeZone), to: zonedInstant(addDays(date, 1), '00:00', timeZone), date });
+  return date;
+}
+
 function cutoffMinutes(hhmm: string): number {
   const [h, m] = hhmm.split(':').map(Number);
   return (h ?? 0) * 60 + (m ?? 0);

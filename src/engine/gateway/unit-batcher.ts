@@ -29,28 +29,47 @@ class PartialWrite extends Error {
 export class UnitBatcher {
   private queue: Pending[] = [];
   private draining = false;
+  private lastBatch = 0;
+  /** Sizes of the units run so far (for benchmarks and tests). */
+  readonly stats = { units: 0, requests: 0 };
 
   constructor(
     private readonly core: EngineCore,
-    private readonly maxBatch = 200,
+    private readonly options: { maxBatch?: number; lingerMs?: number } = {},
   ) {}
 
   run<T>(op: Op<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.draining) void this.drain();
+      if (!this.draining) {
+        this.draining = true;
+        // Let the requests that arrived with this one reach the queue first.
+        setImmediate(() => void this.drain());
+      }
     });
   }
 
   private async drain(): Promise<void> {
-    this.draining = true;
+    const max = this.options.maxBatch ?? 200;
+    const linger = this.options.lingerMs ?? 1;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        // The store's commit blocks the event loop (one fsync), so requests sent meanwhile are
+        // still unread: under load, give them a moment to arrive before the next commit.
+        if (this.lastBatch > 1 && this.queue.length < max && linger > 0) await new Promise((r) => setTimeout(r, linger));
+        const batch = this.queue.splice(0, max);
+        this.lastBatch = batch.length;
+        this.stats.units += 1;
+        this.stats.requests += batch.length;
         await this.runBatch(batch);
+        await new Promise((r) => setImmediate(r));
       }
     } finally {
       this.draining = false;
+      if (this.queue.length > 0) {
+        this.draining = true;
+        setImmediate(() => void this.drain());
+      }
     }
   }
 

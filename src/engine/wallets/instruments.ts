@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { fail } from '../errors';
 import { luhnValid } from '../security/card-data';
 import { brandOf } from '../gateway/reference-data';
-import { localParts } from '../gateway/processing-day';
+import { localDate } from '../gateway/processing-day';
 import {
   ACH_TEST_ROUTING,
   BANK_RETURN_ACCOUNT,
@@ -107,7 +107,7 @@ export function parseYear(v: string | number | undefined): number | undefined {
 
 /** True when the card's expiry month has passed (a card is good through its expiry month). */
 export function isExpired(month: number, year: number, nowMs: number, timeZone: string): boolean {
-  const today = localParts(nowMs, timeZone).date;
+  const today = localDate(nowMs, timeZone);
   const y = Number(today.slice(0, 4));
   const m = Number(today.slice(5, 7));
   return year < y || (year === y && month < m);

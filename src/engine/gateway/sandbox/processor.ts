@@ -69,8 +69,8 @@ export function giftDecision(input: {
 
 /** Turns a decision into the outcome stored on the transaction, with processor references. */
 export function outcomeOf(decision: Decision, ids: Ids, checks: { avs: string | null; cvv: string | null }): Outcome {
-  const reference = ids.token().toLowerCase().slice(-12);
   const processorId = ids.token();
+  const reference = processorId.toLowerCase().slice(-12);
   if (decision.approved) {
     return {
       approved: true,
