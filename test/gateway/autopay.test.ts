@@ -182,6 +182,16 @@ describe('autopay charging on due dates', () => {
     const got = await h.api.get<{ last_result: string; last_run_date: string }>('/api/autopay?customer_identifier=C1');
     expect(got.body).toMatchObject({ last_result: 'declined', last_run_date: '2026-03-02' });
 
+    // A fund locked since the agreement: the charge is refused, recorded, and not retried until tomorrow.
+    h.t.clock.advanceDays(1);
+    const wallets = await h.api.get<{ wallets: Array<{ token: string }> }>(`/api/gateway/v1/wallets/search?type=fund&locator=${fund}`);
+    await h.api.patch(`/api/gateway/v1/wallets/${wallets.body.wallets[0]!.token}/methods/${fund}`, { credit_card: { locked: true } });
+    await h.t.engine.tick();
+    await h.t.engine.tick();
+    const refused = await h.api.get<{ last_result: string; last_run_date: string }>('/api/autopay?customer_identifier=C1');
+    expect(refused.body).toMatchObject({ last_result: 'error', last_run_date: '2026-03-03' });
+    expect(port.payments).toHaveLength(0);
+
     await h.api.post('/api/autopay/revoke', { customer_identifier: 'C1', token: a.body.token });
     port.invoices[0]!.owing_cents = 4000;
     h.t.clock.advanceDays(1);

@@ -1,6 +1,6 @@
 import type { EngineCore } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import { localParts } from '../gateway/processing-day';
 import type { Gateway } from '../gateway';
@@ -31,7 +31,8 @@ export interface AutopayData {
   updated_at: string;
   revoked_at: string | null;
   last_run_date: string | null;
-  last_result: 'approved' | 'declined' | 'nothing_due' | null;
+  /** error: the gateway refused the charge (a locked or removed fund, another currency...). */
+  last_result: 'approved' | 'declined' | 'error' | 'nothing_due' | null;
   last_transaction: string | null;
 }
 
@@ -131,18 +132,27 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
     let last: string | null = null;
     for (const [currency, invoices] of byCurrency) {
       const amount = invoices.reduce((s, i) => s + i.owing_cents, 0);
-      const outcome = await gateway.transact(
-        'sale',
-        { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: `autopay:${a.token}:${today}:${currency}`, customer_identifier: a.customer_identifier },
-        `autopay:${a.token}`,
-      );
+      let outcome: Awaited<ReturnType<Gateway['transact']>>;
+      try {
+        outcome = await gateway.transact(
+          'sale',
+          { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: `autopay:${a.token}:${today}:${currency}`, customer_identifier: a.customer_identifier },
+          `autopay:${a.token}`,
+        );
+      } catch (err) {
+        // A refusal is today's answer (tried again tomorrow); anything else retries at the next tick.
+        if (!isEngineError(err) || err.kind !== 'gateway') throw err;
+        core.logger.warn({ agreement: a.token, code: err.code }, 'autopay charge refused');
+        result = 'error';
+        continue;
+      }
       const t = outcome.body.transactions[0]!;
       last = t.token;
       if (!outcome.approved) {
         result = 'declined';
         continue;
       }
-      result = result === 'declined' ? 'declined' : 'approved';
+      result = result === 'declined' || result === 'error' ? result : 'approved';
       const fund = await core.get<FundDoc>(FUNDS, a.fund_token);
       await p.recordPayment({
         identifier: t.token,
