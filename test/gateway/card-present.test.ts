@@ -142,6 +142,24 @@ describe('card-present payments on a lane', () => {
     expect(lane.reads).toHaveLength(1);
   });
 
+  it('releases the device when the payment cannot be recorded after the card was read', async () => {
+    const lane = new FakeLane();
+    let release!: () => void;
+    lane.gate = new Promise((r) => (release = r));
+    h = await startGateway({ cardPresent: lane });
+    await h.api.post('/api/imports/order', { identifier: 'POS-9' });
+    const pending = op<GatewayError>(h.api, 'sale', { amount_cents: 1000, order: 'POS-9', terminal: { laneid: '1' } });
+    await new Promise((r) => setTimeout(r, 50));
+    // Meanwhile the order is routed to another processor: the terminal payment no longer fits it.
+    const giftProcessor = `${h.t.engine.account.profile().token}GC`;
+    await h.api.patch('/api/imports/order', { identifier: 'POS-9', settlement_token: giftProcessor });
+    release();
+    const res = await pending;
+    expect(res.status).toBe(500);
+    expect(res.body.errors).toEqual(['settlement_token_mismatch']);
+    expect(lane.completions).toEqual([expect.objectContaining({ outcome: expect.objectContaining({ approved: false }) })]);
+  });
+
   it('passes device errors through as gateway errors, and refuses without a driver', async () => {
     const lane = new FakeLane();
     lane.readError = fail.unavailable('card_removed', 'The card was removed before the read finished');

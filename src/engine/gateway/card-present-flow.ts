@@ -110,7 +110,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
       throw fail.gateway('device_error', 'The terminal could not read a card');
     }
 
-    const recorded = await batcher.run(async (tx) => {
+    const record = () => batcher.run(async (tx) => {
       const order = orderInput ? await ctx.orders.resolveInTx(tx, orderInput, { amountCents: amount, currency: pre.currency }) : null;
       const key = uniqueKey(action, order?.data.identifier ?? null, reference);
       const prior = key ? await findByUnique(tx, ctx.core, key) : undefined;
@@ -187,8 +187,17 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
       await putTx(tx, data, true);
       return data;
     });
-    // The card number is not needed past the authorization.
-    read.pan = '';
+    let recorded: TxData;
+    try {
+      recorded = await record();
+    } catch (err) {
+      // Nothing was authorized: release the device, which is waiting to show an outcome.
+      await port.complete(request, { approved: false, message: 'NOT COMPLETED' }).catch(() => undefined);
+      throw err;
+    } finally {
+      // The card number is not needed past the authorization.
+      read.pan = '';
+    }
 
     const approved = recorded.outcome.approved && recorded.state === 'completed';
     try {
