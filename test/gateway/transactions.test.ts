@@ -252,6 +252,8 @@ describe('money as a state machine', () => {
     expect(bad.body).toMatchObject({ success: false, response_code: 211 });
     const auth = await op<GatewayError>(h.api, 'auth', { amount_cents: 5000, bank_account: ACH });
     expect(auth.body.errors).toEqual(['unsupported_payment_method']);
+    const authByToken = await op<GatewayError>(h.api, 'auth', { amount_cents: 5000, fund_token: ok.body.bank_account });
+    expect(authByToken.body.errors).toEqual(['unsupported_payment_method']);
     const returned = await op(h.api, 'sale', { amount_cents: 7000, bank_account: { ...ACH, account_number: '0000000024' } });
     expect(returned.body.success).toBe(true);
 

@@ -214,6 +214,7 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
   const r = await resolveSource(ctx, tx, p).catch((err: unknown) => {
     throw asGatewayError(err);
   });
+  if (r.method === 'bank_account' && p.action === 'authorize') throw fail.gateway('unsupported_payment_method', 'Bank accounts (ACH/EFT) have no authorization: use a sale');
   const settlementToken = settlementTokenFor(ctx, r.method, order?.data.settlement_token ?? null);
   const day = processingDay(ctx, tx.now);
 
