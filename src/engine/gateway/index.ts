@@ -16,7 +16,7 @@ import { cardPresentPayment, type TerminalAction } from './card-present-flow';
 import { runDue, settlementReader, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
 import { TRANSACTIONS, transactionView, type TxData, type TxDoc } from './transaction-record';
-import { ORDERS, type OrderDoc } from '../orders/order-record';
+import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
 
 export type { TransactionResult } from './context';
 export type { TxData } from './transaction-record';
@@ -100,7 +100,7 @@ export function createGateway(deps: {
       const t = direct ?? (await deps.core.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: tokenOrReference }, limit: 1 }))[0]?.data;
       if (!t) return undefined;
       // The order as it is now (its number or amount may have been updated since).
-      const order = t.order ? (await deps.core.get<OrderDoc>(ORDERS, t.order.identifier))?.data : undefined;
+      const order = t.order ? hydrateOrder(await deps.core.get<OrderDoc>(ORDERS, t.order.identifier))?.data : undefined;
       return order
         ? transactionView(t, { accountName: ctx.account.profile().name, order: { identifier: order.identifier, number: order.number, amount_cents: order.amount_cents } })
         : viewOf(t);

@@ -7,6 +7,7 @@ import { TRANSACTIONS, transactionView, type TxDoc } from '../gateway/transactio
 import { settlementTokens } from '../gateway/settlement-tokens';
 import {
   ORDERS,
+  hydrateOrder,
   applyOrderInput,
   checkImportable,
   extendedAttribute,
@@ -64,7 +65,8 @@ export function createOrders(core: EngineCore, account: Account): Orders {
     return docs.map((d) => transactionView(d.data, { accountName: profile().name, order: summary }));
   };
 
-  const view = async (reader: Tx | EngineCore, doc: OrderDoc): Promise<OrderView> => {
+  const view = async (reader: Tx | EngineCore, stored: OrderDoc): Promise<OrderView> => {
+    const doc = hydrateOrder(stored);
     const o = doc.data;
     const { extra, order_items, published_at: _p, ...fields } = o;
     return {
@@ -92,7 +94,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
     // Filtered exports read the index in chunks until the page is full: a filter never shortens a
     // page whose later records would match.
     for (;;) {
-      const chunk = await core.find<OrderDoc>(ORDERS, { selector: { ...selector, watermark: { $gt: after } }, sort, limit: Math.max(page.limit, 200) });
+      const chunk = (await core.find<OrderDoc>(ORDERS, { selector: { ...selector, watermark: { $gt: after } }, sort, limit: Math.max(page.limit, 200) })).map(hydrateOrder);
       for (const d of chunk) {
         if (keep(d)) out.push(d);
         if (out.length >= page.limit) break;
@@ -109,7 +111,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
       checkImportable(input as Record<string, unknown>);
       return core.mutate(async (tx) => {
         const identifier = input.identifier ?? core.ids.token();
-        const existing = await tx.get<OrderDoc>(ORDERS, identifier);
+        const existing = hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier));
         const next = applyOrderInput(undefined, input, identifier, tx.at);
         if (existing) {
           if (!sameOrder(existing.data, next)) throw fail.precondition('order_exists', `Order ${identifier} already exists: update it with PATCH /api/imports/order`);
@@ -127,7 +129,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
       if (!input.identifier) throw fail.precondition('identifier_unspecified', 'identifier is required to update an order');
       const identifier = input.identifier;
       return core.mutate(async (tx) => {
-        const existing = await tx.get<OrderDoc>(ORDERS, identifier);
+        const existing = hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier));
         if (!existing) throw fail.precondition('order_not_found', `No order ${identifier}`);
         if (input.draft === true && !existing.data.draft) {
           throw fail.precondition('order_published', `Order ${identifier} is published and cannot become a draft again`);
@@ -140,7 +142,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
     },
 
     async view(identifier) {
-      const doc = await core.get<OrderDoc>(ORDERS, identifier);
+      const doc = hydrateOrder(await core.get<OrderDoc>(ORDERS, identifier));
       return doc ? view(core, doc) : undefined;
     },
 
@@ -160,7 +162,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
 
     async resolveInTx(tx, order, defaults) {
       if (typeof order === 'string') {
-        const doc = await tx.get<OrderDoc>(ORDERS, order);
+        const doc = hydrateOrder(await tx.get<OrderDoc>(ORDERS, order));
         if (!doc) throw fail.gateway('order_not_found', `No order ${order}`);
         return { data: doc.data, changed: false, created: false };
       }
@@ -170,7 +172,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
         throw fail.gateway('not_importable', (err as Error).message);
       }
       const identifier = order.identifier ?? core.ids.token();
-      const existing = order.identifier ? await tx.get<OrderDoc>(ORDERS, identifier) : undefined;
+      const existing = order.identifier ? hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier)) : undefined;
       const withDefaults: OrderInput = existing
         ? order
         : { ...order, amount_cents: order.amount_cents ?? defaults.amountCents, currency: order.currency ?? defaults.currency };

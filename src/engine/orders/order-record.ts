@@ -94,8 +94,18 @@ export interface OrderDoc extends StoredDoc, OrderRow {}
 
 export const ORDERS = 'orders';
 
+const NULL_TEXT = Object.freeze(Object.fromEntries(ORDER_TEXT_FIELDS.map((f) => [f, null]))) as Readonly<Record<TextField, null>>;
+
+/** The stored form: text fields that are null are left out (most of them, for a web order). */
 export function orderDoc(data: OrderData): OrderRow {
-  return { id: data.identifier, published: !data.draft, data };
+  const stored: Partial<OrderData> = { ...data };
+  for (const f of ORDER_TEXT_FIELDS) if (stored[f] === null) delete stored[f];
+  return { id: data.identifier, published: !data.draft, data: stored as OrderData };
+}
+
+/** A stored order with its absent text fields back as null. */
+export function hydrateOrder<T extends OrderRow | undefined>(doc: T): T {
+  return (doc ? { ...doc, data: { ...NULL_TEXT, ...doc.data } } : doc) as T;
 }
 
 /** Cents sent as an integer or a digit string. */
@@ -155,7 +165,7 @@ export function applyOrderInput(existing: OrderData | undefined, input: OrderInp
       created_at: at,
       updated_at: at,
       published_at: null,
-      ...Object.fromEntries(ORDER_TEXT_FIELDS.map((f) => [f, null])),
+      ...NULL_TEXT,
     } as unknown as OrderData);
   const next: OrderData = { ...base, extra: { ...base.extra } };
   const record = input as Record<string, unknown>;
