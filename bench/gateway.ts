@@ -1,10 +1,36 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { rmSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { createEngine } from '../src/engine';
+import { createLogger } from '../src/engine/logger';
+import { openDataStore } from '../src/store';
+
+async function engineOnly(total: number, inFlight: number): Promise<number> {
+  const folder = mkdtempSync(join(tmpdir(), 'laneway-bench-engine-'));
+  const store = await openDataStore({ directory: folder });
+  const engine = await createEngine({ store, logger: createLogger({}), timezone: 'UTC' });
+  try {
+    const w = await engine.wallets.create({ credit_card: { name: 'Bench', expiry_month: '12', expiry_year: 2040, card_number: '4895281000000006', cvv: '123', address: { postal_code: '90210' } } });
+    let started = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (started < total) {
+          const n = ++started;
+          await engine.gateway.transact('sale', { amount_cents: 1000, currency: 'USD', order: { identifier: `E-${n}`, number: `N${n}`, amount_cents: 1000 }, fund_token: w.fund_token!, transaction_reference: `ref-${n}` }, 'bench');
+        }
+      }),
+    );
+    return (total / (performance.now() - t0)) * 1000;
+  } finally {
+    await engine.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 /**
  * Sustained sales per second over loopback HTTP, beside a no-op route's rate measured in the same
@@ -80,6 +106,9 @@ try {
   for (const { title, connections, r } of results) {
     console.log(`| ${title} | ${connections} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`);
   }
+  // The engine alone (no HTTP): the same sales through engine.gateway.transact, 32 in flight.
+  const engineRate = await engineOnly(4000, 32);
+  console.log(`| engine only, no HTTP (same sale) | 32 in flight | ${engineRate.toFixed(0)} | | | | |`);
   const met = results.filter((x) => x.title.startsWith('sale') && x.r.requests.average >= 1000 && x.r.latency.p99 < 50 && x.r.non2xx === 0);
   console.log(`\ntarget (>= 1000 sales/s, p99 < 50 ms, no failures): ${met.length ? `met at ${met.map((m) => m.connections).join(', ')} connections` : 'NOT met'}`);
 } finally {
