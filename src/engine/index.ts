@@ -6,6 +6,14 @@ import { createLogger, type Logger } from './logger';
 import { openAccount, type Account } from './account';
 import { createLanes, type Lanes } from './lanes';
 import type { LaneDriver } from './lanes/driver-port';
+import type { CardPresentPort } from './card-present';
+import { createOrders, type Orders } from './orders';
+import { createWallets, type Wallets } from './wallets';
+import { createGiftCards, type GiftCards } from './wallets/gift-cards';
+import { createAutopay, type Autopay } from './wallets/autopay';
+import type { ReceivablesPort } from './wallets/autopay-port';
+import { openVaultKeyer } from './wallets/secrets';
+import { createGateway, type Gateway } from './gateway';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -19,6 +27,10 @@ export interface EngineOptions {
   timezone?: string;
   /** Drives the card-present lanes (src/terminal's serial driver); without it lanes are configurable but offline. */
   laneDriver?: LaneDriver;
+  /** Overrides the lanes as the gateway's card-present port (tests); settable later with gateway.setCardPresent. */
+  cardPresent?: CardPresentPort;
+  /** The receivables domain as autopay needs it; settable later with autopay.setReceivables. */
+  receivables?: ReceivablesPort;
 }
 
 export interface Engine {
@@ -28,6 +40,11 @@ export interface Engine {
   /** Card-present lanes: settings, terminal commands, and the CardPresentPort for the gateway. */
   readonly lanes: Lanes;
   readonly logger: Logger;
+  readonly orders: Orders;
+  readonly gateway: Gateway;
+  readonly wallets: Wallets;
+  readonly giftCards: GiftCards;
+  readonly autopay: Autopay;
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
   status(): EngineStatus;
@@ -66,6 +83,15 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   });
   const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});
 
+  const keyer = await openVaultKeyer(core);
+  // Wallets ask autopay for the receivables port only at request time, after it exists.
+  const receivables = () => autopay.receivables();
+  const orders = createOrders(core, account);
+  const wallets = createWallets({ core, account, keyer, receivables });
+  const giftCards = createGiftCards(core, account, keyer);
+  const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
+  const autopay: Autopay = createAutopay({ core, account, gateway, ...(options.receivables ? { receivables: options.receivables } : {}) });
+
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   const startedAt = new Date(clock.now()).toISOString();
@@ -75,6 +101,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     account,
     lanes,
     logger,
+    orders,
+    gateway,
+    wallets,
+    giftCards,
+    autopay,
     ...(firstCredentials ? { firstCredentials } : {}),
     status() {
       const profile = account.profile();

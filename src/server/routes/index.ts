@@ -7,10 +7,26 @@ import { accountRoutes } from './account';
 import { eventStream } from './events';
 import { laneRoutes } from './lanes';
 import { terminalRoutes } from './terminal';
+import { orderAliasRoutes, orderRoutes } from './orders';
+import { gatewayRoutes } from './gateway';
+import { walletRoutes } from './wallets';
+import { referenceDataRoutes } from './reference-data';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
-const domainRoutes: AnyRoute[] = [...systemRoutes, ...accountRoutes, ...laneRoutes, ...terminalRoutes, eventStream];
+const domainRoutes: AnyRoute[] = [
+  ...systemRoutes,
+  ...accountRoutes,
+  eventStream,
+  ...orderRoutes,
+  ...gatewayRoutes,
+  // After POST /api/gateway/v1/orders/{action}: GET /api/gateway/v1/orders/{token} must not shadow them.
+  ...orderAliasRoutes,
+  ...walletRoutes,
+  ...referenceDataRoutes,
+  ...laneRoutes,
+  ...terminalRoutes,
+];
 
 let cachedDoc: Record<string, unknown> | undefined;
 

@@ -1,0 +1,128 @@
+import type { EngineCore } from '../core';
+import type { Account } from '../account';
+import { fail } from '../errors';
+import type { CardPresentPort } from '../card-present';
+import type { Orders } from '../orders';
+import type { Wallets } from '../wallets';
+import type { GiftCards } from '../wallets/gift-cards';
+import type { Keyer } from '../wallets/instruments';
+import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
+import { ProcessingCalendar } from './processing-day';
+import { UnitBatcher } from './unit-batcher';
+import { gatewayGuard, getTx, putTx, type GatewayContext, type TransactionResult } from './context';
+import { newMoneyInTx, prepareNewMoney, type NewMoneyAction } from './new-money';
+import { followUpInTx, prepareFollowUp, type FollowUpAction } from './follow-up';
+import { cardPresentPayment, type TerminalAction } from './card-present-flow';
+import { runDue, settlementReader, type SettlementReader } from './settlement';
+import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
+import { TRANSACTIONS, transactionView, type TxData, type TxDoc } from './transaction-record';
+import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
+
+export type { TransactionResult } from './context';
+export type { TxData } from './transaction-record';
+export type { SettlementBatch, SettlementException, SettlementReader } from './settlement';
+
+export type GatewayAction = NewMoneyAction | FollowUpAction;
+
+export interface Gateway {
+  /**
+   * One order transaction (POST /api/gateway/v1/orders/{action}). Resolves with the outcome
+   * (`approved: false` is a decline, HTTP 200); rejects with a gateway error (HTTP 500) when the
+   * request cannot be carried out. `actor` is the credential token (`created_by_user`).
+   */
+  transact(action: GatewayAction, request: TransactionRequest, actor: string | null): Promise<TransactionResult>;
+  /** A transaction by token, then unique_reference; undefined when neither matches. */
+  view(tokenOrReference: string): Promise<OrderTransactionView | undefined>;
+  /** The stored record (for other domains: receipts, reports). */
+  record(token: string): Promise<TxData | undefined>;
+  /** Runs the clock-driven work due at `now` (also registered as the `gateway.due` tick task). */
+  runDue(now: number): Promise<number>;
+  settlement: SettlementReader;
+  responseCodes(): Array<{ code: number; description: string }>;
+  bins(): BinRecord[];
+  bin(bin: string): BinRecord | undefined;
+  /** The lanes' card-present driver (optional; without it terminal requests fail `terminal_unavailable`). */
+  setCardPresent(port: CardPresentPort | undefined): void;
+  /** Group-commit figures: units of work committed and the requests they held. */
+  commitStats(): { units: number; requests: number };
+  /** Records an invoicing payment made with a transaction (autopay), for the transaction's `payments`. */
+  linkPayment(token: string, payment: { identifier: string; amount_cents: number }): Promise<void>;
+}
+
+export function createGateway(deps: {
+  core: EngineCore;
+  account: Account;
+  orders: Orders;
+  wallets: Wallets;
+  giftCards: GiftCards;
+  keyer: Keyer;
+  cardPresent?: CardPresentPort;
+}): Gateway {
+  const ctx: GatewayContext = {
+    core: deps.core,
+    account: deps.account,
+    orders: deps.orders,
+    wallets: deps.wallets,
+    giftCards: deps.giftCards,
+    keyer: deps.keyer,
+    calendar: new ProcessingCalendar(),
+  };
+  const batcher = new UnitBatcher(deps.core);
+  let cardPresent = deps.cardPresent;
+  const inflight = new Map<string, Promise<TransactionResult>>();
+
+  deps.core.onTick('gateway.due', async (now) => {
+    await runDue(ctx, now);
+  });
+
+  const viewOf = (t: TxData) => transactionView(t, { accountName: ctx.account.profile().name });
+
+  return {
+    async transact(action, request, actor) {
+      gatewayGuard(ctx);
+      // A capture naming its authorization needs no card; any other terminal request reads one.
+      if (request.terminal && !(action === 'capture' && request.transaction)) {
+        if (action === 'verify' || action === 'refund' || action === 'void') {
+          throw fail.gateway('unsupported_payment_method', `A ${action} does not take a terminal: ${action === 'verify' ? 'verify a card by reading it in a sale or authorization' : 'send the prior transaction'}`);
+        }
+        return cardPresentPayment({ ctx, batcher, port: () => cardPresent, inflight }, action as TerminalAction, request, actor);
+      }
+      if (action === 'capture' || action === 'refund' || action === 'void') {
+        const prepared = prepareFollowUp(action, request, actor);
+        return batcher.run((tx) => followUpInTx(ctx, tx, prepared));
+      }
+      const prepared = prepareNewMoney(ctx, action, request, actor);
+      return batcher.run((tx) => newMoneyInTx(ctx, tx, prepared));
+    },
+
+    async view(tokenOrReference) {
+      const direct = await getTx(deps.core, tokenOrReference);
+      const t = direct ?? (await deps.core.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: tokenOrReference }, limit: 1 }))[0]?.data;
+      if (!t) return undefined;
+      // The order as it is now (its number or amount may have been updated since).
+      const order = t.order ? hydrateOrder(await deps.core.get<OrderDoc>(ORDERS, t.order.identifier))?.data : undefined;
+      return order
+        ? transactionView(t, { accountName: ctx.account.profile().name, order: { identifier: order.identifier, number: order.number, amount_cents: order.amount_cents } })
+        : viewOf(t);
+    },
+
+    record: (token) => getTx(deps.core, token),
+    runDue: (now) => runDue(ctx, now),
+    settlement: settlementReader(deps.core),
+    responseCodes: () => responseCodes().map(({ code, description }) => ({ code, description })),
+    bins: allBins,
+    bin: (b) => lookupBin(b),
+    commitStats: () => ({ ...batcher.stats }),
+    setCardPresent(port) {
+      cardPresent = port;
+    },
+    async linkPayment(token, payment) {
+      await batcher.run(async (tx) => {
+        const t = await getTx(tx, token);
+        if (!t || t.payments.some((p) => p.identifier === payment.identifier)) return;
+        await putTx(tx, { ...t, payments: [...t.payments, payment], updated_at: tx.at }, false);
+      });
+    },
+  };
+}
+

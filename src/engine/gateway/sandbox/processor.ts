@@ -1,0 +1,100 @@
+import type { Ids } from '../../ids';
+import { responseCodeFor } from '../reference-data';
+import type { Outcome } from '../transaction-record';
+import type { SandboxProfile } from './test-data';
+import { amountDeclines, voidDeclines } from './checks';
+
+/**
+ * The sandbox processor's decisions. Pure functions of what the request carries (test numbers,
+ * amounts, CVV, billing address) so the same request always gets the same answer; the gateway
+ * records the outcome. Production has no processor here: the gateway refuses before asking.
+ */
+export type Decision =
+  | { approved: true }
+  | { approved: false; errorCode: string; message: string; subject: string };
+
+export const APPROVED: Decision = { approved: true };
+
+const decline = (errorCode: string, message: string, subject = 'gateway'): Decision => ({ approved: false, errorCode, message, subject });
+
+/** The verification of a new card or a card read at a lane: number, expiry, issuer, AVS. */
+export function verifyCard(input: {
+  problem?: 'luhn' | 'unknown' | 'expired' | undefined;
+  problemMessage?: string;
+  profile: SandboxProfile;
+  avs: string | null;
+  checkAvs: boolean;
+}): Decision {
+  if (input.problem === 'luhn' || input.problem === 'unknown') return decline('invalid_account_number', input.problemMessage ?? 'INVALID ACCOUNT NUMBER', 'credit_card');
+  if (input.problem === 'expired') return decline('expired_card', input.problemMessage ?? 'EXPIRED CARD', 'credit_card');
+  if (input.profile === 'decline') return decline('do_not_honor', 'DECLINED');
+  if (input.checkAvs && input.avs === 'N') return decline('avs_mismatch', 'Failed AVS Check');
+  return APPROVED;
+}
+
+/** A financial card action (authorize, sale, capture, refund, credit) on a verified card. */
+export function chargeCard(profile: SandboxProfile, amountCents: number): Decision {
+  if (profile === 'decline') return decline('do_not_honor', 'DECLINED');
+  if (amountDeclines(amountCents)) return decline('do_not_honor', 'DECLINED');
+  return APPROVED;
+}
+
+/** An ACH/EFT debit or credit: unknown accounts decline as invalid; .01 amounts decline. */
+export function chargeBank(input: { unknown: boolean; message: string; amountCents: number }): Decision {
+  if (input.unknown) return decline('invalid_account_number', input.message, 'bank_account');
+  if (amountDeclines(input.amountCents)) return decline('do_not_honor', 'DECLINED');
+  return APPROVED;
+}
+
+export function voidDecision(amountCents: number): Decision {
+  return voidDeclines(amountCents) ? decline('void_declined', 'VOID DECLINED') : APPROVED;
+}
+
+export function giftDecision(input: {
+  known: boolean;
+  pinOk: boolean;
+  activated: boolean;
+  expired: boolean;
+  balanceCents: number;
+  amountCents: number;
+}): Decision {
+  if (!input.known) return decline('gift_card_unknown', 'UNKNOWN GIFT CARD', 'gift_card');
+  if (!input.pinOk) return decline('incorrect_pin', 'INCORRECT PIN', 'gift_card');
+  if (!input.activated) return decline('gift_card_inactive', 'GIFT CARD NOT ACTIVATED', 'gift_card');
+  if (input.expired) return decline('expired_card', 'EXPIRED CARD', 'gift_card');
+  if (input.balanceCents < input.amountCents) return decline('insufficient_funds', 'INSUFFICIENT FUNDS', 'gift_card');
+  if (amountDeclines(input.amountCents)) return decline('do_not_honor', 'DECLINED');
+  return APPROVED;
+}
+
+/** Turns a decision into the outcome stored on the transaction, with processor references. */
+export function outcomeOf(decision: Decision, ids: Ids, checks: { avs: string | null; cvv: string | null }): Outcome {
+  const processorId = ids.token();
+  const reference = processorId.toLowerCase().slice(-12);
+  if (decision.approved) {
+    return {
+      approved: true,
+      response_code: responseCodeFor(null).code,
+      error_code: null,
+      message: 'APPROVED',
+      errors: null,
+      authorization_code: processorId.slice(-6),
+      processor_reference: reference,
+      processor_id: processorId,
+      avs: checks.avs,
+      cvv: checks.cvv,
+    };
+  }
+  return {
+    approved: false,
+    response_code: responseCodeFor(decision.errorCode).code,
+    error_code: decision.errorCode,
+    message: decision.message,
+    errors: { [decision.subject]: [decision.message] },
+    authorization_code: null,
+    processor_reference: reference,
+    processor_id: processorId,
+    avs: checks.avs,
+    cvv: checks.cvv,
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * The sandbox's test numbers (the reference's "Testing Order Transactions"), and the two sandbox
+ * ACH/EFT accounts. A card or account that is not listed here is unknown to the sandbox and declines
+ * with response code 211 (invalid account number).
+ */
+export type SandboxProfile = 'approve' | 'decline' | 'ach_settles' | 'ach_returns' | 'imported';
+
+export interface TestCard {
+  number: string;
+  brand: string;
+  profile: SandboxProfile;
+}
+
+export const TEST_CARDS: readonly TestCard[] = [
+  { number: '4895281000000006', brand: 'visa', profile: 'approve' },
+  { number: '4264280001234500', brand: 'visa', profile: 'decline' },
+  { number: '5541032000004422', brand: 'master', profile: 'approve' },
+  { number: '6011000990911111', brand: 'discover', profile: 'approve' },
+  { number: '341111597242000', brand: 'american_express', profile: 'approve' },
+];
+
+export const TEST_CARD_LIST = 'Visa 4895281000000006, Mastercard 5541032000004422, Discover 6011000990911111, Amex 341111597242000 (Visa 4264280001234500 always declines)';
+
+export const ACH_TEST_ROUTING = '122105278';
+export const EFT_TEST_INSTITUTION = '001';
+export const EFT_TEST_BRANCH = '00011';
+/** Settles normally. */
+export const BANK_TEST_ACCOUNT = '0000000016';
+/** Accepted and settled, then returned R01 (insufficient funds) three days after its processing day. */
+export const BANK_RETURN_ACCOUNT = '0000000024';
+
+export const BANK_TEST_LIST = `ACH routing ${ACH_TEST_ROUTING} (or EFT institution ${EFT_TEST_INSTITUTION} transit ${EFT_TEST_BRANCH}) with account ${BANK_TEST_ACCOUNT} (settles) or ${BANK_RETURN_ACCOUNT} (returned R01 days later)`;
+
+export function testCard(pan: string): TestCard | undefined {
+  return TEST_CARDS.find((c) => c.number === pan);
+}
+
+/** Days after its processing day at whose cut-off an ACH/EFT transaction settles, and is returned. */
+export const BANK_SETTLE_DAYS = 1;
+export const BANK_RETURN_DAYS = 3;

@@ -1,0 +1,226 @@
+import type { EngineCore, Tx } from '../core';
+import { addDays } from '../clock';
+import { getRecord, putRecord, recordsSince, type RecordDoc } from '../records';
+import { BANK_RETURN_DAYS, BANK_SETTLE_DAYS } from './sandbox/test-data';
+import { responseCodeFor } from './reference-data';
+import { TRANSACTIONS, remainingOf, type TxData, type TxDoc } from './transaction-record';
+import { getTx, putTx, type GatewayContext } from './context';
+
+/**
+ * The clock's work on transactions, run by the `gateway.due` tick task: each transaction carries
+ * the next instant (`due_at`) at which something happens to it.
+ *   batch       the processing day's cut-off: a card sale, capture, refund or credit (or an ACH/EFT
+ *               one) closes into that day's settlement batch; from then on a void is impossible.
+ *   hold        an authorization's hold ends: whatever is still reserved is released.
+ *   bank_settle an ACH/EFT transaction settles (in_progress -> completed) one processing day later.
+ *   bank_return the sandbox return account is returned R01 three days after its processing day:
+ *               state completed_but_nsfed and a settlement exception.
+ *
+ * Settlement batches (records kind `settlement_batch`, key = batch id, ref = processing date) and
+ * exceptions (kind `settlement_exception`, key = transaction token, ref = exception date) are what
+ * the settlement reports (daily batch deposits, transaction exceptions) read.
+ */
+export interface SettlementBatch {
+  /** `<processing date>-<settlement token>-<currency>` */
+  token: string;
+  merchant_account_token: string;
+  processing_date: string;
+  batch_close_date: string;
+  batch_deposit_date: string;
+  cutoff_at: string;
+  closed_at: string;
+  currency: string;
+  deposit_currency: string;
+  payment_method_group: 'card' | 'bank' | 'terminal';
+  transaction_count: number;
+  sales_count: number;
+  sales_cents: number;
+  refunds_count: number;
+  refunds_cents: number;
+  /** sales - refunds; may be negative (a withdrawal). */
+  batch_net_amount_cents: number;
+  fee_withdrawal_amount_cents: number;
+  deposit_amount_cents: number;
+  fees: unknown[];
+}
+
+export interface SettlementException {
+  exception_type: 'return';
+  exception_description: string;
+  exception_date: string;
+  exception_amount_in_cents: number;
+  return_code: string;
+  response_code: number;
+  exception_transaction: {
+    token: string;
+    transaction_reference: string | null;
+    amount_in_cents: number;
+    currency: string;
+    payment_method: string;
+    settlement_token: string;
+    action: string;
+    processing_date: string;
+  };
+}
+
+export const BATCH = 'settlement_batch';
+export const EXCEPTION = 'settlement_exception';
+
+const CHUNK = 500;
+
+function group(t: TxData): SettlementBatch['payment_method_group'] {
+  return t.payment_method === 'bank_account' ? 'bank' : t.payment_method === 'pos_terminal' ? 'terminal' : 'card';
+}
+
+export function batchId(t: TxData): string {
+  return `${t.processing_date}-${t.settlement_token}-${t.currency}`;
+}
+
+async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<string, SettlementBatch>): Promise<TxData> {
+  const id = batchId(t);
+  let batch = batches.get(id) ?? (await getRecord<SettlementBatch>(tx, BATCH, id))?.data;
+  if (!batch) {
+    const bank = group(t) === 'bank';
+    batch = {
+      token: id,
+      merchant_account_token: t.settlement_token,
+      processing_date: t.processing_date,
+      batch_close_date: t.processing_date,
+      batch_deposit_date: addDays(t.processing_date, bank ? BANK_SETTLE_DAYS : 1),
+      cutoff_at: new Date(t.cutoff_at).toISOString(),
+      closed_at: tx.at,
+      currency: t.currency,
+      deposit_currency: t.currency,
+      payment_method_group: group(t),
+      transaction_count: 0,
+      sales_count: 0,
+      sales_cents: 0,
+      refunds_count: 0,
+      refunds_cents: 0,
+      batch_net_amount_cents: 0,
+      fee_withdrawal_amount_cents: 0,
+      deposit_amount_cents: 0,
+      fees: [],
+    };
+  } else batch = { ...batch };
+  const outgoing = t.action === 'refund' || t.action === 'credit';
+  batch.transaction_count += 1;
+  if (outgoing) {
+    batch.refunds_count += 1;
+    batch.refunds_cents += t.amount_cents;
+  } else {
+    batch.sales_count += 1;
+    batch.sales_cents += t.amount_cents;
+  }
+  batch.batch_net_amount_cents = batch.sales_cents - batch.refunds_cents;
+  batch.deposit_amount_cents = batch.batch_net_amount_cents - batch.fee_withdrawal_amount_cents;
+  batches.set(id, batch);
+
+  const p = ctx.account.profile();
+  const bank = t.payment_method === 'bank_account';
+  return {
+    ...t,
+    settlement: { ...t.settlement, status: 'batched', batch: id },
+    due: bank ? 'bank_settle' : null,
+    due_at: bank ? ctx.calendar.cutoffAfter(t.processing_date, BANK_SETTLE_DAYS, p.timezone, p.processing_cutoff) : 0,
+  };
+}
+
+async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<string, SettlementBatch>): Promise<TxData | undefined> {
+  const p = ctx.account.profile();
+  switch (t.due) {
+    case 'batch':
+      return closeIntoBatch(ctx, tx, t, batches);
+    case 'hold': {
+      if (!t.auth) return { ...t, due: null, due_at: 0 };
+      const left = remainingOf(t.auth);
+      const auth = { ...t.auth, released_cents: t.auth.released_cents + Math.max(0, left) };
+      if (left > 0) auth.status = 'released';
+      return { ...t, auth, due: null, due_at: 0 };
+    }
+    case 'bank_settle': {
+      const returns = t.bank?.profile === 'ach_returns' && t.action === 'sale';
+      return {
+        ...t,
+        state: t.state === 'in_progress' ? 'completed' : t.state,
+        settlement: { ...t.settlement, status: 'settled', settled_at: tx.at },
+        due: returns ? 'bank_return' : null,
+        due_at: returns ? ctx.calendar.cutoffAfter(t.processing_date, BANK_RETURN_DAYS, p.timezone, p.processing_cutoff) : 0,
+      };
+    }
+    case 'bank_return': {
+      const code = responseCodeFor('ach_return_r01');
+      const date = addDays(t.processing_date, BANK_RETURN_DAYS);
+      const exception: SettlementException = {
+        exception_type: 'return',
+        exception_description: 'R01 Insufficient funds',
+        exception_date: date,
+        exception_amount_in_cents: t.amount_cents,
+        return_code: 'R01',
+        response_code: code.code,
+        exception_transaction: {
+          token: t.token,
+          transaction_reference: t.transaction_reference,
+          amount_in_cents: t.amount_cents,
+          currency: t.currency,
+          payment_method: t.payment_method,
+          settlement_token: t.settlement_token,
+          action: t.action,
+          processing_date: t.processing_date,
+        },
+      };
+      await putRecord(tx, EXCEPTION, t.token, exception, { type: 'settlement_exception.created', entity: 'settlement_exception', key: t.token, data: { exception_type: 'return', amount_cents: t.amount_cents } }, date);
+      return { ...t, state: 'completed_but_nsfed', settlement: { ...t.settlement, status: 'returned' }, due: null, due_at: 0 };
+    }
+    default:
+      return { ...t, due: null, due_at: 0 };
+  }
+}
+
+/** Runs everything due up to `now`, in chunks of one unit of work each. Idempotent. */
+export async function runDue(ctx: GatewayContext, now: number): Promise<number> {
+  const { core } = ctx;
+  let done = 0;
+  // Until nothing is due: one pass may make the next step due too (a batch closed days late whose
+  // settlement date has also passed).
+  for (let pass = 0; pass < 10_000; pass++) {
+    const due = await core.find<TxDoc>(TRANSACTIONS, { selector: { due_at: { $gt: 0, $lte: now } }, sort: [{ due_at: 'asc' }], limit: CHUNK });
+    if (due.length === 0) return done;
+    await core.mutate(async (tx) => {
+      const batches = new Map<string, SettlementBatch>();
+      for (const doc of due) {
+        // Re-read inside the unit: a request may have changed it since the query.
+        const t = await getTx(tx, doc.id);
+        if (!t || !t.due || t.due_at === 0 || t.due_at > now) continue;
+        const next = await process(ctx, tx, t, batches);
+        if (next) await putTx(tx, { ...next, updated_at: tx.at }, false);
+      }
+      for (const [id, batch] of batches) {
+        await putRecord(tx, BATCH, id, batch, { type: 'settlement_batch.closed', entity: 'settlement_batch', key: id, data: { net_cents: batch.batch_net_amount_cents, count: batch.transaction_count } }, batch.processing_date);
+      }
+    });
+    done += due.length;
+  }
+  return done;
+}
+
+export interface SettlementReader {
+  batchesSince(after: number, limit: number): Promise<Array<RecordDoc<SettlementBatch>>>;
+  batch(id: string): Promise<SettlementBatch | undefined>;
+  /** The transactions closed into a batch, oldest change first. */
+  batchTransactions(id: string): Promise<TxData[]>;
+  exceptionsSince(after: number, limit: number): Promise<Array<RecordDoc<SettlementException>>>;
+}
+
+export function settlementReader(core: EngineCore): SettlementReader {
+  return {
+    batchesSince: (after, limit) => recordsSince<SettlementBatch>(core, BATCH, after, limit),
+    async batch(id) {
+      return (await getRecord<SettlementBatch>(core, BATCH, id))?.data;
+    },
+    async batchTransactions(id) {
+      return (await core.find<TxDoc>(TRANSACTIONS, { selector: { batch_id: id }, sort: [{ batch_id: 'asc' }, { watermark: 'asc' }] })).map((d) => d.data);
+    },
+    exceptionsSince: (after, limit) => recordsSince<SettlementException>(core, EXCEPTION, after, limit),
+  };
+}

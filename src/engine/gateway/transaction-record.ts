@@ -1,0 +1,275 @@
+import type { StoredDoc } from '../../store/schema';
+import { RECENCY_BASE } from '../../store/collections/gateway';
+import type { OrderTransactionView } from '../../shared/schemas/gateway';
+import type { SandboxProfile } from './sandbox/test-data';
+import { brandName } from './reference-data';
+
+/**
+ * A gateway transaction as stored. Card data is the BIN, last four, brand and expiry only; a bank
+ * account is its routing and last four; a gift card its token and last four.
+ */
+export type Action = 'verify' | 'authorize' | 'capture' | 'sale' | 'void' | 'refund' | 'credit';
+export type PaymentMethod = 'credit_card' | 'bank_account' | 'gift_card' | 'pos_terminal';
+export type TxState = 'completed' | 'declined' | 'in_progress' | 'cancelled' | 'completed_but_nsfed';
+export type SettlementStatus = 'none' | 'pending' | 'batched' | 'settled' | 'returned' | 'voided';
+/** What the clock next does to this transaction (at `due_at`). */
+export type DueKind = 'batch' | 'hold' | 'bank_settle' | 'bank_return';
+
+export interface CardFacts {
+  bin: string | null;
+  last4: string;
+  length: number | null;
+  brand: string;
+  expiry_month: number;
+  expiry_year: number;
+  profile: SandboxProfile;
+}
+
+export interface BankFacts {
+  routing_number: string | null;
+  institution_number: string | null;
+  branch_number: string | null;
+  last4: string;
+  account_type: string;
+  check_type: string | null;
+  profile: SandboxProfile;
+}
+
+export interface TerminalFacts {
+  laneid: string;
+  entry_mode: string;
+  aid: string | null;
+  application_label: string | null;
+  tvr: string | null;
+  tsi: string | null;
+  cardholder_verification: string;
+  authorization_code: string | null;
+  signature: { media_type: string; data: string } | null;
+  reversal: string | null;
+}
+
+export interface AuthState {
+  authorized_cents: number;
+  captured_cents: number;
+  voided_cents: number;
+  released_cents: number;
+  hold_expires_at: number;
+  status: 'open' | 'captured' | 'voided' | 'released';
+}
+
+export interface Outcome {
+  approved: boolean;
+  response_code: number;
+  error_code: string | null;
+  message: string;
+  /** The processor's failure detail by subject: `{ gateway: ['DECLINED'] }`. */
+  errors: Record<string, string[]> | null;
+  authorization_code: string | null;
+  processor_reference: string;
+  processor_id: string;
+  avs: string | null;
+  cvv: string | null;
+}
+
+export interface TxData {
+  token: string;
+  action: Action;
+  state: TxState;
+  amount_cents: number;
+  currency: string;
+  order: { identifier: string; number: string | null; amount_cents: number | null } | null;
+  payment_method: PaymentMethod;
+  wallet: string | null;
+  fund: string | null;
+  gift_card: string | null;
+  card: CardFacts | null;
+  bank: BankFacts | null;
+  gift_last4: string | null;
+  terminal: TerminalFacts | null;
+  email: string | null;
+  from_account: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  transaction_reference: string | null;
+  unique_reference: string | null;
+  request_fingerprint: string | null;
+  parent: string | null;
+  processing_date: string;
+  cutoff_at: number;
+  settlement_token: string;
+  settlement: { status: SettlementStatus; batch: string | null; settled_at: string | null };
+  due: DueKind | null;
+  due_at: number;
+  outcome: Outcome;
+  auth: AuthState | null;
+  refunded_cents: number;
+  voided_by: string | null;
+  payments: Array<{ identifier: string; amount_cents: number }>;
+  fee_exempt: boolean;
+  sec_code: string | null;
+  industry: string | null;
+  device: string | null;
+}
+
+export interface TxRow {
+  id: string;
+  order_id: string;
+  unique_reference: string;
+  due_at: number;
+  batch_id: string;
+  fund: string;
+  recency: number;
+  data: TxData;
+}
+
+export interface TxDoc extends StoredDoc, TxRow {}
+
+export const TRANSACTIONS = 'transactions';
+
+export function txDoc(data: TxData): TxRow {
+  return {
+    id: data.token,
+    order_id: data.order?.identifier ?? '',
+    unique_reference: data.unique_reference ?? '',
+    due_at: data.due ? data.due_at : 0,
+    batch_id: data.settlement.batch ?? '',
+    fund: data.fund ?? data.gift_card ?? '',
+    recency: RECENCY_BASE - Date.parse(data.created_at),
+    data,
+  };
+}
+
+/** Amount still reserved by an authorization. */
+export function remainingOf(auth: AuthState): number {
+  return auth.authorized_cents - auth.captured_cents - auth.voided_cents - auth.released_cents;
+}
+
+const STEP: Record<Action, string> = {
+  verify: 'VerifyStep',
+  authorize: 'AuthorizeStep',
+  capture: 'CaptureStep',
+  sale: 'SaleStep',
+  void: 'VoidStep',
+  refund: 'RefundStep',
+  credit: 'CreditStep',
+};
+
+const METHOD_STEP: Record<PaymentMethod, string> = {
+  credit_card: 'Card',
+  bank_account: 'Bank',
+  gift_card: 'GiftCard',
+  pos_terminal: 'Terminal',
+};
+
+function mmyyyy(month: number, year: number): string {
+  return `${String(month).padStart(2, '0')}${year}`;
+}
+
+export interface ViewContext {
+  /** The supplier account's name (`to_account`). */
+  accountName: string;
+  /** The order as it is now, when known (else the snapshot taken with the transaction). */
+  order?: { identifier: string; number: string | null; amount_cents: number | null } | null;
+}
+
+/** The reference's OrderTransaction view of a stored transaction. */
+export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionView {
+  const o = t.outcome;
+  const card = t.card;
+  const order = ctx.order === undefined ? t.order : ctx.order;
+  const status = o.approved ? 'success' : 'failure';
+  const authorization = t.auth
+    ? {
+        authorized_cents: t.auth.authorized_cents,
+        captured_cents: t.auth.captured_cents,
+        voided_cents: t.auth.voided_cents,
+        released_cents: t.auth.released_cents,
+        remaining_cents: remainingOf(t.auth),
+        hold_expires_at: new Date(t.auth.hold_expires_at).toISOString(),
+        status: t.auth.status,
+      }
+    : null;
+  return {
+    token: t.token,
+    amount_in_cents: t.amount_cents,
+    message: null,
+    link_url: null,
+    type: 'transaction',
+    transaction_type: t.action === 'refund' || t.action === 'credit' ? 'send_money' : 'request_money',
+    email: t.email,
+    state: t.state,
+    transaction_reference: t.transaction_reference,
+    unique_reference: t.unique_reference,
+    from_account: t.from_account,
+    to_account: ctx.accountName,
+    process_on: null,
+    created_by_user: t.created_by,
+    created_at: t.created_at,
+    auto_withdraw: false,
+    auto_withdrawal_token: null,
+    step_types: [`TransactionSteps::${METHOD_STEP[t.payment_method]}${STEP[t.action]}`],
+    action: t.action,
+    payment_method: t.payment_method,
+    wallet: t.wallet,
+    credit_card: t.payment_method === 'credit_card' ? t.fund : null,
+    bank_account: t.payment_method === 'bank_account' ? t.fund : null,
+    gift_card: t.gift_card,
+    settlement_token: t.settlement_token,
+    currency: t.currency,
+    approved_amount_cents: o.approved ? t.amount_cents : 0,
+    fee_amount_cents: 0,
+    fee_exempt: t.fee_exempt,
+    gateway_response: {
+      token: o.processor_reference,
+      gateway_token: o.processor_id,
+      gateway_status: status,
+      authorization_code: o.authorization_code,
+      authorization_response: o.approved ? 'APPROVAL' : `${o.response_code}: ${o.message}`,
+      avs_response: o.avs,
+      cvv_response: o.cvv,
+      approved_amount_cents: o.approved ? t.amount_cents : 0,
+      error_code: o.error_code,
+      message: o.approved ? '' : o.message,
+      ...(o.errors ? { errors: o.errors } : {}),
+    },
+    gateway_token: o.processor_id,
+    gateway_authorization_code: o.authorization_code,
+    gateway_authorization_response: o.approved ? 'APPROVAL' : `${o.response_code}: ${o.message}`,
+    gateway_error_scope: 'sandbox',
+    gateway_error_code: o.error_code,
+    gateway_error_message: o.approved ? '' : o.message,
+    authorization_response: o.approved ? '100' : '200',
+    response_code: o.response_code,
+    avs_response: o.avs,
+    cvv_response: o.cvv,
+    credit_card_bin: card?.bin ?? null,
+    credit_card_masked_number: card ? `${'X'.repeat(Math.max(0, (card.length ?? 16) - 4))}${card.last4}` : null,
+    credit_card_brand: card?.brand ?? null,
+    credit_card_expiry: card ? mmyyyy(card.expiry_month, card.expiry_year) : null,
+    bank_account_masked_number: t.bank ? `XXXXXX${t.bank.last4}` : null,
+    bank_account_routing: t.bank ? (t.bank.routing_number ?? `${t.bank.institution_number}-${t.bank.branch_number}`) : null,
+    bank_account_type: t.bank?.account_type ?? null,
+    bank_account_check_type: t.bank?.check_type ?? null,
+    sec_code: t.sec_code,
+    orders: order ? [{ identifier: order.identifier, number: order.number, amount_cents: order.amount_cents }] : [],
+    payments: t.payments.map((p) => ({ identifier: p.identifier, amount_cents: p.amount_cents })),
+    parent_transaction: t.parent,
+    processing_date: t.processing_date,
+    settlement: {
+      status: t.settlement.status,
+      batch: t.settlement.batch,
+      cutoff_at: new Date(t.cutoff_at).toISOString(),
+      settled_at: t.settlement.settled_at,
+    },
+    authorization,
+    refunded_cents: t.refunded_cents,
+    voided_by: t.voided_by,
+    terminal: t.terminal ? { ...t.terminal } : null,
+  };
+}
+
+/** "Visa **0006" for a card; used by wallets and receipts. */
+export function cardLabel(brand: string, last4: string): string {
+  return `${brandName(brand)} **${last4}`;
+}

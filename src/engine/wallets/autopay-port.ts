@@ -1,0 +1,48 @@
+/**
+ * What autopay (and the invoicing-payment detail view) needs from the receivables domain. The
+ * receivables domain implements it; until it is wired, agreements still work, customer existence is
+ * not checked and no invoice is charged.
+ */
+export interface DueInvoice {
+  number: string;
+  customer_identifier: string;
+  /** ISO 4217, any case. */
+  currency: string;
+  /** Open balance still owed, in cents (> 0 for a due invoice). */
+  owing_cents: number;
+  /** YYYY-MM-DD */
+  due_date: string;
+  /** false when the invoice was imported with auto_debit N: autopay must leave it alone. */
+  auto_debit: boolean;
+  /** The invoice's auto_debit_reference (policy or contract number), matched by specific agreements. */
+  auto_debit_reference: string | null;
+}
+
+/** An invoicing payment made by autopay, to record against the invoices it paid. */
+export interface AutopayPayment {
+  /** Payment identifier: the gateway transaction token (recording twice must be harmless). */
+  identifier: string;
+  customer_identifier: string;
+  /** YYYY-MM-DD, the account's local date of the charge. */
+  date: string;
+  currency: string;
+  amount_cents: number;
+  payment_method: 'credit_card' | 'bank_account';
+  transaction_token: string;
+  fund_token: string;
+  authorization_code: string | null;
+  /** Card payments are final now; bank payments are IN PROGRESS until the ACH/EFT settles. */
+  status: 'PAID' | 'IN PROGRESS';
+  autopay_agreement: string;
+  invoices: Array<{ number: string; amount_cents: number }>;
+}
+
+export interface ReceivablesPort {
+  customerExists(identifier: string): Promise<boolean>;
+  /** Open invoices of the customer with a balance, due on or before `asOfDate` (YYYY-MM-DD). */
+  dueInvoices(customerIdentifier: string, asOfDate: string): Promise<DueInvoice[]>;
+  /** Records the payment and applies it to the invoices; idempotent by `identifier`. */
+  recordPayment(payment: AutopayPayment): Promise<{ identifier: string }>;
+  /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}), for /api/gateway/v1/payments/{token}. */
+  viewPayment?(referenceOrToken: string): Promise<Record<string, unknown> | undefined>;
+}

@@ -1,0 +1,70 @@
+import type { StoredDoc } from '../../store/schema';
+import type { StoredBank, StoredCard } from './instruments';
+
+/** A wallet: a customer's (or a ghost's) set of vaulted payment methods. */
+export interface WalletData {
+  token: string;
+  customer: { identifier: string; name: string | null } | null;
+  contacts: Array<{ email: string; first_name: string | null; last_name: string | null }>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WalletRow {
+  id: string;
+  customer: string;
+  email: string;
+  updated_ms: number;
+  data: WalletData;
+}
+
+export interface WalletDoc extends StoredDoc, WalletRow {}
+
+/** A payment method in a wallet. Never a full card or account number (DESIGN rule 5). */
+export interface FundData {
+  token: string;
+  wallet: string;
+  kind: 'credit_card' | 'bank_account';
+  /** The vault token (the reference's gateway_token), searchable with type `vault`. */
+  gateway_token: string;
+  nickname: string | null;
+  is_default: boolean;
+  is_single_use: boolean;
+  locked: boolean;
+  inactive: boolean;
+  card: StoredCard | null;
+  bank: StoredBank | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FundRow {
+  id: string;
+  wallet: string;
+  vault: string;
+  data: FundData;
+}
+
+export interface FundDoc extends StoredDoc, FundRow {}
+
+export const WALLETS = 'wallets';
+export const FUNDS = 'funds';
+
+export function walletDoc(data: WalletData, nowMs: number): WalletRow {
+  return {
+    id: data.token,
+    customer: data.customer?.identifier ?? '',
+    email: (data.contacts[0]?.email ?? '').toLowerCase().slice(0, 200),
+    updated_ms: nowMs,
+    data,
+  };
+}
+
+export function fundDoc(data: FundData): FundRow {
+  return { id: data.token, wallet: data.wallet, vault: data.gateway_token, data };
+}
+
+/** How a fund shows its card: `Visa **0006`. */
+export function cardDisplay(brandName: string, last4: string): string {
+  return `${brandName} **${last4}`;
+}

@@ -1,0 +1,290 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type AnyRoute, type Reply } from '../route';
+import { exportParams, exportShape } from '../exports';
+import { fail, isEngineError } from '../../engine/errors';
+import { ErrorBody, GatewayErrorBody } from '../../shared/schemas/common';
+import { ref } from '../../shared/schemas/registry';
+import {
+  AutopayCreate,
+  AutopayLookup,
+  AutopayRetrieveResponse,
+  AutopayRevoke,
+  AutopayUpdate,
+  GiftCardLoad,
+  GiftCardLoadResponse,
+  GiftCardRead,
+  GiftCardReadResponse,
+  Wallet,
+  WalletErrorBody,
+  WalletExportPage,
+  WalletExportQuery,
+  WalletMethodPatch,
+  WalletMethodRequest,
+  WalletRequest,
+  WalletResponse,
+  WalletSearchQuery,
+} from '../../shared/schemas/wallets';
+
+const WALLET_RULES = `A wallet holds a customer's vaulted payment methods. Only the token, brand, BIN, last four and expiry of a card
+(routing and last four of a bank account) are kept; a CVV is checked and dropped. In the sandbox only its test cards and accounts can be
+vaulted (see the order transaction operations). Adding a card or account a wallet already holds answers its existing fund token.`;
+
+/** The reference's wallet 412 body: the code in `wallets.error`, plus our `error`/`code`. */
+async function walletErrors(run: () => Promise<Reply>): Promise<Reply> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isEngineError(err) && err.kind === 'precondition') {
+      return {
+        status: 412,
+        body: { wallet_token: null, fund_token: null, wallets: { error: err.code }, error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) },
+      };
+    }
+    throw err;
+  }
+}
+
+const walletFailure = {
+  412: { description: 'Precondition failed (reference codes such as customer_not_found, name_unspecified, fund_address_unspecified, payment_method_not_found)', schema: Type.Union([ref(WalletErrorBody), ref(ErrorBody)]) },
+  503: { description: 'Production install without a payment processor: methods cannot be vaulted', schema: ref(ErrorBody) },
+};
+const methodFailure = { 412: { description: 'Precondition failed (payment_method_not_found, payment_method_inactive, card_expired...)', schema: ref(ErrorBody) } };
+
+const WalletParams = Type.Object({ wallet_token: Type.String({ minLength: 1, maxLength: 40 }) });
+const MethodParams = Type.Object({ wallet_token: Type.String({ minLength: 1, maxLength: 40 }), fund_token: Type.String({ minLength: 1, maxLength: 40 }) });
+
+export const searchWallets = defineRoute({
+  method: 'get',
+  path: '/api/gateway/v1/wallets/search',
+  operationId: 'searchWallets',
+  tags: ['Wallets'],
+  summary: 'Search wallets by contact email, customer identifier, fund token or vault token',
+  query: WalletSearchQuery,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'Matching wallets', schema: Type.Object({ wallets: Type.Array(ref(Wallet)) }) }, ...methodFailure },
+  async handler({ engine, query }) {
+    return { body: { wallets: await engine.wallets.search(query.type, query.locator) } };
+  },
+});
+
+export const createWallet = defineRoute({
+  method: 'post',
+  path: '/api/gateway/v1/wallets',
+  operationId: 'createWallet',
+  tags: ['Wallets'],
+  summary: 'Create a wallet, empty or with a payment method (or add one to a known `wallet`)',
+  description: `${WALLET_RULES}\n\nAll parts are optional: \`{}\` makes an empty wallet. \`customer\` is an identifier or \`{identifier, name}\`; \`contact\` adds a contact email (searchable).`,
+  body: WalletRequest,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'The wallet, and the new fund token (null when no method was added)', schema: WalletResponse }, ...walletFailure },
+  handler: ({ engine, body }) => walletErrors(async () => ({ body: await engine.wallets.create(body) })),
+});
+
+export const viewWallet = defineRoute({
+  method: 'get',
+  path: '/api/gateway/v1/wallets/:wallet_token',
+  operationId: 'viewWallet',
+  tags: ['Wallets'],
+  summary: 'View a wallet',
+  params: WalletParams,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'The wallet', schema: Type.Object({ wallets: Type.Array(ref(Wallet)) }) }, ...walletFailure },
+  handler: ({ engine, params }) => walletErrors(async () => ({ body: { wallets: [await engine.wallets.view(params.wallet_token)] } })),
+});
+
+export const addWalletMethods = defineRoute({
+  method: 'post',
+  path: '/api/gateway/v1/wallets/:wallet_token/methods',
+  operationId: 'addWalletMethods',
+  tags: ['Wallets'],
+  summary: 'Add a payment method to a known wallet',
+  description: WALLET_RULES,
+  params: WalletParams,
+  body: WalletMethodRequest,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'The wallet and the fund token', schema: WalletResponse }, ...walletFailure },
+  handler: ({ engine, params, body }) => walletErrors(async () => ({ body: await engine.wallets.addMethods(params.wallet_token, body) })),
+});
+
+export const updateWalletMethod = defineRoute({
+  method: 'patch',
+  path: '/api/gateway/v1/wallets/:wallet_token/methods/:fund_token',
+  operationId: 'updateWalletMethod',
+  tags: ['Wallets'],
+  summary: 'Update a payment method: nickname, lock, expiry, address, bank details',
+  description: 'A locked method stays visible but cannot pay (`fund_protected`). A card number cannot be changed: add a new card.',
+  params: MethodParams,
+  body: WalletMethodPatch,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'Updated', schema: Type.Object({ fund_token: Type.String() }) }, ...methodFailure },
+  async handler({ engine, params, body }) {
+    return { body: await engine.wallets.updateMethod(params.wallet_token, params.fund_token, body) };
+  },
+});
+
+export const removeWalletMethod = defineRoute({
+  method: 'delete',
+  path: '/api/gateway/v1/wallets/:wallet_token/methods/:fund_token',
+  operationId: 'removeWalletMethod',
+  tags: ['Wallets'],
+  summary: 'Remove a payment method from a wallet',
+  description: 'It no longer shows in the wallet and can no longer pay; past transactions still name its token.',
+  params: MethodParams,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'Removed', schema: Type.Object({ fund_token: Type.String() }) }, ...methodFailure },
+  async handler({ engine, params }) {
+    return { body: await engine.wallets.removeMethod(params.wallet_token, params.fund_token) };
+  },
+});
+
+export const exportWallets = defineRoute({
+  method: 'get',
+  path: '/api/exports/wallets',
+  operationId: 'exportWallets',
+  tags: ['Wallets'],
+  summary: 'Export wallets changed since the watermark',
+  description: 'A wallet\'s watermark moves when it or one of its payment methods changes.',
+  query: WalletExportQuery,
+  responses: { 200: { description: 'Wallets keyed by watermark, or a list', schema: WalletExportPage }, 400: { description: 'Bad query', schema: ref(ErrorBody) }, ...methodFailure },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return { body: { wallets: exportShape(await engine.wallets.exportWallets({ after: p.after, limit: p.limit }), p.list) } };
+  },
+});
+
+export const exportRecentWallets = defineRoute({
+  method: 'get',
+  path: '/api/exports/wallets/recent',
+  operationId: 'exportRecentWallets',
+  tags: ['Wallets'],
+  summary: 'Export wallets updated in the past 7 days, since the watermark',
+  query: WalletExportQuery,
+  responses: { 200: { description: 'Wallets keyed by watermark, or a list', schema: WalletExportPage }, 400: { description: 'Bad query', schema: ref(ErrorBody) }, ...methodFailure },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return { body: { wallets: exportShape(await engine.wallets.exportRecent({ after: p.after, limit: p.limit }), p.list) } };
+  },
+});
+
+// ---- Autopay ----
+
+const AUTOPAY_RULES = `An agreement lets the service charge a customer's vaulted fund (in a wallet of that customer) on each due date.
+Without \`autopay_reference\` it covers the customer's invoices that no specific agreement claims; with references it covers the
+invoices whose \`auto_debit_reference\` it lists. Once per local day the due open invoices (auto_debit not N) are charged in one sale per
+currency and recorded as an invoicing payment; a decline is tried again the next day while the invoices stay due.`;
+
+const autopayFailure = { 412: { description: 'Precondition failed (customer_not_found, payment_method_not_found, fund_not_authorized, autopay_exists, autopay_not_found)', schema: ref(ErrorBody) } };
+
+export const createAutopay = defineRoute({
+  method: 'post',
+  path: '/api/autopay',
+  operationId: 'createAutopay',
+  tags: ['Autopay'],
+  summary: 'Create an autopay agreement',
+  description: AUTOPAY_RULES,
+  body: AutopayCreate,
+  invalidKind: 'precondition',
+  responses: { 201: { description: 'Created: the agreement token', schema: Type.Object({ token: Type.String() }) }, ...autopayFailure },
+  async handler({ engine, body }) {
+    return { status: 201, body: await engine.autopay.create(body) };
+  },
+});
+
+export const updateAutopay = defineRoute({
+  method: 'put',
+  path: '/api/autopay',
+  operationId: 'updateAutopay',
+  tags: ['Autopay'],
+  summary: 'Move a customer\'s agreements from one fund (`token`) to another (`fund_token`)',
+  body: AutopayUpdate,
+  invalidKind: 'precondition',
+  responses: { 201: { description: 'Updated: the new fund token', schema: Type.Object({ token: Type.String() }) }, ...autopayFailure },
+  async handler({ engine, body }) {
+    return { status: 201, body: await engine.autopay.update(body) };
+  },
+});
+
+export const retrieveAutopay = defineRoute({
+  method: 'get',
+  path: '/api/autopay',
+  operationId: 'retrieveAutopay',
+  tags: ['Autopay'],
+  summary: 'Retrieve a customer\'s autopay agreements',
+  description:
+    '`customer_identifier` in the query (or, as the reference sends it, in a JSON body). Answers 201 like the reference. The top-level fields describe the newest active agreement; `autopays` lists them all.',
+  query: AutopayLookup,
+  body: AutopayLookup,
+  invalidKind: 'precondition',
+  responses: { 201: { description: 'The agreements', schema: AutopayRetrieveResponse }, ...autopayFailure },
+  async handler({ engine, query, body }) {
+    const customer = query.customer_identifier ?? (body as { customer_identifier?: string }).customer_identifier;
+    if (!customer) throw fail.precondition('customer_identifier_unspecified', 'customer_identifier is required');
+    return { status: 201, body: await engine.autopay.retrieve(customer) };
+  },
+});
+
+export const revokeAutopay = defineRoute({
+  method: 'post',
+  path: '/api/autopay/revoke',
+  operationId: 'revokeAutopay',
+  tags: ['Autopay'],
+  summary: 'Revoke an autopay agreement',
+  description: 'The agreement stops charging at once and is no longer listed by retrieve.',
+  body: AutopayRevoke,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'Revoked', schema: Type.Object({}) }, ...autopayFailure },
+  async handler({ engine, body }) {
+    await engine.autopay.revoke(body);
+    return { body: {} };
+  },
+});
+
+// ---- Gift cards ----
+
+const giftErrors = { 500: { description: 'Gateway error (invalid_card_number, incorrect_pin, gift_card_mismatch, balance_limit, processor_unavailable)', schema: ref(GatewayErrorBody) } };
+
+export const loadGiftCard = defineRoute({
+  method: 'post',
+  path: '/api/gateway/v1/gift_card',
+  operationId: 'loadGiftCard',
+  tags: ['Gift Cards'],
+  summary: 'Activate, deactivate and/or load a gift card',
+  description:
+    'An unknown card number is provisioned (inactive, balance 0) with the expiry and PIN sent. `activated` "true"/"false" activates/deactivates; omitted leaves it. `load_amount_cents` is added to the balance. A card that has a PIN needs it. A gift card pays a sale as `gift_card: {card_number, pin}` or by its token; an inactive card, a wrong PIN or a short balance declines.',
+  body: GiftCardLoad,
+  responses: { 200: { description: 'Done, with the resulting balance', schema: GiftCardLoadResponse }, ...giftErrors },
+  async handler({ engine, body }) {
+    return { body: await engine.giftCards.load(body) };
+  },
+});
+
+export const readGiftCard = defineRoute({
+  method: 'post',
+  path: '/api/gateway/v1/gift_card/read',
+  operationId: 'readGiftCard',
+  tags: ['Gift Cards'],
+  summary: 'Read a gift card balance',
+  description: 'An unknown card (or another expiry) reads `{balance: 0, activated: false}`. The token pays sales without the number.',
+  body: GiftCardRead,
+  responses: { 200: { description: 'Balance', schema: GiftCardReadResponse }, ...giftErrors },
+  async handler({ engine, body }) {
+    return { body: await engine.giftCards.read(body) };
+  },
+});
+
+export const walletRoutes: AnyRoute[] = [
+  searchWallets,
+  createWallet,
+  viewWallet,
+  addWalletMethods,
+  updateWalletMethod,
+  removeWalletMethod,
+  exportWallets,
+  exportRecentWallets,
+  createAutopay,
+  updateAutopay,
+  retrieveAutopay,
+  revokeAutopay,
+  loadGiftCard,
+  readGiftCard,
+];

@@ -1,0 +1,249 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { component, ref } from './registry';
+import { AddressInput, BankAccountInput, ContactInput, CreditCardInput, LooseMonth, LooseYear } from './gateway';
+import { ExportQuery } from './common';
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+const optText = (max = 255) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]));
+
+export const WalletAddress = component(
+  'WalletAddress',
+  Type.Object({
+    address_1: nullableString,
+    address_2: nullableString,
+    city: nullableString,
+    state: nullableString,
+    province: nullableString,
+    country: nullableString,
+    zip: nullableString,
+    postal_code: nullableString,
+  }),
+);
+
+const methodCommon = {
+  token: Type.String({ description: 'Fund token: pass it as `fund_token` to pay.' }),
+  gateway_token: Type.String({ description: 'Vault token of the payment method (search type `vault`).' }),
+  nickname: nullableString,
+  is_default: Type.Boolean(),
+  is_single_use: Type.Boolean(),
+  created: Type.String(),
+  locked: Type.Boolean(),
+  inactive: Type.Boolean(),
+  last_transaction_date: nullableString,
+  last_transaction: nullableString,
+  last_payment: nullableString,
+  address: ref(WalletAddress),
+};
+
+export const WalletCreditCard = component(
+  'CreditCard',
+  Type.Object({
+    ...methodCommon,
+    cardholder: nullableString,
+    card_number: Type.String({ description: 'Display form: brand and last four, e.g. `Visa **0006`.' }),
+    display_name: Type.String(),
+    expiry_month: Type.Integer(),
+    expiry_year: Type.Integer(),
+    is_debit: Type.Boolean(),
+    brand: Type.String(),
+    bin: nullableString,
+    last_4_digits: Type.String(),
+  }),
+);
+
+export const WalletBankAccount = component(
+  'BankAccount',
+  Type.Object({
+    ...methodCommon,
+    account_holder: nullableString,
+    account_number: Type.String({ description: 'Masked: ` (1234)`' }),
+    display_name: Type.String(),
+    routing_number: nullableString,
+    institution_number: nullableString,
+    branch_number: nullableString,
+    account_type: Type.String(),
+    check_type: nullableString,
+    external_name: nullableString,
+    external_number: nullableString,
+    currency: Type.String(),
+    domicile: Type.String(),
+    state: Type.String(),
+  }),
+);
+
+export const Wallet = component(
+  'Wallet',
+  Type.Object({
+    token: Type.String(),
+    credit_cards: Type.Array(ref(WalletCreditCard)),
+    bank_accounts: Type.Array(ref(WalletBankAccount)),
+    customers: Type.Array(Type.Object({ identifier: Type.String(), name: nullableString, contacts: Type.Array(Type.Object({ email: Type.String() })) })),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  }),
+);
+
+const WalletCustomerInput = Type.Union([
+  Type.String({ minLength: 1, maxLength: 100, description: 'Short form: the customer identifier.' }),
+  Type.Object({ identifier: optText(100), name: optText() }),
+]);
+
+export const WalletRequest = component(
+  'WalletRequest',
+  Type.Object({
+    wallet: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Object({ token: Type.String({ minLength: 1, maxLength: 40 }) })], { description: 'Adds to this known wallet instead of creating one.' })),
+    customer: Type.Optional(Type.Union([WalletCustomerInput, Type.Null()])),
+    contact: Type.Optional(Type.Union([ref(ContactInput), Type.Null()])),
+    credit_card: Type.Optional(Type.Union([ref(CreditCardInput), Type.Null()])),
+    bank_account: Type.Optional(Type.Union([ref(BankAccountInput), Type.Null()])),
+  }),
+);
+export type WalletRequest = Static<typeof WalletRequest>;
+
+export const WalletMethodRequest = Type.Object({
+  credit_card: Type.Optional(Type.Union([ref(CreditCardInput), Type.Null()])),
+  bank_account: Type.Optional(Type.Union([ref(BankAccountInput), Type.Null()])),
+});
+export type WalletMethodRequest = Static<typeof WalletMethodRequest>;
+
+export const WalletMethodPatch = Type.Object({
+  credit_card: Type.Optional(
+    Type.Object({
+      name: optText(),
+      expiry_month: Type.Optional(LooseMonth),
+      expiry_year: Type.Optional(LooseYear),
+      cvv: Type.Optional(Type.Union([Type.String({ maxLength: 8 }), Type.Null()])),
+      locked: Type.Optional(Type.Boolean()),
+      nickname: optText(100),
+      is_default: Type.Optional(Type.Boolean()),
+      is_single_use: Type.Optional(Type.Boolean()),
+      address: Type.Optional(Type.Union([ref(AddressInput), Type.Null()])),
+    }),
+  ),
+  bank_account: Type.Optional(
+    Type.Object({
+      account_type: Type.Optional(Type.Union([Type.Literal('checking'), Type.Literal('savings')])),
+      account_holder: optText(),
+      check_type: Type.Optional(Type.Union([Type.Literal('personal'), Type.Literal('business')])),
+      external_name: optText(),
+      external_number: optText(),
+      locked: Type.Optional(Type.Boolean()),
+      nickname: optText(100),
+      is_default: Type.Optional(Type.Boolean()),
+      is_single_use: Type.Optional(Type.Boolean()),
+      address: Type.Optional(Type.Union([ref(AddressInput), Type.Null()])),
+    }),
+  ),
+});
+export type WalletMethodPatch = Static<typeof WalletMethodPatch>;
+
+export const WalletResponse = Type.Object({
+  wallet_token: Type.String(),
+  fund_token: nullableString,
+  wallets: Type.Array(ref(Wallet)),
+});
+
+/** The reference's 412 body for wallet operations: the code in `wallets.error`. */
+export const WalletErrorBody = component(
+  'WalletError',
+  Type.Object({
+    wallet_token: Type.Null(),
+    fund_token: Type.Null(),
+    wallets: Type.Object({ error: Type.String({ description: 'Stable code, e.g. customer_not_found, fund_address_unspecified' }) }),
+    error: Type.String(),
+    code: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.Optional(Type.String()), code: Type.Optional(Type.String()), message: Type.String() }))),
+  }),
+);
+
+export const WalletSearchQuery = Type.Object({
+  type: Type.Union([Type.Literal('email'), Type.Literal('customer'), Type.Literal('fund'), Type.Literal('vault')]),
+  locator: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const WalletExportQuery = ExportQuery;
+
+export const WalletExportPage = Type.Object({
+  wallets: Type.Union([Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Intersect([ref(Wallet), Type.Object({ watermark: Type.Integer() })])), Type.Array(Type.Intersect([ref(Wallet), Type.Object({ watermark: Type.Integer() })]))]),
+});
+
+// ---- Autopay ----
+
+export const AutopayCreate = Type.Object({
+  autopay_reference: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })])),
+  customer_identifier: Type.String({ minLength: 1, maxLength: 100 }),
+  fund_token: Type.String({ minLength: 1, maxLength: 40 }),
+});
+export type AutopayCreate = Static<typeof AutopayCreate>;
+
+export const AutopayUpdate = Type.Object({
+  customer_identifier: Type.String({ minLength: 1, maxLength: 100 }),
+  fund_token: Type.String({ minLength: 1, maxLength: 40, description: 'The new fund.' }),
+  token: Type.String({ minLength: 1, maxLength: 40, description: 'The fund the agreements use now.' }),
+});
+
+export const AutopayRevoke = Type.Object({
+  customer_identifier: Type.String({ minLength: 1, maxLength: 100 }),
+  token: Type.String({ minLength: 1, maxLength: 40, description: 'The agreement token.' }),
+});
+
+export const AutopayLookup = Type.Object({ customer_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
+
+const autopayFields = {
+  agreement_token: Type.String(),
+  fund_token: Type.String(),
+  timing: Type.String(),
+  autopay_limit: Type.String(),
+  autopay_reference: nullableString,
+  autopay_references: Type.Array(Type.String()),
+  autopay_inherited_from_customer_identifier: nullableString,
+  can_delete: Type.Boolean(),
+  customer_identifier: Type.String(),
+  state: Type.String({ description: 'approved or revoked' }),
+  created_at: Type.String(),
+  last_run_date: nullableString,
+  last_result: nullableString,
+};
+
+export const Autopay = component('Autopay', Type.Object(autopayFields));
+
+export const AutopayRetrieveResponse = Type.Object({
+  ...Object.fromEntries(Object.entries(autopayFields).map(([k, v]) => [k, Type.Optional(v)])),
+  autopays: Type.Array(ref(Autopay), { description: "Every active agreement of the customer; the top-level fields repeat the newest one's." }),
+});
+
+// ---- Gift cards ----
+
+const giftCardIdentity = {
+  card_number: Type.String({ minLength: 1, maxLength: 40 }),
+  expiry_month: Type.Optional(LooseMonth),
+  expiry_year: Type.Optional(LooseYear),
+  pin: Type.Optional(Type.Union([Type.String({ maxLength: 12 }), Type.Null()])),
+};
+
+export const GiftCardLoad = Type.Object({
+  ...giftCardIdentity,
+  activated: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Boolean()], { description: '"true" activates, "false" deactivates, omitted leaves the status unchanged.' })),
+  load_amount_cents: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000 }), Type.String({ pattern: '^[0-9]{1,9}$' })])),
+});
+export type GiftCardLoad = Static<typeof GiftCardLoad>;
+
+export const GiftCardRead = Type.Object(giftCardIdentity);
+export type GiftCardRead = Static<typeof GiftCardRead>;
+
+export const GiftCardLoadResponse = Type.Object({
+  success: Type.Boolean(),
+  token: Type.String(),
+  balance: Type.Integer(),
+  activated: Type.Boolean(),
+});
+
+export const GiftCardReadResponse = Type.Object({
+  id: Type.Optional(Type.Integer()),
+  token: Type.Optional(Type.String({ description: 'Pay with it as `gift_card: "<token>"`.' })),
+  balance: Type.Integer(),
+  activated: Type.Boolean(),
+  created_at: Type.Optional(Type.String({ description: 'M/D/YYYY h:mm:ss AM in the account time zone' })),
+  expires_at: Type.Optional(Type.String()),
+});
+

@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fail } from '../../src/engine/errors';
+import type { CardPresentOutcome, CardPresentPort, CardPresentRequest, CardRead } from '../../src/engine/card-present';
+import { VISA, VISA_DECLINE, op, startGateway, type GatewayError, type Harness } from './helpers';
+
+/** A lane double behind the real port interface (the serial driver lands with the lanes branch). */
+class FakeLane implements CardPresentPort {
+  reads: CardPresentRequest[] = [];
+  completions: Array<{ request: CardPresentRequest; outcome: CardPresentOutcome }> = [];
+  pan = VISA;
+  cvm: CardRead['cvm'] = 'pin';
+  readError: Error | undefined;
+  completeError: Error | undefined;
+  signature: { mediaType: string; data: string } | undefined;
+  gate: Promise<void> = Promise.resolve();
+
+  async readCard(request: CardPresentRequest): Promise<CardRead> {
+    this.reads.push(request);
+    await this.gate;
+    if (this.readError) throw this.readError;
+    return {
+      entryMode: 'chip',
+      pan: this.pan,
+      expiryMonth: '12',
+      expiryYear: '2030',
+      cardholderName: 'CHIP HOLDER',
+      cvm: this.cvm,
+      emv: { aid: 'A0000000031010', applicationLabel: 'VISA CREDIT', tvr: '0000008000', tsi: 'E800' },
+    };
+  }
+
+  async complete(request: CardPresentRequest, outcome: CardPresentOutcome) {
+    this.completions.push({ request, outcome });
+    if (this.completeError) throw this.completeError;
+    return this.signature ? { signature: this.signature } : {};
+  }
+}
+
+let h: Harness;
+afterEach(async () => {
+  await h.close();
+});
+
+type TerminalTx = {
+  token: string;
+  state: string;
+  action: string;
+  payment_method: string;
+  credit_card_masked_number: string;
+  credit_card_brand: string;
+  response_code: number;
+  settlement: { status: string };
+  authorization: { status: string; remaining_cents: number } | null;
+  terminal: { laneid: string; entry_mode: string; aid: string; application_label: string; tvr: string; tsi: string; cardholder_verification: string; authorization_code: string; signature: { media_type: string; data: string } | null; reversal: string | null };
+};
+
+describe('card-present payments on a lane', () => {
+  it('reads the card on the lane, authorizes, shows the outcome and records the receipt details', async () => {
+    const lane = new FakeLane();
+    h = await startGateway({ cardPresent: lane });
+    const res = await op(h.api, 'sale', { order: { identifier: 'POS-1' }, amount_cents: 4200, contact: { email: 'tim@coffee.com' }, terminal: { laneid: '1', enable_manual_entry: false } });
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(lane.reads).toEqual([expect.objectContaining({ laneId: '1', kind: 'sale', amountCents: 4200, currency: 'usd', enableManualEntry: false })]);
+    expect(lane.completions[0]!.outcome).toMatchObject({ approved: true, message: 'APPROVED' });
+    const t = res.body.transactions[0] as unknown as TerminalTx;
+    expect(t).toMatchObject({
+      action: 'sale',
+      state: 'completed',
+      payment_method: 'pos_terminal',
+      credit_card_masked_number: 'XXXXXXXXXXXX0006',
+      credit_card_brand: 'visa',
+      settlement: { status: 'pending' },
+      terminal: { laneid: '1', entry_mode: 'chip', aid: 'A0000000031010', application_label: 'VISA CREDIT', tvr: '0000008000', tsi: 'E800', cardholder_verification: 'pin', signature: null, reversal: null },
+    });
+    expect(t.terminal.authorization_code).toMatch(/^[A-Z0-9]{6}$/);
+    expect(lane.completions[0]!.outcome.authorizationCode).toBe(t.terminal.authorization_code);
+    expect(JSON.stringify(res.body)).not.toContain(VISA);
+    // A card-present sale is voided and refunded like any other.
+    expect((await op(h.api, 'refund', { transaction: t.token, amount_cents: 200 })).body.success).toBe(true);
+  });
+
+  it('keeps the signature the device collected, and authorizes then captures without the card', async () => {
+    const lane = new FakeLane();
+    lane.cvm = 'signature';
+    lane.signature = { mediaType: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') };
+    h = await startGateway({ cardPresent: lane });
+    const auth = await op(h.api, 'auth', { amount_cents: 5000, terminal: { laneid: '2', enable_manual_entry: true } });
+    const t = auth.body.transactions[0] as unknown as TerminalTx;
+    expect(t).toMatchObject({ action: 'authorize', authorization: { status: 'open', remaining_cents: 5000 }, terminal: { signature: { media_type: 'image/svg+xml' } } });
+    expect(lane.reads[0]).toMatchObject({ kind: 'auth', enableManualEntry: true });
+    const capture = await op(h.api, 'capture', { transaction: t.token, amount_cents: 4500, terminal: { laneid: '2' } });
+    expect(capture.body.success).toBe(true);
+    expect(lane.reads).toHaveLength(1);
+  });
+
+  it('reverses an approval the device could not confirm: nothing is charged', async () => {
+    const lane = new FakeLane();
+    lane.completeError = fail.unavailable('device_error', 'unplugged');
+    h = await startGateway({ cardPresent: lane });
+    const res = await op(h.api, 'sale', { amount_cents: 4200, transaction_reference: 'LANE1-0001', terminal: { laneid: '1' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: false, response_code: 260 });
+    const t = res.body.transactions[0] as unknown as TerminalTx;
+    expect(t).toMatchObject({ state: 'cancelled', settlement: { status: 'voided' }, terminal: { reversal: 'device_unconfirmed' } });
+    h.t.clock.set('2026-03-02T23:30:00Z');
+    await h.t.engine.tick();
+    expect(await h.t.engine.gateway.settlement.batchesSince(0, 10)).toEqual([]);
+    // The same request may be tried again (once the device is back): it is a new payment.
+    lane.completeError = undefined;
+    h.t.clock.set('2026-03-02T15:05:00Z');
+    const retry = await op(h.api, 'sale', { amount_cents: 4200, transaction_reference: 'LANE1-0001', terminal: { laneid: '1' } });
+    expect(retry.body.success).toBe(true);
+    expect(retry.body.transaction).not.toBe(res.body.transaction);
+  });
+
+  it('declines the always-decline card on the lane and tells the device', async () => {
+    const lane = new FakeLane();
+    lane.pan = VISA_DECLINE;
+    h = await startGateway({ cardPresent: lane });
+    const res = await op(h.api, 'sale', { amount_cents: 1000, terminal: { laneid: '1' } });
+    expect(res.body).toMatchObject({ success: false, response_code: 200 });
+    expect(lane.completions[0]!.outcome).toMatchObject({ approved: false, message: 'DECLINED' });
+  });
+
+  it('one request is one device payment: concurrent retries wait for it and are answered by it', async () => {
+    const lane = new FakeLane();
+    let release!: () => void;
+    lane.gate = new Promise((r) => (release = r));
+    h = await startGateway({ cardPresent: lane });
+    const body = { amount_cents: 1500, order: { identifier: 'POS-7' }, transaction_reference: 'R-1', terminal: { laneid: '3' } };
+    const first = op(h.api, 'sale', body);
+    await new Promise((r) => setTimeout(r, 50));
+    const second = op(h.api, 'sale', body);
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(lane.reads).toHaveLength(1);
+    expect(b.body.transaction).toBe(a.body.transaction);
+    const third = await op(h.api, 'sale', body);
+    expect(third.body.transaction).toBe(a.body.transaction);
+    expect(lane.reads).toHaveLength(1);
+  });
+
+  it('releases the device when the payment cannot be recorded after the card was read', async () => {
+    const lane = new FakeLane();
+    let release!: () => void;
+    lane.gate = new Promise((r) => (release = r));
+    h = await startGateway({ cardPresent: lane });
+    await h.api.post('/api/imports/order', { identifier: 'POS-9' });
+    const pending = op<GatewayError>(h.api, 'sale', { amount_cents: 1000, order: 'POS-9', terminal: { laneid: '1' } });
+    await new Promise((r) => setTimeout(r, 50));
+    // Meanwhile the order is routed to another processor: the terminal payment no longer fits it.
+    const giftProcessor = `${h.t.engine.account.profile().token}GC`;
+    await h.api.patch('/api/imports/order', { identifier: 'POS-9', settlement_token: giftProcessor });
+    release();
+    const res = await pending;
+    expect(res.status).toBe(500);
+    expect(res.body.errors).toEqual(['settlement_token_mismatch']);
+    expect(lane.completions).toEqual([expect.objectContaining({ outcome: expect.objectContaining({ approved: false }) })]);
+  });
+
+  it('passes device errors through as gateway errors, and refuses without a driver', async () => {
+    const lane = new FakeLane();
+    lane.readError = fail.unavailable('card_removed', 'The card was removed before the read finished');
+    h = await startGateway({ cardPresent: lane });
+    const res = await op<GatewayError>(h.api, 'sale', { amount_cents: 1000, terminal: { laneid: '1' } });
+    expect(res.status).toBe(500);
+    expect(res.body.errors).toEqual(['card_removed']);
+    expect(lane.completions).toHaveLength(0);
+    h.t.engine.gateway.setCardPresent(undefined);
+    const none = await op<GatewayError>(h.api, 'sale', { amount_cents: 1000, terminal: { laneid: '1' } });
+    expect(none.body.errors).toEqual(['terminal_unavailable']);
+    const both = await op<GatewayError>(h.api, 'sale', { amount_cents: 1000, fund_token: 'CC1', terminal: { laneid: '1' } });
+    expect(both.body.errors).toEqual(['terminal_unavailable']);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { openTestEngine } from '../helpers/engine';
+import { startApi } from '../helpers/http';
+import type { CardPresentPort } from '../../src/engine/card-present';
+import { AMEX, DISCOVER, MASTERCARD, TEST_PANS, VISA, VISA_DECLINE, card } from './helpers';
+
+const GIFT = '4775419990420272';
+
+/** Every file of the data folder (database, WAL, logs), as text. */
+function dataFolderText(dir: string): string {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(readFileSync(p).toString('latin1'));
+    }
+  };
+  walk(dir);
+  return out.join('\n');
+}
+
+describe('card data at rest', () => {
+  it('leaves no test card number in the database file or the logs after a run', async () => {
+    const lane: CardPresentPort = {
+      readCard: async () => ({ entryMode: 'chip', pan: MASTERCARD, expiryMonth: '12', expiryYear: '2031', cvm: 'pin' }),
+      complete: async () => ({}),
+    };
+    const t = await openTestEngine({ keep: true });
+    t.engine.gateway.setCardPresent(lane);
+    const api = await startApi(t.engine);
+    try {
+      for (const pan of TEST_PANS) {
+        await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card(pan) });
+        await api.post('/api/gateway/v1/orders/verify', { credit_card: card(pan, { cvv: '345' }) });
+      }
+      await api.post('/api/gateway/v1/orders/auth', { amount_cents: 2001, credit_card: card(AMEX) });
+      await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card('4895281000000007') });
+      await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card('12345') });
+      await api.post('/api/gateway/v1/wallets', { credit_card: card(DISCOVER) });
+      await api.post('/api/gateway/v1/wallets', { credit_card: card(VISA, { expiry_year: 2001 }) });
+      await api.post('/api/gateway/v1/gift_card', { card_number: GIFT, pin: '1234', activated: 'true', load_amount_cents: 5000 });
+      await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, gift_card: { card_number: GIFT, pin: '1234' } });
+      await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, terminal: { laneid: '1' } });
+      // Malformed input that fails schema validation is logged nowhere with its value either.
+      await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: { ...card(VISA_DECLINE), card_number: Number(VISA_DECLINE) } });
+      t.clock.set('2026-03-03T00:00:00Z');
+      await t.engine.tick();
+    } finally {
+      await api.close();
+      await t.close();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(join(t.dir, 'laneway.sqlite'))).toBe(true);
+    expect(existsSync(join(t.dir, 'logs'))).toBe(true);
+    const text = dataFolderText(t.dir);
+    expect(text).toContain('489528');
+    for (const pan of [...TEST_PANS, GIFT, '4895281000000007']) {
+      expect(text.includes(pan), pan).toBe(false);
+      // Nor spaced out or in UTF-16 (an index key).
+      expect(text.includes(pan.split('').join('\u0000')), `${pan} (utf-16)`).toBe(false);
+    }
+    rmSync(t.dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,135 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { card, op, startGateway, type Harness } from './helpers';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startGateway();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+type OrderBody = Record<string, unknown> & { identifier: string; watermark: number; draft: boolean; order_items: Array<Record<string, unknown>>; transactions: Array<{ token: string; action: string }> };
+type ImportBody = { message: string; identifier: string; order: OrderBody };
+type ErrorBody = { error: string; code: string };
+
+const ORDER = {
+  identifier: 'ABCDF',
+  number: 'sh763-h3454-dh3432',
+  amount_cents: 20000,
+  currency: 'cad',
+  date: '2020-11-01',
+  shipping_name: 'Acme Inc.',
+  shipping_country: 'USA',
+  billing_name: 'Acme Inc.',
+  billing_country: 'USA',
+  order_att1: 'att1value1',
+  customer_identifier: '123',
+  draft: false,
+  L3_po_number: 'PO12345',
+  L3_ship_from_country: 'US',
+  attributes: { ecommerce_indicator: 'true' },
+  order_items: [
+    { number: '1', amount_cents: 10000, description: 'description', quantity: 1, unit_cost_cents: 10000, tax_amount_cents: 100, discount_amount_cents: 0, orderitem_attr1: '1111111' },
+    { number: 2, amount_cents: '20000', quantity: '1.5', L3_unit_of_measure: 'EA' },
+  ],
+};
+
+describe('order imports', () => {
+  it('creates an order with items, L3 fields and extended attributes (201), and shows it', async () => {
+    const res = await h.api.post<ImportBody>('/api/imports/order', ORDER);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ message: '1 order 2 order item(s)', identifier: 'ABCDF' });
+    expect(res.body.order).toMatchObject({ identifier: 'ABCDF', currency: 'cad', amount_cents: 20000, draft: false, order_att1: 'att1value1', L3_po_number: 'PO12345', L3_ship_from_country: 'US' });
+    expect(res.body.order.order_items[1]).toMatchObject({ number: '2', amount_cents: 20000, quantity: 1.5, L3_unit_of_measure: 'EA' });
+    expect(res.body.order.order_items[0]).toMatchObject({ orderitem_attr1: '1111111' });
+    for (const path of ['/api/exports/order/ABCDF', '/api/gateway/v1/orders/ABCDF']) {
+      const view = await h.api.get<OrderBody>(path);
+      expect(view.status, path).toBe(200);
+      expect(view.body.order_items).toHaveLength(2);
+    }
+    expect((await h.api.get<ErrorBody>('/api/exports/order/NOPE')).status).toBe(404);
+  });
+
+  it('generates an identifier when absent', async () => {
+    const res = await h.api.post<ImportBody>('/api/imports/order', { number: 'X1', amount_cents: 100 });
+    expect(res.status).toBe(201);
+    expect(res.body.identifier).toMatch(/^[A-Z0-9]{8,}$/);
+    expect((await h.api.get<OrderBody>(`/api/exports/order/${res.body.identifier}`)).body.number).toBe('X1');
+  });
+
+  it('answers 412 for invalid input, an existing identifier with other content, and an unknown order on PATCH; a retried POST is answered again', async () => {
+    const before = h.t.engine.core.currentWatermark();
+    const bad = await h.api.post<ErrorBody>('/api/imports/order', { amount_cents: 'lots' });
+    expect(bad.status).toBe(412);
+    expect(bad.body.code).toBe('validation_failed');
+    const watermark = await h.api.post<ErrorBody>('/api/imports/order', { identifier: 'W1', watermark: 5 });
+    expect(watermark.status).toBe(412);
+    expect(watermark.body.code).toBe('not_importable');
+    const token = await h.api.post<ErrorBody>('/api/imports/order', { identifier: 'W2', settlement_token: 'MA000' });
+    expect(token.body.code).toBe('settlement_token_not_found');
+    const patchUnknown = await h.api.patch<ErrorBody>('/api/imports/order', { identifier: 'NOPE', number: '1' });
+    expect(patchUnknown.status).toBe(412);
+    expect(patchUnknown.body.code).toBe('order_not_found');
+    expect(h.t.engine.core.currentWatermark()).toBe(before);
+
+    const first = await h.api.post<ImportBody>('/api/imports/order', ORDER);
+    const retry = await h.api.post<ImportBody>('/api/imports/order', ORDER);
+    expect(retry.status).toBe(201);
+    expect(retry.body.order.watermark).toBe(first.body.order.watermark);
+    const clash = await h.api.post<ErrorBody>('/api/imports/order', { ...ORDER, number: 'other' });
+    expect(clash.status).toBe(412);
+    expect(clash.body.code).toBe('order_exists');
+    const noAuth = await h.api.post('/api/imports/order', ORDER, null);
+    expect(noAuth.status).toBe(401);
+  });
+
+  it('PATCH updates given fields, replaces items, and a published order cannot go back to draft', async () => {
+    await h.api.post('/api/imports/order', { ...ORDER, draft: true });
+    const res = await h.api.patch<ImportBody>('/api/imports/order', { identifier: 'ABCDF', number: 'N2', order_items: [{ number: '9', amount_cents: 5 }], draft: false });
+    expect(res.status).toBe(201);
+    expect(res.body.order).toMatchObject({ number: 'N2', draft: false, billing_name: 'Acme Inc.', order_att1: 'att1value1' });
+    expect(res.body.order.order_items).toEqual([expect.objectContaining({ number: '9', amount_cents: 5 })]);
+    const back = await h.api.patch<ErrorBody>('/api/imports/order', { identifier: 'ABCDF', draft: true });
+    expect(back.status).toBe(412);
+    expect(back.body.code).toBe('order_published');
+  });
+});
+
+describe('order exports', () => {
+  it('exports orders since a watermark, and published orders filtered by extended attributes', async () => {
+    await h.api.post('/api/imports/order', { identifier: 'O1', attributes: { ecommerce_indicator: 'true' } });
+    await h.api.post('/api/imports/order', { identifier: 'O2', draft: true, attributes: { ecommerce_indicator: 'true' } });
+    await h.api.post('/api/imports/order', { identifier: 'O3', order_att1: 'x', attributes: { ecommerce_indicator: 'false' } });
+    await h.api.post('/api/imports/order', { identifier: 'O4', order_att1: 'x' });
+
+    const all = await h.api.get<{ orders: Record<string, OrderBody> }>('/api/exports/orders');
+    const keys = Object.keys(all.body.orders);
+    expect(keys.map((k) => all.body.orders[k]!.identifier)).toEqual(['O1', 'O2', 'O3', 'O4']);
+    expect(keys.every((k) => Number(k) === all.body.orders[k]!.watermark)).toBe(true);
+    const after = await h.api.get<{ orders: OrderBody[] }>(`/api/exports/orders?list=true&watermark=${keys[1]}&limit=1`);
+    expect(after.body.orders.map((o) => o.identifier)).toEqual(['O3']);
+
+    const published = await h.api.get<{ orders: OrderBody[] }>('/api/exports/orders/published?list=true');
+    expect(published.body.orders.map((o) => o.identifier)).toEqual(['O1', 'O3', 'O4']);
+    const filtered = await h.api.get<{ orders: OrderBody[] }>('/api/exports/orders/published?list=true&options[extended_attributes][ecommerce_indicator]=true');
+    expect(filtered.body.orders.map((o) => o.identifier)).toEqual(['O1']);
+    const extra = await h.api.get<{ orders: OrderBody[] }>('/api/exports/orders/published?list=true&limit=1&options[extended_attributes][order_att1]=x');
+    expect(extra.body.orders.map((o) => o.identifier)).toEqual(['O3']);
+  });
+
+  it('shows the order\'s transactions, and gateway requests create or update their order', async () => {
+    const sale = await op(h.api, 'sale', { amount_cents: '500', currency: 'USD', order: { identifier: 'WEB-1', number: 'n-1', amount_cents: '500', billing_name: 'Widgets Inc', draft: false }, credit_card: card() });
+    expect(sale.body.order).toBe('WEB-1');
+    await op(h.api, 'sale', { amount_cents: 700, order: { identifier: 'WEB-1', number: 'n-2' }, fund_token: sale.body.credit_card });
+    const view = await h.api.get<OrderBody>('/api/exports/order/WEB-1');
+    expect(view.body).toMatchObject({ number: 'n-2', amount_cents: 500, currency: 'usd', billing_name: 'Widgets Inc' });
+    expect(view.body.transactions.map((t) => t.action)).toEqual(['sale', 'sale']);
+    const byToken = await op(h.api, 'refund', { transaction: sale.body.transaction, amount_cents: 100 });
+    expect(byToken.body.order).toBe('WEB-1');
+    const existing = await op(h.api, 'sale', { amount_cents: 300, order: 'WEB-1', fund_token: sale.body.credit_card });
+    expect(existing.body.order).toBe('WEB-1');
+    const mismatch = await op<{ errors: string[] }>(h.api, 'sale', { amount_cents: 300, currency: 'CAD', order: { identifier: 'WEB-2', currency: 'USD' }, fund_token: sale.body.credit_card });
+    expect(mismatch.body.errors).toEqual(['currency_mismatch']);
+  });
+});

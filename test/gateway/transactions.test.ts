@@ -1,0 +1,342 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ACH, ADDRESS, AMEX, DISCOVER, MASTERCARD, VISA, VISA_DECLINE, card, op, startGateway, type GatewayError, type Harness, type TxBody } from './helpers';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startGateway();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const tx0 = (b: TxBody) => b.transactions[0]!;
+
+describe('sale, verify and the sandbox test numbers', () => {
+  it('approves a sale with a new card, vaults it, and shows only card facts', async () => {
+    const res = await op(h.api, 'sale', { amount_cents: 4200, order: { identifier: 'ORD-1' }, contact: { email: 'tim@coffee.com' }, credit_card: card() });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, order: 'ORD-1', response_code: 100 });
+    const t = tx0(res.body);
+    expect(t).toMatchObject({ action: 'sale', state: 'completed', amount_in_cents: 4200, payment_method: 'credit_card', credit_card_bin: '489528', credit_card_masked_number: 'XXXXXXXXXXXX0006', credit_card_brand: 'visa', credit_card_expiry: '122030', email: 'tim@coffee.com' });
+    expect(res.body.wallet).toBeTruthy();
+    expect(res.body.credit_card).toMatch(/^CC/);
+    expect(JSON.stringify(res.body)).not.toContain(VISA);
+
+    // The vaulted card pays again by fund token.
+    const again = await op(h.api, 'sale', { amount_cents: 1000, fund_token: res.body.credit_card });
+    expect(again.body).toMatchObject({ success: true, wallet: res.body.wallet, credit_card: res.body.credit_card });
+
+    for (const path of [`/api/exports/transaction/${t.token}`, `/api/gateway/v1/transaction/${t.token}`, `/api/gateway/v1/transactions/${t.token}`]) {
+      const view = await h.api.get<typeof t>(path);
+      expect(view.status, path).toBe(200);
+      expect(view.body).toMatchObject({ token: t.token, action: 'sale', orders: [{ identifier: 'ORD-1' }] });
+    }
+    const missing = await h.api.get<{ code: string }>('/api/exports/transaction/NOPE');
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('transaction_not_found');
+  });
+
+  it('approves every test card with its brand; the always-decline Visa declines at verification', async () => {
+    for (const [pan, brand] of [
+      [VISA, 'visa'],
+      [MASTERCARD, 'master'],
+      [DISCOVER, 'discover'],
+      [AMEX, 'american_express'],
+    ] as const) {
+      const res = await op(h.api, 'sale', { amount_cents: 500, credit_card: card(pan, { cvv: pan === AMEX ? '6789' : '234' }) });
+      expect(res.body.success, pan).toBe(true);
+      expect(tx0(res.body).credit_card_brand).toBe(brand);
+      expect(tx0(res.body).cvv_response).toBe('M');
+    }
+    const declined = await op(h.api, 'sale', { amount_cents: 500, credit_card: card(VISA_DECLINE) });
+    expect(declined.status).toBe(200);
+    expect(declined.body).toMatchObject({ success: false, response_code: 200, wallet: null });
+    expect(tx0(declined.body)).toMatchObject({ action: 'verify', state: 'declined', gateway_error_code: 'do_not_honor', gateway_error_message: 'DECLINED', gateway_response: { errors: { gateway: ['DECLINED'] } } });
+    expect(Number.isInteger(declined.body.response_code)).toBe(true);
+  });
+
+  it('declines an amount ending in .01 (the sale itself, after a good verification)', async () => {
+    const res = await op(h.api, 'sale', { amount_cents: 4001, credit_card: card() });
+    expect(res.body).toMatchObject({ success: false, response_code: 200 });
+    expect(tx0(res.body)).toMatchObject({ action: 'sale', state: 'declined', approved_amount_cents: 0 });
+    const auth = await op(h.api, 'auth', { amount_cents: 101, credit_card: card() });
+    expect(tx0(auth.body)).toMatchObject({ action: 'authorize', state: 'declined' });
+  });
+
+  it('declines 211 for a number failing Luhn or unknown to the sandbox, 202 for a past expiry; a malformed number is an error', async () => {
+    const luhn = await op(h.api, 'sale', { amount_cents: 500, credit_card: card('4895281000000007') });
+    expect(luhn.body).toMatchObject({ success: false, response_code: 211 });
+    expect(tx0(luhn.body).gateway_error_message).toContain('check digit');
+    const unknown = await op(h.api, 'sale', { amount_cents: 500, credit_card: card('4111111111111111') });
+    expect(unknown.body).toMatchObject({ success: false, response_code: 211 });
+    expect(tx0(unknown.body).gateway_error_message).toContain('4895281000000006');
+    expect(tx0(unknown.body).gateway_error_message).not.toContain('4111111111111111');
+    const expired = await op(h.api, 'sale', { amount_cents: 500, credit_card: card(VISA, { expiry_month: '01', expiry_year: 2026 }) });
+    expect(expired.body).toMatchObject({ success: false, response_code: 202 });
+    const malformed = await op<GatewayError>(h.api, 'sale', { amount_cents: 500, credit_card: card('1234') });
+    expect(malformed.status).toBe(500);
+    expect(malformed.body.errors).toEqual(['invalid_card_number']);
+    const noAddress = await op<GatewayError>(h.api, 'sale', { amount_cents: 500, credit_card: card(VISA, { address: undefined }) });
+    expect(noAddress.body.errors).toEqual(['fund_address_unspecified']);
+  });
+
+  it('answers the CVV table exactly', async () => {
+    const cases: Array<[string, string, string]> = [
+      [VISA, '123', 'P'],
+      [VISA, '234', 'M'],
+      [VISA, '345', 'N'],
+      [VISA, '456', 'S'],
+      [VISA, '567', 'U'],
+      [VISA, '999', 'M'],
+      [AMEX, '6789', 'M'],
+      [AMEX, '1011', 'N'],
+      [AMEX, '1213', 'P'],
+      [AMEX, '4444', 'M'],
+    ];
+    for (const [pan, cvv, code] of cases) {
+      const res = await op(h.api, 'verify', { credit_card: card(pan, { cvv }) });
+      expect(tx0(res.body).cvv_response, `${pan} ${cvv}`).toBe(code);
+    }
+  });
+
+  it('answers the AVS table exactly on 234 Elm Street, and N fails the verify', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['80801', '234 Elm Street', 'A'],
+      ['80802', '234 Elm Street', 'G'],
+      ['80804', '234 Elm Street', 'R'],
+      ['80805', '234 Elm Street', 'S'],
+      ['80806', '234 Elm Street', 'U'],
+      ['808000000', '234 Elm Street', 'X'],
+      ['808000000', '1 Other Road', 'W'],
+      ['80809', '234 Elm Street', 'Y'],
+      ['80810', '234 Elm Street', 'Z'],
+      ['80815', '234 Elm Street', 'I'],
+      ['80818', '234 Elm Street', 'E'],
+      ['K1A 0A9', '234 Elm Street', 'D'],
+      ['L6Y2N4', '234 Elm Street', 'M'],
+      ['K0K2T0', '234 Elm Street', 'P'],
+      ['80801', '456 My Street', 'Y'],
+      ['90210', '234 Elm Street', 'Y'],
+    ];
+    for (const [zip, street, code] of cases) {
+      const res = await op(h.api, 'verify', { credit_card: card(VISA, { address: { ...ADDRESS, address_1: street, postal_code: zip } }) });
+      expect(res.body.success, `${zip} ${street}`).toBe(true);
+      expect(tx0(res.body).avs_response, `${zip} ${street}`).toBe(code);
+    }
+    const n = await op(h.api, 'verify', { credit_card: card(VISA, { cvv: '234', address: { ...ADDRESS, address_1: '234 Elm Street', postal_code: '80803' } }) });
+    expect(n.body).toMatchObject({ success: false, response_code: 203 });
+    expect(tx0(n.body)).toMatchObject({ action: 'verify', avs_response: 'N', cvv_response: 'M', gateway_response: { errors: { gateway: ['Failed AVS Check'] } } });
+    const sale = await op(h.api, 'sale', { amount_cents: 500, credit_card: card(VISA, { address: { ...ADDRESS, address_1: '234 Elm Street', postal_code: '80803' } }) });
+    expect(tx0(sale.body)).toMatchObject({ action: 'verify', state: 'declined' });
+  });
+
+  it('verify builds a reusable token without moving money', async () => {
+    const res = await op(h.api, 'verify', { amount_cents: '0', credit_card: card(MASTERCARD) });
+    expect(res.body).toMatchObject({ success: true });
+    expect(tx0(res.body)).toMatchObject({ action: 'verify', amount_in_cents: 0, settlement: { status: 'none' } });
+    const sale = await op(h.api, 'sale', { amount_cents: 700, credit_card: res.body.credit_card });
+    expect(sale.body).toMatchObject({ success: true, credit_card: res.body.credit_card });
+  });
+});
+
+describe('money as a state machine', () => {
+  it('captures at most the authorized remainder, in parts', async () => {
+    const auth = await op(h.api, 'auth', { amount_cents: 1000, credit_card: card() });
+    const token = auth.body.transaction;
+    const c1 = await op(h.api, 'capture', { amount_cents: 400, transaction: token });
+    expect(c1.body.success).toBe(true);
+    const over = await op<GatewayError>(h.api, 'capture', { amount_cents: 700, transaction: token });
+    expect(over.status).toBe(500);
+    expect(over.body).toMatchObject({ success: false, errors: ['amount_exceeds_authorization'] });
+    const c2 = await op(h.api, 'capture', { transaction: token });
+    expect(tx0(c2.body).amount_in_cents).toBe(600);
+    const view = await h.api.get<{ authorization: { captured_cents: number; remaining_cents: number; status: string } }>(`/api/exports/transaction/${token}`);
+    expect(view.body.authorization).toMatchObject({ captured_cents: 1000, remaining_cents: 0, status: 'captured' });
+    const none = await op<GatewayError>(h.api, 'capture', { transaction: token });
+    expect(none.body.errors).toEqual(['nothing_to_capture']);
+    const notAuth = await op<GatewayError>(h.api, 'capture', { transaction: c2.body.transaction });
+    expect(notAuth.body.errors).toEqual(['transaction_not_capturable']);
+  });
+
+  it('a partial void of an authorization releases part of the reservation; a void amount ending .02 declines', async () => {
+    const auth = await op(h.api, 'auth', { amount_cents: 1000, credit_card: card() });
+    const token = auth.body.transaction;
+    const declined = await op(h.api, 'void', { amount_cents: 202, transaction: token });
+    expect(declined.body).toMatchObject({ success: false, response_code: 204 });
+    expect(tx0(declined.body)).toMatchObject({ action: 'void', state: 'declined' });
+    const v = await op(h.api, 'void', { amount_cents: 300, transaction: token });
+    expect(v.body.success).toBe(true);
+    const over = await op<GatewayError>(h.api, 'capture', { amount_cents: 800, transaction: token });
+    expect(over.body.errors).toEqual(['amount_exceeds_authorization']);
+    expect((await op(h.api, 'capture', { transaction: token })).body.transactions[0]!.amount_in_cents).toBe(700);
+    const full = await op(h.api, 'auth', { amount_cents: 500, credit_card: card() });
+    await op(h.api, 'void', { transaction: full.body.transaction });
+    const view = await h.api.get<{ authorization: { status: string; voided_cents: number } }>(`/api/exports/transaction/${full.body.transaction}`);
+    expect(view.body.authorization).toMatchObject({ status: 'voided', voided_cents: 500 });
+  });
+
+  it('voids a sale only before the cut-off of its processing day, then a refund is needed; the batch totals its transactions', async () => {
+    const { t } = h;
+    const s1 = await op(h.api, 'sale', { amount_cents: 2500, credit_card: card() });
+    const s2 = await op(h.api, 'sale', { amount_cents: 1500, credit_card: s1.body.credit_card });
+    const s3 = await op(h.api, 'sale', { amount_cents: 900, credit_card: s1.body.credit_card });
+    const voided = await op(h.api, 'void', { transaction: s3.body.transaction });
+    expect(voided.body.success).toBe(true);
+    expect((await h.api.get<{ state: string }>(`/api/exports/transaction/${s3.body.transaction}`)).body.state).toBe('cancelled');
+    const again = await op<GatewayError>(h.api, 'void', { transaction: s3.body.transaction });
+    expect(again.body.errors).toEqual(['transaction_already_voided']);
+    const partial = await op<GatewayError>(h.api, 'void', { amount_cents: 100, transaction: s2.body.transaction });
+    expect(partial.body.errors).toEqual(['partial_void_not_allowed']);
+    const r1 = await op(h.api, 'refund', { amount_cents: 500, transaction: s1.body.transaction });
+    expect(r1.body.success).toBe(true);
+
+    // The cut-off (23:00 UTC) passes: even before the tick runs, the clock closes the void window.
+    t.clock.set('2026-03-02T23:00:01Z');
+    const late = await op<GatewayError>(h.api, 'void', { transaction: s2.body.transaction });
+    expect(late.status).toBe(500);
+    expect(late.body.errors).toEqual(['void_window_closed']);
+    await t.engine.tick();
+    const refund = await op(h.api, 'refund', { transaction: s2.body.transaction });
+    expect(refund.body.success).toBe(true);
+    expect(tx0(refund.body)).toMatchObject({ action: 'refund', amount_in_cents: 1500, processing_date: '2026-03-03' });
+
+    const batches = await t.engine.gateway.settlement.batchesSince(0, 10);
+    expect(batches).toHaveLength(1);
+    const batch = batches[0]!.data;
+    expect(batch).toMatchObject({ processing_date: '2026-03-02', sales_cents: 4000, refunds_cents: 500, batch_net_amount_cents: 3500, transaction_count: 3 });
+    const members = await t.engine.gateway.settlement.batchTransactions(batch.token);
+    const sum = members.reduce((s, m) => s + (m.action === 'refund' || m.action === 'credit' ? -m.amount_cents : m.amount_cents), 0);
+    expect(sum).toBe(batch.batch_net_amount_cents);
+    expect(members.map((m) => m.token)).not.toContain(s3.body.transaction);
+  });
+
+  it('refunds at most what was sold minus earlier refunds, and never a voided sale', async () => {
+    const sale = await op(h.api, 'sale', { amount_cents: 1000, credit_card: card() });
+    await op(h.api, 'refund', { amount_cents: 600, transaction: sale.body.transaction });
+    const over = await op<GatewayError>(h.api, 'refund', { amount_cents: 500, transaction: sale.body.transaction });
+    expect(over.body.errors).toEqual(['amount_exceeds_refundable']);
+    const rest = await op(h.api, 'refund', { transaction: sale.body.transaction });
+    expect(tx0(rest.body).amount_in_cents).toBe(400);
+    const hasRefunds = await op<GatewayError>(h.api, 'void', { transaction: sale.body.transaction });
+    expect(hasRefunds.body.errors).toEqual(['transaction_has_refunds']);
+    const other = await op(h.api, 'sale', { amount_cents: 300, credit_card: sale.body.credit_card });
+    await op(h.api, 'void', { transaction: other.body.transaction });
+    expect((await op<GatewayError>(h.api, 'refund', { transaction: other.body.transaction })).body.errors).toEqual(['transaction_voided']);
+    const auth = await op(h.api, 'auth', { amount_cents: 300, credit_card: sale.body.credit_card });
+    expect((await op<GatewayError>(h.api, 'refund', { transaction: auth.body.transaction })).body.errors).toEqual(['transaction_not_refundable']);
+  });
+
+  it('releases an uncaptured authorization after the configured hold days', async () => {
+    await h.t.engine.account.update({ authorization_hold_days: 3 });
+    const auth = await op(h.api, 'auth', { amount_cents: 800, credit_card: card() });
+    await op(h.api, 'capture', { amount_cents: 300, transaction: auth.body.transaction });
+    h.t.clock.advanceDays(2);
+    await h.t.engine.tick();
+    let view = await h.api.get<{ authorization: { status: string; remaining_cents: number } }>(`/api/exports/transaction/${auth.body.transaction}`);
+    expect(view.body.authorization).toMatchObject({ status: 'open', remaining_cents: 500 });
+    h.t.clock.advanceDays(1);
+    const expired = await op<GatewayError>(h.api, 'capture', { transaction: auth.body.transaction });
+    expect(expired.body.errors).toEqual(['authorization_expired']);
+    await h.t.engine.tick();
+    view = await h.api.get(`/api/exports/transaction/${auth.body.transaction}`);
+    expect(view.body.authorization).toMatchObject({ status: 'released', remaining_cents: 0, released_cents: 500, captured_cents: 300 } as never);
+  });
+
+  it('keeps an ACH sale in progress until it settles; the sandbox return account comes back as an exception', async () => {
+    const { t } = h;
+    const ok = await op(h.api, 'sale', { amount_cents: 5000, bank_account: ACH });
+    expect(ok.body).toMatchObject({ success: true });
+    expect(ok.body.bank_account).toMatch(/^BA/);
+    expect(tx0(ok.body)).toMatchObject({ state: 'in_progress', payment_method: 'bank_account', bank_account_masked_number: 'XXXXXX0016', sec_code: 'PPD' });
+    const bad = await op(h.api, 'sale', { amount_cents: 5000, bank_account: { ...ACH, account_number: '0000000099' } });
+    expect(bad.body).toMatchObject({ success: false, response_code: 211 });
+    const auth = await op<GatewayError>(h.api, 'auth', { amount_cents: 5000, bank_account: ACH });
+    expect(auth.body.errors).toEqual(['unsupported_payment_method']);
+    const authByToken = await op<GatewayError>(h.api, 'auth', { amount_cents: 5000, fund_token: ok.body.bank_account });
+    expect(authByToken.body.errors).toEqual(['unsupported_payment_method']);
+    const returned = await op(h.api, 'sale', { amount_cents: 7000, bank_account: { ...ACH, account_number: '0000000024' } });
+    expect(returned.body.success).toBe(true);
+
+    t.clock.set('2026-03-03T00:00:00Z');
+    await t.engine.tick();
+    expect((await h.api.get<{ state: string }>(`/api/exports/transaction/${ok.body.transaction}`)).body.state).toBe('in_progress');
+    const early = await op<GatewayError>(h.api, 'refund', { transaction: ok.body.transaction });
+    expect(early.body.errors).toEqual(['transaction_not_settled']);
+    t.clock.set('2026-03-03T23:30:00Z');
+    await t.engine.tick();
+    expect((await h.api.get<{ state: string; settlement: { status: string } }>(`/api/exports/transaction/${ok.body.transaction}`)).body).toMatchObject({ state: 'completed', settlement: { status: 'settled' } });
+    expect(await t.engine.gateway.settlement.exceptionsSince(0, 10)).toHaveLength(0);
+    t.clock.set('2026-03-05T23:30:00Z');
+    await t.engine.tick();
+    expect((await h.api.get<{ state: string }>(`/api/exports/transaction/${returned.body.transaction}`)).body.state).toBe('completed_but_nsfed');
+    const exceptions = await t.engine.gateway.settlement.exceptionsSince(0, 10);
+    expect(exceptions.map((e) => e.data)).toEqual([
+      expect.objectContaining({ exception_type: 'return', return_code: 'R01', exception_amount_in_cents: 7000, exception_date: '2026-03-05', exception_transaction: expect.objectContaining({ token: returned.body.transaction }) }),
+    ]);
+    const batches = (await t.engine.gateway.settlement.batchesSince(0, 10)).map((b) => b.data);
+    expect(batches).toEqual([expect.objectContaining({ payment_method_group: 'bank', sales_cents: 12000, transaction_count: 2 })]);
+  });
+});
+
+describe('retries and errors', () => {
+  it('never charges twice for the same order and transaction_reference', async () => {
+    const body = { amount_cents: 1234, order: { identifier: 'PO-9' }, transaction_reference: 'attempt-1', credit_card: card() };
+    const first = await op(h.api, 'sale', body);
+    const second = await op(h.api, 'sale', body);
+    expect(second.body.transaction).toBe(first.body.transaction);
+    expect(tx0(first.body).unique_reference).toBe('sale/PO-9/attempt-1');
+    const byReference = await h.api.get<{ token: string }>('/api/exports/transaction/sale%2FPO-9%2Fattempt-1');
+    expect(byReference.body.token).toBe(first.body.transaction);
+    const parallel = await Promise.all(Array.from({ length: 5 }, () => op(h.api, 'sale', { ...body, transaction_reference: 'attempt-2' })));
+    expect(new Set(parallel.map((r) => r.body.transaction)).size).toBe(1);
+    const order = await h.api.get<{ transactions: Array<{ action: string }> }>('/api/exports/order/PO-9');
+    expect(order.body.transactions.filter((t) => t.action === 'sale')).toHaveLength(2);
+    const changed = await op<GatewayError>(h.api, 'sale', { ...body, amount_cents: 999 });
+    expect(changed.body.errors).toEqual(['duplicate_transaction_reference']);
+    const refundBody = { amount_cents: 100, transaction: first.body.transaction, transaction_reference: 'r1' };
+    const r1 = await op(h.api, 'refund', refundBody);
+    const r2 = await op(h.api, 'refund', refundBody);
+    expect(r2.body.transaction).toBe(r1.body.transaction);
+    expect((await h.api.get<{ refunded_cents: number }>(`/api/exports/transaction/${first.body.transaction}`)).body.refunded_cents).toBe(100);
+  });
+
+  it('answers operation errors with 500 and a stable code, writing nothing', async () => {
+    const before = h.t.engine.core.currentWatermark();
+    const cases: Array<[string, unknown, string]> = [
+      ['capture', { transaction: 'UNKNOWN' }, 'transaction_not_found'],
+      ['capture', {}, 'transaction_unspecified'],
+      ['sale', { amount_cents: 100, order: 'NO-SUCH-ORDER', credit_card: card() }, 'order_not_found'],
+      ['sale', { amount_cents: 100 }, 'payment_method_unspecified'],
+      ['sale', { amount_cents: 100, fund_token: 'CCNOPE', credit_card: card() }, 'payment_method_conflict'],
+      ['sale', { amount_cents: 100, fund_token: 'CCNOPE' }, 'payment_method_not_found'],
+      ['sale', { credit_card: card() }, 'amount_unspecified'],
+      ['sale', { amount_cents: 0, credit_card: card() }, 'invalid_amount'],
+      ['sale', { amount_cents: 100, currency: 'EUR', credit_card: card() }, 'unsupported_currency'],
+      ['sale', { amount_cents: 100, terminal: { laneid: '1' } }, 'terminal_unavailable'],
+      ['sale', { amount_cents: 100, order: { settlement_token: 'MA123XYZABCD' }, credit_card: card() }, 'settlement_token_not_found'],
+    ];
+    for (const [action, body, code] of cases) {
+      const res = await op<GatewayError>(h.api, action, body);
+      expect(res.status, code).toBe(500);
+      expect(res.body, code).toMatchObject({ success: false, errors: [code] });
+    }
+    expect(h.t.engine.core.currentWatermark()).toBe(before);
+  });
+
+  it('refuses in production (no processor) and when order transactions are off', async () => {
+    await h.t.engine.account.update({ environment: 'production' });
+    const prod = await op<GatewayError>(h.api, 'sale', { amount_cents: 100, credit_card: card() });
+    expect(prod.body.errors).toEqual(['processor_unavailable']);
+    await h.t.engine.account.update({ environment: 'sandbox', capabilities: { order_transactions: false } });
+    const off = await op<GatewayError>(h.api, 'sale', { amount_cents: 100, credit_card: card() });
+    expect(off.body.errors).toEqual(['capability_disabled']);
+  });
+
+  it('lists every response code the processor returns, without credentials', async () => {
+    const res = await h.api.get<Array<{ code: number; description: string }>>('/api/reference_data/v1/response_codes', null);
+    expect(res.status).toBe(200);
+    const codes = new Map(res.body.map((c) => [c.code, c.description]));
+    expect(codes.get(211)).toMatch(/account number invalid/i);
+    for (const code of [100, 200, 201, 202, 203, 204, 205, 206, 207, 260, 301]) expect(codes.has(code), String(code)).toBe(true);
+  });
+});
