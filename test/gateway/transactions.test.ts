@@ -312,7 +312,7 @@ describe('retries and errors', () => {
       ['sale', { credit_card: card() }, 'amount_unspecified'],
       ['sale', { amount_cents: 0, credit_card: card() }, 'invalid_amount'],
       ['sale', { amount_cents: 100, currency: 'EUR', credit_card: card() }, 'unsupported_currency'],
-      ['sale', { amount_cents: 100, terminal: { laneid: '1' } }, 'terminal_unavailable'],
+      ['sale', { amount_cents: 100, terminal: { laneid: '1' } }, 'lane_not_found'],
       ['sale', { amount_cents: 100, order: { settlement_token: 'MA123XYZABCD' }, credit_card: card() }, 'settlement_token_not_found'],
     ];
     for (const [action, body, code] of cases) {
