@@ -4,6 +4,7 @@ import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
 import { createLogger, type Logger } from './logger';
 import { openAccount, type Account } from './account';
+import { createReceivables, type Receivables } from './receivables';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -21,6 +22,8 @@ export interface Engine {
   readonly core: EngineCore;
   readonly clock: Clock;
   readonly account: Account;
+  /** Customers, invoices, invoicing payments and divisions. */
+  readonly receivables: Receivables;
   readonly logger: Logger;
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
@@ -62,10 +65,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   const startedAt = new Date(clock.now()).toISOString();
+  const receivables = createReceivables(core, account);
   return {
     core,
     clock,
     account,
+    receivables,
     logger,
     ...(firstCredentials ? { firstCredentials } : {}),
     status() {
