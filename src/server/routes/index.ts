@@ -5,10 +5,11 @@ import { apiDescription, API_VERSION } from '../api-description';
 import { systemRoutes } from './system';
 import { accountRoutes } from './account';
 import { eventStream } from './events';
+import { receivablesRoutes } from './receivables';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
-const domainRoutes: AnyRoute[] = [...systemRoutes, ...accountRoutes, eventStream];
+const domainRoutes: AnyRoute[] = [...systemRoutes, ...accountRoutes, eventStream, ...receivablesRoutes];
 
 let cachedDoc: Record<string, unknown> | undefined;
 
