@@ -2,7 +2,7 @@ import { fail } from '../errors';
 import { getRecord, putRecord } from '../records';
 import { mergeContacts, readContacts, findContact } from './contacts';
 import { extraAttributes, Fields } from './fields';
-import { given, KEY_RE, NOTES_MAX, Problems } from './problems';
+import { KEY_RE, NOTES_MAX, Problems } from './problems';
 import { emptyLedger, type Session } from './session';
 import type { CustomerData, CustomerDoc, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
 
@@ -314,8 +314,4 @@ export async function groupCustomers(s: Session, identifiers: string[], groupId?
   }
   await putRecord(s.tx, 'customer_group', id, { members: members.map((m) => m.id) }, { type: 'customer_group.updated', entity: 'customer_group', key: id });
   return id;
-}
-
-export function isGiven(value: unknown): boolean {
-  return given(value as string | undefined);
 }

@@ -1,6 +1,7 @@
 import { isCurrency } from './money';
 import { normalizeCountry, normalizeProvince } from './countries';
-import { DATE_RE, EMAIL_RE, given, Problems, validDate } from './problems';
+import type { Problems} from './problems';
+import { DATE_RE, EMAIL_RE, given, validDate } from './problems';
 
 type Input = Record<string, unknown>;
 

@@ -52,7 +52,7 @@ export const exportCustomers = defineRoute({
   summary: 'Export customers changed after the watermark',
   description: 'Every customer whose current version is newer than `watermark`, oldest first, `limit` (1..2500, default 100) at a time; money in cents of the main currency.',
   query: ExportQuery,
-  responses: { 200: { description: 'A page', schema: customersPage } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: customersPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { customers: exportShape((await engine.receivables.exportCustomers(p, false)) as Array<{ watermark: number }>, p.list) } };
@@ -66,7 +66,7 @@ export const exportCustomersRecent = defineRoute({
   tags: TAGS,
   summary: 'Export customers updated in the past 7 days',
   query: ExportQuery,
-  responses: { 200: { description: 'A page', schema: customersPage } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: customersPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { customers: exportShape((await engine.receivables.exportCustomers(p, true)) as Array<{ watermark: number }>, p.list) } };
@@ -82,7 +82,7 @@ export const exportCustomerOpenInvoices = defineRoute({
   description: 'Invoices (and credit memos) of the customer with an owing other than zero, changed after `watermark`, wrapped in `open_invoices` as the reference\'s example shows.',
   params: IdentifierParams,
   query: ExportQuery,
-  responses: { 200: { description: 'A page', schema: Type.Object({ open_invoices: ExportPage(ref(CustomerOpenInvoice)) }) }, 404: err('No such customer') },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: Type.Object({ open_invoices: ExportPage(ref(CustomerOpenInvoice)) }) }, 404: err('No such customer') },
   async handler({ engine, params, query }) {
     const p = exportParams(query);
     return { body: { open_invoices: exportShape((await engine.receivables.exportCustomerOpenInvoices(params.identifier, p)) as Array<{ watermark: number }>, p.list) } };

@@ -70,7 +70,7 @@ export const viewInvoice = defineRoute({
   description: 'Matched against number, then display_number, then the numeric id. options[payments]=true appends `payments` (with line_item_transactional_amounts under line-item short pay). Open invoices in an owing position carry pay_url and pay_urls.',
   params: Type.Object({ number_or_id: Type.String({ minLength: 1, maxLength: 100 }) }),
   query: InvoiceViewQuery,
-  responses: { 200: { description: 'The invoice', schema: ref(InvoiceView) }, 404: err('No such invoice') },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'The invoice', schema: ref(InvoiceView) }, 404: err('No such invoice') },
   async handler({ engine, params, query, req }) {
     const view = await engine.receivables.viewInvoice(params.number_or_id, { payments: query.options?.payments === true });
     const base = origin(req);
@@ -90,7 +90,7 @@ export const exportInvoicesRecent = defineRoute({
   tags: TAGS,
   summary: 'Export invoices updated in the past 7 days',
   query: InvoiceExportQuery,
-  responses: { 200: { description: 'A page', schema: invoicesPage } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { invoices: exportShape((await engine.receivables.exportInvoices('recent', p, { includeDeleted: includeDeleted(query) })) as Array<{ watermark: number }>, p.list) } };
@@ -105,7 +105,7 @@ export const exportOpenInvoices = defineRoute({
   summary: 'Export open invoices',
   description: 'Invoices whose owing is not zero (credit memos included), changed after `watermark`. With options[include_deleted_invoices]=true deleted invoices are included and every record carries `deleted`.',
   query: InvoiceExportQuery,
-  responses: { 200: { description: 'A page', schema: invoicesPage } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { invoices: exportShape((await engine.receivables.exportInvoices('open', p, { includeDeleted: includeDeleted(query) })) as Array<{ watermark: number }>, p.list) } };
@@ -120,7 +120,7 @@ export const exportInvoices = defineRoute({
   summary: 'Export every invoice changed after the watermark (Laneway)',
   description: 'Laneway\'s addition to the reference (which has only the recent and open exports): a complete feed for ERP sync. Same shapes and options as /api/exports/invoices/recent.',
   query: InvoiceExportQuery,
-  responses: { 200: { description: 'A page', schema: invoicesPage } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { invoices: exportShape((await engine.receivables.exportInvoices('all', p, { includeDeleted: includeDeleted(query) })) as Array<{ watermark: number }>, p.list) } };

@@ -36,7 +36,7 @@ export const viewPayment = defineRoute({
   description: 'Matched against payment_reference, then payment_transaction_token. options[export_payment_tree]=true adds payment_tree.',
   params: Type.Object({ reference_or_token: Type.String({ minLength: 1, maxLength: 100 }) }),
   query: PaymentViewQuery,
-  responses: { 200: { description: 'The payment', schema: ref(PaymentView) }, 404: err('No such payment') },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'The payment', schema: ref(PaymentView) }, 404: err('No such payment') },
   async handler({ engine, params, query }) {
     return { body: await engine.receivables.viewPayment(params.reference_or_token, { tree: query.options?.export_payment_tree === true }) };
   },
@@ -51,7 +51,7 @@ export const exportPayments = defineRoute({
   tags: TAGS,
   summary: 'Export payments changed after the watermark',
   query: PaymentExportQuery,
-  responses: { 200: { description: 'A page', schema: paymentsPage } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { payments: exportShape((await engine.receivables.exportPayments(p, false, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
@@ -65,7 +65,7 @@ export const exportPaymentsRecent = defineRoute({
   tags: TAGS,
   summary: 'Export payments updated in the past 7 days',
   query: PaymentExportQuery,
-  responses: { 200: { description: 'A page', schema: paymentsPage } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { payments: exportShape((await engine.receivables.exportPayments(p, true, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
@@ -80,7 +80,7 @@ export const exportPaymentAmounts = defineRoute({
   summary: 'Export payment allocations',
   description: 'One record per payment applied to an invoice, by its own watermark. An allocation a payment update removed is exported once more with amount "0.00" and `removed: true`.',
   query: ExportQuery,
-  responses: { 200: { description: 'A page', schema: Type.Object({ payment_amounts: ExportPage(ref(PaymentAmountView)) }) } },
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: Type.Object({ payment_amounts: ExportPage(ref(PaymentAmountView)) }) } },
   async handler({ engine, query }) {
     const p = exportParams(query);
     return { body: { payment_amounts: exportShape((await engine.receivables.exportPaymentAmounts(p)) as Array<{ watermark: number }>, p.list) } };
