@@ -95,7 +95,7 @@ describe('polling exports (property)', () => {
           }
           const collection = feed.wrap === 'customers' ? 'customers' : feed.wrap === 'invoices' ? 'invoices' : 'payments';
           const current = await ctx.t.engine.core.find(collection, { selector: { watermark: { $gt: start } }, sort: [{ watermark: 'asc' }] });
-          const latest = new Map(current.map((d) => [String((d.data as Record<string, unknown>)[feed.key === 'payment_reference' ? 'reference' : feed.key]), d.watermark]));
+          const latest = new Map(current.map((d) => [String(collection === 'customers' ? d.identifier : d.id), d.watermark]));
           expect(new Map([...client.seen].filter(([k]) => k.startsWith(tag)))).toEqual(latest);
         }
       }),

@@ -4,7 +4,8 @@ import { mergeContacts, readContacts, findContact } from './contacts';
 import { extraAttributes, Fields } from './fields';
 import { KEY_RE, NOTES_MAX, Problems } from './problems';
 import { emptyLedger, type Session } from './session';
-import type { CustomerData, CustomerDoc, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
+import type { CustomerData, CustomerDoc, PaymentAmountDoc, PaymentDoc } from './types';
+import type { InvoiceRow } from './invoice-codec';
 
 /** The customer import's own fields; anything else is an extra attribute kept for presentment. */
 export const CUSTOMER_FIELDS = new Set([
@@ -218,7 +219,7 @@ export async function renameCustomer(s: Session, identifier: string, next: strin
   if (await s.customerByIdentifier(next)) throw fail.precondition('identifier_taken', `new_identifier ${next} is already taken`, [{ field: 'new_identifier', message: 'is already taken' }]);
   s.renameCustomer(doc, next);
 
-  const invoices = await s.tx.find<InvoiceDoc & { [k: string]: unknown }>('invoices', { selector: { customer: doc.id }, sort: [{ customer: 'asc' }, { watermark: 'asc' }] });
+  const invoices = await s.tx.find<InvoiceRow & { [k: string]: unknown }>('invoices', { selector: { customer: doc.id }, sort: [{ customer: 'asc' }, { watermark: 'asc' }] });
   for (const found of invoices) {
     const inv = s.adoptInvoice(found);
     inv.data.customer_identifier = next;

@@ -3,7 +3,8 @@ import { recordsByRef } from '../records';
 import { Fields } from './fields';
 import { Problems } from './problems';
 import type { Session } from './session';
-import type { DivisionData, InvoiceDoc } from './types';
+import type { DivisionData } from './types';
+import type { InvoiceRow } from './invoice-codec';
 
 export const DIVISION_CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,58}[A-Za-z0-9])?$/;
 
@@ -61,7 +62,7 @@ async function leadsTo(s: Session, from: string, target: string): Promise<boolea
 }
 
 async function assertDeletable(s: Session, code: string): Promise<void> {
-  const [invoice] = await s.tx.find<InvoiceDoc & { [k: string]: unknown }>('invoices', { selector: { division: code }, sort: [{ division: 'asc' }, { id: 'asc' }], limit: 1 });
+  const [invoice] = await s.tx.find<InvoiceRow & { [k: string]: unknown }>('invoices', { selector: { division: code }, sort: [{ division: 'asc' }, { id: 'asc' }], limit: 1 });
   if (invoice) throw fail.precondition('division_in_use', `Division ${code} cannot be deleted: invoice ${invoice.id} refers to it`, [{ field: 'deleted', message: 'division is used by invoices' }]);
   const children = await recordsByRef<DivisionData>(s.tx, 'division', code);
   if (children.length) {

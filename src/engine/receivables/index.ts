@@ -10,7 +10,8 @@ import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
 import { byWatermark, mergeByWatermark, recentFrom, type Page } from './exports';
 import { deleteInvoice, importInvoice } from './invoices';
-import { invoiceView, openInvoiceItem } from './invoice-view';
+import { openInvoiceItem } from './invoice-view';
+import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
@@ -64,6 +65,8 @@ export interface Receivables {
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
   viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
   exportInvoices(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<Array<Record<string, unknown>>>;
+  /** The same page as JSON text per record: what the HTTP export sends without re-serialising. */
+  exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<Array<{ watermark: number; json: string }>>;
   deleteInvoice(number: string): Promise<void>;
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
@@ -92,21 +95,32 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
   };
   const divisionNames = async () => new Map((await recordsOfKind<DivisionData>(core, 'division')).map((r) => [r.data.code, r.data.name]));
 
-  const findInvoice = async (key: string): Promise<InvoiceDoc | undefined> => {
-    const byNumber = await core.get<InvoiceDoc & { [k: string]: unknown }>('invoices', key);
+  type Row = InvoiceRow & { [k: string]: unknown };
+  const findInvoice = async (key: string): Promise<Row | undefined> => {
+    const byNumber = await core.get<Row>('invoices', key);
     if (byNumber) return byNumber;
-    const [byDisplay] = await core.find<InvoiceDoc & { [k: string]: unknown }>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 1 });
+    const [byDisplay] = await core.find<Row>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 1 });
     if (byDisplay) return byDisplay;
     if (!/^\d{1,15}$/.test(key)) return undefined;
-    const [byId] = await core.find<InvoiceDoc & { [k: string]: unknown }>('invoices', { selector: { iid: Number(key) }, sort: [{ iid: 'asc' }, { id: 'asc' }], limit: 1 });
+    const [byId] = await core.find<Row>('invoices', { selector: { iid: Number(key) }, sort: [{ iid: 'asc' }, { id: 'asc' }], limit: 1 });
     return byId;
+  };
+  const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
+
+  const invoicePage = async (feed: InvoiceFeed, page: Page, includeDeleted: boolean): Promise<Row[]> => {
+    if (feed === 'open') {
+      const open = await byWatermark<Row>(core, 'invoices', page, { feed: 'open' });
+      return includeDeleted ? mergeByWatermark(open, await byWatermark<Row>(core, 'invoices', page, { feed: 'deleted' }), page.limit) : open;
+    }
+    const keep = (d: Row) => (includeDeleted || d.feed !== 'deleted') && (feed !== 'recent' || isRecent(d));
+    return byWatermark<Row>(core, 'invoices', feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
   };
 
   const recentAfter = async (collection: string, page: Page): Promise<Page> => {
     const from = await recentFrom(core, collection, core.clock.now() - RECENT_MS);
     return { after: Math.max(page.after, from - 1), limit: page.limit };
   };
-  const isRecent = (doc: { data: { updated_ms?: number } }) => (doc.data.updated_ms ?? 0) >= core.clock.now() - RECENT_MS;
+  const isRecent = (doc: { data: { updated_ms?: number; u?: number } }) => (doc.data.updated_ms ?? doc.data.u ?? 0) >= core.clock.now() - RECENT_MS;
 
   const payUrls = (invoice: InvoiceDoc, customer: CustomerDoc) => {
     const path = `/pay/${invoice.data.pay_token}`;
@@ -149,7 +163,7 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
       const doc = await findCustomer(identifier);
       if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${identifier}`);
       const numbers = Object.keys(doc.data.ledger.open);
-      const invoices = (await core.store.getMany('invoices', numbers)) as unknown as InvoiceDoc[];
+      const invoices = await decodeAll(numbers);
       return invoices
         .filter((i) => i.watermark > page.after && i.data.owing_cents !== 0 && !i.data.deleted)
         .sort((a, b) => a.watermark - b.watermark)
@@ -207,7 +221,7 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
         let invoice: InvoiceDoc | undefined;
         if (findBy === 'number') invoice = await s.invoice(key);
         else {
-          const found = await s.tx.find<InvoiceDoc & { [k: string]: unknown }>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 2 });
+          const found = await s.tx.find<Row>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 2 });
           if (found.length > 1) throw fail.precondition('ambiguous_display_number', `More than one invoice has display_number ${key}; find it by number`);
           invoice = found[0] ? s.adoptInvoice(found[0]) : undefined;
         }
@@ -223,10 +237,10 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     },
 
     async viewInvoice(numberOrId, options = {}) {
-      const doc = await findInvoice(numberOrId);
-      if (!doc) throw fail.notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
-      const view = invoiceView(doc, { today: today(), sender: sender(), includeDeleted: false });
-      if (doc.data.deleted) view.deleted = true;
+      const row = await findInvoice(numberOrId);
+      if (!row) throw fail.notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
+      const doc = decodeInvoice(row);
+      const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Record<string, unknown>;
       if (options.payments) {
         const amounts = await core.find<PaymentAmountDoc & { [k: string]: unknown }>('payment_amounts', { selector: { invoice: doc.id }, sort: [{ invoice: 'asc' }, { id: 'asc' }] });
         view.payments = amounts.map((a) => ({ ...a.data, watermark: a.watermark }));
@@ -243,18 +257,13 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     },
 
     async exportInvoices(feed, page, options = {}) {
+      return (await this.exportInvoicesJson(feed, page, options)).map((r) => JSON.parse(r.json) as Record<string, unknown>);
+    },
+
+    async exportInvoicesJson(feed, page, options = {}) {
       const includeDeleted = options.includeDeleted === true;
-      const ctx = { today: today(), sender: sender(), includeDeleted };
-      type Inv = InvoiceDoc & { [k: string]: unknown };
-      let docs: Inv[];
-      if (feed === 'open') {
-        const open = await byWatermark<Inv>(core, 'invoices', page, { feed: 'open' });
-        docs = includeDeleted ? mergeByWatermark(open, await byWatermark<Inv>(core, 'invoices', page, { feed: 'deleted' }), page.limit) : open;
-      } else {
-        const keep = (d: Inv) => (includeDeleted || d.feed !== 'deleted') && (feed !== 'recent' || isRecent(d));
-        docs = await byWatermark<Inv>(core, 'invoices', feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
-      }
-      return docs.map((d) => invoiceView(d, ctx));
+      const day = today();
+      return (await invoicePage(feed, page, includeDeleted)).map((row) => ({ watermark: row.watermark, json: invoiceJson(row, day, includeDeleted) }));
     },
 
     async deleteInvoice(number) {
@@ -265,7 +274,7 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
       const doc = await findCustomer(customerIdentifier);
       if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${customerIdentifier}`);
       const due = Object.entries(doc.data.ledger.open).filter(([, [date, dueDate, owing]]) => owing > 0 && (dueDate || date) <= asOf);
-      const invoices = (await core.store.getMany('invoices', due.map(([n]) => n))) as unknown as InvoiceDoc[];
+      const invoices = await decodeAll(due.map(([n]) => n));
       return invoices
         .filter((i) => !i.data.deleted && i.data.owing_cents > 0)
         .map((i) => ({

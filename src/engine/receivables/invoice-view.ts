@@ -8,21 +8,17 @@ import type { InvoiceDoc } from './types';
  * nothing owing is PAID (CLOSED for a zero invoice); past its due date OVERDUE; partly paid PARTIAL;
  * else CURRENT.
  */
-export function invoiceStatus(doc: InvoiceDoc, today: string): string {
-  const d = doc.data;
-  if (d.deleted) return 'CLOSED';
-  if (d.amount_cents < 0) return d.owing_cents < 0 ? 'CREDIT' : 'CLOSED';
-  if (d.owing_cents <= 0) return d.amount_cents === 0 ? 'CLOSED' : 'PAID';
-  if ((d.due_date ?? d.date) < today) return 'OVERDUE';
-  if (d.owing_cents < d.amount_cents) return 'PARTIAL';
+export function invoiceStatusOf([amount, owing, due, deleted]: StatusBasis, today: string): string {
+  if (deleted) return 'CLOSED';
+  if (amount < 0) return owing < 0 ? 'CREDIT' : 'CLOSED';
+  if (owing <= 0) return amount === 0 ? 'CLOSED' : 'PAID';
+  if (due < today) return 'OVERDUE';
+  if (owing < amount) return 'PARTIAL';
   return 'CURRENT';
 }
 
-export interface InvoiceViewContext {
-  today: string;
-  sender: string;
-  includeDeleted: boolean;
-}
+/** What the status is derived from: [amount, owing, due date (else invoice date), deleted]. */
+export type StatusBasis = [number, number, string, 0 | 1];
 
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 const zeroMoney = new Map<string, string>();
@@ -36,8 +32,12 @@ function money(cents: number | undefined, currency: string): string {
   return formatMoney(cents, currency);
 }
 
-/** The reference's InvoiceResponse (view, exports and the invoice webhook payload). */
-export function invoiceView(doc: InvoiceDoc, ctx: InvoiceViewContext): Record<string, unknown> {
+/**
+ * The reference's InvoiceResponse (view, exports and the invoice webhook payload), without what
+ * changes with no write (status, watermark, deleted): see invoice-codec.ts.
+ */
+export function invoiceBody(doc: InvoiceDoc, sender: string): Record<string, unknown> {
+  const ctx = { sender };
   const d = doc.data;
   const sh = d.shipping ?? {};
   const line1 = [sh.address_1, sh.address_2].filter(Boolean).join(', ');
@@ -99,7 +99,6 @@ export function invoiceView(doc: InvoiceDoc, ctx: InvoiceViewContext): Record<st
     annualized_effective_date: n(d.annualized_effective_date),
     annualized_expiry_date: n(d.annualized_expiry_date),
     external_id: n(d.external_id),
-    status: invoiceStatus(doc, ctx.today),
     delivery_status: d.suppress_notifications ? 'new' : 'not_sent',
     extended_attributes: d.extra,
     summary_invoice_parent: d.summary_invoice_parent ? '1' : '0',
@@ -110,9 +109,7 @@ export function invoiceView(doc: InvoiceDoc, ctx: InvoiceViewContext): Record<st
     discount_expiry_date: n(d.discount_expiry_date),
     attachments: d.attachments.map((a) => ({ file_name: a.file_name, invoice_display: a.invoice_display, size: a.size })),
     ...(d.l3 ?? {}),
-    watermark: doc.watermark,
   };
-  if (ctx.includeDeleted) view.deleted = d.deleted;
   return view;
 }
 

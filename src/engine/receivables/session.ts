@@ -5,6 +5,7 @@ import { fail } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentDoc } from './types';
 import { applyInvoiceToLedger, applyPaymentToLedger } from './ledger';
+import { decodeInvoice, encodeInvoice, type InvoiceRow } from './invoice-codec';
 
 interface Slot<T> {
   doc: T;
@@ -101,17 +102,17 @@ export class Session {
   async invoice(number: string): Promise<InvoiceDoc | undefined> {
     const slot = this.invoices.get(number);
     if (slot) return slot.doc;
-    const found = await this.tx.get<InvoiceDoc & { [k: string]: unknown }>('invoices', number);
-    if (!found) return undefined;
-    this.invoices.set(number, { doc: found, original: structuredClone(found), dirty: false });
-    return found;
+    const row = await this.tx.get<InvoiceRow & { [k: string]: unknown }>('invoices', number);
+    return row ? this.adoptInvoice(row) : undefined;
   }
 
-  adoptInvoice(found: InvoiceDoc): InvoiceDoc {
-    const slot = this.invoices.get(found.id);
+  /** A stored invoice row found by a query: decoded once per unit. */
+  adoptInvoice(row: InvoiceRow): InvoiceDoc {
+    const slot = this.invoices.get(row.id);
     if (slot) return slot.doc;
-    this.invoices.set(found.id, { doc: found, original: structuredClone(found), dirty: false });
-    return found;
+    const doc = decodeInvoice(row);
+    this.invoices.set(row.id, { doc, original: decodeInvoice(row), dirty: false });
+    return doc;
   }
 
   putInvoice(doc: InvoiceDoc): void {
@@ -219,6 +220,7 @@ export class Session {
     }
 
     const { tx } = this;
+    const sender = this.account.profile().sender_identifier;
     for (const [code, slot] of this.divisions) {
       if (!slot.dirty || !slot.doc) continue;
       await putRecord(tx, 'division', code, slot.doc, {
@@ -250,12 +252,13 @@ export class Session {
         doc.iid = this.core.currentWatermark() + 1;
         doc.data.iid = doc.iid;
       }
-      doc.feed = doc.data.deleted ? 'deleted' : doc.data.owing_cents !== 0 ? 'open' : 'closed';
-      doc.display_number = doc.data.display_number;
-      doc.division = doc.data.division ?? '';
       doc.data.updated_at = tx.at;
       doc.data.updated_ms = tx.now;
-      const stamped = await tx.put('invoices', doc, {
+      const row = encodeInvoice(doc, sender);
+      doc.feed = row.feed;
+      doc.display_number = row.display_number;
+      doc.division = row.division;
+      const stamped = await tx.put('invoices', row, {
         type: slot.original ? (doc.data.deleted && !slot.original.data.deleted ? 'invoice.deleted' : 'invoice.updated') : 'invoice.created',
         entity: 'invoice',
         key: doc.id,

@@ -1,7 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { Request } from 'express';
 import { defineRoute } from '../route';
-import { exportParams, exportShape } from '../exports';
+import { exportParams, exportShapeJson } from '../exports';
+import type { InvoiceFeed } from '../../engine/receivables';
+import type { Engine } from '../../engine';
+import type { Reply } from '../route';
 import { ErrorBody, ExportPage } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import { InvoiceExportQuery } from '../../shared/schemas/receivables-common';
@@ -83,6 +86,12 @@ export const viewInvoice = defineRoute({
 const invoicesPage = Type.Object({ invoices: ExportPage(ref(InvoiceView)) });
 const includeDeleted = (q: { options?: { include_deleted_invoices?: boolean } }) => q.options?.include_deleted_invoices === true;
 
+/** Invoice pages are sent as the stored renderings, spliced (see engine/receivables/invoice-codec.ts). */
+async function invoicesPageReply(engine: Engine, feed: InvoiceFeed, p: ReturnType<typeof exportParams>, withDeleted: boolean): Promise<Reply> {
+  const records = await engine.receivables.exportInvoicesJson(feed, p, { includeDeleted: withDeleted });
+  return { contentType: 'application/json', body: exportShapeJson('invoices', records, p.list) };
+}
+
 export const exportInvoicesRecent = defineRoute({
   method: 'get',
   path: '/api/exports/invoices/recent',
@@ -93,7 +102,7 @@ export const exportInvoicesRecent = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { invoices: exportShape((await engine.receivables.exportInvoices('recent', p, { includeDeleted: includeDeleted(query) })) as Array<{ watermark: number }>, p.list) } };
+    return invoicesPageReply(engine, 'recent', p, includeDeleted(query));
   },
 });
 
@@ -108,7 +117,7 @@ export const exportOpenInvoices = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { invoices: exportShape((await engine.receivables.exportInvoices('open', p, { includeDeleted: includeDeleted(query) })) as Array<{ watermark: number }>, p.list) } };
+    return invoicesPageReply(engine, 'open', p, includeDeleted(query));
   },
 });
 
@@ -123,7 +132,7 @@ export const exportInvoices = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { invoices: exportShape((await engine.receivables.exportInvoices('all', p, { includeDeleted: includeDeleted(query) })) as Array<{ watermark: number }>, p.list) } };
+    return invoicesPageReply(engine, 'all', p, includeDeleted(query));
   },
 });
 
