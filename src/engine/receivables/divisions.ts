@@ -6,7 +6,7 @@ import type { Session } from './session';
 import type { DivisionData } from './types';
 import type { InvoiceRow } from './invoice-codec';
 
-export const DIVISION_CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,58}[A-Za-z0-9])?$/;
+export const DIVISION_CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,38}[A-Za-z0-9])?$/;
 
 /**
  * Division create-or-update. An unknown parent code still creates the division, without a parent
@@ -16,13 +16,13 @@ export const DIVISION_CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,58}[A-Za-z0-9]
 export async function importDivision(s: Session, input: Record<string, unknown>): Promise<{ division: DivisionData; created: boolean }> {
   const problems = new Problems();
   const f = new Fields(input, problems);
-  const code = f.str('code', { pattern: DIVISION_CODE_RE, patternText: 'must be 1 to 60 letters, digits, spaces or . _ -', code: 'invalid_division_code' });
+  const code = f.str('code', { pattern: DIVISION_CODE_RE, patternText: 'must be 1 to 40 letters, digits, spaces or . _ -', code: 'invalid_division_code' });
   if (!f.has('code')) problems.add('code', 'missing_code', 'is required');
   const name = f.str('name', { max: 200 });
   if (!f.has('name')) problems.add('name', 'missing_name', 'is required');
   const externalId = f.str('external_id', { max: 100 });
   const deleted = f.bool('deleted');
-  const parentCode = f.str('parent_code', { max: 60 });
+  const parentCode = f.str('parent_code', { max: 40 });
   problems.throwIfAny();
   if (!code || !name) throw fail.internal('division_fields', 'division fields missing after validation');
 
@@ -88,7 +88,7 @@ export async function resolveInvoiceDivision(
     return undefined;
   }
   if (!DIVISION_CODE_RE.test(code)) {
-    problems.add('division', 'invalid_division_code', 'must be 1 to 60 letters, digits, spaces or . _ -');
+    problems.add('division', 'invalid_division_code', 'must be 1 to 40 letters, digits, spaces or . _ -');
     return undefined;
   }
   const found = await s.division(code);

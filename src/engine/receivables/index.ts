@@ -1,4 +1,4 @@
-import type { EngineCore } from '../core';
+import { eventId, type EngineCore } from '../core';
 import type { Account } from '../account';
 import { DAY_MS, dateInZone } from '../clock';
 import { fail } from '../errors';
@@ -102,8 +102,10 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     const [byDisplay] = await core.find<Row>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 1 });
     if (byDisplay) return byDisplay;
     if (!/^\d{1,15}$/.test(key)) return undefined;
-    const [byId] = await core.find<Row>('invoices', { selector: { iid: Number(key) }, sort: [{ iid: 'asc' }, { id: 'asc' }], limit: 1 });
-    return byId;
+    // The numeric id is the watermark of the invoice's first version: its invoice.created event
+    // in the outbox names the invoice.
+    const created = await core.get<{ id: string; watermark: number; type: string; key: string }>('events', eventId(Number(key)));
+    return created?.type === 'invoice.created' ? core.get<Row>('invoices', created.key) : undefined;
   };
   const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
 

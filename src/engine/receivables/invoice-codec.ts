@@ -16,7 +16,6 @@ export interface InvoiceRow {
   customer: string;
   feed: 'open' | 'closed' | 'deleted';
   division: string;
-  iid: number;
   data: { view: string; p: Private; u: number; st: StatusBasis };
 }
 
@@ -67,7 +66,6 @@ export function encodeInvoice(doc: InvoiceDoc, sender: string): InvoiceRow {
     customer: doc.customer,
     feed: d.deleted ? 'deleted' : d.owing_cents !== 0 ? 'open' : 'closed',
     division: d.division ?? '',
-    iid: d.iid,
     data: { view: JSON.stringify(invoiceBody(doc, sender)), p, u: d.updated_ms, st: [d.amount_cents, d.owing_cents, d.due_date ?? d.date, d.deleted ? 1 : 0] },
   };
 }
@@ -125,7 +123,7 @@ export function decodeInvoice(row: InvoiceRow): InvoiceDoc {
   if (p.discount !== undefined) data.discount_amount_cents = p.discount;
   if (Object.keys(shipping).length) data.shipping = shipping;
   if (Object.keys(l3).length) data.l3 = l3;
-  return { id: row.id, watermark: row.watermark, display_number: row.display_number, customer: row.customer, feed: row.feed, division: row.division, iid: row.iid, data };
+  return { id: row.id, watermark: row.watermark, display_number: row.display_number, customer: row.customer, feed: row.feed, division: row.division, iid: data.iid, data };
 }
 
 /** The export JSON of one stored invoice as of `today`. */

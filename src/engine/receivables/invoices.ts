@@ -11,8 +11,8 @@ import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
 
 /** Invoice numbers appear in paths: no slash, ?, #, backslash or control characters. */
 // eslint-disable-next-line no-control-regex
-export const NUMBER_RE = /^(?=.{1,100}$)[^\s/?#\\\u0000-\u001f](?:[^/?#\\\u0000-\u001f]*[^\s/?#\\\u0000-\u001f])?$/;
-const NUMBER_RULE = 'must be 1 to 100 characters without / ? # \\ or control characters';
+export const NUMBER_RE = /^(?=.{1,64}$)[^\s/?#\\\u0000-\u001f](?:[^/?#\\\u0000-\u001f]*[^\s/?#\\\u0000-\u001f])?$/;
+const NUMBER_RULE = 'must be 1 to 64 characters without / ? # \\ or control characters';
 
 const INVOICE_FIELDS = new Set([
   'number', 'customer_identifier', 'display_number', 'currency', 'amount', 'replace_line_items', 'amount_override',
@@ -99,7 +99,7 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
   const shippingCountry = f.country('shipping_country');
   const shippingProvince = f.province('shipping_province', shippingCountry ?? prev.shipping?.country);
   const autoDebit = f.oneOf('auto_debit', ['Y', 'N'] as const, 'invalid_auto_debit');
-  const divisionCode = f.str('division', { max: 60 });
+  const divisionCode = f.str('division', { max: 40 });
   const divisionName = f.str('division_name', { max: 200 });
   const autoDebitReference = text('auto_debit_reference', 100);
   const owingIn = f.int('owing_cents', { code: 'invalid_owing_cents' });

@@ -4,11 +4,11 @@ import { component } from './registry';
 export const DivisionImport = component(
   'DivisionImport',
   Type.Object({
-    code: Type.String({ minLength: 1, maxLength: 60, description: 'Division code used on invoices; an existing code is updated.' }),
+    code: Type.String({ minLength: 1, maxLength: 40, description: 'Division code used on invoices; an existing code is updated.' }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     external_id: Type.Optional(Type.String({ maxLength: 100 })),
     deleted: Type.Optional(Type.Boolean({ description: 'true: inactive. Refused while an invoice or a child division refers to it.' })),
-    parent_code: Type.Optional(Type.String({ maxLength: 60, description: 'An existing division; an unknown code creates the division without a parent.' })),
+    parent_code: Type.Optional(Type.String({ maxLength: 40, description: 'An existing division; an unknown code creates the division without a parent.' })),
   }),
 );
 

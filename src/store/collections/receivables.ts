@@ -1,38 +1,40 @@
 import { defineCollection, keyField, type CollectionDef } from '../schema';
 
-/** Index range for internal invoice ids (the watermark of an invoice's first version). */
-const idNumber = { type: 'number', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 } as const;
-
+/**
+ * Index keys are padded to their field's maxLength and stored in every row and index, so the
+ * bounds below are as tight as the validation allows: exports read whole rows.
+ */
 /**
  * Customers: `id` is a stable internal token (the public identifier can be renamed), looked up
  * by `identifier`; `parent` is the parent's internal id ('' for none) so a rename or a cycle check
  * finds children without a scan.
  */
 export const customers = defineCollection('customers', {
-  fields: { identifier: keyField(100), parent: keyField(32) },
+  fields: { identifier: keyField(100), parent: keyField(16) },
   indexes: [['watermark'], ['identifier'], ['parent']],
 });
 
 /**
  * Invoices: `id` is the invoice number (unique within the supplier, never renamed). `feed` is
  * 'open' (owing is not zero), 'closed' or 'deleted', so the open-invoice export range-scans
- * [feed, watermark]; `customer` (internal id) serves a customer's invoices and renames; `iid`
- * is the numeric id clients may look an invoice up by; `division` guards division deletes.
+ * [feed, watermark]; `customer` (internal id) serves a customer's invoices and renames;
+ * `division` guards division deletes. (The numeric id is found through the event outbox, see
+ * receivables/index.ts, so it needs no index.)
  */
 export const invoices = defineCollection('invoices', {
   fields: {
-    display_number: keyField(100),
-    customer: keyField(32),
+    display_number: keyField(64),
+    customer: keyField(16),
     feed: keyField(8),
-    division: keyField(60),
-    iid: idNumber,
+    division: keyField(40),
   },
-  indexes: [['watermark'], ['feed', 'watermark'], ['customer', 'watermark'], ['display_number'], ['iid'], ['division']],
+  indexes: [['watermark'], ['feed', 'watermark'], ['customer', 'watermark'], ['display_number'], ['division']],
+  idLength: 64,
 });
 
 /** Invoicing payments: `id` is the payment reference (the imported identifier or a generated one). */
 export const payments = defineCollection('payments', {
-  fields: { token: keyField(64), customer: keyField(32) },
+  fields: { token: keyField(64), customer: keyField(16) },
   indexes: [['watermark'], ['token'], ['customer', 'watermark']],
 });
 
