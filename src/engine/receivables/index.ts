@@ -65,8 +65,11 @@ export interface Receivables {
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
   viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
   exportInvoices(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<Array<Record<string, unknown>>>;
-  /** The same page as JSON text per record: what the HTTP export sends without re-serialising. */
-  exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<Array<{ watermark: number; json: string }>>;
+  /**
+   * The same page as JSON text per record (what the HTTP export sends without re-serialising), and
+   * the day its statuses are computed for.
+   */
+  exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<{ asOf: string; records: Array<{ watermark: number; json: string }> }>;
   deleteInvoice(number: string): Promise<void>;
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
@@ -259,13 +262,13 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     },
 
     async exportInvoices(feed, page, options = {}) {
-      return (await this.exportInvoicesJson(feed, page, options)).map((r) => JSON.parse(r.json) as Record<string, unknown>);
+      return (await this.exportInvoicesJson(feed, page, options)).records.map((r) => JSON.parse(r.json) as Record<string, unknown>);
     },
 
     async exportInvoicesJson(feed, page, options = {}) {
       const includeDeleted = options.includeDeleted === true;
       const day = today();
-      return (await invoicePage(feed, page, includeDeleted)).map((row) => ({ watermark: row.watermark, json: invoiceJson(row, day, includeDeleted) }));
+      return { asOf: day, records: (await invoicePage(feed, page, includeDeleted)).map((row) => ({ watermark: row.watermark, json: invoiceJson(row, day, includeDeleted) })) };
     },
 
     async deleteInvoice(number) {
