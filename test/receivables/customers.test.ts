@@ -50,6 +50,25 @@ describe('customer import', () => {
     expect(ctx.t.engine.core.currentWatermark()).toBe(before);
   });
 
+  it('accepts the reference\'s own customer example, whose numbers and flags are strings', async () => {
+    const parent = uid('P');
+    await importCustomer({ identifier: parent, name: 'Parent' });
+    const id = uid('C');
+    const res = await importCustomer({
+      identifier: id, display_number: 'DispNum1234', name: 'Acme Inc.', email: 'bob.smith@example.com', first_name: 'Bob', last_name: 'Smith',
+      notes: 'Payment terms will be revised next year.', address_1: '200 Main Street', address_2: 'Suite 250', city: 'Toronto', province: 'ON',
+      postal_code: 'M5M 5M5', country: 'CA', telephone: '(416) 123-4567', fax: '(416) 100-1020', url: 'www.acmeinc.com', business_number: 'GS324587987',
+      locale: 'en', parent_identifier: parent, account_status: 'open', last_contact_date: '2017-12-04', next_contact_date: '2018-02-15',
+      credit_limit_cents: '2000000', credit_limit_currency: 'CAD', credit_rating: 'AA', terms_type: 'day', terms_value: 15,
+      company_bio: 'Acme Inc. sells cutting-edge widgets.', ignores_cc_payment_rules: 'false', notification_suppressed: 'false', tags: 'Blue;Green;Yellow',
+      line_item_attributes: [{ email: 'jane.smith@example.com', first_name: 'Jane', last_name: 'Smith', telephone: '809-888-1234', title: 'Buyer' }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.message).toBe('1 customer with 2 contacts');
+    const v = await view(id);
+    expect([v.credit_limit, v.credit_limit_currency, v.notification_suppressed]).toEqual(['$20,000.00', 'cad', 'N']);
+  });
+
   it('accepts the edges of the terms ranges and both terms types', async () => {
     for (const [type, value] of [['day', 0], ['day', 100], ['date', 1], ['date', 27], ['date', -1], ['date', -2]] as const) {
       const res = await importCustomer({ identifier: uid('T'), name: 'Terms', terms_type: type, terms_value: value });

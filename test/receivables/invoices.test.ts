@@ -85,8 +85,6 @@ describe('invoice import', () => {
       [{ number: uid('I'), customer_identifier: 'C1', amount: 1, date: '2026-02-30' }, 'date'],
       [{ number: uid('I'), customer_identifier: 'C1', amount: 1, shipping_country: 'US', shipping_province: 'ON' }, 'shipping_province'],
       [{ number: uid('I'), customer_identifier: 'C1', amount: 1, notes_text: 'x'.repeat(65537) }, 'notes_text'],
-      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, discount_rate: 0.05 }, 'discount_rate'],
-      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, plan_identifier: 'P1' }, 'plan_identifier'],
       [{ number: uid('I'), customer_identifier: 'C1', amount: 1, division: 'NOWHERE' }, 'division'],
       [{ number: uid('I'), customer_identifier: 'C1', amount: 1, annualized_amount_cents: 120000 }, 'annualized_effective_date'],
       [{ number: uid('I'), customer_identifier: 'C1', line_item_attributes: [{ description: 'no amount' }] }, 'line_item_attributes.0.amount'],
@@ -173,7 +171,25 @@ describe('capability rules', () => {
       const plain = uid('INV');
       await importInvoice({ number: plain, customer_identifier: uid('C'), amount: 40000, discount_amount_cents: 1234 });
       expect((await view(plain)).discount_amount_cents).toBe(1234);
+      const bad = await importInvoice({ number: uid('INV'), customer_identifier: uid('C'), amount: 1, discount_rate: 1.5 });
+      expect(fields(bad.body)).toContain('discount_rate');
     });
+    // Without the discount configuration the fields are ignored (as the reference's example sends them).
+    const off = uid('INV');
+    expect((await importInvoice({ number: off, customer_identifier: uid('C'), amount: 40000, discount_rate: 0.05 })).status).toBe(201);
+    expect((await view(off)).discount_amount_cents).toBe(0);
+  });
+
+  it('accepts the reference\'s own invoice example as it is', async () => {
+    const res = await importInvoice({
+      number: uid('sh763-'), display_number: 'INV1234', customer_identifier: uid('CUS'), purchase_order_number: 'PO-3847', amount: 40000, currency: 'usd',
+      date: '2017-11-01', due_date: '2017-12-15', notes_text: 'Thank you for your business', shipping_name: 'Acme Inc.', shipping_address_1: '1 Main Street',
+      shipping_address_2: 'Suite 600', shipping_postal_code: '90210', shipping_city: 'New York', shipping_province: 'NY', owing_cents: 30000,
+      discount_amount_cents: 39999, discount_expiry_date: '2017-11-15', replace_line_items: false, amount_override: false,
+      line_item_attributes: [{ number: '1', item_number: 'A3947C9878', description: 'Modems', quantity: 40, unit_cost_cents: 1000, amount: 40000 }], echo: 'pay_urls',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.message).toBe('1 invoice 1 line items');
   });
 });
 

@@ -26,7 +26,6 @@ const INVOICE_FIELDS = new Set([
 ]);
 const L3_FIELDS = ['L3_po_number', 'L3_tax', 'L3_duty', 'L3_shipping', 'L3_ship_from_zip', 'L3_ship_from_country'] as const;
 const PLAN_FIELDS = ['plan_identifier', 'plan_start_date', 'plan_end_date', 'plan_payment_cents', 'annualized_amount_cents'] as const;
-const DISCOUNT_FIELDS = ['discount_amount_cents', 'discount_rate', 'discount_expiry_date'] as const;
 
 const isCustomerKey = (key: string) => key.startsWith('customer_') && CUSTOMER_FIELDS.has(key.slice('customer_'.length));
 
@@ -120,10 +119,6 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
     for (const name of PLAN_FIELDS) {
       if (!f.has(name) && prev[name] === undefined) problems.add(name, 'missing_plan_field', 'is required: this account uses payment plans');
     }
-  } else {
-    for (const name of ['plan_identifier', 'plan_start_date', 'plan_end_date', 'plan_payment_cents'] as const) {
-      if (f.has(name)) problems.add(name, 'capability_disabled', 'needs the payment plans capability on this account');
-    }
   }
   if (planStart && planEnd && planEnd < planStart) problems.add('plan_end_date', 'invalid_plan_dates', 'must not be before plan_start_date');
   if (annualized !== undefined) {
@@ -135,9 +130,10 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
   const discountAmount = f.int('discount_amount_cents', { min: 0 });
   const discountRate = f.num('discount_rate');
   const discountExpiry = f.date('discount_expiry_date');
-  if (!caps('discounts')) {
-    for (const name of DISCOUNT_FIELDS) if (f.has(name)) problems.add(name, 'capability_disabled', 'needs the discounts capability on this account');
-  } else if (discountRate !== undefined && (discountRate < 0 || discountRate >= 1)) {
+  // Discounts need the account's discount configuration; without it the fields are ignored, as
+  // owing_cents is without balance sync (the reference's own example sends them).
+  const discounts = caps('discounts');
+  if (discounts && discountRate !== undefined && (discountRate < 0 || discountRate >= 1)) {
     problems.add('discount_rate', 'invalid_discount_rate', 'must be a fraction from 0 up to 1 (0.05 is 5%)');
   }
 
@@ -271,10 +267,12 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
   set('external_id', externalId);
   set('summary_invoice_number', summaryNumber);
   set('service_rep_email', serviceRep);
-  set('discount_expiry_date', discountExpiry);
-  set('discount_rate', discountRate);
-  // A rate always decides the discount (even beside discount_amount_cents), from the invoice amount.
-  set('discount_amount_cents', discountRate !== undefined ? Math.round(amount * discountRate) : discountAmount);
+  if (discounts) {
+    set('discount_expiry_date', discountExpiry);
+    set('discount_rate', discountRate);
+    // A rate always decides the discount (even beside discount_amount_cents), from the invoice amount.
+    set('discount_amount_cents', discountRate !== undefined ? Math.round(amount * discountRate) : discountAmount);
+  }
   if (Object.keys(l3).length) data.l3 = l3;
   set('due_date', dueDate ?? prev.due_date ?? dueFromTerms(invoiceDate, customer.data.terms_type, customer.data.terms_value));
   // Balance sync: the ERP's owing is the truth. Otherwise owing is what payments left of the amount.

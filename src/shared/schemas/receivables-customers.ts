@@ -3,6 +3,10 @@ import { component, ref } from './registry';
 import { Watermark } from './common';
 import { CentsField, Date8601, Nullable, NullableString, Text } from './receivables-common';
 
+/** The reference's own examples send some numbers and flags as strings ("2000000", "false"). */
+const IntLike = (description: string) => Type.Union([Type.Integer(), Type.String({ pattern: '^-?[0-9]+$' })], { description });
+const BoolLike = (description: string) => Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')], { description });
+
 const Identifier = Type.String({ minLength: 1, maxLength: 100, description: 'Letters and digits (with - _ . inside), unique within the supplier.' });
 
 export const ContactInput = component(
@@ -42,26 +46,25 @@ export const CustomerImport = component(
       business_number: Type.Optional(Type.String({ maxLength: 20, description: 'EIN or business number: at most 20 letters and digits.' })),
       locale: Type.Optional(Type.Union([Type.Literal('en'), Type.Literal('fr'), Type.Literal('es')])),
       parent_identifier: Type.Optional(Type.String({ maxLength: 100, description: 'An existing customer; a loop in the hierarchy is refused.' })),
-      pdf_attachment_opt_in: Type.Optional(Type.Boolean({ description: 'Default false.' })),
+      pdf_attachment_opt_in: Type.Optional(BoolLike('Default false.')),
       account_status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')], { description: 'Default open.' })),
       last_contact_date: Type.Optional(Date8601('Ignored when the stored last contact date is more recent.')),
       next_contact_date: Type.Optional(Date8601('Always overwrites the stored value.')),
-      credit_limit_cents: Type.Optional(Type.Integer({ minimum: 0 })),
+      credit_limit_cents: Type.Optional(IntLike('Credit limit in cents, 0 or more.')),
       credit_limit_currency: Type.Optional(Type.String({ description: 'ISO 4217. When blank: the currency of most of the customer\'s invoices, else the account currency.' })),
       credit_rating: Type.Optional(Text('Credit rating.')),
       terms_type: Type.Optional(Type.Union([Type.Literal('date'), Type.Literal('day')])),
-      terms_value: Type.Optional(Type.Integer({ description: "'day': 0..100 days after the invoice date. 'date': day 1..27 of the next month, -1 last day, -2 second-last day. Sets the due date of invoices imported without one." })),
+      terms_value: Type.Optional(IntLike("'day': 0..100 days after the invoice date. 'date': day 1..27 of the next month, -1 last day, -2 second-last day. Sets the due date of invoices imported without one.")),
       company_bio: Type.Optional(Type.String({ maxLength: 65536 })),
-      ignores_cc_payment_rules: Type.Optional(Type.Boolean()),
-      notification_suppressed: Type.Optional(Type.Boolean()),
+      ignores_cc_payment_rules: Type.Optional(BoolLike('Default false.')),
+      notification_suppressed: Type.Optional(BoolLike('Default false: true suppresses every notification to the customer.')),
       tags: Type.Optional(Type.String({ maxLength: 200, description: 'Tags separated by semicolons.' })),
       external_id: Type.Optional(Type.String({ maxLength: 100 })),
       external_group_identifier: Type.Optional(Type.String({ maxLength: 100, description: 'Under restricted grouping, grouped customers must share it.' })),
       replace_contacts: Type.Optional(
-        Type.Boolean({
-          description:
-            'Default false. true: stored contacts in the payload are updated unless signed up; stored supplier-created contacts absent from the payload are deleted, or disabled when signed up.',
-        }),
+        BoolLike(
+          'Default false. true: stored contacts in the payload are updated unless signed up; stored supplier-created contacts absent from the payload are deleted, or disabled when signed up.',
+        ),
       ),
       contacts: Type.Optional(Type.Array(ref(ContactInput))),
       line_item_attributes: Type.Optional(Type.Array(ref(ContactInput), { description: 'The name the reference schema gives the contacts array; accepted as `contacts`.' })),
