@@ -1,7 +1,7 @@
 import { daysBetween } from '../clock';
 import { figures, majorityCurrency, type Aging } from './ledger';
 import { formatMoney } from './money';
-import type { ContactData, CustomerDoc, DivisionData } from './types';
+import type { ContactData, CustomerDoc } from './types';
 
 const yn = (b: boolean | undefined) => (b ? 'Y' : 'N');
 const dateOf = (iso: string | undefined) => (iso ? iso.slice(0, 10) : null);
@@ -228,4 +228,3 @@ export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today
   };
 }
 
-export type { DivisionData };

@@ -2,7 +2,7 @@ import { eventId, type EngineCore } from '../core';
 import type { Account } from '../account';
 import { DAY_MS, dateInZone } from '../clock';
 import { fail } from '../errors';
-import { getRecord, recordsOfKind } from '../records';
+import { recordsOfKind } from '../records';
 import { attach, decodeAttachment } from './attachments';
 import { countryCodes } from './countries';
 import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
@@ -338,9 +338,4 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
 
     countryCodes,
   };
-}
-
-/** Stored attachment bytes (the portal and the invoice screens show them). */
-export async function readAttachment(core: EngineCore, key: string): Promise<{ file_name: string; content_base64: string } | undefined> {
-  return (await getRecord<{ file_name: string; content_base64: string }>(core, 'invoice_attachment', key))?.data;
 }

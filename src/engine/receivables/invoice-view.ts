@@ -21,28 +21,17 @@ export function invoiceStatusOf([amount, owing, due, deleted]: StatusBasis, toda
 export type StatusBasis = [number, number, string, 0 | 1];
 
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
-const zeroMoney = new Map<string, string>();
-
-function money(cents: number | undefined, currency: string): string {
-  if (!cents) {
-    let z = zeroMoney.get(currency);
-    if (z === undefined) zeroMoney.set(currency, (z = formatMoney(0, currency)));
-    return z;
-  }
-  return formatMoney(cents, currency);
-}
 
 /**
  * The reference's InvoiceResponse (view, exports and the invoice webhook payload), without what
  * changes with no write (status, watermark, deleted): see invoice-codec.ts.
  */
 export function invoiceBody(doc: InvoiceDoc, sender: string): Record<string, unknown> {
-  const ctx = { sender };
   const d = doc.data;
   const sh = d.shipping ?? {};
   const line1 = [sh.address_1, sh.address_2].filter(Boolean).join(', ');
   const line2 = [[sh.city, sh.province].filter(Boolean).join(', '), sh.postal_code].filter(Boolean).join(' ');
-  const view: Record<string, unknown> = {
+  return {
     id: d.iid,
     number: d.number,
     display_number: d.display_number,
@@ -50,8 +39,8 @@ export function invoiceBody(doc: InvoiceDoc, sender: string): Record<string, unk
     currency: d.currency,
     amount_cents: d.amount_cents,
     owing_cents: d.owing_cents,
-    subtotal_tax1: money(d.subtotal_tax1, d.currency),
-    subtotal_tax2: money(d.subtotal_tax2, d.currency),
+    subtotal_tax1: formatMoney(d.subtotal_tax1 ?? 0, d.currency),
+    subtotal_tax2: formatMoney(d.subtotal_tax2 ?? 0, d.currency),
     date: d.date,
     due_date: n(d.due_date),
     order_date: n(d.order_date),
@@ -77,7 +66,7 @@ export function invoiceBody(doc: InvoiceDoc, sender: string): Record<string, unk
       amount_cents: l.amount_cents,
       balance_cents: l.balance_cents,
       id: i + 1,
-      identifier: `${ctx.sender}|${d.number}|${l.number}`,
+      identifier: `${sender}|${d.number}|${l.number}`,
       invoice_id: d.iid,
       purchase_order_number: n(l.purchase_order_number),
       order_key: n(l.order_key),
@@ -110,7 +99,6 @@ export function invoiceBody(doc: InvoiceDoc, sender: string): Record<string, unk
     attachments: d.attachments.map((a) => ({ file_name: a.file_name, invoice_display: a.invoice_display, size: a.size })),
     ...(d.l3 ?? {}),
   };
-  return view;
 }
 
 /** A record of a customer's open-invoice export. */
