@@ -215,10 +215,14 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     },
 
     async importInvoices(inputs) {
-      return run(async (s) => {
+      const count = await run(async (s) => {
         for (const input of inputs) await importInvoice(s, input);
         return inputs.length;
       });
+      // Back-to-back units resolve on microtasks only; RxDB processes its change events on a
+      // timer, and holds every written document until it does. Let the event loop turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      return count;
     },
 
     async addAttachment(findBy, key, input) {
