@@ -7,7 +7,7 @@ export interface Page {
   limit: number;
 }
 
-type Doc = StoredDoc & { data: { updated_ms?: number; u?: number } };
+type Doc = StoredDoc & { data: { updated_ms?: number } };
 
 /**
  * Documents of `collection` changed after `after`, oldest first, at most `limit`, through the
@@ -52,7 +52,7 @@ export async function recentFrom(core: EngineCore, collection: string, since: nu
     const mid = Math.floor((lo + hi) / 2);
     const [doc] = await core.find<Doc>(collection, { selector: { watermark: { $gte: mid } }, sort: [{ watermark: 'asc' }], limit: 1 });
     if (!doc) hi = mid;
-    else if ((doc.data.updated_ms ?? doc.data.u ?? 0) >= since) hi = mid;
+    else if ((doc.data.updated_ms ?? 0) >= since) hi = mid;
     else lo = doc.watermark + 1;
   }
   return lo;

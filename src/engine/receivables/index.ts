@@ -125,7 +125,7 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     const from = await recentFrom(core, collection, core.clock.now() - RECENT_MS);
     return { after: Math.max(page.after, from - 1), limit: page.limit };
   };
-  const isRecent = (doc: { data: { updated_ms?: number; u?: number } }) => (doc.data.updated_ms ?? doc.data.u ?? 0) >= core.clock.now() - RECENT_MS;
+  const isRecent = (doc: { data: { updated_ms?: number } }) => (doc.data.updated_ms ?? 0) >= core.clock.now() - RECENT_MS;
 
   const payUrls = (invoice: InvoiceDoc, customer: CustomerDoc) => {
     const path = `/pay/${invoice.data.pay_token}`;

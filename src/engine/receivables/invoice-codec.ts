@@ -16,7 +16,7 @@ export interface InvoiceRow {
   customer: string;
   feed: 'open' | 'closed' | 'deleted';
   division: string;
-  data: { view: string; p: Private; u: number; st: StatusBasis };
+  data: { view: string; p: Private; updated_ms: number; st: StatusBasis };
 }
 
 /** What the rendering does not carry (or carries formatted). */
@@ -66,7 +66,7 @@ export function encodeInvoice(doc: InvoiceDoc, sender: string): InvoiceRow {
     customer: doc.customer,
     feed: d.deleted ? 'deleted' : d.owing_cents !== 0 ? 'open' : 'closed',
     division: d.division ?? '',
-    data: { view: JSON.stringify(invoiceBody(doc, sender)), p, u: d.updated_ms, st: [d.amount_cents, d.owing_cents, d.due_date ?? d.date, d.deleted ? 1 : 0] },
+    data: { view: JSON.stringify(invoiceBody(doc, sender)), p, updated_ms: d.updated_ms, st: [d.amount_cents, d.owing_cents, d.due_date ?? d.date, d.deleted ? 1 : 0] },
   };
 }
 
@@ -114,7 +114,7 @@ export function decodeInvoice(row: InvoiceRow): InvoiceDoc {
     extra: v.extended_attributes,
     created_at: p.created,
     updated_at: p.updated,
-    updated_ms: row.data.u,
+    updated_ms: row.data.updated_ms,
   };
   for (const k of OPTIONAL) if (v[k] !== null && v[k] !== undefined) (data as unknown as Record<string, unknown>)[k] = v[k];
   if (typeof v.auto_pay_reference === 'string') data.auto_debit_reference = v.auto_pay_reference;
