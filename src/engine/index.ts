@@ -14,6 +14,8 @@ import { createAutopay, type Autopay } from './wallets/autopay';
 import type { ReceivablesPort } from './wallets/autopay-port';
 import { openVaultKeyer } from './wallets/secrets';
 import { createGateway, type Gateway } from './gateway';
+import { createReceivables, type Receivables } from './receivables';
+import { receivablesForAutopay } from './autopay-receivables';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -29,7 +31,7 @@ export interface EngineOptions {
   laneDriver?: LaneDriver;
   /** Overrides the lanes as the gateway's card-present port (tests); settable later with gateway.setCardPresent. */
   cardPresent?: CardPresentPort;
-  /** The receivables domain as autopay needs it; settable later with autopay.setReceivables. */
+  /** Overrides the receivables domain as autopay sees it (tests). */
   receivables?: ReceivablesPort;
 }
 
@@ -39,6 +41,8 @@ export interface Engine {
   readonly account: Account;
   /** Card-present lanes: settings, terminal commands, and the CardPresentPort for the gateway. */
   readonly lanes: Lanes;
+  /** Customers, invoices, invoicing payments and divisions. */
+  readonly receivables: Receivables;
   readonly logger: Logger;
   readonly orders: Orders;
   readonly gateway: Gateway;
@@ -84,13 +88,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});
 
   const keyer = await openVaultKeyer(core);
-  // Wallets ask autopay for the receivables port only at request time, after it exists.
-  const receivables = () => autopay.receivables();
   const orders = createOrders(core, account);
-  const wallets = createWallets({ core, account, keyer, receivables });
+  // Wallets ask autopay for the receivables port only at request time, after it exists.
+  const wallets = createWallets({ core, account, keyer, receivables: () => autopay.receivables() });
   const giftCards = createGiftCards(core, account, keyer);
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
-  const autopay: Autopay = createAutopay({ core, account, gateway, ...(options.receivables ? { receivables: options.receivables } : {}) });
+  const receivables = createReceivables(core, account);
+  const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -100,6 +104,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     clock,
     account,
     lanes,
+    receivables,
     logger,
     orders,
     gateway,

@@ -21,3 +21,12 @@ export function exportShape<T extends { watermark: number }>(records: readonly T
   for (const r of records) out[String(r.watermark)] = r;
   return out;
 }
+
+/**
+ * The same two shapes from records already serialised (exports that keep rendered JSON), wrapped
+ * in `{ "<wrap>": ... }`: the page is sent as text, never parsed and serialised again.
+ */
+export function exportShapeJson(wrap: string, records: ReadonlyArray<{ watermark: number; json: string }>, list: boolean): string {
+  const parts = records.map((r) => (list ? r.json : `"${r.watermark}":${r.json}`));
+  return `{${JSON.stringify(wrap)}:${list ? '[' : '{'}${parts.join(',')}${list ? ']' : '}'}}`;
+}

@@ -46,6 +46,7 @@ describe('wallets', () => {
   });
 
   it('searches by email, customer, fund and vault token', async () => {
+    expect((await h.api.post('/api/imports/customer', { identifier: 'C9', name: 'Nine Ltd' })).status).toBe(201);
     const res = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { customer: 'C9', contact: { email: 'pay@shop.test' }, bank_account: ACH });
     const fund = res.body.wallets[0]!.bank_accounts[0]!;
     expect(fund).toMatchObject({ account_number: ' (0016)', routing_number: '122105278', account_type: 'checking' });
@@ -115,6 +116,7 @@ describe('wallets', () => {
   });
 
   it('exports wallets by watermark, and those updated in the past 7 days', async () => {
+    for (const identifier of ['A', 'B']) expect((await h.api.post('/api/imports/customer', { identifier, name: `Customer ${identifier}` })).status).toBe(201);
     const a = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { customer: 'A' });
     h.t.clock.advanceDays(10);
     const b = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { customer: 'B' });

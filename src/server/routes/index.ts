@@ -11,6 +11,7 @@ import { orderAliasRoutes, orderRoutes } from './orders';
 import { gatewayRoutes } from './gateway';
 import { walletRoutes } from './wallets';
 import { referenceDataRoutes } from './reference-data';
+import { receivablesRoutes } from './receivables';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -18,6 +19,7 @@ const domainRoutes: AnyRoute[] = [
   ...systemRoutes,
   ...accountRoutes,
   eventStream,
+  ...receivablesRoutes,
   ...orderRoutes,
   ...gatewayRoutes,
   // After POST /api/gateway/v1/orders/{action}: GET /api/gateway/v1/orders/{token} must not shadow them.

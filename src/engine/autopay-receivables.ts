@@ -1,0 +1,68 @@
+import { isEngineError } from './errors';
+import type { Receivables } from './receivables';
+import type { ReceivablesPort } from './wallets/autopay-port';
+
+const missing = (err: unknown) => isEngineError(err) && err.kind === 'not_found';
+
+/**
+ * Autopay reaches the receivables domain through the port it defines; this is the wiring. A
+ * payment is recorded under the gateway transaction token, so a tick that runs twice records it
+ * once.
+ */
+export function receivablesForAutopay(receivables: Receivables): ReceivablesPort {
+  const viewPayment = async (reference: string) => {
+    try {
+      return await receivables.viewPayment(reference);
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw err;
+    }
+  };
+  return {
+    async customerExists(identifier) {
+      try {
+        await receivables.viewCustomer(identifier);
+        return true;
+      } catch (err) {
+        if (missing(err)) return false;
+        throw err;
+      }
+    },
+    async dueInvoices(customerIdentifier, asOfDate) {
+      let due;
+      try {
+        due = await receivables.dueOpenInvoices(customerIdentifier, asOfDate);
+      } catch (err) {
+        if (missing(err)) return [];
+        throw err;
+      }
+      return due.map((i) => ({
+        number: i.number,
+        customer_identifier: customerIdentifier,
+        currency: i.currency,
+        owing_cents: i.owing_cents,
+        due_date: i.due_date ?? i.date,
+        auto_debit: i.auto_debit,
+        auto_debit_reference: i.auto_debit_reference,
+      }));
+    },
+    async recordPayment(p) {
+      if (await viewPayment(p.identifier)) return { identifier: p.identifier };
+      await receivables.recordPayment({
+        customer_identifier: p.customer_identifier,
+        amount_cents: p.amount_cents,
+        currency: p.currency,
+        date: p.date,
+        invoices: p.invoices,
+        channel: 'autopay',
+        payment_method: p.payment_method === 'credit_card' ? 'Credit card' : 'Bank account',
+        transaction_token: p.transaction_token,
+        ...(p.authorization_code ? { authorization_code: p.authorization_code } : {}),
+        status: p.status,
+        reference: p.identifier,
+      });
+      return { identifier: p.identifier };
+    },
+    viewPayment,
+  };
+}

@@ -1,0 +1,59 @@
+import type { MangoQuery } from 'rxdb';
+import type { EngineCore } from '../core';
+import type { StoredDoc } from '../../store/schema';
+
+export interface Page {
+  after: number;
+  limit: number;
+}
+
+type Doc = StoredDoc & { data: { updated_ms?: number } };
+
+/**
+ * Documents of `collection` changed after `after`, oldest first, at most `limit`, through the
+ * [watermark] index (or [feed, watermark] when `feed` is given). A predicate that drops records
+ * keeps reading until the page is full or the range ends, so an export never answers an empty
+ * page while later records exist (a poller would stop early).
+ */
+export async function byWatermark<T extends Doc>(
+  core: EngineCore,
+  collection: string,
+  page: Page,
+  options: { feed?: string; keep?: (doc: T) => boolean } = {},
+): Promise<T[]> {
+  const out: T[] = [];
+  let after = page.after;
+  for (;;) {
+    const want = page.limit - out.length;
+    const query: MangoQuery<StoredDoc> = options.feed
+      ? { selector: { feed: options.feed, watermark: { $gt: after } }, sort: [{ feed: 'asc' }, { watermark: 'asc' }], limit: want }
+      : { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: want };
+    const docs = await core.find<T>(collection, query);
+    for (const doc of docs) if (!options.keep || options.keep(doc)) out.push(doc);
+    if (docs.length < want || out.length >= page.limit) return out;
+    after = docs[docs.length - 1]!.watermark;
+  }
+}
+
+/** Merges two watermark-ordered pages (the open and the deleted invoice feeds) into one. */
+export function mergeByWatermark<T extends { watermark: number }>(a: T[], b: T[], limit: number): T[] {
+  return [...a, ...b].sort((x, y) => x.watermark - y.watermark).slice(0, limit);
+}
+
+/**
+ * The first watermark from which every version is recent (changed at or after `since` ms): found
+ * by a binary search over the [watermark] index, since watermarks and change times grow together.
+ * Recently-updated exports start there instead of scanning every older record.
+ */
+export async function recentFrom(core: EngineCore, collection: string, since: number): Promise<number> {
+  let lo = 0;
+  let hi = core.currentWatermark() + 1;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const [doc] = await core.find<Doc>(collection, { selector: { watermark: { $gte: mid } }, sort: [{ watermark: 'asc' }], limit: 1 });
+    if (!doc) hi = mid;
+    else if ((doc.data.updated_ms ?? 0) >= since) hi = mid;
+    else lo = doc.watermark + 1;
+  }
+  return lo;
+}

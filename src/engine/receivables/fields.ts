@@ -1,0 +1,148 @@
+import { isCurrency } from './money';
+import { normalizeCountry, normalizeProvince } from './countries';
+import type { Problems} from './problems';
+import { DATE_RE, EMAIL_RE, given, validDate } from './problems';
+
+type Input = Record<string, unknown>;
+
+/**
+ * Typed reads of one import record with the field rules every domain shares. JSON requests are
+ * already type-checked by their schema; the CSV importer hands strings, so numbers and booleans
+ * are also read from their text forms here. Every read that fails adds a problem naming the field;
+ * '' and null read as "not given".
+ */
+export class Fields {
+  constructor(
+    readonly input: Input,
+    readonly problems: Problems,
+  ) {}
+
+  has(name: string): boolean {
+    return given(this.input[name] as unknown);
+  }
+
+  str(name: string, opts: { max?: number; pattern?: RegExp; patternText?: string; code?: string } = {}): string | undefined {
+    const raw = this.input[name];
+    if (!given(raw)) return undefined;
+    if (typeof raw !== 'string' && typeof raw !== 'number') {
+      this.problems.add(name, 'invalid_type', 'must be a string');
+      return undefined;
+    }
+    const value = String(raw);
+    if (opts.max !== undefined && value.length > opts.max) {
+      this.problems.add(name, opts.code ?? 'too_long', `must be at most ${opts.max} characters`);
+      return undefined;
+    }
+    if (opts.pattern && !opts.pattern.test(value)) {
+      this.problems.add(name, opts.code ?? 'invalid_format', opts.patternText ?? 'has an invalid format');
+      return undefined;
+    }
+    return value;
+  }
+
+  int(name: string, opts: { min?: number; max?: number; code?: string } = {}): number | undefined {
+    const raw = this.input[name];
+    if (!given(raw)) return undefined;
+    const value = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+      this.problems.add(name, opts.code ?? 'invalid_integer', 'must be a whole number (minor currency units for amounts)');
+      return undefined;
+    }
+    if ((opts.min !== undefined && value < opts.min) || (opts.max !== undefined && value > opts.max)) {
+      this.problems.add(name, opts.code ?? 'out_of_range', `must be between ${opts.min ?? '-∞'} and ${opts.max ?? '∞'}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  num(name: string): number | undefined {
+    const raw = this.input[name];
+    if (!given(raw)) return undefined;
+    const value = typeof raw === 'string' ? Number(raw.trim()) : raw;
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      this.problems.add(name, 'invalid_number', 'must be a number');
+      return undefined;
+    }
+    return value;
+  }
+
+  bool(name: string): boolean | undefined {
+    const raw = this.input[name];
+    if (!given(raw)) return undefined;
+    if (typeof raw === 'boolean') return raw;
+    const text = String(raw).trim().toLowerCase();
+    if (['true', 'y', 'yes', '1'].includes(text)) return true;
+    if (['false', 'n', 'no', '0'].includes(text)) return false;
+    this.problems.add(name, 'invalid_boolean', 'must be true or false');
+    return undefined;
+  }
+
+  date(name: string): string | undefined {
+    const raw = this.str(name);
+    if (raw === undefined) return undefined;
+    if (!DATE_RE.test(raw) || !validDate(raw)) {
+      this.problems.add(name, 'invalid_date', 'must be a date YYYY-MM-DD');
+      return undefined;
+    }
+    return raw;
+  }
+
+  email(name: string): string | undefined {
+    const raw = this.str(name, { max: 254 });
+    if (raw === undefined) return undefined;
+    if (!EMAIL_RE.test(raw)) {
+      this.problems.add(name, 'invalid_email', 'must be an email address');
+      return undefined;
+    }
+    return raw;
+  }
+
+  oneOf<T extends string>(name: string, values: readonly T[], code = 'invalid_value'): T | undefined {
+    const raw = this.str(name);
+    if (raw === undefined) return undefined;
+    const found = values.find((v) => v.toLowerCase() === raw.toLowerCase());
+    if (!found) this.problems.add(name, code, `must be one of ${values.join(', ')}`);
+    return found;
+  }
+
+  currency(name: string): string | undefined {
+    const raw = this.str(name);
+    if (raw === undefined) return undefined;
+    if (!isCurrency(raw)) {
+      this.problems.add(name, 'invalid_currency', 'must be an ISO 4217 currency code');
+      return undefined;
+    }
+    return raw.toLowerCase();
+  }
+
+  country(name: string): string | undefined {
+    const raw = this.str(name);
+    if (raw === undefined) return undefined;
+    const code = normalizeCountry(raw);
+    if (!code) this.problems.add(name, 'invalid_country', 'must be an ISO 3166-1 country code (alpha-2, e.g. CA)');
+    return code;
+  }
+
+  /** A province is checked against its country's ISO 3166-2 subdivisions when the country is known. */
+  province(name: string, country: string | undefined): string | undefined {
+    const raw = this.str(name, { max: 60 });
+    if (raw === undefined || !country) return raw;
+    const code = normalizeProvince(country, raw);
+    if (!code) {
+      this.problems.add(name, 'invalid_province', `must be an ISO 3166-2 subdivision of ${country} (the part after "${country}-")`);
+      return undefined;
+    }
+    return code;
+  }
+}
+
+/** Keys not named by the schema: stored and returned for presentment. */
+export function extraAttributes(input: Input, known: ReadonlySet<string>, isKnown?: (key: string) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (known.has(key) || isKnown?.(key)) continue;
+    if (value === undefined) continue;
+    out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,348 @@
+import { eventId, type EngineCore } from '../core';
+import type { Account } from '../account';
+import { DAY_MS, dateInZone } from '../clock';
+import { fail } from '../errors';
+import { recordsOfKind } from '../records';
+import { attach, decodeAttachment } from './attachments';
+import { countryCodes } from './countries';
+import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
+import { customerListItem, customerView } from './customer-view';
+import { importDivision } from './divisions';
+import { byWatermark, mergeByWatermark, recentFrom, type Page } from './exports';
+import { deleteInvoice, importInvoice } from './invoices';
+import { openInvoiceItem } from './invoice-view';
+import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
+import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
+import { paymentView } from './payment-view';
+import { EMAIL_RE, Problems } from './problems';
+import { inSession, type Session } from './session';
+import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
+
+export type { RecordPaymentInput, ImportChannel } from './payments';
+export type { Page } from './exports';
+
+export interface ImportReply {
+  identifier: string;
+  message: string;
+}
+
+export interface InvoiceImportReply extends ImportReply {
+  /** With echo=pay_urls on an invoice in an owing position: click-to-pay paths (the route makes them absolute). */
+  pay?: { url: string; urls: Record<string, string> };
+}
+
+/** An open invoice due by a date: what autopay charges. */
+export interface DueInvoice {
+  number: string;
+  display_number: string;
+  currency: string;
+  amount_cents: number;
+  owing_cents: number;
+  date: string;
+  due_date: string | null;
+  /** false when the invoice is marked auto_debit N: the customer pays it by hand. */
+  auto_debit: boolean;
+  /** The policy or contract number an autopay agreement may be limited to. */
+  auto_debit_reference: string | null;
+}
+
+export type InvoiceFeed = 'all' | 'recent' | 'open';
+
+/** The receivables domain: customers, invoices, invoicing payments, divisions. */
+export interface Receivables {
+  importCustomer(input: Record<string, unknown>): Promise<ImportReply>;
+  viewCustomer(identifier: string): Promise<Record<string, unknown>>;
+  exportCustomers(page: Page, recent: boolean): Promise<Array<Record<string, unknown>>>;
+  exportCustomerOpenInvoices(identifier: string, page: Page): Promise<Array<Record<string, unknown>>>;
+  updateIdentifier(identifier: string, next: string): Promise<ImportReply>;
+  issueInvitation(identifier: string, email: string, by?: 'supplier' | 'customer'): Promise<void>;
+  cancelInvitation(identifier: string, email: string): Promise<void>;
+  markSignedUp(identifier: string, email: string): Promise<void>;
+  groupCustomers(identifiers: string[], groupId?: string): Promise<string>;
+  setAutoDebit(identifier: string, enabled: boolean): Promise<void>;
+
+  importInvoice(input: Record<string, unknown>): Promise<InvoiceImportReply>;
+  /** Many invoices in one unit of work (all or nothing): bulk loads and the benchmark's seed. */
+  importInvoices(inputs: Array<Record<string, unknown>>): Promise<number>;
+  addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
+  viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
+  exportInvoices(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<Array<Record<string, unknown>>>;
+  /**
+   * The same page as JSON text per record (what the HTTP export sends without re-serialising), and
+   * the day its statuses are computed for.
+   */
+  exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<{ asOf: string; records: Array<{ watermark: number; json: string }> }>;
+  deleteInvoice(number: string): Promise<void>;
+  dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
+
+  importPayment(input: Record<string, unknown>, channel?: ImportChannel): Promise<ImportReply>;
+  recordPayment(input: RecordPaymentInput): Promise<Record<string, unknown>>;
+  reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Record<string, unknown>>;
+  viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Record<string, unknown>>;
+  exportPayments(page: Page, recent: boolean, options?: { tree?: boolean }): Promise<Array<Record<string, unknown>>>;
+  exportPaymentAmounts(page: Page): Promise<Array<Record<string, unknown>>>;
+
+  importDivision(input: Record<string, unknown>): Promise<ImportReply>;
+  countryCodes(): ReturnType<typeof countryCodes>;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const RECENT_MS = 7 * DAY_MS;
+
+export function createReceivables(core: EngineCore, account: Account): Receivables {
+  const run = <T>(fn: (s: Session) => Promise<T>) => inSession(core, account, fn);
+  const today = () => dateInZone(core.clock.now(), account.profile().timezone);
+  const sender = () => account.profile().sender_identifier;
+
+  const findCustomer = async (identifier: string): Promise<CustomerDoc | undefined> => {
+    const [doc] = await core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: { identifier }, sort: [{ identifier: 'asc' }], limit: 1 });
+    return doc;
+  };
+  const divisionNames = async () => new Map((await recordsOfKind<DivisionData>(core, 'division')).map((r) => [r.data.code, r.data.name]));
+
+  type Row = InvoiceRow & { [k: string]: unknown };
+  const findInvoice = async (key: string): Promise<Row | undefined> => {
+    const byNumber = await core.get<Row>('invoices', key);
+    if (byNumber) return byNumber;
+    const [byDisplay] = await core.find<Row>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 1 });
+    if (byDisplay) return byDisplay;
+    if (!/^\d{1,15}$/.test(key)) return undefined;
+    // The numeric id is the watermark of the invoice's first version: its invoice.created event
+    // in the outbox names the invoice.
+    const created = await core.get<{ id: string; watermark: number; type: string; key: string }>('events', eventId(Number(key)));
+    return created?.type === 'invoice.created' ? core.get<Row>('invoices', created.key) : undefined;
+  };
+  const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
+
+  const invoicePage = async (feed: InvoiceFeed, page: Page, includeDeleted: boolean): Promise<Row[]> => {
+    if (feed === 'open') {
+      const open = await byWatermark<Row>(core, 'invoices', page, { feed: 'open' });
+      return includeDeleted ? mergeByWatermark(open, await byWatermark<Row>(core, 'invoices', page, { feed: 'deleted' }), page.limit) : open;
+    }
+    const keep = (d: Row) => (includeDeleted || d.feed !== 'deleted') && (feed !== 'recent' || isRecent(d));
+    return byWatermark<Row>(core, 'invoices', feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
+  };
+
+  const recentAfter = async (collection: string, page: Page): Promise<Page> => {
+    const from = await recentFrom(core, collection, core.clock.now() - RECENT_MS);
+    return { after: Math.max(page.after, from - 1), limit: page.limit };
+  };
+  const isRecent = (doc: { data: { updated_ms?: number } }) => (doc.data.updated_ms ?? 0) >= core.clock.now() - RECENT_MS;
+
+  const payUrls = (invoice: InvoiceDoc, customer: CustomerDoc) => {
+    const path = `/pay/${invoice.data.pay_token}`;
+    const urls: Record<string, string> = {};
+    for (const c of customer.data.contacts) if (!c.disabled) urls[c.email] = `${path}?contact=${c.token}`;
+    return { url: path, urls };
+  };
+
+  return {
+    async importCustomer(input) {
+      const r = await run((s) => upsertCustomer(s, input));
+      return { identifier: r.customer.identifier, message: `1 customer with ${plural(r.contacts, 'contact')}` };
+    },
+
+    async viewCustomer(identifier) {
+      const doc = await findCustomer(identifier);
+      if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${identifier}`);
+      const parent = doc.parent ? await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.parent) : undefined;
+      let root = parent ?? doc;
+      const seen = new Set([doc.id]);
+      while (root.parent && !seen.has(root.parent)) {
+        seen.add(root.id);
+        const up = await core.get<CustomerDoc & { [k: string]: unknown }>('customers', root.parent);
+        if (!up) break;
+        root = up;
+      }
+      const names = await divisionNames();
+      return customerView(doc, { today: today(), accountCurrency: account.profile().currency, divisionName: (c) => names.get(c) }, { ...(parent ? { parent } : {}), root: root.identifier });
+    },
+
+    async exportCustomers(page, recent) {
+      const ctx = { today: today(), accountCurrency: account.profile().currency };
+      const docs = recent
+        ? await byWatermark<CustomerDoc & { [k: string]: unknown }>(core, 'customers', await recentAfter('customers', page), { keep: isRecent })
+        : await byWatermark<CustomerDoc & { [k: string]: unknown }>(core, 'customers', page);
+      return docs.map((d) => customerListItem(d, ctx));
+    },
+
+    async exportCustomerOpenInvoices(identifier, page) {
+      const doc = await findCustomer(identifier);
+      if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${identifier}`);
+      const numbers = Object.keys(doc.data.ledger.open);
+      const invoices = await decodeAll(numbers);
+      return invoices
+        .filter((i) => i.watermark > page.after && i.data.owing_cents !== 0 && !i.data.deleted)
+        .sort((a, b) => a.watermark - b.watermark)
+        .slice(0, page.limit)
+        .map((i) => openInvoiceItem({ ...i }));
+    },
+
+    async updateIdentifier(identifier, next) {
+      const doc = await run((s) => renameCustomer(s, identifier, next));
+      return { identifier: doc.identifier, message: 'customer identifier updated' };
+    },
+
+    async issueInvitation(identifier, email, by = 'supplier') {
+      if (!EMAIL_RE.test(email)) throw fail.invalid('invalid_email', `email ${email} is not an email address`, [{ field: 'email', message: 'must be an email address' }]);
+      await run((s) => issueInvitation(s, identifier, email, by));
+    },
+
+    async cancelInvitation(identifier, email) {
+      await run((s) => cancelInvitation(s, identifier, email));
+    },
+
+    async markSignedUp(identifier, email) {
+      await run((s) => markSignedUp(s, identifier, email));
+    },
+
+    groupCustomers: (identifiers, groupId) => run((s) => groupCustomers(s, identifiers, groupId)),
+
+    async setAutoDebit(identifier, enabled) {
+      await run(async (s) => {
+        const doc = await requireCustomer(s, identifier);
+        if (doc.data.auto_debit === enabled) return;
+        doc.data.auto_debit = enabled;
+        s.touchCustomer(doc);
+      });
+    },
+
+    async importInvoice(input) {
+      return run(async (s) => {
+        const r = await importInvoice(s, input);
+        const reply: InvoiceImportReply = { identifier: r.invoice.id, message: `1 invoice ${r.lineItems} line items` };
+        if (r.echoPayUrls && r.invoice.data.owing_cents > 0) reply.pay = payUrls(r.invoice, r.customer);
+        return reply;
+      });
+    },
+
+    async importInvoices(inputs) {
+      const count = await run(async (s) => {
+        for (const input of inputs) await importInvoice(s, input);
+        return inputs.length;
+      });
+      // Back-to-back units resolve on microtasks only; RxDB processes its change events on a
+      // timer, and holds every written document until it does. Let the event loop turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      return count;
+    },
+
+    async addAttachment(findBy, key, input) {
+      return run(async (s) => {
+        let invoice: InvoiceDoc | undefined;
+        if (findBy === 'number') invoice = await s.invoice(key);
+        else {
+          const found = await s.tx.find<Row>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 2 });
+          if (found.length > 1) throw fail.precondition('ambiguous_display_number', `More than one invoice has display_number ${key}; find it by number`);
+          invoice = found[0] ? s.adoptInvoice(found[0]) : undefined;
+        }
+        if (!invoice || invoice.data.deleted) throw fail.notFound('invoice_not_found', `No invoice with ${findBy} ${key}`);
+        const problems = new Problems();
+        const primary = input.invoice_display === undefined ? true : input.invoice_display === true || input.invoice_display === 'true';
+        const file = decodeAttachment(input, problems);
+        problems.throwIfAny();
+        if (!file) throw fail.internal('attachment', 'attachment missing after validation');
+        await attach(s, invoice, file, primary);
+        return { identifier: file.fileName, message: `1 attachment for invoice ${invoice.id}` };
+      });
+    },
+
+    async viewInvoice(numberOrId, options = {}) {
+      const row = await findInvoice(numberOrId);
+      if (!row) throw fail.notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
+      const doc = decodeInvoice(row);
+      const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Record<string, unknown>;
+      if (options.payments) {
+        const amounts = await core.find<PaymentAmountDoc & { [k: string]: unknown }>('payment_amounts', { selector: { invoice: doc.id }, sort: [{ invoice: 'asc' }, { id: 'asc' }] });
+        view.payments = amounts.map((a) => ({ ...a.data, watermark: a.watermark }));
+      }
+      if (doc.data.owing_cents > 0 && !doc.data.deleted) {
+        const customer = await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.customer);
+        if (customer) {
+          const pay = payUrls(doc, customer);
+          view.pay_url = pay.url;
+          view.pay_urls = pay.urls;
+        }
+      }
+      return view;
+    },
+
+    async exportInvoices(feed, page, options = {}) {
+      return (await this.exportInvoicesJson(feed, page, options)).records.map((r) => JSON.parse(r.json) as Record<string, unknown>);
+    },
+
+    async exportInvoicesJson(feed, page, options = {}) {
+      const includeDeleted = options.includeDeleted === true;
+      const day = today();
+      return { asOf: day, records: (await invoicePage(feed, page, includeDeleted)).map((row) => ({ watermark: row.watermark, json: invoiceJson(row, day, includeDeleted) })) };
+    },
+
+    async deleteInvoice(number) {
+      await run((s) => deleteInvoice(s, number));
+    },
+
+    async dueOpenInvoices(customerIdentifier, asOf) {
+      const doc = await findCustomer(customerIdentifier);
+      if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${customerIdentifier}`);
+      const due = Object.entries(doc.data.ledger.open).filter(([, [date, dueDate, owing]]) => owing > 0 && (dueDate || date) <= asOf);
+      const invoices = await decodeAll(due.map(([n]) => n));
+      return invoices
+        .filter((i) => !i.data.deleted && i.data.owing_cents > 0)
+        .map((i) => ({
+          number: i.id,
+          display_number: i.data.display_number,
+          currency: i.data.currency,
+          amount_cents: i.data.amount_cents,
+          owing_cents: i.data.owing_cents,
+          date: i.data.date,
+          due_date: i.data.due_date ?? null,
+          auto_debit: i.data.auto_debit,
+          auto_debit_reference: i.data.auto_debit_reference ?? null,
+        }))
+        .sort((a, b) => (a.due_date ?? a.date).localeCompare(b.due_date ?? b.date) || a.number.localeCompare(b.number));
+    },
+
+    async importPayment(input, channel = 'json') {
+      const r = await run((s) => importPayment(s, input, channel));
+      return { identifier: r.payment.id, message: `1 payment ${r.allocations} invoice amounts` };
+    },
+
+    async recordPayment(input) {
+      const doc = await run((s) => recordPayment(s, input));
+      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+    },
+
+    async reversePayment(reference, status, reason) {
+      const doc = await run((s) => reversePayment(s, reference, status, reason));
+      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+    },
+
+    async viewPayment(referenceOrToken, options = {}) {
+      let doc = await core.get<PaymentDoc & { [k: string]: unknown }>('payments', referenceOrToken);
+      if (!doc) {
+        [doc] = await core.find<PaymentDoc & { [k: string]: unknown }>('payments', { selector: { token: referenceOrToken }, sort: [{ token: 'asc' }, { id: 'asc' }], limit: 1 });
+      }
+      if (!doc) throw fail.notFound('payment_not_found', `No payment with reference or token ${referenceOrToken}`);
+      return paymentView(doc, { tree: options.tree === true, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+    },
+
+    async exportPayments(page, recent, options = {}) {
+      type Pay = PaymentDoc & { [k: string]: unknown };
+      const docs = recent ? await byWatermark<Pay>(core, 'payments', await recentAfter('payments', page), { keep: isRecent }) : await byWatermark<Pay>(core, 'payments', page);
+      const opts = { tree: options.tree === true, lineShortPay: account.can('line_item_short_pay'), sender: sender() };
+      return docs.map((d) => paymentView(d, opts));
+    },
+
+    async exportPaymentAmounts(page) {
+      const docs = await byWatermark<PaymentAmountDoc & { [k: string]: unknown }>(core, 'payment_amounts', page);
+      return docs.map((d) => ({ ...d.data, watermark: d.watermark }));
+    },
+
+    async importDivision(input) {
+      const r = await run((s) => importDivision(s, input));
+      return { identifier: r.division.code, message: '1 division' };
+    },
+
+    countryCodes,
+  };
+}

@@ -1,0 +1,297 @@
+import { addDays, daysBetween } from '../clock';
+import { fail } from '../errors';
+import { attach, decodeAttachment } from './attachments';
+import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
+import { resolveInvoiceDivision } from './divisions';
+import { extraAttributes, Fields } from './fields';
+import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
+import { EMAIL_RE, KEY_RE, NOTES_MAX, Problems } from './problems';
+import type { Session } from './session';
+import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
+
+/** Invoice numbers appear in paths: no slash, ?, #, backslash or control characters. */
+// eslint-disable-next-line no-control-regex
+export const NUMBER_RE = /^(?=.{1,64}$)[^\s/?#\\\u0000-\u001f](?:[^/?#\\\u0000-\u001f]*[^\s/?#\\\u0000-\u001f])?$/;
+const NUMBER_RULE = 'must be 1 to 64 characters without / ? # \\ or control characters';
+
+const INVOICE_FIELDS = new Set([
+  'number', 'customer_identifier', 'display_number', 'currency', 'amount', 'replace_line_items', 'amount_override',
+  'suppress_notifications', 'attachment', 'subtotal_tax1', 'subtotal_tax2', 'date', 'order_date', 'due_date',
+  'purchase_order_number', 'notes_text', 'shipping_name', 'shipping_address_1', 'shipping_address_2', 'shipping_city',
+  'shipping_province', 'shipping_postal_code', 'shipping_country', 'line_item_attributes', 'auto_debit', 'division',
+  'division_name', 'auto_debit_reference', 'owing_cents', 'ref1', 'ref2', 'ref3', 'adjustments_attributes',
+  'plan_identifier', 'plan_start_date', 'plan_end_date', 'plan_payment_cents', 'annualized_amount_cents',
+  'annualized_effective_date', 'annualized_expiry_date', 'external_id', 'summary_invoice_parent', 'summary_invoice_number',
+  'service_rep_email', 'discount_amount_cents', 'discount_rate', 'discount_expiry_date', 'echo',
+]);
+const L3_FIELDS = ['L3_po_number', 'L3_tax', 'L3_duty', 'L3_shipping', 'L3_ship_from_zip', 'L3_ship_from_country'] as const;
+const PLAN_FIELDS = ['plan_identifier', 'plan_start_date', 'plan_end_date', 'plan_payment_cents', 'annualized_amount_cents'] as const;
+
+const isCustomerKey = (key: string) => key.startsWith('customer_') && CUSTOMER_FIELDS.has(key.slice('customer_'.length));
+
+export interface InvoiceImportResult {
+  invoice: InvoiceDoc;
+  customer: CustomerDoc;
+  created: boolean;
+  lineItems: number;
+  echoPayUrls: boolean;
+}
+
+/** The due date a customer's terms give an invoice dated `date`. */
+export function dueFromTerms(date: string, type: 'day' | 'date' | undefined, value: number | undefined): string | undefined {
+  if (!type || value === undefined) return undefined;
+  if (type === 'day') return addDays(date, value);
+  const [y, m] = date.split('-').map(Number) as [number, number];
+  const year = m === 12 ? y + 1 : y;
+  const month = m === 12 ? 1 : m + 1;
+  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const day = value === -1 ? last : value === -2 ? last - 1 : value;
+  return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/**
+ * Pro-rates an annual amount over the inclusive span effective..expiry, against the length of
+ * the year that starts on the effective date (365 or 366 days), so a full year is exactly the
+ * annual amount. Rounded half away from zero.
+ */
+export function prorate(annualCents: number, effective: string, expiry: string): number {
+  const days = daysBetween(effective, expiry) + 1;
+  const [y, m, d] = effective.split('-').map(Number) as [number, number, number];
+  const nextYear = new Date(Date.UTC(y + 1, m - 1, d)).toISOString().slice(0, 10);
+  const yearDays = daysBetween(effective, nextYear);
+  const exact = (annualCents * days) / yearDays;
+  return Math.sign(exact) * Math.round(Math.abs(exact));
+}
+
+/**
+ * Creates or updates one invoice (an existing number is updated), with its customer created or
+ * updated from customer_* attributes. Every rule is checked before anything changes; a broken one
+ * throws 412 naming each field.
+ */
+export async function importInvoice(s: Session, input: Record<string, unknown>): Promise<InvoiceImportResult> {
+  const problems = new Problems();
+  const f = new Fields(input, problems);
+  const caps = (c: Parameters<Session['account']['can']>[0]) => s.account.can(c);
+
+  const number = f.str('number', { pattern: NUMBER_RE, patternText: NUMBER_RULE, code: 'invalid_number' });
+  if (!f.has('number')) problems.add('number', 'missing_number', 'is required');
+  const customerIdentifier = f.str('customer_identifier', { pattern: KEY_RE, patternText: 'must be 1 to 100 letters and digits (with - _ . inside)', code: 'invalid_customer_identifier' });
+  if (!f.has('customer_identifier')) problems.add('customer_identifier', 'missing_customer_identifier', 'is required');
+  const existing = number ? await s.invoice(number) : undefined;
+  if (existing?.data.deleted) problems.add('number', 'invoice_deleted', `${number} was deleted and cannot be imported again`);
+  const prev: Partial<InvoiceData> = existing?.data ?? {};
+
+  const displayNumber = f.str('display_number', { pattern: NUMBER_RE, patternText: NUMBER_RULE, code: 'invalid_display_number' });
+  const currency = f.currency('currency');
+  const amountIn = f.int('amount', { code: 'invalid_amount' });
+  const replaceLines = f.bool('replace_line_items') ?? false;
+  const amountOverride = f.bool('amount_override') ?? false;
+  const suppress = f.bool('suppress_notifications');
+  const tax1 = f.int('subtotal_tax1');
+  const tax2 = f.int('subtotal_tax2');
+  const date = f.date('date');
+  const orderDate = f.date('order_date');
+  const dueDate = f.date('due_date');
+  const text = (name: string, max = 200) => f.str(name, { max });
+  const po = text('purchase_order_number', 100);
+  const notes = f.str('notes_text', { max: NOTES_MAX, code: 'notes_too_long' });
+  const shippingCountry = f.country('shipping_country');
+  const shippingProvince = f.province('shipping_province', shippingCountry ?? prev.shipping?.country);
+  const autoDebit = f.oneOf('auto_debit', ['Y', 'N'] as const, 'invalid_auto_debit');
+  const divisionCode = f.str('division', { max: 40 });
+  const divisionName = f.str('division_name', { max: 200 });
+  const autoDebitReference = text('auto_debit_reference', 100);
+  const owingIn = f.int('owing_cents', { code: 'invalid_owing_cents' });
+  const refs = { ref1: text('ref1'), ref2: text('ref2'), ref3: text('ref3') };
+  const externalId = text('external_id', 100);
+  const serviceRep = f.str('service_rep_email', { max: 1000 });
+  if (serviceRep !== undefined && serviceRep.split(';').some((e) => !EMAIL_RE.test(e.trim()))) problems.add('service_rep_email', 'invalid_email', 'must be email addresses separated by semicolons');
+  const echo = f.oneOf('echo', ['pay_urls'] as const, 'invalid_echo');
+
+  const planIdentifier = text('plan_identifier', 100);
+  const planStart = f.date('plan_start_date');
+  const planEnd = f.date('plan_end_date');
+  const planPayment = f.int('plan_payment_cents', { min: 0 });
+  const annualized = f.int('annualized_amount_cents');
+  const effective = f.date('annualized_effective_date');
+  const expiry = f.date('annualized_expiry_date');
+  if (caps('payment_plans')) {
+    for (const name of PLAN_FIELDS) {
+      if (!f.has(name) && prev[name] === undefined) problems.add(name, 'missing_plan_field', 'is required: this account uses payment plans');
+    }
+  }
+  if (planStart && planEnd && planEnd < planStart) problems.add('plan_end_date', 'invalid_plan_dates', 'must not be before plan_start_date');
+  if (annualized !== undefined) {
+    if (!effective) problems.add('annualized_effective_date', 'missing_annualized_date', 'is required with annualized_amount_cents');
+    if (!expiry) problems.add('annualized_expiry_date', 'missing_annualized_date', 'is required with annualized_amount_cents');
+    if (effective && expiry && expiry < effective) problems.add('annualized_expiry_date', 'invalid_annualized_dates', 'must not be before annualized_effective_date');
+  }
+
+  const discountAmount = f.int('discount_amount_cents', { min: 0 });
+  const discountRate = f.num('discount_rate');
+  const discountExpiry = f.date('discount_expiry_date');
+  // Discounts need the account's discount configuration; without it the fields are ignored, as
+  // owing_cents is without balance sync (the reference's own example sends them).
+  const discounts = caps('discounts');
+  if (discounts && discountRate !== undefined && (discountRate < 0 || discountRate >= 1)) {
+    problems.add('discount_rate', 'invalid_discount_rate', 'must be a fraction from 0 up to 1 (0.05 is 5%)');
+  }
+
+  if (caps('balance_sync') && owingIn === undefined) problems.add('owing_cents', 'missing_owing_cents', 'is required: this account uses balance sync');
+
+  const summaryParent = f.bool('summary_invoice_parent');
+  const summaryNumber = f.str('summary_invoice_number', { pattern: NUMBER_RE, patternText: NUMBER_RULE });
+  const isParent = summaryParent ?? prev.summary_invoice_parent ?? false;
+  if (summaryNumber !== undefined) {
+    if (isParent) problems.add('summary_invoice_number', 'invalid_summary', 'cannot be set on a summary invoice (summary_invoice_parent)');
+    else if (summaryNumber === number) problems.add('summary_invoice_number', 'invalid_summary', 'cannot name the invoice itself');
+    else {
+      const parent = await s.invoice(summaryNumber);
+      if (!parent || parent.data.deleted) problems.add('summary_invoice_number', 'summary_invoice_not_found', `names no invoice (${summaryNumber})`);
+      else if (!parent.data.summary_invoice_parent) problems.add('summary_invoice_number', 'not_a_summary_invoice', `${summaryNumber} is not a summary invoice (summary_invoice_parent)`);
+    }
+  }
+
+  const l3: Record<string, string> = { ...(prev.l3 ?? {}) };
+  for (const name of L3_FIELDS) {
+    const v = name === 'L3_ship_from_country' ? f.country(name) : f.str(name, { max: 100 });
+    if (v !== undefined) l3[name] = v;
+  }
+
+  const lineInputs = readLineItems(input.line_item_attributes, problems);
+  const lines = mergeLineItems(prev.line_items ?? [], lineInputs, replaceLines, problems);
+  const adjustments = readAdjustments(input.adjustments_attributes, problems) ?? prev.adjustments ?? [];
+
+  const division = await resolveInvoiceDivision(s, divisionCode, divisionName, prev.division, problems);
+
+  let attachment: ReturnType<typeof decodeAttachment>;
+  if (input.attachment !== undefined && input.attachment !== null) {
+    if (typeof input.attachment !== 'object') problems.add('attachment', 'invalid_type', 'must be an object with file_name and content');
+    else attachment = decodeAttachment(input.attachment as { file_name: unknown; content: unknown }, problems, 'attachment.');
+  }
+
+  // Amount: an override wins; then an annualized amount pro-rated; then line items with taxes
+  // and adjustments; else the amount sent (or kept).
+  let amount: number | undefined;
+  if (amountOverride) {
+    if (amountIn === undefined) problems.add('amount', 'missing_amount', 'is required with amount_override');
+    amount = amountIn;
+  } else if (annualized !== undefined && effective && expiry) amount = prorate(annualized, effective, expiry);
+  else if (lines.length > 0) {
+    const t1 = tax1 ?? prev.subtotal_tax1 ?? 0;
+    const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
+    amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2 + adjustments.reduce((sum, a) => sum + a.amount_cents, 0);
+  } else amount = amountIn ?? prev.amount_cents;
+  if (amount === undefined && !amountOverride) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
+
+  let customer: CustomerDoc | undefined;
+  if (customerIdentifier) {
+    const hasCustomerFields = Object.keys(input).some((k) => isCustomerKey(k) && k !== 'customer_identifier');
+    customer = await s.customerByIdentifier(customerIdentifier);
+    if (existing && customer?.id !== existing.customer && (existing.data.applied_cents !== 0)) {
+      problems.add('customer_identifier', 'invoice_has_payments', `cannot move invoice ${number} to another customer: payments are applied to it`);
+    }
+    if (existing && currency && currency !== existing.data.currency && existing.data.applied_cents !== 0) {
+      problems.add('currency', 'invoice_has_payments', 'cannot change: payments are applied to this invoice');
+    }
+    if (!customer || hasCustomerFields) {
+      customer = (await upsertCustomer(s, input, { prefix: 'customer_', identifier: customerIdentifier, problems, defaultName: customerIdentifier })).customer;
+    }
+  }
+  problems.throwIfAny();
+  if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
+
+  const now = s.tx.at;
+  const invoiceDate = date ?? prev.date ?? s.today;
+  const applied = prev.applied_cents ?? 0;
+  const keep = <K extends keyof InvoiceData>(k: K, v: InvoiceData[K] | undefined) => (v !== undefined ? v : prev[k]);
+  const shipping = { ...(prev.shipping ?? {}) };
+  const ship = (k: keyof typeof shipping, v: string | undefined) => {
+    if (v !== undefined) shipping[k] = v;
+  };
+  ship('name', text('shipping_name'));
+  ship('address_1', text('shipping_address_1'));
+  ship('address_2', text('shipping_address_2'));
+  ship('city', text('shipping_city'));
+  ship('province', shippingProvince);
+  ship('postal_code', text('shipping_postal_code', 30));
+  ship('country', shippingCountry);
+
+  const data: InvoiceData = {
+    ...(existing?.data ?? {}),
+    number,
+    display_number: displayNumber ?? prev.display_number ?? number,
+    iid: prev.iid ?? 0,
+    customer_identifier: customer.identifier,
+    currency: currency ?? prev.currency ?? s.currency,
+    amount_cents: amount,
+    owing_cents: 0,
+    applied_cents: applied,
+    date: invoiceDate,
+    line_items: lines,
+    adjustments,
+    auto_debit: autoDebit !== undefined ? autoDebit === 'Y' : (prev.auto_debit ?? true),
+    summary_invoice_parent: isParent,
+    suppress_notifications: suppress ?? prev.suppress_notifications ?? false,
+    deleted: false,
+    attachments: prev.attachments ?? [],
+    pay_token: prev.pay_token ?? s.core.ids.token(),
+    extra: { ...(prev.extra ?? {}), ...extraAttributes(input, INVOICE_FIELDS, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k)) },
+    created_at: prev.created_at ?? now,
+    updated_at: now,
+    updated_ms: s.tx.now,
+  };
+  const set = <K extends keyof InvoiceData>(k: K, v: InvoiceData[K] | undefined) => {
+    const value = keep(k, v);
+    if (value === undefined) delete data[k];
+    else data[k] = value;
+  };
+  set('subtotal_tax1', tax1);
+  set('subtotal_tax2', tax2);
+  set('order_date', orderDate);
+  set('purchase_order_number', po);
+  set('notes_text', notes);
+  if (Object.keys(shipping).length) data.shipping = shipping;
+  set('division', division);
+  set('auto_debit_reference', autoDebitReference);
+  set('ref1', refs.ref1);
+  set('ref2', refs.ref2);
+  set('ref3', refs.ref3);
+  set('plan_identifier', planIdentifier);
+  set('plan_start_date', planStart);
+  set('plan_end_date', planEnd);
+  set('plan_payment_cents', planPayment);
+  set('annualized_amount_cents', annualized);
+  set('annualized_effective_date', effective);
+  set('annualized_expiry_date', expiry);
+  set('external_id', externalId);
+  set('summary_invoice_number', summaryNumber);
+  set('service_rep_email', serviceRep);
+  if (discounts) {
+    set('discount_expiry_date', discountExpiry);
+    set('discount_rate', discountRate);
+    // A rate always decides the discount (even beside discount_amount_cents), from the invoice amount.
+    set('discount_amount_cents', discountRate !== undefined ? Math.round(amount * discountRate) : discountAmount);
+  }
+  if (Object.keys(l3).length) data.l3 = l3;
+  set('due_date', dueDate ?? prev.due_date ?? dueFromTerms(invoiceDate, customer.data.terms_type, customer.data.terms_value));
+  // Balance sync: the ERP's owing is the truth. Otherwise owing is what payments left of the amount.
+  data.owing_cents = s.account.can('balance_sync') && owingIn !== undefined ? owingIn : amount - applied;
+
+  const doc: InvoiceDoc = existing
+    ? { ...existing, customer: customer.id, data }
+    : { id: number, watermark: 0, display_number: data.display_number, customer: customer.id, feed: 'open', division: data.division ?? '', iid: 0, data };
+  s.putInvoice(doc);
+  if (attachment) await attach(s, doc, attachment, true);
+  return { invoice: doc, customer, created: !existing, lineItems: lineInputs?.length ?? 0, echoPayUrls: echo === 'pay_urls' };
+}
+
+/** Soft-deletes an invoice: it leaves the customer's balance and the open-invoice export. */
+export async function deleteInvoice(s: Session, number: string): Promise<InvoiceDoc> {
+  const doc = await s.invoice(number);
+  if (!doc) throw fail.notFound('invoice_not_found', `No invoice ${number}`);
+  if (doc.data.deleted) return doc;
+  doc.data.deleted = true;
+  s.putInvoice(doc);
+  return doc;
+}

@@ -1,0 +1,115 @@
+import { daysBetween } from '../clock';
+import type { InvoiceDoc, Ledger, OpenItem, PaymentData } from './types';
+
+const bump = (map: Record<string, number>, key: string, by: number) => {
+  const next = (map[key] ?? 0) + by;
+  if (next === 0) delete map[key];
+  else map[key] = next;
+};
+
+/** Adds (+1) or removes (-1) one invoice version's effect on its customer's ledger. */
+export function applyInvoiceToLedger(ledger: Ledger, invoice: InvoiceDoc, sign: 1 | -1): void {
+  const d = invoice.data;
+  if (d.deleted) return;
+  bump(ledger.currencies, d.currency, sign);
+  if (d.division) bump(ledger.divisions, d.division, sign);
+  if (sign < 0) delete ledger.open[d.number];
+  else if (d.owing_cents !== 0) ledger.open[d.number] = [d.date, d.due_date ?? '', d.owing_cents, d.currency];
+}
+
+export const REVERSED = new Set(['REVERSAL', 'ERROR (NSF)', 'ERROR (DECLINED)']);
+
+/** Adds (+1) or removes (-1) one payment version's effect on its customer's ledger. */
+export function applyPaymentToLedger(ledger: Ledger, p: PaymentData, sign: 1 | -1): void {
+  const counts = !REVERSED.has(p.status);
+  if (counts && p.unapplied_cents !== 0) bump(ledger.unapplied, p.currency, sign * p.unapplied_cents);
+  if (sign < 0) {
+    // The previous "last payment" is not kept; the next payment of the customer sets it again.
+    if (ledger.last_payment?.reference === p.reference) delete ledger.last_payment;
+    return;
+  }
+  if (!counts) return;
+  const last = ledger.last_payment;
+  if (!last || p.date >= last.date) {
+    ledger.last_payment = { reference: p.reference, date: p.date, amount_cents: p.amount_cents, currency: p.currency, source: p.source };
+  }
+  if (p.source === 'arc') ledger.paid_here = true;
+}
+
+/** Aging of one currency's open items on a day. Buckets are days past due. */
+export interface Aging {
+  current: number;
+  aging: number;
+  d30: number;
+  d60: number;
+  d90: number;
+  d120: number;
+  d180: number;
+  /** 91+ days (the single-customer view's last bucket). */
+  over90: number;
+  /** 181+ days (the customer list's last bucket). */
+  over180: number;
+  credit: number;
+  unapplied: number;
+}
+
+const zeroAging = (): Aging => ({ current: 0, aging: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over90: 0, over180: 0, credit: 0, unapplied: 0 });
+
+export interface LedgerFigures {
+  byCurrency: Map<string, Aging>;
+  oldest?: { number: string; date: string; owing: number; currency: string };
+}
+
+/**
+ * Balances and aging as of `today` (YYYY-MM-DD in the shop's zone). Open items with a negative
+ * owing (credit memos) count as credit, not as balance. An item without a due date is due on its
+ * invoice date.
+ */
+export function figures(ledger: Ledger, today: string): LedgerFigures {
+  const byCurrency = new Map<string, Aging>();
+  const of = (c: string) => {
+    let a = byCurrency.get(c);
+    if (!a) byCurrency.set(c, (a = zeroAging()));
+    return a;
+  };
+  let oldest: LedgerFigures['oldest'];
+  for (const [number, item] of Object.entries(ledger.open) as Array<[string, OpenItem]>) {
+    const [date, due, owing, currency] = item;
+    const a = of(currency);
+    if (owing < 0) {
+      a.credit += owing;
+      continue;
+    }
+    if (!oldest || date < oldest.date || (date === oldest.date && number < oldest.number)) oldest = { number, date, owing, currency };
+    const late = daysBetween(due || date, today);
+    if (late <= 0) {
+      a.current += owing;
+      continue;
+    }
+    a.aging += owing;
+    if (late <= 30) a.d30 += owing;
+    else if (late <= 60) a.d60 += owing;
+    else if (late <= 90) a.d90 += owing;
+    else {
+      a.over90 += owing;
+      if (late <= 120) a.d120 += owing;
+      else if (late <= 180) a.d180 += owing;
+      else a.over180 += owing;
+    }
+  }
+  for (const [currency, cents] of Object.entries(ledger.unapplied)) of(currency).unapplied += cents;
+  return { byCurrency, ...(oldest ? { oldest } : {}) };
+}
+
+/** The credit-limit currency default: the currency of most of the customer's invoices, else the account's. */
+export function majorityCurrency(ledger: Ledger, fallback: string): string {
+  let best = fallback;
+  let count = 0;
+  for (const [currency, n] of Object.entries(ledger.currencies)) {
+    if (n > count || (n === count && currency === fallback)) {
+      best = currency;
+      count = n;
+    }
+  }
+  return best;
+}

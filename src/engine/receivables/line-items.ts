@@ -1,0 +1,110 @@
+import { Fields, extraAttributes } from './fields';
+import type { Problems } from './problems';
+import type { AdjustmentData, LineItemData } from './types';
+
+const LINE_FIELDS = new Set(['number', 'description', 'order_key', 'purchase_order_number', 'quantity', 'unit_cost_cents', 'amount', 'balance_cents']);
+
+interface LineInput {
+  number?: string;
+  patch: Partial<LineItemData>;
+  amount?: number;
+  balance?: number;
+  extra: Record<string, unknown>;
+}
+
+export function readLineItems(raw: unknown, problems: Problems): LineInput[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) {
+    problems.add('line_item_attributes', 'invalid_type', 'must be an array of line items');
+    return undefined;
+  }
+  return raw.map((item: unknown, i): LineInput => {
+    const p = problems.child(`line_item_attributes.${i}.`);
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      p.add('', 'invalid_type', 'must be a line item object');
+      return { patch: {}, extra: {} };
+    }
+    const input = item as Record<string, unknown>;
+    const f = new Fields(input, p);
+    const patch: Partial<LineItemData> = {};
+    const number = f.str('number', { max: 100 });
+    const description = f.str('description', { max: 4000 });
+    if (description !== undefined) patch.description = description;
+    const orderKey = f.str('order_key', { max: 100 });
+    if (orderKey !== undefined) patch.order_key = orderKey;
+    const po = f.str('purchase_order_number', { max: 100 });
+    if (po !== undefined) patch.purchase_order_number = po;
+    const quantity = f.num('quantity');
+    if (quantity !== undefined) patch.quantity = quantity;
+    const unitCost = f.int('unit_cost_cents');
+    if (unitCost !== undefined) patch.unit_cost_cents = unitCost;
+    let amount = f.int('amount');
+    if (amount === undefined && quantity !== undefined && unitCost !== undefined) amount = Math.round(quantity * unitCost);
+    const balance = f.int('balance_cents');
+    return {
+      ...(number !== undefined ? { number } : {}),
+      patch,
+      ...(amount !== undefined ? { amount } : {}),
+      ...(balance !== undefined ? { balance } : {}),
+      extra: extraAttributes(input, LINE_FIELDS),
+    };
+  });
+}
+
+/**
+ * Line items of an import against the stored ones, matched by `number`. Items without a number
+ * get the next free position. `replace` drops stored items the payload does not name. A new item
+ * needs an amount (or quantity and unit_cost_cents); its balance starts at its amount.
+ */
+export function mergeLineItems(stored: LineItemData[], inputs: LineInput[] | undefined, replace: boolean, problems: Problems): LineItemData[] {
+  if (!inputs) return stored;
+  const out: LineItemData[] = replace ? [] : stored.map((l) => ({ ...l }));
+  const taken = new Set(out.map((l) => l.number));
+  let next = 1;
+  const freeNumber = () => {
+    while (taken.has(String(next))) next++;
+    return String(next);
+  };
+  inputs.forEach((input, i) => {
+    const number = input.number ?? freeNumber();
+    taken.add(number);
+    const previous = stored.find((l) => l.number === number);
+    const existing = out.find((l) => l.number === number);
+    const base = existing ?? (previous ? { ...previous } : undefined);
+    if (!base && input.amount === undefined) {
+      problems.add(`line_item_attributes.${i}.amount`, 'missing_line_amount', 'is required (or quantity and unit_cost_cents)');
+      return;
+    }
+    const amount = input.amount ?? base?.amount_cents ?? 0;
+    const paid = base ? base.amount_cents - base.balance_cents : 0;
+    const line: LineItemData = {
+      ...(base ?? {}),
+      ...input.patch,
+      number,
+      amount_cents: amount,
+      balance_cents: input.balance ?? amount - paid,
+      extra: { ...(base?.extra ?? {}), ...input.extra },
+    };
+    if (existing) Object.assign(existing, line);
+    else out.push(line);
+  });
+  return out;
+}
+
+export function readAdjustments(raw: unknown, problems: Problems): AdjustmentData[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) {
+    problems.add('adjustments_attributes', 'invalid_type', 'must be an array');
+    return undefined;
+  }
+  const out: AdjustmentData[] = [];
+  raw.forEach((item: unknown, i) => {
+    const p = problems.child(`adjustments_attributes.${i}.`);
+    const f = new Fields((item ?? {}) as Record<string, unknown>, p);
+    const label = f.str('label', { max: 200 });
+    const amount = f.int('amount') ?? f.int('amount_cents');
+    if (amount === undefined) p.add('amount', 'missing_adjustment_amount', 'is required');
+    else out.push({ ...(label !== undefined ? { label } : {}), amount_cents: amount });
+  });
+  return out;
+}

@@ -1,0 +1,448 @@
+import { fail } from '../errors';
+import { upsertCustomer, IDENTIFIER_RULE } from './customers';
+import { Fields } from './fields';
+import { NUMBER_RE } from './invoices';
+import { REVERSED } from './ledger';
+import { paymentAmountView } from './payment-view';
+import { KEY_RE, NOTES_MAX, Problems } from './problems';
+import type { Session } from './session';
+import type { AllocationData, AllocationLine, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus } from './types';
+
+/** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
+export type ImportChannel = 'json' | 'csv' | 'cashier';
+
+interface Entry {
+  invoice_number: string;
+  amount: number;
+  discount: number;
+  note?: string;
+  purchase_order_number?: string;
+  ref1?: string;
+  ref2?: string;
+  ref3?: string;
+  line_number?: string;
+  reason_type?: string;
+  short_pay_reason_identifier?: string;
+  division?: string;
+  match_at?: string;
+  remit?: Record<string, string | number>;
+}
+
+const REMIT_FIELDS = ['remit_invoice_date', 'remit_invoice_amount_cents', 'remit_customer_number', 'remit_customer_name'] as const;
+
+function readEntry(raw: Record<string, unknown>, p: Problems, opts: { amountField: string; amount?: number; division?: string; external: boolean }): Entry | undefined {
+  const f = new Fields(raw, p);
+  const number = f.str('invoice_number', { pattern: NUMBER_RE, patternText: 'must be an invoice number', code: 'invalid_invoice_number' });
+  if (!f.has('invoice_number')) p.add('invoice_number', 'missing_invoice_number', 'is required');
+  const amount = opts.amount ?? f.int(opts.amountField, { min: 0, code: 'invalid_amount' });
+  if (opts.amount === undefined && !f.has(opts.amountField)) p.add(opts.amountField, 'missing_amount', 'is required');
+  const discount = f.int('remit_invoice_discount_cents', { min: 0 }) ?? 0;
+  const text = (name: string) => f.str(name, { max: 200 });
+  const entry: Entry = { invoice_number: number ?? '', amount: amount ?? 0, discount: opts.external ? discount : 0 };
+  const put = <K extends keyof Entry>(k: K, v: Entry[K] | undefined) => {
+    if (v !== undefined) entry[k] = v;
+  };
+  put('note', f.str('notes', { max: NOTES_MAX }));
+  put('purchase_order_number', text('purchase_order_number'));
+  put('ref1', text('ref1'));
+  put('ref2', text('ref2'));
+  put('ref3', text('ref3'));
+  put('line_number', text('line_number'));
+  put('reason_type', f.oneOf('reason_type', ['short_pay', 'dispute'] as const, 'invalid_reason_type'));
+  put('short_pay_reason_identifier', text('short_pay_reason_identifier'));
+  put('division', f.str('division', { max: 60 }) ?? opts.division);
+  put('match_at', f.date('match_at'));
+  const remit: Record<string, string | number> = {};
+  for (const name of REMIT_FIELDS) {
+    const v = name === 'remit_invoice_amount_cents' ? f.int(name) : name === 'remit_invoice_date' ? f.date(name) : text(name);
+    if (v !== undefined) remit[name] = v;
+  }
+  if (discount) remit.remit_invoice_discount_cents = discount;
+  if (Object.keys(remit).length) entry.remit = remit;
+  return number ? entry : undefined;
+}
+
+export interface PaymentImportResult {
+  payment: PaymentDoc;
+  created: boolean;
+  allocations: number;
+}
+
+/**
+ * Creates or updates an invoicing payment from an import (JSON, CSV or the cashier screens).
+ * A single invoice (`invoice_number`) or several (`payment_amounts_attributes`); what exceeds an
+ * invoice's owing becomes unapplied credit on the customer. `payment_total` is the CSV name of
+ * the total and is refused in JSON, where the total is `amount_cents`. Updating a payment that
+ * originated here accepts only its total with or without fees.
+ */
+export async function importPayment(s: Session, input: Record<string, unknown>, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
+  const problems = new Problems();
+  const f = new Fields(input, problems);
+  const identifier = f.str('identifier', { pattern: KEY_RE, patternText: IDENTIFIER_RULE, code: 'invalid_identifier' });
+  if (!f.has('identifier')) problems.add('identifier', 'missing_identifier', 'is required');
+
+  let total = f.int('amount_cents', { min: 0, code: 'invalid_amount' });
+  if (f.has('payment_total')) {
+    if (channel !== 'csv') problems.add('payment_total', 'payment_total_not_allowed', 'is the CSV column name of the total; in JSON send amount_cents');
+    else total ??= f.int('payment_total', { min: 0, code: 'invalid_amount' });
+  }
+  // The reference's single-invoice sample names the total `amount`.
+  const alias = f.int('amount', { min: 0, code: 'invalid_amount' });
+  if (alias !== undefined) {
+    if (total !== undefined && total !== alias) problems.add('amount', 'conflicting_amount', `differs from amount_cents (${total}); send one total`);
+    total ??= alias;
+  }
+
+  const existing = identifier ? await s.payment(identifier) : undefined;
+  if (existing && existing.data.source === 'arc') {
+    problems.throwIfAny();
+    return { payment: updateOriginated(s, existing, input, total), created: false, allocations: existing.data.allocations.length };
+  }
+  if (existing && REVERSED.has(existing.data.status)) problems.add('identifier', 'payment_reversed', `payment ${identifier} was reversed and cannot be changed`);
+
+  const date = f.date('date') ?? existing?.data.date ?? s.today;
+  const currencyIn = f.currency('currency');
+  const invoiceNumber = f.str('invoice_number', { max: 100 });
+  const multi = input.payment_amounts_attributes;
+  const division = f.str('division', { max: 60 });
+  const externalType = f.str('external_payment_type', { max: 40 });
+  const external = externalType !== undefined;
+  const entries: Entry[] = [];
+  if (invoiceNumber !== undefined && multi !== undefined && multi !== null) {
+    problems.add('invoice_number', 'ambiguous_invoices', 'and payment_amounts_attributes cannot both be given; use payment_amounts_attributes for several invoices');
+  } else if (invoiceNumber !== undefined) {
+    if (total === undefined) problems.add('amount_cents', 'missing_amount', 'is required');
+    const e = readEntry(input, problems, { amountField: 'amount_cents', amount: total ?? 0, external, ...(division !== undefined ? { division } : {}) });
+    if (e) entries.push(e);
+  } else if (multi !== undefined && multi !== null) {
+    if (!Array.isArray(multi)) problems.add('payment_amounts_attributes', 'invalid_type', 'must be an array');
+    else
+      multi.forEach((raw: unknown, i) => {
+        const p = problems.child(`payment_amounts_attributes.${i}.`);
+        if (!raw || typeof raw !== 'object') return p.add('', 'invalid_type', 'must be an object');
+        const e = readEntry(raw as Record<string, unknown>, p, { amountField: 'amount', external, ...(division !== undefined ? { division } : {}) });
+        if (e) entries.push(e);
+      });
+  }
+  const allocated = entries.reduce((sum, e) => sum + e.amount, 0);
+  if (total === undefined) {
+    if (entries.length === 0) problems.add('amount_cents', 'missing_amount', 'is required');
+    total = allocated;
+  } else if (allocated > total) problems.add('amount_cents', 'allocations_exceed_amount', `(${total}) is less than the amounts applied to invoices (${allocated})`);
+
+  const customerIdentifier = f.str('customer_identifier', { pattern: KEY_RE, patternText: IDENTIFIER_RULE, code: 'invalid_customer_identifier' });
+  const customerName = f.str('customer_name', { max: 200 });
+  const branch = f.str('payor_bank_branch_number', { pattern: /^[0-9 -]{1,20}$/, patternText: 'must be digits' });
+  const account = f.str('payor_bank_account_number', { pattern: /^[0-9 -]{1,30}$/, patternText: 'must be digits' });
+  const meta = {
+    payment_code: f.str('payment_code', { max: 100 }),
+    payment_description: f.str('payment_description', { max: 500 }),
+    external_payment_number: f.str('external_payment_number', { max: 60 }),
+    payor_name: f.str('payor_name', { max: 200 }),
+    settlement_date: f.date('settlement_date'),
+    external_id: f.str('external_id', { max: 100 }),
+    display_identifier: f.str('display_identifier', { max: 100 }),
+  };
+
+  const invoices = await loadInvoices(s, entries, problems);
+  const currency = currencyIn ?? invoices[0]?.data.currency ?? existing?.data.currency ?? s.currency;
+  entries.forEach((e, i) => {
+    const inv = invoices[i];
+    if (!inv) return;
+    const field = invoiceNumber !== undefined ? 'currency' : `payment_amounts_attributes.${i}.invoice_number`;
+    if (inv.data.currency !== currency) problems.add(field, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}, the payment in ${currency.toUpperCase()}`);
+    if (e.division !== undefined && inv.data.division !== undefined && e.division !== inv.data.division) {
+      problems.add(invoiceNumber !== undefined ? 'division' : `payment_amounts_attributes.${i}.division`, 'division_mismatch', `invoice ${inv.id} belongs to division ${inv.data.division}`);
+    }
+    if (e.line_number !== undefined && !inv.data.line_items.some((l) => l.number === e.line_number)) {
+      problems.add(invoiceNumber !== undefined ? 'line_number' : `payment_amounts_attributes.${i}.line_number`, 'line_item_not_found', `names no line item of invoice ${inv.id}`);
+    }
+  });
+
+  let customer: CustomerDoc | undefined;
+  if (customerIdentifier !== undefined) {
+    customer = await s.customerByIdentifier(customerIdentifier);
+    customer ??= (await upsertCustomer(s, { identifier: customerIdentifier, ...(customerName ? { name: customerName } : {}) }, { problems, defaultName: customerIdentifier })).customer;
+  } else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
+  else if (existing) customer = await s.customerById(existing.customer);
+  else if (entries.length === 0) problems.add('customer_identifier', 'missing_customer_identifier', 'is required for a payment not applied to an invoice');
+  problems.throwIfAny();
+  if (!identifier || !customer || total === undefined) throw fail.internal('payment_fields', 'payment fields missing after validation');
+
+  if (existing) await reverseAllocations(s, existing.data, invoices);
+  const source: PaymentSource = channel === 'cashier' ? 'manual' : external ? 'external' : 'erp';
+  const now = s.tx.at;
+  const data: PaymentData = {
+    ...(existing?.data ?? {}),
+    reference: identifier,
+    token: existing?.data.token ?? s.core.ids.token(),
+    customer_identifier: customer.identifier,
+    customer_name: customerName ?? existing?.data.customer_name ?? customer.data.name,
+    date,
+    currency,
+    amount_cents: total,
+    fee_cents: 0,
+    unapplied_cents: 0,
+    source,
+    channel,
+    status: 'PAID',
+    auto_debit: false,
+    allocations: [],
+    timestamp: existing?.data.timestamp ?? now,
+    created_at: existing?.data.created_at ?? now,
+    updated_at: now,
+    updated_ms: s.tx.now,
+  };
+  for (const [k, v] of Object.entries(meta)) if (v !== undefined) (data as unknown as Record<string, unknown>)[k] = v;
+  if (externalType !== undefined) data.external_payment_type = externalType;
+  if (branch !== undefined) data.payor_bank_branch_number = branch.replace(/\D/g, '');
+  // Only the last four digits of a bank account are kept.
+  if (account !== undefined) data.payor_bank_account_last4 = account.replace(/\D/g, '').slice(-4);
+  data.payment_method = describeMethod(data);
+
+  const doc: PaymentDoc = existing ? { ...existing, customer: customer.id, data } : { id: identifier, watermark: 0, token: data.token, customer: customer.id, data };
+  await applyAllocations(s, doc, entries, invoices, existing?.data.allocations.length ?? 0);
+  return { payment: doc, created: !existing, allocations: entries.length };
+}
+
+async function loadInvoices(s: Session, entries: Entry[], problems: Problems): Promise<Array<InvoiceDoc | undefined>> {
+  const out: Array<InvoiceDoc | undefined> = [];
+  for (const [i, e] of entries.entries()) {
+    const inv = await s.invoice(e.invoice_number);
+    const field = entries.length === 1 ? 'invoice_number' : `payment_amounts_attributes.${i}.invoice_number`;
+    if (!inv) problems.add(field, 'invoice_not_found', `names no invoice (${e.invoice_number})`);
+    else if (inv.data.deleted) problems.add(field, 'invoice_deleted', `invoice ${e.invoice_number} is deleted`);
+    out.push(inv && !inv.data.deleted ? inv : undefined);
+  }
+  return out;
+}
+
+function describeMethod(d: PaymentData): string | undefined {
+  if (d.payment_method && d.source === 'arc') return d.payment_method;
+  const parts = [d.external_payment_type, d.external_payment_number].filter(Boolean);
+  if (d.payor_bank_account_last4) parts.push(`(${d.payor_bank_account_last4})`);
+  return parts.length ? parts.join(' ') : undefined;
+}
+
+/** Takes a payment's allocations back off their invoices (an update re-applies, a reversal does not). */
+async function reverseAllocations(s: Session, p: PaymentData, known: Array<InvoiceDoc | undefined>): Promise<void> {
+  for (const a of p.allocations) {
+      const inv = known.find((i) => i?.id === a.invoice_number) ?? (await s.invoice(a.invoice_number));
+      if (!inv) continue;
+      const back = a.amount_cents + a.discount_cents;
+      inv.data.applied_cents -= back;
+      inv.data.owing_cents += back;
+      for (const l of a.lines) {
+        const line = inv.data.line_items.find((x) => x.number === l.line_item_number);
+        if (line) line.balance_cents += l.amount_cents;
+      }
+      s.putInvoice(inv);
+  }
+}
+
+/**
+ * Applies entries in order. Each takes at most what its invoice owes (a credit memo or a paid
+ * invoice takes nothing); the rest of the payment is unapplied credit. With line-item short pay,
+ * an amount goes to its named line first, then to the other lines in order.
+ */
+async function applyAllocations(s: Session, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previousCount: number): Promise<void> {
+  const p = doc.data;
+  const lineShortPay = s.account.can('line_item_short_pay');
+  let applied = 0;
+  p.allocations = [];
+  for (const [i, e] of entries.entries()) {
+    const inv = invoices[i];
+    if (!inv) continue;
+    const owingBefore = inv.data.owing_cents;
+    const room = Math.max(0, owingBefore);
+    const money = Math.min(e.amount, room);
+    const discount = Math.min(e.discount, room - money);
+    inv.data.owing_cents -= money + discount;
+    inv.data.applied_cents += money + discount;
+    applied += money;
+    const lines: AllocationLine[] = [];
+    if (lineShortPay && money + discount > 0) {
+      let left = money + discount;
+      const order = [...inv.data.line_items].sort((a, b) => (a.number === e.line_number ? -1 : b.number === e.line_number ? 1 : 0));
+      for (const line of order) {
+        if (left <= 0) break;
+        const take = Math.min(left, Math.max(0, line.balance_cents));
+        if (take <= 0) continue;
+        line.balance_cents -= take;
+        left -= take;
+        lines.push({ line_item_number: line.number, amount_cents: take, balance_cents: line.balance_cents });
+      }
+    }
+    s.putInvoice(inv);
+    const division = inv.data.division ? await s.division(inv.data.division) : undefined;
+    const alloc: AllocationData = {
+      id: `${p.reference}#${i + 1}`,
+      invoice_number: inv.id,
+      amount_cents: money,
+      discount_cents: discount,
+      invoice_balance_cents: inv.data.owing_cents,
+      short_pay: inv.data.owing_cents > 0,
+      lines,
+      invoice: {
+        display_number: inv.data.display_number,
+        date: inv.data.date,
+        currency: inv.data.currency,
+        amount_cents: inv.data.amount_cents,
+        amount_paid_cents: inv.data.applied_cents,
+        customer_identifier: inv.data.customer_identifier,
+        ...(inv.data.external_id ? { external_id: inv.data.external_id } : {}),
+        ...(inv.data.purchase_order_number ? { purchase_order_number: inv.data.purchase_order_number } : {}),
+        ...(inv.data.ref1 ? { ref1: inv.data.ref1 } : {}),
+        ...(inv.data.ref2 ? { ref2: inv.data.ref2 } : {}),
+        ...(inv.data.ref3 ? { ref3: inv.data.ref3 } : {}),
+        ...(division ? { division: division.code, division_name: division.name, ...(division.external_id ? { division_number: division.external_id } : {}) } : {}),
+      },
+    };
+    for (const k of ['note', 'purchase_order_number', 'ref1', 'ref2', 'ref3', 'line_number', 'reason_type', 'short_pay_reason_identifier', 'division', 'match_at', 'remit'] as const) {
+      if (e[k] !== undefined) (alloc as unknown as Record<string, unknown>)[k] = e[k];
+    }
+    p.allocations.push(alloc);
+  }
+  p.unapplied_cents = p.amount_cents - applied;
+  s.putPayment(doc);
+  writeAmountRecords(s, doc, previousCount);
+}
+
+/** One payment_amounts record per allocation; allocations an update dropped stay, at zero. */
+function writeAmountRecords(s: Session, doc: PaymentDoc, previousCount: number): void {
+  const p = doc.data;
+  const lineShortPay = s.account.can('line_item_short_pay');
+  const sender = s.account.profile().sender_identifier;
+  for (const a of p.allocations) {
+    s.putPaymentAmount({ id: a.id, watermark: 0, invoice: a.invoice_number, payment: doc.id, data: paymentAmountView(p, a, { lineShortPay, sender }) });
+  }
+  for (let n = p.allocations.length + 1; n <= previousCount; n++) {
+    const id = `${p.reference}#${n}`;
+    s.putPaymentAmount({ id, watermark: 0, invoice: '', payment: doc.id, data: { payment_reference: p.reference, amount: '0.00', status: p.status, removed: true } });
+  }
+}
+
+function updateOriginated(s: Session, existing: PaymentDoc, input: Record<string, unknown>, total: number | undefined): PaymentDoc {
+  const p = existing.data;
+  const problems = new Problems();
+  const withFees = p.amount_cents + p.fee_cents;
+  if (total !== undefined && total !== p.amount_cents && total !== withFees) {
+    problems.add('amount_cents', 'payment_amount_not_allowed', `of a payment made here can only be its total without fees (${p.amount_cents}) or with fees (${withFees})`);
+  }
+  for (const field of ['invoice_number', 'payment_amounts_attributes', 'customer_identifier', 'currency', 'date', 'external_payment_type']) {
+    if (input[field] !== undefined && input[field] !== null && input[field] !== '') {
+      problems.add(field, 'payment_not_editable', 'cannot change on a payment made here (only its total, with or without fees, and its references)');
+    }
+  }
+  const f = new Fields(input, problems);
+  const code = f.str('payment_code', { max: 100 });
+  const description = f.str('payment_description', { max: 500 });
+  const externalId = f.str('external_id', { max: 100 });
+  problems.throwIfAny();
+  if (code !== undefined) p.payment_code = code;
+  if (description !== undefined) p.payment_description = description;
+  if (externalId !== undefined) p.external_id = externalId;
+  s.putPayment(existing);
+  writeAmountRecords(s, existing, p.allocations.length);
+  return existing;
+}
+
+export interface RecordPaymentInput {
+  customer_identifier: string;
+  /** Received, without fees (minor units). */
+  amount_cents: number;
+  fee_cents?: number;
+  currency?: string;
+  /** YYYY-MM-DD; today in the shop's zone by default. */
+  date?: string;
+  /** Invoices paid and how much each; by default the customer's open invoices, oldest due first. */
+  invoices?: Array<{ number: string; amount_cents: number }>;
+  /** What took it: 'autopay', 'portal', 'terminal'... */
+  channel: string;
+  /** Shown as payment_method, e.g. "Visa (4242)". Never a full card or account number. */
+  payment_method?: string;
+  /** The gateway transaction token: the payment is found by it, as payment_transaction_token. */
+  transaction_token?: string;
+  authorization_code?: string;
+  settlement_token?: string;
+  status?: PaymentStatus;
+  reference?: string;
+}
+
+/** Records a payment taken by Laneway itself (autopay, the portal, a lane): source `arc`. */
+export async function recordPayment(s: Session, input: RecordPaymentInput): Promise<PaymentDoc> {
+  const customer = await s.customerByIdentifier(input.customer_identifier);
+  if (!customer) throw fail.precondition('customer_not_found', `No customer with identifier ${input.customer_identifier}`);
+  if (!Number.isSafeInteger(input.amount_cents) || input.amount_cents < 0) throw fail.invalid('invalid_amount', 'amount_cents must be a whole number of minor units, 0 or more');
+  const fee = input.fee_cents ?? 0;
+  if (!Number.isSafeInteger(fee) || fee < 0) throw fail.invalid('invalid_fee', 'fee_cents must be a whole number of minor units, 0 or more');
+  const reference = input.reference ?? s.core.ids.token();
+  if (await s.payment(reference)) throw fail.conflict('payment_exists', `payment ${reference} already exists`);
+  const currency = (input.currency ?? s.currency).toLowerCase();
+  let targets = input.invoices;
+  if (!targets) {
+    const open = Object.entries(customer.data.ledger.open)
+      .filter(([, item]) => item[2] > 0 && item[3] === currency)
+      .sort((a, b) => (a[1][1] || a[1][0]).localeCompare(b[1][1] || b[1][0]) || a[0].localeCompare(b[0]));
+    let left = input.amount_cents;
+    targets = [];
+    for (const [number, item] of open) {
+      if (left <= 0) break;
+      const take = Math.min(left, item[2]);
+      targets.push({ number, amount_cents: take });
+      left -= take;
+    }
+  }
+  const entries: Entry[] = targets.map((t) => ({ invoice_number: t.number, amount: t.amount_cents, discount: 0 }));
+  const problems = new Problems();
+  const invoices = await loadInvoices(s, entries, problems);
+  invoices.forEach((inv, i) => {
+    if (inv && inv.data.currency !== currency) problems.add(`invoices.${i}`, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}`);
+    if (inv && inv.customer !== customer.id) problems.add(`invoices.${i}`, 'invoice_of_other_customer', `invoice ${inv.id} belongs to ${inv.data.customer_identifier}`);
+  });
+  if (entries.reduce((sum, e) => sum + e.amount, 0) > input.amount_cents) problems.add('invoices', 'allocations_exceed_amount', 'apply more than amount_cents');
+  problems.throwIfAny();
+  const now = s.tx.at;
+  const data: PaymentData = {
+    reference,
+    token: input.transaction_token ?? s.core.ids.token(),
+    customer_identifier: customer.identifier,
+    customer_name: customer.data.name,
+    date: input.date ?? s.today,
+    currency,
+    amount_cents: input.amount_cents,
+    fee_cents: fee,
+    unapplied_cents: 0,
+    source: 'arc',
+    channel: input.channel,
+    status: input.status ?? 'PAID',
+    auto_debit: input.channel === 'autopay',
+    allocations: [],
+    timestamp: now,
+    created_at: now,
+    updated_at: now,
+    updated_ms: s.tx.now,
+    ...(input.payment_method ? { payment_method: input.payment_method } : {}),
+    ...(input.authorization_code ? { gateway_authorization_code: input.authorization_code } : {}),
+    ...(input.settlement_token ? { settlement_token: input.settlement_token } : {}),
+  };
+  const doc: PaymentDoc = { id: reference, watermark: 0, token: data.token, customer: customer.id, data };
+  await applyAllocations(s, doc, entries, invoices, 0);
+  return doc;
+}
+
+/**
+ * Reverses a payment (an ACH return, a chargeback, a decline found later): its allocations come
+ * off the invoices, its unapplied credit off the customer, and its status says why.
+ */
+export async function reversePayment(s: Session, reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<PaymentDoc> {
+  const doc = await s.payment(reference);
+  if (!doc) throw fail.notFound('payment_not_found', `No payment ${reference}`);
+  if (REVERSED.has(doc.data.status)) return doc;
+  await reverseAllocations(s, doc.data, []);
+  doc.data.status = status;
+  if (reason) doc.data.status_reason = reason;
+  s.putPayment(doc);
+  writeAmountRecords(s, doc, doc.data.allocations.length);
+  return doc;
+}

@@ -1,0 +1,58 @@
+import { fail, type ErrorDetail } from '../errors';
+
+/**
+ * Collects every broken field rule of one request before anything is written, so a client gets
+ * all of them at once. The first problem's code is the error's code (what tests and clients
+ * assert); each detail names its field as the client sent it.
+ */
+export class Problems {
+  private readonly list: Array<Required<Pick<ErrorDetail, 'field' | 'code' | 'message'>>> = [];
+
+  constructor(
+    private readonly prefix = '',
+    private readonly root?: Problems,
+  ) {}
+
+  add(field: string, code: string, message: string): void {
+    const name = this.prefix + field;
+    if (this.root) this.root.add(name, code, message);
+    else this.list.push({ field: name, code, message: `${name} ${message}` });
+  }
+
+  /** Problems of a nested record (`line_item_attributes.2.`) that land in this list. */
+  child(prefix: string): Problems {
+    return new Problems(prefix, this);
+  }
+
+  get empty(): boolean {
+    return (this.root ?? this).list.length === 0;
+  }
+
+  /** 412, the reference's status for import operations whose input breaks a rule. */
+  throwIfAny(): void {
+    const first = this.list[0];
+    if (!first) return;
+    const summary = this.list.length > 1 ? `${first.message} (and ${this.list.length - 1} more)` : first.message;
+    throw fail.precondition(first.code, summary, this.list);
+  }
+}
+
+export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function validDate(value: string): boolean {
+  if (!DATE_RE.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}
+
+/** Public keys (customer identifiers, payment identifiers): letters and digits, with - _ . inside. */
+export const KEY_RE = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$/;
+
+export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const NOTES_MAX = 65_536;
+
+/** Present and not blank: '' and null mean "not given" for optional import fields. */
+export function given<T>(value: T | null | undefined | ''): value is T {
+  return value !== undefined && value !== null && value !== '';
+}

@@ -1,0 +1,307 @@
+import type { EngineCore, Tx } from '../core';
+import type { Account } from '../account';
+import { dateInZone } from '../clock';
+import { fail } from '../errors';
+import { getRecord, putRecord } from '../records';
+import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentDoc } from './types';
+import { applyInvoiceToLedger, applyPaymentToLedger } from './ledger';
+import { decodeInvoice, encodeInvoice, type InvoiceRow } from './invoice-codec';
+
+interface Slot<T> {
+  doc: T;
+  /** The committed version this unit started from; undefined for a record created here. */
+  original: T | undefined;
+  dirty: boolean;
+}
+
+export const emptyLedger = (): Ledger => ({ open: {}, unapplied: {}, currencies: {}, divisions: {} });
+
+/**
+ * One unit of work of the receivables domain. It loads each record once, lets the rules change
+ * them in memory, and at `flush()` writes every changed record exactly once (one watermark, one
+ * event each). Customer ledgers are reconciled here from what changed on invoices and payments
+ * (before vs after), so no rule has to remember to move a balance.
+ */
+export class Session {
+  readonly today: string;
+  private readonly customers = new Map<string, Slot<CustomerDoc>>();
+  private readonly customerIds = new Map<string, string | null>();
+  private readonly invoices = new Map<string, Slot<InvoiceDoc>>();
+  private readonly payments = new Map<string, Slot<PaymentDoc>>();
+  private readonly amounts = new Map<string, Slot<PaymentAmountDoc>>();
+  private readonly divisions = new Map<string, Slot<DivisionData | undefined>>();
+
+  constructor(
+    readonly tx: Tx,
+    readonly core: EngineCore,
+    readonly account: Account,
+  ) {
+    this.today = dateInZone(tx.now, account.profile().timezone);
+  }
+
+  get currency(): string {
+    return this.account.profile().currency;
+  }
+
+  // Customers ---------------------------------------------------------------------------------
+
+  async customerByIdentifier(identifier: string): Promise<CustomerDoc | undefined> {
+    if (this.customerIds.has(identifier)) {
+      const id = this.customerIds.get(identifier);
+      return id ? this.customers.get(id)?.doc : undefined;
+    }
+    const [found] = await this.tx.find<CustomerDoc & { [k: string]: unknown }>('customers', {
+      selector: { identifier },
+      sort: [{ identifier: 'asc' }],
+      limit: 1,
+    });
+    if (!found) {
+      this.customerIds.set(identifier, null);
+      return undefined;
+    }
+    return this.adoptCustomer(found);
+  }
+
+  async customerById(id: string): Promise<CustomerDoc | undefined> {
+    const slot = this.customers.get(id);
+    if (slot) return slot.doc;
+    const found = await this.tx.get<CustomerDoc & { [k: string]: unknown }>('customers', id);
+    return found ? this.adoptCustomer(found) : undefined;
+  }
+
+  private adoptCustomer(found: CustomerDoc): CustomerDoc {
+    const existing = this.customers.get(found.id);
+    if (existing) return existing.doc;
+    this.customers.set(found.id, { doc: found, original: structuredClone(found), dirty: false });
+    this.customerIds.set(found.identifier, found.id);
+    return found;
+  }
+
+  addCustomer(doc: CustomerDoc): void {
+    this.customers.set(doc.id, { doc, original: undefined, dirty: true });
+    this.customerIds.set(doc.identifier, doc.id);
+  }
+
+  touchCustomer(doc: CustomerDoc): void {
+    const slot = this.customers.get(doc.id);
+    if (!slot) throw fail.internal('session_customer', 'customer changed outside its session');
+    slot.dirty = true;
+  }
+
+  /** A rename: the old identifier is free again within this unit. */
+  renameCustomer(doc: CustomerDoc, to: string): void {
+    this.customerIds.set(doc.identifier, null);
+    doc.identifier = to;
+    doc.data.identifier = to;
+    this.customerIds.set(to, doc.id);
+    this.touchCustomer(doc);
+  }
+
+  // Invoices ----------------------------------------------------------------------------------
+
+  async invoice(number: string): Promise<InvoiceDoc | undefined> {
+    const slot = this.invoices.get(number);
+    if (slot) return slot.doc;
+    const row = await this.tx.get<InvoiceRow & { [k: string]: unknown }>('invoices', number);
+    return row ? this.adoptInvoice(row) : undefined;
+  }
+
+  /** A stored invoice row found by a query: decoded once per unit. */
+  adoptInvoice(row: InvoiceRow): InvoiceDoc {
+    const slot = this.invoices.get(row.id);
+    if (slot) return slot.doc;
+    const doc = decodeInvoice(row);
+    this.invoices.set(row.id, { doc, original: decodeInvoice(row), dirty: false });
+    return doc;
+  }
+
+  putInvoice(doc: InvoiceDoc): void {
+    const slot = this.invoices.get(doc.id);
+    if (slot) {
+      slot.doc = doc;
+      slot.dirty = true;
+    } else this.invoices.set(doc.id, { doc, original: undefined, dirty: true });
+  }
+
+  // Payments ----------------------------------------------------------------------------------
+
+  async payment(reference: string): Promise<PaymentDoc | undefined> {
+    const slot = this.payments.get(reference);
+    if (slot) return slot.doc;
+    const found = await this.tx.get<PaymentDoc & { [k: string]: unknown }>('payments', reference);
+    if (!found) return undefined;
+    this.payments.set(reference, { doc: found, original: structuredClone(found), dirty: false });
+    return found;
+  }
+
+  adoptPayment(found: PaymentDoc): PaymentDoc {
+    const slot = this.payments.get(found.id);
+    if (slot) return slot.doc;
+    this.payments.set(found.id, { doc: found, original: structuredClone(found), dirty: false });
+    return found;
+  }
+
+  putPayment(doc: PaymentDoc): void {
+    const slot = this.payments.get(doc.id);
+    if (slot) {
+      slot.doc = doc;
+      slot.dirty = true;
+    } else this.payments.set(doc.id, { doc, original: undefined, dirty: true });
+  }
+
+  async paymentAmount(id: string): Promise<PaymentAmountDoc | undefined> {
+    const slot = this.amounts.get(id);
+    if (slot) return slot.doc;
+    const found = await this.tx.get<PaymentAmountDoc & { [k: string]: unknown }>('payment_amounts', id);
+    if (!found) return undefined;
+    this.amounts.set(id, { doc: found, original: found, dirty: false });
+    return found;
+  }
+
+  putPaymentAmount(doc: PaymentAmountDoc): void {
+    const slot = this.amounts.get(doc.id);
+    if (slot) {
+      slot.doc = doc;
+      slot.dirty = true;
+    } else this.amounts.set(doc.id, { doc, original: undefined, dirty: true });
+  }
+
+  // Divisions ---------------------------------------------------------------------------------
+
+  async division(code: string): Promise<DivisionData | undefined> {
+    const slot = this.divisions.get(code);
+    if (slot) return slot.doc;
+    const found = (await getRecord<DivisionData>(this.tx, 'division', code))?.data;
+    this.divisions.set(code, { doc: found, original: found, dirty: false });
+    return found;
+  }
+
+  putDivision(data: DivisionData): void {
+    const slot = this.divisions.get(data.code);
+    if (slot) {
+      slot.doc = data;
+      slot.dirty = true;
+    } else this.divisions.set(data.code, { doc: data, original: undefined, dirty: true });
+  }
+
+  // Commit ------------------------------------------------------------------------------------
+
+  /** Reconciles ledgers, then writes every changed record once, in a stable order. */
+  async flush(): Promise<void> {
+    for (const slot of this.invoices.values()) {
+      if (!slot.dirty) continue;
+      const before = slot.original;
+      const after = slot.doc;
+      if (before) {
+        const owner = await this.customerById(before.customer);
+        if (owner) {
+          applyInvoiceToLedger(owner.data.ledger, before, -1);
+          this.touchCustomer(owner);
+        }
+      }
+      const owner = await this.customerById(after.customer);
+      if (!owner) throw fail.internal('invoice_without_customer', `invoice ${after.id} has no customer`);
+      applyInvoiceToLedger(owner.data.ledger, after, 1);
+      this.touchCustomer(owner);
+    }
+    for (const slot of this.payments.values()) {
+      if (!slot.dirty) continue;
+      if (slot.original) {
+        const owner = await this.customerById(slot.original.customer);
+        if (owner) {
+          applyPaymentToLedger(owner.data.ledger, slot.original.data, -1);
+          this.touchCustomer(owner);
+        }
+      }
+      const owner = await this.customerById(slot.doc.customer);
+      if (!owner) throw fail.internal('payment_without_customer', `payment ${slot.doc.id} has no customer`);
+      applyPaymentToLedger(owner.data.ledger, slot.doc.data, 1);
+      this.touchCustomer(owner);
+    }
+
+    const { tx } = this;
+    const sender = this.account.profile().sender_identifier;
+    for (const [code, slot] of this.divisions) {
+      if (!slot.dirty || !slot.doc) continue;
+      await putRecord(tx, 'division', code, slot.doc, {
+        type: slot.original ? 'division.updated' : 'division.created',
+        entity: 'division',
+        key: code,
+        data: { name: slot.doc.name, deleted: slot.doc.deleted === true },
+      }, slot.doc.parent_code ?? '');
+    }
+    for (const slot of this.customers.values()) {
+      if (!slot.dirty) continue;
+      const doc = slot.doc;
+      doc.data.updated_at = tx.at;
+      doc.data.updated_ms = tx.now;
+      const stamped = await tx.put('customers', doc, {
+        type: slot.original ? 'customer.updated' : 'customer.created',
+        entity: 'customer',
+        key: doc.identifier,
+        data: { name: doc.data.name },
+      });
+      doc.watermark = stamped.watermark;
+    }
+    for (const slot of this.invoices.values()) {
+      if (!slot.dirty) continue;
+      const doc = slot.doc;
+      if (!slot.original) {
+        // An invoice's numeric id is the watermark of its first version: unique, increasing, and
+        // free (no counter record). Units are serialised, so the next put gets exactly this one.
+        doc.iid = this.core.currentWatermark() + 1;
+        doc.data.iid = doc.iid;
+      }
+      doc.data.updated_at = tx.at;
+      doc.data.updated_ms = tx.now;
+      const row = encodeInvoice(doc, sender);
+      doc.feed = row.feed;
+      doc.display_number = row.display_number;
+      doc.division = row.division;
+      const stamped = await tx.put('invoices', row, {
+        type: slot.original ? (doc.data.deleted && !slot.original.data.deleted ? 'invoice.deleted' : 'invoice.updated') : 'invoice.created',
+        entity: 'invoice',
+        key: doc.id,
+        data: { customer_identifier: doc.data.customer_identifier, amount_cents: doc.data.amount_cents, owing_cents: doc.data.owing_cents, currency: doc.data.currency },
+      });
+      if (!slot.original && stamped.watermark !== doc.iid) throw fail.internal('invoice_id_drift', 'invoice id did not match its first watermark');
+      doc.watermark = stamped.watermark;
+    }
+    for (const slot of this.payments.values()) {
+      if (!slot.dirty) continue;
+      const doc = slot.doc;
+      doc.data.updated_at = tx.at;
+      doc.data.updated_ms = tx.now;
+      const stamped = await tx.put('payments', doc, {
+        type: slot.original ? 'payment.updated' : 'payment.created',
+        entity: 'payment',
+        key: doc.id,
+        data: { customer_identifier: doc.data.customer_identifier, amount_cents: doc.data.amount_cents, currency: doc.data.currency, status: doc.data.status },
+      });
+      doc.watermark = stamped.watermark;
+    }
+    for (const slot of this.amounts.values()) {
+      if (!slot.dirty) continue;
+      const stamped = await tx.put('payment_amounts', slot.doc, {
+        type: slot.original ? 'payment_amount.updated' : 'payment_amount.created',
+        entity: 'payment_amount',
+        key: slot.doc.id,
+        data: { invoice_number: slot.doc.invoice, payment_reference: slot.doc.payment },
+      });
+      slot.doc.watermark = stamped.watermark;
+    }
+  }
+}
+
+/**
+ * Runs receivables rules in one unit of work and flushes them. `fn` may throw: then nothing is
+ * written, no event is emitted and no watermark is used.
+ */
+export function inSession<T>(core: EngineCore, account: Account, fn: (s: Session) => Promise<T>): Promise<T> {
+  return core.mutate(async (tx) => {
+    const session = new Session(tx, core, account);
+    const result = await fn(session);
+    await session.flush();
+    return result;
+  });
+}

@@ -1,0 +1,145 @@
+import { Type } from '@sinclair/typebox';
+import type { Request } from 'express';
+import { defineRoute } from '../route';
+import { exportParams, exportShapeJson } from '../exports';
+import type { InvoiceFeed } from '../../engine/receivables';
+import type { Engine } from '../../engine';
+import type { Reply } from '../route';
+import { ErrorBody, ExportPage } from '../../shared/schemas/common';
+import { ref } from '../../shared/schemas/registry';
+import { InvoiceExportQuery } from '../../shared/schemas/receivables-common';
+import { AttachmentBody, InvoiceImport, InvoiceImportResult, InvoiceView, InvoiceViewQuery } from '../../shared/schemas/receivables-invoices';
+
+const err = (description: string) => ({ description, schema: ref(ErrorBody) });
+const TAGS = ['Invoices'];
+const origin = (req: Request) => `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`;
+
+export const importInvoice = defineRoute({
+  method: 'post',
+  path: '/api/imports/invoice',
+  operationId: 'importInvoice',
+  tags: TAGS,
+  summary: 'Create and update an invoice',
+  description:
+    'An existing number is updated. The amount is the line items plus subtotal_tax1/2 plus adjustments unless amount_override (an annualized amount is pro-rated over its inclusive span instead); without line items it is `amount`. ' +
+    'Owing is the amount less payments applied, or owing_cents under balance sync. The customer is created (named customer_name, else its identifier) or updated from customer_* attributes. ' +
+    'Divisions: required when the account requires them, created on the fly with dynamic division creation, otherwise they must exist. Payment plan fields are required under payment plans; discount fields need the discounts capability. ' +
+    'Any broken rule answers 412 naming each field, and nothing changes.',
+  body: InvoiceImport,
+  invalidKind: 'precondition',
+  bodyLimit: '36mb',
+  responses: { 201: { description: 'Created or updated', schema: InvoiceImportResult }, 412: err('A field rule failed'), 413: err('An attachment over 25 MB') },
+  async handler({ engine, body, req }) {
+    const r = await engine.receivables.importInvoice(body as Record<string, unknown>);
+    const base = origin(req);
+    const reply: Record<string, unknown> = { identifier: r.identifier, message: r.message };
+    if (r.pay) {
+      reply.pay_url = base + r.pay.url;
+      reply.pay_urls = Object.fromEntries(Object.entries(r.pay.urls).map(([email, path]) => [email, base + path]));
+    }
+    return { status: 201, body: reply };
+  },
+});
+
+export const addInvoiceAttachment = defineRoute({
+  method: 'post',
+  path: '/api/imports/invoice/:invoice_number/attachment',
+  operationId: 'addInvoiceAttachment',
+  tags: TAGS,
+  summary: 'Add or replace an invoice attachment (PDF)',
+  description:
+    'The content must be a base64 PDF of at most 25 MB decoded, named with a .pdf file name of at most 255 characters. invoice_display true (the default) makes it the invoice\'s primary document (a previous primary stays as supplementary). The same file name replaces its earlier version.',
+  params: Type.Object({ invoice_number: Type.String({ minLength: 1, maxLength: 100 }) }),
+  body: AttachmentBody,
+  invalidKind: 'precondition',
+  bodyLimit: '36mb',
+  responses: {
+    200: { description: 'Stored', schema: Type.Object({ message: Type.String(), identifier: Type.String({ description: 'The file name.' }) }) },
+    404: err('No such invoice'),
+    412: err('Not a PDF, bad base64 or file name, or an ambiguous display_number'),
+    413: err('Over 25 MB decoded'),
+  },
+  async handler({ engine, params, body }) {
+    return { body: await engine.receivables.addAttachment(body.find_by, params.invoice_number, body) };
+  },
+});
+
+export const viewInvoice = defineRoute({
+  method: 'get',
+  path: '/api/exports/invoice/:number_or_id',
+  operationId: 'viewInvoice',
+  tags: TAGS,
+  summary: 'Export/view an invoice',
+  description: 'Matched against number, then display_number, then the numeric id. options[payments]=true appends `payments` (with line_item_transactional_amounts under line-item short pay). Open invoices in an owing position carry pay_url and pay_urls.',
+  params: Type.Object({ number_or_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+  query: InvoiceViewQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'The invoice', schema: ref(InvoiceView) }, 404: err('No such invoice') },
+  async handler({ engine, params, query, req }) {
+    const view = await engine.receivables.viewInvoice(params.number_or_id, { payments: query.options?.payments === true });
+    const base = origin(req);
+    if (typeof view.pay_url === 'string') view.pay_url = base + view.pay_url;
+    if (view.pay_urls && typeof view.pay_urls === 'object') view.pay_urls = Object.fromEntries(Object.entries(view.pay_urls as Record<string, string>).map(([e, p]) => [e, base + p]));
+    return { body: view };
+  },
+});
+
+const invoicesPage = Type.Object({ invoices: ExportPage(ref(InvoiceView)) });
+const includeDeleted = (q: { options?: { include_deleted_invoices?: boolean } }) => q.options?.include_deleted_invoices === true;
+
+/**
+ * Invoice pages are sent as the stored renderings, spliced (see engine/receivables/invoice-codec.ts).
+ * The ETag names what decides the page (so Express does not hash megabytes for one): the query, the
+ * day statuses are computed for, and the records' last watermark and count.
+ */
+async function invoicesPageReply(engine: Engine, feed: InvoiceFeed, p: ReturnType<typeof exportParams>, withDeleted: boolean): Promise<Reply> {
+  const { asOf, records } = await engine.receivables.exportInvoicesJson(feed, p, { includeDeleted: withDeleted });
+  const last = records[records.length - 1]?.watermark ?? p.after;
+  const etag = `W/"${feed}-${asOf}-${p.after}-${p.limit}-${p.list ? 1 : 0}${withDeleted ? 1 : 0}-${last}-${records.length}"`;
+  return { contentType: 'application/json', body: exportShapeJson('invoices', records, p.list), headers: { ETag: etag } };
+}
+
+export const exportInvoicesRecent = defineRoute({
+  method: 'get',
+  path: '/api/exports/invoices/recent',
+  operationId: 'exportInvoicesRecent',
+  tags: TAGS,
+  summary: 'Export invoices updated in the past 7 days',
+  query: InvoiceExportQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return invoicesPageReply(engine, 'recent', p, includeDeleted(query));
+  },
+});
+
+export const exportOpenInvoices = defineRoute({
+  method: 'get',
+  path: '/api/exports/open_invoices',
+  operationId: 'exportOpenInvoices',
+  tags: TAGS,
+  summary: 'Export open invoices',
+  description: 'Invoices whose owing is not zero (credit memos included), changed after `watermark`. With options[include_deleted_invoices]=true deleted invoices are included and every record carries `deleted`.',
+  query: InvoiceExportQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return invoicesPageReply(engine, 'open', p, includeDeleted(query));
+  },
+});
+
+export const exportInvoices = defineRoute({
+  method: 'get',
+  path: '/api/exports/invoices',
+  operationId: 'exportInvoices',
+  tags: TAGS,
+  summary: 'Export every invoice changed after the watermark (Laneway)',
+  description: 'Laneway\'s addition to the reference (which has only the recent and open exports): a complete feed for ERP sync. Same shapes and options as /api/exports/invoices/recent.',
+  query: InvoiceExportQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: invoicesPage } },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return invoicesPageReply(engine, 'all', p, includeDeleted(query));
+  },
+});
+
+export const invoiceRoutes = [importInvoice, addInvoiceAttachment, viewInvoice, exportInvoicesRecent, exportOpenInvoices, exportInvoices];

@@ -1,0 +1,90 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route';
+import { exportParams, exportShape } from '../exports';
+import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
+import { ref } from '../../shared/schemas/registry';
+import { ImportResult, PaymentExportQuery } from '../../shared/schemas/receivables-common';
+import { PaymentAmountView, PaymentImport, PaymentView, PaymentViewQuery } from '../../shared/schemas/receivables-payments';
+
+const err = (description: string) => ({ description, schema: ref(ErrorBody) });
+const TAGS = ['Invoicing Payments'];
+
+export const importPayment = defineRoute({
+  method: 'post',
+  path: '/api/imports/payment',
+  operationId: 'importPayment',
+  tags: TAGS,
+  summary: 'Create or update a payment',
+  description:
+    'One invoice (invoice_number with amount_cents) or several (payment_amounts_attributes). Each invoice takes at most what it owes; the rest of the payment is unapplied credit on the customer. ' +
+    'The customer is created when absent. An existing identifier is updated: its allocations are taken back and applied anew. A payment made in Laneway accepts only its total without or with fees. ' +
+    'payment_total is the CSV name of the total and is refused here (send amount_cents). A bank account number is kept as its last four digits. Any broken rule answers 412.',
+  body: PaymentImport,
+  invalidKind: 'precondition',
+  responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed') },
+  async handler({ engine, body }) {
+    return { status: 201, body: await engine.receivables.importPayment(body as Record<string, unknown>, 'json') };
+  },
+});
+
+export const viewPayment = defineRoute({
+  method: 'get',
+  path: '/api/exports/payment/:reference_or_token',
+  operationId: 'viewPayment',
+  tags: TAGS,
+  summary: 'Export/view a payment',
+  description: 'Matched against payment_reference, then payment_transaction_token. options[export_payment_tree]=true adds payment_tree.',
+  params: Type.Object({ reference_or_token: Type.String({ minLength: 1, maxLength: 100 }) }),
+  query: PaymentViewQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'The payment', schema: ref(PaymentView) }, 404: err('No such payment') },
+  async handler({ engine, params, query }) {
+    return { body: await engine.receivables.viewPayment(params.reference_or_token, { tree: query.options?.export_payment_tree === true }) };
+  },
+});
+
+const paymentsPage = Type.Object({ payments: ExportPage(ref(PaymentView)) });
+
+export const exportPayments = defineRoute({
+  method: 'get',
+  path: '/api/exports/payments',
+  operationId: 'exportPayments',
+  tags: TAGS,
+  summary: 'Export payments changed after the watermark',
+  query: PaymentExportQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return { body: { payments: exportShape((await engine.receivables.exportPayments(p, false, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
+  },
+});
+
+export const exportPaymentsRecent = defineRoute({
+  method: 'get',
+  path: '/api/exports/payments/recent',
+  operationId: 'exportPaymentsRecent',
+  tags: TAGS,
+  summary: 'Export payments updated in the past 7 days',
+  query: PaymentExportQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return { body: { payments: exportShape((await engine.receivables.exportPayments(p, true, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
+  },
+});
+
+export const exportPaymentAmounts = defineRoute({
+  method: 'get',
+  path: '/api/exports/payment_amounts',
+  operationId: 'exportPaymentAmounts',
+  tags: TAGS,
+  summary: 'Export payment allocations',
+  description: 'One record per payment applied to an invoice, by its own watermark. An allocation a payment update removed is exported once more with amount "0.00" and `removed: true`.',
+  query: ExportQuery,
+  responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: Type.Object({ payment_amounts: ExportPage(ref(PaymentAmountView)) }) } },
+  async handler({ engine, query }) {
+    const p = exportParams(query);
+    return { body: { payment_amounts: exportShape((await engine.receivables.exportPaymentAmounts(p)) as Array<{ watermark: number }>, p.list) } };
+  },
+});
+
+export const paymentRoutes = [importPayment, viewPayment, exportPayments, exportPaymentsRecent, exportPaymentAmounts];

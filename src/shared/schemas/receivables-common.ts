@@ -1,0 +1,44 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { component } from './registry';
+import { ExportQuery } from './common';
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const NullableString = Nullable(Type.String());
+export const Text = (description: string, maxLength = 200) => Type.String({ maxLength, description });
+export const Date8601 = (description: string) => Type.String({ format: 'date', description });
+export const CentsField = (description: string) => Type.Integer({ description: `${description} Minor currency units.` });
+
+/** The answer of every import operation (customer, invoice, payment, division). */
+export const ImportResult = component(
+  'ImportResult',
+  Type.Object({
+    identifier: Type.String({ description: 'The identifier of the record created or updated.' }),
+    message: Type.String({ description: 'A count summary, e.g. "1 customer with 3 contacts".' }),
+  }),
+);
+
+/** Export query plus the reference's `options[...]` flags. */
+export const InvoiceExportQuery = Type.Composite([
+  ExportQuery,
+  Type.Object({
+    options: Type.Optional(
+      Type.Object({
+        include_deleted_invoices: Type.Optional(
+          Type.Boolean({ description: 'true: deleted invoices are included and every invoice carries `deleted`.' }),
+        ),
+      }),
+    ),
+  }),
+]);
+
+export const PaymentExportQuery = Type.Composite([
+  ExportQuery,
+  Type.Object({
+    options: Type.Optional(
+      Type.Object({
+        export_payment_tree: Type.Optional(Type.Boolean({ description: 'true adds `payment_tree`.' })),
+        fx: Type.Optional(Type.Boolean({ description: 'Accepted; Laneway does no currency conversion, so no fx_* fields are added.' })),
+      }),
+    ),
+  }),
+]);

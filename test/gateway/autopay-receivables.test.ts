@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { card, startGateway, type Harness } from './helpers';
+
+/**
+ * Autopay against the real receivables domain: on the due date it charges the customer's due
+ * invoices with its fund and records the invoicing payment, once, even when ticks repeat.
+ */
+let h: Harness;
+afterEach(async () => {
+  await h.close();
+});
+
+type PaymentView = { payment_reference: string; payment_amount: string; customer_identifier: string; payment_amounts: Array<{ invoice_number: string }> };
+
+describe('autopay with receivables', () => {
+  it('charges due invoices on their due date, records the payment, and never twice', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-01T12:00:00Z');
+    expect((await h.api.post('/api/imports/customer', { identifier: 'ACME01', name: 'Acme Ltd' })).status).toBe(201);
+    for (const [number, due, amount] of [
+      ['AP-1', '2026-03-02', 12_500],
+      ['AP-2', '2026-03-10', 4_000],
+    ] as const) {
+      expect((await h.api.post('/api/imports/invoice', { number, customer_identifier: 'ACME01', amount, date: '2026-02-20', due_date: due })).status).toBe(201);
+    }
+    const wallet = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: 'ACME01', credit_card: card() });
+    expect(wallet.status).toBe(200);
+    expect((await h.api.post('/api/autopay', { customer_identifier: 'ACME01', fund_token: wallet.body.fund_token })).status).toBe(201);
+
+    // Nothing is due yet.
+    await h.t.engine.tick();
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/AP-1')).body.owing_cents).toBe(12_500);
+
+    // AP-1 falls due: charged, recorded against it, AP-2 untouched.
+    h.t.clock.set('2026-03-02T09:00:00Z');
+    await h.t.engine.tick();
+    await h.t.engine.tick();
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/AP-1')).body.owing_cents).toBe(0);
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/AP-2')).body.owing_cents).toBe(4_000);
+    const payments = await h.api.get<{ payments: PaymentView[] }>('/api/exports/payments?list=true');
+    expect(payments.body.payments).toHaveLength(1);
+    const payment = payments.body.payments[0]!;
+    expect(payment).toMatchObject({ customer_identifier: 'ACME01', payment_amount: '125.00' });
+    // The gateway transaction is the payment's token: its detail view finds the invoicing payment.
+    const detail = await h.api.get(`/api/gateway/v1/payments/${payment.payment_reference}`);
+    expect(detail.status).toBe(200);
+
+    h.t.clock.set('2026-03-10T09:00:00Z');
+    await h.t.engine.tick();
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/AP-2')).body.owing_cents).toBe(0);
+    expect((await h.api.get<{ payments: PaymentView[] }>('/api/exports/payments?list=true')).body.payments).toHaveLength(2);
+  });
+
+  it('refuses a wallet or an agreement for a customer receivables does not know', async () => {
+    h = await startGateway();
+    const wallet = await h.api.post<{ wallets: { error: string } }>('/api/gateway/v1/wallets', { customer: 'NOSUCH1', credit_card: card() });
+    expect(wallet.status).toBe(412);
+    expect(wallet.body.wallets.error).toBe('customer_not_found');
+  });
+});

@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { fields, uid, useApi, withCapabilities, type ErrorReply } from './helpers';
+
+const ctx = useApi();
+type View = Record<string, unknown> & { contacts: Array<{ email: string; first_name: string | null; disabled: boolean }> };
+
+const importCustomer = (body: Record<string, unknown>) => ctx.api.post<ErrorReply & { identifier: string; message: string }>('/api/imports/customer', body);
+const view = async (id: string) => (await ctx.api.get<View>(`/api/exports/customer/${id}`)).body;
+
+describe('customer import', () => {
+  it('creates, then updates the same identifier, answering 201 {identifier, message}', async () => {
+    const id = uid('C');
+    const first = await importCustomer({ identifier: id, name: 'Acme Inc.', email: 'bob@acme.test', contacts: [{ email: 'jane@acme.test', first_name: 'Jane' }] });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ identifier: id, message: '1 customer with 2 contacts' });
+    const second = await importCustomer({ identifier: id, name: 'Acme Holdings' });
+    expect(second.status).toBe(201);
+    const v = await view(id);
+    expect(v.name).toBe('Acme Holdings');
+    expect(v.email).toBe('bob@acme.test');
+    expect(v.contacts.map((c) => c.email).sort()).toEqual(['bob@acme.test', 'jane@acme.test']);
+  });
+
+  it('refuses each broken field rule with 412 naming the field, and changes nothing', async () => {
+    const before = ctx.t.engine.core.currentWatermark();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ identifier: 'bad id!', name: 'X' }, 'identifier'],
+      [{ identifier: uid('C') }, 'name'],
+      [{ identifier: uid('C'), name: 'X', email: 'not-an-email' }, 'email'],
+      [{ identifier: uid('C'), name: 'X', locale: 'de' }, 'locale'],
+      [{ identifier: uid('C'), name: 'X', account_status: 'frozen' }, 'account_status'],
+      [{ identifier: uid('C'), name: 'X', terms_type: 'day', terms_value: 101 }, 'terms_value'],
+      [{ identifier: uid('C'), name: 'X', terms_type: 'day', terms_value: -1 }, 'terms_value'],
+      [{ identifier: uid('C'), name: 'X', terms_type: 'date', terms_value: 28 }, 'terms_value'],
+      [{ identifier: uid('C'), name: 'X', terms_type: 'date', terms_value: 0 }, 'terms_value'],
+      [{ identifier: uid('C'), name: 'X', terms_type: 'date', terms_value: -3 }, 'terms_value'],
+      [{ identifier: uid('C'), name: 'X', business_number: 'ABC-123' }, 'business_number'],
+      [{ identifier: uid('C'), name: 'X', business_number: '123456789012345678901' }, 'business_number'],
+      [{ identifier: uid('C'), name: 'X', notes: 'n'.repeat(65537) }, 'notes'],
+      [{ identifier: uid('C'), name: 'X', country: 'ZZ' }, 'country'],
+      [{ identifier: uid('C'), name: 'X', country: 'CA', province: 'NY' }, 'province'],
+      [{ identifier: uid('C'), name: 'X', parent_identifier: 'NOPE404' }, 'parent_identifier'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await importCustomer(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(412);
+      expect(fields(res.body), JSON.stringify(body).slice(0, 80)).toContain(field);
+      expect(typeof res.body.error).toBe('string');
+    }
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+  });
+
+  it('accepts the reference\'s own customer example, whose numbers and flags are strings', async () => {
+    const parent = uid('P');
+    await importCustomer({ identifier: parent, name: 'Parent' });
+    const id = uid('C');
+    const res = await importCustomer({
+      identifier: id, display_number: 'DispNum1234', name: 'Acme Inc.', email: 'bob.smith@example.com', first_name: 'Bob', last_name: 'Smith',
+      notes: 'Payment terms will be revised next year.', address_1: '200 Main Street', address_2: 'Suite 250', city: 'Toronto', province: 'ON',
+      postal_code: 'M5M 5M5', country: 'CA', telephone: '(416) 123-4567', fax: '(416) 100-1020', url: 'www.acmeinc.com', business_number: 'GS324587987',
+      locale: 'en', parent_identifier: parent, account_status: 'open', last_contact_date: '2017-12-04', next_contact_date: '2018-02-15',
+      credit_limit_cents: '2000000', credit_limit_currency: 'CAD', credit_rating: 'AA', terms_type: 'day', terms_value: 15,
+      company_bio: 'Acme Inc. sells cutting-edge widgets.', ignores_cc_payment_rules: 'false', notification_suppressed: 'false', tags: 'Blue;Green;Yellow',
+      line_item_attributes: [{ email: 'jane.smith@example.com', first_name: 'Jane', last_name: 'Smith', telephone: '809-888-1234', title: 'Buyer' }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.message).toBe('1 customer with 2 contacts');
+    const v = await view(id);
+    expect([v.credit_limit, v.credit_limit_currency, v.notification_suppressed]).toEqual(['$20,000.00', 'cad', 'N']);
+  });
+
+  it('accepts the edges of the terms ranges and both terms types', async () => {
+    for (const [type, value] of [['day', 0], ['day', 100], ['date', 1], ['date', 27], ['date', -1], ['date', -2]] as const) {
+      const res = await importCustomer({ identifier: uid('T'), name: 'Terms', terms_type: type, terms_value: value });
+      expect(res.status, `${type} ${value}`).toBe(201);
+    }
+  });
+
+  it('normalises countries and validates the province against ISO 3166-2', async () => {
+    const id = uid('C');
+    expect((await importCustomer({ identifier: id, name: 'X', country: 'can', province: 'CA-on' })).status).toBe(201);
+    const v = await view(id);
+    expect([v.country, v.province]).toEqual(['CA', 'ON']);
+  });
+
+  it('ignores an older last_contact_date; next_contact_date always overwrites', async () => {
+    const id = uid('C');
+    await importCustomer({ identifier: id, name: 'X', last_contact_date: '2026-02-10', next_contact_date: '2026-04-01' });
+    await importCustomer({ identifier: id, name: 'X', last_contact_date: '2026-01-05', next_contact_date: '2026-03-15' });
+    let v = await view(id);
+    expect(v.last_contact_date).toBe('2026-02-10');
+    expect(v.next_contact_date).toBe('2026-03-15');
+    await importCustomer({ identifier: id, name: 'X', last_contact_date: '2026-02-20' });
+    v = await view(id);
+    expect(v.last_contact_date).toBe('2026-02-20');
+  });
+
+  it('keeps extra attributes and returns them for presentment', async () => {
+    const id = uid('C');
+    await importCustomer({ identifier: id, name: 'X', sales_region: 'North', loyalty: 3 });
+    expect((await view(id)).attributes_marshal).toEqual({ sales_region: 'North', loyalty: 3 });
+  });
+
+  it('defaults credit_limit_currency to the currency of most invoices, else the account currency', async () => {
+    const id = uid('C');
+    await importCustomer({ identifier: id, name: 'X', credit_limit_cents: 500000 });
+    expect((await view(id)).credit_limit_currency).toBe('usd');
+    for (const [n, currency] of [['a', 'cad'], ['b', 'cad'], ['c', 'usd']]) {
+      await ctx.api.post('/api/imports/invoice', { number: `${id}-${n}`, customer_identifier: id, amount: 1000, currency });
+    }
+    const v = await view(id);
+    expect(v.credit_limit_currency).toBe('cad');
+    expect(v.credit_limit).toBe('$5,000.00');
+    await importCustomer({ identifier: id, name: 'X', credit_limit_currency: 'USD' });
+    expect((await view(id)).credit_limit_currency).toBe('usd');
+  });
+});
+
+describe('replace_contacts', () => {
+  it('without it, adds and updates; with it, deletes absent supplier contacts and disables signed-up ones', async () => {
+    const id = uid('C');
+    await importCustomer({ identifier: id, name: 'X', contacts: [{ email: 'a@x.test', first_name: 'A' }, { email: 'b@x.test' }, { email: 'c@x.test' }] });
+    await ctx.t.engine.receivables.markSignedUp(id, 'b@x.test');
+    await ctx.t.engine.receivables.markSignedUp(id, 'user@x.test'); // created by a customer user on the portal
+    // A plain re-import adds and updates, removes nothing, and never rewrites a signed-up person.
+    await importCustomer({ identifier: id, name: 'X', contacts: [{ email: 'a@x.test', first_name: 'Ann' }, { email: 'b@x.test', first_name: 'Bobby' }, { email: 'd@x.test' }] });
+    let v = await view(id);
+    expect(v.contacts.map((c) => c.email).sort()).toEqual(['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'user@x.test']);
+    expect(v.contacts.find((c) => c.email === 'a@x.test')?.first_name).toBe('Ann');
+    expect(v.contacts.find((c) => c.email === 'b@x.test')?.first_name).toBeNull();
+
+    await importCustomer({ identifier: id, name: 'X', replace_contacts: true, contacts: [{ email: 'a@x.test' }] });
+    v = await view(id);
+    const byEmail = Object.fromEntries(v.contacts.map((c) => [c.email, c]));
+    expect(Object.keys(byEmail).sort()).toEqual(['a@x.test', 'b@x.test', 'user@x.test']);
+    expect(byEmail['b@x.test']!.disabled).toBe(true);
+    expect(byEmail['a@x.test']!.disabled).toBe(false);
+    expect(byEmail['user@x.test']!.disabled).toBe(false);
+  });
+
+  it('accepts the contacts array under the reference schema\'s name line_item_attributes', async () => {
+    const id = uid('C');
+    const res = await importCustomer({ identifier: id, name: 'X', line_item_attributes: [{ email: 'jane@x.test', title: 'Buyer' }] });
+    expect(res.body.message).toBe('1 customer with 1 contact');
+    expect((await view(id)).contacts[0]?.email).toBe('jane@x.test');
+  });
+});
+
+describe('hierarchy', () => {
+  it('links a parent, reports parent and root, and refuses a cycle', async () => {
+    const [top, mid, leaf] = [uid('P'), uid('M'), uid('L')];
+    await importCustomer({ identifier: top, name: 'Top', email: 'top@x.test' });
+    await importCustomer({ identifier: mid, name: 'Mid', parent_identifier: top });
+    await importCustomer({ identifier: leaf, name: 'Leaf', parent_identifier: mid });
+    const v = await view(leaf);
+    expect([v.parent_identifier, v.parent_name, v.root_identifier]).toEqual([mid, 'Mid', top]);
+    expect((await view(top)).root_identifier).toBe(top);
+    const cycle = await importCustomer({ identifier: top, name: 'Top', parent_identifier: leaf });
+    expect(cycle.status).toBe(412);
+    expect(cycle.body.code).toBe('hierarchy_cycle');
+    const self = await importCustomer({ identifier: mid, name: 'Mid', parent_identifier: mid });
+    expect(self.body.code).toBe('hierarchy_cycle');
+  });
+});
+
+describe('update identifier', () => {
+  it('renames the customer and its invoices and payments; 412 when missing or taken', async () => {
+    const [a, b, taken] = [uid('A'), uid('B'), uid('T')];
+    await importCustomer({ identifier: a, name: 'A' });
+    await importCustomer({ identifier: taken, name: 'T' });
+    await importCustomer({ identifier: uid('K'), name: 'Kid', parent_identifier: a });
+    await ctx.api.post('/api/imports/invoice', { number: `${a}-1`, customer_identifier: a, amount: 1000 });
+    await ctx.api.post('/api/imports/payment', { identifier: `${a}-P`, invoice_number: `${a}-1`, amount_cents: 400 });
+    const res = await ctx.api.post<{ identifier: string; message: string }>(`/api/imports/customers/${a}/update_identifier`, { new_identifier: b });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ identifier: b, message: 'customer identifier updated' });
+    expect((await ctx.api.get(`/api/exports/customer/${a}`)).status).toBe(404);
+    expect((await view(b)).balance).toBe('$6.00');
+    expect((await ctx.api.get<{ customer_identifier: string }>(`/api/exports/invoice/${a}-1`)).body.customer_identifier).toBe(b);
+    expect((await ctx.api.get<{ customer_identifier: string }>(`/api/exports/payment/${a}-P`)).body.customer_identifier).toBe(b);
+
+    const missing = await ctx.api.post<ErrorReply>(`/api/imports/customers/NOPE${uid('x')}/update_identifier`, { new_identifier: uid('N') });
+    expect(missing.status).toBe(412);
+    expect(missing.body.code).toBe('customer_not_found');
+    const clash = await ctx.api.post<ErrorReply>(`/api/imports/customers/${b}/update_identifier`, { new_identifier: taken });
+    expect(clash.status).toBe(412);
+    expect(clash.body.code).toBe('identifier_taken');
+    const noBody = await ctx.api.post<ErrorReply>(`/api/imports/customers/${b}/update_identifier`, {});
+    expect(noBody.status).toBe(412);
+  });
+});
+
+describe('invitations', () => {
+  it('issues (creating the contact), cancels, and answers 403/404 as the spec says', async () => {
+    const id = uid('C');
+    await importCustomer({ identifier: id, name: 'X' });
+    expect((await ctx.api.post('/api/invitations', { identifier: id, email: 'new@x.test' })).status).toBe(200);
+    let v = await view(id);
+    expect(v.contacts.map((c) => c.email)).toEqual(['new@x.test']);
+    expect(v.status).toBe('Invited');
+    expect(v.invite_sent).toBe('2026-03-02');
+    expect((await ctx.api.delete('/api/invitations', { identifier: id, email: 'new@x.test' })).status).toBe(200);
+    v = await view(id);
+    expect(v.contacts).toHaveLength(1);
+    expect(v.status).toBe('Not Activated');
+    expect((await ctx.api.delete<ErrorReply>('/api/invitations', { identifier: id, email: 'new@x.test' })).status).toBe(404);
+
+    await ctx.t.engine.receivables.issueInvitation(id, 'peer@x.test', 'customer');
+    const byCustomer = await ctx.api.delete<ErrorReply>('/api/invitations', { identifier: id, email: 'peer@x.test' });
+    expect(byCustomer.status).toBe(403);
+    expect(byCustomer.body.code).toBe('invited_by_customer_user');
+
+    expect((await ctx.api.post<ErrorReply>('/api/invitations', { identifier: `NOPE${uid('x')}`, email: 'a@x.test' })).status).toBe(404);
+    expect((await ctx.api.post<ErrorReply>('/api/invitations', { identifier: id, email: 'nope' })).status).toBe(400);
+    expect((await ctx.api.post<ErrorReply>('/api/invitations', { identifier: id })).status).toBe(400);
+
+    await ctx.api.post('/api/invitations', { identifier: id, email: 'again@x.test' });
+    await importCustomer({ identifier: id, name: 'X', account_status: 'closed' });
+    const closed = await ctx.api.delete<ErrorReply>('/api/invitations', { identifier: id, email: 'again@x.test' });
+    expect(closed.status).toBe(403);
+    expect(closed.body.code).toBe('customer_closed');
+    expect((await ctx.api.post<ErrorReply>('/api/invitations', { identifier: id, email: 'more@x.test' })).status).toBe(403);
+  });
+});
+
+describe('restricted grouping', () => {
+  it('refuses grouping customers with different external_group_identifier only when the account restricts grouping', async () => {
+    const r = ctx.t.engine.receivables;
+    const [a, b, c] = [uid('G'), uid('G'), uid('G')];
+    await importCustomer({ identifier: a, name: 'A', external_group_identifier: 'EAST' });
+    await importCustomer({ identifier: b, name: 'B', external_group_identifier: 'WEST' });
+    await importCustomer({ identifier: c, name: 'C', external_group_identifier: 'EAST' });
+    await withCapabilities(ctx, { restricted_grouping: true }, async () => {
+      await expect(r.groupCustomers([a, b])).rejects.toMatchObject({ code: 'grouping_restricted' });
+      const group = await r.groupCustomers([a, c]);
+      expect((await view(a)).group_id).toBe(group);
+      const change = await importCustomer({ identifier: c, name: 'C', external_group_identifier: 'WEST' });
+      expect(change.status).toBe(412);
+      expect(fields(change.body)).toContain('external_group_identifier');
+    });
+    // Without the restriction the value is stored and ignored.
+    const group = await r.groupCustomers([a, b]);
+    expect((await view(b)).group_id).toBe(group);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { uid, useApi, type ErrorReply } from './helpers';
+import type { DomainEvent } from '../../src/engine/events';
+
+const ctx = useApi();
+
+describe('exports and events', () => {
+  it('limit is 1..2500 (default 100); list=true gives an array whose records carry watermark', async () => {
+    const r = ctx.t.engine.receivables;
+    const start = ctx.t.engine.core.currentWatermark();
+    await r.importInvoices(Array.from({ length: 120 }, (_, i) => ({ number: uid(`B${i}-`), customer_identifier: 'BULK1', amount: 100 + i })));
+    const page = await ctx.api.get<{ invoices: Record<string, { watermark: number }> }>(`/api/exports/invoices?watermark=${start}`);
+    expect(Object.keys(page.body.invoices)).toHaveLength(100);
+    const keys = Object.keys(page.body.invoices).map(Number);
+    expect(keys).toEqual([...keys].sort((a, b) => a - b));
+    const list = await ctx.api.get<{ invoices: Array<{ watermark: number }> }>(`/api/exports/invoices?watermark=${start}&limit=7&list=true`);
+    expect(list.body.invoices).toHaveLength(7);
+    expect(list.body.invoices[0]!.watermark).toBe(keys[0]);
+    for (const bad of ['0', '2501', 'x']) expect((await ctx.api.get<ErrorReply>(`/api/exports/invoices?limit=${bad}`)).status, bad).toBe(400);
+    expect((await ctx.api.get('/api/exports/invoices?limit=2500')).status).toBe(200);
+  });
+
+  it('recently-updated exports cover the past 7 days only', async () => {
+    const old = uid('OLD');
+    await ctx.api.post('/api/imports/customer', { identifier: old, name: 'Old' });
+    await ctx.api.post('/api/imports/invoice', { number: `${old}-I`, customer_identifier: old, amount: 100 });
+    await ctx.api.post('/api/imports/payment', { identifier: `${old}-P`, invoice_number: `${old}-I`, amount_cents: 50 });
+    ctx.t.clock.advanceDays(8);
+    const fresh = uid('NEW');
+    await ctx.api.post('/api/imports/customer', { identifier: fresh, name: 'New' });
+    await ctx.api.post('/api/imports/invoice', { number: `${fresh}-I`, customer_identifier: fresh, amount: 100 });
+    await ctx.api.post('/api/imports/payment', { identifier: `${fresh}-P`, invoice_number: `${fresh}-I`, amount_cents: 50 });
+    const customers = await ctx.api.get<{ customers: Array<{ identifier: string }> }>('/api/exports/customers/recent?list=true&limit=2500');
+    expect(customers.body.customers.map((c) => c.identifier)).toEqual([fresh]);
+    const invoices = await ctx.api.get<{ invoices: Array<{ number: string }> }>('/api/exports/invoices/recent?list=true&limit=2500');
+    expect(invoices.body.invoices.map((i) => i.number)).toEqual([`${fresh}-I`]);
+    const payments = await ctx.api.get<{ payments: Array<{ payment_reference: string }> }>('/api/exports/payments/recent?list=true&limit=2500');
+    expect(payments.body.payments.map((p) => p.payment_reference)).toEqual([`${fresh}-P`]);
+    const all = await ctx.api.get<{ customers: Array<{ identifier: string }> }>('/api/exports/customers?list=true&limit=2500');
+    expect(all.body.customers.map((c) => c.identifier)).toEqual(expect.arrayContaining([old, fresh]));
+    ctx.t.clock.set('2026-03-02T15:00:00Z');
+  });
+
+  it('every record change gets the next watermark and exactly one event', async () => {
+    const seen: DomainEvent[] = [];
+    const off = ctx.t.engine.core.bus.subscribe((e) => seen.push(e));
+    const start = ctx.t.engine.core.currentWatermark();
+    const c = uid('EV');
+    await ctx.api.post('/api/imports/invoice', { number: `${c}-1`, customer_identifier: c, amount: 1000, customer_name: 'Evented' });
+    await ctx.api.post('/api/imports/payment', { identifier: `${c}-P`, invoice_number: `${c}-1`, amount_cents: 400 });
+    off();
+    expect(seen.map((e) => [e.type, e.key])).toEqual([
+      ['customer.created', c],
+      ['invoice.created', `${c}-1`],
+      ['customer.updated', c],
+      ['invoice.updated', `${c}-1`],
+      ['payment.created', `${c}-P`],
+      ['payment_amount.created', `${c}-P#1`],
+    ]);
+    expect(seen.map((e) => e.watermark)).toEqual(Array.from({ length: 6 }, (_, i) => start + i + 1));
+    const invoice = await ctx.api.get<{ watermark: number; id: number }>(`/api/exports/invoice/${c}-1`);
+    expect(invoice.body.watermark).toBe(start + 4);
+    // The invoice's numeric id is the watermark of its first version.
+    expect(invoice.body.id).toBe(start + 2);
+  });
+
+  it('a refused import uses no watermark and emits nothing', async () => {
+    const seen: DomainEvent[] = [];
+    const off = ctx.t.engine.core.bus.subscribe((e) => seen.push(e));
+    const start = ctx.t.engine.core.currentWatermark();
+    const res = await ctx.api.post<ErrorReply>('/api/imports/invoice', { number: uid('X'), customer_identifier: uid('NEWC'), customer_email: 'broken', amount: 5 });
+    off();
+    expect(res.status).toBe(412);
+    expect(seen).toEqual([]);
+    expect(ctx.t.engine.core.currentWatermark()).toBe(start);
+  });
+});

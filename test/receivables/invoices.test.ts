@@ -1,0 +1,306 @@
+import { describe, expect, it } from 'vitest';
+import { fields, PDF, uid, useApi, withCapabilities, type ErrorReply } from './helpers';
+
+const ctx = useApi();
+type Invoice = Record<string, unknown> & {
+  amount_cents: number;
+  owing_cents: number;
+  status: string;
+  line_item_attributes: Array<{ number: string; amount_cents: number; balance_cents: number; extended_attributes: Record<string, unknown> }>;
+  payments?: Array<Record<string, unknown> & { line_item_transactional_amounts?: unknown[] }>;
+};
+type Reply = ErrorReply & { identifier: string; message: string; pay_url?: string; pay_urls?: Record<string, string> };
+
+const importInvoice = (body: Record<string, unknown>) => ctx.api.post<Reply>('/api/imports/invoice', body);
+const view = async (key: string, query = '') => (await ctx.api.get<Invoice>(`/api/exports/invoice/${encodeURIComponent(key)}${query}`)).body;
+
+describe('invoice import', () => {
+  it('computes the amount from line items, taxes and adjustments, and keeps extra attributes', async () => {
+    const number = uid('INV');
+    const res = await importInvoice({
+      number,
+      customer_identifier: uid('C'),
+      amount: 1,
+      subtotal_tax1: 130,
+      subtotal_tax2: 70,
+      adjustments_attributes: [{ label: 'Fuel', amount: 50 }],
+      line_item_attributes: [{ number: '1', amount: 1000, item_number: 'A39' }, { number: '2', quantity: 3, unit_cost_cents: 250 }],
+      lease_type: 'LS',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ identifier: number, message: '1 invoice 2 line items' });
+    const v = await view(number);
+    expect(v.amount_cents).toBe(1000 + 750 + 130 + 70 + 50);
+    expect(v.owing_cents).toBe(v.amount_cents);
+    expect(v.subtotal_tax1).toBe('$1.30');
+    expect(v.extended_attributes).toEqual({ lease_type: 'LS' });
+    expect(v.line_item_attributes[0]!.extended_attributes).toEqual({ item_number: 'A39' });
+    expect(v.status).toBe('CURRENT');
+    expect(v.delivery_status).toBe('not_sent');
+  });
+
+  it('amount_override keeps the amount sent; replace_line_items drops absent lines, else lines merge by number', async () => {
+    const number = uid('INV');
+    const customer = uid('C');
+    await importInvoice({ number, customer_identifier: customer, line_item_attributes: [{ number: '1', amount: 1000 }, { number: '2', amount: 2000 }] });
+    await importInvoice({ number, customer_identifier: customer, line_item_attributes: [{ number: '2', amount: 2500 }, { number: '3', amount: 100 }] });
+    let v = await view(number);
+    expect(v.line_item_attributes.map((l) => [l.number, l.amount_cents])).toEqual([['1', 1000], ['2', 2500], ['3', 100]]);
+    expect(v.amount_cents).toBe(3600);
+    await importInvoice({ number, customer_identifier: customer, replace_line_items: true, line_item_attributes: [{ number: '3', amount: 100 }] });
+    v = await view(number);
+    expect(v.line_item_attributes.map((l) => l.number)).toEqual(['3']);
+    expect(v.amount_cents).toBe(100);
+    await importInvoice({ number, customer_identifier: customer, amount: 9999, amount_override: true });
+    expect((await view(number)).amount_cents).toBe(9999);
+    const missing = await importInvoice({ number, customer_identifier: customer, amount_override: true });
+    expect(missing.status).toBe(412);
+    expect(fields(missing.body)).toContain('amount');
+  });
+
+  it('creates the customer from customer_* attributes, or updates it', async () => {
+    const customer = uid('C');
+    await importInvoice({ number: uid('INV'), customer_identifier: customer, amount: 500, customer_name: 'Made By Invoice', customer_email: 'ap@made.test', customer_country: 'US', customer_province: 'NY' });
+    let c = (await ctx.api.get<Record<string, string>>(`/api/exports/customer/${customer}`)).body;
+    expect([c.name, c.email, c.country, c.province, c.balance]).toEqual(['Made By Invoice', 'ap@made.test', 'US', 'NY', '$5.00']);
+    await importInvoice({ number: uid('INV'), customer_identifier: customer, amount: 500, customer_name: 'Renamed' });
+    c = (await ctx.api.get<Record<string, string>>(`/api/exports/customer/${customer}`)).body;
+    expect([c.name, c.balance]).toEqual(['Renamed', '$10.00']);
+    const bad = await importInvoice({ number: uid('INV'), customer_identifier: customer, amount: 500, customer_email: 'nope' });
+    expect(bad.status).toBe(412);
+    expect(fields(bad.body)).toContain('customer_email');
+    const bare = uid('C');
+    await importInvoice({ number: uid('INV'), customer_identifier: bare, amount: 1 });
+    expect((await ctx.api.get<Record<string, string>>(`/api/exports/customer/${bare}`)).body.name).toBe(bare);
+  });
+
+  it('refuses bad fields with 412 naming them, writing nothing', async () => {
+    const before = ctx.t.engine.core.currentWatermark();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ customer_identifier: 'C1', amount: 1 }, 'number'],
+      [{ number: uid('I'), amount: 1 }, 'customer_identifier'],
+      [{ number: 'a/b', customer_identifier: 'C1', amount: 1 }, 'number'],
+      [{ number: uid('I'), customer_identifier: 'C1' }, 'amount'],
+      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, currency: 'XYZ' }, 'currency'],
+      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, date: '2026-02-30' }, 'date'],
+      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, shipping_country: 'US', shipping_province: 'ON' }, 'shipping_province'],
+      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, notes_text: 'x'.repeat(65537) }, 'notes_text'],
+      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, division: 'NOWHERE' }, 'division'],
+      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, annualized_amount_cents: 120000 }, 'annualized_effective_date'],
+      [{ number: uid('I'), customer_identifier: 'C1', line_item_attributes: [{ description: 'no amount' }] }, 'line_item_attributes.0.amount'],
+      [{ number: uid('I'), customer_identifier: 'C1', amount: 1, summary_invoice_number: 'NOPE' }, 'summary_invoice_number'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await importInvoice(body);
+      expect(res.status, JSON.stringify(body).slice(0, 90)).toBe(412);
+      expect(fields(res.body), JSON.stringify(body).slice(0, 90)).toContain(field);
+    }
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+  });
+
+  it('sets the due date from the customer terms when none is given', async () => {
+    const c1 = uid('C');
+    await ctx.api.post('/api/imports/customer', { identifier: c1, name: 'Net 30', terms_type: 'day', terms_value: 30 });
+    const a = uid('INV');
+    await importInvoice({ number: a, customer_identifier: c1, amount: 1, date: '2026-03-02' });
+    expect((await view(a)).due_date).toBe('2026-04-01');
+    const c2 = uid('C');
+    await ctx.api.post('/api/imports/customer', { identifier: c2, name: 'EOM', terms_type: 'date', terms_value: -1 });
+    const b = uid('INV');
+    await importInvoice({ number: b, customer_identifier: c2, amount: 1, date: '2026-01-20' });
+    expect((await view(b)).due_date).toBe('2026-02-28');
+  });
+});
+
+describe('capability rules', () => {
+  it('divisions: required when the account requires them; created on the fly with dynamic creation', async () => {
+    await withCapabilities(ctx, { divisions_required: true }, async () => {
+      const res = await importInvoice({ number: uid('INV'), customer_identifier: uid('C'), amount: 1 });
+      expect(res.status).toBe(412);
+      expect(res.body.code).toBe('missing_division');
+    });
+    await withCapabilities(ctx, { divisions_required: true, dynamic_division_creation: true }, async () => {
+      const code = uid('D');
+      const number = uid('INV');
+      expect((await importInvoice({ number, customer_identifier: uid('C'), amount: 1, division: code, division_name: 'Atlantic' })).status).toBe(201);
+      expect((await view(number)).division).toBe(code);
+      const who = await ctx.api.get<{ whoami: Record<string, { divisions: Array<{ division_code: string; division_name: string }> }> }>('/api/whoami');
+      expect(Object.values(who.body.whoami)[0]!.divisions).toContainEqual(expect.objectContaining({ division_code: code, division_name: 'Atlantic' }));
+    });
+  });
+
+  it('payment plans: plan fields required; the annualized amount is pro-rated over the inclusive span', async () => {
+    await withCapabilities(ctx, { payment_plans: true }, async () => {
+      const missing = await importInvoice({ number: uid('INV'), customer_identifier: uid('C'), amount: 1 });
+      expect(missing.status).toBe(412);
+      expect(fields(missing.body)).toEqual(expect.arrayContaining(['plan_identifier', 'plan_start_date', 'plan_end_date', 'plan_payment_cents', 'annualized_amount_cents']));
+      const number = uid('INV');
+      const plan = { plan_identifier: 'MONTHLY', plan_start_date: '2026-01-01', plan_end_date: '2026-12-31', plan_payment_cents: 10000 };
+      const ok = await importInvoice({ number, customer_identifier: uid('C'), ...plan, annualized_amount_cents: 365000, annualized_effective_date: '2026-01-01', annualized_expiry_date: '2026-01-31' });
+      expect(ok.status).toBe(201);
+      const v = await view(number);
+      expect(v.amount_cents).toBe(31000);
+      expect(v.plan_identifier).toBe('MONTHLY');
+      const full = uid('INV');
+      await importInvoice({ number: full, customer_identifier: uid('C'), ...plan, annualized_amount_cents: 120000, annualized_effective_date: '2028-01-01', annualized_expiry_date: '2028-12-31' });
+      expect((await view(full)).amount_cents).toBe(120000);
+    });
+  });
+
+  it('balance sync: owing_cents is required and kept as the ERP sent it', async () => {
+    await withCapabilities(ctx, { balance_sync: true }, async () => {
+      const number = uid('INV');
+      const missing = await importInvoice({ number, customer_identifier: uid('C'), amount: 1000 });
+      expect(missing.status).toBe(412);
+      expect(fields(missing.body)).toContain('owing_cents');
+      await importInvoice({ number, customer_identifier: uid('C'), amount: 1000, owing_cents: 300 });
+      const v = await view(number);
+      expect([v.amount_cents, v.owing_cents, v.status]).toEqual([1000, 300, 'PARTIAL']);
+    });
+    const number = uid('INV');
+    await importInvoice({ number, customer_identifier: uid('C'), amount: 1000, owing_cents: 300 });
+    expect((await view(number)).owing_cents).toBe(1000);
+  });
+
+  it('discounts: a rate always decides the discount amount, from the invoice amount', async () => {
+    await withCapabilities(ctx, { discounts: true }, async () => {
+      const number = uid('INV');
+      await importInvoice({ number, customer_identifier: uid('C'), amount: 40000, discount_amount_cents: 39999, discount_rate: 0.05, discount_expiry_date: '2026-03-15' });
+      const v = await view(number);
+      expect([v.discount_amount_cents, v.discount_rate, v.discount_expiry_date]).toEqual([2000, 0.05, '2026-03-15']);
+      const plain = uid('INV');
+      await importInvoice({ number: plain, customer_identifier: uid('C'), amount: 40000, discount_amount_cents: 1234 });
+      expect((await view(plain)).discount_amount_cents).toBe(1234);
+      const bad = await importInvoice({ number: uid('INV'), customer_identifier: uid('C'), amount: 1, discount_rate: 1.5 });
+      expect(fields(bad.body)).toContain('discount_rate');
+    });
+    // Without the discount configuration the fields are ignored (as the reference's example sends them).
+    const off = uid('INV');
+    expect((await importInvoice({ number: off, customer_identifier: uid('C'), amount: 40000, discount_rate: 0.05 })).status).toBe(201);
+    expect((await view(off)).discount_amount_cents).toBe(0);
+  });
+
+  it('accepts the reference\'s own invoice example as it is', async () => {
+    const res = await importInvoice({
+      number: uid('sh763-'), display_number: 'INV1234', customer_identifier: uid('CUS'), purchase_order_number: 'PO-3847', amount: 40000, currency: 'usd',
+      date: '2017-11-01', due_date: '2017-12-15', notes_text: 'Thank you for your business', shipping_name: 'Acme Inc.', shipping_address_1: '1 Main Street',
+      shipping_address_2: 'Suite 600', shipping_postal_code: '90210', shipping_city: 'New York', shipping_province: 'NY', owing_cents: 30000,
+      discount_amount_cents: 39999, discount_expiry_date: '2017-11-15', replace_line_items: false, amount_override: false,
+      line_item_attributes: [{ number: '1', item_number: 'A3947C9878', description: 'Modems', quantity: 40, unit_cost_cents: 1000, amount: 40000 }], echo: 'pay_urls',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.message).toBe('1 invoice 1 line items');
+  });
+});
+
+describe('echo, summary invoices, lookups', () => {
+  it('echo=pay_urls returns pay_url and pay_urls per contact for an owing invoice', async () => {
+    const customer = uid('C');
+    await ctx.api.post('/api/imports/customer', { identifier: customer, name: 'X', email: 'ap@x.test' });
+    const res = await importInvoice({ number: uid('INV'), customer_identifier: customer, amount: 500, echo: 'pay_urls' });
+    expect(res.body.pay_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/pay\/[A-Z0-9]+$/);
+    expect(Object.keys(res.body.pay_urls ?? {})).toEqual(['ap@x.test']);
+    const none = await importInvoice({ number: uid('INV'), customer_identifier: customer, amount: 500 });
+    expect(none.body.pay_url).toBeUndefined();
+  });
+
+  it('links children to a summary invoice and refuses a child of a non-summary invoice', async () => {
+    const customer = uid('C');
+    const parent = uid('SUM');
+    await importInvoice({ number: parent, customer_identifier: customer, amount: 0, summary_invoice_parent: '1' });
+    const child = uid('CH');
+    expect((await importInvoice({ number: child, customer_identifier: customer, amount: 100, summary_invoice_number: parent })).status).toBe(201);
+    expect((await view(parent)).summary_invoice_parent).toBe('1');
+    expect((await view(child)).summary_invoice_number).toBe(parent);
+    const notSummary = await importInvoice({ number: uid('CH'), customer_identifier: customer, amount: 100, summary_invoice_number: child });
+    expect(notSummary.body.code).toBe('not_a_summary_invoice');
+  });
+
+  it('finds an invoice by number, then display_number, then numeric id; 404 otherwise', async () => {
+    const number = uid('INV');
+    await importInvoice({ number, display_number: `D-${number}`, customer_identifier: uid('C'), amount: 100 });
+    const byNumber = await view(number);
+    expect((await view(`D-${number}`)).number).toBe(number);
+    expect((await view(String(byNumber.id))).number).toBe(number);
+    expect((await ctx.api.get(`/api/exports/invoice/NOPE${uid('x')}`)).status).toBe(404);
+  });
+
+  it('open invoices export: only owing invoices; deleted ones only with include_deleted_invoices, carrying deleted', async () => {
+    const customer = uid('C');
+    const [open, paid, gone] = [uid('O'), uid('P'), uid('G')];
+    const start = ctx.t.engine.core.currentWatermark();
+    await importInvoice({ number: open, customer_identifier: customer, amount: 100 });
+    await importInvoice({ number: paid, customer_identifier: customer, amount: 100 });
+    await ctx.api.post('/api/imports/payment', { identifier: uid('PAY'), invoice_number: paid, amount_cents: 100 });
+    await importInvoice({ number: gone, customer_identifier: customer, amount: 100 });
+    await ctx.t.engine.receivables.deleteInvoice(gone);
+    const plain = await ctx.api.get<{ invoices: Record<string, Invoice> }>(`/api/exports/open_invoices?watermark=${start}`);
+    const numbers = Object.values(plain.body.invoices).map((i) => i.number);
+    expect(numbers).toEqual([open]);
+    expect(Object.values(plain.body.invoices)[0]!.deleted).toBeUndefined();
+    const withDeleted = await ctx.api.get<{ invoices: Invoice[] }>(`/api/exports/open_invoices?watermark=${start}&list=true&options[include_deleted_invoices]=true`);
+    expect(withDeleted.body.invoices.map((i) => [i.number, i.deleted])).toEqual([[open, false], [gone, true]]);
+    const customerOpen = await ctx.api.get<{ open_invoices: Array<{ number: string }> }>(`/api/exports/customer/${customer}/open_invoices?list=true`);
+    expect(customerOpen.body.open_invoices.map((i) => i.number)).toEqual([open]);
+    expect((await ctx.api.get(`/api/exports/customer/NOPE${uid('x')}/open_invoices`)).status).toBe(404);
+  });
+
+  it('options[payments]=true appends the invoice\'s payments, with line amounts under line-item short pay', async () => {
+    await withCapabilities(ctx, { line_item_short_pay: true }, async () => {
+      const number = uid('INV');
+      await importInvoice({ number, customer_identifier: uid('C'), line_item_attributes: [{ number: 'A', amount: 600 }, { number: 'B', amount: 400 }] });
+      await ctx.api.post('/api/imports/payment', { identifier: uid('PAY'), payment_amounts_attributes: [{ invoice_number: number, amount: 500, line_number: 'B' }] });
+      const v = await view(number, '?options[payments]=true');
+      expect(v.payments).toHaveLength(1);
+      expect(v.payments![0]!.amount).toBe('5.00');
+      expect(v.payments![0]!.line_item_transactional_amounts).toEqual([
+        expect.objectContaining({ line_item_number: 'B', line_item_payment_amount: '4.00', line_item_balance: '0.00' }),
+        expect.objectContaining({ line_item_number: 'A', line_item_payment_amount: '1.00', line_item_balance: '5.00' }),
+      ]);
+      expect(v.line_item_attributes.map((l) => l.balance_cents)).toEqual([500, 0]);
+      expect((await view(number)).payments).toBeUndefined();
+    });
+  });
+});
+
+describe('attachments', () => {
+  const attach = (number: string, body: Record<string, unknown>) => ctx.api.post<ErrorReply & { identifier: string; message: string }>(`/api/imports/invoice/${encodeURIComponent(number)}/attachment`, body);
+
+  it('stores a PDF as primary or supplementary, found by number or display_number', async () => {
+    const number = uid('INV');
+    await importInvoice({ number, display_number: `DN-${number}`, customer_identifier: uid('C'), amount: 100 });
+    const primary = await attach(number, { find_by: 'number', file_name: 'invoice.pdf', content: PDF });
+    expect(primary.status).toBe(200);
+    expect(primary.body).toEqual({ identifier: 'invoice.pdf', message: `1 attachment for invoice ${number}` });
+    const extra = await attach(`DN-${number}`, { find_by: 'display_number', invoice_display: false, file_name: 'terms.pdf', content: PDF });
+    expect(extra.status).toBe(200);
+    const v = await view(number);
+    expect(v.attachments).toEqual([
+      { file_name: 'invoice.pdf', invoice_display: true, size: Buffer.from(PDF, 'base64').length },
+      { file_name: 'terms.pdf', invoice_display: false, size: Buffer.from(PDF, 'base64').length },
+    ]);
+    // The invoice document stays small: content lives beside it.
+    expect(JSON.stringify(v)).not.toContain(PDF.slice(0, 20));
+  });
+
+  it('refuses non-PDF content, bad base64, bad names and unknown invoices; over 25 MB is 413', async () => {
+    const number = uid('INV');
+    await importInvoice({ number, customer_identifier: uid('C'), amount: 100 });
+    const text = Buffer.from('hello, not a pdf').toString('base64');
+    expect((await attach(number, { find_by: 'number', file_name: 'a.pdf', content: text })).body.code).toBe('not_a_pdf');
+    expect((await attach(number, { find_by: 'number', file_name: 'a.pdf', content: '***' })).body.code).toBe('invalid_base64');
+    expect((await attach(number, { find_by: 'number', file_name: 'noextension', content: PDF })).status).toBe(412);
+    expect((await attach(number, { find_by: 'number', file_name: `${'x'.repeat(252)}.pdf`, content: PDF })).status).toBe(412);
+    expect((await attach(number, { find_by: 'number', file_name: '../etc.pdf', content: PDF })).status).toBe(412);
+    expect((await attach(number, { file_name: 'a.pdf', content: PDF })).status).toBe(412);
+    expect((await attach(`NOPE${uid('x')}`, { find_by: 'number', file_name: 'a.pdf', content: PDF })).status).toBe(404);
+    const big = Buffer.alloc(25 * 1024 * 1024 + 1, 32);
+    big.write('%PDF-1.4');
+    const tooBig = await attach(number, { find_by: 'number', file_name: 'big.pdf', content: big.toString('base64') });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.code).toBe('attachment_too_large');
+    const inline = await importInvoice({ number: uid('INV'), customer_identifier: uid('C'), amount: 1, attachment: { file_name: 'x.pdf', content: text } });
+    expect(inline.status).toBe(412);
+    expect(fields(inline.body)).toContain('attachment.content');
+  });
+});

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { fields, uid, useApi, type ErrorReply } from './helpers';
+
+const ctx = useApi();
+type Payment = Record<string, unknown> & { payment_amounts: Array<Record<string, unknown>>; payment_tree?: { root: string; children: string[] } };
+
+const importPayment = (body: Record<string, unknown>) => ctx.api.post<ErrorReply & { identifier: string; message: string }>('/api/imports/payment', body);
+const invoice = async (customer: string, amount: number, extra: Record<string, unknown> = {}) => {
+  const number = uid('INV');
+  await ctx.api.post('/api/imports/invoice', { number, customer_identifier: customer, amount, ...extra });
+  return number;
+};
+const owing = async (number: string) => (await ctx.api.get<{ owing_cents: number; status: string }>(`/api/exports/invoice/${number}`)).body;
+const customer = async (id: string) => (await ctx.api.get<Record<string, string>>(`/api/exports/customer/${id}`)).body;
+
+describe('payment import', () => {
+  it('applies a single-invoice payment; an overpayment becomes unapplied credit', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 10000);
+    const res = await importPayment({ identifier: uid('P'), invoice_number: inv, amount_cents: 4000, date: '2026-03-01', currency: 'usd' });
+    expect(res.status).toBe(201);
+    expect(res.body.message).toBe('1 payment 1 invoice amounts');
+    expect(await owing(inv)).toMatchObject({ owing_cents: 6000, status: 'PARTIAL' });
+    expect((await customer(c)).balance).toBe('$60.00');
+    await importPayment({ identifier: uid('P'), invoice_number: inv, amount_cents: 7500 });
+    expect(await owing(inv)).toMatchObject({ owing_cents: 0, status: 'PAID' });
+    const v = await customer(c);
+    expect([v.balance, v.unapplied_payment, v.last_payment_amount, v.last_payment_source]).toEqual(['$0.00', '$15.00', '$75.00', 'erp']);
+  });
+
+  it('applies a multi-invoice payment (an invoice may repeat) and creates an absent customer', async () => {
+    const c = uid('C');
+    const [a, b] = [await invoice(c, 5000), await invoice(c, 3000)];
+    const payer = uid('NEW');
+    const id = uid('P');
+    const res = await importPayment({
+      identifier: id,
+      amount_cents: 9000,
+      customer_identifier: payer,
+      customer_name: 'Parent Co',
+      payment_amounts_attributes: [{ invoice_number: a, amount: 2000 }, { invoice_number: b, amount: 3000 }, { invoice_number: a, amount: 1000 }],
+    });
+    expect(res.body.message).toBe('1 payment 3 invoice amounts');
+    expect((await owing(a)).owing_cents).toBe(2000);
+    expect((await owing(b)).owing_cents).toBe(0);
+    expect((await customer(payer)).name).toBe('Parent Co');
+    expect((await customer(payer)).unapplied_payment).toBe('$30.00');
+    const p = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body;
+    expect(p.payment_amounts.map((x) => [x.invoice_number, x.amount, x.invoice_balance])).toEqual([[a, '20.00', '30.00'], [b, '30.00', '0.00'], [a, '10.00', '20.00']]);
+    expect(p.unapplied_amount).toBe('30.00');
+  });
+
+  it('refuses payment_total in JSON (naming amount_cents) and accepts it from a CSV import', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 1000);
+    const res = await importPayment({ identifier: uid('P'), invoice_number: inv, payment_total: 500 });
+    expect(res.status).toBe(412);
+    expect(res.body.code).toBe('payment_total_not_allowed');
+    expect(res.body.error).toContain('amount_cents');
+    await ctx.t.engine.receivables.importPayment({ identifier: uid('P'), invoice_number: inv, payment_total: '500' }, 'csv');
+    expect((await owing(inv)).owing_cents).toBe(500);
+    // The reference's single-invoice sample names the total `amount`.
+    await importPayment({ identifier: uid('P'), invoice_number: inv, amount: 200 });
+    expect((await owing(inv)).owing_cents).toBe(300);
+  });
+
+  it('refuses broken rules with 412, changing nothing', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 1000);
+    const cad = await invoice(c, 1000, { currency: 'cad' });
+    const before = ctx.t.engine.core.currentWatermark();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ invoice_number: inv, amount_cents: 1 }, 'identifier'],
+      [{ identifier: 'bad id', invoice_number: inv, amount_cents: 1 }, 'identifier'],
+      [{ identifier: uid('P'), invoice_number: inv }, 'amount_cents'],
+      [{ identifier: uid('P'), invoice_number: `NOPE${uid('x')}`, amount_cents: 1 }, 'invoice_number'],
+      [{ identifier: uid('P'), amount_cents: 100, payment_amounts_attributes: [{ invoice_number: inv, amount: 200 }] }, 'amount_cents'],
+      [{ identifier: uid('P'), payment_amounts_attributes: [{ invoice_number: inv, amount: 1 }, { invoice_number: cad, amount: 1 }] }, 'payment_amounts_attributes.1.invoice_number'],
+      [{ identifier: uid('P'), amount_cents: 100 }, 'customer_identifier'],
+      [{ identifier: uid('P'), invoice_number: inv, amount_cents: 100, payment_amounts_attributes: [] }, 'invoice_number'],
+      [{ identifier: uid('P'), invoice_number: inv, amount_cents: -5 }, 'amount_cents'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await importPayment(body);
+      expect(res.status, JSON.stringify(body)).toBe(412);
+      expect(fields(res.body), JSON.stringify(body)).toContain(field);
+    }
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+  });
+
+  it('records external payments (cheque, cash, wire...) keeping only the bank account\'s last four digits', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 2000);
+    const id = uid('CHQ');
+    await importPayment({ identifier: id, invoice_number: inv, amount_cents: 2000, external_payment_type: 'cheque', external_payment_number: '1042', payor_bank_branch_number: '021000021', payor_bank_account_number: '000123456789' });
+    const p = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body;
+    expect([p.payment_source, p.external_payment_type, p.payor_bank_account_number, p.payment_method]).toEqual(['EXTERNAL', 'cheque', '****6789', 'cheque 1042 (6789)']);
+    const stored = JSON.stringify(await ctx.t.engine.core.get('payments', id));
+    expect(stored).not.toContain('123456789');
+    expect((await customer(c)).last_payment_source).toBe('external');
+    await ctx.t.engine.receivables.importPayment({ identifier: uid('CASH'), invoice_number: await invoice(c, 100), amount_cents: 100, external_payment_type: 'cash' }, 'cashier');
+    expect((await customer(c)).last_payment_source).toBe('manual');
+  });
+
+  it('an update re-applies the payment: old allocations come off, new ones go on, removed ones export at zero', async () => {
+    const c = uid('C');
+    const [a, b] = [await invoice(c, 5000), await invoice(c, 5000)];
+    const id = uid('P');
+    const start = ctx.t.engine.core.currentWatermark();
+    await importPayment({ identifier: id, payment_amounts_attributes: [{ invoice_number: a, amount: 1000 }, { invoice_number: b, amount: 2000 }] });
+    await importPayment({ identifier: id, invoice_number: b, amount_cents: 500 });
+    expect((await owing(a)).owing_cents).toBe(5000);
+    expect((await owing(b)).owing_cents).toBe(4500);
+    const amounts = await ctx.api.get<{ payment_amounts: Array<Record<string, unknown>> }>(`/api/exports/payment_amounts?watermark=${start}&list=true`);
+    const latest = new Map(amounts.body.payment_amounts.map((x) => [`${String(x.payment_reference)}`, x]));
+    expect(latest.size).toBe(1);
+    const last = amounts.body.payment_amounts.slice(-2);
+    expect(last.map((x) => x.amount).sort()).toEqual(['0.00', '5.00']);
+  });
+
+  it('a payment made here (autopay) accepts only its total without or with fees on update', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 10000);
+    const r = ctx.t.engine.receivables;
+    const paid = await r.recordPayment({ customer_identifier: c, amount_cents: 10000, fee_cents: 300, channel: 'autopay', payment_method: 'Visa (4242)', transaction_token: uid('TXN'), invoices: [{ number: inv, amount_cents: 10000 }] });
+    const ref = String(paid.payment_reference);
+    expect((await owing(inv)).owing_cents).toBe(0);
+    const p = (await ctx.api.get<Payment>(`/api/exports/payment/${paid.payment_transaction_token as string}`)).body;
+    expect([p.payment_reference, p.payment_amount, p.payment_transaction_amount, p.auto_debit_indicator, p.payment_source]).toEqual([ref, '100.00', '103.00', 'Y', 'ARC']);
+    expect((await importPayment({ identifier: ref, amount_cents: 10000, payment_code: 'AP' })).status).toBe(201);
+    expect((await importPayment({ identifier: ref, amount_cents: 10300 })).status).toBe(201);
+    const wrong = await importPayment({ identifier: ref, amount_cents: 9999 });
+    expect(wrong.status).toBe(412);
+    expect(wrong.body.code).toBe('payment_amount_not_allowed');
+    const moved = await importPayment({ identifier: ref, amount_cents: 10000, invoice_number: await invoice(c, 1) });
+    expect(moved.body.code).toBe('payment_not_editable');
+    expect((await customer(c)).status).toBe('Not Activated');
+  });
+
+  it('a reversal takes the payment back off its invoices', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 3000);
+    const id = uid('P');
+    await importPayment({ identifier: id, invoice_number: inv, amount_cents: 4000 });
+    expect((await customer(c)).unapplied_payment).toBe('$10.00');
+    await ctx.t.engine.receivables.reversePayment(id, 'ERROR (NSF)', 'Insufficient funds');
+    expect((await owing(inv)).owing_cents).toBe(3000);
+    const v = await customer(c);
+    expect([v.balance, v.unapplied_payment]).toEqual(['$30.00', '$0.00']);
+    const p = (await ctx.api.get<Payment>(`/api/exports/payment/${id}?options[export_payment_tree]=true`)).body;
+    expect([p.status, p.status_reason]).toEqual(['ERROR (NSF)', 'Insufficient funds']);
+    expect(p.payment_tree).toEqual({ root: id, children: [] });
+    expect((await ctx.api.get(`/api/exports/payment/NOPE${uid('x')}`)).status).toBe(404);
+  });
+});
+
+describe('autopay hooks', () => {
+  it('lists a customer\'s open invoices due by a date, and records a payment against them', async () => {
+    const c = uid('C');
+    const early = await invoice(c, 1000, { date: '2026-02-01', due_date: '2026-02-15' });
+    const late = await invoice(c, 2000, { date: '2026-02-01', due_date: '2026-04-15' });
+    const manual = await invoice(c, 500, { date: '2026-02-01', due_date: '2026-02-20', auto_debit: 'N' });
+    const r = ctx.t.engine.receivables;
+    const due = await r.dueOpenInvoices(c, '2026-03-02');
+    expect(due.map((d) => [d.number, d.owing_cents, d.auto_debit])).toEqual([[early, 1000, true], [manual, 500, false]]);
+    await r.recordPayment({ customer_identifier: c, amount_cents: 1000, channel: 'autopay', invoices: [{ number: early, amount_cents: 1000 }] });
+    expect((await r.dueOpenInvoices(c, '2026-03-02')).map((d) => d.number)).toEqual([manual]);
+    expect((await r.dueOpenInvoices(c, '2026-05-01')).map((d) => d.number)).toEqual([manual, late]);
+  });
+});
