@@ -35,8 +35,8 @@ const server = await startServer(engine, { port: 0, rateLimit: 1_000_000_000, ro
 process.stdout.write(`${JSON.stringify({ url: server.url, token, key, dir })}\n`);
 
 const stop = async () => {
-  const stats = engine.gateway.commitStats();
-  process.stdout.write(`${JSON.stringify({ units: stats.units, requests: stats.requests })}\n`);
+  const stats = engine.core.commitStats();
+  process.stdout.write(`${JSON.stringify({ units: stats.commits, requests: stats.units })}\n`);
   await server.close();
   await engine.close();
   process.exit(0);

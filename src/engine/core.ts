@@ -20,22 +20,74 @@ export function eventId(watermark: number): string {
   return String(watermark).padStart(20, '0');
 }
 
+interface Pending {
+  collection: string;
+  doc: StoredDoc;
+  previous?: Raw;
+  deleted: boolean;
+}
+
+export interface Sequence {
+  next(): number;
+  current(): number;
+  reset(to: number): void;
+}
+
+interface TxMark {
+  undo: number;
+  events: number;
+  after: number;
+  watermark: number;
+}
+
 /**
  * A unit of work: reads see the committed store plus this unit's own writes; writes are buffered
  * and committed in one store transaction when the unit's function returns, each stamped with the
- * next watermark and paired with its event. If the function throws, nothing is written.
+ * next watermark and paired with its event. If the function throws, nothing of it is written.
+ *
+ * Several units queued together share one Tx and one commit (group commit: one fsync for many
+ * acknowledged writes). Each runs after the previous in the group, sees its writes, and is rolled
+ * back alone if it throws.
  */
 export class Tx {
-  private readonly pending = new Map<string, { collection: string; doc: StoredDoc; previous?: Raw; deleted: boolean }>();
+  private readonly pending = new Map<string, Pending>();
   private readonly loaded = new Map<string, Raw | null>();
+  /** For rolling one unit back: the pending entry each stage() replaced. */
+  private readonly undo: Array<{ key: string; before: Pending | undefined }> = [];
   readonly events: DomainEvent[] = [];
   private readonly after: Array<() => void> = [];
+  private unitNow: number;
 
   constructor(
     private readonly store: Store,
-    private readonly sequence: { next(): number },
-    readonly now: number,
-  ) {}
+    private readonly sequence: Sequence,
+    now: number,
+  ) {
+    this.unitNow = now;
+  }
+
+  /** The unit's "now", fixed for the unit. */
+  get now(): number {
+    return this.unitNow;
+  }
+
+  /** Starts the next unit of a group: its own now and a point to roll back to. */
+  beginUnit(now: number): TxMark {
+    this.unitNow = now;
+    return { undo: this.undo.length, events: this.events.length, after: this.after.length, watermark: this.sequence.current() };
+  }
+
+  /** Undoes everything staged since the mark: writes, events, after-commit work, watermarks. */
+  rollbackTo(mark: TxMark): void {
+    while (this.undo.length > mark.undo) {
+      const { key, before } = this.undo.pop()!;
+      if (before) this.pending.set(key, before);
+      else this.pending.delete(key);
+    }
+    this.events.length = mark.events;
+    this.after.length = mark.after;
+    this.sequence.reset(mark.watermark);
+  }
 
   get at(): string {
     return new Date(this.now).toISOString();
@@ -120,6 +172,7 @@ export class Tx {
     const key = this.slot(collection, doc.id);
     const existing = this.pending.get(key);
     const previous = existing ? existing.previous : await this.loadRaw(collection, doc.id);
+    this.undo.push({ key, before: existing });
     this.pending.set(key, { collection, doc: structuredClone(doc), ...(previous ? { previous } : {}), deleted });
   }
 
@@ -160,8 +213,13 @@ export interface EngineCore {
   readonly ids: Ids;
   readonly bus: EventBus;
   readonly logger: Logger;
-  /** Serialised, atomic unit of work. */
+  /**
+   * A serialised, atomic unit of work: all of it is committed, or (when it throws) none of it. It
+   * resolves only once its writes are durable; units queued together share one commit.
+   */
   mutate<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Commits made and units they carried (group commit at work; for benchmarks). */
+  commitStats(): { commits: number; units: number };
   /** The greatest watermark handed out so far. */
   currentWatermark(): number;
   /** Committed reads outside a unit of work. */
@@ -186,31 +244,94 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
   let current = typeof seqRaw?.data === 'object' && seqRaw.data !== null ? Number((seqRaw.data as { value?: number }).value ?? 0) : 0;
   let seqPrevious: Raw | undefined = seqRaw;
 
-  // One queue for every state change: it keeps watermarks, events and commits in one order.
-  let queue: Promise<unknown> = Promise.resolve();
+  const sequence: Sequence = {
+    next: () => ++current,
+    current: () => current,
+    reset: (to) => {
+      current = to;
+    },
+  };
   const tasks: Array<{ name: string; task: (now: number) => Promise<void> }> = [];
   let ticking: Promise<void> | undefined;
 
-  const run = async <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
+  // One queue for every state change: it keeps watermarks, events and commits in one order.
+  interface Waiting {
+    fn: (tx: Tx) => Promise<unknown>;
+    resolve(value: unknown): void;
+    reject(err: unknown): void;
+  }
+  const waiting: Waiting[] = [];
+  let draining = false;
+  let lastGroup = 0;
+  const stats = { commits: 0, units: 0 };
+
+  const commit = async (tx: Tx) => {
+    const seqDoc = { id: SEQUENCE_ID, watermark: current, kind: 'sequence', key: 'watermark', ref: '', data: { value: current } };
+    const seqWrite: StoreWrite = { collection: 'records', doc: seqDoc, ...(seqPrevious ? { previous: seqPrevious } : {}) };
+    await store.commit(tx.writes([seqWrite]));
+    seqPrevious = await store.get('records', SEQUENCE_ID);
+    stats.commits += 1;
+  };
+
+  const runGroup = async (group: Waiting[]): Promise<void> => {
     const start = current;
-    const sequence = { next: () => ++current };
     const tx = new Tx(store, sequence, clock.now());
-    try {
-      const result = await fn(tx);
-      if (!tx.hasWrites) {
-        current = start;
-        return result;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    for (const unit of group) {
+      const mark = tx.beginUnit(clock.now());
+      try {
+        outcomes.push({ ok: true, value: await unit.fn(tx) });
+      } catch (error) {
+        tx.rollbackTo(mark);
+        outcomes.push({ ok: false, error });
       }
-      const seqDoc = { id: SEQUENCE_ID, watermark: current, kind: 'sequence', key: 'watermark', ref: '', data: { value: current } };
-      const seqWrite: StoreWrite = { collection: 'records', doc: seqDoc, ...(seqPrevious ? { previous: seqPrevious } : {}) };
-      await store.commit(tx.writes([seqWrite]));
-      seqPrevious = await store.get('records', SEQUENCE_ID);
-      bus.publish(tx.events);
-      tx.runAfterCommit(logger);
-      return result;
-    } catch (err) {
+    }
+    if (tx.hasWrites) {
+      try {
+        await commit(tx);
+      } catch (err) {
+        current = start;
+        if (group.length === 1) {
+          group[0]!.reject(err);
+          return;
+        }
+        // A conflict in the shared commit: give every unit its own, so one cannot fail the others.
+        for (const unit of group) await runGroup([unit]);
+        return;
+      }
+    } else {
       current = start;
-      throw err;
+    }
+    stats.units += group.length;
+    bus.publish(tx.events);
+    tx.runAfterCommit(logger);
+    group.forEach((unit, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) unit.resolve(o.value);
+      else unit.reject(o.error);
+    });
+  };
+
+  const MAX_GROUP = 200;
+  const drain = async (): Promise<void> => {
+    try {
+      while (waiting.length > 0) {
+        // Under load, the commit just made blocked the event loop (one fsync): let the requests
+        // that came in meanwhile be read, so they share the next commit.
+        if (lastGroup > 1) await new Promise((r) => setTimeout(r, 1));
+        const group = waiting.splice(0, MAX_GROUP);
+        lastGroup = group.length;
+        await runGroup(group);
+        // Back-to-back commits resolve on microtasks only; RxDB keeps written documents until its
+        // timers run, so give the event loop a turn between groups.
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      draining = false;
+      if (waiting.length > 0) {
+        draining = true;
+        setImmediate(() => void drain());
+      }
     }
   };
 
@@ -221,10 +342,16 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     bus,
     logger,
     mutate<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-      const next = queue.then(() => run(fn));
-      queue = next.catch(() => undefined);
-      return next;
+      return new Promise<T>((resolve, reject) => {
+        waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        if (!draining) {
+          draining = true;
+          // Units queued in this same turn of the event loop join the first group.
+          setImmediate(() => void drain());
+        }
+      });
     },
+    commitStats: () => ({ ...stats }),
     currentWatermark: () => current,
     async get<T extends StoredDoc>(collection: string, id: string) {
       const raw = await store.get(collection, id);

@@ -113,6 +113,8 @@ export function createApp(options: AppOptions): Express {
   const { engine } = options;
   const app = express();
   app.disable('x-powered-by');
+  // API answers are not cached (Cache-Control: no-store); hashing multi-megabyte export pages for an ETag is pure cost.
+  app.set('etag', false);
   app.set('trust proxy', false);
   // `options[jwt_expiry]=5` and `options[extended_attributes][k]=v`: nested query keys, bounded.
   app.set('query parser', (s: string) => qs.parse(s, { depth: 4, arrayLimit: 200, parameterLimit: 500 }));

@@ -9,7 +9,6 @@ import { testCard } from './sandbox/test-data';
 import { chargeCard, outcomeOf, type Decision } from './sandbox/processor';
 import { responseCodeFor } from './reference-data';
 import { remainingOf, type TxData } from './transaction-record';
-import type { UnitBatcher } from './unit-batcher';
 import {
   findByUnique,
   fingerprintOf,
@@ -47,7 +46,6 @@ const DEVICE_CODES = new Set(['lane_not_found', 'lane_offline', 'device_busy', '
 
 export interface CardPresentDeps {
   ctx: GatewayContext;
-  batcher: UnitBatcher;
   port: () => CardPresentPort | undefined;
   inflight: Map<string, Promise<TransactionResult>>;
 }
@@ -63,7 +61,7 @@ function decide(read: CardRead, amount: number, nowMs: number, timeZone: string)
 }
 
 export async function cardPresentPayment(deps: CardPresentDeps, action: TerminalAction, req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
-  const { ctx, batcher } = deps;
+  const { ctx } = deps;
   if (!ctx.account.can('card_present_emv')) throw fail.gateway('capability_disabled', 'This account is not enabled for card-present EMV');
   const port = deps.port();
   if (!port) throw fail.gateway('terminal_unavailable', 'No card-present terminal driver is running on this install');
@@ -110,7 +108,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
       throw fail.gateway('device_error', 'The terminal could not read a card');
     }
 
-    const record = () => batcher.run(async (tx) => {
+    const record = () => ctx.core.mutate(async (tx) => {
       const order = orderInput ? await ctx.orders.resolveInTx(tx, orderInput, { amountCents: amount, currency: pre.currency }) : null;
       const key = uniqueKey(action, order?.data.identifier ?? null, reference);
       const prior = key ? await findByUnique(tx, ctx.core, key) : undefined;
@@ -207,7 +205,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
         message: approved ? 'APPROVED' : 'DECLINED',
       });
       if (approved && done.signature) {
-        const signed = await batcher.run(async (tx) => {
+        const signed = await ctx.core.mutate(async (tx) => {
           const t = await getTx(tx, recorded.token);
           if (!t || !t.terminal) return recorded;
           const next: TxData = { ...t, terminal: { ...t.terminal, signature: { media_type: done.signature!.mediaType, data: done.signature!.data } }, updated_at: tx.at };
@@ -219,7 +217,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
       return resultOf(ctx, recorded);
     } catch {
       if (!approved) return resultOf(ctx, recorded);
-      const reversed = await batcher.run(async (tx) => {
+      const reversed = await ctx.core.mutate(async (tx) => {
         const t = (await getTx(tx, recorded.token)) ?? recorded;
         const code = responseCodeFor('terminal_unconfirmed');
         const message = 'REVERSED: the terminal did not confirm the payment; nothing was charged';

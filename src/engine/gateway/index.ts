@@ -8,7 +8,6 @@ import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
 import { ProcessingCalendar } from './processing-day';
-import { UnitBatcher } from './unit-batcher';
 import { gatewayGuard, getTx, putTx, type GatewayContext, type TransactionResult } from './context';
 import { newMoneyInTx, prepareNewMoney, type NewMoneyAction } from './new-money';
 import { followUpInTx, prepareFollowUp, type FollowUpAction } from './follow-up';
@@ -44,7 +43,6 @@ export interface Gateway {
   /** The lanes' card-present driver (optional; without it terminal requests fail `terminal_unavailable`). */
   setCardPresent(port: CardPresentPort | undefined): void;
   /** Group-commit figures: units of work committed and the requests they held. */
-  commitStats(): { units: number; requests: number };
   /** Records an invoicing payment made with a transaction (autopay), for the transaction's `payments`. */
   linkPayment(token: string, payment: { identifier: string; amount_cents: number }): Promise<void>;
 }
@@ -67,7 +65,6 @@ export function createGateway(deps: {
     keyer: deps.keyer,
     calendar: new ProcessingCalendar(),
   };
-  const batcher = new UnitBatcher(deps.core);
   let cardPresent = deps.cardPresent;
   const inflight = new Map<string, Promise<TransactionResult>>();
 
@@ -85,14 +82,14 @@ export function createGateway(deps: {
         if (action === 'verify' || action === 'refund' || action === 'void') {
           throw fail.gateway('unsupported_payment_method', `A ${action} does not take a terminal: ${action === 'verify' ? 'verify a card by reading it in a sale or authorization' : 'send the prior transaction'}`);
         }
-        return cardPresentPayment({ ctx, batcher, port: () => cardPresent, inflight }, action as TerminalAction, request, actor);
+        return cardPresentPayment({ ctx, port: () => cardPresent, inflight }, action as TerminalAction, request, actor);
       }
       if (action === 'capture' || action === 'refund' || action === 'void') {
         const prepared = prepareFollowUp(action, request, actor);
-        return batcher.run((tx) => followUpInTx(ctx, tx, prepared));
+        return deps.core.mutate((tx) => followUpInTx(ctx, tx, prepared));
       }
       const prepared = prepareNewMoney(ctx, action, request, actor);
-      return batcher.run((tx) => newMoneyInTx(ctx, tx, prepared));
+      return deps.core.mutate((tx) => newMoneyInTx(ctx, tx, prepared));
     },
 
     async view(tokenOrReference) {
@@ -112,12 +109,11 @@ export function createGateway(deps: {
     responseCodes: () => responseCodes().map(({ code, description }) => ({ code, description })),
     bins: allBins,
     bin: (b) => lookupBin(b),
-    commitStats: () => ({ ...batcher.stats }),
     setCardPresent(port) {
       cardPresent = port;
     },
     async linkPayment(token, payment) {
-      await batcher.run(async (tx) => {
+      await deps.core.mutate(async (tx) => {
         const t = await getTx(tx, token);
         if (!t || t.payments.some((p) => p.identifier === payment.identifier)) return;
         await putTx(tx, { ...t, payments: [...t.payments, payment], updated_at: tx.at }, false);
