@@ -124,13 +124,16 @@ export function createApp(options: AppOptions): Express {
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Cache-Control', 'no-store');
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      engine.logger.debug(
-        { method: req.method, path: redactPans(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
-        'request',
-      );
-    });
+    // Request lines are debug-level: skip the timing and masking work entirely when they are off.
+    if (engine.logger.isLevelEnabled('debug')) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        engine.logger.debug(
+          { method: req.method, path: redactPans(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+          'request',
+        );
+      });
+    }
     next();
   });
 
