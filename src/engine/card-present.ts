@@ -31,6 +31,8 @@ export interface CardRead {
   expiryYear: string; // 'YYYY'
   cardholderName?: string;
   cvm: CardholderVerification;
+  /** A tip the customer added on the device (lanes with tips on): authorize amountCents + tipCents. */
+  tipCents?: number;
   /** Chip/contactless details a receipt needs; absent for swipe and manual entry. */
   emv?: { aid: string; applicationLabel: string; tvr: string; tsi: string };
 }

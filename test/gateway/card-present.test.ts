@@ -80,7 +80,7 @@ describe('card-present payments on a lane', () => {
     expect((await op(h.api, 'refund', { transaction: t.token, amount_cents: 200 })).body.success).toBe(true);
   });
 
-  it('keeps the signature the device collected, and authorizes then captures without the card', async () => {
+  it('keeps the signature the device collected; a capture on the lane confirms with the same card, one without a terminal reads none', async () => {
     const lane = new FakeLane();
     lane.cvm = 'signature';
     lane.signature = { mediaType: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') };
@@ -91,7 +91,11 @@ describe('card-present payments on a lane', () => {
     expect(lane.reads[0]).toMatchObject({ kind: 'auth', enableManualEntry: true });
     const capture = await op(h.api, 'capture', { transaction: t.token, amount_cents: 4500, terminal: { laneid: '2' } });
     expect(capture.body.success).toBe(true);
-    expect(lane.reads).toHaveLength(1);
+    expect(lane.reads).toHaveLength(2);
+    expect(lane.reads[1]).toMatchObject({ kind: 'capture', amountCents: 4500 });
+    const rest = await op(h.api, 'capture', { transaction: t.token, amount_cents: 500 });
+    expect(rest.body.success).toBe(true);
+    expect(lane.reads).toHaveLength(2);
   });
 
   it('reverses an approval the device could not confirm: nothing is charged', async () => {

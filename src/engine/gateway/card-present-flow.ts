@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fail, isEngineError } from '../errors';
 import { luhnValid } from '../security/card-data';
 import type { CardPresentKind, CardPresentPort, CardPresentRequest, CardRead } from '../card-present';
@@ -9,6 +10,7 @@ import { testCard } from './sandbox/test-data';
 import { chargeCard, outcomeOf, type Decision } from './sandbox/processor';
 import { responseCodeFor } from './reference-data';
 import { remainingOf, type TxData } from './transaction-record';
+import { followUpInTx, prepareFollowUp } from './follow-up';
 import {
   findByUnique,
   fingerprintOf,
@@ -38,11 +40,23 @@ import {
  *   counter is unknown, so the approval is reversed at once: state cancelled, response code 260;
  *   the request's idempotency key is freed, so retrying it takes the payment again (once).
  */
-export type TerminalAction = 'sale' | 'authorize' | 'capture' | 'credit';
+export type TerminalAction = 'sale' | 'authorize' | 'credit';
 
-const KIND: Record<TerminalAction, CardPresentKind> = { sale: 'sale', authorize: 'auth', capture: 'capture', credit: 'credit' };
+const KIND: Record<TerminalAction, CardPresentKind> = { sale: 'sale', authorize: 'auth', credit: 'credit' };
 
-const DEVICE_CODES = new Set(['lane_not_found', 'lane_offline', 'device_busy', 'cancelled', 'card_removed', 'timeout', 'device_error']);
+/**
+ * The device's id for one payment: stable for one idempotency key (so a lost answer is asked for
+ * again, never re-run) and within the lane protocol's alphabet and length.
+ */
+function deviceRequestId(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 32);
+}
+
+/** A lane's refusal keeps its code (lane_offline, device_busy, cancelled...) as a gateway error. */
+function deviceFailure(err: unknown): unknown {
+  if (isEngineError(err)) return err.kind === 'gateway' ? err : fail.gateway(err.code, err.message);
+  return fail.gateway('device_error', 'The terminal could not read a card');
+}
 
 export interface CardPresentDeps {
   ctx: GatewayContext;
@@ -80,7 +94,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
     const currency = resolveCurrency(ctx, req.currency, order?.data.currency);
     settlementTokenFor(ctx, 'pos_terminal', order?.data.settlement_token ?? null);
     const key = uniqueKey(action, order?.data.identifier ?? null, reference);
-    const prior = key ? await findByUnique(tx, ctx.core, key) : undefined;
+    const prior = key ? await findByUnique(tx, key) : undefined;
     return { currency, key, prior };
   });
   if (pre.prior) {
@@ -93,7 +107,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
 
   const run = (async (): Promise<TransactionResult> => {
     const request: CardPresentRequest = {
-      requestId: flightKey,
+      requestId: deviceRequestId(flightKey),
       laneId: terminal.laneid,
       kind: KIND[action],
       amountCents: amount,
@@ -104,17 +118,18 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
     try {
       read = await port.readCard(request);
     } catch (err) {
-      if (isEngineError(err) && DEVICE_CODES.has(err.code)) throw fail.gateway(err.code, err.message);
-      throw fail.gateway('device_error', 'The terminal could not read a card');
+      throw deviceFailure(err);
     }
 
     const record = () => ctx.core.mutate(async (tx) => {
       const order = orderInput ? await ctx.orders.resolveInTx(tx, orderInput, { amountCents: amount, currency: pre.currency }) : null;
       const key = uniqueKey(action, order?.data.identifier ?? null, reference);
-      const prior = key ? await findByUnique(tx, ctx.core, key) : undefined;
+      const prior = key ? await findByUnique(tx, key) : undefined;
       if (prior) return prior;
       const p = ctx.account.profile();
-      const decision = decide(read!, amount, tx.now, p.timezone);
+      const tip = Math.max(0, Math.trunc(read!.tipCents ?? 0));
+      const total = amount + tip;
+      const decision = decide(read!, total, tx.now, p.timezone);
       const approved = decision.approved;
       const day = processingDay(ctx, tx.now);
       const financial = approved && action !== 'authorize';
@@ -126,7 +141,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
         token: newTxToken(ctx, tx.now),
         action,
         state: approved ? 'completed' : 'declined',
-        amount_cents: amount,
+        amount_cents: total,
         currency: pre.currency,
         order: order ? { identifier: order.data.identifier, number: order.data.number, amount_cents: order.data.amount_cents } : null,
         payment_method: 'pos_terminal',
@@ -155,6 +170,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
           authorization_code: outcome.authorization_code,
           signature: null,
           reversal: null,
+          tip_cents: tip,
         },
         email: req.contact?.email ?? order?.data.billing_email ?? null,
         from_account: read!.cardholderName ?? order?.data.billing_name ?? null,
@@ -172,7 +188,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
         due: financial ? 'batch' : holdUntil ? 'hold' : null,
         due_at: financial ? day.cutoffAt : holdUntil,
         outcome,
-        auth: holdUntil ? { authorized_cents: amount, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' } : null,
+        auth: holdUntil ? { authorized_cents: total, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' } : null,
         refunded_cents: 0,
         voided_by: null,
         payments: [],
@@ -245,5 +261,92 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
     return await run;
   } finally {
     deps.inflight.delete(flightKey);
+  }
+}
+
+/**
+ * A capture or refund of an earlier card payment, on a lane: the customer presents the card of the
+ * original payment (a refund goes back to the card it came from; a capture may add a tip), then
+ * the operation runs on the prior transaction as without a terminal. When the device cannot confirm
+ * an approved capture or refund, it is voided at once, as for a sale.
+ */
+export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'capture' | 'refund', req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
+  const { ctx } = deps;
+  if (!ctx.account.can('card_present_emv')) throw fail.gateway('capability_disabled', 'This account is not enabled for card-present EMV');
+  const port = deps.port();
+  if (!port) throw fail.gateway('terminal_unavailable', 'No card-present terminal driver is running on this install');
+  const prepared = prepareFollowUp(action, req, actor);
+  const parent = await getTx(ctx.core, prepared.parent);
+  if (!parent) throw fail.gateway('transaction_not_found', `No transaction ${prepared.parent}`);
+  if (!parent.card) throw fail.gateway('unsupported_payment_method', `Transaction ${parent.token} was not paid by card: a terminal ${action} needs a card payment`);
+  const owed =
+    action === 'capture' ? (parent.auth ? remainingOf(parent.auth) : 0) : Math.max(0, parent.amount_cents - parent.refunded_cents);
+  const amount = prepared.amount ?? owed;
+  if (amount <= 0) throw fail.gateway(action === 'capture' ? 'transaction_not_capturable' : 'refund_exceeds_captured', `Nothing left to ${action} on ${parent.token}`);
+
+  const request: CardPresentRequest = {
+    requestId: `${parent.token}.${action}.${ctx.core.ids.token()}`,
+    laneId: req.terminal!.laneid,
+    kind: action,
+    amountCents: amount,
+    currency: parent.currency,
+    enableManualEntry: req.terminal!.enable_manual_entry === true,
+  };
+  let read: CardRead;
+  try {
+    read = await port.readCard(request);
+  } catch (err) {
+    throw deviceFailure(err);
+  }
+  const sameCard = read.pan.slice(0, 6) === parent.card.bin && read.pan.slice(-4) === parent.card.last4;
+  read.pan = '';
+  const tip = action === 'capture' ? Math.max(0, Math.trunc(read.tipCents ?? 0)) : 0;
+  if (!sameCard) {
+    await port.complete(request, { approved: false, message: 'NOT THE ORIGINAL CARD' }).catch(() => undefined);
+    throw fail.gateway('card_mismatch', `The card presented is not the card of ${parent.token}: present the card it was paid with`);
+  }
+
+  let result: TransactionResult;
+  try {
+    result = await ctx.core.mutate(async (tx) => {
+      const r = await followUpInTx(ctx, tx, { ...prepared, amount: amount + tip });
+      const t = await getTx(tx, r.body.transaction);
+      if (t && !t.terminal) {
+        await putTx(
+          tx,
+          {
+            ...t,
+            terminal: {
+              laneid: request.laneId,
+              entry_mode: read.entryMode,
+              aid: read.emv?.aid ?? null,
+              application_label: read.emv?.applicationLabel ?? null,
+              tvr: read.emv?.tvr ?? null,
+              tsi: read.emv?.tsi ?? null,
+              cardholder_verification: read.cvm,
+              authorization_code: t.outcome.authorization_code,
+              signature: null,
+              reversal: null,
+              tip_cents: tip,
+            },
+          },
+          false,
+        );
+      }
+      return r;
+    });
+  } catch (err) {
+    await port.complete(request, { approved: false, message: 'NOT COMPLETED' }).catch(() => undefined);
+    throw err;
+  }
+  try {
+    await port.complete(request, { approved: result.approved, message: result.approved ? 'APPROVED' : 'DECLINED' });
+    return result;
+  } catch {
+    if (!result.approved) return result;
+    // The device could not confirm: undo the capture or refund (same processing day, so a void).
+    await ctx.core.mutate((tx) => followUpInTx(ctx, tx, { action: 'void', amount: null, parent: result.body.transaction, reference: null, actor }));
+    const voided = await getTx(ctx.core, result.body.transaction);
+    return voided ? resultOf(ctx, { ...voided, state: 'cancelled' }) : result;
   }
 }

@@ -117,18 +117,12 @@ export function uniqueKey(action: string, orderId: string | null, reference: str
 }
 
 /**
- * Per unit of work, the unique references written so far: a second request with the same key in
- * the same batched unit sees the first (the committed index cannot, yet).
+ * The transaction a retried request refers to. Through the unit of work, so a twin written earlier
+ * in the same group commit is seen (and one rolled back with its unit is not).
  */
-const pendingUnique = new WeakMap<Tx, Map<string, TxData>>();
-
-export async function findByUnique(tx: Tx, core: EngineCore, key: string): Promise<TxData | undefined> {
-  const pending = pendingUnique.get(tx)?.get(key);
-  if (pending) return pending;
-  const [doc] = await core.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: key }, limit: 1 });
-  if (!doc) return undefined;
-  // The committed row may have changed within this unit (a void of it earlier in the batch).
-  return (await tx.get<TxDoc>(TRANSACTIONS, doc.id))?.data ?? doc.data;
+export async function findByUnique(tx: Tx, key: string): Promise<TxData | undefined> {
+  const [doc] = await tx.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: key }, limit: 1 });
+  return doc?.data;
 }
 
 export async function putTx(tx: Tx, data: TxData, created: boolean): Promise<void> {
@@ -138,11 +132,6 @@ export async function putTx(tx: Tx, data: TxData, created: boolean): Promise<voi
     key: data.token,
     data: { action: data.action, state: data.state, amount_cents: data.amount_cents, currency: data.currency, order: data.order?.identifier ?? null },
   });
-  if (data.unique_reference) {
-    let map = pendingUnique.get(tx);
-    if (!map) pendingUnique.set(tx, (map = new Map()));
-    map.set(data.unique_reference, data);
-  }
 }
 
 export async function getTx(reader: Tx | EngineCore, token: string): Promise<TxData | undefined> {

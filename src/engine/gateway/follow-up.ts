@@ -56,7 +56,7 @@ export async function followUpInTx(ctx: GatewayContext, tx: Tx, p: PreparedFollo
   const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.reference);
   const requestFingerprint = fingerprintOf([p.action, p.amount, p.parent]);
   if (key) {
-    const prior = await findByUnique(tx, core, key);
+    const prior = await findByUnique(tx, key);
     if (prior) {
       if (prior.request_fingerprint !== requestFingerprint) {
         throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${p.reference} was already used for a different ${p.action} on this order`);

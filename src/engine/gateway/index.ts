@@ -11,7 +11,7 @@ import { ProcessingCalendar } from './processing-day';
 import { gatewayGuard, getTx, putTx, type GatewayContext, type TransactionResult } from './context';
 import { newMoneyInTx, prepareNewMoney, type NewMoneyAction } from './new-money';
 import { followUpInTx, prepareFollowUp, type FollowUpAction } from './follow-up';
-import { cardPresentPayment, type TerminalAction } from './card-present-flow';
+import { cardPresentFollowUp, cardPresentPayment, type TerminalAction } from './card-present-flow';
 import { runDue, settlementReader, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
 import { TRANSACTIONS, transactionView, type TxData, type TxDoc } from './transaction-record';
@@ -77,12 +77,14 @@ export function createGateway(deps: {
   return {
     async transact(action, request, actor) {
       gatewayGuard(ctx);
-      // A capture naming its authorization needs no card; any other terminal request reads one.
-      if (request.terminal && !(action === 'capture' && request.transaction)) {
-        if (action === 'verify' || action === 'refund' || action === 'void') {
+      if (request.terminal) {
+        if (action === 'verify' || action === 'void') {
           throw fail.gateway('unsupported_payment_method', `A ${action} does not take a terminal: ${action === 'verify' ? 'verify a card by reading it in a sale or authorization' : 'send the prior transaction'}`);
         }
-        return cardPresentPayment({ ctx, port: () => cardPresent, inflight }, action as TerminalAction, request, actor);
+        const deps = { ctx, port: () => cardPresent, inflight };
+        // A capture or refund on a lane confirms with the card of the original payment.
+        if (action === 'capture' || action === 'refund') return cardPresentFollowUp(deps, action, request, actor);
+        return cardPresentPayment(deps, action as TerminalAction, request, actor);
       }
       if (action === 'capture' || action === 'refund' || action === 'void') {
         const prepared = prepareFollowUp(action, request, actor);

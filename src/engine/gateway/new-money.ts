@@ -203,7 +203,7 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
   const key = uniqueKey(p.action, orderId, p.reference);
   const requestFingerprint = fingerprintOf([p.action, p.amount, currency, p.sourceId]);
   if (key) {
-    const prior = await findByUnique(tx, core, key);
+    const prior = await findByUnique(tx, key);
     if (prior) {
       if (prior.request_fingerprint !== requestFingerprint) {
         throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${p.reference} was already used for a different ${p.action} on this order`);

@@ -46,6 +46,8 @@ export interface TerminalFacts {
   authorization_code: string | null;
   signature: { media_type: string; data: string } | null;
   reversal: string | null;
+  /** Tip added on the device, included in amount_cents. */
+  tip_cents?: number;
 }
 
 export interface AuthState {
