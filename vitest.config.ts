@@ -1,15 +1,36 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects. `unit` (engine, store, HTTP, CLI) runs files in parallel. `devices` (real serial
+ * pairs and a real browser) runs its files one at a time: they own OS resources and wait on
+ * devices, and on a loaded 2-core machine they must not compete with each other.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Serial-port and browser suites own real OS resources; the rest run in parallel workers.
-    fileParallelism: true,
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/serial/**', 'test/e2e/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'devices',
+          include: ['test/serial/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+        },
+      },
+    ],
   },
 });
