@@ -225,6 +225,11 @@ export interface EngineCore {
   /** Committed reads outside a unit of work. */
   get<T extends StoredDoc = StoredDoc>(collection: string, id: string): Promise<T | undefined>;
   find<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>): Promise<T[]>;
+  /**
+   * find() for exports that send a stored rendering as it is: each document with the UTF-8 bytes
+   * of its string at `path` (null there in the document). See Store.findWithBytes.
+   */
+  findWithBytes<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>, path: string): Promise<Array<{ doc: T; bytes: Buffer | null }>>;
   /** Events with watermark > after, oldest first, from the persisted outbox. */
   eventsSince(after: number, limit: number): Promise<DomainEvent[]>;
   /**
@@ -359,6 +364,9 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     },
     async find<T extends StoredDoc>(collection: string, query: MangoQuery<StoredDoc>) {
       return (await store.find(collection, query)).map((r) => stripMeta(r) as T);
+    },
+    async findWithBytes<T extends StoredDoc>(collection: string, query: MangoQuery<StoredDoc>, path: string) {
+      return (await store.findWithBytes(collection, query, path)).map((r) => ({ doc: stripMeta(r.doc) as T, bytes: r.bytes }));
     },
     onTick(name, task) {
       tasks.push({ name, task });
