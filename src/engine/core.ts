@@ -123,27 +123,52 @@ export class Tx {
     const committed = await this.store.find(collection, query);
     const out: T[] = [];
     const seen = new Set<string>();
+    // Compiled on first use, once per call: most finds meet no pending write of their collection.
+    let matcher: ((doc: StoredDoc) => boolean) | undefined;
+    const matches = (doc: StoredDoc) => (matcher ??= this.matcher(collection, query.selector ?? {}))(doc);
     for (const raw of committed) {
       const key = this.slot(collection, raw.id);
       if (!this.loaded.has(key)) this.loaded.set(key, raw);
       seen.add(raw.id);
       const p = this.pending.get(key);
       if (p) {
-        if (!p.deleted && this.matches(collection, query.selector ?? {}, p.doc)) out.push(structuredClone(p.doc) as T);
+        if (!p.deleted && matches(p.doc)) out.push(structuredClone(p.doc) as T);
       } else out.push(stripMeta(raw) as T);
     }
     for (const p of this.pending.values()) {
       if (p.collection !== collection || p.deleted || seen.has(p.doc.id)) continue;
-      if (this.matches(collection, query.selector ?? {}, p.doc)) out.push(structuredClone(p.doc) as T);
+      if (matches(p.doc)) out.push(structuredClone(p.doc) as T);
     }
     return out;
   }
 
-  private matches(collection: string, selector: MangoQuerySelector<StoredDoc>, doc: StoredDoc): boolean {
-    const schema = this.store.collection(collection).schema.jsonSchema;
-    const normalized = normalizeMangoQuery<StoredDoc>(schema, { selector }, true);
-    const matcher = getQueryMatcher(schema, normalized);
-    return matcher({ ...doc, _deleted: false, _rev: '', _meta: { lwt: 0 }, _attachments: {} } as Raw);
+  /**
+   * Whether a pending document matches a selector. Under group commit every find checks the
+   * earlier units' pending documents of its collection, so the common selector (equality on
+   * top-level fields, e.g. `{ unique_reference: key }`) is compared directly; anything else, or a
+   * field that is not a plain value, goes through RxDB's matcher.
+   */
+  private matcher(collection: string, selector: MangoQuerySelector<StoredDoc>): (doc: StoredDoc) => boolean {
+    let general: ((doc: StoredDoc) => boolean) | undefined;
+    const matchGeneral = (doc: StoredDoc) => {
+      if (!general) {
+        const schema = this.store.collection(collection).schema.jsonSchema;
+        const matcher = getQueryMatcher(schema, normalizeMangoQuery<StoredDoc>(schema, { selector }, true));
+        general = (d) => matcher(d as Raw);
+      }
+      return general(doc);
+    };
+    const plain = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+    const equalities = Object.entries(selector as Record<string, unknown>);
+    if (!equalities.every(([field, value]) => !field.startsWith('$') && !field.includes('.') && plain(value))) return matchGeneral;
+    return (doc) => {
+      for (const [field, value] of equalities) {
+        const actual = doc[field];
+        if (!plain(actual)) return matchGeneral(doc);
+        if (actual !== value) return false;
+      }
+      return true;
+    };
   }
 
   /**
