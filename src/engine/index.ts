@@ -14,6 +14,7 @@ import { createAutopay, type Autopay } from './wallets/autopay';
 import type { ReceivablesPort } from './wallets/autopay-port';
 import { openVaultKeyer } from './wallets/secrets';
 import { createGateway, type Gateway } from './gateway';
+import { createRegister, type Register } from './register';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -45,6 +46,8 @@ export interface Engine {
   readonly wallets: Wallets;
   readonly giftCards: GiftCards;
   readonly autopay: Autopay;
+  /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
+  readonly register: Register;
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
   status(): EngineStatus;
@@ -91,6 +94,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const giftCards = createGiftCards(core, account, keyer);
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const autopay: Autopay = createAutopay({ core, account, gateway, ...(options.receivables ? { receivables: options.receivables } : {}) });
+  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, seed: firstCredentials !== undefined });
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -106,6 +110,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     wallets,
     giftCards,
     autopay,
+    register,
     ...(firstCredentials ? { firstCredentials } : {}),
     status() {
       const profile = account.profile();

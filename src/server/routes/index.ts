@@ -11,6 +11,7 @@ import { orderAliasRoutes, orderRoutes } from './orders';
 import { gatewayRoutes } from './gateway';
 import { walletRoutes } from './wallets';
 import { referenceDataRoutes } from './reference-data';
+import { registerRoutes } from './register';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -26,6 +27,7 @@ const domainRoutes: AnyRoute[] = [
   ...referenceDataRoutes,
   ...laneRoutes,
   ...terminalRoutes,
+  ...registerRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;
