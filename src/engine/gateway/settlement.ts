@@ -90,7 +90,6 @@ async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: M
     batch = (await getRecord<SettlementBatch>(tx, BATCH, id))?.data;
     if (!batch?.closed_early_at) break;
     id = `${base}-${n}`;
-    batch = undefined;
   }
   if (!batch) {
     const bank = group(t) === 'bank';

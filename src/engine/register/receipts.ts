@@ -72,7 +72,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
       const notes: string[] = [];
       if (l.quantity > 1) notes.push(`${l.quantity} @ ${amount(l.unit_price_cents)}`);
       if (l.price_override) notes.push(`Price changed from ${amount(l.price_override.list_price_cents)}: ${l.price_override.reason}`);
-      if (l.discount) notes.push(`${l.discount.kind === 'percent' ? `${l.discount.basis_points / 100}% off` : `${amount(l.discount.amount_cents)} off`}${l.discount.reason ? ` (${l.discount.reason})` : ''}: −${amount(l.discount_cents)}`);
+      if (l.discount) notes.push(`${l.discount.kind === 'percent' ? `${l.discount.basis_points / 100}% off` : 'Discount'}${l.discount.reason ? ` (${l.discount.reason})` : ''}: −${amount(l.discount_cents)}`);
       if (l.returned_quantity > 0) notes.push(`Returned: ${l.returned_quantity}`);
       return { description: l.description, product_code: l.product_code, quantity: l.quantity, unit_price_cents: l.unit_price_cents, amount_cents: l.net_cents, tax_mark: markOf(rates, l.tax_rate), notes };
     }),

@@ -16,7 +16,7 @@ export const SAMPLE_PRODUCTS: ReadonlyArray<Pick<ProductData, 'code' | 'descript
   { code: '2003', description: 'Blueberry muffin', price_cents: 350, tax: 0, category: 'Bakery', barcode: '0629110020038' },
   { code: '2004', description: 'Cinnamon roll', price_cents: 395, tax: 0, category: 'Bakery', barcode: '0629110020045' },
   { code: '3001', description: 'Whole bean coffee, 340 g', price_cents: 1699, tax: 0, category: 'Grocery', barcode: '0629110030013' },
-  { code: '3002', description: 'Earl Grey loose leaf, 100 g', price_cents: 1250, tax: 0, category: 'Grocery', barcode: '0629110030020' },
+  { code: '3002', description: 'Earl Grey tea, 100 g', price_cents: 1250, tax: 0, category: 'Grocery', barcode: '0629110030020' },
   { code: '3003', description: 'Wildflower honey, 500 g', price_cents: 1195, tax: 0, category: 'Grocery', barcode: '0629110030037' },
   { code: '3004', description: 'Dark chocolate bar, 85%', price_cents: 449, tax: 13, category: 'Grocery', barcode: '0629110030044' },
   { code: '3005', description: 'Sparkling water, 500 ml', price_cents: 225, tax: 13, category: 'Grocery', barcode: '0629110030051' },
