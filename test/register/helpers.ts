@@ -25,6 +25,8 @@ export class ScriptedTerminal implements CardPresentPort {
   gate: Promise<void> = Promise.resolve();
 
   async readCard(request: CardPresentRequest): Promise<CardRead> {
+    // What the lanes accept (src/engine/lanes/payments.ts): a gateway key must reach them in this form.
+    if (!/^[A-Za-z0-9._-]{1,56}$/.test(request.requestId)) throw fail.invalid('invalid_request_id', 'The card-present request id must be 1 to 56 letters, digits, `.`, `_` or `-`');
     this.reads.push(request);
     await this.gate;
     if (this.failure) throw fail.gateway(this.failure.code, this.failure.message);

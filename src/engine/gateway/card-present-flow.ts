@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fail, isEngineError } from '../errors';
 import { luhnValid } from '../security/card-data';
 import type { CardPresentKind, CardPresentPort, CardPresentRequest, CardRead } from '../card-present';
@@ -62,6 +63,15 @@ function decide(read: CardRead, amount: number, nowMs: number, timeZone: string)
   return chargeCard(testCard(read.pan)!.profile, amount);
 }
 
+/**
+ * The lanes take a request id of 1 to 56 letters, digits, `.`, `_`, `-`; an idempotency key
+ * (`sale/<order>/<transaction_reference>`) is not one, so it is hashed into one (the same key, the
+ * same id: a retry is still recognised by the device).
+ */
+export function deviceRequestId(key: string): string {
+  return /^[A-Za-z0-9._-]{1,56}$/.test(key) ? key : createHash('sha256').update(key).digest('hex').slice(0, 40);
+}
+
 export async function cardPresentPayment(deps: CardPresentDeps, action: TerminalAction, req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
   const { ctx, batcher } = deps;
   if (!ctx.account.can('card_present_emv')) throw fail.gateway('capability_disabled', 'This account is not enabled for card-present EMV');
@@ -95,7 +105,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
 
   const run = (async (): Promise<TransactionResult> => {
     const request: CardPresentRequest = {
-      requestId: flightKey,
+      requestId: deviceRequestId(flightKey),
       laneId: terminal.laneid,
       kind: KIND[action],
       amountCents: amount,
