@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +93,11 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 }, 120_000);
 
+afterEach(async (ctx) => {
+  // What the screen showed when a step failed: the first thing to look at.
+  if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+});
+
 afterAll(async () => {
   await browser?.close();
   await sim?.stop();
@@ -122,7 +127,7 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await seen('scan');
     expect(await text('cashier')).toBe('Sam Rivera');
     // The focus is where the next keystroke belongs.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('scan');
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('scan');
 
     // The lane is remembered: a reload comes back to it, signed in.
     await page.reload();
@@ -224,10 +229,10 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await page.keyboard.type('1');
     await page.keyboard.press('Enter');
     await seen('refund-plan');
-    expect(await text('refund-plan')).toBe('Refund of 3.50: 3.50 to cash from the drawer.');
+    expect(await text('refund-plan')).toBe('Refund of $3.50: $3.50 to cash from the drawer.');
     await screenshot(page, 'pos-10-refund-plan');
     await page.keyboard.press('Enter');
-    await see(/Refunded 3\.50: 3\.50 to cash\. Give 3\.50 in cash from the drawer\./);
+    await see('Refunded $3.50: $3.50 to cash. Give $3.50 in cash from the drawer.');
     await until(async () => (await text('receipt')).includes('Refund'), 'the refund receipt');
     await seen('drawer');
     await screenshot(page, 'pos-11-refund-done');
@@ -243,7 +248,7 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await page.keyboard.press('F8');
     await page.keyboard.press('Enter');
     await seen('refund-plan');
-    expect(await text('refund-plan')).toBe('Refund of 50.84: 15.84 to cash from the drawer, 20.00 to Mastercard •••• 4422 (void), 15.00 to Gift card •••• 5678 (void).');
+    expect(await text('refund-plan')).toBe('Refund of $50.84: $15.84 to cash from the drawer, $20.00 to Mastercard •••• 4422 (void), $15.00 to Gift card •••• 5678 (void).');
     await page.keyboard.press('Enter');
     await until(async () => (await api<Sale>('GET', `/api/pos/sales/${split.id}`)).status === 'refunded', 'the split sale to be refunded');
     const gift = await api<{ balance: number }>('POST', '/api/gateway/v1/gift_card/read', { card_number: '6277000012345678', pin: '2468' });
@@ -261,7 +266,7 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await page.keyboard.press('F9');
     await see('Every payment of this sale goes back: $16.77.');
     await page.keyboard.press('Enter');
-    await see(/Voided 16\.77: 16\.77 to Visa •••• 0006\./);
+    await see('Voided $16.77: $16.77 to Visa •••• 0006.');
     await screenshot(page, 'pos-12-void-paid');
     const voided = await api<Sale>('GET', `/api/pos/sales/${card.id}`);
     expect(voided.status).toBe('voided');

@@ -37,7 +37,7 @@ describe('voids', () => {
       ['cash', 1000, 'done'],
       ['void', 3000, 'done'],
     ]);
-    expect(out.message).toMatch(/Give 10\.00 in cash from the drawer/);
+    expect(out.message).toMatch(/Give \$10\.00 in cash from the drawer/);
     const tx = await rig.t.engine.gateway.view(card.tender.transaction!);
     expect(tx).toMatchObject({ state: 'cancelled' });
     expect((await rig.register.register('1')).open_sale).toBeNull();
@@ -109,7 +109,7 @@ describe('refunds', () => {
     // The sandbox declines refunds of amounts ending in .01.
     const out = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null);
     expect(out.reversal).toMatchObject({ status: 'incomplete', refunded_cents: 0, outstanding_cents: 2001, allocations: [{ method: 'refund', status: 'failed', error: { code: 'declined' } }] });
-    expect(out.message).toMatch(/Still owed to the customer: 20\.01/);
+    expect(out.message).toMatch(/Still owed to the customer: \$20\.01/);
     const settled = await rig.register.settleReversal(sale.id, 1, { shift: rig.shift, method: 'cash' }, null);
     expect(settled.reversal).toMatchObject({ status: 'completed', refunded_cents: 2001, outstanding_cents: 0, drawer_opened: true });
     expect(settled.sale.status).toBe('partially_refunded');

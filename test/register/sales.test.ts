@@ -90,7 +90,7 @@ describe('taking payment', () => {
 
     const cash = await rig.tender(sale, { type: 'cash', tendered_cents: 1000 });
     expect(cash.tender).toMatchObject({ type: 'cash', amount_cents: 496, tendered_cents: 1000, change_cents: 504, drawer_opened: true });
-    expect(cash.message).toBe('Change due: 5.04.');
+    expect(cash.message).toBe('Change due: $5.04.');
     expect(cash.sale).toMatchObject({ status: 'paid', totals: { balance_cents: 0, paid_cents: 796, change_cents: 504 } });
     const drawer = events.filter((e) => e.type === 'drawer.opened');
     expect(drawer).toHaveLength(1);

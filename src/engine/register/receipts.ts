@@ -5,6 +5,7 @@ import type { SaleData, SettingsData } from './model';
 import { taxRateToPercent } from './money';
 import { liveLines, loadSale, taxesOf, totalsOf } from './sales';
 import type { EngineCore } from '../core';
+import { formatMoney } from './messages';
 
 /**
  * A receipt as a document (the screens lay it out and print it). A card tender carries what a
@@ -26,7 +27,6 @@ function markOf(rates: number[], rate: number): string {
   return MARKS[rates.indexOf(rate)] ?? '?';
 }
 
-const amount = (cents: number) => (cents / 100).toFixed(2);
 
 export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt> {
   const sale = await loadSale(deps.core, idOrNumber);
@@ -42,6 +42,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
   };
   if (options.reversal !== undefined) return reversalReceipt(sale, options.reversal, base);
 
+  const amount = (cents: number) => formatMoney(cents, sale.currency);
   const live = liveLines(sale);
   const rates = [...new Set(live.map((l) => l.tax_rate))].sort((a, b) => a - b);
   const totals = totalsOf(sale);
@@ -86,6 +87,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
 }
 
 function reversalReceipt(sale: SaleData, number: number, base: Omit<Receipt, 'kind' | 'cashier' | 'at' | 'lines' | 'subtotal_cents' | 'discount_cents' | 'taxes' | 'total_cents' | 'tenders' | 'change_cents'>): Receipt {
+  const amount = (cents: number) => formatMoney(cents, sale.currency);
   const r = sale.reversals.find((x) => x.number === number && x.status !== 'planned');
   if (!r) throw fail.notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
   const lines = r.lines.map((rl) => {

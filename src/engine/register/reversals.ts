@@ -4,7 +4,7 @@ import { getRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
 import { KIND, type AllocationData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
 import { returnedPart } from './money';
-import { refundFailureMessage } from './messages';
+import { formatMoney, refundFailureMessage } from './messages';
 import { liveLines, person, refundableOf, requireSale, saleView, saveSale, totalsOf } from './sales';
 import type { TenderDeps } from './tenders';
 import { reversalView } from './views';
@@ -31,7 +31,6 @@ export interface ReversalOutcome {
   message: string;
 }
 
-const money = (cents: number) => (cents / 100).toFixed(2);
 
 interface Prepared {
   sale: SaleData;
@@ -145,7 +144,7 @@ async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boole
   let { sale, reversal } = prepared;
   reversal.allocations = await allocate(deps, sale, reversal.id, reversal.amount_cents, reversal.kind === 'void' && sale.status === 'paid', tx.now);
   if (dryRun) {
-    return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: planMessage(reversal) };
+    return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: planMessage(reversal, sale.currency) };
   }
   // The sale side is booked now (the goods are back, the sale is voided); the money follows.
   sale = withReturned(sale, reversal.lines);
@@ -190,7 +189,8 @@ async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, rev
   });
 }
 
-function planMessage(r: ReversalData): string {
+function planMessage(r: ReversalData, currency: string): string {
+  const money = (c: number) => formatMoney(c, currency);
   const parts = r.allocations.map((a) => `${money(a.amount_cents)} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ' (void)' : ''}`);
   return `${r.kind === 'void' ? 'Void' : 'Refund'} of ${money(r.amount_cents)}: ${parts.join(', ')}.`;
 }
@@ -287,7 +287,7 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
   const state = await deps.registers.getInTx(tx, laneid);
   if (state.pending_reversals?.includes(sale.id)) await deps.registers.putInTx(tx, { ...state, pending_reversals: state.pending_reversals.filter((s) => s !== sale.id) });
   sale = await saveSale(deps, tx, sale, 'pos_sale.reversal_finished');
-  return { sale: saleView(deps, sale), reversal: reversalView(reversal), message: outcomeMessage(reversal) };
+  return { sale: saleView(deps, sale), reversal: reversalView(reversal), message: outcomeMessage(reversal, sale.currency) };
 }
 
 function journalLabel(a: AllocationData, tenders: TenderData[]): string {
@@ -299,7 +299,8 @@ function journalLabel(a: AllocationData, tenders: TenderData[]): string {
   return t?.label ?? a.label;
 }
 
-function outcomeMessage(r: ReversalData): string {
+function outcomeMessage(r: ReversalData, currency: string): string {
+  const money = (c: number) => formatMoney(c, currency);
   const what = r.kind === 'void' ? 'Voided' : 'Refunded';
   const done = r.allocations.filter((a) => a.status === 'done');
   const cash = done.filter((a) => a.method === 'cash').reduce((s, a) => s + a.amount_cents, 0);

@@ -5,7 +5,7 @@ import type { GiftCards } from '../wallets/gift-cards';
 import { brandName } from '../gateway/reference-data';
 import type { Sale, Tender, TenderInput, TenderType } from '../../shared/schemas/register';
 import { KIND, type SaleData, type ShiftData, type TenderData } from './model';
-import { declineMessage, tenderFailureMessage } from './messages';
+import { declineMessage, formatMoney, tenderFailureMessage } from './messages';
 import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, totalsOf, type SaleContext } from './sales';
 import { tenderView } from './views';
 import { getRecord } from '../records';
@@ -23,7 +23,6 @@ export interface TenderOutcome {
   message: string;
 }
 
-const money = (cents: number) => (cents / 100).toFixed(2);
 
 /** Marks the sale paid when nothing is left to pay: its order is published and the lane is free for the next sale. */
 export async function completeIfPaid(ctx: SaleContext, tx: Tx, sale: SaleData, shift: ShiftData): Promise<SaleData> {
@@ -64,8 +63,8 @@ function requireAllowed(ctx: SaleContext, sale: SaleData, type: TenderType): voi
   }
 }
 
-function amountWithin(amount: number, due: number, field: string): void {
-  if (amount > due) throw fail.invalid('amount_over_balance', `${field} (${money(amount)}) is more than the balance due (${money(due)}); only cash can be given with change`, [{ field, message: 'more than the balance due' }]);
+function amountWithin(amount: number, due: number, field: string, currency: string): void {
+  if (amount > due) throw fail.invalid('amount_over_balance', `${formatMoney(amount, currency)} is more than the balance due (${formatMoney(due, currency)}); only cash can be given with change`, [{ field, message: 'more than the balance due' }]);
 }
 
 function baseTender(sale: SaleData, shift: ShiftData, id: string, at: string, type: TenderType, label: string, amount: number): TenderData {
@@ -111,12 +110,12 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
       tender = { ...baseTender(sale, shift, id, tx.at, 'cash', 'Cash', applied), tendered_cents: tendered, change_cents: tendered - applied };
       await deps.registers.openDrawerInTx(tx, { laneid: shift.laneid, reason: 'cash_sale', sale: sale.id, amount_cents: tendered, cashier: person(shift) });
       tender.drawer_opened = true;
-      message = tender.change_cents > 0 ? `Change due: ${money(tender.change_cents)}.` : 'Cash taken.';
+      message = tender.change_cents > 0 ? `Change due: ${formatMoney(tender.change_cents, sale.currency)}.` : 'Cash taken.';
     } else if (input.type === 'cheque') {
       const reference = input.reference?.trim();
       if (!reference) throw fail.invalid('reference_required', 'Type the cheque number', [{ field: 'reference', message: 'the cheque number' }]);
       const amount = input.amount_cents ?? due;
-      amountWithin(amount, due, 'amount_cents');
+      amountWithin(amount, due, 'amount_cents', sale.currency);
       tender = { ...baseTender(sale, shift, id, tx.at, 'cheque', `Cheque ${reference}`, amount), reference };
       message = 'Cheque taken.';
     } else {
@@ -124,7 +123,7 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
       const known = deps.settings().other_tenders.find((n) => n.toLowerCase() === name.toLowerCase());
       if (!known) throw fail.invalid('unknown_tender', `"${name}" is not one of this register's other tenders (${deps.settings().other_tenders.join(', ')})`, [{ field: 'name', message: 'not an accepted tender' }]);
       const amount = input.amount_cents ?? due;
-      amountWithin(amount, due, 'amount_cents');
+      amountWithin(amount, due, 'amount_cents', sale.currency);
       tender = { ...baseTender(sale, shift, id, tx.at, 'other', known, amount), reference: input.reference?.trim() || null };
       message = `${known} taken.`;
     }
@@ -171,7 +170,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     requireAllowed(deps, sale, input.type);
     const due = totalsOf(sale).balance_cents;
     let amount = input.amount_cents ?? due;
-    amountWithin(amount, due, 'amount_cents');
+    amountWithin(amount, due, 'amount_cents', sale.currency);
     if (gift) amount = Math.min(amount, gift.balance);
     const manual = input.type === 'card' && input.manual_entry === true && deps.settings().card_manual_entry;
     const tender: TenderData = {

@@ -18,7 +18,9 @@ export function Done() {
             Change due <strong>{money(change, currency)}</strong>
           </p>
         ) : (
-          <p className="change">{done.receipt.kind === 'sale' ? 'Paid' : done.receipt.kind === 'void' ? 'Voided' : 'Refunded'}</p>
+          <p className="change">
+            {done.receipt.kind === 'sale' ? 'Paid' : done.receipt.kind === 'void' ? 'Voided: money back' : 'Refunded'} <strong>{money(done.receipt.total_cents, currency)}</strong>
+          </p>
         )}
         <p className="notice ok" data-testid="done-message">
           {done.message}

@@ -142,7 +142,7 @@ export function RingUp() {
           <input
             ref={input}
             aria-label="Scan or type a product code"
-            placeholder="Scan or type a code, then Enter (3*CODE for three)"
+            placeholder={allowed && !allowed.edit_lines ? 'Payment started: take the rest of the payment, or void the sale (F9)' : 'Scan or type a code, then Enter (3*CODE for three)'}
             value={text}
             onChange={(e) => setText(e.target.value)}
             autoComplete="off"

@@ -44,6 +44,7 @@ export function Sales() {
     if (sale) {
       setSale(null);
       setResult(null);
+      setQuery('');
       setTimeout(() => find.current?.focus(), 0);
       return;
     }
@@ -144,7 +145,7 @@ export function Sales() {
         <section className="card">
           <h2 className="page-title">Find a sale</h2>
           <form onSubmit={submitFind} className="scanbar">
-            <input ref={find} autoFocus aria-label="Receipt number" placeholder="Receipt number, e.g. 1-000042 (scan or type), then Enter" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="find" />
+            <input ref={find} autoFocus onFocus={(e) => e.target.select()} aria-label="Receipt number" placeholder="Receipt number, e.g. 1-000042 (scan or type), then Enter" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="find" />
             <button type="submit" className="primary">
               Find <kbd>Enter</kbd>
             </button>
