@@ -18,6 +18,7 @@ const AUTH = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const VISA = '4895281000000006';
 const DECLINE = '4264280001234500';
 const MASTERCARD = '5541032000004422';
+const AMEX = '341111597242000';
 
 let dir: string;
 let serve: Proc;
@@ -316,6 +317,23 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     const order = await api<{ transactions: unknown[] }>('GET', `/api/exports/order/${sale.id}`);
     expect(order.transactions).toEqual([]);
     await page.keyboard.press('Enter');
+
+    // Cable back in: the lane comes back by itself and the screen shows it.
+    await pair.plug();
+    await until(async () => (await text('lane-status')).includes('Connected'), 'the lane to come back', 45_000);
+  });
+
+  it('takes a card that asks for a signature: the receipt carries it', async () => {
+    await seen('scan');
+    await scan('5003'); // Greeting card 5.95 + 0.77
+    await until(async () => (await text('total').catch(() => '')) === '$6.72', 'the total');
+    await sendToTerminal();
+    sim.send(`card ${AMEX}`);
+    await seen('receipt');
+    expect(await text('receipt')).toMatch(/Amex •••• 2000[\s\S]*Signature/);
+    await page.getByRole('img', { name: 'Cardholder signature' }).waitFor();
+    await screenshot(page, 'pos-16-receipt-signature');
+    await page.keyboard.press('Enter');
   });
 
   it('prints an X report by tender and cashier, then closes the day with a Z and the card batch', async () => {
@@ -324,19 +342,20 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await page.keyboard.press('2');
     await seen('report-x');
     const x = await text('report-x');
-    expect(x).toMatch(/Sales \(4\)/);
+    expect(x).toMatch(/Sales \(5\)/);
     expect(x).toMatch(/Voids \(1\)/);
     expect(x).toMatch(/Refunds \(2\)/);
     expect(x).toMatch(/Sam Rivera/);
-    expect(await text('report-tenders')).toMatch(/Card: Visa/);
-    await screenshot(page, 'pos-16-x-report');
+    expect(await text('report-tenders')).toMatch(/Card: Amex \(1\)\s+\$6\.72\s+\$0\.00\s+\$6\.72/);
+    await screenshot(page, 'pos-17-x-report');
     await page.keyboard.press('z');
     await see('Close the day (Z report)?');
     await page.keyboard.press('Enter');
     await seen('report-z');
     expect(await text('report-z')).toMatch(/Z report 1/);
     await seen('batches');
-    await screenshot(page, 'pos-17-z-report');
+    expect(await text('batches')).toMatch(/1 transaction\(s\), net \$6\.72/);
+    await screenshot(page, 'pos-18-z-report');
     const lane = await api<{ reports: Array<{ z: { batch_closed: boolean } }> }>('GET', '/api/pos/registers/1/z');
     expect(lane.reports[0]!.z.batch_closed).toBe(true);
   });
@@ -345,7 +364,7 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await page.keyboard.press('F10');
     await page.keyboard.press('3');
     await page.getByTestId('environment').getByText('sandbox').waitFor();
-    await screenshot(page, 'pos-18-status');
+    await screenshot(page, 'pos-19-status');
     await page.keyboard.press('Escape');
     await seen('scan');
   });

@@ -201,7 +201,7 @@ export function EndOfDay() {
         <Modal title="Close the day (Z report)?" onClose={() => setConfirm(false)}>
           <p>This lane's totals since its last Z are recorded as closed and a new period starts. Then the processing day's card batch is sent: today's card payments can then only be refunded, not voided.</p>
           <div className="row">
-            <button type="button" className="danger big" onClick={() => void close()} autoFocus>
+            <button type="button" className="solid danger big" onClick={() => void close()} autoFocus>
               Close the day <kbd>Enter</kbd>
             </button>
             <button type="button" className="big" onClick={() => setConfirm(false)}>

@@ -206,7 +206,7 @@ export function ConfirmDialog({ title, text, confirm, onConfirm, danger }: { tit
     <Modal title={title} onClose={() => setDialog(null)}>
       <p>{text}</p>
       <div className="row">
-        <button type="button" className={`${danger ? 'danger' : 'primary'} big`} onClick={onConfirm} disabled={busy} autoFocus>
+        <button type="button" className={`${danger ? 'solid danger' : 'primary'} big`} onClick={onConfirm} disabled={busy} autoFocus>
           {confirm} <kbd>Enter</kbd>
         </button>
         <button type="button" className="big" onClick={() => setDialog(null)}>

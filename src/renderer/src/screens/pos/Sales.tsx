@@ -299,7 +299,7 @@ export function Sales() {
         <Modal title={`Void sale ${sale.number}?`} onClose={() => setMode('view')}>
           <p>Every payment of this sale goes back: {money(sale.totals.paid_cents, currency)}.</p>
           <div className="row">
-            <button type="button" className="danger big" onClick={() => void confirmVoid()} autoFocus>
+            <button type="button" className="solid danger big" onClick={() => void confirmVoid()} autoFocus>
               Void sale <kbd>Enter</kbd>
             </button>
             <button type="button" className="big" onClick={() => setMode('view')}>

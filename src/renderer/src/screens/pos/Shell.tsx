@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useSession } from '../../state/session';
 import { usePos, type View } from '../../state/pos';
 import { useKeys } from '../../keys';
@@ -92,6 +92,13 @@ export function Shell() {
   useKeys({ F10: () => setDialog({ kind: 'menu' }), F1: () => setDialog({ kind: 'help' }) });
 
   const lane = laneid ? lanes[laneid] : undefined;
+  // The drawer notice shows for 15 s after the drawer opened.
+  const [, tick] = useState(0);
+  useEffect(() => {
+    if (!drawer) return;
+    const timer = setTimeout(() => tick((n) => n + 1), Math.max(0, drawer.at + 15_000 - Date.now()) + 50);
+    return () => clearTimeout(timer);
+  }, [drawer]);
   const drawerOpen = drawer !== null && Date.now() - drawer.at < 15_000;
 
   return (
