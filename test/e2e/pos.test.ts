@@ -284,9 +284,39 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await see('Void line 2?');
     await page.keyboard.press('Enter');
     await until(async () => (await text('total')) === '$16.89', 'the total without the pen');
+
+    // F2 search, F7 change the line (quantity, 10% off with a reason), F3 an open-price item.
+    await page.keyboard.press('F2');
+    await page.getByLabel('Search words').waitFor();
+    await page.keyboard.type('honey');
+    await page.locator('.results li.selected').getByText('Wildflower honey, 500 g').waitFor();
+    await page.keyboard.press('Enter');
+    await until(async () => (await text('lines')).includes('Wildflower honey'), 'the honey line');
+    await page.keyboard.press('F7');
+    await page.getByLabel('Quantity').waitFor();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Tab'); // the discount kind: None
+    await page.keyboard.press('ArrowRight'); // Percent
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('10');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Dented lid');
+    await page.keyboard.press('Enter');
+    await until(async () => (await text('lines')).includes('10% off (Dented lid): −$2.39'), 'the discount on the line');
+    await page.keyboard.press('F3');
+    await page.getByLabel('Description').waitFor();
+    await page.keyboard.type('Gift wrapping');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Enter');
+    await until(async () => (await text('lines')).includes('Gift wrapping'), 'the open-price line');
+    // 1495 + 194; 2 × 1195 − 239 = 2151 at 0%; 200 + 26: 40.66
+    expect(await text('total')).toBe('$40.66');
+    await screenshot(page, 'pos-13-line-changes');
     await page.keyboard.press('F9');
     await see(/Void sale .*\?/);
-    await screenshot(page, 'pos-13-void-open-sale');
+    await screenshot(page, 'pos-13b-void-open-sale');
     await page.keyboard.press('Enter');
     await see(/Sale .* voided\./);
     await seen('scan');
