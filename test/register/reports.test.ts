@@ -80,6 +80,27 @@ describe('X and Z reports', () => {
     expect((await rig.register.zReports('1')).map((r) => r.z!.number)).toEqual([2, 1]);
   });
 
+  it('after an early close, a later card payment that day stays voidable, then closes into a follow-on batch at the cut-off', async () => {
+    rig = await openRegister();
+    const a = await rig.sale('3001');
+    await rig.tender(a, { type: 'card' });
+    const z = await rig.register.zClose('1', { shift: rig.shift });
+    const base = z.z!.batches[0]!.token;
+    const b = await rig.sale('3002');
+    await rig.tender(b, { type: 'card' });
+    const c = await rig.sale('3003');
+    const paid = await rig.tender(c, { type: 'card' });
+    const voided = await rig.register.voidSale(b.id, { shift: rig.shift }, null);
+    expect(voided.reversal).toMatchObject({ status: 'completed', allocations: [{ method: 'void', status: 'done' }] });
+
+    rig.t.clock.set('2026-03-02T23:00:01Z'); // the account's cut-off, 23:00 UTC
+    await rig.t.engine.tick();
+    const late = await rig.t.engine.gateway.view(paid.tender.transaction!);
+    expect(late?.settlement).toMatchObject({ status: 'batched', batch: `${base}-2` });
+    expect(await rig.t.engine.gateway.settlement.batch(base)).toMatchObject({ transaction_count: 1, sales_cents: 1699, closed_early_at: z.z!.closed_at });
+    expect(await rig.t.engine.gateway.settlement.batch(`${base}-2`)).toMatchObject({ transaction_count: 1, sales_cents: 1195 });
+  });
+
   it('refuses a Z while the open sale is partly paid', async () => {
     rig = await openRegister();
     const sale = await rig.sale('4002');

@@ -158,6 +158,14 @@ export function RingUp() {
             Add <Key k="Enter" />
           </button>
         </form>
+        {sale?.pending_tender && !dialog && (
+          <p className="notice info" role="status" data-testid="pending-tender">
+            A card payment is in progress on the terminal ({lane ? lane.activity.replace(/_/g, ' ') : 'waiting'}). This screen updates when it ends.{' '}
+            <button type="button" onClick={() => void usePos.getState().cancelCard()}>
+              Cancel on the terminal
+            </button>
+          </p>
+        )}
         <div className="sale-head">
           <span>{sale ? `Sale ${sale.number}` : 'New sale'}</span>
           {sale && <span className="muted">{sale.cashier.name}</span>}
