@@ -94,9 +94,10 @@ export function createCashiers(core: EngineCore, registers: Registers, secret: s
         };
         await put(tx, next, 'pos_cashier.updated');
         if (existing.active && !next.active) {
-          // A deactivated cashier's open shifts end now.
-          for (const s of await recordsOfKind<ShiftData>(tx, KIND.shift)) {
-            if (s.data.cashier.id === id && s.data.closed_at === null) await closeShift(tx, s.data, 'deactivated');
+          // A deactivated cashier's open shifts (at most one per lane) end now.
+          for (const r of await recordsOfKind<RegisterState>(tx, KIND.register)) {
+            const open = r.data.shift ? (await getRecord<ShiftData>(tx, KIND.shift, r.data.shift))?.data : undefined;
+            if (open && open.cashier.id === id && open.closed_at === null) await closeShift(tx, open, 'deactivated', r.data);
           }
         }
         return cashierView(next);

@@ -1,4 +1,4 @@
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import type { Gateway } from '../gateway';
@@ -34,7 +34,7 @@ import { createCatalog, productView } from './catalog';
 import { createCashiers } from './cashiers';
 import { createRegisters } from './registers';
 import { openSettings, settingsView } from './settings';
-import { KIND, type SaleData } from './model';
+import { KIND, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
 import { recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
@@ -150,7 +150,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     await recoverReversals(ctx, reversalsInFlight);
   });
 
-  const mutateSale = (saleId: string, shiftId: string, type: string, change: (sale: SaleData, shift: Awaited<ReturnType<typeof cashiers.requireShiftInTx>>, tx: Parameters<Parameters<EngineCore['mutate']>[0]>[0]) => Promise<SaleData> | SaleData) =>
+  const mutateSale = (saleId: string, shiftId: string, type: string, change: (sale: SaleData, shift: ShiftData, tx: Tx) => Promise<SaleData> | SaleData) =>
     core.mutate(async (tx) => {
       const shift = await cashiers.requireShiftInTx(tx, shiftId);
       const sale = await requireSale(tx, saleId);
