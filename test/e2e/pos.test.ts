@@ -251,7 +251,11 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await seen('refund-plan');
     expect(await text('refund-plan')).toBe('Refund of $50.84: $15.84 to cash from the drawer, $20.00 to Mastercard •••• 4422 (void), $15.00 to Gift card •••• 5678 (void).');
     await page.keyboard.press('Enter');
-    await until(async () => (await api<Sale>('GET', `/api/pos/sales/${split.id}`)).status === 'refunded', 'the split sale to be refunded');
+    // The sale is refunded at once (the goods are back); the money follows: wait for the refund itself.
+    await until(async () => {
+      const s = await api<Sale>('GET', `/api/pos/sales/${split.id}`);
+      return s.status === 'refunded' && s.reversals[0]?.status === 'completed';
+    }, 'the split sale\'s money to be back');
     const gift = await api<{ balance: number }>('POST', '/api/gateway/v1/gift_card/read', { card_number: '6277000012345678', pin: '2468' });
     expect(gift.balance).toBe(1500);
   });
