@@ -16,6 +16,7 @@ import { openVaultKeyer } from './wallets/secrets';
 import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
+import { createRegister, type Register } from './register';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -49,6 +50,8 @@ export interface Engine {
   readonly wallets: Wallets;
   readonly giftCards: GiftCards;
   readonly autopay: Autopay;
+  /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
+  readonly register: Register;
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
   status(): EngineStatus;
@@ -95,6 +98,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const receivables = createReceivables(core, account);
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
+  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, seed: firstCredentials !== undefined });
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -111,6 +115,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     wallets,
     giftCards,
     autopay,
+    register,
     ...(firstCredentials ? { firstCredentials } : {}),
     status() {
       const profile = account.profile();
