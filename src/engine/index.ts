@@ -1,4 +1,5 @@
 import type { Store } from '../store/database';
+import type { InstallStatus } from '../shared/schemas/system';
 import { systemClock, type Clock } from './clock';
 import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
@@ -62,15 +63,7 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-export interface EngineStatus {
-  name: string;
-  environment: string;
-  version: string;
-  watermark: number;
-  store_bytes: number;
-  started_at: string;
-  now: string;
-}
+export type EngineStatus = InstallStatus;
 
 export const ENGINE_VERSION = '0.1.0';
 
