@@ -63,6 +63,10 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
       `  e.g. curl -u ${engine.firstCredentials.token}:${engine.firstCredentials.key} ${server.url}/api/whoami`,
     );
   }
+  if (engine.register.firstCashier) {
+    const c = engine.register.firstCashier;
+    banner.push(`Sample cashier of this sandbox (shown once): ${c.name}, code ${c.code}. Add a lane, then sign in on it at ${server.url}/app`);
+  }
   logger.info({ url: server.url, dataDir: options.dataDir, environment: status.environment }, 'laneway started');
   return {
     engine,

@@ -1,23 +1,12 @@
+import type { DomainEventBody } from '../shared/schemas/system';
+
 /**
  * Domain events. Every record the engine creates or updates gets the next watermark and produces
  * exactly one event carrying it. Events are written to the store in the same transaction as the
  * record (an outbox), then published here after the commit: the SSE stream, webhooks and sync all
  * read from this one stream.
  */
-export interface DomainEvent {
-  /** The watermark of the record version this event announces. */
-  watermark: number;
-  /** `<entity>.<created|updated|deleted>` or a domain-specific verb such as `transaction.declined`. */
-  type: string;
-  /** Entity kind: customer, invoice, payment, order, transaction, wallet, lane, ... */
-  entity: string;
-  /** The entity's public key (identifier, number, token). */
-  key: string;
-  /** ISO 8601 timestamp of the mutation (from the engine clock). */
-  at: string;
-  /** A small, non-sensitive summary for live screens; never card data. */
-  data?: Record<string, unknown>;
-}
+export type DomainEvent = DomainEventBody;
 
 export type EventListener = (event: DomainEvent) => void;
 

@@ -1,4 +1,5 @@
 import type { Store } from '../store/database';
+import type { InstallStatus } from '../shared/schemas/system';
 import { systemClock, type Clock } from './clock';
 import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
@@ -16,6 +17,7 @@ import { openVaultKeyer } from './wallets/secrets';
 import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
+import { createRegister, type Register } from './register';
 
 export interface EngineOptions {
   store: Store & { sizeBytes?(): number };
@@ -49,6 +51,8 @@ export interface Engine {
   readonly wallets: Wallets;
   readonly giftCards: GiftCards;
   readonly autopay: Autopay;
+  /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
+  readonly register: Register;
   /** Set only on the start that created the account: print once, never store in clear. */
   readonly firstCredentials?: { token: string; key: string };
   status(): EngineStatus;
@@ -59,15 +63,7 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-export interface EngineStatus {
-  name: string;
-  environment: string;
-  version: string;
-  watermark: number;
-  store_bytes: number;
-  started_at: string;
-  now: string;
-}
+export type EngineStatus = InstallStatus;
 
 export const ENGINE_VERSION = '0.1.0';
 
@@ -95,6 +91,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const receivables = createReceivables(core, account);
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
+  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, seed: firstCredentials !== undefined });
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -111,6 +108,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     wallets,
     giftCards,
     autopay,
+    register,
     ...(firstCredentials ? { firstCredentials } : {}),
     status() {
       const profile = account.profile();

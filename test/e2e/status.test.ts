@@ -33,9 +33,13 @@ describe('status screen in Chromium', () => {
 
     await page.getByLabel('API key').fill(TEST_KEY);
     await page.keyboard.press('Enter');
+    // The screens open on the register (no lane here yet); the status is in the back office (F10, 3).
+    await page.getByText('No lanes yet.').waitFor();
+    await page.keyboard.press('F10');
+    await page.keyboard.press('3');
     await page.getByTestId('environment').getByText('sandbox').waitFor();
     expect(await page.getByTestId('api-url').textContent()).toBe(`${server.url}/api`);
-    await expect.poll(() => page.getByText('Live', { exact: true }).count()).toBe(1);
+    await expect.poll(() => page.locator('main.page').getByText('Live', { exact: true }).count()).toBe(1);
 
     await t.engine.core.mutate((tx) => putRecord(tx, 'note', 'from-test', {}, { type: 'customer.updated', entity: 'customer', key: 'C-LIVE-1' }));
     await page.getByTestId('events').getByText('C-LIVE-1').waitFor();
@@ -44,7 +48,7 @@ describe('status screen in Chromium', () => {
 
     // A reload keeps the session (a JWT, never the key).
     await page.reload();
-    await page.getByTestId('environment').getByText('sandbox').waitFor();
+    await page.getByText('No lanes yet.').waitFor();
     const stored = await page.evaluate(() => JSON.stringify(localStorage));
     expect(stored).not.toContain(TEST_KEY);
   });

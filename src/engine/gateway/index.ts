@@ -12,7 +12,7 @@ import { gatewayGuard, getTx, putTx, type GatewayContext, type TransactionResult
 import { newMoneyInTx, prepareNewMoney, type NewMoneyAction } from './new-money';
 import { followUpInTx, prepareFollowUp, type FollowUpAction } from './follow-up';
 import { cardPresentFollowUp, cardPresentPayment, type TerminalAction } from './card-present-flow';
-import { runDue, settlementReader, type SettlementReader } from './settlement';
+import { closeDay, runDue, settlementReader, type SettlementBatch, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
 import { TRANSACTIONS, transactionView, type TxData, type TxDoc } from './transaction-record';
 import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
@@ -36,6 +36,8 @@ export interface Gateway {
   record(token: string): Promise<TxData | undefined>;
   /** Runs the clock-driven work due at `now` (also registered as the `gateway.due` tick task). */
   runDue(now: number): Promise<number>;
+  /** Closes the current processing day's card batch now, before its cut-off (a register's Z). */
+  closeDay(now: number): Promise<SettlementBatch[]>;
   settlement: SettlementReader;
   responseCodes(): Array<{ code: number; description: string }>;
   bins(): BinRecord[];
@@ -107,6 +109,7 @@ export function createGateway(deps: {
 
     record: (token) => getTx(deps.core, token),
     runDue: (now) => runDue(ctx, now),
+    closeDay: (now) => closeDay(ctx, now),
     settlement: settlementReader(deps.core),
     responseCodes: () => responseCodes().map(({ code, description }) => ({ code, description })),
     bins: allBins,

@@ -4,7 +4,7 @@ import { getRecord, putRecord, recordsSince, type RecordDoc } from '../records';
 import { BANK_RETURN_DAYS, BANK_SETTLE_DAYS } from './sandbox/test-data';
 import { responseCodeFor } from './reference-data';
 import { TRANSACTIONS, remainingOf, type TxData, type TxDoc } from './transaction-record';
-import { getTx, putTx, type GatewayContext } from './context';
+import { getTx, processingDay, putTx, type GatewayContext } from './context';
 
 /**
  * The clock's work on transactions, run by the `gateway.due` tick task: each transaction carries
@@ -42,6 +42,8 @@ export interface SettlementBatch {
   fee_withdrawal_amount_cents: number;
   deposit_amount_cents: number;
   fees: unknown[];
+  /** Set when the batch was closed before its cut-off (an end-of-day Z): it takes nothing more. */
+  closed_early_at?: string;
 }
 
 export interface SettlementException {
@@ -76,9 +78,19 @@ export function batchId(t: TxData): string {
   return `${t.processing_date}-${t.settlement_token}-${t.currency}`;
 }
 
-async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<string, SettlementBatch>): Promise<TxData> {
-  const id = batchId(t);
-  let batch = batches.get(id) ?? (await getRecord<SettlementBatch>(tx, BATCH, id))?.data;
+async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<string, SettlementBatch>, earlyAt?: string): Promise<TxData> {
+  // A batch closed early is final: the processing day's later transactions go to a follow-on batch
+  // (`<id>-2`, `-3`...), closed at the cut-off or by the next early close.
+  const base = batchId(t);
+  let id = base;
+  let batch: SettlementBatch | undefined;
+  for (let n = 2; ; n++) {
+    batch = batches.get(id);
+    if (batch) break;
+    batch = (await getRecord<SettlementBatch>(tx, BATCH, id))?.data;
+    if (!batch?.closed_early_at) break;
+    id = `${base}-${n}`;
+  }
   if (!batch) {
     const bank = group(t) === 'bank';
     batch = {
@@ -101,6 +113,7 @@ async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: M
       fee_withdrawal_amount_cents: 0,
       deposit_amount_cents: 0,
       fees: [],
+      ...(earlyAt ? { closed_early_at: earlyAt } : {}),
     };
   } else batch = { ...batch };
   const outgoing = t.action === 'refund' || t.action === 'credit';
@@ -202,6 +215,51 @@ export async function runDue(ctx: GatewayContext, now: number): Promise<number> 
     done += due.length;
   }
   return done;
+}
+
+const CARD_METHODS = new Set(['credit_card', 'pos_terminal']);
+
+/**
+ * Closes the current processing day's card batch now, before its cut-off (the register's Z report
+ * at the end of the day): every card sale, capture, refund and credit still waiting for the day's
+ * cut-off closes into the day's batch, which is marked `closed_early_at`; from then on they can no
+ * longer be voided (refund them instead). Card transactions made later that processing day close
+ * into a follow-on batch. Bank (ACH/EFT) transactions keep the day's cut-off. Returns the batches
+ * this call closed.
+ */
+export async function closeDay(ctx: GatewayContext, now: number): Promise<SettlementBatch[]> {
+  const { core } = ctx;
+  // Anything already overdue (the tick may not have run yet) goes its normal way first.
+  await runDue(ctx, now);
+  const day = processingDay(ctx, now);
+  // One map for the whole call: a day of more than one chunk still closes into one batch.
+  const closed = new Map<string, SettlementBatch>();
+  let skip = 0;
+  for (;;) {
+    const due = await core.find<TxDoc>(TRANSACTIONS, { selector: { due_at: day.cutoffAt }, sort: [{ due_at: 'asc' }], skip, limit: CHUNK });
+    const cards = due.filter((d) => d.data.due === 'batch' && CARD_METHODS.has(d.data.payment_method));
+    skip += due.length - cards.length;
+    if (cards.length > 0) {
+      await core.mutate(async (tx) => {
+        const batches = new Map(closed);
+        for (const doc of cards) {
+          const t = await getTx(tx, doc.id);
+          if (!t || t.due !== 'batch' || t.due_at !== day.cutoffAt) continue;
+          const next = await closeIntoBatch(ctx, tx, t, batches, tx.at);
+          await putTx(tx, { ...next, updated_at: tx.at }, false);
+        }
+        for (const [id, batch] of batches) {
+          if (closed.get(id) === batch) continue;
+          await putRecord(tx, BATCH, id, batch, { type: 'settlement_batch.closed', entity: 'settlement_batch', key: id, data: { net_cents: batch.batch_net_amount_cents, count: batch.transaction_count, early: true } }, batch.processing_date);
+        }
+        tx.afterCommit(() => {
+          for (const [id, batch] of batches) closed.set(id, batch);
+        });
+      });
+    }
+    if (due.length < CHUNK) break;
+  }
+  return [...closed.values()];
 }
 
 export interface SettlementReader {

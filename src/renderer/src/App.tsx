@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useSession } from './state/session';
 import { SignIn } from './screens/SignIn';
-import { Status } from './screens/Status';
+import { Shell } from './screens/pos/Shell';
 
 export function App() {
   const { creds, restoring, restore } = useSession();
@@ -10,5 +10,5 @@ export function App() {
   }, [restore]);
 
   if (restoring) return <main className="centered muted">Starting…</main>;
-  return creds ? <Status /> : <SignIn />;
+  return creds ? <Shell /> : <SignIn />;
 }

@@ -12,6 +12,7 @@ import { gatewayRoutes } from './gateway';
 import { walletRoutes } from './wallets';
 import { referenceDataRoutes } from './reference-data';
 import { receivablesRoutes } from './receivables';
+import { registerRoutes } from './register';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -28,6 +29,7 @@ const domainRoutes: AnyRoute[] = [
   ...referenceDataRoutes,
   ...laneRoutes,
   ...terminalRoutes,
+  ...registerRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;

@@ -1,8 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import { WhoamiQuery, WhoamiResponse } from '../../shared/schemas/account';
+import { InstallStatus } from '../../shared/schemas/system';
 
 const unauthorized = { 401: { description: 'Missing or invalid credentials', schema: ref(ErrorBody) } };
 
@@ -21,15 +21,6 @@ export const whoami = defineRoute({
   },
 });
 
-export const StatusBody = Type.Object({
-  name: Type.String(),
-  environment: Type.String(),
-  version: Type.String(),
-  watermark: Type.Integer(),
-  store_bytes: Type.Integer(),
-  started_at: Type.String(),
-  now: Type.String(),
-});
 
 export const status = defineRoute({
   method: 'get',
@@ -37,7 +28,7 @@ export const status = defineRoute({
   operationId: 'getStatus',
   tags: ['Laneway'],
   summary: 'Install status: environment, store size, current watermark',
-  responses: { 200: { description: 'Status', schema: StatusBody }, ...unauthorized },
+  responses: { 200: { description: 'Status', schema: ref(InstallStatus) }, ...unauthorized },
   handler({ engine }) {
     return { body: engine.status() };
   },

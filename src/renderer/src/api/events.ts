@@ -1,13 +1,8 @@
+import type { DomainEventBody } from '../../../shared/schemas/system';
 import type { Credentials } from './client';
 
-export interface LiveEvent {
-  watermark: number;
-  type: string;
-  entity: string;
-  key: string;
-  at: string;
-  data?: Record<string, unknown>;
-}
+/** An event of GET /api/events, typed from the schema the server documents. */
+export type LiveEvent = DomainEventBody;
 
 /**
  * Follows GET /api/events. EventSource cannot send an Authorization header, so this reads the

@@ -1,16 +1,9 @@
 import { create } from 'zustand';
 import { apiFetch, type Credentials } from '../api/client';
 import { followEvents, type LiveEvent } from '../api/events';
+import type { InstallStatus } from '../../../shared/schemas/system';
 
-export interface InstallStatus {
-  name: string;
-  environment: string;
-  version: string;
-  watermark: number;
-  store_bytes: number;
-  started_at: string;
-  now: string;
-}
+export type { InstallStatus };
 
 const KEEP_EVENTS = 50;
 

@@ -1,0 +1,157 @@
+import { createHmac } from 'node:crypto';
+import type { EngineCore, Tx } from '../core';
+import { fail } from '../errors';
+import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
+import type { Cashier, CashierCreate, CashierPatch, Shift } from '../../shared/schemas/register';
+import { KIND, type CashierData, type RegisterState, type ShiftData } from './model';
+import type { Registers } from './registers';
+
+/** Wrong codes in a row on one lane before sign-in pauses, and for how long. */
+export const MAX_CODE_ATTEMPTS = 5;
+export const CODE_LOCK_MS = 30_000;
+
+const CODE_RULE = /^[0-9]{4,8}$/;
+
+export function cashierView(c: CashierData): Cashier {
+  return { id: c.id, name: c.name, active: c.active, created_at: c.created_at, updated_at: c.updated_at, last_sign_in_at: c.last_sign_in_at };
+}
+
+export function shiftView(s: ShiftData): Shift {
+  return { ...s };
+}
+
+export interface Cashiers {
+  list(): Promise<Cashier[]>;
+  create(input: CashierCreate): Promise<Cashier>;
+  update(id: string, patch: CashierPatch): Promise<Cashier>;
+  /** A cashier signs in on a lane with their code: a new shift (replacing the lane's previous one). */
+  signIn(laneid: string, code: string): Promise<Shift>;
+  signOut(shiftId: string): Promise<Shift>;
+  /** Inside a unit: the open shift or a clear error (closed, unknown). */
+  requireShiftInTx(tx: Tx, shiftId: string): Promise<ShiftData>;
+  /** Creates a cashier inside a unit (the sample cashier of a new install). */
+  createInTx(tx: Tx, name: string, code: string): Promise<CashierData>;
+}
+
+/**
+ * Cashiers are people at the register, not API users: the screens hold the API credential, and a
+ * cashier proves who is at the lane with a short code. The code is kept only as a keyed hash (the
+ * key is this install's own secret), and is unique per install, so the code alone says who it is.
+ */
+export function createCashiers(core: EngineCore, registers: Registers, secret: string): Cashiers {
+  const hash = (code: string) => createHmac('sha256', secret).update(`cashier-code:${code}`).digest('hex').slice(0, 40);
+  const failures = new Map<string, { count: number; until: number }>();
+
+  const put = (tx: Tx, c: CashierData, type: string) =>
+    putRecord(tx, KIND.cashier, c.id, c, { type, entity: 'pos_cashier', key: c.id, data: { name: c.name, active: c.active } }, c.code_hash);
+
+  const putShift = (tx: Tx, s: ShiftData, type: string) =>
+    putRecord(tx, KIND.shift, s.id, s, { type, entity: 'pos_shift', key: s.laneid, data: { laneid: s.laneid, cashier: s.cashier.name, open: s.closed_at === null } }, s.laneid);
+
+  const codeFree = async (tx: Tx, code: string, self?: string) => {
+    const taken = (await recordsByRef<CashierData>(tx, KIND.cashier, hash(code))).some((r) => r.data.id !== self);
+    if (taken) throw fail.conflict('cashier_code_taken', 'That code is already used by another cashier: choose a different one');
+  };
+
+  const closeShift = async (tx: Tx, shift: ShiftData, reason: NonNullable<ShiftData['closed_reason']>, state?: RegisterState) => {
+    const closed: ShiftData = { ...shift, closed_at: tx.at, closed_reason: reason };
+    await putShift(tx, closed, 'pos_shift.closed');
+    const reg = state ?? (await registers.getInTx(tx, shift.laneid));
+    if (reg.shift === shift.id) await registers.putInTx(tx, { ...reg, shift: null });
+    return closed;
+  };
+
+  const createInTx = async (tx: Tx, name: string, code: string) => {
+    if (!CODE_RULE.test(code)) throw fail.invalid('invalid_cashier_code', 'A cashier code is 4 to 8 digits', [{ field: 'code', message: '4 to 8 digits' }]);
+    await codeFree(tx, code);
+    const c: CashierData = { id: core.ids.token(), name: name.trim(), code_hash: hash(code), active: true, created_at: tx.at, updated_at: tx.at, last_sign_in_at: null };
+    await put(tx, c, 'pos_cashier.created');
+    return c;
+  };
+
+  return {
+    async list() {
+      const all = (await recordsOfKind<CashierData>(core, KIND.cashier)).map((r) => cashierView(r.data));
+      return all.sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    create(input) {
+      return core.mutate(async (tx) => cashierView(await createInTx(tx, input.name, input.code)));
+    },
+
+    update(id, patch) {
+      if (patch.code !== undefined && !CODE_RULE.test(patch.code)) throw fail.invalid('invalid_cashier_code', 'A cashier code is 4 to 8 digits', [{ field: 'code', message: '4 to 8 digits' }]);
+      return core.mutate(async (tx) => {
+        const existing = (await getRecord<CashierData>(tx, KIND.cashier, id))?.data;
+        if (!existing) throw fail.notFound('cashier_not_found', `No cashier ${id}`);
+        if (patch.code !== undefined) await codeFree(tx, patch.code, id);
+        const next: CashierData = {
+          ...existing,
+          ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
+          ...(patch.active !== undefined ? { active: patch.active } : {}),
+          ...(patch.code !== undefined ? { code_hash: hash(patch.code) } : {}),
+          updated_at: tx.at,
+        };
+        await put(tx, next, 'pos_cashier.updated');
+        if (existing.active && !next.active) {
+          // A deactivated cashier's open shifts (at most one per lane) end now.
+          for (const r of await recordsOfKind<RegisterState>(tx, KIND.register)) {
+            const open = r.data.shift ? (await getRecord<ShiftData>(tx, KIND.shift, r.data.shift))?.data : undefined;
+            if (open && open.cashier.id === id && open.closed_at === null) await closeShift(tx, open, 'deactivated', r.data);
+          }
+        }
+        return cashierView(next);
+      });
+    },
+
+    async signIn(laneid, code) {
+      const now = core.clock.now();
+      const f = failures.get(laneid);
+      if (f && f.until > now) {
+        throw fail.forbidden('cashier_sign_in_locked', `Too many wrong codes on this lane. Wait ${Math.ceil((f.until - now) / 1000)} seconds, then try again.`);
+      }
+      const lane = await registers.lane(laneid);
+      if (!lane) throw fail.notFound('lane_not_found', `No lane ${laneid}: add it under /api/lanes first`);
+      const found = CODE_RULE.test(code) ? (await recordsByRef<CashierData>(core, KIND.cashier, hash(code)))[0]?.data : undefined;
+      if (!found || !found.active) {
+        const count = (f?.count ?? 0) + 1;
+        failures.set(laneid, count >= MAX_CODE_ATTEMPTS ? { count: 0, until: now + CODE_LOCK_MS } : { count, until: 0 });
+        throw fail.forbidden('cashier_code_invalid', found ? 'This cashier is not active. Ask a manager.' : 'That code does not match a cashier. Check it and try again.');
+      }
+      failures.delete(laneid);
+      return core.mutate(async (tx) => {
+        const state = await registers.getInTx(tx, laneid);
+        if (state.shift) {
+          const previous = (await getRecord<ShiftData>(tx, KIND.shift, state.shift))?.data;
+          if (previous && previous.closed_at === null) await closeShift(tx, previous, 'replaced', state);
+        }
+        const shift: ShiftData = { id: core.ids.token(), laneid, cashier: { id: found.id, name: found.name }, opened_at: tx.at, closed_at: null, closed_reason: null };
+        await putShift(tx, shift, 'pos_shift.opened');
+        await registers.putInTx(tx, { ...(await registers.getInTx(tx, laneid)), shift: shift.id });
+        await put(tx, { ...found, last_sign_in_at: tx.at }, 'pos_cashier.signed_in');
+        return shiftView(shift);
+      });
+    },
+
+    signOut(shiftId) {
+      return core.mutate(async (tx) => {
+        const shift = (await getRecord<ShiftData>(tx, KIND.shift, shiftId))?.data;
+        if (!shift) throw fail.notFound('shift_not_found', 'No such shift');
+        if (shift.closed_at) return shiftView(shift);
+        return shiftView(await closeShift(tx, shift, 'signed_out'));
+      });
+    },
+
+    async requireShiftInTx(tx, shiftId) {
+      const shift = (await getRecord<ShiftData>(tx, KIND.shift, shiftId))?.data;
+      if (!shift) throw fail.forbidden('shift_not_found', 'This cashier session is not known. Sign in with your cashier code.');
+      if (shift.closed_at) {
+        const why = shift.closed_reason === 'replaced' ? 'another cashier signed in on this lane' : shift.closed_reason === 'deactivated' ? 'the cashier was deactivated' : 'the cashier signed out';
+        throw fail.forbidden('shift_closed', `This cashier session has ended (${why}). Sign in with your cashier code.`);
+      }
+      return shift;
+    },
+
+    createInTx,
+  };
+}

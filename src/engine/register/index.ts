@@ -1,0 +1,326 @@
+import type { EngineCore, Tx } from '../core';
+import type { Account } from '../account';
+import { fail } from '../errors';
+import type { Gateway } from '../gateway';
+import type { Lanes } from '../lanes';
+import type { Orders } from '../orders';
+import type { GiftCards } from '../wallets/gift-cards';
+import { getRecord, putRecord } from '../records';
+import type {
+  AddLine,
+  Cashier,
+  CashierCreate,
+  CashierPatch,
+  LinePatch,
+  Product,
+  ProductCreate,
+  ProductPatch,
+  ProductQuery,
+  Receipt,
+  RefundInput,
+  Register as RegisterView,
+  RegisterReport,
+  RegisterSettings,
+  Sale,
+  SaleStart,
+  SettingsPatch,
+  SettleInput,
+  Shift,
+  TenderInput,
+  VoidInput,
+  ZInput,
+} from '../../shared/schemas/register';
+import { createCatalog, productView } from './catalog';
+import { createCashiers } from './cashiers';
+import { createRegisters } from './registers';
+import { openSettings, settingsView } from './settings';
+import { KIND, type SaleData, type ShiftData } from './model';
+import { addLineInTx, changeLine, loadSale, person, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
+import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
+import { recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
+import { buildReceipt } from './receipts';
+import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ } from './reports';
+import { SAMPLE_CASHIER_NAME, sampleCode, sampleProducts } from './sample';
+
+export type { TenderOutcome } from './tenders';
+export type { ReversalOutcome } from './reversals';
+
+/**
+ * The point of sale: catalog, cashiers and shifts, sales with their tenders, voids and refunds,
+ * receipts, X and Z reports. Every rule is here; the screens show what these return.
+ *
+ * `shift` (from signIn) names the cashier and the lane of every register call. `actor` is the API
+ * credential making the call (recorded on gateway transactions as `created_by_user`).
+ */
+export interface Register {
+  /** Set on the start that created the install (sandbox): the sample cashier's code, to print once. */
+  readonly firstCashier?: { id: string; name: string; code: string };
+  settings(): RegisterSettings;
+  updateSettings(patch: SettingsPatch): Promise<RegisterSettings>;
+
+  products(query: ProductQuery): Promise<Product[]>;
+  product(code: string): Promise<Product>;
+  createProduct(input: ProductCreate): Promise<Product>;
+  updateProduct(code: string, patch: ProductPatch): Promise<Product>;
+
+  cashiers(): Promise<Cashier[]>;
+  createCashier(input: CashierCreate): Promise<Cashier>;
+  updateCashier(id: string, patch: CashierPatch): Promise<Cashier>;
+  signIn(laneid: string, code: string): Promise<Shift>;
+  signOut(shift: string): Promise<Shift>;
+
+  register(laneid: string): Promise<RegisterView>;
+  startSale(input: SaleStart): Promise<{ sale: Sale; created: boolean }>;
+  sale(idOrNumber: string): Promise<Sale>;
+  recentSales(laneid: string | undefined, limit: number): Promise<Sale[]>;
+  addLine(sale: string, input: AddLine): Promise<Sale>;
+  changeLine(sale: string, line: number, patch: LinePatch): Promise<Sale>;
+  voidLine(sale: string, line: number, shift: string): Promise<Sale>;
+  tender(sale: string, input: TenderInput, actor: string | null): Promise<TenderOutcome>;
+  voidSale(sale: string, input: VoidInput, actor: string | null): Promise<ReversalOutcome>;
+  refund(sale: string, input: RefundInput, actor: string | null): Promise<ReversalOutcome>;
+  settleReversal(sale: string, number: number, input: SettleInput, actor: string | null): Promise<ReversalOutcome>;
+  receipt(sale: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt>;
+
+  xReport(laneid: string): Promise<RegisterReport>;
+  zClose(laneid: string, input: ZInput): Promise<RegisterReport>;
+  zReports(laneid: string): Promise<RegisterReport[]>;
+  zReport(laneid: string, number: number): Promise<RegisterReport>;
+
+  /** Settles tenders and refunds left pending by a stop (also the `register.recover` tick task). */
+  recover(): Promise<number>;
+}
+
+export interface RegisterDeps {
+  core: EngineCore;
+  account: Account;
+  orders: Orders;
+  lanes: Lanes;
+  gateway: Gateway;
+  giftCards: GiftCards;
+  /** A new sandbox install: create the sample catalog and cashier. */
+  seed: boolean;
+}
+
+async function registerSecret(core: EngineCore): Promise<string> {
+  const existing = (await getRecord<{ key: string }>(core, 'secret', 'register'))?.data;
+  if (existing) return existing.key;
+  const key = core.ids.secret(32);
+  await core.mutate((tx) => putRecord(tx, 'secret', 'register', { key }, { type: 'secret.created', entity: 'secret', key: 'register' }));
+  return key;
+}
+
+export async function createRegister(deps: RegisterDeps): Promise<Register> {
+  const { core, account } = deps;
+  const settings = await openSettings(core);
+  const catalog = createCatalog(core);
+  const registers = createRegisters(core, deps.lanes);
+  const cashiers = createCashiers(core, registers, await registerSecret(core));
+  const ctx: TenderDeps = {
+    core,
+    account,
+    orders: deps.orders,
+    catalog,
+    cashiers,
+    registers,
+    settings: () => settings.current(),
+    gateway: deps.gateway,
+    giftCards: deps.giftCards,
+    inflight: new Set(),
+  };
+  const sales: SaleContext = ctx;
+  const reversalsInFlight = new Set<string>();
+
+  let firstCashier: Register['firstCashier'];
+  if (deps.seed && account.profile().environment === 'sandbox') {
+    const code = sampleCode(core.ids.secret(8));
+    firstCashier = await core.mutate(async (tx) => {
+      if (await getRecord(tx, KIND.settings, 'register')) return undefined;
+      await putRecord(tx, KIND.settings, 'register', { ...settings.current(), updated_at: tx.at }, { type: 'pos_settings.created', entity: 'pos_settings', key: 'register' });
+      for (const p of sampleProducts(tx)) {
+        if (!(await getRecord(tx, KIND.product, p.code))) await catalog.putInTx(tx, p, true);
+      }
+      const cashier = await cashiers.createInTx(tx, SAMPLE_CASHIER_NAME, code);
+      return { id: cashier.id, name: cashier.name, code };
+    });
+  }
+
+  core.onTick('register.recover', async () => {
+    await recoverPending(ctx);
+    await recoverReversals(ctx, reversalsInFlight);
+  });
+
+  const mutateSale = (saleId: string, shiftId: string, type: string, change: (sale: SaleData, shift: ShiftData, tx: Tx) => Promise<SaleData> | SaleData) =>
+    core.mutate(async (tx) => {
+      const shift = await cashiers.requireShiftInTx(tx, shiftId);
+      const sale = await requireSale(tx, saleId);
+      requireSameLane(sale, shift);
+      if (sale.pending_tender) throw fail.conflict('tender_in_progress', 'A payment is in progress on this sale: wait for it to finish, or cancel it on the terminal');
+      const next = await change(sale, shift, tx);
+      return saleView(sales, await saveSale(sales, tx, next, type));
+    });
+
+  const report = async (laneid: string) => {
+    const state = await registers.getInTx(core, laneid);
+    const entries = await periodEntries(core, laneid, state.period);
+    return aggregate(entries, { kind: 'x', laneid, period: state.period, from: state.period_started_at, to: new Date(core.clock.now()).toISOString(), currency: account.profile().currency });
+  };
+
+  return {
+    ...(firstCashier ? { firstCashier } : {}),
+    settings: () => settingsView(settings.current()),
+    updateSettings: (patch) => settings.update(patch),
+
+    products: (query) => catalog.list(query),
+    async product(code) {
+      const p = await catalog.get(code);
+      if (!p) throw fail.notFound('product_not_found', `No product ${code}`);
+      return productView(p);
+    },
+    createProduct: (input) => catalog.create(input),
+    updateProduct: (code, patch) => catalog.update(code, patch),
+
+    cashiers: () => cashiers.list(),
+    createCashier: (input) => cashiers.create(input),
+    updateCashier: (id, patch) => cashiers.update(id, patch),
+    signIn: (laneid, code) => cashiers.signIn(laneid, code),
+    signOut: (shift) => cashiers.signOut(shift),
+
+    async register(laneid) {
+      const lane = await registers.lane(laneid);
+      if (!lane) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+      const state = await registers.getInTx(core, laneid);
+      const shift = state.shift ? (await getRecord<{ cashier: { name: string }; opened_at: string; closed_at: string | null }>(core, KIND.shift, state.shift))?.data : undefined;
+      const open = state.open_sale ? await loadSale(core, state.open_sale) : undefined;
+      return {
+        laneid,
+        lane: { name: lane.name, status: lane.status, activity: lane.activity, last_error: lane.last_error },
+        merchant: account.profile().name,
+        currency: account.profile().currency,
+        period: state.period,
+        period_started_at: state.period_started_at,
+        signed_in: shift && !shift.closed_at ? { cashier: shift.cashier.name, since: shift.opened_at } : null,
+        open_sale: open && open.status === 'open' ? saleView(sales, open) : null,
+        last_z: state.last_z,
+      };
+    },
+
+    async startSale(input) {
+      return core.mutate(async (tx) => {
+        const shift = await cashiers.requireShiftInTx(tx, input.shift);
+        const started = await startSaleInTx(sales, tx, shift);
+        let sale = started.sale;
+        if (input.line) {
+          if (sale.pending_tender) throw fail.conflict('tender_in_progress', 'A payment is in progress on this sale');
+          sale = await saveSale(sales, tx, await addLineInTx(sales, tx, sale, input.line), 'pos_sale.updated');
+        }
+        return { sale: saleView(sales, sale), created: started.created };
+      });
+    },
+
+    async sale(idOrNumber) {
+      const sale = await loadSale(core, idOrNumber);
+      if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
+      return saleView(sales, sale);
+    },
+
+    async recentSales(laneid, limit) {
+      const lanes = laneid ? [laneid] : (await registers.all()).map((r) => r.laneid);
+      const out: SaleData[] = [];
+      for (const l of lanes) {
+        const rows = await core.find<{ data: SaleData } & { id: string; watermark: number }>('records', {
+          selector: { kind: KIND.sale, ref: { $gte: `${l}/`, $lt: `${l}/\uffff` } },
+          sort: [{ kind: 'desc' }, { ref: 'desc' }],
+          limit,
+        });
+        out.push(...rows.map((r) => r.data));
+      }
+      return out
+        .sort((a, b) => b.created_at.localeCompare(a.created_at))
+        .slice(0, limit)
+        .map((s) => saleView(sales, s));
+    },
+
+    addLine: (saleId, input) => {
+      const { shift, ...line } = input;
+      return mutateSale(saleId, shift, 'pos_sale.updated', (sale, _s, tx) => addLineInTx(sales, tx, sale, line));
+    },
+    changeLine: (saleId, line, patch) => {
+      const { shift, ...rest } = patch;
+      return mutateSale(saleId, shift, 'pos_sale.updated', (sale, s) => changeLine(sale, s, line, rest));
+    },
+    voidLine: (saleId, line, shift) => mutateSale(saleId, shift, 'pos_sale.updated', (sale) => voidLine(sale, line)),
+
+    tender: (saleId, input, actor) => takeTender(ctx, saleId, input, actor),
+    voidSale: (saleId, input, actor) => voidSale(ctx, reversalsInFlight, saleId, input, actor),
+    refund: (saleId, input, actor) => refundSale(ctx, reversalsInFlight, saleId, input, actor),
+    settleReversal: (saleId, number, input, actor) => settleReversal(ctx, reversalsInFlight, saleId, number, input, actor),
+
+    receipt: (saleId, options) =>
+      buildReceipt(
+        {
+          core,
+          gateway: deps.gateway,
+          merchant: () => account.profile().name,
+          laneName: async (laneid) => (await registers.lane(laneid))?.name ?? `Lane ${laneid}`,
+          settings: () => settings.current(),
+        },
+        saleId,
+        options,
+      ),
+
+    async xReport(laneid) {
+      if (!(await registers.lane(laneid))) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+      return report(laneid);
+    },
+
+    async zClose(laneid, input) {
+      if (!(await registers.lane(laneid))) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+      const closed = await core.mutate(async (tx) => {
+        const shift = await cashiers.requireShiftInTx(tx, input.shift);
+        if (shift.laneid !== laneid) throw fail.precondition('wrong_lane', `This cashier is signed in on lane ${shift.laneid}, not ${laneid}`);
+        const state = await registers.getInTx(tx, laneid);
+        if (state.pending_reversals?.length) throw fail.conflict('reversal_in_progress', 'A refund or void is still in progress on this lane: wait for it to finish');
+        if (state.open_sale) {
+          const open = await loadSale(tx, state.open_sale);
+          if (open && open.status === 'open' && open.tenders.some((t) => t.status === 'approved' || t.status === 'pending')) {
+            throw fail.precondition('sale_in_progress', `Sale ${open.number} is partly paid: finish or void it before the Z report`);
+          }
+        }
+        const entries = await periodEntries(tx, laneid, state.period);
+        const r = aggregate(entries, { kind: 'z', laneid, period: state.period, from: state.period_started_at, to: tx.at, currency: account.profile().currency });
+        r.z = { number: state.period, closed_at: tx.at, closed_by: person(shift), batch_closed: false, batches: [] };
+        await putZ(tx, r, 'pos_z.closed');
+        await registers.putInTx(tx, nextPeriod(state, tx.at, state.period));
+        return r;
+      });
+      if (input.close_batch === false) return closed;
+      // Then the processing day's card batch closes (for the whole account).
+      const batches = await deps.gateway.closeDay(core.clock.now());
+      return core.mutate(async (tx) => {
+        const r: RegisterReport = {
+          ...closed,
+          z: {
+            ...closed.z!,
+            batch_closed: true,
+            batches: batches.map((b) => ({ token: b.token, processing_date: b.processing_date, transaction_count: b.transaction_count, sales_cents: b.sales_cents, refunds_cents: b.refunds_cents, net_cents: b.batch_net_amount_cents })),
+          },
+        };
+        await putZ(tx, r, 'pos_z.batch_closed');
+        return r;
+      });
+    },
+
+    zReports: (laneid) => listZ(core, laneid),
+    async zReport(laneid, number) {
+      const r = await getZ(core, laneid, number);
+      if (!r) throw fail.notFound('z_report_not_found', `Lane ${laneid} has no Z report ${number}`);
+      return r;
+    },
+
+    async recover() {
+      return (await recoverPending(ctx)) + (await recoverReversals(ctx, reversalsInFlight));
+    },
+  };
+}
+

@@ -1,0 +1,448 @@
+import type { Tx } from '../core';
+import { fail, isEngineError } from '../errors';
+import { getRecord } from '../records';
+import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
+import { KIND, type AllocationData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { returnedPart } from './money';
+import { formatMoney, refundFailureMessage } from './messages';
+import { liveLines, person, refundableOf, requireSale, saleView, saveSale, totalsOf } from './sales';
+import type { TenderDeps } from './tenders';
+import { reversalView } from './views';
+
+/**
+ * Voids and refunds: money goes back to the tenders the sale was paid with.
+ *
+ * - A refund returns lines (all or some units); its amount is the returned units' share of each
+ *   line's net and tax (cumulative rounding: a line returned in parts gives back exactly its total).
+ * - A void reverses a whole sale: an open sale's payments so far, or a paid sale with no refunds
+ *   yet, whose card and gift card payments must still be voidable (same processing day, before
+ *   the cut-off or the day's Z); otherwise it must be refunded.
+ * - The amount is spread over the sale's tenders in reverse order of payment (the last tender
+ *   first), each up to what it paid minus what went back to it already.
+ * - Card and gift card parts go through the gateway: a void when the whole tender goes back while
+ *   its transaction is still voidable, else a refund of the part. Cash parts come from the drawer
+ *   (it opens); cheque and other parts are recorded for the shop to settle.
+ * - A gateway part that fails leaves the reversal `incomplete` with the amount still owed; it is
+ *   settled by retrying, or in cash.
+ */
+export interface ReversalOutcome {
+  sale: Sale;
+  reversal: Reversal | null;
+  message: string;
+}
+
+
+interface Prepared {
+  sale: SaleData;
+  reversal: ReversalData;
+  shift: ShiftData;
+}
+
+async function voidable(deps: TenderDeps, tender: TenderData, now: number): Promise<boolean> {
+  if (!tender.transaction) return false;
+  const t = await deps.gateway.record(tender.transaction);
+  return !!t && t.state === 'completed' && t.refunded_cents === 0 && now < t.cutoff_at && (t.settlement.status === 'pending' || t.settlement.status === 'none');
+}
+
+/** Spreads `amount` over the sale's paid tenders, last tender first. */
+async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, strictVoid: boolean, now: number): Promise<AllocationData[]> {
+  const out: AllocationData[] = [];
+  let left = amount;
+  for (const t of [...sale.tenders].reverse()) {
+    if (left <= 0) break;
+    if (t.status !== 'approved') continue;
+    const remaining = t.amount_cents - t.refunded_cents;
+    const take = Math.min(left, remaining);
+    if (take <= 0) continue;
+    let method: AllocationData['method'];
+    if (t.type === 'cash') method = 'cash';
+    else if (t.type === 'cheque' || t.type === 'other') method = 'external';
+    else {
+      const whole = take === t.amount_cents && t.refunded_cents === 0;
+      const canVoid = whole && (await voidable(deps, t, now));
+      if (strictVoid && !canVoid) {
+        throw fail.precondition('void_window_closed', `${t.label} was already sent in the day's card batch, so this sale cannot be voided. Refund it instead.`);
+      }
+      method = canVoid ? 'void' : 'refund';
+    }
+    out.push({
+      tender: t.id,
+      tender_type: t.type,
+      label: t.label,
+      amount_cents: take,
+      method,
+      status: 'pending',
+      transaction: null,
+      error: null,
+      reference: method === 'void' || method === 'refund' ? `${reversalId}-${t.id}`.slice(0, 100) : null,
+    });
+    left -= take;
+  }
+  if (left > 0) throw fail.internal('refund_unallocated', 'The refund could not be matched to the sale\'s payments');
+  return out;
+}
+
+function refundLines(sale: SaleData, input: RefundInput): ReversalLineData[] {
+  const wanted = new Map<number, number>();
+  if (input.all) {
+    for (const l of liveLines(sale)) if (l.quantity > l.returned_quantity) wanted.set(l.line, l.quantity - l.returned_quantity);
+  } else {
+    if (!input.lines?.length) throw fail.invalid('lines_required', 'Choose the lines to refund, or all', [{ field: 'lines', message: 'required unless all is true' }]);
+    for (const r of input.lines) wanted.set(r.line, (wanted.get(r.line) ?? 0) + r.quantity);
+  }
+  const out: ReversalLineData[] = [];
+  for (const [n, q] of wanted) {
+    const l = sale.lines.find((x) => x.line === n);
+    if (!l || l.voided) throw fail.invalid('line_not_refundable', `Line ${n} is not on sale ${sale.number}`, [{ field: 'lines', message: `line ${n}` }]);
+    const left = l.quantity - l.returned_quantity;
+    if (q > left) throw fail.precondition('quantity_exceeds_sold', `Line ${n} (${l.description}): ${q} to refund, but only ${left} of ${l.quantity} not refunded yet`);
+    const net = returnedPart(l.net_cents, l.quantity, l.returned_quantity, q);
+    const tax = returnedPart(l.tax_cents, l.quantity, l.returned_quantity, q);
+    out.push({ line: n, description: l.description, quantity: q, net_cents: net, tax_cents: tax, total_cents: net + tax });
+  }
+  if (out.length === 0) throw fail.precondition('nothing_to_refund', `Everything on sale ${sale.number} was refunded already`);
+  return out.sort((a, b) => a.line - b.line);
+}
+
+function withReturned(sale: SaleData, lines: ReversalLineData[]): SaleData {
+  return {
+    ...sale,
+    lines: sale.lines.map((l) => {
+      const r = lines.find((x) => x.line === l.line);
+      return r ? { ...l, returned_quantity: l.returned_quantity + r.quantity, returned_net_cents: l.returned_net_cents + r.net_cents, returned_tax_cents: l.returned_tax_cents + r.tax_cents } : l;
+    }),
+  };
+}
+
+function requireNoPending(sale: SaleData): void {
+  if (sale.pending_tender) throw fail.conflict('tender_in_progress', 'A payment is in progress on this sale: wait for it to finish, or cancel it on the terminal');
+  if (sale.pending_reversal) throw fail.conflict('reversal_in_progress', 'A refund or void is already in progress on this sale');
+}
+
+function newReversal(deps: TenderDeps, tx: Tx, sale: SaleData, shift: ShiftData, kind: ReversalData['kind'], lines: ReversalLineData[], amount: number, reason: string | undefined): ReversalData {
+  return {
+    id: deps.core.ids.token(),
+    number: sale.reversals.length + 1,
+    kind,
+    status: 'pending',
+    reason: reason?.trim() || null,
+    lines,
+    amount_cents: amount,
+    refunded_cents: 0,
+    outstanding_cents: 0,
+    allocations: [],
+    cashier: person(shift),
+    laneid: shift.laneid,
+    drawer_opened: false,
+    created_at: tx.at,
+    completed_at: null,
+  };
+}
+
+async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boolean): Promise<ReversalOutcome | Prepared> {
+  const { shift } = prepared;
+  let { sale, reversal } = prepared;
+  reversal.allocations = await allocate(deps, sale, reversal.id, reversal.amount_cents, reversal.kind === 'void' && sale.status === 'paid', tx.now);
+  if (dryRun) {
+    return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: planMessage(reversal, sale.currency) };
+  }
+  // The sale side is booked now (the goods are back, the sale is voided); the money follows.
+  sale = withReturned(sale, reversal.lines);
+  sale = { ...sale, reversals: [...sale.reversals, reversal], pending_reversal: reversal.id };
+  if (sale.paid_at) await journalSaleReversal(deps, tx, sale, reversal);
+  if (reversal.kind === 'void') {
+    sale = { ...sale, status: 'voided', voided_at: tx.at };
+    const own = await deps.registers.getInTx(tx, sale.laneid);
+    if (own.open_sale === sale.id) await deps.registers.putInTx(tx, { ...own, open_sale: null });
+  } else {
+    sale = { ...sale, status: refundableOf(sale) === 0 ? 'refunded' : 'partially_refunded' };
+  }
+  await markPending(deps, tx, shift.laneid, sale.id);
+  sale = await saveSale(deps, tx, sale, reversal.kind === 'void' ? 'pos_sale.voided' : 'pos_sale.refunded');
+  reversal = sale.reversals[sale.reversals.length - 1]!;
+  return { sale, reversal, shift };
+}
+
+async function markPending(deps: TenderDeps, tx: Tx, laneid: string, saleId: string): Promise<void> {
+  const state = await deps.registers.getInTx(tx, laneid);
+  await deps.registers.putInTx(tx, { ...state, pending_reversals: [...(state.pending_reversals ?? []).filter((s) => s !== saleId), saleId] });
+}
+
+async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, reversal: ReversalData): Promise<void> {
+  const taxes = new Map<number, { tax_rate: number; taxable_cents: number; tax_cents: number }>();
+  for (const rl of reversal.lines) {
+    const rate = sale.lines.find((l) => l.line === rl.line)?.tax_rate ?? 0;
+    const e = taxes.get(rate) ?? { tax_rate: rate, taxable_cents: 0, tax_cents: 0 };
+    e.taxable_cents += rl.net_cents;
+    e.tax_cents += rl.tax_cents;
+    taxes.set(rate, e);
+  }
+  await deps.registers.journalInTx(tx, reversal.laneid, {
+    type: 'sale_reversal',
+    sale: sale.id,
+    kind: reversal.kind,
+    cashier: reversal.cashier,
+    total_cents: reversal.lines.reduce((s, l) => s + l.total_cents, 0),
+    tax_cents: reversal.lines.reduce((s, l) => s + l.tax_cents, 0),
+    taxes: [...taxes.values()],
+    at: tx.at,
+  });
+}
+
+function planMessage(r: ReversalData, currency: string): string {
+  const money = (c: number) => formatMoney(c, currency);
+  const parts = r.allocations.map((a) => `${money(a.amount_cents)} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ' (void)' : ''}`);
+  return `${r.kind === 'void' ? 'Void' : 'Refund'} of ${money(r.amount_cents)}: ${parts.join(', ')}.`;
+}
+
+type StepResult = { status: 'done'; transaction: string } | { status: 'failed'; error: { code: string; message: string } };
+
+/** The gateway steps of a reversal, one after another (each is idempotent by its reference). */
+async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: ReversalData, actor: string | null): Promise<Map<number, StepResult>> {
+  const results = new Map<number, StepResult>();
+  for (const [i, a] of reversal.allocations.entries()) {
+    if (a.status !== 'pending' || (a.method !== 'void' && a.method !== 'refund')) continue;
+    const tender = sale.tenders.find((t) => t.id === a.tender);
+    const attempt = async (method: 'void' | 'refund'): Promise<StepResult> => {
+      const result = await deps.gateway.transact(method, { transaction: tender?.transaction ?? '', transaction_reference: a.reference, ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) }, actor);
+      if (result.approved) return { status: 'done', transaction: result.body.transaction };
+      const message = result.body.transactions[0]?.gateway_response.message ?? '';
+      return { status: 'failed', error: { code: 'declined', message: `${refundFailureMessage('declined', a.label)}${message ? ` (${message})` : ''}` } };
+    };
+    try {
+      results.set(i, await attempt(a.method));
+    } catch (err) {
+      const code = isEngineError(err) ? err.code : 'gateway_error';
+      if (!isEngineError(err)) deps.core.logger.error({ err, sale: sale.id }, 'refund step failed unexpectedly');
+      // Past the cut-off (or a Z) between the plan and the void: a refund of the same amount does it.
+      if (a.method === 'void' && code === 'void_window_closed' && !(reversal.kind === 'void' && sale.paid_at)) {
+        try {
+          results.set(i, await attempt('refund'));
+          continue;
+        } catch (again) {
+          const c = isEngineError(again) ? again.code : 'gateway_error';
+          results.set(i, { status: 'failed', error: { code: c, message: refundFailureMessage(c, a.label) } });
+          continue;
+        }
+      }
+      results.set(i, { status: 'failed', error: { code, message: refundFailureMessage(code, a.label) } });
+    }
+  }
+  return results;
+}
+
+/** Records the outcome of a reversal's steps; cash and external parts are done here. */
+async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: string, results: Map<number, StepResult>, options: { cashDone: boolean }): Promise<ReversalOutcome> {
+  let sale = await requireSale(tx, saleId);
+  const index = sale.reversals.findIndex((r) => r.id === reversalId);
+  const current = sale.reversals[index];
+  if (!current) throw fail.notFound('reversal_not_found', 'No such refund or void');
+  const laneid = current.laneid;
+  let cash = 0;
+  const tenders = sale.tenders.map((t) => ({ ...t }));
+  const allocations = current.allocations.map((a, i) => {
+    if (a.status !== 'pending') return a;
+    const r = results.get(i);
+    let next: AllocationData;
+    if (a.method === 'cash' || a.method === 'external') {
+      next = options.cashDone ? { ...a, status: 'done' } : { ...a, status: 'failed', error: { code: 'interrupted', message: `The ${a.method === 'cash' ? 'cash' : a.label} refund was interrupted: settle it now.` } };
+    } else if (r?.status === 'done') {
+      next = { ...a, status: 'done', transaction: r.transaction, method: a.method };
+    } else {
+      next = { ...a, status: 'failed', error: r?.status === 'failed' ? r.error : { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } };
+    }
+    if (next.status === 'done') {
+      if (next.method === 'cash') cash += next.amount_cents;
+      const t = tenders.find((x) => x.id === a.tender);
+      if (t && t.type === a.tender_type) {
+        t.refunded_cents += next.amount_cents;
+        if (t.refunded_cents >= t.amount_cents) t.status = 'reversed';
+      }
+    }
+    return next;
+  });
+  const cashier = current.cashier;
+  for (const a of allocations) {
+    if (a.status === 'done' && current.allocations[allocations.indexOf(a)]?.status === 'pending') {
+      await deps.registers.journalInTx(tx, laneid, { type: 'reversal', sale: sale.id, reversal: current.id, kind: current.kind, tender: a.tender, tender_type: a.tender_type, label: journalLabel(a, tenders), cashier, amount_cents: a.amount_cents, at: tx.at });
+    }
+  }
+  let drawerOpened = current.drawer_opened;
+  if (cash > 0) {
+    await deps.registers.openDrawerInTx(tx, { laneid, reason: 'cash_refund', sale: sale.id, amount_cents: cash, cashier });
+    drawerOpened = true;
+  }
+  const refunded = allocations.filter((a) => a.status === 'done').reduce((s, a) => s + a.amount_cents, 0);
+  const outstanding = current.amount_cents - refunded;
+  const reversal: ReversalData = {
+    ...current,
+    allocations,
+    refunded_cents: refunded,
+    outstanding_cents: outstanding,
+    status: outstanding > 0 ? 'incomplete' : 'completed',
+    drawer_opened: drawerOpened,
+    completed_at: outstanding > 0 ? null : tx.at,
+  };
+  sale = { ...sale, tenders, reversals: sale.reversals.map((r, i) => (i === index ? reversal : r)), pending_reversal: null };
+  const state = await deps.registers.getInTx(tx, laneid);
+  if (state.pending_reversals?.includes(sale.id)) await deps.registers.putInTx(tx, { ...state, pending_reversals: state.pending_reversals.filter((s) => s !== sale.id) });
+  sale = await saveSale(deps, tx, sale, 'pos_sale.reversal_finished');
+  return { sale: saleView(deps, sale), reversal: reversalView(reversal), message: outcomeMessage(reversal, sale.currency) };
+}
+
+function journalLabel(a: AllocationData, tenders: TenderData[]): string {
+  if (a.method === 'cash') return 'Cash';
+  const t = tenders.find((x) => x.id === a.tender);
+  if (a.tender_type === 'card') return t?.card?.brand ?? 'Card';
+  if (a.tender_type === 'gift_card') return 'Gift card';
+  if (a.tender_type === 'cheque') return 'Cheque';
+  return t?.label ?? a.label;
+}
+
+function outcomeMessage(r: ReversalData, currency: string): string {
+  const money = (c: number) => formatMoney(c, currency);
+  const what = r.kind === 'void' ? 'Voided' : 'Refunded';
+  const done = r.allocations.filter((a) => a.status === 'done');
+  const cash = done.filter((a) => a.method === 'cash').reduce((s, a) => s + a.amount_cents, 0);
+  const parts = done.map((a) => `${money(a.amount_cents)} to ${a.method === 'cash' ? 'cash' : a.label}`);
+  let text = `${what} ${money(r.refunded_cents)}${parts.length ? `: ${parts.join(', ')}` : ''}.`;
+  if (cash > 0) text += ` Give ${money(cash)} in cash from the drawer.`;
+  if (r.outstanding_cents > 0) {
+    const failed = r.allocations.filter((a) => a.status === 'failed').map((a) => a.error?.message).filter(Boolean);
+    text += ` ${failed.join(' ')} Still owed to the customer: ${money(r.outstanding_cents)}.`;
+  }
+  return text;
+}
+
+async function execute(deps: TenderDeps, prepared: Prepared, actor: string | null, inflight: Set<string>): Promise<ReversalOutcome> {
+  const { sale, reversal } = prepared;
+  try {
+    const results = await runGatewaySteps(deps, sale, reversal, actor);
+    return await deps.core.mutate((tx) => finishInTx(deps, tx, sale.id, reversal.id, results, { cashDone: true }));
+  } finally {
+    inflight.delete(reversal.id);
+  }
+}
+
+export async function voidSale(deps: TenderDeps, inflight: Set<string>, saleId: string, input: VoidInput, actor: string | null): Promise<ReversalOutcome> {
+  const started = await deps.core.mutate(async (tx): Promise<ReversalOutcome | Prepared> => {
+    const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
+    let sale = await requireSale(tx, saleId);
+    requireNoPending(sale);
+    if (sale.status === 'voided') throw fail.precondition('sale_voided', `Sale ${sale.number} is already voided`);
+    if (sale.status === 'open') {
+      if (sale.laneid !== shift.laneid) throw fail.precondition('wrong_lane', `Sale ${sale.number} is open on lane ${sale.laneid}: void it there`);
+      const paid = sale.tenders.filter((t) => t.status === 'approved');
+      if (paid.length === 0) {
+        // Nothing was paid: the sale is simply voided.
+        sale = { ...sale, status: 'voided', voided_at: tx.at };
+        const state = await deps.registers.getInTx(tx, sale.laneid);
+        if (state.open_sale === sale.id) await deps.registers.putInTx(tx, { ...state, open_sale: null });
+        sale = await saveSale(deps, tx, sale, 'pos_sale.voided');
+        return { sale: saleView(deps, sale), reversal: null, message: `Sale ${sale.number} voided.` };
+      }
+      const amount = paid.reduce((s, t) => s + t.amount_cents, 0);
+      const reversal = newReversal(deps, tx, sale, shift, 'void', [], amount, input.reason);
+      inflight.add(reversal.id);
+      return begin(deps, tx, { sale, reversal, shift }, false);
+    }
+    if (sale.status !== 'paid' || sale.reversals.some((r) => r.status !== 'planned')) {
+      throw fail.precondition('sale_has_refunds', `Sale ${sale.number} has refunds, so it cannot be voided: refund what is left instead`);
+    }
+    const lines = liveLines(sale).map((l) => ({ line: l.line, description: l.description, quantity: l.quantity, net_cents: l.net_cents, tax_cents: l.tax_cents, total_cents: l.total_cents }));
+    const reversal = newReversal(deps, tx, sale, shift, 'void', lines, totalsOf(sale).total_cents, input.reason);
+    inflight.add(reversal.id);
+    return begin(deps, tx, { sale, reversal, shift }, false);
+  });
+  if ('message' in started) return started;
+  return execute(deps, started, actor, inflight);
+}
+
+export async function refundSale(deps: TenderDeps, inflight: Set<string>, saleId: string, input: RefundInput, actor: string | null): Promise<ReversalOutcome> {
+  let reserved: string | undefined;
+  const started = await deps.core
+    .mutate(async (tx): Promise<ReversalOutcome | Prepared> => {
+      const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
+      const sale = await requireSale(tx, saleId);
+      requireNoPending(sale);
+      if (sale.status !== 'paid' && sale.status !== 'partially_refunded') {
+        throw fail.precondition('sale_not_refundable', sale.status === 'open' ? `Sale ${sale.number} is not paid yet: void it instead (F9)` : `Sale ${sale.number} is ${sale.status.replace('_', ' ')}: there is nothing to refund`);
+      }
+      const lines = refundLines(sale, input);
+      const amount = lines.reduce((s, l) => s + l.total_cents, 0);
+      const reversal = newReversal(deps, tx, sale, shift, 'refund', lines, amount, input.reason);
+      if (!input.dry_run) {
+        reserved = reversal.id;
+        inflight.add(reversal.id);
+      }
+      return begin(deps, tx, { sale, reversal, shift }, input.dry_run === true);
+    })
+    .catch((err: unknown) => {
+      if (reserved) inflight.delete(reserved);
+      throw err;
+    });
+  if ('message' in started) return started;
+  return execute(deps, started, actor, inflight);
+}
+
+/** An incomplete refund or void: retry its failed gateway steps, or give what is owed in cash. */
+export async function settleReversal(deps: TenderDeps, inflight: Set<string>, saleId: string, number: number, input: SettleInput, actor: string | null): Promise<ReversalOutcome> {
+  const started = await deps.core.mutate(async (tx): Promise<ReversalOutcome | Prepared> => {
+    const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
+    let sale = await requireSale(tx, saleId);
+    requireNoPending(sale);
+    const reversal = sale.reversals.find((r) => r.number === number);
+    if (!reversal) throw fail.notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
+    if (reversal.status !== 'incomplete') throw fail.precondition('reversal_complete', 'Nothing is owed on this refund or void');
+    const failed = reversal.allocations.filter((a) => a.status === 'failed');
+    let allocations: AllocationData[];
+    if (input.method === 'cash') {
+      const amount = failed.reduce((s, a) => s + a.amount_cents, 0);
+      const cashAlloc: AllocationData = { tender: 'cash', tender_type: 'cash', label: 'Cash', amount_cents: amount, method: 'cash', status: 'pending', transaction: null, error: null, reference: null };
+      // The failed steps stay on record; the cash part makes up what they did not give back.
+      allocations = [...reversal.allocations, cashAlloc];
+    } else {
+      allocations = reversal.allocations.map((a) => (a.status === 'failed' && (a.method === 'void' || a.method === 'refund') ? { ...a, status: 'pending', error: null } : a));
+      if (!allocations.some((a) => a.status === 'pending')) throw fail.precondition('nothing_to_retry', 'Nothing can be retried on this refund: settle it in cash');
+    }
+    const next: ReversalData = { ...reversal, status: 'pending', allocations };
+    sale = { ...sale, reversals: sale.reversals.map((r) => (r.id === reversal.id ? next : r)), pending_reversal: reversal.id };
+    inflight.add(reversal.id);
+    await markPending(deps, tx, reversal.laneid, sale.id);
+    sale = await saveSale(deps, tx, sale, 'pos_sale.reversal_started');
+    return { sale, reversal: next, shift };
+  });
+  if ('message' in started) return started;
+  return execute(deps, started, actor, inflight);
+}
+
+/**
+ * Refunds and voids left pending by a stop: each gateway step is looked up by its reference
+ * (found: done; not found: failed, still owed); cash parts are left owed, to be settled.
+ */
+export async function recoverReversals(deps: TenderDeps, inflight: Set<string>): Promise<number> {
+  let n = 0;
+  for (const state of await deps.registers.all()) {
+    for (const saleId of state.pending_reversals ?? []) {
+      const sale = (await getRecord<SaleData>(deps.core, KIND.sale, saleId))?.data;
+      const reversal = sale?.reversals.find((r) => r.id === sale.pending_reversal);
+      if (!sale || !reversal) {
+        await deps.core.mutate(async (tx) => {
+          const s = await deps.registers.getInTx(tx, state.laneid);
+          await deps.registers.putInTx(tx, { ...s, pending_reversals: (s.pending_reversals ?? []).filter((x) => x !== saleId) });
+        });
+        continue;
+      }
+      if (inflight.has(reversal.id)) continue;
+      const results = new Map<number, StepResult>();
+      for (const [i, a] of reversal.allocations.entries()) {
+        if (a.status !== 'pending' || !a.reference) continue;
+        const found = (await deps.gateway.view(`${a.method}/${sale.id}/${a.reference}`)) ?? (a.method === 'void' ? await deps.gateway.view(`refund/${sale.id}/${a.reference}`) : undefined);
+        results.set(i, found ? { status: 'done', transaction: found.token } : { status: 'failed', error: { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } });
+      }
+      await deps.core.mutate((tx) => finishInTx(deps, tx, sale.id, reversal.id, results, { cashDone: false }));
+      n += 1;
+    }
+  }
+  return n;
+}

@@ -1,0 +1,399 @@
+import type { EngineCore, Tx } from '../core';
+import type { Account } from '../account';
+import { fail } from '../errors';
+import type { Orders } from '../orders';
+import { dateInZone } from '../clock';
+import { getRecord, putRecord, recordsByRef } from '../records';
+import type { OrderInput } from '../../shared/schemas/orders';
+import type { LineInput, LinePatch, Sale, SaleLine, TenderType } from '../../shared/schemas/register';
+import type { Catalog } from './catalog';
+import type { Cashiers } from './cashiers';
+import type { Registers } from './registers';
+import { cashSuggestions, discountFromPercent, MAX_QUANTITY, priceLine, taxRateFromPercent, taxRateToPercent, type Discount } from './money';
+import { KIND, refOfNumber, saleNumber, saleRef, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
+import { tenderView, reversalView } from './views';
+
+export const MAX_LINES = 200;
+
+/** What the sale operations work with. */
+export interface SaleContext {
+  core: EngineCore;
+  account: Account;
+  orders: Orders;
+  catalog: Catalog;
+  cashiers: Cashiers;
+  registers: Registers;
+  settings(): SettingsData;
+}
+
+export interface Totals {
+  subtotal_cents: number;
+  discount_cents: number;
+  net_cents: number;
+  tax_cents: number;
+  total_cents: number;
+  paid_cents: number;
+  balance_cents: number;
+  change_cents: number;
+  refunded_cents: number;
+}
+
+const PAID: ReadonlyArray<TenderData['status']> = ['approved', 'reversed'];
+
+export function liveLines(sale: SaleData): LineData[] {
+  return sale.lines.filter((l) => !l.voided);
+}
+
+export function totalsOf(sale: SaleData): Totals {
+  const t = { subtotal_cents: 0, discount_cents: 0, net_cents: 0, tax_cents: 0, total_cents: 0, paid_cents: 0, balance_cents: 0, change_cents: 0, refunded_cents: 0 };
+  for (const l of liveLines(sale)) {
+    t.subtotal_cents += l.gross_cents;
+    t.discount_cents += l.discount_cents;
+    t.net_cents += l.net_cents;
+    t.tax_cents += l.tax_cents;
+    t.total_cents += l.total_cents;
+  }
+  for (const tender of sale.tenders) {
+    if (!PAID.includes(tender.status)) continue;
+    t.paid_cents += tender.amount_cents;
+    t.change_cents += tender.change_cents;
+  }
+  for (const r of sale.reversals) t.refunded_cents += r.refunded_cents;
+  t.balance_cents = sale.status === 'open' ? t.total_cents - t.paid_cents : 0;
+  return t;
+}
+
+/** Tax by rate, over the sale's live lines (or any lines given). */
+export function taxesOf(lines: ReadonlyArray<Pick<LineData, 'tax_rate' | 'net_cents' | 'tax_cents'>>): Array<{ tax_rate: number; taxable_cents: number; tax_cents: number }> {
+  const by = new Map<number, { tax_rate: number; taxable_cents: number; tax_cents: number }>();
+  for (const l of lines) {
+    const e = by.get(l.tax_rate) ?? { tax_rate: l.tax_rate, taxable_cents: 0, tax_cents: 0 };
+    e.taxable_cents += l.net_cents;
+    e.tax_cents += l.tax_cents;
+    by.set(l.tax_rate, e);
+  }
+  return [...by.values()].sort((a, b) => a.tax_rate - b.tax_rate);
+}
+
+export function hasMoneyIn(sale: SaleData): boolean {
+  return sale.tenders.some((t) => t.status === 'approved' || t.status === 'pending');
+}
+
+/** Which tenders the register takes on this sale now (settings, account capabilities, sale state). */
+export function allowedTenders(ctx: SaleContext, sale: SaleData, totals = totalsOf(sale)): TenderType[] {
+  if (sale.status !== 'open' || sale.pending_tender || sale.pending_reversal || liveLines(sale).length === 0) return [];
+  const s = ctx.settings();
+  const can = (c: Parameters<Account['can']>[0]) => ctx.account.can(c);
+  if (totals.balance_cents <= 0) return totals.total_cents === 0 && s.tenders.cash ? ['cash'] : [];
+  const out: TenderType[] = [];
+  if (s.tenders.card && can('order_transactions') && can('card_present_emv')) out.push('card');
+  if (s.tenders.cash) out.push('cash');
+  if (s.tenders.cheque) out.push('cheque');
+  if (s.tenders.gift_card && can('order_transactions') && can('gift_cards')) out.push('gift_card');
+  if (s.tenders.other && s.other_tenders.length > 0) out.push('other');
+  return out;
+}
+
+function lineView(l: LineData): SaleLine {
+  return {
+    line: l.line,
+    product_code: l.product_code,
+    barcode: l.barcode,
+    description: l.description,
+    category: l.category,
+    quantity: l.quantity,
+    list_price_cents: l.list_price_cents,
+    unit_price_cents: l.unit_price_cents,
+    open_price: l.open_price,
+    price_override: l.price_override,
+    discount: l.discount
+      ? { percent: l.discount.kind === 'percent' ? l.discount.basis_points / 100 : null, amount_cents: l.discount.kind === 'amount' ? l.discount.amount_cents : null, reason: l.discount.reason }
+      : null,
+    tax_rate: taxRateToPercent(l.tax_rate),
+    gross_cents: l.gross_cents,
+    discount_cents: l.discount_cents,
+    net_cents: l.net_cents,
+    tax_cents: l.tax_cents,
+    total_cents: l.total_cents,
+    voided: l.voided,
+    returned_quantity: l.returned_quantity,
+  };
+}
+
+export function refundableOf(sale: SaleData): number {
+  return liveLines(sale).reduce((sum, l) => sum + l.total_cents - l.returned_net_cents - l.returned_tax_cents, 0);
+}
+
+export function saleView(ctx: SaleContext, sale: SaleData): Sale {
+  const totals = totalsOf(sale);
+  const tenders = allowedTenders(ctx, sale, totals);
+  const s = ctx.settings();
+  const reversed = sale.reversals.some((r) => r.status !== 'planned');
+  return {
+    id: sale.id,
+    number: sale.number,
+    order: sale.id,
+    laneid: sale.laneid,
+    status: sale.status,
+    currency: sale.currency,
+    cashier: sale.cashier,
+    lines: sale.lines.map(lineView),
+    totals,
+    taxes: taxesOf(liveLines(sale)).map((t) => ({ ...t, tax_rate: taxRateToPercent(t.tax_rate) })),
+    tenders: sale.tenders.map(tenderView),
+    reversals: sale.reversals.map(reversalView),
+    pending_tender: sale.pending_tender,
+    allowed: {
+      tenders,
+      other_tenders: tenders.includes('other') ? [...s.other_tenders] : [],
+      card_manual_entry: tenders.includes('card') && s.card_manual_entry,
+      cash_suggestions: tenders.includes('cash') ? cashSuggestions(totals.balance_cents) : [],
+      edit_lines: sale.status === 'open' && !hasMoneyIn(sale) && !sale.pending_reversal,
+      void: !sale.pending_reversal && !sale.pending_tender && (sale.status === 'open' || (sale.status === 'paid' && !reversed)),
+      refund: !sale.pending_reversal && (sale.status === 'paid' || sale.status === 'partially_refunded') && refundableOf(sale) > 0,
+    },
+    created_at: sale.created_at,
+    updated_at: sale.updated_at,
+    paid_at: sale.paid_at,
+    voided_at: sale.voided_at,
+  };
+}
+
+// ---- storage ----
+
+export async function loadSale(reader: Tx | EngineCore, idOrNumber: string): Promise<SaleData | undefined> {
+  const direct = (await getRecord<SaleData>(reader, KIND.sale, idOrNumber))?.data;
+  if (direct) return direct;
+  const ref = refOfNumber(idOrNumber);
+  return ref ? (await recordsByRef<SaleData>(reader, KIND.sale, ref))[0]?.data : undefined;
+}
+
+export async function requireSale(tx: Tx, idOrNumber: string): Promise<SaleData> {
+  const sale = await loadSale(tx, idOrNumber);
+  if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
+  return sale;
+}
+
+function orderItems(sale: SaleData): NonNullable<OrderInput['order_items']> {
+  return liveLines(sale).map((l) => ({
+    number: String(l.line),
+    description: l.description,
+    quantity: l.quantity,
+    unit_cost_cents: l.unit_price_cents,
+    amount_cents: l.net_cents,
+    tax_amount_cents: l.tax_cents,
+    discount_amount_cents: l.discount_cents,
+    product_code: l.product_code,
+    category: l.category,
+    attributes: {
+      tax_rate: String(taxRateToPercent(l.tax_rate)),
+      ...(l.barcode ? { barcode: l.barcode } : {}),
+      ...(l.price_override ? { price_override_reason: l.price_override.reason, list_price_cents: l.price_override.list_price_cents } : {}),
+      ...(l.returned_quantity ? { returned_quantity: l.returned_quantity } : {}),
+    },
+  }));
+}
+
+/**
+ * Writes the sale and keeps its order in step: a draft while the sale is open, published (with its
+ * final amount and items) once paid. The order's items are the sale's live lines in the
+ * reference's shape: `amount_cents` is the line's net (after discount, before tax).
+ */
+export async function saveSale(ctx: SaleContext, tx: Tx, sale: SaleData, type: string): Promise<SaleData> {
+  const next = { ...sale, updated_at: tx.at };
+  const totals = totalsOf(next);
+  await putRecord(tx, KIND.sale, next.id, next, {
+    type,
+    entity: 'pos_sale',
+    key: next.id,
+    data: { number: next.number, laneid: next.laneid, status: next.status, total_cents: totals.total_cents, balance_cents: totals.balance_cents, pending_tender: next.pending_tender },
+  }, saleRef(next.laneid, Number(next.number.slice(next.number.lastIndexOf('-') + 1))));
+  const p = ctx.account.profile();
+  const order: OrderInput = {
+    identifier: next.id,
+    number: next.number,
+    currency: next.currency,
+    amount_cents: totals.total_cents,
+    date: dateInZone(Date.parse(next.created_at), p.timezone),
+    draft: next.paid_at === null,
+    order_items: orderItems(next),
+    attributes: { pos_lane: next.laneid, pos_status: next.status, pos_cashier: next.cashier.name, pos_refunded_cents: totals.refunded_cents },
+  };
+  const resolved = await ctx.orders.resolveInTx(tx, order, { amountCents: totals.total_cents, currency: next.currency });
+  await ctx.orders.putInTx(tx, resolved);
+  return next;
+}
+
+// ---- sale and lines ----
+
+export function person(shift: ShiftData): PersonRef {
+  return { id: shift.cashier.id, name: shift.cashier.name };
+}
+
+export function requireSameLane(sale: SaleData, shift: ShiftData): void {
+  if (sale.laneid !== shift.laneid) throw fail.precondition('wrong_lane', `Sale ${sale.number} belongs to lane ${sale.laneid}; this cashier is signed in on lane ${shift.laneid}`);
+}
+
+function requireEditable(sale: SaleData): void {
+  if (sale.status !== 'open') throw fail.precondition('sale_closed', `Sale ${sale.number} is ${sale.status}: start a new sale`);
+  if (hasMoneyIn(sale)) throw fail.precondition('sale_locked', 'Payment has started on this sale: take the rest of the payment, or void the sale (F9) to start over');
+}
+
+/** Starts a sale on the shift's lane, or resumes the lane's open sale. */
+export async function startSaleInTx(ctx: SaleContext, tx: Tx, shift: ShiftData): Promise<{ sale: SaleData; created: boolean }> {
+  ctx.account.require('orders');
+  const state = await ctx.registers.getInTx(tx, shift.laneid);
+  if (state.open_sale) {
+    const open = await loadSale(tx, state.open_sale);
+    if (open && open.status === 'open') return { sale: open, created: false };
+  }
+  const seq = state.sale_seq + 1;
+  const sale: SaleData = {
+    id: ctx.core.ids.token(),
+    number: saleNumber(shift.laneid, seq),
+    laneid: shift.laneid,
+    status: 'open',
+    currency: ctx.account.profile().currency,
+    cashier: person(shift),
+    lines: [],
+    tenders: [],
+    reversals: [],
+    pending_tender: null,
+    pending_reversal: null,
+    created_at: tx.at,
+    updated_at: tx.at,
+    paid_at: null,
+    voided_at: null,
+  };
+  await ctx.registers.putInTx(tx, { ...state, sale_seq: seq, open_sale: sale.id });
+  return { sale: await saveSale(ctx, tx, sale, 'pos_sale.created'), created: true };
+}
+
+function parseScan(scan: string): { code: string; quantity: number | undefined } {
+  const m = /^\s*([0-9]{1,3})\s*[*xX]\s*(\S+)\s*$/.exec(scan);
+  return m ? { code: m[2]!, quantity: Number(m[1]) } : { code: scan.trim(), quantity: undefined };
+}
+
+function checkQuantity(q: number): void {
+  if (!Number.isInteger(q) || q < 1 || q > MAX_QUANTITY) throw fail.invalid('invalid_quantity', `quantity must be a whole number from 1 to ${MAX_QUANTITY}`, [{ field: 'quantity', message: `1 to ${MAX_QUANTITY}` }]);
+}
+
+function reprice(l: LineData): LineData {
+  return { ...l, ...priceLine(l.unit_price_cents, l.quantity, l.discount, l.tax_rate) };
+}
+
+export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, input: LineInput): Promise<SaleData> {
+  requireEditable(sale);
+  const given = [input.scan, input.product_code, input.open].filter((v) => v !== undefined).length;
+  if (given !== 1) throw fail.invalid('line_source', 'Send exactly one of scan, product_code or open', [{ field: 'scan', message: 'exactly one of scan, product_code, open' }]);
+  if (liveLines(sale).length >= MAX_LINES) throw fail.precondition('too_many_lines', `A sale holds at most ${MAX_LINES} lines: pay this one and start another`);
+  const nextLine = sale.lines.reduce((m, l) => Math.max(m, l.line), 0) + 1;
+  let line: LineData;
+  if (input.open) {
+    const o = input.open;
+    const rate = o.tax_rate === undefined ? ctx.settings().default_tax_rate : taxRateFromPercent(o.tax_rate, 'open.tax_rate');
+    const quantity = input.quantity ?? 1;
+    checkQuantity(quantity);
+    line = reprice({
+      line: nextLine,
+      product_code: null,
+      barcode: null,
+      description: o.description.trim(),
+      category: o.category?.trim() ?? null,
+      quantity,
+      list_price_cents: o.unit_price_cents,
+      unit_price_cents: o.unit_price_cents,
+      open_price: true,
+      price_override: null,
+      discount: null,
+      tax_rate: rate,
+      gross_cents: 0, discount_cents: 0, net_cents: 0, tax_cents: 0, total_cents: 0,
+      voided: false,
+      returned_quantity: 0,
+      returned_net_cents: 0,
+      returned_tax_cents: 0,
+    });
+  } else {
+    const parsed = input.scan !== undefined ? parseScan(input.scan) : { code: input.product_code!, quantity: undefined };
+    const quantity = input.quantity ?? parsed.quantity ?? 1;
+    checkQuantity(quantity);
+    const product = await ctx.catalog.findInTx(tx, parsed.code);
+    if (!product) throw fail.notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
+    if (!product.active) throw fail.precondition('product_inactive', `${product.description} (${product.code}) is no longer sold`);
+    // Scanning the same item again adds to the last line when that line is a plain one.
+    const last = sale.lines[sale.lines.length - 1];
+    if (last && !last.voided && last.product_code === product.code && !last.price_override && !last.discount && last.quantity + quantity <= MAX_QUANTITY) {
+      const merged = reprice({ ...last, quantity: last.quantity + quantity });
+      return { ...sale, lines: [...sale.lines.slice(0, -1), merged] };
+    }
+    line = reprice({
+      line: nextLine,
+      product_code: product.code,
+      barcode: product.barcode,
+      description: product.description,
+      category: product.category,
+      quantity,
+      list_price_cents: product.price_cents,
+      unit_price_cents: product.price_cents,
+      open_price: false,
+      price_override: null,
+      discount: null,
+      tax_rate: product.tax_rate,
+      gross_cents: 0, discount_cents: 0, net_cents: 0, tax_cents: 0, total_cents: 0,
+      voided: false,
+      returned_quantity: 0,
+      returned_net_cents: 0,
+      returned_tax_cents: 0,
+    });
+  }
+  return { ...sale, lines: [...sale.lines, line] };
+}
+
+function findLine(sale: SaleData, n: number): LineData {
+  const l = sale.lines.find((x) => x.line === n);
+  if (!l) throw fail.notFound('line_not_found', `Sale ${sale.number} has no line ${n}`);
+  if (l.voided) throw fail.precondition('line_voided', `Line ${n} is voided`);
+  return l;
+}
+
+export function changeLine(sale: SaleData, shift: ShiftData, n: number, patch: Omit<LinePatch, 'shift'>): SaleData {
+  requireEditable(sale);
+  const l = findLine(sale, n);
+  let next: LineData = { ...l };
+  if (patch.quantity !== undefined) {
+    checkQuantity(patch.quantity);
+    next.quantity = patch.quantity;
+  }
+  if (patch.price_override !== undefined) {
+    if (patch.price_override === null) {
+      next.unit_price_cents = next.price_override?.list_price_cents ?? next.unit_price_cents;
+      next.price_override = null;
+    } else {
+      const reason = patch.price_override.reason.trim();
+      if (reason.length < 2) throw fail.invalid('reason_required', 'A price override needs a reason (for example "Damaged" or "Price match")', [{ field: 'price_override.reason', message: 'required' }]);
+      const list = next.price_override?.list_price_cents ?? next.unit_price_cents;
+      next.unit_price_cents = patch.price_override.unit_price_cents;
+      next.price_override = { reason, list_price_cents: list, by: person(shift) };
+    }
+  }
+  if (patch.discount !== undefined) {
+    if (patch.discount === null) next.discount = null;
+    else {
+      const d = patch.discount;
+      if ((d.percent === undefined) === (d.amount_cents === undefined)) {
+        throw fail.invalid('discount_kind', 'A discount is either a percent or an amount_cents', [{ field: 'discount', message: 'exactly one of percent, amount_cents' }]);
+      }
+      const reason = d.reason?.trim() || null;
+      const discount: Discount = d.percent !== undefined ? { kind: 'percent', basis_points: discountFromPercent(d.percent) } : { kind: 'amount', amount_cents: d.amount_cents! };
+      next.discount = { ...discount, reason };
+    }
+  }
+  next = reprice(next);
+  return { ...sale, lines: sale.lines.map((x) => (x.line === n ? next : x)) };
+}
+
+export function voidLine(sale: SaleData, n: number): SaleData {
+  requireEditable(sale);
+  findLine(sale, n);
+  return { ...sale, lines: sale.lines.map((x) => (x.line === n ? { ...x, voided: true } : x)) };
+}

@@ -1,0 +1,54 @@
+import type { EngineCore } from '../core';
+import { fail } from '../errors';
+import { getRecord, putRecord } from '../records';
+import type { RegisterSettings, SettingsPatch } from '../../shared/schemas/register';
+import { taxRateFromPercent, taxRateToPercent } from './money';
+import { KIND, type SettingsData } from './model';
+
+export const DEFAULT_SETTINGS: SettingsData = {
+  tenders: { card: true, cash: true, cheque: true, gift_card: true, other: true },
+  other_tenders: ['Voucher', 'Bank transfer'],
+  card_manual_entry: true,
+  default_tax_rate: 13_000,
+  receipt_footer: ['Thank you for shopping with us!', 'Returns within 30 days with this receipt.'],
+  updated_at: null,
+};
+
+export function settingsView(s: SettingsData): RegisterSettings {
+  return { ...s, tenders: { ...s.tenders }, other_tenders: [...s.other_tenders], receipt_footer: [...s.receipt_footer], default_tax_rate: taxRateToPercent(s.default_tax_rate) };
+}
+
+export interface Settings {
+  current(): SettingsData;
+  update(patch: SettingsPatch): Promise<RegisterSettings>;
+}
+
+/** The register's settings (one record), kept in memory: every sale view reads them. */
+export async function openSettings(core: EngineCore): Promise<Settings> {
+  let current: SettingsData = (await getRecord<SettingsData>(core, KIND.settings, 'register'))?.data ?? DEFAULT_SETTINGS;
+  return {
+    current: () => current,
+    async update(patch) {
+      const rate = patch.default_tax_rate === undefined ? undefined : taxRateFromPercent(patch.default_tax_rate, 'default_tax_rate');
+      const names = patch.other_tenders?.map((n) => n.trim());
+      if (names && new Set(names.map((n) => n.toLowerCase())).size !== names.length) {
+        throw fail.invalid('duplicate_tender', 'other_tenders has the same name twice', [{ field: 'other_tenders', message: 'names must differ' }]);
+      }
+      current = await core.mutate(async (tx) => {
+        const stored = (await getRecord<SettingsData>(tx, KIND.settings, 'register'))?.data ?? current;
+        const next: SettingsData = {
+          ...stored,
+          tenders: { ...stored.tenders, ...(patch.tenders ?? {}) },
+          ...(names ? { other_tenders: names } : {}),
+          ...(patch.card_manual_entry !== undefined ? { card_manual_entry: patch.card_manual_entry } : {}),
+          ...(rate !== undefined ? { default_tax_rate: rate } : {}),
+          ...(patch.receipt_footer ? { receipt_footer: patch.receipt_footer } : {}),
+          updated_at: tx.at,
+        };
+        await putRecord(tx, KIND.settings, 'register', next, { type: 'pos_settings.updated', entity: 'pos_settings', key: 'register' });
+        return next;
+      });
+      return settingsView(current);
+    },
+  };
+}

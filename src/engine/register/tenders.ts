@@ -1,0 +1,312 @@
+import type { Tx } from '../core';
+import { fail, isEngineError } from '../errors';
+import type { Gateway, TransactionResult } from '../gateway';
+import type { GiftCards } from '../wallets/gift-cards';
+import { brandName } from '../gateway/reference-data';
+import type { Sale, Tender, TenderInput, TenderType } from '../../shared/schemas/register';
+import { KIND, type SaleData, type ShiftData, type TenderData } from './model';
+import { declineMessage, formatMoney, tenderFailureMessage } from './messages';
+import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, totalsOf, type SaleContext } from './sales';
+import { tenderView } from './views';
+import { getRecord } from '../records';
+
+export interface TenderDeps extends SaleContext {
+  gateway: Gateway;
+  giftCards: GiftCards;
+  /** Card and gift card tenders whose gateway call is running in this process. */
+  inflight: Set<string>;
+}
+
+export interface TenderOutcome {
+  sale: Sale;
+  tender: Tender;
+  message: string;
+}
+
+
+/** Marks the sale paid when nothing is left to pay: its order is published and the lane is free for the next sale. */
+export async function completeIfPaid(ctx: SaleContext, tx: Tx, sale: SaleData, shift: ShiftData): Promise<SaleData> {
+  const totals = totalsOf(sale);
+  if (sale.status !== 'open' || totals.balance_cents > 0 || liveLines(sale).length === 0 || sale.pending_tender) return sale;
+  const paid: SaleData = { ...sale, status: 'paid', paid_at: tx.at };
+  const live = liveLines(paid);
+  const byRate = new Map<number, { tax_rate: number; taxable_cents: number; tax_cents: number }>();
+  for (const l of live) {
+    const e = byRate.get(l.tax_rate) ?? { tax_rate: l.tax_rate, taxable_cents: 0, tax_cents: 0 };
+    e.taxable_cents += l.net_cents;
+    e.tax_cents += l.tax_cents;
+    byRate.set(l.tax_rate, e);
+  }
+  await ctx.registers.journalInTx(tx, shift.laneid, {
+    type: 'sale',
+    sale: sale.id,
+    number: sale.number,
+    cashier: sale.cashier,
+    subtotal_cents: totals.subtotal_cents,
+    discount_cents: totals.discount_cents,
+    tax_cents: totals.tax_cents,
+    total_cents: totals.total_cents,
+    taxes: [...byRate.values()],
+    at: tx.at,
+  });
+  const state = await ctx.registers.getInTx(tx, sale.laneid);
+  if (state.open_sale === sale.id) await ctx.registers.putInTx(tx, { ...state, open_sale: null });
+  return paid;
+}
+
+function requireAllowed(ctx: SaleContext, sale: SaleData, type: TenderType): void {
+  if (sale.status !== 'open') throw fail.precondition('sale_closed', `Sale ${sale.number} is ${sale.status}: there is nothing to pay`);
+  if (sale.pending_tender) throw fail.conflict('tender_in_progress', 'A payment is already in progress on this sale: wait for it to finish (or cancel it on the terminal)');
+  if (liveLines(sale).length === 0) throw fail.precondition('sale_empty', 'Add an item before taking payment');
+  if (!allowedTenders(ctx, sale).includes(type)) {
+    throw fail.precondition('tender_not_allowed', `${type.replace('_', ' ')} is not accepted on this register now`);
+  }
+}
+
+function amountWithin(amount: number, due: number, field: string, currency: string): void {
+  if (amount > due) throw fail.invalid('amount_over_balance', `${formatMoney(amount, currency)} is more than the balance due (${formatMoney(due, currency)}); only cash can be given with change`, [{ field, message: 'more than the balance due' }]);
+}
+
+function baseTender(sale: SaleData, shift: ShiftData, id: string, at: string, type: TenderType, label: string, amount: number): TenderData {
+  return {
+    id,
+    type,
+    label,
+    status: 'approved',
+    amount_cents: amount,
+    tendered_cents: null,
+    change_cents: 0,
+    tip_cents: 0,
+    reference: null,
+    cashier: person(shift),
+    laneid: shift.laneid,
+    transaction: null,
+    card: null,
+    gift_card_last4: null,
+    response_code: null,
+    error: null,
+    refunded_cents: 0,
+    drawer_opened: false,
+    created_at: at,
+    completed_at: at,
+    request: null,
+  };
+}
+
+/** Cash, cheque and other external tenders: register records only, in one unit of work. */
+async function externalTender(deps: TenderDeps, saleId: string, input: TenderInput): Promise<TenderOutcome> {
+  return deps.core.mutate(async (tx) => {
+    const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
+    let sale = await requireSale(tx, saleId);
+    requireSameLane(sale, shift);
+    requireAllowed(deps, sale, input.type);
+    const due = totalsOf(sale).balance_cents;
+    const id = deps.core.ids.token();
+    let tender: TenderData;
+    let message: string;
+    if (input.type === 'cash') {
+      const tendered = input.tendered_cents ?? input.amount_cents ?? due;
+      const applied = Math.min(tendered, due);
+      tender = { ...baseTender(sale, shift, id, tx.at, 'cash', 'Cash', applied), tendered_cents: tendered, change_cents: tendered - applied };
+      await deps.registers.openDrawerInTx(tx, { laneid: shift.laneid, reason: 'cash_sale', sale: sale.id, amount_cents: tendered, cashier: person(shift) });
+      tender.drawer_opened = true;
+      message = tender.change_cents > 0 ? `Change due: ${formatMoney(tender.change_cents, sale.currency)}.` : 'Cash taken.';
+    } else if (input.type === 'cheque') {
+      const reference = input.reference?.trim();
+      if (!reference) throw fail.invalid('reference_required', 'Type the cheque number', [{ field: 'reference', message: 'the cheque number' }]);
+      const amount = input.amount_cents ?? due;
+      amountWithin(amount, due, 'amount_cents', sale.currency);
+      tender = { ...baseTender(sale, shift, id, tx.at, 'cheque', `Cheque ${reference}`, amount), reference };
+      message = 'Cheque taken.';
+    } else {
+      const name = input.name?.trim() ?? '';
+      const known = deps.settings().other_tenders.find((n) => n.toLowerCase() === name.toLowerCase());
+      if (!known) throw fail.invalid('unknown_tender', `"${name}" is not one of this register's other tenders (${deps.settings().other_tenders.join(', ')})`, [{ field: 'name', message: 'not an accepted tender' }]);
+      const amount = input.amount_cents ?? due;
+      amountWithin(amount, due, 'amount_cents', sale.currency);
+      tender = { ...baseTender(sale, shift, id, tx.at, 'other', known, amount), reference: input.reference?.trim() || null };
+      message = `${known} taken.`;
+    }
+    sale = { ...sale, tenders: [...sale.tenders, tender] };
+    await deps.registers.journalInTx(tx, shift.laneid, { type: 'tender', sale: sale.id, tender: id, tender_type: tender.type, label: tender.type === 'cheque' ? 'Cheque' : tender.label, cashier: tender.cashier, amount_cents: tender.amount_cents, at: tx.at });
+    sale = await completeIfPaid(deps, tx, sale, shift);
+    sale = await saveSale(deps, tx, sale, sale.status === 'paid' ? 'pos_sale.paid' : 'pos_sale.tendered');
+    return { sale: saleView(deps, sale), tender: tenderView(tender), message };
+  });
+}
+
+type GatewayOutcome = { result: TransactionResult } | { error: { code: string; message: string } };
+
+/**
+ * Card (on the lane's terminal) and gift card tenders. The tender is recorded as pending first, the
+ * gateway call runs outside any unit of work (the customer may take a minute at the terminal), then
+ * the outcome is recorded. The request carries the tender id as its transaction_reference, so a
+ * tender left pending by a crash is settled from the gateway's record (see recoverPending).
+ */
+async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null): Promise<TenderOutcome> {
+  let gift: { token: string; balance: number } | undefined;
+  if (input.type === 'gift_card') {
+    if (!input.gift_card) throw fail.invalid('gift_card_required', 'Scan or type the gift card number', [{ field: 'gift_card', message: 'required' }]);
+    let read: Awaited<ReturnType<GiftCards['read']>>;
+    try {
+      read = await deps.giftCards.read({ card_number: input.gift_card.card_number, ...(input.gift_card.pin ? { pin: input.gift_card.pin } : {}) });
+    } catch (err) {
+      if (isEngineError(err)) throw fail.precondition(err.code, tenderFailureMessage(err.code, '', err.message));
+      throw err;
+    }
+    if (!read.token) throw fail.precondition('gift_card_unknown', 'This gift card is not known. Check the number, or take another tender.');
+    if (!read.activated) throw fail.precondition('gift_card_inactive', tenderFailureMessage('gift_card_inactive', ''));
+    if (read.balance <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
+    gift = { token: read.token, balance: read.balance };
+  }
+
+  // In flight before the pending tender is committed, so the recovery task never takes it for abandoned.
+  const id = deps.core.ids.token();
+  deps.inflight.add(id);
+  const prep = await deps.core.mutate(async (tx) => {
+    const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
+    let sale = await requireSale(tx, saleId);
+    requireSameLane(sale, shift);
+    requireAllowed(deps, sale, input.type);
+    const due = totalsOf(sale).balance_cents;
+    let amount = input.amount_cents ?? due;
+    amountWithin(amount, due, 'amount_cents', sale.currency);
+    if (gift) amount = Math.min(amount, gift.balance);
+    const manual = input.type === 'card' && input.manual_entry === true && deps.settings().card_manual_entry;
+    const tender: TenderData = {
+      ...baseTender(sale, shift, id, tx.at, input.type, input.type === 'card' ? 'Card' : 'Gift card', amount),
+      status: 'pending',
+      completed_at: null,
+      request: { action: 'sale', reference: id },
+    };
+    sale = { ...sale, tenders: [...sale.tenders, tender], pending_tender: id };
+    sale = await saveSale(deps, tx, sale, 'pos_sale.tender_started');
+    return { sale, tender, shift, manual };
+  }).catch((err: unknown) => {
+    deps.inflight.delete(id);
+    throw err;
+  });
+
+  const { sale, tender, shift } = prep;
+  let outcome: GatewayOutcome;
+  try {
+    const result = await deps.gateway.transact(
+      'sale',
+      {
+        order: sale.id,
+        amount_cents: tender.amount_cents,
+        transaction_reference: tender.id,
+        ...(input.type === 'card' ? { terminal: { laneid: sale.laneid, enable_manual_entry: prep.manual } } : { gift_card: gift!.token }),
+      },
+      actor,
+    );
+    outcome = { result };
+  } catch (err) {
+    outcome = { error: isEngineError(err) ? { code: err.code, message: err.message } : { code: 'device_error', message: 'unexpected failure' } };
+    if (!isEngineError(err)) deps.core.logger.error({ err, sale: sale.id }, 'tender failed unexpectedly');
+  }
+  try {
+    return await deps.core.mutate((tx) => settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift));
+  } finally {
+    deps.inflight.delete(tender.id);
+  }
+}
+
+/** Records a card or gift card tender's outcome on its sale. */
+export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string, tenderId: string, outcome: GatewayOutcome, shift: ShiftData): Promise<TenderOutcome> {
+  let sale = await requireSale(tx, saleId);
+  const current = sale.tenders.find((t) => t.id === tenderId);
+  if (!current) throw fail.notFound('tender_not_found', `No tender ${tenderId}`);
+  if (current.status !== 'pending') return { sale: saleView(deps, sale), tender: tenderView(current), message: '' };
+  const type = current.type as 'card' | 'gift_card';
+  let tender: TenderData = { ...current, completed_at: tx.at };
+  let message: string;
+  if ('error' in outcome) {
+    tender = { ...tender, status: 'failed', error: { code: outcome.error.code, message: tenderFailureMessage(outcome.error.code, sale.laneid, outcome.error.message) } };
+    message = tender.error!.message;
+  } else {
+    const body = outcome.result.body;
+    const record = await deps.gateway.record(body.transaction);
+    tender = { ...tender, transaction: body.transaction, response_code: body.response_code };
+    if (record?.card) {
+      const t = record.terminal;
+      tender.card = {
+        brand: brandName(record.card.brand),
+        masked_number: `•••• ${record.card.last4}`,
+        last4: record.card.last4,
+        entry_mode: t?.entry_mode ?? null,
+        aid: t?.aid ?? null,
+        application_label: t?.application_label ?? null,
+        tvr: t?.tvr ?? null,
+        tsi: t?.tsi ?? null,
+        cardholder_verification: t?.cardholder_verification ?? null,
+        authorization_code: t?.authorization_code ?? record.outcome.authorization_code,
+        signature: Boolean(t?.signature),
+      };
+      tender.label = `${brandName(record.card.brand)} •••• ${record.card.last4}`;
+    }
+    if (record?.gift_last4) {
+      tender.gift_card_last4 = record.gift_last4;
+      tender.label = `Gift card •••• ${record.gift_last4}`;
+    }
+    if (outcome.result.approved) {
+      // A tip added on the terminal is on top of what this tender pays of the sale.
+      const charged = record?.amount_cents ?? tender.amount_cents;
+      tender = { ...tender, status: 'approved', tip_cents: Math.max(0, charged - tender.amount_cents) };
+      message = `${tender.label}: approved.`;
+      await deps.registers.journalInTx(tx, tender.laneid, {
+        type: 'tender',
+        sale: sale.id,
+        tender: tender.id,
+        tender_type: tender.type,
+        label: tender.type === 'card' ? (tender.card?.brand ?? 'Card') : 'Gift card',
+        cashier: tender.cashier,
+        amount_cents: tender.amount_cents,
+        at: tx.at,
+      });
+    } else {
+      const reversed = record?.terminal?.reversal;
+      const processorMessage = record?.outcome.message ?? '';
+      tender = reversed
+        ? { ...tender, status: 'failed', error: { code: 'terminal_unconfirmed', message: tenderFailureMessage('terminal_unconfirmed', sale.laneid) } }
+        : { ...tender, status: 'declined', error: { code: 'declined', message: declineMessage(type, processorMessage) } };
+      message = tender.error!.message;
+    }
+  }
+  if (tender.status !== 'approved') {
+    await deps.registers.journalInTx(tx, tender.laneid, { type: 'declined', sale: sale.id, tender: tender.id, tender_type: tender.type, cashier: tender.cashier, at: tx.at });
+  }
+  sale = { ...sale, tenders: sale.tenders.map((t) => (t.id === tenderId ? tender : t)), pending_tender: null };
+  sale = await completeIfPaid(deps, tx, sale, shift);
+  const type_ = sale.status === 'paid' ? 'pos_sale.paid' : tender.status === 'approved' ? 'pos_sale.tendered' : 'pos_sale.tender_failed';
+  sale = await saveSale(deps, tx, sale, type_);
+  return { sale: saleView(deps, sale), tender: tenderView(tender), message };
+}
+
+export function takeTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null): Promise<TenderOutcome> {
+  if (input.type === 'card' || input.type === 'gift_card') return gatewayTender(deps, saleId, input, actor);
+  return externalTender(deps, saleId, input);
+}
+
+/**
+ * Tenders left pending by a stop mid-payment: what the gateway recorded under the tender's
+ * reference decides (approved → approved; nothing → failed, nothing was charged). Runs on each
+ * engine tick; tenders running in this process are left alone.
+ */
+export async function recoverPending(deps: TenderDeps): Promise<number> {
+  let settled = 0;
+  for (const state of await deps.registers.all()) {
+    if (!state.open_sale) continue;
+    const sale = (await getRecord<SaleData>(deps.core, KIND.sale, state.open_sale))?.data;
+    const tender = sale?.pending_tender ? sale.tenders.find((t) => t.id === sale.pending_tender) : undefined;
+    if (!sale || !tender || deps.inflight.has(tender.id) || !tender.request) continue;
+    const found = await deps.gateway.view(`${tender.request.action}/${sale.id}/${tender.request.reference}`);
+    const outcome: GatewayOutcome = found
+      ? { result: { approved: true, body: { success: true, transaction: found.token, authorization: null, gateway_token: null, order: sale.id, wallet: null, response_code: found.response_code, transactions: [found] } } }
+      : { error: { code: 'interrupted', message: 'interrupted' } };
+    const shift = { id: '', laneid: tender.laneid, cashier: tender.cashier, opened_at: tender.created_at, closed_at: null, closed_reason: null };
+    await deps.core.mutate((tx) => settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift));
+    settled += 1;
+  }
+  return settled;
+}

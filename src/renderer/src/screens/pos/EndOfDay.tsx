@@ -1,0 +1,215 @@
+import { useCallback, useEffect, useState } from 'react';
+import { usePos } from '../../state/pos';
+import { useKeys } from '../../keys';
+import { money, time } from '../../format';
+import type { RegisterReport } from '../../api/pos';
+import { Modal } from './Modal';
+
+const TYPE: Record<string, string> = { card: 'Card', cash: 'Cash', cheque: 'Cheque', gift_card: 'Gift card', other: 'Other' };
+
+export function ReportView({ report }: { report: RegisterReport }) {
+  const m = (c: number) => money(c, report.currency);
+  return (
+    <article className="report print-area" data-testid={`report-${report.kind}`} aria-label={`${report.kind.toUpperCase()} report`}>
+      <header>
+        <h2>{report.kind === 'z' ? `Z report ${report.z?.number ?? ''}` : 'X report (not closed)'}</h2>
+        <p className="muted">
+          Lane {report.laneid} · period {report.period} · {time(report.from)} to {time(report.to)}
+          {report.z && ` · closed by ${report.z.closed_by.name}`}
+        </p>
+      </header>
+      <div className="report-grid">
+        <section>
+          <h3>Sales</h3>
+          <table>
+            <tbody>
+              <tr>
+                <td>Sales ({report.sales.count})</td>
+                <td className="num">{m(report.sales.total_cents)}</td>
+              </tr>
+              <tr>
+                <td>Discounts given</td>
+                <td className="num">{m(report.sales.discount_cents)}</td>
+              </tr>
+              <tr>
+                <td>Voids ({report.voids.count})</td>
+                <td className="num">−{m(report.voids.total_cents)}</td>
+              </tr>
+              <tr>
+                <td>Refunds ({report.refunds.count})</td>
+                <td className="num">−{m(report.refunds.total_cents)}</td>
+              </tr>
+              <tr className="grand">
+                <td>Net sales</td>
+                <td className="num" data-testid="net-sales">
+                  {m(report.net_sales_cents)}
+                </td>
+              </tr>
+              <tr>
+                <td>of which tax</td>
+                <td className="num">{m(report.net_tax_cents)}</td>
+              </tr>
+              {report.taxes.map((t) => (
+                <tr key={t.tax_rate} className="muted">
+                  <td>
+                    Tax {t.tax_rate}% on {m(t.taxable_cents)}
+                  </td>
+                  <td className="num">{m(t.tax_cents)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        <section>
+          <h3>Tenders</h3>
+          <table data-testid="report-tenders">
+            <thead>
+              <tr>
+                <th>Tender</th>
+                <th className="num">In</th>
+                <th className="num">Out</th>
+                <th className="num">Net</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.tenders.map((t) => (
+                <tr key={`${t.type}-${t.label}`}>
+                  <td>
+                    {t.label === TYPE[t.type] ? t.label : `${TYPE[t.type]}: ${t.label}`} ({t.count})
+                  </td>
+                  <td className="num">{m(t.in_cents)}</td>
+                  <td className="num">{m(t.out_cents)}</td>
+                  <td className="num">{m(t.net_cents)}</td>
+                </tr>
+              ))}
+              {report.tenders.length === 0 && (
+                <tr>
+                  <td colSpan={4} className="muted">
+                    No payments in this period.
+                  </td>
+                </tr>
+              )}
+            </tbody>
+          </table>
+          <p>
+            Cash expected in the drawer (beyond the float): <strong data-testid="cash-net">{m(report.cash.net_cents)}</strong> · drawer opened {report.cash.drawer_opens} time(s) ·{' '}
+            {report.declined} declined or failed card attempt(s)
+          </p>
+        </section>
+        <section>
+          <h3>By cashier</h3>
+          <table>
+            <thead>
+              <tr>
+                <th>Cashier</th>
+                <th className="num">Sales</th>
+                <th className="num">Voids</th>
+                <th className="num">Refunds</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.cashiers.map((c) => (
+                <tr key={c.cashier.id}>
+                  <td>{c.cashier.name}</td>
+                  <td className="num">
+                    {c.sales_count} · {m(c.sales_total_cents)}
+                  </td>
+                  <td className="num">
+                    {c.voids_count} · {m(c.voids_total_cents)}
+                  </td>
+                  <td className="num">
+                    {c.refunds_count} · {m(c.refunds_total_cents)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        {report.z && (
+          <section>
+            <h3>Card batch</h3>
+            {report.z.batch_closed ? (
+              report.z.batches.length ? (
+                <ul data-testid="batches">
+                  {report.z.batches.map((b) => (
+                    <li key={b.token}>
+                      Batch {b.token} ({b.processing_date}): {b.transaction_count} transaction(s), net {m(b.net_cents)}
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <p data-testid="batches">The day's card batch is closed; it had no card payments left to send.</p>
+              )
+            ) : (
+              <p>The card batch was not closed with this report.</p>
+            )}
+          </section>
+        )}
+      </div>
+    </article>
+  );
+}
+
+/** X report on arrival; Z closes the period and the day's card batch. */
+export function EndOfDay() {
+  const { api, laneid, run, go } = usePos();
+  const [report, setReport] = useState<RegisterReport | null>(null);
+  const [confirm, setConfirm] = useState(false);
+
+  const refresh = useCallback(async () => {
+    if (!api || !laneid) return;
+    const x = await run((a) => a.xReport(laneid));
+    if (x) setReport(x);
+  }, [api, laneid, run]);
+  useEffect(() => void refresh(), [refresh]);
+
+  const close = async () => {
+    if (!laneid) return;
+    setConfirm(false);
+    const z = await run((a, shift) => a.zClose(laneid, shift.id));
+    if (z) {
+      setReport(z);
+      usePos.getState().notify({ kind: 'ok', text: `Z report ${z.z?.number} closed${z.z?.batch_closed ? ' and the day\'s card batch sent' : ''}.` });
+      void usePos.getState().refreshRegister();
+    }
+  };
+
+  useKeys(
+    confirm
+      ? { Enter: () => void close(), Escape: () => setConfirm(false) }
+      : { x: () => void refresh(), X: () => void refresh(), z: () => setConfirm(true), Z: () => setConfirm(true), p: () => window.print(), P: () => window.print(), Escape: () => go('sale') },
+  );
+
+  return (
+    <div className="eod">
+      <div className="row wrap no-print">
+        <button type="button" className="big" onClick={() => void refresh()} autoFocus>
+          X report <kbd>X</kbd>
+        </button>
+        <button type="button" className="big danger" onClick={() => setConfirm(true)}>
+          Z close the day <kbd>Z</kbd>
+        </button>
+        <button type="button" className="big" onClick={() => window.print()} disabled={!report}>
+          Print <kbd>P</kbd>
+        </button>
+        <button type="button" className="big" onClick={() => go('sale')}>
+          Back to the register <kbd>Esc</kbd>
+        </button>
+      </div>
+      {report ? <ReportView report={report} /> : <p className="muted">Loading the X report…</p>}
+      {confirm && (
+        <Modal title="Close the day (Z report)?" onClose={() => setConfirm(false)}>
+          <p>This lane's totals since its last Z are recorded as closed and a new period starts. Then the processing day's card batch is sent: today's card payments can then only be refunded, not voided.</p>
+          <div className="row">
+            <button type="button" className="solid danger big" onClick={() => void close()} autoFocus>
+              Close the day <kbd>Enter</kbd>
+            </button>
+            <button type="button" className="big" onClick={() => setConfirm(false)}>
+              Not yet <kbd>Esc</kbd>
+            </button>
+          </div>
+        </Modal>
+      )}
+    </div>
+  );
+}

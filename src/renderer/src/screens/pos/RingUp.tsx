@@ -1,0 +1,281 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { usePos } from '../../state/pos';
+import { useKeys } from '../../keys';
+import { money } from '../../format';
+import type { Sale } from '../../api/pos';
+import { ConfirmDialog, LineDialog, OpenItemDialog, SearchDialog } from './ItemDialogs';
+import { CardDialog, CashDialog, OtherDialog } from './Tender';
+
+function Key({ k }: { k: string }) {
+  return <kbd>{k}</kbd>;
+}
+
+function LineNotes({ line, currency }: { line: Sale['lines'][number]; currency: string }) {
+  const notes: string[] = [];
+  if (line.quantity > 1) notes.push(`${line.quantity} × ${money(line.unit_price_cents, currency)}`);
+  if (line.price_override) notes.push(`Price changed from ${money(line.price_override.list_price_cents, currency)}: ${line.price_override.reason}`);
+  if (line.discount) notes.push(`${line.discount.percent !== null ? `${line.discount.percent}% off` : 'Discount'}${line.discount.reason ? ` (${line.discount.reason})` : ''}: −${money(line.discount_cents, currency)}`);
+  if (line.open_price) notes.push('Open price');
+  if (notes.length === 0) return null;
+  return <div className="line-notes">{notes.join(' · ')}</div>;
+}
+
+export function Totals({ sale, currency }: { sale: Sale | null; currency: string }) {
+  const t = sale?.totals;
+  const zero = money(0, currency);
+  return (
+    <dl className="totals" data-testid="totals">
+      <div>
+        <dt>Subtotal</dt>
+        <dd>{t ? money(t.subtotal_cents, currency) : zero}</dd>
+      </div>
+      {t && t.discount_cents > 0 && (
+        <div>
+          <dt>Discounts</dt>
+          <dd>−{money(t.discount_cents, currency)}</dd>
+        </div>
+      )}
+      {(sale?.taxes.length ? sale.taxes : []).map((tax) => (
+        <div key={tax.tax_rate} className="tax">
+          <dt>Tax {tax.tax_rate}%</dt>
+          <dd>{money(tax.tax_cents, currency)}</dd>
+        </div>
+      ))}
+      {!sale?.taxes.length && (
+        <div className="tax">
+          <dt>Tax</dt>
+          <dd>{zero}</dd>
+        </div>
+      )}
+      <div className="total">
+        <dt>Total</dt>
+        <dd data-testid="total">{t ? money(t.total_cents, currency) : zero}</dd>
+      </div>
+      {t && t.paid_cents > 0 && (
+        <div>
+          <dt>Paid</dt>
+          <dd>{money(t.paid_cents, currency)}</dd>
+        </div>
+      )}
+      {t && t.paid_cents > 0 && (
+        <div className="balance">
+          <dt>Balance due</dt>
+          <dd data-testid="balance">{money(t.balance_cents, currency)}</dd>
+        </div>
+      )}
+    </dl>
+  );
+}
+
+export function RingUp() {
+  const { sale, selected, select, dialog, setDialog, scan, busy, register, lanes, laneid, voidLine, voidSale } = usePos();
+  const currency = register?.currency ?? 'usd';
+  const [text, setText] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  const live = sale?.lines.filter((l) => !l.voided) ?? [];
+  const allowed = sale?.allowed;
+  const lane = laneid ? lanes[laneid] : undefined;
+  const can = (t: string) => !!allowed?.tenders.includes(t as never);
+
+  // The next keystroke belongs to the scan field whenever no dialog is open.
+  useEffect(() => {
+    if (!dialog && !busy) input.current?.focus();
+  }, [dialog, busy, sale]);
+
+  const move = (delta: number) => {
+    if (live.length === 0) return;
+    const i = live.findIndex((l) => l.line === selected);
+    const next = live[Math.min(live.length - 1, Math.max(0, (i < 0 ? live.length : i) + delta))];
+    select(next?.line ?? null);
+  };
+
+  const chosen = live.find((l) => l.line === selected) ?? live[live.length - 1];
+  useKeys(
+    {
+      F2: () => setDialog({ kind: 'search' }),
+      F3: () => allowed?.edit_lines !== false && setDialog({ kind: 'open-item' }),
+      F4: () => can('cash') && setDialog({ kind: 'cash' }),
+      F5: () => can('card') && setDialog({ kind: 'card' }),
+      F6: () => (can('gift_card') || can('cheque') || can('other')) && setDialog({ kind: 'other' }),
+      F7: () => chosen && allowed?.edit_lines && setDialog({ kind: 'line', line: chosen.line }),
+      F8: () => chosen && allowed?.edit_lines && setDialog({ kind: 'void-line', line: chosen.line }),
+      F9: () => sale && allowed?.void && setDialog({ kind: 'void-sale' }),
+      ArrowUp: () => move(-1),
+      ArrowDown: () => move(1),
+      Escape: () => setText(''),
+    },
+    { active: !dialog },
+  );
+
+  // A scanner types faster than the engine answers: scans queue up and go in order, none is lost.
+  const queue = useRef<string[]>([]);
+  const draining = useRef(false);
+  const drain = async () => {
+    if (draining.current) return;
+    draining.current = true;
+    const failed: Array<{ code: string; notice: ReturnType<typeof usePos.getState>['notice'] }> = [];
+    while (queue.current.length > 0) {
+      const code = queue.current.shift()!;
+      if (!(await scan(code))) failed.push({ code, notice: usePos.getState().notice });
+    }
+    draining.current = false;
+    const first = failed[0];
+    if (first) {
+      setText((t) => t || first.code);
+      usePos.getState().notify(first.notice);
+    }
+    input.current?.focus();
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const value = text.trim();
+    if (!value) return;
+    setText('');
+    queue.current.push(value);
+    void drain();
+  };
+
+  return (
+    <div className="ringup">
+      <section className="sale-pane" aria-label="Sale">
+        <form onSubmit={submit} className="scanbar">
+          <input
+            ref={input}
+            aria-label="Scan or type a product code"
+            placeholder={allowed && !allowed.edit_lines ? 'Payment started: take the rest of the payment, or void the sale (F9)' : 'Scan or type a code, then Enter (3*CODE for three)'}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            autoComplete="off"
+            data-testid="scan"
+            onBlur={() => {
+              // Clicking elsewhere (not into a dialog) hands the focus straight back.
+              setTimeout(() => {
+                if (!usePos.getState().dialog && document.activeElement === document.body) input.current?.focus();
+              }, 0);
+            }}
+          />
+          <button type="submit" className="primary" disabled={!text.trim()}>
+            Add <Key k="Enter" />
+          </button>
+        </form>
+        {sale?.pending_tender && !dialog && (
+          <p className="notice info" role="status" data-testid="pending-tender">
+            A card payment is in progress on the terminal ({lane ? lane.activity.replace(/_/g, ' ') : 'waiting'}). This screen updates when it ends.{' '}
+            <button type="button" onClick={() => void usePos.getState().cancelCard()}>
+              Cancel on the terminal
+            </button>
+          </p>
+        )}
+        <div className="sale-head">
+          <span>{sale ? `Sale ${sale.number}` : 'New sale'}</span>
+          {sale && <span className="muted">{sale.cashier.name}</span>}
+        </div>
+        {sale && sale.lines.length > 0 ? (
+          <table className="lines" data-testid="lines">
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>Item</th>
+                <th className="num">Qty</th>
+                <th className="num">Amount</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sale.lines.map((l) => (
+                <tr
+                  key={l.line}
+                  className={`${l.voided ? 'voided' : ''} ${chosen?.line === l.line ? 'selected' : ''}`}
+                  onClick={() => !l.voided && select(l.line)}
+                  aria-selected={chosen?.line === l.line}
+                >
+                  <td className="muted">{l.line}</td>
+                  <td>
+                    {l.description}
+                    {l.voided ? <span className="pill offline">voided</span> : <LineNotes line={l} currency={currency} />}
+                  </td>
+                  <td className="num">{l.quantity}</td>
+                  <td className="num">{money(l.net_cents, currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <div className="empty">
+            <p>Scan an item to start a sale.</p>
+            <p className="muted">
+              <Key k="F2" /> search the catalog · <Key k="F3" /> open-price item · <Key k="F1" /> all keys
+            </p>
+          </div>
+        )}
+        <div className="line-actions">
+          <button type="button" onClick={() => setDialog({ kind: 'search' })}>
+            Search <Key k="F2" />
+          </button>
+          <button type="button" onClick={() => setDialog({ kind: 'open-item' })} disabled={allowed?.edit_lines === false}>
+            Open price <Key k="F3" />
+          </button>
+          <button type="button" onClick={() => chosen && setDialog({ kind: 'line', line: chosen.line })} disabled={!chosen || !allowed?.edit_lines}>
+            Change line <Key k="F7" />
+          </button>
+          <button type="button" onClick={() => chosen && setDialog({ kind: 'void-line', line: chosen.line })} disabled={!chosen || !allowed?.edit_lines}>
+            Void line <Key k="F8" />
+          </button>
+          <button type="button" className="danger" onClick={() => setDialog({ kind: 'void-sale' })} disabled={!sale || !allowed?.void}>
+            Void sale <Key k="F9" />
+          </button>
+        </div>
+      </section>
+
+      <aside className="pay-pane" aria-label="Payment">
+        <Totals sale={sale} currency={currency} />
+        {sale && sale.tenders.length > 0 && (
+          <ul className="tenders" data-testid="tenders">
+            {sale.tenders.map((t) => (
+              <li key={t.id} className={t.status}>
+                <span>{t.label}</span>
+                <span className="muted">{t.status === 'approved' ? '' : t.status}</span>
+                <span className="num">{money(t.amount_cents, currency)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <div className="tender-buttons">
+          <button type="button" className="tender big" onClick={() => setDialog({ kind: 'cash' })} disabled={!can('cash')}>
+            Cash <Key k="F4" />
+          </button>
+          <button type="button" className="tender big" onClick={() => setDialog({ kind: 'card' })} disabled={!can('card')}>
+            Card <Key k="F5" />
+            {lane && lane.status !== 'connected' && <span className={`pill ${lane.status}`}>terminal {lane.status}</span>}
+          </button>
+          <button type="button" className="tender big" onClick={() => setDialog({ kind: 'other' })} disabled={!(can('gift_card') || can('cheque') || can('other'))}>
+            Gift card, cheque, other <Key k="F6" />
+          </button>
+        </div>
+      </aside>
+
+      {dialog?.kind === 'search' && <SearchDialog />}
+      {dialog?.kind === 'open-item' && <OpenItemDialog />}
+      {dialog?.kind === 'line' && sale && <LineDialog sale={sale} line={dialog.line} />}
+      {dialog?.kind === 'void-line' && sale && (
+        <ConfirmDialog
+          title={`Void line ${dialog.line}?`}
+          text={`${sale.lines.find((l) => l.line === dialog.line)?.description ?? ''} comes off the sale.`}
+          confirm="Void line"
+          onConfirm={() => void voidLine(dialog.line)}
+        />
+      )}
+      {dialog?.kind === 'void-sale' && sale && (
+        <ConfirmDialog
+          title={`Void sale ${sale.number}?`}
+          text={sale.totals.paid_cents > 0 ? `Everything paid so far (${money(sale.totals.paid_cents, currency)}) goes back to where it came from.` : 'Every line comes off; nothing was paid.'}
+          confirm="Void sale"
+          danger
+          onConfirm={() => void voidSale()}
+        />
+      )}
+      {dialog?.kind === 'cash' && sale && <CashDialog sale={sale} currency={currency} />}
+      {dialog?.kind === 'card' && sale && <CardDialog sale={sale} currency={currency} />}
+      {dialog?.kind === 'other' && sale && <OtherDialog sale={sale} currency={currency} />}
+    </div>
+  );
+}

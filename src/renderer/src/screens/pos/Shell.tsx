@@ -1,0 +1,161 @@
+import { useEffect, useState } from 'react';
+import { useSession } from '../../state/session';
+import { usePos, type View } from '../../state/pos';
+import { useKeys } from '../../keys';
+import { statusText } from '../../format';
+import { LanePicker } from './LanePicker';
+import { CashierSignIn } from './CashierSignIn';
+import { RingUp } from './RingUp';
+import { Done } from './Done';
+import { Sales } from './Sales';
+import { EndOfDay } from './EndOfDay';
+import { Status } from '../Status';
+import { Modal } from './Modal';
+
+const MENU: Array<{ key: string; label: string; view?: View; action?: 'signout' | 'lane' | 'signout-api' }> = [
+  { key: '1', label: 'Find a sale: reprint, void, refund', view: 'sales' },
+  { key: '2', label: 'End of day: X and Z reports', view: 'eod' },
+  { key: '3', label: 'Back office: install status', view: 'status' },
+  { key: '4', label: 'Sign out cashier', action: 'signout' },
+  { key: '5', label: 'Change lane', action: 'lane' },
+  { key: '6', label: 'Sign this screen out of Laneway', action: 'signout-api' },
+];
+
+function Menu() {
+  const { setDialog, go, signOut, changeLane, shift } = usePos();
+  const signOutApi = useSession((s) => s.signOut);
+  const pick = (i: (typeof MENU)[number]) => {
+    setDialog(null);
+    if (i.view) go(i.view);
+    else if (i.action === 'signout') void signOut();
+    else if (i.action === 'lane') changeLane();
+    else if (i.action === 'signout-api') signOutApi();
+  };
+  const items = MENU.filter((i) => shift || i.view === 'status' || i.action === 'lane' || i.action === 'signout-api');
+  const keys = Object.fromEntries(items.map((i) => [i.key, () => pick(i)]));
+  useKeys({ ...keys, Escape: () => setDialog(null), F10: () => setDialog(null) }, { modal: true });
+  return (
+    <Modal title="Menu" onClose={() => setDialog(null)}>
+      <div className="menu" role="menu">
+        {items.map((i) => (
+          <button key={i.key} type="button" role="menuitem" className="big" onClick={() => pick(i)} autoFocus={i.key === '1'}>
+            <kbd>{i.key}</kbd> {i.label}
+          </button>
+        ))}
+      </div>
+    </Modal>
+  );
+}
+
+const HELP: Array<[string, string]> = [
+  ['Scan or type a code, Enter', 'Add the item (3*CODE adds three)'],
+  ['↑ ↓', 'Choose a line'],
+  ['F2', 'Search the catalog'],
+  ['F3', 'Open-price item'],
+  ['F4', 'Pay cash'],
+  ['F5', 'Pay by card on the terminal'],
+  ['F6', 'Gift card, cheque, other'],
+  ['F7', 'Change the chosen line: quantity, discount, price'],
+  ['F8', 'Void the chosen line'],
+  ['F9', 'Void the sale'],
+  ['F10', 'Menu: find a sale, end of day, back office, sign out'],
+  ['Esc', 'Back, or close a dialog'],
+];
+
+function Help() {
+  const setDialog = usePos((s) => s.setDialog);
+  useKeys({ Escape: () => setDialog(null), F1: () => setDialog(null) }, { modal: true });
+  return (
+    <Modal title="Keys" onClose={() => setDialog(null)}>
+      <table className="keys">
+        <tbody>
+          {HELP.map(([k, what]) => (
+            <tr key={k}>
+              <th>
+                <kbd>{k}</kbd>
+              </th>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Modal>
+  );
+}
+
+export function Shell() {
+  const creds = useSession((s) => s.creds);
+  const accountName = useSession((s) => s.accountName);
+  const { start, view, laneid, lanes, shift, live, dialog, setDialog, notice, drawer } = usePos();
+
+  useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
+  useKeys({ F10: () => setDialog({ kind: 'menu' }), F1: () => setDialog({ kind: 'help' }) });
+
+  const lane = laneid ? lanes[laneid] : undefined;
+  // The drawer notice shows for 15 s after the drawer opened.
+  const [, tick] = useState(0);
+  useEffect(() => {
+    if (!drawer) return;
+    const timer = setTimeout(() => tick((n) => n + 1), Math.max(0, drawer.at + 15_000 - Date.now()) + 50);
+    return () => clearTimeout(timer);
+  }, [drawer]);
+  const drawerOpen = drawer !== null && Date.now() - drawer.at < 15_000;
+
+  return (
+    <div className="shell">
+      <header className="topbar pos-top">
+        <h1>{accountName ?? 'Laneway'}</h1>
+        {lane && (
+          <span className={`badge lane ${lane.status}`} data-testid="lane-status" title={lane.last_error ?? ''}>
+            {lane.name} · {statusText(lane.status)}
+          </span>
+        )}
+        {shift && <span className="badge cashier" data-testid="cashier">{shift.cashier.name}</span>}
+        <span className={`badge ${live ? 'live' : 'offline'}`} aria-live="polite">
+          {live ? 'Live' : 'Reconnecting…'}
+        </span>
+        <button type="button" onClick={() => setDialog({ kind: 'help' })}>
+          Keys <kbd>F1</kbd>
+        </button>
+        <button type="button" onClick={() => setDialog({ kind: 'menu' })}>
+          Menu <kbd>F10</kbd>
+        </button>
+      </header>
+      {drawerOpen && (
+        <p className="drawer" role="status" data-testid="drawer">
+          Cash drawer open{drawer.reason === 'cash_refund' ? ' for a refund' : ''}: close it when done.
+        </p>
+      )}
+      {notice && (
+        <p role={notice.kind === 'error' ? 'alert' : 'status'} className={`notice ${notice.kind}`} data-testid="notice">
+          {notice.text}
+        </p>
+      )}
+      <main className="pos-main">
+        {view === 'lanes' && <LanePicker />}
+        {view === 'signin' && <CashierSignIn />}
+        {view === 'sale' && <RingUp />}
+        {view === 'receipt' && <Done />}
+        {view === 'sales' && <Sales />}
+        {view === 'eod' && <EndOfDay />}
+        {view === 'status' && <StatusView />}
+      </main>
+      {dialog?.kind === 'menu' && <Menu />}
+      {dialog?.kind === 'help' && <Help />}
+    </div>
+  );
+}
+
+function StatusView() {
+  const { go, shift, laneid } = usePos();
+  const back = () => go(shift ? 'sale' : laneid ? 'signin' : 'lanes');
+  useKeys({ Escape: back });
+  return (
+    <div>
+      <button type="button" onClick={back} className="back">
+        Back to the register <kbd>Esc</kbd>
+      </button>
+      <Status />
+    </div>
+  );
+}

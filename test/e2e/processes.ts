@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * `npm run serve` and `npm run terminal-sim` as a user starts them. Each runs in its own process
+ * group so that stopping it stops npm and the program under it, and nothing else.
+ */
+export interface Proc {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output (bounded). */
+  waitFor(pattern: RegExp, what: string, ms?: number): Promise<RegExpExecArray>;
+  send(line: string): void;
+  stop(): Promise<void>;
+}
+
+export function start(args: string[], env: Record<string, string> = {}): Proc {
+  const child = spawn('npm', ['run', '--silent', ...args], {
+    cwd: process.cwd(),
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const w of [...waiters]) w();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+    for (const w of [...waiters]) w();
+  });
+  return {
+    child,
+    output: () => out,
+    waitFor(pattern, what, ms = 60_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${what}; output so far:\n${out.slice(-3000)}`));
+        }, ms);
+        const check = () => {
+          const m = pattern.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(m);
+          } else if (exited) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            reject(new Error(`${args.join(' ')} exited before ${what}:\n${out.slice(-3000)}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    send(line) {
+      child.stdin!.write(`${line}\n`);
+    },
+    async stop() {
+      if (exited || child.pid === undefined) return;
+      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        return;
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 10_000);
+      await done;
+      clearTimeout(timer);
+    },
+  };
+}

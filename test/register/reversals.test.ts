@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { isEngineError } from '../../src/engine/errors';
+import type { DomainEvent } from '../../src/engine/events';
+import { openRegister, type RegisterRig } from './helpers';
+
+let rig: RegisterRig;
+afterEach(async () => {
+  await rig?.close();
+});
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (isEngineError(err)) return err.code;
+    throw err;
+  }
+  return 'no error';
+}
+
+describe('voids', () => {
+  it('voids an open sale: nothing paid is simply voided; a partly paid one gives the money back and frees the lane', async () => {
+    rig = await openRegister();
+    const empty = await rig.sale('1001');
+    const voided = await rig.register.voidSale(empty.id, { shift: rig.shift }, null);
+    expect(voided).toMatchObject({ reversal: null, sale: { status: 'voided' } });
+    expect((await rig.t.engine.orders.view(empty.order))?.attributes).toMatchObject({ pos_status: 'voided' });
+
+    const sale = await rig.sale('4002'); // 4499 + 585 = 5084
+    const card = await rig.tender(sale, { type: 'card', amount_cents: 3000 });
+    await rig.tender(sale, { type: 'cash', tendered_cents: 1000 });
+    const out = await rig.register.voidSale(sale.id, { shift: rig.shift, reason: 'Customer left' }, null);
+    expect(out.sale.status).toBe('voided');
+    expect(out.reversal).toMatchObject({ kind: 'void', status: 'completed', amount_cents: 4000, refunded_cents: 4000, outstanding_cents: 0, drawer_opened: true });
+    // The last tender first: the cash, then the card (voided whole, the same day).
+    expect(out.reversal!.allocations.map((a) => [a.method, a.amount_cents, a.status])).toEqual([
+      ['cash', 1000, 'done'],
+      ['void', 3000, 'done'],
+    ]);
+    expect(out.message).toMatch(/Give \$10\.00 in cash from the drawer/);
+    const tx = await rig.t.engine.gateway.view(card.tender.transaction!);
+    expect(tx).toMatchObject({ state: 'cancelled' });
+    expect((await rig.register.register('1')).open_sale).toBeNull();
+    expect(out.sale.tenders.every((t) => t.status === 'reversed')).toBe(true);
+  });
+
+  it('voids a paid sale the same day; refuses once its card payment is in a closed batch (refund instead)', async () => {
+    rig = await openRegister();
+    const a = await rig.sale('3001');
+    await rig.tender(a, { type: 'card' });
+    const out = await rig.register.voidSale(a.id, { shift: rig.shift }, null);
+    expect(out).toMatchObject({ sale: { status: 'voided' }, reversal: { status: 'completed', allocations: [{ method: 'void', status: 'done' }] } });
+    expect(await code(rig.register.voidSale(a.id, { shift: rig.shift }, null))).toBe('sale_voided');
+
+    const b = await rig.sale('3002');
+    await rig.tender(b, { type: 'card' });
+    await rig.register.zClose('1', { shift: rig.shift });
+    const refused = await rig.register.voidSale(b.id, { shift: rig.shift }, null).catch((e: unknown) => e);
+    expect(isEngineError(refused) && refused.code).toBe('void_window_closed');
+    expect((refused as Error).message).toMatch(/Refund it instead/);
+    expect((await rig.register.sale(b.id)).status).toBe('paid');
+    const refund = await rig.register.refund(b.id, { shift: rig.shift, all: true }, null);
+    expect(refund.reversal).toMatchObject({ status: 'completed', allocations: [{ method: 'refund', status: 'done', amount_cents: 1250 }] });
+    expect(refund.sale.status).toBe('refunded');
+  });
+});
+
+describe('refunds', () => {
+  it('refunds returned units to the tenders in reverse order, within what each paid, and never more than was sold', async () => {
+    rig = await openRegister();
+    const events: DomainEvent[] = [];
+    rig.t.engine.core.bus.subscribe((e) => events.push(e));
+    let sale = await rig.sale('1002');
+    sale = await rig.register.changeLine(sale.id, sale.lines[0]!.line, { shift: rig.shift, quantity: 3 }); // 1275 + 64 = 1339
+    expect(sale.totals.total_cents).toBe(1339);
+    const card = await rig.tender(sale, { type: 'card', amount_cents: 1000 });
+    await rig.tender(sale, { type: 'cash', tendered_cents: 500 }); // 339 applied
+
+    const plan = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 2 }], dry_run: true }, null);
+    // 2 of 3: net 1275 × 2/3 = 850, tax 64 × 2/3 = 42.67 → 43.
+    expect(plan.reversal).toMatchObject({ status: 'planned', amount_cents: 893 });
+    expect(plan.reversal!.allocations.map((a) => [a.method, a.amount_cents])).toEqual([
+      ['cash', 339],
+      ['refund', 554],
+    ]);
+    expect((await rig.register.sale(sale.id)).reversals).toHaveLength(0);
+
+    const first = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 2 }], reason: 'Spilled' }, null);
+    expect(first.reversal).toMatchObject({ status: 'completed', refunded_cents: 893 });
+    expect(first.sale.status).toBe('partially_refunded');
+    expect(events.filter((e) => e.type === 'drawer.opened').map((e) => e.data?.reason)).toEqual(['cash_sale', 'cash_refund']);
+    expect((await rig.t.engine.gateway.view(card.tender.transaction!))?.refunded_cents).toBe(554);
+
+    expect(await code(rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 2 }] }, null))).toBe('quantity_exceeds_sold');
+    // The last unit gives back exactly what is left of the line: 1339 − 893.
+    const last = await rig.register.refund(sale.id, { shift: rig.shift, all: true }, null);
+    expect(last.reversal).toMatchObject({ amount_cents: 446, allocations: [{ method: 'refund', amount_cents: 446 }] });
+    expect(last.sale).toMatchObject({ status: 'refunded', totals: { refunded_cents: 1339 } });
+    expect(await code(rig.register.refund(sale.id, { shift: rig.shift, all: true }, null))).toBe('sale_not_refundable');
+  });
+
+  it('leaves a refund the gateway declines incomplete, says what is owed, and settles it in cash', async () => {
+    rig = await openRegister();
+    let sale = await rig.sale();
+    sale = await rig.register.addLine(sale.id, { shift: rig.shift, open: { description: 'Service', unit_price_cents: 2001, tax_rate: 0 } });
+    sale = await rig.register.addLine(sale.id, { shift: rig.shift, open: { description: 'Other service', unit_price_cents: 1050, tax_rate: 0 } });
+    const paid = await rig.tender(sale, { type: 'card' });
+    expect(paid.sale.status).toBe('paid');
+    // The sandbox declines refunds of amounts ending in .01.
+    const out = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null);
+    expect(out.reversal).toMatchObject({ status: 'incomplete', refunded_cents: 0, outstanding_cents: 2001, allocations: [{ method: 'refund', status: 'failed', error: { code: 'declined' } }] });
+    expect(out.message).toMatch(/Still owed to the customer: \$20\.01/);
+    const settled = await rig.register.settleReversal(sale.id, 1, { shift: rig.shift, method: 'cash' }, null);
+    expect(settled.reversal).toMatchObject({ status: 'completed', refunded_cents: 2001, outstanding_cents: 0, drawer_opened: true });
+    expect(settled.sale.status).toBe('partially_refunded');
+    // The card tender still has its whole amount to give back for the other line.
+    const rest = await rig.register.refund(sale.id, { shift: rig.shift, all: true }, null);
+    expect(rest.reversal).toMatchObject({ status: 'completed', allocations: [{ method: 'refund', amount_cents: 1050, status: 'done' }] });
+  });
+
+  it('finds a paid sale by its receipt number and refunds a cheque and an other tender as records', async () => {
+    rig = await openRegister();
+    const sale = await rig.sale('5001'); // 1495 + 194 = 1689
+    await rig.tender(sale, { type: 'cheque', amount_cents: 1000, reference: '77' });
+    await rig.tender(sale, { type: 'other', name: 'voucher' });
+    const found = await rig.register.sale(sale.number);
+    expect(found.id).toBe(sale.id);
+    const out = await rig.register.refund(sale.number, { shift: rig.shift, all: true }, null);
+    expect(out.reversal!.allocations.map((a) => [a.label, a.method, a.amount_cents])).toEqual([
+      ['Voucher', 'external', 689],
+      ['Cheque 77', 'external', 1000],
+    ]);
+    expect(out.reversal!.drawer_opened).toBe(false);
+  });
+});
