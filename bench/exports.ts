@@ -105,22 +105,24 @@ interface Drain {
 /** The baseline: the same rows through the same index, straight from SQLite, parsed. */
 function rawScan(): Drain {
   const db = new Database(path.join(dir, 'laneway.sqlite'), { readonly: true });
-  const row = db.prepare("SELECT id, indexes_json FROM laneway_rx_collections WHERE collection_name = 'invoices'").get() as { id: number; indexes_json: string };
+  const row = db.prepare("SELECT id, indexes_json, text_columns FROM laneway_rx_collections WHERE collection_name = 'invoices'").get() as { id: number; indexes_json: string; text_columns: string };
+  // Every stored column of the document: the JSON and its text columns (the stored renderings).
+  const texts = (JSON.parse(row.text_columns) as string[]).map((_, i) => `, t${i}`).join('');
   const indexes = JSON.parse(row.indexes_json) as string[][];
   const column = `i${indexes.findIndex((ix) => ix.join(',') === '_deleted,watermark,id')}`;
-  const stmt = db.prepare(`SELECT data, ${column} AS k FROM rxc_${row.id} WHERE ${column} > ? ORDER BY ${column} LIMIT ${PAGE}`).raw();
+  const stmt = db.prepare(`SELECT ${column} AS k, data${texts} FROM rxc_${row.id} WHERE ${column} > ? ORDER BY ${column} LIMIT ${PAGE}`).raw();
   const pages: number[] = [];
   let records = 0;
   let after: Buffer = Buffer.alloc(0);
   const started = performance.now();
   for (;;) {
     const t = performance.now();
-    const rows = stmt.all(after) as Array<[string, Buffer]>;
-    for (const [data] of rows) JSON.parse(data);
+    const rows = stmt.all(after) as Array<[Buffer, string]>;
+    for (const r of rows) JSON.parse(r[1]);
     pages.push(performance.now() - t);
     if (rows.length === 0) break;
     records += rows.length;
-    after = rows[rows.length - 1]![1];
+    after = rows[rows.length - 1]![0];
   }
   db.close();
   return { records, seconds: (performance.now() - started) / 1000, pages };
@@ -143,13 +145,19 @@ function startServer(extraNodeFlags: string[]): Promise<{ child: ChildProcess; u
   });
 }
 
+/** User + system CPU seconds a process has used so far (this machine is shared: CPU time moves less with its load than wall time). */
+function cpuOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssOf(pid: number): { rss: number; peak: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
-async function httpDrain(url: string, pid: number, feed: string): Promise<Drain & { peakRss: number }> {
+async function httpDrain(url: string, pid: number, feed: string): Promise<Drain & { peakRss: number; serverCpu: number }> {
   const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
   // node:http with keep-alive: fetch (undici) spends longer reading a 4 MB body than the server
   // takes to produce it, which would measure the client rather than the export.
@@ -178,6 +186,7 @@ async function httpDrain(url: string, pid: number, feed: string): Promise<Drain 
   let records = 0;
   let watermark = 0;
   const started = performance.now();
+  const cpuBefore = cpuOf(pid);
   for (;;) {
     const t = performance.now();
     const text = await get(watermark);
@@ -188,9 +197,10 @@ async function httpDrain(url: string, pid: number, feed: string): Promise<Drain 
     watermark = page[page.length - 1]!.watermark;
   }
   const seconds = (performance.now() - started) / 1000;
+  const serverCpu = cpuOf(pid) - cpuBefore;
   clearInterval(sampler);
   agent.destroy();
-  return { records, seconds, pages, peakRss: Math.max(peakRss, rssOf(pid).rss) };
+  return { records, seconds, pages, peakRss: Math.max(peakRss, rssOf(pid).rss), serverCpu };
 }
 
 function report(name: string, d: Drain): string {
@@ -212,7 +222,7 @@ async function main(): Promise<void> {
     try {
       const d = await httpDrain(url, child.pid!, '/api/exports/invoices');
       const label = `HTTP /api/exports/invoices${flags.length ? ` (node ${flags.join(' ')})` : ''}`;
-      results.push(`${report(label, d)}   serve RSS peak ${(d.peakRss / 1e6).toFixed(0)} MB`);
+      results.push(`${report(label, d)}   serve RSS peak ${(d.peakRss / 1e6).toFixed(0)} MB, serve CPU ${((d.serverCpu * 1000) / d.pages.length).toFixed(1)} ms/page`);
       if (!flags.length) {
         const sorted = [...d.pages].sort((a, b) => a - b);
         const rate = d.records / d.seconds;

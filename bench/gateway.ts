@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { createEngine } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
@@ -51,7 +51,14 @@ const levelsArg = process.argv.indexOf('--connections');
 const levels = (levelsArg > 0 ? process.argv[levelsArg + 1]! : '16,32').split(',').map(Number);
 
 const here = dirname(fileURLToPath(import.meta.url));
-const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'gateway-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+// BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to the server process.
+const serverFlags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+const child = spawn(process.execPath, [...serverFlags, '--import', 'tsx', join(here, 'gateway-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The server's user + system CPU seconds so far: on a shared machine CPU per request moves less with its load than rates do. */
+const serverCpu = () => {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const lines = createInterface({ input: child.stdout! });
 const nextLine = () =>
   new Promise<string>((resolve, reject) => {
@@ -92,23 +99,28 @@ try {
   // Warm-up (JIT, SQLite page cache), not reported.
   await autocannon({ url: `${url}/api/gateway/v1/orders/sale`, connections: 16, duration: 3, requests: [sales] });
 
-  const results: Array<{ title: string; connections: number; r: Result }> = [];
+  const results: Array<{ title: string; connections: number; r: Result; cpuMs: number }> = [];
+  const measured = async (title: string, connections: number, run: () => Promise<Result>) => {
+    const cpu = serverCpu();
+    const r = await run();
+    results.push({ title, connections, r, cpuMs: ((serverCpu() - cpu) * 1000) / Math.max(1, r.requests.total) });
+  };
   for (const connections of levels) {
-    const noop = await autocannon({ url: `${url}/api/bench/noop`, connections, duration, method: 'POST', headers, body: JSON.stringify({ amount_cents: 1000 }) });
-    results.push({ title: 'no-op route (ceiling)', connections, r: noop });
-    const sale = await autocannon({ url: `${url}/api/gateway/v1/orders/sale`, connections, duration, requests: [sales] });
-    results.push({ title: 'sale (fund token, new order)', connections, r: sale });
+    await measured('no-op route (ceiling)', connections, () =>
+      autocannon({ url: `${url}/api/bench/noop`, connections, duration, method: 'POST', headers, body: JSON.stringify({ amount_cents: 1000 }) }),
+    );
+    await measured('sale (fund token, new order)', connections, () => autocannon({ url: `${url}/api/gateway/v1/orders/sale`, connections, duration, requests: [sales] }));
   }
 
   console.log(`\nbench/gateway: ${duration} s per run, server in its own process (synchronous=FULL SQLite), load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores\n`);
-  console.log('| run | connections | req/s | p50 ms | p99 ms | non-2xx | errors |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const { title, connections, r } of results) {
-    console.log(`| ${title} | ${connections} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`);
+  console.log('| run | connections | req/s | p50 ms | p99 ms | non-2xx | errors | server CPU ms/req |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { title, connections, r, cpuMs } of results) {
+    console.log(`| ${title} | ${connections} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} | ${cpuMs.toFixed(3)} |`);
   }
   // The engine alone (no HTTP): the same sales through engine.gateway.transact, 32 in flight.
   const engineRate = await engineOnly(4000, 32);
-  console.log(`| engine only, no HTTP (same sale) | 32 in flight | ${engineRate.toFixed(0)} | | | | |`);
+  console.log(`| engine only, no HTTP (same sale) | 32 in flight | ${engineRate.toFixed(0)} | | | | | |`);
   const met = results.filter((x) => x.title.startsWith('sale') && x.r.requests.average >= 1000 && x.r.latency.p99 < 50 && x.r.non2xx === 0);
   console.log(`\ntarget (>= 1000 sales/s, p99 < 50 ms, no failures): ${met.length ? `met at ${met.map((m) => m.connections).join(', ')} connections` : 'NOT met'}`);
 } finally {

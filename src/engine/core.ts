@@ -123,27 +123,52 @@ export class Tx {
     const committed = await this.store.find(collection, query);
     const out: T[] = [];
     const seen = new Set<string>();
+    // Compiled on first use, once per call: most finds meet no pending write of their collection.
+    let matcher: ((doc: StoredDoc) => boolean) | undefined;
+    const matches = (doc: StoredDoc) => (matcher ??= this.matcher(collection, query.selector ?? {}))(doc);
     for (const raw of committed) {
       const key = this.slot(collection, raw.id);
       if (!this.loaded.has(key)) this.loaded.set(key, raw);
       seen.add(raw.id);
       const p = this.pending.get(key);
       if (p) {
-        if (!p.deleted && this.matches(collection, query.selector ?? {}, p.doc)) out.push(structuredClone(p.doc) as T);
+        if (!p.deleted && matches(p.doc)) out.push(structuredClone(p.doc) as T);
       } else out.push(stripMeta(raw) as T);
     }
     for (const p of this.pending.values()) {
       if (p.collection !== collection || p.deleted || seen.has(p.doc.id)) continue;
-      if (this.matches(collection, query.selector ?? {}, p.doc)) out.push(structuredClone(p.doc) as T);
+      if (matches(p.doc)) out.push(structuredClone(p.doc) as T);
     }
     return out;
   }
 
-  private matches(collection: string, selector: MangoQuerySelector<StoredDoc>, doc: StoredDoc): boolean {
-    const schema = this.store.collection(collection).schema.jsonSchema;
-    const normalized = normalizeMangoQuery<StoredDoc>(schema, { selector }, true);
-    const matcher = getQueryMatcher(schema, normalized);
-    return matcher({ ...doc, _deleted: false, _rev: '', _meta: { lwt: 0 }, _attachments: {} } as Raw);
+  /**
+   * Whether a pending document matches a selector. Under group commit every find checks the
+   * earlier units' pending documents of its collection, so the common selector (equality on
+   * top-level fields, e.g. `{ unique_reference: key }`) is compared directly; anything else, or a
+   * field that is not a plain value, goes through RxDB's matcher.
+   */
+  private matcher(collection: string, selector: MangoQuerySelector<StoredDoc>): (doc: StoredDoc) => boolean {
+    let general: ((doc: StoredDoc) => boolean) | undefined;
+    const matchGeneral = (doc: StoredDoc) => {
+      if (!general) {
+        const schema = this.store.collection(collection).schema.jsonSchema;
+        const matcher = getQueryMatcher(schema, normalizeMangoQuery<StoredDoc>(schema, { selector }, true));
+        general = (d) => matcher(d as Raw);
+      }
+      return general(doc);
+    };
+    const plain = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+    const equalities = Object.entries(selector as Record<string, unknown>);
+    if (!equalities.every(([field, value]) => !field.startsWith('$') && !field.includes('.') && plain(value))) return matchGeneral;
+    return (doc) => {
+      for (const [field, value] of equalities) {
+        const actual = doc[field];
+        if (!plain(actual)) return matchGeneral(doc);
+        if (actual !== value) return false;
+      }
+      return true;
+    };
   }
 
   /**
@@ -225,6 +250,11 @@ export interface EngineCore {
   /** Committed reads outside a unit of work. */
   get<T extends StoredDoc = StoredDoc>(collection: string, id: string): Promise<T | undefined>;
   find<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>): Promise<T[]>;
+  /**
+   * find() for exports that send a stored rendering as it is: each document with the UTF-8 bytes
+   * of its string at `path` (null there in the document). See Store.findWithBytes.
+   */
+  findWithBytes<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>, path: string): Promise<Array<{ doc: T; bytes: Buffer | null }>>;
   /** Events with watermark > after, oldest first, from the persisted outbox. */
   eventsSince(after: number, limit: number): Promise<DomainEvent[]>;
   /**
@@ -359,6 +389,9 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     },
     async find<T extends StoredDoc>(collection: string, query: MangoQuery<StoredDoc>) {
       return (await store.find(collection, query)).map((r) => stripMeta(r) as T);
+    },
+    async findWithBytes<T extends StoredDoc>(collection: string, query: MangoQuery<StoredDoc>, path: string) {
+      return (await store.findWithBytes(collection, query, path)).map((r) => ({ doc: stripMeta(r.doc) as T, bytes: r.bytes }));
     },
     onTick(name, task) {
       tasks.push({ name, task });

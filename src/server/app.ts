@@ -61,7 +61,9 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request): v
   else res.end();
 }
 
-function mount(app: Express, route: AnyRoute, engine: Engine): void {
+type RouteHandler = (req: Request, res: Response) => Promise<void>;
+
+function mount(app: Express, route: AnyRoute, engine: Engine): RouteHandler {
   const validate = {
     params: route.params ? compile(route.params, 'params') : undefined,
     query: route.query ? compile(route.query, 'query') : undefined,
@@ -74,7 +76,7 @@ function mount(app: Express, route: AnyRoute, engine: Engine): void {
     express.urlencoded({ limit, extended: true }),
   ];
 
-  app[route.method](route.path, async (req: Request, res: Response) => {
+  const handler: RouteHandler = async (req, res) => {
     try {
       const principal = route.auth === false ? null : await authenticate(engine, req);
       if (route.body) {
@@ -95,7 +97,34 @@ function mount(app: Express, route: AnyRoute, engine: Engine): void {
     } catch (err) {
       sendError(res, err, engine, req);
     }
-  });
+  };
+  app[route.method](route.path, handler);
+  return handler;
+}
+
+/** What this file reads of express's router (router@2): its layers in registration order. */
+interface RouterLayer {
+  match(path: string): unknown;
+  route?: { _handlesMethod(method: string): boolean; stack: Array<{ handle: unknown }> };
+}
+
+/**
+ * Static API paths (no parameters) answered without the router's walk: express's router tests
+ * every route's pattern in registration order (about 110 of them) on each request. A path goes in
+ * only when the router itself would pick that same route for it (no earlier route's pattern
+ * matches it for that method), so dispatch is unchanged; any other spelling (case, trailing
+ * slash), HEAD and OPTIONS still go through the router, which keeps every route.
+ */
+function staticDispatch(app: Express, mounted: ReadonlyArray<{ route: AnyRoute; handler: RouteHandler }>): Map<string, RouteHandler> {
+  const layers = (app.router as unknown as { stack: RouterLayer[] }).stack.filter((layer) => layer.route);
+  const fast = new Map<string, RouteHandler>();
+  for (const { route, handler } of mounted) {
+    if (!/^[\w/.-]+$/.test(route.path)) continue;
+    const method = route.method.toUpperCase();
+    const first = layers.find((layer) => layer.match(route.path) && layer.route!._handlesMethod(method));
+    if (first?.route!.stack.some((s) => s.handle === handler)) fast.set(`${method} ${route.path}`, handler);
+  }
+  return fast;
 }
 
 function docsPage(): string {
@@ -139,7 +168,15 @@ export function createApp(options: AppOptions): Express {
 
   app.use(rateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT));
 
-  for (const route of options.routes ?? allRoutes) mount(app, route, engine);
+  let fast = new Map<string, RouteHandler>();
+  app.use((req, res, next) => {
+    const handler = fast.get(`${req.method} ${req.path}`);
+    if (!handler) return next();
+    req.params = {};
+    void handler(req, res);
+  });
+  const mounted = (options.routes ?? allRoutes).map((route) => ({ route, handler: mount(app, route, engine) }));
+  fast = staticDispatch(app, mounted);
 
   app.get('/api/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");

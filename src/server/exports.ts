@@ -1,3 +1,4 @@
+import type { JsonParts } from '../engine/receivables';
 import type { ExportQuery } from '../shared/schemas/common';
 
 /**
@@ -24,9 +25,26 @@ export function exportShape<T extends { watermark: number }>(records: readonly T
 
 /**
  * The same two shapes from records already serialised (exports that keep rendered JSON), wrapped
- * in `{ "<wrap>": ... }`: the page is sent as text, never parsed and serialised again.
+ * in `{ "<wrap>": ... }`, written straight into one buffer: the page is sent as the stored bytes,
+ * never parsed, serialised or made a string.
  */
-export function exportShapeJson(wrap: string, records: ReadonlyArray<{ watermark: number; json: string }>, list: boolean): string {
-  const parts = records.map((r) => (list ? r.json : `"${r.watermark}":${r.json}`));
-  return `{${JSON.stringify(wrap)}:${list ? '[' : '{'}${parts.join(',')}${list ? ']' : '}'}}`;
+export function exportShapeBytes(wrap: string, records: ReadonlyArray<{ watermark: number; json: JsonParts }>, list: boolean): Buffer {
+  const open = `{${JSON.stringify(wrap)}:${list ? '[' : '{'}`;
+  const close = list ? ']}' : '}}';
+  const keys = list ? undefined : records.map((r) => `"${r.watermark}":`);
+  let size = Buffer.byteLength(open) + close.length + Math.max(0, records.length - 1);
+  records.forEach((r, i) => {
+    size += Buffer.byteLength(r.json.head) + r.json.rest.length + (keys ? keys[i]!.length : 0);
+  });
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write(open);
+  records.forEach((r, i) => {
+    if (i > 0) at = out.writeUInt8(0x2c, at);
+    if (keys) at += out.write(keys[i]!, at, 'latin1');
+    at += out.write(r.json.head, at);
+    at += r.json.rest.copy(out, at);
+  });
+  at += out.write(close, at, 'latin1');
+  if (at !== size) throw new Error(`export page size mismatch: wrote ${at} of ${size} bytes`);
+  return out;
 }

@@ -7,6 +7,7 @@ import {
   type BulkWriteRow,
   type MangoQuery,
   type MangoQuerySelector,
+  type PreparedQuery,
   type RxCollection,
   type RxDatabase,
   type RxDocumentData,
@@ -52,10 +53,48 @@ export interface Store {
   getMany(collection: string, ids: readonly string[]): Promise<Raw[]>;
   /** A mango query run straight on the storage instance (no RxDocument layer: exports are hot). */
   find(collection: string, query: MangoQuery<StoredDoc>): Promise<Raw[]>;
+  /**
+   * find() for reads that send a stored text field as it is (exports of stored renderings): each
+   * document comes with the UTF-8 bytes of its string at `path` (a dot path; null when it is not
+   * a string) and holds null there. A collection that declares `path` a text column hands the
+   * bytes over without a string ever being made or parsed.
+   */
+  findWithBytes(collection: string, query: MangoQuery<StoredDoc>, path: string): Promise<Array<{ doc: Raw; bytes: Buffer | null }>>;
   count(collection: string, selector: MangoQuerySelector<StoredDoc>): Promise<number>;
   /** All-or-nothing across collections when the storage supports it (our SQLite storage does). */
   commit(writes: readonly StoreWrite[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What our SQLite storage instance adds to the RxStorage interface (see src/store/sqlite). */
+interface BytesQuery {
+  queryWithBytes(prepared: PreparedQuery<StoredDoc>, path: string): Promise<{ documents: Raw[]; bytes: Array<Buffer | null> }>;
+}
+
+/** The storage instance under RxDB's wrapper, when it can read a text column as bytes. */
+function bytesQueryOf(instance: unknown): BytesQuery | undefined {
+  let current = instance as { originalStorageInstance?: unknown; queryWithBytes?: unknown } | undefined;
+  for (let depth = 0; depth < 8 && current; depth++) {
+    if (typeof current.queryWithBytes === 'function') return current as unknown as BytesQuery;
+    current = current.originalStorageInstance as typeof current;
+  }
+  return undefined;
+}
+
+/**
+ * Generic form of queryWithBytes for other storages: the string at `path` taken out as UTF-8, in
+ * a copy along the path (a storage such as RxDB's memory one hands out the objects it keeps).
+ */
+function takeText(value: unknown, path: readonly string[], at = 0): { value: unknown; bytes: Buffer | null } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { value, bytes: null };
+  const obj = value as Record<string, unknown>;
+  const key = path[at]!;
+  const child = obj[key];
+  if (at === path.length - 1) {
+    return typeof child === 'string' ? { value: { ...obj, [key]: null }, bytes: Buffer.from(child, 'utf8') } : { value, bytes: null };
+  }
+  const inner = takeText(child, path, at + 1);
+  return inner.bytes ? { value: { ...obj, [key]: inner.value }, bytes: inner.bytes } : { value, bytes: null };
 }
 
 export interface OpenStoreOptions {
@@ -74,8 +113,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     eventReduce: true,
     closeDuplicates: true,
   });
-  const defs: Record<string, { schema: CollectionDef['schema'] }> = {};
-  for (const def of options.collections) defs[def.name] = { schema: def.schema };
+  const defs: Record<string, { schema: CollectionDef['schema']; instanceCreationOptions?: { textColumns: readonly string[] } }> = {};
+  for (const def of options.collections) {
+    defs[def.name] = { schema: def.schema, ...(def.textColumns ? { instanceCreationOptions: { textColumns: def.textColumns } } : {}) };
+  }
   await db.addCollections(defs);
 
   const collection = (name: string): RxCollection<StoredDoc> => {
@@ -98,6 +139,15 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 
   let closed = false;
 
+  /** Live documents only; an explicit index gets `_deleted` in front, as RxDB's own indexes have. */
+  const prepared = (name: string, query: MangoQuery<StoredDoc>): PreparedQuery<StoredDoc> => {
+    const schema = collection(name).schema.jsonSchema;
+    const normalized = normalizeMangoQuery<StoredDoc>(schema, query);
+    (normalized.selector as Record<string, unknown>)._deleted = { $eq: false };
+    if (normalized.index) normalized.index.unshift('_deleted');
+    return prepareQuery(schema, normalized);
+  };
+
   return {
     db,
     collection,
@@ -110,12 +160,21 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       return instance(name).findDocumentsById([...ids], false);
     },
     async find(name, query) {
-      const schema = collection(name).schema.jsonSchema;
-      const normalized = normalizeMangoQuery<StoredDoc>(schema, query);
-      (normalized.selector as Record<string, unknown>)._deleted = { $eq: false };
-      if (normalized.index) normalized.index.unshift('_deleted');
-      const result = await instance(name).query(prepareQuery(schema, normalized));
+      const result = await instance(name).query(prepared(name, query));
       return result.documents;
+    },
+    async findWithBytes(name, query, path) {
+      const reader = bytesQueryOf(instance(name));
+      if (reader) {
+        const { documents, bytes } = await db.lockedRun(() => reader.queryWithBytes(prepared(name, query), path));
+        return documents.map((doc, i) => ({ doc, bytes: bytes[i] ?? null }));
+      }
+      const parts = path.split('.');
+      const { documents } = await instance(name).query(prepared(name, query));
+      return documents.map((doc) => {
+        const taken = takeText(doc, parts);
+        return { doc: taken.value as Raw, bytes: taken.bytes };
+      });
     },
     async count(name, selector) {
       const schema = collection(name).schema.jsonSchema;

@@ -26,6 +26,12 @@ export interface StoredDoc {
 export interface CollectionDef {
   name: string;
   schema: RxJsonSchema<StoredDoc>;
+  /**
+   * Large string fields of the body (dot paths, e.g. `data.view`) that the storage keeps out of
+   * the document JSON (our SQLite storage: a TEXT column each; others ignore it). Not part of the
+   * RxDB schema, so changing it needs no schema version: the storage relays the rows out on open.
+   */
+  textColumns?: readonly string[];
 }
 
 /**
@@ -39,6 +45,7 @@ export function defineCollection(
     fields: Record<string, { type: 'string'; maxLength: number } | typeof watermarkField | { type: 'number'; minimum: number; maximum: number; multipleOf: number } | { type: 'boolean' }>;
     indexes: string[][];
     idLength?: number;
+    textColumns?: readonly string[];
   },
 ): CollectionDef {
   const properties: Record<string, unknown> = {
@@ -49,6 +56,7 @@ export function defineCollection(
   };
   return {
     name,
+    ...(spec.textColumns ? { textColumns: spec.textColumns } : {}),
     schema: {
       version: spec.version ?? 0,
       primaryKey: 'id',

@@ -96,6 +96,34 @@ describe('engine spine: watermarks and events', () => {
     expect(seenInside).toEqual({ byId: 'mine', inQuery: true });
   });
 
+  it('matches its own pending writes in queries by equality, operators and nested fields', async () => {
+    t = await openTestEngine();
+    await t.engine.core.mutate(async (tx) => {
+      await putRecord(tx, 'note', 'old', { n: 1 }, ev('old'));
+    });
+    const ids = await t.engine.core.mutate(async (tx) => {
+      await putRecord(tx, 'note', 'a', { n: 2 }, ev('a'));
+      await putRecord(tx, 'memo', 'b', { n: 2 }, ev('b'));
+      // A committed record rewritten in this unit so that it no longer matches `data.n: 1`.
+      await putRecord(tx, 'note', 'old', { n: 3 }, ev('old'));
+      const found = async (selector: Record<string, unknown>) => (await tx.find('records', { selector })).map((d) => d.id).sort();
+      return {
+        equality: await found({ kind: 'note', key: 'a' }),
+        noMatch: await found({ kind: 'note', key: 'b' }),
+        operator: await found({ kind: { $in: ['note', 'memo'] }, key: { $ne: 'old' } }),
+        nested: await found({ 'data.n': 2 }),
+        rewritten: await found({ 'data.n': 1 }),
+      };
+    });
+    expect(ids).toEqual({
+      equality: ['note/a'],
+      noMatch: [],
+      operator: ['memo/b', 'note/a'],
+      nested: ['memo/b', 'note/a'],
+      rewritten: [],
+    });
+  });
+
   it('stores credentials with a hashed key only', async () => {
     t = await openTestEngine();
     const made = await t.engine.account.credentials.create({ name: 'ERP' });

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestEngine, TEST_TOKEN, type TestEngine } from '../helpers/engine';
 import { basicAuth, startApi, type ApiClient } from '../helpers/http';
 import { allRoutes } from '../../src/server/routes';
+import { defineRoute } from '../../src/server/route';
+import { startServer } from '../../src/server/http';
 
 let t: TestEngine;
 let api: ApiClient;
@@ -125,6 +127,38 @@ describe('rate limit', () => {
       expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('route dispatch', () => {
+  it('answers each path with the route express would pick, whatever the spelling; limits and auth still apply', async () => {
+    const named = (name: string, path: string, method: 'get' | 'post' = 'get', auth = true) =>
+      defineRoute({ method, path, auth, operationId: name, tags: ['Test'], summary: name, responses: { 200: { description: 'ok' } }, handler: ({ params }) => ({ body: { name, params } }) });
+    const routes = [
+      named('byId', '/api/dispatch/:id'),
+      // Registered after a parameter route whose pattern matches it: express answers it with byId.
+      named('shadowed', '/api/dispatch/special'),
+      named('list', '/api/dispatch'),
+      named('create', '/api/dispatch', 'post'),
+      named('open', '/api/dispatch-open', 'get', false),
+    ];
+    const server = await startServer(t.engine, { port: 0, rateLimit: 7, routes });
+    try {
+      const call = async (method: string, path: string, auth: string | null = basicAuth()) => {
+        const res = await fetch(`${server.url}${path}`, { method, headers: auth ? { Authorization: auth } : {} });
+        return { status: res.status, body: (await res.json()) as { name?: string; params?: Record<string, string> } };
+      };
+      expect(await call('GET', '/api/dispatch/special')).toEqual({ status: 200, body: { name: 'byId', params: { id: 'special' } } });
+      expect((await call('GET', '/api/dispatch')).body.name).toBe('list');
+      expect((await call('GET', '/API/Dispatch/')).body.name).toBe('list');
+      expect((await call('POST', '/api/dispatch?x=1')).body.name).toBe('create');
+      expect((await call('GET', '/api/dispatch-open', null)).body.name).toBe('open');
+      expect((await call('GET', '/api/dispatch', null)).status).toBe(401);
+      expect((await call('DELETE', '/api/dispatch')).status).toBe(404);
+      expect((await call('GET', '/api/dispatch')).status).toBe(429);
+    } finally {
+      await server.close();
     }
   });
 });

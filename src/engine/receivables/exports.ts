@@ -21,23 +21,61 @@ export async function byWatermark<T extends Doc>(
   page: Page,
   options: { feed?: string; keep?: (doc: T) => boolean } = {},
 ): Promise<T[]> {
-  const out: T[] = [];
+  return pageByWatermark((query) => core.find<T>(collection, query), (doc) => doc, page, options);
+}
+
+/** A stored rendering's UTF-8 bytes beside its document (see Store.findWithBytes). */
+export interface WithBytes<T> {
+  doc: T;
+  bytes: Buffer | null;
+}
+
+/** byWatermark, each document with the bytes of its string at `path` (a stored rendering). */
+export async function byWatermarkWithBytes<T extends Doc>(
+  core: EngineCore,
+  collection: string,
+  path: string,
+  page: Page,
+  options: { feed?: string; keep?: (doc: T) => boolean } = {},
+): Promise<Array<WithBytes<T>>> {
+  return pageByWatermark((query) => core.findWithBytes<T>(collection, query, path), (r) => r.doc, page, options);
+}
+
+async function pageByWatermark<R, T extends Doc>(
+  read: (query: MangoQuery<StoredDoc>) => Promise<R[]>,
+  docOf: (r: R) => T,
+  page: Page,
+  options: { feed?: string; keep?: (doc: T) => boolean },
+): Promise<R[]> {
+  const out: R[] = [];
   let after = page.after;
   for (;;) {
     const want = page.limit - out.length;
     const query: MangoQuery<StoredDoc> = options.feed
       ? { selector: { feed: options.feed, watermark: { $gt: after } }, sort: [{ feed: 'asc' }, { watermark: 'asc' }], limit: want }
       : { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: want };
-    const docs = await core.find<T>(collection, query);
-    for (const doc of docs) if (!options.keep || options.keep(doc)) out.push(doc);
-    if (docs.length < want || out.length >= page.limit) return out;
-    after = docs[docs.length - 1]!.watermark;
+    const rows = await read(query);
+    for (const row of rows) if (!options.keep || options.keep(docOf(row))) out.push(row);
+    if (rows.length < want || out.length >= page.limit) return out;
+    after = docOf(rows[rows.length - 1]!).watermark;
   }
 }
 
+/**
+ * One record's export JSON as UTF-8, in two parts sent one after the other: `head` (ASCII, what
+ * is computed at read time) and `rest` (stored bytes). Pages of them are sent without any record
+ * being parsed, serialised or turned into a string.
+ */
+export interface JsonParts {
+  head: string;
+  rest: Buffer;
+}
+
+export const jsonPartsText = (parts: JsonParts): string => parts.head + parts.rest.toString('utf8');
+
 /** Merges two watermark-ordered pages (the open and the deleted invoice feeds) into one. */
-export function mergeByWatermark<T extends { watermark: number }>(a: T[], b: T[], limit: number): T[] {
-  return [...a, ...b].sort((x, y) => x.watermark - y.watermark).slice(0, limit);
+export function mergeByWatermark<T>(a: T[], b: T[], limit: number, watermarkOf: (x: T) => number): T[] {
+  return [...a, ...b].sort((x, y) => watermarkOf(x) - watermarkOf(y)).slice(0, limit);
 }
 
 /**

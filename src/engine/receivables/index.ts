@@ -8,10 +8,10 @@ import { countryCodes } from './countries';
 import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
 import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
-import { byWatermark, mergeByWatermark, recentFrom, type Page } from './exports';
+import { byWatermark, byWatermarkWithBytes, jsonPartsText, mergeByWatermark, recentFrom, type JsonParts, type Page, type WithBytes } from './exports';
 import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
-import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
+import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceRow } from './invoice-codec';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
@@ -19,7 +19,7 @@ import { inSession, type Session } from './session';
 import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
-export type { Page } from './exports';
+export type { JsonParts, Page } from './exports';
 
 export interface ImportReply {
   identifier: string;
@@ -68,10 +68,11 @@ export interface Receivables {
   viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
   exportInvoices(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<Array<Record<string, unknown>>>;
   /**
-   * The same page as JSON text per record (what the HTTP export sends without re-serialising), and
-   * the day its statuses are computed for.
+   * The same page as JSON per record, as UTF-8 parts made of the stored renderings (what the HTTP
+   * export sends without parsing or re-serialising anything), and the day its statuses are
+   * computed for.
    */
-  exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<{ asOf: string; records: Array<{ watermark: number; json: string }> }>;
+  exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<{ asOf: string; records: Array<{ watermark: number; json: JsonParts }> }>;
   deleteInvoice(number: string): Promise<void>;
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
@@ -114,13 +115,15 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
   };
   const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
 
-  const invoicePage = async (feed: InvoiceFeed, page: Page, includeDeleted: boolean): Promise<Row[]> => {
+  /** A page of invoices, each with its stored rendering's bytes (the `data.view` text column). */
+  const invoicePage = async (feed: InvoiceFeed, page: Page, includeDeleted: boolean): Promise<Array<WithBytes<Row>>> => {
+    const read = (p: Page, options: { feed?: string; keep?: (doc: Row) => boolean }) => byWatermarkWithBytes<Row>(core, 'invoices', 'data.view', p, options);
     if (feed === 'open') {
-      const open = await byWatermark<Row>(core, 'invoices', page, { feed: 'open' });
-      return includeDeleted ? mergeByWatermark(open, await byWatermark<Row>(core, 'invoices', page, { feed: 'deleted' }), page.limit) : open;
+      const open = await read(page, { feed: 'open' });
+      return includeDeleted ? mergeByWatermark(open, await read(page, { feed: 'deleted' }), page.limit, (r) => r.doc.watermark) : open;
     }
     const keep = (d: Row) => (includeDeleted || d.feed !== 'deleted') && (feed !== 'recent' || isRecent(d));
-    return byWatermark<Row>(core, 'invoices', feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
+    return read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
   };
 
   const recentAfter = async (collection: string, page: Page): Promise<Page> => {
@@ -268,13 +271,14 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     },
 
     async exportInvoices(feed, page, options = {}) {
-      return (await this.exportInvoicesJson(feed, page, options)).records.map((r) => JSON.parse(r.json) as Record<string, unknown>);
+      return (await this.exportInvoicesJson(feed, page, options)).records.map((r) => JSON.parse(jsonPartsText(r.json)) as Record<string, unknown>);
     },
 
     async exportInvoicesJson(feed, page, options = {}) {
       const includeDeleted = options.includeDeleted === true;
       const day = today();
-      return { asOf: day, records: (await invoicePage(feed, page, includeDeleted)).map((row) => ({ watermark: row.watermark, json: invoiceJson(row, day, includeDeleted) })) };
+      const rows = await invoicePage(feed, page, includeDeleted);
+      return { asOf: day, records: rows.map(({ doc, bytes }) => ({ watermark: doc.watermark, json: invoiceJsonParts(doc, bytes, day, includeDeleted) })) };
     },
 
     async deleteInvoice(number) {

@@ -1,4 +1,5 @@
 import { invoiceBody, invoiceStatusOf, type StatusBasis } from './invoice-view';
+import type { JsonParts } from './exports';
 import type { AttachmentSummary, InvoiceData, InvoiceDoc, LineItemData } from './types';
 
 /**
@@ -126,8 +127,21 @@ export function decodeInvoice(row: InvoiceRow): InvoiceDoc {
   return { id: row.id, watermark: row.watermark, display_number: row.display_number, customer: row.customer, feed: row.feed, division: row.division, iid: data.iid, data };
 }
 
+/** What an export adds in front of the stored rendering: the fields that change without a write. */
+function exportHead(row: Pick<InvoiceRow, 'watermark' | 'data'>, today: string, includeDeleted: boolean): string {
+  return `{"status":"${invoiceStatusOf(row.data.st, today)}","watermark":${row.watermark}${includeDeleted ? `,"deleted":${row.data.st[3] === 1}` : ''},`;
+}
+
 /** The export JSON of one stored invoice as of `today`. */
 export function invoiceJson(row: InvoiceRow, today: string, includeDeleted: boolean): string {
-  const head = `{"status":"${invoiceStatusOf(row.data.st, today)}","watermark":${row.watermark}${includeDeleted ? `,"deleted":${row.data.st[3] === 1}` : ''},`;
-  return head + row.data.view.slice(1);
+  return exportHead(row, today, includeDeleted) + row.data.view.slice(1);
+}
+
+/**
+ * invoiceJson for a page of exports, from the rendering's stored bytes (Store.findWithBytes):
+ * the same JSON, as a head and the bytes after the rendering's opening brace.
+ */
+export function invoiceJsonParts(row: Pick<InvoiceRow, 'id' | 'watermark' | 'data'>, view: Buffer | null, today: string, includeDeleted: boolean): JsonParts {
+  if (!view || view[0] !== 0x7b) throw new Error(`invoice ${row.id} has no stored rendering`);
+  return { head: exportHead(row, today, includeDeleted), rest: view.subarray(1) };
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Request } from 'express';
 import { defineRoute } from '../route';
-import { exportParams, exportShapeJson } from '../exports';
+import { exportParams, exportShapeBytes } from '../exports';
 import type { InvoiceFeed } from '../../engine/receivables';
 import type { Engine } from '../../engine';
 import type { Reply } from '../route';
@@ -89,7 +89,7 @@ const includeDeleted = (q: { options?: { include_deleted_invoices?: boolean } })
 /** Invoice pages are sent as the stored renderings, spliced (see engine/receivables/invoice-codec.ts). */
 async function invoicesPageReply(engine: Engine, feed: InvoiceFeed, p: ReturnType<typeof exportParams>, withDeleted: boolean): Promise<Reply> {
   const { records } = await engine.receivables.exportInvoicesJson(feed, p, { includeDeleted: withDeleted });
-  return { contentType: 'application/json', body: exportShapeJson('invoices', records, p.list) };
+  return { contentType: 'application/json', body: exportShapeBytes('invoices', records, p.list) };
 }
 
 export const exportInvoicesRecent = defineRoute({

@@ -35,11 +35,21 @@ CREATE TABLE IF NOT EXISTS laneway_rx_collections (
   primary_path TEXT NOT NULL,
   indexes_json TEXT NOT NULL,
   has_attachments INTEGER NOT NULL,
+  text_columns TEXT NOT NULL DEFAULT '[]',
   UNIQUE (database_name, collection_name, schema_version)
 )`;
 
-/** Bumped when the on-disk layout of collection tables changes. */
-export const LAYOUT_VERSION = 1;
+/**
+ * Bumped when the on-disk layout of collection tables changes. 2: text columns (text-columns.ts),
+ * listed per table in the registry. A build refuses a file of a later layout; an earlier one is
+ * upgraded in place when opened (see UPGRADES).
+ */
+export const LAYOUT_VERSION = 2;
+
+/** From layout n to n+1, each in the transaction that also sets user_version. */
+const UPGRADES: Record<number, readonly string[]> = {
+  1: [`ALTER TABLE laneway_rx_collections ADD COLUMN text_columns TEXT NOT NULL DEFAULT '[]'`],
+};
 
 type Delivery = { subject: Subject<unknown>; value: unknown };
 
@@ -75,14 +85,28 @@ export class SqliteConnection {
       if (mode !== 'wal') {
         throw new Error(`laneway sqlite: could not enable WAL on ${filePath} (journal_mode=${String(mode)})`);
       }
-      this.db.exec(REGISTRY_DDL);
-      const userVersion = this.db.pragma('user_version', { simple: true });
-      if (userVersion === 0) {
-        this.db.pragma(`user_version = ${LAYOUT_VERSION}`);
-      } else if (userVersion !== LAYOUT_VERSION) {
+      const userVersion = this.db.pragma('user_version', { simple: true }) as number;
+      if (userVersion > LAYOUT_VERSION || (userVersion > 0 && !UPGRADES[userVersion] && userVersion !== LAYOUT_VERSION)) {
         throw new Error(
           `laneway sqlite: ${filePath} has layout version ${String(userVersion)}, this build reads ${LAYOUT_VERSION}`,
         );
+      }
+      if (userVersion !== LAYOUT_VERSION) {
+        this.db
+          .transaction(() => {
+            // Read again under the write lock: another process may have upgraded it meanwhile.
+            const current = this.db.pragma('user_version', { simple: true }) as number;
+            if (current === 0) {
+              this.db.exec(REGISTRY_DDL);
+            }
+            for (let version = current; version > 0 && version < LAYOUT_VERSION; version++) {
+              for (const sql of UPGRADES[version] ?? []) {
+                this.db.exec(sql);
+              }
+            }
+            this.db.pragma(`user_version = ${LAYOUT_VERSION}`);
+          })
+          .immediate();
       }
     } catch (err) {
       this.db.close();

@@ -12,7 +12,7 @@ import {
   getStartIndexStringFromUpperBound,
 } from 'rxdb';
 import { encodeKey } from './key-encoding';
-import type { IndexColumn, SqliteTable } from './table';
+import type { IndexColumn, RowShape, SqliteTable } from './table';
 
 type Range = { lower: Buffer; upper: Buffer; column: IndexColumn<unknown> };
 
@@ -45,23 +45,28 @@ function rangeSelect<RxDocType>(
   inclusiveStart: boolean,
   inclusiveEnd: boolean,
   paged: boolean,
+  shape: RowShape<RxDocType> = table.shape,
 ) {
   const { column, sqlIndex } = range.column;
   const key = `range:${column}:${inclusiveStart}:${inclusiveEnd}:${paged}`;
-  return table.statement(
+  return table.shapeStatement(
+    shape,
     key,
-    () =>
-      `SELECT data FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
+    (columns) =>
+      `SELECT ${columns} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
       `WHERE ${rangeWhere(column, inclusiveStart, inclusiveEnd)} ORDER BY ${column}` +
       (paged ? ' LIMIT ? OFFSET ?' : ''),
-    true,
   );
 }
 
-function parseAll<RxDocType>(rows: unknown[]): RxDocumentData<RxDocType>[] {
+function scanSelect<RxDocType>(table: SqliteTable<RxDocType>, shape: RowShape<RxDocType> = table.shape) {
+  return table.shapeStatement(shape, 'scan', (columns) => `SELECT ${columns} FROM ${table.quotedName} ORDER BY id`);
+}
+
+function decodeAll<RxDocType>(shape: RowShape<RxDocType>, rows: unknown[]): RxDocumentData<RxDocType>[] {
   const docs = new Array<RxDocumentData<RxDocType>>(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    docs[i] = JSON.parse(rows[i] as string) as RxDocumentData<RxDocType>;
+    docs[i] = shape.decode(rows[i]);
   }
   return docs;
 }
@@ -80,29 +85,31 @@ function skipAndLimit(prepared: PreparedQuery<unknown>): { skip: number; limit: 
  * plan's index range done by SQLite: documents come back in index order,
  * get matched by RxDB's matcher unless the index range alone satisfies the
  * selector, get re-sorted by RxDB's comparator unless the index order is the
- * requested order, and skip/limit go into SQL when nothing else filters.
+ * requested order, and skip/limit go into SQL when nothing else filters. `shape` decides what
+ * the documents look like (table.bytesShape: a text column's bytes in its field's place).
  */
 export function runQuery<RxDocType>(
   table: SqliteTable<RxDocType>,
   schema: RxJsonSchema<RxDocumentData<RxDocType>>,
   prepared: PreparedQuery<RxDocType>,
+  shape: RowShape<RxDocType> = table.shape,
 ): RxDocumentData<RxDocType>[] {
   const plan = prepared.queryPlan;
   const { skip, limit } = skipAndLimit(prepared as PreparedQuery<unknown>);
   const range = rangeOf(table, schema, prepared);
   if (!range) {
-    return fullScan(table, schema, prepared, skip, limit);
+    return fullScan(table, schema, prepared, skip, limit, shape);
   }
   const mustSort = !plan.sortSatisfiedByIndex;
 
   if (plan.selectorSatisfiedByIndex) {
     if (!mustSort) {
-      const statement = rangeSelect(table, range, plan.inclusiveStart, plan.inclusiveEnd, true);
+      const statement = rangeSelect(table, range, plan.inclusiveStart, plan.inclusiveEnd, true, shape);
       const sqlLimit = limit === Infinity ? -1 : limit;
-      return parseAll<RxDocType>(statement.all(range.lower, range.upper, sqlLimit, skip));
+      return decodeAll(shape, statement.all(range.lower, range.upper, sqlLimit, skip));
     }
-    const statement = rangeSelect(table, range, plan.inclusiveStart, plan.inclusiveEnd, false);
-    const docs = parseAll<RxDocType>(statement.all(range.lower, range.upper));
+    const statement = rangeSelect(table, range, plan.inclusiveStart, plan.inclusiveEnd, false, shape);
+    const docs = decodeAll(shape, statement.all(range.lower, range.upper));
     docs.sort(getSortComparator(schema, prepared.query));
     return docs.slice(skip, skip + limit);
   }
@@ -110,11 +117,11 @@ export function runQuery<RxDocType>(
   const matches = getQueryMatcher(schema, prepared.query);
   const wanted = skip + limit;
   const docs: RxDocumentData<RxDocType>[] = [];
-  const statement = rangeSelect(table, range, plan.inclusiveStart, plan.inclusiveEnd, false);
-  for (const json of statement.iterate(range.lower, range.upper)) {
-    const doc = JSON.parse(json as string) as RxDocumentData<RxDocType>;
+  const statement = rangeSelect(table, range, plan.inclusiveStart, plan.inclusiveEnd, false, shape);
+  for (const row of statement.iterate(range.lower, range.upper)) {
+    const doc = shape.whole(row);
     if (matches(doc)) {
-      docs.push(doc);
+      docs.push(shape === table.shape ? doc : shape.decode(row));
       if (!mustSort && docs.length >= wanted) {
         break;
       }
@@ -133,14 +140,14 @@ function fullScan<RxDocType>(
   prepared: PreparedQuery<RxDocType>,
   skip: number,
   limit: number,
+  shape: RowShape<RxDocType>,
 ): RxDocumentData<RxDocType>[] {
   const matches = getQueryMatcher(schema, prepared.query);
-  const statement = table.statement('scan', () => `SELECT data FROM ${table.quotedName} ORDER BY id`, true);
   const docs: RxDocumentData<RxDocType>[] = [];
-  for (const json of statement.iterate()) {
-    const doc = JSON.parse(json as string) as RxDocumentData<RxDocType>;
+  for (const row of scanSelect(table, shape).iterate()) {
+    const doc = shape.whole(row);
     if (matches(doc)) {
-      docs.push(doc);
+      docs.push(shape === table.shape ? doc : shape.decode(row));
     }
   }
   docs.sort(getSortComparator(schema, prepared.query));
@@ -178,9 +185,9 @@ export function runCount<RxDocType>(
   let total = 0;
   const rows = range
     ? rangeSelect(table, range, plan.inclusiveStart, plan.inclusiveEnd, false).iterate(range.lower, range.upper)
-    : table.statement('scan', () => `SELECT data FROM ${table.quotedName} ORDER BY id`, true).iterate();
-  for (const json of rows) {
-    if (matches(JSON.parse(json as string) as RxDocumentData<RxDocType>)) {
+    : scanSelect(table).iterate();
+  for (const row of rows) {
+    if (matches(table.shape.decode(row))) {
       total++;
     }
   }
@@ -206,23 +213,24 @@ export function runChangedSince<RxDocType>(
     const probe = { [table.primaryPath]: checkpoint.id, _meta: { lwt: checkpoint.lwt } };
     const after = encodeKey(toIndexString(probe as unknown as RxDocumentData<RxDocType>));
     rows = table
-      .statement(
+      .shapeStatement(
+        table.shape,
         'changes-after',
-        () =>
-          `SELECT data FROM ${table.quotedName} INDEXED BY "${sqlIndex}" WHERE ${column} > ? ORDER BY ${column} LIMIT ?`,
-        true,
+        (columns) =>
+          `SELECT ${columns} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
+          `WHERE ${column} > ? ORDER BY ${column} LIMIT ?`,
       )
       .all(after, sqlLimit);
   } else {
     rows = table
-      .statement(
+      .shapeStatement(
+        table.shape,
         'changes-first',
-        () => `SELECT data FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ORDER BY ${column} LIMIT ?`,
-        true,
+        (columns) => `SELECT ${columns} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ORDER BY ${column} LIMIT ?`,
       )
       .all(sqlLimit);
   }
-  const documents = parseAll<RxDocType>(rows);
+  const documents = decodeAll(table.shape, rows);
   const last = documents[documents.length - 1];
   return {
     documents,

@@ -29,6 +29,21 @@ import {
 /** Tombstones purged per cleanup() call, so one call never holds the write lock for long. */
 const CLEANUP_BATCH = 1_000;
 
+/** The Buffer the bytes shape left at `path`, replaced by the null the JSON holds. */
+function takeBytes(doc: unknown, path: readonly string[]): Buffer | null {
+  let parent = doc as Record<string, unknown> | undefined;
+  for (let at = 0; at < path.length - 1 && parent; at++) {
+    parent = parent[path[at]!] as Record<string, unknown> | undefined;
+  }
+  const key = path[path.length - 1]!;
+  const value = parent?.[key];
+  if (!Buffer.isBuffer(value)) {
+    return null;
+  }
+  parent![key] = null;
+  return value;
+}
+
 function rejectWith<T>(run: () => T): Promise<T> {
   try {
     return Promise.resolve(run());
@@ -143,6 +158,24 @@ export class SqliteStorageInstance<RxDocType>
     return rejectWith(() => {
       this.ensureUsable();
       return { documents: runQuery(this.table, this.schema, preparedQuery) };
+    });
+  }
+
+  /**
+   * query() for reads that send a stored text as it is (not part of the RxStorage interface): the
+   * text column at `path` comes back as its stored UTF-8 bytes beside each document, no string
+   * made, and the document holds null there. `bytes[i]` is null where the field is not a string.
+   */
+  queryWithBytes(
+    preparedQuery: PreparedQuery<RxDocType>,
+    path: string,
+  ): Promise<{ documents: RxDocumentData<RxDocType>[]; bytes: Array<Buffer | null> }> {
+    return rejectWith(() => {
+      this.ensureUsable();
+      const shape = this.table.bytesShape(path);
+      const documents = runQuery(this.table, this.schema, preparedQuery, shape);
+      const bytes = documents.map((doc) => takeBytes(doc, shape.path));
+      return { documents, bytes };
     });
   }
 

@@ -4,6 +4,7 @@ import { ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION } from 'rxdb';
 import { acquireConnection } from './connection';
 import { SqliteStorageInstance } from './storage-instance';
 import { openTable } from './table';
+import { parseTextPaths } from './text-columns';
 import type { RxStorageSqlite, SqliteInstanceOptions, SqliteStorageOptions } from './types';
 
 export const DEFAULT_FILE_NAME = 'laneway.sqlite';
@@ -24,7 +25,13 @@ export function getRxStorageSqlite(options: SqliteStorageOptions): RxStorageSqli
       ensureRxStorageInstanceParamsAreCorrect(params);
       const connection = acquireConnection(filePath, options.nativeBinding);
       try {
-        const table = openTable<RxDocType>(connection, params.databaseName, params.collectionName, params.schema);
+        const table = openTable<RxDocType>(
+          connection,
+          params.databaseName,
+          params.collectionName,
+          params.schema,
+          parseTextPaths(params.options?.textColumns),
+        );
         return new SqliteStorageInstance<RxDocType>(
           storage,
           params.databaseName,

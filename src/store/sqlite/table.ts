@@ -3,6 +3,7 @@ import type { RxDocumentData, RxJsonSchema } from 'rxdb';
 import { getIndexableStringMonad, getPrimaryFieldOfPrimaryKey } from 'rxdb';
 import type { SqliteConnection } from './connection';
 import { encodeKey } from './key-encoding';
+import { attachAt, attachTexts, detachTexts, parseTextPaths, type TextPath } from './text-columns';
 
 export type IndexColumn<RxDocType> = {
   /** RxDB index fields, e.g. `['_deleted', 'amount', 'id']`. */
@@ -22,7 +23,56 @@ type RegistryRow = {
   primary_path: string;
   indexes_json: string;
   has_attachments: number;
+  text_columns: string;
 };
+
+export type TextColumn = { readonly path: TextPath; readonly column: string };
+
+/** Which columns a read selects and how its rows become documents. */
+export interface RowShape<RxDocType> {
+  /** For a bytes shape: the text column's path, whose field holds the bytes (a Buffer). */
+  readonly path: TextPath;
+  /** Part of the statement cache key. */
+  readonly name: string;
+  /** The SELECT list. */
+  readonly columns: string;
+  /** The document as this shape hands it out. */
+  decode(row: unknown): RxDocumentData<RxDocType>;
+  /** The whole document, as stored (what selectors are matched against). */
+  whole(row: unknown): RxDocumentData<RxDocType>;
+}
+
+function wholeShape<RxDocType>(table: { readonly textColumns: readonly TextColumn[]; readonly textPaths: readonly TextPath[] }): RowShape<RxDocType> {
+  if (table.textColumns.length === 0) {
+    const decode = (row: unknown) => JSON.parse(row as string) as RxDocumentData<RxDocType>;
+    return { name: 'doc', path: [], columns: 'data', decode, whole: decode };
+  }
+  const paths = table.textPaths;
+  const decode = (row: unknown) => {
+    const values = row as unknown[];
+    const doc = JSON.parse(values[0] as string) as RxDocumentData<RxDocType>;
+    attachTexts(doc, paths, values, 1);
+    return doc;
+  };
+  return { name: 'doc', path: [], columns: ['data', ...table.textColumns.map((c) => c.column)].join(', '), decode, whole: decode };
+}
+
+/** Text column `position` read as a BLOB: SQLite hands its bytes over as they are stored, no string is made. */
+function bytesShape<RxDocType>(table: { readonly textColumns: readonly TextColumn[]; readonly textPaths: readonly TextPath[] }, position: number): RowShape<RxDocType> {
+  const paths = table.textPaths;
+  const columns = ['data', ...table.textColumns.map((c, i) => (i === position ? `CAST(${c.column} AS BLOB)` : c.column))].join(', ');
+  const parse = (row: unknown, asText: boolean) => {
+    const values = row as unknown[];
+    const doc = JSON.parse(values[0] as string) as RxDocumentData<RxDocType>;
+    attachTexts(doc, paths, values, 1); // every text column but this one, which is a Buffer here
+    const bytes = values[1 + position];
+    if (Buffer.isBuffer(bytes)) {
+      attachAt(doc, paths[position]!, asText ? bytes.toString('utf8') : bytes);
+    }
+    return doc;
+  };
+  return { name: `bytes${position}`, path: paths[position]!, columns, decode: (row) => parse(row, false), whole: (row) => parse(row, true) };
+}
 
 function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
@@ -65,6 +115,12 @@ export class SqliteTable<RxDocType> {
   readonly primaryPath: string;
   readonly indexColumns: readonly IndexColumn<RxDocType>[];
   readonly lwtColumn: IndexColumn<RxDocType>;
+  /** See text-columns.ts: string fields stored beside the JSON rather than inside it. */
+  readonly textColumns: readonly TextColumn[];
+  readonly textPaths: readonly TextPath[];
+  /** How rows become whole documents: `data`, then the text columns. */
+  readonly shape: RowShape<RxDocType>;
+  private readonly bytesShapes = new Map<string, RowShape<RxDocType>>();
   readonly users = new Set<TableUser>();
   removed = false;
 
@@ -77,6 +133,7 @@ export class SqliteTable<RxDocType> {
     readonly registryId: number,
     schema: RxJsonSchema<RxDocumentData<RxDocType>>,
     hasAttachments: boolean,
+    textPaths: readonly TextPath[] = [],
   ) {
     this.tableName = `rxc_${registryId}`;
     this.q = quote(this.tableName);
@@ -94,6 +151,10 @@ export class SqliteTable<RxDocType> {
       throw new Error('laneway sqlite: the [_meta.lwt, primary] index column is missing');
     }
     this.lwtColumn = lwtColumn;
+    checkTextPaths(textPaths, this.primaryPath, this.indexColumns);
+    this.textPaths = textPaths;
+    this.textColumns = textPaths.map((path, position) => ({ path, column: `t${position}` }));
+    this.shape = wholeShape(this);
   }
 
   get db(): Database.Database {
@@ -105,7 +166,10 @@ export class SqliteTable<RxDocType> {
   }
 
   ddl(): string[] {
-    const columns = this.indexColumns.map((c) => `${c.column} BLOB NOT NULL`).join(',\n  ');
+    const columns = [
+      ...this.indexColumns.map((c) => `${c.column} BLOB NOT NULL`),
+      ...this.textColumns.map((c) => `${c.column} TEXT`),
+    ].join(',\n  ');
     const statements = [
       // id is the encoded primary key, so even a plain `ORDER BY id` is JS order.
       `CREATE TABLE IF NOT EXISTS ${this.q} (
@@ -157,14 +221,49 @@ export class SqliteTable<RxDocType> {
     return statement;
   }
 
+  /**
+   * A statement reading documents in `shape` (`sql` gets its SELECT list); its rows become
+   * documents with shape.decode. A shape of the JSON alone reads plucked strings, others arrays.
+   */
+  shapeStatement(shape: RowShape<RxDocType>, key: string, sql: (columns: string) => string): Statement {
+    const cacheKey = `${shape.name}|${key}`;
+    let statement = this.statements.get(cacheKey);
+    if (!statement) {
+      statement = this.db.prepare<unknown[], unknown>(sql(shape.columns));
+      if (shape.columns === 'data') {
+        statement.pluck(true);
+      } else {
+        statement.raw(true);
+      }
+      this.statements.set(cacheKey, statement);
+    }
+    return statement;
+  }
+
+  /** The shape whose documents leave the text at `path` out and carry its stored UTF-8 bytes there instead. */
+  bytesShape(path: string): RowShape<RxDocType> {
+    let shape = this.bytesShapes.get(path);
+    if (!shape) {
+      const position = this.textColumns.findIndex((c) => c.path.join('.') === path);
+      if (position === -1) {
+        throw new Error(`laneway sqlite: ${this.tableName} has no text column ${path}`);
+      }
+      shape = bytesShape(this, position);
+      this.bytesShapes.set(path, shape);
+    }
+    return shape;
+  }
+
   readDocument(id: string): RxDocumentData<RxDocType> | undefined {
-    const json = this.statement('get', () => `SELECT data FROM ${this.q} WHERE id = ?`, true).get(encodeKey(id));
-    return typeof json === 'string' ? (JSON.parse(json) as RxDocumentData<RxDocType>) : undefined;
+    const row = this.shapeStatement(this.shape, 'get', (columns) => `SELECT ${columns} FROM ${this.q} WHERE id = ?`).get(
+      encodeKey(id),
+    );
+    return row === undefined ? undefined : this.shape.decode(row);
   }
 
   insertDocument(doc: RxDocumentData<RxDocType>): void {
     const insert = this.statement('insert', () => {
-      const names = ['id', 'deleted', 'lwt', 'rev', 'data', ...this.indexColumns.map((c) => c.column)];
+      const names = ['id', 'deleted', 'lwt', 'rev', 'data', ...this.writtenColumns()];
       return `INSERT INTO ${this.q} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
     });
     insert.run(this.idKeyOf(doc), ...this.valuesOf(doc));
@@ -172,7 +271,7 @@ export class SqliteTable<RxDocType> {
 
   updateDocument(doc: RxDocumentData<RxDocType>): void {
     const update = this.statement('update', () => {
-      const names = ['deleted', 'lwt', 'rev', 'data', ...this.indexColumns.map((c) => c.column)];
+      const names = ['deleted', 'lwt', 'rev', 'data', ...this.writtenColumns()];
       return `UPDATE ${this.q} SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`;
     });
     const result = update.run(...this.valuesOf(doc), this.idKeyOf(doc));
@@ -226,11 +325,18 @@ export class SqliteTable<RxDocType> {
     return encodeKey(this.idOf(doc));
   }
 
+  /** The derived columns every write sets after `data`: index keys, then text columns. */
+  private writtenColumns(): string[] {
+    return [...this.indexColumns.map((c) => c.column), ...this.textColumns.map((c) => c.column)];
+  }
+
   private valuesOf(doc: RxDocumentData<RxDocType>): unknown[] {
-    const values: unknown[] = [doc._deleted ? 1 : 0, doc._meta.lwt, doc._rev, JSON.stringify(doc)];
+    const { rest, texts } = this.textColumns.length === 0 ? { rest: doc, texts: [] } : detachTexts(doc, this.textPaths);
+    const values: unknown[] = [doc._deleted ? 1 : 0, doc._meta.lwt, doc._rev, JSON.stringify(rest)];
     for (const c of this.indexColumns) {
       values.push(encodeKey(c.toIndexString(doc)));
     }
+    values.push(...texts);
     return values;
   }
 
@@ -256,16 +362,18 @@ export function openTable<RxDocType>(
   databaseName: string,
   collectionName: string,
   schema: RxJsonSchema<RxDocumentData<RxDocType>>,
+  textPaths: readonly TextPath[] = [],
 ): SqliteTable<RxDocType> {
   const primaryPath = getPrimaryFieldOfPrimaryKey(schema.primaryKey) as string;
   const indexesJson = JSON.stringify(indexesOfSchema(schema));
+  const textJson = JSON.stringify(textPaths.map((p) => p.join('.')));
   const hasAttachments = !!schema.attachments;
   const db = connection.db;
 
   const create = db.transaction((): SqliteTable<RxDocType> => {
     const existing = db
       .prepare(
-        `SELECT id, primary_path, indexes_json, has_attachments FROM laneway_rx_collections
+        `SELECT id, primary_path, indexes_json, has_attachments, text_columns FROM laneway_rx_collections
          WHERE database_name = ? AND collection_name = ? AND schema_version = ?`,
       )
       .get(databaseName, collectionName, schema.version) as RegistryRow | undefined;
@@ -280,17 +388,22 @@ export function openTable<RxDocType>(
       }
       const cached = connection.tables.get(`rxc_${existing.id}`) as SqliteTable<RxDocType> | undefined;
       const sameIndexes = existing.indexes_json === indexesJson;
-      if (cached && !cached.removed && sameIndexes && (!hasAttachments || cached.attachmentsTable)) {
+      const sameTexts = existing.text_columns === textJson;
+      if (cached && !cached.removed && sameIndexes && sameTexts && (!hasAttachments || cached.attachmentsTable)) {
         return cached;
       }
-      if (!sameIndexes && cached && !cached.removed && cached.users.size > 0) {
+      if ((!sameIndexes || !sameTexts) && cached && !cached.removed && cached.users.size > 0) {
         throw new Error(
-          `laneway sqlite: ${databaseName}/${collectionName} v${schema.version} is open with other indexes; ` +
-            'close it before opening it with a different schema',
+          `laneway sqlite: ${databaseName}/${collectionName} v${schema.version} is open with other ` +
+            `${sameIndexes ? 'text columns' : 'indexes'}; close it before opening it with a different layout`,
         );
       }
       const withAttachments = hasAttachments || existing.has_attachments === 1;
-      const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments);
+      const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments, textPaths);
+      if (!sameTexts) {
+        relayoutTextColumns(table, parseTextPaths(JSON.parse(existing.text_columns) as string[]));
+        db.prepare('UPDATE laneway_rx_collections SET text_columns = ? WHERE id = ?').run(textJson, existing.id);
+      }
       if (!sameIndexes) {
         rebuildIndexColumns(table, JSON.parse(existing.indexes_json) as string[][]);
         db.prepare('UPDATE laneway_rx_collections SET indexes_json = ? WHERE id = ?').run(indexesJson, existing.id);
@@ -305,11 +418,17 @@ export function openTable<RxDocType>(
     const inserted = db
       .prepare(
         `INSERT INTO laneway_rx_collections
-           (database_name, collection_name, schema_version, primary_path, indexes_json, has_attachments)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+           (database_name, collection_name, schema_version, primary_path, indexes_json, has_attachments, text_columns)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(databaseName, collectionName, schema.version, primaryPath, indexesJson, hasAttachments ? 1 : 0);
-    const table = new SqliteTable<RxDocType>(connection, Number(inserted.lastInsertRowid), schema, hasAttachments);
+      .run(databaseName, collectionName, schema.version, primaryPath, indexesJson, hasAttachments ? 1 : 0, textJson);
+    const table = new SqliteTable<RxDocType>(
+      connection,
+      Number(inserted.lastInsertRowid),
+      schema,
+      hasAttachments,
+      textPaths,
+    );
     for (const sql of table.ddl()) {
       db.exec(sql);
     }
@@ -337,17 +456,20 @@ function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexe
   for (const c of table.indexColumns) {
     db.exec(`ALTER TABLE ${name} ADD COLUMN ${c.column} BLOB NOT NULL DEFAULT x''`);
   }
-  const page = db.prepare(`SELECT rowid AS r, data FROM ${name} WHERE rowid > ? ORDER BY rowid LIMIT 1000`);
+  const page = db
+    .prepare(`SELECT rowid, ${table.shape.columns} FROM ${name} WHERE rowid > ? ORDER BY rowid LIMIT 1000`)
+    .raw(true);
   const update = db.prepare(
     `UPDATE ${name} SET ${table.indexColumns.map((c) => `${c.column} = ?`).join(', ')} WHERE rowid = ?`,
   );
   let after = 0;
   for (;;) {
-    const rows = page.all(after) as Array<{ r: number; data: string }>;
+    const rows = page.all(after) as unknown[][];
     for (const row of rows) {
-      const doc = JSON.parse(row.data) as RxDocumentData<RxDocType>;
-      update.run(...table.indexColumns.map((c) => encodeKey(c.toIndexString(doc))), row.r);
-      after = row.r;
+      const doc = JSON.parse(row[1] as string) as RxDocumentData<RxDocType>;
+      attachTexts(doc, table.textPaths, row, 2);
+      after = row[0] as number;
+      update.run(...table.indexColumns.map((c) => encodeKey(c.toIndexString(doc))), after);
     }
     if (rows.length < 1000) {
       break;
@@ -355,6 +477,69 @@ function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexe
   }
   for (const sql of table.ddl()) {
     db.exec(sql);
+  }
+}
+
+/**
+ * Moves string fields into or out of text columns when a collection is opened with other text
+ * paths than it was stored with: every row is read with the old layout and written with the new
+ * one, inside the caller's transaction (a crash leaves the old layout). Index columns do not
+ * change: text paths are never indexed fields.
+ */
+function relayoutTextColumns<RxDocType>(table: SqliteTable<RxDocType>, oldPaths: readonly TextPath[]): void {
+  const db = table.db;
+  const name = table.quotedName;
+  const newCount = table.textColumns.length;
+  for (let position = oldPaths.length; position < newCount; position++) {
+    db.exec(`ALTER TABLE ${name} ADD COLUMN t${position} TEXT`);
+  }
+  const oldColumns = ['data', ...oldPaths.map((_, position) => `t${position}`)].join(', ');
+  const page = db
+    .prepare(`SELECT rowid, ${oldColumns} FROM ${name} WHERE rowid > ? ORDER BY rowid LIMIT 1000`)
+    .raw(true);
+  const update = db.prepare(
+    `UPDATE ${name} SET ${['data', ...table.textColumns.map((c) => c.column)].map((c) => `${c} = ?`).join(', ')} WHERE rowid = ?`,
+  );
+  let after = 0;
+  for (;;) {
+    const rows = page.all(after) as unknown[][];
+    for (const row of rows) {
+      const doc = JSON.parse(row[1] as string) as RxDocumentData<RxDocType>;
+      attachTexts(doc, oldPaths, row, 2);
+      const { rest, texts } = detachTexts(doc, table.textPaths);
+      after = row[0] as number;
+      update.run(JSON.stringify(rest), ...texts, after);
+    }
+    if (rows.length < 1000) {
+      break;
+    }
+  }
+  for (let position = newCount; position < oldPaths.length; position++) {
+    db.exec(`ALTER TABLE ${name} DROP COLUMN t${position}`);
+  }
+}
+
+/**
+ * A text path names a string field of the document body: never the primary key, an indexed
+ * field (index keys are computed from the whole document) or RxDB's own `_` fields.
+ */
+function checkTextPaths(
+  paths: readonly TextPath[],
+  primaryPath: string,
+  indexColumns: readonly { readonly fields: readonly string[] }[],
+): void {
+  const nested = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+  const indexed = [primaryPath, ...indexColumns.flatMap((c) => c.fields)];
+  const seen: string[] = [];
+  for (const path of paths) {
+    const dotted = path.join('.');
+    if (path.some((part) => part === '' || part.startsWith('_')) || indexed.some((field) => nested(field, dotted))) {
+      throw new Error(`laneway sqlite: ${dotted || '(empty)'} cannot be a text column`);
+    }
+    if (seen.some((other) => nested(other, dotted))) {
+      throw new Error(`laneway sqlite: text column ${dotted} overlaps another one`);
+    }
+    seen.push(dotted);
   }
 }
 

@@ -20,8 +20,15 @@ export type SqliteInternals = {
   readonly tableName: string;
 };
 
-/** The storage takes no per-collection options. */
-export type SqliteInstanceOptions = Record<string, never>;
+/** Per collection (RxDB's `instanceCreationOptions`). */
+export type SqliteInstanceOptions = {
+  /**
+   * Dot paths of large string fields (e.g. `data.view`, a stored rendering) kept in their own
+   * TEXT columns instead of inside the document JSON: neither escaped on write nor unescaped on
+   * read. Documents read back are the same; only the table layout differs. See text-columns.ts.
+   */
+  textColumns?: readonly string[];
+};
 
 export type RxStorageSqlite = RxStorage<SqliteInternals, SqliteInstanceOptions>;
 
