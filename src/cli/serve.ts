@@ -42,5 +42,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error(`Laneway could not start: ${err instanceof Error ? err.message : String(err)}`);
+  // The stack is for whoever diagnoses it, not for the person starting the app.
+  if (process.env.LANEWAY_DEBUG && err instanceof Error) console.error(err.stack);
   process.exit(1);
 });

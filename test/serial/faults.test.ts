@@ -32,6 +32,15 @@ describe('lane faults over real serial pairs', () => {
     expect((await lane('F1')).firmware).toBe('LWSIM-1.4.2');
   });
 
+  it('the app stopping records its lanes as offline, and the next start connects them again', async () => {
+    await laneWithDevice(rig, 'F0');
+    expect((await lane('F0')).status).toBe('connected');
+    await rig.restart(false); // what the stored record says while nothing drives the lane
+    expect((await lane('F0')).status).toBe('offline');
+    rig.engine.start(3_600_000);
+    await statusIs('F0', 'connected');
+  });
+
   it('unplugged while waiting for the card: the payment fails (nothing was charged), the lane returns when plugged back', async () => {
     const { pair } = await laneWithDevice(rig, 'F2', { scenario: 'timeout' });
     const pending = later(rig.engine.lanes.readCard(sale('F2', 'UNPL0001')));

@@ -74,12 +74,12 @@ export interface LaneRig {
   pair(name: string, plugged?: boolean): Promise<SocatPair>;
   /** A simulated device on the device end of a pair (reopens its port by itself, like the CLI). */
   sim(pair: SocatPair, options?: SimulatorOptions): SimulatedDevice;
-  /** Closes the engine and opens a new one on the same data folder (an app restart). */
-  restart(): Promise<void>;
+  /** Closes the engine and opens a new one on the same data folder (an app restart); `start: false` leaves its lanes closed. */
+  restart(start?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
-async function bootEngine(dir: string, clock: ManualClock): Promise<Engine> {
+async function bootEngine(dir: string, clock: ManualClock, start = true): Promise<Engine> {
   const store = await openDataStore({ directory: dir });
   const engine = await createEngine({
     store,
@@ -91,7 +91,7 @@ async function bootEngine(dir: string, clock: ManualClock): Promise<Engine> {
     timezone: 'UTC',
     laneDriver: createSerialLaneDriver({ session: FAST_SESSION, transport: { minBackoffMs: 50, maxBackoffMs: 400 } }),
   });
-  engine.start(3_600_000);
+  if (start) engine.start(3_600_000);
   return engine;
 }
 
@@ -118,9 +118,9 @@ export async function openLaneRig(): Promise<LaneRig> {
       rig.sims.push(device);
       return device;
     },
-    async restart() {
+    async restart(start = true) {
       await rig.engine.close();
-      rig.engine = await bootEngine(dir, clock);
+      rig.engine = await bootEngine(dir, clock, start);
     },
     async close() {
       await rig.engine.close();

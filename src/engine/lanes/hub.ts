@@ -122,6 +122,12 @@ export class LaneHub {
       }),
     );
     await Promise.all(all.map((rt) => rt.writing));
+    // The stored status says offline while the app is not running, not what it was last seen as.
+    if (this.started) {
+      for (const rt of all) {
+        await this.persist(rt).catch((err: unknown) => this.core.logger.error({ err, laneid: rt.laneid }, 'lane status write failed'));
+      }
+    }
   }
 
   /** Brings the lane's device in line with its record: opened, reopened on new port settings, closed. */
