@@ -8,6 +8,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { createEngine } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
 import { openDataStore } from '../src/store';
+import { serveNodeFlags } from './serve-flags';
 
 async function engineOnly(total: number, inFlight: number): Promise<number> {
   const folder = mkdtempSync(join(tmpdir(), 'laneway-bench-engine-'));
@@ -51,8 +52,9 @@ const levelsArg = process.argv.indexOf('--connections');
 const levels = (levelsArg > 0 ? process.argv[levelsArg + 1]! : '16,32').split(',').map(Number);
 
 const here = dirname(fileURLToPath(import.meta.url));
-// BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to the server process.
-const serverFlags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+// The server gets Node's flags from `npm run serve`, or BENCH_NODE_FLAGS (e.g. "--cpu-prof
+// --cpu-prof-dir=/tmp/prof") instead.
+const serverFlags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : serveNodeFlags();
 const child = spawn(process.execPath, [...serverFlags, '--import', 'tsx', join(here, 'gateway-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
 /** The server's user + system CPU seconds so far: on a shared machine CPU per request moves less with its load than rates do. */
 const serverCpu = () => {

@@ -81,7 +81,10 @@ function sqliteBindingForElectron() {
 
 function runHeadless(reason) {
   console.log(`${reason}: starting Laneway headless. Open the Screens URL below in a browser.`);
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(root, 'src', 'cli', 'serve.ts'), ...passThrough], { cwd: root, stdio: 'inherit' });
+  // Node's flags as `npm run serve` passes them (a larger young generation: see README, Benchmarks).
+  const serveScript = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.serve.split(' ');
+  const nodeFlags = serveScript.filter((a) => a.startsWith('--'));
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), ...nodeFlags, join(root, 'src', 'cli', 'serve.ts'), ...passThrough], { cwd: root, stdio: 'inherit' });
   const forward = (signal) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
