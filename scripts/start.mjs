@@ -25,7 +25,10 @@ function ensureBuilt() {
   const stamp = join(root, 'out', 'renderer', 'index.html');
   if (existsSync(stamp) && statSync(stamp).mtimeMs >= newestMtime(join(root, 'src'))) return;
   console.log('Building the app (electron-vite build)…');
-  const r = spawnSync(process.execPath, [require.resolve('electron-vite/bin/electron-vite.js'), 'build'], { cwd: root, stdio: 'inherit' });
+  // The CLI's path from the package's `bin` (its `exports` map does not expose bin/).
+  const manifest = require.resolve('electron-vite/package.json');
+  const cli = join(dirname(manifest), JSON.parse(readFileSync(manifest, 'utf8')).bin['electron-vite']);
+  const r = spawnSync(process.execPath, [cli, 'build'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
