@@ -1,26 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isEngineError } from '../../src/engine/errors';
 import { gtinValid } from '../../src/engine/register/catalog';
 import { SAMPLE_PRODUCTS } from '../../src/engine/register/sample';
 import { CODE_LOCK_MS, MAX_CODE_ATTEMPTS } from '../../src/engine/register/cashiers';
-import { openRegister, type RegisterRig } from './helpers';
+import { code, openRegister, type RegisterRig } from './helpers';
 
 let rig: RegisterRig;
 afterEach(async () => {
   await rig?.close();
 });
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (isEngineError(err)) return err.code;
-    throw err;
-  }
-  return 'no error';
-}
 
 describe('catalog', () => {
   it('a new sandbox install has the sample catalog (valid EAN-13 barcodes, 0/5/13% tax) once, not again on restart', async () => {

@@ -1,6 +1,6 @@
 import { openTestEngine, type TestEngine } from '../helpers/engine';
 import { startApi, type ApiClient } from '../helpers/http';
-import { fail } from '../../src/engine/errors';
+import { fail, isEngineError } from '../../src/engine/errors';
 import type { CardPresentOutcome, CardPresentPort, CardPresentRequest, CardRead } from '../../src/engine/card-present';
 import type { Register } from '../../src/engine/register';
 import type { Sale, TenderInput } from '../../src/shared/schemas/register';
@@ -93,4 +93,15 @@ export async function openRegister(options: { timezone?: string } = {}): Promise
     },
   };
   return rig;
+}
+
+/** The engine error code a promise fails with, or "no error". */
+export async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (isEngineError(err)) return err.code;
+    throw err;
+  }
+  return 'no error';
 }

@@ -1,22 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isEngineError } from '../../src/engine/errors';
 import type { DomainEvent } from '../../src/engine/events';
-import { openRegister, type RegisterRig } from './helpers';
+import { code, openRegister, type RegisterRig } from './helpers';
 
 let rig: RegisterRig;
 afterEach(async () => {
   await rig?.close();
 });
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (isEngineError(err)) return err.code;
-    throw err;
-  }
-  return 'no error';
-}
 
 describe('voids', () => {
   it('voids an open sale: nothing paid is simply voided; a partly paid one gives the money back and frees the lane', async () => {

@@ -1,22 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isEngineError } from '../../src/engine/errors';
 import type { DomainEvent } from '../../src/engine/events';
-import { openRegister, VISA_DECLINE, type RegisterRig } from './helpers';
+import { code, openRegister, VISA_DECLINE, type RegisterRig } from './helpers';
 
 let rig: RegisterRig;
 afterEach(async () => {
   await rig?.close();
 });
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (isEngineError(err)) return err.code;
-    throw err;
-  }
-  return 'no error';
-}
 
 describe('ringing up a sale', () => {
   it('prices each line before tax, taxes each line in cents rounded half up, and keeps a draft order in the reference shape', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneWithDevice, openLaneRig, until, type LaneRig } from './helpers';
 import { startApi, type ApiClient } from '../helpers/http';
+import type { OrderTransactionView } from '../../src/shared/schemas/gateway';
 
 /**
  * The whole card-present path over a real serial pair: the gateway API takes a sale/auth/capture/
@@ -20,30 +21,7 @@ afterAll(async () => {
   await rig?.close();
 });
 
-interface Tx {
-  token: string;
-  action: string;
-  state: string;
-  amount_in_cents?: number;
-  payment_method: string;
-  credit_card_masked_number: string | null;
-  credit_card_brand: string | null;
-  credit_card_bin: string | null;
-  authorization_code?: string | null;
-  terminal: {
-    laneid: string;
-    entry_mode: string;
-    aid: string | null;
-    application_label: string | null;
-    tvr: string | null;
-    tsi: string | null;
-    cardholder_verification: string;
-    authorization_code: string | null;
-    signature: { media_type: string; data: string } | null;
-    reversal: string | null;
-    tip_cents?: number;
-  } | null;
-}
+type Tx = OrderTransactionView;
 interface Reply {
   success: boolean;
   transaction: string;

@@ -20,6 +20,7 @@ import {
   parseAmount,
   processingDay,
   putTx,
+  replayOf,
   resolveCurrency,
   resultOf,
   settlementTokenFor,
@@ -97,10 +98,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
     const prior = key ? await findByUnique(tx, key) : undefined;
     return { currency, key, prior };
   });
-  if (pre.prior) {
-    if (pre.prior.request_fingerprint !== requestFingerprint) throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${reference} was already used for a different ${action} on this order`);
-    return resultOf(ctx, pre.prior);
-  }
+  if (pre.prior) return replayOf(ctx, pre.prior, requestFingerprint, action, reference);
   const flightKey = pre.key ?? ctx.core.ids.token();
   const running = deps.inflight.get(flightKey);
   if (running) return running;

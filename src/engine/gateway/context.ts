@@ -138,6 +138,17 @@ export async function getTx(reader: Tx | EngineCore, token: string): Promise<TxD
   return (await reader.get<TxDoc>(TRANSACTIONS, token))?.data;
 }
 
+/**
+ * A request sent again under its transaction_reference gets the first answer again; another
+ * request under the same reference is refused.
+ */
+export function replayOf(ctx: GatewayContext, prior: TxData, requestFingerprint: string, action: string, reference: string | null | undefined): TransactionResult {
+  if (prior.request_fingerprint !== requestFingerprint) {
+    throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${String(reference)} was already used for a different ${action} on this order`);
+  }
+  return resultOf(ctx, prior);
+}
+
 export function resultOf(ctx: GatewayContext, t: TxData): TransactionResult {
   const method = t.payment_method;
   const approved = t.outcome.approved && t.state !== 'cancelled';

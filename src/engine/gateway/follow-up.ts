@@ -12,6 +12,7 @@ import {
   parseAmount,
   processingDay,
   putTx,
+  replayOf,
   resultOf,
   uniqueKey,
   type GatewayContext,
@@ -55,15 +56,8 @@ export async function followUpInTx(ctx: GatewayContext, tx: Tx, p: PreparedFollo
   if (!parent) throw fail.gateway('transaction_not_found', `No transaction ${p.parent}`);
   const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.reference);
   const requestFingerprint = fingerprintOf([p.action, p.amount, p.parent]);
-  if (key) {
-    const prior = await findByUnique(tx, key);
-    if (prior) {
-      if (prior.request_fingerprint !== requestFingerprint) {
-        throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${p.reference} was already used for a different ${p.action} on this order`);
-      }
-      return resultOf(ctx, prior);
-    }
-  }
+  const prior = key ? await findByUnique(tx, key) : undefined;
+  if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.reference);
 
   let amount: number;
   let decision: Decision;

@@ -18,6 +18,7 @@ import {
   parseAmount,
   processingDay,
   putTx,
+  replayOf,
   resolveCurrency,
   resultOf,
   settlementTokenFor,
@@ -202,15 +203,8 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
   const orderId = order?.data.identifier ?? null;
   const key = uniqueKey(p.action, orderId, p.reference);
   const requestFingerprint = fingerprintOf([p.action, p.amount, currency, p.sourceId]);
-  if (key) {
-    const prior = await findByUnique(tx, key);
-    if (prior) {
-      if (prior.request_fingerprint !== requestFingerprint) {
-        throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${p.reference} was already used for a different ${p.action} on this order`);
-      }
-      return resultOf(ctx, prior);
-    }
-  }
+  const prior = key ? await findByUnique(tx, key) : undefined;
+  if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.reference);
   const r = await resolveSource(ctx, tx, p).catch((err: unknown) => {
     throw asGatewayError(err);
   });

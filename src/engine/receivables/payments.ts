@@ -6,26 +6,15 @@ import { REVERSED } from './ledger';
 import { paymentAmountView } from './payment-view';
 import { KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { Session } from './session';
-import type { AllocationData, AllocationLine, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus } from './types';
+import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus } from './types';
 
 /** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
 export type ImportChannel = 'json' | 'csv' | 'cashier';
 
-interface Entry {
+interface Entry extends AllocationReferences {
   invoice_number: string;
   amount: number;
   discount: number;
-  note?: string;
-  purchase_order_number?: string;
-  ref1?: string;
-  ref2?: string;
-  ref3?: string;
-  line_number?: string;
-  reason_type?: string;
-  short_pay_reason_identifier?: string;
-  division?: string;
-  match_at?: string;
-  remit?: Record<string, string | number>;
 }
 
 const REMIT_FIELDS = ['remit_invoice_date', 'remit_invoice_amount_cents', 'remit_customer_number', 'remit_customer_name'] as const;

@@ -194,15 +194,8 @@ export interface AllocationLine {
   balance_cents: number;
 }
 
-export interface AllocationData {
-  /** The payment_amounts document id. */
-  id: string;
-  invoice_number: string;
-  amount_cents: number;
-  /** Discount taken with an external payment: reduces owing, is not money received. */
-  discount_cents: number;
-  invoice_balance_cents: number;
-  short_pay: boolean;
+/** What a payment's line for one invoice carries besides its amounts, as given and as stored. */
+export interface AllocationReferences {
   note?: string;
   purchase_order_number?: string;
   ref1?: string;
@@ -214,6 +207,17 @@ export interface AllocationData {
   division?: string;
   match_at?: string;
   remit?: Record<string, string | number>;
+}
+
+export interface AllocationData extends AllocationReferences {
+  /** The payment_amounts document id. */
+  id: string;
+  invoice_number: string;
+  amount_cents: number;
+  /** Discount taken with an external payment: reduces owing, is not money received. */
+  discount_cents: number;
+  invoice_balance_cents: number;
+  short_pay: boolean;
   lines: AllocationLine[];
   /** The invoice as it was when this allocation was applied (the allocation export shows it). */
   invoice: InvoiceSnapshot;

@@ -152,6 +152,7 @@ const Emv = Type.Object({
   authorization_code: nullableString,
   signature: Type.Union([Type.Object({ media_type: Type.String(), data: Type.String() }), Type.Null()]),
   reversal: Type.Union([Type.String(), Type.Null()], { description: 'Why an approved payment was reversed (the device did not confirm).' }),
+  tip_cents: Type.Optional(Type.Integer({ minimum: 0, description: 'Tip the customer added on the device; included in amount_in_cents.' })),
 });
 
 /** One gateway transaction: the reference's OrderTransaction plus Laneway's money-state fields. */
