@@ -14,11 +14,11 @@ import {
 import { encodeKey } from './key-encoding';
 import type { IndexColumn, RowShape, SqliteTable } from './table';
 
-type Range = { lower: Buffer; upper: Buffer; column: IndexColumn<unknown> };
+export type Range = { lower: Buffer; upper: Buffer; column: IndexColumn<unknown> };
 
 type Bound = string | number | boolean | null | undefined;
 
-function rangeOf<RxDocType>(
+export function rangeOf<RxDocType>(
   table: SqliteTable<RxDocType>,
   schema: RxJsonSchema<RxDocumentData<RxDocType>>,
   prepared: PreparedQuery<RxDocType>,
@@ -35,7 +35,7 @@ function rangeOf<RxDocType>(
   };
 }
 
-function rangeWhere(column: string, inclusiveStart: boolean, inclusiveEnd: boolean): string {
+export function rangeWhere(column: string, inclusiveStart: boolean, inclusiveEnd: boolean): string {
   return `${column} ${inclusiveStart ? '>=' : '>'} ? AND ${column} ${inclusiveEnd ? '<=' : '<'} ?`;
 }
 
@@ -71,7 +71,7 @@ function decodeAll<RxDocType>(shape: RowShape<RxDocType>, rows: unknown[]): RxDo
   return docs;
 }
 
-function skipAndLimit(prepared: PreparedQuery<unknown>): { skip: number; limit: number } {
+export function skipAndLimit(prepared: PreparedQuery<unknown>): { skip: number; limit: number } {
   const query = prepared.query;
   // An explicit `limit: 0` is a limit (RxDB's memory storage honours it too).
   return {

@@ -14,6 +14,7 @@ import type {
 } from 'rxdb';
 import { now } from 'rxdb';
 import type { SqliteConnection } from './connection';
+import { runQueryWithBytes } from './packed-read';
 import { runChangedSince, runCount, runQuery } from './query';
 import { dropTable, type SqliteTable } from './table';
 import type { SqliteInstanceOptions, SqliteInternals } from './types';
@@ -28,21 +29,6 @@ import {
 
 /** Tombstones purged per cleanup() call, so one call never holds the write lock for long. */
 const CLEANUP_BATCH = 1_000;
-
-/** The Buffer the bytes shape left at `path`, replaced by the null the JSON holds. */
-function takeBytes(doc: unknown, path: readonly string[]): Buffer | null {
-  let parent = doc as Record<string, unknown> | undefined;
-  for (let at = 0; at < path.length - 1 && parent; at++) {
-    parent = parent[path[at]!] as Record<string, unknown> | undefined;
-  }
-  const key = path[path.length - 1]!;
-  const value = parent?.[key];
-  if (!Buffer.isBuffer(value)) {
-    return null;
-  }
-  parent![key] = null;
-  return value;
-}
 
 function rejectWith<T>(run: () => T): Promise<T> {
   try {
@@ -172,10 +158,7 @@ export class SqliteStorageInstance<RxDocType>
   ): Promise<{ documents: RxDocumentData<RxDocType>[]; bytes: Array<Buffer | null> }> {
     return rejectWith(() => {
       this.ensureUsable();
-      const shape = this.table.bytesShape(path);
-      const documents = runQuery(this.table, this.schema, preparedQuery, shape);
-      const bytes = documents.map((doc) => takeBytes(doc, shape.path));
-      return { documents, bytes };
+      return runQueryWithBytes(this.table, this.schema, preparedQuery, path);
     });
   }
 

@@ -1,0 +1,113 @@
+import fc from 'fast-check';
+import type { RxDocumentData, RxJsonSchema } from 'rxdb';
+import { fillWithDefaultSettings, randomToken } from 'rxdb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getRxStorageSqlite } from '../../src/store/sqlite';
+import type { SqliteStorageInstance } from '../../src/store/sqlite/storage-instance';
+import { inserts, makeTempDir, plain, prepare, removeDir } from './helpers';
+
+/**
+ * queryWithBytes reads an export-shaped page (index range, index order, a limit) as one
+ * concatenated row (packed-read.ts). Whatever SQLite concatenates, each document must come with
+ * its own text, in order, exactly as the row-by-row query() sees them.
+ */
+type Doc = { id: string; amount: number; body: { view?: unknown; note?: unknown; n: number } };
+
+const schema: RxJsonSchema<RxDocumentData<Doc>> = fillWithDefaultSettings({
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 20 },
+    amount: { type: 'integer', minimum: 0, maximum: 1000, multipleOf: 1 },
+    body: { type: 'object' },
+  },
+  required: ['id', 'amount', 'body'],
+  indexes: ['amount'],
+});
+
+// Texts whose byte and character lengths differ, JSON-looking texts, separators SQLite might use.
+const text = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', ',', '"', '\\', '{', '}', '[', ']', 'é', '✓', '😀', '\u0000', '\n'), maxLength: 12 }),
+  fc.json({ maxDepth: 2 }),
+);
+const field = fc.oneof(text, text, fc.constant(''), fc.constant(null), fc.constant(undefined), fc.constant({ nested: [1, 'x'] }), fc.integer());
+
+const docsArb = fc.array(fc.record({ amount: fc.integer({ min: 0, max: 30 }), view: field, note: field, deleted: fc.boolean() }), { maxLength: 40 }).map((items) =>
+  items.map((item, i): RxDocumentData<Doc> => {
+    const body: Doc['body'] = { n: i };
+    if (item.view !== undefined) body.view = item.view;
+    if (item.note !== undefined) body.note = item.note;
+    return { id: `d${String(i).padStart(3, '0')}`, amount: item.amount, body, _deleted: item.deleted, _attachments: {}, _rev: `1-r${i}`, _meta: { lwt: 1_700_000_000_000 + i } };
+  }),
+);
+
+let dir: string;
+beforeAll(() => {
+  dir = makeTempDir();
+});
+afterAll(() => removeDir(dir));
+
+describe('packed page reads (queryWithBytes)', () => {
+  it('give every document its own text bytes, in index order, the same as reading row by row', async () => {
+    const storage = getRxStorageSqlite({ directory: dir });
+    let packedReads = 0;
+    await fc.assert(
+      fc.asyncProperty(docsArb, fc.integer({ min: 0, max: 31 }), fc.integer({ min: 1, max: 45 }), fc.integer({ min: 0, max: 5 }), async (docs, above, limit, skip) => {
+        const instance = (await storage.createStorageInstance<Doc>({
+          databaseInstanceToken: randomToken(10),
+          databaseName: `db${randomToken(8)}`,
+          collectionName: 'docs',
+          schema,
+          options: { textColumns: ['body.view', 'body.note'] },
+          multiInstance: false,
+          devMode: true,
+        })) as SqliteStorageInstance<Doc>;
+        const statement = vi.spyOn(instance.table, 'statement');
+        try {
+          if (docs.length > 0) await instance.bulkWrite(inserts(docs), 'seed');
+          const query = prepare(schema, { selector: { _deleted: false, amount: { $gt: above } }, sort: [{ amount: 'asc' }], limit, skip });
+          const whole = plain((await instance.query(query)).documents);
+          const page = await instance.queryWithBytes(query, 'body.view');
+          packedReads += statement.mock.calls.filter(([key]) => key.startsWith('packed:')).length;
+
+          expect(page.bytes.map((b) => b?.toString('utf8') ?? null)).toEqual(whole.map((d) => (typeof d.body.view === 'string' ? d.body.view : null)));
+          const expected = whole.map((d) => (typeof d.body.view === 'string' ? { ...d, body: { ...d.body, view: null } } : d));
+          expect(plain(page.documents)).toEqual(expected);
+        } finally {
+          statement.mockRestore();
+          await instance.remove();
+        }
+      }),
+      { numRuns: 150 },
+    );
+    // The pages above were read packed, not by the row-by-row fallback.
+    expect(packedReads).toBeGreaterThan(100);
+  });
+
+  it('reads a page without a limit, or whose selector the index does not cover, row by row with the same answer', async () => {
+    const storage = getRxStorageSqlite({ directory: dir });
+    const instance = (await storage.createStorageInstance<Doc>({
+      databaseInstanceToken: randomToken(10),
+      databaseName: 'rowbyrow',
+      collectionName: 'docs',
+      schema,
+      options: { textColumns: ['body.view'] },
+      multiInstance: false,
+      devMode: true,
+    })) as SqliteStorageInstance<Doc>;
+    try {
+      const docs = [1, 2, 3].map((n): RxDocumentData<Doc> => ({ id: `r${n}`, amount: n, body: { view: `{"n":${n}}`, n }, _deleted: false, _attachments: {}, _rev: `1-r${n}`, _meta: { lwt: n } }));
+      await instance.bulkWrite(inserts(docs), 'seed');
+      const statement = vi.spyOn(instance.table, 'statement');
+      const unlimited = await instance.queryWithBytes(prepare(schema, { selector: { _deleted: false, amount: { $gt: 1 } }, sort: [{ amount: 'asc' }] }), 'body.view');
+      const matched = await instance.queryWithBytes(prepare(schema, { selector: { _deleted: false, 'body.n': 2 }, sort: [{ amount: 'asc' }], limit: 5 }), 'body.view');
+      expect(statement.mock.calls.some(([key]) => key.startsWith('packed:'))).toBe(false);
+      expect(unlimited.bytes.map(String)).toEqual(['{"n":2}', '{"n":3}']);
+      expect(matched.documents.map((d) => d.id)).toEqual(['r2']);
+      expect(matched.bytes.map(String)).toEqual(['{"n":2}']);
+    } finally {
+      await instance.remove();
+    }
+  });
+});
