@@ -61,6 +61,37 @@ afterEach(async () => {
   removeDir(dir);
 });
 
+describe('the file', () => {
+  it('is created in WAL mode with 16 KiB pages; a file made with 4 KiB pages opens and keeps them', async () => {
+    const first = await newInstance();
+    await first.bulkWrite(inserts([storedDoc(payment('p1'))]), 'seed');
+    const check = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return { pageSize: db.pragma('page_size', { simple: true }), journal: db.pragma('journal_mode', { simple: true }) };
+      } finally {
+        db.close();
+      }
+    };
+    expect(check(path.join(dir, 'laneway.sqlite'))).toEqual({ pageSize: 16384, journal: 'wal' });
+
+    const olderDir = makeTempDir();
+    try {
+      const older = new Database(path.join(olderDir, 'laneway.sqlite'));
+      older.pragma('page_size = 4096');
+      older.pragma('journal_mode = WAL');
+      older.close();
+      const reopened = await createInstance<Payment, SqliteInternals, SqliteInstanceOptions>(getRxStorageSqlite({ directory: olderDir }), filledPaymentSchema);
+      await reopened.bulkWrite(inserts([storedDoc(payment('p2'))]), 'seed');
+      expect((await reopened.findDocumentsById(['p2'], false)).map((d) => d.id)).toEqual(['p2']);
+      await reopened.close();
+      expect(check(path.join(olderDir, 'laneway.sqlite'))).toEqual({ pageSize: 4096, journal: 'wal' });
+    } finally {
+      removeDir(olderDir);
+    }
+  });
+});
+
 describe('bulkWrite', () => {
   it('inserts, updates and deletes documents', async () => {
     const instance = await newInstance();
