@@ -251,10 +251,11 @@ export interface EngineCore {
   get<T extends StoredDoc = StoredDoc>(collection: string, id: string): Promise<T | undefined>;
   find<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>): Promise<T[]>;
   /**
-   * find() for exports that send a stored rendering as it is: each document with the UTF-8 bytes
-   * of its string at `path` (null there in the document). See Store.findWithBytes.
+   * For export pages of stored renderings: per matching document, in order, the values at
+   * `fields` (dot paths, null where absent) and the UTF-8 bytes of its string at `textPath`. See
+   * Store.project.
    */
-  findWithBytes<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>, path: string): Promise<Array<{ doc: T; bytes: Buffer | null }>>;
+  project(collection: string, query: MangoQuery<StoredDoc>, fields: readonly string[], textPath: string): Promise<{ values: unknown[][]; bytes: Array<Buffer | null> }>;
   /** Events with watermark > after, oldest first, from the persisted outbox. */
   eventsSince(after: number, limit: number): Promise<DomainEvent[]>;
   /**
@@ -390,8 +391,8 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     async find<T extends StoredDoc>(collection: string, query: MangoQuery<StoredDoc>) {
       return (await store.find(collection, query)).map((r) => stripMeta(r) as T);
     },
-    async findWithBytes<T extends StoredDoc>(collection: string, query: MangoQuery<StoredDoc>, path: string) {
-      return (await store.findWithBytes(collection, query, path)).map((r) => ({ doc: stripMeta(r.doc) as T, bytes: r.bytes }));
+    project(collection, query, fields, textPath) {
+      return store.project(collection, query, fields, textPath);
     },
     onTick(name, task) {
       tasks.push({ name, task });

@@ -54,12 +54,13 @@ export interface Store {
   /** A mango query run straight on the storage instance (no RxDocument layer: exports are hot). */
   find(collection: string, query: MangoQuery<StoredDoc>): Promise<Raw[]>;
   /**
-   * find() for reads that send a stored text field as it is (exports of stored renderings): each
-   * document comes with the UTF-8 bytes of its string at `path` (a dot path; null when it is not
-   * a string) and holds null there. A collection that declares `path` a text column hands the
-   * bytes over without a string ever being made or parsed.
+   * find() for export pages of stored renderings: per matching document, in order, the values at
+   * `fields` (dot paths; null where absent) and the UTF-8 bytes of its string at `textPath` (null
+   * where that is not a string). A collection that declares `textPath` a text column hands the
+   * bytes over without a document, a string or a parse per record (see sqlite/packed-read.ts). The
+   * bytes of one page may be views of one buffer.
    */
-  findWithBytes(collection: string, query: MangoQuery<StoredDoc>, path: string): Promise<Array<{ doc: Raw; bytes: Buffer | null }>>;
+  project(collection: string, query: MangoQuery<StoredDoc>, fields: readonly string[], textPath: string): Promise<{ values: unknown[][]; bytes: Array<Buffer | null> }>;
   count(collection: string, selector: MangoQuerySelector<StoredDoc>): Promise<number>;
   /** All-or-nothing across collections when the storage supports it (our SQLite storage does). */
   commit(writes: readonly StoreWrite[]): Promise<void>;
@@ -67,34 +68,28 @@ export interface Store {
 }
 
 /** What our SQLite storage instance adds to the RxStorage interface (see src/store/sqlite). */
-interface BytesQuery {
-  queryWithBytes(prepared: PreparedQuery<StoredDoc>, path: string): Promise<{ documents: Raw[]; bytes: Array<Buffer | null> }>;
+interface ProjectedQuery {
+  queryProjected(prepared: PreparedQuery<StoredDoc>, fields: readonly string[], textPath: string): Promise<{ values: unknown[][]; bytes: Array<Buffer | null> }>;
 }
 
-/** The storage instance under RxDB's wrapper, when it can read a text column as bytes. */
-function bytesQueryOf(instance: unknown): BytesQuery | undefined {
-  let current = instance as { originalStorageInstance?: unknown; queryWithBytes?: unknown } | undefined;
+/** The storage instance under RxDB's wrapper, when it can read projected pages. */
+function projectedQueryOf(instance: unknown): ProjectedQuery | undefined {
+  let current = instance as { originalStorageInstance?: unknown; queryProjected?: unknown } | undefined;
   for (let depth = 0; depth < 8 && current; depth++) {
-    if (typeof current.queryWithBytes === 'function') return current as unknown as BytesQuery;
+    if (typeof current.queryProjected === 'function') return current as unknown as ProjectedQuery;
     current = current.originalStorageInstance as typeof current;
   }
   return undefined;
 }
 
-/**
- * Generic form of queryWithBytes for other storages: the string at `path` taken out as UTF-8, in
- * a copy along the path (a storage such as RxDB's memory one hands out the objects it keeps).
- */
-function takeText(value: unknown, path: readonly string[], at = 0): { value: unknown; bytes: Buffer | null } {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { value, bytes: null };
-  const obj = value as Record<string, unknown>;
-  const key = path[at]!;
-  const child = obj[key];
-  if (at === path.length - 1) {
-    return typeof child === 'string' ? { value: { ...obj, [key]: null }, bytes: Buffer.from(child, 'utf8') } : { value, bytes: null };
+/** The value at a dot path of a document, null where it has none (what a projection answers). */
+function valueAt(doc: unknown, path: readonly string[]): unknown {
+  let value = doc;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+    value = (value as Record<string, unknown>)[key];
   }
-  const inner = takeText(child, path, at + 1);
-  return inner.bytes ? { value: { ...obj, [key]: inner.value }, bytes: inner.bytes } : { value, bytes: null };
+  return value === undefined ? null : value;
 }
 
 export interface OpenStoreOptions {
@@ -163,18 +158,19 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       const result = await instance(name).query(prepared(name, query));
       return result.documents;
     },
-    async findWithBytes(name, query, path) {
-      const reader = bytesQueryOf(instance(name));
-      if (reader) {
-        const { documents, bytes } = await db.lockedRun(() => reader.queryWithBytes(prepared(name, query), path));
-        return documents.map((doc, i) => ({ doc, bytes: bytes[i] ?? null }));
-      }
-      const parts = path.split('.');
+    async project(name, query, fields, textPath) {
+      const reader = projectedQueryOf(instance(name));
+      if (reader) return db.lockedRun(() => reader.queryProjected(prepared(name, query), fields, textPath));
+      // Other storages (the in-memory one in a few unit tests): project the documents.
       const { documents } = await instance(name).query(prepared(name, query));
-      return documents.map((doc) => {
-        const taken = takeText(doc, parts);
-        return { doc: taken.value as Raw, bytes: taken.bytes };
-      });
+      const text = textPath.split('.');
+      return {
+        values: documents.map((doc) => fields.map((f) => valueAt(doc, f.split('.')))),
+        bytes: documents.map((doc) => {
+          const value = valueAt(doc, text);
+          return typeof value === 'string' ? Buffer.from(value, 'utf8') : null;
+        }),
+      };
     },
     async count(name, selector) {
       const schema = collection(name).schema.jsonSchema;

@@ -7,11 +7,17 @@ import type { SqliteStorageInstance } from '../../src/store/sqlite/storage-insta
 import { inserts, makeTempDir, plain, prepare, removeDir } from './helpers';
 
 /**
- * queryWithBytes reads an export-shaped page (index range, index order, a limit) as one
+ * queryProjected reads an export-shaped page (index range, index order, a limit) as one
  * concatenated row (packed-read.ts). Whatever SQLite concatenates, each document must come with
- * its own text, in order, exactly as the row-by-row query() sees them.
+ * its own fields and text, in order, exactly as the row-by-row query() sees them.
  */
-type Doc = { id: string; amount: number; body: { view?: unknown; note?: unknown; n: number } };
+type Doc = { id: string; amount: number; body: { view?: unknown; note?: unknown; n: number; flag?: boolean } };
+const FIELDS = ['amount', 'id', 'body.note', 'body.flag', 'body.n'];
+const valueAt = (doc: unknown, path: string) => {
+  let value = doc;
+  for (const key of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return value === undefined ? null : value;
+};
 
 const schema: RxJsonSchema<RxDocumentData<Doc>> = fillWithDefaultSettings({
   version: 0,
@@ -33,9 +39,10 @@ const text = fc.oneof(
 );
 const field = fc.oneof(text, text, fc.constant(''), fc.constant(null), fc.constant(undefined), fc.constant({ nested: [1, 'x'] }), fc.integer());
 
-const docsArb = fc.array(fc.record({ amount: fc.integer({ min: 0, max: 30 }), view: field, note: field, deleted: fc.boolean() }), { maxLength: 40 }).map((items) =>
+const docsArb = fc.array(fc.record({ amount: fc.integer({ min: 0, max: 30 }), view: field, note: field, flag: fc.option(fc.boolean()), deleted: fc.boolean() }), { maxLength: 40 }).map((items) =>
   items.map((item, i): RxDocumentData<Doc> => {
     const body: Doc['body'] = { n: i };
+    if (item.flag !== null) body.flag = item.flag;
     if (item.view !== undefined) body.view = item.view;
     if (item.note !== undefined) body.note = item.note;
     return { id: `d${String(i).padStart(3, '0')}`, amount: item.amount, body, _deleted: item.deleted, _attachments: {}, _rev: `1-r${i}`, _meta: { lwt: 1_700_000_000_000 + i } };
@@ -48,8 +55,8 @@ beforeAll(() => {
 });
 afterAll(() => removeDir(dir));
 
-describe('packed page reads (queryWithBytes)', () => {
-  it('give every document its own text bytes, in index order, the same as reading row by row', async () => {
+describe('packed page reads (queryProjected)', () => {
+  it('give every document its own fields and text bytes, in index order, the same as reading row by row', async () => {
     const storage = getRxStorageSqlite({ directory: dir });
     let packedReads = 0;
     await fc.assert(
@@ -59,7 +66,7 @@ describe('packed page reads (queryWithBytes)', () => {
           databaseName: `db${randomToken(8)}`,
           collectionName: 'docs',
           schema,
-          options: { textColumns: ['body.view', 'body.note'] },
+          options: { textColumns: ['body.view'] },
           multiInstance: false,
           devMode: true,
         })) as SqliteStorageInstance<Doc>;
@@ -68,12 +75,11 @@ describe('packed page reads (queryWithBytes)', () => {
           if (docs.length > 0) await instance.bulkWrite(inserts(docs), 'seed');
           const query = prepare(schema, { selector: { _deleted: false, amount: { $gt: above } }, sort: [{ amount: 'asc' }], limit, skip });
           const whole = plain((await instance.query(query)).documents);
-          const page = await instance.queryWithBytes(query, 'body.view');
+          const page = await instance.queryProjected(query, FIELDS, 'body.view');
           packedReads += statement.mock.calls.filter(([key]) => key.startsWith('packed:')).length;
 
           expect(page.bytes.map((b) => b?.toString('utf8') ?? null)).toEqual(whole.map((d) => (typeof d.body.view === 'string' ? d.body.view : null)));
-          const expected = whole.map((d) => (typeof d.body.view === 'string' ? { ...d, body: { ...d.body, view: null } } : d));
-          expect(plain(page.documents)).toEqual(expected);
+          expect(page.values).toEqual(whole.map((d) => FIELDS.map((f) => valueAt(d, f))));
         } finally {
           statement.mockRestore();
           await instance.remove();
@@ -100,11 +106,11 @@ describe('packed page reads (queryWithBytes)', () => {
       const docs = [1, 2, 3].map((n): RxDocumentData<Doc> => ({ id: `r${n}`, amount: n, body: { view: `{"n":${n}}`, n }, _deleted: false, _attachments: {}, _rev: `1-r${n}`, _meta: { lwt: n } }));
       await instance.bulkWrite(inserts(docs), 'seed');
       const statement = vi.spyOn(instance.table, 'statement');
-      const unlimited = await instance.queryWithBytes(prepare(schema, { selector: { _deleted: false, amount: { $gt: 1 } }, sort: [{ amount: 'asc' }] }), 'body.view');
-      const matched = await instance.queryWithBytes(prepare(schema, { selector: { _deleted: false, 'body.n': 2 }, sort: [{ amount: 'asc' }], limit: 5 }), 'body.view');
+      const unlimited = await instance.queryProjected(prepare(schema, { selector: { _deleted: false, amount: { $gt: 1 } }, sort: [{ amount: 'asc' }] }), ['id'], 'body.view');
+      const matched = await instance.queryProjected(prepare(schema, { selector: { _deleted: false, 'body.n': 2 }, sort: [{ amount: 'asc' }], limit: 5 }), ['id'], 'body.view');
       expect(statement.mock.calls.some(([key]) => key.startsWith('packed:'))).toBe(false);
       expect(unlimited.bytes.map(String)).toEqual(['{"n":2}', '{"n":3}']);
-      expect(matched.documents.map((d) => d.id)).toEqual(['r2']);
+      expect(matched.values).toEqual([['r2']]);
       expect(matched.bytes.map(String)).toEqual(['{"n":2}']);
     } finally {
       await instance.remove();

@@ -110,19 +110,22 @@ describe('text columns', () => {
     expect(storedRow('n4').t0).toBe('');
   });
 
-  it('hand the stored bytes of a text over beside the documents, with null in the field', async () => {
+  it('hand the stored bytes of a text over beside the values of the fields asked for', async () => {
     const store = await instance(['body.view']);
     const docs = [rendered('r1', 10), rendered('r2', 20), storedDoc({ id: 'r3', merchant: 'm1', amount: 30, body: { n: 30 } })].map((d) =>
       '_rev' in d ? d : storedDoc(d),
     );
     await store.bulkWrite(inserts(docs as RxDocumentData<Rendered>[]), 'seed');
-    const { documents, bytes } = await store.queryWithBytes(
-      prepare(schema, { selector: { _deleted: false, amount: { $gt: 0 } }, sort: [{ amount: 'asc' }] }),
-      'body.view',
-    );
-    expect(documents.map((d) => d.body)).toEqual([{ view: null, n: 10 }, { view: null, n: 20 }, { n: 30 }]);
-    expect(bytes.map((b) => b?.toString('utf8') ?? null)).toEqual([view('r1', 10), view('r2', 20), null]);
-    await expect(store.queryWithBytes(prepare(schema, { selector: { _deleted: false } }), 'body.n')).rejects.toThrow(/no text column body.n/);
+    const query = prepare(schema, { selector: { _deleted: false, amount: { $gt: 0 } }, sort: [{ amount: 'asc' }] });
+    // Without a limit (row by row) and with one (one packed row): the same answer.
+    for (const q of [query, prepare(schema, { selector: { _deleted: false, amount: { $gt: 0 } }, sort: [{ amount: 'asc' }], limit: 10 })]) {
+      const { values, bytes } = await store.queryProjected(q, ['id', 'body.n', 'body.missing'], 'body.view');
+      expect(values).toEqual([['r1', 10, null], ['r2', 20, null], ['r3', 30, null]]);
+      expect(bytes.map((b) => b?.toString('utf8') ?? null)).toEqual([view('r1', 10), view('r2', 20), null]);
+    }
+    await expect(store.queryProjected(query, ['id'], 'body.n')).rejects.toThrow(/no text column body.n/);
+    await expect(store.queryProjected(query, ['body.view'], 'body.view')).rejects.toThrow(/overlaps the text column body.view/);
+    await expect(store.queryProjected(query, ["id') --"], 'body.view')).rejects.toThrow(/not a field path/);
   });
 
   it('are refused on indexed fields, the primary key and RxDB fields', async () => {
@@ -179,21 +182,21 @@ describe('text columns', () => {
   });
 });
 
-describe('Store.findWithBytes', () => {
+describe('Store.project', () => {
   const collection = defineCollection('rendered', { fields: { merchant: { type: 'string', maxLength: 12 } }, indexes: [['merchant', 'watermark']], textColumns: ['data.view'] });
-  const docs = [1, 2, 3].map((n) => ({ id: `r${n}`, watermark: n, merchant: 'm1', data: { view: view(`r${n}`, n), n } }));
+  const docs = [1, 2, 3].map((n) => ({ id: `r${n}`, watermark: n, merchant: 'm1', data: { view: view(`r${n}`, n), n, flag: n === 2 } }));
 
-  async function filled(store: Store): Promise<Array<{ id: string; body: unknown; bytes: string | null }>> {
+  async function filled(store: Store): Promise<Array<{ values: unknown[]; bytes: string | null }>> {
     await store.commit(docs.map((doc) => ({ collection: 'rendered', doc })));
-    const rows = await store.findWithBytes('rendered', { selector: { merchant: 'm1', watermark: { $gt: 1 } }, sort: [{ merchant: 'asc' }, { watermark: 'asc' }] }, 'data.view');
-    return rows.map((r) => ({ id: r.doc.id, body: r.doc.data, bytes: r.bytes?.toString('utf8') ?? null }));
+    const { values, bytes } = await store.project('rendered', { selector: { merchant: 'm1', watermark: { $gt: 1 } }, sort: [{ merchant: 'asc' }, { watermark: 'asc' }], limit: 100 }, ['watermark', 'id', 'data.flag', 'data.nothing'], 'data.view');
+    return values.map((v, i) => ({ values: v, bytes: bytes[i]?.toString('utf8') ?? null }));
   }
 
-  it('gives the same answer on our SQLite storage (bytes from the text column) and on another storage', async () => {
+  it('gives the same answer on our SQLite storage (one packed row) and on another storage', async () => {
     const sqlite = await openStore({ storage: getRxStorageSqlite({ directory: dir }) as never, collections: [collection], name: 'sq' });
     const memory = await openStore({ storage: getRxStorageMemory() as never, collections: [collection], name: `mem${randomToken(6)}` });
     try {
-      const expected = docs.slice(1).map((d) => ({ id: d.id, body: { view: null, n: d.data.n }, bytes: d.data.view }));
+      const expected = docs.slice(1).map((d) => ({ values: [d.watermark, d.id, d.data.flag, null], bytes: d.data.view }));
       expect(await filled(sqlite)).toEqual(expected);
       expect(await filled(memory)).toEqual(expected);
       // The documents find() returns are whole.

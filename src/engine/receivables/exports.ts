@@ -21,31 +21,40 @@ export async function byWatermark<T extends Doc>(
   page: Page,
   options: { feed?: string; keep?: (doc: T) => boolean } = {},
 ): Promise<T[]> {
-  return pageByWatermark((query) => core.find<T>(collection, query), (doc) => doc, page, options);
+  return pageByWatermark((query) => core.find<T>(collection, query), (doc) => doc.watermark, page, options);
 }
 
-/** A stored rendering's UTF-8 bytes beside its document (see Store.findWithBytes). */
-export interface WithBytes<T> {
-  doc: T;
+/** A stored rendering's UTF-8 bytes beside a few fields of its record (see Store.project). */
+export interface Projected<V extends readonly unknown[]> {
+  /** The values of the fields asked for, in that order: the first is the watermark. */
+  values: V;
   bytes: Buffer | null;
 }
 
-/** byWatermark, each document with the bytes of its string at `path` (a stored rendering). */
-export async function byWatermarkWithBytes<T extends Doc>(
+/**
+ * byWatermark for exports of stored renderings: no record is read whole, only `fields` (the
+ * first must be `watermark`) and the bytes of the text at `textPath`.
+ */
+export async function byWatermarkProjected<V extends readonly [number, ...unknown[]]>(
   core: EngineCore,
   collection: string,
-  path: string,
+  fields: readonly ['watermark', ...string[]],
+  textPath: string,
   page: Page,
-  options: { feed?: string; keep?: (doc: T) => boolean } = {},
-): Promise<Array<WithBytes<T>>> {
-  return pageByWatermark((query) => core.findWithBytes<T>(collection, query, path), (r) => r.doc, page, options);
+  options: { feed?: string; keep?: (values: V) => boolean } = {},
+): Promise<Array<Projected<V>>> {
+  const read = async (query: MangoQuery<StoredDoc>) => {
+    const { values, bytes } = await core.project(collection, query, fields, textPath);
+    return values.map((v, i) => ({ values: v as unknown as V, bytes: bytes[i] ?? null }));
+  };
+  return pageByWatermark(read, (r) => r.values[0], page, { ...options, keep: options.keep && ((r: Projected<V>) => options.keep!(r.values)) });
 }
 
-async function pageByWatermark<R, T extends Doc>(
+async function pageByWatermark<R>(
   read: (query: MangoQuery<StoredDoc>) => Promise<R[]>,
-  docOf: (r: R) => T,
+  watermarkOf: (r: R) => number,
   page: Page,
-  options: { feed?: string; keep?: (doc: T) => boolean },
+  options: { feed?: string; keep?: (r: R) => boolean },
 ): Promise<R[]> {
   const out: R[] = [];
   let after = page.after;
@@ -55,9 +64,9 @@ async function pageByWatermark<R, T extends Doc>(
       ? { selector: { feed: options.feed, watermark: { $gt: after } }, sort: [{ feed: 'asc' }, { watermark: 'asc' }], limit: want }
       : { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: want };
     const rows = await read(query);
-    for (const row of rows) if (!options.keep || options.keep(docOf(row))) out.push(row);
+    for (const row of rows) if (!options.keep || options.keep(row)) out.push(row);
     if (rows.length < want || out.length >= page.limit) return out;
-    after = docOf(rows[rows.length - 1]!).watermark;
+    after = watermarkOf(rows[rows.length - 1]!);
   }
 }
 

@@ -8,10 +8,10 @@ import { countryCodes } from './countries';
 import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
 import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
-import { byWatermark, byWatermarkWithBytes, jsonPartsText, mergeByWatermark, recentFrom, type JsonParts, type Page, type WithBytes } from './exports';
+import { byWatermark, byWatermarkProjected, jsonPartsText, mergeByWatermark, recentFrom, type JsonParts, type Page, type Projected } from './exports';
 import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
-import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceRow } from './invoice-codec';
+import { decodeInvoice, INVOICE_FIELDS, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
@@ -115,14 +115,18 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
   };
   const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
 
-  /** A page of invoices, each with its stored rendering's bytes (the `data.view` text column). */
-  const invoicePage = async (feed: InvoiceFeed, page: Page, includeDeleted: boolean): Promise<Array<WithBytes<Row>>> => {
-    const read = (p: Page, options: { feed?: string; keep?: (doc: Row) => boolean }) => byWatermarkWithBytes<Row>(core, 'invoices', 'data.view', p, options);
+  /**
+   * A page of invoices: each one's stored rendering (the `data.view` text column) as bytes, with
+   * the few fields that decide whether it is sent and what goes in front of it (INVOICE_FIELDS).
+   */
+  const invoicePage = async (feed: InvoiceFeed, page: Page, includeDeleted: boolean): Promise<Array<Projected<InvoiceFields>>> => {
+    const read = (p: Page, options: { feed?: string; keep?: (v: InvoiceFields) => boolean }) => byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_FIELDS, 'data.view', p, options);
     if (feed === 'open') {
       const open = await read(page, { feed: 'open' });
-      return includeDeleted ? mergeByWatermark(open, await read(page, { feed: 'deleted' }), page.limit, (r) => r.doc.watermark) : open;
+      return includeDeleted ? mergeByWatermark(open, await read(page, { feed: 'deleted' }), page.limit, (r) => r.values[0]) : open;
     }
-    const keep = (d: Row) => (includeDeleted || d.feed !== 'deleted') && (feed !== 'recent' || isRecent(d));
+    const since = core.clock.now() - RECENT_MS;
+    const keep = ([, rowFeed, updatedMs]: InvoiceFields) => (includeDeleted || rowFeed !== 'deleted') && (feed !== 'recent' || (updatedMs ?? 0) >= since);
     return read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
   };
 
@@ -278,7 +282,7 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
       const includeDeleted = options.includeDeleted === true;
       const day = today();
       const rows = await invoicePage(feed, page, includeDeleted);
-      return { asOf: day, records: rows.map(({ doc, bytes }) => ({ watermark: doc.watermark, json: invoiceJsonParts(doc, bytes, day, includeDeleted) })) };
+      return { asOf: day, records: rows.map(({ values: [watermark, , , st], bytes }) => ({ watermark, json: invoiceJsonParts({ watermark, st }, bytes, day, includeDeleted) })) };
     },
 
     async deleteInvoice(number) {

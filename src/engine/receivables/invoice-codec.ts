@@ -128,20 +128,27 @@ export function decodeInvoice(row: InvoiceRow): InvoiceDoc {
 }
 
 /** What an export adds in front of the stored rendering: the fields that change without a write. */
-function exportHead(row: Pick<InvoiceRow, 'watermark' | 'data'>, today: string, includeDeleted: boolean): string {
-  return `{"status":"${invoiceStatusOf(row.data.st, today)}","watermark":${row.watermark}${includeDeleted ? `,"deleted":${row.data.st[3] === 1}` : ''},`;
+function exportHead(row: { watermark: number; st: StatusBasis }, today: string, includeDeleted: boolean): string {
+  return `{"status":"${invoiceStatusOf(row.st, today)}","watermark":${row.watermark}${includeDeleted ? `,"deleted":${row.st[3] === 1}` : ''},`;
 }
 
 /** The export JSON of one stored invoice as of `today`. */
 export function invoiceJson(row: InvoiceRow, today: string, includeDeleted: boolean): string {
-  return exportHead(row, today, includeDeleted) + row.data.view.slice(1);
+  return exportHead({ watermark: row.watermark, st: row.data.st }, today, includeDeleted) + row.data.view.slice(1);
 }
 
 /**
- * invoiceJson for a page of exports, from the rendering's stored bytes (Store.findWithBytes):
- * the same JSON, as a head and the bytes after the rendering's opening brace.
+ * What an export page reads of a stored invoice besides its rendering (Store.project): whether
+ * to send it (feed, updated_ms) and its head (watermark, status basis).
  */
-export function invoiceJsonParts(row: Pick<InvoiceRow, 'id' | 'watermark' | 'data'>, view: Buffer | null, today: string, includeDeleted: boolean): JsonParts {
-  if (!view || view[0] !== 0x7b) throw new Error(`invoice ${row.id} has no stored rendering`);
+export const INVOICE_FIELDS = ['watermark', 'feed', 'data.updated_ms', 'data.st'] as const;
+export type InvoiceFields = [watermark: number, feed: InvoiceRow['feed'], updatedMs: number | null, st: StatusBasis];
+
+/**
+ * invoiceJson for a page of exports, from the rendering's stored bytes: the same JSON, as a head
+ * and the bytes after the rendering's opening brace.
+ */
+export function invoiceJsonParts(row: { watermark: number; st: StatusBasis }, view: Buffer | null, today: string, includeDeleted: boolean): JsonParts {
+  if (!view || view[0] !== 0x7b) throw new Error(`invoice at watermark ${row.watermark} has no stored rendering`);
   return { head: exportHead(row, today, includeDeleted), rest: view.subarray(1) };
 }

@@ -2,19 +2,21 @@ import type { PreparedQuery, RxDocumentData, RxJsonSchema } from 'rxdb';
 import { getSortComparator } from 'rxdb';
 import { rangeOf, rangeWhere, runQuery, skipAndLimit } from './query';
 import type { SqliteTable } from './table';
-import { attachAt } from './text-columns';
+import type { TextPath } from './text-columns';
 
 /**
- * A page of documents with one text column's stored bytes (queryWithBytes), read as one row.
+ * Projected page reads (queryProjected): for each document a query matches, in order, the values
+ * of a few fields and the stored bytes of one text column. What an export page needs from a
+ * record whose JSON is pre-rendered: the bytes to send, and the few fields that decide whether to
+ * send it and what to put in front of it.
  *
- * Why: an export page is thousands of rows, and reading them one row at a time costs a JS array,
- * a string and a Buffer per row, created by better-sqlite3 one by one; that was most of what a
- * page of 2,500 invoices cost beyond SQLite's own work. Here SQLite concatenates the page: the
- * documents' JSON into one JSON array (one JSON.parse), the texts into one BLOB (one Buffer, each
- * document's bytes a view of it), and their byte lengths, so the JS side makes three values.
- *
- * Used for the reads exports make: an index range that is the whole selector, in index order,
- * with a limit. Anything else goes through runQuery row by row (the same answer, slower).
+ * Why: an export page is thousands of rows. Read row by row, each costs better-sqlite3 a JS array,
+ * a string and a Buffer, then a JSON.parse of the whole document (about a third of the page's
+ * time) to use four of its fields. Here, for the reads exports make (an index range that is the
+ * whole selector, in index order, with a limit), SQLite builds the page as one row: the fields of
+ * every document as one JSON array of arrays (json_extract), the texts as one BLOB (each
+ * document's bytes are a view of it) and their byte lengths. Anything else goes through runQuery
+ * row by row and projects the documents it gets: the same answer, slower.
  */
 
 /** Pages above this many rows are read row by row: a concatenation is built whole in memory. */
@@ -23,62 +25,92 @@ const MAX_PACKED_ROWS = 10_000;
 /** Marks a NULL text column (the field was not a string) in the list of lengths. */
 const NO_TEXT = -1;
 
-export interface BytesPage<RxDocType> {
-  documents: RxDocumentData<RxDocType>[];
-  /** The text at the path as its stored UTF-8 bytes, or null where the field is not a string. */
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+export interface ProjectedPage {
+  /** Per document, the value at each field (null where the document has none). */
+  values: unknown[][];
+  /** Per document, the text column's stored UTF-8 bytes, or null where the field is not a string. */
   bytes: Array<Buffer | null>;
 }
 
-export function runQueryWithBytes<RxDocType>(
+export function runQueryProjected<RxDocType>(
   table: SqliteTable<RxDocType>,
   schema: RxJsonSchema<RxDocumentData<RxDocType>>,
   prepared: PreparedQuery<RxDocType>,
-  path: string,
-): BytesPage<RxDocType> {
-  const shape = table.bytesShape(path);
+  fields: readonly string[],
+  textPath: string,
+): ProjectedPage {
+  const shape = table.bytesShape(textPath);
+  checkFields(table, fields);
   const plan = prepared.queryPlan;
   const { skip, limit } = skipAndLimit(prepared as PreparedQuery<unknown>);
   const range = rangeOf(table, schema, prepared);
-  if (range && plan.selectorSatisfiedByIndex && plan.sortSatisfiedByIndex && limit <= MAX_PACKED_ROWS) {
+  if (range && plan.selectorSatisfiedByIndex && plan.sortSatisfiedByIndex && limit <= MAX_PACKED_ROWS && fields.length > 0) {
     const position = table.textColumns.findIndex((c) => c.path === shape.path);
-    const statement = table.statement(`packed:${position}:${range.column.column}:${plan.inclusiveStart}:${plan.inclusiveEnd}`, () =>
-      packedSql(table, position, range.column.column, range.column.sqlIndex, plan.inclusiveStart, plan.inclusiveEnd),
-    );
+    const key = `packed:${position}:${fields.join(',')}:${range.column.column}:${plan.inclusiveStart}:${plan.inclusiveEnd}`;
+    const statement = table.statement(key, () => packedSql(table, position, fields, range.column.column, range.column.sqlIndex, plan.inclusiveStart, plan.inclusiveEnd));
     statement.raw(true);
-    const row = statement.get(range.lower, range.upper, limit, skip) as Array<string | Buffer | null>;
-    return inIndexOrder(unpack(table, position, row), getSortComparator(schema, prepared.query));
+    const row = statement.get(range.lower, range.upper, limit, skip) as [string | null, Buffer | null, string | null];
+    const page = unpack(table, row);
+    // The order of an aggregate's inputs is not documented: check the first field (the index's
+    // order needs only the page's own order, and the comparator works on documents).
+    return inOrder(page, fields, getSortComparator(schema, prepared.query));
   }
   const documents = runQuery(table, schema, prepared, shape);
-  return { documents, bytes: documents.map((doc) => takeBytes(doc, shape.path)) };
+  return {
+    values: documents.map((doc) => fields.map((f) => valueAt(doc, f.split('.')))),
+    bytes: documents.map((doc) => takeBytes(doc, shape.path)),
+  };
 }
 
-function packedSql<RxDocType>(table: SqliteTable<RxDocType>, position: number, column: string, sqlIndex: string, inclusiveStart: boolean, inclusiveEnd: boolean): string {
+function checkFields<RxDocType>(table: SqliteTable<RxDocType>, fields: readonly string[]): void {
+  for (const field of fields) {
+    if (!FIELD.test(field)) {
+      throw new Error(`laneway sqlite: ${JSON.stringify(field)} is not a field path`);
+    }
+    const inText = table.textPaths.find((p: TextPath) => field === p.join('.') || field.startsWith(`${p.join('.')}.`) || p.join('.').startsWith(`${field}.`));
+    if (inText) {
+      throw new Error(`laneway sqlite: ${field} overlaps the text column ${inText.join('.')}, which a projection reads as bytes only`);
+    }
+  }
+}
+
+function packedSql<RxDocType>(
+  table: SqliteTable<RxDocType>,
+  position: number,
+  fields: readonly string[],
+  column: string,
+  sqlIndex: string,
+  inclusiveStart: boolean,
+  inclusiveEnd: boolean,
+): string {
   const text = table.textColumns[position]!.column;
-  // The other text columns come back as JSON arrays of strings (json_quote keeps NULL as null).
-  const others = table.textColumns.filter((_, i) => i !== position).map((c) => `, '[' || group_concat(json_quote(${c.column}), ',') || ']'`);
-  const selected = ['data', ...table.textColumns.map((c) => c.column)].join(', ');
-  // Every aggregate steps over the same row at once, so the i-th document, length and text agree
+  const paths = fields.map((f) => `'$.${f.split('.').map((k) => `"${k}"`).join('.')}'`);
+  // json_extract with two or more paths answers a JSON array (true stays true, absent is null);
+  // with one it answers an SQL value, so that one is wrapped.
+  const projection = paths.length === 1 ? `json_array(data -> ${paths[0]})` : `json_extract(data, ${paths.join(', ')})`;
+  // Every aggregate steps over the same row at once, so the i-th values, length and text agree
   // (group_concat skips a NULL text; its length is given as NO_TEXT).
   return (
-    `SELECT '[' || group_concat(data, ',') || ']', CAST(group_concat(${text}, '') AS BLOB), ` +
-    `group_concat(coalesce(octet_length(${text}), ${NO_TEXT}), ',')${others.join('')} ` +
-    `FROM (SELECT ${selected} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
+    `SELECT '[' || group_concat(${projection}, ',') || ']', CAST(group_concat(${text}, '') AS BLOB), ` +
+    `group_concat(coalesce(octet_length(${text}), ${NO_TEXT}), ',') ` +
+    `FROM (SELECT data, ${text} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
     `WHERE ${rangeWhere(column, inclusiveStart, inclusiveEnd)} ORDER BY ${column} LIMIT ? OFFSET ?)`
   );
 }
 
-function unpack<RxDocType>(table: SqliteTable<RxDocType>, position: number, row: Array<string | Buffer | null>): BytesPage<RxDocType> {
-  const [json, packed, lengths, ...others] = row;
-  if (json === null || json === undefined) {
-    return { documents: [], bytes: [] };
+function unpack<RxDocType>(table: SqliteTable<RxDocType>, [json, packed, lengths]: [string | null, Buffer | null, string | null]): ProjectedPage {
+  if (json === null) {
+    return { values: [], bytes: [] };
   }
-  const documents = JSON.parse(json as string) as RxDocumentData<RxDocType>[];
-  const sizes = (lengths as string).split(',');
-  const blob = Buffer.isBuffer(packed) ? packed : Buffer.alloc(0);
-  if (sizes.length !== documents.length) {
-    throw new Error(`laneway sqlite: packed page of ${table.tableName} has ${documents.length} documents and ${sizes.length} texts`);
+  const values = JSON.parse(json) as unknown[][];
+  const sizes = (lengths ?? '').split(',');
+  const blob = packed ?? Buffer.alloc(0);
+  if (sizes.length !== values.length) {
+    throw new Error(`laneway sqlite: packed page of ${table.tableName} has ${values.length} documents and ${sizes.length} texts`);
   }
-  const bytes = new Array<Buffer | null>(documents.length);
+  const bytes = new Array<Buffer | null>(values.length);
   let at = 0;
   for (let i = 0; i < sizes.length; i++) {
     const size = Number(sizes[i]);
@@ -92,35 +124,51 @@ function unpack<RxDocType>(table: SqliteTable<RxDocType>, position: number, row:
   if (at !== blob.length) {
     throw new Error(`laneway sqlite: packed page of ${table.tableName} holds ${blob.length} text bytes, its lengths add up to ${at}`);
   }
-  const otherPaths = table.textPaths.filter((_, i) => i !== position);
-  otherPaths.forEach((path, k) => {
-    const texts = JSON.parse(others[k] as string) as Array<string | null>;
-    documents.forEach((doc, i) => {
-      const text = texts[i];
-      if (typeof text === 'string') {
-        attachAt(doc, path, text);
-      }
-    });
-  });
-  return { documents, bytes };
+  return { values, bytes };
 }
 
 /**
  * SQLite documents no order for an aggregate's inputs (an ORDER BY inside each aggregate would
- * sort the page's texts three times over), so the order is checked here, which costs one
- * comparison per document, and restored in the unlikely case SQLite did not keep it.
+ * sort the page's texts again), so the order is checked here, one comparison per document on a
+ * stand-in document built from the projected fields, and restored if SQLite did not keep it.
+ * Only possible when the sort's fields are among the projected ones; otherwise the index order
+ * of the subquery is trusted (it is what SQLite does for a subquery with ORDER BY and LIMIT).
  */
-function inIndexOrder<RxDocType>(page: BytesPage<RxDocType>, compare: (a: RxDocumentData<RxDocType>, b: RxDocumentData<RxDocType>) => number): BytesPage<RxDocType> {
-  const { documents, bytes } = page;
+function inOrder(page: ProjectedPage, fields: readonly string[], compare: (a: never, b: never) => number): ProjectedPage {
+  const docs = page.values.map((values) => {
+    const doc: Record<string, unknown> = {};
+    fields.forEach((f, i) => setAt(doc, f.split('.'), values[i]));
+    return doc;
+  });
+  const cmp = compare as unknown as (a: Record<string, unknown>, b: Record<string, unknown>) => number;
   let sorted = true;
-  for (let i = 1; i < documents.length && sorted; i++) {
-    sorted = compare(documents[i - 1]!, documents[i]!) <= 0;
+  for (let i = 1; i < docs.length && sorted; i++) {
+    sorted = cmp(docs[i - 1]!, docs[i]!) <= 0;
   }
   if (sorted) {
     return page;
   }
-  const order = documents.map((_, i) => i).sort((a, b) => compare(documents[a]!, documents[b]!));
-  return { documents: order.map((i) => documents[i]!), bytes: order.map((i) => bytes[i]!) };
+  const order = docs.map((_, i) => i).sort((a, b) => cmp(docs[a]!, docs[b]!));
+  return { values: order.map((i) => page.values[i]!), bytes: order.map((i) => page.bytes[i]!) };
+}
+
+function setAt(doc: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let target = doc;
+  for (let at = 0; at < path.length - 1; at++) {
+    target = (target[path[at]!] ??= {}) as Record<string, unknown>;
+  }
+  target[path[path.length - 1]!] = value;
+}
+
+function valueAt(doc: unknown, path: readonly string[]): unknown {
+  let value = doc;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return null;
+    }
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value === undefined ? null : value;
 }
 
 /** The Buffer the bytes shape left at `path`, replaced by the null the JSON holds. */

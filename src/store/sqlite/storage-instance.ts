@@ -14,7 +14,7 @@ import type {
 } from 'rxdb';
 import { now } from 'rxdb';
 import type { SqliteConnection } from './connection';
-import { runQueryWithBytes } from './packed-read';
+import { runQueryProjected, type ProjectedPage } from './packed-read';
 import { runChangedSince, runCount, runQuery } from './query';
 import { dropTable, type SqliteTable } from './table';
 import type { SqliteInstanceOptions, SqliteInternals } from './types';
@@ -148,17 +148,14 @@ export class SqliteStorageInstance<RxDocType>
   }
 
   /**
-   * query() for reads that send a stored text as it is (not part of the RxStorage interface): the
-   * text column at `path` comes back as its stored UTF-8 bytes beside each document, no string
-   * made, and the document holds null there. `bytes[i]` is null where the field is not a string.
+   * query() for export pages (not part of the RxStorage interface): per matching document, in
+   * order, the values at `fields` and the stored UTF-8 bytes of the text column at `textPath`
+   * (null where the field is not a string). No document is built. See packed-read.ts.
    */
-  queryWithBytes(
-    preparedQuery: PreparedQuery<RxDocType>,
-    path: string,
-  ): Promise<{ documents: RxDocumentData<RxDocType>[]; bytes: Array<Buffer | null> }> {
+  queryProjected(preparedQuery: PreparedQuery<RxDocType>, fields: readonly string[], textPath: string): Promise<ProjectedPage> {
     return rejectWith(() => {
       this.ensureUsable();
-      return runQueryWithBytes(this.table, this.schema, preparedQuery, path);
+      return runQueryProjected(this.table, this.schema, preparedQuery, fields, textPath);
     });
   }
 
