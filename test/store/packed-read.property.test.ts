@@ -3,6 +3,7 @@ import type { RxDocumentData, RxJsonSchema } from 'rxdb';
 import { fillWithDefaultSettings, randomToken } from 'rxdb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getRxStorageSqlite } from '../../src/store/sqlite';
+import { inOrder } from '../../src/store/sqlite/packed-read';
 import type { SqliteStorageInstance } from '../../src/store/sqlite/storage-instance';
 import { inserts, makeTempDir, plain, prepare, removeDir } from './helpers';
 
@@ -115,5 +116,16 @@ describe('packed page reads (queryProjected)', () => {
     } finally {
       await instance.remove();
     }
+  });
+
+  it('puts a page SQLite handed over out of order back in the query\'s order, each text with its values', () => {
+    const page = { values: [[3, 'c'], [1, 'a'], [2, 'b'], [2, 'a']], bytes: ['3c', '1a', '2b', '2a'].map((t) => Buffer.from(t)) };
+    const fixed = inOrder(page, ['n', 'id'], [{ n: 'asc' }, { id: 'asc' }]);
+    expect(fixed.values).toEqual([[1, 'a'], [2, 'a'], [2, 'b'], [3, 'c']]);
+    expect(fixed.bytes.map(String)).toEqual(['1a', '2a', '2b', '3c']);
+    const descending = inOrder(page, ['n', 'id'], [{ n: 'desc' }]);
+    expect(descending.values.map((v) => v[0])).toEqual([3, 2, 2, 1]);
+    // A page already in order is handed back as it is.
+    expect(inOrder(fixed, ['n', 'id'], [{ n: 'asc' }, { id: 'asc' }])).toBe(fixed);
   });
 });

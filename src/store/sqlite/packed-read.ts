@@ -1,5 +1,4 @@
 import type { PreparedQuery, RxDocumentData, RxJsonSchema } from 'rxdb';
-import { getSortComparator } from 'rxdb';
 import { rangeOf, rangeWhere, runQuery, skipAndLimit } from './query';
 import type { SqliteTable } from './table';
 import type { TextPath } from './text-columns';
@@ -53,9 +52,7 @@ export function runQueryProjected<RxDocType>(
     statement.raw(true);
     const row = statement.get(range.lower, range.upper, limit, skip) as [string | null, Buffer | null, string | null];
     const page = unpack(table, row);
-    // The order of an aggregate's inputs is not documented: check the first field (the index's
-    // order needs only the page's own order, and the comparator works on documents).
-    return inOrder(page, fields, getSortComparator(schema, prepared.query));
+    return inOrder(page, fields, prepared.query.sort ?? []);
   }
   const documents = runQuery(table, schema, prepared, shape);
   return {
@@ -129,35 +126,45 @@ function unpack<RxDocType>(table: SqliteTable<RxDocType>, [json, packed, lengths
 
 /**
  * SQLite documents no order for an aggregate's inputs (an ORDER BY inside each aggregate would
- * sort the page's texts again), so the order is checked here, one comparison per document on a
- * stand-in document built from the projected fields, and restored if SQLite did not keep it.
- * Only possible when the sort's fields are among the projected ones; otherwise the index order
- * of the subquery is trusted (it is what SQLite does for a subquery with ORDER BY and LIMIT).
+ * sort the page's texts again), so the order is checked here on the projected values, one
+ * comparison per document, and restored if SQLite did not keep it. The check covers the query's
+ * sort fields up to the first one that is not projected (exports project the watermark they sort
+ * by); beyond that the subquery's index order is trusted, which is what SQLite delivers.
  */
-function inOrder(page: ProjectedPage, fields: readonly string[], compare: (a: never, b: never) => number): ProjectedPage {
-  const docs = page.values.map((values) => {
-    const doc: Record<string, unknown> = {};
-    fields.forEach((f, i) => setAt(doc, f.split('.'), values[i]));
-    return doc;
-  });
-  const cmp = compare as unknown as (a: Record<string, unknown>, b: Record<string, unknown>) => number;
+export function inOrder(page: ProjectedPage, fields: readonly string[], sort: ReadonlyArray<Record<string, 'asc' | 'desc'>>): ProjectedPage {
+  const keys: Array<{ at: number; sign: number }> = [];
+  for (const part of sort) {
+    const [field, direction] = Object.entries(part)[0]!;
+    const at = fields.indexOf(field);
+    if (at === -1) break;
+    keys.push({ at, sign: direction === 'desc' ? -1 : 1 });
+  }
+  const compare = (a: unknown[], b: unknown[]) => {
+    for (const { at, sign } of keys) {
+      const c = comparePrimitive(a[at], b[at]);
+      if (c !== 0) return c * sign;
+    }
+    return 0;
+  };
+  const { values } = page;
   let sorted = true;
-  for (let i = 1; i < docs.length && sorted; i++) {
-    sorted = cmp(docs[i - 1]!, docs[i]!) <= 0;
+  for (let i = 1; i < values.length && sorted; i++) {
+    sorted = compare(values[i - 1]!, values[i]!) <= 0;
   }
   if (sorted) {
     return page;
   }
-  const order = docs.map((_, i) => i).sort((a, b) => cmp(docs[a]!, docs[b]!));
-  return { values: order.map((i) => page.values[i]!), bytes: order.map((i) => page.bytes[i]!) };
+  const order = values.map((_, i) => i).sort((a, b) => compare(values[a]!, values[b]!));
+  return { values: order.map((i) => values[i]!), bytes: order.map((i) => page.bytes[i]!) };
 }
 
-function setAt(doc: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let target = doc;
-  for (let at = 0; at < path.length - 1; at++) {
-    target = (target[path[at]!] ??= {}) as Record<string, unknown>;
-  }
-  target[path[path.length - 1]!] = value;
+/** Index order for the values an index holds (null first, then numbers, then strings by code unit). */
+function comparePrimitive(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a) < String(b) ? -1 : 1;
 }
 
 function valueAt(doc: unknown, path: readonly string[]): unknown {
