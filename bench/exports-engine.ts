@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { openDataStore } from '../src/store';
 import { createEngine } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
-import { exportShapeBytes } from '../src/server/exports';
+import { exportRecordBytes } from '../src/server/exports';
 
 const PAGE = 2500;
 const at = (name: string) => process.argv.indexOf(`--${name}`);
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     for (let p = 0; p < pages; p++) {
       const t = performance.now();
       const { records } = await engine.receivables.exportInvoicesJson('all', { after, limit: PAGE });
-      if (withBody) exportShapeBytes('invoices', records, true);
+      if (withBody) exportRecordBytes(records, true, false);
       times.push(performance.now() - t);
       if (records.length === 0) break;
       n += records.length;

@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import type { JsonParts } from '../engine/receivables';
 import type { ExportQuery } from '../shared/schemas/common';
 
@@ -23,28 +24,59 @@ export function exportShape<T extends { watermark: number }>(records: readonly T
   return out;
 }
 
+type JsonRecord = { watermark: number; json: JsonParts };
+
 /**
- * The same two shapes from records already serialised (exports that keep rendered JSON), wrapped
- * in `{ "<wrap>": ... }`, written straight into one buffer: the page is sent as the stored bytes,
- * never parsed, serialised or made a string.
+ * Records of an export page of stored renderings, in the page's shape (`"<watermark>":` before
+ * each one unless `list`), comma-separated, with a leading comma when they follow earlier ones:
+ * written straight into one buffer from the stored bytes, never parsed, serialised or made a string.
  */
-export function exportShapeBytes(wrap: string, records: ReadonlyArray<{ watermark: number; json: JsonParts }>, list: boolean): Buffer {
-  const open = `{${JSON.stringify(wrap)}:${list ? '[' : '{'}`;
-  const close = list ? ']}' : '}}';
+export function exportRecordBytes(records: readonly JsonRecord[], list: boolean, following: boolean): Buffer {
   const keys = list ? undefined : records.map((r) => `"${r.watermark}":`);
-  let size = Buffer.byteLength(open) + close.length + Math.max(0, records.length - 1);
+  let size = Math.max(0, records.length - 1) + (following && records.length > 0 ? 1 : 0);
   records.forEach((r, i) => {
     size += Buffer.byteLength(r.json.head) + r.json.rest.length + (keys ? keys[i]!.length : 0);
   });
   const out = Buffer.allocUnsafe(size);
-  let at = out.write(open);
+  let at = 0;
   records.forEach((r, i) => {
-    if (i > 0) at = out.writeUInt8(0x2c, at);
+    if (i > 0 || following) at = out.writeUInt8(0x2c, at);
     if (keys) at += out.write(keys[i]!, at, 'latin1');
     at += out.write(r.json.head, at);
     at += r.json.rest.copy(out, at);
   });
-  at += out.write(close, at, 'latin1');
   if (at !== size) throw new Error(`export page size mismatch: wrote ${at} of ${size} bytes`);
   return out;
+}
+
+/**
+ * Sends an export page of stored renderings, `{ "<wrap>": [...] }` (or keyed by watermark), one
+ * chunk of records at a time as the engine reads them, so the client receives a chunk while the
+ * next is read (Transfer-Encoding: chunked). A page is bounded (limit 2500), so chunks are written
+ * without waiting for the socket to drain: waiting would stop reading while the client reads.
+ *
+ * A failure before the first chunk is answered as any error is; after it the status line has
+ * gone, so the connection is destroyed: the client sees a failed request, never a short page.
+ */
+export async function sendExportChunks(res: Response, wrap: string, list: boolean, chunks: AsyncIterator<JsonRecord[]>): Promise<void> {
+  let next = await chunks.next();
+  res.status(200).type('application/json');
+  res.write(`{${JSON.stringify(wrap)}:${list ? '[' : '{'}`);
+  try {
+    let following = false;
+    while (!next.done) {
+      if (next.value.length > 0) {
+        res.write(exportRecordBytes(next.value, list, following));
+        following = true;
+        // Node corks the socket on a write until the next tick, and reading the next chunk settles
+        // in microtasks only: without a turn of the event loop here, every chunk would leave at once.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      next = await chunks.next();
+    }
+  } catch (err) {
+    res.destroy(err as Error);
+    throw err;
+  }
+  res.end(list ? ']}' : '}}');
 }

@@ -20,6 +20,35 @@ describe('exports and events', () => {
     expect((await ctx.api.get('/api/exports/invoices?limit=2500')).status).toBe(200);
   });
 
+  it('a page of more records than one chunk (500) comes whole, in order, in both shapes, deleted invoices left out', async () => {
+    const r = ctx.t.engine.receivables;
+    const start = ctx.t.engine.core.currentWatermark();
+    const first = Array.from({ length: 600 }, (_, i) => uid(`CH${i}-`));
+    const then = Array.from({ length: 700 }, (_, i) => uid(`CJ${i}-`));
+    await r.importInvoices(first.map((number, i) => ({ number, customer_identifier: 'CHUNKY', amount: 100 + i })));
+    // A deletion is a new version at the end of the feed: these 50 sit between the two imports,
+    // inside the page's second chunk, which comes out short; the page still fills up after it.
+    const deleted = first.slice(10, 60);
+    for (const number of deleted) await r.deleteInvoice(number);
+    await r.importInvoices(then.map((number, i) => ({ number, customer_identifier: 'CHUNKY', amount: 100 + i })));
+    const live = first.filter((n) => !deleted.includes(n));
+
+    const list = await ctx.api.get<{ invoices: Array<{ number: string; watermark: number }> }>(`/api/exports/invoices?watermark=${start}&limit=1100&list=true`);
+    expect(list.headers.get('transfer-encoding')).toBe('chunked');
+    expect(list.body.invoices.map((i) => i.number)).toEqual([...live, ...then].slice(0, 1100));
+    const marks = list.body.invoices.map((i) => i.watermark);
+    expect(marks).toEqual([...marks].sort((a, b) => a - b));
+    const keyed = await ctx.api.get<{ invoices: Record<string, { number: string; watermark: number }> }>(`/api/exports/invoices?watermark=${start}&limit=1100`);
+    expect(Object.entries(keyed.body.invoices).map(([k, v]) => [Number(k), v.number])).toEqual(list.body.invoices.map((i) => [i.watermark, i.number]));
+    // With deleted invoices asked for, they come in their place in the feed, marked.
+    const all = await ctx.api.get<{ invoices: Array<{ number: string; deleted: boolean }> }>(`/api/exports/invoices?watermark=${start}&limit=2500&list=true&options[include_deleted_invoices]=true`);
+    expect(all.body.invoices.map((i) => i.number)).toEqual([...live, ...deleted, ...then]);
+    expect(all.body.invoices.filter((i) => i.deleted).map((i) => i.number)).toEqual(deleted);
+    // An empty page is still a page.
+    const empty = await ctx.api.get<{ invoices: unknown[] }>(`/api/exports/invoices?watermark=${ctx.t.engine.core.currentWatermark()}&list=true`);
+    expect(empty.body).toEqual({ invoices: [] });
+  });
+
   it('recently-updated exports cover the past 7 days only', async () => {
     const old = uid('OLD');
     await ctx.api.post('/api/imports/customer', { identifier: old, name: 'Old' });

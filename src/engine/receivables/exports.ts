@@ -21,7 +21,7 @@ export async function byWatermark<T extends Doc>(
   page: Page,
   options: { feed?: string; keep?: (doc: T) => boolean } = {},
 ): Promise<T[]> {
-  return pageByWatermark((query) => core.find<T>(collection, query), (doc) => doc.watermark, page, options);
+  return collect(chunksByWatermark((query) => core.find<T>(collection, query), (doc) => doc.watermark, page, options));
 }
 
 /** A stored rendering's UTF-8 bytes beside a few fields of its record (see Store.project). */
@@ -33,41 +33,53 @@ export interface Projected<V extends readonly unknown[]> {
 
 /**
  * byWatermark for exports of stored renderings: no record is read whole, only `fields` (the
- * first must be `watermark`) and the bytes of the text at `textPath`.
+ * first must be `watermark`) and the bytes of the text at `textPath`. The page comes in chunks of
+ * at most `chunk` records, each read by its own query, so that a chunk can be sent while the next
+ * one is read; together they are the same page as one read would give.
  */
-export async function byWatermarkProjected<V extends readonly [number, ...unknown[]]>(
+export async function* byWatermarkProjected<V extends readonly [number, ...unknown[]]>(
   core: EngineCore,
   collection: string,
   fields: readonly ['watermark', ...string[]],
   textPath: string,
   page: Page,
-  options: { feed?: string; keep?: (values: V) => boolean } = {},
-): Promise<Array<Projected<V>>> {
+  options: { feed?: string; keep?: (values: V) => boolean; chunk?: number } = {},
+): AsyncGenerator<Array<Projected<V>>> {
   const read = async (query: MangoQuery<StoredDoc>) => {
     const { values, bytes } = await core.project(collection, query, fields, textPath);
     return values.map((v, i) => ({ values: v as unknown as V, bytes: bytes[i] ?? null }));
   };
-  return pageByWatermark(read, (r) => r.values[0], page, { ...options, keep: options.keep && ((r: Projected<V>) => options.keep!(r.values)) });
+  const keep = options.keep && ((r: Projected<V>) => options.keep!(r.values));
+  yield* chunksByWatermark(read, (r) => r.values[0], page, { ...options, keep });
 }
 
-async function pageByWatermark<R>(
+async function* chunksByWatermark<R>(
   read: (query: MangoQuery<StoredDoc>) => Promise<R[]>,
   watermarkOf: (r: R) => number,
   page: Page,
-  options: { feed?: string; keep?: (r: R) => boolean },
-): Promise<R[]> {
-  const out: R[] = [];
+  options: { feed?: string; keep?: (r: R) => boolean; chunk?: number },
+): AsyncGenerator<R[]> {
+  let left = page.limit;
   let after = page.after;
-  for (;;) {
-    const want = page.limit - out.length;
+  while (left > 0) {
+    const want = Math.min(left, options.chunk ?? left);
     const query: MangoQuery<StoredDoc> = options.feed
       ? { selector: { feed: options.feed, watermark: { $gt: after } }, sort: [{ feed: 'asc' }, { watermark: 'asc' }], limit: want }
       : { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: want };
     const rows = await read(query);
-    for (const row of rows) if (!options.keep || options.keep(row)) out.push(row);
-    if (rows.length < want || out.length >= page.limit) return out;
+    const kept = options.keep ? rows.filter(options.keep) : rows;
+    if (kept.length > 0) yield kept;
+    left -= kept.length;
+    if (rows.length < want) return;
     after = watermarkOf(rows[rows.length - 1]!);
   }
+}
+
+/** Collects a chunked page. */
+export async function collect<T>(chunks: AsyncIterable<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const chunk of chunks) out.push(...chunk);
+  return out;
 }
 
 /**

@@ -8,7 +8,7 @@ import { countryCodes } from './countries';
 import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
 import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
-import { byWatermark, byWatermarkProjected, jsonPartsText, mergeByWatermark, recentFrom, type JsonParts, type Page, type Projected } from './exports';
+import { byWatermark, byWatermarkProjected, collect, jsonPartsText, mergeByWatermark, recentFrom, type JsonParts, type Page, type Projected } from './exports';
 import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, INVOICE_FIELDS, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
@@ -73,6 +73,15 @@ export interface Receivables {
    * computed for.
    */
   exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<{ asOf: string; records: Array<{ watermark: number; json: JsonParts }> }>;
+  /**
+   * exportInvoicesJson in chunks of at most `chunk` records, each read when the one before has
+   * been taken: the HTTP export sends a chunk while the next one is read.
+   */
+  exportInvoicesJsonChunks(
+    feed: InvoiceFeed,
+    page: Page,
+    options?: { includeDeleted?: boolean; chunk?: number },
+  ): { asOf: string; records: AsyncGenerator<Array<{ watermark: number; json: JsonParts }>> };
   deleteInvoice(number: string): Promise<void>;
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
@@ -116,18 +125,23 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
   const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
 
   /**
-   * A page of invoices: each one's stored rendering (the `data.view` text column) as bytes, with
-   * the few fields that decide whether it is sent and what goes in front of it (INVOICE_FIELDS).
+   * A page of invoices in chunks: each one's stored rendering (the `data.view` text column) as
+   * bytes, with the few fields that decide whether it is sent and what goes in front of it
+   * (INVOICE_FIELDS).
    */
-  const invoicePage = async (feed: InvoiceFeed, page: Page, includeDeleted: boolean): Promise<Array<Projected<InvoiceFields>>> => {
-    const read = (p: Page, options: { feed?: string; keep?: (v: InvoiceFields) => boolean }) => byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_FIELDS, 'data.view', p, options);
+  const invoiceChunks = async function* (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number): AsyncGenerator<Array<Projected<InvoiceFields>>> {
+    const read = (p: Page, options: { feed?: string; keep?: (v: InvoiceFields) => boolean }) =>
+      byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_FIELDS, 'data.view', p, { ...options, ...(chunk ? { chunk } : {}) });
     if (feed === 'open') {
-      const open = await read(page, { feed: 'open' });
-      return includeDeleted ? mergeByWatermark(open, await read(page, { feed: 'deleted' }), page.limit, (r) => r.values[0]) : open;
+      if (!includeDeleted) return yield* read(page, { feed: 'open' });
+      // Two feeds merged by watermark: each read whole, then merged into one chunk.
+      const [open, deleted] = [await collect(read(page, { feed: 'open' })), await collect(read(page, { feed: 'deleted' }))];
+      yield mergeByWatermark(open, deleted, page.limit, (r) => r.values[0]);
+      return;
     }
     const since = core.clock.now() - RECENT_MS;
     const keep = ([, rowFeed, updatedMs]: InvoiceFields) => (includeDeleted || rowFeed !== 'deleted') && (feed !== 'recent' || (updatedMs ?? 0) >= since);
-    return read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
+    yield* read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
   };
 
   const recentAfter = async (collection: string, page: Page): Promise<Page> => {
@@ -279,10 +293,20 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     },
 
     async exportInvoicesJson(feed, page, options = {}) {
+      const chunks = this.exportInvoicesJsonChunks(feed, page, options);
+      const records = await collect(chunks.records);
+      return { asOf: chunks.asOf, records };
+    },
+
+    exportInvoicesJsonChunks(feed, page, options = {}) {
       const includeDeleted = options.includeDeleted === true;
       const day = today();
-      const rows = await invoicePage(feed, page, includeDeleted);
-      return { asOf: day, records: rows.map(({ values: [watermark, , , st], bytes }) => ({ watermark, json: invoiceJsonParts({ watermark, st }, bytes, day, includeDeleted) })) };
+      const records = async function* () {
+        for await (const rows of invoiceChunks(feed, page, includeDeleted, options.chunk)) {
+          yield rows.map(({ values: [watermark, , , st], bytes }) => ({ watermark, json: invoiceJsonParts({ watermark, st }, bytes, day, includeDeleted) }));
+        }
+      };
+      return { asOf: day, records: records() };
     },
 
     async deleteInvoice(number) {
