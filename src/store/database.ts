@@ -108,9 +108,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     eventReduce: true,
     closeDuplicates: true,
   });
-  const defs: Record<string, { schema: CollectionDef['schema']; instanceCreationOptions?: { textColumns: readonly string[] } }> = {};
+  const defs: Record<string, { schema: CollectionDef['schema']; instanceCreationOptions?: Pick<CollectionDef, 'textColumns' | 'projections'> }> = {};
   for (const def of options.collections) {
-    defs[def.name] = { schema: def.schema, ...(def.textColumns ? { instanceCreationOptions: { textColumns: def.textColumns } } : {}) };
+    const layout = { ...(def.textColumns ? { textColumns: def.textColumns } : {}), ...(def.projections ? { projections: def.projections } : {}) };
+    defs[def.name] = { schema: def.schema, ...(Object.keys(layout).length ? { instanceCreationOptions: layout } : {}) };
   }
   await db.addCollections(defs);
 

@@ -32,6 +32,12 @@ export interface CollectionDef {
    * RxDB schema, so changing it needs no schema version: the storage relays the rows out on open.
    */
   textColumns?: readonly string[];
+  /**
+   * Field lists that exports read without the rest of the document (Store.project). Our SQLite
+   * storage keeps each in a column of its own, written with the document; others compute them
+   * on read. Like textColumns, not part of the RxDB schema.
+   */
+  projections?: readonly (readonly string[])[];
 }
 
 /**
@@ -46,6 +52,7 @@ export function defineCollection(
     indexes: string[][];
     idLength?: number;
     textColumns?: readonly string[];
+    projections?: readonly (readonly string[])[];
   },
 ): CollectionDef {
   const properties: Record<string, unknown> = {
@@ -57,6 +64,7 @@ export function defineCollection(
   return {
     name,
     ...(spec.textColumns ? { textColumns: spec.textColumns } : {}),
+    ...(spec.projections ? { projections: spec.projections } : {}),
     schema: {
       version: spec.version ?? 0,
       primaryKey: 'id',

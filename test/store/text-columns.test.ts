@@ -160,6 +160,7 @@ describe('text columns', () => {
     await first.close();
     const db = new Database(path.join(dir, 'laneway.sqlite'));
     db.exec('ALTER TABLE laneway_rx_collections DROP COLUMN text_columns');
+    db.exec('ALTER TABLE laneway_rx_collections DROP COLUMN projections');
     db.pragma('user_version = 1');
     db.close();
 
@@ -168,7 +169,7 @@ describe('text columns', () => {
     expect(storedRow('r1').t0).toBe(docs[0]!.body.view);
     await upgraded.close();
     const check = new Database(path.join(dir, 'laneway.sqlite'), { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
     check.close();
   });
 
@@ -178,7 +179,7 @@ describe('text columns', () => {
     const db = new Database(path.join(dir, 'laneway.sqlite'));
     db.pragma('user_version = 99');
     db.close();
-    await expect(instance()).rejects.toThrow(/layout version 99, this build reads 2/);
+    await expect(instance()).rejects.toThrow(/layout version 99, this build reads 3/);
   });
 });
 

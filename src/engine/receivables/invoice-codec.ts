@@ -1,3 +1,4 @@
+import { INVOICE_EXPORT_FIELDS } from '../../store/collections/receivables';
 import { invoiceBody, invoiceStatusOf, type StatusBasis } from './invoice-view';
 import type { JsonParts } from './exports';
 import type { AttachmentSummary, InvoiceData, InvoiceDoc, LineItemData } from './types';
@@ -141,7 +142,7 @@ export function invoiceJson(row: InvoiceRow, today: string, includeDeleted: bool
  * What an export page reads of a stored invoice besides its rendering (Store.project): whether
  * to send it (feed, updated_ms) and its head (watermark, status basis).
  */
-export const INVOICE_FIELDS = ['watermark', 'feed', 'data.updated_ms', 'data.st'] as const;
+export const INVOICE_FIELDS = INVOICE_EXPORT_FIELDS;
 export type InvoiceFields = [watermark: number, feed: InvoiceRow['feed'], updatedMs: number | null, st: StatusBasis];
 
 /**

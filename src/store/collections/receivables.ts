@@ -21,6 +21,12 @@ export const customers = defineCollection('customers', {
  * `division` guards division deletes. (The numeric id is found through the event outbox, see
  * receivables/index.ts, so it needs no index.)
  */
+/**
+ * What an invoice export page reads of each invoice besides its rendering (Store.project): the
+ * watermark, whether to send it (feed, updated_ms) and its status basis (invoice-codec.ts).
+ */
+export const INVOICE_EXPORT_FIELDS = ['watermark', 'feed', 'data.updated_ms', 'data.st'] as const;
+
 export const invoices = defineCollection('invoices', {
   fields: {
     display_number: keyField(64),
@@ -33,6 +39,8 @@ export const invoices = defineCollection('invoices', {
   // The stored export rendering (JSON text, see invoice-codec.ts): in its own column it is neither
   // escaped on write nor parsed on read, which is most of what an export page cost.
   textColumns: ['data.view'],
+  // Kept beside it as a JSON array, so an export page takes them without parsing any document.
+  projections: [INVOICE_EXPORT_FIELDS],
 });
 
 /** Invoicing payments: `id` is the payment reference (the imported identifier or a generated one). */

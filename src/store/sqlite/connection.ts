@@ -41,19 +41,22 @@ CREATE TABLE IF NOT EXISTS laneway_rx_collections (
   indexes_json TEXT NOT NULL,
   has_attachments INTEGER NOT NULL,
   text_columns TEXT NOT NULL DEFAULT '[]',
+  projections TEXT NOT NULL DEFAULT '[]',
   UNIQUE (database_name, collection_name, schema_version)
 )`;
 
 /**
  * Bumped when the on-disk layout of collection tables changes. 2: text columns (text-columns.ts),
- * listed per table in the registry. A build refuses a file of a later layout; an earlier one is
- * upgraded in place when opened (see UPGRADES).
+ * listed per table in the registry. 3: projection columns (projections.ts), listed the same way.
+ * A build refuses a file of a later layout; an earlier one is upgraded in place when opened (see
+ * UPGRADES).
  */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 /** From layout n to n+1, each in the transaction that also sets user_version. */
 const UPGRADES: Record<number, readonly string[]> = {
   1: [`ALTER TABLE laneway_rx_collections ADD COLUMN text_columns TEXT NOT NULL DEFAULT '[]'`],
+  2: [`ALTER TABLE laneway_rx_collections ADD COLUMN projections TEXT NOT NULL DEFAULT '[]'`],
 };
 
 type Delivery = { subject: Subject<unknown>; value: unknown };

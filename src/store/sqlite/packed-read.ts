@@ -1,7 +1,7 @@
 import type { PreparedQuery, RxDocumentData, RxJsonSchema } from 'rxdb';
 import { rangeOf, rangeWhere, runQuery, skipAndLimit } from './query';
 import type { SqliteTable } from './table';
-import type { TextPath } from './text-columns';
+import { checkField, projectionSql, valueAt } from './projections';
 
 /**
  * Projected page reads (queryProjected): for each document a query matches, in order, the values
@@ -13,9 +13,10 @@ import type { TextPath } from './text-columns';
  * a string and a Buffer, then a JSON.parse of the whole document (about a third of the page's
  * time) to use four of its fields. Here, for the reads exports make (an index range that is the
  * whole selector, in index order, with a limit), SQLite builds the page as one row: the fields of
- * every document as one JSON array of arrays (json_extract), the texts as one BLOB (each
- * document's bytes are a view of it) and their byte lengths. Anything else goes through runQuery
- * row by row and projects the documents it gets: the same answer, slower.
+ * every document as one JSON array of arrays (from the projection column that holds them, see
+ * projections.ts, or else json_extract), the texts as one BLOB (each document's bytes are a view
+ * of it) and their byte lengths. Anything else goes through runQuery row by row and projects the
+ * documents it gets: the same answer, slower.
  */
 
 /** Pages above this many rows are read row by row: a concatenation is built whole in memory. */
@@ -23,8 +24,6 @@ const MAX_PACKED_ROWS = 10_000;
 
 /** Marks a NULL text column (the field was not a string) in the list of lengths. */
 const NO_TEXT = -1;
-
-const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 export interface ProjectedPage {
   /** Per document, the value at each field (null where the document has none). */
@@ -41,7 +40,7 @@ export function runQueryProjected<RxDocType>(
   textPath: string,
 ): ProjectedPage {
   const shape = table.bytesShape(textPath);
-  checkFields(table, fields);
+  fields.forEach((f) => checkField(f, table.textPaths));
   const plan = prepared.queryPlan;
   const { skip, limit } = skipAndLimit(prepared as PreparedQuery<unknown>);
   const range = rangeOf(table, schema, prepared);
@@ -61,18 +60,6 @@ export function runQueryProjected<RxDocType>(
   };
 }
 
-function checkFields<RxDocType>(table: SqliteTable<RxDocType>, fields: readonly string[]): void {
-  for (const field of fields) {
-    if (!FIELD.test(field)) {
-      throw new Error(`laneway sqlite: ${JSON.stringify(field)} is not a field path`);
-    }
-    const inText = table.textPaths.find((p: TextPath) => field === p.join('.') || field.startsWith(`${p.join('.')}.`) || p.join('.').startsWith(`${field}.`));
-    if (inText) {
-      throw new Error(`laneway sqlite: ${field} overlaps the text column ${inText.join('.')}, which a projection reads as bytes only`);
-    }
-  }
-}
-
 function packedSql<RxDocType>(
   table: SqliteTable<RxDocType>,
   position: number,
@@ -83,16 +70,17 @@ function packedSql<RxDocType>(
   inclusiveEnd: boolean,
 ): string {
   const text = table.textColumns[position]!.column;
-  const paths = fields.map((f) => `'$.${f.split('.').map((k) => `"${k}"`).join('.')}'`);
-  // json_extract with two or more paths answers a JSON array (true stays true, absent is null);
-  // with one it answers an SQL value, so that one is wrapped.
-  const projection = paths.length === 1 ? `json_array(data -> ${paths[0]})` : `json_extract(data, ${paths.join(', ')})`;
+  // A projection column holding exactly these fields is taken as it is (one written before the
+  // column was filled would be NULL: then the fields are extracted).
+  const kept = table.projections.find((p) => p.fields.length === fields.length && p.fields.every((f, i) => f === fields[i]))?.column;
+  const projection = kept ? `coalesce(${kept}, ${projectionSql(fields)})` : projectionSql(fields);
+  const selected = kept ? `data, ${text}, ${kept}` : `data, ${text}`;
   // Every aggregate steps over the same row at once, so the i-th values, length and text agree
   // (group_concat skips a NULL text; its length is given as NO_TEXT).
   return (
     `SELECT '[' || group_concat(${projection}, ',') || ']', CAST(group_concat(${text}, '') AS BLOB), ` +
     `group_concat(coalesce(octet_length(${text}), ${NO_TEXT}), ',') ` +
-    `FROM (SELECT data, ${text} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
+    `FROM (SELECT ${selected} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
     `WHERE ${rangeWhere(column, inclusiveStart, inclusiveEnd)} ORDER BY ${column} LIMIT ? OFFSET ?)`
   );
 }
@@ -165,17 +153,6 @@ function comparePrimitive(a: unknown, b: unknown): number {
   if (b === null || b === undefined) return 1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   return String(a) < String(b) ? -1 : 1;
-}
-
-function valueAt(doc: unknown, path: readonly string[]): unknown {
-  let value = doc;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return null;
-    }
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value === undefined ? null : value;
 }
 
 /** The Buffer the bytes shape left at `path`, replaced by the null the JSON holds. */

@@ -31,6 +31,7 @@ export function getRxStorageSqlite(options: SqliteStorageOptions): RxStorageSqli
           params.collectionName,
           params.schema,
           parseTextPaths(params.options?.textColumns),
+          params.options?.projections,
         );
         return new SqliteStorageInstance<RxDocType>(
           storage,

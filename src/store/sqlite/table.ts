@@ -3,6 +3,7 @@ import type { RxDocumentData, RxJsonSchema } from 'rxdb';
 import { getIndexableStringMonad, getPrimaryFieldOfPrimaryKey } from 'rxdb';
 import type { SqliteConnection } from './connection';
 import { encodeKey } from './key-encoding';
+import { parseProjections, projectionJson, relayoutProjections, type Projection } from './projections';
 import { attachAt, attachTexts, detachTexts, parseTextPaths, type TextPath } from './text-columns';
 
 export type IndexColumn<RxDocType> = {
@@ -24,6 +25,7 @@ type RegistryRow = {
   indexes_json: string;
   has_attachments: number;
   text_columns: string;
+  projections: string;
 };
 
 export type TextColumn = { readonly path: TextPath; readonly column: string };
@@ -118,6 +120,8 @@ export class SqliteTable<RxDocType> {
   /** See text-columns.ts: string fields stored beside the JSON rather than inside it. */
   readonly textColumns: readonly TextColumn[];
   readonly textPaths: readonly TextPath[];
+  /** See projections.ts: field lists kept by every write as a JSON array in their own column. */
+  readonly projections: readonly Projection[];
   /** How rows become whole documents: `data`, then the text columns. */
   readonly shape: RowShape<RxDocType>;
   private readonly bytesShapes = new Map<string, RowShape<RxDocType>>();
@@ -134,6 +138,7 @@ export class SqliteTable<RxDocType> {
     schema: RxJsonSchema<RxDocumentData<RxDocType>>,
     hasAttachments: boolean,
     textPaths: readonly TextPath[] = [],
+    projections: readonly (readonly string[])[] = [],
   ) {
     this.tableName = `rxc_${registryId}`;
     this.q = quote(this.tableName);
@@ -155,6 +160,7 @@ export class SqliteTable<RxDocType> {
     this.textPaths = textPaths;
     this.textColumns = textPaths.map((path, position) => ({ path, column: `t${position}` }));
     this.shape = wholeShape(this);
+    this.projections = parseProjections(projections, textPaths);
   }
 
   get db(): Database.Database {
@@ -169,6 +175,7 @@ export class SqliteTable<RxDocType> {
     const columns = [
       ...this.indexColumns.map((c) => `${c.column} BLOB NOT NULL`),
       ...this.textColumns.map((c) => `${c.column} TEXT`),
+      ...this.projections.map((p) => `${p.column} TEXT`),
     ].join(',\n  ');
     const statements = [
       // id is the encoded primary key, so even a plain `ORDER BY id` is JS order.
@@ -327,7 +334,7 @@ export class SqliteTable<RxDocType> {
 
   /** The derived columns every write sets after `data`: index keys, then text columns. */
   private writtenColumns(): string[] {
-    return [...this.indexColumns.map((c) => c.column), ...this.textColumns.map((c) => c.column)];
+    return [...this.indexColumns.map((c) => c.column), ...this.textColumns.map((c) => c.column), ...this.projections.map((p) => p.column)];
   }
 
   private valuesOf(doc: RxDocumentData<RxDocType>): unknown[] {
@@ -337,6 +344,9 @@ export class SqliteTable<RxDocType> {
       values.push(encodeKey(c.toIndexString(doc)));
     }
     values.push(...texts);
+    for (const p of this.projections) {
+      values.push(projectionJson(p, doc));
+    }
     return values;
   }
 
@@ -363,17 +373,19 @@ export function openTable<RxDocType>(
   collectionName: string,
   schema: RxJsonSchema<RxDocumentData<RxDocType>>,
   textPaths: readonly TextPath[] = [],
+  projections: readonly (readonly string[])[] = [],
 ): SqliteTable<RxDocType> {
   const primaryPath = getPrimaryFieldOfPrimaryKey(schema.primaryKey) as string;
   const indexesJson = JSON.stringify(indexesOfSchema(schema));
   const textJson = JSON.stringify(textPaths.map((p) => p.join('.')));
+  const projectionsJson = JSON.stringify(projections);
   const hasAttachments = !!schema.attachments;
   const db = connection.db;
 
   const create = db.transaction((): SqliteTable<RxDocType> => {
     const existing = db
       .prepare(
-        `SELECT id, primary_path, indexes_json, has_attachments, text_columns FROM laneway_rx_collections
+        `SELECT id, primary_path, indexes_json, has_attachments, text_columns, projections FROM laneway_rx_collections
          WHERE database_name = ? AND collection_name = ? AND schema_version = ?`,
       )
       .get(databaseName, collectionName, schema.version) as RegistryRow | undefined;
@@ -389,20 +401,27 @@ export function openTable<RxDocType>(
       const cached = connection.tables.get(`rxc_${existing.id}`) as SqliteTable<RxDocType> | undefined;
       const sameIndexes = existing.indexes_json === indexesJson;
       const sameTexts = existing.text_columns === textJson;
-      if (cached && !cached.removed && sameIndexes && sameTexts && (!hasAttachments || cached.attachmentsTable)) {
+      const sameProjections = existing.projections === projectionsJson;
+      if (cached && !cached.removed && sameIndexes && sameTexts && sameProjections && (!hasAttachments || cached.attachmentsTable)) {
         return cached;
       }
-      if ((!sameIndexes || !sameTexts) && cached && !cached.removed && cached.users.size > 0) {
+      if ((!sameIndexes || !sameTexts || !sameProjections) && cached && !cached.removed && cached.users.size > 0) {
         throw new Error(
           `laneway sqlite: ${databaseName}/${collectionName} v${schema.version} is open with other ` +
             `${sameIndexes ? 'text columns' : 'indexes'}; close it before opening it with a different layout`,
         );
       }
       const withAttachments = hasAttachments || existing.has_attachments === 1;
-      const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments, textPaths);
+      const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments, textPaths, projections);
       if (!sameTexts) {
         relayoutTextColumns(table, parseTextPaths(JSON.parse(existing.text_columns) as string[]));
         db.prepare('UPDATE laneway_rx_collections SET text_columns = ? WHERE id = ?').run(textJson, existing.id);
+      }
+      if (!sameProjections) {
+        // After the text columns: a projection is filled from the document JSON, which now holds
+        // every field a projection may name.
+        relayoutProjections(db, table.quotedName, (JSON.parse(existing.projections) as unknown[]).length, table.projections);
+        db.prepare('UPDATE laneway_rx_collections SET projections = ? WHERE id = ?').run(projectionsJson, existing.id);
       }
       if (!sameIndexes) {
         rebuildIndexColumns(table, JSON.parse(existing.indexes_json) as string[][]);
@@ -418,16 +437,17 @@ export function openTable<RxDocType>(
     const inserted = db
       .prepare(
         `INSERT INTO laneway_rx_collections
-           (database_name, collection_name, schema_version, primary_path, indexes_json, has_attachments, text_columns)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+           (database_name, collection_name, schema_version, primary_path, indexes_json, has_attachments, text_columns, projections)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(databaseName, collectionName, schema.version, primaryPath, indexesJson, hasAttachments ? 1 : 0, textJson);
+      .run(databaseName, collectionName, schema.version, primaryPath, indexesJson, hasAttachments ? 1 : 0, textJson, projectionsJson);
     const table = new SqliteTable<RxDocType>(
       connection,
       Number(inserted.lastInsertRowid),
       schema,
       hasAttachments,
       textPaths,
+      projections,
     );
     for (const sql of table.ddl()) {
       db.exec(sql);

@@ -28,6 +28,12 @@ export type SqliteInstanceOptions = {
    * read. Documents read back are the same; only the table layout differs. See text-columns.ts.
    */
   textColumns?: readonly string[];
+  /**
+   * Field lists (dot paths) that projected page reads ask for (Store.project): each is kept by
+   * every write as a JSON array in its own column, so such a read takes it as it is instead of
+   * extracting the fields from each document's JSON. See projections.ts.
+   */
+  projections?: readonly (readonly string[])[];
 };
 
 export type RxStorageSqlite = RxStorage<SqliteInternals, SqliteInstanceOptions>;
