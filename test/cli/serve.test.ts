@@ -4,8 +4,18 @@ import { tempDir } from '../helpers/tmp';
 
 const children: ChildProcess[] = [];
 const dirs: Array<() => void> = [];
+/** npm runs serve under a shell: the whole process group is signalled, or the server outlives the test. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-child.pid!, signal);
+    return true;
+  } catch {
+    return false; // the group is gone
+  }
+}
+
 afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
+  for (const c of children.splice(0)) signalGroup(c, 'SIGKILL');
   for (const d of dirs.splice(0)) d();
 });
 
@@ -15,6 +25,7 @@ function serve(dataDir: string, env: Record<string, string> = {}): Promise<{ url
     cwd: process.cwd(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -34,11 +45,13 @@ function serve(dataDir: string, env: Record<string, string> = {}): Promise<{ url
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+/** SIGTERM to npm and the server under it; resolves once no process of the group is left. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (!signalGroup(child, 'SIGTERM')) return;
+  for (let waited = 0; signalGroup(child, 0); waited += 50) {
+    if (waited > 10_000) signalGroup(child, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 describe('npm run serve', () => {
