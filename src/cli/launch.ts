@@ -33,7 +33,16 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     level: options.logLevel ?? 'info',
     stdout: options.logToStdout ?? false,
   });
-  const store = await openDataStore({ directory: options.dataDir, ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}) });
+  const store = await openDataStore({
+    directory: options.dataDir,
+    ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
+    onRelayout: (notice) => {
+      // Once per upgrade, and long on a big file: said where the person starting the app looks.
+      const line = `Upgrading the stored ${notice.collection} (${notice.rows.toLocaleString('en-US')} rows) to this version's layout (${notice.change}); this happens once.`;
+      logger.info(notice, 'store layout upgrade');
+      console.log(line);
+    },
+  });
   const engine = await createEngine({
     store,
     logger,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { RxStorage } from 'rxdb';
 import { getRxStorageSqlite, commitAtomically } from './sqlite';
 import { openStore, type AtomicCommit, type Store } from './database';
+import type { RelayoutNotice } from './sqlite/types';
 import { allCollections } from './registry';
 
 export type { Store, StoreWrite, Raw } from './database';
@@ -18,12 +19,13 @@ export interface DataStore extends Store {
 }
 
 /** Opens (creating when new) the data folder's one SQLite file with every collection. */
-export async function openDataStore(options: { directory: string; nativeBinding?: string }): Promise<DataStore> {
+export async function openDataStore(options: { directory: string; nativeBinding?: string; onRelayout?: (notice: RelayoutNotice) => void }): Promise<DataStore> {
   mkdirSync(options.directory, { recursive: true });
   const storage = getRxStorageSqlite({
     directory: options.directory,
     fileName: DATA_FILE,
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}),
+    ...(options.onRelayout ? { onRelayout: options.onRelayout } : {}),
   }) as unknown as RxStorage<unknown, unknown>;
   const store = await openStore({
     storage,

@@ -4,6 +4,7 @@ import type { RxDocumentData, RxJsonSchema } from 'rxdb';
 import { fillWithDefaultSettings, randomToken } from 'rxdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getRxStorageSqlite, type SqliteInstanceOptions } from '../../src/store/sqlite';
+import type { RelayoutNotice } from '../../src/store/sqlite/types';
 import type { SqliteStorageInstance } from '../../src/store/sqlite/storage-instance';
 import { inserts, makeTempDir, nextVersion, prepare, removeDir, storedDoc } from './helpers';
 
@@ -32,8 +33,8 @@ const page = prepare(schema, { selector: { _deleted: false, watermark: { $gt: 0 
 let dir: string;
 let open: SqliteStorageInstance<Rec>[];
 
-async function instance(options: SqliteInstanceOptions): Promise<SqliteStorageInstance<Rec>> {
-  const created = (await getRxStorageSqlite({ directory: dir }).createStorageInstance<Rec>({
+async function instance(options: SqliteInstanceOptions, onRelayout?: (notice: RelayoutNotice) => void): Promise<SqliteStorageInstance<Rec>> {
+  const created = (await getRxStorageSqlite({ directory: dir, ...(onRelayout ? { onRelayout } : {}) }).createStorageInstance<Rec>({
     databaseInstanceToken: randomToken(10),
     databaseName: 'db',
     collectionName: 'recs',
@@ -99,13 +100,17 @@ describe('projection columns', () => {
     await before.close();
     expect(storedProjection('r1')).toBeUndefined();
 
-    const withThem = await instance({ textColumns: ['data.view'], projections: [FIELDS] });
+    const notices: RelayoutNotice[] = [];
+    const withThem = await instance({ textColumns: ['data.view'], projections: [FIELDS] }, (n) => notices.push(n));
+    // Whoever opens the store is told before the rows are rewritten (a long step on a big file).
+    expect(notices).toEqual([{ collection: 'recs', rows: 3, change: 'projections' }]);
     expect(storedProjection('r1')).toEqual(expected(rec(1)));
     expect((await withThem.queryProjected(page, FIELDS, 'data.view')).values).toEqual([rec(1), rec(2), rec(3)].map(expected));
     await withThem.close();
 
     // Other projections, and the text column given up: every row is relaid out.
-    const other = await instance({ projections: [['feed', 'data.view']] });
+    const other = await instance({ projections: [['feed', 'data.view']] }, (n) => notices.push(n));
+    expect(notices.slice(1).map((n) => n.change)).toEqual(['text columns', 'projections']);
     expect(storedProjection('r3')).toEqual(['open', rec(3).data.view]);
     const [doc] = await other.findDocumentsById(['r3'], false);
     expect(doc!.data).toEqual(rec(3).data);

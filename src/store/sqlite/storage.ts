@@ -32,6 +32,7 @@ export function getRxStorageSqlite(options: SqliteStorageOptions): RxStorageSqli
           params.schema,
           parseTextPaths(params.options?.textColumns),
           params.options?.projections,
+          options.onRelayout,
         );
         return new SqliteStorageInstance<RxDocType>(
           storage,

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { RxDocumentData, RxJsonSchema } from 'rxdb';
 import { getIndexableStringMonad, getPrimaryFieldOfPrimaryKey } from 'rxdb';
 import type { SqliteConnection } from './connection';
+import type { RelayoutNotice } from './types';
 import { encodeKey } from './key-encoding';
 import { parseProjections, projectionJson, relayoutProjections, type Projection } from './projections';
 import { attachAt, attachTexts, detachTexts, parseTextPaths, type TextPath } from './text-columns';
@@ -374,6 +375,7 @@ export function openTable<RxDocType>(
   schema: RxJsonSchema<RxDocumentData<RxDocType>>,
   textPaths: readonly TextPath[] = [],
   projections: readonly (readonly string[])[] = [],
+  onRelayout?: (notice: RelayoutNotice) => void,
 ): SqliteTable<RxDocType> {
   const primaryPath = getPrimaryFieldOfPrimaryKey(schema.primaryKey) as string;
   const indexesJson = JSON.stringify(indexesOfSchema(schema));
@@ -413,17 +415,25 @@ export function openTable<RxDocType>(
       }
       const withAttachments = hasAttachments || existing.has_attachments === 1;
       const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments, textPaths, projections);
+      const notify = (change: RelayoutNotice['change']) => {
+        if (!onRelayout) return;
+        const rows = db.prepare(`SELECT COUNT(*) FROM ${table.quotedName}`).pluck().get() as number;
+        onRelayout({ collection: collectionName, rows, change });
+      };
       if (!sameTexts) {
+        notify('text columns');
         relayoutTextColumns(table, parseTextPaths(JSON.parse(existing.text_columns) as string[]));
         db.prepare('UPDATE laneway_rx_collections SET text_columns = ? WHERE id = ?').run(textJson, existing.id);
       }
       if (!sameProjections) {
+        notify('projections');
         // After the text columns: a projection is filled from the document JSON, which now holds
         // every field a projection may name.
         relayoutProjections(db, table.quotedName, (JSON.parse(existing.projections) as unknown[]).length, table.projections);
         db.prepare('UPDATE laneway_rx_collections SET projections = ? WHERE id = ?').run(projectionsJson, existing.id);
       }
       if (!sameIndexes) {
+        notify('indexes');
         rebuildIndexColumns(table, JSON.parse(existing.indexes_json) as string[][]);
         db.prepare('UPDATE laneway_rx_collections SET indexes_json = ? WHERE id = ?').run(indexesJson, existing.id);
       }

@@ -12,7 +12,15 @@ export type SqliteStorageOptions = {
   fileName?: string;
   /** Path to a better-sqlite3 `.node` build, e.g. the Electron-ABI one. */
   nativeBinding?: string;
+  /**
+   * Told before a collection's stored rows are rewritten to another layout (new text or
+   * projection columns, other indexes): once per upgrade, and long on a large file (about 40 s
+   * for a million invoices), so whoever starts the app can say why it is waiting.
+   */
+  onRelayout?: (notice: RelayoutNotice) => void;
 };
+
+export type RelayoutNotice = { collection: string; rows: number; change: 'text columns' | 'projections' | 'indexes' };
 
 /** What `storageInstance.internals` exposes; kept plain so it stays inspectable. */
 export type SqliteInternals = {
