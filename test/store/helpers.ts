@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type {
   BulkWriteRow,
   MangoQuery,
@@ -120,4 +121,15 @@ export function payment(id: string, fields: Partial<Payment> = {}): Payment {
 /** The part of a stored document RxDB callers compare: everything, JSON-round-tripped. */
 export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** A collection's stored row for `id`, every column, straight from the data folder's file. */
+export function storedRowOf(directory: string, collection: string, id: string): Record<string, unknown> | undefined {
+  const db = new Database(path.join(directory, 'laneway.sqlite'), { readonly: true });
+  try {
+    const table = db.prepare('SELECT id FROM laneway_rx_collections WHERE collection_name = ?').pluck().get(collection) as number;
+    return db.prepare(`SELECT * FROM rxc_${table} WHERE id = ?`).get(Buffer.from(id, 'latin1')) as Record<string, unknown> | undefined;
+  } finally {
+    db.close();
+  }
 }

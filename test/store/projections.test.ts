@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getRxStorageSqlite, type SqliteInstanceOptions } from '../../src/store/sqlite';
 import type { RelayoutNotice } from '../../src/store/sqlite/types';
 import type { SqliteStorageInstance } from '../../src/store/sqlite/storage-instance';
-import { inserts, makeTempDir, nextVersion, prepare, removeDir, storedDoc } from './helpers';
+import { inserts, makeTempDir, nextVersion, prepare, removeDir, storedDoc, storedRowOf } from './helpers';
 
 /** An invoice-like record: a stored rendering, and the few fields an export page reads beside it. */
 type Rec = { id: string; watermark: number; feed: string; data: { view: string; st: [number, string]; flag?: boolean } };
@@ -47,18 +47,10 @@ async function instance(options: SqliteInstanceOptions, onRelayout?: (notice: Re
   return created;
 }
 
-/** The projection column as stored, straight from the file. */
+/** The projection column as stored, straight from the file (undefined when the table has none). */
 function storedProjection(id: string): unknown {
-  const db = new Database(path.join(dir, 'laneway.sqlite'), { readonly: true });
-  try {
-    const table = db.prepare("SELECT id FROM laneway_rx_collections WHERE collection_name = 'recs'").pluck().get() as number;
-    const columns = (db.prepare(`PRAGMA table_info(rxc_${table})`).all() as Array<{ name: string }>).map((c) => c.name);
-    if (!columns.includes('p0')) return undefined;
-    const text = db.prepare(`SELECT p0 FROM rxc_${table} WHERE id = ?`).pluck().get(Buffer.from(id, 'latin1')) as string | null;
-    return text === null ? null : JSON.parse(text);
-  } finally {
-    db.close();
-  }
+  const text = storedRowOf(dir, 'recs', id)?.p0 as string | null | undefined;
+  return typeof text === 'string' ? JSON.parse(text) : text;
 }
 
 beforeEach(() => {

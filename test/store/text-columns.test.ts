@@ -8,7 +8,7 @@ import { openStore, type Store } from '../../src/store/database';
 import { defineCollection } from '../../src/store/schema';
 import { getRxStorageSqlite, type SqliteInstanceOptions } from '../../src/store/sqlite';
 import type { SqliteStorageInstance } from '../../src/store/sqlite/storage-instance';
-import { inserts, makeTempDir, nextVersion, plain, prepare, removeDir, storedDoc } from './helpers';
+import { inserts, makeTempDir, nextVersion, plain, prepare, removeDir, storedDoc, storedRowOf } from './helpers';
 
 /** A record with a pre-rendered JSON text (what invoices keep as `data.view`). */
 type Rendered = { id: string; merchant: string; amount: number; body: { view?: unknown; n: number } };
@@ -50,15 +50,7 @@ async function instance(textColumns?: string[]): Promise<SqliteStorageInstance<R
 }
 
 /** What the file holds for a document: the JSON column and the text column (when there is one). */
-function storedRow(id: string): { data: string; t0?: string | null } {
-  const db = new Database(path.join(dir, 'laneway.sqlite'), { readonly: true });
-  try {
-    const table = db.prepare("SELECT id FROM laneway_rx_collections WHERE collection_name = 'rendered'").pluck().get() as number;
-    return db.prepare(`SELECT * FROM rxc_${table} WHERE id = ?`).get(Buffer.from(id, 'latin1')) as { data: string; t0?: string | null };
-  } finally {
-    db.close();
-  }
-}
+const storedRow = (id: string) => storedRowOf(dir, 'rendered', id) as { data: string; t0?: string | null };
 
 beforeEach(() => {
   dir = makeTempDir();
