@@ -65,6 +65,8 @@ export async function sendExportChunks(res: Response, wrap: string, list: boolea
   try {
     let following = false;
     while (!next.done) {
+      // A client that went away stops the reading of the rest of its page.
+      if (res.destroyed) return;
       if (next.value.length > 0) {
         res.write(exportRecordBytes(next.value, list, following));
         following = true;
