@@ -16,6 +16,8 @@ import {
   type RxStorageWriteError,
 } from 'rxdb';
 import type { CollectionDef, StoredDoc } from './schema';
+// The projection rule (a dot path's value, null where absent) is the SQLite storage's; other storages answer the same.
+import { projectValues, valueAt } from './sqlite/projections';
 
 export type Raw<T extends StoredDoc = StoredDoc> = RxDocumentData<T>;
 
@@ -80,16 +82,6 @@ function projectedQueryOf(instance: unknown): ProjectedQuery | undefined {
     current = current.originalStorageInstance as typeof current;
   }
   return undefined;
-}
-
-/** The value at a dot path of a document, null where it has none (what a projection answers). */
-function valueAt(doc: unknown, path: readonly string[]): unknown {
-  let value = doc;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value === undefined ? null : value;
 }
 
 export interface OpenStoreOptions {
@@ -166,7 +158,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       const { documents } = await instance(name).query(prepared(name, query));
       const text = textPath.split('.');
       return {
-        values: documents.map((doc) => fields.map((f) => valueAt(doc, f.split('.')))),
+        values: projectValues(documents, fields),
         bytes: documents.map((doc) => {
           const value = valueAt(doc, text);
           return typeof value === 'string' ? Buffer.from(value, 'utf8') : null;

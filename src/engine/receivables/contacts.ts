@@ -2,17 +2,9 @@ import type { ContactData } from './types';
 import { Fields } from './fields';
 import type { Problems } from './problems';
 
-export interface ContactInput {
-  email: string;
-  first_name?: string;
-  last_name?: string;
-  title?: string;
-  department?: string;
-  telephone?: string;
-  bulk_activate?: boolean;
-}
-
 const CONTACT_FIELDS = ['first_name', 'last_name', 'title', 'department', 'telephone'] as const;
+
+export type ContactInput = Pick<ContactData, 'email' | (typeof CONTACT_FIELDS)[number]> & { bulk_activate?: boolean };
 
 export function readContacts(raw: unknown, field: string, problems: Problems): ContactInput[] {
   if (raw === undefined || raw === null) return [];

@@ -92,8 +92,6 @@ export interface JsonParts {
   rest: Buffer;
 }
 
-export const jsonPartsText = (parts: JsonParts): string => parts.head + parts.rest.toString('utf8');
-
 /** Merges two watermark-ordered pages (the open and the deleted invoice feeds) into one. */
 export function mergeByWatermark<T>(a: T[], b: T[], limit: number, watermarkOf: (x: T) => number): T[] {
   return [...a, ...b].sort((x, y) => watermarkOf(x) - watermarkOf(y)).slice(0, limit);

@@ -8,15 +8,16 @@ import { countryCodes } from './countries';
 import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
 import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
-import { byWatermark, byWatermarkProjected, collect, jsonPartsText, mergeByWatermark, recentFrom, type JsonParts, type Page, type Projected } from './exports';
+import { byWatermark, byWatermarkProjected, collect, mergeByWatermark, recentFrom, type JsonParts, type Page, type Projected } from './exports';
 import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
-import { decodeInvoice, INVOICE_FIELDS, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
+import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inSession, type Session } from './session';
 import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
+import { INVOICE_EXPORT_FIELDS } from '../../store/collections/receivables';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { JsonParts, Page } from './exports';
@@ -66,10 +67,9 @@ export interface Receivables {
   importInvoices(inputs: Array<Record<string, unknown>>): Promise<number>;
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
   viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
-  exportInvoices(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<Array<Record<string, unknown>>>;
   /**
-   * The same page as JSON per record, as UTF-8 parts made of the stored renderings (what the HTTP
-   * export sends without parsing or re-serialising anything), and the day its statuses are
+   * A page of the invoice export as JSON per record, as UTF-8 parts made of the stored
+   * renderings (sent without parsing or re-serialising anything), and the day its statuses are
    * computed for.
    */
   exportInvoicesJson(feed: InvoiceFeed, page: Page, options?: { includeDeleted?: boolean }): Promise<{ asOf: string; records: Array<{ watermark: number; json: JsonParts }> }>;
@@ -127,11 +127,11 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
   /**
    * A page of invoices in chunks: each one's stored rendering (the `data.view` text column) as
    * bytes, with the few fields that decide whether it is sent and what goes in front of it
-   * (INVOICE_FIELDS).
+   * (INVOICE_EXPORT_FIELDS).
    */
   const invoiceChunks = async function* (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number): AsyncGenerator<Array<Projected<InvoiceFields>>> {
     const read = (p: Page, options: { feed?: string; keep?: (v: InvoiceFields) => boolean }) =>
-      byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_FIELDS, 'data.view', p, { ...options, ...(chunk ? { chunk } : {}) });
+      byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_EXPORT_FIELDS, 'data.view', p, { ...options, ...(chunk ? { chunk } : {}) });
     if (feed === 'open') {
       if (!includeDeleted) return yield* read(page, { feed: 'open' });
       // Two feeds merged by watermark: each read whole, then merged into one chunk.
@@ -286,10 +286,6 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
         }
       }
       return view;
-    },
-
-    async exportInvoices(feed, page, options = {}) {
-      return (await this.exportInvoicesJson(feed, page, options)).records.map((r) => JSON.parse(jsonPartsText(r.json)) as Record<string, unknown>);
     },
 
     async exportInvoicesJson(feed, page, options = {}) {

@@ -1,7 +1,6 @@
-import { INVOICE_EXPORT_FIELDS } from '../../store/collections/receivables';
 import { invoiceBody, invoiceStatusOf, type StatusBasis } from './invoice-view';
 import type { JsonParts } from './exports';
-import type { AttachmentSummary, InvoiceData, InvoiceDoc, LineItemData } from './types';
+import type { AttachmentSummary, InvoiceData, InvoiceDoc, InvoiceKeys, LineItemData } from './types';
 
 /**
  * How an invoice rests in the store. Besides its indexed fields it keeps its export rendering as
@@ -11,13 +10,7 @@ import type { AttachmentSummary, InvoiceData, InvoiceDoc, LineItemData } from '.
  * or serialising of invoices; writes and single reads decode the record from view + p. Keeping
  * one copy of each field also keeps rows small, which is what a page read costs.
  */
-export interface InvoiceRow {
-  id: string;
-  watermark: number;
-  display_number: string;
-  customer: string;
-  feed: 'open' | 'closed' | 'deleted';
-  division: string;
+export interface InvoiceRow extends InvoiceKeys {
   data: { view: string; p: Private; updated_ms: number; st: StatusBasis };
 }
 
@@ -138,11 +131,7 @@ export function invoiceJson(row: InvoiceRow, today: string, includeDeleted: bool
   return exportHead({ watermark: row.watermark, st: row.data.st }, today, includeDeleted) + row.data.view.slice(1);
 }
 
-/**
- * What an export page reads of a stored invoice besides its rendering (Store.project): whether
- * to send it (feed, updated_ms) and its head (watermark, status basis).
- */
-export const INVOICE_FIELDS = INVOICE_EXPORT_FIELDS;
+/** The values of INVOICE_EXPORT_FIELDS (store/collections/receivables.ts) for one invoice. */
 export type InvoiceFields = [watermark: number, feed: InvoiceRow['feed'], updatedMs: number | null, st: StatusBasis];
 
 /**

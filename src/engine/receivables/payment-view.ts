@@ -3,6 +3,16 @@ import type { AllocationData, PaymentData, PaymentDoc } from './types';
 
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
+/** Where a payment stands and came from: the same fields, in the same order, in both views. */
+const outcomeFields = (p: PaymentData) => ({
+  status: p.status,
+  status_reason: p.status_reason ?? '',
+  payment_source: p.source.toUpperCase(),
+  payment_code: n(p.payment_code),
+  payment_description: n(p.payment_description),
+  gateway_authorization_code: n(p.gateway_authorization_code),
+});
+
 /**
  * One allocation as the reference's PaymentAmount: payment fields beside the invoice it paid,
  * amounts as plain decimals ("10.00"). Built when the allocation is written, so the allocation
@@ -41,12 +51,7 @@ export function paymentAmountView(p: PaymentData, a: AllocationData, opts: { lin
     pay_to_bank_account_name: null,
     customer_identifier: a.invoice.customer_identifier,
     customer_name: p.customer_name,
-    status: p.status,
-    status_reason: p.status_reason ?? '',
-    payment_source: p.source.toUpperCase(),
-    payment_code: n(p.payment_code),
-    payment_description: n(p.payment_description),
-    gateway_authorization_code: n(p.gateway_authorization_code),
+    ...outcomeFields(p),
     purchase_order_number: n(a.purchase_order_number),
     ref1: n(a.ref1),
     ref2: n(a.ref2),
@@ -112,12 +117,7 @@ export function paymentView(doc: PaymentDoc, opts: { tree: boolean; lineShortPay
     payment_transaction_token: p.token,
     customer_identifier: p.customer_identifier,
     customer_name: p.customer_name,
-    status: p.status,
-    status_reason: p.status_reason ?? '',
-    payment_source: p.source.toUpperCase(),
-    payment_code: n(p.payment_code),
-    payment_description: n(p.payment_description),
-    gateway_authorization_code: n(p.gateway_authorization_code),
+    ...outcomeFields(p),
     pay_to_bank_account: null,
     pay_to_bank_account_name: null,
     display_identifier: p.display_identifier ?? p.reference,

@@ -175,13 +175,17 @@ export interface InvoiceData {
   updated_ms: number;
 }
 
-export interface InvoiceDoc {
+/** An invoice's indexed fields, the same in the stored row (invoice-codec.ts) and the decoded document. */
+export interface InvoiceKeys {
   id: string;
   watermark: number;
   display_number: string;
   customer: string;
   feed: 'open' | 'closed' | 'deleted';
   division: string;
+}
+
+export interface InvoiceDoc extends InvoiceKeys {
   iid: number;
   data: InvoiceData;
 }

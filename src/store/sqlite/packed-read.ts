@@ -1,7 +1,7 @@
 import type { PreparedQuery, RxDocumentData, RxJsonSchema } from 'rxdb';
 import { rangeOf, rangeWhere, runQuery, skipAndLimit } from './query';
 import type { SqliteTable } from './table';
-import { checkField, projectionSql, valueAt } from './projections';
+import { checkField, projectionSql, projectValues } from './projections';
 
 /**
  * Projected page reads (queryProjected): for each document a query matches, in order, the values
@@ -55,7 +55,7 @@ export function runQueryProjected<RxDocType>(
   }
   const documents = runQuery(table, schema, prepared, shape);
   return {
-    values: documents.map((doc) => fields.map((f) => valueAt(doc, f.split('.')))),
+    values: projectValues(documents, fields),
     bytes: documents.map((doc) => takeBytes(doc, shape.path)),
   };
 }

@@ -54,6 +54,12 @@ export function valueAt(doc: unknown, path: readonly string[]): unknown {
   return value === undefined ? null : value;
 }
 
+/** Each document's values at `fields` (dot paths): what a projected read answers, from documents. */
+export function projectValues(documents: readonly unknown[], fields: readonly string[]): unknown[][] {
+  const paths = fields.map((f) => f.split('.'));
+  return documents.map((doc) => paths.map((p) => valueAt(doc, p)));
+}
+
 /** What a write stores in the projection's column. */
 export function projectionJson(projection: Projection, doc: unknown): string {
   return JSON.stringify(projection.paths.map((p) => valueAt(doc, p)));
