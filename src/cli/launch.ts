@@ -14,6 +14,8 @@ export interface LaunchOptions {
   logLevel?: string;
   logToStdout?: boolean;
   timezone?: string;
+  /** Read-ahead of invoice export pages (default on). */
+  exportReadAhead?: boolean;
   /** Path of a better-sqlite3 binary built for Electron's ABI. */
   sqliteBinding?: string;
 }
@@ -49,6 +51,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     ...(process.env.LANEWAY_API_TOKEN ? { firstToken: process.env.LANEWAY_API_TOKEN } : {}),
     ...(process.env.LANEWAY_API_KEY ? { firstKey: process.env.LANEWAY_API_KEY } : {}),
     ...(options.timezone ? { timezone: options.timezone } : {}),
+    ...(options.exportReadAhead === false ? { exportReadAhead: false } : {}),
     laneDriver: createSerialLaneDriver(),
   });
   engine.start();

@@ -5,8 +5,8 @@ import { parseArgs, intFlag } from './args';
 import { defaultDataDir, DEFAULT_PORT } from './paths';
 
 const USAGE = `Usage: npm run serve -- [--data-dir DIR] [--port N] [--host 127.0.0.1] [--rate-limit N]
-                         [--log-level info|debug] [--timezone Area/City]
-  --port 0 picks a free port. Set LANEWAY_API_TOKEN and LANEWAY_API_KEY to choose the first credentials.`;
+                         [--log-level info|debug] [--timezone Area/City] [--no-read-ahead]
+  --port 0 picks a free port. --no-read-ahead reads every export page only when it is asked for. Set LANEWAY_API_TOKEN and LANEWAY_API_KEY to choose the first credentials.`;
 
 /** Headless engine + API + the built screens: CI, servers, and machines without Electron. */
 async function main(): Promise<void> {
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     logLevel: args.get('log-level') ?? 'info',
     logToStdout: args.has('log-level'),
     ...(args.get('timezone') ? { timezone: args.get('timezone') } : {}),
+    ...(args.has('no-read-ahead') ? { exportReadAhead: false } : {}),
   });
   for (const line of launched.banner) console.log(line);
 

@@ -35,6 +35,8 @@ export interface EngineOptions {
   cardPresent?: CardPresentPort;
   /** Overrides the receivables domain as autopay sees it (tests). */
   receivables?: ReceivablesPort;
+  /** Read-ahead of invoice export pages (default on; `serve --no-read-ahead` turns it off). */
+  exportReadAhead?: boolean;
 }
 
 export interface Engine {
@@ -89,7 +91,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const wallets = createWallets({ core, account, keyer, receivables: () => autopay.receivables() });
   const giftCards = createGiftCards(core, account, keyer);
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
-  const receivables = createReceivables(core, account);
+  const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, seed: firstCredentials !== undefined });
 
@@ -136,8 +138,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       if (timer) clearInterval(timer);
       // Ports first: closing them settles whatever a lane was waiting for.
       await lanes.close();
-      // Let queued units of work finish before the store goes away.
+      // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
+      await receivables.close();
       await options.store.close();
     },
   };

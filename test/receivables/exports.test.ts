@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { uid, useApi, type ErrorReply } from './helpers';
 import type { DomainEvent } from '../../src/engine/events';
 
@@ -47,6 +47,38 @@ describe('exports and events', () => {
     // An empty page is still a page.
     const empty = await ctx.api.get<{ invoices: unknown[] }>(`/api/exports/invoices?watermark=${ctx.t.engine.core.currentWatermark()}&list=true`);
     expect(empty.body).toEqual({ invoices: [] });
+  });
+
+  it('after a full page the next is read ahead and answered from that read, unless something was written in between', async () => {
+    const r = ctx.t.engine.receivables;
+    const start = ctx.t.engine.core.currentWatermark();
+    const numbers = Array.from({ length: 9 }, (_, i) => uid(`RA${i}-`));
+    await r.importInvoices(numbers.map((number, i) => ({ number, customer_identifier: 'AHEAD', amount: 100 + i })));
+    type Page = { invoices: Array<{ number: string; watermark: number; amount_cents: number }> };
+    const get = async (after: number) => (await ctx.api.get<Page>(`/api/exports/invoices?watermark=${after}&limit=3&list=true`)).body.invoices;
+    // Reads of the store by where they start: a page answered from its read ahead has no read of its own.
+    const project = vi.spyOn(ctx.t.engine.core, 'project');
+    const readsFrom = (after: number) => project.mock.calls.filter(([, query]) => (query.selector?.watermark as { $gt?: number } | undefined)?.$gt === after).length;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    try {
+      const first = await get(start);
+      expect(first.map((i) => i.number)).toEqual(numbers.slice(0, 3));
+      await settle();
+      // Read ahead while nobody asked, and not read again when asked.
+      expect(readsFrom(first[2]!.watermark)).toBe(1);
+      const second = await get(first[2]!.watermark);
+      expect(second.map((i) => i.number)).toEqual(numbers.slice(3, 6));
+      expect(readsFrom(first[2]!.watermark)).toBe(1);
+      await settle();
+      // The third page is read ahead now; then one of its invoices changes, and moves to the end.
+      await r.importInvoice({ number: numbers[7]!, customer_identifier: 'AHEAD', amount: 999 });
+      const third = await get(second[2]!.watermark);
+      expect(third.map((i) => i.number)).toEqual([numbers[6], numbers[8], numbers[7]]);
+      expect(third[2]!.amount_cents).toBe(999);
+      expect(readsFrom(second[2]!.watermark)).toBe(2);
+    } finally {
+      project.mockRestore();
+    }
   });
 
   it('recently-updated exports cover the past 7 days only', async () => {

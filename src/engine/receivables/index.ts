@@ -14,6 +14,7 @@ import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentView } from './payment-view';
+import { createReadAhead } from './read-ahead';
 import { EMAIL_RE, Problems } from './problems';
 import { inSession, type Session } from './session';
 import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
@@ -94,12 +95,19 @@ export interface Receivables {
 
   importDivision(input: Record<string, unknown>): Promise<ImportReply>;
   countryCodes(): ReturnType<typeof countryCodes>;
+  /** Stops the export read-ahead (before the store closes). */
+  close(): Promise<void>;
+}
+
+export interface ReceivablesOptions {
+  /** Read the next page of an invoice export ahead while a client takes in a full one (default on). See read-ahead.ts. */
+  exportReadAhead?: boolean;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const RECENT_MS = 7 * DAY_MS;
 
-export function createReceivables(core: EngineCore, account: Account): Receivables {
+export function createReceivables(core: EngineCore, account: Account, settings: ReceivablesOptions = {}): Receivables {
   const run = <T>(fn: (s: Session) => Promise<T>) => inSession(core, account, fn);
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
   const sender = () => account.profile().sender_identifier;
@@ -143,6 +151,13 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     const keep = ([, rowFeed, updatedMs]: InvoiceFields) => (includeDeleted || rowFeed !== 'deleted') && (feed !== 'recent' || (updatedMs ?? 0) >= since);
     yield* read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
   };
+
+  const readAhead = createReadAhead({ writeMark: () => `${core.currentWatermark()}:${core.commitStats().commits}`, enabled: settings.exportReadAhead ?? true });
+  /** invoiceChunks, read ahead where a page does not depend on the clock (the recent feed does). */
+  const invoicePages = (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number) =>
+    feed === 'recent'
+      ? invoiceChunks(feed, page, includeDeleted, chunk)
+      : readAhead.pages(`invoices:${feed}:${includeDeleted}:${chunk ?? 0}`, page, (p) => invoiceChunks(feed, p, includeDeleted, chunk), (r) => r.values[0]);
 
   const recentAfter = async (collection: string, page: Page): Promise<Page> => {
     const from = await recentFrom(core, collection, core.clock.now() - RECENT_MS);
@@ -298,7 +313,7 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
       const includeDeleted = options.includeDeleted === true;
       const day = today();
       const records = async function* () {
-        for await (const rows of invoiceChunks(feed, page, includeDeleted, options.chunk)) {
+        for await (const rows of invoicePages(feed, page, includeDeleted, options.chunk)) {
           yield rows.map(({ values: [watermark, , , st], bytes }) => ({ watermark, json: invoiceJsonParts({ watermark, st }, bytes, day, includeDeleted) }));
         }
       };
@@ -372,5 +387,7 @@ export function createReceivables(core: EngineCore, account: Account): Receivabl
     },
 
     countryCodes,
+
+    close: () => readAhead.close(),
   };
 }

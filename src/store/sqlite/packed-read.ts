@@ -74,13 +74,14 @@ function packedSql<RxDocType>(
   // column was filled would be NULL: then the fields are extracted).
   const kept = table.projections.find((p) => p.fields.length === fields.length && p.fields.every((f, i) => f === fields[i]))?.column;
   const projection = kept ? `coalesce(${kept}, ${projectionSql(fields)})` : projectionSql(fields);
-  const selected = kept ? `data, ${text}, ${kept}` : `data, ${text}`;
   // Every aggregate steps over the same row at once, so the i-th values, length and text agree
-  // (group_concat skips a NULL text; its length is given as NO_TEXT).
+  // (group_concat skips a NULL text; its length is given as NO_TEXT). The subquery hands up only
+  // what the aggregates take: the co-routine copies each column it yields, and the document JSON
+  // is read (inside coalesce) only for a row whose projection column is not filled.
   return (
-    `SELECT '[' || group_concat(${projection}, ',') || ']', CAST(group_concat(${text}, '') AS BLOB), ` +
-    `group_concat(coalesce(octet_length(${text}), ${NO_TEXT}), ',') ` +
-    `FROM (SELECT ${selected} FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
+    `SELECT '[' || group_concat(v, ',') || ']', CAST(group_concat(t, '') AS BLOB), ` +
+    `group_concat(coalesce(octet_length(t), ${NO_TEXT}), ',') ` +
+    `FROM (SELECT ${projection} AS v, ${text} AS t FROM ${table.quotedName} INDEXED BY "${sqlIndex}" ` +
     `WHERE ${rangeWhere(column, inclusiveStart, inclusiveEnd)} ORDER BY ${column} LIMIT ? OFFSET ?)`
   );
 }
