@@ -84,7 +84,10 @@ export async function sendExportChunks(res: Response, wrap: string, list: boolea
     let following = false;
     while (!next.done) {
       // A client that went away stops the reading of the rest of its page.
-      if (res.destroyed) return;
+      if (res.destroyed) {
+        await chunks.return?.(undefined);
+        return;
+      }
       if (next.value.length > 0) {
         let buffer: Buffer | undefined;
         const bytes = exportRecordBytes(next.value, list, following, (size) => (buffer = chunkBuffers.take(size)));

@@ -44,6 +44,9 @@ function feed(count: number) {
   };
 }
 
+/** Each record counts 100 bytes. */
+const measure = { watermarkOf: (r: { id: string; w: number }) => r.w, bytesOf: () => 100 };
+
 const turns = async (n = 20) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 };
@@ -56,7 +59,7 @@ afterEach(async () => {
 
 async function page(ra: ReadAhead, f: ReturnType<typeof feed>, after: number, limit: number, key = 'k') {
   const out: Array<{ id: string; w: number }> = [];
-  for await (const chunk of ra.pages(key, { after, limit }, f.read, (r) => r.w)) out.push(...chunk);
+  for await (const chunk of ra.pages(key, { after, limit }, f.read, measure)) out.push(...chunk);
   return out;
 }
 
@@ -113,6 +116,18 @@ describe('export read-ahead', () => {
     expect(f.counts.reads).toBe(3);
   });
 
+  it('reads ahead at most maxBytes of a page; the rest is read when the page is asked for', async () => {
+    const f = feed(30);
+    ahead = createReadAhead({ writeMark: f.writeMark, maxBytes: 300 });
+    await page(ahead, f, 0, 10);
+    await turns();
+    // Chunks are read until 300 bytes or more are held: two chunks of two records (100 bytes each).
+    expect(f.counts.chunks).toBe(5 + 2);
+    const next = await page(ahead, f, 10, 10);
+    expect(next.map((r) => r.w)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+    expect(f.counts.reads).toBe(3);
+  });
+
   it('a read ahead nobody asks for is dropped after its time; a failed one is read again when asked for', async () => {
     const f = feed(10);
     ahead = createReadAhead({ writeMark: f.writeMark, ttlMs: 20 });
@@ -138,7 +153,7 @@ describe('export read-ahead', () => {
     expect(f.counts.reads).toBe(1);
 
     ahead = createReadAhead({ writeMark: f.writeMark });
-    for await (const chunk of ahead.pages('k', { after: 0, limit: 4 }, f.read, (r) => r.w)) {
+    for await (const chunk of ahead.pages('k', { after: 0, limit: 4 }, f.read, measure)) {
       expect(chunk).toHaveLength(2);
       break;
     }

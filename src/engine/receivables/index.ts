@@ -14,7 +14,7 @@ import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentView } from './payment-view';
-import { createReadAhead } from './read-ahead';
+import { createReadAhead, type RecordMeasure } from './read-ahead';
 import { EMAIL_RE, Problems } from './problems';
 import { inSession, type Session } from './session';
 import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
@@ -152,12 +152,13 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
     yield* read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
   };
 
+  const invoiceMeasure: RecordMeasure<Projected<InvoiceFields>> = { watermarkOf: (r) => r.values[0], bytesOf: (r) => r.bytes?.length ?? 0 };
   const readAhead = createReadAhead({ writeMark: () => `${core.currentWatermark()}:${core.commitStats().commits}`, enabled: settings.exportReadAhead ?? true });
   /** invoiceChunks, read ahead where a page does not depend on the clock (the recent feed does). */
   const invoicePages = (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number) =>
     feed === 'recent'
       ? invoiceChunks(feed, page, includeDeleted, chunk)
-      : readAhead.pages(`invoices:${feed}:${includeDeleted}:${chunk ?? 0}`, page, (p) => invoiceChunks(feed, p, includeDeleted, chunk), (r) => r.values[0]);
+      : readAhead.pages(`invoices:${feed}:${includeDeleted}:${chunk ?? 0}`, page, (p) => invoiceChunks(feed, p, includeDeleted, chunk), invoiceMeasure);
 
   const recentAfter = async (collection: string, page: Page): Promise<Page> => {
     const from = await recentFrom(core, collection, core.clock.now() - RECENT_MS);
