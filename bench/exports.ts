@@ -228,9 +228,26 @@ function drainInOwnProcess(url: string, pid: number): Promise<Awaited<ReturnType
   });
 }
 
-function report(name: string, d: Drain): string {
+/**
+ * Steal: the share of this virtual machine's CPU time the host gave to others while `run` ran
+ * (/proc/stat). On a shared host it comes and goes; when it is high, every figure of that run is
+ * slower, the raw SQL baseline too.
+ */
+async function withSteal<T>(run: () => T | Promise<T>): Promise<T & { steal: number }> {
+  const read = () => {
+    const [, ...fields] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+    const n = fields.map(Number);
+    return { steal: n[7] ?? 0, total: n.slice(0, 8).reduce((a, b) => a + b, 0) };
+  };
+  const before = read();
+  const result = await run();
+  const after = read();
+  return { ...result, steal: (after.steal - before.steal) / Math.max(1, after.total - before.total) };
+}
+
+function report(name: string, d: Drain & { steal?: number }): string {
   const sorted = [...d.pages].sort((a, b) => a - b);
-  return `${name.padEnd(44)} ${fmt(d.records).padStart(10)} ${d.seconds.toFixed(2).padStart(8)} s ${fmt(d.records / d.seconds).padStart(10)}/s   p50 ${pct(sorted, 50).toFixed(1).padStart(6)} ms   p99 ${pct(sorted, 99).toFixed(1).padStart(6)} ms`;
+  return `${name.padEnd(44)} ${fmt(d.records).padStart(10)} ${d.seconds.toFixed(2).padStart(8)} s ${fmt(d.records / d.seconds).padStart(10)}/s   p50 ${pct(sorted, 50).toFixed(1).padStart(6)} ms   p99 ${pct(sorted, 99).toFixed(1).padStart(6)} ms${d.steal === undefined ? '' : `   steal ${(d.steal * 100).toFixed(0)}%`}`;
 }
 
 async function main(): Promise<void> {
@@ -253,13 +270,13 @@ async function main(): Promise<void> {
   for (const { flags, args } of runs) {
     const { child, url } = await startServer(flags, args);
     try {
-      drains.push({ flags, args, d: await drainInOwnProcess(url, child.pid!) });
+      drains.push({ flags, args, d: await withSteal(() => drainInOwnProcess(url, child.pid!)) });
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }
   }
-  const raw = rawScan();
+  const raw = await withSteal(rawScan);
   const results: string[] = [report('raw SQL scan (better-sqlite3 + JSON.parse)', raw)];
   let verdict = '';
   for (const { flags, args, d } of drains) {
@@ -280,6 +297,7 @@ async function main(): Promise<void> {
   console.log(`${'run'.padEnd(44)} ${'records'.padStart(10)} ${'time'.padStart(10)} ${'rate'.padStart(12)}`);
   for (const line of results) console.log(line);
   console.log(`\n${verdict}`);
+  console.log('Steal: CPU time the virtual machine\'s host gave to others during that run (/proc/stat); above a few % every figure of the run suffers, the raw baseline too.');
   console.log('Page time: request sent to the whole body received; records/s includes the client parsing every page. Limit 2500, list=true, one keep-alive connection.');
   console.log(`Server started as \`npm run serve\` starts it (node ${serveFlags.join(' ') || 'defaults'}); BENCH_NODE_FLAGS="none,--max-semi-space-size=64" compares others.`);
   if (!keep) fs.rmSync(dir, { recursive: true, force: true });
