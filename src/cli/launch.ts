@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { createEngine, type Engine } from '../engine';
 import { createLogger } from '../engine/logger';
+import { upgradeProgress } from './upgrade-progress';
 import { openDataStore } from '../store';
 import { startServer, type RunningServer } from '../server/http';
 import { createSerialLaneDriver } from '../terminal';
@@ -38,12 +39,11 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
   const store = await openDataStore({
     directory: options.dataDir,
     ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
-    onRelayout: (notice) => {
-      // Once per upgrade, and long on a big file: said where the person starting the app looks.
-      const line = `Upgrading the stored ${notice.collection} (${notice.rows.toLocaleString('en-US')} rows) to this version's layout (${notice.change}); this happens once.`;
-      logger.info(notice, 'store layout upgrade');
+    // Once per upgrade, and long on a big file: said where the person starting the app looks.
+    onRelayout: upgradeProgress((line) => {
+      logger.info({ line }, 'store layout upgrade');
       console.log(line);
-    },
+    }),
   });
   const engine = await createEngine({
     store,

@@ -94,15 +94,24 @@ describe('projection columns', () => {
 
     const notices: RelayoutNotice[] = [];
     const withThem = await instance({ textColumns: ['data.view'], projections: [FIELDS] }, (n) => notices.push(n));
-    // Whoever opens the store is told before the rows are rewritten (a long step on a big file).
-    expect(notices).toEqual([{ collection: 'recs', rows: 3, change: 'projections' }]);
+    // Whoever opens the store is told before the rows are rewritten (a long step on a big file),
+    // then as they are.
+    expect(notices).toEqual([
+      { collection: 'recs', rows: 3, change: 'projections', done: 0 },
+      { collection: 'recs', rows: 3, change: 'projections', done: 3 },
+    ]);
     expect(storedProjection('r1')).toEqual(expected(rec(1)));
     expect((await withThem.queryProjected(page, FIELDS, 'data.view')).values).toEqual([rec(1), rec(2), rec(3)].map(expected));
     await withThem.close();
 
     // Other projections, and the text column given up: every row is relaid out.
     const other = await instance({ projections: [['feed', 'data.view']] }, (n) => notices.push(n));
-    expect(notices.slice(1).map((n) => n.change)).toEqual(['text columns', 'projections']);
+    expect(notices.slice(2).map((n) => [n.change, n.done])).toEqual([
+      ['text columns', 0],
+      ['text columns', 3],
+      ['projections', 0],
+      ['projections', 3],
+    ]);
     expect(storedProjection('r3')).toEqual(['open', rec(3).data.view]);
     const [doc] = await other.findDocumentsById(['r3'], false);
     expect(doc!.data).toEqual(rec(3).data);
@@ -111,6 +120,23 @@ describe('projection columns', () => {
     const without = await instance({ textColumns: ['data.view'] });
     expect(storedProjection('r1')).toBeUndefined();
     expect((await without.queryProjected(page, FIELDS, 'data.view')).values).toEqual([rec(1), rec(2), rec(3)].map(expected));
+  });
+
+  it('tell their filling of a large table step by step, up to every row', async () => {
+    const before = await instance({ textColumns: ['data.view'] });
+    const count = 45_000;
+    for (let from = 1; from <= count; from += 5_000) {
+      await before.bulkWrite(inserts(Array.from({ length: 5_000 }, (_, i) => storedDoc(rec(from + i)))), 'seed');
+    }
+    await before.close();
+    const notices: RelayoutNotice[] = [];
+    const after = await instance({ textColumns: ['data.view'], projections: [FIELDS] }, (n) => notices.push(n));
+    const done = notices.map((n) => n.done);
+    // Filled in rowid ranges of 20,000: told at the start, after each range, and at the end.
+    expect(done).toEqual([0, 20_000, 40_000, 45_000]);
+    expect(notices.every((n) => n.rows === count && n.change === 'projections')).toBe(true);
+    expect(storedProjection(`r${count}`)).toEqual(expected(rec(count)));
+    await after.close();
   });
 
   it('refuse fields that are not dot paths, RxDB fields, or inside a text column', async () => {

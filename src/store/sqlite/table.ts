@@ -415,26 +415,32 @@ export function openTable<RxDocType>(
       }
       const withAttachments = hasAttachments || existing.has_attachments === 1;
       const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments, textPaths, projections);
-      const notify = (change: RelayoutNotice['change']) => {
-        if (!onRelayout) return;
+      /** Tells onRelayout a relayout starts; what it returns tells how many more rows are done. */
+      const notify = (change: RelayoutNotice['change']): ((rows: number) => void) => {
+        if (!onRelayout) return () => undefined;
         const rows = db.prepare(`SELECT COUNT(*) FROM ${table.quotedName}`).pluck().get() as number;
-        onRelayout({ collection: collectionName, rows, change });
+        let done = 0;
+        onRelayout({ collection: collectionName, rows, change, done });
+        return (more) => {
+          done = Math.min(rows, done + more);
+          onRelayout({ collection: collectionName, rows, change, done });
+        };
       };
       if (!sameTexts) {
-        notify('text columns');
-        relayoutTextColumns(table, parseTextPaths(JSON.parse(existing.text_columns) as string[]));
+        const progress = notify('text columns');
+        relayoutTextColumns(table, parseTextPaths(JSON.parse(existing.text_columns) as string[]), progress);
         db.prepare('UPDATE laneway_rx_collections SET text_columns = ? WHERE id = ?').run(textJson, existing.id);
       }
       if (!sameProjections) {
-        notify('projections');
+        const progress = notify('projections');
         // After the text columns: a projection is filled from the document JSON, which now holds
         // every field a projection may name.
-        relayoutProjections(db, table.quotedName, (JSON.parse(existing.projections) as unknown[]).length, table.projections);
+        relayoutProjections(db, table.quotedName, (JSON.parse(existing.projections) as unknown[]).length, table.projections, progress);
         db.prepare('UPDATE laneway_rx_collections SET projections = ? WHERE id = ?').run(projectionsJson, existing.id);
       }
       if (!sameIndexes) {
-        notify('indexes');
-        rebuildIndexColumns(table, JSON.parse(existing.indexes_json) as string[][]);
+        const progress = notify('indexes');
+        rebuildIndexColumns(table, JSON.parse(existing.indexes_json) as string[][], progress);
         db.prepare('UPDATE laneway_rx_collections SET indexes_json = ? WHERE id = ?').run(indexesJson, existing.id);
       }
       if (withAttachments && existing.has_attachments !== 1) {
@@ -476,7 +482,7 @@ export function openTable<RxDocType>(
  * across RxDB releases) gets its columns recomputed instead of a refusal.
  * Runs inside the caller's transaction; a crash leaves the old layout.
  */
-function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexes: string[][]): void {
+function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexes: string[][], progress: (rows: number) => void): void {
   const db = table.db;
   const name = table.quotedName;
   for (let position = 0; position < oldIndexes.length; position++) {
@@ -501,6 +507,7 @@ function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexe
       after = row[0] as number;
       update.run(...table.indexColumns.map((c) => encodeKey(c.toIndexString(doc))), after);
     }
+    progress(rows.length);
     if (rows.length < 1000) {
       break;
     }
@@ -516,7 +523,7 @@ function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexe
  * one, inside the caller's transaction (a crash leaves the old layout). Index columns do not
  * change: text paths are never indexed fields.
  */
-function relayoutTextColumns<RxDocType>(table: SqliteTable<RxDocType>, oldPaths: readonly TextPath[]): void {
+function relayoutTextColumns<RxDocType>(table: SqliteTable<RxDocType>, oldPaths: readonly TextPath[], progress: (rows: number) => void): void {
   const db = table.db;
   const name = table.quotedName;
   const newCount = table.textColumns.length;
@@ -540,6 +547,7 @@ function relayoutTextColumns<RxDocType>(table: SqliteTable<RxDocType>, oldPaths:
       after = row[0] as number;
       update.run(JSON.stringify(rest), ...texts, after);
     }
+    progress(rows.length);
     if (rows.length < 1000) {
       break;
     }

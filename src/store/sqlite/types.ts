@@ -14,13 +14,14 @@ export type SqliteStorageOptions = {
   nativeBinding?: string;
   /**
    * Told before a collection's stored rows are rewritten to another layout (new text or
-   * projection columns, other indexes): once per upgrade, and long on a large file (about 40 s
-   * for a million invoices), so whoever starts the app can say why it is waiting.
+   * projection columns, other indexes), with `done` 0, then again as they are (after each batch,
+   * the last with `done` equal to `rows`): once per upgrade, and long on a large file (9-40 s
+   * for a million invoices), so whoever starts the app can say why it is waiting, and how far along.
    */
   onRelayout?: (notice: RelayoutNotice) => void;
 };
 
-export type RelayoutNotice = { collection: string; rows: number; change: 'text columns' | 'projections' | 'indexes' };
+export type RelayoutNotice = { collection: string; rows: number; change: 'text columns' | 'projections' | 'indexes'; done: number };
 
 /** What `storageInstance.internals` exposes; kept plain so it stays inspectable. */
 export type SqliteInternals = {
