@@ -11,20 +11,24 @@ function feed(count: number) {
   let watermark = 0;
   let commits = 0;
   for (let i = 1; i <= count; i++) records.set(`R${i}`, ++watermark);
-  const counts = { reads: 0, chunks: 0 };
+  const counts = { reads: 0, chunks: 0, closed: 0 };
   /** Pages (by where they start) whose next read fails. */
   const failing = new Set<number>();
   async function* chunks(page: Page, fail: boolean): AsyncGenerator<Array<{ id: string; w: number }>> {
     if (fail) throw new Error('disk went away');
     let after = page.after;
     let left = page.limit;
-    while (left > 0) {
-      const chunk = [...records].map(([id, w]) => ({ id, w })).filter((r) => r.w > after).sort((a, b) => a.w - b.w).slice(0, Math.min(2, left));
-      counts.chunks += 1;
-      if (chunk.length === 0) return;
-      yield chunk;
-      left -= chunk.length;
-      after = chunk[chunk.length - 1]!.w;
+    try {
+      while (left > 0) {
+        const chunk = [...records].map(([id, w]) => ({ id, w })).filter((r) => r.w > after).sort((a, b) => a.w - b.w).slice(0, Math.min(2, left));
+        counts.chunks += 1;
+        if (chunk.length === 0) return;
+        yield chunk;
+        left -= chunk.length;
+        after = chunk[chunk.length - 1]!.w;
+      }
+    } finally {
+      counts.closed += 1;
     }
   }
   const read = (page: Page) => {
@@ -126,6 +130,16 @@ describe('export read-ahead', () => {
     const next = await page(ahead, f, 10, 10);
     expect(next.map((r) => r.w)).toEqual([11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
     expect(f.counts.reads).toBe(3);
+
+    // Again two chunks of the page after it are read ahead, and its read waits. A client that
+    // leaves while they are sent: the read it took over is closed.
+    await turns();
+    const closed = f.counts.closed;
+    for await (const chunk of ahead.pages('k', { after: 20, limit: 10 }, f.read, measure)) {
+      expect(chunk.map((r) => r.w)).toEqual([21, 22]);
+      break;
+    }
+    expect(f.counts.closed).toBe(closed + 1);
   });
 
   it('a read ahead nobody asks for is dropped after its time; a failed one is read again when asked for', async () => {

@@ -149,9 +149,14 @@ export function createReadAhead(options: ReadAheadOptions): ReadAhead {
         return chunk;
       };
       if (entry) {
-        for (const chunk of entry.chunks as R[][]) yield send(chunk);
-        // The rest of the page, if the read ahead had not got that far, from where it stopped.
-        if (!entry.done) for await (const chunk of { [Symbol.asyncIterator]: () => entry.source as AsyncGenerator<R[]> }) yield send(chunk);
+        try {
+          for (const chunk of entry.chunks as R[][]) yield send(chunk);
+          // The rest of the page, if the read ahead had not got that far, from where it stopped.
+          if (!entry.done) for await (const chunk of { [Symbol.asyncIterator]: () => entry.source as AsyncGenerator<R[]> }) yield send(chunk);
+        } finally {
+          // A client that left while the read-ahead chunks were sent: its read is closed too.
+          await entry.source.return(undefined);
+        }
       } else {
         for await (const chunk of read(page)) yield send(chunk);
       }
