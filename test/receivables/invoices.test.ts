@@ -15,7 +15,7 @@ const importInvoice = (body: Record<string, unknown>) => ctx.api.post<Reply>('/a
 const view = async (key: string, query = '') => (await ctx.api.get<Invoice>(`/api/exports/invoice/${encodeURIComponent(key)}${query}`)).body;
 
 describe('invoice import', () => {
-  it('computes the amount from line items, taxes and adjustments, and keeps extra attributes', async () => {
+  it('computes the amount from line items and taxes (adjustments shown beside it), and keeps extra attributes', async () => {
     const number = uid('INV');
     const res = await importInvoice({
       number,
@@ -30,7 +30,8 @@ describe('invoice import', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ identifier: number, message: '1 invoice 2 line items' });
     const v = await view(number);
-    expect(v.amount_cents).toBe(1000 + 750 + 130 + 70 + 50);
+    expect(v.amount_cents).toBe(1000 + 750 + 130 + 70);
+    expect(v.adjustments_attributes).toEqual([expect.objectContaining({ label: 'Fuel', amount_cents: 50 })]);
     expect(v.owing_cents).toBe(v.amount_cents);
     expect(v.subtotal_tax1).toBe('$1.30');
     expect(v.extended_attributes).toEqual({ lease_type: 'LS' });
@@ -168,6 +169,9 @@ describe('capability rules', () => {
       await importInvoice({ number, customer_identifier: uid('C'), amount: 40000, discount_amount_cents: 39999, discount_rate: 0.05, discount_expiry_date: '2026-03-15' });
       const v = await view(number);
       expect([v.discount_amount_cents, v.discount_rate, v.discount_expiry_date]).toEqual([2000, 0.05, '2026-03-15']);
+      // The stored rate still decides when the amount changes, even beside an amount sent.
+      await importInvoice({ number, customer_identifier: v.customer_identifier, amount: 60000, discount_amount_cents: 10 });
+      expect((await view(number)).discount_amount_cents).toBe(3000);
       const plain = uid('INV');
       await importInvoice({ number: plain, customer_identifier: uid('C'), amount: 40000, discount_amount_cents: 1234 });
       expect((await view(plain)).discount_amount_cents).toBe(1234);

@@ -14,6 +14,21 @@ const owing = async (number: string) => (await ctx.api.get<{ owing_cents: number
 const customer = async (id: string) => (await ctx.api.get<Record<string, string>>(`/api/exports/customer/${id}`)).body;
 
 describe('payment import', () => {
+  it('the last payment is found again among the others when the last one is edited to an older date', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 100000);
+    const [early, late] = [uid('P'), uid('P')];
+    await importPayment({ identifier: early, invoice_number: inv, amount_cents: 1100, date: '2026-03-11', customer_identifier: c });
+    await importPayment({ identifier: late, invoice_number: inv, amount_cents: 1900, date: '2026-03-19', customer_identifier: c });
+    expect([(await customer(c)).last_payment_date, (await customer(c)).last_payment_amount]).toEqual(['2026-03-19', '$19.00']);
+    // The latest payment moved before the other one: the other one is the last now.
+    await importPayment({ identifier: late, invoice_number: inv, amount_cents: 1900, date: '2026-03-01', customer_identifier: c });
+    expect([(await customer(c)).last_payment_date, (await customer(c)).last_payment_amount]).toEqual(['2026-03-11', '$11.00']);
+    // And back after it.
+    await importPayment({ identifier: late, invoice_number: inv, amount_cents: 2000, date: '2026-03-20', customer_identifier: c });
+    expect([(await customer(c)).last_payment_date, (await customer(c)).last_payment_amount]).toEqual(['2026-03-20', '$20.00']);
+  });
+
   it('applies a single-invoice payment; an overpayment becomes unapplied credit', async () => {
     const c = uid('C');
     const inv = await invoice(c, 10000);

@@ -170,8 +170,10 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
     else attachment = decodeAttachment(input.attachment as { file_name: unknown; content: unknown }, problems, 'attachment.');
   }
 
-  // Amount: an override wins; then an annualized amount pro-rated; then line items with taxes
-  // and adjustments; else the amount sent (or kept).
+  // Amount: an override wins; then an annualized amount pro-rated; then line items with taxes;
+  // else the amount sent (or kept). Adjustments (a fuel surcharge...) are shown beside the amount,
+  // not added to it: the reference's own example has a 400.00 line, a 20.00 surcharge and an
+  // amount of 400.00.
   let amount: number | undefined;
   if (amountOverride) {
     if (amountIn === undefined) problems.add('amount', 'missing_amount', 'is required with amount_override');
@@ -180,7 +182,7 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
   else if (lines.length > 0) {
     const t1 = tax1 ?? prev.subtotal_tax1 ?? 0;
     const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
-    amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2 + adjustments.reduce((sum, a) => sum + a.amount_cents, 0);
+    amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2;
   } else amount = amountIn ?? prev.amount_cents;
   if (amount === undefined && !amountOverride) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
 
@@ -270,8 +272,10 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
   if (discounts) {
     set('discount_expiry_date', discountExpiry);
     set('discount_rate', discountRate);
-    // A rate always decides the discount (even beside discount_amount_cents), from the invoice amount.
-    set('discount_amount_cents', discountRate !== undefined ? Math.round(amount * discountRate) : discountAmount);
+    // A rate, sent now or kept, always decides the discount (even beside discount_amount_cents),
+    // from the invoice amount as it is now.
+    const rate = discountRate ?? prev.discount_rate;
+    set('discount_amount_cents', rate !== undefined && rate !== null ? Math.round(amount * rate) : discountAmount);
   }
   if (Object.keys(l3).length) data.l3 = l3;
   set('due_date', dueDate ?? prev.due_date ?? dueFromTerms(invoiceDate, customer.data.terms_type, customer.data.terms_value));

@@ -19,21 +19,32 @@ export function applyInvoiceToLedger(ledger: Ledger, invoice: InvoiceDoc, sign: 
 
 export const REVERSED = new Set(['REVERSAL', 'ERROR (NSF)', 'ERROR (DECLINED)']);
 
-/** Adds (+1) or removes (-1) one payment version's effect on its customer's ledger. */
+/**
+ * Adds (+1) or removes (-1) one payment version's effect on its customer's ledger. Removing the
+ * version that is the customer's last payment leaves none: the caller then finds the last one
+ * among the customer's other payments (lastPaymentOf).
+ */
 export function applyPaymentToLedger(ledger: Ledger, p: PaymentData, sign: 1 | -1): void {
   const counts = !REVERSED.has(p.status);
   if (counts && p.unapplied_cents !== 0) bump(ledger.unapplied, p.currency, sign * p.unapplied_cents);
   if (sign < 0) {
-    // The previous "last payment" is not kept; the next payment of the customer sets it again.
     if (ledger.last_payment?.reference === p.reference) delete ledger.last_payment;
     return;
   }
   if (!counts) return;
-  const last = ledger.last_payment;
-  if (!last || p.date >= last.date) {
-    ledger.last_payment = { reference: p.reference, date: p.date, amount_cents: p.amount_cents, currency: p.currency, source: p.source };
-  }
+  if (isLater(p, ledger.last_payment)) ledger.last_payment = lastPaymentFields(p);
   if (p.source === 'arc') ledger.paid_here = true;
+}
+
+/** The later of two payments by date; on the same date the one applied after (the candidate) wins. */
+const isLater = (p: PaymentData, last: Ledger['last_payment']) => !last || p.date >= last.date;
+const lastPaymentFields = (p: PaymentData): NonNullable<Ledger['last_payment']> => ({ reference: p.reference, date: p.date, amount_cents: p.amount_cents, currency: p.currency, source: p.source });
+
+/** A customer's last payment among `payments` (in the order they were applied), reversed ones left out. */
+export function lastPaymentOf(payments: readonly PaymentData[]): Ledger['last_payment'] {
+  let last: Ledger['last_payment'];
+  for (const p of payments) if (!REVERSED.has(p.status) && isLater(p, last)) last = lastPaymentFields(p);
+  return last;
 }
 
 /** Aging of one currency's open items on a day. Buckets are days past due. */

@@ -3,8 +3,8 @@ import type { Account } from '../account';
 import { dateInZone } from '../clock';
 import { fail } from '../errors';
 import { getRecord, putRecord } from '../records';
-import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentDoc } from './types';
-import { applyInvoiceToLedger, applyPaymentToLedger } from './ledger';
+import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentData, PaymentDoc } from './types';
+import { applyInvoiceToLedger, applyPaymentToLedger, lastPaymentOf } from './ledger';
 import { decodeInvoice, encodeInvoice, type InvoiceRow } from './invoice-codec';
 
 interface Slot<T> {
@@ -166,6 +166,15 @@ export class Session {
     } else this.amounts.set(doc.id, { doc, original: undefined, dirty: true });
   }
 
+  /** A customer's payments as this unit leaves them, in the order they were applied (watermark). */
+  private async paymentsOf(customerId: string): Promise<PaymentData[]> {
+    const stored = await this.tx.find<PaymentDoc & { [k: string]: unknown }>('payments', { selector: { customer: customerId }, sort: [{ customer: 'asc' }, { watermark: 'asc' }] });
+    const untouched = stored.filter((p) => !this.payments.get(p.id)?.dirty);
+    // Those written in this unit come last: they are applied now.
+    const written = [...this.payments.values()].filter((slot) => slot.dirty && slot.doc.customer === customerId).map((slot) => slot.doc);
+    return [...untouched, ...written].map((p) => p.data);
+  }
+
   // Divisions ---------------------------------------------------------------------------------
 
   async division(code: string): Promise<DivisionData | undefined> {
@@ -204,12 +213,16 @@ export class Session {
       applyInvoiceToLedger(owner.data.ledger, after, 1);
       this.touchCustomer(owner);
     }
+    // Customers whose last payment was among the versions replaced here.
+    const lostLast = new Set<CustomerDoc>();
     for (const slot of this.payments.values()) {
       if (!slot.dirty) continue;
       if (slot.original) {
         const owner = await this.customerById(slot.original.customer);
         if (owner) {
+          const hadIt = owner.data.ledger.last_payment?.reference === slot.original.data.reference;
           applyPaymentToLedger(owner.data.ledger, slot.original.data, -1);
+          if (hadIt) lostLast.add(owner);
           this.touchCustomer(owner);
         }
       }
@@ -218,6 +231,7 @@ export class Session {
       applyPaymentToLedger(owner.data.ledger, slot.doc.data, 1);
       this.touchCustomer(owner);
     }
+    for (const owner of lostLast) owner.data.ledger.last_payment = lastPaymentOf(await this.paymentsOf(owner.id));
 
     const { tx } = this;
     const sender = this.account.profile().sender_identifier;
