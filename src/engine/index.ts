@@ -11,7 +11,7 @@ import type { CardPresentPort } from './card-present';
 import { createOrders, type Orders } from './orders';
 import { createWallets, type Wallets } from './wallets';
 import { createGiftCards, type GiftCards } from './wallets/gift-cards';
-import { createAutopay, type Autopay } from './wallets/autopay';
+import { createAutopay, renameWalletsAndAutopay, type Autopay } from './wallets/autopay';
 import type { ReceivablesPort } from './wallets/autopay-port';
 import { openVaultKeyer } from './wallets/secrets';
 import { createGateway, type Gateway } from './gateway';
@@ -91,7 +91,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const wallets = createWallets({ core, account, keyer, receivables: () => autopay.receivables() });
   const giftCards = createGiftCards(core, account, keyer);
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
-  const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true });
+  const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, seed: firstCredentials !== undefined });
 

@@ -51,6 +51,27 @@ describe('autopay with receivables', () => {
     expect((await h.api.get<{ payments: PaymentView[] }>('/api/exports/payments?list=true')).body.payments).toHaveLength(2);
   });
 
+  it('a renamed customer keeps its wallet and agreement, and is charged under its new identifier', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-01T12:00:00Z');
+    await h.api.post('/api/imports/customer', { identifier: 'RENAME1', name: 'Before Ltd' });
+    await h.api.post('/api/imports/invoice', { number: 'RN-1', customer_identifier: 'RENAME1', amount: 3_300, date: '2026-02-20', due_date: '2026-03-02' });
+    const wallet = await h.api.post<{ wallet_token: string; fund_token: string }>('/api/gateway/v1/wallets', { customer: 'RENAME1', credit_card: card() });
+    expect((await h.api.post('/api/autopay', { customer_identifier: 'RENAME1', fund_token: wallet.body.fund_token })).status).toBe(201);
+
+    expect((await h.api.post('/api/imports/customers/RENAME1/update_identifier', { new_identifier: 'RENAME2' })).status).toBe(200);
+    type Found = { wallets: Array<{ token: string; customers: Array<{ identifier: string }> }> };
+    const found = (await h.api.get<Found>('/api/gateway/v1/wallets/search?type=customer&locator=RENAME2')).body.wallets;
+    expect(found.map((w) => [w.token, w.customers.map((c) => c.identifier)])).toEqual([[wallet.body.wallet_token, ['RENAME2']]]);
+    expect((await h.api.get<Found>('/api/gateway/v1/wallets/search?type=customer&locator=RENAME1')).body.wallets).toEqual([]);
+    const agreements = await h.api.get<{ autopays: Array<{ customer_identifier: string }> }>('/api/autopay?customer_identifier=RENAME2');
+    expect(agreements.body.autopays.map((a) => a.customer_identifier)).toEqual(['RENAME2']);
+
+    h.t.clock.set('2026-03-02T09:00:00Z');
+    await h.t.engine.tick();
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/RN-1')).body.owing_cents).toBe(0);
+  });
+
   it('refuses a wallet or an agreement for a customer receivables does not know', async () => {
     h = await startGateway();
     const wallet = await h.api.post<{ wallets: { error: string } }>('/api/gateway/v1/wallets', { customer: 'NOSUCH1', credit_card: card() });

@@ -1,4 +1,4 @@
-import { eventId, type EngineCore } from '../core';
+import { eventId, type EngineCore, type Tx } from '../core';
 import type { Account } from '../account';
 import { DAY_MS, dateInZone } from '../clock';
 import { fail } from '../errors';
@@ -102,6 +102,11 @@ export interface Receivables {
 export interface ReceivablesOptions {
   /** Read the next page of an invoice export ahead while a client takes in a full one (default on). See read-ahead.ts. */
   exportReadAhead?: boolean;
+  /**
+   * Renames a customer's identifier in what other domains keep under it (wallets, autopay), in
+   * the rename's own unit of work: a renamed customer keeps its payment methods and agreements.
+   */
+  onCustomerRenamed?: (tx: Tx, from: string, to: string) => Promise<void>;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -216,7 +221,11 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
     },
 
     async updateIdentifier(identifier, next) {
-      const doc = await run((s) => renameCustomer(s, identifier, next));
+      const doc = await run(async (s) => {
+        const renamed = await renameCustomer(s, identifier, next);
+        if (renamed.identifier !== identifier) await settings.onCustomerRenamed?.(s.tx, identifier, renamed.identifier);
+        return renamed;
+      });
       return { identifier: doc.identifier, message: 'customer identifier updated' };
     },
 

@@ -1,4 +1,4 @@
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
@@ -6,7 +6,7 @@ import { localParts } from '../gateway/processing-day';
 import type { Gateway } from '../gateway';
 import type { AutopayCreate } from '../../shared/schemas/wallets';
 import type { FundDoc, WalletDoc } from './records';
-import { FUNDS, WALLETS } from './records';
+import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
 
 /**
@@ -37,6 +37,24 @@ export interface AutopayData {
 }
 
 export const AUTOPAY = 'autopay';
+
+/** Stores an agreement, found by its customer's identifier (the record's ref). */
+export const putAutopay = (tx: Tx, a: AutopayData, type: string) =>
+  putRecord(tx, AUTOPAY, a.token, a, { type, entity: 'autopay', key: a.token, data: { customer: a.customer_identifier, state: a.state } }, a.customer_identifier);
+
+/**
+ * A renamed customer's agreements and wallets follow it (the reference: "update a customer's
+ * identifier and any associations where identifier is being stored"), in the rename's unit of work.
+ */
+export async function renameWalletsAndAutopay(tx: Tx, from: string, to: string): Promise<void> {
+  for (const record of await recordsByRef<AutopayData>(tx, AUTOPAY, from)) {
+    await putAutopay(tx, { ...record.data, customer_identifier: to }, 'autopay.updated');
+  }
+  const wallets = await tx.find<WalletDoc & { [k: string]: unknown }>(WALLETS, { selector: { customer: from }, sort: [{ customer: 'asc' }, { id: 'asc' }] });
+  for (const wallet of wallets) {
+    await putWallet(tx, { ...wallet.data, customer: { identifier: to, name: wallet.data.customer?.name ?? null }, updated_at: tx.at }, false);
+  }
+}
 
 export interface AutopayView {
   agreement_token: string;
@@ -107,8 +125,7 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
     if (port && !(await port.customerExists(customer))) throw fail.precondition('customer_not_found', `No customer ${customer}`);
   };
 
-  const put = (tx: Parameters<typeof putRecord>[0], a: AutopayData, type: string) =>
-    putRecord(tx, AUTOPAY, a.token, a, { type, entity: 'autopay', key: a.token, data: { customer: a.customer_identifier, state: a.state } }, a.customer_identifier);
+  const put = putAutopay;
 
   /** Which of the due invoices an agreement covers (see the module comment). */
   const covered = (a: AutopayData, all: AutopayData[], invoices: DueInvoice[]) => {

@@ -17,7 +17,7 @@ import {
   type CardInputResult,
   type Keyer,
 } from './instruments';
-import { FUNDS, WALLETS, fundDoc, walletDoc, type FundData, type FundDoc, type WalletData, type WalletDoc } from './records';
+import { FUNDS, WALLETS, fundDoc, putWallet, type FundData, type FundDoc, type WalletData, type WalletDoc } from './records';
 import type { ReceivablesPort } from './autopay-port';
 import { walletView, type WalletView } from './views';
 
@@ -87,9 +87,6 @@ export function createWallets(deps: { core: EngineCore; account: Account; keyer:
     }
     return {};
   };
-
-  const putWallet = (tx: Tx, data: WalletData, created: boolean) =>
-    tx.put(WALLETS, walletDoc(data, tx.now), { type: created ? 'wallet.created' : 'wallet.updated', entity: 'wallet', key: data.token });
 
   const putFund = (tx: Tx, data: FundData, created: boolean) =>
     tx.put(FUNDS, fundDoc(data), {

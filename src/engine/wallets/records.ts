@@ -1,4 +1,5 @@
 import type { StoredDoc } from '../../store/schema';
+import type { Tx } from '../core';
 import type { StoredBank, StoredCard } from './instruments';
 
 /** A wallet: a customer's (or a ghost's) set of vaulted payment methods. */
@@ -59,6 +60,10 @@ export function walletDoc(data: WalletData, nowMs: number): WalletRow {
     data,
   };
 }
+
+/** Stores a wallet, with its event. */
+export const putWallet = (tx: Tx, data: WalletData, created: boolean) =>
+  tx.put(WALLETS, walletDoc(data, tx.now), { type: created ? 'wallet.created' : 'wallet.updated', entity: 'wallet', key: data.token });
 
 export function fundDoc(data: FundData): FundRow {
   return { id: data.token, wallet: data.wallet, vault: data.gateway_token, data };

@@ -95,7 +95,7 @@ export const updateCustomerIdentifier = defineRoute({
   operationId: 'updateCustomerIdentifier',
   tags: TAGS,
   summary: "Update a customer's identifier",
-  description: 'Renames the customer and every record carrying its identifier (invoices, payments, allocations, children); each gets a new watermark. 412 when the customer is not found or the new identifier is taken.',
+  description: 'Renames the customer and every record carrying its identifier (invoices, payments, allocations, children, wallets, autopay agreements); each gets a new watermark. 412 when the customer is not found or the new identifier is taken.',
   params: IdentifierParams,
   body: UpdateIdentifierBody,
   invalidKind: 'precondition',
