@@ -80,7 +80,7 @@ describe('invoice import', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ customer_identifier: 'C1', amount: 1 }, 'number'],
       [{ number: uid('I'), amount: 1 }, 'customer_identifier'],
-      [{ number: 'a/b', customer_identifier: 'C1', amount: 1 }, 'number'],
+      [{ number: 'a\u0007b', customer_identifier: 'C1', amount: 1 }, 'number'],
       [{ number: uid('I'), customer_identifier: 'C1' }, 'amount'],
       [{ number: uid('I'), customer_identifier: 'C1', amount: 1, currency: 'XYZ' }, 'currency'],
       [{ number: uid('I'), customer_identifier: 'C1', amount: 1, date: '2026-02-30' }, 'date'],
@@ -182,6 +182,16 @@ describe('capability rules', () => {
     const off = uid('INV');
     expect((await importInvoice({ number: off, customer_identifier: uid('C'), amount: 40000, discount_rate: 0.05 })).status).toBe(201);
     expect((await view(off)).discount_amount_cents).toBe(0);
+  });
+
+  it('takes ERP invoice numbers with slashes and such, found again by their URL-encoded number', async () => {
+    const number = uid('INV/2026/001#');
+    const customer = uid('C');
+    expect((await importInvoice({ number, customer_identifier: customer, amount: 4200 })).status).toBe(201);
+    expect((await view(number)).number).toBe(number);
+    expect((await ctx.api.post('/api/imports/payment', { identifier: uid('P'), invoice_number: number, amount_cents: 200, customer_identifier: customer })).status).toBe(201);
+    expect((await view(number)).owing_cents).toBe(4000);
+    for (const bad of ['tab\there', ' lead', 'x'.repeat(65)]) expect(fields((await importInvoice({ number: bad, customer_identifier: customer, amount: 1 })).body), bad).toContain('number');
   });
 
   it('accepts the reference\'s own invoice example as it is', async () => {

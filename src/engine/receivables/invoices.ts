@@ -9,10 +9,13 @@ import { EMAIL_RE, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { Session } from './session';
 import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
 
-/** Invoice numbers appear in paths: no slash, ?, #, backslash or control characters. */
+/**
+ * Invoice numbers are the ERP's (`INV/2026/001` is common): any characters but control ones, no
+ * space at either end, at most 64 (the stored key). In a path they travel URL-encoded.
+ */
 // eslint-disable-next-line no-control-regex
-export const NUMBER_RE = /^(?=.{1,64}$)[^\s/?#\\\u0000-\u001f](?:[^/?#\\\u0000-\u001f]*[^\s/?#\\\u0000-\u001f])?$/;
-const NUMBER_RULE = 'must be 1 to 64 characters without / ? # \\ or control characters';
+export const NUMBER_RE = /^(?=.{1,64}$)[^\s\u0000-\u001f](?:[^\u0000-\u001f]*[^\s\u0000-\u001f])?$/;
+const NUMBER_RULE = 'must be 1 to 64 characters, no control characters, no space at either end';
 
 const INVOICE_FIELDS = new Set([
   'number', 'customer_identifier', 'display_number', 'currency', 'amount', 'replace_line_items', 'amount_override',

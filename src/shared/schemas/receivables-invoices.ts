@@ -24,13 +24,13 @@ export const InvoiceImport = component(
   'Invoice',
   Type.Object(
     {
-      number: Type.String({ minLength: 1, maxLength: 64, description: 'Unique within the supplier; an existing number is updated. No / ? # or backslash.' }),
+      number: Type.String({ minLength: 1, maxLength: 64, description: 'Unique within the supplier; an existing number is updated. 1 to 64 characters; URL-encode it in paths (`INV%2F2026%2F001`).' }),
       customer_identifier: Type.String({ minLength: 1, maxLength: 100, description: 'Created when unknown (named by customer_name, else its identifier); customer_* attributes update it.' }),
       display_number: Type.Optional(Type.String({ maxLength: 64 })),
       currency: Type.Optional(Type.String({ description: 'ISO 4217; default the account currency.' })),
       amount: Type.Optional(Type.Integer({ description: 'Cents. Used when there are no line items, or with amount_override.' })),
       replace_line_items: Type.Optional(Type.Boolean({ description: 'true: stored line items absent from the input are deleted.' })),
-      amount_override: Type.Optional(Type.Boolean({ description: 'true: `amount` replaces the amount computed from line items, taxes and adjustments.' })),
+      amount_override: Type.Optional(Type.Boolean({ description: 'true: `amount` replaces the amount computed from line items and taxes.' })),
       suppress_notifications: Type.Optional(Type.Boolean()),
       attachment: Type.Optional(
         Type.Object({
