@@ -184,6 +184,20 @@ describe('capability rules', () => {
     expect((await view(off)).discount_amount_cents).toBe(0);
   });
 
+  it('a change the customer\'s balance does not see leaves the customer as it is (no new version of it)', async () => {
+    const number = uid('INV');
+    const customer = uid('C');
+    const start = ctx.t.engine.core.currentWatermark();
+    await importInvoice({ number, customer_identifier: customer, amount: 4200 });
+    const customerMark = async () => (await ctx.api.get<{ customers: Array<{ watermark: number; identifier: string }> }>(`/api/exports/customers?list=true&limit=2500&watermark=${start}`)).body.customers.find((c) => c.identifier === customer)?.watermark;
+    const first = await customerMark();
+    expect(first).toBeGreaterThan(0);
+    await importInvoice({ number, customer_identifier: customer, notes_text: 'Delivered to the back door' });
+    expect(await customerMark()).toBe(first);
+    await importInvoice({ number, customer_identifier: customer, amount: 5000 });
+    expect(await customerMark()).toBeGreaterThan(first!);
+  });
+
   it('takes ERP invoice numbers with slashes and such, found again by their URL-encoded number', async () => {
     const number = uid('INV/2026/001#');
     const customer = uid('C');

@@ -17,6 +17,20 @@ export function applyInvoiceToLedger(ledger: Ledger, invoice: InvoiceDoc, sign: 
   else if (d.owing_cents !== 0) ledger.open[d.number] = [d.date, d.due_date ?? '', d.owing_cents, d.currency];
 }
 
+/** Whether two versions of an invoice weigh differently on their customer's ledger. */
+export function changesLedger(before: InvoiceDoc, after: InvoiceDoc): boolean {
+  const [b, a] = [before.data, after.data];
+  return (
+    before.customer !== after.customer ||
+    b.deleted !== a.deleted ||
+    b.currency !== a.currency ||
+    b.division !== a.division ||
+    b.owing_cents !== a.owing_cents ||
+    b.date !== a.date ||
+    (b.due_date ?? '') !== (a.due_date ?? '')
+  );
+}
+
 export const REVERSED = new Set(['REVERSAL', 'ERROR (NSF)', 'ERROR (DECLINED)']);
 
 /**

@@ -4,7 +4,7 @@ import { dateInZone } from '../clock';
 import { fail } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentData, PaymentDoc } from './types';
-import { applyInvoiceToLedger, applyPaymentToLedger, lastPaymentOf } from './ledger';
+import { applyInvoiceToLedger, applyPaymentToLedger, changesLedger, lastPaymentOf } from './ledger';
 import { decodeInvoice, encodeInvoice, type InvoiceRow } from './invoice-codec';
 
 interface Slot<T> {
@@ -201,6 +201,9 @@ export class Session {
       if (!slot.dirty) continue;
       const before = slot.original;
       const after = slot.doc;
+      // A change its customer's ledger does not see (notes, an attachment, a PO number) leaves the
+      // customer as it is: no new version, no event, no place in the customer exports.
+      if (before && !changesLedger(before, after)) continue;
       if (before) {
         const owner = await this.customerById(before.customer);
         if (owner) {
