@@ -81,6 +81,19 @@ describe('customer import', () => {
     expect((await importCustomer({ identifier: id, name: 'X', country: 'can', province: 'CA-on' })).status).toBe(201);
     const v = await view(id);
     expect([v.country, v.province]).toEqual(['CA', 'ON']);
+    // The country alone moved: the province kept from before must belong to it too.
+    const moved = await importCustomer({ identifier: id, name: 'X', country: 'US' });
+    expect(moved.status).toBe(412);
+    expect(fields(moved.body)).toEqual(['province']);
+    expect((await importCustomer({ identifier: id, name: 'X', country: 'US', province: 'NY' })).status).toBe(201);
+    expect((await importCustomer({ identifier: id, name: 'Y', country: 'US' })).status).toBe(201);
+    expect([(await view(id)).country, (await view(id)).province]).toEqual(['US', 'NY']);
+    // The same for an invoice's shipping address.
+    const number = uid('INV');
+    const shipTo = { number, customer_identifier: id, amount: 100, shipping_country: 'US', shipping_province: 'NY' };
+    expect((await ctx.api.post('/api/imports/invoice', shipTo)).status).toBe(201);
+    const shipped = await ctx.api.post<ErrorReply>('/api/imports/invoice', { number, customer_identifier: id, shipping_country: 'FR' });
+    expect(fields(shipped.body)).toEqual(['shipping_province']);
   });
 
   it('ignores an older last_contact_date; next_contact_date always overwrites', async () => {

@@ -81,7 +81,8 @@ export async function upsertCustomer(
   }
   const country = f.country('country');
   if (country !== undefined) patch.country = country;
-  const province = f.province('province', country ?? existing?.data.country);
+  const movedCountry = country !== undefined && country !== existing?.data.country;
+  const province = f.province('province', country ?? existing?.data.country, movedCountry ? existing?.data.province : undefined);
   if (province !== undefined) patch.province = province;
   const lastContact = f.date('last_contact_date');
   const nextContact = f.date('next_contact_date');

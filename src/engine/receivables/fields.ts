@@ -123,16 +123,22 @@ export class Fields {
     return code;
   }
 
-  /** A province is checked against its country's ISO 3166-2 subdivisions when the country is known. */
-  province(name: string, country: string | undefined): string | undefined {
-    const raw = this.str(name, { max: 60 });
-    if (raw === undefined || !country) return raw;
+  /**
+   * A province is checked against its country's ISO 3166-2 subdivisions when the country is known.
+   * `kept` is the province stored before, given when only the country changes: it must belong to
+   * the new country too (else the record would say Ontario, France).
+   */
+  province(name: string, country: string | undefined, kept?: string): string | undefined {
+    const sent = this.str(name, { max: 60 });
+    const raw = sent ?? kept;
+    if (raw === undefined || !country) return sent;
     const code = normalizeProvince(country, raw);
     if (!code) {
-      this.problems.add(name, 'invalid_province', `must be an ISO 3166-2 subdivision of ${country} (the part after "${country}-")`);
+      const why = sent === undefined ? `the stored ${name} ${raw} is not a subdivision of ${country}: send ${name} with the country` : `must be an ISO 3166-2 subdivision of ${country} (the part after "${country}-")`;
+      this.problems.add(name, 'invalid_province', why);
       return undefined;
     }
-    return code;
+    return sent === undefined ? undefined : code;
   }
 }
 

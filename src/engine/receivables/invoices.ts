@@ -99,7 +99,8 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
   const po = text('purchase_order_number', 100);
   const notes = f.str('notes_text', { max: NOTES_MAX, code: 'notes_too_long' });
   const shippingCountry = f.country('shipping_country');
-  const shippingProvince = f.province('shipping_province', shippingCountry ?? prev.shipping?.country);
+  const movedCountry = shippingCountry !== undefined && shippingCountry !== prev.shipping?.country;
+  const shippingProvince = f.province('shipping_province', shippingCountry ?? prev.shipping?.country, movedCountry ? prev.shipping?.province : undefined);
   const autoDebit = f.oneOf('auto_debit', ['Y', 'N'] as const, 'invalid_auto_debit');
   const divisionCode = f.str('division', { max: 40 });
   const divisionName = f.str('division_name', { max: 200 });
