@@ -14,6 +14,18 @@ const owing = async (number: string) => (await ctx.api.get<{ owing_cents: number
 const customer = async (id: string) => (await ctx.api.get<Record<string, string>>(`/api/exports/customer/${id}`)).body;
 
 describe('payment import', () => {
+  it('takes the ERP\'s payment identifiers as they are (spaces, #), and finds them again URL-encoded', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 5000);
+    const reference = uid('CHQ 12#');
+    expect((await importPayment({ identifier: reference, invoice_number: inv, amount_cents: 1200, customer_identifier: c })).status).toBe(201);
+    const view = await ctx.api.get<Payment>(`/api/exports/payment/${encodeURIComponent(reference)}`);
+    expect(view.status).toBe(200);
+    expect(view.body.payment_reference).toBe(reference);
+    expect(view.body.payment_amounts.map((a) => a.invoice_number)).toEqual([inv]);
+    for (const bad of [' lead', 'bell\u0007', 'x'.repeat(101)]) expect(fields((await importPayment({ identifier: bad, invoice_number: inv, amount_cents: 1 })).body), bad).toContain('identifier');
+  });
+
   it('the last payment is found again among the others when the last one is edited to an older date', async () => {
     const c = uid('C');
     const inv = await invoice(c, 100000);
@@ -86,7 +98,7 @@ describe('payment import', () => {
     const before = ctx.t.engine.core.currentWatermark();
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ invoice_number: inv, amount_cents: 1 }, 'identifier'],
-      [{ identifier: 'bad id', invoice_number: inv, amount_cents: 1 }, 'identifier'],
+      [{ identifier: 'bad id ', invoice_number: inv, amount_cents: 1 }, 'identifier'],
       [{ identifier: uid('P'), invoice_number: inv }, 'amount_cents'],
       [{ identifier: uid('P'), invoice_number: `NOPE${uid('x')}`, amount_cents: 1 }, 'invoice_number'],
       [{ identifier: uid('P'), amount_cents: 100, payment_amounts_attributes: [{ invoice_number: inv, amount: 200 }] }, 'amount_cents'],

@@ -45,8 +45,16 @@ export function validDate(value: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }
 
-/** Public keys (customer identifiers, payment identifiers): letters and digits, with - _ . inside. */
+/** Customer identifiers ("Alphanumeric" in the reference): letters and digits, with - _ . inside. */
 export const KEY_RE = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$/;
+
+/**
+ * Payment identifiers are the ERP's own (`CHQ 1234`, `PMT#12`; the reference sets no rule): any
+ * characters but control ones, no space at either end, at most 100. In a path they travel URL-encoded.
+ */
+// eslint-disable-next-line no-control-regex
+export const REFERENCE_RE = /^(?=.{1,100}$)[^\s\u0000-\u001f](?:[^\u0000-\u001f]*[^\s\u0000-\u001f])?$/;
+export const REFERENCE_RULE = 'must be 1 to 100 characters, no control characters, no space at either end';
 
 export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
