@@ -126,6 +126,9 @@ describe('customer import', () => {
     expect(v.credit_limit).toBe('$5,000.00');
     await importCustomer({ identifier: id, name: 'X', credit_limit_currency: 'USD' });
     expect((await view(id)).credit_limit_currency).toBe('usd');
+    // Sent blank: back to the default.
+    await importCustomer({ identifier: id, name: 'X', credit_limit_currency: '' });
+    expect((await view(id)).credit_limit_currency).toBe('cad');
   });
 });
 

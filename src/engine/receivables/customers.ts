@@ -91,6 +91,9 @@ export async function upsertCustomer(
   if (creditLimit !== undefined) patch.credit_limit_cents = creditLimit;
   const creditCurrency = f.currency('credit_limit_currency');
   if (creditCurrency !== undefined) patch.credit_limit_currency = creditCurrency;
+  // Sent blank, it goes back to its default (the currency of most of the customer's invoices,
+  // else the supplier's): the reference's "If blank, defaults to...".
+  const creditCurrencyCleared = own.credit_limit_currency === '';
 
   const termsType = f.oneOf('terms_type', ['date', 'day'] as const, 'invalid_terms_type');
   const termsValue = f.int('terms_value', { code: 'invalid_terms_value' });
@@ -154,6 +157,7 @@ export async function upsertCustomer(
   if (existing) {
     doc = existing;
     Object.assign(doc.data, patch);
+    if (creditCurrencyCleared) delete doc.data.credit_limit_currency;
     if (lastContact !== undefined && (!doc.data.last_contact_date || lastContact > doc.data.last_contact_date)) doc.data.last_contact_date = lastContact;
     doc.data.extra = { ...doc.data.extra, ...extra };
     s.touchCustomer(doc);
