@@ -287,6 +287,9 @@ describe('echo, summary invoices, lookups', () => {
       ]);
       expect(v.line_item_attributes.map((l) => l.balance_cents)).toEqual([500, 0]);
       expect((await view(number)).payments).toBeUndefined();
+      // The reference's other form: `options` as an array of option names.
+      for (const query of ['?options[]=payments', '?options=payments']) expect((await view(number, query)).payments, query).toHaveLength(1);
+      expect((await view(number, '?options[]=other')).payments).toBeUndefined();
     });
   });
 });

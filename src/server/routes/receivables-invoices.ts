@@ -8,7 +8,7 @@ import type { Reply } from '../route';
 import { ErrorBody, ExportPage } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import { InvoiceExportQuery } from '../../shared/schemas/receivables-common';
-import { AttachmentBody, InvoiceImport, InvoiceImportResult, InvoiceView, InvoiceViewQuery } from '../../shared/schemas/receivables-invoices';
+import { AttachmentBody, InvoiceImport, InvoiceImportResult, InvoiceView, InvoiceViewQuery, invoiceViewOption } from '../../shared/schemas/receivables-invoices';
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Invoices'];
@@ -75,7 +75,7 @@ export const viewInvoice = defineRoute({
   query: InvoiceViewQuery,
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'The invoice', schema: ref(InvoiceView) }, 404: err('No such invoice') },
   async handler({ engine, params, query, req }) {
-    const view = await engine.receivables.viewInvoice(params.number_or_id, { payments: query.options?.payments === true });
+    const view = await engine.receivables.viewInvoice(params.number_or_id, { payments: invoiceViewOption(query.options, 'payments') });
     const base = origin(req);
     if (typeof view.pay_url === 'string') view.pay_url = base + view.pay_url;
     if (view.pay_urls && typeof view.pay_urls === 'object') view.pay_urls = Object.fromEntries(Object.entries(view.pay_urls as Record<string, string>).map(([e, p]) => [e, base + p]));

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { component, ref } from './registry';
 import { Watermark } from './common';
 import { Date8601, Nullable, NullableString, Text } from './receivables-common';
@@ -184,9 +184,22 @@ export const AttachmentBody = Type.Object({
 });
 
 export const InvoiceViewQuery = Type.Object({
+  // The reference lists both forms: `options[payments]=true`, and `options` as an array of option
+  // names (`options[]=payments`, or `options=payments`).
   options: Type.Optional(
-    Type.Object({
-      payments: Type.Optional(Type.Boolean({ description: 'true appends `payments` (the invoice\'s PaymentAmounts).' })),
-    }),
+    Type.Union([
+      Type.Object({
+        payments: Type.Optional(Type.Boolean({ description: 'true appends `payments` (the invoice\'s PaymentAmounts).' })),
+      }),
+      Type.Array(Type.String(), { description: 'Option names: `payments` appends `payments`.' }),
+      Type.String({ description: 'One option name, as `options=payments`.' }),
+    ]),
   ),
 });
+
+/** Whether the invoice view's `options` (either form) asks for `name`. */
+export function invoiceViewOption(options: Static<typeof InvoiceViewQuery>['options'], name: 'payments'): boolean {
+  if (typeof options === 'string') return options === name;
+  if (Array.isArray(options)) return options.includes(name);
+  return options?.[name] === true;
+}
