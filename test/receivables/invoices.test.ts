@@ -59,6 +59,24 @@ describe('invoice import', () => {
     expect(fields(missing.body)).toContain('amount');
   });
 
+  it('the same invoice sent again with unnumbered line items updates them, by position, instead of adding them twice', async () => {
+    const number = uid('INV');
+    const customer = uid('C');
+    const payload = { number, customer_identifier: customer, line_item_attributes: [{ description: 'Widgets', amount: 1000 }, { description: 'Freight', amount: 500 }] };
+    await importInvoice(payload);
+    await importInvoice(payload);
+    let v = await view(number);
+    expect(v.line_item_attributes.map((l) => [l.number, l.amount_cents])).toEqual([['1', 1000], ['2', 500]]);
+    expect(v.amount_cents).toBe(1500);
+    // Changed and sent again: the lines in those places change.
+    await importInvoice({ ...payload, line_item_attributes: [{ description: 'Widgets', amount: 1200 }, { description: 'Freight', amount: 500 }] });
+    v = await view(number);
+    expect(v.amount_cents).toBe(1700);
+    // Beside numbered ones, an unnumbered line still takes the next free number.
+    await importInvoice({ number, customer_identifier: customer, line_item_attributes: [{ number: '7', amount: 10 }, { amount: 20 }] });
+    expect((await view(number)).line_item_attributes.map((l) => l.number)).toEqual(['1', '2', '7', '3']);
+  });
+
   it('creates the customer from customer_* attributes, or updates it', async () => {
     const customer = uid('C');
     await importInvoice({ number: uid('INV'), customer_identifier: customer, amount: 500, customer_name: 'Made By Invoice', customer_email: 'ap@made.test', customer_country: 'US', customer_province: 'NY' });

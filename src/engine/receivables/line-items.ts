@@ -52,9 +52,12 @@ export function readLineItems(raw: unknown, problems: Problems): LineInput[] | u
 }
 
 /**
- * Line items of an import against the stored ones, matched by `number`. Items without a number
- * get the next free position. `replace` drops stored items the payload does not name. A new item
- * needs an amount (or quantity and unit_cost_cents); its balance starts at its amount.
+ * Line items of an import against the stored ones, matched by `number`. When no item of the
+ * payload has a number, each is known by its position (1, 2, ...), as it was numbered when first
+ * stored: an ERP sending the same invoice again updates its lines instead of adding them twice.
+ * Otherwise an item without a number gets the next free one. `replace` drops stored items the
+ * payload does not name. A new item needs an amount (or quantity and unit_cost_cents); its
+ * balance starts at its amount.
  */
 export function mergeLineItems(stored: LineItemData[], inputs: LineInput[] | undefined, replace: boolean, problems: Problems): LineItemData[] {
   if (!inputs) return stored;
@@ -65,8 +68,9 @@ export function mergeLineItems(stored: LineItemData[], inputs: LineInput[] | und
     while (taken.has(String(next))) next++;
     return String(next);
   };
+  const positional = inputs.every((input) => input.number === undefined);
   inputs.forEach((input, i) => {
-    const number = input.number ?? freeNumber();
+    const number = input.number ?? (positional ? String(i + 1) : freeNumber());
     taken.add(number);
     const previous = stored.find((l) => l.number === number);
     const existing = out.find((l) => l.number === number);
