@@ -52,6 +52,10 @@ describe('invoice import', () => {
     v = await view(number);
     expect(v.line_item_attributes.map((l) => l.number)).toEqual(['3']);
     expect(v.amount_cents).toBe(100);
+    // Every line replaced by none: the amount is the taxes left, not the old lines' sum.
+    await importInvoice({ number, customer_identifier: customer, replace_line_items: true, line_item_attributes: [], subtotal_tax1: 30 });
+    v = await view(number);
+    expect([v.line_item_attributes.length, v.amount_cents]).toEqual([0, 30]);
     await importInvoice({ number, customer_identifier: customer, amount: 9999, amount_override: true });
     expect((await view(number)).amount_cents).toBe(9999);
     const missing = await importInvoice({ number, customer_identifier: customer, amount_override: true });

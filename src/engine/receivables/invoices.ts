@@ -183,7 +183,8 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
     if (amountIn === undefined) problems.add('amount', 'missing_amount', 'is required with amount_override');
     amount = amountIn;
   } else if (annualized !== undefined && effective && expiry) amount = prorate(annualized, effective, expiry);
-  else if (lines.length > 0) {
+  else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
+    // (Every stored line replaced by none: the amount is what is left, the taxes.)
     const t1 = tax1 ?? prev.subtotal_tax1 ?? 0;
     const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
     amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2;
