@@ -342,6 +342,11 @@ describe('attachments', () => {
     const text = Buffer.from('hello, not a pdf').toString('base64');
     expect((await attach(number, { find_by: 'number', file_name: 'a.pdf', content: text })).body.code).toBe('not_a_pdf');
     expect((await attach(number, { find_by: 'number', file_name: 'a.pdf', content: '***' })).body.code).toBe('invalid_base64');
+    expect((await attach(number, { find_by: 'number', file_name: 'a.pdf', content: 'QUJDR' })).body.code).toBe('invalid_base64');
+    // What the content is decides, not the name's extension; base64 may come without its padding.
+    const padded = Buffer.from('%PDF-1.4\n%%EOF').toString('base64');
+    expect(padded.endsWith('=')).toBe(true);
+    expect((await attach(number, { find_by: 'number', file_name: 'scan.tiff', content: padded.replace(/=+$/, '') })).status).toBe(200);
     expect((await attach(number, { find_by: 'number', file_name: 'noextension', content: PDF })).status).toBe(412);
     expect((await attach(number, { find_by: 'number', file_name: `${'x'.repeat(252)}.pdf`, content: PDF })).status).toBe(412);
     expect((await attach(number, { find_by: 'number', file_name: '../etc.pdf', content: PDF })).status).toBe(412);

@@ -15,8 +15,9 @@ export interface AttachmentInput {
 }
 
 /**
- * Checks an attachment before anything is stored: base64 text, decoded at most 25 MB, a PDF
- * (its header), and a file name of at most 255 characters ending in .pdf without path parts.
+ * Checks an attachment before anything is stored: base64 text (padded or not), decoded at most
+ * 25 MB, a PDF (its header: what the content is decides, not the name), and a file name of at most
+ * 255 characters with an extension, without path parts.
  */
 export function decodeAttachment(input: AttachmentInput, problems: Problems, prefix = ''): { fileName: string; bytes: Buffer } | undefined {
   const fileName = typeof input.file_name === 'string' ? input.file_name : '';
@@ -25,17 +26,18 @@ export function decodeAttachment(input: AttachmentInput, problems: Problems, pre
   // eslint-disable-next-line no-control-regex
   else if (/[/\\\u0000-\u001f]/.test(fileName) || !/^.+\.[A-Za-z0-9]{1,10}$/.test(fileName)) {
     problems.add(`${prefix}file_name`, 'invalid_file_name', 'must be a file name with an extension, without path separators');
-  } else if (!/\.pdf$/i.test(fileName)) problems.add(`${prefix}file_name`, 'invalid_file_name', 'must end in .pdf: attachments are PDF documents');
+  }
   const content = typeof input.content === 'string' ? input.content.replace(/\s+/g, '') : '';
   if (!content) {
     problems.add(`${prefix}content`, 'missing_content', 'is required (base64 PDF)');
     return undefined;
   }
-  if (content.length % 4 !== 0 || !BASE64_RE.test(content)) {
+  const unpadded = content.replace(/=+$/, '');
+  if (!BASE64_RE.test(content) || unpadded.length % 4 === 1) {
     problems.add(`${prefix}content`, 'invalid_base64', 'must be base64 text');
     return undefined;
   }
-  const decodedSize = (content.length / 4) * 3 - (content.endsWith('==') ? 2 : content.endsWith('=') ? 1 : 0);
+  const decodedSize = Math.floor((unpadded.length * 3) / 4);
   if (decodedSize > ATTACHMENT_MAX_BYTES) {
     throw fail.tooLarge('attachment_too_large', `${prefix}content decodes to ${decodedSize} bytes; the limit is 25 MB (${ATTACHMENT_MAX_BYTES} bytes)`, [{ field: `${prefix}content`, message: 'over 25 MB decoded' }]);
   }
