@@ -30,6 +30,8 @@ export class EngineError extends Error {
     readonly code: string,
     message: string,
     readonly details?: ErrorDetail[],
+    /** More fields for the reply's body, where the reference shows some (update_identifier's `importer`). */
+    readonly extra?: Record<string, string>,
   ) {
     super(message);
   }

@@ -31,5 +31,5 @@ export function toErrorReply(err: unknown): ErrorReply {
   const status = STATUS_OF[e.kind];
   if (e.kind === 'gateway') return { status, body: { success: false, errors: [e.code], error: e.message } };
   if (e.kind === 'rate_limited') return { status, body: { error: RATE_LIMIT_TEXT, code: RATE_LIMIT_CODE } };
-  return { status, body: { error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) } };
+  return { status, body: { error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...(e.extra ?? {}) } };
 }

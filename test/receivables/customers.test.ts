@@ -198,9 +198,12 @@ describe('update identifier', () => {
     const missing = await ctx.api.post<ErrorReply>(`/api/imports/customers/NOPE${uid('x')}/update_identifier`, { new_identifier: uid('N') });
     expect(missing.status).toBe(412);
     expect(missing.body.code).toBe('customer_not_found');
+    // The reference's 412 body: the importer's errors, as a string.
+    expect((missing.body as ErrorReply & { importer?: string }).importer).toBe('{:customer=>["not found."]}');
     const clash = await ctx.api.post<ErrorReply>(`/api/imports/customers/${b}/update_identifier`, { new_identifier: taken });
     expect(clash.status).toBe(412);
     expect(clash.body.code).toBe('identifier_taken');
+    expect((clash.body as ErrorReply & { importer?: string }).importer).toBe('{:identifier=>["is already taken."]}');
     const noBody = await ctx.api.post<ErrorReply>(`/api/imports/customers/${b}/update_identifier`, {});
     expect(noBody.status).toBe(412);
   });

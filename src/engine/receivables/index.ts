@@ -1,7 +1,7 @@
 import { eventId, type EngineCore, type Tx } from '../core';
 import type { Account } from '../account';
 import { DAY_MS, dateInZone } from '../clock';
-import { fail } from '../errors';
+import { EngineError, fail, isEngineError } from '../errors';
 import { recordsOfKind } from '../records';
 import { attach, decodeAttachment } from './attachments';
 import { countryCodes } from './countries';
@@ -110,6 +110,16 @@ export interface ReceivablesOptions {
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * update_identifier's 412 as the reference shows it: an `importer` field holding the importer's
+ * errors as Ruby prints a hash (`{:customer=>["not found."]}`), beside our own fields.
+ */
+function withImporter(err: EngineError): EngineError {
+  const errors: Record<string, string[]> = err.code === 'customer_not_found' ? { customer: ['not found.'] } : Object.fromEntries((err.details ?? [{ field: 'identifier', message: err.message }]).map((d) => [d.field === 'new_identifier' ? 'identifier' : d.field, [`${d.message}.`]]));
+  const importer = `{${Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`).join(', ')}}`;
+  return new EngineError(err.kind, err.code, err.message, err.details, { importer });
+}
 const RECENT_MS = 7 * DAY_MS;
 
 export function createReceivables(core: EngineCore, account: Account, settings: ReceivablesOptions = {}): Receivables {
@@ -225,6 +235,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         const renamed = await renameCustomer(s, identifier, next);
         if (renamed.identifier !== identifier) await settings.onCustomerRenamed?.(s.tx, identifier, renamed.identifier);
         return renamed;
+      }).catch((err: unknown) => {
+        throw isEngineError(err) && err.kind === 'precondition' ? withImporter(err) : err;
       });
       return { identifier: doc.identifier, message: 'customer identifier updated' };
     },

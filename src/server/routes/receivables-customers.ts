@@ -99,7 +99,13 @@ export const updateCustomerIdentifier = defineRoute({
   params: IdentifierParams,
   body: UpdateIdentifierBody,
   invalidKind: 'precondition',
-  responses: { 200: { description: 'Renamed', schema: Type.Object({ message: Type.String(), identifier: Type.String() }) }, 412: err('Not found, taken or invalid') },
+  responses: {
+    200: { description: 'Renamed', schema: Type.Object({ message: Type.String(), identifier: Type.String() }) },
+    412: {
+      description: 'Not found, taken or invalid. Beside the error fields, `importer` as the reference shows it.',
+      schema: Type.Intersect([ref(ErrorBody), Type.Object({ importer: Type.Optional(Type.String({ description: 'The importer\'s errors as a string, e.g. `{:customer=>["not found."]}` (not for a malformed body).' })) })]),
+    },
+  },
   async handler({ engine, params, body }) {
     return { body: await engine.receivables.updateIdentifier(params.identifier, body.new_identifier) };
   },
