@@ -296,8 +296,8 @@ describe('echo, summary invoices, lookups', () => {
   });
 
   it('options[payments]=true appends the invoice\'s payments, with line amounts under line-item short pay', async () => {
+    const number = uid('INV');
     await withCapabilities(ctx, { line_item_short_pay: true }, async () => {
-      const number = uid('INV');
       await importInvoice({ number, customer_identifier: uid('C'), line_item_attributes: [{ number: 'A', amount: 600 }, { number: 'B', amount: 400 }] });
       await ctx.api.post('/api/imports/payment', { identifier: uid('PAY'), payment_amounts_attributes: [{ invoice_number: number, amount: 500, line_number: 'B' }] });
       const v = await view(number, '?options[payments]=true');
@@ -312,6 +312,13 @@ describe('echo, summary invoices, lookups', () => {
       // The reference's other form: `options` as an array of option names.
       for (const query of ['?options[]=payments', '?options=payments']) expect((await view(number, query)).payments, query).toHaveLength(1);
       expect((await view(number, '?options[]=other')).payments).toBeUndefined();
+    });
+    // With line-item short pay turned off since, the nested lines are not shown; turned on again, they are.
+    const off = await view(number, '?options[payments]=true');
+    expect(off.payments).toHaveLength(1);
+    expect(off.payments![0]!.line_item_transactional_amounts).toBeUndefined();
+    await withCapabilities(ctx, { line_item_short_pay: true }, async () => {
+      expect((await view(number, '?options[payments]=true')).payments![0]!.line_item_transactional_amounts).toHaveLength(2);
     });
   });
 });

@@ -13,7 +13,7 @@ import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
-import { paymentView } from './payment-view';
+import { paymentAmountView, paymentView } from './payment-view';
 import { createReadAhead, type RecordMeasure } from './read-ahead';
 import { EMAIL_RE, Problems } from './problems';
 import { inSession, type Session } from './session';
@@ -312,7 +312,16 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Record<string, unknown>;
       if (options.payments) {
         const amounts = await core.find<PaymentAmountDoc & { [k: string]: unknown }>('payment_amounts', { selector: { invoice: doc.id }, sort: [{ invoice: 'asc' }, { id: 'asc' }] });
-        view.payments = amounts.map((a) => ({ ...a.data, watermark: a.watermark }));
+        // Drawn from its payment as the account is set now (line-item short pay may have been
+        // turned on or off since the allocation was stored), as the payment export draws it.
+        const opts = { lineShortPay: account.can('line_item_short_pay'), sender: sender() };
+        view.payments = await Promise.all(
+          amounts.map(async (a) => {
+            const payment = await core.get<PaymentDoc & { [k: string]: unknown }>('payments', a.payment);
+            const allocation = payment?.data.allocations.find((x) => x.id === a.id);
+            return { ...(payment && allocation ? paymentAmountView(payment.data, allocation, opts) : a.data), watermark: a.watermark };
+          }),
+        );
       }
       if (doc.data.owing_cents > 0 && !doc.data.deleted) {
         const customer = await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.customer);
