@@ -143,6 +143,8 @@ describe('payment import', () => {
     expect(latest.size).toBe(1);
     const last = amounts.body.payment_amounts.slice(-2);
     expect(last.map((x) => x.amount).sort()).toEqual(['0.00', '5.00']);
+    // The removed one names the invoice it was on.
+    expect(last.find((x) => x.removed === true)).toMatchObject({ invoice_number: b, amount: '0.00' });
   });
 
   it('a payment made here (autopay) accepts only its total without or with fees on update', async () => {

@@ -190,7 +190,7 @@ export async function importPayment(s: Session, input: Record<string, unknown>, 
   data.payment_method = describeMethod(data);
 
   const doc: PaymentDoc = existing ? { ...existing, customer: customer.id, data } : { id: identifier, watermark: 0, token: data.token, customer: customer.id, data };
-  await applyAllocations(s, doc, entries, invoices, existing?.data.allocations.length ?? 0);
+  await applyAllocations(s, doc, entries, invoices, existing?.data.allocations ?? []);
   return { payment: doc, created: !existing, allocations: entries.length };
 }
 
@@ -234,7 +234,7 @@ async function reverseAllocations(s: Session, p: PaymentData, known: Array<Invoi
  * invoice takes nothing); the rest of the payment is unapplied credit. With line-item short pay,
  * an amount goes to its named line first, then to the other lines in order.
  */
-async function applyAllocations(s: Session, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previousCount: number): Promise<void> {
+async function applyAllocations(s: Session, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[]): Promise<void> {
   const p = doc.data;
   const lineShortPay = s.account.can('line_item_short_pay');
   let applied = 0;
@@ -294,20 +294,24 @@ async function applyAllocations(s: Session, doc: PaymentDoc, entries: Entry[], i
   }
   p.unapplied_cents = p.amount_cents - applied;
   s.putPayment(doc);
-  writeAmountRecords(s, doc, previousCount);
+  writeAmountRecords(s, doc, previous);
 }
 
-/** One payment_amounts record per allocation; allocations an update dropped stay, at zero. */
-function writeAmountRecords(s: Session, doc: PaymentDoc, previousCount: number): void {
+/**
+ * One payment_amounts record per allocation; allocations an update dropped stay, at zero, naming
+ * the invoice they were on (so that a client following the feed knows which invoice lost them).
+ */
+function writeAmountRecords(s: Session, doc: PaymentDoc, previous: readonly AllocationData[]): void {
   const p = doc.data;
   const lineShortPay = s.account.can('line_item_short_pay');
   const sender = s.account.profile().sender_identifier;
   for (const a of p.allocations) {
     s.putPaymentAmount({ id: a.id, watermark: 0, invoice: a.invoice_number, payment: doc.id, data: paymentAmountView(p, a, { lineShortPay, sender }) });
   }
-  for (let n = p.allocations.length + 1; n <= previousCount; n++) {
+  for (let n = p.allocations.length + 1; n <= previous.length; n++) {
     const id = `${p.reference}#${n}`;
-    s.putPaymentAmount({ id, watermark: 0, invoice: '', payment: doc.id, data: { payment_reference: p.reference, amount: '0.00', status: p.status, removed: true } });
+    const gone = previous[n - 1]!;
+    s.putPaymentAmount({ id, watermark: 0, invoice: '', payment: doc.id, data: { payment_reference: p.reference, invoice_number: gone.invoice_number, amount: '0.00', status: p.status, removed: true } });
   }
 }
 
@@ -332,7 +336,7 @@ function updateOriginated(s: Session, existing: PaymentDoc, input: Record<string
   if (description !== undefined) p.payment_description = description;
   if (externalId !== undefined) p.external_id = externalId;
   s.putPayment(existing);
-  writeAmountRecords(s, existing, p.allocations.length);
+  writeAmountRecords(s, existing, p.allocations);
   return existing;
 }
 
@@ -416,7 +420,7 @@ export async function recordPayment(s: Session, input: RecordPaymentInput): Prom
     ...(input.settlement_token ? { settlement_token: input.settlement_token } : {}),
   };
   const doc: PaymentDoc = { id: reference, watermark: 0, token: data.token, customer: customer.id, data };
-  await applyAllocations(s, doc, entries, invoices, 0);
+  await applyAllocations(s, doc, entries, invoices, []);
   return doc;
 }
 
@@ -432,6 +436,6 @@ export async function reversePayment(s: Session, reference: string, status: 'REV
   doc.data.status = status;
   if (reason) doc.data.status_reason = reason;
   s.putPayment(doc);
-  writeAmountRecords(s, doc, doc.data.allocations.length);
+  writeAmountRecords(s, doc, doc.data.allocations);
   return doc;
 }
