@@ -21,7 +21,7 @@ export const importInvoice = defineRoute({
   tags: TAGS,
   summary: 'Create and update an invoice',
   description:
-    'An existing number is updated. The amount is the line items plus subtotal_tax1/2 plus adjustments unless amount_override (an annualized amount is pro-rated over its inclusive span instead); without line items it is `amount`. ' +
+    'An existing number is updated. The amount is the line items plus subtotal_tax1/2 (adjustments are shown beside it, not added) unless amount_override (an annualized amount is pro-rated over its inclusive span instead); without line items it is `amount`. ' +
     'Owing is the amount less payments applied, or owing_cents under balance sync. The customer is created (named customer_name, else its identifier) or updated from customer_* attributes. ' +
     'Divisions: required when the account requires them, created on the fly with dynamic division creation, otherwise they must exist. Payment plan fields are required under payment plans; discount fields need the discounts capability. ' +
     'Any broken rule answers 412 naming each field, and nothing changes.',
@@ -48,7 +48,7 @@ export const addInvoiceAttachment = defineRoute({
   tags: TAGS,
   summary: 'Add or replace an invoice attachment (PDF)',
   description:
-    'The content must be a base64 PDF of at most 25 MB decoded, named with a .pdf file name of at most 255 characters. invoice_display true (the default) makes it the invoice\'s primary document (a previous primary stays as supplementary). The same file name replaces its earlier version.',
+    'The content must be a base64 PDF (padded or not) of at most 25 MB decoded, with a file name of at most 255 characters that has an extension. invoice_display true (the default) makes it the invoice\'s primary document (a previous primary stays as supplementary). The same file name replaces its earlier version.',
   params: Type.Object({ invoice_number: Type.String({ minLength: 1, maxLength: 100 }) }),
   body: AttachmentBody,
   invalidKind: 'precondition',

@@ -61,7 +61,7 @@ export const InvoiceImport = component(
       ref1: Type.Optional(Text('Reference.')),
       ref2: Type.Optional(Text('Reference.')),
       ref3: Type.Optional(Text('Reference.')),
-      adjustments_attributes: Type.Optional(Type.Array(Type.Object({ label: Type.Optional(Type.String()), amount: Type.Integer() }), { description: 'Replaces the stored adjustments; added to the amount.' })),
+      adjustments_attributes: Type.Optional(Type.Array(Type.Object({ label: Type.Optional(Type.String()), amount: Type.Integer() }), { description: 'Replaces the stored adjustments; shown beside the amount, not added to it.' })),
       plan_identifier: Type.Optional(Type.String({ maxLength: 100 })),
       plan_start_date: Type.Optional(Date8601('Payment plan start.')),
       plan_end_date: Type.Optional(Date8601('Payment plan end.')),
@@ -179,7 +179,7 @@ export const InvoiceView = component(
 export const AttachmentBody = Type.Object({
   find_by: Type.Union([Type.Literal('number'), Type.Literal('display_number')], { description: 'How the path\'s invoice_number is matched.' }),
   invoice_display: Type.Optional(Type.Boolean({ description: 'true (the default): the invoice\'s primary document; false: supplementary.' })),
-  file_name: Type.String({ minLength: 1, maxLength: 255, description: 'Ends in .pdf; no path separators.' }),
+  file_name: Type.String({ minLength: 1, maxLength: 255, description: 'With an extension (the content decides it is a PDF); no path separators.' }),
   content: Type.String({ minLength: 1, description: 'Base64 PDF, at most 25 MB decoded.' }),
 });
 
