@@ -63,6 +63,15 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request): v
 
 type RouteHandler = (req: Request, res: Response) => Promise<void>;
 
+/** A JSON value with every object's null-valued fields left out, at any depth (see RouteDef.nullMeansAbsent). */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) if (v !== null) out[key] = withoutNulls(v);
+  return out;
+}
+
 function mount(app: Express, route: AnyRoute, engine: Engine): RouteHandler {
   const validate = {
     params: route.params ? compile(route.params, 'params') : undefined,
@@ -90,7 +99,7 @@ function mount(app: Express, route: AnyRoute, engine: Engine): RouteHandler {
       if (validate.params && !validate.params(params)) throw validationError(validate.params.errors, 'path', invalidKind);
       const query = structuredClone(req.query) as Record<string, unknown>;
       if (validate.query && !validate.query(query)) throw validationError(validate.query.errors, 'query', invalidKind);
-      const body: unknown = req.body ?? {};
+      const body: unknown = route.nullMeansAbsent ? withoutNulls(req.body ?? {}) : (req.body ?? {});
       if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
       const reply = await route.handler({ engine, principal, params, query, body, req, res });
       if (!route.streams) send(res, reply);

@@ -76,7 +76,9 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
       operationId: route.operationId,
       tags: route.tags,
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...(route.description || route.nullMeansAbsent
+        ? { description: [route.description, route.nullMeansAbsent ? 'A field sent as `null` counts as not sent (at any depth of the body).' : undefined].filter(Boolean).join('\n\n') }
+        : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toDocSchema(route.body) } } } } : {}),
       responses,

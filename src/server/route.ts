@@ -54,6 +54,13 @@ export interface RouteDef<P extends TSchema | undefined = undefined, Q extends T
   invalidKind?: 'invalid' | 'precondition';
   /** The route writes the response itself (Server-Sent Events). */
   streams?: boolean;
+  /**
+   * A field sent as null is a field not sent (the engine's rule for import fields): clients
+   * generated from the reference often send every field, null where they have no value, and the
+   * reference's request schemas are not nullable. Nulls are dropped from the body's objects before
+   * validation.
+   */
+  nullMeansAbsent?: boolean;
   responses: Record<number, ResponseSpec>;
   handler(ctx: RouteContext<StaticOr<P, Record<string, string>>, StaticOr<Q, Record<string, unknown>>, StaticOr<B, unknown>>): Promise<Reply> | Reply;
 }

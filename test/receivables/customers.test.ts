@@ -76,6 +76,20 @@ describe('customer import', () => {
     }
   });
 
+  it('takes null as a field not sent, as clients generated from the reference send it', async () => {
+    const id = uid('C');
+    expect((await importCustomer({ identifier: id, name: 'Null Co', email: 'ap@null.test', notes: 'Keep' })).status).toBe(201);
+    const res = await importCustomer({ identifier: id, name: 'Null Co', email: null, notes: null, locale: null, credit_limit_cents: null, contacts: [{ email: 'b@null.test', first_name: null }] });
+    expect(res.status).toBe(201);
+    const v = await view(id);
+    expect([v.email, v.notes]).toEqual(['ap@null.test', 'Keep']);
+    expect(v.contacts.map((c) => c.email)).toContain('b@null.test');
+    const invoice = await ctx.api.post<ErrorReply>('/api/imports/invoice', { number: uid('INV'), customer_identifier: id, amount: 100, ref1: null, order_date: null, line_item_attributes: null });
+    expect(invoice.status).toBe(201);
+    // A required field sent as null is still missing.
+    expect(fields((await importCustomer({ identifier: null, name: 'X' })).body)).toContain('identifier');
+  });
+
   it('normalises countries and validates the province against ISO 3166-2', async () => {
     const id = uid('C');
     expect((await importCustomer({ identifier: id, name: 'X', country: 'can', province: 'CA-on' })).status).toBe(201);

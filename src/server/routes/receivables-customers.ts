@@ -12,6 +12,7 @@ const TAGS = ['Customers'];
 export const importCustomer = defineRoute({
   method: 'post',
   path: '/api/imports/customer',
+  nullMeansAbsent: true,
   operationId: 'importCustomer',
   tags: TAGS,
   summary: 'Create and update a customer',

@@ -7,6 +7,7 @@ import { CountryCodes, DivisionImport } from '../../shared/schemas/receivables-d
 export const importDivision = defineRoute({
   method: 'post',
   path: '/api/imports/division',
+  nullMeansAbsent: true,
   operationId: 'importDivision',
   tags: ['Divisions'],
   summary: 'Create and update a division',

@@ -17,6 +17,7 @@ const origin = (req: Request) => `${req.protocol}://${req.get('host') ?? '127.0.
 export const importInvoice = defineRoute({
   method: 'post',
   path: '/api/imports/invoice',
+  nullMeansAbsent: true,
   operationId: 'importInvoice',
   tags: TAGS,
   summary: 'Create and update an invoice',

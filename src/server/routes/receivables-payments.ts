@@ -12,6 +12,7 @@ const TAGS = ['Invoicing Payments'];
 export const importPayment = defineRoute({
   method: 'post',
   path: '/api/imports/payment',
+  nullMeansAbsent: true,
   operationId: 'importPayment',
   tags: TAGS,
   summary: 'Create or update a payment',
