@@ -1,7 +1,7 @@
 import { eventId, type EngineCore, type Tx } from '../core';
 import type { Account } from '../account';
 import { DAY_MS, dateInZone } from '../clock';
-import { EngineError, fail, isEngineError } from '../errors';
+import { fail } from '../errors';
 import { recordsOfKind } from '../records';
 import { attach, decodeAttachment } from './attachments';
 import { countryCodes } from './countries';
@@ -111,15 +111,6 @@ export interface ReceivablesOptions {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/**
- * update_identifier's 412 as the reference shows it: an `importer` field holding the importer's
- * errors as Ruby prints a hash (`{:customer=>["not found."]}`), beside our own fields.
- */
-function withImporter(err: EngineError): EngineError {
-  const errors: Record<string, string[]> = err.code === 'customer_not_found' ? { customer: ['not found.'] } : Object.fromEntries((err.details ?? [{ field: 'identifier', message: err.message }]).map((d) => [d.field === 'new_identifier' ? 'identifier' : d.field, [`${d.message}.`]]));
-  const importer = `{${Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`).join(', ')}}`;
-  return new EngineError(err.kind, err.code, err.message, err.details, { importer });
-}
 const RECENT_MS = 7 * DAY_MS;
 
 export function createReceivables(core: EngineCore, account: Account, settings: ReceivablesOptions = {}): Receivables {
@@ -235,8 +226,6 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         const renamed = await renameCustomer(s, identifier, next);
         if (renamed.identifier !== identifier) await settings.onCustomerRenamed?.(s.tx, identifier, renamed.identifier);
         return renamed;
-      }).catch((err: unknown) => {
-        throw isEngineError(err) && err.kind === 'precondition' ? withImporter(err) : err;
       });
       return { identifier: doc.identifier, message: 'customer identifier updated' };
     },
@@ -315,13 +304,13 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         // Drawn from its payment as the account is set now (line-item short pay may have been
         // turned on or off since the allocation was stored), as the payment export draws it.
         const opts = { lineShortPay: account.can('line_item_short_pay'), sender: sender() };
-        view.payments = await Promise.all(
-          amounts.map(async (a) => {
-            const payment = await core.get<PaymentDoc & { [k: string]: unknown }>('payments', a.payment);
-            const allocation = payment?.data.allocations.find((x) => x.id === a.id);
-            return { ...(payment && allocation ? paymentAmountView(payment.data, allocation, opts) : a.data), watermark: a.watermark };
-          }),
-        );
+        const payments = (await core.store.getMany('payments', [...new Set(amounts.map((a) => a.payment))])) as unknown as PaymentDoc[];
+        const byId = new Map(payments.map((p) => [p.id, p]));
+        view.payments = amounts.map((a) => {
+          const payment = byId.get(a.payment);
+          const allocation = payment?.data.allocations.find((x) => x.id === a.id);
+          return { ...(payment && allocation ? paymentAmountView(payment.data, allocation, opts) : a.data), watermark: a.watermark };
+        });
       }
       if (doc.data.owing_cents > 0 && !doc.data.deleted) {
         const customer = await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.customer);

@@ -5,17 +5,14 @@ import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
 import { resolveInvoiceDivision } from './divisions';
 import { extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
-import { EMAIL_RE, KEY_RE, NOTES_MAX, Problems } from './problems';
+import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { Session } from './session';
 import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
 
-/**
- * Invoice numbers are the ERP's (`INV/2026/001` is common): any characters but control ones, no
- * space at either end, at most 64 (the stored key). In a path they travel URL-encoded.
- */
-// eslint-disable-next-line no-control-regex
-export const NUMBER_RE = /^(?=.{1,64}$)[^\s\u0000-\u001f](?:[^\u0000-\u001f]*[^\s\u0000-\u001f])?$/;
-const NUMBER_RULE = 'must be 1 to 64 characters, no control characters, no space at either end';
+/** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
+const INVOICE_KEY = freeKey(64);
+export const NUMBER_RE = INVOICE_KEY.pattern;
+const NUMBER_RULE = INVOICE_KEY.rule;
 
 const INVOICE_FIELDS = new Set([
   'number', 'customer_identifier', 'display_number', 'currency', 'amount', 'replace_line_items', 'amount_override',

@@ -7,47 +7,47 @@ const bump = (map: Record<string, number>, key: string, by: number) => {
   else map[key] = next;
 };
 
+/** What one invoice version puts on its customer's ledger: nothing once deleted. */
+function ledgerEntry(invoice: InvoiceDoc): { currency: string; division?: string; open?: OpenItem } | undefined {
+  const d = invoice.data;
+  if (d.deleted) return undefined;
+  return { currency: d.currency, division: d.division, open: d.owing_cents !== 0 ? [d.date, d.due_date ?? '', d.owing_cents, d.currency] : undefined };
+}
+
 /** Adds (+1) or removes (-1) one invoice version's effect on its customer's ledger. */
 export function applyInvoiceToLedger(ledger: Ledger, invoice: InvoiceDoc, sign: 1 | -1): void {
-  const d = invoice.data;
-  if (d.deleted) return;
-  bump(ledger.currencies, d.currency, sign);
-  if (d.division) bump(ledger.divisions, d.division, sign);
-  if (sign < 0) delete ledger.open[d.number];
-  else if (d.owing_cents !== 0) ledger.open[d.number] = [d.date, d.due_date ?? '', d.owing_cents, d.currency];
+  const entry = ledgerEntry(invoice);
+  if (!entry) return;
+  bump(ledger.currencies, entry.currency, sign);
+  if (entry.division) bump(ledger.divisions, entry.division, sign);
+  if (sign < 0) delete ledger.open[invoice.data.number];
+  else if (entry.open) ledger.open[invoice.data.number] = entry.open;
 }
 
 /** Whether two versions of an invoice weigh differently on their customer's ledger. */
 export function changesLedger(before: InvoiceDoc, after: InvoiceDoc): boolean {
-  const [b, a] = [before.data, after.data];
-  return (
-    before.customer !== after.customer ||
-    b.deleted !== a.deleted ||
-    b.currency !== a.currency ||
-    b.division !== a.division ||
-    b.owing_cents !== a.owing_cents ||
-    b.date !== a.date ||
-    (b.due_date ?? '') !== (a.due_date ?? '')
-  );
+  return before.customer !== after.customer || JSON.stringify(ledgerEntry(before)) !== JSON.stringify(ledgerEntry(after));
 }
 
 export const REVERSED = new Set(['REVERSAL', 'ERROR (NSF)', 'ERROR (DECLINED)']);
 
 /**
  * Adds (+1) or removes (-1) one payment version's effect on its customer's ledger. Removing the
- * version that is the customer's last payment leaves none: the caller then finds the last one
- * among the customer's other payments (lastPaymentOf).
+ * version that is the customer's last payment leaves none, and says so (true): the caller then
+ * finds the last one among the customer's other payments (lastPaymentOf).
  */
-export function applyPaymentToLedger(ledger: Ledger, p: PaymentData, sign: 1 | -1): void {
+export function applyPaymentToLedger(ledger: Ledger, p: PaymentData, sign: 1 | -1): boolean {
   const counts = !REVERSED.has(p.status);
   if (counts && p.unapplied_cents !== 0) bump(ledger.unapplied, p.currency, sign * p.unapplied_cents);
   if (sign < 0) {
-    if (ledger.last_payment?.reference === p.reference) delete ledger.last_payment;
-    return;
+    const lost = ledger.last_payment?.reference === p.reference;
+    if (lost) delete ledger.last_payment;
+    return lost;
   }
-  if (!counts) return;
+  if (!counts) return false;
   if (isLater(p, ledger.last_payment)) ledger.last_payment = lastPaymentFields(p);
   if (p.source === 'arc') ledger.paid_here = true;
+  return false;
 }
 
 /** The later of two payments by date; on the same date the one applied after (the candidate) wins. */

@@ -4,7 +4,7 @@ import { Fields } from './fields';
 import { NUMBER_RE } from './invoices';
 import { REVERSED } from './ledger';
 import { paymentAmountView } from './payment-view';
-import { KEY_RE, NOTES_MAX, Problems, REFERENCE_RE, REFERENCE_RULE } from './problems';
+import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { Session } from './session';
 import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus } from './types';
 
@@ -67,7 +67,7 @@ export interface PaymentImportResult {
 export async function importPayment(s: Session, input: Record<string, unknown>, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
-  const identifier = f.str('identifier', { pattern: REFERENCE_RE, patternText: REFERENCE_RULE, code: 'invalid_identifier' });
+  const identifier = f.str('identifier', { pattern: PAYMENT_KEY.pattern, patternText: PAYMENT_KEY.rule, code: 'invalid_identifier' });
   if (!f.has('identifier')) problems.add('identifier', 'missing_identifier', 'is required');
 
   let total = f.int('amount_cents', { min: 0, code: 'invalid_amount' });

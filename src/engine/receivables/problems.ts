@@ -49,12 +49,19 @@ export function validDate(value: string): boolean {
 export const KEY_RE = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$/;
 
 /**
- * Payment identifiers are the ERP's own (`CHQ 1234`, `PMT#12`; the reference sets no rule): any
- * characters but control ones, no space at either end, at most 100. In a path they travel URL-encoded.
+ * Keys that are the ERP's own (invoice numbers such as `INV/2026/001`, payment identifiers such as
+ * `CHQ 1234`; the reference sets no rule): any characters but control ones, no space at either
+ * end, at most `max`. In a path they travel URL-encoded.
  */
-// eslint-disable-next-line no-control-regex
-export const REFERENCE_RE = /^(?=.{1,100}$)[^\s\u0000-\u001f](?:[^\u0000-\u001f]*[^\s\u0000-\u001f])?$/;
-export const REFERENCE_RULE = 'must be 1 to 100 characters, no control characters, no space at either end';
+export function freeKey(max: number): { pattern: RegExp; rule: string } {
+  return {
+    pattern: new RegExp(`^(?=.{1,${max}}$)[^\\s\\u0000-\\u001f](?:[^\\u0000-\\u001f]*[^\\s\\u0000-\\u001f])?$`),
+    rule: `must be 1 to ${max} characters, no control characters, no space at either end`,
+  };
+}
+
+/** Payment identifiers. */
+export const PAYMENT_KEY = freeKey(100);
 
 export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -70,10 +70,15 @@ export function createReadAhead(options: ReadAheadOptions): ReadAhead {
   let closed = false;
   const idOf = (key: string, page: Page) => `${key}\u0000${page.after}\u0000${page.limit}`;
 
-  const drop = (entry: Ahead) => {
+  /** Out of the map, its pump stopped at its next turn, its expiry cleared. */
+  const stop = (entry: Ahead) => {
     if (ahead.get(entry.id) === entry) ahead.delete(entry.id);
     entry.stopped = true;
     clearTimeout(entry.expiry);
+  };
+
+  const drop = (entry: Ahead) => {
+    stop(entry);
     // The source is closed once the pump has let go of it (a generator cannot be closed mid-step).
     void entry.pumping.then(() => entry.source.return(undefined)).catch(() => undefined);
   };
@@ -126,9 +131,7 @@ export function createReadAhead(options: ReadAheadOptions): ReadAhead {
   const take = async (id: string): Promise<Ahead | undefined> => {
     const entry = ahead.get(id);
     if (!entry) return undefined;
-    ahead.delete(id);
-    entry.stopped = true;
-    clearTimeout(entry.expiry);
+    stop(entry);
     await entry.pumping;
     if (entry.failed || entry.asOf !== options.writeMark()) {
       drop(entry);

@@ -223,9 +223,7 @@ export class Session {
       if (slot.original) {
         const owner = await this.customerById(slot.original.customer);
         if (owner) {
-          const hadIt = owner.data.ledger.last_payment?.reference === slot.original.data.reference;
-          applyPaymentToLedger(owner.data.ledger, slot.original.data, -1);
-          if (hadIt) lostLast.add(owner);
+          if (applyPaymentToLedger(owner.data.ledger, slot.original.data, -1)) lostLast.add(owner);
           this.touchCustomer(owner);
         }
       }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
+import { EngineError, isEngineError } from '../../engine/errors';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import { ImportResult } from '../../shared/schemas/receivables-common';
@@ -8,6 +9,19 @@ import { CustomerImport, CustomerListItem, CustomerOpenInvoice, CustomerView, Id
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Customers'];
+
+/**
+ * update_identifier's 412 as the reference shows it: beside our error fields, `importer` holds the
+ * importer's errors as Ruby prints a hash, e.g. `{:customer=>["not found."]}`.
+ */
+function withImporter(err: EngineError): EngineError {
+  const errors: Record<string, string[]> =
+    err.code === 'customer_not_found'
+      ? { customer: ['not found.'] }
+      : Object.fromEntries((err.details ?? [{ field: 'identifier', message: err.message }]).map((d) => [d.field === 'new_identifier' ? 'identifier' : d.field, [`${d.message}.`]]));
+  const fields = Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`);
+  return new EngineError(err.kind, err.code, err.message, err.details, { importer: `{${fields.join(', ')}}` });
+}
 
 export const importCustomer = defineRoute({
   method: 'post',
@@ -108,7 +122,11 @@ export const updateCustomerIdentifier = defineRoute({
     },
   },
   async handler({ engine, params, body }) {
-    return { body: await engine.receivables.updateIdentifier(params.identifier, body.new_identifier) };
+    try {
+      return { body: await engine.receivables.updateIdentifier(params.identifier, body.new_identifier) };
+    } catch (err) {
+      throw isEngineError(err) && err.kind === 'precondition' ? withImporter(err) : err;
+    }
   },
 });
 
