@@ -84,14 +84,15 @@ function sqliteBindingForElectron() {
 
 function runHeadless(reason) {
   console.log(`${reason}: starting Laneway headless. Open the Screens URL below in a browser.`);
-  // Node's flags as `npm run serve` passes them (a larger young generation: see README, Benchmarks).
+  // The built serve with Node's flags as `npm run serve` passes them (a larger young generation:
+  // see README, Benchmarks); scripts/cli.mjs builds it first when a source changed.
   const serveScript = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.serve.split(' ');
   const nodeFlags = serveScript.filter((a) => a.startsWith('--'));
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), ...nodeFlags, join(root, 'src', 'cli', 'serve.ts'), ...passThrough], { cwd: root, stdio: 'inherit' });
+  const child = spawn(process.execPath, [...nodeFlags, join(root, 'scripts', 'cli.mjs'), 'serve', ...passThrough], { cwd: root, stdio: 'inherit' });
   const forward = (signal) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
-  child.on('exit', (code) => process.exit(code ?? 0));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
 ensureBuilt();
@@ -114,7 +115,8 @@ if (process.env.LANEWAY_HEADLESS === '1') {
       runHeadless('No better-sqlite3 build for Electron could be made');
     } else {
       const child = spawn(electron, [root, ...passThrough], { cwd: root, stdio: 'inherit', env: { ...process.env, LANEWAY_SQLITE_BINDING: binding } });
-      child.on('exit', (code) => process.exit(code ?? 0));
+      for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+      child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
     }
   }
 }

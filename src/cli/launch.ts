@@ -5,6 +5,7 @@ import { upgradeProgress } from './upgrade-progress';
 import { openDataStore } from '../store';
 import { startServer, type RunningServer } from '../server/http';
 import { createSerialLaneDriver } from '../terminal';
+import { lockDataFolder } from './folder-lock';
 
 export interface LaunchOptions {
   dataDir: string;
@@ -19,6 +20,8 @@ export interface LaunchOptions {
   exportReadAhead?: boolean;
   /** Path of a better-sqlite3 binary built for Electron's ABI. */
   sqliteBinding?: string;
+  /** Who holds the data folder's lock (serve, desktop), as a second start is told. */
+  program?: string;
 }
 
 export interface Launched {
@@ -31,63 +34,83 @@ export interface Launched {
 
 /** Store, engine and HTTP server, as `serve` and the Electron main process both start them. */
 export async function launch(options: LaunchOptions): Promise<Launched> {
-  const logger = createLogger({
-    directory: join(options.dataDir, 'logs'),
-    level: options.logLevel ?? 'info',
-    stdout: options.logToStdout ?? false,
-  });
-  const store = await openDataStore({
-    directory: options.dataDir,
-    ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
-    // Once per upgrade, and long on a big file: said where the person starting the app looks.
-    onRelayout: upgradeProgress((line) => {
-      logger.info({ line }, 'store layout upgrade');
-      console.log(line);
-    }),
-  });
-  const engine = await createEngine({
-    store,
-    logger,
-    ...(process.env.LANEWAY_API_TOKEN ? { firstToken: process.env.LANEWAY_API_TOKEN } : {}),
-    ...(process.env.LANEWAY_API_KEY ? { firstKey: process.env.LANEWAY_API_KEY } : {}),
-    ...(options.timezone ? { timezone: options.timezone } : {}),
-    ...(options.exportReadAhead === false ? { exportReadAhead: false } : {}),
-    laneDriver: createSerialLaneDriver(),
-  });
-  engine.start();
-  const server = await startServer(engine, {
-    ...(options.host ? { host: options.host } : {}),
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
-    ...(options.uiDir ? { uiDir: options.uiDir } : {}),
-  });
-  const status = engine.status();
-  const banner = [
-    `Laneway ${status.version}: ${status.name} (${status.environment}), data folder ${options.dataDir}`,
-    `API:     ${server.url}/api   (docs ${server.url}/api/docs)`,
-    `Screens: ${server.url}/app`,
-  ];
-  if (engine.firstCredentials) {
-    banner.push(
-      'First API credentials of this install (shown once; only a hash of the key is kept):',
-      `  API token: ${engine.firstCredentials.token}`,
-      `  API key:   ${engine.firstCredentials.key}`,
-      `  e.g. curl -u ${engine.firstCredentials.token}:${engine.firstCredentials.key} ${server.url}/api/whoami`,
-    );
+  // Before anything opens the folder: a second server on it would fight the first over the lanes'
+  // serial ports and the store. Throws FolderLockedError naming the holder.
+  const lock = lockDataFolder(options.dataDir, options.program ?? 'serve');
+  let engine: Engine | undefined;
+  try {
+    const logger = createLogger({
+      directory: join(options.dataDir, 'logs'),
+      level: options.logLevel ?? 'info',
+      stdout: options.logToStdout ?? false,
+    });
+    const store = await openDataStore({
+      directory: options.dataDir,
+      ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
+      // Once per upgrade, and long on a big file: said where the person starting the app looks.
+      onRelayout: upgradeProgress((line) => {
+        logger.info({ line }, 'store layout upgrade');
+        console.log(line);
+      }),
+    });
+    engine = await createEngine({
+      store,
+      logger,
+      ...(process.env.LANEWAY_API_TOKEN ? { firstToken: process.env.LANEWAY_API_TOKEN } : {}),
+      ...(process.env.LANEWAY_API_KEY ? { firstKey: process.env.LANEWAY_API_KEY } : {}),
+      ...(options.timezone ? { timezone: options.timezone } : {}),
+      ...(options.exportReadAhead === false ? { exportReadAhead: false } : {}),
+      laneDriver: createSerialLaneDriver(),
+      deferFirstStart: true,
+    });
+    const server = await startServer(engine, {
+      ...(options.host ? { host: options.host } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+      ...(options.uiDir ? { uiDir: options.uiDir } : {}),
+    });
+    // Only now that the socket listens: a start that failed before made no credential nobody saw.
+    const first = await engine.firstStart();
+    engine.start();
+    const status = engine.status();
+    const banner = [
+      `Laneway ${status.version}: ${status.name} (${status.environment}), data folder ${options.dataDir}`,
+      `API:     ${server.url}/api   (docs ${server.url}/api/docs)`,
+      `Screens: ${server.url}/app`,
+    ];
+    if (first.credentials) {
+      const { token, key } = first.credentials;
+      banner.push(
+        'First API credentials of this install (shown once; only a hash of the key is kept):',
+        `  API token: ${token}`,
+        `  API key:   ${key}`,
+        `  e.g. curl -u ${token}:${key} ${server.url}/api/whoami`,
+      );
+    }
+    if (first.cashier) {
+      const c = first.cashier;
+      banner.push(`Sample cashier of this sandbox (shown once): ${c.name}, code ${c.code}. Add a lane, then sign in on it at ${server.url}/app`);
+    }
+    if (!first.credentials) banner.push('Lost the API key or a cashier code? Stop Laneway, then: npm run admin -- help');
+    logger.info({ url: server.url, dataDir: options.dataDir, environment: status.environment }, 'laneway started');
+    const running = engine;
+    return {
+      engine: running,
+      server,
+      banner,
+      async stop() {
+        try {
+          await server.close();
+          await running.close();
+          logger.flush();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    await engine?.close().catch(() => undefined);
+    lock.release();
+    throw err;
   }
-  if (engine.register.firstCashier) {
-    const c = engine.register.firstCashier;
-    banner.push(`Sample cashier of this sandbox (shown once): ${c.name}, code ${c.code}. Add a lane, then sign in on it at ${server.url}/app`);
-  }
-  logger.info({ url: server.url, dataDir: options.dataDir, environment: status.environment }, 'laneway started');
-  return {
-    engine,
-    server,
-    banner,
-    async stop() {
-      await server.close();
-      await engine.close();
-      logger.flush();
-    },
-  };
 }

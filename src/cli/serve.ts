@@ -15,13 +15,15 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  // Built into out/cli/ (scripts/cli-build.mjs): the screens are built beside it, in out/renderer/.
   const here = dirname(fileURLToPath(import.meta.url));
   const launched = await launch({
     dataDir: resolve(args.get('data-dir') ?? defaultDataDir()),
     host: args.get('host') ?? process.env.LANEWAY_HOST ?? '127.0.0.1',
     port: intFlag(args, 'port', process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT) ?? DEFAULT_PORT,
     ...(intFlag(args, 'rate-limit', process.env.LANEWAY_RATE_LIMIT ? Number(process.env.LANEWAY_RATE_LIMIT) : undefined) ? { rateLimit: intFlag(args, 'rate-limit', Number(process.env.LANEWAY_RATE_LIMIT)) } : {}),
-    uiDir: resolve(args.get('ui-dir') ?? resolve(here, '../../out/renderer')),
+    uiDir: resolve(args.get('ui-dir') ?? resolve(here, '../renderer')),
+    program: 'serve',
     logLevel: args.get('log-level') ?? 'info',
     logToStdout: args.has('log-level'),
     ...(args.get('timezone') ? { timezone: args.get('timezone') } : {}),
@@ -29,20 +31,40 @@ async function main(): Promise<void> {
   });
   for (const line of launched.banner) console.log(line);
 
+  // SIGTERM (a service manager, `kill`, npm passing it on) and SIGINT (Ctrl-C) stop the same way:
+  // stop listening, let requests in flight finish, close the lanes and the store, release the
+  // data folder, exit 0. A second signal while stopping does not wait any longer.
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  const stop = (signal: string) => {
+    if (stopping) {
+      console.log(`Laneway stopping now (${signal} again)`);
+      process.exit(1);
+    }
     stopping = true;
     console.log(`Laneway stopping (${signal})`);
-    await launched.stop();
-    process.exit(0);
+    launched.stop().then(
+      () => {
+        console.log('Laneway stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        console.error(`Laneway did not stop cleanly: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function explain(err: unknown): string {
+  const e = err as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (e?.code === 'EADDRINUSE') return `port ${e.port ?? ''} on ${e.address ?? 'this machine'} is already in use: stop what uses it, or choose another with --port`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 main().catch((err: unknown) => {
-  console.error(`Laneway could not start: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(`Laneway could not start: ${explain(err)}`);
   // The stack is for whoever diagnoses it, not for the person starting the app.
   if (process.env.LANEWAY_DEBUG && err instanceof Error) console.error(err.stack);
   process.exit(1);

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from './clock';
 import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
 import { createLogger, type Logger } from './logger';
-import { openAccount, type Account } from './account';
+import { ensureFirstCredentials, openAccount, type Account, type FirstCredentials } from './account';
 import { createLanes, type Lanes } from './lanes';
 import type { LaneDriver } from './lanes/driver-port';
 import type { CardPresentPort } from './card-present';
@@ -37,6 +37,17 @@ export interface EngineOptions {
   receivables?: ReceivablesPort;
   /** Read-ahead of invoice export pages (default on; `serve --no-read-ahead` turns it off). */
   exportReadAhead?: boolean;
+  /**
+   * Leave the first start's credentials and sample cashier to `firstStart()`: `serve` and the
+   * desktop app make them only once their socket listens. Otherwise createEngine makes them.
+   */
+  deferFirstStart?: boolean;
+}
+
+/** What a new install shows once: its first API credentials and the sandbox's sample cashier. */
+export interface FirstStart {
+  credentials?: FirstCredentials;
+  cashier?: { id: string; name: string; code: string };
 }
 
 export interface Engine {
@@ -55,8 +66,13 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
-  /** Set only on the start that created the account: print once, never store in clear. */
-  readonly firstCredentials?: { token: string; key: string };
+  /** Set only on the start that made the first credentials: print once, never store in clear. */
+  readonly firstCredentials?: FirstCredentials;
+  /**
+   * Makes the install's first credentials when it has none, and then the sandbox's sample
+   * cashier; returns what to show once (empty on later starts).
+   */
+  firstStart(): Promise<FirstStart>;
   status(): EngineStatus;
   /** Runs the time-driven work now (tests call it after moving the clock). */
   tick(): Promise<void>;
@@ -78,11 +94,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? createLogger();
   const core = await createCore({ store: options.store, clock, ids, logger });
-  const { account, firstCredentials } = await openAccount(core, {
-    ...(options.firstToken ? { firstToken: options.firstToken } : {}),
-    ...(options.firstKey ? { firstKey: options.firstKey } : {}),
-    ...(options.timezone ? { timezone: options.timezone } : {}),
-  });
+  const { account } = await openAccount(core, options.timezone ? { timezone: options.timezone } : {});
   const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});
 
   const keyer = await openVaultKeyer(core);
@@ -93,7 +105,20 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
-  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, seed: firstCredentials !== undefined });
+  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards });
+
+  let firstCredentials: FirstCredentials | undefined;
+  const firstStart = async (): Promise<FirstStart> => {
+    const credentials = await ensureFirstCredentials(account.credentials, {
+      ...(options.firstToken ? { token: options.firstToken } : {}),
+      ...(options.firstKey ? { key: options.firstKey } : {}),
+    });
+    if (!credentials) return {};
+    firstCredentials = credentials;
+    const cashier = await register.seedSample();
+    return { credentials, ...(cashier ? { cashier } : {}) };
+  };
+  if (!options.deferFirstStart) await firstStart();
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -111,7 +136,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     giftCards,
     autopay,
     register,
-    ...(firstCredentials ? { firstCredentials } : {}),
+    get firstCredentials() {
+      return firstCredentials;
+    },
+    firstStart,
     status() {
       const profile = account.profile();
       return {

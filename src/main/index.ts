@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, shell } from 'electron';
 import { launch, type Launched } from '../cli/launch';
 import { DEFAULT_PORT } from '../cli/paths';
 import { BRIDGE_CHANNELS, type DesktopSession } from '../shared/bridge';
@@ -8,6 +8,19 @@ import { desktopCredential } from './desktop-credential';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 let launched: Launched | undefined;
+let mainWindow: BrowserWindow | undefined;
+
+// One window per user: a second launch hands over to the first (which comes to the front) and
+// quits before it touches the data folder, whose own lock would refuse it anyway.
+const firstInstance = app.requestSingleInstanceLock();
+if (!firstInstance) app.quit();
+app.on('second-instance', () => {
+  const win = mainWindow && !mainWindow.isDestroyed() ? mainWindow : BrowserWindow.getAllWindows()[0];
+  if (!win) return;
+  if (win.isMinimized()) win.restore();
+  win.show();
+  win.focus();
+});
 
 async function createWindow(l: Launched): Promise<void> {
   const origin = new URL(l.server.url).origin;
@@ -30,16 +43,31 @@ async function createWindow(l: Launched): Promise<void> {
   win.webContents.on('will-navigate', (event, url) => {
     if (new URL(url).origin !== origin) event.preventDefault();
   });
+  mainWindow = win;
+  win.on('closed', () => {
+    if (mainWindow === win) mainWindow = undefined;
+  });
   await win.loadURL(`${l.server.url}/app/`);
 }
 
 app.whenReady().then(async () => {
-  launched = await launch({
-    dataDir: process.env.LANEWAY_DATA_DIR ?? app.getPath('userData'),
-    port: process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT,
-    uiDir: join(here, '../renderer'),
-    ...(process.env.LANEWAY_SQLITE_BINDING ? { sqliteBinding: process.env.LANEWAY_SQLITE_BINDING } : {}),
-  });
+  if (!firstInstance) return;
+  try {
+    launched = await launch({
+      dataDir: process.env.LANEWAY_DATA_DIR ?? app.getPath('userData'),
+      port: process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT,
+      uiDir: join(here, '../renderer'),
+      program: 'desktop',
+      ...(process.env.LANEWAY_SQLITE_BINDING ? { sqliteBinding: process.env.LANEWAY_SQLITE_BINDING } : {}),
+    });
+  } catch (err) {
+    // Port in use, data folder held by `serve`: say it where the person looks, then quit.
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`Laneway could not start: ${message}`);
+    dialog.showErrorBox('Laneway could not start', message);
+    app.exit(1);
+    return;
+  }
   for (const line of launched.banner) console.log(line);
   const l = launched;
   ipcMain.handle(BRIDGE_CHANNELS.session, async (event): Promise<DesktopSession> => {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import { createApp, type AppOptions } from './app';
@@ -6,7 +6,11 @@ import { createApp, type AppOptions } from './app';
 export interface RunningServer {
   url: string;
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stops listening, lets requests in flight finish (up to `graceMs`, then cuts them), ends live
+   * event streams (they never finish by themselves) and closes idle connections.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -21,15 +25,32 @@ export async function startServer(engine: Engine, options: Omit<AppOptions, 'eng
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    if (closing) res.shouldKeepAlive = false;
+    res.on('close', () => inFlight.delete(res));
+    // A keep-alive connection whose last answer went out while closing is idle now: let it go.
+    res.on('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   const { port } = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,
     port,
-    close: () =>
+    close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        closing = true;
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const res of inFlight) {
+          res.shouldKeepAlive = false;
+          if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) res.end();
+        }
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), graceMs).unref();
       }),
   };
 }

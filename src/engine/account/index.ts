@@ -21,36 +21,24 @@ export interface Account {
 
 export interface BootstrapResult {
   account: Account;
-  /** Set only when this start created the account: the caller prints these once. */
-  firstCredentials?: { token: string; key: string };
+}
+
+/** What a first start shows once: the clear key exists only in this object, never at rest. */
+export interface FirstCredentials {
+  token: string;
+  key: string;
 }
 
 const ACCOUNT_KEY = 'supplier';
 
-export async function openAccount(
-  core: EngineCore,
-  options: { firstToken?: string; firstKey?: string; timezone?: string } = {},
-): Promise<BootstrapResult> {
+export async function openAccount(core: EngineCore, options: { timezone?: string } = {}): Promise<BootstrapResult> {
   let profile = (await getRecord<AccountProfile>(core, 'account', ACCOUNT_KEY))?.data;
   const credentials = await createCredentials(core);
-  let firstCredentials: BootstrapResult['firstCredentials'];
   if (!profile) {
     const timezone = options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
     const created = defaultProfile(core.ids.token(), new Date(core.clock.now()).toISOString(), timezone);
     await core.mutate((tx) => putRecord(tx, 'account', ACCOUNT_KEY, created, { type: 'account.created', entity: 'account', key: created.token }));
     profile = created;
-  }
-  if (!credentials.hasAny()) {
-    const made = await credentials.create({
-      name: 'First sandbox credential',
-      ...(options.firstToken ? { token: options.firstToken } : {}),
-      ...(options.firstKey ? { key: options.firstKey } : {}),
-    });
-    firstCredentials = { token: made.token, key: made.key };
-  } else if (options.firstToken && options.firstKey && !credentials.verifyBasic(options.firstToken, options.firstKey)) {
-    // LANEWAY_API_TOKEN/KEY on an existing folder: make sure that pair works (scripts rely on it).
-    const existing = (await credentials.list()).find((c) => c.token === options.firstToken);
-    if (!existing) await credentials.create({ name: 'From LANEWAY_API_TOKEN', token: options.firstToken, key: options.firstKey });
   }
 
   let current: AccountProfile = profile;
@@ -89,7 +77,30 @@ export async function openAccount(
       return { [credential]: await whoamiEntry(core, current, jwt) };
     },
   };
-  return { account, ...(firstCredentials ? { firstCredentials } : {}) };
+  return { account };
+}
+
+/**
+ * The install's first credential, made when it has none: the caller shows the key once. `serve`
+ * and the desktop app call this only once their socket listens, so a start that fails (port in
+ * use) leaves no credential nobody saw, and the next start makes and shows it. With a chosen pair
+ * (LANEWAY_API_TOKEN/KEY) on a folder that has credentials, makes sure that pair works (scripts
+ * rely on it) and shows nothing.
+ */
+export async function ensureFirstCredentials(credentials: Credentials, chosen: { token?: string; key?: string } = {}): Promise<FirstCredentials | undefined> {
+  if (!credentials.hasAny()) {
+    const made = await credentials.create({
+      name: 'First sandbox credential',
+      ...(chosen.token ? { token: chosen.token } : {}),
+      ...(chosen.key ? { key: chosen.key } : {}),
+    });
+    return { token: made.token, key: made.key };
+  }
+  if (chosen.token && chosen.key && !credentials.verifyBasic(chosen.token, chosen.key)) {
+    const existing = (await credentials.list()).find((c) => c.token === chosen.token);
+    if (!existing) await credentials.create({ name: 'From LANEWAY_API_TOKEN', token: chosen.token, key: chosen.key });
+  }
+  return undefined;
 }
 
 function validTimeZone(zone: string): boolean {

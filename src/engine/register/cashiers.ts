@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { EngineCore, Tx } from '../core';
-import { fail } from '../errors';
+import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Cashier, CashierCreate, CashierPatch, Shift } from '../../shared/schemas/register';
 import { KIND, type CashierData, type RegisterState, type ShiftData } from './model';
@@ -31,6 +31,8 @@ export interface Cashiers {
   requireShiftInTx(tx: Tx, shiftId: string): Promise<ShiftData>;
   /** Creates a cashier inside a unit (the sample cashier of a new install). */
   createInTx(tx: Tx, name: string, code: string): Promise<CashierData>;
+  /** A fresh code for the cashier with this id or name (one match only), returned to show once. */
+  resetCode(who: string): Promise<{ cashier: Cashier; code: string }>;
 }
 
 /**
@@ -153,5 +155,24 @@ export function createCashiers(core: EngineCore, registers: Registers, secret: s
     },
 
     createInTx,
+
+    async resetCode(who) {
+      const all = (await recordsOfKind<CashierData>(core, KIND.cashier)).map((r) => r.data);
+      const wanted = who.trim().toLowerCase();
+      const byId = all.filter((c) => c.id === who.trim());
+      const matches = byId.length > 0 ? byId : all.filter((c) => c.name.toLowerCase() === wanted);
+      if (matches.length === 0) throw fail.notFound('cashier_not_found', `No cashier ${who}`);
+      if (matches.length > 1) throw fail.conflict('cashier_ambiguous', `${matches.length} cashiers are named ${who}: give the id instead`);
+      const target = matches[0]!;
+      // Six digits: a reset code is typed rarely and is worth being harder to guess.
+      for (let attempt = 0; ; attempt++) {
+        const code = String(Number.parseInt(core.ids.secret(8), 16) % 1_000_000).padStart(6, '0');
+        try {
+          return { cashier: await this.update(target.id, { code }), code };
+        } catch (err) {
+          if (attempt >= 20 || !isEngineError(err) || err.code !== 'cashier_code_taken') throw err;
+        }
+      }
+    },
   };
 }

@@ -53,8 +53,15 @@ export type { ReversalOutcome } from './reversals';
  * credential making the call (recorded on gateway transactions as `created_by_user`).
  */
 export interface Register {
-  /** Set on the start that created the install (sandbox): the sample cashier's code, to print once. */
+  /** Set once seedSample made the sample cashier (sandbox): its code, to print once. */
   readonly firstCashier?: { id: string; name: string; code: string };
+  /**
+   * A new sandbox install's sample catalog and cashier, once per install (nothing on a live
+   * account or when the register was set up already). Returns the cashier and its code to show once.
+   */
+  seedSample(): Promise<{ id: string; name: string; code: string } | undefined>;
+  /** A new code for a cashier (by id or name), shown once: the way back in when the code is lost. */
+  resetCashierCode(who: string): Promise<{ cashier: Cashier; code: string }>;
   settings(): RegisterSettings;
   updateSettings(patch: SettingsPatch): Promise<RegisterSettings>;
 
@@ -98,8 +105,6 @@ export interface RegisterDeps {
   lanes: Lanes;
   gateway: Gateway;
   giftCards: GiftCards;
-  /** A new sandbox install: create the sample catalog and cashier. */
-  seed: boolean;
 }
 
 async function registerSecret(core: EngineCore): Promise<string> {
@@ -132,9 +137,10 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
   const reversalsInFlight = new Set<string>();
 
   let firstCashier: Register['firstCashier'];
-  if (deps.seed && account.profile().environment === 'sandbox') {
+  const seedSample = async (): Promise<Register['firstCashier']> => {
+    if (account.profile().environment !== 'sandbox') return undefined;
     const code = sampleCode(core.ids.secret(8));
-    firstCashier = await core.mutate(async (tx) => {
+    const made = await core.mutate(async (tx) => {
       if (await getRecord(tx, KIND.settings, 'register')) return undefined;
       await putRecord(tx, KIND.settings, 'register', { ...settings.current(), updated_at: tx.at }, { type: 'pos_settings.created', entity: 'pos_settings', key: 'register' });
       for (const p of sampleProducts(tx)) {
@@ -143,7 +149,9 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
       const cashier = await cashiers.createInTx(tx, SAMPLE_CASHIER_NAME, code);
       return { id: cashier.id, name: cashier.name, code };
     });
-  }
+    if (made) firstCashier = made;
+    return made;
+  };
 
   core.onTick('register.recover', async () => {
     await recoverPending(ctx);
@@ -167,7 +175,11 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
   };
 
   return {
-    ...(firstCashier ? { firstCashier } : {}),
+    get firstCashier() {
+      return firstCashier;
+    },
+    seedSample,
+    resetCashierCode: (who) => cashiers.resetCode(who),
     settings: () => settingsView(settings.current()),
     updateSettings: (patch) => settings.update(patch),
 

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// `npm run serve|admin|terminal-sim`: runs the built program in this very process (no child), so
+// the signals npm forwards reach the program itself. Builds it first when a source changed.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PROGRAMS, buildCli, isFresh, outDir } from './cli-build.mjs';
+
+const program = process.argv[2];
+if (!PROGRAMS.includes(program)) {
+  console.error(`Usage: node scripts/cli.mjs ${PROGRAMS.join('|')} [arguments]`);
+  process.exit(2);
+}
+if (!isFresh()) {
+  try {
+    await buildCli();
+  } catch (err) {
+    console.error(`Could not build ${program}: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}
+// The program reads its own arguments from process.argv.slice(2).
+process.argv.splice(2, 1);
+await import(pathToFileURL(join(outDir, `${program}.js`)).href);
