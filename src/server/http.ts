@@ -2,6 +2,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import { createApp, type AppOptions } from './app';
+import { warmValidators } from './validation';
 
 export interface RunningServer {
   url: string;
@@ -25,6 +26,7 @@ export async function startServer(engine: Engine, options: Omit<AppOptions, 'eng
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  warmValidators();
   const inFlight = new Set<ServerResponse>();
   let closing = false;
   server.on('request', (_req, res: ServerResponse) => {
