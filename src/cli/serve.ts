@@ -15,6 +15,14 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  // A signal during start-up stops the server as soon as it is up (not half-way, with the lock
+  // and the store left open).
+  let early: string | undefined;
+  const onEarly = (signal: string) => () => (early ??= signal);
+  const earlyInt = onEarly('SIGINT');
+  const earlyTerm = onEarly('SIGTERM');
+  process.once('SIGINT', earlyInt);
+  process.once('SIGTERM', earlyTerm);
   // Built into out/cli/ (scripts/cli-build.mjs): the screens are built beside it, in out/renderer/.
   const here = dirname(fileURLToPath(import.meta.url));
   const launched = await launch({
@@ -53,8 +61,11 @@ async function main(): Promise<void> {
       },
     );
   };
+  process.removeListener('SIGINT', earlyInt);
+  process.removeListener('SIGTERM', earlyTerm);
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if (early) stop(early);
 }
 
 function explain(err: unknown): string {

@@ -207,6 +207,19 @@ describe('stopping serve', () => {
   }
 });
 
+describe('a signal during start-up', () => {
+  it('stops the server once it is up, cleanly: exit 0, lock released', async () => {
+    const dir = folder();
+    const run = npmRun('serve', ['--data-dir', dir, '--port', '0']);
+    // As soon as the folder is locked (start-up under way), before the server listens.
+    for (let i = 0; i < 400 && !existsSync(join(dir, 'laneway.lock')); i++) await new Promise((r) => setTimeout(r, 5));
+    process.kill(run.child.pid!, 'SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.output()).toContain('Laneway stopped');
+    expect(existsSync(join(dir, 'laneway.lock'))).toBe(false);
+  }, 60_000);
+});
+
 describe('npm run admin', () => {
   it('lists, makes and disables credentials and resets a cashier code on a stopped install', async () => {
     const dir = folder();
