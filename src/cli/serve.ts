@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { launch } from './launch';
 import { parseArgs, intFlag } from './args';
 import { defaultDataDir, DEFAULT_PORT } from './paths';
@@ -23,14 +23,15 @@ async function main(): Promise<void> {
   const earlyTerm = onEarly('SIGTERM');
   process.once('SIGINT', earlyInt);
   process.once('SIGTERM', earlyTerm);
-  // Built into out/cli/ (scripts/cli-build.mjs): the screens are built beside it, in out/renderer/.
+  // Built into out/cli/ (scripts/cli-build.mjs), the screens beside it in out/renderer/; run from
+  // src/cli/ (tsx, the benchmarks), they are in out/renderer/ all the same.
   const here = dirname(fileURLToPath(import.meta.url));
   const launched = await launch({
     dataDir: resolve(args.get('data-dir') ?? defaultDataDir()),
     host: args.get('host') ?? process.env.LANEWAY_HOST ?? '127.0.0.1',
     port: intFlag(args, 'port', process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT) ?? DEFAULT_PORT,
     ...(intFlag(args, 'rate-limit', process.env.LANEWAY_RATE_LIMIT ? Number(process.env.LANEWAY_RATE_LIMIT) : undefined) ? { rateLimit: intFlag(args, 'rate-limit', Number(process.env.LANEWAY_RATE_LIMIT)) } : {}),
-    uiDir: resolve(args.get('ui-dir') ?? resolve(here, '../renderer')),
+    uiDir: resolve(args.get('ui-dir') ?? (basename(dirname(here)) === 'src' ? resolve(here, '../../out/renderer') : resolve(here, '../renderer'))),
     program: 'serve',
     logLevel: args.get('log-level') ?? 'info',
     logToStdout: args.has('log-level'),
