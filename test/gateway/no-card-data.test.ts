@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { openTestEngine } from '../helpers/engine';
 import { startApi } from '../helpers/http';
 import type { CardPresentPort } from '../../src/engine/card-present';
-import { AMEX, DISCOVER, MASTERCARD, TEST_PANS, VISA, VISA_DECLINE, card } from './helpers';
+import { ACH, AMEX, DISCOVER, MASTERCARD, TEST_PANS, VISA, VISA_DECLINE, card } from './helpers';
+
+/** Luhn-valid, not a sandbox test card: declined 211 (invalid account number). */
+const UNKNOWN_CARD = '4111111111111111';
 
 const GIFT = '4775419990420272';
 
@@ -39,6 +42,11 @@ describe('card data at rest', () => {
       await api.post('/api/gateway/v1/orders/auth', { amount_cents: 2001, credit_card: card(AMEX) });
       await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card('4895281000000007') });
       await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card('12345') });
+      // Declined 211: the record keeps the code and a short message, not the sandbox's test numbers.
+      const unknown = await api.post<{ response_code: number }>('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card(UNKNOWN_CARD) });
+      expect(unknown.body.response_code).toBe(211);
+      const unknownBank = await api.post<{ response_code: number }>('/api/gateway/v1/orders/sale', { amount_cents: 1000, bank_account: { ...ACH, account_number: '0000000099' } });
+      expect(unknownBank.body.response_code).toBe(211);
       await api.post('/api/gateway/v1/wallets', { credit_card: card(DISCOVER) });
       await api.post('/api/gateway/v1/wallets', { credit_card: card(VISA, { expiry_year: 2001 }) });
       await api.post('/api/gateway/v1/gift_card', { card_number: GIFT, pin: '1234', activated: 'true', load_amount_cents: 5000 });
@@ -57,7 +65,7 @@ describe('card data at rest', () => {
     expect(existsSync(join(t.dir, 'logs'))).toBe(true);
     const text = dataFolderText(t.dir);
     expect(text).toContain('489528');
-    for (const pan of [...TEST_PANS, GIFT, '4895281000000007']) {
+    for (const pan of [...TEST_PANS, GIFT, '4895281000000007', UNKNOWN_CARD]) {
       expect(text.includes(pan), pan).toBe(false);
       // Nor spaced out or in UTF-16 (an index key).
       expect(text.includes(pan.split('').join('\u0000')), `${pan} (utf-16)`).toBe(false);

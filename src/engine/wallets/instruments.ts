@@ -174,13 +174,17 @@ export function parseCard(
   return { card, secret: { pan, cvv }, gatewayToken: null, ...(problem ? { problem } : {}) };
 }
 
-/** What each card problem means, for people (no number in it). */
+/**
+ * What each card problem means, for people (no number in it). This text is stored on declined
+ * transactions, so it never carries the sandbox's list of test numbers: that help goes only into
+ * errors that are answered and not kept (`sandboxHelp`).
+ */
 export function cardProblemMessage(problem: CardProblem, card: StoredCard): string {
   switch (problem) {
     case 'luhn':
       return `INVALID ACCOUNT NUMBER: the card number ending ${card.last4} fails its check digit`;
     case 'unknown':
-      return `INVALID ACCOUNT NUMBER: the card ending ${card.last4} is not a sandbox test card; use ${TEST_CARD_LIST}`;
+      return `INVALID ACCOUNT NUMBER: the card ending ${card.last4} is not a sandbox test card (the test cards are listed in the README)`;
     case 'expired':
       return `EXPIRED CARD: the card expired ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}`;
   }
@@ -267,6 +271,12 @@ export function parseBank(input: BankAccountInput, ctx: { keyer: Keyer; sandbox:
   return { bank, gatewayToken: imported ? String(input.gateway_token) : null, ...(problem ? { problem } : {}) };
 }
 
+/** Stored on declined transactions like cardProblemMessage: no test numbers in it. */
 export function bankProblemMessage(bank: StoredBank): string {
-  return `INVALID ACCOUNT NUMBER: the account ending ${bank.last4} is not a sandbox test account; use ${BANK_TEST_LIST}`;
+  return `INVALID ACCOUNT NUMBER: the account ending ${bank.last4} is not a sandbox test account (the test accounts are listed in the README)`;
+}
+
+/** The sandbox's test numbers, for an error answered at once and kept nowhere. */
+export function sandboxHelp(kind: 'card' | 'bank'): string {
+  return kind === 'card' ? `use ${TEST_CARD_LIST}` : `use ${BANK_TEST_LIST}`;
 }
