@@ -4,6 +4,7 @@ import { getRecord, putRecord } from '../records';
 import { CAPABILITIES, defaultProfile, type AccountProfile, type Capability, type ProfilePatch } from './profile';
 import { createCredentials, type Credentials } from './credentials';
 import { whoamiEntry } from './whoami';
+import type { InstallKeys } from '../security/install-keys';
 
 export * from './profile';
 export type { Credentials, CredentialView, Principal } from './credentials';
@@ -25,14 +26,15 @@ export interface BootstrapResult {
   firstCredentials?: { token: string; key: string };
 }
 
-const ACCOUNT_KEY = 'supplier';
+export const ACCOUNT_KEY = 'supplier';
 
 export async function openAccount(
   core: EngineCore,
+  keys: InstallKeys,
   options: { firstToken?: string; firstKey?: string; timezone?: string } = {},
 ): Promise<BootstrapResult> {
   let profile = (await getRecord<AccountProfile>(core, 'account', ACCOUNT_KEY))?.data;
-  const credentials = await createCredentials(core);
+  const credentials = await createCredentials(core, keys);
   let firstCredentials: BootstrapResult['firstCredentials'];
   if (!profile) {
     const timezone = options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';

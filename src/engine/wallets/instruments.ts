@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { fail } from '../errors';
 import { luhnValid } from '../security/card-data';
 import { brandOf } from '../gateway/reference-data';
@@ -72,12 +71,8 @@ export interface CardInputResult {
 
 export type CardProblem = 'luhn' | 'unknown' | 'expired';
 
+/** A keyed fingerprint of a number (wallets/secrets.ts: the vault's current key). */
 export type Keyer = (value: string) => string;
-
-export function makeKeyer(secretHex: string): Keyer {
-  const key = Buffer.from(secretHex, 'hex');
-  return (value) => createHmac('sha256', key).update(value).digest('hex').slice(0, 40);
-}
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
