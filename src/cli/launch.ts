@@ -5,6 +5,7 @@ import { upgradeProgress } from './upgrade-progress';
 import { openDataStore } from '../store';
 import { startServer, type RunningServer } from '../server/http';
 import { createSerialLaneDriver } from '../terminal';
+import type { KeyProtector } from '../engine/security/install-keys';
 
 export interface LaunchOptions {
   dataDir: string;
@@ -19,6 +20,8 @@ export interface LaunchOptions {
   exportReadAhead?: boolean;
   /** Path of a better-sqlite3 binary built for Electron's ABI. */
   sqliteBinding?: string;
+  /** Seals the install's key file (the desktop window: the OS keychain; see docs/key-management.md). */
+  keyProtector?: KeyProtector;
 }
 
 export interface Launched {
@@ -53,6 +56,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     ...(options.timezone ? { timezone: options.timezone } : {}),
     ...(options.exportReadAhead === false ? { exportReadAhead: false } : {}),
     laneDriver: createSerialLaneDriver(),
+    ...(options.keyProtector ? { keyProtector: options.keyProtector } : {}),
   });
   engine.start();
   const server = await startServer(engine, {

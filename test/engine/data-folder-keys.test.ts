@@ -302,3 +302,78 @@ describe('an earlier version data folder', () => {
     }
   }, 60_000);
 });
+
+describe('key rotation', () => {
+  it('refuses JWTs signed before a jwt rotation; credentials, gift cards and cashier codes keep working across the others', async () => {
+    const t = await openTestEngine();
+    const api = await startApi(t.engine);
+    try {
+      const code = t.engine.register.firstCashier!.code;
+      await api.post('/api/gateway/v1/gift_card', { card_number: GIFT, pin: GIFT_PIN, activated: 'true', load_amount_cents: 5000 });
+      const { jwt: before } = await t.engine.account.credentials.issueJwt(TEST_TOKEN, 1);
+      expect((await api.get('/api/whoami', `Bearer ${before}`)).status).toBe(200);
+
+      const rotated = await t.engine.keys.rotate();
+      expect(rotated.map((r) => `${r.purpose}:${r.id}`).sort()).toEqual(['api_key_hash:k2', 'cashier_code:k2', 'jwt:k2', 'vault:k2']);
+      expect((await api.get('/api/whoami', `Bearer ${before}`)).status).toBe(401);
+      const { jwt: after } = await t.engine.account.credentials.issueJwt(TEST_TOKEN, 1);
+      expect((await api.get('/api/whoami', `Bearer ${after}`)).status).toBe(200);
+
+      // The credential signs in with its key and is re-hashed under the new key.
+      expect((await api.get('/api/whoami')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 50));
+      await t.engine.core.mutate(async () => undefined);
+      expect((await getRecord<{ key_id: string }>(t.engine.core, 'credential', TEST_TOKEN))!.data.key_id).toBe('k2');
+      // A second rotation drops hash key k1 (no enabled credential needs it) and keeps k2.
+      await t.engine.keys.rotate(['api_key_hash']);
+      const file = JSON.parse(readFileSync(t.engine.keys.path, 'utf8')) as Record<string, { previous: Array<{ id: string }> }>;
+      expect(file.api_key_hash!.previous.map((k) => k.id)).toEqual(['k2']);
+      expect((await api.get('/api/whoami')).status).toBe(200);
+
+      // The gift card is found by number and its PIN checked under the previous vault key.
+      const read = await api.post<{ balance: number }>('/api/gateway/v1/gift_card/read', { card_number: GIFT, pin: GIFT_PIN });
+      expect(read.body.balance).toBe(5000);
+      expect((await api.post('/api/gateway/v1/orders/sale', { amount_cents: 100, gift_card: { card_number: GIFT, pin: GIFT_PIN } })).body).toMatchObject({ success: true });
+      await expect(t.engine.register.createCashier({ name: 'Another', code })).rejects.toMatchObject({ code: 'cashier_code_taken' });
+    } finally {
+      await api.close();
+      await t.close();
+    }
+  }, 60_000);
+
+  it('seals the key file with a protector (the desktop keychain seam); without it the file does not open', async () => {
+    const { createCipheriv, createDecipheriv, randomBytes } = await import('node:crypto');
+    const { openInstallKeys } = await import('../../src/engine/security/install-keys');
+    // Stands in for the OS keychain: a key held only in this process's memory.
+    const keychain = randomBytes(32);
+    const protector = {
+      name: 'test-keychain',
+      seal(plain: Buffer) {
+        const iv = randomBytes(12);
+        const c = createCipheriv('aes-256-gcm', keychain, iv);
+        const body = Buffer.concat([c.update(plain), c.final()]);
+        return Buffer.concat([iv, c.getAuthTag(), body]);
+      },
+      unseal(sealed: Buffer) {
+        const d = createDecipheriv('aes-256-gcm', keychain, sealed.subarray(0, 12));
+        d.setAuthTag(sealed.subarray(12, 28));
+        return Buffer.concat([d.update(sealed.subarray(28)), d.final()]);
+      },
+    };
+    const dir = tempDir();
+    try {
+      const plain = openInstallKeys({ dataDir: dir.dir });
+      const jwtKey = plain.current('jwt').secret;
+      expect(readFileSync(plain.path, 'utf8')).toContain(jwtKey);
+      // A plain file is sealed the first time it is opened with a protector.
+      const sealed = openInstallKeys({ dataDir: dir.dir, protector });
+      expect(sealed.current('jwt').secret).toBe(jwtKey);
+      expect(readFileSync(plain.path, 'utf8')).not.toContain(jwtKey);
+      expect((statSync(plain.path).mode & 0o777).toString(8)).toBe('600');
+      expect(() => openInstallKeys({ dataDir: dir.dir })).toThrow(/sealed by test-keychain/);
+      expect(openInstallKeys({ dataDir: dir.dir, protector }).current('vault').secret).toBe(plain.current('vault').secret);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
