@@ -6,7 +6,7 @@ import { openStore, type AtomicCommit, type Store } from './database';
 import type { RelayoutNotice } from './sqlite/types';
 import { allCollections } from './registry';
 import { acquireConnection } from './sqlite/connection';
-import { createPrivateFile, tightenFolder } from './folder-modes';
+import { createPrivateFile, tightenDataFolder } from './folder-modes';
 
 export type { Store, StoreWrite, Raw } from './database';
 export { stripMeta } from './database';
@@ -30,7 +30,7 @@ export interface DataStore extends Store {
 /** Opens (creating when new) the data folder's one SQLite file with every collection. */
 export async function openDataStore(options: { directory: string; nativeBinding?: string; onRelayout?: (notice: RelayoutNotice) => void }): Promise<DataStore> {
   mkdirSync(options.directory, { recursive: true, mode: 0o700 });
-  tightenFolder(options.directory);
+  tightenDataFolder(options.directory, [DATA_FILE, `${DATA_FILE}-wal`, `${DATA_FILE}-shm`, `${DATA_FILE}-journal`, 'logs', 'keys']);
   createPrivateFile(join(options.directory, DATA_FILE));
   const storage = getRxStorageSqlite({
     directory: options.directory,

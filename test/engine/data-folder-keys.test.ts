@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHmac, scryptSync } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT } from 'jose';
@@ -256,11 +256,13 @@ describe('an earlier version data folder', () => {
     chmodSync(t.dir, 0o755);
     for (const f of ['laneway.sqlite', 'laneway.sqlite-wal', 'logs/laneway.log']) if (existsSync(join(t.dir, f))) chmodSync(join(t.dir, f), 0o644);
     chmodSync(join(t.dir, 'logs'), 0o755);
+    // Not Laneway's: left as it is.
+    writeFileSync(join(t.dir, 'README.txt'), 'the shop data', { mode: 0o644 });
 
     const up = await openTestEngine({ dir: t.dir, clock: t.clock });
     const api = await startApi(up.engine);
     try {
-      expect(modes(t.dir).filter((m) => m.mode !== (statSync(join(t.dir, m.path)).isDirectory() ? '700' : '600'))).toEqual([]);
+      expect(modes(t.dir).filter((m) => m.mode !== (statSync(join(t.dir, m.path)).isDirectory() ? '700' : '600'))).toEqual([{ path: 'README.txt', mode: '644' }]);
       const keyFile = JSON.parse(readFileSync(join(t.dir, KEYS_FOLDER, KEY_FILE_NAME), 'utf8')) as Record<string, { current: { secret: string }; previous: Array<{ secret: string }> }>;
       expect(keyFile.vault!.previous.map((k) => k.secret)).toContain(LEGACY.vault);
       expect(keyFile.api_key_hash!.previous.map((k) => k.secret)).toContain(LEGACY.hmac);

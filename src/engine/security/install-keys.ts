@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * The install's secret keys, kept in a key file and never in the database (issue 13): a copy of
@@ -124,10 +124,14 @@ function freshData(now: Date): KeyFileData {
   };
 }
 
-/** The key file's folder 0700 and the file 0600, whatever the umask or an earlier version made. */
+/**
+ * The key file 0600 and, when it is the data folder's own `keys/`, that folder 0700, whatever the
+ * umask made. A folder named by LANEWAY_KEY_FILE is the operator's: it is created 0700 when it does
+ * not exist, and otherwise left as it is.
+ */
 function tighten(path: string): void {
   if (process.platform === 'win32') return;
-  chmodSync(dirname(path), 0o700);
+  if (basename(dirname(path)) === KEYS_FOLDER && basename(path) === KEY_FILE_NAME) chmodSync(dirname(path), 0o700);
   if (existsSync(path)) chmodSync(path, 0o600);
 }
 
