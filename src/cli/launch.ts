@@ -6,6 +6,7 @@ import { openDataStore } from '../store';
 import { startServer, type RunningServer } from '../server/http';
 import { createSerialLaneDriver } from '../terminal';
 import { lockDataFolder } from './folder-lock';
+import type { KeyProtector } from '../engine/security/install-keys';
 
 export interface LaunchOptions {
   dataDir: string;
@@ -22,6 +23,8 @@ export interface LaunchOptions {
   sqliteBinding?: string;
   /** Who holds the data folder's lock (serve, desktop), as a second start is told. */
   program?: string;
+  /** Seals the install's key file (the desktop window: the OS keychain; see docs/key-management.md). */
+  keyProtector?: KeyProtector;
 }
 
 export interface Launched {
@@ -62,6 +65,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
       ...(options.exportReadAhead === false ? { exportReadAhead: false } : {}),
       laneDriver: createSerialLaneDriver(),
       deferFirstStart: true,
+      ...(options.keyProtector ? { keyProtector: options.keyProtector } : {}),
     });
     const server = await startServer(engine, {
       ...(options.host ? { host: options.host } : {}),

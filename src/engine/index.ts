@@ -13,14 +13,25 @@ import { createWallets, type Wallets } from './wallets';
 import { createGiftCards, type GiftCards } from './wallets/gift-cards';
 import { createAutopay, renameWalletsAndAutopay, type Autopay } from './wallets/autopay';
 import type { ReceivablesPort } from './wallets/autopay-port';
-import { openVaultKeyer } from './wallets/secrets';
+import { vaultKeys } from './wallets/secrets';
+import { openEngineKeys, type EngineKeysOptions, type ScrubbableStore } from './security/key-upgrade';
+import type { InstallKeys, KeyPurpose, KeyProtector } from './security/install-keys';
 import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
 
 export interface EngineOptions {
-  store: Store & { sizeBytes?(): number };
+  store: Store & ScrubbableStore & { sizeBytes?(): number };
+  /**
+   * The install's keys. Default: the key file of the store's data folder (security/install-keys.ts),
+   * created for a new install, upgraded from keys an earlier version kept in the database.
+   */
+  keys?: InstallKeys;
+  /** Where the key file is, when not `<data folder>/keys/` (default LANEWAY_KEY_FILE). */
+  keyFile?: string;
+  /** Seals the key file with the OS keychain (the desktop window: Electron's safeStorage). */
+  keyProtector?: KeyProtector;
   clock?: Clock;
   ids?: Ids;
   logger?: Logger;
@@ -73,6 +84,8 @@ export interface Engine {
    * cashier; returns what to show once (empty on later starts).
    */
   firstStart(): Promise<FirstStart>;
+  /** The install's key file: rotation (see docs/key-management.md). */
+  readonly keys: EngineKeys;
   status(): EngineStatus;
   /** Runs the time-driven work now (tests call it after moving the clock). */
   tick(): Promise<void>;
@@ -82,6 +95,16 @@ export interface Engine {
 }
 
 export type EngineStatus = InstallStatus;
+
+export interface EngineKeys {
+  readonly path: string;
+  /**
+   * New current keys for the purposes named (default all). JWTs signed before a \`jwt\` rotation are
+   * refused at once; API-key hash keys no enabled credential needs are dropped; see
+   * security/install-keys.ts for what each purpose keeps.
+   */
+  rotate(purposes?: readonly KeyPurpose[]): Promise<Array<{ purpose: KeyPurpose; id: string; previous: string[] }>>;
+}
 
 export const ENGINE_VERSION = '0.1.0';
 
@@ -94,18 +117,27 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? createLogger();
   const core = await createCore({ store: options.store, clock, ids, logger });
-  const { account } = await openAccount(core, options.timezone ? { timezone: options.timezone } : {});
+  const keyOptions: EngineKeysOptions = {
+    ...(options.keys ? { keys: options.keys } : {}),
+    ...(options.keyFile ? { keyFile: options.keyFile } : {}),
+    ...(options.keyProtector ? { protector: options.keyProtector } : {}),
+  };
+  const keys = await openEngineKeys(core, options.store, keyOptions);
+  const { account } = await openAccount(core, keys, options.timezone ? { timezone: options.timezone } : {});
   const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});
 
-  const keyer = await openVaultKeyer(core);
+  const vault = vaultKeys(keys);
+  const keyer = vault.keyer;
+  const dropUnusedHashKeys = () => keys.dropPrevious('api_key_hash', (id) => account.credentials.hashKeysInUse().has(id));
+  dropUnusedHashKeys();
   const orders = createOrders(core, account);
   // Wallets ask autopay for the receivables port only at request time, after it exists.
   const wallets = createWallets({ core, account, keyer, receivables: () => autopay.receivables() });
-  const giftCards = createGiftCards(core, account, keyer);
+  const giftCards = createGiftCards(core, account, vault);
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
-  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards });
+  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -140,6 +172,18 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return firstCredentials;
     },
     firstStart,
+    keys: {
+      path: keys.path,
+      async rotate(purposes = ['jwt', 'api_key_hash', 'vault', 'cashier_code']) {
+        // Through the write queue, so no unit of work hashes with a key being replaced.
+        return core.mutate(async () => {
+          const rotated = keys.rotate(purposes);
+          if (purposes.includes('api_key_hash')) dropUnusedHashKeys();
+          logger.info({ rotated: rotated.map((r) => `${r.purpose}:${r.id}`) }, 'install keys rotated');
+          return rotated;
+        });
+      },
+    },
     status() {
       const profile = account.profile();
       return {

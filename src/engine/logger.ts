@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger as PinoLogger } from 'pino';
 import { redactForLog, redactPans } from './security/card-data';
@@ -21,9 +21,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   const targets: pino.DestinationStream[] = [];
   if (options.directory) {
-    mkdirSync(options.directory, { recursive: true });
+    // Private like the rest of the data folder (folder 0700, file 0600).
+    mkdirSync(options.directory, { recursive: true, mode: 0o700 });
+    const file = join(options.directory, 'laneway.log');
+    if (process.platform !== 'win32') {
+      chmodSync(options.directory, 0o700);
+      if (existsSync(file)) chmodSync(file, 0o600);
+    }
     // Synchronous: the last lines before a crash are the ones an operator needs.
-    targets.push(pino.destination({ dest: join(options.directory, 'laneway.log'), sync: true, mkdir: true }));
+    targets.push(pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 }));
   }
   if (options.stdout) targets.push(pino.destination(1));
   if (targets.length === 0) return pino({ level: 'silent' });

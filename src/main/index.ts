@@ -5,6 +5,7 @@ import { launch, type Launched } from '../cli/launch';
 import { DEFAULT_PORT } from '../cli/paths';
 import { BRIDGE_CHANNELS, type DesktopSession } from '../shared/bridge';
 import { desktopCredential } from './desktop-credential';
+import { keychainProtector } from './key-protector';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 let launched: Launched | undefined;
@@ -52,12 +53,14 @@ async function createWindow(l: Launched): Promise<void> {
 
 app.whenReady().then(async () => {
   if (!firstInstance) return;
+  const keyProtector = keychainProtector();
   try {
     launched = await launch({
       dataDir: process.env.LANEWAY_DATA_DIR ?? app.getPath('userData'),
       port: process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT,
       uiDir: join(here, '../renderer'),
       program: 'desktop',
+      ...(keyProtector ? { keyProtector } : {}),
       ...(process.env.LANEWAY_SQLITE_BINDING ? { sqliteBinding: process.env.LANEWAY_SQLITE_BINDING } : {}),
     });
   } catch (err) {

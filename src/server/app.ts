@@ -5,7 +5,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import qs from 'qs';
 import type { Engine } from '../engine';
 import { fail, isEngineError } from '../engine/errors';
-import { redactPans } from '../engine/security/card-data';
+import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-data';
 import { authenticate } from './auth';
 import { toErrorReply } from './errors';
 import { rateLimiter, DEFAULT_RATE_LIMIT } from './rate-limit';
@@ -100,7 +100,8 @@ function mount(app: Express, route: AnyRoute, engine: Engine): RouteHandler {
       if (validate.params && !validate.params(params)) throw validationError(validate.params.errors, 'path', invalidKind);
       const query = structuredClone(req.query) as Record<string, unknown>;
       if (validate.query && !validate.query(query)) throw validationError(validate.query.errors, 'query', invalidKind);
-      const body: unknown = route.nullMeansAbsent ? withoutNulls(req.body ?? {}) : (req.body ?? {});
+      // Card numbers typed into free text are masked before the engine sees (and stores) them.
+      const body: unknown = maskCardNumbersInFreeText(route.nullMeansAbsent ? withoutNulls(req.body ?? {}) : (req.body ?? {}));
       if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
       const reply = await route.handler({ engine, principal, params, query, body, req, res });
       if (!route.streams) send(res, reply);

@@ -4,16 +4,20 @@ import type { EngineCore } from '../core';
 import { fail } from '../errors';
 import { DAY_MS } from '../clock';
 import { getRecord, putRecord, recordsOfKind } from '../records';
+import { LEGACY_KEY_ID, type InstallKey, type InstallKeys } from '../security/install-keys';
 
 /**
  * API credentials: a public token (the Basic user name) and a secret key (the password). Only an
- * HMAC of the key is stored; the key is shown once, when it is created. A JWT minted for a
+ * HMAC of the key is stored, under an install key kept outside the database (the key file, see
+ * security/install-keys.ts); the key is shown once, when it is created. A JWT minted for a
  * credential carries its token, so disabling the credential stops its JWTs at once.
  */
 export interface CredentialRecord {
   token: string;
   name: string;
   key_hash: string;
+  /** The install key `key_hash` was made with; absent on credentials of an earlier version. */
+  key_id?: string;
   created_at: string;
   disabled_at: string | null;
 }
@@ -31,11 +35,6 @@ export interface Principal {
   via: 'basic' | 'jwt';
 }
 
-interface InstallSecrets {
-  hmac_key: string;
-  jwt_key: string;
-}
-
 const TOKEN_RULE = /^[A-Za-z0-9_-]{8,64}$/;
 export const JWT_DEFAULT_DAYS = 30;
 
@@ -47,23 +46,47 @@ export interface Credentials {
   verifyJwt(jwt: string): Promise<Principal | null>;
   issueJwt(credential: string, days?: number): Promise<{ jwt: string; exp: number }>;
   hasAny(): boolean;
+  /** Ids of the API-key hash keys that enabled credentials still need (the rest may be dropped). */
+  hashKeysInUse(): Set<string>;
 }
 
-export async function createCredentials(core: EngineCore): Promise<Credentials> {
-  let secrets = (await getRecord<InstallSecrets>(core, 'secret', 'install'))?.data;
-  if (!secrets) {
-    const fresh: InstallSecrets = { hmac_key: core.ids.secret(32), jwt_key: core.ids.secret(32) };
-    await core.mutate((tx) => putRecord(tx, 'secret', 'install', fresh, { type: 'install.created', entity: 'install', key: 'install' }));
-    secrets = fresh;
-  }
-  const hmacKey = Buffer.from(secrets.hmac_key, 'hex');
-  const jwtKey = new Uint8Array(Buffer.from(secrets.jwt_key, 'hex'));
-
+export async function createCredentials(core: EngineCore, keys: InstallKeys): Promise<Credentials> {
   // Auth runs on every request: the enabled credentials live in memory, refreshed on each change.
   const cache = new Map<string, CredentialRecord>();
   for (const r of await recordsOfKind<CredentialRecord>(core, 'credential')) cache.set(r.key, r.data);
 
-  const hash = (key: string) => createHmac('sha256', hmacKey).update(key).digest();
+  // Decoded keys by id: keys rotate while the engine runs, so they are looked up, never captured.
+  const decoded = new Map<string, Buffer>();
+  const bytes = (k: InstallKey) => {
+    let b = decoded.get(`${k.id}:${k.secret}`);
+    if (!b) decoded.set(`${k.id}:${k.secret}`, (b = Buffer.from(k.secret, 'hex')));
+    return b;
+  };
+  const jwtKey = () => new Uint8Array(bytes(keys.current('jwt')));
+  const hashWith = (k: InstallKey, key: string) => createHmac('sha256', bytes(k)).update(key).digest();
+  const hash = (key: string) => {
+    const k = keys.current('api_key_hash');
+    return { key_hash: hashWith(k, key).toString('hex'), key_id: k.id };
+  };
+  /** After a rotation, a credential's hash moves to the current key the first time its key is seen. */
+  const rehashing = new Set<string>();
+  const rehash = (token: string, key: string) => {
+    if (rehashing.has(token)) return;
+    rehashing.add(token);
+    core
+      .mutate(async (tx) => {
+        const existing = await getRecord<CredentialRecord>(tx, 'credential', token);
+        if (!existing) return undefined;
+        const data: CredentialRecord = { ...existing.data, ...hash(key) };
+        await putRecord(tx, 'credential', token, data, { type: 'credential.rehashed', entity: 'credential', key: token });
+        return data;
+      })
+      .then((data) => {
+        if (data) cache.set(token, data);
+      })
+      .catch((err: unknown) => core.logger.error({ err, token }, 'credential re-hash failed'))
+      .finally(() => rehashing.delete(token));
+  };
   const view = (r: CredentialRecord): CredentialView => ({
     token: r.token,
     name: r.name,
@@ -81,7 +104,7 @@ export async function createCredentials(core: EngineCore): Promise<Credentials> 
       const name = input.name ?? 'API credential';
       const record = await core.mutate(async (tx) => {
         if (await getRecord(tx, 'credential', token)) throw fail.conflict('credential_exists', `credential ${token} already exists`);
-        const data: CredentialRecord = { token, name, key_hash: hash(key).toString('hex'), created_at: tx.at, disabled_at: null };
+        const data: CredentialRecord = { token, name, ...hash(key), created_at: tx.at, disabled_at: null };
         await putRecord(tx, 'credential', token, data, { type: 'credential.created', entity: 'credential', key: token });
         return data;
       });
@@ -105,16 +128,20 @@ export async function createCredentials(core: EngineCore): Promise<Credentials> 
     },
     verifyBasic(token, key) {
       const record = cache.get(token);
-      const candidate = hash(key);
+      const current = keys.current('api_key_hash');
+      // A hash made under a key no longer kept cannot match: compare with the current key anyway.
+      const hashKey = (record && keys.find('api_key_hash', record.key_id ?? LEGACY_KEY_ID)) ?? current;
+      const candidate = hashWith(hashKey, key);
       // Compare even for an unknown token so timing does not tell which tokens exist.
       const stored = record ? Buffer.from(record.key_hash, 'hex') : Buffer.alloc(candidate.length);
       const equal = stored.length === candidate.length && timingSafeEqual(stored, candidate);
       if (!record || !equal || record.disabled_at) return null;
+      if (hashKey.id !== current.id || record.key_id === undefined) rehash(token, key);
       return { credential: token, via: 'basic' };
     },
     async verifyJwt(jwt) {
       try {
-        const { payload } = await jwtVerify(jwt, jwtKey, { algorithms: ['HS256'], currentDate: new Date(core.clock.now()) });
+        const { payload } = await jwtVerify(jwt, jwtKey(), { algorithms: ['HS256'], currentDate: new Date(core.clock.now()) });
         const token = typeof payload.token === 'string' ? payload.token : '';
         const record = cache.get(token);
         if (!record || record.disabled_at) return null;
@@ -133,9 +160,14 @@ export async function createCredentials(core: EngineCore): Promise<Credentials> 
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt(Math.floor(core.clock.now() / 1000))
         .setExpirationTime(exp)
-        .sign(jwtKey);
+        .sign(jwtKey());
       return { jwt, exp };
     },
     hasAny: () => cache.size > 0,
+    hashKeysInUse() {
+      const ids = new Set<string>();
+      for (const r of cache.values()) if (!r.disabled_at) ids.add(r.key_id ?? LEGACY_KEY_ID);
+      return ids;
+    },
   };
 }

@@ -4,6 +4,7 @@ import { getRecord, putRecord } from '../records';
 import { CAPABILITIES, defaultProfile, type AccountProfile, type Capability, type ProfilePatch } from './profile';
 import { createCredentials, type Credentials } from './credentials';
 import { whoamiEntry } from './whoami';
+import type { InstallKeys } from '../security/install-keys';
 
 export * from './profile';
 export type { Credentials, CredentialView, Principal } from './credentials';
@@ -29,11 +30,11 @@ export interface FirstCredentials {
   key: string;
 }
 
-const ACCOUNT_KEY = 'supplier';
+export const ACCOUNT_KEY = 'supplier';
 
-export async function openAccount(core: EngineCore, options: { timezone?: string } = {}): Promise<BootstrapResult> {
+export async function openAccount(core: EngineCore, keys: InstallKeys, options: { timezone?: string } = {}): Promise<BootstrapResult> {
   let profile = (await getRecord<AccountProfile>(core, 'account', ACCOUNT_KEY))?.data;
-  const credentials = await createCredentials(core);
+  const credentials = await createCredentials(core, keys);
   if (!profile) {
     const timezone = options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
     const created = defaultProfile(core.ids.token(), new Date(core.clock.now()).toISOString(), timezone);

@@ -93,6 +93,13 @@ export function createGateway(deps: {
         return deps.core.mutate((tx) => followUpInTx(ctx, tx, prepared));
       }
       const prepared = prepareNewMoney(ctx, action, request, actor);
+      const source = prepared.source;
+      // A gift card's PIN is checked (and the attempt counted) before the unit of work: its slow
+      // hash must not hold up the write queue.
+      if (source.kind === 'gift' && !source.token && source.card_number) {
+        const attempt = await deps.giftCards.attemptPin(source.card_number.replace(/[\s-]/g, ''), source.pin);
+        if (attempt) source.attempt = attempt;
+      }
       return deps.core.mutate((tx) => newMoneyInTx(ctx, tx, prepared));
     },
 

@@ -4,7 +4,7 @@ import type { TransactionRequest } from '../../shared/schemas/gateway';
 import type { OrderInput } from '../../shared/schemas/orders';
 import { bankProblemMessage, cardProblemMessage, isExpired, type BankInputResult, type CardInputResult } from '../wallets/instruments';
 import type { FundData } from '../wallets';
-import type { GiftCardData } from '../wallets/gift-cards';
+import type { GiftCardData, PinAttempt, PinGate } from '../wallets/gift-cards';
 import type { ResolvedOrder } from '../orders';
 import { avsResponse, cvvResponse } from './sandbox/checks';
 import { APPROVED, chargeBank, chargeCard, giftDecision, outcomeOf, verifyCard, type Decision } from './sandbox/processor';
@@ -38,7 +38,7 @@ export type Source =
   | { kind: 'fund'; token: string; expect: 'credit_card' | 'bank_account' | null }
   | { kind: 'card'; input: CardInputResult }
   | { kind: 'bank'; input: BankInputResult }
-  | { kind: 'gift'; token?: string; card_number?: string; pin?: string | null };
+  | { kind: 'gift'; token?: string; card_number?: string; pin?: string | null; attempt?: PinAttempt };
 
 export interface PreparedNewMoney {
   action: NewMoneyAction;
@@ -113,7 +113,7 @@ interface Resolved {
   fund: FundData | null;
   card: CardFacts | null;
   bank: BankFacts | null;
-  gift: { card?: GiftCardData; pinOk: boolean } | null;
+  gift: { card?: GiftCardData; pinOk: boolean; gate: PinGate } | null;
   /** For a new card or account: the verification step's decision (before any money moves). */
   verify: Decision | null;
   charge: Decision;
@@ -180,11 +180,12 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedNewMoney): 
     const charge = !verify.approved || p.action === 'verify' ? verify : chargeBank({ unknown: false, message: '', amountCents: chargeAmount });
     return { method: 'bank_account', fund: null, card: null, bank: bankFacts(b), gift: null, verify, charge, avs: null, cvv: null, holder: b.account_holder };
   }
-  const found = await ctx.giftCards.findInTx(tx, { token: s.token, card_number: s.card_number, pin: s.pin });
+  const found = await ctx.giftCards.findInTx(tx, { token: s.token, card_number: s.card_number, attempt: s.attempt });
   const g = found.card;
   const charge = giftDecision({
     known: !!g,
     pinOk: found.pinOk,
+    pinGate: found.gate,
     activated: g?.activated ?? false,
     expired: g ? ctx.giftCards.expired(g) : false,
     balanceCents: g?.balance_cents ?? 0,

@@ -1,10 +1,10 @@
-import { createHmac } from 'node:crypto';
 import type { EngineCore, Tx } from '../core';
 import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Cashier, CashierCreate, CashierPatch, Shift } from '../../shared/schemas/register';
 import { KIND, type CashierData, type RegisterState, type ShiftData } from './model';
 import type { Registers } from './registers';
+import { keyedHash, type InstallKeys } from '../security/install-keys';
 
 /** Wrong codes in a row on one lane before sign-in pauses, and for how long. */
 export const MAX_CODE_ATTEMPTS = 5;
@@ -38,10 +38,17 @@ export interface Cashiers {
 /**
  * Cashiers are people at the register, not API users: the screens hold the API credential, and a
  * cashier proves who is at the lane with a short code. The code is kept only as a keyed hash (the
- * key is this install's own secret), and is unique per install, so the code alone says who it is.
+ * key is in the install's key file, not the database: a 4-8 digit code would otherwise be found
+ * offline at once), and is unique per install, so the code alone says who it is.
  */
-export function createCashiers(core: EngineCore, registers: Registers, secret: string): Cashiers {
-  const hash = (code: string) => createHmac('sha256', secret).update(`cashier-code:${code}`).digest('hex').slice(0, 40);
+export function createCashiers(core: EngineCore, registers: Registers, keys: InstallKeys): Cashiers {
+  const hash = (code: string) => keyedHash(keys.current('cashier_code'), `cashier-code:${code}`, 40);
+  /** Cashiers whose code hash is under any key kept (codes set before a rotation). */
+  const byCode = async (reader: Tx | EngineCore, code: string) => {
+    const out: CashierData[] = [];
+    for (const k of keys.all('cashier_code')) out.push(...(await recordsByRef<CashierData>(reader, KIND.cashier, keyedHash(k, `cashier-code:${code}`, 40))).map((r) => r.data));
+    return out;
+  };
   const failures = new Map<string, { count: number; until: number }>();
 
   const put = (tx: Tx, c: CashierData, type: string) =>
@@ -51,7 +58,7 @@ export function createCashiers(core: EngineCore, registers: Registers, secret: s
     putRecord(tx, KIND.shift, s.id, s, { type, entity: 'pos_shift', key: s.laneid, data: { laneid: s.laneid, cashier: s.cashier.name, open: s.closed_at === null } }, s.laneid);
 
   const codeFree = async (tx: Tx, code: string, self?: string) => {
-    const taken = (await recordsByRef<CashierData>(tx, KIND.cashier, hash(code))).some((r) => r.data.id !== self);
+    const taken = (await byCode(tx, code)).some((c) => c.id !== self);
     if (taken) throw fail.conflict('cashier_code_taken', 'That code is already used by another cashier: choose a different one');
   };
 
@@ -114,7 +121,7 @@ export function createCashiers(core: EngineCore, registers: Registers, secret: s
       }
       const lane = await registers.lane(laneid);
       if (!lane) throw fail.notFound('lane_not_found', `No lane ${laneid}: add it under /api/lanes first`);
-      const found = CODE_RULE.test(code) ? (await recordsByRef<CashierData>(core, KIND.cashier, hash(code)))[0]?.data : undefined;
+      const found = CODE_RULE.test(code) ? (await byCode(core, code))[0] : undefined;
       if (!found || !found.active) {
         const count = (f?.count ?? 0) + 1;
         failures.set(laneid, count >= MAX_CODE_ATTEMPTS ? { count: 0, until: now + CODE_LOCK_MS } : { count, until: 0 });

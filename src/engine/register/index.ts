@@ -5,6 +5,7 @@ import type { Gateway } from '../gateway';
 import type { Lanes } from '../lanes';
 import type { Orders } from '../orders';
 import type { GiftCards } from '../wallets/gift-cards';
+import type { InstallKeys } from '../security/install-keys';
 import { getRecord, putRecord } from '../records';
 import type {
   AddLine,
@@ -105,14 +106,8 @@ export interface RegisterDeps {
   lanes: Lanes;
   gateway: Gateway;
   giftCards: GiftCards;
-}
-
-async function registerSecret(core: EngineCore): Promise<string> {
-  const existing = (await getRecord<{ key: string }>(core, 'secret', 'register'))?.data;
-  if (existing) return existing.key;
-  const key = core.ids.secret(32);
-  await core.mutate((tx) => putRecord(tx, 'secret', 'register', { key }, { type: 'secret.created', entity: 'secret', key: 'register' }));
-  return key;
+  /** The install's key file (cashier code hashes). */
+  keys: InstallKeys;
 }
 
 export async function createRegister(deps: RegisterDeps): Promise<Register> {
@@ -120,7 +115,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
   const settings = await openSettings(core);
   const catalog = createCatalog(core);
   const registers = createRegisters(core, deps.lanes);
-  const cashiers = createCashiers(core, registers, await registerSecret(core));
+  const cashiers = createCashiers(core, registers, deps.keys);
   const ctx: TenderDeps = {
     core,
     account,

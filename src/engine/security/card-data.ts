@@ -38,6 +38,43 @@ export function redactPans(text: string): string {
   });
 }
 
+/**
+ * Request fields that carry a number on purpose: card and account numbers the engine parses (and
+ * of which it keeps only what it may), PINs and CVVs it hashes or drops, tokens, and encoded file
+ * content (a digit run inside base64 is not a card number, and masking it would break the file).
+ */
+const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_account_number', 'routing_number', 'gateway_token', 'cvv', 'cvv2', 'cvc', 'pin', 'track', 'track1', 'track2', 'content']);
+
+/**
+ * The engine's edge for free text (issue 13): a card number typed into a note, a reference, a name
+ * or any other text of a request body is masked like a receipt shows it (first six, last four)
+ * before anything stores or indexes it. Identifiers refuse the mask's `*`, so a card number sent
+ * as an identifier is refused rather than stored. Changes the parsed body in place and returns it;
+ * iterative, so a deeply nested body cannot overflow the stack here.
+ */
+export function maskCardNumbersInFreeText<T>(body: T): T {
+  const stack: unknown[] = [body];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v: unknown = node[i];
+        if (typeof v === 'string') node[i] = redactPans(v);
+        else if (v && typeof v === 'object') stack.push(v);
+      }
+    } else if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>;
+      for (const k of Object.keys(o)) {
+        if (NUMBER_FIELDS.has(k)) continue;
+        const v = o[k];
+        if (typeof v === 'string') o[k] = redactPans(v);
+        else if (v && typeof v === 'object') stack.push(v);
+      }
+    }
+  }
+  return body;
+}
+
 const SENSITIVE_KEYS = new Set([
   'card_number',
   'number',

@@ -1,16 +1,25 @@
-import type { EngineCore, Tx } from '../core';
+import { Tx, type EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
-import { getRecord, putRecord } from '../records';
+import { getRecord, putRecord, recordId } from '../records';
 import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
 import { localParts, zonedInstant } from '../gateway/processing-day';
-import { isExpired, parseMonth, parseYear, type Keyer } from './instruments';
+import { isExpired, parseMonth, parseYear } from './instruments';
+import type { VaultKeys } from './secrets';
+import { hashPin, verifyPin } from './gift-pins';
 
 /**
  * The merchant's gift cards (a closed-loop program: this install is the gift card processor).
  * Stored by token (records kind `gift_card`), found by number through a keyed fingerprint (kind
- * `gift_card_number`); the PIN is kept only as a keyed hash. The balance moves with activations, loads,
- * sales, voids and refunds, each in the same unit of work as its transaction.
+ * `gift_card_number`); the PIN is kept only as a salted scrypt hash (gift-pins.ts). The balance
+ * moves with activations, loads, sales, voids and refunds, each in the same unit of work as its
+ * transaction.
+ *
+ * Wrong PINs are counted per card: after PIN_FREE_FAILURES in a row each further one pauses PIN
+ * checks on the card (30 s, doubling, at most an hour), and at PIN_LOCK_FAILURES the card's PIN is
+ * locked until the back office unlocks it. While paused or locked no PIN is checked, not even the
+ * right one. The right PIN resets the count. An attempt is counted before its PIN is checked, so
+ * parallel guesses cannot slip past the limit; the right PIN then takes its count back.
  */
 export interface GiftCardData {
   id: number;
@@ -19,6 +28,12 @@ export interface GiftCardData {
   expiry_month: number | null;
   expiry_year: number | null;
   pin_hash: string | null;
+  /** Wrong PINs in a row (absent on cards of an earlier version: 0). */
+  pin_failures?: number;
+  /** No PIN is checked before this instant (ISO): the pause after repeated wrong PINs. */
+  pin_paused_until?: string | null;
+  /** Too many wrong PINs: no PIN is checked until the back office unlocks the card. */
+  pin_locked?: boolean;
   balance_cents: number;
   activated: boolean;
   currency: string;
@@ -27,21 +42,96 @@ export interface GiftCardData {
 }
 
 export const GIFT_CARD = 'gift_card';
+const GIFT_CARD_NUMBER = 'gift_card_number';
 const MAX_BALANCE = 1_000_000_00;
+
+export const PIN_FREE_FAILURES = 3;
+export const PIN_LOCK_FAILURES = 10;
+export const PIN_PAUSE_MS = 30_000;
+const PIN_PAUSE_MAX_MS = 60 * 60_000;
+
+export type PinGate = 'open' | 'paused' | 'locked';
+
+/** The outcome of a PIN attempt on a card found by number, made before the unit that uses it. */
+export interface PinAttempt {
+  token: string;
+  ok: boolean;
+  gate: PinGate;
+}
+
+/** The back office's view of a gift card (no number, no PIN hash). */
+export interface GiftCardView {
+  id: number;
+  token: string;
+  last4: string;
+  balance: number;
+  activated: boolean;
+  currency: string;
+  expiry_month: number | null;
+  expiry_year: number | null;
+  created_at: string;
+  updated_at: string;
+  pin: { set: boolean; failures: number; paused_until: string | null; locked: boolean };
+}
 
 export interface GiftCards {
   load(input: GiftCardLoad): Promise<{ success: true; token: string; balance: number; activated: boolean }>;
   read(input: GiftCardRead): Promise<{ id?: number; token?: string; balance: number; activated: boolean; created_at?: string; expires_at?: string }>;
-  /** Inside a unit: a gift card by token or by number (+ PIN check result). */
-  findInTx(tx: Tx, tender: { token?: string | undefined; card_number?: string | undefined; pin?: string | null | undefined }): Promise<{ card?: GiftCardData; pinOk: boolean }>;
+  /** The back office's view by token, with the card's PIN attempt state. */
+  view(token: string): Promise<GiftCardView>;
+  /** Clears a card's wrong-PIN count, pause and lock (the back office, once the holder is known). */
+  unlockPin(token: string): Promise<GiftCardView>;
+  /**
+   * A PIN attempt on a card found by number, counted in its own unit (before the PIN is checked),
+   * for a unit of work that follows (the gateway's sale). Undefined when no card has that number.
+   */
+  attemptPin(cardNumber: string, pin: string | null | undefined): Promise<PinAttempt | undefined>;
+  /** Inside a unit: a gift card by token or by number, and whether its PIN attempt passed. */
+  findInTx(tx: Tx, tender: { token?: string | undefined; card_number?: string | undefined; attempt?: PinAttempt | undefined }): Promise<{ card?: GiftCardData; pinOk: boolean; gate: PinGate }>;
   expired(card: GiftCardData): boolean;
   /** Inside a unit: writes a changed balance. */
   putInTx(tx: Tx, card: GiftCardData, reason: string): Promise<void>;
 }
 
-export function createGiftCards(core: EngineCore, account: Account, keyer: Keyer): GiftCards {
-  const fingerprint = (number: string) => keyer(`gift:${number}`);
-  const pinHash = (pin: string) => keyer(`gift-pin:${pin}`);
+export function pinGate(card: GiftCardData, now: number): PinGate {
+  if (card.pin_locked) return 'locked';
+  if (card.pin_paused_until && Date.parse(card.pin_paused_until) > now) return 'paused';
+  return 'open';
+}
+
+/** The card after one more wrong PIN. */
+function afterWrongPin(card: GiftCardData, now: number): GiftCardData {
+  const failures = (card.pin_failures ?? 0) + 1;
+  const over = failures - PIN_FREE_FAILURES;
+  const pause = over >= 0 ? Math.min(PIN_PAUSE_MS * 2 ** over, PIN_PAUSE_MAX_MS) : 0;
+  return {
+    ...card,
+    pin_failures: failures,
+    pin_paused_until: pause > 0 ? new Date(now + pause).toISOString() : null,
+    pin_locked: failures >= PIN_LOCK_FAILURES,
+  };
+}
+
+const pinCleared = (card: GiftCardData): GiftCardData => ({ ...card, pin_failures: 0, pin_paused_until: null, pin_locked: false });
+
+export function giftCardView(card: GiftCardData): GiftCardView {
+  return {
+    id: card.id,
+    token: card.token,
+    last4: card.last4,
+    balance: card.balance_cents,
+    activated: card.activated,
+    currency: card.currency,
+    expiry_month: card.expiry_month,
+    expiry_year: card.expiry_year,
+    created_at: card.created_at,
+    updated_at: card.updated_at,
+    pin: { set: card.pin_hash !== null, failures: card.pin_failures ?? 0, paused_until: card.pin_paused_until ?? null, locked: card.pin_locked === true },
+  };
+}
+
+export function createGiftCards(core: EngineCore, account: Account, vault: VaultKeys): GiftCards {
+  const fingerprint = (number: string) => vault.keyer(`gift:${number}`);
 
   const digits = (n: string) => {
     const d = n.replace(/[\s-]/g, '');
@@ -69,12 +159,61 @@ export function createGiftCards(core: EngineCore, account: Account, keyer: Keyer
     putRecord(tx, GIFT_CARD, card.token, card, { type, entity: 'gift_card', key: card.token, data: { balance_cents: card.balance_cents, activated: card.activated } });
 
   // Gift cards are stored under their token (so a sale by token is one read); a second record
-  // maps the number's fingerprint to the token.
-  const byNumber = async (reader: Tx | EngineCore, number: string) => {
-    const link = await getRecord<{ token: string }>(reader, 'gift_card_number', fingerprint(number));
-    if (!link) return undefined;
-    return (await getRecord<GiftCardData>(reader, GIFT_CARD, link.data.token))?.data;
+  // maps the number's fingerprint to the token. After a vault key rotation a card is still found
+  // under an earlier key's fingerprint, and moved to the current key's by the next unit that finds it.
+  const findLink = async (reader: Tx | EngineCore, number: string) => {
+    for (const { keyId, fingerprint: fp } of vault.fingerprints(`gift:${number}`)) {
+      const link = await getRecord<{ token: string }>(reader, GIFT_CARD_NUMBER, fp);
+      if (link) return { token: link.data.token, fp, current: keyId === vault.currentId() };
+    }
+    return undefined;
   };
+  const byNumber = async (reader: Tx | EngineCore, number: string) => {
+    const link = await findLink(reader, number);
+    if (!link) return undefined;
+    if (!link.current && reader instanceof Tx) {
+      await putRecord(reader, GIFT_CARD_NUMBER, fingerprint(number), { token: link.token }, { type: 'gift_card.linked', entity: 'gift_card', key: link.token });
+      await reader.remove('records', recordId(GIFT_CARD_NUMBER, link.fp), { type: 'gift_card.unlinked', entity: 'gift_card', key: link.token });
+    }
+    return (await getRecord<GiftCardData>(reader, GIFT_CARD, link.token))?.data;
+  };
+  const byToken = async (reader: Tx | EngineCore, token: string) => (await getRecord<GiftCardData>(reader, GIFT_CARD, token))?.data;
+
+  const attemptPin: GiftCards['attemptPin'] = async (cardNumber, pin) => {
+    const card = await byNumber(core, cardNumber);
+    if (!card) return undefined;
+    if (!card.pin_hash) return { token: card.token, ok: true, gate: 'open' };
+    // No PIN sent is not a guess: declined, not counted.
+    if (!pin) return { token: card.token, ok: false, gate: pinGate(card, core.clock.now()) };
+    // Counted first, in the write queue: each attempt sees the ones before it.
+    const reserved = await core.mutate(async (tx) => {
+      const fresh = await byToken(tx, card.token);
+      if (!fresh?.pin_hash) return { gate: 'open' as const, hash: null };
+      const gate = pinGate(fresh, tx.now);
+      if (gate !== 'open') return { gate, hash: fresh.pin_hash };
+      await put(tx, { ...afterWrongPin(fresh, tx.now), updated_at: tx.at }, 'gift_card.pin_attempted');
+      return { gate, hash: fresh.pin_hash };
+    });
+    if (reserved.gate !== 'open') return { token: card.token, ok: false, gate: reserved.gate };
+    if (!reserved.hash) return { token: card.token, ok: true, gate: 'open' };
+    const { ok, stale } = await verifyPin(vault, card.token, pin, reserved.hash);
+    if (ok) {
+      const rehashed = stale ? await hashPin(vault, card.token, pin) : undefined;
+      await core.mutate(async (tx) => {
+        const fresh = await byToken(tx, card.token);
+        if (!fresh) return;
+        const cleared = pinCleared(fresh);
+        if (rehashed && fresh.pin_hash === reserved.hash) cleared.pin_hash = rehashed;
+        await put(tx, { ...cleared, updated_at: tx.at }, 'gift_card.pin_accepted');
+      });
+    }
+    return { token: card.token, ok, gate: 'open' };
+  };
+
+  const pinRefusal = (attempt: PinAttempt) =>
+    attempt.gate === 'open'
+      ? fail.gateway('incorrect_pin', 'The PIN does not match this gift card')
+      : fail.gateway('pin_tries_exceeded', attempt.gate === 'locked' ? 'Too many wrong PINs: this gift card is locked until the back office unlocks it' : 'Too many wrong PINs: try this gift card again later');
 
   const expiryMatches = (card: GiftCardData, month: number | undefined, year: number | undefined) =>
     (month === undefined || card.expiry_month === null || card.expiry_month === month) && (year === undefined || card.expiry_year === null || card.expiry_year === year);
@@ -87,22 +226,29 @@ export function createGiftCards(core: EngineCore, account: Account, keyer: Keyer
       const year = parseYear(input.expiry_year);
       const amount = input.load_amount_cents === undefined ? 0 : Number(input.load_amount_cents);
       const activate = input.activated === undefined ? undefined : String(input.activated) === 'true';
+      // PINs are checked and hashed outside the unit of work (scrypt takes tens of milliseconds).
+      const attempt = input.pin ? await attemptPin(number, input.pin) : undefined;
+      if (attempt && !attempt.ok) throw pinRefusal(attempt);
+      const newToken = core.ids.token();
+      const newPinHash = !attempt && input.pin ? await hashPin(vault, newToken, input.pin) : null;
       return core.mutate(async (tx) => {
         let card = await byNumber(tx, number);
         const created = !card;
         if (card) {
-          if (card.pin_hash && input.pin && pinHash(input.pin) !== card.pin_hash) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
+          if (card.pin_hash && input.pin && attempt?.token !== card.token) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
           if (!expiryMatches(card, month, year)) throw fail.gateway('gift_card_mismatch', 'The expiry does not match this gift card');
           card = { ...card };
         } else {
           const seq = (await getRecord<{ value: number }>(tx, 'sequence', GIFT_CARD))?.data.value ?? 0;
+          // Created meanwhile by another request after this one found no card: its PIN was hashed here.
+          if (input.pin && !newPinHash) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
           card = {
             id: seq + 1,
-            token: core.ids.token(),
+            token: newToken,
             last4: number.slice(-4),
             expiry_month: month ?? null,
             expiry_year: year ?? null,
-            pin_hash: input.pin ? pinHash(input.pin) : null,
+            pin_hash: newPinHash,
             balance_cents: 0,
             activated: false,
             currency: account.profile().currency,
@@ -110,7 +256,7 @@ export function createGiftCards(core: EngineCore, account: Account, keyer: Keyer
             updated_at: tx.at,
           };
           await putRecord(tx, 'sequence', GIFT_CARD, { value: seq + 1 }, { type: 'sequence.updated', entity: 'sequence', key: GIFT_CARD });
-          await putRecord(tx, 'gift_card_number', fingerprint(number), { token: card.token }, { type: 'gift_card.linked', entity: 'gift_card', key: card.token });
+          await putRecord(tx, GIFT_CARD_NUMBER, fingerprint(number), { token: card.token }, { type: 'gift_card.linked', entity: 'gift_card', key: card.token });
         }
         if (card.balance_cents + amount > MAX_BALANCE) throw fail.gateway('balance_limit', `A gift card balance cannot exceed ${MAX_BALANCE} cents`);
         if (activate !== undefined) card.activated = activate;
@@ -124,9 +270,13 @@ export function createGiftCards(core: EngineCore, account: Account, keyer: Keyer
     async read(input) {
       guard();
       const number = digits(input.card_number);
-      const card = await byNumber(core, number);
+      let card = await byNumber(core, number);
       if (!card || !expiryMatches(card, parseMonth(input.expiry_month), parseYear(input.expiry_year))) return { balance: 0, activated: false };
-      if (card.pin_hash && (!input.pin || pinHash(input.pin) !== card.pin_hash)) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
+      if (card.pin_hash) {
+        const attempt = await attemptPin(number, input.pin);
+        if (!attempt?.ok) throw pinRefusal(attempt ?? { token: card.token, ok: false, gate: 'open' });
+        card = (await byToken(core, card.token)) ?? card;
+      }
       const expires = card.expiry_month && card.expiry_year ? zonedInstant(`${card.expiry_year}-${String(card.expiry_month).padStart(2, '0')}-01`, '00:00', account.profile().timezone) : undefined;
       return {
         id: card.id,
@@ -138,17 +288,37 @@ export function createGiftCards(core: EngineCore, account: Account, keyer: Keyer
       };
     },
 
+    attemptPin,
+
     async findInTx(tx, tender) {
       let card: GiftCardData | undefined;
-      if (tender.token) card = (await getRecord<GiftCardData>(tx, GIFT_CARD, tender.token))?.data;
+      if (tender.token) card = await byToken(tx, tender.token);
       else if (tender.card_number) {
         const d = tender.card_number.replace(/[\s-]/g, '');
         card = /^[0-9]{6,19}$/.test(d) ? await byNumber(tx, d) : undefined;
       }
-      if (!card) return { pinOk: false };
-      // Paying by token (from a balance read) needs no PIN; paying by number does when one is set.
-      const pinOk = tender.token ? true : !card.pin_hash || (!!tender.pin && pinHash(tender.pin) === card.pin_hash);
-      return { card, pinOk };
+      if (!card) return { pinOk: false, gate: 'open' };
+      // Paying by token (from a balance read) needs no PIN; paying by number does when one is set,
+      // and its attempt was made (and counted) before this unit.
+      if (tender.token || !card.pin_hash) return { card, pinOk: true, gate: 'open' };
+      const attempt = tender.attempt?.token === card.token ? tender.attempt : undefined;
+      return { card, pinOk: attempt?.ok === true, gate: attempt?.gate ?? pinGate(card, tx.now) };
+    },
+
+    async view(token) {
+      const card = await byToken(core, token);
+      if (!card) throw fail.notFound('gift_card_not_found', `No gift card ${token}`);
+      return giftCardView(card);
+    },
+
+    async unlockPin(token) {
+      return core.mutate(async (tx) => {
+        const card = await byToken(tx, token);
+        if (!card) throw fail.notFound('gift_card_not_found', `No gift card ${token}`);
+        const cleared = { ...pinCleared(card), updated_at: tx.at };
+        await put(tx, cleared, 'gift_card.pin_unlocked');
+        return giftCardView(cleared);
+      });
     },
 
     expired(card) {

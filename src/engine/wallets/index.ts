@@ -7,6 +7,7 @@ import type { ContactInput } from '../../shared/schemas/gateway';
 import {
   bankProblemMessage,
   cardProblemMessage,
+  sandboxHelp,
   isExpired,
   parseBank,
   parseCard,
@@ -77,12 +78,12 @@ export function createWallets(deps: { core: EngineCore; account: Account; keyer:
       const card = cardInput(input.credit_card, { requireCvv: !input.credit_card.gateway_token, requireAddress: !input.credit_card.gateway_token });
       if (card.problem === 'expired') throw fail.precondition('card_expired', cardProblemMessage('expired', card.card));
       if (card.problem === 'luhn') throw fail.precondition('invalid_card_number', cardProblemMessage('luhn', card.card));
-      if (card.problem === 'unknown') throw fail.precondition('card_unknown_to_sandbox', cardProblemMessage('unknown', card.card));
+      if (card.problem === 'unknown') throw fail.precondition('card_unknown_to_sandbox', `${cardProblemMessage('unknown', card.card)}; ${sandboxHelp('card')}`);
       return { card };
     }
     if (input.bank_account) {
       const bank = bankInput(input.bank_account);
-      if (bank.problem) throw fail.precondition('account_unknown_to_sandbox', bankProblemMessage(bank.bank));
+      if (bank.problem) throw fail.precondition('account_unknown_to_sandbox', `${bankProblemMessage(bank.bank)}; ${sandboxHelp('bank')}`);
       return { bank };
     }
     return {};

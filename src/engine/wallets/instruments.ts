@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { fail } from '../errors';
 import { luhnValid } from '../security/card-data';
 import { brandOf } from '../gateway/reference-data';
@@ -72,12 +71,8 @@ export interface CardInputResult {
 
 export type CardProblem = 'luhn' | 'unknown' | 'expired';
 
+/** A keyed fingerprint of a number (wallets/secrets.ts: the vault's current key). */
 export type Keyer = (value: string) => string;
-
-export function makeKeyer(secretHex: string): Keyer {
-  const key = Buffer.from(secretHex, 'hex');
-  return (value) => createHmac('sha256', key).update(value).digest('hex').slice(0, 40);
-}
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
@@ -174,13 +169,17 @@ export function parseCard(
   return { card, secret: { pan, cvv }, gatewayToken: null, ...(problem ? { problem } : {}) };
 }
 
-/** What each card problem means, for people (no number in it). */
+/**
+ * What each card problem means, for people (no number in it). This text is stored on declined
+ * transactions, so it never carries the sandbox's list of test numbers: that help goes only into
+ * errors that are answered and not kept (`sandboxHelp`).
+ */
 export function cardProblemMessage(problem: CardProblem, card: StoredCard): string {
   switch (problem) {
     case 'luhn':
       return `INVALID ACCOUNT NUMBER: the card number ending ${card.last4} fails its check digit`;
     case 'unknown':
-      return `INVALID ACCOUNT NUMBER: the card ending ${card.last4} is not a sandbox test card; use ${TEST_CARD_LIST}`;
+      return `INVALID ACCOUNT NUMBER: the card ending ${card.last4} is not a sandbox test card (the test cards are listed in the README)`;
     case 'expired':
       return `EXPIRED CARD: the card expired ${String(card.expiry_month).padStart(2, '0')}/${card.expiry_year}`;
   }
@@ -267,6 +266,12 @@ export function parseBank(input: BankAccountInput, ctx: { keyer: Keyer; sandbox:
   return { bank, gatewayToken: imported ? String(input.gateway_token) : null, ...(problem ? { problem } : {}) };
 }
 
+/** Stored on declined transactions like cardProblemMessage: no test numbers in it. */
 export function bankProblemMessage(bank: StoredBank): string {
-  return `INVALID ACCOUNT NUMBER: the account ending ${bank.last4} is not a sandbox test account; use ${BANK_TEST_LIST}`;
+  return `INVALID ACCOUNT NUMBER: the account ending ${bank.last4} is not a sandbox test account (the test accounts are listed in the README)`;
+}
+
+/** The sandbox's test numbers, for an error answered at once and kept nowhere. */
+export function sandboxHelp(kind: 'card' | 'bank'): string {
+  return kind === 'card' ? `use ${TEST_CARD_LIST}` : `use ${BANK_TEST_LIST}`;
 }

@@ -14,6 +14,7 @@ import {
   GiftCardLoadResponse,
   GiftCardRead,
   GiftCardReadResponse,
+  GiftCardView,
   Wallet,
   WalletErrorBody,
   WalletExportPage,
@@ -241,7 +242,7 @@ export const revokeAutopay = defineRoute({
 
 // ---- Gift cards ----
 
-const giftErrors = { 500: { description: 'Gateway error (invalid_card_number, incorrect_pin, gift_card_mismatch, balance_limit, processor_unavailable)', schema: ref(GatewayErrorBody) } };
+const giftErrors = { 500: { description: 'Gateway error (invalid_card_number, incorrect_pin, pin_tries_exceeded, gift_card_mismatch, balance_limit, processor_unavailable)', schema: ref(GatewayErrorBody) } };
 
 export const loadGiftCard = defineRoute({
   method: 'post',
@@ -272,6 +273,39 @@ export const readGiftCard = defineRoute({
   },
 });
 
+const GiftCardToken = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
+const PIN_RULES = `Wrong PINs are counted per card: after 3 in a row each further one pauses PIN checks on the card (30 s, doubling, at most an hour), and
+the 10th locks its PIN until it is unlocked here. While paused or locked no PIN is checked, not even the right one (a sale declines with
+response code 208, a read or load answers \`pin_tries_exceeded\`). The right PIN resets the count.`;
+
+export const viewGiftCard = defineRoute({
+  method: 'get',
+  path: '/api/gateway/v1/gift_card/:token',
+  operationId: 'viewGiftCard',
+  tags: ['Gift Cards'],
+  summary: "A gift card by token, for the back office: balance, status and its PIN attempts",
+  description: PIN_RULES,
+  params: GiftCardToken,
+  responses: { 200: { description: 'The gift card (never its number or PIN)', schema: GiftCardView }, 404: { description: 'No such gift card', schema: ref(ErrorBody) } },
+  async handler({ engine, params }) {
+    return { body: await engine.giftCards.view(params.token) };
+  },
+});
+
+export const unlockGiftCardPin = defineRoute({
+  method: 'post',
+  path: '/api/gateway/v1/gift_card/:token/unlock_pin',
+  operationId: 'unlockGiftCardPin',
+  tags: ['Gift Cards'],
+  summary: "Clear a gift card's wrong-PIN count, pause and lock",
+  description: `For the back office, once the card holder is known. ${PIN_RULES}`,
+  params: GiftCardToken,
+  responses: { 200: { description: 'The gift card after the unlock', schema: GiftCardView }, 404: { description: 'No such gift card', schema: ref(ErrorBody) } },
+  async handler({ engine, params }) {
+    return { body: await engine.giftCards.unlockPin(params.token) };
+  },
+});
+
 export const walletRoutes: AnyRoute[] = [
   searchWallets,
   createWallet,
@@ -287,4 +321,6 @@ export const walletRoutes: AnyRoute[] = [
   revokeAutopay,
   loadGiftCard,
   readGiftCard,
+  viewGiftCard,
+  unlockGiftCardPin,
 ];

@@ -238,6 +238,32 @@ export const GiftCardLoadResponse = Type.Object({
   activated: Type.Boolean(),
 });
 
+export const GiftCardView = Type.Object(
+  {
+    id: Type.Integer(),
+    token: Type.String(),
+    last4: Type.String(),
+    balance: Type.Integer({ description: 'Cents' }),
+    activated: Type.Boolean(),
+    currency: Type.String(),
+    expiry_month: Type.Union([Type.Integer(), Type.Null()]),
+    expiry_year: Type.Union([Type.Integer(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    pin: Type.Object(
+      {
+        set: Type.Boolean({ description: 'Whether the card has a PIN' }),
+        failures: Type.Integer({ description: 'Wrong PINs in a row (reset by the right PIN or an unlock)' }),
+        paused_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'No PIN is checked before this instant (after repeated wrong PINs)' }),
+        locked: Type.Boolean({ description: 'Too many wrong PINs: no PIN is checked until the card is unlocked' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type GiftCardView = Static<typeof GiftCardView>;
+
 export const GiftCardReadResponse = Type.Object({
   id: Type.Optional(Type.Integer()),
   token: Type.Optional(Type.String({ description: 'Pay with it as `gift_card: "<token>"`.' })),

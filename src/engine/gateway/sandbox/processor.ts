@@ -53,12 +53,15 @@ export function voidDecision(amountCents: number): Decision {
 export function giftDecision(input: {
   known: boolean;
   pinOk: boolean;
+  /** Whether the card's PIN checks are paused or locked after repeated wrong PINs. */
+  pinGate?: 'open' | 'paused' | 'locked';
   activated: boolean;
   expired: boolean;
   balanceCents: number;
   amountCents: number;
 }): Decision {
   if (!input.known) return decline('gift_card_unknown', 'UNKNOWN GIFT CARD', 'gift_card');
+  if (!input.pinOk && input.pinGate && input.pinGate !== 'open') return decline('pin_tries_exceeded', input.pinGate === 'locked' ? 'PIN TRIES EXCEEDED: CARD LOCKED' : 'PIN TRIES EXCEEDED: TRY LATER', 'gift_card');
   if (!input.pinOk) return decline('incorrect_pin', 'INCORRECT PIN', 'gift_card');
   if (!input.activated) return decline('gift_card_inactive', 'GIFT CARD NOT ACTIVATED', 'gift_card');
   if (input.expired) return decline('expired_card', 'EXPIRED CARD', 'gift_card');

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { maskCardNumbersInFreeText } from '../../src/engine/security/card-data';
+
+describe('card numbers in free text', () => {
+  it('masks them in every string of a body, at any depth, but not in the fields that carry a number on purpose', () => {
+    const body = {
+      notes: 'pay with 4111-1111-1111-1111 please',
+      lines: [{ description: 'ref 5105105105105100' }, '6011111111111117'],
+      phone: '16135550123',
+      order_number: '4111111111111112',
+      credit_card: { card_number: '4111111111111111', cvv: '123' },
+      bank_account: { account_number: '0000000016' },
+      attachment: { content: 'JVBERi0xLjQK4111111111111111AAAA' },
+    };
+    expect(maskCardNumbersInFreeText(body)).toEqual({
+      notes: 'pay with 411111******1111 please',
+      lines: [{ description: 'ref 510510******5100' }, '601111******1117'],
+      // Not card numbers: too short, or failing Luhn.
+      phone: '16135550123',
+      order_number: '4111111111111112',
+      credit_card: { card_number: '4111111111111111', cvv: '123' },
+      bank_account: { account_number: '0000000016' },
+      attachment: { content: 'JVBERi0xLjQK4111111111111111AAAA' },
+    });
+  });
+
+  it('walks a deeply nested body without overflowing the stack', () => {
+    let deep: Record<string, unknown> = { note: '4111111111111111' };
+    for (let i = 0; i < 50_000; i++) deep = { a: deep };
+    expect(() => maskCardNumbersInFreeText(deep)).not.toThrow();
+    let inner: Record<string, unknown> = deep;
+    while (inner.a) inner = inner.a as Record<string, unknown>;
+    expect(inner.note).toBe('411111******1111');
+  });
+});

@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { op, startGateway, type GatewayError, type Harness } from './helpers';
+import type { GiftCardView } from '../../src/shared/schemas/wallets';
+
+const NUMBER = '6006491234567890';
+const PIN = '2468';
+const GC = { card_number: NUMBER, pin: PIN };
+
+describe('gift card PIN attempts', () => {
+  let h: Harness;
+  let token: string;
+  beforeEach(async () => {
+    h = await startGateway();
+    const loaded = await h.api.post<{ token: string }>('/api/gateway/v1/gift_card', { ...GC, activated: 'true', load_amount_cents: 10_000 });
+    token = loaded.body.token;
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+  const view = async () => (await h.api.get<GiftCardView>(`/api/gateway/v1/gift_card/${token}`)).body;
+  const guess = (pin: string) => op(h.api, 'sale', { amount_cents: 100, gift_card: { card_number: NUMBER, pin } });
+
+  it('a burst of wrong PINs (issue 13: 1,000 in 2.8 s) is stopped after three; the right PIN then waits too', async () => {
+    // Twenty at once: every attempt is counted before its PIN is checked, so parallel guesses do not slip past.
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => guess(String(1000 + i))));
+    expect(burst.every((r) => r.body.success === false)).toBe(true);
+    for (let i = 0; i < 100; i++) expect((await guess(String(2000 + i))).body).toMatchObject({ success: false });
+    const right = await guess(PIN);
+    expect(right.body).toMatchObject({ success: false, response_code: 208 });
+    const v = await view();
+    expect(v.pin).toMatchObject({ set: true, failures: 3, locked: false });
+    expect(Date.parse(v.pin.paused_until!)).toBe(h.t.clock.now() + 30_000);
+    // A balance read is held back the same way, not answered.
+    const read = await h.api.post<GatewayError>('/api/gateway/v1/gift_card/read', GC);
+    expect(read.body.errors).toEqual(['pin_tries_exceeded']);
+
+    // After the pause the right PIN works and clears the count.
+    h.t.clock.advance(30_001);
+    expect((await guess(PIN)).body).toMatchObject({ success: true });
+    expect((await view()).pin).toMatchObject({ failures: 0, paused_until: null, locked: false });
+  });
+
+  it('pauses grow after each further wrong PIN, the tenth locks the card until the back office unlocks it', async () => {
+    const pauses: number[] = [];
+    for (let i = 1; i <= 10; i++) {
+      expect((await guess('0000')).body).toMatchObject({ success: false, response_code: 207 });
+      const v = await view();
+      expect(v.pin.failures).toBe(i);
+      if (v.pin.paused_until) {
+        pauses.push(Date.parse(v.pin.paused_until) - h.t.clock.now());
+        h.t.clock.set(Date.parse(v.pin.paused_until) + 1);
+      }
+    }
+    expect(pauses.slice(0, 4)).toEqual([30_000, 60_000, 120_000, 240_000]);
+    const locked = await view();
+    expect(locked.pin.locked).toBe(true);
+    h.t.clock.advanceDays(3);
+    expect((await guess(PIN)).body).toMatchObject({ success: false, response_code: 208 });
+    // Balance loads (and activations) that send a PIN are held back too.
+    const load = await h.api.post<GatewayError>('/api/gateway/v1/gift_card', { ...GC, load_amount_cents: 100 });
+    expect(load.body.errors).toEqual(['pin_tries_exceeded']);
+
+    const unlocked = await h.api.post<GiftCardView>(`/api/gateway/v1/gift_card/${token}/unlock_pin`, {});
+    expect(unlocked.status).toBe(200);
+    expect(unlocked.body.pin).toEqual({ set: true, failures: 0, paused_until: null, locked: false });
+    expect((await guess(PIN)).body).toMatchObject({ success: true });
+    expect((await h.api.get(`/api/gateway/v1/gift_card/NOSUCHCARD`)).status).toBe(404);
+  });
+
+  it('the count is kept across a restart, and paying by token (no PIN) is not affected', async () => {
+    for (let i = 0; i < 3; i++) await guess('9999');
+    await h.api.close();
+    h.t = await h.t.restart();
+    h.api = await (await import('../helpers/http')).startApi(h.t.engine);
+    expect((await view()).pin.failures).toBe(3);
+    expect((await guess(PIN)).body).toMatchObject({ response_code: 208 });
+    expect((await op(h.api, 'sale', { amount_cents: 100, gift_card: token })).body).toMatchObject({ success: true });
+  });
+});
