@@ -11,7 +11,7 @@ describe('credentials and JWTs', () => {
   it('accepts the first credentials and refuses a wrong key or an unknown token', async () => {
     t = await openTestEngine();
     const c = t.engine.account.credentials;
-    expect(c.verifyBasic(TEST_TOKEN, TEST_KEY)).toEqual({ credential: TEST_TOKEN, via: 'basic' });
+    expect(c.verifyBasic(TEST_TOKEN, TEST_KEY)).toMatchObject({ credential: TEST_TOKEN, via: 'basic' });
     expect(c.verifyBasic(TEST_TOKEN, `${TEST_KEY}x`)).toBeNull();
     expect(c.verifyBasic('NOSUCHTOKEN1', TEST_KEY)).toBeNull();
   });
@@ -21,7 +21,7 @@ describe('credentials and JWTs', () => {
     const c = t.engine.account.credentials;
     const made = await c.create({ name: 'Web shop' });
     const { jwt } = await c.issueJwt(made.token, 30);
-    expect(await c.verifyJwt(jwt)).toEqual({ credential: made.token, via: 'jwt' });
+    expect(await c.verifyJwt(jwt)).toMatchObject({ credential: made.token, via: 'jwt' });
     await c.disable(made.token);
     expect(c.verifyBasic(made.token, made.key)).toBeNull();
     expect(await c.verifyJwt(jwt)).toBeNull();
