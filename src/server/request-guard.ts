@@ -46,8 +46,11 @@ function hostName(header: string): string | null {
   return m ? normalHost(m[1]!) : null;
 }
 
-/** Top-level navigations a link on another site may start: the screens and the API docs, never an operation. */
-const NAVIGABLE = /^\/(?:$|app(?:\/|$)|api\/docs(?:\/|$))/;
+/**
+ * Top-level navigations a link on another site may start: the screens, the click-to-pay links
+ * sent to customers (pay_url) and the API docs, never an operation.
+ */
+const NAVIGABLE = /^\/(?:$|app(?:\/|$)|pay\/|api\/docs(?:\/|$))/;
 
 /**
  * Refuses requests a browser sent from another origin. Browsers say where a request comes from:

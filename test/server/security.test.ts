@@ -120,9 +120,11 @@ describe('cross-site requests and the browser (item 2)', () => {
       const res = await raw(api.url, 'GET', '/api/whoami', { ...AUTH, ...headers });
       expect(res.status, JSON.stringify(headers)).toBe(200);
     }
-    // A link to the screens from another site opens them (a navigation carries no credentials).
-    const nav = await raw(api.url, 'GET', '/app/', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' });
-    expect(nav.status).not.toBe(403);
+    // A link to the screens, a click-to-pay link or the docs from another site opens them (a navigation carries no credentials).
+    for (const path of ['/app/', '/pay/ABC123', '/api/docs']) {
+      const nav = await raw(api.url, 'GET', path, { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' });
+      expect(nav.status, path).not.toBe(403);
+    }
     // ...but a navigation that is an API operation is not.
     const navApi = await raw(api.url, 'GET', '/api/whoami', { ...AUTH, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' });
     expect(navApi.status).toBe(403);
