@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { openTestEngine, TEST_TOKEN, type TestEngine } from '../helpers/engine';
@@ -250,10 +250,18 @@ describe('scopes of JWTs (item 4)', () => {
 });
 
 /**
- * The install's JWT signing key, to forge tokens as someone holding it would. It lives where
- * src/engine/account/credentials.ts keeps it; follow it there if it moves.
+ * The install's JWT signing key, to forge tokens as someone holding it would: from the key file
+ * when the engine keeps one (`engine.keys.path`, issue 13 item 1), else from the database record
+ * where earlier versions kept it.
  */
 async function installJwtKey(te: TestEngine): Promise<Uint8Array> {
+  const keyFile = (te.engine as unknown as { keys?: { path?: string } }).keys?.path;
+  if (keyFile) {
+    const data = JSON.parse(readFileSync(keyFile, 'utf8')) as { jwt?: { current?: { secret?: string } } };
+    const secret = data.jwt?.current?.secret;
+    if (!secret) throw new Error(`no jwt key in ${keyFile}: update installJwtKey`);
+    return new Uint8Array(Buffer.from(secret, 'hex'));
+  }
   const secrets = (await getRecord<{ jwt_key: string }>(te.engine.core, 'secret', 'install'))?.data;
   if (!secrets) throw new Error('the install secrets moved: update installJwtKey');
   return new Uint8Array(Buffer.from(secrets.jwt_key, 'hex'));
