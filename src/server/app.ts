@@ -200,11 +200,13 @@ export function createApp(options: AppOptions): Express {
     next();
   });
 
+  const configured = options.publicUrl;
+  const publicUrl = () => (typeof configured === 'function' ? configured() : (configured ?? '')).replace(/\/+$/, '');
   const checkHost = hostChecker(options.hostNames ?? []);
   app.use((req, res, next) => {
     try {
       checkHost(req);
-      checkCrossSite(req);
+      checkCrossSite(req, publicUrl());
       next();
     } catch (err) {
       sendError(res, err, engine, req);
@@ -213,8 +215,6 @@ export function createApp(options: AppOptions): Express {
 
   const perCredential = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const limits = new RateLimits(perCredential, options.anonymousRateLimit ?? anonymousLimitFor(perCredential));
-  const configured = options.publicUrl;
-  const publicUrl = () => (typeof configured === 'function' ? configured() : (configured ?? '')).replace(/\/+$/, '');
 
   let fast = new Map<string, RouteHandler>();
   app.use((req, res, next) => {

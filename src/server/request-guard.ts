@@ -58,9 +58,10 @@ const NAVIGABLE = /^\/(?:$|app(?:\/|$)|pay\/|api\/docs(?:\/|$))/;
  * GET). `same-site` is refused too: a page on another port of 127.0.0.1 is same-site. Programs
  * (curl, the ERP, the reference's clients) send neither and pass; so do our own screens at /app,
  * which are same-origin. Top-level navigations to the screens and docs from a link pass: they
- * carry no credentials (no cookies here, no Basic challenge to replay).
+ * carry no credentials (no cookies here, no Basic challenge to replay). `publicUrl` is the
+ * configured public base URL: its origin is ours too.
  */
-export function checkCrossSite(req: Request): void {
+export function checkCrossSite(req: Request, publicUrl = ''): void {
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string') {
     if (site === 'same-origin' || site === 'none') return;
@@ -68,10 +69,20 @@ export function checkCrossSite(req: Request): void {
     if (navigation && NAVIGABLE.test(req.path)) return;
     throw crossSite();
   }
-  const origin = req.headers.origin;
+  const origin = req.headers.origin?.toLowerCase();
   if (origin === undefined) return;
-  if (req.headers.host !== undefined && origin.toLowerCase() === `${req.protocol}://${req.headers.host}`.toLowerCase()) return;
+  if (req.headers.host !== undefined && origin === `${req.protocol}://${req.headers.host}`.toLowerCase()) return;
+  // Behind a TLS proxy the browser's origin is the public URL's, not this socket's scheme and host.
+  if (publicUrl && origin === originOf(publicUrl)) return;
   throw crossSite();
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin.toLowerCase();
+  } catch {
+    return undefined;
+  }
 }
 
 const crossSite = () =>

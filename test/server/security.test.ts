@@ -146,6 +146,10 @@ describe('cross-site requests and the browser (item 2)', () => {
         expect((await raw(named.url, 'GET', '/api/whoami', { ...AUTH, Host: host })).status, host).toBe(200);
       }
       expect((await raw(named.url, 'GET', '/api/whoami', { ...AUTH, Host: 'other.shop.lan' })).status).toBe(403);
+      // Behind a TLS proxy, an older browser's Origin is the public URL's.
+      const proxied = { ...AUTH, Host: 'pay.shop.example', 'Content-Type': 'application/json' };
+      expect((await raw(named.url, 'PATCH', '/api/account', { ...proxied, Origin: 'https://pay.shop.example' }, '{}')).status).toBe(200);
+      expect((await raw(named.url, 'PATCH', '/api/account', { ...proxied, Origin: 'https://evil.example' }, '{}')).status).toBe(403);
     } finally {
       await named.close();
     }
