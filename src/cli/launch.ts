@@ -13,6 +13,10 @@ export interface LaunchOptions {
   host?: string;
   port?: number;
   rateLimit?: number;
+  /** Base URL of links in answers (pay_url); default the bound address. */
+  publicUrl?: string;
+  /** Host names besides localhost and IP addresses the API answers to. */
+  hostNames?: string[];
   uiDir?: string;
   logLevel?: string;
   logToStdout?: boolean;
@@ -72,6 +76,8 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
       ...(options.uiDir ? { uiDir: options.uiDir } : {}),
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      ...(options.hostNames?.length ? { hostNames: options.hostNames } : {}),
     });
     // Only now that the socket listens: a start that failed before made no credential nobody saw.
     const first = await engine.firstStart();

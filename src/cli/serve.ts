@@ -5,7 +5,10 @@ import { parseArgs, intFlag } from './args';
 import { defaultDataDir, DEFAULT_PORT } from './paths';
 
 const USAGE = `Usage: npm run serve -- [--data-dir DIR] [--port N] [--host 127.0.0.1] [--rate-limit N]
+                         [--public-url URL] [--allowed-hosts name,name]
                          [--log-level info|debug] [--timezone Area/City] [--no-read-ahead]
+  --public-url is the base of links in answers (pay_url), default the bound address; its host name and
+  --allowed-hosts are the names (besides localhost and IP addresses) the API answers to.
   --port 0 picks a free port. --no-read-ahead reads every export page only when it is asked for. Set LANEWAY_API_TOKEN and LANEWAY_API_KEY to choose the first credentials.`;
 
 /** Headless engine + API + the built screens: CI, servers, and machines without Electron. */
@@ -33,6 +36,8 @@ async function main(): Promise<void> {
     ...(intFlag(args, 'rate-limit', process.env.LANEWAY_RATE_LIMIT ? Number(process.env.LANEWAY_RATE_LIMIT) : undefined) ? { rateLimit: intFlag(args, 'rate-limit', Number(process.env.LANEWAY_RATE_LIMIT)) } : {}),
     uiDir: resolve(args.get('ui-dir') ?? (basename(dirname(here)) === 'src' ? resolve(here, '../../out/renderer') : resolve(here, '../renderer'))),
     program: 'serve',
+    ...(args.get('public-url') ?? process.env.LANEWAY_PUBLIC_URL ? { publicUrl: args.get('public-url') ?? process.env.LANEWAY_PUBLIC_URL } : {}),
+    hostNames: (args.get('allowed-hosts') ?? process.env.LANEWAY_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
     logLevel: args.get('log-level') ?? 'info',
     logToStdout: args.has('log-level'),
     ...(args.get('timezone') ? { timezone: args.get('timezone') } : {}),

@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'conflict' // the record already exists
   | 'precondition' // a business precondition failed (the reference API's 412)
   | 'too_large' // body or file over its size limit
+  | 'unsupported_media' // a body in a media type or encoding the operation does not take
   | 'rate_limited' // too many requests
   | 'gateway' // a gateway operation could not be carried out (the reference API's 500 + errors[])
   | 'unavailable' // a dependency (device, processor) is not reachable right now
@@ -55,6 +56,7 @@ export const fail = {
   conflict: make('conflict'),
   precondition: make('precondition'),
   tooLarge: make('too_large'),
+  unsupportedMedia: make('unsupported_media'),
   rateLimited: make('rate_limited'),
   gateway: make('gateway'),
   unavailable: make('unavailable'),

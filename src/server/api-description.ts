@@ -11,23 +11,41 @@ existing clients work unchanged, plus a few Laneway operations (tag *Laneway* an
 Every operation except this document, the docs page and public reference data needs credentials:
 - **HTTP Basic**: the API token as user name, the API key as password.
 - **Bearer JWT**: the \`jwt\` returned by \`GET /api/whoami\` (valid \`options[jwt_expiry]\` days, 1..365,
-  default 30). Disabling a credential stops its JWTs at once.
+  default 30). Disabling a credential stops its JWTs at once. A JWT always expires.
 
-Without valid credentials an operation answers **401** \`{"error": "..."}\`.
+Without valid credentials an operation answers **401** \`{"error": "..."}\` (no \`WWW-Authenticate\`
+challenge, so a browser never prompts for the key).
+
+**Scopes.** The API key holds every scope. A JWT holds \`api\` (every business operation) unless
+\`options[jwt_scope]\` asked for more: managing credentials (\`/api/account/credentials\`) needs the
+\`credentials\` scope, so the key or a JWT minted with \`options[jwt_scope]=api credentials\`. A JWT
+calling \`GET /api/whoami\` gets a JWT that expires no later than itself and holds no scope it lacks.
+Otherwise: **403** \`insufficient_scope\`.
+
+**Browsers.** Bodies are JSON (\`Content-Type: application/json\`; anything else is **415**).
+Requests a browser marks as coming from another site (\`Sec-Fetch-Site\`, else \`Origin\`) are
+**403** \`cross_site_request\`; programs send neither header and are not affected. A \`Host\` that is
+not localhost, an IP address or a configured name is **403** \`host_not_allowed\` (DNS rebinding).
 
 ## Errors
 Every error body carries \`error\` (for people) and \`code\` (stable, for programs), and \`details\`
 per field when validation failed. Statuses: 400 invalid input, 401 credentials, 403 not allowed,
 404 not found, 409 already exists, 412 a precondition failed (the reference's status for import
-operations, including invalid import input), 413 body or file too large, 429 rate limited,
+operations, including invalid import input), 413 body or file too large, 415 a body that is not
+JSON or an unsupported Content-Encoding, 429 rate limited,
 500 gateway operation error, 503 a device or processor is unreachable.
 Gateway operations keep the reference shape: \`{"success": false, "errors": ["order_not_found"]}\`
 with status 500; a *decline* is not an error: status 200 with \`success: false\`.
 
 ## Limits
-- **Rate**: 1500 requests per minute per client IP by default (the operator may change it with
-  \`--rate-limit\`). Past it: **429**, \`{"error": "you are being rate limited", "code": 1015}\` and a
-  \`Retry-After\` header in seconds.
+- **Rate**: 1500 requests per minute per credential by default (the operator may change it with
+  \`--rate-limit\`); a Basic key and its JWTs share one budget. Requests without valid credentials
+  (open operations, bad credentials, unknown paths) spend a separate budget per client IP, a tenth
+  of that (150), so they never use up a credential's. Past a budget: **429**,
+  \`{"error": "you are being rate limited", "code": 1015}\` and a \`Retry-After\` header in seconds.
+- **Free-form attributes** (extra keys on customers, invoices, line items, orders): each nests at
+  most 16 levels, all of a record's at most 64K characters as JSON; beyond, **412**. A body nests
+  at most 64 levels.
 - **Bodies**: JSON up to 5 MB; invoice attachments and CSV files up to 25 MB decoded.
 
 ## Polling exports

@@ -6,17 +6,26 @@ import qs from 'qs';
 import type { Engine } from '../engine';
 import { fail, isEngineError } from '../engine/errors';
 import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-data';
+import { authorize } from '../engine/account';
 import { authenticate } from './auth';
 import { toErrorReply } from './errors';
-import { rateLimiter, DEFAULT_RATE_LIMIT } from './rate-limit';
+import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
+import { checkCrossSite, hostChecker } from './request-guard';
+import { checkBodyType, checkDepth, httpError, JSON_TYPES, MAX_BODY_DEPTH } from './request-body';
 import type { AnyRoute, Reply } from './route';
 import { lazyCompile, validationError } from './validation';
 import { allRoutes } from './routes';
 
 export interface AppOptions {
   engine: Engine;
-  /** Requests per minute per client IP. */
+  /** Requests per minute per credential. */
   rateLimit?: number;
+  /** Requests per minute per client IP without valid credentials (default a tenth of rateLimit). */
+  anonymousRateLimit?: number;
+  /** Host names besides localhost and IP literals that this server answers to (DNS rebinding). */
+  hostNames?: readonly string[];
+  /** Base URL for links in answers (pay_url): configured, never taken from a request's Host. */
+  publicUrl?: string | (() => string);
   /** The built renderer (served at /app), when present. */
   uiDir?: string;
   routes?: readonly AnyRoute[];
@@ -28,15 +37,6 @@ function runMiddleware(mw: RequestHandler, req: Request, res: Response): Promise
   return new Promise((resolve, reject) => {
     mw(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
   });
-}
-
-/** body-parser failures become engine errors, so they get the one error shape. */
-function bodyError(err: unknown): unknown {
-  const e = err as { type?: string; status?: number; limit?: number };
-  if (e?.type === 'entity.too.large') return fail.tooLarge('payload_too_large', `Request body is over the ${e.limit ? `${e.limit} byte` : ''} limit for this operation`);
-  if (e?.type === 'entity.parse.failed') return fail.invalid('invalid_json', 'Request body is not valid JSON');
-  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return fail.invalid('unsupported_encoding', 'Unsupported body encoding');
-  return err;
 }
 
 function send(res: Response, reply: Reply): void {
@@ -56,7 +56,8 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request): v
     engine.logger.error({ err, method: req.method, path: redactPans(req.path) }, 'unhandled error in route');
   }
   const { status, body } = toErrorReply(err);
-  if (status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="laneway", Bearer');
+  // No WWW-Authenticate on 401: a Basic challenge makes a browser prompt for the key and then
+  // replay it on every request to this origin, including ones a hostile page starts.
   if (!res.headersSent) res.status(status).json(body);
   else res.end();
 }
@@ -72,7 +73,14 @@ export function withoutNulls(value: unknown): unknown {
   return out;
 }
 
-function mount(app: Express, route: AnyRoute, engine: Engine): RouteHandler {
+interface MountContext {
+  engine: Engine;
+  limits: RateLimits;
+  publicUrl: () => string;
+}
+
+function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
+  const { engine, limits } = ctx;
   const validator = {
     params: route.params ? lazyCompile(route.params, 'params') : undefined,
     query: route.query ? lazyCompile(route.query, 'query') : undefined,
@@ -80,20 +88,37 @@ function mount(app: Express, route: AnyRoute, engine: Engine): RouteHandler {
   };
   const invalidKind = route.invalidKind ?? 'invalid';
   const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const parsers = [
-    express.json({ limit, type: ['application/json', 'application/*+json', 'text/json'] }),
-    express.urlencoded({ limit, extended: true }),
-  ];
+  const bodyTypes = route.bodyTypes ?? ['json'];
+  if (bodyTypes.includes('multipart')) throw new Error(`${route.operationId}: multipart bodies need a parser in src/server/request-body.ts first`);
+  const jsonParser = express.json({ limit, type: JSON_TYPES });
+  const scope = route.scope ?? 'api';
 
   const handler: RouteHandler = async (req, res) => {
     try {
-      const principal = route.auth === false ? null : await authenticate(engine, req);
-      if (route.body) {
+      let principal = null;
+      if (route.auth === false) {
+        limits.unauthenticated(req.ip, res);
+      } else {
         try {
-          for (const parser of parsers) await runMiddleware(parser, req, res);
+          principal = await authenticate(engine, req);
         } catch (err) {
-          throw bodyError(err);
+          // Bad credentials spend the caller's IP budget, never a credential's.
+          limits.unauthenticated(req.ip, res);
+          throw err;
         }
+        limits.credential(principal.credential, res);
+        authorize(principal, scope);
+      }
+      let raw: unknown;
+      if (route.body) {
+        checkBodyType(req, bodyTypes);
+        try {
+          await runMiddleware(jsonParser, req, res);
+        } catch (err) {
+          throw httpError(err);
+        }
+        raw = req.body ?? {};
+        checkDepth(raw, MAX_BODY_DEPTH, invalidKind);
       }
       const validate = { params: validator.params?.(), query: validator.query?.(), body: validator.body?.() };
       const params: Record<string, unknown> = { ...req.params };
@@ -101,9 +126,9 @@ function mount(app: Express, route: AnyRoute, engine: Engine): RouteHandler {
       const query = structuredClone(req.query) as Record<string, unknown>;
       if (validate.query && !validate.query(query)) throw validationError(validate.query.errors, 'query', invalidKind);
       // Card numbers typed into free text are masked before the engine sees (and stores) them.
-      const body: unknown = maskCardNumbersInFreeText(route.nullMeansAbsent ? withoutNulls(req.body ?? {}) : (req.body ?? {}));
+      const body: unknown = maskCardNumbersInFreeText(route.nullMeansAbsent ? withoutNulls(raw ?? {}) : (raw ?? {}));
       if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
-      const reply = await route.handler({ engine, principal, params, query, body, req, res });
+      const reply = await route.handler({ engine, principal, publicUrl: ctx.publicUrl(), params, query, body, req, res });
       if (!route.streams) send(res, reply);
     } catch (err) {
       sendError(res, err, engine, req);
@@ -177,7 +202,21 @@ export function createApp(options: AppOptions): Express {
     next();
   });
 
-  app.use(rateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT));
+  const configured = options.publicUrl;
+  const publicUrl = () => (typeof configured === 'function' ? configured() : (configured ?? '')).replace(/\/+$/, '');
+  const checkHost = hostChecker(options.hostNames ?? []);
+  app.use((req, res, next) => {
+    try {
+      checkHost(req);
+      checkCrossSite(req, publicUrl());
+      next();
+    } catch (err) {
+      sendError(res, err, engine, req);
+    }
+  });
+
+  const perCredential = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const limits = new RateLimits(perCredential, options.anonymousRateLimit ?? anonymousLimitFor(perCredential));
 
   let fast = new Map<string, RouteHandler>();
   app.use((req, res, next) => {
@@ -186,7 +225,7 @@ export function createApp(options: AppOptions): Express {
     req.params = {};
     void handler(req, res);
   });
-  const mounted = (options.routes ?? allRoutes).map((route) => ({ route, handler: mount(app, route, engine) }));
+  const mounted = (options.routes ?? allRoutes).map((route) => ({ route, handler: mount(app, route, { engine, limits, publicUrl }) }));
   fast = staticDispatch(app, mounted);
 
   app.get('/api/docs', (_req, res) => {
@@ -215,11 +254,17 @@ export function createApp(options: AppOptions): Express {
   app.get('/', (_req, res) => res.redirect('/app/'));
 
   app.use((req, res) => {
-    res.status(404).json({ error: `No operation at ${req.method} ${redactPans(req.path)}`, code: 'route_not_found' });
+    try {
+      limits.unauthenticated(req.ip, res);
+      throw fail.notFound('route_not_found', `No operation at ${req.method} ${redactPans(req.path)}`);
+    } catch (err) {
+      sendError(res, err, engine, req);
+    }
   });
-  // Errors raised by middleware outside a route (malformed URL encoding, for instance).
+  // Errors raised by middleware outside a route: a path whose percent-encoding is not UTF-8
+  // (the router's and the static files' decoding), for instance. They are the client's.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendError(res, bodyError(err), engine, req);
+    sendError(res, httpError(err), engine, req);
   });
   return app;
 }

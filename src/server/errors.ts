@@ -10,6 +10,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   conflict: 409,
   precondition: 412,
   too_large: 413,
+  unsupported_media: 415,
   rate_limited: 429,
   gateway: 500,
   unavailable: 503,

@@ -1,5 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import { createApp, type AppOptions } from './app';
 import { warmValidators } from './validation';
@@ -19,8 +19,15 @@ export interface RunningServer {
  * payment data and is meant for this machine's integrations and screens.
  */
 export async function startServer(engine: Engine, options: Omit<AppOptions, 'engine'> & { host?: string; port?: number } = {}): Promise<RunningServer> {
-  const app = createApp({ engine, ...options });
   const host = options.host ?? '127.0.0.1';
+  let url = '';
+  const app = createApp({
+    engine,
+    ...options,
+    // The names it was told to bind to and to be reached at are names it answers to (see request-guard.ts).
+    hostNames: [...(options.hostNames ?? []), ...(isIP(host) || host === '0.0.0.0' || host === '::' ? [] : [host]), ...publicHost(options.publicUrl)],
+    publicUrl: options.publicUrl ?? (() => url),
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(options.port ?? 0, host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);
@@ -40,8 +47,9 @@ export async function startServer(engine: Engine, options: Omit<AppOptions, 'eng
   });
   const { port } = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  url = `http://${shownHost}:${port}`;
   return {
-    url: `http://${shownHost}:${port}`,
+    url,
     port,
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
@@ -55,4 +63,13 @@ export async function startServer(engine: Engine, options: Omit<AppOptions, 'eng
         setTimeout(() => server.closeAllConnections(), graceMs).unref();
       }),
   };
+}
+
+function publicHost(publicUrl: AppOptions['publicUrl']): string[] {
+  if (typeof publicUrl !== 'string') return [];
+  try {
+    return [new URL(publicUrl).hostname];
+  } catch {
+    throw new Error(`The public URL ${publicUrl} is not a URL (e.g. http://shop.example:4747)`);
+  }
 }

@@ -60,11 +60,15 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
     }
     const responses: Record<string, Json> = {};
     // Statuses every operation can answer, documented once here rather than on each route.
-    const common: Record<number, ResponseSpec> = { 429: { description: 'Rate limited (error code 1015); see Retry-After', schema: errorRef } };
+    const common: Record<number, ResponseSpec> = {
+      403: { description: 'Refused: a request from a web page on another site, a host name this server does not answer to, or a credential without the scope this operation needs', schema: errorRef },
+      429: { description: 'Rate limited (error code 1015); see Retry-After', schema: errorRef },
+    };
     if (route.auth !== false) common[401] = { description: 'Missing or invalid credentials', schema: errorRef };
     if (route.body) {
       common[400] = { description: 'Malformed or invalid body', schema: errorRef };
       common[413] = { description: 'Body over the size limit of this operation', schema: errorRef };
+      common[415] = { description: 'A body that is not JSON (Content-Type), or whose Content-Encoding is not supported', schema: errorRef };
     }
     for (const [status, spec] of Object.entries({ ...common, ...route.responses })) {
       responses[status] = {

@@ -1,9 +1,17 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
 import type { Engine } from '../engine';
-import type { Principal } from '../engine/account';
+import type { Principal, Scope } from '../engine/account';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * Media types a route's body may come in. JSON only by default: a browser form can post
+ * urlencoded, multipart or text/plain across sites without asking first, never JSON. `multipart`
+ * is for an operation that uploads a file (the reference's CSV import); no route takes it yet,
+ * and mounting one fails until a parser is added for it.
+ */
+export type BodyType = 'json' | 'multipart';
 
 export interface Reply {
   status?: number;
@@ -16,6 +24,8 @@ export interface Reply {
 export interface RouteContext<P, Q, B> {
   engine: Engine;
   principal: Principal | null;
+  /** The server's configured public base URL (no trailing slash), for links in answers. */
+  publicUrl: string;
   params: P;
   query: Q;
   body: B;
@@ -42,6 +52,10 @@ export interface RouteDef<P extends TSchema | undefined = undefined, Q extends T
   description?: string;
   /** Default true: the route needs Basic or Bearer credentials. */
   auth?: boolean;
+  /** The scope the credential must hold (default `api`); see src/engine/account/scopes.ts. */
+  scope?: Scope;
+  /** Media types the body may come in (default JSON only): anything else is 415. */
+  bodyTypes?: readonly BodyType[];
   params?: P;
   query?: Q;
   body?: B;

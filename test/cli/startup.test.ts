@@ -129,7 +129,7 @@ describe('first start', () => {
     const [, key] = await second.waitFor(/API key:\s+(\S+)/);
     const [, code] = await second.waitFor(/Sample cashier of this sandbox \(shown once\): .*, code (\d+)/);
     expect((await fetch(`${url}/api/whoami`, { headers: basic(token!, key!) })).status).toBe(200);
-    const lane = await fetch(`${url}/api/lanes`, { method: 'POST', headers: { ...basic(token!, key!), 'Content-Type': 'application/json' }, body: JSON.stringify({ laneid: '1', port_path: '/dev/laneway-test-none' }) });
+    const lane = await fetch(`${url}/api/lanes`, { method: 'POST', headers: { ...basic(token!, key!), 'Content-Type': 'application/json' }, body: JSON.stringify({ laneid: '1', port_path: '/dev/ttyLANEWAYTEST1' }) });
     expect(lane.status).toBeLessThan(300);
     const shift = await fetch(`${url}/api/pos/shifts`, { method: 'POST', headers: { ...basic(token!, key!), 'Content-Type': 'application/json' }, body: JSON.stringify({ laneid: '1', code }) });
     expect(shift.status).toBe(201);
@@ -252,7 +252,7 @@ describe('npm run admin', () => {
     expect((await fetch(`${url}/api/whoami`, { headers: basic(token, key) })).status).toBe(200);
     expect((await fetch(`${url}/api/whoami`, { headers: basic('FIRSTTOKEN01', 'first-key-0123456789') })).status).toBe(401);
     const json = { ...basic(token, key), 'Content-Type': 'application/json' };
-    expect((await fetch(`${url}/api/lanes`, { method: 'POST', headers: json, body: JSON.stringify({ laneid: '1', port_path: '/dev/laneway-test-none' }) })).status).toBeLessThan(300);
+    expect((await fetch(`${url}/api/lanes`, { method: 'POST', headers: json, body: JSON.stringify({ laneid: '1', port_path: '/dev/ttyLANEWAYTEST1' }) })).status).toBeLessThan(300);
     expect((await fetch(`${url}/api/pos/shifts`, { method: 'POST', headers: json, body: JSON.stringify({ laneid: '1', code }) })).status).toBe(201);
   }, 150_000);
 

@@ -49,7 +49,7 @@ describe('first start', () => {
     const engine = await open(dir, false);
     try {
       const sample = engine.register.firstCashier!;
-      await engine.lanes.create({ laneid: '1', port_path: '/dev/laneway-test-none' });
+      await engine.lanes.create({ laneid: '1', port_path: '/dev/ttyLANEWAYTEST1' });
       const { cashier, code } = await engine.register.resetCashierCode(sample.name.toUpperCase());
       expect(cashier.id).toBe(sample.id);
       expect(code).toMatch(/^\d{6}$/);

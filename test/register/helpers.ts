@@ -66,7 +66,7 @@ export async function openRegister(options: { timezone?: string } = {}): Promise
   const t = await openTestEngine(options.timezone ? { timezone: options.timezone } : {});
   const terminal = new ScriptedTerminal();
   t.engine.gateway.setCardPresent(terminal);
-  await t.engine.lanes.create({ laneid: '1', port_path: '/dev/laneway-test-lane-1', name: 'Front counter' });
+  await t.engine.lanes.create({ laneid: '1', port_path: '/dev/ttyLANEWAYTEST1', name: 'Front counter' });
   const first = t.engine.register.firstCashier;
   if (!first) throw new Error('a new sandbox install has a sample cashier');
   const shift = await t.engine.register.signIn('1', first.code);

@@ -19,9 +19,11 @@ const statusIs = (id: string, status: string) => until(async () => ((await lane(
 
 describe('lane faults over real serial pairs', () => {
   it('port missing at start: the lane is offline with the reason, and connects by itself when the port appears', async () => {
-    const pair = await rig.pair('late', false);
+    // Set up while its port was there (a link must resolve to a serial device when it is set), then unplugged.
+    const pair = await rig.pair('late');
     await rig.engine.lanes.create({ laneid: 'F1', port_path: pair.host });
-    await rig.restart(); // an app start with the port still missing
+    await pair.unplug();
+    await rig.restart(); // an app start with the port missing
     const offline = await lane('F1');
     expect(offline.status).toBe('offline');
     await until(async () => ((await lane('F1')).last_error?.includes('not found') ? true : undefined), 'the reason');

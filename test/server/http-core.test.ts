@@ -143,7 +143,7 @@ describe('route dispatch', () => {
       named('create', '/api/dispatch', 'post'),
       named('open', '/api/dispatch-open', 'get', false),
     ];
-    const server = await startServer(t.engine, { port: 0, rateLimit: 7, routes });
+    const server = await startServer(t.engine, { port: 0, rateLimit: 5, anonymousRateLimit: 3, routes });
     try {
       const call = async (method: string, path: string, auth: string | null = basicAuth()) => {
         const res = await fetch(`${server.url}${path}`, { method, headers: auth ? { Authorization: auth } : {} });
@@ -156,7 +156,10 @@ describe('route dispatch', () => {
       expect((await call('GET', '/api/dispatch-open', null)).body.name).toBe('open');
       expect((await call('GET', '/api/dispatch', null)).status).toBe(401);
       expect((await call('DELETE', '/api/dispatch')).status).toBe(404);
+      // Five authenticated requests spent the credential's budget; the open route, the 401 and the 404 spent the IP's.
+      expect((await call('GET', '/api/dispatch')).status).toBe(200);
       expect((await call('GET', '/api/dispatch')).status).toBe(429);
+      expect((await call('GET', '/api/dispatch-open', null)).status).toBe(429);
     } finally {
       await server.close();
     }

@@ -5,6 +5,7 @@ import { fail } from '../errors';
 import { DAY_MS } from '../clock';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import { LEGACY_KEY_ID, type InstallKey, type InstallKeys } from '../security/install-keys';
+import { DEFAULT_JWT_SCOPES, KEY_SCOPES, scopesOfClaim, type Principal, type Scope } from './scopes';
 
 /**
  * API credentials: a public token (the Basic user name) and a secret key (the password). Only an
@@ -30,10 +31,7 @@ export interface CredentialView {
   enabled: boolean;
 }
 
-export interface Principal {
-  credential: string;
-  via: 'basic' | 'jwt';
-}
+export type { Principal } from './scopes';
 
 const TOKEN_RULE = /^[A-Za-z0-9_-]{8,64}$/;
 export const JWT_DEFAULT_DAYS = 30;
@@ -44,7 +42,11 @@ export interface Credentials {
   list(): Promise<CredentialView[]>;
   verifyBasic(token: string, key: string): Principal | null;
   verifyJwt(jwt: string): Promise<Principal | null>;
-  issueJwt(credential: string, days?: number): Promise<{ jwt: string; exp: number }>;
+  /**
+   * A JWT for `credential`, valid `days` (1..365), holding `scopes` (default `api` only) and
+   * expiring no later than `notAfter` (seconds since the epoch) when given.
+   */
+  issueJwt(credential: string, days?: number, options?: { scopes?: readonly Scope[]; notAfter?: number }): Promise<{ jwt: string; exp: number; scopes: readonly Scope[] }>;
   hasAny(): boolean;
   /** Ids of the API-key hash keys that enabled credentials still need (the rest may be dropped). */
   hashKeysInUse(): Set<string>;
@@ -137,31 +139,34 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
       const equal = stored.length === candidate.length && timingSafeEqual(stored, candidate);
       if (!record || !equal || record.disabled_at) return null;
       if (hashKey.id !== current.id || record.key_id === undefined) rehash(token, key);
-      return { credential: token, via: 'basic' };
+      return { credential: token, via: 'basic', scopes: KEY_SCOPES };
     },
     async verifyJwt(jwt) {
       try {
-        const { payload } = await jwtVerify(jwt, jwtKey(), { algorithms: ['HS256'], currentDate: new Date(core.clock.now()) });
+        // A JWT without an expiry would be a key that cannot be rotated: refused.
+        const { payload } = await jwtVerify(jwt, jwtKey(), { algorithms: ['HS256'], requiredClaims: ['exp'], currentDate: new Date(core.clock.now()) });
         const token = typeof payload.token === 'string' ? payload.token : '';
         const record = cache.get(token);
         if (!record || record.disabled_at) return null;
-        return { credential: token, via: 'jwt' };
+        return { credential: token, via: 'jwt', scopes: scopesOfClaim(payload.scope), exp: payload.exp! };
       } catch (err) {
         if (err instanceof joseErrors.JOSEError) return null;
         throw err;
       }
     },
-    async issueJwt(credential, days = JWT_DEFAULT_DAYS) {
+    async issueJwt(credential, days = JWT_DEFAULT_DAYS, options = {}) {
       if (!Number.isInteger(days) || days < 1 || days > 365) {
         throw fail.invalid('invalid_jwt_expiry', 'options[jwt_expiry] must be a whole number of days from 1 to 365');
       }
-      const exp = Math.floor((core.clock.now() + days * DAY_MS) / 1000);
-      const jwt = await new SignJWT({ token: credential })
+      const scopes = options.scopes ?? DEFAULT_JWT_SCOPES;
+      const wanted = Math.floor((core.clock.now() + days * DAY_MS) / 1000);
+      const exp = options.notAfter !== undefined ? Math.min(wanted, options.notAfter) : wanted;
+      const jwt = await new SignJWT({ token: credential, scope: scopes.join(' ') })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt(Math.floor(core.clock.now() / 1000))
         .setExpirationTime(exp)
         .sign(jwtKey());
-      return { jwt, exp };
+      return { jwt, exp, scopes };
     },
     hasAny: () => cache.size > 0,
     hashKeysInUse() {

@@ -5,9 +5,11 @@ import { CAPABILITIES, defaultProfile, type AccountProfile, type Capability, typ
 import { createCredentials, type Credentials } from './credentials';
 import { whoamiEntry } from './whoami';
 import type { InstallKeys } from '../security/install-keys';
+import { KEY_SCOPES, mintLimits, type Principal, type Scope } from './scopes';
 
 export * from './profile';
-export type { Credentials, CredentialView, Principal } from './credentials';
+export * from './scopes';
+export type { Credentials, CredentialView } from './credentials';
 
 export interface Account {
   profile(): AccountProfile;
@@ -16,8 +18,12 @@ export interface Account {
   /** Throws a precondition error naming the capability when it is off. */
   require(capability: Capability): void;
   credentials: Credentials;
-  /** GET /api/whoami: keyed by the calling credential's token, with a JWT of `days` validity. */
-  whoami(credential: string, days?: number): Promise<Record<string, Awaited<ReturnType<typeof whoamiEntry>>>>;
+  /**
+   * GET /api/whoami: keyed by the calling credential's token, with a JWT of `days` validity
+   * holding `scopes` (default `api`). A JWT caller gets no scope it lacks and no later expiry
+   * than its own. A bare token stands for the key holder (admin commands, the desktop shell).
+   */
+  whoami(caller: Principal | string, days?: number, scopes?: readonly Scope[]): Promise<Record<string, Awaited<ReturnType<typeof whoamiEntry>>>>;
 }
 
 export interface BootstrapResult {
@@ -73,9 +79,10 @@ export async function openAccount(core: EngineCore, keys: InstallKeys, options: 
       }
     },
     credentials,
-    async whoami(credential, days) {
-      const jwt = await credentials.issueJwt(credential, days);
-      return { [credential]: await whoamiEntry(core, current, jwt) };
+    async whoami(caller, days, scopes) {
+      const principal: Principal = typeof caller === 'string' ? { credential: caller, via: 'basic', scopes: KEY_SCOPES } : caller;
+      const jwt = await credentials.issueJwt(principal.credential, days, mintLimits(principal, scopes));
+      return { [principal.credential]: await whoamiEntry(core, current, jwt) };
     },
   };
   return { account };

@@ -4,6 +4,7 @@ import { fail } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { LaneHub } from './hub';
 import { LANE_KIND, laneSummary, newLane, type LaneData } from './model';
+import { checkPortPath } from './port-path';
 
 export type LaneView = LaneData & { watermark: number };
 
@@ -31,6 +32,7 @@ export async function getLane(hub: LaneHub, laneid: string): Promise<LaneView> {
 }
 
 export async function createLane(hub: LaneHub, input: LaneCreate): Promise<LaneView> {
+  await checkPortPath(input.port_path);
   const saved = await hub.core.mutate(async (tx) => {
     if (await getRecord(tx, LANE_KIND, input.laneid)) throw fail.conflict('lane_exists', `Lane ${input.laneid} already exists`, [{ field: 'laneid', message: 'already exists' }]);
     await assertPortFree(tx, input.port_path, input.laneid);
@@ -49,6 +51,7 @@ export async function createLane(hub: LaneHub, input: LaneCreate): Promise<LaneV
  * device at once when it is idle.
  */
 export async function updateLane(hub: LaneHub, laneid: string, patch: LanePatch): Promise<LaneView> {
+  if (patch.port_path !== undefined) await checkPortPath(patch.port_path);
   const saved = await hub.core.mutate(async (tx) => {
     const stored = await getRecord<LaneData>(tx, LANE_KIND, laneid);
     if (!stored) throw fail.notFound('lane_not_found', `No lane ${laneid}`);

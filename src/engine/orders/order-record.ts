@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { StoredDoc } from '../../store/schema';
 import { fail } from '../errors';
+import { freeFormProblem } from '../free-form';
 import type { OrderInput, OrderItemInput } from '../../shared/schemas/orders';
 
 /** An order as stored. Extended attributes sent as top-level keys (`order_att1`) live in `extra`. */
@@ -139,10 +140,21 @@ function toItem(input: OrderItemInput): OrderItem {
   };
 }
 
-/** Refuses what the reference refuses on import, before anything is written. */
+/** Refuses what the reference refuses on import, and free-form values past their bounds, before anything is written. */
 export function checkImportable(input: Record<string, unknown>): void {
   for (const key of NOT_IMPORTABLE) {
     if (key in input) throw fail.precondition('not_importable', `${key} cannot be imported: it is assigned by the service`);
+  }
+  const unnamed = (record: Record<string, unknown>, known: ReadonlySet<string>) => Object.fromEntries(Object.entries(record).filter(([k]) => !known.has(k)));
+  const records: Array<[string, Record<string, unknown>]> = [['', unnamed(input, ORDER_KNOWN)]];
+  if (Array.isArray(input.order_items)) {
+    input.order_items.forEach((item: unknown, i) => {
+      if (item && typeof item === 'object') records.push([`order_items.${i}.`, unnamed(item as Record<string, unknown>, ITEM_KNOWN)]);
+    });
+  }
+  for (const [prefix, values] of records) {
+    const problem = freeFormProblem(values);
+    if (problem) throw fail.precondition(problem.code, `${prefix}${problem.field} ${problem.message}`, [{ field: `${prefix}${problem.field}`, code: problem.code, message: `${prefix}${problem.field} ${problem.message}` }]);
   }
 }
 

@@ -147,10 +147,10 @@ export async function upsertCustomer(
     }
   }
 
+  const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS, p);
   problems.throwIfAny();
   if (!identifier) throw fail.internal('no_identifier', 'identifier missing after validation');
 
-  const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS);
   const now = s.tx.at;
   let doc: CustomerDoc;
   let created = false;

@@ -1,6 +1,7 @@
+import { freeFormProblem } from '../free-form';
 import { isCurrency } from './money';
 import { normalizeCountry, normalizeProvince } from './countries';
-import type { Problems} from './problems';
+import type { Problems } from './problems';
 import { DATE_RE, EMAIL_RE, given, validDate } from './problems';
 
 type Input = Record<string, unknown>;
@@ -142,13 +143,18 @@ export class Fields {
   }
 }
 
-/** Keys not named by the schema: stored and returned for presentment. */
-export function extraAttributes(input: Input, known: ReadonlySet<string>, isKnown?: (key: string) => boolean): Record<string, unknown> {
+/**
+ * Keys not named by the schema: stored and returned for presentment. Free-form, so bounded
+ * (src/engine/free-form.ts): a record breaking a bound is refused (412) naming the field.
+ */
+export function extraAttributes(input: Input, known: ReadonlySet<string>, problems: Problems, isKnown?: (key: string) => boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
     if (known.has(key) || isKnown?.(key)) continue;
     if (value === undefined) continue;
     out[key] = value;
   }
+  const problem = freeFormProblem(out);
+  if (problem) problems.add(problem.field, problem.code, problem.message);
   return out;
 }

@@ -202,6 +202,7 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
       customer = (await upsertCustomer(s, input, { prefix: 'customer_', identifier: customerIdentifier, problems, defaultName: customerIdentifier })).customer;
     }
   }
+  const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k));
   problems.throwIfAny();
   if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
 
@@ -240,7 +241,7 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
     deleted: false,
     attachments: prev.attachments ?? [],
     pay_token: prev.pay_token ?? s.core.ids.token(),
-    extra: { ...(prev.extra ?? {}), ...extraAttributes(input, INVOICE_FIELDS, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k)) },
+    extra: { ...(prev.extra ?? {}), ...extra },
     created_at: prev.created_at ?? now,
     updated_at: now,
     updated_ms: s.tx.now,

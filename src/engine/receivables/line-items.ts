@@ -46,7 +46,7 @@ export function readLineItems(raw: unknown, problems: Problems): LineInput[] | u
       patch,
       ...(amount !== undefined ? { amount } : {}),
       ...(balance !== undefined ? { balance } : {}),
-      extra: extraAttributes(input, LINE_FIELDS),
+      extra: extraAttributes(input, LINE_FIELDS, p),
     };
   });
 }

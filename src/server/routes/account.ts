@@ -9,6 +9,8 @@ const errors = {
   400: { description: 'Invalid input', schema: ref(ErrorBody) },
   401: { description: 'Missing or invalid credentials', schema: ref(ErrorBody) },
 };
+const CREDENTIALS_SCOPE =
+  ' Needs the `credentials` scope: the API key (HTTP Basic), or a JWT minted with `options[jwt_scope]=api credentials`; the screens\' JWTs do not hold it (403).';
 
 const settings = (p: AccountProfile) => ({
   token: p.token,
@@ -52,8 +54,10 @@ export const listCredentials = defineRoute({
   method: 'get',
   path: '/api/account/credentials',
   operationId: 'listCredentials',
+  scope: 'credentials',
   tags: ['Account settings'],
   summary: 'API credentials of the account (keys are never shown again)',
+  description: CREDENTIALS_SCOPE.trim(),
   responses: { 200: { description: 'Credentials', schema: Type.Object({ credentials: Type.Array(ref(Credential)) }) }, ...errors },
   async handler({ engine }) {
     return { body: { credentials: await engine.account.credentials.list() } };
@@ -64,8 +68,10 @@ export const createCredential = defineRoute({
   method: 'post',
   path: '/api/account/credentials',
   operationId: 'createCredential',
+  scope: 'credentials',
   tags: ['Account settings'],
   summary: 'Create an API token and key; the key is in this response only',
+  description: CREDENTIALS_SCOPE.trim(),
   body: CredentialCreate,
   responses: { 201: { description: 'Created', schema: CredentialCreated }, ...errors },
   async handler({ engine, body }) {
@@ -77,8 +83,10 @@ export const disableCredential = defineRoute({
   method: 'post',
   path: '/api/account/credentials/:token/disable',
   operationId: 'disableCredential',
+  scope: 'credentials',
   tags: ['Account settings'],
   summary: 'Disable a credential: it and its JWTs fail at once',
+  description: CREDENTIALS_SCOPE.trim(),
   params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) }),
   responses: { 200: { description: 'Disabled', schema: ref(Credential) }, 404: { description: 'No such credential', schema: ref(ErrorBody) }, ...errors },
   async handler({ engine, params }) {

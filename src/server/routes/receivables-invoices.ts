@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { defineRoute } from '../route';
 import { exportParams, sendExportChunks } from '../exports';
 import type { InvoiceFeed } from '../../engine/receivables';
@@ -12,7 +12,6 @@ import { AttachmentBody, InvoiceImport, InvoiceImportResult, InvoiceView, Invoic
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Invoices'];
-const origin = (req: Request) => `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`;
 
 export const importInvoice = defineRoute({
   method: 'post',
@@ -30,9 +29,9 @@ export const importInvoice = defineRoute({
   invalidKind: 'precondition',
   bodyLimit: '36mb',
   responses: { 201: { description: 'Created or updated', schema: InvoiceImportResult }, 412: err('A field rule failed'), 413: err('An attachment over 25 MB') },
-  async handler({ engine, body, req }) {
+  async handler({ engine, body, publicUrl }) {
     const r = await engine.receivables.importInvoice(body as Record<string, unknown>);
-    const base = origin(req);
+    const base = publicUrl;
     const reply: Record<string, unknown> = { identifier: r.identifier, message: r.message };
     if (r.pay) {
       reply.pay_url = base + r.pay.url;
@@ -75,9 +74,9 @@ export const viewInvoice = defineRoute({
   params: Type.Object({ number_or_id: Type.String({ minLength: 1, maxLength: 100 }) }),
   query: InvoiceViewQuery,
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'The invoice', schema: ref(InvoiceView) }, 404: err('No such invoice') },
-  async handler({ engine, params, query, req }) {
+  async handler({ engine, params, query, publicUrl }) {
     const view = await engine.receivables.viewInvoice(params.number_or_id, { payments: invoiceViewOption(query.options, 'payments') });
-    const base = origin(req);
+    const base = publicUrl;
     if (typeof view.pay_url === 'string') view.pay_url = base + view.pay_url;
     if (view.pay_urls && typeof view.pay_urls === 'object') view.pay_urls = Object.fromEntries(Object.entries(view.pay_urls as Record<string, string>).map(([e, p]) => [e, base + p]));
     return { body: view };

@@ -1,4 +1,5 @@
 import { defineRoute } from '../route';
+import { parseScopes } from '../../engine/account';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import { WhoamiQuery, WhoamiResponse } from '../../shared/schemas/account';
@@ -12,12 +13,15 @@ export const whoami = defineRoute({
   operationId: 'whoami',
   tags: ['Authentication'],
   summary: 'Echo identity and account profile settings',
-  description: 'The calling credential, the account profile, its divisions and a fresh JWT valid for `options[jwt_expiry]` days (1..365, default 30).',
+  description:
+    'The calling credential, the account profile, its divisions and a fresh JWT valid for `options[jwt_expiry]` days (1..365, default 30), holding the `api` scope unless `options[jwt_scope]` says otherwise. ' +
+    'Called with a JWT, the new JWT expires no later than the caller and holds no scope the caller lacks (403 when asked for one).',
   query: WhoamiQuery,
-  responses: { 200: { description: 'Identity', schema: WhoamiResponse }, 400: { description: 'Bad jwt_expiry', schema: ref(ErrorBody) }, ...unauthorized },
+  responses: { 200: { description: 'Identity', schema: WhoamiResponse }, 400: { description: 'Bad jwt_expiry or jwt_scope', schema: ref(ErrorBody) }, ...unauthorized },
   async handler({ engine, principal, query }) {
     const days = query.options?.jwt_expiry ?? 30;
-    return { body: { whoami: await engine.account.whoami(principal!.credential, days) } };
+    const scope = query.options?.jwt_scope;
+    return { body: { whoami: await engine.account.whoami(principal!, days, scope === undefined ? undefined : parseScopes(scope)) } };
   },
 });
 

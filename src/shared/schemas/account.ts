@@ -61,6 +61,13 @@ export const WhoamiQuery = Type.Object({
   options: Type.Optional(
     Type.Object({
       jwt_expiry: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 30, description: 'Days until the JWT expires' })),
+      jwt_scope: Type.Optional(
+        Type.String({
+          maxLength: 100,
+          description:
+            "Laneway's: the JWT's scopes, space-separated: `api` (the default: every business operation) and `credentials` (manage credentials; an owner's session). A JWT caller gets none it lacks itself, and no later expiry than its own.",
+        }),
+      ),
     }),
   ),
 });

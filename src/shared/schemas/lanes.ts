@@ -54,7 +54,7 @@ const Currency = literals(['usd', 'cad', 'eur', 'gbp', 'aud'] as const);
 
 const configFields = {
   name: Type.String({ minLength: 1, maxLength: 64, description: 'Shown on the device and in the screens.' }),
-  port_path: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000]+$', description: 'Serial port of the device on this machine, e.g. `/dev/ttyUSB0` or `COM3`. One lane per port.' }),
+  port_path: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000]+$', description: 'Serial port of the device on this machine: `/dev/tty*` (e.g. `/dev/ttyUSB0`), `/dev/pts/*`, `/dev/serial/*`, `COM3` on Windows, or a link that resolves to one of those. Anything else is 400 `invalid_port_path`. One lane per port.' }),
   baud_rate: literals(BAUD_RATES, { description: 'Default 115200.' }),
   data_bits: literals([5, 6, 7, 8] as const, { description: 'Default 8.' }),
   parity: Parity,

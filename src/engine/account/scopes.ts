@@ -1,0 +1,64 @@
+import { fail } from '../errors';
+
+/**
+ * What a caller may do. The API key (HTTP Basic) is the owner's root credential and holds every
+ * scope; a JWT holds the scopes it was minted with. The screens sign in once with the key and
+ * keep a JWT for the day: if that JWT leaks (a shared till, a page's storage), it must not be
+ * able to make itself permanent, so it gets `api` only.
+ *
+ * - `api`: every business operation (sales, imports, exports, lanes, settings).
+ * - `credentials`: create, list and disable credentials, and mint JWTs that hold `credentials`
+ *   (an owner's session: asked for explicitly, with the key).
+ */
+export const SCOPES = ['api', 'credentials'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** A JWT minted without naming scopes: the screens' sessions and the reference's clients. */
+export const DEFAULT_JWT_SCOPES: readonly Scope[] = ['api'];
+export const KEY_SCOPES: readonly Scope[] = SCOPES;
+
+export interface Principal {
+  credential: string;
+  via: 'basic' | 'jwt';
+  scopes: readonly Scope[];
+  /** When the JWT expires (seconds since the epoch); the API key does not. */
+  exp?: number;
+}
+
+const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
+
+/** The `scope` claim (space-separated, as OAuth writes it). JWTs minted before scopes existed get the default. */
+export function scopesOfClaim(claim: unknown): readonly Scope[] {
+  if (typeof claim !== 'string') return DEFAULT_JWT_SCOPES;
+  return [...new Set(claim.split(' ').filter(isScope))];
+}
+
+/** `api credentials` from what a client asked for; an unknown name is refused, not dropped. */
+export function parseScopes(text: string): Scope[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  const unknown = names.filter((n) => !isScope(n));
+  if (unknown.length || names.length === 0) {
+    throw fail.invalid('invalid_scope', `jwt_scope must name scopes among ${SCOPES.join(', ')} (got ${text.slice(0, 60)})`);
+  }
+  return [...new Set(names as Scope[])];
+}
+
+/** Throws 403 unless the caller holds `scope`. */
+export function authorize(principal: Principal, scope: Scope): void {
+  if (principal.scopes.includes(scope)) return;
+  const how = scope === 'credentials' ? 'Sign in with the API key (HTTP Basic), or with a JWT minted with jwt_scope including credentials' : `Use a credential with the ${scope} scope`;
+  throw fail.forbidden('insufficient_scope', `This credential may not do this (it needs the ${scope} scope). ${how}.`);
+}
+
+/**
+ * What a JWT minted for `principal` may hold: never a scope the caller lacks, never past the
+ * caller's own expiry, so a JWT cannot extend or widen itself by minting another.
+ */
+export function mintLimits(principal: Principal, requested: readonly Scope[] | undefined): { scopes: readonly Scope[]; notAfter?: number } {
+  const scopes = requested ?? DEFAULT_JWT_SCOPES;
+  const missing = scopes.filter((s) => !principal.scopes.includes(s));
+  if (missing.length) {
+    throw fail.forbidden('insufficient_scope', `This credential cannot mint a JWT with ${missing.join(', ')}: it does not hold that scope itself.`);
+  }
+  return { scopes, ...(principal.exp !== undefined ? { notAfter: principal.exp } : {}) };
+}

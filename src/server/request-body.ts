@@ -1,0 +1,82 @@
+import type { Request } from 'express';
+import { fail, isEngineError } from '../engine/errors';
+import type { BodyType } from './route';
+
+/** What counts as a JSON body. */
+export const JSON_TYPES = ['application/json', 'application/*+json', 'text/json'];
+const TYPES_OF: Record<BodyType, string[]> = { json: JSON_TYPES, multipart: ['multipart/form-data'] };
+
+/**
+ * How deep a body may nest before it is refused unread. No operation's shape goes past a dozen
+ * levels (free-form attributes are capped at 16 by the engine); the code that walks a body
+ * (null-stripping, validation) recurses, and a few thousand levels would overflow its stack.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * A body must come in one of the route's media types: 415 otherwise. A request without a body
+ * (no length, no chunks) passes: `POST .../disable` needs none.
+ */
+export function checkBodyType(req: Request, types: readonly BodyType[]): void {
+  const length = req.headers['content-length'];
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (!hasBody) return;
+  const accepted = types.flatMap((t) => TYPES_OF[t]);
+  if (req.headers['content-type'] && req.is(accepted)) return;
+  throw fail.unsupportedMedia(
+    'unsupported_media_type',
+    `This operation takes a body of type ${accepted.filter((t) => !t.includes('*')).join(' or ')} (Content-Type: ${req.headers['content-type']?.slice(0, 100) ?? 'none'})`,
+  );
+}
+
+/** Refuses a value nested deeper than `max` (objects and arrays), without recursing. */
+export function checkDepth(value: unknown, max: number, kind: 'invalid' | 'precondition'): void {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (v === null || typeof v !== 'object') continue;
+      if (depth >= max) {
+        throw (kind === 'precondition' ? fail.precondition : fail.invalid)('nesting_too_deep', `Request body nests deeper than ${max} levels`);
+      }
+      for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') next.push(child);
+    }
+    level = next;
+  }
+}
+
+interface HttpishError {
+  type?: string;
+  status?: number;
+  limit?: number;
+  code?: string;
+}
+
+/**
+ * Errors raised below the routes (body-parser, the router's and the static files' path decoding)
+ * become engine errors, so they get the one error shape and status table. A 4xx from them is
+ * the client's mistake and stays a 4xx; only the unknown is 500.
+ */
+export function httpError(err: unknown): unknown {
+  if (isEngineError(err)) return err;
+  const e = (err ?? {}) as HttpishError;
+  if (e.type === 'entity.too.large') return fail.tooLarge('payload_too_large', `Request body is over the ${e.limit ? `${e.limit} byte` : ''} limit for this operation`);
+  if (e.type === 'entity.parse.failed') return fail.invalid('invalid_json', 'Request body is not valid JSON');
+  if (e.type === 'charset.unsupported') return fail.unsupportedMedia('unsupported_charset', 'Request body must be UTF-8 JSON');
+  if (e.type === 'encoding.unsupported') return fail.unsupportedMedia('unsupported_encoding', 'Unsupported Content-Encoding (identity, gzip, deflate or br)');
+  // Content-Encoding says gzip (or deflate, br) but the body does not decompress: zlib's codes.
+  if (typeof e.code === 'string' && e.code.startsWith('Z_')) return fail.invalid('invalid_body_encoding', 'Request body does not decompress as its Content-Encoding says');
+  if (err instanceof URIError) return fail.invalid('invalid_path_encoding', 'The path is not valid percent-encoded UTF-8');
+  switch (typeof e.status === 'number' ? e.status : 0) {
+    case 400:
+      return fail.invalid('bad_request', 'The request is malformed (a path not valid percent-encoded UTF-8, or a body cut short)');
+    case 404:
+      return fail.notFound('not_found', 'Not found');
+    case 413:
+      return fail.tooLarge('payload_too_large', 'Request body is over the limit for this operation');
+    case 415:
+      return fail.unsupportedMedia('unsupported_media_type', 'Unsupported media type or encoding');
+    default:
+      return err;
+  }
+}
