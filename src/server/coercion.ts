@@ -127,44 +127,69 @@ function branches(s: Schema): Schema[] {
   });
 }
 
-function coerceObject(s: Schema, value: Record<string, unknown>): void {
-  const properties = s.properties ?? {};
-  const patternEntries = Object.entries(s.patternProperties ?? {});
-  for (const [key, v] of Object.entries(value)) {
-    let sub: Schema | undefined = Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : undefined;
-    sub ??= patternEntries.find(([p]) => regex(p).test(key))?.[1];
-    if (!sub && typeof s.additionalProperties === 'object') sub = s.additionalProperties;
-    if (sub) value[key] = coerce(sub, v);
-  }
-}
+type Coercer = (value: unknown) => unknown;
+const KINDS: readonly Kind[] = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];
+const plans = new WeakMap<Schema, Coercer>();
 
 /**
- * The value coerced to the schema. Objects and arrays are changed in place (the request body keeps
+ * The coercion of one schema, planned once (routes compile theirs when they are mounted) so a
+ * request only walks its own body. Objects and arrays are changed in place (the request body keeps
  * its identity); a scalar is returned converted.
  */
-export function coerce(schema: Schema, value: unknown): unknown {
-  const s = resolve(schema);
-  const kind = kindOf(value);
+export function coercer(schema: TSchema): Coercer {
+  const s = resolve(schema as Schema);
+  const known = plans.get(s);
+  if (known) return known;
+  // Registered schemas may refer to themselves: the entry exists before its body is planned.
+  let impl: Coercer = (v) => v;
+  const entry: Coercer = (v) => impl(v);
+  plans.set(s, entry);
+  impl = plan(s);
+  return entry;
+}
+
+function plan(s: Schema): Coercer {
   if (s.allOf) {
-    let out = value;
-    for (const part of s.allOf) out = coerce(part, out);
-    return out;
+    const parts = s.allOf.map(coercer);
+    return (v) => parts.reduce((out, part) => part(out), v);
   }
   if (s.anyOf) {
     const options = branches(s);
-    const taking = options.find((b) => takesKind(b, kind));
-    if (taking) return kind === 'object' || kind === 'array' ? coerce(taking, value) : value;
-    for (const b of options) {
-      const converted = convertScalar(b, value);
-      if (converted !== undefined) return converted;
+    // Per JSON kind: the first branch taking it (its plan for containers, `null` for scalars kept as
+    // sent), or undefined when no branch takes that kind and a conversion is tried instead.
+    const taking = new Map<Kind, Coercer | null>();
+    for (const kind of KINDS) {
+      const b = options.find((o) => takesKind(o, kind));
+      if (b) taking.set(kind, kind === 'object' || kind === 'array' ? coercer(b) : null);
     }
-    return value;
+    return (v) => {
+      const found = taking.get(kindOf(v));
+      if (found !== undefined) return found === null ? v : found(v);
+      for (const b of options) {
+        const converted = convertScalar(b, v);
+        if (converted !== undefined) return converted;
+      }
+      return v;
+    };
   }
-  if (!takesKind(s, kind)) return convertScalar(s, value) ?? value;
-  if (kind === 'object') coerceObject(s, value as Record<string, unknown>);
-  else if (kind === 'array' && s.items) {
-    const list = value as unknown[];
-    for (let i = 0; i < list.length; i++) list[i] = coerce(s.items, list[i]);
-  }
-  return value;
+  const takes = new Set(KINDS.filter((kind) => takesKind(s, kind)));
+  const properties = new Map(Object.entries(s.properties ?? {}).map(([key, sub]) => [key, coercer(sub)] as const));
+  const patterned = Object.entries(s.patternProperties ?? {}).map(([p, sub]) => [regex(p), coercer(sub)] as const);
+  const additional = typeof s.additionalProperties === 'object' ? coercer(s.additionalProperties) : undefined;
+  const items = s.items ? coercer(s.items) : undefined;
+  return (v) => {
+    const kind = kindOf(v);
+    if (!takes.has(kind)) return convertScalar(s, v) ?? v;
+    if (kind === 'object') {
+      const obj = v as Record<string, unknown>;
+      for (const key of Object.keys(obj)) {
+        const sub = properties.get(key) ?? patterned.find(([re]) => re.test(key))?.[1] ?? additional;
+        if (sub) obj[key] = sub(obj[key]);
+      }
+    } else if (kind === 'array' && items) {
+      const list = v as unknown[];
+      for (let i = 0; i < list.length; i++) list[i] = items(list[i]);
+    }
+    return v;
+  };
 }

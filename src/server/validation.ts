@@ -3,7 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { registeredComponents } from '../shared/schemas/registry';
 import { fail, type EngineError } from '../engine/errors';
-import { coerce } from './coercion';
+import { coercer } from './coercion';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({
@@ -27,7 +27,8 @@ let queryAjv: Ajv2020 | undefined;
 export function compile(schema: TSchema, source: 'body' | 'query' | 'params'): ValidateFunction {
   if (source !== 'body') return (queryAjv ??= makeAjv(true)).compile(schema);
   const validate = (bodyAjv ??= makeAjv(false)).compile(schema);
-  const coerced = ((data: unknown) => validate(coerce(schema, data))) as ValidateFunction;
+  const coerce = coercer(schema);
+  const coerced = ((data: unknown) => validate(coerce(data))) as ValidateFunction;
   Object.defineProperty(coerced, 'errors', { get: () => validate.errors });
   return coerced;
 }
