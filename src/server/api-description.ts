@@ -34,8 +34,10 @@ per field when validation failed. Statuses: 400 invalid input, 401 credentials, 
 operations, including invalid import input), 413 body or file too large, 415 a body that is not
 JSON or an unsupported Content-Encoding, 429 rate limited,
 500 gateway operation error, 503 a device or processor is unreachable.
-Gateway operations keep the reference shape: \`{"success": false, "errors": ["order_not_found"]}\`
-with status 500; a *decline* is not an error: status 200 with \`success: false\`.
+Gateway operations keep the reference shape: \`{"success": false, "errors": ["order_not_found"], "response_code": 250}\`
+with status 500 (\`response_code\` 999 for every other operation error); a *decline* is not an error: status 200
+with \`success: false\`. Request bodies are taken the reference's way: a JSON number where a string is expected, a
+digit string where a number is, \`"true"\`/\`"false"\` where a boolean is (docs/compatibility.md).
 
 ## Limits
 - **Rate**: 1500 requests per minute per credential by default (the operator may change it with

@@ -1,5 +1,6 @@
 import type { ErrorKind } from '../engine/errors';
 import { EngineError, isEngineError } from '../engine/errors';
+import { operationErrorResponseCode } from '../engine/gateway/reference-data';
 
 /** The one mapping from engine error kinds to HTTP statuses (the spec's Errors table). */
 export const STATUS_OF: Record<ErrorKind, number> = {
@@ -19,7 +20,8 @@ export const STATUS_OF: Record<ErrorKind, number> = {
 
 export const RATE_LIMIT_CODE = 1015;
 export const RATE_LIMIT_TEXT = 'you are being rate limited';
-export const UNAUTHORIZED_TEXT = 'You need to sign in or create an account before continuing.';
+/** What the reference's sandbox answers a request without valid credentials. */
+export const UNAUTHORIZED_TEXT = 'Please log in or create an account to continue.';
 
 export interface ErrorReply {
   status: number;
@@ -30,7 +32,9 @@ export interface ErrorReply {
 export function toErrorReply(err: unknown): ErrorReply {
   const e: EngineError = isEngineError(err) ? err : new EngineError('internal', 'internal_error', 'Something went wrong on our side. It has been logged.');
   const status = STATUS_OF[e.kind];
-  if (e.kind === 'gateway') return { status, body: { success: false, errors: [e.code], error: e.message } };
+  // Exactly the reference's shape: clients build their message from every key they find (an `error`
+  // text would be read as a second error).
+  if (e.kind === 'gateway') return { status, body: { success: false, errors: [e.code], response_code: operationErrorResponseCode(e.code) } };
   if (e.kind === 'rate_limited') return { status, body: { error: RATE_LIMIT_TEXT, code: RATE_LIMIT_CODE } };
   return { status, body: { error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...(e.extra ?? {}) } };
 }

@@ -3,6 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { registeredComponents } from '../shared/schemas/registry';
 import { fail, type EngineError } from '../engine/errors';
+import { coercer } from './coercion';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({
@@ -19,10 +20,17 @@ function makeAjv(coerce: boolean): Ajv2020 {
 let bodyAjv: Ajv2020 | undefined;
 let queryAjv: Ajv2020 | undefined;
 
-/** Bodies are JSON and validated as sent; path and query values are strings, coerced to their types. */
+/**
+ * Bodies are coerced to their schema the reference's way (see coercion.ts), then validated; path and
+ * query values are strings, coerced to their types by Ajv.
+ */
 export function compile(schema: TSchema, source: 'body' | 'query' | 'params'): ValidateFunction {
-  if (source === 'body') return (bodyAjv ??= makeAjv(false)).compile(schema);
-  return (queryAjv ??= makeAjv(true)).compile(schema);
+  if (source !== 'body') return (queryAjv ??= makeAjv(true)).compile(schema);
+  const validate = (bodyAjv ??= makeAjv(false)).compile(schema);
+  const coerce = coercer(schema);
+  const coerced = ((data: unknown) => validate(coerce(data))) as ValidateFunction;
+  Object.defineProperty(coerced, 'errors', { get: () => validate.errors });
+  return coerced;
 }
 
 const cold = new Set<() => ValidateFunction>();

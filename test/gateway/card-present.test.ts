@@ -123,7 +123,7 @@ describe('card-present payments on a lane', () => {
     lane.pan = VISA_DECLINE;
     h = await startGateway({ cardPresent: lane });
     const res = await op(h.api, 'sale', { amount_cents: 1000, terminal: { laneid: '1' } });
-    expect(res.body).toMatchObject({ success: false, response_code: 200 });
+    expect(res.body).toMatchObject({ success: false, response_code: 999 });
     expect(lane.completions[0]!.outcome).toMatchObject({ approved: false, message: 'DECLINED' });
   });
 

@@ -98,7 +98,8 @@ describe('wallets', () => {
     const cases: Array<[unknown, string]> = [
       [{ credit_card: card(VISA, { name: undefined }) }, 'name_unspecified'],
       [{ credit_card: card(VISA, { address: undefined }) }, 'fund_address_unspecified'],
-      [{ credit_card: card(VISA, { cvv: undefined }) }, 'cvv_unspecified'],
+      [{ credit_card: card(VISA, { cvv: undefined }) }, "Validation failed: CVV can't be blank, CVV should be a number, CVV too short (minimum is 3 characters), CVV should be 3 digits"],
+      [{ credit_card: card(VISA, { cvv: '12345' }) }, 'Validation failed: CVV too long (maximum is 4 characters), CVV should be 3 digits'],
       [{ credit_card: card('4111111111111111') }, 'card_unknown_to_sandbox'],
       [{ credit_card: card('4895281000000007') }, 'invalid_card_number'],
       [{ credit_card: card(VISA, { expiry_year: 2020 }) }, 'card_expired'],

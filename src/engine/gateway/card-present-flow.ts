@@ -275,7 +275,7 @@ export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'captur
   if (!port) throw fail.gateway('terminal_unavailable', 'No card-present terminal driver is running on this install');
   const prepared = prepareFollowUp(action, req, actor);
   const parent = await getTx(ctx.core, prepared.parent);
-  if (!parent) throw fail.gateway('transaction_not_found', `No transaction ${prepared.parent}`);
+  if (!parent) throw fail.gateway('order_not_found', `No transaction ${prepared.parent}`);
   if (!parent.card) throw fail.gateway('unsupported_payment_method', `Transaction ${parent.token} was not paid by card: a terminal ${action} needs a card payment`);
   const owed =
     action === 'capture' ? (parent.auth ? remainingOf(parent.auth) : 0) : Math.max(0, parent.amount_cents - parent.refunded_cents);

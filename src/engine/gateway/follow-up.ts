@@ -53,7 +53,7 @@ export async function followUpInTx(ctx: GatewayContext, tx: Tx, p: PreparedFollo
   const { core } = ctx;
   // ---- reads and checks ----
   const parent = await getTx(tx, p.parent);
-  if (!parent) throw fail.gateway('transaction_not_found', `No transaction ${p.parent}`);
+  if (!parent) throw fail.gateway('order_not_found', `No transaction ${p.parent}`);
   const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.reference);
   const requestFingerprint = fingerprintOf([p.action, p.amount, p.parent]);
   const prior = key ? await findByUnique(tx, key) : undefined;

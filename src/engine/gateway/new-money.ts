@@ -2,7 +2,7 @@ import type { Tx } from '../core';
 import { fail } from '../errors';
 import type { TransactionRequest } from '../../shared/schemas/gateway';
 import type { OrderInput } from '../../shared/schemas/orders';
-import { bankProblemMessage, cardProblemMessage, isExpired, type BankInputResult, type CardInputResult } from '../wallets/instruments';
+import { EXPIRED_CARD_ERROR, bankProblemMessage, cardProblemMessage, isExpired, type BankInputResult, type CardInputResult } from '../wallets/instruments';
 import type { FundData } from '../wallets';
 import type { GiftCardData, PinAttempt, PinGate } from '../wallets/gift-cards';
 import type { ResolvedOrder } from '../orders';
@@ -73,7 +73,12 @@ export function prepareNewMoney(ctx: GatewayContext, action: NewMoneyAction, req
     else if (typeof req.credit_card === 'string') source = { kind: 'fund', token: req.credit_card, expect: 'credit_card' };
     else if (typeof req.bank_account === 'string') source = { kind: 'fund', token: req.bank_account, expect: 'bank_account' };
     else if (typeof req.gift_card === 'string') source = { kind: 'gift', token: req.gift_card };
-    else if (req.credit_card) source = { kind: 'card', input: ctx.wallets.parseCard(req.credit_card, { requireCvv: false, requireAddress: !req.credit_card.gateway_token }) };
+    else if (req.credit_card) {
+      const input = ctx.wallets.parseCard(req.credit_card, { requireCvv: true, requireAddress: !req.credit_card.gateway_token });
+      // The reference's sandbox refuses a new card past its expiry outright (nothing is recorded).
+      if (input.problem === 'expired') throw fail.gateway(EXPIRED_CARD_ERROR, cardProblemMessage('expired', input.card));
+      source = { kind: 'card', input };
+    }
     else if (req.bank_account) source = { kind: 'bank', input: ctx.wallets.parseBank(req.bank_account) };
     else {
       const g = req.gift_card!;
@@ -248,7 +253,9 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
     token: newTxToken(ctx, tx.now),
     action,
     state: !approved ? 'declined' : financial && bank ? 'in_progress' : 'completed',
-    amount_cents: p.amount,
+    // A verify moves no money: the one recorded for a new card that failed it is for 0, as the
+    // reference's sandbox lists it, whatever the sale or authorization asked for.
+    amount_cents: failedVerify ? 0 : p.amount,
     currency,
     order: order ? { identifier: order.data.identifier, number: order.data.number, amount_cents: order.data.amount_cents } : null,
     payment_method: r.method,

@@ -97,3 +97,13 @@ export function responseCodeFor(errorCode: string | null): ResponseCodeEntry {
   if (!entry) throw new Error(`response code table has no entry for ${String(errorCode)}`);
   return entry;
 }
+
+const OPERATION_ERROR_CODE = 999;
+
+/**
+ * The `response_code` of an operation error (HTTP 500, nothing recorded): the reference's sandbox
+ * answers 250 for an unknown prior transaction (`order_not_found`) and 999 for the others.
+ */
+export function operationErrorResponseCode(errorCode: string): number {
+  return errorCode === 'order_not_found' ? responseCodeFor('order_not_found').code : OPERATION_ERROR_CODE;
+}

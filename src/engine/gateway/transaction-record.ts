@@ -181,6 +181,8 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
   const card = t.card;
   const order = ctx.order === undefined ? t.order : ctx.order;
   const status = o.approved ? 'success' : 'failure';
+  // The processor's own answer, `<its code>: <its text>` (the reference's sandbox: "567.005: DECLINED").
+  const processorAnswer = o.approved ? 'APPROVAL' : `${o.error_code ?? o.response_code}: ${o.message || Object.values(o.errors ?? {})[0]?.[0] || ''}`;
   const authorization = t.auth
     ? {
         authorized_cents: t.auth.authorized_cents,
@@ -227,7 +229,7 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
       gateway_token: o.processor_id,
       gateway_status: status,
       authorization_code: o.authorization_code,
-      authorization_response: o.approved ? 'APPROVAL' : `${o.response_code}: ${o.message}`,
+      authorization_response: processorAnswer,
       avs_response: o.avs,
       cvv_response: o.cvv,
       approved_amount_cents: o.approved ? t.amount_cents : 0,
@@ -237,7 +239,7 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
     },
     gateway_token: o.processor_id,
     gateway_authorization_code: o.authorization_code,
-    gateway_authorization_response: o.approved ? 'APPROVAL' : `${o.response_code}: ${o.message}`,
+    gateway_authorization_response: processorAnswer,
     gateway_error_scope: 'sandbox',
     gateway_error_code: o.error_code,
     gateway_error_message: o.approved ? '' : o.message,

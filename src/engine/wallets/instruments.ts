@@ -145,8 +145,13 @@ export function parseCard(
   if (!str(input.name)) throw fail.precondition('name_unspecified', 'credit_card.name (the cardholder name) is required');
   if (ctx.requireAddress && !input.address) throw fail.precondition('fund_address_unspecified', 'credit_card.address (the billing address) is required');
   const cvv = str(input.cvv ?? undefined);
-  if (cvv !== null && !/^[0-9]{3,4}$/.test(cvv)) throw fail.precondition('invalid_cvv', 'credit_card.cvv must be 3 or 4 digits');
-  if (ctx.requireCvv && cvv === null) throw fail.precondition('cvv_unspecified', "credit_card.cvv can't be blank");
+  if (cvv !== null || ctx.requireCvv) {
+    const problems = cvvProblems(cvv);
+    if (problems.length > 0) {
+      const sentence = `Validation failed: ${problems.join(', ')}`;
+      throw fail.precondition(sentence, sentence);
+    }
+  }
 
   const known = ctx.sandbox ? testCard(pan) : undefined;
   const brand = known?.brand ?? brandOf(pan);
@@ -168,6 +173,26 @@ export function parseCard(
   else if (isExpired(month, year, ctx.now, ctx.timeZone)) problem = 'expired';
   return { card, secret: { pan, cvv }, gatewayToken: null, ...(problem ? { problem } : {}) };
 }
+
+/**
+ * The reference's CVV validations, in its order and words (a Rails model's: presence, numericality,
+ * length, format). A missing CVV fails all four, as the reference's sandbox answers it. The failure
+ * is the whole sentence, `Validation failed: CVV can't be blank, ...`, which the reference returns as
+ * the error itself (in `errors` of a transaction, in `wallets.error` of a wallet).
+ */
+export function cvvProblems(cvv: string | null): string[] {
+  const value = cvv ?? '';
+  const problems: string[] = [];
+  if (value === '') problems.push("CVV can't be blank");
+  if (!/^[0-9]+$/.test(value)) problems.push('CVV should be a number');
+  if (value.length < 3) problems.push('CVV too short (minimum is 3 characters)');
+  if (value.length > 4) problems.push('CVV too long (maximum is 4 characters)');
+  if (!/^[0-9]{3,4}$/.test(value)) problems.push('CVV should be 3 digits');
+  return problems;
+}
+
+/** The reference's answer to a new card whose expiry has passed (its vault has no token for it). */
+export const EXPIRED_CARD_ERROR = 'Validation failed: Credit card gateway token not found';
 
 /**
  * What each card problem means, for people (no number in it). This text is stored on declined

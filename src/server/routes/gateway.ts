@@ -15,18 +15,21 @@ export const GATEWAY_RULES = `
 \`bank_account\` (an object, or a fund token), \`gift_card\` (\`{card_number, pin}\` or a gift card token; sales only) or
 \`terminal\` (\`{laneid, enable_manual_entry}\`: the card is read on that lane; sale, auth, capture, credit).
 A new card or bank account is verified first and, when approved, vaulted: the response's \`wallet\` and \`credit_card\`/\`bank_account\`
-are reusable tokens. A card needs \`name\`, expiry and \`address\` (else \`fund_address_unspecified\`); its number and CVV
-are used once and never stored.
+are reusable tokens. A card needs \`name\`, expiry, \`cvv\` and \`address\` (else \`fund_address_unspecified\`); its number and CVV
+are used once and never stored. A CVV that fails the reference's validations answers its sentence as the error, e.g.
+\`"Validation failed: CVV too short (minimum is 3 characters), CVV should be 3 digits"\`; a card past its expiry answers
+\`"Validation failed: Credit card gateway token not found"\`.
 
 **Outcome**: HTTP 200 with \`success: true\`, or a *decline*: HTTP 200, \`success: false\`, an integer \`response_code\` (see
-GET /api/reference_data/v1/response_codes), the transaction in state \`declined\` with \`gateway_error_code\`/\`gateway_error_message\`.
-When a new card fails its verification the recorded transaction is that \`verify\`. A request that cannot be carried out (unknown
-order or transaction, amount over what is left, a void after the cut-off, no payment method...) is HTTP 500
-\`{"success": false, "errors": ["<code>"]}\` and records nothing.
+GET /api/reference_data/v1/response_codes), the transaction in state \`declined\` with \`gateway_error_code\`/\`gateway_error_message\`
+(the processor's decline: \`567.005\`/\`DECLINED\`, response code 999; a failed AVS check: \`gateway_response.errors\`
+\`{"gateway": ["Failed AVS Check"]}\`). When a new card fails its verification the one transaction listed is that \`verify\` (for 0).
+A request that cannot be carried out (unknown order or transaction, amount over what is left, a void after the cut-off, no payment
+method...) is HTTP 500 \`{"success": false, "errors": ["<code>"], "response_code": 999}\` (250 with \`order_not_found\`) and records nothing.
 
 **Sandbox processor** (sandbox environment; a production install has no processor and answers \`processor_unavailable\`):
 - Cards (any future expiry): Visa 4895281000000006, Mastercard 5541032000004422, Discover 6011000990911111, Amex 341111597242000;
-  Visa 4264280001234500 always declines. A number failing its check digit or unknown to the sandbox declines with 211; a past expiry with 202.
+  Visa 4264280001234500 always declines. A number failing its check digit or unknown to the sandbox declines with 211.
 - ACH: routing 122105278 with account 0000000016 (settles one processing day later) or 0000000024 (settles, then is returned R01
   three days after its processing day: state \`completed_but_nsfed\` and a settlement exception). EFT: institution 001, transit 00011, same accounts.
 - An amount ending in .01 declines; a void whose amount ends in .02 declines.

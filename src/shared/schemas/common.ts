@@ -32,8 +32,8 @@ export const GatewayErrorBody = component(
   'GatewayError',
   Type.Object({
     success: Type.Literal(false),
-    errors: Type.Array(Type.String(), { description: 'Stable codes such as `order_not_found`.' }),
-    error: Type.Optional(Type.String()),
+    errors: Type.Array(Type.String(), { description: 'Stable codes such as `order_not_found`, or the reference\'s validation sentence (`Validation failed: ...`).' }),
+    response_code: Type.Integer({ description: '250 for `order_not_found`, 999 for every other operation error (the reference sandbox\'s codes).' }),
   }),
 );
 

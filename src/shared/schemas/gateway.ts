@@ -47,7 +47,7 @@ export const CreditCardInput = component(
       expiry_month: Type.Optional(LooseMonth),
       expiry_year: Type.Optional(LooseYear),
       card_number: Type.Optional(Type.String({ maxLength: 40, description: 'Used once for the processor; never stored, logged or echoed.' })),
-      cvv: Type.Optional(Type.Union([Type.String({ maxLength: 8 }), Type.Null()])),
+      cvv: Type.Optional(Type.Union([Type.String({ maxLength: 40, description: 'Required with a card_number: 3 or 4 digits (the reference\'s validation sentence otherwise). Never stored.' }), Type.Null()])),
       address: Type.Optional(Type.Union([ref(AddressInput), Type.Null()])),
       locked: Type.Optional(Type.Boolean()),
       nickname: optText(100),

@@ -11,11 +11,32 @@ import { amountDeclines, voidDeclines } from './checks';
  */
 export type Decision =
   | { approved: true }
-  | { approved: false; errorCode: string; message: string; subject: string };
+  | {
+      approved: false;
+      errorCode: string;
+      /** The transaction's `gateway_error_message` (empty where the reference's sandbox leaves it empty). */
+      message: string;
+      subject: string;
+      /** `gateway_response.errors` when it is not `{ [subject]: [message] }`. */
+      errors?: Record<string, string[]>;
+    };
 
 export const APPROVED: Decision = { approved: true };
 
 const decline = (errorCode: string, message: string, subject = 'gateway'): Decision => ({ approved: false, errorCode, message, subject });
+
+/**
+ * The processor's own decline, as the reference's sandbox answers the always-declining card and the
+ * declining amounts: `gateway_error_code` 567.005, `gateway_error_message` DECLINED.
+ */
+export const PROCESSOR_DECLINE_CODE = '567.005';
+const processorDecline = (): Decision => decline(PROCESSOR_DECLINE_CODE, 'DECLINED');
+
+/**
+ * A failed AVS check: the reference's sandbox says so in `gateway_response.errors` only and leaves
+ * `gateway_error_message` empty (ActiveMerchant's message is then `[gateway - Failed AVS Check]`).
+ */
+const avsDecline = (): Decision => ({ approved: false, errorCode: 'avs_mismatch', message: '', subject: 'gateway', errors: { gateway: ['Failed AVS Check'] } });
 
 /** The verification of a new card or a card read at a lane: number, expiry, issuer, AVS. */
 export function verifyCard(input: {
@@ -27,27 +48,26 @@ export function verifyCard(input: {
 }): Decision {
   if (input.problem === 'luhn' || input.problem === 'unknown') return decline('invalid_account_number', input.problemMessage ?? 'INVALID ACCOUNT NUMBER', 'credit_card');
   if (input.problem === 'expired') return decline('expired_card', input.problemMessage ?? 'EXPIRED CARD', 'credit_card');
-  if (input.profile === 'decline') return decline('do_not_honor', 'DECLINED');
-  if (input.checkAvs && input.avs === 'N') return decline('avs_mismatch', 'Failed AVS Check');
+  if (input.profile === 'decline') return processorDecline();
+  if (input.checkAvs && input.avs === 'N') return avsDecline();
   return APPROVED;
 }
 
 /** A financial card action (authorize, sale, capture, refund, credit) on a verified card. */
 export function chargeCard(profile: SandboxProfile, amountCents: number): Decision {
-  if (profile === 'decline') return decline('do_not_honor', 'DECLINED');
-  if (amountDeclines(amountCents)) return decline('do_not_honor', 'DECLINED');
+  if (profile === 'decline' || amountDeclines(amountCents)) return processorDecline();
   return APPROVED;
 }
 
 /** An ACH/EFT debit or credit: unknown accounts decline as invalid; .01 amounts decline. */
 export function chargeBank(input: { unknown: boolean; message: string; amountCents: number }): Decision {
   if (input.unknown) return decline('invalid_account_number', input.message, 'bank_account');
-  if (amountDeclines(input.amountCents)) return decline('do_not_honor', 'DECLINED');
+  if (amountDeclines(input.amountCents)) return processorDecline();
   return APPROVED;
 }
 
 export function voidDecision(amountCents: number): Decision {
-  return voidDeclines(amountCents) ? decline('void_declined', 'VOID DECLINED') : APPROVED;
+  return voidDeclines(amountCents) ? processorDecline() : APPROVED;
 }
 
 export function giftDecision(input: {
@@ -66,7 +86,7 @@ export function giftDecision(input: {
   if (!input.activated) return decline('gift_card_inactive', 'GIFT CARD NOT ACTIVATED', 'gift_card');
   if (input.expired) return decline('expired_card', 'EXPIRED CARD', 'gift_card');
   if (input.balanceCents < input.amountCents) return decline('insufficient_funds', 'INSUFFICIENT FUNDS', 'gift_card');
-  if (amountDeclines(input.amountCents)) return decline('do_not_honor', 'DECLINED');
+  if (amountDeclines(input.amountCents)) return processorDecline();
   return APPROVED;
 }
 
@@ -93,7 +113,7 @@ export function outcomeOf(decision: Decision, ids: Ids, checks: { avs: string | 
     response_code: responseCodeFor(decision.errorCode).code,
     error_code: decision.errorCode,
     message: decision.message,
-    errors: { [decision.subject]: [decision.message] },
+    errors: decision.errors ?? { [decision.subject]: [decision.message] },
     authorization_code: null,
     processor_reference: reference,
     processor_id: processorId,

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestEngine, type TestEngine } from '../helpers/engine';
+import { startApi, type ApiClient } from '../helpers/http';
+
+/**
+ * Request bodies are coerced to their schemas the way the reference takes them (src/server/coercion.ts),
+ * on every route, over real HTTP: numbers where strings are expected, digit strings where numbers are,
+ * "true"/"false" for flags; anything ambiguous is still refused.
+ */
+let t: TestEngine;
+let api: ApiClient;
+beforeAll(async () => {
+  t = await openTestEngine();
+  api = await startApi(t.engine);
+});
+afterAll(async () => {
+  await api.close();
+  await t.close();
+});
+
+type ErrorBody = { code: string; details?: Array<{ field: string }> };
+type OrderView = { number: string | null; billing_postalcode: string | null; billing_telephone: string | null; draft: boolean; amount_cents: number | null };
+
+describe('body coercion', () => {
+  it('takes JSON numbers where strings are expected, in an order import and a gateway request', async () => {
+    const res = await api.post('/api/imports/order', { identifier: 'CO-1', number: 12345, billing_postalcode: 80803, billing_telephone: 5555555555, amount_cents: '500', draft: 'true' });
+    expect(res.status).toBe(201);
+    const view = await api.get<OrderView>('/api/exports/order/CO-1');
+    expect(view.body).toMatchObject({ number: '12345', billing_postalcode: '80803', billing_telephone: '5555555555', amount_cents: 500, draft: true });
+
+    const sale = await api.post<{ success: boolean; transactions: Array<{ avs_response: string; cvv_response: string }> }>('/api/gateway/v1/orders/verify', {
+      credit_card: { name: 'Longbob Longsen', expiry_month: 12, expiry_year: '2030', card_number: '4895281000000006', cvv: 234, address: { address_1: '234 Elm Street', postal_code: 80809, country: 'USA' } },
+    });
+    expect(sale.status).toBe(200);
+    expect(sale.body.success).toBe(true);
+    expect(sale.body.transactions[0]).toMatchObject({ avs_response: 'Y', cvv_response: 'M' });
+  });
+
+  it('takes digit strings where integers are expected and "true"/"false" where booleans are', async () => {
+    const res = await api.patch<{ authorization_hold_days: number; capabilities: Record<string, boolean> }>('/api/account', { authorization_hold_days: '5', capabilities: { discounts: 'true' } });
+    expect(res.status).toBe(200);
+    expect(res.body.authorization_hold_days).toBe(5);
+    expect(res.body.capabilities.discounts).toBe(true);
+  });
+
+  it('still refuses what is not unambiguous, naming the field, and writes nothing', async () => {
+    const before = t.engine.core.currentWatermark();
+    const cases: Array<[string, 'patch' | 'post', Record<string, unknown>, string]> = [
+      ['/api/account', 'patch', { authorization_hold_days: '5 ' }, 'authorization_hold_days'],
+      ['/api/account', 'patch', { authorization_hold_days: '5.0' }, 'authorization_hold_days'],
+      ['/api/account', 'patch', { authorization_hold_days: '1e1' }, 'authorization_hold_days'],
+      ['/api/account', 'patch', { authorization_hold_days: true }, 'authorization_hold_days'],
+      ['/api/account', 'patch', { authorization_hold_days: '30' }, 'authorization_hold_days'],
+      ['/api/account', 'patch', { capabilities: { discounts: 'yes' } }, 'capabilities.discounts'],
+      ['/api/account', 'patch', { capabilities: { discounts: 1 } }, 'capabilities.discounts'],
+      ['/api/account', 'patch', { processing_cutoff: 1700 }, 'processing_cutoff'],
+      ['/api/imports/order', 'post', { identifier: 'CO-2', amount_cents: '5.5' }, 'amount_cents'],
+      ['/api/imports/order', 'post', { identifier: 'CO-2', billing_postalcode: 1e30 }, 'billing_postalcode'],
+      ['/api/imports/order', 'post', { identifier: 'CO-2', billing_postalcode: { zip: 80803 } }, 'billing_postalcode'],
+      ['/api/imports/order', 'post', { identifier: 'CO-2', draft: 'no' }, 'draft'],
+    ];
+    for (const [path, method, body, field] of cases) {
+      const res = await api[method]<ErrorBody>(path, body);
+      const label = `${path} ${JSON.stringify(body)}`;
+      expect([400, 412], label).toContain(res.status);
+      expect(res.body.code, label).toBe('validation_failed');
+      expect(res.body.details?.some((d) => d.field === field), `${label}: ${JSON.stringify(res.body.details)}`).toBe(true);
+    }
+    expect(t.engine.core.currentWatermark()).toBe(before);
+  });
+});
