@@ -134,7 +134,7 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     await scan('4002'); // French press 44.99 + 5.85 = 50.84; the customer tips 18%: 9.15
     await until(async () => (await text('total').catch(() => '')) === '$50.84', 'the total');
     await payByCard();
-    expect(await words('done-paid')).toBe('Paid $59.99 (tip $9.15 included)');
+    expect(await words('done-paid')).toBe('Paid with tip $59.99 (of which tip $9.15)');
     expect(await text('done-message')).toBe('Visa •••• 0006: approved, $59.99 with a tip of $9.15.');
     const receipt = await text('receipt');
     expect(receipt).toMatch(/Total\s+\$50\.84/);
@@ -226,6 +226,13 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     expect(refund).toMatch(/Total refunded\s+-\$4\.46/);
     expect(refund).toMatch(/Cash \(cash back\)\s+-\$4\.46/);
     await screenshot(page, 'pos-money-3-receipt-refund');
+    // Its own number finds it again, with its own receipt.
+    await page.keyboard.press('Escape');
+    await seen('find');
+    await page.keyboard.type('1-R000001');
+    await page.keyboard.press('Enter');
+    await see(`Sale ${honey.number}`);
+    await until(async () => (await text('receipt-title')) === 'REFUND 1-R000001', 'the refund receipt found by its number');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
     await seen('scan');
@@ -234,7 +241,7 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     await scan('1002'); // 4.25 + 0.21 = 4.46; tip 0.80
     await until(async () => (await text('total').catch(() => '')) === '$4.46', 'the total');
     await payByCard();
-    expect(await words('done-paid')).toBe('Paid $5.26 (tip $0.80 included)');
+    expect(await words('done-paid')).toBe('Paid with tip $5.26 (of which tip $0.80)');
     await page.keyboard.press('Enter');
     await seen('scan');
     const tipped = (await recent()).find((s) => s.totals.total_cents === 446 && s.status === 'paid')!;

@@ -128,6 +128,9 @@ describe('refund and void documents', () => {
     expect(r2).toMatchObject({ kind: 'refund', number: '1-R000002', total_cents: -2034 });
     expect(r2.tenders.every((t) => t.amount_cents < 0)).toBe(true);
     expectAddsUp(r2);
+    // A refund's number finds its sale, and asks for its own receipt.
+    expect((await rig.register.sale('1-R000002')).id).toBe(sale.id);
+    expect(await rig.register.receipt('1-r000002', {})).toEqual(r2);
     // The sale's own receipt keeps its number and its positive amounts.
     const own = await rig.register.receipt(sale.id, {});
     expect(own).toMatchObject({ kind: 'sale', number: sale.number, sale_number: sale.number, total_cents: 3373 });

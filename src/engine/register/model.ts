@@ -13,6 +13,7 @@ import type { TaxMark, TaxTotal } from './taxes';
  *   pos_journal   key entry id, ref `<laneid>/<period, 6 digits>`: immutable entries X and Z add up
  *   pos_z         key `<laneid>/<period, 6 digits>`, ref laneid: closed Z reports
  *   pos_drawer    key drawer-open id, ref laneid
+ *   pos_document  key a refund's or void's document number (`1-R000001`), ref sale id
  * A sale's tenders and reversals live inside its record: every change to them is one sale update.
  */
 export const KIND = {
@@ -25,7 +26,14 @@ export const KIND = {
   journal: 'pos_journal',
   z: 'pos_z',
   drawer: 'pos_drawer',
+  document: 'pos_document',
 } as const;
+
+/** A refund's or void's document number → its sale and its number within the sale. */
+export interface DocumentData {
+  sale: string;
+  reversal: number;
+}
 
 export interface PersonRef {
   id: string;

@@ -3,7 +3,7 @@ import type { Gateway } from '../gateway';
 import type { Receipt } from '../../shared/schemas/register';
 import type { SaleData, SettingsData } from './model';
 import { taxRateToPercent } from './money';
-import { liveLines, loadSale, saleTime, taxesOf, totalsOf } from './sales';
+import { findDocument, liveLines, loadSale, saleTime, taxesOf, totalsOf } from './sales';
 import { reversalLinesWithRates } from './reversals';
 import { markOf, taxesByRate, type TaxMark } from './taxes';
 import type { EngineCore } from '../core';
@@ -30,6 +30,8 @@ type Base = Pick<Receipt, 'copy' | 'merchant' | 'lane' | 'sale_number' | 'status
 export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt> {
   const sale = await loadSale(deps.core, idOrNumber);
   if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
+  // A refund's or void's own number asks for that document's receipt.
+  const reversal = options.reversal ?? (await findDocument(deps.core, idOrNumber))?.reversal;
   await deps.ensureTaxMarks([...new Set(sale.lines.map((l) => l.tax_rate))].sort((a, b) => a - b));
   const marks = deps.settings().tax_marks ?? [];
   const base: Base = {
@@ -41,7 +43,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
     currency: sale.currency,
     footer: [...deps.settings().receipt_footer],
   };
-  if (options.reversal !== undefined) return reversalReceipt(sale, options.reversal, base, marks);
+  if (reversal !== undefined) return reversalReceipt(sale, reversal, base, marks);
 
   const amount = (cents: number) => formatMoney(cents, sale.currency);
   const live = liveLines(sale);

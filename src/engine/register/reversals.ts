@@ -1,8 +1,8 @@
 import type { Tx } from '../core';
 import { fail, isEngineError } from '../errors';
-import { getRecord } from '../records';
+import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
-import { KIND, reversalDocument, type AllocationData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { KIND, reversalDocument, type AllocationData, type DocumentData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
 import { taxesByRate } from './taxes';
 import { returnedPart } from './money';
 import { formatMoney, refundFailureMessage } from './messages';
@@ -155,6 +155,7 @@ async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boole
   const seq = (reversal.kind === 'refund' ? lane.refund_seq ?? 0 : lane.void_seq ?? 0) + 1;
   await deps.registers.putInTx(tx, reversal.kind === 'refund' ? { ...lane, refund_seq: seq } : { ...lane, void_seq: seq });
   reversal = { ...reversal, document: reversalDocument(shift.laneid, reversal.kind, seq) };
+  await putRecord(tx, KIND.document, reversal.document!, { sale: sale.id, reversal: reversal.number } satisfies DocumentData, { type: 'pos_document.created', entity: 'pos_document', key: reversal.document! }, sale.id);
   // The sale side is booked now (the goods are back, the sale is voided); the money follows.
   sale = withReturned(sale, reversal.lines);
   sale = { ...sale, reversals: [...sale.reversals, reversal], pending_reversal: reversal.id };

@@ -10,7 +10,7 @@ import type { Catalog } from './catalog';
 import type { Cashiers } from './cashiers';
 import type { Registers } from './registers';
 import { cashSuggestions, discountFromPercent, MAX_QUANTITY, priceLine, taxRateFromPercent, taxRateToPercent, type Discount } from './money';
-import { KIND, refOfNumber, saleNumber, saleRef, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
+import { KIND, refOfNumber, saleNumber, saleRef, type DocumentData, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
 import { tenderView, reversalView } from './views';
 import { markOf, taxesByRate, type TaxTotal } from './taxes';
 
@@ -180,11 +180,20 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
 
 // ---- storage ----
 
+/** A refund's or void's document number (`1-R000001`) → its sale and reversal number. */
+export async function findDocument(reader: Tx | EngineCore, number: string): Promise<DocumentData | undefined> {
+  const n = number.trim().toUpperCase();
+  return /-[RV][0-9]{1,8}$/.test(n) ? (await getRecord<DocumentData>(reader, KIND.document, n))?.data : undefined;
+}
+
+/** A sale by its id, its receipt number, or the document number of one of its refunds or voids. */
 export async function loadSale(reader: Tx | EngineCore, idOrNumber: string): Promise<SaleData | undefined> {
   const direct = (await getRecord<SaleData>(reader, KIND.sale, idOrNumber))?.data;
   if (direct) return direct;
   const ref = refOfNumber(idOrNumber);
-  return ref ? (await recordsByRef<SaleData>(reader, KIND.sale, ref))[0]?.data : undefined;
+  if (ref) return (await recordsByRef<SaleData>(reader, KIND.sale, ref))[0]?.data;
+  const doc = await findDocument(reader, idOrNumber);
+  return doc ? (await getRecord<SaleData>(reader, KIND.sale, doc.sale))?.data : undefined;
 }
 
 export async function requireSale(tx: Tx, idOrNumber: string): Promise<SaleData> {

@@ -19,9 +19,9 @@ export function Done() {
           </p>
         ) : (
           <p className="change" data-testid="done-paid">
-            {done.receipt.kind === 'sale' ? 'Paid' : done.receipt.kind === 'void' ? 'Voided: back to the customer' : 'Refunded: back to the customer'}{' '}
+            {done.receipt.kind === 'sale' ? (done.receipt.tip_cents ? 'Paid with tip' : 'Paid') : done.receipt.kind === 'void' ? 'Voided: back to the customer' : 'Refunded: back to the customer'}{' '}
             <strong>{money(Math.abs(done.receipt.paid_cents), currency)}</strong>
-            {done.receipt.tip_cents !== 0 && <span className="muted"> (tip {money(Math.abs(done.receipt.tip_cents), currency)} included)</span>}
+            {done.receipt.tip_cents !== 0 && <span className="muted"> (of which tip {money(Math.abs(done.receipt.tip_cents), currency)})</span>}
           </p>
         )}
         <p className="notice ok" data-testid="done-message">

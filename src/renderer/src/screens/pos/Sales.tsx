@@ -35,7 +35,8 @@ export function Sales() {
     setPlan(null);
     setResult(null);
     setQty({});
-    setReceipt(await run((a) => a.receipt(found.id)) ?? null);
+    // A refund's or void's own number opens its sale with that document's receipt.
+    setReceipt(await run((a) => a.receipt(idOrNumber)) ?? null);
   };
 
   const back = () => {
@@ -145,7 +146,7 @@ export function Sales() {
         <section className="card">
           <h2 className="page-title">Find a sale</h2>
           <form onSubmit={submitFind} className="scanbar">
-            <input ref={find} autoFocus onFocus={(e) => e.target.select()} aria-label="Receipt number" placeholder="Receipt number, e.g. 1-000042 (scan or type), then Enter" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="find" />
+            <input ref={find} autoFocus onFocus={(e) => e.target.select()} aria-label="Receipt number" placeholder="Receipt number, e.g. 1-000042 or a refund's 1-R000001 (scan or type), then Enter" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="find" />
             <button type="submit" className="primary">
               Find <kbd>Enter</kbd>
             </button>
