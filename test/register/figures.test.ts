@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { card } from '../gateway/helpers';
 import type { Receipt, RegisterReport } from '../../src/shared/schemas/register';
+import { getRecord, putRecord } from '../../src/engine/records';
+import type { SettingsData } from '../../src/engine/register/model';
 import { openRegister, type RegisterRig } from './helpers';
 
 /**
@@ -213,5 +215,27 @@ describe('one definition of each figure', () => {
     expect(paid.at).not.toBe(paid.created_at);
     expect(receipt.at).toBe(paid.at);
     expect((await rig.register.recentSales('1', 5))[0]!.at).toBe(paid.at);
+  });
+});
+
+describe('tax letters on an install from before they were kept', () => {
+  it('give the catalog\'s rates their letters once, lowest first, at the next start', async () => {
+    rig = await openRegister();
+    // What an earlier version left: settings without letters.
+    await rig.t.engine.core.mutate(async (tx) => {
+      const stored = (await getRecord<SettingsData>(tx, 'pos_settings', 'register'))!.data;
+      const { tax_marks: _gone, ...old } = stored;
+      await putRecord(tx, 'pos_settings', 'register', old, { type: 'pos_settings.updated', entity: 'pos_settings', key: 'register' });
+    });
+    const again = await rig.t.restart();
+    try {
+      expect(again.engine.register.settings().tax_marks).toEqual([
+        { tax_rate: 0, mark: 'A' },
+        { tax_rate: 5, mark: 'B' },
+        { tax_rate: 13, mark: 'C' },
+      ]);
+    } finally {
+      await again.close();
+    }
   });
 });

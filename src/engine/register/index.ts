@@ -5,7 +5,7 @@ import type { Gateway } from '../gateway';
 import type { Lanes } from '../lanes';
 import type { Orders } from '../orders';
 import type { GiftCards } from '../wallets/gift-cards';
-import { getRecord, putRecord } from '../records';
+import { getRecord, putRecord, recordsOfKind } from '../records';
 import type {
   AddLine,
   Cashier,
@@ -34,7 +34,7 @@ import { createCatalog, productView } from './catalog';
 import { createCashiers } from './cashiers';
 import { createRegisters } from './registers';
 import { openSettings, settingsView } from './settings';
-import { KIND, type SaleData, type ShiftData } from './model';
+import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
 import { recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
@@ -147,6 +147,13 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
       const cashier = await cashiers.createInTx(tx, SAMPLE_CASHIER_NAME, code);
       return { id: cashier.id, name: cashier.name, code };
     });
+  }
+
+  // An install from before tax letters were kept: its catalog's rates get theirs, lowest first (as
+  // its receipts mostly showed them), once; rates used later get the next letters.
+  if (!settings.marks().length && (await getRecord(core, KIND.settings, 'register'))) {
+    const rates = (await recordsOfKind<ProductData>(core, KIND.product)).map((r) => r.data.tax_rate);
+    await settings.ensureMarks([...new Set([...rates, settings.current().default_tax_rate])].sort((a, b) => a - b));
   }
 
   core.onTick('register.recover', async () => {
