@@ -155,12 +155,21 @@ describe('refund and void documents', () => {
     expect(sum(rc.lines.map((l) => l.amount_cents))).toBe(rc.subtotal_cents);
     expect(rc.subtotal_cents + sum(rc.taxes.map((t) => t.tax_cents))).toBe(rc.total_cents);
 
+    // A refund the gateway declines: nothing went back yet, and the receipt says what is owed.
+    let owed = await rig.sale();
+    owed = await rig.register.addLine(owed.id, { shift: rig.shift, open: { description: 'Service', unit_price_cents: 2001, tax_rate: 0 } });
+    owed = await rig.register.addLine(owed.id, { shift: rig.shift, open: { description: 'Other service', unit_price_cents: 1050, tax_rate: 0 } });
+    await rig.tender(owed, { type: 'card' });
+    await rig.register.refund(owed.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null); // the sandbox declines .01
+    const ro = await rig.register.receipt(owed.id, { reversal: 1 });
+    expect(ro).toMatchObject({ kind: 'refund', number: '1-R000003', total_cents: -2001, paid_cents: 0, outstanding_cents: 2001, tenders: [] });
+
     // A dry run numbers nothing: the next refund takes the next number.
     const later = await rig.sale('2001');
     await rig.tender(later, { type: 'cash' });
     const plan = await rig.register.refund(later.id, { shift: rig.shift, all: true, dry_run: true }, null);
     expect(plan.reversal!.document).toBe('');
-    expect((await rig.register.refund(later.id, { shift: rig.shift, all: true }, null)).reversal!.document).toBe('1-R000003');
+    expect((await rig.register.refund(later.id, { shift: rig.shift, all: true }, null)).reversal!.document).toBe('1-R000004');
   });
 });
 

@@ -87,6 +87,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
     total_cents: totals.total_cents,
     tip_cents: totals.tip_cents,
     paid_cents: totals.collected_cents,
+    outstanding_cents: 0,
     tenders,
     change_cents: totals.change_cents,
   };
@@ -137,6 +138,7 @@ function reversalReceipt(sale: SaleData, number: number, base: Base, marks: Read
     total_cents: back(subtotal + tax),
     tip_cents: back(tips),
     paid_cents: back(backed),
+    outstanding_cents: r.outstanding_cents,
     tenders: done.map((a) => ({
       label: a.method === 'cash' ? 'Cash' : a.label,
       amount_cents: back(a.amount_cents),

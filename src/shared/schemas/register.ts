@@ -485,6 +485,7 @@ export const Receipt = component(
     total_cents: Type.Integer({ description: 'subtotal + taxes; negative on a refund or void (money back).' }),
     tip_cents: Type.Integer({ description: 'Card tips on top of the total (negative: tips given back by a void).' }),
     paid_cents: Type.Integer({ description: 'What the tenders took in all, tips included (negative: what went back).' }),
+    outstanding_cents: Type.Integer({ description: 'A refund or void not completed: what is still owed to the customer (0 otherwise).' }),
     tenders: Type.Array(
       Type.Object({
         label: Type.String(),

@@ -93,6 +93,12 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
               </td>
             </tr>
           )}
+          {receipt.outstanding_cents > 0 && (
+            <tr className="grand" data-testid="receipt-owed">
+              <td>Still owed to the customer</td>
+              <td className="num">{m(receipt.outstanding_cents)}</td>
+            </tr>
+          )}
         </tbody>
       </table>
       {receipt.tenders.map((t, i) => (
