@@ -234,7 +234,7 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await screenshot(page, 'pos-10-refund-plan');
     await page.keyboard.press('Enter');
     await see('Refunded $3.50: $3.50 to cash. Give $3.50 in cash from the drawer.');
-    await until(async () => (await text('receipt')).includes('Refund'), 'the refund receipt');
+    await until(async () => (await text('receipt')).includes('REFUND'), 'the refund receipt');
     await seen('drawer');
     await screenshot(page, 'pos-11-refund-done');
     expect((await api<Sale>('GET', `/api/pos/sales/${cashSale.id}`)).status).toBe('partially_refunded');
@@ -380,7 +380,7 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     expect(x).toMatch(/Voids \(1\)/);
     expect(x).toMatch(/Refunds \(2\)/);
     expect(x).toMatch(/Sam Rivera/);
-    expect(await text('report-tenders')).toMatch(/Card: Amex \(1\)\s+\$6\.72\s+\$0\.00\s+\$6\.72/);
+    expect(await text('report-tenders')).toMatch(/Card: Amex \(1\)\s+\$6\.72\s+\$0\.00\s+\$0\.00\s+\$6\.72/);
     await screenshot(page, 'pos-17-x-report');
     await page.keyboard.press('z');
     await see('Close the day (Z report)?');

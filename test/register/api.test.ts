@@ -47,14 +47,14 @@ describe('/api/pos over HTTP (every answer checked against the OpenAPI document)
     const receipt = await api.get<Receipt>(`/api/pos/sales/${started.body.number}/receipt`);
     expect(receipt.body).toMatchObject({ kind: 'sale', merchant: 'Laneway Sandbox Store', lane: 'Front counter', cashier: 'Sam Rivera', number: started.body.number, copy: false });
     expect(receipt.body.tenders[0]).toMatchObject({ card: { aid: 'A0000000031010', application_label: 'VISA CREDIT', tvr: '0000008000', tsi: 'E800' }, signature: { media_type: 'image/svg+xml' } });
-    expect(receipt.body.taxes).toEqual([{ mark: 'A', tax_rate: 13, taxable_cents: 1495 + 498, tax_cents: 194 + 65 }]);
+    expect(receipt.body.taxes).toEqual([{ mark: 'C', tax_rate: 13, taxable_cents: 1495 + 498, tax_cents: 194 + 65 }]);
     expect(receipt.body.lines.map((l) => l.notes)).toEqual([[], ['2 @ $2.99', 'Discount (Loyalty): −$1.00']]);
     expect((await api.get<Receipt>(`/api/pos/sales/${id}/receipt?copy=true`)).body.copy).toBe(true);
 
     const refund = await api.post<{ sale: Sale; reversal: { number: number; status: string } }>(`/api/pos/sales/${id}/refunds`, { shift, lines: [{ line: 1, quantity: 1 }] });
     expect(refund.body.reversal).toMatchObject({ number: 1, status: 'completed' });
     const refundReceipt = await api.get<Receipt>(`/api/pos/sales/${id}/receipt?reversal=1`);
-    expect(refundReceipt.body).toMatchObject({ kind: 'refund', total_cents: 1689, tenders: [{ method: 'refund', amount_cents: 1689 }] });
+    expect(refundReceipt.body).toMatchObject({ kind: 'refund', number: '1-R000001', sale_number: started.body.number, total_cents: -1689, tenders: [{ method: 'refund', amount_cents: -1689 }] });
     expect((await api.get(`/api/pos/sales/${id}/receipt?reversal=9`)).status).toBe(404);
 
     const recent = await api.get<{ sales: Sale[] }>('/api/pos/sales?laneid=1');

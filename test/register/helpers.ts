@@ -21,6 +21,8 @@ export class ScriptedTerminal implements CardPresentPort {
   cvm: CardRead['cvm'] = 'pin';
   failure: { code: string; message: string } | undefined;
   signature: { mediaType: string; data: string } | undefined;
+  /** A tip the customer adds on the device, in percent of the amount (the simulator's `--tip`), rounded half up. */
+  tipPercent = 0;
   /** Resolved by the test to let the customer present the card. */
   gate: Promise<void> = Promise.resolve();
 
@@ -37,6 +39,7 @@ export class ScriptedTerminal implements CardPresentPort {
       expiryYear: '2030',
       cardholderName: 'CHIP HOLDER',
       cvm: this.cvm,
+      ...(this.tipPercent ? { tipCents: Math.round((request.amountCents * this.tipPercent) / 100) } : {}),
       emv: { aid: 'A0000000031010', applicationLabel: 'VISA CREDIT', tvr: '0000008000', tsi: 'E800' },
     };
   }

@@ -45,14 +45,14 @@ describe('X and Z reports', () => {
       z: null,
     });
     expect(x.tenders).toEqual([
-      { type: 'card', label: 'Visa', count: 1, in_cents: 1699, out_cents: 0, net_cents: 1699 },
-      { type: 'cash', label: 'Cash', count: 2, in_cents: 1053, out_cents: 607, net_cents: 446 },
-      { type: 'cheque', label: 'Cheque', count: 1, in_cents: 2034, out_cents: 0, net_cents: 2034 },
+      { type: 'card', label: 'Visa', count: 1, in_cents: 1699, out_cents: 0, tip_cents: 0, net_cents: 1699 },
+      { type: 'cash', label: 'Cash', count: 2, in_cents: 1053, out_cents: 607, tip_cents: 0, net_cents: 446 },
+      { type: 'cheque', label: 'Cheque', count: 1, in_cents: 2034, out_cents: 0, tip_cents: 0, net_cents: 2034 },
     ]);
     expect(x.taxes).toEqual([
-      { tax_rate: 0, taxable_cents: 1699 + 350 - 350, tax_cents: 0 },
-      { tax_rate: 5, taxable_cents: 425 + 245 - 245, tax_cents: 21 },
-      { tax_rate: 13, taxable_cents: 1800, tax_cents: 234 },
+      { mark: 'A', tax_rate: 0, taxable_cents: 1699 + 350 - 350, tax_cents: 0 },
+      { mark: 'B', tax_rate: 5, taxable_cents: 425 + 245 - 245, tax_cents: 21 },
+      { mark: 'C', tax_rate: 13, taxable_cents: 1800, tax_cents: 234 },
     ]);
     expect(x.cashiers.map((c) => [c.cashier.name, c.sales_count, c.sales_total_cents, c.refunds_total_cents, c.voids_count])).toEqual([
       ['Pat Lee', 2, 2034 + 257, 350, 1],

@@ -26,9 +26,9 @@ describe('ringing up a sale', () => {
     ]);
     expect(sale.totals).toMatchObject({ subtotal_cents: 3595, discount_cents: 0, tax_cents: 259, total_cents: 3854, balance_cents: 3854, paid_cents: 0 });
     expect(sale.taxes).toEqual([
-      { tax_rate: 0, taxable_cents: 1300, tax_cents: 0 },
-      { tax_rate: 5, taxable_cents: 495, tax_cents: 25 },
-      { tax_rate: 13, taxable_cents: 1800, tax_cents: 234 },
+      { mark: 'A', tax_rate: 0, taxable_cents: 1300, tax_cents: 0 },
+      { mark: 'B', tax_rate: 5, taxable_cents: 495, tax_cents: 25 },
+      { mark: 'C', tax_rate: 13, taxable_cents: 1800, tax_cents: 234 },
     ]);
 
     const order = await rig.t.engine.orders.view(sale.order);

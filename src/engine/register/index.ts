@@ -6,7 +6,7 @@ import type { Lanes } from '../lanes';
 import type { Orders } from '../orders';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { InstallKeys } from '../security/install-keys';
-import { getRecord, putRecord } from '../records';
+import { getRecord, putRecord, recordsOfKind } from '../records';
 import type {
   AddLine,
   Cashier,
@@ -35,12 +35,12 @@ import { createCatalog, productView } from './catalog';
 import { createCashiers } from './cashiers';
 import { createRegisters } from './registers';
 import { openSettings, settingsView } from './settings';
-import { KIND, type SaleData, type ShiftData } from './model';
+import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
 import { recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
 import { buildReceipt } from './receipts';
-import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ } from './reports';
+import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ, reconcile } from './reports';
 import { SAMPLE_CASHIER_NAME, sampleCode, sampleProducts } from './sample';
 
 export type { TenderOutcome } from './tenders';
@@ -124,6 +124,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     cashiers,
     registers,
     settings: () => settings.current(),
+    ensureTaxMarksInTx: (tx, rates) => settings.ensureMarksInTx(tx, rates),
     gateway: deps.gateway,
     giftCards: deps.giftCards,
     inflight: new Set(),
@@ -138,15 +139,25 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     const made = await core.mutate(async (tx) => {
       if (await getRecord(tx, KIND.settings, 'register')) return undefined;
       await putRecord(tx, KIND.settings, 'register', { ...settings.current(), updated_at: tx.at }, { type: 'pos_settings.created', entity: 'pos_settings', key: 'register' });
-      for (const p of sampleProducts(tx)) {
+      const products = sampleProducts(tx);
+      for (const p of products) {
         if (!(await getRecord(tx, KIND.product, p.code))) await catalog.putInTx(tx, p, true);
       }
+      // The sample's rates get their letters lowest first: A 0%, B 5%, C 13%.
+      await settings.ensureMarksInTx(tx, [...new Set([...products.map((p) => p.tax_rate), settings.current().default_tax_rate])].sort((a, b) => a - b));
       const cashier = await cashiers.createInTx(tx, SAMPLE_CASHIER_NAME, code);
       return { id: cashier.id, name: cashier.name, code };
     });
     if (made) firstCashier = made;
     return made;
   };
+
+  // An install from before tax letters were kept: its catalog's rates get theirs, lowest first (as
+  // its receipts mostly showed them), once; rates used later get the next letters.
+  if (!settings.marks().length && (await getRecord(core, KIND.settings, 'register'))) {
+    const rates = (await recordsOfKind<ProductData>(core, KIND.product)).map((r) => r.data.tax_rate);
+    await settings.ensureMarks([...new Set([...rates, settings.current().default_tax_rate])].sort((a, b) => a - b));
+  }
 
   core.onTick('register.recover', async () => {
     await recoverPending(ctx);
@@ -166,7 +177,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
   const report = async (laneid: string) => {
     const state = await registers.getInTx(core, laneid);
     const entries = await periodEntries(core, laneid, state.period);
-    return aggregate(entries, { kind: 'x', laneid, period: state.period, from: state.period_started_at, to: new Date(core.clock.now()).toISOString(), currency: account.profile().currency });
+    return aggregate(entries, { kind: 'x', laneid, period: state.period, from: state.period_started_at, to: new Date(core.clock.now()).toISOString(), currency: account.profile().currency }, settings.marks());
   };
 
   return {
@@ -271,6 +282,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
           merchant: () => account.profile().name,
           laneName: async (laneid) => (await registers.lane(laneid))?.name ?? `Lane ${laneid}`,
           settings: () => settings.current(),
+          ensureTaxMarks: (rates) => settings.ensureMarks(rates),
         },
         saleId,
         options,
@@ -295,22 +307,29 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
           }
         }
         const entries = await periodEntries(tx, laneid, state.period);
-        const r = aggregate(entries, { kind: 'z', laneid, period: state.period, from: state.period_started_at, to: tx.at, currency: account.profile().currency });
-        r.z = { number: state.period, closed_at: tx.at, closed_by: person(shift), batch_closed: false, batches: [] };
+        const r = aggregate(entries, { kind: 'z', laneid, period: state.period, from: state.period_started_at, to: tx.at, currency: account.profile().currency }, settings.marks());
+        r.z = { number: state.period, closed_at: tx.at, closed_by: person(shift), batch_closed: false, batches: [], reconciliation: null };
         await putZ(tx, r, 'pos_z.closed');
         await registers.putInTx(tx, nextPeriod(state, tx.at, state.period));
-        return r;
+        return { report: r, entries };
       });
-      if (input.close_batch === false) return closed;
+      if (input.close_batch === false) return closed.report;
       // Then the processing day's card batch closes (for the whole account).
       const batches = await deps.gateway.closeDay(core.clock.now());
+      const batched = await Promise.all(
+        batches.map(async (b) => ({
+          net_cents: b.batch_net_amount_cents,
+          transactions: (await deps.gateway.settlement.batchTransactions(b.token)).map((t) => ({ token: t.token, action: t.action, amount_cents: t.amount_cents, laneid: t.terminal?.laneid ?? null })),
+        })),
+      );
       return core.mutate(async (tx) => {
         const r: RegisterReport = {
-          ...closed,
+          ...closed.report,
           z: {
-            ...closed.z!,
+            ...closed.report.z!,
             batch_closed: true,
             batches: batches.map((b) => ({ token: b.token, processing_date: b.processing_date, transaction_count: b.transaction_count, sales_cents: b.sales_cents, refunds_cents: b.refunds_cents, net_cents: b.batch_net_amount_cents })),
+            reconciliation: reconcile(closed.entries, closed.report, batched),
           },
         };
         await putZ(tx, r, 'pos_z.batch_closed');

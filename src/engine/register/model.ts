@@ -1,5 +1,6 @@
 import type { TenderType } from '../../shared/schemas/register';
 import type { Discount } from './money';
+import type { TaxMark, TaxTotal } from './taxes';
 
 /**
  * The register's records (all in the shared `records` collection):
@@ -12,6 +13,7 @@ import type { Discount } from './money';
  *   pos_journal   key entry id, ref `<laneid>/<period, 6 digits>`: immutable entries X and Z add up
  *   pos_z         key `<laneid>/<period, 6 digits>`, ref laneid: closed Z reports
  *   pos_drawer    key drawer-open id, ref laneid
+ *   pos_document  key a refund's or void's document number (`1-R000001`), ref sale id
  * A sale's tenders and reversals live inside its record: every change to them is one sale update.
  */
 export const KIND = {
@@ -24,7 +26,14 @@ export const KIND = {
   journal: 'pos_journal',
   z: 'pos_z',
   drawer: 'pos_drawer',
+  document: 'pos_document',
 } as const;
+
+/** A refund's or void's document number → its sale and its number within the sale. */
+export interface DocumentData {
+  sale: string;
+  reversal: number;
+}
 
 export interface PersonRef {
   id: string;
@@ -70,6 +79,8 @@ export interface SettingsData {
   /** thousandths of a percent */
   default_tax_rate: number;
   receipt_footer: string[];
+  /** The shop's fixed letter per tax rate (rates in thousandths of a percent), in the order given; absent on installs made before. */
+  tax_marks?: TaxMark[];
   updated_at: string | null;
 }
 
@@ -84,6 +95,9 @@ export interface RegisterState {
   last_z: { number: number; closed_at: string } | null;
   /** Sales with a refund or void whose gateway steps were started from this lane (crash recovery). */
   pending_reversals?: string[];
+  /** The lane's last refund and void document numbers (absent: none yet). */
+  refund_seq?: number;
+  void_seq?: number;
 }
 
 export interface LineData {
@@ -165,6 +179,8 @@ export interface AllocationData {
   error: { code: string; message: string } | null;
   /** The gateway request's transaction_reference (idempotent retries). */
   reference: string | null;
+  /** A card tip that goes back too (a void cancels the whole card payment, tip included); absent before tips were counted. */
+  tip_cents?: number;
 }
 
 export interface ReversalLineData {
@@ -178,7 +194,10 @@ export interface ReversalLineData {
 
 export interface ReversalData {
   id: string;
+  /** 1, 2... within the sale (the API's handle on it). */
   number: number;
+  /** Its own document number on the lane: `<laneid>-R<000001>` for a refund, `<laneid>-V<000001>` for a void; absent before reversals had one. */
+  document?: string;
   kind: 'refund' | 'void';
   status: 'planned' | 'pending' | 'completed' | 'incomplete';
   reason: string | null;
@@ -215,12 +234,17 @@ export interface SaleData {
   voided_at: string | null;
 }
 
+/**
+ * `tip_cents` and `transaction` on tender and reversal entries: a card tip on top of the amount (or
+ * given back with a void), and the gateway transaction the Z matches against the card batch.
+ * Absent on entries written before tips were counted (read as 0 / unknown).
+ */
 export type JournalEntry =
-  | { type: 'sale'; sale: string; number: string; cashier: PersonRef; subtotal_cents: number; discount_cents: number; tax_cents: number; total_cents: number; taxes: Array<{ tax_rate: number; taxable_cents: number; tax_cents: number }>; at: string }
-  | { type: 'tender'; sale: string; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; at: string }
+  | { type: 'sale'; sale: string; number: string; cashier: PersonRef; subtotal_cents: number; discount_cents: number; tax_cents: number; total_cents: number; taxes: TaxTotal[]; at: string }
+  | { type: 'tender'; sale: string; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; tip_cents?: number; transaction?: string | null; at: string }
   | { type: 'declined'; sale: string; tender: string; tender_type: TenderType; cashier: PersonRef; at: string }
-  | { type: 'reversal'; sale: string; reversal: string; kind: 'refund' | 'void'; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; at: string }
-  | { type: 'sale_reversal'; sale: string; kind: 'refund' | 'void'; cashier: PersonRef; total_cents: number; tax_cents: number; taxes: Array<{ tax_rate: number; taxable_cents: number; tax_cents: number }>; at: string }
+  | { type: 'reversal'; sale: string; reversal: string; kind: 'refund' | 'void'; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; tip_cents?: number; transaction?: string | null; at: string }
+  | { type: 'sale_reversal'; sale: string; kind: 'refund' | 'void'; cashier: PersonRef; total_cents: number; tax_cents: number; taxes: TaxTotal[]; at: string }
   | { type: 'drawer'; reason: DrawerReason; cashier: PersonRef; at: string };
 
 export type DrawerReason = 'cash_sale' | 'cash_refund';
@@ -239,6 +263,7 @@ export const pad = (n: number, width: number) => String(n).padStart(width, '0');
 export const periodRef = (laneid: string, period: number) => `${laneid}/${pad(period, 6)}`;
 export const saleRef = (laneid: string, seq: number) => `${laneid}/${pad(seq, 8)}`;
 export const saleNumber = (laneid: string, seq: number) => `${laneid}-${pad(seq, 6)}`;
+export const reversalDocument = (laneid: string, kind: 'refund' | 'void', seq: number) => `${laneid}-${kind === 'refund' ? 'R' : 'V'}${pad(seq, 6)}`;
 
 /** `<laneid>-<digits>` → the sale's ref, or undefined when it is not a receipt number. */
 export function refOfNumber(number: string): string | undefined {

@@ -3,7 +3,9 @@ import type { Gateway } from '../gateway';
 import type { Receipt } from '../../shared/schemas/register';
 import type { SaleData, SettingsData } from './model';
 import { taxRateToPercent } from './money';
-import { liveLines, loadSale, taxesOf, totalsOf } from './sales';
+import { findDocument, liveLines, loadSale, saleTime, taxesOf, totalsOf } from './sales';
+import { reversalLinesWithRates } from './reversals';
+import { markOf, taxesByRate, type TaxMark } from './taxes';
 import type { EngineCore } from '../core';
 import { formatMoney } from './messages';
 
@@ -11,7 +13,7 @@ import { formatMoney } from './messages';
  * A receipt as a document (the screens lay it out and print it). A card tender carries what a
  * card receipt needs: brand and last four, entry mode, AID, application label, TVR, TSI, the
  * authorization code, how the cardholder was verified, and the signature image when one was
- * captured on the device. Amounts are positive; `kind` says whether money came in or went back.
+ * captured on the device. `kind` says what happened (sale, refund, void); a refund's or void's amounts are negative.
  */
 export interface ReceiptDeps {
   core: EngineCore;
@@ -19,32 +21,32 @@ export interface ReceiptDeps {
   merchant(): string;
   laneName(laneid: string): Promise<string>;
   settings(): SettingsData;
+  /** Gives the sale's tax rates their fixed letters if a sale from before letters were kept has none. */
+  ensureTaxMarks(rates: number[]): Promise<void>;
 }
 
-const MARKS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-
-function markOf(rates: number[], rate: number): string {
-  return MARKS[rates.indexOf(rate)] ?? '?';
-}
-
+type Base = Pick<Receipt, 'copy' | 'merchant' | 'lane' | 'sale_number' | 'status' | 'currency' | 'footer'>;
 
 export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt> {
   const sale = await loadSale(deps.core, idOrNumber);
   if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
-  const base = {
+  // A refund's or void's own number asks for that document's receipt.
+  const reversal = options.reversal ?? (await findDocument(deps.core, idOrNumber))?.reversal;
+  await deps.ensureTaxMarks([...new Set(sale.lines.map((l) => l.tax_rate))].sort((a, b) => a - b));
+  const marks = deps.settings().tax_marks ?? [];
+  const base: Base = {
     copy: options.copy === true,
     merchant: deps.merchant(),
     lane: await deps.laneName(sale.laneid),
-    number: sale.number,
+    sale_number: sale.number,
     status: sale.status,
     currency: sale.currency,
     footer: [...deps.settings().receipt_footer],
   };
-  if (options.reversal !== undefined) return reversalReceipt(sale, options.reversal, base);
+  if (reversal !== undefined) return reversalReceipt(sale, reversal, base, marks);
 
   const amount = (cents: number) => formatMoney(cents, sale.currency);
   const live = liveLines(sale);
-  const rates = [...new Set(live.map((l) => l.tax_rate))].sort((a, b) => a - b);
   const totals = totalsOf(sale);
   const tenders = await Promise.all(
     sale.tenders
@@ -55,6 +57,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
         return {
           label: t.label,
           amount_cents: t.amount_cents,
+          tip_cents: t.tip_cents,
           tendered_cents: t.tendered_cents,
           change_cents: t.change_cents,
           method: t.type,
@@ -67,64 +70,86 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
   return {
     ...base,
     kind: 'sale',
+    number: sale.number,
     cashier: sale.cashier.name,
-    at: sale.paid_at ?? sale.updated_at,
+    at: saleTime(sale),
     lines: live.map((l) => {
       const notes: string[] = [];
       if (l.quantity > 1) notes.push(`${l.quantity} @ ${amount(l.unit_price_cents)}`);
       if (l.price_override) notes.push(`Price changed from ${amount(l.price_override.list_price_cents)}: ${l.price_override.reason}`);
       if (l.discount) notes.push(`${l.discount.kind === 'percent' ? `${l.discount.basis_points / 100}% off` : 'Discount'}${l.discount.reason ? ` (${l.discount.reason})` : ''}: −${amount(l.discount_cents)}`);
       if (l.returned_quantity > 0) notes.push(`Returned: ${l.returned_quantity}`);
-      return { description: l.description, product_code: l.product_code, quantity: l.quantity, unit_price_cents: l.unit_price_cents, amount_cents: l.net_cents, tax_mark: markOf(rates, l.tax_rate), notes };
+      return { description: l.description, product_code: l.product_code, quantity: l.quantity, unit_price_cents: l.unit_price_cents, amount_cents: l.net_cents, tax_mark: markOf(marks, l.tax_rate), notes };
     }),
-    subtotal_cents: totals.net_cents,
+    subtotal_cents: totals.subtotal_cents,
     discount_cents: totals.discount_cents,
-    taxes: taxesOf(live).map((t) => ({ mark: markOf(rates, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: t.taxable_cents, tax_cents: t.tax_cents })),
+    taxes: taxesOf(live).map((t) => ({ mark: markOf(marks, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: t.taxable_cents, tax_cents: t.tax_cents })),
     total_cents: totals.total_cents,
+    tip_cents: totals.tip_cents,
+    paid_cents: totals.collected_cents,
+    outstanding_cents: 0,
     tenders,
     change_cents: totals.change_cents,
   };
 }
 
-function reversalReceipt(sale: SaleData, number: number, base: Omit<Receipt, 'kind' | 'cashier' | 'at' | 'lines' | 'subtotal_cents' | 'discount_cents' | 'taxes' | 'total_cents' | 'tenders' | 'change_cents'>): Receipt {
+/**
+ * A refund's or a void's own receipt: its own document number, the sale it reverses, and every
+ * amount signed as money going back (negative lines, subtotal, tax, total and tenders). A void of a
+ * sale still open lists the sale's lines as they were rung up; its tenders say what went back.
+ */
+/** Money going back, as a negative amount (never −0). */
+const back = (cents: number) => (cents === 0 ? 0 : -cents);
+
+function reversalReceipt(sale: SaleData, number: number, base: Base, marks: ReadonlyArray<TaxMark>): Receipt {
   const amount = (cents: number) => formatMoney(cents, sale.currency);
   const r = sale.reversals.find((x) => x.number === number && x.status !== 'planned');
   if (!r) throw fail.notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
-  const lines = r.lines.map((rl) => {
+  const rated = r.kind === 'void' && r.lines.length === 0
+    ? liveLines(sale).map((l) => ({ line: l.line, description: l.description, quantity: l.quantity, net_cents: l.net_cents, tax_cents: l.tax_cents, total_cents: l.total_cents, tax_rate: l.tax_rate }))
+    : reversalLinesWithRates(sale, r);
+  const lines = rated.map((rl) => {
     const l = sale.lines.find((x) => x.line === rl.line)!;
-    return { ...rl, tax_rate: l.tax_rate, product_code: l.product_code, unit_price_cents: l.unit_price_cents };
+    return { ...rl, product_code: l.product_code, unit_price_cents: l.unit_price_cents };
   });
-  const rates = [...new Set(lines.map((l) => l.tax_rate))].sort((a, b) => a - b);
+  const done = r.allocations.filter((a) => a.status === 'done');
+  const backed = done.reduce((s, a) => s + a.amount_cents + (a.tip_cents ?? 0), 0);
+  const tips = done.reduce((s, a) => s + (a.tip_cents ?? 0), 0);
+  const subtotal = lines.reduce((s, l) => s + l.net_cents, 0);
+  const tax = lines.reduce((s, l) => s + l.tax_cents, 0);
   return {
     ...base,
     kind: r.kind,
+    number: r.document || `${sale.number}/${r.number}`,
     cashier: r.cashier.name,
-    at: r.completed_at ?? r.created_at,
+    at: r.created_at,
     lines: lines.map((l) => ({
       description: l.description,
       product_code: l.product_code,
       quantity: l.quantity,
       unit_price_cents: l.unit_price_cents,
-      amount_cents: l.net_cents,
-      tax_mark: markOf(rates, l.tax_rate),
+      amount_cents: back(l.net_cents),
+      tax_mark: markOf(marks, l.tax_rate),
       notes: l.quantity > 1 ? [`${l.quantity} @ ${amount(l.unit_price_cents)}`] : [],
     })),
-    subtotal_cents: lines.reduce((s, l) => s + l.net_cents, 0),
+    subtotal_cents: back(subtotal),
     discount_cents: 0,
-    taxes: taxesOf(lines).map((t) => ({ mark: markOf(rates, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: t.taxable_cents, tax_cents: t.tax_cents })),
-    total_cents: r.amount_cents,
-    tenders: r.allocations
-      .filter((a) => a.status === 'done')
-      .map((a) => ({
-        label: a.method === 'cash' ? 'Cash' : a.label,
-        amount_cents: a.amount_cents,
-        tendered_cents: null,
-        change_cents: 0,
-        method: a.method,
-        card: sale.tenders.find((t) => t.id === a.tender)?.card ?? null,
-        transaction: a.transaction,
-        signature: null,
-      })),
+    taxes: taxesByRate(lines).map((t) => ({ mark: markOf(marks, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: back(t.taxable_cents), tax_cents: back(t.tax_cents) })),
+    total_cents: back(subtotal + tax),
+    tip_cents: back(tips),
+    paid_cents: back(backed),
+    outstanding_cents: r.outstanding_cents,
+    tenders: done.map((a) => ({
+      label: a.method === 'cash' ? 'Cash' : a.label,
+      amount_cents: back(a.amount_cents),
+      tip_cents: back(a.tip_cents ?? 0),
+      tendered_cents: null,
+      change_cents: 0,
+      method: a.method,
+      card: sale.tenders.find((t) => t.id === a.tender)?.card ?? null,
+      transaction: a.transaction,
+      signature: null,
+    })),
     change_cents: 0,
   };
 }

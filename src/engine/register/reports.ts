@@ -5,6 +5,7 @@ import type { RegisterReport, TenderType } from '../../shared/schemas/register';
 import { TENDER_TYPES } from '../../shared/schemas/register';
 import { KIND, pad, periodRef, type JournalEntry, type PersonRef, type RegisterState } from './model';
 import { taxRateToPercent } from './money';
+import { markOf, taxedAmounts, taxesByRate, type TaxMark, type TaxedAmount } from './taxes';
 
 /**
  * X and Z reports: the lane's journal for its current period, added up. An X report changes
@@ -21,18 +22,22 @@ interface CashierTotals {
   voids_total_cents: number;
   refunds_count: number;
   refunds_total_cents: number;
+  tips_count: number;
+  tips_cents: number;
   tenders: Map<string, TenderTotal>;
 }
 
 const tenderKey = (type: TenderType, label: string) => `${type}\u0000${label}`;
 
-function addTender(map: Map<string, TenderTotal>, type: TenderType, label: string, inCents: number, outCents: number, count: number): void {
+/** Tips count apart from sales (in, out) but in what the tender holds (net). */
+function addTender(map: Map<string, TenderTotal>, type: TenderType, label: string, inCents: number, outCents: number, tipCents: number, count: number): void {
   const key = tenderKey(type, label);
-  const t = map.get(key) ?? { type, label, count: 0, in_cents: 0, out_cents: 0, net_cents: 0 };
+  const t = map.get(key) ?? { type, label, count: 0, in_cents: 0, out_cents: 0, tip_cents: 0, net_cents: 0 };
   t.count += count;
   t.in_cents += inCents;
   t.out_cents += outCents;
-  t.net_cents = t.in_cents - t.out_cents;
+  t.tip_cents += tipCents;
+  t.net_cents = t.in_cents + t.tip_cents - t.out_cents;
   map.set(key, t);
 }
 
@@ -40,7 +45,7 @@ function sortedTenders(map: Map<string, TenderTotal>): TenderTotal[] {
   return [...map.values()].sort((a, b) => TENDER_TYPES.indexOf(a.type) - TENDER_TYPES.indexOf(b.type) || a.label.localeCompare(b.label));
 }
 
-export function aggregate(entries: JournalEntry[], header: { laneid: string; period: number; from: string; to: string; currency: string; kind: 'x' | 'z' }): RegisterReport {
+export function aggregate(entries: JournalEntry[], header: { laneid: string; period: number; from: string; to: string; currency: string; kind: 'x' | 'z' }, marks: ReadonlyArray<TaxMark>): RegisterReport {
   const r: RegisterReport = {
     ...header,
     sales: { count: 0, subtotal_cents: 0, discount_cents: 0, tax_cents: 0, total_cents: 0 },
@@ -49,6 +54,7 @@ export function aggregate(entries: JournalEntry[], header: { laneid: string; per
     net_sales_cents: 0,
     net_tax_cents: 0,
     taxes: [],
+    tips: { count: 0, total_cents: 0 },
     tenders: [],
     cash: { in_cents: 0, out_cents: 0, net_cents: 0, drawer_opens: 0 },
     declined: 0,
@@ -56,24 +62,17 @@ export function aggregate(entries: JournalEntry[], header: { laneid: string; per
     z: null,
   };
   const tenders = new Map<string, TenderTotal>();
-  const taxes = new Map<number, { tax_rate: number; taxable_cents: number; tax_cents: number }>();
+  const taxed: TaxedAmount[] = [];
   const cashiers = new Map<string, CashierTotals>();
   const cashierOf = (p: PersonRef) => {
     let c = cashiers.get(p.id);
     if (!c) {
-      c = { cashier: p, sales_count: 0, sales_total_cents: 0, voids_count: 0, voids_total_cents: 0, refunds_count: 0, refunds_total_cents: 0, tenders: new Map() };
+      c = { cashier: p, sales_count: 0, sales_total_cents: 0, voids_count: 0, voids_total_cents: 0, refunds_count: 0, refunds_total_cents: 0, tips_count: 0, tips_cents: 0, tenders: new Map() };
       cashiers.set(p.id, c);
     }
     return c;
   };
-  const addTaxes = (list: Array<{ tax_rate: number; taxable_cents: number; tax_cents: number }>, sign: 1 | -1) => {
-    for (const t of list) {
-      const e = taxes.get(t.tax_rate) ?? { tax_rate: t.tax_rate, taxable_cents: 0, tax_cents: 0 };
-      e.taxable_cents += sign * t.taxable_cents;
-      e.tax_cents += sign * t.tax_cents;
-      taxes.set(t.tax_rate, e);
-    }
-  };
+  const addTaxes = (list: Parameters<typeof taxedAmounts>[0], sign: 1 | -1) => taxed.push(...taxedAmounts(list, sign));
   for (const e of entries) {
     switch (e.type) {
       case 'sale': {
@@ -104,16 +103,31 @@ export function aggregate(entries: JournalEntry[], header: { laneid: string; per
         }
         break;
       }
-      case 'tender':
-        addTender(tenders, e.tender_type, e.label, e.amount_cents, 0, 1);
-        addTender(cashierOf(e.cashier).tenders, e.tender_type, e.label, e.amount_cents, 0, 1);
+      case 'tender': {
+        const tip = e.tip_cents ?? 0;
+        const c = cashierOf(e.cashier);
+        addTender(tenders, e.tender_type, e.label, e.amount_cents, 0, tip, 1);
+        addTender(c.tenders, e.tender_type, e.label, e.amount_cents, 0, tip, 1);
+        if (tip > 0) {
+          r.tips.count += 1;
+          c.tips_count += 1;
+        }
+        r.tips.total_cents += tip;
+        c.tips_cents += tip;
         if (e.tender_type === 'cash') r.cash.in_cents += e.amount_cents;
         break;
-      case 'reversal':
-        addTender(tenders, e.tender_type, e.label, 0, e.amount_cents, 0);
-        addTender(cashierOf(e.cashier).tenders, e.tender_type, e.label, 0, e.amount_cents, 0);
+      }
+      case 'reversal': {
+        // A tip given back (a card void) comes off the tips of the cashier who took it back.
+        const tip = e.tip_cents ?? 0;
+        const c = cashierOf(e.cashier);
+        addTender(tenders, e.tender_type, e.label, 0, e.amount_cents, -tip, 0);
+        addTender(c.tenders, e.tender_type, e.label, 0, e.amount_cents, -tip, 0);
+        r.tips.total_cents -= tip;
+        c.tips_cents -= tip;
         if (e.tender_type === 'cash') r.cash.out_cents += e.amount_cents;
         break;
+      }
       case 'declined':
         r.declined += 1;
         break;
@@ -125,7 +139,7 @@ export function aggregate(entries: JournalEntry[], header: { laneid: string; per
   r.cash.net_cents = r.cash.in_cents - r.cash.out_cents;
   r.net_sales_cents = r.sales.total_cents - r.voids.total_cents - r.refunds.total_cents;
   r.net_tax_cents = r.sales.tax_cents - r.voids.tax_cents - r.refunds.tax_cents;
-  r.taxes = [...taxes.values()].sort((a, b) => a.tax_rate - b.tax_rate).map((t) => ({ ...t, tax_rate: taxRateToPercent(t.tax_rate) }));
+  r.taxes = taxesByRate(taxed).map((t) => ({ mark: markOf(marks, t.tax_rate), ...t, tax_rate: taxRateToPercent(t.tax_rate) }));
   r.tenders = sortedTenders(tenders);
   r.cashiers = [...cashiers.values()]
     .sort((a, b) => a.cashier.name.localeCompare(b.cashier.name))
@@ -150,14 +164,73 @@ export async function putZ(tx: Tx, report: RegisterReport, type: string): Promis
   }, report.laneid);
 }
 
+/** A Z closed before tips and the batch reconciliation were reported reads with them empty. */
+function stored(r: RegisterReport): RegisterReport {
+  const tenders = (list: RegisterReport['tenders']) => list.map((t) => ({ ...t, tip_cents: t.tip_cents ?? 0 }));
+  return {
+    ...r,
+    tips: r.tips ?? { count: 0, total_cents: 0 },
+    taxes: r.taxes.map((t) => ({ ...t, mark: t.mark ?? '?' })),
+    tenders: tenders(r.tenders),
+    cashiers: r.cashiers.map((c) => ({ ...c, tips_count: c.tips_count ?? 0, tips_cents: c.tips_cents ?? 0, tenders: tenders(c.tenders) })),
+    z: r.z ? { ...r.z, reconciliation: r.z.reconciliation ?? null } : null,
+  };
+}
+
 export async function getZ(reader: Tx | EngineCore, laneid: string, number: number): Promise<RegisterReport | undefined> {
-  return (await getRecord<RegisterReport>(reader, KIND.z, zKey(laneid, number)))?.data;
+  const r = (await getRecord<RegisterReport>(reader, KIND.z, zKey(laneid, number)))?.data;
+  return r ? stored(r) : undefined;
 }
 
 export async function listZ(reader: Tx | EngineCore, laneid: string): Promise<RegisterReport[]> {
-  return (await recordsByRef<RegisterReport>(reader, KIND.z, laneid)).map((r) => r.data).sort((a, b) => (b.z?.number ?? 0) - (a.z?.number ?? 0));
+  return (await recordsByRef<RegisterReport>(reader, KIND.z, laneid)).map((r) => stored(r.data)).sort((a, b) => (b.z?.number ?? 0) - (a.z?.number ?? 0));
 }
 
 export function nextPeriod(state: RegisterState, at: string, closedNumber: number): RegisterState {
   return { ...state, period: state.period + 1, period_started_at: at, last_z: { number: closedNumber, closed_at: at } };
+}
+
+/** A transaction of a closed card batch, as the Z reconciliation reads it. */
+export interface BatchedTransaction {
+  token: string;
+  action: string;
+  amount_cents: number;
+  laneid: string | null;
+}
+
+/**
+ * How the lane's card net (sales + tips − what went back, this period) meets the net of the card
+ * batches the Z closed, to the cent. The batch is the whole account's: the lane's own card
+ * transactions are found in it by their tokens (journalled with each tender and reversal); the rest
+ * is named by where it came from (another lane, or a card payment not taken on a register).
+ */
+export function reconcile(entries: JournalEntry[], report: RegisterReport, batches: Array<{ net_cents: number; transactions: BatchedTransaction[] }>): NonNullable<RegisterReport['z']>['reconciliation'] {
+  const own = new Set<string>();
+  for (const e of entries) {
+    if ((e.type === 'tender' || e.type === 'reversal') && e.tender_type === 'card' && e.transaction) own.add(e.transaction);
+  }
+  const laneNet = report.tenders.filter((t) => t.type === 'card').reduce((s, t) => s + t.net_cents, 0);
+  let inBatches = 0;
+  const others = new Map<string, { source: string; count: number; net_cents: number }>();
+  for (const b of batches) {
+    for (const t of b.transactions) {
+      const signed = t.action === 'refund' || t.action === 'credit' ? -t.amount_cents : t.amount_cents;
+      if (own.has(t.token)) {
+        inBatches += signed;
+        continue;
+      }
+      const source = t.laneid === null ? 'Card payments not taken on a lane' : t.laneid === report.laneid ? `Lane ${t.laneid}, outside this register` : `Lane ${t.laneid}`;
+      const o = others.get(source) ?? { source, count: 0, net_cents: 0 };
+      o.count += 1;
+      o.net_cents += signed;
+      others.set(source, o);
+    }
+  }
+  return {
+    lane_card_net_cents: laneNet,
+    lane_in_batches_cents: inBatches,
+    lane_elsewhere_cents: laneNet - inBatches,
+    others: [...others.values()].sort((a, b) => a.source.localeCompare(b.source)),
+    batch_net_cents: batches.reduce((s, b) => s + b.net_cents, 0),
+  };
 }

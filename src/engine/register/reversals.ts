@@ -1,8 +1,9 @@
 import type { Tx } from '../core';
 import { fail, isEngineError } from '../errors';
-import { getRecord } from '../records';
+import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
-import { KIND, type AllocationData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { KIND, reversalDocument, type AllocationData, type DocumentData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { taxesByRate } from './taxes';
 import { returnedPart } from './money';
 import { formatMoney, refundFailureMessage } from './messages';
 import { liveLines, person, refundableOf, requireSale, saleView, saveSale, totalsOf } from './sales';
@@ -75,6 +76,8 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
       transaction: null,
       error: null,
       reference: method === 'void' || method === 'refund' ? `${reversalId}-${t.id}`.slice(0, 100) : null,
+      // A void cancels the whole card payment, so its tip goes back with it; a refund gives back the sale's part only.
+      tip_cents: method === 'void' ? t.tip_cents : 0,
     });
     left -= take;
   }
@@ -123,6 +126,7 @@ function newReversal(deps: TenderDeps, tx: Tx, sale: SaleData, shift: ShiftData,
   return {
     id: deps.core.ids.token(),
     number: sale.reversals.length + 1,
+    document: '',
     kind,
     status: 'pending',
     reason: reason?.trim() || null,
@@ -146,6 +150,12 @@ async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boole
   if (dryRun) {
     return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: planMessage(reversal, sale.currency) };
   }
+  // Its own document number on the lane where it is done, from the lane's refund or void series.
+  const lane = await deps.registers.getInTx(tx, shift.laneid);
+  const seq = (reversal.kind === 'refund' ? lane.refund_seq ?? 0 : lane.void_seq ?? 0) + 1;
+  await deps.registers.putInTx(tx, reversal.kind === 'refund' ? { ...lane, refund_seq: seq } : { ...lane, void_seq: seq });
+  reversal = { ...reversal, document: reversalDocument(shift.laneid, reversal.kind, seq) };
+  await putRecord(tx, KIND.document, reversal.document!, { sale: sale.id, reversal: reversal.number } satisfies DocumentData, { type: 'pos_document.created', entity: 'pos_document', key: reversal.document! }, sale.id);
   // The sale side is booked now (the goods are back, the sale is voided); the money follows.
   sale = withReturned(sale, reversal.lines);
   sale = { ...sale, reversals: [...sale.reversals, reversal], pending_reversal: reversal.id };
@@ -168,15 +178,13 @@ async function markPending(deps: TenderDeps, tx: Tx, laneid: string, saleId: str
   await deps.registers.putInTx(tx, { ...state, pending_reversals: [...(state.pending_reversals ?? []).filter((s) => s !== saleId), saleId] });
 }
 
+/** A reversal's lines with their tax rates (from the sale's lines). */
+export function reversalLinesWithRates(sale: SaleData, reversal: ReversalData): Array<ReversalLineData & { tax_rate: number }> {
+  return reversal.lines.map((rl) => ({ ...rl, tax_rate: sale.lines.find((l) => l.line === rl.line)?.tax_rate ?? 0 }));
+}
+
 async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, reversal: ReversalData): Promise<void> {
-  const taxes = new Map<number, { tax_rate: number; taxable_cents: number; tax_cents: number }>();
-  for (const rl of reversal.lines) {
-    const rate = sale.lines.find((l) => l.line === rl.line)?.tax_rate ?? 0;
-    const e = taxes.get(rate) ?? { tax_rate: rate, taxable_cents: 0, tax_cents: 0 };
-    e.taxable_cents += rl.net_cents;
-    e.tax_cents += rl.tax_cents;
-    taxes.set(rate, e);
-  }
+  const taxes = taxesByRate(reversalLinesWithRates(sale, reversal));
   await deps.registers.journalInTx(tx, reversal.laneid, {
     type: 'sale_reversal',
     sale: sale.id,
@@ -184,18 +192,24 @@ async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, rev
     cashier: reversal.cashier,
     total_cents: reversal.lines.reduce((s, l) => s + l.total_cents, 0),
     tax_cents: reversal.lines.reduce((s, l) => s + l.tax_cents, 0),
-    taxes: [...taxes.values()],
+    taxes,
     at: tx.at,
   });
 }
 
 function planMessage(r: ReversalData, currency: string): string {
   const money = (c: number) => formatMoney(c, currency);
-  const parts = r.allocations.map((a) => `${money(a.amount_cents)} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ' (void)' : ''}`);
-  return `${r.kind === 'void' ? 'Void' : 'Refund'} of ${money(r.amount_cents)}: ${parts.join(', ')}.`;
+  const parts = r.allocations.map((a) => `${money(a.amount_cents + (a.tip_cents ?? 0))} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ` (void${a.tip_cents ? `, its ${money(a.tip_cents)} tip included` : ''})` : ''}`);
+  return `${r.kind === 'void' ? 'Void' : 'Refund'} of ${money(r.amount_cents + tipOf(r))}: ${parts.join(', ')}.`;
 }
 
-type StepResult = { status: 'done'; transaction: string } | { status: 'failed'; error: { code: string; message: string } };
+/** Tips that go back with a reversal (its card voids). */
+export function tipOf(r: ReversalData, status?: AllocationData['status']): number {
+  return r.allocations.filter((a) => !status || a.status === status).reduce((s, a) => s + (a.tip_cents ?? 0), 0);
+}
+
+/** `method`: what the gateway did (a void past the cut-off is done as a refund of the same amount). */
+type StepResult = { status: 'done'; transaction: string; method?: 'void' | 'refund' } | { status: 'failed'; error: { code: string; message: string } };
 
 /** The gateway steps of a reversal, one after another (each is idempotent by its reference). */
 async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: ReversalData, actor: string | null): Promise<Map<number, StepResult>> {
@@ -205,7 +219,7 @@ async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: Rever
     const tender = sale.tenders.find((t) => t.id === a.tender);
     const attempt = async (method: 'void' | 'refund'): Promise<StepResult> => {
       const result = await deps.gateway.transact(method, { transaction: tender?.transaction ?? '', transaction_reference: a.reference, ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) }, actor);
-      if (result.approved) return { status: 'done', transaction: result.body.transaction };
+      if (result.approved) return { status: 'done', transaction: result.body.transaction, method };
       const message = result.body.transactions[0]?.gateway_response.message ?? '';
       return { status: 'failed', error: { code: 'declined', message: `${refundFailureMessage('declined', a.label)}${message ? ` (${message})` : ''}` } };
     };
@@ -247,7 +261,8 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
     if (a.method === 'cash' || a.method === 'external') {
       next = options.cashDone ? { ...a, status: 'done' } : { ...a, status: 'failed', error: { code: 'interrupted', message: `The ${a.method === 'cash' ? 'cash' : a.label} refund was interrupted: settle it now.` } };
     } else if (r?.status === 'done') {
-      next = { ...a, status: 'done', transaction: r.transaction, method: a.method };
+      const method = r.method ?? a.method;
+      next = { ...a, status: 'done', transaction: r.transaction, method, tip_cents: method === 'void' ? (a.tip_cents ?? 0) : 0 };
     } else {
       next = { ...a, status: 'failed', error: r?.status === 'failed' ? r.error : { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } };
     }
@@ -264,7 +279,20 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
   const cashier = current.cashier;
   for (const a of allocations) {
     if (a.status === 'done' && current.allocations[allocations.indexOf(a)]?.status === 'pending') {
-      await deps.registers.journalInTx(tx, laneid, { type: 'reversal', sale: sale.id, reversal: current.id, kind: current.kind, tender: a.tender, tender_type: a.tender_type, label: journalLabel(a, tenders), cashier, amount_cents: a.amount_cents, at: tx.at });
+      await deps.registers.journalInTx(tx, laneid, {
+        type: 'reversal',
+        sale: sale.id,
+        reversal: current.id,
+        kind: current.kind,
+        tender: a.tender,
+        tender_type: a.tender_type,
+        label: journalLabel(a, tenders),
+        cashier,
+        amount_cents: a.amount_cents,
+        tip_cents: a.tip_cents ?? 0,
+        transaction: a.transaction,
+        at: tx.at,
+      });
     }
   }
   let drawerOpened = current.drawer_opened;
@@ -304,8 +332,8 @@ function outcomeMessage(r: ReversalData, currency: string): string {
   const what = r.kind === 'void' ? 'Voided' : 'Refunded';
   const done = r.allocations.filter((a) => a.status === 'done');
   const cash = done.filter((a) => a.method === 'cash').reduce((s, a) => s + a.amount_cents, 0);
-  const parts = done.map((a) => `${money(a.amount_cents)} to ${a.method === 'cash' ? 'cash' : a.label}`);
-  let text = `${what} ${money(r.refunded_cents)}${parts.length ? `: ${parts.join(', ')}` : ''}.`;
+  const parts = done.map((a) => `${money(a.amount_cents + (a.tip_cents ?? 0))} to ${a.method === 'cash' ? 'cash' : a.label}${a.tip_cents ? ` (its ${money(a.tip_cents)} tip included)` : ''}`);
+  let text = `${what} ${money(r.refunded_cents + tipOf(r, 'done'))}${parts.length ? `: ${parts.join(', ')}` : ''}.`;
   if (cash > 0) text += ` Give ${money(cash)} in cash from the drawer.`;
   if (r.outstanding_cents > 0) {
     const failed = r.allocations.filter((a) => a.status === 'failed').map((a) => a.error?.message).filter(Boolean);
@@ -437,8 +465,10 @@ export async function recoverReversals(deps: TenderDeps, inflight: Set<string>):
       const results = new Map<number, StepResult>();
       for (const [i, a] of reversal.allocations.entries()) {
         if (a.status !== 'pending' || !a.reference) continue;
-        const found = (await deps.gateway.view(`${a.method}/${sale.id}/${a.reference}`)) ?? (a.method === 'void' ? await deps.gateway.view(`refund/${sale.id}/${a.reference}`) : undefined);
-        results.set(i, found ? { status: 'done', transaction: found.token } : { status: 'failed', error: { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } });
+        const planned = await deps.gateway.view(`${a.method}/${sale.id}/${a.reference}`);
+        const asRefund = !planned && a.method === 'void' ? await deps.gateway.view(`refund/${sale.id}/${a.reference}`) : undefined;
+        const found = planned ?? asRefund;
+        results.set(i, found ? { status: 'done', transaction: found.token, method: asRefund ? 'refund' : (a.method as 'void' | 'refund') } : { status: 'failed', error: { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } });
       }
       await deps.core.mutate((tx) => finishInTx(deps, tx, sale.id, reversal.id, results, { cashDone: false }));
       n += 1;

@@ -10,8 +10,9 @@ import type { Catalog } from './catalog';
 import type { Cashiers } from './cashiers';
 import type { Registers } from './registers';
 import { cashSuggestions, discountFromPercent, MAX_QUANTITY, priceLine, taxRateFromPercent, taxRateToPercent, type Discount } from './money';
-import { KIND, refOfNumber, saleNumber, saleRef, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
+import { KIND, refOfNumber, saleNumber, saleRef, type DocumentData, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
 import { tenderView, reversalView } from './views';
+import { markOf, taxesByRate, type TaxTotal } from './taxes';
 
 export const MAX_LINES = 200;
 
@@ -24,15 +25,29 @@ export interface SaleContext {
   cashiers: Cashiers;
   registers: Registers;
   settings(): SettingsData;
+  /** Gives each of these tax rates the shop's fixed letter when it has none yet (see taxes.ts). */
+  ensureTaxMarksInTx(tx: Tx, rates: number[]): Promise<void>;
 }
 
+/**
+ * A sale's figures, one definition each, shown the same way on every screen and receipt:
+ * - `gross_cents`: the lines' unit price × quantity, before discounts;
+ * - `subtotal_cents`: the sum of the lines' amounts as the lines show them (after each line's
+ *   discount, before tax) = gross − discounts;
+ * - `tax_cents`, `total_cents` = subtotal + tax: what the sale costs;
+ * - `paid_cents`: what the tenders paid of the total; `tip_cents`: card tips on top of it;
+ *   `collected_cents` = paid + tips: what the customer was charged in all.
+ */
 export interface Totals {
+  gross_cents: number;
   subtotal_cents: number;
   discount_cents: number;
   net_cents: number;
   tax_cents: number;
   total_cents: number;
   paid_cents: number;
+  tip_cents: number;
+  collected_cents: number;
   balance_cents: number;
   change_cents: number;
   refunded_cents: number;
@@ -45,34 +60,35 @@ export function liveLines(sale: SaleData): LineData[] {
 }
 
 export function totalsOf(sale: SaleData): Totals {
-  const t = { subtotal_cents: 0, discount_cents: 0, net_cents: 0, tax_cents: 0, total_cents: 0, paid_cents: 0, balance_cents: 0, change_cents: 0, refunded_cents: 0 };
+  const t: Totals = { gross_cents: 0, subtotal_cents: 0, discount_cents: 0, net_cents: 0, tax_cents: 0, total_cents: 0, paid_cents: 0, tip_cents: 0, collected_cents: 0, balance_cents: 0, change_cents: 0, refunded_cents: 0 };
   for (const l of liveLines(sale)) {
-    t.subtotal_cents += l.gross_cents;
+    t.gross_cents += l.gross_cents;
     t.discount_cents += l.discount_cents;
     t.net_cents += l.net_cents;
     t.tax_cents += l.tax_cents;
     t.total_cents += l.total_cents;
   }
+  t.subtotal_cents = t.net_cents;
   for (const tender of sale.tenders) {
     if (!PAID.includes(tender.status)) continue;
     t.paid_cents += tender.amount_cents;
+    t.tip_cents += tender.tip_cents;
     t.change_cents += tender.change_cents;
   }
+  t.collected_cents = t.paid_cents + t.tip_cents;
   for (const r of sale.reversals) t.refunded_cents += r.refunded_cents;
   t.balance_cents = sale.status === 'open' ? t.total_cents - t.paid_cents : 0;
   return t;
 }
 
+/** When the sale happened, the one time every screen and receipt shows for it: paid, else voided, else started. */
+export function saleTime(sale: SaleData): string {
+  return sale.paid_at ?? sale.voided_at ?? sale.created_at;
+}
+
 /** Tax by rate, over the sale's live lines (or any lines given). */
-export function taxesOf(lines: ReadonlyArray<Pick<LineData, 'tax_rate' | 'net_cents' | 'tax_cents'>>): Array<{ tax_rate: number; taxable_cents: number; tax_cents: number }> {
-  const by = new Map<number, { tax_rate: number; taxable_cents: number; tax_cents: number }>();
-  for (const l of lines) {
-    const e = by.get(l.tax_rate) ?? { tax_rate: l.tax_rate, taxable_cents: 0, tax_cents: 0 };
-    e.taxable_cents += l.net_cents;
-    e.tax_cents += l.tax_cents;
-    by.set(l.tax_rate, e);
-  }
-  return [...by.values()].sort((a, b) => a.tax_rate - b.tax_rate);
+export function taxesOf(lines: ReadonlyArray<Pick<LineData, 'tax_rate' | 'net_cents' | 'tax_cents'>>): TaxTotal[] {
+  return taxesByRate(lines);
 }
 
 export function hasMoneyIn(sale: SaleData): boolean {
@@ -94,7 +110,7 @@ export function allowedTenders(ctx: SaleContext, sale: SaleData, totals = totals
   return out;
 }
 
-function lineView(l: LineData): SaleLine {
+function lineView(l: LineData, marks: SettingsData['tax_marks'] = []): SaleLine {
   return {
     line: l.line,
     product_code: l.product_code,
@@ -110,6 +126,7 @@ function lineView(l: LineData): SaleLine {
       ? { percent: l.discount.kind === 'percent' ? l.discount.basis_points / 100 : null, amount_cents: l.discount.kind === 'amount' ? l.discount.amount_cents : null, reason: l.discount.reason }
       : null,
     tax_rate: taxRateToPercent(l.tax_rate),
+    tax_mark: markOf(marks, l.tax_rate),
     gross_cents: l.gross_cents,
     discount_cents: l.discount_cents,
     net_cents: l.net_cents,
@@ -129,6 +146,7 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
   const tenders = allowedTenders(ctx, sale, totals);
   const s = ctx.settings();
   const reversed = sale.reversals.some((r) => r.status !== 'planned');
+  const marks = s.tax_marks ?? [];
   return {
     id: sale.id,
     number: sale.number,
@@ -137,9 +155,9 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
     status: sale.status,
     currency: sale.currency,
     cashier: sale.cashier,
-    lines: sale.lines.map(lineView),
+    lines: sale.lines.map((l) => lineView(l, marks)),
     totals,
-    taxes: taxesOf(liveLines(sale)).map((t) => ({ ...t, tax_rate: taxRateToPercent(t.tax_rate) })),
+    taxes: taxesOf(liveLines(sale)).map((t) => ({ mark: markOf(marks, t.tax_rate), ...t, tax_rate: taxRateToPercent(t.tax_rate) })),
     tenders: sale.tenders.map(tenderView),
     reversals: sale.reversals.map(reversalView),
     pending_tender: sale.pending_tender,
@@ -152,6 +170,7 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
       void: !sale.pending_reversal && !sale.pending_tender && (sale.status === 'open' || (sale.status === 'paid' && !reversed)),
       refund: !sale.pending_reversal && (sale.status === 'paid' || sale.status === 'partially_refunded') && refundableOf(sale) > 0,
     },
+    at: saleTime(sale),
     created_at: sale.created_at,
     updated_at: sale.updated_at,
     paid_at: sale.paid_at,
@@ -161,11 +180,20 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
 
 // ---- storage ----
 
+/** A refund's or void's document number (`1-R000001`) → its sale and reversal number. */
+export async function findDocument(reader: Tx | EngineCore, number: string): Promise<DocumentData | undefined> {
+  const n = number.trim().toUpperCase();
+  return /-[RV][0-9]{1,8}$/.test(n) ? (await getRecord<DocumentData>(reader, KIND.document, n))?.data : undefined;
+}
+
+/** A sale by its id, its receipt number, or the document number of one of its refunds or voids. */
 export async function loadSale(reader: Tx | EngineCore, idOrNumber: string): Promise<SaleData | undefined> {
   const direct = (await getRecord<SaleData>(reader, KIND.sale, idOrNumber))?.data;
   if (direct) return direct;
   const ref = refOfNumber(idOrNumber);
-  return ref ? (await recordsByRef<SaleData>(reader, KIND.sale, ref))[0]?.data : undefined;
+  if (ref) return (await recordsByRef<SaleData>(reader, KIND.sale, ref))[0]?.data;
+  const doc = await findDocument(reader, idOrNumber);
+  return doc ? (await getRecord<SaleData>(reader, KIND.sale, doc.sale))?.data : undefined;
 }
 
 export async function requireSale(tx: Tx, idOrNumber: string): Promise<SaleData> {
@@ -346,6 +374,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
       returned_tax_cents: 0,
     });
   }
+  await ctx.ensureTaxMarksInTx(tx, [line.tax_rate]);
   return { ...sale, lines: [...sale.lines, line] };
 }
 

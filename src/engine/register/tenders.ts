@@ -6,7 +6,7 @@ import { brandName } from '../gateway/reference-data';
 import type { Sale, Tender, TenderInput, TenderType } from '../../shared/schemas/register';
 import { KIND, type SaleData, type ShiftData, type TenderData } from './model';
 import { declineMessage, formatMoney, tenderFailureMessage } from './messages';
-import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, totalsOf, type SaleContext } from './sales';
+import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, taxesOf, totalsOf, type SaleContext } from './sales';
 import { tenderView } from './views';
 import { getRecord } from '../records';
 
@@ -29,14 +29,6 @@ export async function completeIfPaid(ctx: SaleContext, tx: Tx, sale: SaleData, s
   const totals = totalsOf(sale);
   if (sale.status !== 'open' || totals.balance_cents > 0 || liveLines(sale).length === 0 || sale.pending_tender) return sale;
   const paid: SaleData = { ...sale, status: 'paid', paid_at: tx.at };
-  const live = liveLines(paid);
-  const byRate = new Map<number, { tax_rate: number; taxable_cents: number; tax_cents: number }>();
-  for (const l of live) {
-    const e = byRate.get(l.tax_rate) ?? { tax_rate: l.tax_rate, taxable_cents: 0, tax_cents: 0 };
-    e.taxable_cents += l.net_cents;
-    e.tax_cents += l.tax_cents;
-    byRate.set(l.tax_rate, e);
-  }
   await ctx.registers.journalInTx(tx, shift.laneid, {
     type: 'sale',
     sale: sale.id,
@@ -46,7 +38,7 @@ export async function completeIfPaid(ctx: SaleContext, tx: Tx, sale: SaleData, s
     discount_cents: totals.discount_cents,
     tax_cents: totals.tax_cents,
     total_cents: totals.total_cents,
-    taxes: [...byRate.values()],
+    taxes: taxesOf(liveLines(paid)),
     at: tx.at,
   });
   const state = await ctx.registers.getInTx(tx, sale.laneid);
@@ -253,7 +245,10 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
       // A tip added on the terminal is on top of what this tender pays of the sale.
       const charged = record?.amount_cents ?? tender.amount_cents;
       tender = { ...tender, status: 'approved', tip_cents: Math.max(0, charged - tender.amount_cents) };
-      message = `${tender.label}: approved.`;
+      const money = (c: number) => formatMoney(c, sale.currency);
+      message = tender.tip_cents > 0
+        ? `${tender.label}: approved, ${money(tender.amount_cents + tender.tip_cents)} with a tip of ${money(tender.tip_cents)}.`
+        : `${tender.label}: approved.`;
       await deps.registers.journalInTx(tx, tender.laneid, {
         type: 'tender',
         sale: sale.id,
@@ -262,6 +257,8 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
         label: tender.type === 'card' ? (tender.card?.brand ?? 'Card') : 'Gift card',
         cashier: tender.cashier,
         amount_cents: tender.amount_cents,
+        tip_cents: tender.tip_cents,
+        transaction: tender.transaction,
         at: tx.at,
       });
     } else {

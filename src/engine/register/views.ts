@@ -7,5 +7,5 @@ export function tenderView(t: TenderData): Tender {
 }
 
 export function reversalView(r: ReversalData): Reversal {
-  return { ...r, allocations: r.allocations.map(({ reference: _reference, ...a }) => a) };
+  return { ...r, document: r.document ?? '', allocations: r.allocations.map(({ reference: _reference, ...a }) => ({ ...a, tip_cents: a.tip_cents ?? 0 })) };
 }

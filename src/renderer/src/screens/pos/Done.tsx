@@ -18,8 +18,10 @@ export function Done() {
             Change due <strong>{money(change, currency)}</strong>
           </p>
         ) : (
-          <p className="change">
-            {done.receipt.kind === 'sale' ? 'Paid' : done.receipt.kind === 'void' ? 'Voided: money back' : 'Refunded'} <strong>{money(done.receipt.total_cents, currency)}</strong>
+          <p className="change" data-testid="done-paid">
+            {done.receipt.kind === 'sale' ? (done.receipt.tip_cents ? 'Paid with tip' : 'Paid') : done.receipt.kind === 'void' ? 'Voided: back to the customer' : 'Refunded: back to the customer'}{' '}
+            <strong>{money(Math.abs(done.receipt.paid_cents), currency)}</strong>
+            {done.receipt.tip_cents !== 0 && <span className="muted"> (of which tip {money(Math.abs(done.receipt.tip_cents), currency)})</span>}
           </p>
         )}
         <p className="notice ok" data-testid="done-message">

@@ -52,11 +52,17 @@ export function ReportView({ report }: { report: RegisterReport }) {
               {report.taxes.map((t) => (
                 <tr key={t.tax_rate} className="muted">
                   <td>
-                    Tax {t.tax_rate}% on {m(t.taxable_cents)}
+                    {t.mark} Tax {t.tax_rate}% on {m(t.taxable_cents)}
                   </td>
                   <td className="num">{m(t.tax_cents)}</td>
                 </tr>
               ))}
+              <tr className="grand">
+                <td>Card tips, not in sales ({report.tips.count})</td>
+                <td className="num" data-testid="tips">
+                  {m(report.tips.total_cents)}
+                </td>
+              </tr>
             </tbody>
           </table>
         </section>
@@ -67,6 +73,7 @@ export function ReportView({ report }: { report: RegisterReport }) {
               <tr>
                 <th>Tender</th>
                 <th className="num">In</th>
+                <th className="num">Tips</th>
                 <th className="num">Out</th>
                 <th className="num">Net</th>
               </tr>
@@ -78,13 +85,14 @@ export function ReportView({ report }: { report: RegisterReport }) {
                     {t.label === TYPE[t.type] ? t.label : `${TYPE[t.type]}: ${t.label}`} ({t.count})
                   </td>
                   <td className="num">{m(t.in_cents)}</td>
+                  <td className="num">{m(t.tip_cents)}</td>
                   <td className="num">{m(t.out_cents)}</td>
                   <td className="num">{m(t.net_cents)}</td>
                 </tr>
               ))}
               {report.tenders.length === 0 && (
                 <tr>
-                  <td colSpan={4} className="muted">
+                  <td colSpan={5} className="muted">
                     No payments in this period.
                   </td>
                 </tr>
@@ -98,13 +106,14 @@ export function ReportView({ report }: { report: RegisterReport }) {
         </section>
         <section>
           <h3>By cashier</h3>
-          <table>
+          <table data-testid="report-cashiers">
             <thead>
               <tr>
                 <th>Cashier</th>
                 <th className="num">Sales</th>
                 <th className="num">Voids</th>
                 <th className="num">Refunds</th>
+                <th className="num">Tips</th>
               </tr>
             </thead>
             <tbody>
@@ -119,6 +128,9 @@ export function ReportView({ report }: { report: RegisterReport }) {
                   </td>
                   <td className="num">
                     {c.refunds_count} · {m(c.refunds_total_cents)}
+                  </td>
+                  <td className="num">
+                    {c.tips_count} · {m(c.tips_cents)}
                   </td>
                 </tr>
               ))}
@@ -143,10 +155,51 @@ export function ReportView({ report }: { report: RegisterReport }) {
             ) : (
               <p>The card batch was not closed with this report.</p>
             )}
+            {report.z.reconciliation && <Reconciliation r={report.z.reconciliation} m={m} />}
           </section>
         )}
       </div>
     </article>
+  );
+}
+
+type Rec = NonNullable<NonNullable<RegisterReport['z']>['reconciliation']>;
+
+/** The lane's card net beside the batch net, with every cent of the difference named (the engine's figures). */
+function Reconciliation({ r, m }: { r: Rec; m: (c: number) => string }) {
+  return (
+    <table data-testid="reconciliation">
+      <tbody>
+        <tr>
+          <td>This lane's card net (sales + tips − money back)</td>
+          <td className="num">{m(r.lane_card_net_cents)}</td>
+        </tr>
+        {r.lane_elsewhere_cents !== 0 && (
+          <tr className="muted">
+            <td>of which in earlier batches</td>
+            <td className="num">{m(r.lane_elsewhere_cents)}</td>
+          </tr>
+        )}
+        <tr>
+          <td>In the batch from this lane</td>
+          <td className="num">{m(r.lane_in_batches_cents)}</td>
+        </tr>
+        {r.others.map((o) => (
+          <tr key={o.source}>
+            <td>
+              + {o.source} ({o.count})
+            </td>
+            <td className="num">{m(o.net_cents)}</td>
+          </tr>
+        ))}
+        <tr className="grand">
+          <td>Card batch net</td>
+          <td className="num" data-testid="batch-net">
+            {m(r.batch_net_cents)}
+          </td>
+        </tr>
+      </tbody>
+    </table>
   );
 }
 

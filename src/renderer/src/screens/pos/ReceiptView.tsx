@@ -3,20 +3,28 @@ import { money, time } from '../../format';
 
 const ENTRY: Record<string, string> = { chip: 'Chip', contactless: 'Contactless', swipe: 'Swiped', manual: 'Keyed' };
 const CVM: Record<string, string> = { pin: 'Verified by PIN', signature: 'Signature', none: 'No cardholder verification' };
-const TITLE: Record<Receipt['kind'], string> = { sale: 'Sale', refund: 'Refund', void: 'Void' };
+const TITLE: Record<Receipt['kind'], string> = { sale: 'SALE', refund: 'REFUND', void: 'VOID' };
+const TOTAL: Record<Receipt['kind'], string> = { sale: 'Total', refund: 'Total refunded', void: 'Total voided' };
+const PAID: Record<Receipt['kind'], string> = { sale: 'Paid', refund: 'Back to the customer', void: 'Back to the customer' };
+const APPROVED: Record<string, string> = { void: 'VOID APPROVED', refund: 'REFUND APPROVED' };
+const BACK: Record<string, string> = { void: 'voided', refund: 'refunded', cash: 'cash back', external: 'to settle' };
 
-/** A receipt as printed: 80 mm wide, monospaced amounts. Printing shows only this. */
+/**
+ * A receipt as printed: 80 mm wide, monospaced amounts. Printing shows only this. Every amount is
+ * the engine's, shown as it comes: a refund's or void's are negative (money going back).
+ */
 export function ReceiptView({ receipt }: { receipt: Receipt }) {
   const m = (c: number) => money(c, receipt.currency);
   const back = receipt.kind !== 'sale';
   return (
-    <article className="receipt print-area" data-testid="receipt" aria-label="Receipt">
+    <article className="receipt print-area" data-testid="receipt" data-kind={receipt.kind} aria-label="Receipt">
       <header>
         <strong>{receipt.merchant}</strong>
         <div>{receipt.lane}</div>
-        <div>
+        <div className="doc" data-testid="receipt-title">
           {TITLE[receipt.kind]} {receipt.number}
         </div>
+        {back && <div>of sale {receipt.sale_number}</div>}
         <div>{time(receipt.at)}</div>
         <div>Cashier: {receipt.cashier}</div>
         {receipt.copy && <div className="copy">DUPLICATE — REPRINT</div>}
@@ -35,7 +43,6 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
                 ))}
               </td>
               <td className="num">
-                {back ? '−' : ''}
                 {m(l.amount_cents)} {l.tax_mark}
               </td>
             </tr>
@@ -46,8 +53,16 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
         <tbody>
           <tr>
             <td>Subtotal</td>
-            <td className="num">{m(receipt.subtotal_cents)}</td>
+            <td className="num" data-testid="receipt-subtotal">
+              {m(receipt.subtotal_cents)}
+            </td>
           </tr>
+          {receipt.discount_cents > 0 && (
+            <tr className="muted">
+              <td>of which discounts</td>
+              <td className="num">−{m(receipt.discount_cents)}</td>
+            </tr>
+          )}
           {receipt.taxes.map((t) => (
             <tr key={t.mark}>
               <td>
@@ -57,9 +72,33 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
             </tr>
           ))}
           <tr className="grand">
-            <td>{back ? 'Total refunded' : 'Total'}</td>
-            <td className="num">{m(receipt.total_cents)}</td>
+            <td>{TOTAL[receipt.kind]}</td>
+            <td className="num" data-testid="receipt-total">
+              {m(receipt.total_cents)}
+            </td>
           </tr>
+          {receipt.tip_cents !== 0 && (
+            <tr>
+              <td>{back ? 'Tip given back' : 'Tip'}</td>
+              <td className="num" data-testid="receipt-tip">
+                {m(receipt.tip_cents)}
+              </td>
+            </tr>
+          )}
+          {(receipt.tip_cents !== 0 || receipt.paid_cents !== receipt.total_cents) && receipt.paid_cents !== 0 && (
+            <tr className="grand">
+              <td>{receipt.tip_cents !== 0 && !back ? 'Paid with tip' : PAID[receipt.kind]}</td>
+              <td className="num" data-testid="receipt-paid">
+                {m(receipt.paid_cents)}
+              </td>
+            </tr>
+          )}
+          {receipt.outstanding_cents > 0 && (
+            <tr className="grand" data-testid="receipt-owed">
+              <td>Still owed to the customer</td>
+              <td className="num">{m(receipt.outstanding_cents)}</td>
+            </tr>
+          )}
         </tbody>
       </table>
       {receipt.tenders.map((t, i) => (
@@ -67,10 +106,22 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
           <div className="row-between">
             <span>
               {t.label}
-              {back && t.method ? ` (${t.method === 'void' ? 'voided' : t.method === 'refund' ? 'refunded' : t.method === 'cash' ? 'cash back' : 'to settle'})` : ''}
+              {back && t.method ? ` (${BACK[t.method] ?? t.method})` : ''}
             </span>
-            <span className="num">{m(t.amount_cents)}</span>
+            <span className="num">{m(t.amount_cents + t.tip_cents)}</span>
           </div>
+          {t.tip_cents !== 0 && (
+            <>
+              <div className="row-between muted">
+                <span>{back ? 'Sale part' : 'Purchase'}</span>
+                <span className="num">{m(t.amount_cents)}</span>
+              </div>
+              <div className="row-between muted">
+                <span>Tip</span>
+                <span className="num">{m(t.tip_cents)}</span>
+              </div>
+            </>
+          )}
           {t.tendered_cents !== null && t.tendered_cents !== t.amount_cents && (
             <div className="row-between muted">
               <span>Given</span>
@@ -113,7 +164,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
               <dd>{t.card.authorization_code}</dd>
               <dt>Ref</dt>
               <dd>{t.transaction}</dd>
-              <dd className="wide">{receipt.kind === 'sale' ? `APPROVED · ${CVM[t.card.cardholder_verification ?? ''] ?? ''}` : 'RETURN APPROVED'}</dd>
+              <dd className="wide">{receipt.kind === 'sale' ? `APPROVED · ${CVM[t.card.cardholder_verification ?? ''] ?? ''}` : (APPROVED[t.method ?? ''] ?? 'APPROVED')}</dd>
             </dl>
           )}
           {t.signature && (

@@ -27,17 +27,19 @@ export function Totals({ sale, currency }: { sale: Sale | null; currency: string
     <dl className="totals" data-testid="totals">
       <div>
         <dt>Subtotal</dt>
-        <dd>{t ? money(t.subtotal_cents, currency) : zero}</dd>
+        <dd data-testid="subtotal">{t ? money(t.subtotal_cents, currency) : zero}</dd>
       </div>
       {t && t.discount_cents > 0 && (
-        <div>
-          <dt>Discounts</dt>
+        <div className="muted">
+          <dt>of which discounts</dt>
           <dd>−{money(t.discount_cents, currency)}</dd>
         </div>
       )}
       {(sale?.taxes.length ? sale.taxes : []).map((tax) => (
         <div key={tax.tax_rate} className="tax">
-          <dt>Tax {tax.tax_rate}%</dt>
+          <dt>
+            {tax.mark} Tax {tax.tax_rate}%
+          </dt>
           <dd>{money(tax.tax_cents, currency)}</dd>
         </div>
       ))}
@@ -54,7 +56,13 @@ export function Totals({ sale, currency }: { sale: Sale | null; currency: string
       {t && t.paid_cents > 0 && (
         <div>
           <dt>Paid</dt>
-          <dd>{money(t.paid_cents, currency)}</dd>
+          <dd data-testid="paid">{money(t.paid_cents, currency)}</dd>
+        </div>
+      )}
+      {t && t.tip_cents > 0 && (
+        <div>
+          <dt>Tip (on top)</dt>
+          <dd data-testid="tip">{money(t.tip_cents, currency)}</dd>
         </div>
       )}
       {t && t.paid_cents > 0 && (
@@ -194,7 +202,9 @@ export function RingUp() {
                     {l.voided ? <span className="pill offline">voided</span> : <LineNotes line={l} currency={currency} />}
                   </td>
                   <td className="num">{l.quantity}</td>
-                  <td className="num">{money(l.net_cents, currency)}</td>
+                  <td className="num">
+                    {money(l.net_cents, currency)} <span className="muted">{l.tax_mark}</span>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -234,7 +244,10 @@ export function RingUp() {
               <li key={t.id} className={t.status}>
                 <span>{t.label}</span>
                 <span className="muted">{t.status === 'approved' ? '' : t.status}</span>
-                <span className="num">{money(t.amount_cents, currency)}</span>
+                <span className="num">
+                  {money(t.amount_cents, currency)}
+                  {t.tip_cents > 0 && <span className="muted"> + tip {money(t.tip_cents, currency)}</span>}
+                </span>
               </li>
             ))}
           </ul>
@@ -267,7 +280,7 @@ export function RingUp() {
       {dialog?.kind === 'void-sale' && sale && (
         <ConfirmDialog
           title={`Void sale ${sale.number}?`}
-          text={sale.totals.paid_cents > 0 ? `Everything paid so far (${money(sale.totals.paid_cents, currency)}) goes back to where it came from.` : 'Every line comes off; nothing was paid.'}
+          text={sale.totals.paid_cents > 0 ? `Everything paid so far (${money(sale.totals.collected_cents, currency)}${sale.totals.tip_cents > 0 ? `, tip included` : ''}) goes back to where it came from.` : 'Every line comes off; nothing was paid.'}
           confirm="Void sale"
           danger
           onConfirm={() => void voidSale()}

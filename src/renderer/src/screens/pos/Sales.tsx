@@ -35,7 +35,8 @@ export function Sales() {
     setPlan(null);
     setResult(null);
     setQty({});
-    setReceipt(await run((a) => a.receipt(found.id)) ?? null);
+    // A refund's or void's own number opens its sale with that document's receipt.
+    setReceipt(await run((a) => a.receipt(idOrNumber)) ?? null);
   };
 
   const back = () => {
@@ -145,7 +146,7 @@ export function Sales() {
         <section className="card">
           <h2 className="page-title">Find a sale</h2>
           <form onSubmit={submitFind} className="scanbar">
-            <input ref={find} autoFocus onFocus={(e) => e.target.select()} aria-label="Receipt number" placeholder="Receipt number, e.g. 1-000042 (scan or type), then Enter" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="find" />
+            <input ref={find} autoFocus onFocus={(e) => e.target.select()} aria-label="Receipt number" placeholder="Receipt number, e.g. 1-000042 or a refund's 1-R000001 (scan or type), then Enter" value={query} onChange={(e) => setQuery(e.target.value)} data-testid="find" />
             <button type="submit" className="primary">
               Find <kbd>Enter</kbd>
             </button>
@@ -155,7 +156,7 @@ export function Sales() {
             {recent.map((s) => (
               <button key={s.id} type="button" className="recent-sale" onClick={() => void open(s.id)}>
                 <span>{s.number}</span>
-                <span className="muted">{time(s.created_at)}</span>
+                <span className="muted">{time(s.at)}</span>
                 <span className={`pill ${s.status}`}>{STATUS[s.status]}</span>
                 <span className="num">{money(s.totals.total_cents, currency)}</span>
               </button>
@@ -182,7 +183,7 @@ export function Sales() {
           </button>
         </div>
         <p className="muted">
-          {time(sale.created_at)} · {sale.cashier.name} · lane {sale.laneid}
+          {time(sale.at)} · {sale.cashier.name} · lane {sale.laneid}
         </p>
         <form
           onSubmit={(e) => {
@@ -197,7 +198,7 @@ export function Sales() {
                 <th>Item</th>
                 <th className="num">Sold</th>
                 <th className="num">Returned</th>
-                <th className="num">Total</th>
+                <th className="num">Amount</th>
                 {mode === 'refund' && <th className="num">Refund</th>}
               </tr>
             </thead>
@@ -210,7 +211,9 @@ export function Sales() {
                     <td>{l.description}</td>
                     <td className="num">{l.quantity}</td>
                     <td className="num">{l.returned_quantity || ''}</td>
-                    <td className="num">{money(l.total_cents, currency)}</td>
+                    <td className="num">
+                      {money(l.net_cents, currency)} <span className="muted">{l.tax_mark}</span>
+                    </td>
                     {mode === 'refund' && (
                       <td className="num">
                         <input
@@ -229,6 +232,39 @@ export function Sales() {
                   </tr>
                 ))}
             </tbody>
+            <tfoot>
+              <tr>
+                <td />
+                <td>Subtotal</td>
+                <td />
+                <td />
+                <td className="num" data-testid="detail-subtotal">
+                  {money(sale.totals.subtotal_cents, currency)}
+                </td>
+              </tr>
+              {sale.taxes.map((t) => (
+                <tr key={t.mark} className="muted">
+                  <td />
+                  <td>
+                    {t.mark} Tax {t.tax_rate}%
+                  </td>
+                  <td />
+                  <td />
+                  <td className="num">{money(t.tax_cents, currency)}</td>
+                </tr>
+              ))}
+              <tr>
+                <td />
+                <td>
+                  <strong>Total</strong>
+                </td>
+                <td />
+                <td />
+                <td className="num">
+                  <strong>{money(sale.totals.total_cents, currency)}</strong>
+                </td>
+              </tr>
+            </tfoot>
           </table>
           {mode === 'refund' && (
             <div className="row">
@@ -251,7 +287,10 @@ export function Sales() {
               <li key={t.id}>
                 <span>{t.label}</span>
                 <span className="muted">{t.refunded_cents > 0 ? `${money(t.refunded_cents, currency)} back` : ''}</span>
-                <span className="num">{money(t.amount_cents, currency)}</span>
+                <span className="num">
+                  {money(t.amount_cents, currency)}
+                  {t.tip_cents > 0 && <span className="muted"> + tip {money(t.tip_cents, currency)}</span>}
+                </span>
               </li>
             ))}
         </ul>
@@ -297,7 +336,10 @@ export function Sales() {
       )}
       {mode === 'void' && (
         <Modal title={`Void sale ${sale.number}?`} onClose={() => setMode('view')}>
-          <p>Every payment of this sale goes back: {money(sale.totals.paid_cents, currency)}.</p>
+          <p>
+            Every payment of this sale goes back: {money(sale.totals.collected_cents, currency)}
+            {sale.totals.tip_cents > 0 ? `, its ${money(sale.totals.tip_cents, currency)} tip included` : ''}.
+          </p>
           <div className="row">
             <button type="button" className="solid danger big" onClick={() => void confirmVoid()} autoFocus>
               Void sale <kbd>Enter</kbd>

@@ -1,0 +1,312 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, screenshot } from '../helpers/browser';
+import { SocatPair } from '../serial/helpers';
+import { start, type Proc } from './processes';
+import type { Sale } from '../../src/shared/schemas/register';
+
+/**
+ * The money a cashier reads, on the screens (issue 12, items 1, 3, 4, 5): a lane with tips on and
+ * the simulator's customer tipping 18%, in Debian's Chromium, keyboard only, against `npm run
+ * serve` with `npm run terminal-sim` on a socat pair. Tips on the sale, its receipt, X and Z (and
+ * the Z against the card batch); the subtotal and line amounts the same on every screen; refund
+ * and void receipts with their own numbers and signs; the shop's fixed tax letters; the same
+ * receipt and report read in fr-CA. Screenshots: test-output/screenshots/pos-money-*.png.
+ */
+const TOKEN = 'POSMONEYTOKEN01';
+const KEY = 'pos-money-key-0123456789';
+const AUTH = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
+const VISA = '4895281000000006';
+
+let dir: string;
+let serve: Proc;
+let sim: Proc;
+let pair: SocatPair;
+let browser: Browser;
+let page: Page;
+let fr: BrowserContext | undefined;
+let url: string;
+let cashierCode: string;
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${url}${path}`, { method, headers: { Authorization: AUTH, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+async function until<T>(check: () => Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const text = (testid: string, p = page) => p.getByTestId(testid).innerText();
+/** What a line reads, its parts on one line. */
+const words = async (testid: string) => (await text(testid)).replace(/\s+/g, ' ').trim();
+const seen = (testid: string, p = page) => p.getByTestId(testid).waitFor({ state: 'visible', timeout: 30_000 });
+const see = (words: string | RegExp, p = page) => p.getByText(words).first().waitFor({ state: 'visible', timeout: 30_000 });
+
+async function scan(code: string): Promise<void> {
+  await page.keyboard.type(code);
+  await page.keyboard.press('Enter');
+}
+
+/** F5, Enter: the terminal asks for the card; the simulated customer presents it, tips 18% and enters the PIN. */
+async function payByCard(): Promise<void> {
+  await page.keyboard.press('F5');
+  await seen('card-amount');
+  const asked = () => sim.output().split('waiting for a card').length;
+  const before = asked();
+  await page.keyboard.press('Enter');
+  await until(async () => asked() > before, 'the terminal to ask for the card');
+  sim.send(`card ${VISA}`);
+  await seen('receipt');
+}
+
+async function recent(): Promise<Sale[]> {
+  return (await api<{ sales: Sale[] }>('GET', '/api/pos/sales?laneid=1')).sales;
+}
+
+/** F10, 1: find a sale by its receipt number. */
+async function findSale(number: string, p = page): Promise<void> {
+  await p.keyboard.press('F10');
+  await p.keyboard.press('1');
+  await seen('find', p);
+  await p.keyboard.type(number);
+  await p.keyboard.press('Enter');
+  await see(`Sale ${number}`, p);
+}
+
+async function signIn(p: Page): Promise<void> {
+  await p.goto(`${url}/app/`);
+  await p.getByLabel('API token').fill(TOKEN);
+  await p.getByLabel('API key').fill(KEY);
+  await p.keyboard.press('Enter');
+  await seen('lane-1', p);
+  await p.keyboard.press('1');
+  await p.getByLabel('Cashier code').waitFor();
+  await p.keyboard.type(cashierCode);
+  await p.keyboard.press('Enter');
+  await seen('scan', p);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'laneway-pos-money-'));
+  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
+  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
+  cashierCode = (await serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
+
+  pair = new SocatPair(dir, 'lane1');
+  await pair.plug();
+  sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast', '--tip', '18']);
+  await sim.waitFor(/terminal simulator/, 'the simulator to start');
+  await api('POST', '/api/lanes', { laneid: '1', port_path: pair.host, name: 'Lane 1', tip: { enabled: true, percentages: [15, 18, 20] } });
+  await until(async () => (await api<{ last_setup_at: string | null }>('GET', '/api/lanes/1')).last_setup_at !== null, 'lane 1 to connect and be set up');
+
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+}, 120_000);
+
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-money-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+});
+
+afterAll(async () => {
+  await fr?.close();
+  await browser?.close();
+  await sim?.stop();
+  await serve?.stop();
+  await pair?.unplug();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the money a cashier reads', { timeout: 90_000 }, () => {
+  it('a card sale with an 18% tip: the tip on the screen and on the receipt', async () => {
+    await signIn(page);
+    await scan('4002'); // French press 44.99 + 5.85 = 50.84; the customer tips 18%: 9.15
+    await until(async () => (await text('total').catch(() => '')) === '$50.84', 'the total');
+    await payByCard();
+    expect(await words('done-paid')).toBe('Paid with tip $59.99 (of which tip $9.15)');
+    expect(await text('done-message')).toBe('Visa •••• 0006: approved, $59.99 with a tip of $9.15.');
+    const receipt = await text('receipt');
+    expect(receipt).toMatch(/Total\s+\$50\.84/);
+    expect(await text('receipt-tip')).toBe('$9.15');
+    expect(await text('receipt-paid')).toBe('$59.99');
+    expect(receipt).toMatch(/Visa •••• 0006\s+\$59\.99\s+Purchase\s+\$50\.84\s+Tip\s+\$9\.15/);
+    await screenshot(page, 'pos-money-1-receipt-tip');
+    await page.keyboard.press('Enter');
+    await seen('scan');
+  });
+
+  it('one subtotal and one line amount on the sale screen, the receipt and the sale detail; fixed tax letters', async () => {
+    // Honey ×2 with 10% off (0%, A) and a cappuccino (5%, B): subtotal after discounts 21.51 + 4.25.
+    await scan('3003');
+    await until(async () => (await text('lines')).includes('Wildflower honey'), 'the honey line');
+    await page.keyboard.press('F7');
+    await page.getByLabel('Quantity').waitFor();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('10');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Dented lid');
+    await page.keyboard.press('Enter');
+    await until(async () => (await text('lines')).includes('10% off'), 'the discount');
+    await scan('1002');
+    await until(async () => (await text('total').catch(() => '')) === '$25.97', 'the total');
+    expect(await text('subtotal')).toBe('$25.76');
+    expect(await text('lines')).toMatch(/\$21\.51 A[\s\S]*\$4\.25 B/);
+    await page.keyboard.press('F4');
+    await seen('cash-given');
+    await page.keyboard.type('30');
+    await page.keyboard.press('Enter');
+    await seen('change');
+    expect(await text('receipt-subtotal')).toBe('$25.76');
+    const receipt = await text('receipt');
+    expect(receipt).toMatch(/Wildflower honey[\s\S]*\$21\.51 A/);
+    expect(receipt).toMatch(/A Tax 0% on \$21\.51/);
+    expect(receipt).toMatch(/B Tax 5% on \$4\.25\s+\$0\.21/);
+    await screenshot(page, 'pos-money-2-receipt-sale');
+    await page.keyboard.press('Enter');
+    await seen('scan');
+
+    // A sale of a 13% item alone: its letter is still C (not A because it is the receipt's first rate).
+    await scan('4001');
+    await until(async () => (await text('total').catch(() => '')) === '$20.34', 'the total');
+    await page.keyboard.press('F4');
+    await seen('cash-given');
+    await page.keyboard.press('Enter');
+    await seen('receipt');
+    expect(await text('receipt')).toMatch(/Reusable cup[\s\S]*\$18\.00 C[\s\S]*C Tax 13% on \$18\.00/);
+    await page.keyboard.press('Enter');
+    await seen('scan');
+
+    // The sale detail: the same line amounts (before tax, with their letters), subtotal and time as the receipt.
+    const honey = (await recent()).find((s) => s.totals.total_cents === 2597)!;
+    await findSale(honey.number);
+    expect(await text('detail-subtotal')).toBe('$25.76');
+    const detail = await page.locator('.sales.detail table.lines').innerText();
+    expect(detail).toMatch(/Wildflower honey, 500 g\s+2\s+\$21\.51 A/);
+    expect(detail).toMatch(/Cappuccino\s+1\s+\$4\.25 B/);
+    const shown = (await page.locator('.sales.detail p.muted').first().innerText()).split(' · ')[0]!;
+    expect(await text('receipt')).toContain(shown);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await seen('scan');
+  });
+
+  it('a refund and a void get their own numbers and receipts, with every amount going back negative', async () => {
+    const honey = (await recent()).find((s) => s.totals.total_cents === 2597)!;
+    await findSale(honey.number);
+    await page.keyboard.press('F7');
+    await page.getByLabel('Refund quantity of line 1').waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('1'); // the cappuccino
+    await page.keyboard.press('Enter');
+    await seen('refund-plan');
+    await page.keyboard.press('Enter');
+    await until(async () => (await text('receipt-title')).startsWith('REFUND'), 'the refund receipt');
+    expect(await text('receipt-title')).toBe('REFUND 1-R000001');
+    const refund = await text('receipt');
+    expect(refund).toContain(`of sale ${honey.number}`);
+    expect(refund).toMatch(/Cappuccino\s+-\$4\.25 B/);
+    expect(await text('receipt-subtotal')).toBe('-$4.25');
+    expect(refund).toMatch(/B Tax 5% on -\$4\.25\s+-\$0\.21/);
+    expect(await text('receipt-total')).toBe('-$4.46');
+    expect(refund).toMatch(/Total refunded\s+-\$4\.46/);
+    expect(refund).toMatch(/Cash \(cash back\)\s+-\$4\.46/);
+    await screenshot(page, 'pos-money-3-receipt-refund');
+    // Its own number finds it again, with its own receipt.
+    await page.keyboard.press('Escape');
+    await seen('find');
+    await page.keyboard.type('1-R000001');
+    await page.keyboard.press('Enter');
+    await see(`Sale ${honey.number}`);
+    await until(async () => (await text('receipt-title')) === 'REFUND 1-R000001', 'the refund receipt found by its number');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await seen('scan');
+
+    // A second tipped card sale, voided the same day: its tip goes back with it.
+    await scan('1002'); // 4.25 + 0.21 = 4.46; tip 0.80
+    await until(async () => (await text('total').catch(() => '')) === '$4.46', 'the total');
+    await payByCard();
+    expect(await words('done-paid')).toBe('Paid with tip $5.26 (of which tip $0.80)');
+    await page.keyboard.press('Enter');
+    await seen('scan');
+    const tipped = (await recent()).find((s) => s.totals.total_cents === 446 && s.status === 'paid')!;
+    await findSale(tipped.number);
+    await page.keyboard.press('F9');
+    await see('Every payment of this sale goes back: $5.26, its $0.80 tip included.');
+    await page.keyboard.press('Enter');
+    await see('Voided $5.26: $5.26 to Visa •••• 0006 (its $0.80 tip included).');
+    await until(async () => (await text('receipt-title')).startsWith('VOID'), 'the void receipt');
+    expect(await text('receipt-title')).toBe('VOID 1-V000001');
+    const voided = await text('receipt');
+    expect(voided).not.toMatch(/RETURN APPROVED|Total refunded/);
+    expect(voided).toMatch(/Total voided\s+-\$4\.46/);
+    expect(voided).toMatch(/Tip given back\s+-\$0\.80/);
+    expect(voided).toMatch(/Back to the customer\s+-\$5\.26/);
+    expect(voided).toMatch(/Visa •••• 0006 \(voided\)\s+-\$5\.26/);
+    expect(voided).toMatch(/VOID APPROVED/);
+    await screenshot(page, 'pos-money-4-receipt-void');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await seen('scan');
+  });
+
+  it('X and Z count the tips by tender and by cashier apart from sales, and the Z meets the card batch to the cent', async () => {
+    await page.keyboard.press('F10');
+    await page.keyboard.press('2');
+    await seen('report-x');
+    // Sales: 50.84 + 25.97 + 20.34 + 4.46; the void (4.46) and the refund (4.46) off; tips 9.15 (+0.80 −0.80).
+    expect(await text('net-sales')).toBe('$92.69');
+    expect(await text('tips')).toBe('$9.15');
+    expect(await text('report-tenders')).toMatch(/Card: Visa \(2\)\s+\$55\.30\s+\$9\.15\s+\$4\.46\s+\$59\.99/);
+    expect(await text('report-cashiers')).toMatch(/Sam Rivera[\s\S]*2 · \$9\.15/);
+    await screenshot(page, 'pos-money-5-x-report');
+    await page.keyboard.press('z');
+    await see('Close the day (Z report)?');
+    await page.keyboard.press('Enter');
+    await seen('report-z');
+    expect(await text('report-tenders', page)).toMatch(/\$59\.99/);
+    expect(await text('batch-net')).toBe('$59.99');
+    expect(await text('reconciliation')).toMatch(/This lane's card net \(sales \+ tips − money back\)\s+\$59\.99[\s\S]*In the batch from this lane\s+\$59\.99[\s\S]*Card batch net\s+\$59\.99/);
+    expect(await text('batches')).toMatch(/net \$59\.99/);
+    await screenshot(page, 'pos-money-6-z-report');
+    await page.keyboard.press('Escape');
+    await seen('scan');
+  });
+
+  it('in fr-CA: the tip receipt and the Z reprint read in the browser\'s own format', async () => {
+    fr = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'fr-CA' });
+    const p = await fr.newPage();
+    await signIn(p);
+    const tipped = (await recent()).find((s) => s.totals.total_cents === 5084)!;
+    await findSale(tipped.number, p);
+    const receipt = await text('receipt', p);
+    // fr-CA: "50,84 $ US"; the figures are the engine's, the format the browser's.
+    expect(await text('receipt-tip', p)).toMatch(/^9,15\s\$/);
+    expect(await text('receipt-paid', p)).toMatch(/^59,99\s\$/);
+    expect(receipt).toMatch(/C Tax 13% on 44,99\s\$/);
+    await screenshot(p, 'pos-money-7-receipt-tip-fr-CA');
+    await p.keyboard.press('Escape');
+    await p.keyboard.press('Escape');
+    await seen('scan', p);
+    await p.keyboard.press('F10');
+    await p.keyboard.press('2');
+    await seen('report-x', p);
+    expect(await text('tips', p)).toMatch(/^0,00\s\$/);
+    await screenshot(p, 'pos-money-8-x-report-fr-CA');
+  });
+});
