@@ -76,7 +76,8 @@ export interface Register {
   addLine(sale: string, input: AddLine): Promise<Sale>;
   changeLine(sale: string, line: number, patch: LinePatch): Promise<Sale>;
   voidLine(sale: string, line: number, shift: string): Promise<Sale>;
-  tender(sale: string, input: TenderInput, actor: string | null): Promise<TenderOutcome>;
+  /** `locale`: how amounts read in the answer's message (the asking screen's); default the currency's home format. */
+  tender(sale: string, input: TenderInput, actor: string | null, locale?: string): Promise<TenderOutcome>;
   voidSale(sale: string, input: VoidInput, actor: string | null): Promise<ReversalOutcome>;
   refund(sale: string, input: RefundInput, actor: string | null): Promise<ReversalOutcome>;
   settleReversal(sale: string, number: number, input: SettleInput, actor: string | null): Promise<ReversalOutcome>;
@@ -251,7 +252,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     },
     voidLine: (saleId, line, shift) => mutateSale(saleId, shift, 'pos_sale.updated', (sale) => voidLine(sale, line)),
 
-    tender: (saleId, input, actor) => takeTender(ctx, saleId, input, actor),
+    tender: (saleId, input, actor, locale) => takeTender(ctx, saleId, input, actor, { locale }),
     voidSale: (saleId, input, actor) => voidSale(ctx, reversalsInFlight, saleId, input, actor),
     refund: (saleId, input, actor) => refundSale(ctx, reversalsInFlight, saleId, input, actor),
     settleReversal: (saleId, number, input, actor) => settleReversal(ctx, reversalsInFlight, saleId, number, input, actor),

@@ -5,7 +5,7 @@ import type { SaleData, SettingsData } from './model';
 import { taxRateToPercent } from './money';
 import { liveLines, loadSale, taxesOf, totalsOf } from './sales';
 import type { EngineCore } from '../core';
-import { formatMoney } from './messages';
+import { formatMoney } from '../../shared/money';
 
 /**
  * A receipt as a document (the screens lay it out and print it). A card tender carries what a

@@ -1,26 +1,28 @@
-/** Amounts as the account's currency, in the browser's locale (presentation only: the engine computes every amount). */
-const formatters = new Map<string, Intl.NumberFormat>();
+import { formatAmount, formatMoney, parseMoney, type ParsedAmount } from '../../shared/money';
 
+/**
+ * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
+ * messages in it too (Accept-Language), so a notice never writes money another way than the screen.
+ */
+export const LOCALE = (typeof navigator !== 'undefined' && navigator.language) || 'en-US';
+
+/** Amounts as the account's currency in the screen's locale (presentation only: the engine computes every amount). */
 export function money(cents: number, currency: string): string {
-  const code = currency.toUpperCase();
-  let f = formatters.get(code);
-  if (!f) {
-    f = new Intl.NumberFormat(navigator.language || 'en-US', { style: 'currency', currency: code });
-    formatters.set(code, f);
-  }
-  return f.format(cents / 100);
+  return formatMoney(cents, currency, { locale: LOCALE });
 }
 
-/** What the cashier typed ("20", "20.5", "$1,020.05") as minor units; undefined when it is not an amount. */
-export function parseAmount(text: string): number | undefined {
-  const clean = text.replace(/[\s$€£,]/g, '');
-  if (!/^[0-9]{1,7}(\.[0-9]{0,2})?$/.test(clean)) return undefined;
-  const [whole, frac = ''] = clean.split('.');
-  return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+/** An amount as the cashier would type it ("12,50" in fr-CA), for fields and placeholders. */
+export function amountInput(cents: number, currency: string): string {
+  return formatAmount(cents, currency, LOCALE);
+}
+
+/** What the cashier typed, read with this locale's separators; ambiguous text is refused with a message. */
+export function parseAmount(text: string, currency: string): ParsedAmount {
+  return parseMoney(text, currency, LOCALE);
 }
 
 export function time(iso: string): string {
-  return new Date(iso).toLocaleString(navigator.language || 'en-US', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 const ACTIVITY: Record<string, string> = {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
+import { requestLocale } from '../locale';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import {
@@ -61,7 +62,8 @@ after that, finish paying or void the sale.
 
 **Tenders**: card (on the lane's terminal), cash (amount handed over; change given back), cheque (its number), gift card and the
 shop's other tenders (settings). Split tender: pay part of the balance with each until nothing is due. Only cash may exceed the
-balance. The drawer opens (event \`drawer.opened\`) for cash tenders and cash refunds only. A card tender's request stays open while
+balance; cash far above it (ten times or more, and change of 100 or more) needs \`confirm_change\`. Amounts in messages are written
+in the request's Accept-Language locale. The drawer opens (event \`drawer.opened\`) for cash tenders and cash refunds only. A card tender's request stays open while
 the customer pays at the terminal; follow the device with \`lane.status\` events on /api/events, cancel with the terminal command
 \`Cancel\`. A declined or failed card is recorded on the sale (nothing charged) and the answer says what to do next.
 
@@ -418,10 +420,10 @@ export const registerRoutes: AnyRoute[] = [
       ...shiftErrors,
       ...notFound('`sale_not_found`'),
       ...conflict('`tender_in_progress`'),
-      ...precondition('`tender_not_allowed`, `sale_closed`, `sale_empty`, `wrong_lane`, gift card: `gift_card_unknown`, `gift_card_inactive`, `gift_card_empty`, `incorrect_pin`'),
+      ...precondition('`tender_not_allowed`, `sale_closed`, `sale_empty`, `wrong_lane`, cash: `confirm_change_required`, gift card: `gift_card_unknown`, `gift_card_inactive`, `gift_card_empty`, `incorrect_pin`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.tender(params.sale, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.tender(params.sale, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({
