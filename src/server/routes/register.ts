@@ -262,7 +262,7 @@ export const registerRoutes: AnyRoute[] = [
     tags: TAGS,
     summary: 'Z report: record the lane\'s totals as closed, start its next period, then close the day\'s card batch',
     description:
-      'Refused (412 `sale_in_progress`) while the lane\'s open sale is partly paid, and (409) while a refund is running. With `close_batch` (default) the processing day\'s card batch closes now for the whole account (every lane): its card payments can no longer be voided, only refunded; card payments made later that day go into a follow-on batch.',
+      'Refused (412 `sale_in_progress`) while the lane\'s open sale is partly paid, (412 `z_empty`) when nothing happened since the last Z unless `confirm_empty`, and (409) while a refund is running. With `close_batch` (default) the processing day\'s card batch closes now for the whole account (every lane): its card payments can no longer be voided, only refunded; card payments made later that day go into a follow-on batch.',
     params: RegisterParams,
     body: ZInput,
     responses: {

@@ -552,6 +552,9 @@ export const ZInput = Type.Object(
   {
     shift: ShiftId,
     close_batch: Type.Optional(Type.Boolean({ default: true, description: 'Also close the processing day\'s card batch now (for the whole account, every lane).' })),
+    confirm_empty: Type.Optional(
+      Type.Boolean({ description: 'Close the period even though nothing happened on the lane since its last Z (no sale, tender, refund, drawer opening or card attempt); without it such a Z is refused (412 `z_empty`).' }),
+    ),
   },
   { additionalProperties: false },
 );
