@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import type { Sale } from '../../src/shared/schemas/register';
  */
 const TOKEN = 'POSTRUSTTOKEN1';
 const KEY = 'pos-trust-key-0123456789';
+const VISA = '4895281000000006';
 const AUTH = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 
 let dir: string;
@@ -103,6 +104,16 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await page.keyboard.type(code);
       await page.keyboard.press('Enter');
     };
+    const dialogTitle = async () => plain(await page.locator('section[role="dialog"] h2').first().innerText());
+    /** F5, Enter: the amount on the card defaults to the balance; then the terminal asks for the card. */
+    const sendToTerminal = async () => {
+      await page.keyboard.press('F5');
+      await seen('card-amount');
+      const asked = () => sim.output().split('waiting for a card').length;
+      const before = asked();
+      await page.keyboard.press('Enter');
+      await until(async () => asked() > before, 'the terminal to ask for the card');
+    };
     // The decimal separator this locale types, and the one it does not.
     const [dec, foreign] = locale === 'fr-CA' ? [',', '.'] : ['.', ','];
 
@@ -118,6 +129,23 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await page.getByLabel('Cashier code').waitFor();
       await page.keyboard.type(cashierCode);
       await page.keyboard.press('Enter');
+      await seen('scan');
+    });
+
+    // Each test starts on an empty sale screen, whatever the one before left (so each fails only on its own defect).
+    beforeEach(async () => {
+      const open = await openRegister().catch(() => null);
+      if (open?.pending_tender) {
+        await api('POST', '/api/gateway/v1/terminal', { laneid: '1', command: 'Cancel' }).catch(() => undefined);
+        await until(async () => !(await openRegister())?.pending_tender, 'the pending payment to end');
+      }
+      const left = await openRegister().catch(() => null);
+      if (left) {
+        const shift = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('laneway.shift') ?? 'null') as { id: string } | null)?.id);
+        if (shift) await api('POST', `/api/pos/sales/${left.id}/void`, { shift }).catch(() => undefined);
+      }
+      await page.evaluate(() => sessionStorage.removeItem('laneway.sale'));
+      await page.goto(`${url}/app/`);
       await seen('scan');
     });
 
@@ -167,6 +195,160 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       expect(paid.tenders[0]).toMatchObject({ tendered_cents: 2000, change_cents: 301 });
       await shot('3-cash-change');
       await page.keyboard.press('Enter');
+      await seen('scan');
+    });
+
+    it('follows a card payment through a reload, in words, to its receipt (never an empty new sale)', async () => {
+      await scan('3001');
+      await until(async () => (await text('total').catch(() => '')) === m(1699), 'the total');
+      const sale = (await openRegister())!;
+      await sendToTerminal();
+      await page.reload();
+      // The payment in progress on the lane is found again and followed, in words.
+      await seen('device-following');
+      await until(async () => (await text('device-step').catch(() => '')) === 'Insert, tap or swipe the card', 'the device step in words');
+      expect(await text('device')).not.toMatch(/waiting_for_card|in progress on the terminal \(/);
+      await shot('4-card-after-reload');
+      sim.send(`card ${VISA}`);
+      await seen('receipt');
+      expect(await text('receipt')).toContain(m(1699));
+      expect(await text('receipt')).toMatch(/Visa •••• 0006/);
+      expect(await text('done-message')).toBe('Visa •••• 0006: approved.');
+      expect((await api<Sale>('GET', `/api/pos/sales/${sale.id}`)).status).toBe('paid');
+      await shot('5-receipt-after-reload');
+      // A reload on the receipt brings the receipt back, not an empty sale.
+      await page.reload();
+      await seen('receipt');
+      expect(await text('receipt')).toContain(sale.number);
+      await page.keyboard.press('Enter');
+      await seen('scan');
+      expect(await page.getByTestId('receipt').count()).toBe(0);
+    });
+
+    it('clears what no longer applies: a refused code leaves the scan field empty, its error goes with the next step, a stale drawer notice goes', async () => {
+      await seen('scan');
+      await scan('99999');
+      await seen('notice');
+      expect(await text('notice')).toContain('99999');
+      expect(await page.getByTestId('scan').inputValue()).toBe('');
+      await scan('3001');
+      await until(async () => (await text('lines').catch(() => '')).includes('Whole bean coffee'), 'the line');
+      expect(await page.getByTestId('notice').count()).toBe(0);
+      await scan('88888');
+      await seen('notice');
+      await page.keyboard.press('F7');
+      await page.getByLabel('Quantity').waitFor();
+      expect(await page.getByTestId('notice').count()).toBe(0);
+      await shot('6-line-dialog-after-unknown-code');
+      await page.keyboard.press('Escape');
+
+      // A cancel on the terminal is a cancel, in the dialog and in the sale's list.
+      await sendToTerminal();
+      await page.keyboard.press('Escape');
+      await seen('card-outcome');
+      expect(await dialogTitle()).toBe('Card payment cancelled');
+      expect(await text('card-outcome')).toMatch(/cancelled\. Nothing was charged/);
+      await shot('7-card-cancelled');
+      await page.keyboard.press('Escape');
+      await seen('tenders');
+      expect(await text('tenders')).toMatch(/Card cancelled/);
+      expect(await text('tenders')).not.toMatch(/failed/);
+
+      // Cash: the drawer opens. Then a card-only void from the sales list: no drawer notice left over.
+      await page.keyboard.press('F4');
+      await seen('cash-given');
+      await page.keyboard.press('Enter');
+      await seen('drawer');
+      const paidByCard = (await api<{ sales: Sale[] }>('GET', '/api/pos/sales?laneid=1')).sales.find((x) => x.status === 'paid' && x.tenders.some((t) => t.type === 'card' && t.status === 'approved'))!;
+      await page.keyboard.press('F10');
+      await page.keyboard.press('1');
+      await seen('find');
+      await page.keyboard.type(paidByCard.number);
+      await page.keyboard.press('Enter');
+      await page.getByText(`Sale ${paidByCard.number}`).first().waitFor();
+      await page.keyboard.press('F9');
+      await page.getByText('Every payment of this sale goes back').first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.getByText(/Voided/).first().waitFor();
+      await until(async () => (await api<Sale>('GET', `/api/pos/sales/${paidByCard.id}`)).status === 'voided', 'the void');
+      expect(await page.getByTestId('drawer').count()).toBe(0);
+      await shot('8-card-void-no-drawer');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Escape');
+      await seen('scan');
+    });
+
+    it('says the terminal is not available (not "not approved") when it is offline, and offers cash first', async () => {
+      await scan('3001');
+      await until(async () => (await text('total').catch(() => '')) === m(1699), 'the total');
+      await pair.unplug();
+      await until(async () => (await text('lane-status')).includes('Offline'), 'the lane to show offline');
+      await page.keyboard.press('F5');
+      await seen('card-amount');
+      await page.keyboard.press('Enter');
+      await seen('card-outcome');
+      expect(await dialogTitle()).toBe('Terminal not available');
+      await seen('card-unavailable');
+      expect(await page.getByRole('button', { name: /Try a card again/ }).count()).toBe(0);
+      await shot('9-terminal-offline');
+      await page.keyboard.press('Enter'); // the default: cash
+      await seen('cash-given');
+      await page.keyboard.press('Enter');
+      await seen('receipt');
+      await page.keyboard.press('Enter');
+      await pair.plug();
+      await until(async () => (await text('lane-status')).includes('Connected'), 'the lane to come back', 45_000);
+    });
+
+    it('shows the server unreachable (lane status unknown, tenders off) while it is down, and recovers by itself', async () => {
+      await seen('scan');
+      await scan('3001');
+      await until(async () => (await text('total').catch(() => '')) === m(1699), 'the total');
+      await serve.stop();
+      try {
+        await seen('server-down');
+        expect(await text('lane-status')).toContain('status unknown');
+        expect(await page.getByRole('button', { name: /^Cash/ }).isDisabled()).toBe(true);
+        expect(await page.getByRole('button', { name: /^Card/ }).isDisabled()).toBe(true);
+        expect(await page.getByRole('button', { name: /^Void sale/ }).isDisabled()).toBe(true);
+        await shot('10-server-down');
+      } finally {
+        serve = startServe();
+        await serve.waitFor(/http:\/\/127\.0\.0\.1:\d+\/api\b/, 'serve to start again');
+      }
+      await until(async () => (await page.getByTestId('server-down').count()) === 0, 'the banner to go');
+      await until(async () => (await text('lane-status')).includes('Connected'), 'the lane to come back', 45_000);
+      await until(async () => page.getByRole('button', { name: /^Cash/ }).isEnabled(), 'cash to be possible again');
+      await page.keyboard.press('F4');
+      await seen('cash-given');
+      await page.keyboard.press('Enter');
+      await seen('receipt');
+      expect(await page.getByTestId('notice').count()).toBe(0);
+      await page.keyboard.press('Enter');
+    });
+
+    it('counts in words on the X and Z reports, prints no negative zero, and asks before an empty Z', async () => {
+      await seen('scan');
+      await page.keyboard.press('F10');
+      await page.keyboard.press('2');
+      await seen('report-x');
+      await page.keyboard.press('z');
+      await page.getByText('Close the day (Z report)?').waitFor();
+      await page.keyboard.press('Enter');
+      await seen('report-z');
+      const z = await text('report-z');
+      expect(z).not.toMatch(/\(s\)/);
+      expect(z).not.toMatch(/[-−]\s*\$?\s*0[.,]00/);
+      expect(z).toMatch(/drawer opened \d+ times?/);
+      await shot('11-z-report');
+      await page.keyboard.press('z');
+      await page.getByText('Close the day (Z report)?').waitFor();
+      await page.keyboard.press('Enter');
+      await seen('z-empty');
+      expect(await text('z-empty')).toMatch(/^Nothing happened on lane 1 since Z report \d+/);
+      await shot('12-empty-z-confirm');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Escape');
       await seen('scan');
     });
   });

@@ -45,3 +45,58 @@ export function activityText(activity: string): string {
 export function statusText(status: string): string {
   return { connected: 'Connected', busy: 'Busy', offline: 'Offline', disabled: 'Disabled' }[status] ?? status;
 }
+
+/** How a tender that did not pay reads in the sale's list: what happened, not a raw state. */
+export function tenderStatusText(t: { status: string; error: { code: string } | null }): string {
+  if (t.status === 'approved') return '';
+  if (t.status === 'pending') return 'in progress';
+  if (t.status === 'declined') return 'declined';
+  if (t.status === 'reversed') return 'reversed, not charged';
+  switch (t.error?.code) {
+    case 'cancelled':
+      return 'cancelled';
+    case 'lane_offline':
+    case 'lane_not_found':
+    case 'terminal_unavailable':
+      return 'terminal offline';
+    case 'timeout':
+      return 'no card presented';
+    case 'card_removed':
+      return 'card removed too early';
+    case 'terminal_unconfirmed':
+      return 'not confirmed, reversed';
+    case 'interrupted':
+      return 'interrupted';
+    default:
+      return 'did not go through';
+  }
+}
+
+/** The card dialog's title for an outcome: a cancel or an offline terminal is not a card "not approved". */
+export function cardOutcomeTitle(outcome: { approved: boolean; code: string | null }): string {
+  if (outcome.approved) return 'Card approved';
+  switch (outcome.code) {
+    case 'declined':
+      return 'Card declined';
+    case 'cancelled':
+      return 'Card payment cancelled';
+    case 'lane_offline':
+    case 'lane_not_found':
+    case 'terminal_unavailable':
+    case 'device_busy':
+      return 'Terminal not available';
+    case 'timeout':
+      return 'No card presented';
+    case 'card_removed':
+      return 'Card removed too early';
+    case 'network':
+      return 'Payment not sent';
+    default:
+      return 'Card payment did not go through';
+  }
+}
+
+/** Outcomes after which the terminal itself cannot take a card now: trying a card again is not the next step. */
+export function terminalDown(code: string | null): boolean {
+  return code === 'lane_offline' || code === 'lane_not_found' || code === 'terminal_unavailable';
+}

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { activityText, amountInput, money, parseAmount } from '../../format';
+import { activityText, amountInput, cardOutcomeTitle, money, parseAmount, terminalDown } from '../../format';
 import { cashFarAboveDue } from '../../../../shared/money';
 import type { Sale } from '../../api/pos';
 import { Modal } from './Modal';
@@ -96,7 +96,7 @@ const STEPS = ['waiting_for_card', 'reading', 'pin', 'authorizing', 'signature',
 
 /** F5: the customer pays on the lane's terminal; the screen follows the device live. */
 export function CardDialog({ sale, currency }: { sale: Sale; currency: string }) {
-  const { setDialog, payCard, cancelCard, card, busy, laneid, lanes } = usePos();
+  const { setDialog, payCard, cancelCard, card, busy, laneid, lanes, server } = usePos();
   const [amountText, setAmountText] = useState(amountInput(sale.totals.balance_cents, currency));
   const [manual, setManual] = useState(false);
   const parsedAmount = parseAmount(amountText, currency);
@@ -107,6 +107,14 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
     usePos.setState({ card: null });
     setDialog(null);
   };
+  // After a cancel, a decline or a timeout a card can be tried again; with the terminal offline the next step is another tender.
+  const outcome = card?.outcome;
+  const cardNow = !terminalDown(outcome?.code ?? null) && lane?.status !== 'offline' && server !== 'down';
+  const cashOk = sale.allowed.tenders.includes('cash');
+  const toCash = () => {
+    usePos.setState({ card: null });
+    setDialog({ kind: 'cash' });
+  };
 
   useKeys(
     phase === 'waiting'
@@ -116,12 +124,11 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
             Escape: close,
             Enter: () => {
               if (card?.outcome?.approved || sale.totals.balance_cents === 0) close();
-              else usePos.setState({ card: null });
+              else if (cardNow) usePos.setState({ card: null });
+              else if (cashOk) toCash();
+              else close();
             },
-            F4: () => {
-              usePos.setState({ card: null });
-              setDialog({ kind: 'cash' });
-            },
+            F4: () => cashOk && toCash(),
             F6: () => {
               usePos.setState({ card: null });
               setDialog({ kind: 'other' });
@@ -178,6 +185,13 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
       <Modal title="Card payment">
         <div className="device" data-testid="device" aria-live="polite">
           <p className="device-amount">{money(card!.amount_cents, currency)}</p>
+          {card?.following && (
+            <p className="muted" data-testid="device-following">
+              {server === 'down'
+                ? 'Laneway is not answering. The outcome of this payment shows here as soon as it answers: do not charge the card again.'
+                : 'Following the payment in progress on the terminal: its outcome shows here.'}
+            </p>
+          )}
           {offline ? (
             <p className="error" role="alert" data-testid="device-offline">
               The terminal went offline{lane?.last_error ? ` (${lane.last_error})` : ''}. Waiting a few seconds for it to come back… Nothing has been charged.
@@ -202,13 +216,13 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
     );
   }
 
-  const outcome = card!.outcome!;
+  const result = outcome!;
   return (
-    <Modal title={outcome.approved ? 'Card approved' : 'Card not approved'} onClose={close}>
-      <p className={outcome.approved ? 'ok big-text' : 'error big-text'} role={outcome.approved ? 'status' : 'alert'} data-testid="card-outcome">
-        {outcome.message}
+    <Modal title={cardOutcomeTitle(result)} onClose={close}>
+      <p className={result.approved ? 'ok big-text' : 'error big-text'} role={result.approved ? 'status' : 'alert'} data-testid="card-outcome">
+        {result.message}
       </p>
-      {outcome.approved ? (
+      {result.approved ? (
         <>
           <Due sale={sale} currency={currency} />
           <button type="button" className="primary big" onClick={close} autoFocus>
@@ -216,12 +230,18 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
           </button>
         </>
       ) : (
-        <div className="row wrap">
-          <button type="button" className="primary big" onClick={() => usePos.setState({ card: null })}>
-            Try a card again <kbd>Enter</kbd>
-          </button>
-          <button type="button" className="big" onClick={() => (usePos.setState({ card: null }), setDialog({ kind: 'cash' }))} disabled={!sale.allowed.tenders.includes('cash')}>
-            Cash <kbd>F4</kbd>
+        <div className="row wrap" data-testid="card-next">
+          {cardNow ? (
+            <button type="button" className="primary big" onClick={() => usePos.setState({ card: null })} autoFocus>
+              Try a card again <kbd>Enter</kbd>
+            </button>
+          ) : (
+            <p className="muted" data-testid="card-unavailable">
+              {server === 'down' ? 'Card payments wait until Laneway answers.' : 'Card payments wait until the terminal is back.'}
+            </p>
+          )}
+          <button type="button" className={`${!cardNow && cashOk ? 'primary ' : ''}big`} onClick={toCash} disabled={!cashOk} autoFocus={!cardNow && cashOk}>
+            Cash <kbd>{!cardNow && cashOk ? 'Enter' : 'F4'}</kbd>
           </button>
           <button type="button" className="big" onClick={() => (usePos.setState({ card: null }), setDialog({ kind: 'other' }))}>
             Other tender <kbd>F6</kbd>
