@@ -197,6 +197,15 @@ export function parseMoney(text: string, currency: string, locale: string, optio
   return { ok: true, minor: negative && minor !== 0 ? -minor : minor };
 }
 
+/** A percentage typed the locale's way ("12,5" in fr-CA), at most two decimals, from 0 to 100. */
+export function parsePercent(text: string, locale: string): { ok: true; percent: number } | { ok: false; message: string } {
+  const example = `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(12.5)} or 10`;
+  const r = parseMoney(text.replace(/%/g, ''), 'USD', locale, { max: 10_000 });
+  if (r.ok) return { ok: true, percent: r.minor / 100 };
+  if (r.problem === 'too_large') return { ok: false, message: 'A percentage is at most 100.' };
+  return { ok: false, message: `Type a percentage such as ${example} (at most two decimals).` };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rules about amounts the register and the screens share.
 

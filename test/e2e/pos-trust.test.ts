@@ -198,6 +198,22 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await seen('scan');
     });
 
+    it('reads a discount percentage the locale\'s way and shows it so', async () => {
+      await scan('3001');
+      await until(async () => (await text('total').catch(() => '')) === m(1699), 'the total');
+      await page.keyboard.press('F7');
+      await page.getByLabel('Quantity').waitFor();
+      await page.keyboard.press('Tab'); // the discount kind: None
+      await page.keyboard.press('ArrowRight'); // Percent
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(`12${dec}5`);
+      await page.keyboard.press('Enter');
+      // 16.99 less 12.5% (2.12, rounded half up): 14.87.
+      await until(async () => (await text('total').catch(() => '')) === m(1487), 'the discounted total');
+      expect(await text('lines')).toContain(plain(`${new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 4 }).format(0.125)} off`));
+      await shot('13-percent-discount');
+    });
+
     it('follows a card payment through a reload, in words, to its receipt (never an empty new sale)', async () => {
       await scan('3001');
       await until(async () => (await text('total').catch(() => '')) === m(1699), 'the total');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cashFarAboveDue, formatAmount, formatMoney, minorDigits, parseMoney } from '../../src/shared/money';
+import { cashFarAboveDue, formatAmount, formatMoney, minorDigits, parseMoney, parsePercent } from '../../src/shared/money';
 
 const NBSP = '\u00a0';
 const NNBSP = '\u202f';
@@ -120,5 +120,15 @@ describe('cashFarAboveDue', () => {
     expect(cashFarAboveDue(50000, 2500, 'usd')).toBe(true);
     expect(cashFarAboveDue(12500, 1250, 'jpy')).toBe(true);
     expect(cashFarAboveDue(1250, 1250, 'usd')).toBe(false);
+  });
+});
+
+describe('parsePercent', () => {
+  it('reads a discount percentage the locale\'s way', () => {
+    expect(parsePercent('12,5', 'fr-CA')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent('12.5 %', 'en-US')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent('10', 'fr-CA')).toEqual({ ok: true, percent: 10 });
+    expect(parsePercent('12.5', 'fr-CA')).toMatchObject({ ok: false });
+    expect(parsePercent('150', 'en-US')).toEqual({ ok: false, message: 'A percentage is at most 100.' });
   });
 });

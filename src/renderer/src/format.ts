@@ -1,4 +1,4 @@
-import { formatAmount, formatMoney, parseMoney, type ParsedAmount } from '../../shared/money';
+import { formatAmount, formatMoney, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
 
 /**
  * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
@@ -19,6 +19,20 @@ export function amountInput(cents: number, currency: string): string {
 /** What the cashier typed, read with this locale's separators; ambiguous text is refused with a message. */
 export function parseAmount(text: string, currency: string): ParsedAmount {
   return parseMoney(text, currency, LOCALE);
+}
+
+export function parsePercent(text: string): ReturnType<typeof parsePercentIn> {
+  return parsePercentIn(text, LOCALE);
+}
+
+/** A percentage for reading ("12,5 %" in fr-CA, "12.5%" in en-US). */
+export function percentText(percent: number): string {
+  return new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 4 }).format(percent / 100);
+}
+
+/** A percentage as this locale writes it in a field ("12,5"). */
+export function percentInput(percent: number): string {
+  return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 2, useGrouping: false }).format(percent);
 }
 
 export function time(iso: string): string {

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { amountInput, money, parseAmount } from '../../format';
+import { amountInput, money, parseAmount, parsePercent, percentInput } from '../../format';
 import type { Product, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -124,7 +124,7 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
   const currency = register?.currency ?? 'usd';
   const [quantity, setQuantity] = useState(String(l.quantity));
   const [discountKind, setDiscountKind] = useState<'none' | 'percent' | 'amount'>(l.discount ? (l.discount.percent !== null ? 'percent' : 'amount') : 'none');
-  const [discount, setDiscount] = useState(l.discount ? (l.discount.percent !== null ? String(l.discount.percent) : amountInput(l.discount.amount_cents ?? 0, currency)) : '');
+  const [discount, setDiscount] = useState(l.discount ? (l.discount.percent !== null ? percentInput(l.discount.percent) : amountInput(l.discount.amount_cents ?? 0, currency)) : '');
   const [discountReason, setDiscountReason] = useState(l.discount?.reason ?? '');
   const [price, setPrice] = useState(l.price_override ? amountInput(l.unit_price_cents, currency) : '');
   const [reason, setReason] = useState(l.price_override?.reason ?? '');
@@ -140,7 +140,9 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
     if (discountKind === 'none') {
       if (l.discount) body.discount = null;
     } else if (discountKind === 'percent') {
-      const p = Number(discount);
+      const parsedPercent = parsePercent(discount);
+      if (!parsedPercent.ok) return setError(`Discount: ${parsedPercent.message}`);
+      const p = parsedPercent.percent;
       if (!(p > 0 && p <= 100)) return setError('A percentage above 0 and at most 100.');
       body.discount = { percent: p, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
     } else {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { activityText, money, tenderStatusText } from '../../format';
+import { activityText, money, percentText, tenderStatusText } from '../../format';
 import type { Sale } from '../../api/pos';
 import { ConfirmDialog, LineDialog, OpenItemDialog, SearchDialog } from './ItemDialogs';
 import { CardDialog, CashDialog, OtherDialog } from './Tender';
@@ -14,7 +14,7 @@ function LineNotes({ line, currency }: { line: Sale['lines'][number]; currency: 
   const notes: string[] = [];
   if (line.quantity > 1) notes.push(`${line.quantity} × ${money(line.unit_price_cents, currency)}`);
   if (line.price_override) notes.push(`Price changed from ${money(line.price_override.list_price_cents, currency)}: ${line.price_override.reason}`);
-  if (line.discount) notes.push(`${line.discount.percent !== null ? `${line.discount.percent}% off` : 'Discount'}${line.discount.reason ? ` (${line.discount.reason})` : ''}: −${money(line.discount_cents, currency)}`);
+  if (line.discount) notes.push(`${line.discount.percent !== null ? `${percentText(line.discount.percent)} off` : 'Discount'}${line.discount.reason ? ` (${line.discount.reason})` : ''}: −${money(line.discount_cents, currency)}`);
   if (line.open_price) notes.push('Open price');
   if (notes.length === 0) return null;
   return <div className="line-notes">{notes.join(' · ')}</div>;
