@@ -174,8 +174,13 @@ export const usePos = create<PosState>((set, get) => {
       return;
     }
     const approved = tender?.status === 'approved';
+    if (sale.status === 'paid') {
+      await finish(api, sale, approved ? `${tender!.label}: approved.` : `Sale ${sale.number} is paid.`);
+      return;
+    }
     if (sale.status !== 'open') {
-      await finish(api, sale, approved ? `${tender!.label}: approved.` : `Sale ${sale.number} is ${sale.status}.`);
+      rememberSale(null);
+      set({ sale: null, selected: null, dialog: null, card: null, notice: { kind: 'info', text: `Sale ${sale.number} was ${sale.status.replace('_', ' ')} from another screen.` } });
       return;
     }
     const outcome: CardOutcome = approved
@@ -241,8 +246,12 @@ export const usePos = create<PosState>((set, get) => {
         if (get().sale?.id !== sale.id || get().busy) return;
         if (get().card?.following) return settleFollowed(api, sale);
         if (sale.status === 'open') set({ sale });
-        // Paid elsewhere: its receipt, never an empty screen as if nothing had been sold.
-        else await finish(api, sale, `Sale ${sale.number} is ${sale.status}.`);
+        // Paid elsewhere (a recovered payment): its receipt, never an empty screen as if nothing had been sold.
+        else if (sale.status === 'paid') await finish(api, sale, `Sale ${sale.number} is paid.`);
+        else {
+          rememberSale(null);
+          set({ sale: null, selected: null, dialog: null, card: null, notice: { kind: 'info', text: `Sale ${sale.number} was ${sale.status.replace('_', ' ')} from another screen.` } });
+        }
       }).catch(() => undefined);
     }
   };
@@ -316,9 +325,9 @@ export const usePos = create<PosState>((set, get) => {
           // The sale this screen showed before the reload is no longer open: it was paid (or voided)
           // meanwhile. Its receipt comes up, as it would have without the reload.
           const before = await api.sale(resume).catch(() => null);
-          if (before && before.laneid === laneid && before.status !== 'open') {
+          if (before && before.laneid === laneid && before.status === 'paid') {
             const paidBy = [...before.tenders].reverse().find((t) => t.status === 'approved');
-            await finish(api, before, before.status === 'paid' && paidBy ? `${paidBy.label}: approved.` : `Sale ${before.number} is ${before.status}.`);
+            await finish(api, before, paidBy ? `${paidBy.label}: approved.` : `Sale ${before.number} is paid.`);
           } else rememberSale(null);
         }
       } catch (err) {
