@@ -283,8 +283,10 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await page.keyboard.press('F4');
       await seen('cash-given');
       await page.keyboard.press('Enter');
+      await seen('receipt');
       await seen('drawer');
       await page.keyboard.press('F10');
+      await page.getByRole('menu').waitFor();
       await page.keyboard.press('1');
       await seen('find');
       await page.keyboard.type(paidByCard.number);
