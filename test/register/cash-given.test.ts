@@ -38,3 +38,17 @@ describe('cash handed over far above the balance', () => {
     expect(plain.body.message).toBe('Change due: $14.80.');
   });
 });
+
+describe('refund and void messages', () => {
+  it('word their amounts in the screen\'s locale too', async () => {
+    rig = await openRegister();
+    const api = await rig.startApi();
+    const sale = await rig.sale('1003');
+    await rig.tender(sale, { type: 'cash', tendered_cents: 520 });
+    const fr = { 'Accept-Language': 'fr-CA' };
+    const plan = await api.request<{ message: string }>('POST', `/api/pos/sales/${sale.id}/refunds`, { body: { shift: rig.shift, all: true, dry_run: true }, headers: fr });
+    expect(plan.body.message.replace(/\s/g, ' ')).toBe('Refund of 5,20 $ US: 5,20 $ US to cash from the drawer.');
+    const voided = await api.request<{ message: string }>('POST', `/api/pos/sales/${sale.id}/void`, { body: { shift: rig.shift }, headers: fr });
+    expect(voided.body.message.replace(/\s/g, ' ')).toBe('Voided 5,20 $ US: 5,20 $ US to cash. Give 5,20 $ US in cash from the drawer.');
+  });
+});

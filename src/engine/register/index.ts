@@ -78,9 +78,9 @@ export interface Register {
   voidLine(sale: string, line: number, shift: string): Promise<Sale>;
   /** `locale`: how amounts read in the answer's message (the asking screen's); default the currency's home format. */
   tender(sale: string, input: TenderInput, actor: string | null, locale?: string): Promise<TenderOutcome>;
-  voidSale(sale: string, input: VoidInput, actor: string | null): Promise<ReversalOutcome>;
-  refund(sale: string, input: RefundInput, actor: string | null): Promise<ReversalOutcome>;
-  settleReversal(sale: string, number: number, input: SettleInput, actor: string | null): Promise<ReversalOutcome>;
+  voidSale(sale: string, input: VoidInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
+  refund(sale: string, input: RefundInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
+  settleReversal(sale: string, number: number, input: SettleInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
   receipt(sale: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt>;
 
   xReport(laneid: string): Promise<RegisterReport>;
@@ -253,9 +253,9 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     voidLine: (saleId, line, shift) => mutateSale(saleId, shift, 'pos_sale.updated', (sale) => voidLine(sale, line)),
 
     tender: (saleId, input, actor, locale) => takeTender(ctx, saleId, input, actor, { locale }),
-    voidSale: (saleId, input, actor) => voidSale(ctx, reversalsInFlight, saleId, input, actor),
-    refund: (saleId, input, actor) => refundSale(ctx, reversalsInFlight, saleId, input, actor),
-    settleReversal: (saleId, number, input, actor) => settleReversal(ctx, reversalsInFlight, saleId, number, input, actor),
+    voidSale: (saleId, input, actor, locale) => voidSale(ctx, reversalsInFlight, saleId, input, actor, { locale }),
+    refund: (saleId, input, actor, locale) => refundSale(ctx, reversalsInFlight, saleId, input, actor, { locale }),
+    settleReversal: (saleId, number, input, actor, locale) => settleReversal(ctx, reversalsInFlight, saleId, number, input, actor, { locale }),
 
     receipt: (saleId, options) =>
       buildReceipt(

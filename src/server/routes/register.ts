@@ -441,8 +441,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`, `reversal_in_progress`'),
       ...precondition('`void_window_closed` (refund instead), `sale_has_refunds`, `sale_voided`, `wrong_lane`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.voidSale(params.sale, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.voidSale(params.sale, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({
@@ -461,8 +461,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`, `reversal_in_progress`'),
       ...precondition('`sale_not_refundable`, `quantity_exceeds_sold`, `nothing_to_refund`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.refund(params.sale, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.refund(params.sale, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({
@@ -480,8 +480,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`, `reversal_in_progress`'),
       ...precondition('`reversal_complete`, `nothing_to_retry`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.settleReversal(params.sale, params.reversal, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.settleReversal(params.sale, params.reversal, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({
