@@ -84,10 +84,11 @@ export interface Register {
   addLine(sale: string, input: AddLine): Promise<Sale>;
   changeLine(sale: string, line: number, patch: LinePatch): Promise<Sale>;
   voidLine(sale: string, line: number, shift: string): Promise<Sale>;
-  tender(sale: string, input: TenderInput, actor: string | null): Promise<TenderOutcome>;
-  voidSale(sale: string, input: VoidInput, actor: string | null): Promise<ReversalOutcome>;
-  refund(sale: string, input: RefundInput, actor: string | null): Promise<ReversalOutcome>;
-  settleReversal(sale: string, number: number, input: SettleInput, actor: string | null): Promise<ReversalOutcome>;
+  /** `locale`: how amounts read in the answer's message (the asking screen's); default the currency's home format. */
+  tender(sale: string, input: TenderInput, actor: string | null, locale?: string): Promise<TenderOutcome>;
+  voidSale(sale: string, input: VoidInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
+  refund(sale: string, input: RefundInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
+  settleReversal(sale: string, number: number, input: SettleInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
   receipt(sale: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt>;
 
   xReport(laneid: string): Promise<RegisterReport>;
@@ -269,10 +270,10 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     },
     voidLine: (saleId, line, shift) => mutateSale(saleId, shift, 'pos_sale.updated', (sale) => voidLine(sale, line)),
 
-    tender: (saleId, input, actor) => takeTender(ctx, saleId, input, actor),
-    voidSale: (saleId, input, actor) => voidSale(ctx, reversalsInFlight, saleId, input, actor),
-    refund: (saleId, input, actor) => refundSale(ctx, reversalsInFlight, saleId, input, actor),
-    settleReversal: (saleId, number, input, actor) => settleReversal(ctx, reversalsInFlight, saleId, number, input, actor),
+    tender: (saleId, input, actor, locale) => takeTender(ctx, saleId, input, actor, { locale }),
+    voidSale: (saleId, input, actor, locale) => voidSale(ctx, reversalsInFlight, saleId, input, actor, { locale }),
+    refund: (saleId, input, actor, locale) => refundSale(ctx, reversalsInFlight, saleId, input, actor, { locale }),
+    settleReversal: (saleId, number, input, actor, locale) => settleReversal(ctx, reversalsInFlight, saleId, number, input, actor, { locale }),
 
     receipt: (saleId, options) =>
       buildReceipt(
@@ -307,6 +308,11 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
           }
         }
         const entries = await periodEntries(tx, laneid, state.period);
+        // A second Z straight after a Z is almost always a slip: an empty period is closed only when asked for explicitly.
+        if (entries.length === 0 && input.confirm_empty !== true) {
+          const since = state.last_z ? `since Z report ${state.last_z.number}` : 'since this lane opened';
+          throw fail.precondition('z_empty', `Nothing happened on lane ${laneid} ${since}: no sale, payment, refund or drawer opening. Confirm to close an empty Z report anyway`);
+        }
         const r = aggregate(entries, { kind: 'z', laneid, period: state.period, from: state.period_started_at, to: tx.at, currency: account.profile().currency }, settings.marks());
         r.z = { number: state.period, closed_at: tx.at, closed_by: person(shift), batch_closed: false, batches: [], reconciliation: null };
         await putZ(tx, r, 'pos_z.closed');

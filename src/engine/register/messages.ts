@@ -1,17 +1,3 @@
-/** Amounts in words for people (messages, receipt notes), in the account currency's own format. */
-const LOCALE: Record<string, string> = { usd: 'en-US', cad: 'en-CA', eur: 'en-IE', gbp: 'en-GB', aud: 'en-AU' };
-const formats = new Map<string, Intl.NumberFormat>();
-
-export function formatMoney(cents: number, currency: string): string {
-  const c = currency.toLowerCase();
-  let f = formats.get(c);
-  if (!f) {
-    f = new Intl.NumberFormat(LOCALE[c] ?? 'en-US', { style: 'currency', currency: c.toUpperCase() });
-    formats.set(c, f);
-  }
-  return f.format(cents / 100);
-}
-
 /**
  * What the cashier reads when a tender or a refund does not go through: what happened, whether
  * money moved, and the next step. Keyed by the gateway's and the lanes' stable error codes.

@@ -7,7 +7,7 @@ import { findDocument, liveLines, loadSale, saleTime, taxesOf, totalsOf } from '
 import { reversalLinesWithRates } from './reversals';
 import { markOf, taxesByRate, type TaxMark } from './taxes';
 import type { EngineCore } from '../core';
-import { formatMoney } from './messages';
+import { formatMoney } from '../../shared/money';
 
 /**
  * A receipt as a document (the screens lay it out and print it). A card tender carries what a

@@ -5,7 +5,8 @@ import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../
 import { KIND, reversalDocument, type AllocationData, type DocumentData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
 import { taxesByRate } from './taxes';
 import { returnedPart } from './money';
-import { formatMoney, refundFailureMessage } from './messages';
+import { formatMoney, type MoneyFormat } from '../../shared/money';
+import { refundFailureMessage } from './messages';
 import { liveLines, person, refundableOf, requireSale, saleView, saveSale, totalsOf } from './sales';
 import type { TenderDeps } from './tenders';
 import { reversalView } from './views';
@@ -143,12 +144,12 @@ function newReversal(deps: TenderDeps, tx: Tx, sale: SaleData, shift: ShiftData,
   };
 }
 
-async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boolean): Promise<ReversalOutcome | Prepared> {
+async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boolean, words: MoneyFormat = {}): Promise<ReversalOutcome | Prepared> {
   const { shift } = prepared;
   let { sale, reversal } = prepared;
   reversal.allocations = await allocate(deps, sale, reversal.id, reversal.amount_cents, reversal.kind === 'void' && sale.status === 'paid', tx.now);
   if (dryRun) {
-    return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: planMessage(reversal, sale.currency) };
+    return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: planMessage(reversal, sale.currency, words) };
   }
   // Its own document number on the lane where it is done, from the lane's refund or void series.
   const lane = await deps.registers.getInTx(tx, shift.laneid);
@@ -197,8 +198,8 @@ async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, rev
   });
 }
 
-function planMessage(r: ReversalData, currency: string): string {
-  const money = (c: number) => formatMoney(c, currency);
+function planMessage(r: ReversalData, currency: string, words: MoneyFormat): string {
+  const money = (c: number) => formatMoney(c, currency, words);
   const parts = r.allocations.map((a) => `${money(a.amount_cents + (a.tip_cents ?? 0))} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ` (void${a.tip_cents ? `, its ${money(a.tip_cents)} tip included` : ''})` : ''}`);
   return `${r.kind === 'void' ? 'Void' : 'Refund'} of ${money(r.amount_cents + tipOf(r))}: ${parts.join(', ')}.`;
 }
@@ -246,7 +247,7 @@ async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: Rever
 }
 
 /** Records the outcome of a reversal's steps; cash and external parts are done here. */
-async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: string, results: Map<number, StepResult>, options: { cashDone: boolean }): Promise<ReversalOutcome> {
+async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: string, results: Map<number, StepResult>, options: { cashDone: boolean; words?: MoneyFormat }): Promise<ReversalOutcome> {
   let sale = await requireSale(tx, saleId);
   const index = sale.reversals.findIndex((r) => r.id === reversalId);
   const current = sale.reversals[index];
@@ -315,7 +316,7 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
   const state = await deps.registers.getInTx(tx, laneid);
   if (state.pending_reversals?.includes(sale.id)) await deps.registers.putInTx(tx, { ...state, pending_reversals: state.pending_reversals.filter((s) => s !== sale.id) });
   sale = await saveSale(deps, tx, sale, 'pos_sale.reversal_finished');
-  return { sale: saleView(deps, sale), reversal: reversalView(reversal), message: outcomeMessage(reversal, sale.currency) };
+  return { sale: saleView(deps, sale), reversal: reversalView(reversal), message: outcomeMessage(reversal, sale.currency, options.words ?? {}) };
 }
 
 function journalLabel(a: AllocationData, tenders: TenderData[]): string {
@@ -327,8 +328,8 @@ function journalLabel(a: AllocationData, tenders: TenderData[]): string {
   return t?.label ?? a.label;
 }
 
-function outcomeMessage(r: ReversalData, currency: string): string {
-  const money = (c: number) => formatMoney(c, currency);
+function outcomeMessage(r: ReversalData, currency: string, words: MoneyFormat): string {
+  const money = (c: number) => formatMoney(c, currency, words);
   const what = r.kind === 'void' ? 'Voided' : 'Refunded';
   const done = r.allocations.filter((a) => a.status === 'done');
   const cash = done.filter((a) => a.method === 'cash').reduce((s, a) => s + a.amount_cents, 0);
@@ -342,17 +343,18 @@ function outcomeMessage(r: ReversalData, currency: string): string {
   return text;
 }
 
-async function execute(deps: TenderDeps, prepared: Prepared, actor: string | null, inflight: Set<string>): Promise<ReversalOutcome> {
+async function execute(deps: TenderDeps, prepared: Prepared, actor: string | null, inflight: Set<string>, words: MoneyFormat): Promise<ReversalOutcome> {
   const { sale, reversal } = prepared;
   try {
     const results = await runGatewaySteps(deps, sale, reversal, actor);
-    return await deps.core.mutate((tx) => finishInTx(deps, tx, sale.id, reversal.id, results, { cashDone: true }));
+    return await deps.core.mutate((tx) => finishInTx(deps, tx, sale.id, reversal.id, results, { cashDone: true, words }));
   } finally {
     inflight.delete(reversal.id);
   }
 }
 
-export async function voidSale(deps: TenderDeps, inflight: Set<string>, saleId: string, input: VoidInput, actor: string | null): Promise<ReversalOutcome> {
+/** `words`: how amounts read in the answer's message (the asking screen's locale). */
+export async function voidSale(deps: TenderDeps, inflight: Set<string>, saleId: string, input: VoidInput, actor: string | null, words: MoneyFormat = {}): Promise<ReversalOutcome> {
   const started = await deps.core.mutate(async (tx): Promise<ReversalOutcome | Prepared> => {
     const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
     let sale = await requireSale(tx, saleId);
@@ -383,10 +385,10 @@ export async function voidSale(deps: TenderDeps, inflight: Set<string>, saleId: 
     return begin(deps, tx, { sale, reversal, shift }, false);
   });
   if ('message' in started) return started;
-  return execute(deps, started, actor, inflight);
+  return execute(deps, started, actor, inflight, words);
 }
 
-export async function refundSale(deps: TenderDeps, inflight: Set<string>, saleId: string, input: RefundInput, actor: string | null): Promise<ReversalOutcome> {
+export async function refundSale(deps: TenderDeps, inflight: Set<string>, saleId: string, input: RefundInput, actor: string | null, words: MoneyFormat = {}): Promise<ReversalOutcome> {
   let reserved: string | undefined;
   const started = await deps.core
     .mutate(async (tx): Promise<ReversalOutcome | Prepared> => {
@@ -403,18 +405,18 @@ export async function refundSale(deps: TenderDeps, inflight: Set<string>, saleId
         reserved = reversal.id;
         inflight.add(reversal.id);
       }
-      return begin(deps, tx, { sale, reversal, shift }, input.dry_run === true);
+      return begin(deps, tx, { sale, reversal, shift }, input.dry_run === true, words);
     })
     .catch((err: unknown) => {
       if (reserved) inflight.delete(reserved);
       throw err;
     });
   if ('message' in started) return started;
-  return execute(deps, started, actor, inflight);
+  return execute(deps, started, actor, inflight, words);
 }
 
 /** An incomplete refund or void: retry its failed gateway steps, or give what is owed in cash. */
-export async function settleReversal(deps: TenderDeps, inflight: Set<string>, saleId: string, number: number, input: SettleInput, actor: string | null): Promise<ReversalOutcome> {
+export async function settleReversal(deps: TenderDeps, inflight: Set<string>, saleId: string, number: number, input: SettleInput, actor: string | null, words: MoneyFormat = {}): Promise<ReversalOutcome> {
   const started = await deps.core.mutate(async (tx): Promise<ReversalOutcome | Prepared> => {
     const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
     let sale = await requireSale(tx, saleId);
@@ -441,7 +443,7 @@ export async function settleReversal(deps: TenderDeps, inflight: Set<string>, sa
     return { sale, reversal: next, shift };
   });
   if ('message' in started) return started;
-  return execute(deps, started, actor, inflight);
+  return execute(deps, started, actor, inflight, words);
 }
 
 /**

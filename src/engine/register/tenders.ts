@@ -5,7 +5,8 @@ import type { GiftCards } from '../wallets/gift-cards';
 import { brandName } from '../gateway/reference-data';
 import type { Sale, Tender, TenderInput, TenderType } from '../../shared/schemas/register';
 import { KIND, type SaleData, type ShiftData, type TenderData } from './model';
-import { declineMessage, formatMoney, tenderFailureMessage } from './messages';
+import { cashFarAboveDue, formatMoney, type MoneyFormat } from '../../shared/money';
+import { declineMessage, tenderFailureMessage } from './messages';
 import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, taxesOf, totalsOf, type SaleContext } from './sales';
 import { tenderView } from './views';
 import { getRecord } from '../records';
@@ -55,8 +56,8 @@ function requireAllowed(ctx: SaleContext, sale: SaleData, type: TenderType): voi
   }
 }
 
-function amountWithin(amount: number, due: number, field: string, currency: string): void {
-  if (amount > due) throw fail.invalid('amount_over_balance', `${formatMoney(amount, currency)} is more than the balance due (${formatMoney(due, currency)}); only cash can be given with change`, [{ field, message: 'more than the balance due' }]);
+function amountWithin(amount: number, due: number, field: string, currency: string, words: MoneyFormat): void {
+  if (amount > due) throw fail.invalid('amount_over_balance', `${formatMoney(amount, currency, words)} is more than the balance due (${formatMoney(due, currency, words)}); only cash can be given with change`, [{ field, message: 'more than the balance due' }]);
 }
 
 function baseTender(sale: SaleData, shift: ShiftData, id: string, at: string, type: TenderType, label: string, amount: number): TenderData {
@@ -86,7 +87,7 @@ function baseTender(sale: SaleData, shift: ShiftData, id: string, at: string, ty
 }
 
 /** Cash, cheque and other external tenders: register records only, in one unit of work. */
-async function externalTender(deps: TenderDeps, saleId: string, input: TenderInput): Promise<TenderOutcome> {
+async function externalTender(deps: TenderDeps, saleId: string, input: TenderInput, words: MoneyFormat): Promise<TenderOutcome> {
   return deps.core.mutate(async (tx) => {
     const shift = await deps.cashiers.requireShiftInTx(tx, input.shift);
     let sale = await requireSale(tx, saleId);
@@ -98,16 +99,23 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
     let message: string;
     if (input.type === 'cash') {
       const tendered = input.tendered_cents ?? input.amount_cents ?? due;
+      if (cashFarAboveDue(tendered, due, sale.currency) && input.confirm_change !== true) {
+        throw fail.precondition(
+          'confirm_change_required',
+          `${formatMoney(tendered, sale.currency, words)} given for ${formatMoney(due, sale.currency, words)} due is far more than the balance: check the amount, and confirm it if it is right`,
+          [{ field: 'tendered_cents', message: 'far above the balance: confirm it' }],
+        );
+      }
       const applied = Math.min(tendered, due);
       tender = { ...baseTender(sale, shift, id, tx.at, 'cash', 'Cash', applied), tendered_cents: tendered, change_cents: tendered - applied };
       await deps.registers.openDrawerInTx(tx, { laneid: shift.laneid, reason: 'cash_sale', sale: sale.id, amount_cents: tendered, cashier: person(shift) });
       tender.drawer_opened = true;
-      message = tender.change_cents > 0 ? `Change due: ${formatMoney(tender.change_cents, sale.currency)}.` : 'Cash taken.';
+      message = tender.change_cents > 0 ? `Change due: ${formatMoney(tender.change_cents, sale.currency, words)}.` : 'Cash taken.';
     } else if (input.type === 'cheque') {
       const reference = input.reference?.trim();
       if (!reference) throw fail.invalid('reference_required', 'Type the cheque number', [{ field: 'reference', message: 'the cheque number' }]);
       const amount = input.amount_cents ?? due;
-      amountWithin(amount, due, 'amount_cents', sale.currency);
+      amountWithin(amount, due, 'amount_cents', sale.currency, words);
       tender = { ...baseTender(sale, shift, id, tx.at, 'cheque', `Cheque ${reference}`, amount), reference };
       message = 'Cheque taken.';
     } else {
@@ -115,7 +123,7 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
       const known = deps.settings().other_tenders.find((n) => n.toLowerCase() === name.toLowerCase());
       if (!known) throw fail.invalid('unknown_tender', `"${name}" is not one of this register's other tenders (${deps.settings().other_tenders.join(', ')})`, [{ field: 'name', message: 'not an accepted tender' }]);
       const amount = input.amount_cents ?? due;
-      amountWithin(amount, due, 'amount_cents', sale.currency);
+      amountWithin(amount, due, 'amount_cents', sale.currency, words);
       tender = { ...baseTender(sale, shift, id, tx.at, 'other', known, amount), reference: input.reference?.trim() || null };
       message = `${known} taken.`;
     }
@@ -135,7 +143,7 @@ type GatewayOutcome = { result: TransactionResult } | { error: { code: string; m
  * the outcome is recorded. The request carries the tender id as its transaction_reference, so a
  * tender left pending by a crash is settled from the gateway's record (see recoverPending).
  */
-async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null): Promise<TenderOutcome> {
+async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null, words: MoneyFormat): Promise<TenderOutcome> {
   let gift: { token: string; balance: number } | undefined;
   if (input.type === 'gift_card') {
     if (!input.gift_card) throw fail.invalid('gift_card_required', 'Scan or type the gift card number', [{ field: 'gift_card', message: 'required' }]);
@@ -162,7 +170,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     requireAllowed(deps, sale, input.type);
     const due = totalsOf(sale).balance_cents;
     let amount = input.amount_cents ?? due;
-    amountWithin(amount, due, 'amount_cents', sale.currency);
+    amountWithin(amount, due, 'amount_cents', sale.currency, words);
     if (gift) amount = Math.min(amount, gift.balance);
     const manual = input.type === 'card' && input.manual_entry === true && deps.settings().card_manual_entry;
     const tender: TenderData = {
@@ -280,9 +288,10 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
   return { sale: saleView(deps, sale), tender: tenderView(tender), message };
 }
 
-export function takeTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null): Promise<TenderOutcome> {
-  if (input.type === 'card' || input.type === 'gift_card') return gatewayTender(deps, saleId, input, actor);
-  return externalTender(deps, saleId, input);
+/** `words`: how amounts read in the answer's message (the screen's locale); default the currency's home format. */
+export function takeTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null, words: MoneyFormat = {}): Promise<TenderOutcome> {
+  if (input.type === 'card' || input.type === 'gift_card') return gatewayTender(deps, saleId, input, actor, words);
+  return externalTender(deps, saleId, input, words);
 }
 
 /**

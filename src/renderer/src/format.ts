@@ -1,26 +1,42 @@
-/** Amounts as the account's currency, in the browser's locale (presentation only: the engine computes every amount). */
-const formatters = new Map<string, Intl.NumberFormat>();
+import { formatAmount, formatMoney, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
 
+/**
+ * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
+ * messages in it too (Accept-Language), so a notice never writes money another way than the screen.
+ */
+export const LOCALE = (typeof navigator !== 'undefined' && navigator.language) || 'en-US';
+
+/** Amounts as the account's currency in the screen's locale (presentation only: the engine computes every amount). */
 export function money(cents: number, currency: string): string {
-  const code = currency.toUpperCase();
-  let f = formatters.get(code);
-  if (!f) {
-    f = new Intl.NumberFormat(navigator.language || 'en-US', { style: 'currency', currency: code });
-    formatters.set(code, f);
-  }
-  return f.format(cents / 100);
+  return formatMoney(cents, currency, { locale: LOCALE });
 }
 
-/** What the cashier typed ("20", "20.5", "$1,020.05") as minor units; undefined when it is not an amount. */
-export function parseAmount(text: string): number | undefined {
-  const clean = text.replace(/[\s$€£,]/g, '');
-  if (!/^[0-9]{1,7}(\.[0-9]{0,2})?$/.test(clean)) return undefined;
-  const [whole, frac = ''] = clean.split('.');
-  return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+/** An amount as the cashier would type it ("12,50" in fr-CA), for fields and placeholders. */
+export function amountInput(cents: number, currency: string): string {
+  return formatAmount(cents, currency, LOCALE);
+}
+
+/** What the cashier typed, read with this locale's separators; ambiguous text is refused with a message. */
+export function parseAmount(text: string, currency: string): ParsedAmount {
+  return parseMoney(text, currency, LOCALE);
+}
+
+export function parsePercent(text: string): ReturnType<typeof parsePercentIn> {
+  return parsePercentIn(text, LOCALE);
+}
+
+/** A percentage for reading ("12,5 %" in fr-CA, "12.5%" in en-US). */
+export function percentText(percent: number): string {
+  return new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 4 }).format(percent / 100);
+}
+
+/** A percentage as this locale writes it in a field ("12,5"). */
+export function percentInput(percent: number): string {
+  return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 2, useGrouping: false }).format(percent);
 }
 
 export function time(iso: string): string {
-  return new Date(iso).toLocaleString(navigator.language || 'en-US', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 const ACTIVITY: Record<string, string> = {
@@ -42,4 +58,59 @@ export function activityText(activity: string): string {
 
 export function statusText(status: string): string {
   return { connected: 'Connected', busy: 'Busy', offline: 'Offline', disabled: 'Disabled' }[status] ?? status;
+}
+
+/** How a tender that did not pay reads in the sale's list: what happened, not a raw state. */
+export function tenderStatusText(t: { status: string; error: { code: string } | null }): string {
+  if (t.status === 'approved') return '';
+  if (t.status === 'pending') return 'in progress';
+  if (t.status === 'declined') return 'declined';
+  if (t.status === 'reversed') return 'reversed, not charged';
+  switch (t.error?.code) {
+    case 'cancelled':
+      return 'cancelled';
+    case 'lane_offline':
+    case 'lane_not_found':
+    case 'terminal_unavailable':
+      return 'terminal offline';
+    case 'timeout':
+      return 'no card presented';
+    case 'card_removed':
+      return 'card removed too early';
+    case 'terminal_unconfirmed':
+      return 'not confirmed, reversed';
+    case 'interrupted':
+      return 'interrupted';
+    default:
+      return 'did not go through';
+  }
+}
+
+/** The card dialog's title for an outcome: a cancel or an offline terminal is not a card "not approved". */
+export function cardOutcomeTitle(outcome: { approved: boolean; code: string | null }): string {
+  if (outcome.approved) return 'Card approved';
+  switch (outcome.code) {
+    case 'declined':
+      return 'Card declined';
+    case 'cancelled':
+      return 'Card payment cancelled';
+    case 'lane_offline':
+    case 'lane_not_found':
+    case 'terminal_unavailable':
+    case 'device_busy':
+      return 'Terminal not available';
+    case 'timeout':
+      return 'No card presented';
+    case 'card_removed':
+      return 'Card removed too early';
+    case 'network':
+      return 'Payment not sent';
+    default:
+      return 'Card payment did not go through';
+  }
+}
+
+/** Outcomes after which the terminal itself cannot take a card now: trying a card again is not the next step. */
+export function terminalDown(code: string | null): boolean {
+  return code === 'lane_offline' || code === 'lane_not_found' || code === 'terminal_unavailable';
 }

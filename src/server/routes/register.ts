@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
+import { requestLocale } from '../locale';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import {
@@ -61,7 +62,8 @@ after that, finish paying or void the sale.
 
 **Tenders**: card (on the lane's terminal), cash (amount handed over; change given back), cheque (its number), gift card and the
 shop's other tenders (settings). Split tender: pay part of the balance with each until nothing is due. Only cash may exceed the
-balance. The drawer opens (event \`drawer.opened\`) for cash tenders and cash refunds only. A card tender's request stays open while
+balance; cash far above it (ten times or more, and change of 100 or more) needs \`confirm_change\`. Amounts in messages are written
+in the request's Accept-Language locale. The drawer opens (event \`drawer.opened\`) for cash tenders and cash refunds only. A card tender's request stays open while
 the customer pays at the terminal; follow the device with \`lane.status\` events on /api/events, cancel with the terminal command
 \`Cancel\`. A declined or failed card is recorded on the sale (nothing charged) and the answer says what to do next.
 
@@ -260,7 +262,7 @@ export const registerRoutes: AnyRoute[] = [
     tags: TAGS,
     summary: 'Z report: record the lane\'s totals as closed, start its next period, then close the day\'s card batch',
     description:
-      'Refused (412 `sale_in_progress`) while the lane\'s open sale is partly paid, and (409) while a refund is running. With `close_batch` (default) the processing day\'s card batch closes now for the whole account (every lane): its card payments can no longer be voided, only refunded; card payments made later that day go into a follow-on batch.',
+      'Refused (412 `sale_in_progress`) while the lane\'s open sale is partly paid, (412 `z_empty`) when nothing happened since the last Z unless `confirm_empty`, and (409) while a refund is running. With `close_batch` (default) the processing day\'s card batch closes now for the whole account (every lane): its card payments can no longer be voided, only refunded; card payments made later that day go into a follow-on batch.',
     params: RegisterParams,
     body: ZInput,
     responses: {
@@ -418,10 +420,10 @@ export const registerRoutes: AnyRoute[] = [
       ...shiftErrors,
       ...notFound('`sale_not_found`'),
       ...conflict('`tender_in_progress`'),
-      ...precondition('`tender_not_allowed`, `sale_closed`, `sale_empty`, `wrong_lane`, gift card: `gift_card_unknown`, `gift_card_inactive`, `gift_card_empty`, `incorrect_pin`'),
+      ...precondition('`tender_not_allowed`, `sale_closed`, `sale_empty`, `wrong_lane`, cash: `confirm_change_required`, gift card: `gift_card_unknown`, `gift_card_inactive`, `gift_card_empty`, `incorrect_pin`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.tender(params.sale, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.tender(params.sale, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({
@@ -439,8 +441,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`, `reversal_in_progress`'),
       ...precondition('`void_window_closed` (refund instead), `sale_has_refunds`, `sale_voided`, `wrong_lane`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.voidSale(params.sale, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.voidSale(params.sale, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({
@@ -459,8 +461,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`, `reversal_in_progress`'),
       ...precondition('`sale_not_refundable`, `quantity_exceeds_sold`, `nothing_to_refund`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.refund(params.sale, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.refund(params.sale, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({
@@ -478,8 +480,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`, `reversal_in_progress`'),
       ...precondition('`reversal_complete`, `nothing_to_retry`'),
     },
-    async handler({ engine, params, body, principal }) {
-      return { body: await engine.register.settleReversal(params.sale, params.reversal, body, principal?.credential ?? null) };
+    async handler({ engine, params, body, principal, req }) {
+      return { body: await engine.register.settleReversal(params.sale, params.reversal, body, principal?.credential ?? null, requestLocale(req)) };
     },
   }),
   defineRoute({

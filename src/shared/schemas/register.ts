@@ -400,6 +400,9 @@ export const TenderInput = Type.Object(
     type: TenderTypeSchema,
     amount_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'What to pay with this tender; default: the whole balance (gift card: at most its balance).' })),
     tendered_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Cash: the amount handed over (change is given back).' })),
+    confirm_change: Type.Optional(
+      Type.Boolean({ description: 'Cash: the cashier confirmed an amount handed over far above the balance (ten times it or more, and change of 100 or more); without it such an amount is refused (412 `confirm_change_required`).' }),
+    ),
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Cheque: its number (required); other: an optional reference.' })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 30, description: 'Other: one of the settings\' `other_tenders`.' })),
     manual_entry: Type.Optional(Type.Boolean({ description: 'Card: the terminal may offer keyed entry (when the settings allow it).' })),
@@ -597,6 +600,9 @@ export const ZInput = Type.Object(
   {
     shift: ShiftId,
     close_batch: Type.Optional(Type.Boolean({ default: true, description: 'Also close the processing day\'s card batch now (for the whole account, every lane).' })),
+    confirm_empty: Type.Optional(
+      Type.Boolean({ description: 'Close the period even though nothing happened on the lane since its last Z (no sale, tender, refund, drawer opening or card attempt); without it such a Z is refused (412 `z_empty`).' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import { LOCALE } from '../format';
 
 /**
  * The screens' only way to the engine: the same HTTP API integrations use. Errors arrive in the
@@ -28,6 +29,8 @@ export async function apiFetch<T>(creds: Credentials, method: string, path: stri
       method,
       headers: {
         Authorization: creds.authorization,
+        // Messages word amounts the way this screen shows them.
+        'Accept-Language': LOCALE,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

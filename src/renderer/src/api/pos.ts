@@ -42,7 +42,7 @@ export function posApi(creds: Credentials) {
       call<Receipt>('GET', `/api/pos/sales/${enc(sale)}/receipt?${options.reversal ? `reversal=${options.reversal}&` : ''}copy=${options.copy ? 'true' : 'false'}`),
     products: (q: string) => call<{ products: Product[] }>('GET', `/api/pos/products?q=${enc(q)}&limit=30`),
     xReport: (laneid: string) => call<RegisterReport>('GET', `/api/pos/registers/${enc(laneid)}/x`),
-    zClose: (laneid: string, shift: string) => call<RegisterReport>('POST', `/api/pos/registers/${enc(laneid)}/z`, { shift }),
+    zClose: (laneid: string, shift: string, confirmEmpty = false) => call<RegisterReport>('POST', `/api/pos/registers/${enc(laneid)}/z`, { shift, ...(confirmEmpty ? { confirm_empty: true } : {}) }),
     cancelOnTerminal: (laneid: string) => call<TerminalResponse>('POST', '/api/gateway/v1/terminal', { laneid, command: 'Cancel' }),
   };
 }

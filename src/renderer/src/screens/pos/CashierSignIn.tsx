@@ -4,7 +4,7 @@ import { useKeys } from '../../keys';
 import { activityText, statusText } from '../../format';
 
 export function CashierSignIn() {
-  const { laneid, lanes, register, signIn, busy, changeLane } = usePos();
+  const { laneid, lanes, register, signIn, busy, changeLane, server } = usePos();
   const [code, setCode] = useState('');
   const lane = laneid ? lanes[laneid] : undefined;
   useKeys({ Escape: changeLane });
@@ -22,7 +22,8 @@ export function CashierSignIn() {
         <h2 id="cashier-title" className="page-title">
           {lane?.name ?? `Lane ${laneid}`}
         </h2>
-        {lane && (
+        {lane && server === 'down' && <p className="muted">Terminal: status unknown while Laneway is not answering.</p>}
+        {lane && server !== 'down' && (
           <p className="muted">
             Terminal: <span className={`pill ${lane.status}`}>{statusText(lane.status)}</span> {lane.status !== 'offline' ? activityText(lane.activity) : ''}
           </p>

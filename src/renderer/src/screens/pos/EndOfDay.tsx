@@ -2,6 +2,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
 import { money, time } from '../../format';
+import { counted } from '../../../../shared/words';
+import { ApiError } from '../../api/client';
 import type { RegisterReport } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -33,11 +35,11 @@ export function ReportView({ report }: { report: RegisterReport }) {
               </tr>
               <tr>
                 <td>Voids ({report.voids.count})</td>
-                <td className="num">−{m(report.voids.total_cents)}</td>
+                <td className="num">{m(-report.voids.total_cents)}</td>
               </tr>
               <tr>
                 <td>Refunds ({report.refunds.count})</td>
-                <td className="num">−{m(report.refunds.total_cents)}</td>
+                <td className="num">{m(-report.refunds.total_cents)}</td>
               </tr>
               <tr className="grand">
                 <td>Net sales</td>
@@ -100,8 +102,8 @@ export function ReportView({ report }: { report: RegisterReport }) {
             </tbody>
           </table>
           <p>
-            Cash expected in the drawer (beyond the float): <strong data-testid="cash-net">{m(report.cash.net_cents)}</strong> · drawer opened {report.cash.drawer_opens} time(s) ·{' '}
-            {report.declined} declined or failed card attempt(s)
+            Cash expected in the drawer (beyond the float): <strong data-testid="cash-net">{m(report.cash.net_cents)}</strong> · drawer opened {counted(report.cash.drawer_opens, { one: 'time', other: 'times' })} ·{' '}
+            {counted(report.declined, { one: 'card attempt', other: 'card attempts' })} not approved (declined, cancelled or failed)
           </p>
         </section>
         <section>
@@ -145,7 +147,7 @@ export function ReportView({ report }: { report: RegisterReport }) {
                 <ul data-testid="batches">
                   {report.z.batches.map((b) => (
                     <li key={b.token}>
-                      Batch {b.token} ({b.processing_date}): {b.transaction_count} transaction(s), net {m(b.net_cents)}
+                      Batch {b.token} ({b.processing_date}): {counted(b.transaction_count, { one: 'transaction', other: 'transactions' })}, net {m(b.net_cents)}
                     </li>
                   ))}
                 </ul>
@@ -208,6 +210,8 @@ export function EndOfDay() {
   const { api, laneid, run, go } = usePos();
   const [report, setReport] = useState<RegisterReport | null>(null);
   const [confirm, setConfirm] = useState(false);
+  /** The engine's refusal of an empty Z, shown to be confirmed. */
+  const [empty, setEmpty] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
     if (!api || !laneid) return;
@@ -216,11 +220,20 @@ export function EndOfDay() {
   }, [api, laneid, run]);
   useEffect(() => void refresh(), [refresh]);
 
-  const close = async () => {
+  const close = async (confirmEmpty = false) => {
     if (!laneid) return;
     setConfirm(false);
-    const z = await run((a, shift) => a.zClose(laneid, shift.id));
-    if (z) {
+    setEmpty(null);
+    const z = await run(async (a, shift) => {
+      try {
+        return await a.zClose(laneid, shift.id, confirmEmpty);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'z_empty') return { empty: err.message };
+        throw err;
+      }
+    });
+    if (z && 'empty' in z) setEmpty(z.empty);
+    else if (z) {
       setReport(z);
       usePos.getState().notify({ kind: 'ok', text: `Z report ${z.z?.number} closed${z.z?.batch_closed ? ' and the day\'s card batch sent' : ''}.` });
       void usePos.getState().refreshRegister();
@@ -228,7 +241,9 @@ export function EndOfDay() {
   };
 
   useKeys(
-    confirm
+    empty !== null
+      ? { Enter: () => void close(true), Escape: () => setEmpty(null) }
+      : confirm
       ? { Enter: () => void close(), Escape: () => setConfirm(false) }
       : { x: () => void refresh(), X: () => void refresh(), z: () => setConfirm(true), Z: () => setConfirm(true), p: () => window.print(), P: () => window.print(), Escape: () => go('sale') },
   );
@@ -250,6 +265,19 @@ export function EndOfDay() {
         </button>
       </div>
       {report ? <ReportView report={report} /> : <p className="muted">Loading the X report…</p>}
+      {empty !== null && (
+        <Modal title="Close an empty Z report?" onClose={() => setEmpty(null)}>
+          <p data-testid="z-empty">{empty}.</p>
+          <div className="row">
+            <button type="button" className="solid danger big" onClick={() => void close(true)} autoFocus>
+              Close an empty Z <kbd>Enter</kbd>
+            </button>
+            <button type="button" className="big" onClick={() => setEmpty(null)}>
+              Not now <kbd>Esc</kbd>
+            </button>
+          </div>
+        </Modal>
+      )}
       {confirm && (
         <Modal title="Close the day (Z report)?" onClose={() => setConfirm(false)}>
           <p>This lane's totals since its last Z are recorded as closed and a new period starts. Then the processing day's card batch is sent: today's card payments can then only be refunded, not voided.</p>

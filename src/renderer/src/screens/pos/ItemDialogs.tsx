@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { money, parseAmount } from '../../format';
+import { amountInput, money, parseAmount, parsePercent, percentInput } from '../../format';
 import type { Product, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -74,11 +74,13 @@ export function SearchDialog() {
 
 /** F3: an item that is not in the catalog, priced here. */
 export function OpenItemDialog() {
-  const { setDialog, addOpen, busy } = usePos();
+  const { setDialog, addOpen, busy, register } = usePos();
+  const currency = register?.currency ?? 'usd';
   const [description, setDescription] = useState('');
   const [price, setPrice] = useState('');
   const [taxFree, setTaxFree] = useState(false);
-  const amount = parseAmount(price);
+  const parsed = parseAmount(price, currency);
+  const amount = parsed.ok ? parsed.minor : undefined;
   useKeys({ Escape: () => setDialog(null) }, { modal: true });
 
   const submit = (e: FormEvent) => {
@@ -97,7 +99,11 @@ export function OpenItemDialog() {
           Price before tax
           <input inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} aria-invalid={price !== '' && amount === undefined} />
         </label>
-        {price !== '' && amount === undefined && <p className="error">Type an amount such as 12.50.</p>}
+        {price !== '' && !parsed.ok && (
+          <p className="error" role="alert" data-testid="amount-error">
+            {parsed.message}
+          </p>
+        )}
         <label className="check">
           <input type="checkbox" checked={taxFree} onChange={(e) => setTaxFree(e.target.checked)} /> No tax on this item (otherwise the register's standard rate)
         </label>
@@ -118,9 +124,9 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
   const currency = register?.currency ?? 'usd';
   const [quantity, setQuantity] = useState(String(l.quantity));
   const [discountKind, setDiscountKind] = useState<'none' | 'percent' | 'amount'>(l.discount ? (l.discount.percent !== null ? 'percent' : 'amount') : 'none');
-  const [discount, setDiscount] = useState(l.discount ? String(l.discount.percent ?? (l.discount.amount_cents ?? 0) / 100) : '');
+  const [discount, setDiscount] = useState(l.discount ? (l.discount.percent !== null ? percentInput(l.discount.percent) : amountInput(l.discount.amount_cents ?? 0, currency)) : '');
   const [discountReason, setDiscountReason] = useState(l.discount?.reason ?? '');
-  const [price, setPrice] = useState(l.price_override ? (l.unit_price_cents / 100).toFixed(2) : '');
+  const [price, setPrice] = useState(l.price_override ? amountInput(l.unit_price_cents, currency) : '');
   const [reason, setReason] = useState(l.price_override?.reason ?? '');
   const [error, setError] = useState<string | null>(null);
   useKeys({ Escape: () => setDialog(null) }, { modal: true });
@@ -134,17 +140,20 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
     if (discountKind === 'none') {
       if (l.discount) body.discount = null;
     } else if (discountKind === 'percent') {
-      const p = Number(discount);
+      const parsedPercent = parsePercent(discount);
+      if (!parsedPercent.ok) return setError(`Discount: ${parsedPercent.message}`);
+      const p = parsedPercent.percent;
       if (!(p > 0 && p <= 100)) return setError('A percentage above 0 and at most 100.');
       body.discount = { percent: p, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
     } else {
-      const a = parseAmount(discount);
-      if (!a) return setError('Type the discount as an amount such as 2.00.');
-      body.discount = { amount_cents: a, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
+      const a = parseAmount(discount, currency);
+      if (!a.ok || a.minor <= 0) return setError(a.ok ? 'The discount must be more than zero.' : `Discount: ${a.message}`);
+      body.discount = { amount_cents: a.minor, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
     }
     if (price.trim()) {
-      const p = parseAmount(price);
-      if (p === undefined) return setError('Type the new price as an amount such as 9.99.');
+      const parsedPrice = parseAmount(price, currency);
+      if (!parsedPrice.ok) return setError(`New price: ${parsedPrice.message}`);
+      const p = parsedPrice.minor;
       if (!reason.trim()) return setError('A price change needs a reason.');
       if (p !== l.unit_price_cents || reason !== l.price_override?.reason) body.price_override = { unit_price_cents: p, reason: reason.trim() };
     } else if (l.price_override) body.price_override = null;

@@ -5,7 +5,8 @@ import { activityText, statusText } from '../../format';
 
 /** Which lane this screen is: the terminal's live status beside each. Digits pick one. */
 export function LanePicker() {
-  const { lanes, lanesLoaded, pickLane } = usePos();
+  const { lanes, lanesLoaded, pickLane, server } = usePos();
+  const down = server === 'down';
   const list = Object.values(lanes).sort((a, b) => a.laneid.localeCompare(b.laneid, 'en', { numeric: true }));
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => first.current?.focus(), [list.length]);
@@ -29,8 +30,14 @@ export function LanePicker() {
               <kbd>{i + 1}</kbd>
             </span>
             <strong>{l.name}</strong>
-            <span className={`pill ${l.status}`}>{statusText(l.status)}</span>
-            <span className="muted">{l.status === 'offline' ? (l.last_error ?? 'No answer from the terminal') : activityText(l.activity)}</span>
+            {down ? (
+              <span className="pill offline">status unknown: Laneway is not answering</span>
+            ) : (
+              <>
+                <span className={`pill ${l.status}`}>{statusText(l.status)}</span>
+                <span className="muted">{l.status === 'offline' ? (l.last_error ?? 'No answer from the terminal') : activityText(l.activity)}</span>
+              </>
+            )}
           </button>
         ))}
       </div>

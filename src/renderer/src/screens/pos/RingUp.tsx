@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { money } from '../../format';
+import { activityText, money, percentText, tenderStatusText } from '../../format';
 import type { Sale } from '../../api/pos';
 import { ConfirmDialog, LineDialog, OpenItemDialog, SearchDialog } from './ItemDialogs';
 import { CardDialog, CashDialog, OtherDialog } from './Tender';
@@ -14,7 +14,7 @@ function LineNotes({ line, currency }: { line: Sale['lines'][number]; currency: 
   const notes: string[] = [];
   if (line.quantity > 1) notes.push(`${line.quantity} × ${money(line.unit_price_cents, currency)}`);
   if (line.price_override) notes.push(`Price changed from ${money(line.price_override.list_price_cents, currency)}: ${line.price_override.reason}`);
-  if (line.discount) notes.push(`${line.discount.percent !== null ? `${line.discount.percent}% off` : 'Discount'}${line.discount.reason ? ` (${line.discount.reason})` : ''}: −${money(line.discount_cents, currency)}`);
+  if (line.discount) notes.push(`${line.discount.percent !== null ? `${percentText(line.discount.percent)} off` : 'Discount'}${line.discount.reason ? ` (${line.discount.reason})` : ''}: −${money(line.discount_cents, currency)}`);
   if (line.open_price) notes.push('Open price');
   if (notes.length === 0) return null;
   return <div className="line-notes">{notes.join(' · ')}</div>;
@@ -76,14 +76,17 @@ export function Totals({ sale, currency }: { sale: Sale | null; currency: string
 }
 
 export function RingUp() {
-  const { sale, selected, select, dialog, setDialog, scan, busy, register, lanes, laneid, voidLine, voidSale } = usePos();
+  const { sale, selected, select, dialog, setDialog, scan, busy, register, lanes, laneid, voidLine, voidSale, server } = usePos();
   const currency = register?.currency ?? 'usd';
   const [text, setText] = useState('');
   const input = useRef<HTMLInputElement>(null);
   const live = sale?.lines.filter((l) => !l.voided) ?? [];
   const allowed = sale?.allowed;
   const lane = laneid ? lanes[laneid] : undefined;
-  const can = (t: string) => !!allowed?.tenders.includes(t as never);
+  // Nothing can be paid while the server does not answer: the tenders say so rather than fail.
+  const down = server === 'down';
+  const can = (t: string) => !down && !!allowed?.tenders.includes(t as never);
+  const edit = !down && allowed?.edit_lines !== false;
 
   // The next keystroke belongs to the scan field whenever no dialog is open.
   useEffect(() => {
@@ -101,13 +104,13 @@ export function RingUp() {
   useKeys(
     {
       F2: () => setDialog({ kind: 'search' }),
-      F3: () => allowed?.edit_lines !== false && setDialog({ kind: 'open-item' }),
+      F3: () => edit && setDialog({ kind: 'open-item' }),
       F4: () => can('cash') && setDialog({ kind: 'cash' }),
       F5: () => can('card') && setDialog({ kind: 'card' }),
       F6: () => (can('gift_card') || can('cheque') || can('other')) && setDialog({ kind: 'other' }),
-      F7: () => chosen && allowed?.edit_lines && setDialog({ kind: 'line', line: chosen.line }),
-      F8: () => chosen && allowed?.edit_lines && setDialog({ kind: 'void-line', line: chosen.line }),
-      F9: () => sale && allowed?.void && setDialog({ kind: 'void-sale' }),
+      F7: () => chosen && edit && allowed?.edit_lines && setDialog({ kind: 'line', line: chosen.line }),
+      F8: () => chosen && edit && allowed?.edit_lines && setDialog({ kind: 'void-line', line: chosen.line }),
+      F9: () => sale && !down && allowed?.void && setDialog({ kind: 'void-sale' }),
       ArrowUp: () => move(-1),
       ArrowDown: () => move(1),
       Escape: () => setText(''),
@@ -121,17 +124,15 @@ export function RingUp() {
   const drain = async () => {
     if (draining.current) return;
     draining.current = true;
-    const failed: Array<{ code: string; notice: ReturnType<typeof usePos.getState>['notice'] }> = [];
+    const failed: Array<ReturnType<typeof usePos.getState>['notice']> = [];
     while (queue.current.length > 0) {
       const code = queue.current.shift()!;
-      if (!(await scan(code))) failed.push({ code, notice: usePos.getState().notice });
+      if (!(await scan(code))) failed.push(usePos.getState().notice);
     }
     draining.current = false;
+    // The refused code is named in the notice, not put back in the field: the next scan must not be appended to it.
     const first = failed[0];
-    if (first) {
-      setText((t) => t || first.code);
-      usePos.getState().notify(first.notice);
-    }
+    if (first) usePos.getState().notify(first);
     input.current?.focus();
   };
   const submit = (e: FormEvent) => {
@@ -168,7 +169,7 @@ export function RingUp() {
         </form>
         {sale?.pending_tender && !dialog && (
           <p className="notice info" role="status" data-testid="pending-tender">
-            A card payment is in progress on the terminal ({lane ? lane.activity.replace(/_/g, ' ') : 'waiting'}). This screen updates when it ends.{' '}
+            A card payment is in progress on the terminal: <strong>{activityText(lane && lane.activity !== 'idle' ? lane.activity : 'waiting_for_card')}</strong> This screen updates when it ends.{' '}
             <button type="button" onClick={() => void usePos.getState().cancelCard()}>
               Cancel on the terminal
             </button>
@@ -221,16 +222,16 @@ export function RingUp() {
           <button type="button" onClick={() => setDialog({ kind: 'search' })}>
             Search <Key k="F2" />
           </button>
-          <button type="button" onClick={() => setDialog({ kind: 'open-item' })} disabled={allowed?.edit_lines === false}>
+          <button type="button" onClick={() => setDialog({ kind: 'open-item' })} disabled={!edit}>
             Open price <Key k="F3" />
           </button>
-          <button type="button" onClick={() => chosen && setDialog({ kind: 'line', line: chosen.line })} disabled={!chosen || !allowed?.edit_lines}>
+          <button type="button" onClick={() => chosen && setDialog({ kind: 'line', line: chosen.line })} disabled={!chosen || !edit || !allowed?.edit_lines}>
             Change line <Key k="F7" />
           </button>
-          <button type="button" onClick={() => chosen && setDialog({ kind: 'void-line', line: chosen.line })} disabled={!chosen || !allowed?.edit_lines}>
+          <button type="button" onClick={() => chosen && setDialog({ kind: 'void-line', line: chosen.line })} disabled={!chosen || !edit || !allowed?.edit_lines}>
             Void line <Key k="F8" />
           </button>
-          <button type="button" className="danger" onClick={() => setDialog({ kind: 'void-sale' })} disabled={!sale || !allowed?.void}>
+          <button type="button" className="danger" onClick={() => setDialog({ kind: 'void-sale' })} disabled={!sale || down || !allowed?.void}>
             Void sale <Key k="F9" />
           </button>
         </div>
@@ -243,7 +244,7 @@ export function RingUp() {
             {sale.tenders.map((t) => (
               <li key={t.id} className={t.status}>
                 <span>{t.label}</span>
-                <span className="muted">{t.status === 'approved' ? '' : t.status}</span>
+                <span className="muted">{tenderStatusText(t)}</span>
                 <span className="num">
                   {money(t.amount_cents, currency)}
                   {t.tip_cents > 0 && <span className="muted"> + tip {money(t.tip_cents, currency)}</span>}

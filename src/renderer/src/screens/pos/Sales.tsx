@@ -86,16 +86,16 @@ export function Sales() {
 
   const confirmRefund = async () => {
     if (!sale || !plan) return;
-    await settled(await run((a, shift) => a.refund(sale.id, { shift: shift.id, lines: refundLines() })));
+    await settled(await run((a, shift) => a.refund(sale.id, { shift: shift.id, lines: refundLines() }), { movesMoney: true }));
   };
   const confirmVoid = async () => {
     if (!sale) return;
-    await settled(await run((a, shift) => a.voidSale(sale.id, shift.id)));
+    await settled(await run((a, shift) => a.voidSale(sale.id, shift.id), { movesMoney: true }));
   };
   const settle = async (method: 'retry' | 'cash') => {
     const r = result?.outcome.reversal;
     if (!sale || !r) return;
-    await settled(await run((a, shift) => a.settle(sale.id, r.number, shift.id, method)));
+    await settled(await run((a, shift) => a.settle(sale.id, r.number, shift.id, method), { movesMoney: true }));
   };
   const all = () => {
     if (!sale) return;

@@ -86,7 +86,7 @@ function Help() {
 export function Shell() {
   const creds = useSession((s) => s.creds);
   const accountName = useSession((s) => s.accountName);
-  const { start, view, laneid, lanes, shift, live, dialog, setDialog, notice, drawer } = usePos();
+  const { start, view, laneid, lanes, shift, live, server, dialog, setDialog, notice, drawer } = usePos();
 
   useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
   useKeys({ F10: () => setDialog({ kind: 'menu' }), F1: () => setDialog({ kind: 'help' }) });
@@ -105,14 +105,20 @@ export function Shell() {
     <div className="shell">
       <header className="topbar pos-top">
         <h1>{accountName ?? 'Laneway'}</h1>
-        {lane && (
-          <span className={`badge lane ${lane.status}`} data-testid="lane-status" title={lane.last_error ?? ''}>
-            {lane.name} · {statusText(lane.status)}
-          </span>
-        )}
+        {lane &&
+          (server === 'down' ? (
+            // What the lane is doing cannot be known while the server does not answer.
+            <span className="badge lane offline" data-testid="lane-status" title="Laneway is not answering">
+              {lane.name} · status unknown
+            </span>
+          ) : (
+            <span className={`badge lane ${lane.status}`} data-testid="lane-status" title={lane.last_error ?? ''}>
+              {lane.name} · {statusText(lane.status)}
+            </span>
+          ))}
         {shift && <span className="badge cashier" data-testid="cashier">{shift.cashier.name}</span>}
-        <span className={`badge ${live ? 'live' : 'offline'}`} aria-live="polite">
-          {live ? 'Live' : 'Reconnecting…'}
+        <span className={`badge ${live ? 'live' : 'offline'}`} aria-live="polite" data-testid="live">
+          {live ? 'Live' : server === 'down' ? 'Server not answering' : 'Connecting…'}
         </span>
         <button type="button" onClick={() => setDialog({ kind: 'help' })}>
           Keys <kbd>F1</kbd>
@@ -124,6 +130,11 @@ export function Shell() {
       {drawerOpen && (
         <p className="drawer" role="status" data-testid="drawer">
           Cash drawer open{drawer.reason === 'cash_refund' ? ' for a refund' : ''}: close it when done.
+        </p>
+      )}
+      {server === 'down' && (
+        <p role="alert" className="notice error" data-testid="server-down">
+          Laneway is not answering. Sales and payments are paused; this screen reconnects by itself. Nothing already paid is lost.
         </p>
       )}
       {notice && (

@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { activityText, money, parseAmount } from '../../format';
+import { activityText, amountInput, cardOutcomeTitle, money, parseAmount, terminalDown } from '../../format';
+import { cashFarAboveDue } from '../../../../shared/money';
 import type { Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -13,31 +14,68 @@ function Due({ sale, currency }: { sale: Sale; currency: string }) {
   );
 }
 
-/** F4: the amount handed over (Enter on an empty field: the exact balance). */
+/**
+ * F4: the amount handed over (Enter on an empty field: the exact balance), read in the screen's
+ * locale. Text that is not clearly an amount stays in the field with what is wrong; cash far above
+ * what is due (the shared rule) is shown back to be confirmed before the drawer opens.
+ */
 export function CashDialog({ sale, currency }: { sale: Sale; currency: string }) {
   const { setDialog, tender, busy } = usePos();
   const [given, setGiven] = useState('');
-  const amount = parseAmount(given);
-  useKeys({ Escape: () => setDialog(null) }, { modal: true });
+  const [tried, setTried] = useState(false);
+  const [confirming, setConfirming] = useState<number | null>(null);
+  const parsed = parseAmount(given, currency);
+  const due = sale.totals.balance_cents;
+  const showError = !parsed.ok && parsed.problem !== 'empty' && (tried || given.trim() !== '');
 
-  const pay = (tendered: number | undefined) => {
+  const pay = (tendered: number | undefined, confirmed = false) => {
     if (busy) return;
-    void tender({ type: 'cash', ...(tendered ? { tendered_cents: tendered } : {}) });
+    void tender({ type: 'cash', ...(tendered ? { tendered_cents: tendered } : {}), ...(confirmed ? { confirm_change: true } : {}) });
   };
+  useKeys(confirming !== null ? { Escape: () => setConfirming(null), Enter: () => pay(confirming, true) } : { Escape: () => setDialog(null) }, { modal: true });
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (given.trim() && amount === undefined) return;
-    pay(given.trim() ? amount : undefined);
+    setTried(true);
+    if (!given.trim()) return pay(undefined);
+    if (!parsed.ok) return;
+    if (parsed.minor <= 0) return;
+    if (cashFarAboveDue(parsed.minor, due, currency)) return setConfirming(parsed.minor);
+    pay(parsed.minor);
   };
+
+  if (confirming !== null) {
+    return (
+      <Modal title="Is this the cash handed over?" onClose={() => setConfirming(null)}>
+        <p className="big-text" data-testid="cash-confirm">
+          {money(confirming, currency)} given for {money(due, currency)} due: change of {money(confirming - due, currency)}.
+        </p>
+        <p className="muted">That is far more than the balance. Check the amount before the drawer opens.</p>
+        <div className="row">
+          <button type="button" className="big" onClick={() => setConfirming(null)} autoFocus>
+            No, change the amount <kbd>Esc</kbd>
+          </button>
+          <button type="button" className="primary big" onClick={() => pay(confirming, true)} disabled={busy}>
+            Yes, {money(confirming, currency)} <kbd>Enter</kbd>
+          </button>
+        </div>
+      </Modal>
+    );
+  }
+
   return (
     <Modal title="Cash" onClose={() => setDialog(null)}>
       <Due sale={sale} currency={currency} />
       <form onSubmit={submit} className="form">
         <label>
           Amount given
-          <input autoFocus inputMode="decimal" placeholder={`${(sale.totals.balance_cents / 100).toFixed(2)} (exact)`} value={given} onChange={(e) => setGiven(e.target.value)} aria-invalid={given !== '' && amount === undefined} data-testid="cash-given" />
+          <input autoFocus inputMode="decimal" placeholder={`${amountInput(due, currency)} (exact)`} value={given} onChange={(e) => setGiven(e.target.value)} aria-invalid={showError} data-testid="cash-given" />
         </label>
-        {given !== '' && amount === undefined && <p className="error">Type an amount such as 20 or 20.00.</p>}
+        {showError && (
+          <p className="error" role="alert" data-testid="cash-error">
+            {parsed.message}
+          </p>
+        )}
         <div className="quick">
           {sale.allowed.cash_suggestions.map((c) => (
             <button key={c} type="button" className="big" onClick={() => pay(c)} disabled={busy}>
@@ -58,15 +96,24 @@ const STEPS = ['waiting_for_card', 'reading', 'pin', 'authorizing', 'signature',
 
 /** F5: the customer pays on the lane's terminal; the screen follows the device live. */
 export function CardDialog({ sale, currency }: { sale: Sale; currency: string }) {
-  const { setDialog, payCard, cancelCard, card, busy, laneid, lanes } = usePos();
-  const [amountText, setAmountText] = useState((sale.totals.balance_cents / 100).toFixed(2));
+  const { setDialog, payCard, cancelCard, card, busy, laneid, lanes, server } = usePos();
+  const [amountText, setAmountText] = useState(amountInput(sale.totals.balance_cents, currency));
   const [manual, setManual] = useState(false);
-  const amount = parseAmount(amountText);
+  const parsedAmount = parseAmount(amountText, currency);
+  const amount = parsedAmount.ok ? parsedAmount.minor : undefined;
   const lane = laneid ? lanes[laneid] : undefined;
   const phase = card?.phase ?? 'confirm';
   const close = () => {
     usePos.setState({ card: null });
     setDialog(null);
+  };
+  // After a cancel, a decline or a timeout a card can be tried again; with the terminal offline the next step is another tender.
+  const outcome = card?.outcome;
+  const cardNow = !terminalDown(outcome?.code ?? null) && lane?.status !== 'offline' && server !== 'down';
+  const cashOk = sale.allowed.tenders.includes('cash');
+  const toCash = () => {
+    usePos.setState({ card: null });
+    setDialog({ kind: 'cash' });
   };
 
   useKeys(
@@ -77,12 +124,11 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
             Escape: close,
             Enter: () => {
               if (card?.outcome?.approved || sale.totals.balance_cents === 0) close();
-              else usePos.setState({ card: null });
+              else if (cardNow) usePos.setState({ card: null });
+              else if (cashOk) toCash();
+              else close();
             },
-            F4: () => {
-              usePos.setState({ card: null });
-              setDialog({ kind: 'cash' });
-            },
+            F4: () => cashOk && toCash(),
             F6: () => {
               usePos.setState({ card: null });
               setDialog({ kind: 'other' });
@@ -108,7 +154,11 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
             <input autoFocus inputMode="decimal" value={amountText} onChange={(e) => setAmountText(e.target.value)} onFocus={(e) => e.target.select()} data-testid="card-amount" />
           </label>
           {amount !== undefined && amount < sale.totals.balance_cents && amount > 0 && <p className="muted">Split payment: {money(sale.totals.balance_cents - amount, currency)} will be left to pay.</p>}
-          {amountText !== '' && amount === undefined && <p className="error">Type an amount such as 12.50.</p>}
+          {!parsedAmount.ok && (
+            <p className="error" role="alert" data-testid="card-amount-error">
+              {parsedAmount.message}
+            </p>
+          )}
           {sale.allowed.card_manual_entry && (
             <label className="check">
               <input type="checkbox" checked={manual} onChange={(e) => setManual(e.target.checked)} /> Allow keyed entry on the terminal (card cannot be read)
@@ -135,6 +185,13 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
       <Modal title="Card payment">
         <div className="device" data-testid="device" aria-live="polite">
           <p className="device-amount">{money(card!.amount_cents, currency)}</p>
+          {card?.following && (
+            <p className="muted" data-testid="device-following">
+              {server === 'down'
+                ? 'Laneway is not answering. The outcome of this payment shows here as soon as it answers: do not charge the card again.'
+                : 'Following the payment in progress on the terminal: its outcome shows here.'}
+            </p>
+          )}
           {offline ? (
             <p className="error" role="alert" data-testid="device-offline">
               The terminal went offline{lane?.last_error ? ` (${lane.last_error})` : ''}. Waiting a few seconds for it to come back… Nothing has been charged.
@@ -159,13 +216,13 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
     );
   }
 
-  const outcome = card!.outcome!;
+  const result = outcome!;
   return (
-    <Modal title={outcome.approved ? 'Card approved' : 'Card not approved'} onClose={close}>
-      <p className={outcome.approved ? 'ok big-text' : 'error big-text'} role={outcome.approved ? 'status' : 'alert'} data-testid="card-outcome">
-        {outcome.message}
+    <Modal title={cardOutcomeTitle(result)} onClose={close}>
+      <p className={result.approved ? 'ok big-text' : 'error big-text'} role={result.approved ? 'status' : 'alert'} data-testid="card-outcome">
+        {result.message}
       </p>
-      {outcome.approved ? (
+      {result.approved ? (
         <>
           <Due sale={sale} currency={currency} />
           <button type="button" className="primary big" onClick={close} autoFocus>
@@ -173,12 +230,18 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
           </button>
         </>
       ) : (
-        <div className="row wrap">
-          <button type="button" className="primary big" onClick={() => usePos.setState({ card: null })}>
-            Try a card again <kbd>Enter</kbd>
-          </button>
-          <button type="button" className="big" onClick={() => (usePos.setState({ card: null }), setDialog({ kind: 'cash' }))} disabled={!sale.allowed.tenders.includes('cash')}>
-            Cash <kbd>F4</kbd>
+        <div className="row wrap" data-testid="card-next">
+          {cardNow ? (
+            <button type="button" className="primary big" onClick={() => usePos.setState({ card: null })} autoFocus>
+              Try a card again <kbd>Enter</kbd>
+            </button>
+          ) : (
+            <p className="muted" data-testid="card-unavailable">
+              {server === 'down' ? 'Card payments wait until Laneway answers.' : 'Card payments wait until the terminal is back.'}
+            </p>
+          )}
+          <button type="button" className={`${!cardNow && cashOk ? 'primary ' : ''}big`} onClick={toCash} disabled={!cashOk} autoFocus={!cardNow && cashOk}>
+            Cash <kbd>{!cardNow && cashOk ? 'Enter' : 'F4'}</kbd>
           </button>
           <button type="button" className="big" onClick={() => (usePos.setState({ card: null }), setDialog({ kind: 'other' }))}>
             Other tender <kbd>F6</kbd>
@@ -206,7 +269,8 @@ export function OtherDialog({ sale, currency }: { sale: Sale; currency: string }
   const [number, setNumber] = useState('');
   const [pin, setPin] = useState('');
   const [amountText, setAmountText] = useState('');
-  const amount = amountText.trim() ? parseAmount(amountText) : undefined;
+  const parsedAmount = parseAmount(amountText, currency);
+  const amount = parsedAmount.ok ? parsedAmount.minor : undefined;
   const keys = kind ? {} : Object.fromEntries(choices.map((c, i) => [String(i + 1), () => setKind(c)]));
   useKeys({ ...keys, Escape: () => (kind && choices.length > 1 ? setKind(null) : setDialog(null)) }, { modal: true });
 
@@ -258,9 +322,13 @@ export function OtherDialog({ sale, currency }: { sale: Sale; currency: string }
           )}
           <label>
             Amount {kind.type === 'gift_card' ? '(empty: the balance due, at most what the card holds)' : '(empty: the balance due)'}
-            <input inputMode="decimal" value={amountText} onChange={(e) => setAmountText(e.target.value)} placeholder={(sale.totals.balance_cents / 100).toFixed(2)} data-testid="other-amount" />
+            <input inputMode="decimal" value={amountText} onChange={(e) => setAmountText(e.target.value)} placeholder={amountInput(sale.totals.balance_cents, currency)} data-testid="other-amount" />
           </label>
-          {amountText.trim() !== '' && amount === undefined && <p className="error">Type an amount such as 12.50.</p>}
+          {amountText.trim() !== '' && !parsedAmount.ok && (
+            <p className="error" role="alert" data-testid="other-amount-error">
+              {parsedAmount.message}
+            </p>
+          )}
           <button type="submit" className="primary big" disabled={busy}>
             Take {kind.label.toLowerCase()} <kbd>Enter</kbd>
           </button>

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { cashFarAboveDue, formatAmount, formatMoney, minorDigits, parseMoney, parsePercent } from '../../src/shared/money';
+
+const NBSP = '\u00a0';
+const NNBSP = '\u202f';
+const minor = (text: string, currency: string, locale: string) => {
+  const r = parseMoney(text, currency, locale);
+  return r.ok ? r.minor : r.problem;
+};
+
+describe('parseMoney: the locale\'s own separators', () => {
+  it('reads a comma decimal in fr-CA and a point decimal in en-US as the same amount', () => {
+    expect(minor('12,50', 'usd', 'fr-CA')).toBe(1250);
+    expect(minor('12.50', 'usd', 'en-US')).toBe(1250);
+    expect(minor('12,5', 'usd', 'fr-CA')).toBe(1250);
+    expect(minor('20', 'usd', 'fr-CA')).toBe(2000);
+    expect(minor('1.234,5', 'eur', 'de-DE')).toBe(123450);
+  });
+
+  it('reads what the screen itself shows back to the same amount', () => {
+    for (const locale of ['en-US', 'fr-CA', 'fr-FR', 'de-DE', 'de-CH', 'en-IN', 'ja-JP']) {
+      for (const cents of [0, 5, 1250, 123456, 98765432]) {
+        expect([locale, minor(formatMoney(cents, 'usd', { locale }), 'usd', locale)]).toEqual([locale, cents]);
+        expect([locale, minor(formatAmount(cents, 'usd', locale, true), 'usd', locale)]).toEqual([locale, cents]);
+      }
+    }
+  });
+
+  it('"1,234" is a thousand in en-US, and refused as ambiguous in fr-CA (1 234, or 1,23 mistyped?)', () => {
+    expect(minor('1,234', 'usd', 'en-US')).toBe(123400);
+    const fr = parseMoney('1,234', 'usd', 'fr-CA');
+    expect(fr).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(!fr.ok && fr.message).toContain('12,50');
+  });
+
+  it('refuses "12,50" in en-US instead of reading 1250 dollars', () => {
+    expect(parseMoney('12,50', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(minor('12,345.6', 'usd', 'en-US')).toBe(1234560);
+  });
+
+  it('refuses a separator the locale does not use: "." in fr-CA, "1.234,5" in fr-CA and en-US', () => {
+    expect(parseMoney('12.50', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('1.234', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('1.234,5', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('1.234,5', 'usd', 'en-US')).toMatchObject({ ok: false });
+  });
+
+  it('takes spaces, no-break spaces and narrow no-break spaces as thousands groups, only where groups go', () => {
+    expect(minor('1 234,50', 'usd', 'fr-CA')).toBe(123450);
+    expect(minor(`1${NBSP}234,50`, 'usd', 'fr-CA')).toBe(123450);
+    expect(minor(`1${NNBSP}234,50`, 'usd', 'fr-CA')).toBe(123450);
+    expect(minor('1 234.50', 'usd', 'en-US')).toBe(123450);
+    expect(minor('1 234 567', 'usd', 'fr-CA')).toBe(123456700);
+    expect(parseMoney('12 50', 'usd', 'fr-CA')).toMatchObject({ ok: false });
+    expect(parseMoney('1 2345', 'usd', 'fr-CA')).toMatchObject({ ok: false });
+  });
+
+  it('strips the currency as the locale writes it', () => {
+    expect(minor('12,50 $ US', 'usd', 'fr-CA')).toBe(1250);
+    expect(minor(`12,50${NBSP}$${NBSP}US`, 'usd', 'fr-CA')).toBe(1250);
+    expect(minor('$1,020.05', 'usd', 'en-US')).toBe(102005);
+    expect(minor('USD 5', 'usd', 'en-US')).toBe(500);
+    expect(parseMoney('12 apples', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'not_an_amount' });
+  });
+
+  it('refuses negative amounts unless asked to take them', () => {
+    expect(parseMoney('-5', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'negative' });
+    expect(parseMoney('−5,00', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'negative' });
+    expect(parseMoney('($5.00)', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'negative' });
+    expect(parseMoney('-5.25', 'usd', 'en-US', { allowNegative: true })).toEqual({ ok: true, minor: -525 });
+  });
+
+  it('refuses more decimals than the currency has', () => {
+    expect(parseMoney('12.5055', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'too_many_decimals' });
+    // Three digits after the decimal point could be a thousands group written the other way round.
+    expect(parseMoney('12.505', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('12,5055', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'too_many_decimals' });
+    expect(parseMoney('', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'empty' });
+    expect(parseMoney('99999999999', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'too_large' });
+  });
+
+  it('currencies with no minor digits (JPY) and three (KWD)', () => {
+    expect(minorDigits('jpy')).toBe(0);
+    expect(minorDigits('KWD')).toBe(3);
+    expect(minor('1,234', 'jpy', 'en-US')).toBe(1234);
+    expect(minor('1 234', 'jpy', 'fr-CA')).toBe(1234);
+    expect(parseMoney('12.5', 'jpy', 'en-US')).toMatchObject({ ok: false, problem: 'too_many_decimals' });
+    expect(parseMoney('1.234', 'jpy', 'en-US')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(minor('1.234', 'kwd', 'en-US')).toBe(1234);
+    expect(minor('1,5', 'kwd', 'fr-CA')).toBe(1500);
+    expect(minor('1,234', 'kwd', 'en-US')).toBe(1234000);
+    expect(parseMoney('1.2345', 'kwd', 'en-US')).toMatchObject({ ok: false, problem: 'too_many_decimals' });
+  });
+});
+
+describe('formatMoney', () => {
+  it('respects each currency\'s minor digits', () => {
+    expect(formatMoney(123456, 'usd', { locale: 'en-US' })).toBe('$1,234.56');
+    expect(formatMoney(1234, 'jpy', { locale: 'en-US' })).toBe('¥1,234');
+    expect(formatMoney(1234, 'kwd', { locale: 'en-US' }).replace(/\s/g, ' ')).toBe('KWD 1.234');
+    expect(formatMoney(1250, 'usd', { locale: 'fr-CA' }).replace(/\s/g, ' ')).toBe('12,50 $ US');
+  });
+
+  it('never prints a negative zero', () => {
+    expect(formatMoney(-0, 'usd', { locale: 'en-US' })).toBe('$0.00');
+    expect(formatMoney(-0, 'usd', { locale: 'fr-CA' })).not.toMatch(/[-−]/);
+    expect(formatMoney(-350, 'usd', { locale: 'en-US' })).toBe('-$3.50');
+  });
+
+  it('the reference API\'s strings stay as they were: en-US, narrow symbol', () => {
+    expect(formatMoney(2618500, 'cad', { locale: 'en-US', display: 'narrowSymbol' })).toBe('$26,185.00');
+  });
+});
+
+describe('cashFarAboveDue', () => {
+  it('asks about 1 250.00 handed over for 12.50, not about a 100 note for a coffee', () => {
+    expect(cashFarAboveDue(125000, 1250, 'usd')).toBe(true);
+    expect(cashFarAboveDue(10000, 450, 'usd')).toBe(false);
+    expect(cashFarAboveDue(2000, 1250, 'usd')).toBe(false);
+    expect(cashFarAboveDue(50000, 2500, 'usd')).toBe(true);
+    expect(cashFarAboveDue(12500, 1250, 'jpy')).toBe(true);
+    expect(cashFarAboveDue(1250, 1250, 'usd')).toBe(false);
+  });
+});
+
+describe('parsePercent', () => {
+  it('reads a discount percentage the locale\'s way', () => {
+    expect(parsePercent('12,5', 'fr-CA')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent('12.5 %', 'en-US')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent('10', 'fr-CA')).toEqual({ ok: true, percent: 10 });
+    expect(parsePercent('12.5', 'fr-CA')).toMatchObject({ ok: false });
+    expect(parsePercent('150', 'en-US')).toEqual({ ok: false, message: 'A percentage is at most 100.' });
+  });
+});
