@@ -1,16 +1,19 @@
 #!/usr/bin/env node
-// `npm run serve|admin|terminal-sim`: runs the built program in this very process (no child), so
-// the signals npm forwards reach the program itself. Builds it first when a source changed.
+// `npm run serve|admin|terminal-sim`: runs the built program in this very process (no child), and
+// stops it as a signal would when npm's shell is gone (parent-watch.mjs). Builds it first when a
+// source changed.
 import module from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROGRAMS, buildCli, isFresh, outDir } from './cli-build.mjs';
+import { stopWhenOrphaned } from './parent-watch.mjs';
 
 const program = process.argv[2];
 if (!PROGRAMS.includes(program)) {
   console.error(`Usage: node scripts/cli.mjs ${PROGRAMS.join('|')} [arguments]`);
   process.exit(2);
 }
+stopWhenOrphaned();
 if (!isFresh()) {
   try {
     await buildCli();

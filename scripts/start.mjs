@@ -7,6 +7,7 @@ import { existsSync, readFileSync, readdirSync, statSync, mkdirSync, cpSync } fr
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stopWhenOrphaned } from './parent-watch.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -95,6 +96,7 @@ function runHeadless(reason) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
+stopWhenOrphaned();
 ensureBuilt();
 if (process.env.LANEWAY_HEADLESS === '1') {
   runHeadless('LANEWAY_HEADLESS=1');

@@ -207,6 +207,34 @@ describe('stopping serve', () => {
   }
 });
 
+describe('stopping npm start (headless)', () => {
+  // `npm start` runs without `exec` (cmd.exe on Windows has none), so npm's SIGTERM ends its shell
+  // only: the launcher and the server it started notice they are orphaned and stop cleanly.
+  it("SIGTERM to the npm process's pid stops the headless server: port freed, lock released, nothing left", async () => {
+    const dir = folder();
+    const run = npmRun('start', ['--data-dir', dir, '--port', '0'], { DISPLAY: '', WAYLAND_DISPLAY: '', LANEWAY_HEADLESS: '1' });
+    const url = await started(run);
+    const port = Number(new URL(url).port);
+    process.kill(run.child.pid!, 'SIGTERM');
+    await run.exited;
+    for (let i = 0; i < 100 && (await portAnswers(port)); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await portAnswers(port)).toBe(false);
+    await run.waitFor(/Laneway stopped/, 10_000).catch(() => undefined);
+    for (let i = 0; i < 100 && existsSync(join(dir, 'laneway.lock')); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(join(dir, 'laneway.lock'))).toBe(false);
+    let left = true;
+    for (let i = 0; i < 60 && left; i++) {
+      try {
+        process.kill(-run.child.pid!, 0);
+        await new Promise((r) => setTimeout(r, 50));
+      } catch {
+        left = false;
+      }
+    }
+    expect(left).toBe(false);
+  }, 120_000);
+});
+
 describe('a signal during start-up', () => {
   it('stops the server once it is up, cleanly: exit 0, lock released', async () => {
     const dir = folder();
