@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { component } from './registry';
+import { component, ref } from './registry';
 import { LaneId, literals } from './lanes';
 import { Cents, Money, ShiftId, TaxRate, nullableString } from './register-common';
 
@@ -60,6 +60,8 @@ export const ProductQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
 });
 export type ProductQuery = Static<typeof ProductQuery>;
+
+export const ProductList = Type.Object({ products: Type.Array(ref(Product)) });
 
 export const ProductParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 40 }) });
 
