@@ -91,5 +91,3 @@ export function defineRoute<P extends TSchema | undefined = undefined, Q extends
 ): AnyRoute {
   return def as AnyRoute;
 }
-
-export const ok = (body: unknown, status = 200): Reply => ({ status, body });

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { Cents } from './common';
 import { literals } from './lanes';
+
+export { Cents };
 
 /** Building blocks of the register schemas (register-*.ts), shared by its catalog, sales and reports. */
 export const nullableString = Type.Union([Type.String(), Type.Null()]);
 export const nullableInt = Type.Union([Type.Integer(), Type.Null()]);
-export const Cents = Type.Integer({ description: 'Minor currency units' });
 export const Money = (description: string) => Type.Integer({ minimum: 0, maximum: 9_999_999, description });
 export const TaxRate = Type.Number({ minimum: 0, maximum: 100, description: 'Tax rate in percent, at most three decimals (13, 8.875).' });
 export const ShiftId = Type.String({ minLength: 1, maxLength: 64, description: 'The cashier\'s shift on a lane (from POST /api/pos/shifts): who does this, and on which lane.' });

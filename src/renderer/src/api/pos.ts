@@ -4,7 +4,6 @@ import type { Lane } from '../../../shared/schemas/lanes';
 import type { LineInput, LinePatch, Product, Receipt, RefundInput, Register, RegisterReport, Reversal, Sale, Shift, Tender, TenderInput } from '../../../shared/schemas/register';
 
 export type { Lane, Product, Receipt, Register, RegisterReport, Reversal, Sale, Shift, Tender };
-export type TenderOutcome = CallOutput<PosEndpoints['tender']>;
 /** A line's change as the screen builds it; the call adds the shift. */
 export type LineChange = Omit<LinePatch, 'shift'>;
 export type ReversalOutcome = CallOutput<PosEndpoints['refund']>;
