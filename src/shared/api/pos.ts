@@ -24,10 +24,12 @@ import {
   VoidInput,
   ZInput,
 } from '../schemas/register';
+import { posRoutes } from './pos-routes';
 
 /**
- * The calls the cashier screens make, declared once: method, path (Express form), and the TypeBox
- * schemas of the query, body and success answer. These are the very schema objects the server's
+ * The calls the cashier screens make, declared once: method and path (./pos-routes.ts), and the
+ * TypeBox schemas of the query, body and success answer. The renderer imports this module for its
+ * types only (`import type`), so the schemas stay out of its bundle. These are the very schema objects the server's
  * routes validate and document with (test/server/renderer-contract.test.ts holds each entry to its
  * route), so a schema change is a compile error in the renderer, not a surprise at the till.
  */
@@ -40,25 +42,25 @@ export interface Endpoint {
 }
 
 export const posEndpoints = {
-  lanes: { method: 'GET', path: '/api/lanes', response: LaneList },
-  register: { method: 'GET', path: '/api/pos/registers/:laneid', response: Register },
-  signIn: { method: 'POST', path: '/api/pos/shifts', body: ShiftOpen, response: Shift },
-  signOut: { method: 'POST', path: '/api/pos/shifts/:shift/close', response: Shift },
-  startSale: { method: 'POST', path: '/api/pos/sales', body: SaleStart, response: Sale },
-  sale: { method: 'GET', path: '/api/pos/sales/:sale', response: Sale },
-  recentSales: { method: 'GET', path: '/api/pos/sales', query: SaleListQuery, response: SaleList },
-  addLine: { method: 'POST', path: '/api/pos/sales/:sale/lines', body: AddLine, response: Sale },
-  changeLine: { method: 'PATCH', path: '/api/pos/sales/:sale/lines/:line', body: LinePatch, response: Sale },
-  voidLine: { method: 'POST', path: '/api/pos/sales/:sale/lines/:line/void', body: ShiftBody, response: Sale },
-  tender: { method: 'POST', path: '/api/pos/sales/:sale/tenders', body: TenderInput, response: TenderResult },
-  voidSale: { method: 'POST', path: '/api/pos/sales/:sale/void', body: VoidInput, response: ReversalResult },
-  refund: { method: 'POST', path: '/api/pos/sales/:sale/refunds', body: RefundInput, response: ReversalResult },
-  settle: { method: 'POST', path: '/api/pos/sales/:sale/reversals/:reversal/settle', body: SettleInput, response: ReversalResult },
-  receipt: { method: 'GET', path: '/api/pos/sales/:sale/receipt', query: ReceiptQuery, response: Receipt },
-  products: { method: 'GET', path: '/api/pos/products', query: ProductQuery, response: ProductList },
-  xReport: { method: 'GET', path: '/api/pos/registers/:laneid/x', response: RegisterReport },
-  zClose: { method: 'POST', path: '/api/pos/registers/:laneid/z', body: ZInput, response: RegisterReport },
-  terminal: { method: 'POST', path: '/api/gateway/v1/terminal', body: TerminalRequest, response: TerminalResponse },
+  lanes: { ...posRoutes.lanes, response: LaneList },
+  register: { ...posRoutes.register, response: Register },
+  signIn: { ...posRoutes.signIn, body: ShiftOpen, response: Shift },
+  signOut: { ...posRoutes.signOut, response: Shift },
+  startSale: { ...posRoutes.startSale, body: SaleStart, response: Sale },
+  sale: { ...posRoutes.sale, response: Sale },
+  recentSales: { ...posRoutes.recentSales, query: SaleListQuery, response: SaleList },
+  addLine: { ...posRoutes.addLine, body: AddLine, response: Sale },
+  changeLine: { ...posRoutes.changeLine, body: LinePatch, response: Sale },
+  voidLine: { ...posRoutes.voidLine, body: ShiftBody, response: Sale },
+  tender: { ...posRoutes.tender, body: TenderInput, response: TenderResult },
+  voidSale: { ...posRoutes.voidSale, body: VoidInput, response: ReversalResult },
+  refund: { ...posRoutes.refund, body: RefundInput, response: ReversalResult },
+  settle: { ...posRoutes.settle, body: SettleInput, response: ReversalResult },
+  receipt: { ...posRoutes.receipt, query: ReceiptQuery, response: Receipt },
+  products: { ...posRoutes.products, query: ProductQuery, response: ProductList },
+  xReport: { ...posRoutes.xReport, response: RegisterReport },
+  zClose: { ...posRoutes.zClose, body: ZInput, response: RegisterReport },
+  terminal: { ...posRoutes.terminal, body: TerminalRequest, response: TerminalResponse },
 } as const satisfies Record<string, Endpoint>;
 
 export type PosEndpoints = typeof posEndpoints;

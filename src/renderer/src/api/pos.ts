@@ -1,5 +1,6 @@
 import { apiFetch, type Credentials } from './client';
-import { posEndpoints, type CallInput, type CallOutput, type Endpoint, type PosEndpoints } from '../../../shared/api/pos';
+import type { CallInput, CallOutput, PosEndpoints } from '../../../shared/api/pos';
+import { posRoutes } from '../../../shared/api/pos-routes';
 import type { Lane } from '../../../shared/schemas/lanes';
 import type { LineInput, LinePatch, Product, Receipt, RefundInput, Register, RegisterReport, Reversal, Sale, Shift, Tender, TenderInput } from '../../../shared/schemas/register';
 
@@ -9,7 +10,7 @@ export type LineChange = Omit<LinePatch, 'shift'>;
 export type ReversalOutcome = CallOutput<PosEndpoints['refund']>;
 
 /** The endpoint's path with its `:name` segments filled, and its query, if any. */
-function urlOf(endpoint: Endpoint, params: Record<string, string | number> = {}, query: Record<string, unknown> = {}): string {
+function urlOf(endpoint: { path: string }, params: Record<string, string | number> = {}, query: Record<string, unknown> = {}): string {
   const path = endpoint.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, String(value));
@@ -20,7 +21,7 @@ function urlOf(endpoint: Endpoint, params: Record<string, string | number> = {},
 /** The register's calls, typed from the endpoint table the server's routes are held to (src/shared/api/pos.ts). */
 export function posApi(creds: Credentials) {
   const call = <K extends keyof PosEndpoints>(name: K, input: CallInput<PosEndpoints[K]>): Promise<CallOutput<PosEndpoints[K]>> => {
-    const endpoint: Endpoint = posEndpoints[name];
+    const endpoint = posRoutes[name];
     const { params, query, body } = input as { params?: Record<string, string | number>; query?: Record<string, unknown>; body?: unknown };
     return apiFetch(creds, endpoint.method, urlOf(endpoint, params, query), body);
   };
