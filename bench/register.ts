@@ -27,7 +27,7 @@ async function open(): Promise<{ engine: Engine; shift: string; close(): Promise
   const folder = mkdtempSync(join(tmpdir(), 'laneway-bench-register-'));
   const store = await openDataStore({ directory: folder });
   const engine = await createEngine({ store, logger: createLogger({}), timezone: 'UTC', firstToken: 'BENCHTOKEN01', firstKey: 'bench-key-0123456789' });
-  await engine.lanes.create({ laneid: '1', port_path: '/dev/laneway-bench' });
+  await engine.lanes.create({ laneid: '1', port_path: '/dev/ttyLANEWAYBENCH' });
   const shift = await engine.register.signIn('1', engine.register.firstCashier!.code);
   return {
     engine,

@@ -8,7 +8,7 @@ import { fail, isEngineError } from '../engine/errors';
 import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-data';
 import { authorize } from '../engine/account';
 import { authenticate } from './auth';
-import { toErrorReply } from './errors';
+import { toErrorReply, type ErrorShape } from './errors';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
 import { checkBodyType, checkDepth, httpError, JSON_TYPES, MAX_BODY_DEPTH } from './request-body';
@@ -51,11 +51,11 @@ function send(res: Response, reply: Reply): void {
   }
 }
 
-function sendError(res: Response, err: unknown, engine: Engine, req: Request): void {
+function sendError(res: Response, err: unknown, engine: Engine, req: Request, shape?: ErrorShape): void {
   if (!isEngineError(err)) {
     engine.logger.error({ err, method: req.method, path: redactPans(req.path) }, 'unhandled error in route');
   }
-  const { status, body } = toErrorReply(err);
+  const { status, body } = toErrorReply(err, shape);
   // No WWW-Authenticate on 401: a Basic challenge makes a browser prompt for the key and then
   // replay it on every request to this origin, including ones a hostile page starts.
   if (!res.headersSent) res.status(status).json(body);
@@ -94,6 +94,8 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
   const scope = route.scope ?? 'api';
 
   const handler: RouteHandler = async (req, res) => {
+    // Set once the request is valid: only the handler's own failures take the route's error shape.
+    let shape: ErrorShape | undefined;
     try {
       let principal = null;
       if (route.auth === false) {
@@ -128,10 +130,11 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
       // Card numbers typed into free text are masked before the engine sees (and stores) them.
       const body: unknown = maskCardNumbersInFreeText(route.nullMeansAbsent ? withoutNulls(raw ?? {}) : (raw ?? {}));
       if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
+      shape = route.errorShape;
       const reply = await route.handler({ engine, principal, publicUrl: ctx.publicUrl(), params, query, body, req, res });
       if (!route.streams) send(res, reply);
     } catch (err) {
-      sendError(res, err, engine, req);
+      sendError(res, err, engine, req, shape);
     }
   };
   app[route.method](route.path, handler);

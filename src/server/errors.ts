@@ -28,13 +28,39 @@ export interface ErrorReply {
   body: Record<string, unknown>;
 }
 
-/** Turns anything thrown into a status and a body. Never a stack trace, never internals. */
-export function toErrorReply(err: unknown): ErrorReply {
+/**
+ * Operations whose failures the reference answers in a shape of their own; a route names its shape
+ * (RouteDef.errorShape) and only what its handler throws takes it (a malformed request is answered
+ * in the common shape, as the reference does):
+ * - `wallet`: a 412 is `{wallet_token: null, fund_token: null, wallets: {error: <code>}}` plus our
+ *   `error`/`code`/`details`;
+ * - `importer`: a 412 carries, beside our fields, `importer`: the importer's errors as Ruby prints a
+ *   hash, e.g. `{:customer=>["not found."]}`.
+ * The gateway's own shape needs no declaring: a `gateway` error is the gateway's on any route.
+ */
+export type ErrorShape = 'wallet' | 'importer';
+
+function importerText(e: EngineError): string {
+  const errors: Record<string, string[]> =
+    e.code === 'customer_not_found'
+      ? { customer: ['not found.'] }
+      : Object.fromEntries((e.details ?? [{ field: 'identifier', message: e.message }]).map((d) => [d.field === 'new_identifier' ? 'identifier' : d.field, [`${d.message}.`]]));
+  const fields = Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`);
+  return `{${fields.join(', ')}}`;
+}
+
+/** Turns anything thrown into a status and a body, in the route's shape. Never a stack trace, never internals. */
+export function toErrorReply(err: unknown, shape?: ErrorShape): ErrorReply {
   const e: EngineError = isEngineError(err) ? err : new EngineError('internal', 'internal_error', 'Something went wrong on our side. It has been logged.');
   const status = STATUS_OF[e.kind];
   // Exactly the reference's shape: clients build their message from every key they find (an `error`
   // text would be read as a second error).
   if (e.kind === 'gateway') return { status, body: { success: false, errors: [e.code], response_code: operationErrorResponseCode(e.code) } };
   if (e.kind === 'rate_limited') return { status, body: { error: RATE_LIMIT_TEXT, code: RATE_LIMIT_CODE } };
-  return { status, body: { error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...(e.extra ?? {}) } };
+  const details = e.details ? { details: e.details } : {};
+  if (e.kind === 'precondition' && shape === 'wallet') {
+    return { status, body: { wallet_token: null, fund_token: null, wallets: { error: e.code }, error: e.message, code: e.code, ...details } };
+  }
+  if (e.kind === 'precondition' && shape === 'importer') return { status, body: { error: e.message, code: e.code, ...details, importer: importerText(e) } };
+  return { status, body: { error: e.message, code: e.code, ...details, ...(e.extra ?? {}) } };
 }

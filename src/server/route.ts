@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
 import type { Engine } from '../engine';
 import type { Principal, Scope } from '../engine/account';
+import type { ErrorShape } from './errors';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -66,6 +67,8 @@ export interface RouteDef<P extends TSchema | undefined = undefined, Q extends T
    * operations with 412 Precondition Failed; everything else is 400.
    */
   invalidKind?: 'invalid' | 'precondition';
+  /** The reference's own error shape for what the handler throws (see ErrorShape in errors.ts). */
+  errorShape?: ErrorShape;
   /** The route writes the response itself (Server-Sent Events). */
   streams?: boolean;
   /**
@@ -88,5 +91,3 @@ export function defineRoute<P extends TSchema | undefined = undefined, Q extends
 ): AnyRoute {
   return def as AnyRoute;
 }
-
-export const ok = (body: unknown, status = 200): Reply => ({ status, body });

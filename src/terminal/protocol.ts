@@ -126,7 +126,6 @@ export const DeviceMessage = Type.Union([
   Type.Object({ t: Type.Literal('unknown'), rid: Rid }),
 ]);
 export type DeviceMessage = Static<typeof DeviceMessage>;
-export type DeviceCardMessage = Extract<DeviceMessage, { t: 'card' }>;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 export type Stage = (typeof STAGES)[number];
 

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
-import { EngineError, isEngineError } from '../../engine/errors';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import { ImportResult } from '../../shared/schemas/receivables-common';
@@ -9,19 +8,6 @@ import { CustomerImport, CustomerListItem, CustomerOpenInvoice, CustomerView, Id
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Customers'];
-
-/**
- * update_identifier's 412 as the reference shows it: beside our error fields, `importer` holds the
- * importer's errors as Ruby prints a hash, e.g. `{:customer=>["not found."]}`.
- */
-function withImporter(err: EngineError): EngineError {
-  const errors: Record<string, string[]> =
-    err.code === 'customer_not_found'
-      ? { customer: ['not found.'] }
-      : Object.fromEntries((err.details ?? [{ field: 'identifier', message: err.message }]).map((d) => [d.field === 'new_identifier' ? 'identifier' : d.field, [`${d.message}.`]]));
-  const fields = Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map((m) => JSON.stringify(m)).join(', ')}]`);
-  return new EngineError(err.kind, err.code, err.message, err.details, { importer: `{${fields.join(', ')}}` });
-}
 
 export const importCustomer = defineRoute({
   method: 'post',
@@ -121,12 +107,9 @@ export const updateCustomerIdentifier = defineRoute({
       schema: Type.Intersect([ref(ErrorBody), Type.Object({ importer: Type.Optional(Type.String({ description: 'The importer\'s errors as a string, e.g. `{:customer=>["not found."]}` (not for a malformed body).' })) })]),
     },
   },
+  errorShape: 'importer',
   async handler({ engine, params, body }) {
-    try {
-      return { body: await engine.receivables.updateIdentifier(params.identifier, body.new_identifier) };
-    } catch (err) {
-      throw isEngineError(err) && err.kind === 'precondition' ? withImporter(err) : err;
-    }
+    return { body: await engine.receivables.updateIdentifier(params.identifier, body.new_identifier) };
   },
 });
 

@@ -13,6 +13,7 @@ import {
   LinePatch,
   Product,
   ProductCreate,
+  ProductList,
   ProductParams,
   ProductPatch,
   ProductQuery,
@@ -117,7 +118,7 @@ export const registerRoutes: AnyRoute[] = [
     summary: 'Search the product catalog',
     description: 'Active products by description; `q` matches words in the description, code, barcode or category.',
     query: ProductQuery,
-    responses: { 200: { description: 'Products', schema: Type.Object({ products: Type.Array(ref(Product)) }) }, 400: err('Invalid query') },
+    responses: { 200: { description: 'Products', schema: ProductList }, 400: err('Invalid query') },
     async handler({ engine, query }) {
       return { body: { products: await engine.register.products(query) } };
     },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute, type Reply } from '../route';
+import { defineRoute, type AnyRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
-import { fail, isEngineError } from '../../engine/errors';
+import { fail } from '../../engine/errors';
 import { ErrorBody, GatewayErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/registry';
 import {
@@ -29,21 +29,6 @@ import {
 const WALLET_RULES = `A wallet holds a customer's vaulted payment methods. Only the token, brand, BIN, last four and expiry of a card
 (routing and last four of a bank account) are kept; a CVV is checked and dropped. In the sandbox only its test cards and accounts can be
 vaulted (see the order transaction operations). Adding a card or account a wallet already holds answers its existing fund token.`;
-
-/** The reference's wallet 412 body: the code in `wallets.error`, plus our `error`/`code`. */
-async function walletErrors(run: () => Promise<Reply>): Promise<Reply> {
-  try {
-    return await run();
-  } catch (err) {
-    if (isEngineError(err) && err.kind === 'precondition') {
-      return {
-        status: 412,
-        body: { wallet_token: null, fund_token: null, wallets: { error: err.code }, error: err.message, code: err.code, ...(err.details ? { details: err.details } : {}) },
-      };
-    }
-    throw err;
-  }
-}
 
 const walletFailure = {
   412: { description: 'Precondition failed (reference codes such as customer_not_found, name_unspecified, fund_address_unspecified, payment_method_not_found)', schema: Type.Union([ref(WalletErrorBody), ref(ErrorBody)]) },
@@ -78,7 +63,10 @@ export const createWallet = defineRoute({
   body: WalletRequest,
   invalidKind: 'precondition',
   responses: { 200: { description: 'The wallet, and the new fund token (null when no method was added)', schema: WalletResponse }, ...walletFailure },
-  handler: ({ engine, body }) => walletErrors(async () => ({ body: await engine.wallets.create(body) })),
+  errorShape: 'wallet',
+  async handler({ engine, body }) {
+    return { body: await engine.wallets.create(body) };
+  },
 });
 
 export const viewWallet = defineRoute({
@@ -90,7 +78,10 @@ export const viewWallet = defineRoute({
   params: WalletParams,
   invalidKind: 'precondition',
   responses: { 200: { description: 'The wallet', schema: Type.Object({ wallets: Type.Array(ref(Wallet)) }) }, ...walletFailure },
-  handler: ({ engine, params }) => walletErrors(async () => ({ body: { wallets: [await engine.wallets.view(params.wallet_token)] } })),
+  errorShape: 'wallet',
+  async handler({ engine, params }) {
+    return { body: { wallets: [await engine.wallets.view(params.wallet_token)] } };
+  },
 });
 
 export const addWalletMethods = defineRoute({
@@ -104,7 +95,10 @@ export const addWalletMethods = defineRoute({
   body: WalletMethodRequest,
   invalidKind: 'precondition',
   responses: { 200: { description: 'The wallet and the fund token', schema: WalletResponse }, ...walletFailure },
-  handler: ({ engine, params, body }) => walletErrors(async () => ({ body: await engine.wallets.addMethods(params.wallet_token, body) })),
+  errorShape: 'wallet',
+  async handler({ engine, params, body }) {
+    return { body: await engine.wallets.addMethods(params.wallet_token, body) };
+  },
 });
 
 export const updateWalletMethod = defineRoute({

@@ -57,6 +57,4 @@ export function ExportPage<T extends TSchema>(item: T) {
   return Type.Union([Type.Record(Type.String({ pattern: '^[0-9]+$' }), item), Type.Array(item)]);
 }
 
-export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
-export const Timestamp = Type.String({ format: 'date-time' });
 export const Cents = Type.Integer({ description: 'Minor currency units' });

@@ -1,4 +1,3 @@
-import type { Static, TSchema } from '@sinclair/typebox';
 import { LOCALE } from '../format';
 
 /**
@@ -19,8 +18,6 @@ export interface Credentials {
   baseUrl: string;
   authorization: string;
 }
-
-export type Body<T extends TSchema> = Static<T>;
 
 export async function apiFetch<T>(creds: Credentials, method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;

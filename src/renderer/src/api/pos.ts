@@ -1,49 +1,52 @@
 import { apiFetch, type Credentials } from './client';
-import type { Lane, TerminalResponse } from '../../../shared/schemas/lanes';
-import type {
-  LineInput,
-  Product,
-  Receipt,
-  RefundInput,
-  Register,
-  RegisterReport,
-  Reversal,
-  Sale,
-  Shift,
-  Tender,
-  TenderInput,
-} from '../../../shared/schemas/register';
+import type { CallInput, CallOutput, PosEndpoints } from '../../../shared/api/pos';
+import { posRoutes } from '../../../shared/api/pos-routes';
+import type { Lane } from '../../../shared/schemas/lanes';
+import type { LineInput, LinePatch, Product, Receipt, RefundInput, Register, RegisterReport, Reversal, Sale, Shift, Tender, TenderInput } from '../../../shared/schemas/register';
 
 export type { Lane, Product, Receipt, Register, RegisterReport, Reversal, Sale, Shift, Tender };
-export type TenderOutcome = { sale: Sale; tender: Tender; message: string };
-export type ReversalOutcome = { sale: Sale; reversal: Reversal | null; message: string };
+/** A line's change as the screen builds it; the call adds the shift. */
+export type LineChange = Omit<LinePatch, 'shift'>;
+export type ReversalOutcome = CallOutput<PosEndpoints['refund']>;
 
-const enc = encodeURIComponent;
+/** The endpoint's path with its `:name` segments filled, and its query, if any. */
+function urlOf(endpoint: { path: string }, params: Record<string, string | number> = {}, query: Record<string, unknown> = {}): string {
+  const path = endpoint.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, String(value));
+  const qs = search.toString();
+  return qs ? `${path}?${qs}` : path;
+}
 
-/** The register's calls, typed from the same schemas the server validates with. */
+/** The register's calls, typed from the endpoint table the server's routes are held to (src/shared/api/pos.ts). */
 export function posApi(creds: Credentials) {
-  const call = <T>(method: string, path: string, body?: unknown) => apiFetch<T>(creds, method, path, body);
+  const call = <K extends keyof PosEndpoints>(name: K, input: CallInput<PosEndpoints[K]>): Promise<CallOutput<PosEndpoints[K]>> => {
+    const endpoint = posRoutes[name];
+    const { params, query, body } = input as { params?: Record<string, string | number>; query?: Record<string, unknown>; body?: unknown };
+    return apiFetch(creds, endpoint.method, urlOf(endpoint, params, query), body);
+  };
   return {
-    lanes: () => call<{ lanes: Lane[] }>('GET', '/api/lanes'),
-    register: (laneid: string) => call<Register>('GET', `/api/pos/registers/${enc(laneid)}`),
-    signIn: (laneid: string, code: string) => call<Shift>('POST', '/api/pos/shifts', { laneid, code }),
-    signOut: (shift: string) => call<Shift>('POST', `/api/pos/shifts/${enc(shift)}/close`),
-    startSale: (shift: string, line?: LineInput) => call<Sale>('POST', '/api/pos/sales', { shift, ...(line ? { line } : {}) }),
-    sale: (idOrNumber: string) => call<Sale>('GET', `/api/pos/sales/${enc(idOrNumber)}`),
-    recentSales: (laneid: string) => call<{ sales: Sale[] }>('GET', `/api/pos/sales?laneid=${enc(laneid)}&limit=12`),
-    addLine: (sale: string, shift: string, line: LineInput) => call<Sale>('POST', `/api/pos/sales/${enc(sale)}/lines`, { shift, ...line }),
-    changeLine: (sale: string, line: number, body: Record<string, unknown>) => call<Sale>('PATCH', `/api/pos/sales/${enc(sale)}/lines/${line}`, body),
-    voidLine: (sale: string, line: number, shift: string) => call<Sale>('POST', `/api/pos/sales/${enc(sale)}/lines/${line}/void`, { shift }),
-    tender: (sale: string, input: TenderInput) => call<TenderOutcome>('POST', `/api/pos/sales/${enc(sale)}/tenders`, input),
-    voidSale: (sale: string, shift: string, reason?: string) => call<ReversalOutcome>('POST', `/api/pos/sales/${enc(sale)}/void`, { shift, ...(reason ? { reason } : {}) }),
-    refund: (sale: string, input: RefundInput) => call<ReversalOutcome>('POST', `/api/pos/sales/${enc(sale)}/refunds`, input),
-    settle: (sale: string, number: number, shift: string, method: 'retry' | 'cash') => call<ReversalOutcome>('POST', `/api/pos/sales/${enc(sale)}/reversals/${number}/settle`, { shift, method }),
+    lanes: () => call('lanes', {}),
+    register: (laneid: string) => call('register', { params: { laneid } }),
+    signIn: (laneid: string, code: string) => call('signIn', { body: { laneid, code } }),
+    signOut: (shift: string) => call('signOut', { params: { shift } }),
+    startSale: (shift: string, line?: LineInput) => call('startSale', { body: { shift, ...(line ? { line } : {}) } }),
+    sale: (idOrNumber: string) => call('sale', { params: { sale: idOrNumber } }),
+    recentSales: (laneid: string) => call('recentSales', { query: { laneid, limit: 12 } }),
+    addLine: (sale: string, shift: string, line: LineInput) => call('addLine', { params: { sale }, body: { shift, ...line } }),
+    changeLine: (sale: string, line: number, body: LinePatch) => call('changeLine', { params: { sale, line }, body }),
+    voidLine: (sale: string, line: number, shift: string) => call('voidLine', { params: { sale, line }, body: { shift } }),
+    tender: (sale: string, input: TenderInput) => call('tender', { params: { sale }, body: input }),
+    voidSale: (sale: string, shift: string, reason?: string) => call('voidSale', { params: { sale }, body: { shift, ...(reason ? { reason } : {}) } }),
+    refund: (sale: string, input: RefundInput) => call('refund', { params: { sale }, body: input }),
+    settle: (sale: string, reversal: number, shift: string, method: 'retry' | 'cash') => call('settle', { params: { sale, reversal }, body: { shift, method } }),
     receipt: (sale: string, options: { reversal?: number; copy?: boolean } = {}) =>
-      call<Receipt>('GET', `/api/pos/sales/${enc(sale)}/receipt?${options.reversal ? `reversal=${options.reversal}&` : ''}copy=${options.copy ? 'true' : 'false'}`),
-    products: (q: string) => call<{ products: Product[] }>('GET', `/api/pos/products?q=${enc(q)}&limit=30`),
-    xReport: (laneid: string) => call<RegisterReport>('GET', `/api/pos/registers/${enc(laneid)}/x`),
-    zClose: (laneid: string, shift: string, confirmEmpty = false) => call<RegisterReport>('POST', `/api/pos/registers/${enc(laneid)}/z`, { shift, ...(confirmEmpty ? { confirm_empty: true } : {}) }),
-    cancelOnTerminal: (laneid: string) => call<TerminalResponse>('POST', '/api/gateway/v1/terminal', { laneid, command: 'Cancel' }),
+      call('receipt', { params: { sale }, query: { ...(options.reversal ? { reversal: options.reversal } : {}), copy: options.copy ?? false } }),
+    products: (q: string) => call('products', { query: { q, limit: 30 } }),
+    xReport: (laneid: string) => call('xReport', { params: { laneid } }),
+    zClose: (laneid: string, shift: string, confirmEmpty = false) =>
+      call('zClose', { params: { laneid }, body: { shift, ...(confirmEmpty ? { confirm_empty: true } : {}) } }),
+    cancelOnTerminal: (laneid: string) => call('terminal', { body: { laneid, command: 'Cancel' } }),
   };
 }
 

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { ApiError, type Credentials } from '../api/client';
 import { followEvents, type LiveEvent } from '../api/events';
-import { posApi, type PosApi, type Receipt, type Register, type Sale, type Shift } from '../api/pos';
+import { posApi, type LineChange, type PosApi, type Receipt, type Register, type Sale, type Shift } from '../api/pos';
 import type { TenderInput } from '../../../shared/schemas/register';
 
 const LANE_KEY = 'laneway.lane';
@@ -94,7 +94,7 @@ interface PosState {
   run<T>(fn: (api: PosApi, shift: Shift) => Promise<T>, options?: { movesMoney?: boolean }): Promise<T | undefined>;
   scan(text: string): Promise<boolean>;
   addOpen(description: string, unit_price_cents: number, tax_rate: number | undefined): Promise<boolean>;
-  changeLine(line: number, body: Record<string, unknown>): Promise<boolean>;
+  changeLine(line: number, body: LineChange): Promise<boolean>;
   voidLine(line: number): Promise<void>;
   voidSale(): Promise<void>;
   tender(input: Omit<TenderInput, 'shift'>): Promise<boolean>;

@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
 import { amountInput, money, parseAmount, parsePercent, percentInput } from '../../format';
-import type { Product, Sale } from '../../api/pos';
+import type { LineChange, Product, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
 /** F2: words → matching products; arrows choose, Enter adds. */
@@ -133,7 +133,7 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const body: Record<string, unknown> = {};
+    const body: LineChange = {};
     const q = Number(quantity);
     if (!Number.isInteger(q) || q < 1 || q > 999) return setError('Quantity is a whole number from 1 to 999.');
     if (q !== l.quantity) body.quantity = q;

@@ -1,0 +1,175 @@
+import type { Dispatch, SetStateAction } from 'react';
+import { money } from '../../format';
+import type { ReversalOutcome, Sale } from '../../api/pos';
+import { Modal } from './Modal';
+
+/** The open sale's lines with its totals; in refund mode, a quantity to give back per line. */
+export function SaleLines(props: { sale: Sale; currency: string; refunding: boolean; qty: Record<number, string>; setQty: Dispatch<SetStateAction<Record<number, string>>> }) {
+  const { sale, currency, qty, setQty } = props;
+  const mode = props.refunding ? 'refund' : 'view';
+  return (
+    <table className="lines">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>Item</th>
+          <th className="num">Sold</th>
+          <th className="num">Returned</th>
+          <th className="num">Amount</th>
+          {mode === 'refund' && <th className="num">Refund</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {sale.lines
+          .filter((l) => !l.voided)
+          .map((l, i) => (
+            <tr key={l.line}>
+              <td className="muted">{l.line}</td>
+              <td>{l.description}</td>
+              <td className="num">{l.quantity}</td>
+              <td className="num">{l.returned_quantity || ''}</td>
+              <td className="num">
+                {money(l.net_cents, currency)} <span className="muted">{l.tax_mark}</span>
+              </td>
+              {mode === 'refund' && (
+                <td className="num">
+                  <input
+                    className="qty"
+                    aria-label={`Refund quantity of line ${l.line}`}
+                    inputMode="numeric"
+                    autoFocus={i === 0}
+                    disabled={l.returned_quantity >= l.quantity}
+                    value={qty[l.line] ?? ''}
+                    placeholder="0"
+                    onChange={(e) => setQty({ ...qty, [l.line]: e.target.value.replace(/[^0-9]/g, '') })}
+                  />
+                  <span className="muted"> / {l.quantity - l.returned_quantity}</span>
+                </td>
+              )}
+            </tr>
+          ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <td />
+          <td>Subtotal</td>
+          <td />
+          <td />
+          <td className="num" data-testid="detail-subtotal">
+            {money(sale.totals.subtotal_cents, currency)}
+          </td>
+        </tr>
+        {sale.taxes.map((t) => (
+          <tr key={t.mark} className="muted">
+            <td />
+            <td>
+              {t.mark} Tax {t.tax_rate}%
+            </td>
+            <td />
+            <td />
+            <td className="num">{money(t.tax_cents, currency)}</td>
+          </tr>
+        ))}
+        <tr>
+          <td />
+          <td>
+            <strong>Total</strong>
+          </td>
+          <td />
+          <td />
+          <td className="num">
+            <strong>{money(sale.totals.total_cents, currency)}</strong>
+          </td>
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
+/** The tenders that took money (declined and failed attempts left out). */
+export function SaleTenders({ sale, currency }: { sale: Sale; currency: string }) {
+  return (
+    <ul className="tenders">
+      {sale.tenders
+        .filter((t) => t.status !== 'declined' && t.status !== 'failed')
+        .map((t) => (
+          <li key={t.id}>
+            <span>{t.label}</span>
+            <span className="muted">{t.refunded_cents > 0 ? `${money(t.refunded_cents, currency)} back` : ''}</span>
+            <span className="num">
+              {money(t.amount_cents, currency)}
+              {t.tip_cents > 0 && <span className="muted"> + tip {money(t.tip_cents, currency)}</span>}
+            </span>
+          </li>
+        ))}
+    </ul>
+  );
+}
+
+/** What can be done with a sale on view; with a refund left incomplete, how to settle it. */
+export function SaleActions(props: { sale: Sale; currency: string; outstanding: number | null; reprint(): void; refund(): void; voidSale(): void; settle(method: 'retry' | 'cash'): void }) {
+  const { sale, currency, outstanding, reprint, settle } = props;
+  const incomplete = outstanding !== null;
+  return (
+    <div className="row wrap">
+      <button type="button" className="big" onClick={reprint}>
+        Reprint receipt <kbd>P</kbd>
+      </button>
+      <button type="button" className="big" onClick={props.refund} disabled={!sale.allowed.refund}>
+        Refund items <kbd>F7</kbd>
+      </button>
+      <button type="button" className="big danger" onClick={props.voidSale} disabled={!sale.allowed.void}>
+        Void sale <kbd>F9</kbd>
+      </button>
+      {incomplete && (
+        <>
+          <button type="button" className="big primary" onClick={() => void settle('cash')}>
+            Give {money(outstanding ?? 0, currency)} in cash <kbd>F4</kbd>
+          </button>
+          <button type="button" className="big" onClick={() => void settle('retry')}>
+            Retry <kbd>F5</kbd>
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The refund as the engine planned it (a dry run), to confirm. */
+export function RefundPlan({ plan, currency, confirm, close }: { plan: ReversalOutcome; currency: string; confirm(): void; close(): void }) {
+  return (
+    <Modal title="Refund" onClose={close}>
+      <p className="big-text" data-testid="refund-plan">
+        {plan.message}
+      </p>
+      <div className="row">
+        <button type="button" className="primary big" onClick={confirm} autoFocus>
+          Refund {money(plan.reversal?.amount_cents ?? 0, currency)} <kbd>Enter</kbd>
+        </button>
+        <button type="button" className="big" onClick={close}>
+          Back <kbd>Esc</kbd>
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** Voiding the whole sale: every payment goes back. */
+export function VoidSale({ sale, currency, confirm, close }: { sale: Sale; currency: string; confirm(): void; close(): void }) {
+  return (
+    <Modal title={`Void sale ${sale.number}?`} onClose={close}>
+      <p>
+        Every payment of this sale goes back: {money(sale.totals.collected_cents, currency)}
+        {sale.totals.tip_cents > 0 ? `, its ${money(sale.totals.tip_cents, currency)} tip included` : ''}.
+      </p>
+      <div className="row">
+        <button type="button" className="solid danger big" onClick={confirm} autoFocus>
+          Void sale <kbd>Enter</kbd>
+        </button>
+        <button type="button" className="big" onClick={close}>
+          Keep it <kbd>Esc</kbd>
+        </button>
+      </div>
+    </Modal>
+  );
+}
