@@ -8,7 +8,7 @@ import { openDataStore } from '../../src/store';
 import { createSerialLaneDriver } from '../../src/terminal';
 import { SerialTransport } from '../../src/terminal/serial-transport';
 import { SimulatedDevice, type SimulatorOptions } from '../../src/terminal/simulator/device';
-import { TEST_KEY, TEST_TOKEN } from '../helpers/engine';
+import { TEST_KEY, TEST_TOKEN } from '../helpers/harness';
 
 /** Bounded polling for things that happen on their own (a lane reconnecting): generous, never a timing assertion. */
 export async function until<T>(check: () => T | Promise<T>, what: string, ms = 20_000): Promise<NonNullable<T>> {

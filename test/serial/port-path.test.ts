@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { startApi, type ApiClient } from '../helpers/http';
+import { openTestEngine, type TestEngine, startApi, type ApiClient } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { SocatPair } from './helpers';
 

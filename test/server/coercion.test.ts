@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { startApi, type ApiClient } from '../helpers/http';
+import { openTestEngine, type TestEngine, startApi, type ApiClient } from '../helpers/harness';
 
 /**
  * Request bodies are coerced to their schemas the way the reference takes them (src/server/coercion.ts),

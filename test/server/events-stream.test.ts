@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { basicAuth, startApi, type ApiClient } from '../helpers/http';
+import { openTestEngine, type TestEngine, basicAuth, startApi, type ApiClient } from '../helpers/harness';
 import { putRecord } from '../../src/engine/records';
 
 let t: TestEngine;

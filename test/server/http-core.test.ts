@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestEngine, TEST_TOKEN, type TestEngine } from '../helpers/engine';
-import { basicAuth, startApi, type ApiClient } from '../helpers/http';
+import { openTestEngine, TEST_TOKEN, type TestEngine, basicAuth, startApi, type ApiClient } from '../helpers/harness';
 import { allRoutes } from '../../src/server/routes';
 import { defineRoute } from '../../src/server/route';
 import { startServer } from '../../src/server/http';

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApi } from '../../src/server/openapi';
 import { allRoutes } from '../../src/server/routes';
-import { openTestEngine } from '../helpers/engine';
-import { startApi } from '../helpers/http';
+import { openTestEngine, startApi } from '../helpers/harness';
 
 describe('OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document according to a third-party validator', async () => {

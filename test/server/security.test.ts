@@ -4,12 +4,11 @@ import { gzipSync } from 'node:zlib';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { openTestEngine, TEST_TOKEN, type TestEngine } from '../helpers/engine';
-import { basicAuth, startApi, type ApiClient } from '../helpers/http';
+import { openTestEngine, TEST_TOKEN, type TestEngine, basicAuth, startApi, type ApiClient } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { startServer, type RunningServer } from '../../src/server/http';
 import { getRecord } from '../../src/engine/records';
-import { card as gatewayCard, VISA } from '../gateway/helpers';
+import { card as gatewayCard, VISA } from '../helpers/cards';
 
 /**
  * Issue 13 (items 2, 3, 4, 5, 6, 11): what a hostile web page, another local process or a leaked

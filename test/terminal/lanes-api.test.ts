@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../../src/engine/events';
 import type { Lane, TerminalResponse } from '../../src/shared/schemas/lanes';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { startApi, type ApiClient } from '../helpers/http';
+import { openTestEngine, type TestEngine, startApi, type ApiClient } from '../helpers/harness';
 
 /**
  * Lane settings and the terminal command over real HTTP (every answer checked against our OpenAPI

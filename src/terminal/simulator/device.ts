@@ -8,6 +8,11 @@ import { adHocCard, DECLINE_CARD, DEFAULT_CARD, findCard, maskCard, type Cvm, ty
 import { money, spread } from './screen';
 import { signatureImage } from './signature';
 
+/** The tip a customer who picks `percent` adds to `amountCents`, rounded half up to the cent. */
+export function tipForPercent(amountCents: number, percent: number): number {
+  return Math.round((amountCents * percent) / 100);
+}
+
 export const SCENARIOS = [
   'approve',
   'decline',
@@ -436,7 +441,7 @@ export class SimulatedDevice {
         run: () => {
           this.progress(a.rid, 'tip');
           const pct = this.options.tipPercent ?? 0;
-          tipCents = Math.round((a.msg.amount_cents * pct) / 100);
+          tipCents = tipForPercent(a.msg.amount_cents, pct);
           this.show(['ADD A TIP?', this.setupDone.tip.percentages.map((p) => `${p}%`).join(' '), 'NO TIP', pct ? `CHOSE ${pct}%` : 'CHOSE NO TIP']);
         },
       });
