@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createEngine, ManualClock, sequentialIds, type Engine } from '../../src/engine';
 import type { CardPresentPort } from '../../src/engine/card-present';
+import type { LaneDriver } from '../../src/engine/lanes';
 import { createLogger } from '../../src/engine/logger';
 import type { ReceivablesPort } from '../../src/engine/wallets/autopay-port';
 import { startServer, type RunningServer } from '../../src/server/http';
@@ -22,8 +23,8 @@ export interface TestEngine {
   clock: ManualClock;
   store: DataStore;
   dir: string;
-  /** Close and reopen on the same folder (a restart). */
-  restart(): Promise<TestEngine>;
+  /** Close and reopen on the same folder (a restart); `start: false` leaves its lanes closed. */
+  restart(options?: { start?: boolean }): Promise<TestEngine>;
   close(): Promise<void>;
 }
 
@@ -33,7 +34,14 @@ export interface EngineOptions {
   /** Leave the folder behind on close (a test that reopens it itself). */
   keep?: boolean;
   timezone?: string;
+  /** A lane driver per engine (the serial tests give the real one); none means lanes stay offline. */
+  laneDriver?: () => LaneDriver;
+  /** Start the engine's timers and lanes, as the app does once it is up. */
+  start?: boolean;
 }
+
+/** The engine's tick while started: long, so a test moves time itself with the clock. */
+const TICK_MS = 3_600_000;
 
 /**
  * The engine layer of the harness on its own, for tests that restart, reopen or inspect the data
@@ -51,15 +59,17 @@ export async function openTestEngine(options: EngineOptions = {}): Promise<TestE
     firstToken: TEST_TOKEN,
     firstKey: TEST_KEY,
     timezone: options.timezone ?? 'UTC',
+    ...(options.laneDriver ? { laneDriver: options.laneDriver() } : {}),
   });
+  if (options.start) engine.start(TICK_MS);
   return {
     engine,
     clock,
     store,
     dir: tmp.dir,
-    async restart() {
+    async restart(next = {}) {
       await engine.close();
-      return openTestEngine({ dir: tmp.dir, clock, keep: options.keep ?? false });
+      return openTestEngine({ ...options, ...next, dir: tmp.dir, clock, keep: options.keep ?? false });
     },
     async close() {
       await engine.close();

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { openTestEngine, TEST_TOKEN, type TestEngine, basicAuth, startApi, type ApiClient } from '../helpers/harness';
+import { useHarness, TEST_TOKEN, type TestEngine, basicAuth, type ApiClient } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { startServer, type RunningServer } from '../../src/server/http';
 import { getRecord } from '../../src/engine/records';
@@ -49,16 +49,12 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
   });
 }
 
+const h = useHarness({ api: true });
 let t: TestEngine;
 let api: ApiClient;
 
-beforeAll(async () => {
-  t = await openTestEngine();
-  api = await startApi(t.engine);
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
+beforeAll(() => {
+  ({ t, api } = h);
 });
 
 const watermark = () => t.engine.core.currentWatermark();
