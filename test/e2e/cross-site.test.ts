@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Response as PwResponse } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser';
-import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine } from '../helpers/engine';
-import { basicAuth } from '../helpers/http';
+import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine, basicAuth } from '../helpers/harness';
 import { startServer, type RunningServer } from '../../src/server/http';
 
 /**

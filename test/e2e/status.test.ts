@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine } from '../helpers/engine';
+import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine } from '../helpers/harness';
 import { startServer, type RunningServer } from '../../src/server/http';
 import { launchBrowser, screenshot } from '../helpers/browser';
 import { putRecord } from '../../src/engine/records';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
+import { openTestEngine, type TestEngine } from '../helpers/harness';
 import { putRecord, getRecord } from '../../src/engine/records';
 import { fail } from '../../src/engine/errors';
 import type { DomainEvent } from '../../src/engine/events';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine } from '../helpers/engine';
+import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine } from '../helpers/harness';
 import { authorize } from '../../src/engine/account';
 
 let t: TestEngine | undefined;

@@ -4,13 +4,12 @@ import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statS
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT } from 'jose';
-import { openTestEngine, TEST_KEY, TEST_TOKEN } from '../helpers/engine';
-import { startApi } from '../helpers/http';
+import { openTestEngine, TEST_KEY, TEST_TOKEN, startApi } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { luhnValid } from '../../src/engine/security/card-data';
 import { KEY_FILE_NAME, KEYS_FOLDER, KeyFileError } from '../../src/engine/security/install-keys';
 import { getRecord, putRecord } from '../../src/engine/records';
-import { DISCOVER, MASTERCARD, VISA, card } from '../gateway/helpers';
+import { DISCOVER, MASTERCARD, VISA, card } from '../helpers/cards';
 
 const GIFT = '7777000011112222';
 const GIFT_PIN = '4321';

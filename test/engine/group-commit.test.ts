@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
+import { openTestEngine, type TestEngine } from '../helpers/harness';
 import { getRecord, putRecord } from '../../src/engine/records';
 import { fail } from '../../src/engine/errors';
 import type { DomainEvent } from '../../src/engine/events';

@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../../src/engine/logger';
 import { maskPan, redactPans, luhnValid } from '../../src/engine/security/card-data';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { startApi } from '../helpers/http';
+import { openTestEngine, type TestEngine, startApi } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 
 let t: TestEngine | undefined;

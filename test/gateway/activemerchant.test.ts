@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkResponse } from '../helpers/openapi-check';
-import { TEST_KEY, TEST_TOKEN } from '../helpers/engine';
-import { VISA, VISA_DECLINE, startGateway, type Harness } from './helpers';
+import { TEST_KEY, TEST_TOKEN } from '../helpers/harness';
+import { VISA, VISA_DECLINE, startGateway, type Harness } from '../helpers/gateway';
 
 /**
  * Replays what ActiveMerchant's adapter for this API (lib/active_merchant/billing/gateways/versa_pay.rb)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { card, startGateway, type Harness } from './helpers';
+import { card, startGateway, type Harness } from '../helpers/gateway';
 
 /**
  * Autopay against the real receivables domain: on the due date it charges the customer's due

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { basicAuth } from '../helpers/http';
+import { basicAuth } from '../helpers/harness';
 import { checkResponse } from '../helpers/openapi-check';
 import type { AutopayPayment, DueInvoice, ReceivablesPort } from '../../src/engine/wallets/autopay-port';
-import { card, startGateway, type Harness } from './helpers';
+import { card, startGateway, type Harness } from '../helpers/gateway';
 
 /**
  * A stand-in for the receivables domain (not merged yet): customers, open invoices and the payments

@@ -1,40 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fail } from '../../src/engine/errors';
-import type { CardPresentOutcome, CardPresentPort, CardPresentRequest, CardRead } from '../../src/engine/card-present';
-import { VISA, VISA_DECLINE, op, startGateway, type GatewayError, type Harness } from './helpers';
-
-/** A lane double behind the real port interface (the serial driver lands with the lanes branch). */
-class FakeLane implements CardPresentPort {
-  reads: CardPresentRequest[] = [];
-  completions: Array<{ request: CardPresentRequest; outcome: CardPresentOutcome }> = [];
-  pan = VISA;
-  cvm: CardRead['cvm'] = 'pin';
-  readError: Error | undefined;
-  completeError: Error | undefined;
-  signature: { mediaType: string; data: string } | undefined;
-  gate: Promise<void> = Promise.resolve();
-
-  async readCard(request: CardPresentRequest): Promise<CardRead> {
-    this.reads.push(request);
-    await this.gate;
-    if (this.readError) throw this.readError;
-    return {
-      entryMode: 'chip',
-      pan: this.pan,
-      expiryMonth: '12',
-      expiryYear: '2030',
-      cardholderName: 'CHIP HOLDER',
-      cvm: this.cvm,
-      emv: { aid: 'A0000000031010', applicationLabel: 'VISA CREDIT', tvr: '0000008000', tsi: 'E800' },
-    };
-  }
-
-  async complete(request: CardPresentRequest, outcome: CardPresentOutcome) {
-    this.completions.push({ request, outcome });
-    if (this.completeError) throw this.completeError;
-    return this.signature ? { signature: this.signature } : {};
-  }
-}
+import { VISA, VISA_DECLINE, op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
+import { FakeTerminal } from '../helpers/terminal';
 
 let h: Harness;
 afterEach(async () => {
@@ -56,7 +23,7 @@ type TerminalTx = {
 
 describe('card-present payments on a lane', () => {
   it('reads the card on the lane, authorizes, shows the outcome and records the receipt details', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     h = await startGateway({ cardPresent: lane });
     const res = await op(h.api, 'sale', { order: { identifier: 'POS-1' }, amount_cents: 4200, contact: { email: 'tim@coffee.com' }, terminal: { laneid: '1', enable_manual_entry: false } });
     expect(res.status).toBe(200);
@@ -81,7 +48,7 @@ describe('card-present payments on a lane', () => {
   });
 
   it('keeps the signature the device collected; a capture on the lane confirms with the same card, one without a terminal reads none', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     lane.cvm = 'signature';
     lane.signature = { mediaType: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') };
     h = await startGateway({ cardPresent: lane });
@@ -99,7 +66,7 @@ describe('card-present payments on a lane', () => {
   });
 
   it('reverses an approval the device could not confirm: nothing is charged', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     lane.completeError = fail.unavailable('device_error', 'unplugged');
     h = await startGateway({ cardPresent: lane });
     const res = await op(h.api, 'sale', { amount_cents: 4200, transaction_reference: 'LANE1-0001', terminal: { laneid: '1' } });
@@ -119,7 +86,7 @@ describe('card-present payments on a lane', () => {
   });
 
   it('declines the always-decline card on the lane and tells the device', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     lane.pan = VISA_DECLINE;
     h = await startGateway({ cardPresent: lane });
     const res = await op(h.api, 'sale', { amount_cents: 1000, terminal: { laneid: '1' } });
@@ -128,7 +95,7 @@ describe('card-present payments on a lane', () => {
   });
 
   it('one request is one device payment: concurrent retries wait for it and are answered by it', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     let release!: () => void;
     lane.gate = new Promise((r) => (release = r));
     h = await startGateway({ cardPresent: lane });
@@ -147,7 +114,7 @@ describe('card-present payments on a lane', () => {
   });
 
   it('releases the device when the payment cannot be recorded after the card was read', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     let release!: () => void;
     lane.gate = new Promise((r) => (release = r));
     h = await startGateway({ cardPresent: lane });
@@ -165,7 +132,7 @@ describe('card-present payments on a lane', () => {
   });
 
   it('passes device errors through as gateway errors, and refuses without a driver', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     lane.readError = fail.unavailable('card_removed', 'The card was removed before the read finished');
     h = await startGateway({ cardPresent: lane });
     const res = await op<GatewayError>(h.api, 'sale', { amount_cents: 1000, terminal: { laneid: '1' } });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { op, startGateway, type GatewayError, type Harness } from './helpers';
+import { op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
 import type { GiftCardView } from '../../src/shared/schemas/wallets';
 
 const NUMBER = '6006491234567890';
@@ -69,9 +69,7 @@ describe('gift card PIN attempts', () => {
 
   it('the count is kept across a restart, and paying by token (no PIN) is not affected', async () => {
     for (let i = 0; i < 3; i++) await guess('9999');
-    await h.api.close();
-    h.t = await h.t.restart();
-    h.api = await (await import('../helpers/http')).startApi(h.t.engine);
+    await h.restart();
     expect((await view()).pin.failures).toBe(3);
     expect((await guess(PIN)).body).toMatchObject({ response_code: 208 });
     expect((await op(h.api, 'sale', { amount_cents: 100, gift_card: token })).body).toMatchObject({ success: true });

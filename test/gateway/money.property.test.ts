@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
+import { openTestEngine, type TestEngine } from '../helpers/harness';
 import { isEngineError } from '../../src/engine/errors';
 import type { TransactionRequest } from '../../src/shared/schemas/gateway';
 import type { TxData } from '../../src/engine/gateway';
-import { VISA } from './helpers';
+import { VISA } from '../helpers/gateway';
 
 /**
  * Model-based test of the money state machine: random sequences of auth, capture, void, refund,

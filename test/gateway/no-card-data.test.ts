@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openTestEngine } from '../helpers/engine';
-import { startApi } from '../helpers/http';
-import type { CardPresentPort } from '../../src/engine/card-present';
-import { ACH, AMEX, DISCOVER, MASTERCARD, TEST_PANS, VISA, VISA_DECLINE, card } from './helpers';
+import { openHarness } from '../helpers/harness';
+import { FakeTerminal } from '../helpers/terminal';
+import { ACH, AMEX, DISCOVER, MASTERCARD, TEST_PANS, VISA, VISA_DECLINE, card } from '../helpers/gateway';
 
 /** Luhn-valid, not a sandbox test card: declined 211 (invalid account number). */
 const UNKNOWN_CARD = '4111111111111111';
@@ -32,13 +31,11 @@ function dataFolderText(dir: string): string {
 
 describe('card data at rest', () => {
   it('leaves no test card number in the database file or the logs after a run', async () => {
-    const lane: CardPresentPort = {
-      readCard: async () => ({ entryMode: 'chip', pan: MASTERCARD, expiryMonth: '12', expiryYear: '2031', cvm: 'pin' }),
-      complete: async () => ({}),
-    };
-    const t = await openTestEngine({ keep: true });
-    t.engine.gateway.setCardPresent(lane);
-    const api = await startApi(t.engine);
+    const lane = new FakeTerminal();
+    lane.pan = MASTERCARD;
+    lane.expiryYear = '2031';
+    const h = await openHarness({ keep: true, api: true, cardPresent: lane });
+    const { t, api } = h;
     try {
       for (const pan of TEST_PANS) {
         await api.post('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card(pan) });
@@ -79,8 +76,7 @@ describe('card data at rest', () => {
       t.clock.set('2026-03-03T00:00:00Z');
       await t.engine.tick();
     } finally {
-      await api.close();
-      await t.close();
+      await h.close();
     }
     await new Promise((r) => setTimeout(r, 300));
     expect(existsSync(join(t.dir, 'laneway.sqlite'))).toBe(true);

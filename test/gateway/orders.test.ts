@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { card, op, startGateway, type Harness } from './helpers';
+import { card, op, startGateway, type Harness } from '../helpers/gateway';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessingCalendar, zonedInstant } from '../../src/engine/gateway/processing-day';
 import { brandOf } from '../../src/engine/gateway/reference-data';
-import { AMEX, DISCOVER, MASTERCARD, VISA, card, op, startGateway, type Harness } from './helpers';
+import { AMEX, DISCOVER, MASTERCARD, VISA, card, op, startGateway, type Harness } from '../helpers/gateway';
 
 describe('processing days', () => {
   const cal = new ProcessingCalendar();

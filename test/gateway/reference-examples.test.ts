@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { startGateway, type Harness } from './helpers';
+import { startGateway, type Harness } from '../helpers/gateway';
 
 /**
  * Every request example the reference API document gives for the operations of this domain is

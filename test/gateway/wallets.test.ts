@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACH, AMEX, MASTERCARD, VISA, card, op, startGateway, type GatewayError, type Harness } from './helpers';
+import { ACH, AMEX, MASTERCARD, VISA, card, op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { uid, useApi } from './helpers';
+import { uid } from '../helpers/receivables';
+import { useHarness } from '../helpers/harness';
 
-const ctx = useApi();
+const ctx = useHarness({ api: true });
 
 describe('aging against the clock', () => {
   it('moves balances from current through the buckets as the clock moves, with no write', async () => {

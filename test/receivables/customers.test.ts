@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fields, uid, useApi, withCapabilities, type ErrorReply } from './helpers';
+import { fields, uid, withCapabilities, type ErrorReply } from '../helpers/receivables';
+import { useHarness } from '../helpers/harness';
 
-const ctx = useApi();
+const ctx = useHarness({ api: true });
 type View = Record<string, unknown> & { contacts: Array<{ email: string; first_name: string | null; disabled: boolean }> };
 
 const importCustomer = (body: Record<string, unknown>) => ctx.api.post<ErrorReply & { identifier: string; message: string }>('/api/imports/customer', body);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { uid, useApi, withCapabilities, type ErrorReply } from './helpers';
+import { uid, withCapabilities, type ErrorReply } from '../helpers/receivables';
+import { useHarness } from '../helpers/harness';
 
-const ctx = useApi();
+const ctx = useHarness({ api: true });
 const importDivision = (body: Record<string, unknown>) => ctx.api.post<ErrorReply & { identifier: string; message: string }>('/api/imports/division', body);
 const divisions = async () => {
   const res = await ctx.api.get<{ whoami: Record<string, { divisions: Array<{ division_code: string; division_name: string; parent_code: string | null }> }> }>('/api/whoami');

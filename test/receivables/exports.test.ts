@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { uid, useApi, type ErrorReply } from './helpers';
+import { uid, type ErrorReply } from '../helpers/receivables';
+import { useHarness } from '../helpers/harness';
 import type { DomainEvent } from '../../src/engine/events';
 
-const ctx = useApi();
+const ctx = useHarness({ api: true });
 
 describe('exports and events', () => {
   it('limit is 1..2500 (default 100); list=true gives an array whose records carry watermark', async () => {

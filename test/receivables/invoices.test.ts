@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fields, PDF, uid, useApi, withCapabilities, type ErrorReply } from './helpers';
+import { fields, PDF, uid, withCapabilities, type ErrorReply } from '../helpers/receivables';
+import { useHarness } from '../helpers/harness';
 
-const ctx = useApi();
+const ctx = useHarness({ api: true });
 type Invoice = Record<string, unknown> & {
   amount_cents: number;
   owing_cents: number;

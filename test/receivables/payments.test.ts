@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fields, uid, useApi, type ErrorReply } from './helpers';
+import { fields, uid, type ErrorReply } from '../helpers/receivables';
+import { useHarness } from '../helpers/harness';
 
-const ctx = useApi();
+const ctx = useHarness({ api: true });
 type Payment = Record<string, unknown> & { payment_amounts: Array<Record<string, unknown>>; payment_tree?: { root: string; children: string[] } };
 
 const importPayment = (body: Record<string, unknown>) => ctx.api.post<ErrorReply & { identifier: string; message: string }>('/api/imports/payment', body);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { useApi } from './helpers';
+import { useHarness } from '../helpers/harness';
 
-const ctx = useApi();
+const ctx = useHarness({ api: true });
 
 type Feed = { path: string; key: string; wrap: string };
 const FEEDS: Feed[] = [

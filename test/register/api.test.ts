@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Register, RegisterReport, Receipt, Sale, Shift, Tender } from '../../src/shared/schemas/register';
-import { openRegister, AMEX, type RegisterRig } from './helpers';
+import { openRegister, AMEX, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sale, Tender } from '../../src/shared/schemas/register';
-import { code, openRegister, type RegisterRig } from './helpers';
+import { code, openRegister, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gtinValid } from '../../src/engine/register/catalog';
 import { SAMPLE_PRODUCTS } from '../../src/engine/register/sample';
 import { CODE_LOCK_MS, MAX_CODE_ATTEMPTS } from '../../src/engine/register/cashiers';
-import { code, openRegister, type RegisterRig } from './helpers';
+import { code, openRegister, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
 afterEach(async () => {

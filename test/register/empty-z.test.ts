@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { code, openRegister, type RegisterRig } from './helpers';
+import { code, openRegister, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
 afterEach(async () => {

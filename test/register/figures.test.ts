@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { card } from '../gateway/helpers';
+import { card } from '../helpers/cards';
 import type { Receipt, RegisterReport } from '../../src/shared/schemas/register';
 import { getRecord, putRecord } from '../../src/engine/records';
 import type { SettingsData } from '../../src/engine/register/model';
-import { openRegister, type RegisterRig } from './helpers';
+import { openRegister, type RegisterRig } from '../helpers/register';
 
 /**
  * The register's money figures, each with one definition in the engine: tips (on the sale, the

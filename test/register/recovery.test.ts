@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { card } from '../gateway/helpers';
+import { card } from '../helpers/cards';
 import { until } from '../serial/helpers';
-import type { TestEngine } from '../helpers/engine';
-import { openRegister, type RegisterRig } from './helpers';
+import type { TestEngine } from '../helpers/harness';
+import { openRegister, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
 let again: TestEngine | undefined;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isEngineError } from '../../src/engine/errors';
-import { openRegister, type RegisterRig } from './helpers';
+import { openRegister, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isEngineError } from '../../src/engine/errors';
 import type { DomainEvent } from '../../src/engine/events';
-import { code, openRegister, type RegisterRig } from './helpers';
+import { code, openRegister, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
 afterEach(async () => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isEngineError } from '../../src/engine/errors';
 import type { DomainEvent } from '../../src/engine/events';
-import { code, openRegister, VISA_DECLINE, type RegisterRig } from './helpers';
+import { code, openRegister, VISA_DECLINE, type RegisterRig } from '../helpers/register';
+import { deviceFailure } from '../helpers/terminal';
 
 let rig: RegisterRig;
 afterEach(async () => {
@@ -121,7 +122,7 @@ describe('taking payment', () => {
   it('says so when the terminal is offline, charges nothing, and takes another tender', async () => {
     rig = await openRegister();
     const sale = await rig.sale('3001');
-    rig.terminal.failure = { code: 'lane_offline', message: 'Lane 1 is offline: port closed' };
+    rig.terminal.readError = deviceFailure('offline', 'port closed');
     const out = await rig.tender(sale, { type: 'card' });
     expect(out.tender).toMatchObject({ status: 'failed', error: { code: 'lane_offline' } });
     expect(out.message).toBe('The terminal on lane 1 is offline. Nothing was charged. Check its cable and power, then try again, or take another tender.');

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneWithDevice, openLaneRig, until, type LaneRig } from './helpers';
-import { startApi, type ApiClient } from '../helpers/http';
+import { startApi, type ApiClient } from '../helpers/harness';
 import type { OrderTransactionView } from '../../src/shared/schemas/gateway';
 
 /**

@@ -1,14 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEngine, ManualClock, sequentialIds, type Engine } from '../../src/engine';
-import { createLogger } from '../../src/engine/logger';
-import { openDataStore } from '../../src/store';
+import type { Engine, ManualClock } from '../../src/engine';
 import { createSerialLaneDriver } from '../../src/terminal';
 import { SerialTransport } from '../../src/terminal/serial-transport';
 import { SimulatedDevice, type SimulatorOptions } from '../../src/terminal/simulator/device';
-import { TEST_KEY, TEST_TOKEN } from '../helpers/engine';
+import { openHarness } from '../helpers/harness';
+import { tempDir } from '../helpers/tmp';
 
 /** Bounded polling for things that happen on their own (a lane reconnecting): generous, never a timing assertion. */
 export async function until<T>(check: () => T | Promise<T>, what: string, ms = 20_000): Promise<NonNullable<T>> {
@@ -65,7 +63,7 @@ export class SocatPair {
 export const FAST_SESSION = { ackTimeoutMs: 250, heartbeatMs: 1000, probeMs: 200, recoverMs: 4000, answerMarginMs: 1500, commandMs: 2500 };
 
 export interface LaneRig {
-  engine: Engine;
+  readonly engine: Engine;
   clock: ManualClock;
   dir: string;
   pairs: SocatPair[];
@@ -79,34 +77,22 @@ export interface LaneRig {
   close(): Promise<void>;
 }
 
-async function bootEngine(dir: string, clock: ManualClock, start = true): Promise<Engine> {
-  const store = await openDataStore({ directory: dir });
-  const engine = await createEngine({
-    store,
-    clock,
-    ids: sequentialIds(`L${Math.floor(Math.random() * 1e6)}X`),
-    logger: createLogger({ directory: join(dir, 'logs'), level: 'debug' }),
-    firstToken: TEST_TOKEN,
-    firstKey: TEST_KEY,
-    timezone: 'UTC',
-    laneDriver: createSerialLaneDriver({ session: FAST_SESSION, transport: { minBackoffMs: 50, maxBackoffMs: 400 } }),
-  });
-  if (start) engine.start(3_600_000);
-  return engine;
-}
+const serialDriver = () => createSerialLaneDriver({ session: FAST_SESSION, transport: { minBackoffMs: 50, maxBackoffMs: 400 } });
 
-/** A real engine on a temp SQLite file with the real serial lane driver, started. */
+/** The harness with the real serial lane driver, started; socat pairs and simulators live in its folder. */
 export async function openLaneRig(): Promise<LaneRig> {
-  const dir = mkdtempSync(join(tmpdir(), 'laneway-serial-'));
-  const clock = new ManualClock('2026-03-02T15:00:00Z');
+  const tmp = tempDir('laneway-serial-');
+  const h = await openHarness({ dir: tmp.dir, laneDriver: serialDriver, start: true });
   const rig: LaneRig = {
-    engine: await bootEngine(dir, clock),
-    clock,
-    dir,
+    get engine() {
+      return h.t.engine;
+    },
+    clock: h.t.clock,
+    dir: tmp.dir,
     pairs: [],
     sims: [],
     async pair(name, plugged = true) {
-      const p = new SocatPair(dir, name);
+      const p = new SocatPair(tmp.dir, name);
       if (plugged) await p.plug();
       rig.pairs.push(p);
       return p;
@@ -119,14 +105,13 @@ export async function openLaneRig(): Promise<LaneRig> {
       return device;
     },
     async restart(start = true) {
-      await rig.engine.close();
-      rig.engine = await bootEngine(dir, clock, start);
+      h.t = await h.t.restart({ start });
     },
     async close() {
-      await rig.engine.close();
+      await h.close();
       await Promise.all(rig.sims.map((s) => s.close()));
       await Promise.all(rig.pairs.map((p) => p.unplug()));
-      rmSync(dir, { recursive: true, force: true });
+      tmp.cleanup();
     },
   };
   return rig;

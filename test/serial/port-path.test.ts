@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { startApi, type ApiClient } from '../helpers/http';
+import { openHarness, type Harness, type TestEngine, type ApiClient } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { SocatPair } from './helpers';
 
@@ -12,22 +11,22 @@ import { SocatPair } from './helpers';
  */
 type ErrorBody = { error: string; code: string; details?: Array<{ field?: string; message: string }> };
 
+let h: Harness;
 let t: TestEngine;
 let api: ApiClient;
 let tmp: { dir: string; cleanup: () => void };
 let pair: SocatPair;
 
 beforeAll(async () => {
-  t = await openTestEngine();
-  api = await startApi(t.engine);
+  h = await openHarness({ api: true });
+  ({ t, api } = h);
   tmp = tempDir('laneway-ports-');
   pair = new SocatPair(tmp.dir, 'till');
   await pair.plug();
 });
 afterAll(async () => {
   await pair.unplug();
-  await api.close();
-  await t.close();
+  await h.close();
   tmp.cleanup();
 });
 

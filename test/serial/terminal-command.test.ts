@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../../src/engine/events';
 import type { TerminalResponse } from '../../src/shared/schemas/lanes';
-import { startApi, type ApiClient } from '../helpers/http';
+import { startApi, type ApiClient } from '../helpers/harness';
 import { laneWithDevice, later, openLaneRig, sale, until, type LaneRig } from './helpers';
 
 let rig: LaneRig;

@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { startApi, type ApiClient } from '../helpers/http';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness, type TestEngine, type ApiClient } from '../helpers/harness';
 
 /**
  * Request bodies are coerced to their schemas the way the reference takes them (src/server/coercion.ts),
  * on every route, over real HTTP: numbers where strings are expected, digit strings where numbers are,
  * "true"/"false" for flags; anything ambiguous is still refused.
  */
+const h = useHarness({ api: true });
 let t: TestEngine;
 let api: ApiClient;
-beforeAll(async () => {
-  t = await openTestEngine();
-  api = await startApi(t.engine);
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
+beforeAll(() => {
+  ({ t, api } = h);
 });
 
 type ErrorBody = { code: string; details?: Array<{ field: string }> };

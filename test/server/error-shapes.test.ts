@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type Harness } from '../gateway/helpers';
+import { startGateway, type Harness } from '../helpers/gateway';
 
 // The reference's own error shapes, chosen per route (RouteDef.errorShape, src/server/errors.ts):
 // the exact text of each body, key order included, since clients print every key they find.

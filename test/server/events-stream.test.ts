@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { basicAuth, startApi, type ApiClient } from '../helpers/http';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness, type TestEngine, basicAuth, type ApiClient } from '../helpers/harness';
 import { putRecord } from '../../src/engine/records';
 
+const h = useHarness({ api: true });
 let t: TestEngine;
 let api: ApiClient;
-beforeAll(async () => {
-  t = await openTestEngine();
-  api = await startApi(t.engine);
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
+beforeAll(() => {
+  ({ t, api } = h);
 });
 
 /** Reads SSE frames until `count` events arrived. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { startServer } from '../../src/server/http';
 import { defineRoute } from '../../src/server/route';
-import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine } from '../helpers/engine';
+import { openTestEngine, TEST_KEY, TEST_TOKEN, type TestEngine } from '../helpers/harness';
 
 /** A stop lets the requests in flight finish; new connections are refused; live streams end. */
 let t: TestEngine | undefined;

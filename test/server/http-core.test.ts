@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestEngine, TEST_TOKEN, type TestEngine } from '../helpers/engine';
-import { basicAuth, startApi, type ApiClient } from '../helpers/http';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness, TEST_TOKEN, type TestEngine, basicAuth, startApi, type ApiClient } from '../helpers/harness';
 import { allRoutes } from '../../src/server/routes';
 import { defineRoute } from '../../src/server/route';
 import { startServer } from '../../src/server/http';
 
+const h = useHarness({ api: true });
 let t: TestEngine;
 let api: ApiClient;
 
-beforeAll(async () => {
-  t = await openTestEngine();
-  api = await startApi(t.engine);
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
+beforeAll(() => {
+  ({ t, api } = h);
 });
 
 type WhoamiBody = { whoami: Record<string, { token: string; jwt: string; jwt_exp: number; divisions: unknown[]; name: string }> };

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApi } from '../../src/server/openapi';
 import { allRoutes } from '../../src/server/routes';
-import { openTestEngine } from '../helpers/engine';
-import { startApi } from '../helpers/http';
+import { openHarness } from '../helpers/harness';
 
 describe('OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document according to a third-party validator', async () => {
@@ -23,8 +22,8 @@ describe('OpenAPI document', () => {
   });
 
   it('is served at /api/openapi.json without credentials, and the docs page at /api/docs', async () => {
-    const t = await openTestEngine();
-    const api = await startApi(t.engine);
+    const h = await openHarness({ api: true });
+    const { api } = h;
     try {
       const res = await fetch(`${api.url}/api/openapi.json`);
       expect(res.status).toBe(200);
@@ -37,8 +36,7 @@ describe('OpenAPI document', () => {
       const asset = await fetch(`${api.url}/api/docs/assets/swagger-ui-bundle.js`);
       expect(asset.status).toBe(200);
     } finally {
-      await api.close();
-      await t.close();
+      await h.close();
     }
   });
 });

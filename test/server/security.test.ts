@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { openTestEngine, TEST_TOKEN, type TestEngine } from '../helpers/engine';
-import { basicAuth, startApi, type ApiClient } from '../helpers/http';
+import { useHarness, TEST_TOKEN, type TestEngine, basicAuth, type ApiClient } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { startServer, type RunningServer } from '../../src/server/http';
 import { getRecord } from '../../src/engine/records';
-import { card as gatewayCard, VISA } from '../gateway/helpers';
+import { card as gatewayCard, VISA } from '../helpers/cards';
 
 /**
  * Issue 13 (items 2, 3, 4, 5, 6, 11): what a hostile web page, another local process or a leaked
@@ -50,16 +49,12 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
   });
 }
 
+const h = useHarness({ api: true });
 let t: TestEngine;
 let api: ApiClient;
 
-beforeAll(async () => {
-  t = await openTestEngine();
-  api = await startApi(t.engine);
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
+beforeAll(() => {
+  ({ t, api } = h);
 });
 
 const watermark = () => t.engine.core.currentWatermark();

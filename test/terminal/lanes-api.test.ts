@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DomainEvent } from '../../src/engine/events';
 import type { Lane, TerminalResponse } from '../../src/shared/schemas/lanes';
-import { openTestEngine, type TestEngine } from '../helpers/engine';
-import { startApi, type ApiClient } from '../helpers/http';
+import { useHarness, type TestEngine, type ApiClient } from '../helpers/harness';
 
 /**
  * Lane settings and the terminal command over real HTTP (every answer checked against our OpenAPI
  * document), on an engine without a lane driver: lanes are configurable, and offline.
  */
+const h = useHarness({ api: true });
 let t: TestEngine;
 let api: ApiClient;
 const events: DomainEvent[] = [];
-beforeAll(async () => {
-  t = await openTestEngine();
+beforeAll(() => {
+  ({ t, api } = h);
   t.engine.core.bus.subscribe((e) => events.push(e));
-  api = await startApi(t.engine);
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
 });
 
 type ErrorBody = { error: string; code: string; details?: Array<{ field?: string; message: string }> };

@@ -43,6 +43,13 @@ function release(hub: LaneHub, rt: LaneRuntime, slot: PaymentSlot): void {
   void hub.refreshSetup(rt);
 }
 
+/** What a lane accepts as a card-present request, before it touches the device. */
+export function checkCardPresentRequest(request: CardPresentRequest): void {
+  if (!KINDS.has(request.kind)) throw fail.invalid('invalid_kind', `Unknown card-present payment kind ${String(request.kind)}`);
+  if (!Number.isInteger(request.amountCents) || request.amountCents <= 0) throw fail.invalid('invalid_amount', 'amount_cents must be a positive whole number of cents');
+  if (!/^[A-Za-z0-9._-]{1,56}$/.test(request.requestId)) throw fail.invalid('invalid_request_id', 'The card-present request id must be 1 to 56 letters, digits, `.`, `_` or `-`');
+}
+
 /**
  * The card-present half of a payment. readCard holds the lane from the moment the device asks for
  * the card until complete() (or until the payment is given up); any other payment or exclusive
@@ -51,9 +58,7 @@ function release(hub: LaneHub, rt: LaneRuntime, slot: PaymentSlot): void {
 export async function readCard(hub: LaneHub, request: CardPresentRequest): Promise<LaneCardRead> {
   hub.account.require('card_present_emv');
   const laneid = request.laneId;
-  if (!KINDS.has(request.kind)) throw fail.invalid('invalid_kind', `Unknown card-present payment kind ${String(request.kind)}`);
-  if (!Number.isInteger(request.amountCents) || request.amountCents <= 0) throw fail.invalid('invalid_amount', 'amount_cents must be a positive whole number of cents');
-  if (!/^[A-Za-z0-9._-]{1,56}$/.test(request.requestId)) throw fail.invalid('invalid_request_id', 'The card-present request id must be 1 to 56 letters, digits, `.`, `_` or `-`');
+  checkCardPresentRequest(request);
   const lane = await hub.record(hub.core, laneid);
   if (!lane) throw fail.gateway('lane_not_found', `No lane ${laneid}`);
   if (!lane.enabled) throw fail.gateway('lane_offline', `Lane ${laneid} is disabled`);

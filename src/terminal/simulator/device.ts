@@ -11,6 +11,11 @@ import { FAST_PACE, type Pace, type Scenario, type SimulatorOptions } from './op
 
 export { SCENARIOS, FAST_PACE, HUMAN_PACE, type Pace, type Scenario, type SimulatorOptions } from './options';
 
+/** The tip a customer who picks `percent` adds to `amountCents`, rounded half up to the cent. */
+export function tipForPercent(amountCents: number, percent: number): number {
+  return Math.round((amountCents * percent) / 100);
+}
+
 
 type ReadMessage = Extract<HostMessage, { t: 'read' }>;
 type ResultMessage = Extract<HostMessage, { t: 'result' }>;
@@ -382,7 +387,7 @@ export class SimulatedDevice {
         run: () => {
           this.progress(a.rid, 'tip');
           const pct = this.options.tipPercent ?? 0;
-          tipCents = Math.round((a.msg.amount_cents * pct) / 100);
+          tipCents = tipForPercent(a.msg.amount_cents, pct);
           this.show(['ADD A TIP?', this.setupDone.tip.percentages.map((p) => `${p}%`).join(' '), 'NO TIP', pct ? `CHOSE ${pct}%` : 'CHOSE NO TIP']);
         },
       });
