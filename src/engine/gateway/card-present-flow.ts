@@ -10,24 +10,14 @@ import { testCard } from './sandbox/test-data';
 import { chargeCard, outcomeOf, type Decision } from './sandbox/processor';
 import { responseCodeFor } from './reference-data';
 import { remainingOf, type TxData } from './transaction-record';
-import { followUpInTx, prepareFollowUp } from './follow-up';
-import {
-  findByUnique,
-  fingerprintOf,
-  getTx,
-  holdExpiry,
-  newTxToken,
-  parseAmount,
-  processingDay,
-  putTx,
-  replayOf,
-  resolveCurrency,
-  resultOf,
-  settlementTokenFor,
-  uniqueKey,
-  type GatewayContext,
-  type TransactionResult,
-} from './context';
+import { priorOpInTx, preparePriorOp } from './prior-transaction-ops';
+import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { getTx, newTxToken, putTx } from './transaction-store';
+import { holdExpiry, processingDay } from './processing-day';
+import { parseAmount, resolveCurrency } from './amounts';
+import { resultOf, type TransactionResult } from './results';
+import { settlementTokenFor } from './settlement-tokens';
+import { type GatewayContext } from './context';
 
 /**
  * Card-present payments on a lane: read the card on the lane's device, authorize with the
@@ -268,12 +258,12 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
  * the operation runs on the prior transaction as without a terminal. When the device cannot confirm
  * an approved capture or refund, it is voided at once, as for a sale.
  */
-export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'capture' | 'refund', req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
+export async function cardPresentPriorOp(deps: CardPresentDeps, action: 'capture' | 'refund', req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
   const { ctx } = deps;
   if (!ctx.account.can('card_present_emv')) throw fail.gateway('capability_disabled', 'This account is not enabled for card-present EMV');
   const port = deps.port();
   if (!port) throw fail.gateway('terminal_unavailable', 'No card-present terminal driver is running on this install');
-  const prepared = prepareFollowUp(action, req, actor);
+  const prepared = preparePriorOp(action, req, actor);
   const parent = await getTx(ctx.core, prepared.parent);
   if (!parent) throw fail.gateway('order_not_found', `No transaction ${prepared.parent}`);
   if (!parent.card) throw fail.gateway('unsupported_payment_method', `Transaction ${parent.token} was not paid by card: a terminal ${action} needs a card payment`);
@@ -307,7 +297,7 @@ export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'captur
   let result: TransactionResult;
   try {
     result = await ctx.core.mutate(async (tx) => {
-      const r = await followUpInTx(ctx, tx, { ...prepared, amount: amount + tip });
+      const r = await priorOpInTx(ctx, tx, { ...prepared, amount: amount + tip });
       const t = await getTx(tx, r.body.transaction);
       if (t && !t.terminal) {
         await putTx(
@@ -343,7 +333,7 @@ export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'captur
   } catch {
     if (!result.approved) return result;
     // The device could not confirm: undo the capture or refund (same processing day, so a void).
-    await ctx.core.mutate((tx) => followUpInTx(ctx, tx, { action: 'void', amount: null, parent: result.body.transaction, reference: null, actor }));
+    await ctx.core.mutate((tx) => priorOpInTx(ctx, tx, { action: 'void', amount: null, parent: result.body.transaction, reference: null, actor }));
     const voided = await getTx(ctx.core, result.body.transaction);
     return voided ? resultOf(ctx, { ...voided, state: 'cancelled' }) : result;
   }

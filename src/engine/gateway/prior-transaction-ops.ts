@@ -4,20 +4,12 @@ import type { TransactionRequest } from '../../shared/schemas/gateway';
 import { chargeBank, chargeCard, outcomeOf, voidDecision, APPROVED, type Decision } from './sandbox/processor';
 import { amountDeclines } from './sandbox/checks';
 import { remainingOf, type TxData } from './transaction-record';
-import {
-  findByUnique,
-  fingerprintOf,
-  getTx,
-  newTxToken,
-  parseAmount,
-  processingDay,
-  putTx,
-  replayOf,
-  resultOf,
-  uniqueKey,
-  type GatewayContext,
-  type TransactionResult,
-} from './context';
+import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { getTx, newTxToken, putTx } from './transaction-store';
+import { parseAmount } from './amounts';
+import { processingDay } from './processing-day';
+import { resultOf, type TransactionResult } from './results';
+import { type GatewayContext } from './context';
 
 /**
  * Operations on a prior transaction: capture (of an authorization), refund (of a sale or capture)
@@ -26,17 +18,17 @@ import {
  *   captured <= authorized; voided + released + captured <= authorized;
  *   refunded <= captured (or sold) amount; a voided transaction moves no money.
  */
-export type FollowUpAction = 'capture' | 'refund' | 'void';
+export type PriorTransactionAction = 'capture' | 'refund' | 'void';
 
-export interface PreparedFollowUp {
-  action: FollowUpAction;
+export interface PreparedPriorOp {
+  action: PriorTransactionAction;
   amount: number | null;
   parent: string;
   reference: string | null;
   actor: string | null;
 }
 
-export function prepareFollowUp(action: FollowUpAction, req: TransactionRequest, actor: string | null): PreparedFollowUp {
+export function preparePriorOp(action: PriorTransactionAction, req: TransactionRequest, actor: string | null): PreparedPriorOp {
   if (!req.transaction) throw fail.gateway('transaction_unspecified', `A ${action} needs \`transaction\`: the token of the prior transaction`);
   return {
     action,
@@ -49,7 +41,7 @@ export function prepareFollowUp(action: FollowUpAction, req: TransactionRequest,
 
 const FINANCIAL = new Set(['sale', 'capture', 'credit', 'refund']);
 
-export async function followUpInTx(ctx: GatewayContext, tx: Tx, p: PreparedFollowUp): Promise<TransactionResult> {
+export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorOp): Promise<TransactionResult> {
   const { core } = ctx;
   // ---- reads and checks ----
   const parent = await getTx(tx, p.parent);

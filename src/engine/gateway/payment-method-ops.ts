@@ -9,30 +9,20 @@ import type { ResolvedOrder } from '../orders';
 import { avsResponse, cvvResponse } from './sandbox/checks';
 import { APPROVED, chargeBank, chargeCard, giftDecision, outcomeOf, verifyCard, type Decision } from './sandbox/processor';
 import type { Action, BankFacts, CardFacts, PaymentMethod, TxData } from './transaction-record';
-import {
-  asGatewayError,
-  findByUnique,
-  fingerprintOf,
-  holdExpiry,
-  newTxToken,
-  parseAmount,
-  processingDay,
-  putTx,
-  replayOf,
-  resolveCurrency,
-  resultOf,
-  settlementTokenFor,
-  uniqueKey,
-  type GatewayContext,
-  type TransactionResult,
-} from './context';
+import { asGatewayError, type GatewayContext } from './context';
+import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { holdExpiry, processingDay } from './processing-day';
+import { newTxToken, putTx } from './transaction-store';
+import { parseAmount, resolveCurrency } from './amounts';
+import { resultOf, type TransactionResult } from './results';
+import { settlementTokenFor } from './settlement-tokens';
 
 /**
  * Operations that take money from, or give it to, a payment method: verify, authorize, sale and
  * (unlinked) credit. Each is prepared outside the unit of work (parsing, card checks) and then run
  * inside it in two phases: every read and check first, every write last.
  */
-export type NewMoneyAction = 'verify' | 'authorize' | 'sale' | 'credit';
+export type ChargeAction = 'verify' | 'authorize' | 'sale' | 'credit';
 
 export type Source =
   | { kind: 'fund'; token: string; expect: 'credit_card' | 'bank_account' | null }
@@ -40,8 +30,8 @@ export type Source =
   | { kind: 'bank'; input: BankInputResult }
   | { kind: 'gift'; token?: string; card_number?: string; pin?: string | null; attempt?: PinAttempt };
 
-export interface PreparedNewMoney {
-  action: NewMoneyAction;
+export interface PreparedCharge {
+  action: ChargeAction;
   amount: number;
   currency: string | null;
   source: Source;
@@ -60,7 +50,7 @@ export interface PreparedNewMoney {
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 /** Picks the one payment method a request names; terminal requests are routed elsewhere. */
-export function prepareNewMoney(ctx: GatewayContext, action: NewMoneyAction, req: TransactionRequest, actor: string | null): PreparedNewMoney {
+export function prepareCharge(ctx: GatewayContext, action: ChargeAction, req: TransactionRequest, actor: string | null): PreparedCharge {
   const amount = parseAmount(req.amount_cents, { required: action !== 'verify', allowZero: action === 'verify' }) ?? 0;
   const named = [req.fund_token, req.credit_card, req.bank_account, req.gift_card].filter((v) => v !== undefined && v !== null);
   if (named.length === 0) throw fail.gateway('payment_method_unspecified', 'Send one of fund_token, credit_card, bank_account, gift_card or terminal');
@@ -143,7 +133,7 @@ function bankFacts(b: { routing_number: string | null; institution_number: strin
   };
 }
 
-async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedNewMoney): Promise<Resolved> {
+async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Promise<Resolved> {
   const chargeAmount = p.action === 'verify' ? 0 : p.amount;
   const tz = ctx.account.profile().timezone;
   const s = p.source;
@@ -200,7 +190,7 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedNewMoney): 
 }
 
 /** Runs a prepared verify, authorize, sale or credit inside a unit of work. */
-export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMoney): Promise<TransactionResult> {
+export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Promise<TransactionResult> {
   const { core, orders } = ctx;
   // ---- reads and checks (nothing written yet) ----
   let order: ResolvedOrder | null = null;
