@@ -21,6 +21,7 @@ import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
 
 export type { TransactionResult } from './results';
 export type { TxData } from './transaction-record';
+export { voidRefusal } from './transaction-record';
 export type { SettlementBatch, SettlementException, SettlementReader } from './settlement';
 
 export type GatewayAction = ChargeAction | PriorTransactionAction;

@@ -8,11 +8,10 @@ import type { GiftCardData, PinAttempt, PinGate } from '../wallets/gift-cards';
 import type { ResolvedOrder } from '../orders';
 import { avsResponse, cvvResponse } from './sandbox/checks';
 import { APPROVED, chargeBank, chargeCard, giftDecision, outcomeOf, verifyCard, type Decision } from './sandbox/processor';
-import type { Action, BankFacts, CardFacts, PaymentMethod, TxData } from './transaction-record';
+import { buildTransaction, type Action, type BankFacts, type CardFacts, type PaymentMethod } from './transaction-record';
 import { asGatewayError, type GatewayContext } from './context';
 import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
-import { holdExpiry, processingDay } from './processing-day';
-import { newTxToken, putTx } from './transaction-store';
+import { putTx, stampOf } from './transaction-store';
 import { parseAmount, resolveCurrency } from './amounts';
 import { resultOf, type TransactionResult } from './results';
 import { settlementTokenFor } from './settlement-tokens';
@@ -206,7 +205,6 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
   });
   if (r.method === 'bank_account' && p.action === 'authorize') throw fail.gateway('unsupported_payment_method', 'Bank accounts (ACH/EFT) have no authorization: use a sale');
   const settlementToken = settlementTokenFor(ctx, r.method, order?.data.settlement_token ?? null);
-  const day = processingDay(ctx, tx.now);
 
   // A new card or account is verified first; when that fails the verify is what gets recorded.
   const failedVerify = r.verify && !r.verify.approved;
@@ -214,7 +212,6 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
   const decision = failedVerify ? r.verify! : r.charge;
   const approved = decision.approved;
   const outcome = outcomeOf(decision, core.ids, { avs: r.avs, cvv: r.cvv });
-  const financial = approved && (action === 'sale' || action === 'credit');
   const bank = r.method === 'bank_account';
   const gift = r.method === 'gift_card';
   const email = p.contact?.email ?? order?.data.billing_email ?? null;
@@ -238,11 +235,8 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
   if (gift && approved && r.gift?.card) {
     await ctx.giftCards.putInTx(tx, { ...r.gift.card, balance_cents: r.gift.card.balance_cents - p.amount }, 'gift_card.redeemed');
   }
-  const holdUntil = action === 'authorize' && approved ? holdExpiry(ctx, tx.now) : 0;
-  const data: TxData = {
-    token: newTxToken(ctx, tx.now),
+  const data = buildTransaction(stampOf(ctx, tx), {
     action,
-    state: !approved ? 'declined' : financial && bank ? 'in_progress' : 'completed',
     // A verify moves no money: the one recorded for a new card that failed it is for 0, as the
     // reference's sandbox lists it, whatever the sale or authorization asked for.
     amount_cents: failedVerify ? 0 : p.amount,
@@ -259,31 +253,17 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
     email,
     from_account: r.holder ?? order?.data.billing_name ?? ([p.contact?.first_name, p.contact?.last_name].filter(Boolean).join(' ') || null),
     created_by: p.actor,
-    created_at: tx.at,
-    updated_at: tx.at,
     transaction_reference: p.reference,
-    unique_reference: approved ? key : null,
+    key,
     request_fingerprint: requestFingerprint,
     parent: null,
-    processing_date: day.date,
-    cutoff_at: day.cutoffAt,
     settlement_token: settlementToken,
-    settlement: { status: financial && !gift ? 'pending' : 'none', batch: null, settled_at: null },
-    due: financial && !gift ? 'batch' : holdUntil ? 'hold' : null,
-    due_at: financial && !gift ? day.cutoffAt : holdUntil,
     outcome,
-    auth:
-      action === 'authorize' && approved
-        ? { authorized_cents: p.amount, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' }
-        : null,
-    refunded_cents: 0,
-    voided_by: null,
-    payments: [],
     fee_exempt: p.feeExempt,
     sec_code: bank ? (p.secCode ?? (r.bank?.check_type === 'business' ? 'CCD' : 'PPD')) : null,
     industry: p.industry,
     device: p.device,
-  };
+  });
   await putTx(tx, data, true);
   return resultOf(ctx, data);
 }

@@ -1,6 +1,8 @@
 import type { EngineCore, Tx } from '../core';
+import { notFound } from '../errors';
 import type { GatewayContext } from './context';
-import { TRANSACTIONS, txDoc, type TxData, type TxDoc } from './transaction-record';
+import { holdExpiry, processingDay } from './processing-day';
+import { TRANSACTIONS, txDoc, type TransactionStamp, type TxData, type TxDoc } from './transaction-record';
 
 const ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
 
@@ -31,4 +33,16 @@ export async function putTx(tx: Tx, data: TxData, created: boolean): Promise<voi
 
 export async function getTx(reader: Tx | EngineCore, token: string): Promise<TxData | undefined> {
   return (await reader.get<TxDoc>(TRANSACTIONS, token))?.data;
+}
+
+/** The stamp of a transaction made now in this unit of work (see buildTransaction). */
+export function stampOf(ctx: GatewayContext, tx: Tx, token = newTxToken(ctx, tx.now)): TransactionStamp {
+  return { token, at: tx.at, day: processingDay(ctx, tx.now), holdExpiresAt: holdExpiry(ctx, tx.now) };
+}
+
+/** The prior transaction a capture, refund or void names; a missing one is `order_not_found`, as the reference answers. */
+export async function requireTx(reader: Tx | EngineCore, token: string): Promise<TxData> {
+  const t = await getTx(reader, token);
+  if (!t) throw notFound('order_not_found', `No transaction ${token}`, 'gateway');
+  return t;
 }

@@ -3,7 +3,7 @@ import type { Gateway } from '../gateway';
 import type { Receipt } from '../../shared/schemas/register';
 import type { SaleData, SettingsData } from './model';
 import { taxRateToPercent } from './money';
-import { findDocument, liveLines, loadSale, saleTime, taxesOf, totalsOf } from './sales';
+import { findDocument, liveLines, loadSale, saleTime, totalsOf } from './sales';
 import { reversalLinesWithRates } from './reversals';
 import { markOf, taxesByRate, type TaxMark } from './taxes';
 import type { EngineCore } from '../core';
@@ -83,7 +83,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
     }),
     subtotal_cents: totals.subtotal_cents,
     discount_cents: totals.discount_cents,
-    taxes: taxesOf(live).map((t) => ({ mark: markOf(marks, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: t.taxable_cents, tax_cents: t.tax_cents })),
+    taxes: taxesByRate(live).map((t) => ({ mark: markOf(marks, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: t.taxable_cents, tax_cents: t.tax_cents })),
     total_cents: totals.total_cents,
     tip_cents: totals.tip_cents,
     paid_cents: totals.collected_cents,

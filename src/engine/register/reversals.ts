@@ -10,6 +10,7 @@ import { refundFailureMessage } from './messages';
 import { liveLines, person, refundableOf, requireSale, saleView, saveSale, totalsOf } from './sales';
 import type { TenderDeps } from './tenders';
 import { reversalView } from './views';
+import { voidRefusal } from '../gateway';
 
 /**
  * Voids and refunds: money goes back to the tenders the sale was paid with.
@@ -40,10 +41,11 @@ interface Prepared {
   shift: ShiftData;
 }
 
+/** Whether the tender's payment can still be voided: the gateway's one rule (its processing day's cut-off). */
 async function voidable(deps: TenderDeps, tender: TenderData, now: number): Promise<boolean> {
   if (!tender.transaction) return false;
   const t = await deps.gateway.record(tender.transaction);
-  return !!t && t.state === 'completed' && t.refunded_cents === 0 && now < t.cutoff_at && (t.settlement.status === 'pending' || t.settlement.status === 'none');
+  return !!t && voidRefusal(t, now) === null;
 }
 
 /** Spreads `amount` over the sale's paid tenders, last tender first. */

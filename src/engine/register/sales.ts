@@ -12,7 +12,7 @@ import type { Registers } from './registers';
 import { cashSuggestions, discountFromPercent, MAX_QUANTITY, priceLine, taxRateFromPercent, taxRateToPercent, type Discount } from './money';
 import { KIND, refOfNumber, saleNumber, saleRef, type DocumentData, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
 import { tenderView, reversalView } from './views';
-import { markOf, taxesByRate, type TaxTotal } from './taxes';
+import { markOf, taxesByRate } from './taxes';
 
 export const MAX_LINES = 200;
 
@@ -86,11 +86,6 @@ export function saleTime(sale: SaleData): string {
   return sale.paid_at ?? sale.voided_at ?? sale.created_at;
 }
 
-/** Tax by rate, over the sale's live lines (or any lines given). */
-export function taxesOf(lines: ReadonlyArray<Pick<LineData, 'tax_rate' | 'net_cents' | 'tax_cents'>>): TaxTotal[] {
-  return taxesByRate(lines);
-}
-
 export function hasMoneyIn(sale: SaleData): boolean {
   return sale.tenders.some((t) => t.status === 'approved' || t.status === 'pending');
 }
@@ -157,7 +152,7 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
     cashier: sale.cashier,
     lines: sale.lines.map((l) => lineView(l, marks)),
     totals,
-    taxes: taxesOf(liveLines(sale)).map((t) => ({ mark: markOf(marks, t.tax_rate), ...t, tax_rate: taxRateToPercent(t.tax_rate) })),
+    taxes: taxesByRate(liveLines(sale)).map((t) => ({ mark: markOf(marks, t.tax_rate), ...t, tax_rate: taxRateToPercent(t.tax_rate) })),
     tenders: sale.tenders.map(tenderView),
     reversals: sale.reversals.map(reversalView),
     pending_tender: sale.pending_tender,

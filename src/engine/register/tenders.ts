@@ -7,7 +7,8 @@ import type { Sale, Tender, TenderInput, TenderType } from '../../shared/schemas
 import { KIND, type SaleData, type ShiftData, type TenderData } from './model';
 import { cashFarAboveDue, formatMoney, type MoneyFormat } from '../../shared/money';
 import { declineMessage, tenderFailureMessage } from './messages';
-import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, taxesOf, totalsOf, type SaleContext } from './sales';
+import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, totalsOf, type SaleContext } from './sales';
+import { taxesByRate } from './taxes';
 import { tenderView } from './views';
 import { getRecord } from '../records';
 
@@ -39,7 +40,7 @@ export async function completeIfPaid(ctx: SaleContext, tx: Tx, sale: SaleData, s
     discount_cents: totals.discount_cents,
     tax_cents: totals.tax_cents,
     total_cents: totals.total_cents,
-    taxes: taxesOf(liveLines(paid)),
+    taxes: taxesByRate(liveLines(paid)),
     at: tx.at,
   });
   const state = await ctx.registers.getInTx(tx, sale.laneid);
