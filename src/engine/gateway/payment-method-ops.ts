@@ -1,5 +1,5 @@
 import type { Tx } from '../core';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { TransactionRequest } from '../../shared/schemas/gateway';
 import type { OrderInput } from '../../shared/schemas/orders';
 import { EXPIRED_CARD_ERROR, bankProblemMessage, cardProblemMessage, isExpired, type BankInputResult, type CardInputResult } from '../wallets/instruments';
@@ -139,7 +139,7 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Pr
   if (s.kind === 'fund') {
     const fund = await ctx.wallets.fundInTx(tx, s.token);
     const label = s.expect === 'credit_card' ? 'credit_card' : s.expect === 'bank_account' ? 'bank_account' : 'payment_method';
-    if (!fund || (s.expect && fund.kind !== s.expect)) throw fail.gateway(`${label}_not_found`, `No ${label.replace('_', ' ')} ${s.token}`);
+    if (!fund || (s.expect && fund.kind !== s.expect)) throw notFound(`${label}_not_found`, `No ${label.replace('_', ' ')} ${s.token}`, 'gateway');
     if (fund.inactive) throw fail.gateway('payment_method_inactive', `Payment method ${s.token} was removed from its wallet`);
     if (fund.locked) throw fail.gateway('fund_protected', `Payment method ${s.token} is locked`);
     if (fund.card) {

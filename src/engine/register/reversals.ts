@@ -1,5 +1,5 @@
 import type { Tx } from '../core';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
 import { KIND, reversalDocument, type AllocationData, type DocumentData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
@@ -253,7 +253,7 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
   let sale = await requireSale(tx, saleId);
   const index = sale.reversals.findIndex((r) => r.id === reversalId);
   const current = sale.reversals[index];
-  if (!current) throw fail.notFound('reversal_not_found', 'No such refund or void');
+  if (!current) throw notFound('reversal_not_found', 'No such refund or void');
   const laneid = current.laneid;
   let cash = 0;
   const tenders = sale.tenders.map((t) => ({ ...t }));
@@ -424,7 +424,7 @@ export async function settleReversal(deps: TenderDeps, inflight: Set<string>, sa
     let sale = await requireSale(tx, saleId);
     requireNoPending(sale);
     const reversal = sale.reversals.find((r) => r.number === number);
-    if (!reversal) throw fail.notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
+    if (!reversal) throw notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
     if (reversal.status !== 'incomplete') throw fail.precondition('reversal_complete', 'Nothing is owed on this refund or void');
     const failed = reversal.allocations.filter((a) => a.status === 'failed');
     let allocations: AllocationData[];

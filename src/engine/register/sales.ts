@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { Orders } from '../orders';
 import { dateInZone } from '../clock';
 import { getRecord, putRecord, recordsByRef } from '../records';
@@ -193,7 +193,7 @@ export async function loadSale(reader: Tx | EngineCore, idOrNumber: string): Pro
 
 export async function requireSale(tx: Tx, idOrNumber: string): Promise<SaleData> {
   const sale = await loadSale(tx, idOrNumber);
-  if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
+  if (!sale) throw notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
   return sale;
 }
 
@@ -341,7 +341,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
     const quantity = input.quantity ?? parsed.quantity ?? 1;
     checkQuantity(quantity);
     const product = await ctx.catalog.findInTx(tx, parsed.code);
-    if (!product) throw fail.notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
+    if (!product) throw notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
     if (!product.active) throw fail.precondition('product_inactive', `${product.description} (${product.code}) is no longer sold`);
     // Scanning the same item again adds to the last line when that line is a plain one.
     const last = sale.lines[sale.lines.length - 1];
@@ -375,7 +375,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
 
 function findLine(sale: SaleData, n: number): LineData {
   const l = sale.lines.find((x) => x.line === n);
-  if (!l) throw fail.notFound('line_not_found', `Sale ${sale.number} has no line ${n}`);
+  if (!l) throw notFound('line_not_found', `Sale ${sale.number} has no line ${n}`);
   if (l.voided) throw fail.precondition('line_voided', `Line ${n} is voided`);
   return l;
 }

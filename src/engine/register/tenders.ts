@@ -1,5 +1,5 @@
 import type { Tx } from '../core';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import type { Gateway, TransactionResult } from '../gateway';
 import type { GiftCards } from '../wallets/gift-cards';
 import { brandName } from '../gateway/reference-data';
@@ -217,7 +217,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
 export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string, tenderId: string, outcome: GatewayOutcome, shift: ShiftData): Promise<TenderOutcome> {
   let sale = await requireSale(tx, saleId);
   const current = sale.tenders.find((t) => t.id === tenderId);
-  if (!current) throw fail.notFound('tender_not_found', `No tender ${tenderId}`);
+  if (!current) throw notFound('tender_not_found', `No tender ${tenderId}`);
   if (current.status !== 'pending') return { sale: saleView(deps, sale), tender: tenderView(current), message: '' };
   const type = current.type as 'card' | 'gift_card';
   let tender: TenderData = { ...current, completed_at: tx.at };
