@@ -3,7 +3,7 @@ import { fail } from '../errors';
 import type { TransactionRequest } from '../../shared/schemas/gateway';
 import { chargeBank, chargeCard, outcomeOf, voidDecision, APPROVED, type Decision } from './sandbox/processor';
 import { amountDeclines } from './sandbox/checks';
-import { buildTransaction, captureAmount, refundAmount, remainingOf, voidRefusal, type TxData } from './transaction-record';
+import { authAfter, buildTransaction, captureAmount, refundAmount, remainingOf, voidRefusal, type TxData } from './transaction-record';
 import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
 import { getTx, newTxToken, putTx, requireTx, stampOf } from './transaction-store';
 import { parseAmount } from './amounts';
@@ -92,9 +92,8 @@ function inherited(parent: TxData) {
 function planCapture(parent: TxData, p: PreparedPriorOp, nowMs: number): Plan {
   const amount = captureAmount(parent, p.amount, nowMs);
   const decision = parent.card ? chargeCard(parent.card.profile, amount) : amountDeclines(amount) ? chargeCard('decline', amount) : APPROVED;
-  const auth = { ...parent.auth!, captured_cents: parent.auth!.captured_cents + amount };
+  const auth = authAfter(parent.auth!, { captured_cents: parent.auth!.captured_cents + amount });
   const left = remainingOf(auth);
-  auth.status = left === 0 ? 'captured' : 'open';
   return { amount, decision, updates: [{ ...parent, auth, due: left === 0 ? null : parent.due, due_at: left === 0 ? 0 : parent.due_at }], giftDelta: 0 };
 }
 
@@ -121,9 +120,8 @@ async function planVoid(tx: Tx, parent: TxData, p: PreparedPriorOp, token: strin
   if (grandparent && parent.action === 'capture' && grandparent.auth) {
     // The voided capture's amount is reserved again until the hold ends (released at once if it
     // already has).
-    const auth = { ...grandparent.auth, captured_cents: grandparent.auth.captured_cents - amount };
+    const auth = authAfter(grandparent.auth, { captured_cents: grandparent.auth.captured_cents - amount });
     const left = remainingOf(auth);
-    auth.status = left > 0 ? 'open' : auth.captured_cents > 0 ? 'captured' : 'voided';
     updates.push({ ...grandparent, auth, due: left > 0 ? 'hold' : null, due_at: left > 0 ? auth.hold_expires_at : 0 });
   }
   if (grandparent && parent.action === 'refund') updates.push({ ...grandparent, refunded_cents: grandparent.refunded_cents - amount });
@@ -139,9 +137,8 @@ function planRelease(parent: TxData, p: PreparedPriorOp, nowMs: number): Plan {
   if (remaining <= 0) throw fail.gateway('nothing_to_void', `Authorization ${parent.token} has nothing left reserved`);
   const amount = p.amount ?? remaining;
   if (amount > remaining) throw fail.gateway('amount_exceeds_authorization', `amount_cents ${amount} exceeds the ${remaining} cents still reserved on ${parent.token}`);
-  const next = { ...auth, voided_cents: auth.voided_cents + amount };
+  const next = authAfter(auth, { voided_cents: auth.voided_cents + amount });
   const left = remainingOf(next);
-  next.status = left > 0 ? 'open' : next.captured_cents > 0 ? 'captured' : 'voided';
   return { amount, decision: voidDecision(amount), updates: [{ ...parent, auth: next, due: left > 0 ? parent.due : null, due_at: left > 0 ? parent.due_at : 0 }], giftDelta: 0 };
 }
 

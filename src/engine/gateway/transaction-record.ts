@@ -149,6 +149,16 @@ export function remainingOf(auth: AuthState): number {
   return auth.authorized_cents - auth.captured_cents - auth.voided_cents - auth.released_cents;
 }
 
+/**
+ * An authorization after a capture, a void or an undone capture: open while anything is still
+ * reserved, else captured when any of it was, else voided.
+ */
+export function authAfter(auth: AuthState, change: { captured_cents?: number; voided_cents?: number }): AuthState {
+  const next = { ...auth, ...change };
+  next.status = remainingOf(next) > 0 ? 'open' : next.captured_cents > 0 ? 'captured' : 'voided';
+  return next;
+}
+
 /** Sales, captures, credits and refunds move money (in the day's settlement batch); the others do not. */
 const MOVES_MONEY: ReadonlySet<Action> = new Set<Action>(['sale', 'capture', 'credit', 'refund']);
 
