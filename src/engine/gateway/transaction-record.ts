@@ -270,27 +270,50 @@ export interface TransactionStamp {
  * amount until the hold ends.
  */
 export function buildTransaction(stamp: TransactionStamp, n: NewTransaction): TxData {
-  const { key, ...fields } = n;
   const approved = n.outcome.approved;
   const moves = approved && movesMoney(n.action);
   const batched = moves && n.payment_method !== 'gift_card';
   const holdUntil = approved && n.action === 'authorize' ? stamp.holdExpiresAt : 0;
+  // Every field named, in the record's order: one shape for every stored transaction.
   return {
-    ...fields,
     token: stamp.token,
+    action: n.action,
     state: !approved ? 'declined' : moves && n.payment_method === 'bank_account' ? 'in_progress' : 'completed',
+    amount_cents: n.amount_cents,
+    currency: n.currency,
+    order: n.order,
+    payment_method: n.payment_method,
+    wallet: n.wallet,
+    fund: n.fund,
+    gift_card: n.gift_card,
+    card: n.card,
+    bank: n.bank,
+    gift_last4: n.gift_last4,
+    terminal: n.terminal,
+    email: n.email,
+    from_account: n.from_account,
+    created_by: n.created_by,
     created_at: stamp.at,
     updated_at: stamp.at,
-    unique_reference: approved ? key : null,
+    transaction_reference: n.transaction_reference,
+    unique_reference: approved ? n.key : null,
+    request_fingerprint: n.request_fingerprint,
+    parent: n.parent,
     processing_date: stamp.day.date,
     cutoff_at: stamp.day.cutoffAt,
+    settlement_token: n.settlement_token,
     settlement: { status: batched ? 'pending' : 'none', batch: null, settled_at: null },
     due: batched ? 'batch' : holdUntil ? 'hold' : null,
     due_at: batched ? stamp.day.cutoffAt : holdUntil,
+    outcome: n.outcome,
     auth: holdUntil ? { authorized_cents: n.amount_cents, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' } : null,
     refunded_cents: 0,
     voided_by: null,
     payments: [],
+    fee_exempt: n.fee_exempt,
+    sec_code: n.sec_code,
+    industry: n.industry,
+    device: n.device,
   };
 }
 
