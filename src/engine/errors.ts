@@ -62,3 +62,17 @@ export const fail = {
   unavailable: make('unavailable'),
   internal: make('internal'),
 };
+
+/**
+ * "No such record", said one way everywhere: a code ending in `_not_found`, of kind `not_found`
+ * (HTTP 404). Where the reference API answers a missing record otherwise (the gateway's 500 with
+ * `order_not_found`, a 412), `kind` says so; the code keeps its shape.
+ */
+export function notFound(code: `${string}_not_found`, message: string, kind: Extract<ErrorKind, 'not_found' | 'gateway' | 'precondition' | 'forbidden'> = 'not_found'): EngineError {
+  return new EngineError(kind, code, message);
+}
+
+/** Whether an error says a record does not exist (whatever status its API answers it with). */
+export function isNotFound(err: unknown): boolean {
+  return isEngineError(err) && err.code.endsWith('_not_found');
+}

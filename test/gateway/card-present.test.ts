@@ -146,3 +146,44 @@ describe('card-present payments on a lane', () => {
     expect(both.body.errors).toEqual(['terminal_unavailable']);
   });
 });
+
+describe('one money rule for a prior transaction, with or without a lane', () => {
+  it('answers the same code on the card-present path as on the card-not-present path, and asks the lane for no card it would refuse', async () => {
+    const lane = new FakeLane();
+    h = await startGateway({ cardPresent: lane });
+    const sale = await op(h.api, 'sale', { amount_cents: 3000, terminal: { laneid: '1' } });
+    const saleToken = sale.body.transaction;
+    expect((await op(h.api, 'refund', { transaction: saleToken })).body.success).toBe(true);
+    const auth = await op(h.api, 'auth', { amount_cents: 2000, terminal: { laneid: '1' } });
+    const authToken = auth.body.transaction;
+    expect((await op(h.api, 'capture', { transaction: authToken })).body.success).toBe(true);
+    const reads = lane.reads.length;
+
+    // Fully refunded: nothing left to refund, whether a lane confirms the refund or not.
+    const refundNoLane = await op<GatewayError>(h.api, 'refund', { transaction: saleToken });
+    const refundOnLane = await op<GatewayError>(h.api, 'refund', { transaction: saleToken, terminal: { laneid: '1' } });
+    expect(refundNoLane.status).toBe(500);
+    expect(refundNoLane.body.errors).toEqual(['nothing_to_refund']);
+    expect(refundOnLane.status).toBe(500);
+    expect(refundOnLane.body.errors).toEqual(refundNoLane.body.errors);
+
+    // Fully captured: nothing left to capture, on either path.
+    const captureNoLane = await op<GatewayError>(h.api, 'capture', { transaction: authToken });
+    const captureOnLane = await op<GatewayError>(h.api, 'capture', { transaction: authToken, terminal: { laneid: '1' } });
+    expect(captureNoLane.body.errors).toEqual(['nothing_to_capture']);
+    expect(captureOnLane.body.errors).toEqual(captureNoLane.body.errors);
+
+    // A refund over what is left, and one of a voided sale, are refused before the customer is asked for a card.
+    const other = await op(h.api, 'sale', { amount_cents: 1500, terminal: { laneid: '1' } });
+    const readsBefore = lane.reads.length;
+    const overNoLane = await op<GatewayError>(h.api, 'refund', { transaction: other.body.transaction, amount_cents: 1600 });
+    const overOnLane = await op<GatewayError>(h.api, 'refund', { transaction: other.body.transaction, amount_cents: 1600, terminal: { laneid: '1' } });
+    expect(overNoLane.body.errors).toEqual(['amount_exceeds_refundable']);
+    expect(overOnLane.body.errors).toEqual(overNoLane.body.errors);
+    expect((await op(h.api, 'void', { transaction: other.body.transaction })).body.success).toBe(true);
+    const voidedOnLane = await op<GatewayError>(h.api, 'refund', { transaction: other.body.transaction, terminal: { laneid: '1' } });
+    expect(voidedOnLane.body.errors).toEqual(['transaction_voided']);
+    expect(lane.reads.length).toBe(readsBefore);
+    expect(reads).toBe(2);
+  });
+});

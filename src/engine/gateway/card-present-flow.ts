@@ -9,25 +9,15 @@ import { brandOf } from './reference-data';
 import { testCard } from './sandbox/test-data';
 import { chargeCard, outcomeOf, type Decision } from './sandbox/processor';
 import { responseCodeFor } from './reference-data';
-import { remainingOf, type TxData } from './transaction-record';
-import { followUpInTx, prepareFollowUp } from './follow-up';
-import {
-  findByUnique,
-  fingerprintOf,
-  getTx,
-  holdExpiry,
-  newTxToken,
-  parseAmount,
-  processingDay,
-  putTx,
-  replayOf,
-  resolveCurrency,
-  resultOf,
-  settlementTokenFor,
-  uniqueKey,
-  type GatewayContext,
-  type TransactionResult,
-} from './context';
+import { buildTransaction, captureAmount, refundAmount, remainingOf, type TerminalFacts, type TxData } from './transaction-record';
+import { priorOpInTx, preparePriorOp } from './prior-transaction-ops';
+import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { getTx, putTx, requireTx, stampOf } from './transaction-store';
+import { parseAmount, resolveCurrency } from './amounts';
+import { resultOf, type TransactionResult } from './results';
+import { settlementTokenFor } from './settlement-tokens';
+import type { GatewayContext } from './context';
+import type { Tx } from '../core';
 
 /**
  * Card-present payments on a lane: read the card on the lane's device, authorize with the
@@ -75,30 +65,74 @@ function decide(read: CardRead, amount: number, nowMs: number, timeZone: string)
   return chargeCard(testCard(read.pan)!.profile, amount);
 }
 
-export async function cardPresentPayment(deps: CardPresentDeps, action: TerminalAction, req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
-  const { ctx } = deps;
-  if (!ctx.account.can('card_present_emv')) throw fail.gateway('capability_disabled', 'This account is not enabled for card-present EMV');
+/** The lane driver, when this account may take card-present payments and one is running. */
+function requirePort(deps: CardPresentDeps): CardPresentPort {
+  if (!deps.ctx.account.can('card_present_emv')) throw fail.gateway('capability_disabled', 'This account is not enabled for card-present EMV');
   const port = deps.port();
   if (!port) throw fail.gateway('terminal_unavailable', 'No card-present terminal driver is running on this install');
+  return port;
+}
+
+/** Waits for the customer's card on the lane; a lane's refusal becomes a gateway error. */
+async function readOnLane(port: CardPresentPort, request: CardPresentRequest): Promise<CardRead> {
+  try {
+    return await port.readCard(request);
+  } catch (err) {
+    throw deviceFailure(err);
+  }
+}
+
+/** What a receipt needs from the device's read, on the transaction's `terminal`. */
+function terminalFacts(laneid: string, read: CardRead, authorizationCode: string | null, tip: number): TerminalFacts {
+  return {
+    laneid,
+    entry_mode: read.entryMode,
+    aid: read.emv?.aid ?? null,
+    application_label: read.emv?.applicationLabel ?? null,
+    tvr: read.emv?.tvr ?? null,
+    tsi: read.emv?.tsi ?? null,
+    cardholder_verification: read.cvm,
+    authorization_code: authorizationCode,
+    signature: null,
+    reversal: null,
+    tip_cents: tip,
+  };
+}
+
+const tipOf = (read: CardRead) => Math.max(0, Math.trunc(read.tipCents ?? 0));
+
+interface TerminalPayment {
+  action: TerminalAction;
+  amount: number;
+  reference: string | null;
+  orderInput: string | OrderInput | null;
+  requestFingerprint: string;
+  req: TransactionRequest;
+  actor: string | null;
+}
+
+function prepareTerminalPayment(action: TerminalAction, req: TransactionRequest, actor: string | null): TerminalPayment {
   if ([req.fund_token, req.credit_card, req.bank_account, req.gift_card, req.transaction].some((v) => v !== undefined && v !== null)) {
     throw fail.gateway('payment_method_conflict', 'A terminal payment reads its card on the lane: send no other payment method or prior transaction');
   }
-  const terminal = req.terminal!;
   const amount = parseAmount(req.amount_cents, { required: true, allowZero: false })!;
-  const reference = typeof req.transaction_reference === 'string' && req.transaction_reference.trim() ? req.transaction_reference.trim() : null;
-  const orderInput: string | OrderInput | null = req.order ?? null;
-  const requestFingerprint = fingerprintOf([action, amount, 'terminal', terminal.laneid]);
+  return {
+    action,
+    amount,
+    reference: typeof req.transaction_reference === 'string' && req.transaction_reference.trim() ? req.transaction_reference.trim() : null,
+    orderInput: req.order ?? null,
+    requestFingerprint: fingerprintOf([action, amount, 'terminal', req.terminal!.laneid]),
+    req,
+    actor,
+  };
+}
 
-  // Checks before the device is involved (nothing written): order, currency, a finished twin.
-  const pre = await ctx.core.mutate(async (tx) => {
-    const order = orderInput ? await ctx.orders.resolveInTx(tx, orderInput, { amountCents: amount, currency: (req.currency ?? ctx.account.profile().currency).toLowerCase() }) : null;
-    const currency = resolveCurrency(ctx, req.currency, order?.data.currency);
-    settlementTokenFor(ctx, 'pos_terminal', order?.data.settlement_token ?? null);
-    const key = uniqueKey(action, order?.data.identifier ?? null, reference);
-    const prior = key ? await findByUnique(tx, key) : undefined;
-    return { currency, key, prior };
-  });
-  if (pre.prior) return replayOf(ctx, pre.prior, requestFingerprint, action, reference);
+export async function cardPresentPayment(deps: CardPresentDeps, action: TerminalAction, req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
+  const { ctx } = deps;
+  const port = requirePort(deps);
+  const p = prepareTerminalPayment(action, req, actor);
+  const pre = await ctx.core.mutate((tx) => checkBeforeDevice(ctx, tx, p));
+  if (pre.prior) return replayOf(ctx, pre.prior, p.requestFingerprint, action, p.reference);
   const flightKey = pre.key ?? ctx.core.ids.token();
   const running = deps.inflight.get(flightKey);
   if (running) return running;
@@ -106,102 +140,16 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
   const run = (async (): Promise<TransactionResult> => {
     const request: CardPresentRequest = {
       requestId: deviceRequestId(flightKey),
-      laneId: terminal.laneid,
+      laneId: req.terminal!.laneid,
       kind: KIND[action],
-      amountCents: amount,
+      amountCents: p.amount,
       currency: pre.currency,
-      enableManualEntry: terminal.enable_manual_entry === true,
+      enableManualEntry: req.terminal!.enable_manual_entry === true,
     };
-    let read: CardRead | undefined;
-    try {
-      read = await port.readCard(request);
-    } catch (err) {
-      throw deviceFailure(err);
-    }
-
-    const record = () => ctx.core.mutate(async (tx) => {
-      const order = orderInput ? await ctx.orders.resolveInTx(tx, orderInput, { amountCents: amount, currency: pre.currency }) : null;
-      const key = uniqueKey(action, order?.data.identifier ?? null, reference);
-      const prior = key ? await findByUnique(tx, key) : undefined;
-      if (prior) return prior;
-      const p = ctx.account.profile();
-      const tip = Math.max(0, Math.trunc(read!.tipCents ?? 0));
-      const total = amount + tip;
-      const decision = decide(read!, total, tx.now, p.timezone);
-      const approved = decision.approved;
-      const day = processingDay(ctx, tx.now);
-      const financial = approved && action !== 'authorize';
-      const pan = read!.pan;
-      const known = testCard(pan);
-      const holdUntil = action === 'authorize' && approved ? holdExpiry(ctx, tx.now) : 0;
-      const outcome = outcomeOf(decision, ctx.core.ids, { avs: null, cvv: null });
-      const data: TxData = {
-        token: newTxToken(ctx, tx.now),
-        action,
-        state: approved ? 'completed' : 'declined',
-        amount_cents: total,
-        currency: pre.currency,
-        order: order ? { identifier: order.data.identifier, number: order.data.number, amount_cents: order.data.amount_cents } : null,
-        payment_method: 'pos_terminal',
-        wallet: null,
-        fund: null,
-        gift_card: null,
-        card: {
-          bin: pan.slice(0, 6),
-          last4: pan.slice(-4),
-          length: pan.length,
-          brand: known?.brand ?? brandOf(pan),
-          expiry_month: Number(read!.expiryMonth),
-          expiry_year: Number(read!.expiryYear),
-          profile: known?.profile ?? 'approve',
-        },
-        bank: null,
-        gift_last4: null,
-        terminal: {
-          laneid: terminal.laneid,
-          entry_mode: read!.entryMode,
-          aid: read!.emv?.aid ?? null,
-          application_label: read!.emv?.applicationLabel ?? null,
-          tvr: read!.emv?.tvr ?? null,
-          tsi: read!.emv?.tsi ?? null,
-          cardholder_verification: read!.cvm,
-          authorization_code: outcome.authorization_code,
-          signature: null,
-          reversal: null,
-          tip_cents: tip,
-        },
-        email: req.contact?.email ?? order?.data.billing_email ?? null,
-        from_account: read!.cardholderName ?? order?.data.billing_name ?? null,
-        created_by: actor,
-        created_at: tx.at,
-        updated_at: tx.at,
-        transaction_reference: reference,
-        unique_reference: approved ? key : null,
-        request_fingerprint: requestFingerprint,
-        parent: null,
-        processing_date: day.date,
-        cutoff_at: day.cutoffAt,
-        settlement_token: settlementTokenFor(ctx, 'pos_terminal', order?.data.settlement_token ?? null),
-        settlement: { status: financial ? 'pending' : 'none', batch: null, settled_at: null },
-        due: financial ? 'batch' : holdUntil ? 'hold' : null,
-        due_at: financial ? day.cutoffAt : holdUntil,
-        outcome,
-        auth: holdUntil ? { authorized_cents: total, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' } : null,
-        refunded_cents: 0,
-        voided_by: null,
-        payments: [],
-        fee_exempt: req.fee_exempt === true,
-        sec_code: null,
-        industry: req.industry ?? 'retail',
-        device: req.device ?? null,
-      };
-      if (order) await ctx.orders.putInTx(tx, order);
-      await putTx(tx, data, true);
-      return data;
-    });
+    const read = await readOnLane(port, request);
     let recorded: TxData;
     try {
-      recorded = await record();
+      recorded = await ctx.core.mutate((tx) => recordCardRead(ctx, tx, p, pre.currency, read));
     } catch (err) {
       // Nothing was authorized: release the device, which is waiting to show an outcome.
       await port.complete(request, { approved: false, message: 'NOT COMPLETED' }).catch(() => undefined);
@@ -210,49 +158,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
       // The card number is not needed past the authorization.
       read.pan = '';
     }
-
-    const approved = recorded.outcome.approved && recorded.state === 'completed';
-    try {
-      const done = await port.complete(request, {
-        approved,
-        ...(recorded.outcome.authorization_code ? { authorizationCode: recorded.outcome.authorization_code } : {}),
-        message: approved ? 'APPROVED' : 'DECLINED',
-      });
-      if (approved && done.signature) {
-        const signed = await ctx.core.mutate(async (tx) => {
-          const t = await getTx(tx, recorded.token);
-          if (!t || !t.terminal) return recorded;
-          const next: TxData = { ...t, terminal: { ...t.terminal, signature: { media_type: done.signature!.mediaType, data: done.signature!.data } }, updated_at: tx.at };
-          await putTx(tx, next, false);
-          return next;
-        });
-        return resultOf(ctx, signed);
-      }
-      return resultOf(ctx, recorded);
-    } catch {
-      if (!approved) return resultOf(ctx, recorded);
-      const reversed = await ctx.core.mutate(async (tx) => {
-        const t = (await getTx(tx, recorded.token)) ?? recorded;
-        const code = responseCodeFor('terminal_unconfirmed');
-        const message = 'REVERSED: the terminal did not confirm the payment; nothing was charged';
-        const next: TxData = {
-          ...t,
-          state: 'cancelled',
-          settlement: { ...t.settlement, status: t.settlement.status === 'pending' ? 'voided' : t.settlement.status },
-          due: null,
-          due_at: 0,
-          auth: t.auth ? { ...t.auth, voided_cents: t.auth.voided_cents + remainingOf(t.auth), status: 'voided' } : null,
-          outcome: { ...t.outcome, approved: false, response_code: code.code, error_code: 'terminal_unconfirmed', message, errors: { terminal: [message] } },
-          terminal: t.terminal ? { ...t.terminal, reversal: 'device_unconfirmed' } : null,
-          // Nothing was charged, so the same request may be tried again.
-          unique_reference: null,
-          updated_at: tx.at,
-        };
-        await putTx(tx, next, false);
-        return next;
-      });
-      return resultOf(ctx, reversed);
-    }
+    return confirmOnDevice(ctx, port, request, recorded);
   })();
   deps.inflight.set(flightKey, run);
   try {
@@ -262,25 +168,131 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
   }
 }
 
+/** Checks before the device is involved (nothing written): order, currency, routing, a finished twin. */
+async function checkBeforeDevice(ctx: GatewayContext, tx: Tx, p: TerminalPayment): Promise<{ currency: string; key: string | null; prior: TxData | undefined }> {
+  const order = p.orderInput ? await ctx.orders.resolveInTx(tx, p.orderInput, { amountCents: p.amount, currency: (p.req.currency ?? ctx.account.profile().currency).toLowerCase() }) : null;
+  const currency = resolveCurrency(ctx, p.req.currency, order?.data.currency);
+  settlementTokenFor(ctx, 'pos_terminal', order?.data.settlement_token ?? null);
+  const key = uniqueKey(p.action, order?.data.identifier ?? null, p.reference);
+  const prior = key ? await findByUnique(tx, key) : undefined;
+  return { currency, key, prior };
+}
+
+/** Authorizes the card read on the lane (with the tip the customer added) and records the transaction. */
+async function recordCardRead(ctx: GatewayContext, tx: Tx, p: TerminalPayment, currency: string, read: CardRead): Promise<TxData> {
+  const order = p.orderInput ? await ctx.orders.resolveInTx(tx, p.orderInput, { amountCents: p.amount, currency }) : null;
+  const key = uniqueKey(p.action, order?.data.identifier ?? null, p.reference);
+  const prior = key ? await findByUnique(tx, key) : undefined;
+  if (prior) return prior;
+  const tip = tipOf(read);
+  const total = p.amount + tip;
+  const decision = decide(read, total, tx.now, ctx.account.profile().timezone);
+  const outcome = outcomeOf(decision, ctx.core.ids, { avs: null, cvv: null });
+  const pan = read.pan;
+  const known = testCard(pan);
+  const data = buildTransaction(stampOf(ctx, tx), {
+    action: p.action,
+    amount_cents: total,
+    currency,
+    order: order ? { identifier: order.data.identifier, number: order.data.number, amount_cents: order.data.amount_cents } : null,
+    payment_method: 'pos_terminal',
+    wallet: null,
+    fund: null,
+    gift_card: null,
+    card: {
+      bin: pan.slice(0, 6),
+      last4: pan.slice(-4),
+      length: pan.length,
+      brand: known?.brand ?? brandOf(pan),
+      expiry_month: Number(read.expiryMonth),
+      expiry_year: Number(read.expiryYear),
+      profile: known?.profile ?? 'approve',
+    },
+    bank: null,
+    gift_last4: null,
+    terminal: terminalFacts(p.req.terminal!.laneid, read, outcome.authorization_code, tip),
+    email: p.req.contact?.email ?? order?.data.billing_email ?? null,
+    from_account: read.cardholderName ?? order?.data.billing_name ?? null,
+    created_by: p.actor,
+    transaction_reference: p.reference,
+    key,
+    request_fingerprint: p.requestFingerprint,
+    parent: null,
+    settlement_token: settlementTokenFor(ctx, 'pos_terminal', order?.data.settlement_token ?? null),
+    outcome,
+    fee_exempt: p.req.fee_exempt === true,
+    sec_code: null,
+    industry: p.req.industry ?? 'retail',
+    device: p.req.device ?? null,
+  });
+  if (order) await ctx.orders.putInTx(tx, order);
+  await putTx(tx, data, true);
+  return data;
+}
+
+/** Has the device show the outcome (and keeps the signature it collects); an approval it cannot confirm is reversed. */
+async function confirmOnDevice(ctx: GatewayContext, port: CardPresentPort, request: CardPresentRequest, recorded: TxData): Promise<TransactionResult> {
+  const approved = recorded.outcome.approved && recorded.state === 'completed';
+  try {
+    const done = await port.complete(request, {
+      approved,
+      ...(recorded.outcome.authorization_code ? { authorizationCode: recorded.outcome.authorization_code } : {}),
+      message: approved ? 'APPROVED' : 'DECLINED',
+    });
+    if (approved && done.signature) {
+      const signature = done.signature;
+      const signed = await ctx.core.mutate(async (tx) => {
+        const t = await getTx(tx, recorded.token);
+        if (!t || !t.terminal) return recorded;
+        const next: TxData = { ...t, terminal: { ...t.terminal, signature: { media_type: signature.mediaType, data: signature.data } }, updated_at: tx.at };
+        await putTx(tx, next, false);
+        return next;
+      });
+      return resultOf(ctx, signed);
+    }
+    return resultOf(ctx, recorded);
+  } catch {
+    if (!approved) return resultOf(ctx, recorded);
+    return resultOf(ctx, await ctx.core.mutate((tx) => reverseUnconfirmed(tx, recorded)));
+  }
+}
+
+/** The device did not confirm an approval: the outcome at the counter is unknown, so nothing is charged. */
+async function reverseUnconfirmed(tx: Tx, recorded: TxData): Promise<TxData> {
+  const t = (await getTx(tx, recorded.token)) ?? recorded;
+  const code = responseCodeFor('terminal_unconfirmed');
+  const message = 'REVERSED: the terminal did not confirm the payment; nothing was charged';
+  const next: TxData = {
+    ...t,
+    state: 'cancelled',
+    settlement: { ...t.settlement, status: t.settlement.status === 'pending' ? 'voided' : t.settlement.status },
+    due: null,
+    due_at: 0,
+    auth: t.auth ? { ...t.auth, voided_cents: t.auth.voided_cents + remainingOf(t.auth), status: 'voided' } : null,
+    outcome: { ...t.outcome, approved: false, response_code: code.code, error_code: 'terminal_unconfirmed', message, errors: { terminal: [message] } },
+    terminal: t.terminal ? { ...t.terminal, reversal: 'device_unconfirmed' } : null,
+    // Nothing was charged, so the same request may be tried again.
+    unique_reference: null,
+    updated_at: tx.at,
+  };
+  await putTx(tx, next, false);
+  return next;
+}
+
 /**
  * A capture or refund of an earlier card payment, on a lane: the customer presents the card of the
  * original payment (a refund goes back to the card it came from; a capture may add a tip), then
- * the operation runs on the prior transaction as without a terminal. When the device cannot confirm
- * an approved capture or refund, it is voided at once, as for a sale.
+ * the operation runs on the prior transaction as without a terminal. Its amount is checked by the
+ * same rule first, so a lane is never asked for a card the operation would refuse. When the device
+ * cannot confirm an approved capture or refund, it is voided at once, as for a sale.
  */
-export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'capture' | 'refund', req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
+export async function cardPresentPriorOp(deps: CardPresentDeps, action: 'capture' | 'refund', req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
   const { ctx } = deps;
-  if (!ctx.account.can('card_present_emv')) throw fail.gateway('capability_disabled', 'This account is not enabled for card-present EMV');
-  const port = deps.port();
-  if (!port) throw fail.gateway('terminal_unavailable', 'No card-present terminal driver is running on this install');
-  const prepared = prepareFollowUp(action, req, actor);
-  const parent = await getTx(ctx.core, prepared.parent);
-  if (!parent) throw fail.gateway('order_not_found', `No transaction ${prepared.parent}`);
+  const port = requirePort(deps);
+  const prepared = preparePriorOp(action, req, actor);
+  const parent = await requireTx(ctx.core, prepared.parent);
   if (!parent.card) throw fail.gateway('unsupported_payment_method', `Transaction ${parent.token} was not paid by card: a terminal ${action} needs a card payment`);
-  const owed =
-    action === 'capture' ? (parent.auth ? remainingOf(parent.auth) : 0) : Math.max(0, parent.amount_cents - parent.refunded_cents);
-  const amount = prepared.amount ?? owed;
-  if (amount <= 0) throw fail.gateway(action === 'capture' ? 'transaction_not_capturable' : 'refund_exceeds_captured', `Nothing left to ${action} on ${parent.token}`);
+  const amount = action === 'capture' ? captureAmount(parent, prepared.amount, ctx.core.clock.now()) : refundAmount(parent, prepared.amount);
 
   const request: CardPresentRequest = {
     requestId: `${parent.token}.${action}.${ctx.core.ids.token()}`,
@@ -290,15 +302,10 @@ export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'captur
     currency: parent.currency,
     enableManualEntry: req.terminal!.enable_manual_entry === true,
   };
-  let read: CardRead;
-  try {
-    read = await port.readCard(request);
-  } catch (err) {
-    throw deviceFailure(err);
-  }
+  const read = await readOnLane(port, request);
   const sameCard = read.pan.slice(0, 6) === parent.card.bin && read.pan.slice(-4) === parent.card.last4;
   read.pan = '';
-  const tip = action === 'capture' ? Math.max(0, Math.trunc(read.tipCents ?? 0)) : 0;
+  const tip = action === 'capture' ? tipOf(read) : 0;
   if (!sameCard) {
     await port.complete(request, { approved: false, message: 'NOT THE ORIGINAL CARD' }).catch(() => undefined);
     throw fail.gateway('card_mismatch', `The card presented is not the card of ${parent.token}: present the card it was paid with`);
@@ -307,30 +314,9 @@ export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'captur
   let result: TransactionResult;
   try {
     result = await ctx.core.mutate(async (tx) => {
-      const r = await followUpInTx(ctx, tx, { ...prepared, amount: amount + tip });
+      const r = await priorOpInTx(ctx, tx, { ...prepared, amount: amount + tip });
       const t = await getTx(tx, r.body.transaction);
-      if (t && !t.terminal) {
-        await putTx(
-          tx,
-          {
-            ...t,
-            terminal: {
-              laneid: request.laneId,
-              entry_mode: read.entryMode,
-              aid: read.emv?.aid ?? null,
-              application_label: read.emv?.applicationLabel ?? null,
-              tvr: read.emv?.tvr ?? null,
-              tsi: read.emv?.tsi ?? null,
-              cardholder_verification: read.cvm,
-              authorization_code: t.outcome.authorization_code,
-              signature: null,
-              reversal: null,
-              tip_cents: tip,
-            },
-          },
-          false,
-        );
-      }
+      if (t && !t.terminal) await putTx(tx, { ...t, terminal: terminalFacts(request.laneId, read, t.outcome.authorization_code, tip) }, false);
       return r;
     });
   } catch (err) {
@@ -343,7 +329,7 @@ export async function cardPresentFollowUp(deps: CardPresentDeps, action: 'captur
   } catch {
     if (!result.approved) return result;
     // The device could not confirm: undo the capture or refund (same processing day, so a void).
-    await ctx.core.mutate((tx) => followUpInTx(ctx, tx, { action: 'void', amount: null, parent: result.body.transaction, reference: null, actor }));
+    await ctx.core.mutate((tx) => priorOpInTx(ctx, tx, { action: 'void', amount: null, parent: result.body.transaction, reference: null, actor }));
     const voided = await getTx(ctx.core, result.body.transaction);
     return voided ? resultOf(ctx, { ...voided, state: 'cancelled' }) : result;
   }

@@ -8,20 +8,23 @@ import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
 import { ProcessingCalendar } from './processing-day';
-import { gatewayGuard, getTx, putTx, type GatewayContext, type TransactionResult } from './context';
-import { newMoneyInTx, prepareNewMoney, type NewMoneyAction } from './new-money';
-import { followUpInTx, prepareFollowUp, type FollowUpAction } from './follow-up';
-import { cardPresentFollowUp, cardPresentPayment, type TerminalAction } from './card-present-flow';
+import { gatewayGuard, type GatewayContext } from './context';
+import { getTx, putTx } from './transaction-store';
+import { type TransactionResult } from './results';
+import { chargeInTx, prepareCharge, type ChargeAction } from './payment-method-ops';
+import { priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
+import { cardPresentPriorOp, cardPresentPayment, type TerminalAction } from './card-present-flow';
 import { closeDay, runDue, settlementReader, type SettlementBatch, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
 import { TRANSACTIONS, transactionView, type TxData, type TxDoc } from './transaction-record';
 import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
 
-export type { TransactionResult } from './context';
+export type { TransactionResult } from './results';
 export type { TxData } from './transaction-record';
+export { voidRefusal } from './transaction-record';
 export type { SettlementBatch, SettlementException, SettlementReader } from './settlement';
 
-export type GatewayAction = NewMoneyAction | FollowUpAction;
+export type GatewayAction = ChargeAction | PriorTransactionAction;
 
 export interface Gateway {
   /**
@@ -85,14 +88,14 @@ export function createGateway(deps: {
         }
         const deps = { ctx, port: () => cardPresent, inflight };
         // A capture or refund on a lane confirms with the card of the original payment.
-        if (action === 'capture' || action === 'refund') return cardPresentFollowUp(deps, action, request, actor);
+        if (action === 'capture' || action === 'refund') return cardPresentPriorOp(deps, action, request, actor);
         return cardPresentPayment(deps, action as TerminalAction, request, actor);
       }
       if (action === 'capture' || action === 'refund' || action === 'void') {
-        const prepared = prepareFollowUp(action, request, actor);
-        return deps.core.mutate((tx) => followUpInTx(ctx, tx, prepared));
+        const prepared = preparePriorOp(action, request, actor);
+        return deps.core.mutate((tx) => priorOpInTx(ctx, tx, prepared));
       }
-      const prepared = prepareNewMoney(ctx, action, request, actor);
+      const prepared = prepareCharge(ctx, action, request, actor);
       const source = prepared.source;
       // A gift card's PIN is checked (and the attempt counted) before the unit of work: its slow
       // hash must not hold up the write queue.
@@ -100,7 +103,7 @@ export function createGateway(deps: {
         const attempt = await deps.giftCards.attemptPin(source.card_number.replace(/[\s-]/g, ''), source.pin);
         if (attempt) source.attempt = attempt;
       }
-      return deps.core.mutate((tx) => newMoneyInTx(ctx, tx, prepared));
+      return deps.core.mutate((tx) => chargeInTx(ctx, tx, prepared));
     },
 
     async view(tokenOrReference) {

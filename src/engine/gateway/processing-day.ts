@@ -1,4 +1,5 @@
 import { addDays, DAY_MS } from '../clock';
+import type { GatewayContext } from './context';
 
 /**
  * The processing day: card transactions made before the day's cut-off (local time, the account's
@@ -97,6 +98,17 @@ export class ProcessingCalendar {
   cutoffAfter(date: string, days: number, timeZone: string, cutoff: string): number {
     return zonedInstant(addDays(date, days), cutoff, timeZone);
   }
+}
+
+/** The processing day of an instant, in the account's time zone and cut-off. */
+export function processingDay(ctx: GatewayContext, nowMs: number): ProcessingDay {
+  const p = ctx.account.profile();
+  return ctx.calendar.dayOf(nowMs, p.timezone, p.processing_cutoff);
+}
+
+/** When an authorization made now releases its hold (the account's `authorization_hold_days`). */
+export function holdExpiry(ctx: GatewayContext, nowMs: number): number {
+  return nowMs + ctx.account.profile().authorization_hold_days * DAY_MS;
 }
 
 export { DAY_MS };

@@ -1,4 +1,7 @@
 import type { AccountProfile } from '../account';
+import { fail } from '../errors';
+import type { GatewayContext } from './context';
+import type { PaymentMethod } from './transaction-record';
 
 /**
  * The processors of this install, named by the settlement tokens GET /api/whoami lists (merchant
@@ -17,4 +20,14 @@ export function settlementTokens(profile: AccountProfile): SettlementTokens {
   const t = (suffix: string) => `${profile.token}${suffix}`;
   const tokens = { card: t('MA'), bank: t('BA'), terminal: t('TP'), gift: t('GC') };
   return { ...tokens, all: Object.values(tokens) };
+}
+
+/** The settlement token of a payment method, honouring an order's explicit routing when it fits. */
+export function settlementTokenFor(ctx: GatewayContext, method: PaymentMethod, requested: string | null): string {
+  const tokens = settlementTokens(ctx.account.profile());
+  const natural = method === 'bank_account' ? tokens.bank : method === 'gift_card' ? tokens.gift : method === 'pos_terminal' ? tokens.terminal : tokens.card;
+  if (requested && requested !== natural) {
+    throw fail.gateway('settlement_token_mismatch', `settlement_token ${requested} does not route ${method.replace('_', ' ')} payments; this account uses ${natural}`);
+  }
+  return natural;
 }

@@ -4,7 +4,9 @@ import { getRecord, putRecord, recordsSince, type RecordDoc } from '../records';
 import { BANK_RETURN_DAYS, BANK_SETTLE_DAYS } from './sandbox/test-data';
 import { responseCodeFor } from './reference-data';
 import { TRANSACTIONS, remainingOf, type TxData, type TxDoc } from './transaction-record';
-import { getTx, processingDay, putTx, type GatewayContext } from './context';
+import { getTx, putTx } from './transaction-store';
+import { processingDay } from './processing-day';
+import { type GatewayContext } from './context';
 
 /**
  * The clock's work on transactions, run by the `gateway.due` tick task: each transaction carries

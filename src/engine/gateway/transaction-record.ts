@@ -3,6 +3,8 @@ import { RECENCY_BASE } from '../../store/collections/gateway';
 import type { OrderTransactionView } from '../../shared/schemas/gateway';
 import type { SandboxProfile } from './sandbox/test-data';
 import { brandName } from './reference-data';
+import { fail, type EngineError } from '../errors';
+import type { ProcessingDay } from './processing-day';
 
 /**
  * A gateway transaction as stored. Card data is the BIN, last four, brand and expiry only; a bank
@@ -145,6 +147,174 @@ export function txDoc(data: TxData): TxRow {
 /** Amount still reserved by an authorization. */
 export function remainingOf(auth: AuthState): number {
   return auth.authorized_cents - auth.captured_cents - auth.voided_cents - auth.released_cents;
+}
+
+/**
+ * An authorization after a capture, a void or an undone capture: open while anything is still
+ * reserved, else captured when any of it was, else voided.
+ */
+export function authAfter(auth: AuthState, change: { captured_cents?: number; voided_cents?: number }): AuthState {
+  const next = { ...auth, ...change };
+  next.status = remainingOf(next) > 0 ? 'open' : next.captured_cents > 0 ? 'captured' : 'voided';
+  return next;
+}
+
+/** Sales, captures, credits and refunds move money (in the day's settlement batch); the others do not. */
+const MOVES_MONEY: ReadonlySet<Action> = new Set<Action>(['sale', 'capture', 'credit', 'refund']);
+
+export function movesMoney(action: Action): boolean {
+  return MOVES_MONEY.has(action);
+}
+
+/**
+ * How much a capture of `t` takes: `requested`, or all still reserved. Captured <= authorized, and
+ * only while the hold lasts. Throws the refusal (the same for every path: with or without a lane).
+ */
+export function captureAmount(t: TxData, requested: number | null, nowMs: number): number {
+  if (t.action !== 'authorize' || t.state !== 'completed' || !t.auth) {
+    throw fail.gateway('transaction_not_capturable', `Transaction ${t.token} is ${t.state === 'declined' ? 'a declined ' : 'a '}${t.action}; only an approved authorization can be captured`);
+  }
+  if (t.auth.status === 'released' || nowMs >= t.auth.hold_expires_at) {
+    throw fail.gateway('authorization_expired', `The authorization hold of ${t.token} was released on ${new Date(t.auth.hold_expires_at).toISOString()}; authorize again`);
+  }
+  const remaining = remainingOf(t.auth);
+  if (remaining <= 0) throw fail.gateway('nothing_to_capture', `Authorization ${t.token} has nothing left to capture`);
+  const amount = requested ?? remaining;
+  if (amount > remaining) throw fail.gateway('amount_exceeds_authorization', `amount_cents ${amount} exceeds the ${remaining} cents still authorized on ${t.token}`);
+  return amount;
+}
+
+/**
+ * How much a refund of `t` takes: `requested`, or all that is left. A refund returns at most what
+ * was sold or captured minus earlier refunds, of a sale or capture that moved money. Throws the
+ * refusal (the same for every path: with or without a lane).
+ */
+export function refundAmount(t: TxData, requested: number | null): number {
+  if ((t.action !== 'sale' && t.action !== 'capture') || t.state === 'declined') {
+    throw fail.gateway('transaction_not_refundable', `Transaction ${t.token} is ${t.state === 'declined' ? 'a declined ' : 'a '}${t.action}; only an approved sale or capture can be refunded`);
+  }
+  if (t.state === 'cancelled') throw fail.gateway('transaction_voided', `Transaction ${t.token} was voided: there is nothing to refund`);
+  if (t.state === 'in_progress') throw fail.gateway('transaction_not_settled', `Bank transaction ${t.token} has not settled yet: void it before the cut-off, or refund it once it settles`);
+  if (t.state === 'completed_but_nsfed') throw fail.gateway('transaction_returned', `Bank transaction ${t.token} was returned by the bank: there is nothing to refund`);
+  const refundable = t.amount_cents - t.refunded_cents;
+  if (refundable <= 0) throw fail.gateway('nothing_to_refund', `Transaction ${t.token} is fully refunded`);
+  const amount = requested ?? refundable;
+  if (amount > refundable) throw fail.gateway('amount_exceeds_refundable', `amount_cents ${amount} exceeds the ${refundable} cents still refundable on ${t.token}`);
+  return amount;
+}
+
+/**
+ * Why a sale, capture, credit or refund cannot be voided at `nowMs` (null: it can). It is voided
+ * whole, only until its processing day's batch is transmitted at the cut-off (after that a refund
+ * is needed), and not once it has refunds of its own. An authorization is released by a void on
+ * other terms (what is still reserved).
+ */
+export function voidRefusal(t: TxData, nowMs: number): EngineError | null {
+  if (t.state === 'cancelled') return fail.gateway('transaction_already_voided', `Transaction ${t.token} is already voided`);
+  if (t.state === 'declined' || !movesMoney(t.action)) return fail.gateway('transaction_not_voidable', `Transaction ${t.token} (${t.state} ${t.action}) cannot be voided`);
+  const transmitted = nowMs >= t.cutoff_at || (t.settlement.status !== 'pending' && t.settlement.status !== 'none');
+  if (transmitted) {
+    return fail.gateway(
+      'void_window_closed',
+      `Transaction ${t.token} was in the ${t.processing_date} batch, transmitted at the processing-day cut-off (${new Date(t.cutoff_at).toISOString()}); refund it instead`,
+    );
+  }
+  if (t.refunded_cents > 0) return fail.gateway('transaction_has_refunds', `Transaction ${t.token} has refunds: void them first`);
+  return null;
+}
+
+/** The parts of a new transaction that are not derived from its outcome. */
+export type NewTransaction = Pick<
+  TxData,
+  | 'action'
+  | 'amount_cents'
+  | 'currency'
+  | 'order'
+  | 'payment_method'
+  | 'wallet'
+  | 'fund'
+  | 'gift_card'
+  | 'card'
+  | 'bank'
+  | 'gift_last4'
+  | 'terminal'
+  | 'email'
+  | 'from_account'
+  | 'created_by'
+  | 'transaction_reference'
+  | 'request_fingerprint'
+  | 'parent'
+  | 'settlement_token'
+  | 'outcome'
+  | 'fee_exempt'
+  | 'sec_code'
+  | 'industry'
+  | 'device'
+> & {
+  /** The idempotency key; held only by an approved transaction (a decline does not hold it). */
+  key: string | null;
+};
+
+/** Where a new record is made: its token, the time, its processing day and when a hold made now would end. */
+export interface TransactionStamp {
+  token: string;
+  at: string;
+  day: ProcessingDay;
+  holdExpiresAt: number;
+}
+
+/**
+ * A new transaction record. What it does to money follows from its action and outcome, one way
+ * for every path: an approved sale, capture, credit or refund joins the day's batch (gift cards
+ * have none) and a bank one is in progress until it settles; an approved authorization holds its
+ * amount until the hold ends.
+ */
+export function buildTransaction(stamp: TransactionStamp, n: NewTransaction): TxData {
+  const approved = n.outcome.approved;
+  const moves = approved && movesMoney(n.action);
+  const batched = moves && n.payment_method !== 'gift_card';
+  const holdUntil = approved && n.action === 'authorize' ? stamp.holdExpiresAt : 0;
+  // Every field named, in the record's order: one shape for every stored transaction.
+  return {
+    token: stamp.token,
+    action: n.action,
+    state: !approved ? 'declined' : moves && n.payment_method === 'bank_account' ? 'in_progress' : 'completed',
+    amount_cents: n.amount_cents,
+    currency: n.currency,
+    order: n.order,
+    payment_method: n.payment_method,
+    wallet: n.wallet,
+    fund: n.fund,
+    gift_card: n.gift_card,
+    card: n.card,
+    bank: n.bank,
+    gift_last4: n.gift_last4,
+    terminal: n.terminal,
+    email: n.email,
+    from_account: n.from_account,
+    created_by: n.created_by,
+    created_at: stamp.at,
+    updated_at: stamp.at,
+    transaction_reference: n.transaction_reference,
+    unique_reference: approved ? n.key : null,
+    request_fingerprint: n.request_fingerprint,
+    parent: n.parent,
+    processing_date: stamp.day.date,
+    cutoff_at: stamp.day.cutoffAt,
+    settlement_token: n.settlement_token,
+    settlement: { status: batched ? 'pending' : 'none', batch: null, settled_at: null },
+    due: batched ? 'batch' : holdUntil ? 'hold' : null,
+    due_at: batched ? stamp.day.cutoffAt : holdUntil,
+    outcome: n.outcome,
+    auth: holdUntil ? { authorized_cents: n.amount_cents, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' } : null,
+    refunded_cents: 0,
+    voided_by: null,
+    payments: [],
+    fee_exempt: n.fee_exempt,
+    sec_code: n.sec_code,
+    industry: n.industry,
+    device: n.device,
+  };
 }
 
 const STEP: Record<Action, string> = {

@@ -1,5 +1,5 @@
 import type { EngineCore, Tx } from '../core';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Cashier, CashierCreate, CashierPatch, Shift } from '../../shared/schemas/register';
 import { KIND, type CashierData, type RegisterState, type ShiftData } from './model';
@@ -92,7 +92,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
       if (patch.code !== undefined && !CODE_RULE.test(patch.code)) throw fail.invalid('invalid_cashier_code', 'A cashier code is 4 to 8 digits', [{ field: 'code', message: '4 to 8 digits' }]);
       return core.mutate(async (tx) => {
         const existing = (await getRecord<CashierData>(tx, KIND.cashier, id))?.data;
-        if (!existing) throw fail.notFound('cashier_not_found', `No cashier ${id}`);
+        if (!existing) throw notFound('cashier_not_found', `No cashier ${id}`);
         if (patch.code !== undefined) await codeFree(tx, patch.code, id);
         const next: CashierData = {
           ...existing,
@@ -120,7 +120,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
         throw fail.forbidden('cashier_sign_in_locked', `Too many wrong codes on this lane. Wait ${Math.ceil((f.until - now) / 1000)} seconds, then try again.`);
       }
       const lane = await registers.lane(laneid);
-      if (!lane) throw fail.notFound('lane_not_found', `No lane ${laneid}: add it under /api/lanes first`);
+      if (!lane) throw notFound('lane_not_found', `No lane ${laneid}: add it under /api/lanes first`);
       const found = CODE_RULE.test(code) ? (await byCode(core, code))[0] : undefined;
       if (!found || !found.active) {
         const count = (f?.count ?? 0) + 1;
@@ -145,7 +145,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     signOut(shiftId) {
       return core.mutate(async (tx) => {
         const shift = (await getRecord<ShiftData>(tx, KIND.shift, shiftId))?.data;
-        if (!shift) throw fail.notFound('shift_not_found', 'No such shift');
+        if (!shift) throw notFound('shift_not_found', 'No such shift');
         if (shift.closed_at) return shiftView(shift);
         return shiftView(await closeShift(tx, shift, 'signed_out'));
       });
@@ -153,7 +153,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
 
     async requireShiftInTx(tx, shiftId) {
       const shift = (await getRecord<ShiftData>(tx, KIND.shift, shiftId))?.data;
-      if (!shift) throw fail.forbidden('shift_not_found', 'This cashier session is not known. Sign in with your cashier code.');
+      if (!shift) throw notFound('shift_not_found', 'This cashier session is not known. Sign in with your cashier code.', 'forbidden');
       if (shift.closed_at) {
         const why = shift.closed_reason === 'replaced' ? 'another cashier signed in on this lane' : shift.closed_reason === 'deactivated' ? 'the cashier was deactivated' : 'the cashier signed out';
         throw fail.forbidden('shift_closed', `This cashier session has ended (${why}). Sign in with your cashier code.`);
@@ -168,7 +168,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
       const wanted = who.trim().toLowerCase();
       const byId = all.filter((c) => c.id === who.trim());
       const matches = byId.length > 0 ? byId : all.filter((c) => c.name.toLowerCase() === wanted);
-      if (matches.length === 0) throw fail.notFound('cashier_not_found', `No cashier ${who}`);
+      if (matches.length === 0) throw notFound('cashier_not_found', `No cashier ${who}`);
       if (matches.length > 1) throw fail.conflict('cashier_ambiguous', `${matches.length} cashiers are named ${who}: give the id instead`);
       const target = matches[0]!;
       // Six digits: a reset code is typed rarely and is worth being harder to guess.

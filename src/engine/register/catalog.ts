@@ -1,5 +1,5 @@
 import type { EngineCore, Tx } from '../core';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Product, ProductCreate, ProductPatch, ProductQuery } from '../../shared/schemas/register';
 import { MAX_UNIT_PRICE, taxRateFromPercent, taxRateToPercent } from './money';
@@ -100,7 +100,7 @@ export function createCatalog(core: EngineCore): Catalog {
       const taxRate = patch.tax_rate === undefined ? undefined : taxRateFromPercent(patch.tax_rate);
       return core.mutate(async (tx) => {
         const existing = (await getRecord<ProductData>(tx, KIND.product, code))?.data;
-        if (!existing) throw fail.notFound('product_not_found', `No product ${code}`);
+        if (!existing) throw notFound('product_not_found', `No product ${code}`);
         const next: ProductData = {
           ...existing,
           ...(patch.description !== undefined ? { description: patch.description.trim() } : {}),

@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { Gateway } from '../gateway';
 import type { Lanes } from '../lanes';
 import type { Orders } from '../orders';
@@ -193,7 +193,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     products: (query) => catalog.list(query),
     async product(code) {
       const p = await catalog.get(code);
-      if (!p) throw fail.notFound('product_not_found', `No product ${code}`);
+      if (!p) throw notFound('product_not_found', `No product ${code}`);
       return productView(p);
     },
     createProduct: (input) => catalog.create(input),
@@ -207,7 +207,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
 
     async register(laneid) {
       const lane = await registers.lane(laneid);
-      if (!lane) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+      if (!lane) throw notFound('lane_not_found', `No lane ${laneid}`);
       const state = await registers.getInTx(core, laneid);
       const shift = state.shift ? (await getRecord<{ cashier: { name: string }; opened_at: string; closed_at: string | null }>(core, KIND.shift, state.shift))?.data : undefined;
       const open = state.open_sale ? await loadSale(core, state.open_sale) : undefined;
@@ -239,7 +239,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
 
     async sale(idOrNumber) {
       const sale = await loadSale(core, idOrNumber);
-      if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
+      if (!sale) throw notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
       return saleView(sales, sale);
     },
 
@@ -290,12 +290,12 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
       ),
 
     async xReport(laneid) {
-      if (!(await registers.lane(laneid))) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+      if (!(await registers.lane(laneid))) throw notFound('lane_not_found', `No lane ${laneid}`);
       return report(laneid);
     },
 
     async zClose(laneid, input) {
-      if (!(await registers.lane(laneid))) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+      if (!(await registers.lane(laneid))) throw notFound('lane_not_found', `No lane ${laneid}`);
       const closed = await core.mutate(async (tx) => {
         const shift = await cashiers.requireShiftInTx(tx, input.shift);
         if (shift.laneid !== laneid) throw fail.precondition('wrong_lane', `This cashier is signed in on lane ${shift.laneid}, not ${laneid}`);
@@ -346,7 +346,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     zReports: (laneid) => listZ(core, laneid),
     async zReport(laneid, number) {
       const r = await getZ(core, laneid, number);
-      if (!r) throw fail.notFound('z_report_not_found', `Lane ${laneid} has no Z report ${number}`);
+      if (!r) throw notFound('z_report_not_found', `Lane ${laneid} has no Z report ${number}`);
       return r;
     },
 

@@ -1,9 +1,9 @@
-import { fail } from '../errors';
+import { notFound } from '../errors';
 import type { Gateway } from '../gateway';
 import type { Receipt } from '../../shared/schemas/register';
 import type { SaleData, SettingsData } from './model';
 import { taxRateToPercent } from './money';
-import { findDocument, liveLines, loadSale, saleTime, taxesOf, totalsOf } from './sales';
+import { findDocument, liveLines, loadSale, saleTime, totalsOf } from './sales';
 import { reversalLinesWithRates } from './reversals';
 import { markOf, taxesByRate, type TaxMark } from './taxes';
 import type { EngineCore } from '../core';
@@ -29,7 +29,7 @@ type Base = Pick<Receipt, 'copy' | 'merchant' | 'lane' | 'sale_number' | 'status
 
 export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt> {
   const sale = await loadSale(deps.core, idOrNumber);
-  if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
+  if (!sale) throw notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
   // A refund's or void's own number asks for that document's receipt.
   const reversal = options.reversal ?? (await findDocument(deps.core, idOrNumber))?.reversal;
   await deps.ensureTaxMarks([...new Set(sale.lines.map((l) => l.tax_rate))].sort((a, b) => a - b));
@@ -83,7 +83,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
     }),
     subtotal_cents: totals.subtotal_cents,
     discount_cents: totals.discount_cents,
-    taxes: taxesOf(live).map((t) => ({ mark: markOf(marks, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: t.taxable_cents, tax_cents: t.tax_cents })),
+    taxes: taxesByRate(live).map((t) => ({ mark: markOf(marks, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: t.taxable_cents, tax_cents: t.tax_cents })),
     total_cents: totals.total_cents,
     tip_cents: totals.tip_cents,
     paid_cents: totals.collected_cents,
@@ -104,7 +104,7 @@ const back = (cents: number) => (cents === 0 ? 0 : -cents);
 function reversalReceipt(sale: SaleData, number: number, base: Base, marks: ReadonlyArray<TaxMark>): Receipt {
   const amount = (cents: number) => formatMoney(cents, sale.currency);
   const r = sale.reversals.find((x) => x.number === number && x.status !== 'planned');
-  if (!r) throw fail.notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
+  if (!r) throw notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
   const rated = r.kind === 'void' && r.lines.length === 0
     ? liveLines(sale).map((l) => ({ line: l.line, description: l.description, quantity: l.quantity, net_cents: l.net_cents, tax_cents: l.tax_cents, total_cents: l.total_cents, tax_rate: l.tax_rate }))
     : reversalLinesWithRates(sale, r);

@@ -1,5 +1,5 @@
 import type { Tx } from '../core';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
 import { KIND, reversalDocument, type AllocationData, type DocumentData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
@@ -10,6 +10,7 @@ import { refundFailureMessage } from './messages';
 import { liveLines, person, refundableOf, requireSale, saleView, saveSale, totalsOf } from './sales';
 import type { TenderDeps } from './tenders';
 import { reversalView } from './views';
+import { voidRefusal } from '../gateway';
 
 /**
  * Voids and refunds: money goes back to the tenders the sale was paid with.
@@ -40,10 +41,11 @@ interface Prepared {
   shift: ShiftData;
 }
 
+/** Whether the tender's payment can still be voided: the gateway's one rule (its processing day's cut-off). */
 async function voidable(deps: TenderDeps, tender: TenderData, now: number): Promise<boolean> {
   if (!tender.transaction) return false;
   const t = await deps.gateway.record(tender.transaction);
-  return !!t && t.state === 'completed' && t.refunded_cents === 0 && now < t.cutoff_at && (t.settlement.status === 'pending' || t.settlement.status === 'none');
+  return !!t && voidRefusal(t, now) === null;
 }
 
 /** Spreads `amount` over the sale's paid tenders, last tender first. */
@@ -251,7 +253,7 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
   let sale = await requireSale(tx, saleId);
   const index = sale.reversals.findIndex((r) => r.id === reversalId);
   const current = sale.reversals[index];
-  if (!current) throw fail.notFound('reversal_not_found', 'No such refund or void');
+  if (!current) throw notFound('reversal_not_found', 'No such refund or void');
   const laneid = current.laneid;
   let cash = 0;
   const tenders = sale.tenders.map((t) => ({ ...t }));
@@ -422,7 +424,7 @@ export async function settleReversal(deps: TenderDeps, inflight: Set<string>, sa
     let sale = await requireSale(tx, saleId);
     requireNoPending(sale);
     const reversal = sale.reversals.find((r) => r.number === number);
-    if (!reversal) throw fail.notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
+    if (!reversal) throw notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
     if (reversal.status !== 'incomplete') throw fail.precondition('reversal_complete', 'Nothing is owed on this refund or void');
     const failed = reversal.allocations.filter((a) => a.status === 'failed');
     let allocations: AllocationData[];

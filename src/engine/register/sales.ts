@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { Orders } from '../orders';
 import { dateInZone } from '../clock';
 import { getRecord, putRecord, recordsByRef } from '../records';
@@ -12,7 +12,7 @@ import type { Registers } from './registers';
 import { cashSuggestions, discountFromPercent, MAX_QUANTITY, priceLine, taxRateFromPercent, taxRateToPercent, type Discount } from './money';
 import { KIND, refOfNumber, saleNumber, saleRef, type DocumentData, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
 import { tenderView, reversalView } from './views';
-import { markOf, taxesByRate, type TaxTotal } from './taxes';
+import { markOf, taxesByRate } from './taxes';
 
 export const MAX_LINES = 200;
 
@@ -86,11 +86,6 @@ export function saleTime(sale: SaleData): string {
   return sale.paid_at ?? sale.voided_at ?? sale.created_at;
 }
 
-/** Tax by rate, over the sale's live lines (or any lines given). */
-export function taxesOf(lines: ReadonlyArray<Pick<LineData, 'tax_rate' | 'net_cents' | 'tax_cents'>>): TaxTotal[] {
-  return taxesByRate(lines);
-}
-
 export function hasMoneyIn(sale: SaleData): boolean {
   return sale.tenders.some((t) => t.status === 'approved' || t.status === 'pending');
 }
@@ -157,7 +152,7 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
     cashier: sale.cashier,
     lines: sale.lines.map((l) => lineView(l, marks)),
     totals,
-    taxes: taxesOf(liveLines(sale)).map((t) => ({ mark: markOf(marks, t.tax_rate), ...t, tax_rate: taxRateToPercent(t.tax_rate) })),
+    taxes: taxesByRate(liveLines(sale)).map((t) => ({ mark: markOf(marks, t.tax_rate), ...t, tax_rate: taxRateToPercent(t.tax_rate) })),
     tenders: sale.tenders.map(tenderView),
     reversals: sale.reversals.map(reversalView),
     pending_tender: sale.pending_tender,
@@ -198,7 +193,7 @@ export async function loadSale(reader: Tx | EngineCore, idOrNumber: string): Pro
 
 export async function requireSale(tx: Tx, idOrNumber: string): Promise<SaleData> {
   const sale = await loadSale(tx, idOrNumber);
-  if (!sale) throw fail.notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
+  if (!sale) throw notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
   return sale;
 }
 
@@ -346,7 +341,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
     const quantity = input.quantity ?? parsed.quantity ?? 1;
     checkQuantity(quantity);
     const product = await ctx.catalog.findInTx(tx, parsed.code);
-    if (!product) throw fail.notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
+    if (!product) throw notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
     if (!product.active) throw fail.precondition('product_inactive', `${product.description} (${product.code}) is no longer sold`);
     // Scanning the same item again adds to the last line when that line is a plain one.
     const last = sale.lines[sale.lines.length - 1];
@@ -380,7 +375,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
 
 function findLine(sale: SaleData, n: number): LineData {
   const l = sale.lines.find((x) => x.line === n);
-  if (!l) throw fail.notFound('line_not_found', `Sale ${sale.number} has no line ${n}`);
+  if (!l) throw notFound('line_not_found', `Sale ${sale.number} has no line ${n}`);
   if (l.voided) throw fail.precondition('line_voided', `Line ${n} is voided`);
   return l;
 }

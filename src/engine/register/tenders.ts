@@ -1,5 +1,5 @@
 import type { Tx } from '../core';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import type { Gateway, TransactionResult } from '../gateway';
 import type { GiftCards } from '../wallets/gift-cards';
 import { brandName } from '../gateway/reference-data';
@@ -7,7 +7,8 @@ import type { Sale, Tender, TenderInput, TenderType } from '../../shared/schemas
 import { KIND, type SaleData, type ShiftData, type TenderData } from './model';
 import { cashFarAboveDue, formatMoney, type MoneyFormat } from '../../shared/money';
 import { declineMessage, tenderFailureMessage } from './messages';
-import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, taxesOf, totalsOf, type SaleContext } from './sales';
+import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, totalsOf, type SaleContext } from './sales';
+import { taxesByRate } from './taxes';
 import { tenderView } from './views';
 import { getRecord } from '../records';
 
@@ -39,7 +40,7 @@ export async function completeIfPaid(ctx: SaleContext, tx: Tx, sale: SaleData, s
     discount_cents: totals.discount_cents,
     tax_cents: totals.tax_cents,
     total_cents: totals.total_cents,
-    taxes: taxesOf(liveLines(paid)),
+    taxes: taxesByRate(liveLines(paid)),
     at: tx.at,
   });
   const state = await ctx.registers.getInTx(tx, sale.laneid);
@@ -216,7 +217,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
 export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string, tenderId: string, outcome: GatewayOutcome, shift: ShiftData): Promise<TenderOutcome> {
   let sale = await requireSale(tx, saleId);
   const current = sale.tenders.find((t) => t.id === tenderId);
-  if (!current) throw fail.notFound('tender_not_found', `No tender ${tenderId}`);
+  if (!current) throw notFound('tender_not_found', `No tender ${tenderId}`);
   if (current.status !== 'pending') return { sale: saleView(deps, sale), tender: tenderView(current), message: '' };
   const type = current.type as 'card' | 'gift_card';
   let tender: TenderData = { ...current, completed_at: tx.at };

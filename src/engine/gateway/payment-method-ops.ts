@@ -1,5 +1,5 @@
 import type { Tx } from '../core';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { TransactionRequest } from '../../shared/schemas/gateway';
 import type { OrderInput } from '../../shared/schemas/orders';
 import { EXPIRED_CARD_ERROR, bankProblemMessage, cardProblemMessage, isExpired, type BankInputResult, type CardInputResult } from '../wallets/instruments';
@@ -8,31 +8,20 @@ import type { GiftCardData, PinAttempt, PinGate } from '../wallets/gift-cards';
 import type { ResolvedOrder } from '../orders';
 import { avsResponse, cvvResponse } from './sandbox/checks';
 import { APPROVED, chargeBank, chargeCard, giftDecision, outcomeOf, verifyCard, type Decision } from './sandbox/processor';
-import type { Action, BankFacts, CardFacts, PaymentMethod, TxData } from './transaction-record';
-import {
-  asGatewayError,
-  findByUnique,
-  fingerprintOf,
-  holdExpiry,
-  newTxToken,
-  parseAmount,
-  processingDay,
-  putTx,
-  replayOf,
-  resolveCurrency,
-  resultOf,
-  settlementTokenFor,
-  uniqueKey,
-  type GatewayContext,
-  type TransactionResult,
-} from './context';
+import { buildTransaction, type Action, type BankFacts, type CardFacts, type PaymentMethod } from './transaction-record';
+import { asGatewayError, type GatewayContext } from './context';
+import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { putTx, stampOf } from './transaction-store';
+import { parseAmount, resolveCurrency } from './amounts';
+import { resultOf, type TransactionResult } from './results';
+import { settlementTokenFor } from './settlement-tokens';
 
 /**
  * Operations that take money from, or give it to, a payment method: verify, authorize, sale and
  * (unlinked) credit. Each is prepared outside the unit of work (parsing, card checks) and then run
  * inside it in two phases: every read and check first, every write last.
  */
-export type NewMoneyAction = 'verify' | 'authorize' | 'sale' | 'credit';
+export type ChargeAction = 'verify' | 'authorize' | 'sale' | 'credit';
 
 export type Source =
   | { kind: 'fund'; token: string; expect: 'credit_card' | 'bank_account' | null }
@@ -40,8 +29,8 @@ export type Source =
   | { kind: 'bank'; input: BankInputResult }
   | { kind: 'gift'; token?: string; card_number?: string; pin?: string | null; attempt?: PinAttempt };
 
-export interface PreparedNewMoney {
-  action: NewMoneyAction;
+export interface PreparedCharge {
+  action: ChargeAction;
   amount: number;
   currency: string | null;
   source: Source;
@@ -60,7 +49,7 @@ export interface PreparedNewMoney {
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 /** Picks the one payment method a request names; terminal requests are routed elsewhere. */
-export function prepareNewMoney(ctx: GatewayContext, action: NewMoneyAction, req: TransactionRequest, actor: string | null): PreparedNewMoney {
+export function prepareCharge(ctx: GatewayContext, action: ChargeAction, req: TransactionRequest, actor: string | null): PreparedCharge {
   const amount = parseAmount(req.amount_cents, { required: action !== 'verify', allowZero: action === 'verify' }) ?? 0;
   const named = [req.fund_token, req.credit_card, req.bank_account, req.gift_card].filter((v) => v !== undefined && v !== null);
   if (named.length === 0) throw fail.gateway('payment_method_unspecified', 'Send one of fund_token, credit_card, bank_account, gift_card or terminal');
@@ -143,14 +132,14 @@ function bankFacts(b: { routing_number: string | null; institution_number: strin
   };
 }
 
-async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedNewMoney): Promise<Resolved> {
+async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Promise<Resolved> {
   const chargeAmount = p.action === 'verify' ? 0 : p.amount;
   const tz = ctx.account.profile().timezone;
   const s = p.source;
   if (s.kind === 'fund') {
     const fund = await ctx.wallets.fundInTx(tx, s.token);
     const label = s.expect === 'credit_card' ? 'credit_card' : s.expect === 'bank_account' ? 'bank_account' : 'payment_method';
-    if (!fund || (s.expect && fund.kind !== s.expect)) throw fail.gateway(`${label}_not_found`, `No ${label.replace('_', ' ')} ${s.token}`);
+    if (!fund || (s.expect && fund.kind !== s.expect)) throw notFound(`${label}_not_found`, `No ${label.replace('_', ' ')} ${s.token}`, 'gateway');
     if (fund.inactive) throw fail.gateway('payment_method_inactive', `Payment method ${s.token} was removed from its wallet`);
     if (fund.locked) throw fail.gateway('fund_protected', `Payment method ${s.token} is locked`);
     if (fund.card) {
@@ -200,7 +189,7 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedNewMoney): 
 }
 
 /** Runs a prepared verify, authorize, sale or credit inside a unit of work. */
-export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMoney): Promise<TransactionResult> {
+export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Promise<TransactionResult> {
   const { core, orders } = ctx;
   // ---- reads and checks (nothing written yet) ----
   let order: ResolvedOrder | null = null;
@@ -216,7 +205,6 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
   });
   if (r.method === 'bank_account' && p.action === 'authorize') throw fail.gateway('unsupported_payment_method', 'Bank accounts (ACH/EFT) have no authorization: use a sale');
   const settlementToken = settlementTokenFor(ctx, r.method, order?.data.settlement_token ?? null);
-  const day = processingDay(ctx, tx.now);
 
   // A new card or account is verified first; when that fails the verify is what gets recorded.
   const failedVerify = r.verify && !r.verify.approved;
@@ -224,7 +212,6 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
   const decision = failedVerify ? r.verify! : r.charge;
   const approved = decision.approved;
   const outcome = outcomeOf(decision, core.ids, { avs: r.avs, cvv: r.cvv });
-  const financial = approved && (action === 'sale' || action === 'credit');
   const bank = r.method === 'bank_account';
   const gift = r.method === 'gift_card';
   const email = p.contact?.email ?? order?.data.billing_email ?? null;
@@ -248,11 +235,8 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
   if (gift && approved && r.gift?.card) {
     await ctx.giftCards.putInTx(tx, { ...r.gift.card, balance_cents: r.gift.card.balance_cents - p.amount }, 'gift_card.redeemed');
   }
-  const holdUntil = action === 'authorize' && approved ? holdExpiry(ctx, tx.now) : 0;
-  const data: TxData = {
-    token: newTxToken(ctx, tx.now),
+  const data = buildTransaction(stampOf(ctx, tx), {
     action,
-    state: !approved ? 'declined' : financial && bank ? 'in_progress' : 'completed',
     // A verify moves no money: the one recorded for a new card that failed it is for 0, as the
     // reference's sandbox lists it, whatever the sale or authorization asked for.
     amount_cents: failedVerify ? 0 : p.amount,
@@ -269,31 +253,17 @@ export async function newMoneyInTx(ctx: GatewayContext, tx: Tx, p: PreparedNewMo
     email,
     from_account: r.holder ?? order?.data.billing_name ?? ([p.contact?.first_name, p.contact?.last_name].filter(Boolean).join(' ') || null),
     created_by: p.actor,
-    created_at: tx.at,
-    updated_at: tx.at,
     transaction_reference: p.reference,
-    unique_reference: approved ? key : null,
+    key,
     request_fingerprint: requestFingerprint,
     parent: null,
-    processing_date: day.date,
-    cutoff_at: day.cutoffAt,
     settlement_token: settlementToken,
-    settlement: { status: financial && !gift ? 'pending' : 'none', batch: null, settled_at: null },
-    due: financial && !gift ? 'batch' : holdUntil ? 'hold' : null,
-    due_at: financial && !gift ? day.cutoffAt : holdUntil,
     outcome,
-    auth:
-      action === 'authorize' && approved
-        ? { authorized_cents: p.amount, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' }
-        : null,
-    refunded_cents: 0,
-    voided_by: null,
-    payments: [],
     fee_exempt: p.feeExempt,
     sec_code: bank ? (p.secCode ?? (r.bank?.check_type === 'business' ? 'CCD' : 'PPD')) : null,
     industry: p.industry,
     device: p.device,
-  };
+  });
   await putTx(tx, data, true);
   return resultOf(ctx, data);
 }

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import type { Tx } from '../core';
+import { fail } from '../errors';
+import type { GatewayContext } from './context';
+import { resultOf, type TransactionResult } from './results';
+import { TRANSACTIONS, type TxData, type TxDoc } from './transaction-record';
+
+/**
+ * Retries never charge twice: a request with a `transaction_reference` is keyed by action + order +
+ * reference, and the first transaction under the key answers every later request with it.
+ */
+export function fingerprintOf(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
+}
+
+/** The idempotency key of a request: `<action>/<order>/<transaction_reference>`. */
+export function uniqueKey(action: string, orderId: string | null, reference: string | null): string | null {
+  return reference ? `${action}/${orderId ?? '-'}/${reference}`.slice(0, 240) : null;
+}
+
+/**
+ * The transaction a retried request refers to. Through the unit of work, so a twin written earlier
+ * in the same group commit is seen (and one rolled back with its unit is not).
+ */
+export async function findByUnique(tx: Tx, key: string): Promise<TxData | undefined> {
+  const [doc] = await tx.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: key }, limit: 1 });
+  return doc?.data;
+}
+
+/**
+ * A request sent again under its transaction_reference gets the first answer again; another
+ * request under the same reference is refused.
+ */
+export function replayOf(ctx: GatewayContext, prior: TxData, requestFingerprint: string, action: string, reference: string | null | undefined): TransactionResult {
+  if (prior.request_fingerprint !== requestFingerprint) {
+    throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${String(reference)} was already used for a different ${action} on this order`);
+  }
+  return resultOf(ctx, prior);
+}

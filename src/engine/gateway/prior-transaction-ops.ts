@@ -1,0 +1,150 @@
+import type { Tx } from '../core';
+import { fail } from '../errors';
+import type { TransactionRequest } from '../../shared/schemas/gateway';
+import { chargeBank, chargeCard, outcomeOf, voidDecision, APPROVED, type Decision } from './sandbox/processor';
+import { amountDeclines } from './sandbox/checks';
+import { authAfter, buildTransaction, captureAmount, refundAmount, remainingOf, voidRefusal, type TxData } from './transaction-record';
+import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { getTx, newTxToken, putTx, requireTx, stampOf } from './transaction-store';
+import { parseAmount } from './amounts';
+import { resultOf, type TransactionResult } from './results';
+import type { GatewayContext } from './context';
+import type { GiftCardData } from '../wallets/gift-cards';
+
+/**
+ * Operations on a prior transaction: capture (of an authorization), refund (of a sale or capture)
+ * and void (of an authorization, fully or partly, or of a sale, capture, credit or refund before the
+ * cut-off of its processing day). The money rules:
+ *   captured <= authorized; voided + released + captured <= authorized;
+ *   refunded <= captured (or sold) amount; a voided transaction moves no money.
+ */
+export type PriorTransactionAction = 'capture' | 'refund' | 'void';
+
+export interface PreparedPriorOp {
+  action: PriorTransactionAction;
+  amount: number | null;
+  parent: string;
+  reference: string | null;
+  actor: string | null;
+}
+
+export function preparePriorOp(action: PriorTransactionAction, req: TransactionRequest, actor: string | null): PreparedPriorOp {
+  if (!req.transaction) throw fail.gateway('transaction_unspecified', `A ${action} needs \`transaction\`: the token of the prior transaction`);
+  return {
+    action,
+    amount: parseAmount(req.amount_cents, { required: false, allowZero: false }),
+    parent: req.transaction,
+    reference: typeof req.transaction_reference === 'string' && req.transaction_reference.trim() ? req.transaction_reference.trim() : null,
+    actor,
+  };
+}
+
+/** What an operation on a prior transaction will do, decided from reads only (nothing written yet). */
+interface Plan {
+  amount: number;
+  decision: Decision;
+  /** The prior transactions as they are after an approval (the parent, and for a void its own parent). */
+  updates: TxData[];
+  /** What the gift card's balance moves by when approved (a refund credits it, a void of a sale too). */
+  giftDelta: number;
+}
+
+export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorOp): Promise<TransactionResult> {
+  // ---- reads and checks ----
+  const parent = await requireTx(tx, p.parent);
+  const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.reference);
+  const requestFingerprint = fingerprintOf([p.action, p.amount, p.parent]);
+  const prior = key ? await findByUnique(tx, key) : undefined;
+  if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.reference);
+
+  const token = newTxToken(ctx, tx.now);
+  const plan = p.action === 'capture' ? planCapture(parent, p, tx.now) : p.action === 'refund' ? planRefund(parent, p) : await planVoid(tx, parent, p, token);
+  const gift = plan.decision.approved && plan.giftDelta !== 0 ? await giftCardToMove(ctx, tx, parent, plan.giftDelta) : undefined;
+
+  // ---- writes ----
+  const data = buildTransaction(
+    stampOf(ctx, tx, token),
+    {
+      ...inherited(parent),
+      action: p.action,
+      amount_cents: plan.amount,
+      created_by: p.actor,
+      transaction_reference: p.reference,
+      key,
+      request_fingerprint: requestFingerprint,
+      parent: parent.token,
+      outcome: outcomeOf(plan.decision, ctx.core.ids, { avs: null, cvv: null }),
+      terminal: parent.terminal ? { ...parent.terminal, signature: null, reversal: null } : null,
+    },
+  );
+  if (plan.decision.approved) for (const u of plan.updates) await putTx(tx, { ...u, updated_at: tx.at }, false);
+  if (gift) await ctx.giftCards.putInTx(tx, { ...gift, balance_cents: gift.balance_cents + plan.giftDelta }, plan.giftDelta > 0 ? 'gift_card.credited' : 'gift_card.redeemed');
+  await putTx(tx, data, true);
+  return resultOf(ctx, data);
+}
+
+/** What a transaction on a prior one carries over from it (payment method, order, routing). */
+function inherited(parent: TxData) {
+  const { currency, order, payment_method, wallet, fund, gift_card, card, bank, gift_last4, email, from_account, settlement_token, fee_exempt, sec_code, industry, device } = parent;
+  return { currency, order, payment_method, wallet, fund, gift_card, card, bank, gift_last4, email, from_account, settlement_token, fee_exempt, sec_code, industry, device };
+}
+
+function planCapture(parent: TxData, p: PreparedPriorOp, nowMs: number): Plan {
+  const amount = captureAmount(parent, p.amount, nowMs);
+  const decision = parent.card ? chargeCard(parent.card.profile, amount) : amountDeclines(amount) ? chargeCard('decline', amount) : APPROVED;
+  const auth = authAfter(parent.auth!, { captured_cents: parent.auth!.captured_cents + amount });
+  const left = remainingOf(auth);
+  return { amount, decision, updates: [{ ...parent, auth, due: left === 0 ? null : parent.due, due_at: left === 0 ? 0 : parent.due_at }], giftDelta: 0 };
+}
+
+function planRefund(parent: TxData, p: PreparedPriorOp): Plan {
+  const amount = refundAmount(parent, p.amount);
+  const decision = parent.payment_method === 'bank_account' ? chargeBank({ unknown: false, message: '', amountCents: amount }) : amountDeclines(amount) ? chargeCard('decline', amount) : APPROVED;
+  return { amount, decision, updates: [{ ...parent, refunded_cents: parent.refunded_cents + amount }], giftDelta: parent.payment_method === 'gift_card' ? amount : 0 };
+}
+
+async function planVoid(tx: Tx, parent: TxData, p: PreparedPriorOp, token: string): Promise<Plan> {
+  if (parent.state === 'cancelled') throw fail.gateway('transaction_already_voided', `Transaction ${parent.token} is already voided`);
+  if (parent.state === 'declined' || parent.action === 'verify' || parent.action === 'void') {
+    throw fail.gateway('transaction_not_voidable', `Transaction ${parent.token} (${parent.state} ${parent.action}) cannot be voided`);
+  }
+  if (parent.action === 'authorize') return planRelease(parent, p, tx.now);
+  const amount = parent.amount_cents;
+  if (p.amount !== null && p.amount !== parent.amount_cents) {
+    throw fail.gateway('partial_void_not_allowed', `A ${parent.action} is voided whole (${parent.amount_cents} cents); refund part of it instead`);
+  }
+  const refusal = voidRefusal(parent, tx.now);
+  if (refusal) throw refusal;
+  const updates: TxData[] = [{ ...parent, state: 'cancelled', settlement: { ...parent.settlement, status: 'voided' }, due: null, due_at: 0, voided_by: token }];
+  const grandparent = parent.parent && (parent.action === 'capture' || parent.action === 'refund') ? await getTx(tx, parent.parent) : undefined;
+  if (grandparent && parent.action === 'capture' && grandparent.auth) {
+    // The voided capture's amount is reserved again until the hold ends (released at once if it
+    // already has).
+    const auth = authAfter(grandparent.auth, { captured_cents: grandparent.auth.captured_cents - amount });
+    const left = remainingOf(auth);
+    updates.push({ ...grandparent, auth, due: left > 0 ? 'hold' : null, due_at: left > 0 ? auth.hold_expires_at : 0 });
+  }
+  if (grandparent && parent.action === 'refund') updates.push({ ...grandparent, refunded_cents: grandparent.refunded_cents - amount });
+  const giftDelta = parent.payment_method === 'gift_card' ? (parent.action === 'refund' ? -amount : amount) : 0;
+  return { amount, decision: voidDecision(amount), updates, giftDelta };
+}
+
+/** A void of an authorization releases what it still reserves (all, or part). */
+function planRelease(parent: TxData, p: PreparedPriorOp, nowMs: number): Plan {
+  const auth = parent.auth!;
+  if (auth.status === 'released' || nowMs >= auth.hold_expires_at) throw fail.gateway('authorization_expired', `The authorization hold of ${parent.token} was already released`);
+  const remaining = remainingOf(auth);
+  if (remaining <= 0) throw fail.gateway('nothing_to_void', `Authorization ${parent.token} has nothing left reserved`);
+  const amount = p.amount ?? remaining;
+  if (amount > remaining) throw fail.gateway('amount_exceeds_authorization', `amount_cents ${amount} exceeds the ${remaining} cents still reserved on ${parent.token}`);
+  const next = authAfter(auth, { voided_cents: auth.voided_cents + amount });
+  const left = remainingOf(next);
+  return { amount, decision: voidDecision(amount), updates: [{ ...parent, auth: next, due: left > 0 ? parent.due : null, due_at: left > 0 ? parent.due_at : 0 }], giftDelta: 0 };
+}
+
+async function giftCardToMove(ctx: GatewayContext, tx: Tx, parent: TxData, delta: number): Promise<GiftCardData> {
+  const gift = (await ctx.giftCards.findInTx(tx, { token: parent.gift_card ?? '' })).card;
+  if (!gift) throw fail.gateway('gift_card_unknown', `The gift card of ${parent.token} no longer exists`);
+  if (gift.balance_cents + delta < 0) throw fail.gateway('insufficient_funds', 'The gift card balance was already spent: the refund cannot be voided');
+  return gift;
+}
