@@ -149,7 +149,7 @@ describe('card-present payments on a lane', () => {
 
 describe('one money rule for a prior transaction, with or without a lane', () => {
   it('answers the same code on the card-present path as on the card-not-present path, and asks the lane for no card it would refuse', async () => {
-    const lane = new FakeLane();
+    const lane = new FakeTerminal();
     h = await startGateway({ cardPresent: lane });
     const sale = await op(h.api, 'sale', { amount_cents: 3000, terminal: { laneid: '1' } });
     const saleToken = sale.body.transaction;
