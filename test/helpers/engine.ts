@@ -1,4 +1,4 @@
-import { createEngine, ManualClock, sequentialIds, type Engine } from '../../src/engine';
+import { createEngine, storeLayouts, ManualClock, sequentialIds, type Engine } from '../../src/engine';
 import { createLogger } from '../../src/engine/logger';
 import { openDataStore, type DataStore } from '../../src/store';
 import { tempDir } from './tmp';
@@ -23,7 +23,7 @@ export interface TestEngine {
 export async function openTestEngine(options: { dir?: string; clock?: ManualClock; keep?: boolean; timezone?: string } = {}): Promise<TestEngine> {
   const tmp = options.dir ? { dir: options.dir, cleanup: () => undefined } : tempDir();
   const clock = options.clock ?? new ManualClock('2026-03-02T15:00:00Z');
-  const store = await openDataStore({ directory: tmp.dir });
+  const store = await openDataStore({ directory: tmp.dir, layouts: storeLayouts });
   const engine = await createEngine({
     store,
     clock,

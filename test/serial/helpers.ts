@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine, ManualClock, sequentialIds, type Engine } from '../../src/engine';
+import { createEngine, storeLayouts, ManualClock, sequentialIds, type Engine } from '../../src/engine';
 import { createLogger } from '../../src/engine/logger';
 import { openDataStore } from '../../src/store';
 import { createSerialLaneDriver } from '../../src/terminal';
@@ -80,7 +80,7 @@ export interface LaneRig {
 }
 
 async function bootEngine(dir: string, clock: ManualClock, start = true): Promise<Engine> {
-  const store = await openDataStore({ directory: dir });
+  const store = await openDataStore({ directory: dir, layouts: storeLayouts });
   const engine = await createEngine({
     store,
     clock,

@@ -12,13 +12,13 @@ import { byWatermark, byWatermarkProjected, collect, mergeByWatermark, recentFro
 import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
+import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH } from './invoice-layout';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
 import { createReadAhead, type RecordMeasure } from './read-ahead';
 import { EMAIL_RE, Problems } from './problems';
 import { inSession, type Session } from './session';
 import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
-import { INVOICE_EXPORT_FIELDS } from '../../store/collections/receivables';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { JsonParts, Page } from './exports';
@@ -139,13 +139,13 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
   const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
 
   /**
-   * A page of invoices in chunks: each one's stored rendering (the `data.view` text column) as
-   * bytes, with the few fields that decide whether it is sent and what goes in front of it
+   * A page of invoices in chunks: each one's stored rendering (its text column, invoice-layout.ts)
+   * as bytes, with the few fields that decide whether it is sent and what goes in front of it
    * (INVOICE_EXPORT_FIELDS).
    */
   const invoiceChunks = async function* (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number): AsyncGenerator<Array<Projected<InvoiceFields>>> {
     const read = (p: Page, options: { feed?: string; keep?: (v: InvoiceFields) => boolean }) =>
-      byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_EXPORT_FIELDS, 'data.view', p, { ...options, ...(chunk ? { chunk } : {}) });
+      byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH, p, { ...options, ...(chunk ? { chunk } : {}) });
     if (feed === 'open') {
       if (!includeDeleted) return yield* read(page, { feed: 'open' });
       // Two feeds merged by watermark: each read whole, then merged into one chunk.
