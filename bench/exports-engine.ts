@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { openDataStore } from '../src/store';
 import { createEngine, storeLayouts } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
-import { exportRecordBytes } from '../src/server/exports';
+import { exportRecordBytes } from '../src/engine/receivables/fast-export';
 
 const PAGE = 2500;
 const at = (name: string) => process.argv.indexOf(`--${name}`);

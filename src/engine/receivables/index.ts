@@ -1,6 +1,6 @@
 import { eventId, type EngineCore, type Tx } from '../core';
 import type { Account } from '../account';
-import { DAY_MS, dateInZone } from '../clock';
+import { dateInZone } from '../clock';
 import { fail } from '../errors';
 import { recordsOfKind } from '../records';
 import { attach, decodeAttachment } from './attachments';
@@ -8,14 +8,13 @@ import { countryCodes } from './countries';
 import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
 import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
-import { byWatermark, byWatermarkProjected, collect, mergeByWatermark, recentFrom, type JsonParts, type Page, type Projected } from './exports';
+import { RECENT_MS, byWatermark, collect, recentFrom, type JsonParts, type Page } from './exports';
 import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
-import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
-import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH } from './invoice-layout';
+import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
+import { createInvoicePages, type InvoiceFeed } from './fast-export';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
-import { createReadAhead, type RecordMeasure } from './read-ahead';
 import { EMAIL_RE, Problems } from './problems';
 import { inSession, type Session } from './session';
 import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
@@ -48,7 +47,7 @@ export interface DueInvoice {
   auto_debit_reference: string | null;
 }
 
-export type InvoiceFeed = 'all' | 'recent' | 'open';
+export type { InvoiceFeed } from './fast-export';
 
 /** The receivables domain: customers, invoices, invoicing payments, divisions. */
 export interface Receivables {
@@ -100,7 +99,7 @@ export interface Receivables {
 }
 
 export interface ReceivablesOptions {
-  /** Read the next page of an invoice export ahead while a client takes in a full one (default on). See read-ahead.ts. */
+  /** Read the next page of an invoice export ahead while a client takes in a full one (default on). See fast-export/. */
   exportReadAhead?: boolean;
   /**
    * Renames a customer's identifier in what other domains keep under it (wallets, autopay), in
@@ -110,8 +109,6 @@ export interface ReceivablesOptions {
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-const RECENT_MS = 7 * DAY_MS;
 
 export function createReceivables(core: EngineCore, account: Account, settings: ReceivablesOptions = {}): Receivables {
   const run = <T>(fn: (s: Session) => Promise<T>) => inSession(core, account, fn);
@@ -138,33 +135,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
   };
   const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
 
-  /**
-   * A page of invoices in chunks: each one's stored rendering (its text column, invoice-layout.ts)
-   * as bytes, with the few fields that decide whether it is sent and what goes in front of it
-   * (INVOICE_EXPORT_FIELDS).
-   */
-  const invoiceChunks = async function* (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number): AsyncGenerator<Array<Projected<InvoiceFields>>> {
-    const read = (p: Page, options: { feed?: string; keep?: (v: InvoiceFields) => boolean }) =>
-      byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH, p, { ...options, ...(chunk ? { chunk } : {}) });
-    if (feed === 'open') {
-      if (!includeDeleted) return yield* read(page, { feed: 'open' });
-      // Two feeds merged by watermark: each read whole, then merged into one chunk.
-      const [open, deleted] = [await collect(read(page, { feed: 'open' })), await collect(read(page, { feed: 'deleted' }))];
-      yield mergeByWatermark(open, deleted, page.limit, (r) => r.values[0]);
-      return;
-    }
-    const since = core.clock.now() - RECENT_MS;
-    const keep = ([, rowFeed, updatedMs]: InvoiceFields) => (includeDeleted || rowFeed !== 'deleted') && (feed !== 'recent' || (updatedMs ?? 0) >= since);
-    yield* read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
-  };
-
-  const invoiceMeasure: RecordMeasure<Projected<InvoiceFields>> = { watermarkOf: (r) => r.values[0], bytesOf: (r) => r.bytes?.length ?? 0 };
-  const readAhead = createReadAhead({ writeMark: () => `${core.currentWatermark()}:${core.commitStats().commits}`, enabled: settings.exportReadAhead ?? true });
-  /** invoiceChunks, read ahead where a page does not depend on the clock (the recent feed does). */
-  const invoicePages = (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number) =>
-    feed === 'recent'
-      ? invoiceChunks(feed, page, includeDeleted, chunk)
-      : readAhead.pages(`invoices:${feed}:${includeDeleted}:${chunk ?? 0}`, page, (p) => invoiceChunks(feed, p, includeDeleted, chunk), invoiceMeasure);
+  const invoicePages = createInvoicePages(core, { today, readAhead: settings.exportReadAhead ?? true });
 
   const recentAfter = async (collection: string, page: Page): Promise<Page> => {
     const from = await recentFrom(core, collection, core.clock.now() - RECENT_MS);
@@ -329,16 +300,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       return { asOf: chunks.asOf, records };
     },
 
-    exportInvoicesJsonChunks(feed, page, options = {}) {
-      const includeDeleted = options.includeDeleted === true;
-      const day = today();
-      const records = async function* () {
-        for await (const rows of invoicePages(feed, page, includeDeleted, options.chunk)) {
-          yield rows.map(({ values: [watermark, , , st], bytes }) => ({ watermark, json: invoiceJsonParts({ watermark, st }, bytes, day, includeDeleted) }));
-        }
-      };
-      return { asOf: day, records: records() };
-    },
+    exportInvoicesJsonChunks: (feed, page, options) => invoicePages.chunks(feed, page, options),
 
     async deleteInvoice(number) {
       await run((s) => deleteInvoice(s, number));
@@ -408,6 +370,6 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     countryCodes,
 
-    close: () => readAhead.close(),
+    close: () => invoicePages.close(),
   };
 }
