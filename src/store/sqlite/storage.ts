@@ -3,7 +3,7 @@ import type { RxStorageInstanceCreationParams } from 'rxdb';
 import { ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION } from 'rxdb';
 import { acquireConnection } from './connection';
 import { SqliteStorageInstance } from './storage-instance';
-import { openTable } from './table';
+import { openTable } from './table-creation';
 import { parseTextPaths } from './text-columns';
 import type { RxStorageSqlite, SqliteInstanceOptions, SqliteStorageOptions } from './types';
 
