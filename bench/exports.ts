@@ -13,7 +13,7 @@
  *
  * Targets: at least 50,000 records/s; page p99 under 50 ms; serving process RSS under 500 MB.
  * They are judged on the server as it runs, which reads the next page ahead while the client
- * parses a full one (src/engine/receivables/read-ahead.ts). A second drain with --no-read-ahead
+ * parses a full one (src/engine/receivables/fast-export/read-ahead.ts). A second drain with --no-read-ahead
  * follows, whose page times are what a page costs when it is read on request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,5 +1,5 @@
 import { daysBetween } from '../clock';
-import { figures, majorityCurrency, type Aging } from './ledger';
+import { agingOf, majorityCurrency, type Aging } from './ledger';
 import { formatMoney } from './money';
 import type { ContactData, CustomerDoc } from './types';
 
@@ -71,7 +71,7 @@ export function customerView(
 ): Record<string, unknown> {
   const d = doc.data;
   const currency = primaryCurrency(doc, ctx.accountCurrency);
-  const fig = figures(d.ledger, ctx.today);
+  const fig = agingOf(d.ledger, ctx.today);
   const main = fig.byCurrency.get(currency) ?? emptyAging;
   const money = (a: Aging, c: string) => ({
     balance: formatMoney(a.current + a.aging, c),
@@ -169,7 +169,7 @@ export function customerView(
 export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today' | 'accountCurrency'>): Record<string, unknown> {
   const d = doc.data;
   const currency = primaryCurrency(doc, ctx.accountCurrency);
-  const a = figures(d.ledger, ctx.today).byCurrency.get(currency) ?? emptyAging;
+  const a = agingOf(d.ledger, ctx.today).byCurrency.get(currency) ?? emptyAging;
   const n = (v: string | undefined) => v ?? null;
   const balance = a.current + a.aging;
   return {

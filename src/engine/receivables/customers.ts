@@ -3,7 +3,7 @@ import { getRecord, putRecord } from '../records';
 import { mergeContacts, readContacts, findContact } from './contacts';
 import { extraAttributes, Fields } from './fields';
 import { KEY_RE, NOTES_MAX, Problems } from './problems';
-import { emptyLedger, type Session } from './session';
+import { emptyLedger, type ReceivablesUnit } from './unit-of-work';
 import type { CustomerData, CustomerDoc, PaymentAmountDoc, PaymentDoc } from './types';
 import type { InvoiceRow } from './invoice-codec';
 
@@ -34,7 +34,7 @@ export interface CustomerImportResult {
  * throws 412 with each broken field; changes nothing on failure.
  */
 export async function upsertCustomer(
-  s: Session,
+  s: ReceivablesUnit,
   input: Record<string, unknown>,
   options: { prefix?: string; identifier?: string; problems?: Problems; defaultName?: string } = {},
 ): Promise<CustomerImportResult> {
@@ -191,7 +191,7 @@ export async function upsertCustomer(
   return { customer: doc, created, contacts: contactInputs.length };
 }
 
-async function isAncestor(s: Session, id: string, start: CustomerDoc): Promise<boolean> {
+async function isAncestor(s: ReceivablesUnit, id: string, start: CustomerDoc): Promise<boolean> {
   const seen = new Set<string>();
   let at: CustomerDoc | undefined = start;
   while (at) {
@@ -203,7 +203,7 @@ async function isAncestor(s: Session, id: string, start: CustomerDoc): Promise<b
   return false;
 }
 
-export async function requireCustomer(s: Session, identifier: string, kind: 'not_found' | 'precondition' = 'not_found'): Promise<CustomerDoc> {
+export async function requireCustomer(s: ReceivablesUnit, identifier: string, kind: 'not_found' | 'precondition' = 'not_found'): Promise<CustomerDoc> {
   const doc = await s.customerByIdentifier(identifier);
   if (!doc) {
     const make = kind === 'not_found' ? fail.notFound : fail.precondition;
@@ -217,7 +217,7 @@ export async function requireCustomer(s: Session, identifier: string, kind: 'not
  * the allocations to its invoices and its children's parent_identifier. Each rewritten record gets
  * a new watermark, since what an export shows of it changed.
  */
-export async function renameCustomer(s: Session, identifier: string, next: string): Promise<CustomerDoc> {
+export async function renameCustomer(s: ReceivablesUnit, identifier: string, next: string): Promise<CustomerDoc> {
   const doc = await requireCustomer(s, identifier, 'precondition');
   if (!KEY_RE.test(next)) throw fail.precondition('invalid_identifier', `new_identifier ${IDENTIFIER_RULE}`, [{ field: 'new_identifier', message: IDENTIFIER_RULE }]);
   if (next === identifier) return doc;
@@ -252,7 +252,7 @@ export async function renameCustomer(s: Session, identifier: string, next: strin
 }
 
 /** Issues (or re-sends) an invitation: a new email becomes a contact of the customer. */
-export async function issueInvitation(s: Session, identifier: string, email: string, by: 'supplier' | 'customer' = 'supplier'): Promise<void> {
+export async function issueInvitation(s: ReceivablesUnit, identifier: string, email: string, by: 'supplier' | 'customer' = 'supplier'): Promise<void> {
   const doc = await requireCustomer(s, identifier);
   if (doc.data.account_status === 'closed') throw fail.forbidden('customer_closed', `Customer ${identifier} is closed`);
   let contact = findContact(doc.data.contacts, email);
@@ -267,7 +267,7 @@ export async function issueInvitation(s: Session, identifier: string, email: str
   s.touchCustomer(doc);
 }
 
-export async function cancelInvitation(s: Session, identifier: string, email: string): Promise<void> {
+export async function cancelInvitation(s: ReceivablesUnit, identifier: string, email: string): Promise<void> {
   const doc = await requireCustomer(s, identifier);
   if (doc.data.account_status === 'closed') throw fail.forbidden('customer_closed', `Customer ${identifier} is closed`);
   const contact = findContact(doc.data.contacts, email);
@@ -279,7 +279,7 @@ export async function cancelInvitation(s: Session, identifier: string, email: st
 }
 
 /** A contact's person signed up on the customer portal (the portal and tests call this). */
-export async function markSignedUp(s: Session, identifier: string, email: string): Promise<void> {
+export async function markSignedUp(s: ReceivablesUnit, identifier: string, email: string): Promise<void> {
   const doc = await requireCustomer(s, identifier);
   let contact = findContact(doc.data.contacts, email);
   if (!contact) {
@@ -296,7 +296,7 @@ export async function markSignedUp(s: Session, identifier: string, email: string
  * Groups customers. Under restricted grouping every member must carry the same
  * external_group_identifier; otherwise the value is stored and ignored.
  */
-export async function groupCustomers(s: Session, identifiers: string[], groupId?: string): Promise<string> {
+export async function groupCustomers(s: ReceivablesUnit, identifiers: string[], groupId?: string): Promise<string> {
   if (identifiers.length < 2 && !groupId) throw fail.precondition('group_too_small', 'A group needs at least two customers');
   const id = groupId ?? s.core.ids.token();
   const group = await getRecord<{ members: string[] }>(s.tx, 'customer_group', id);

@@ -1,4 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { eventId, type EngineCore, type Tx } from '../core';
+import type { CustomerImport } from '../../shared/schemas/receivables-customers';
+import type { DivisionImport } from '../../shared/schemas/receivables-divisions';
+import type { InvoiceImport } from '../../shared/schemas/receivables-invoices';
+import type { PaymentImport } from '../../shared/schemas/receivables-payments';
 import type { Account } from '../account';
 import { dateInZone } from '../clock';
 import { fail } from '../errors';
@@ -16,11 +21,24 @@ import { createInvoicePages, type InvoiceFeed } from './fast-export';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
-import { inSession, type Session } from './session';
+import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
 import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { JsonParts, Page } from './exports';
+
+/**
+ * What each import takes: the body its route validates, typed by the same TypeBox schema. The
+ * schemas let attributes beyond their properties through (an invoice's customer_* attributes,
+ * extended attributes), which the rules read by name: hence the open record beside each.
+ */
+type Attributes = Record<string, unknown>;
+export type CustomerImportInput = Static<typeof CustomerImport> & Attributes;
+export type InvoiceImportInput = Static<typeof InvoiceImport> & Attributes;
+export type PaymentImportInput = Static<typeof PaymentImport> & Attributes;
+export type DivisionImportInput = Static<typeof DivisionImport> & Attributes;
+/** A payment as a CSV import's row: every column a string, `payment_total` allowed. */
+export type PaymentCsvRow = Record<string, string>;
 
 export interface ImportReply {
   identifier: string;
@@ -51,7 +69,7 @@ export type { InvoiceFeed } from './fast-export';
 
 /** The receivables domain: customers, invoices, invoicing payments, divisions. */
 export interface Receivables {
-  importCustomer(input: Record<string, unknown>): Promise<ImportReply>;
+  importCustomer(input: CustomerImportInput): Promise<ImportReply>;
   viewCustomer(identifier: string): Promise<Record<string, unknown>>;
   exportCustomers(page: Page, recent: boolean): Promise<Array<Record<string, unknown>>>;
   exportCustomerOpenInvoices(identifier: string, page: Page): Promise<Array<Record<string, unknown>>>;
@@ -62,9 +80,9 @@ export interface Receivables {
   groupCustomers(identifiers: string[], groupId?: string): Promise<string>;
   setAutoDebit(identifier: string, enabled: boolean): Promise<void>;
 
-  importInvoice(input: Record<string, unknown>): Promise<InvoiceImportReply>;
+  importInvoice(input: InvoiceImportInput): Promise<InvoiceImportReply>;
   /** Many invoices in one unit of work (all or nothing): bulk loads and the benchmark's seed. */
-  importInvoices(inputs: Array<Record<string, unknown>>): Promise<number>;
+  importInvoices(inputs: InvoiceImportInput[]): Promise<number>;
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
   viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
   /**
@@ -85,14 +103,15 @@ export interface Receivables {
   deleteInvoice(number: string): Promise<void>;
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
-  importPayment(input: Record<string, unknown>, channel?: ImportChannel): Promise<ImportReply>;
+  importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>): Promise<ImportReply>;
+  importPayment(input: PaymentCsvRow, channel: 'csv'): Promise<ImportReply>;
   recordPayment(input: RecordPaymentInput): Promise<Record<string, unknown>>;
   reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Record<string, unknown>>;
   viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Record<string, unknown>>;
   exportPayments(page: Page, recent: boolean, options?: { tree?: boolean }): Promise<Array<Record<string, unknown>>>;
   exportPaymentAmounts(page: Page): Promise<Array<Record<string, unknown>>>;
 
-  importDivision(input: Record<string, unknown>): Promise<ImportReply>;
+  importDivision(input: DivisionImportInput): Promise<ImportReply>;
   countryCodes(): ReturnType<typeof countryCodes>;
   /** Stops the export read-ahead (before the store closes). */
   close(): Promise<void>;
@@ -111,7 +130,7 @@ export interface ReceivablesOptions {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function createReceivables(core: EngineCore, account: Account, settings: ReceivablesOptions = {}): Receivables {
-  const run = <T>(fn: (s: Session) => Promise<T>) => inSession(core, account, fn);
+  const run = <T>(fn: (s: ReceivablesUnit) => Promise<T>) => inUnitOfWork(core, account, fn);
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
   const sender = () => account.profile().sender_identifier;
 
@@ -327,7 +346,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         .sort((a, b) => (a.due_date ?? a.date).localeCompare(b.due_date ?? b.date) || a.number.localeCompare(b.number));
     },
 
-    async importPayment(input, channel = 'json') {
+    async importPayment(input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json') {
       const r = await run((s) => importPayment(s, input, channel));
       return { identifier: r.payment.id, message: `1 payment ${r.allocations} invoice amounts` };
     },

@@ -6,7 +6,7 @@ import { resolveInvoiceDivision } from './divisions';
 import { extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
-import type { Session } from './session';
+import type { ReceivablesUnit } from './unit-of-work';
 import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
 
 /** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
@@ -68,10 +68,10 @@ export function prorate(annualCents: number, effective: string, expiry: string):
  * updated from customer_* attributes. Every rule is checked before anything changes; a broken one
  * throws 412 naming each field.
  */
-export async function importInvoice(s: Session, input: Record<string, unknown>): Promise<InvoiceImportResult> {
+export async function importInvoice(s: ReceivablesUnit, input: Record<string, unknown>): Promise<InvoiceImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
-  const caps = (c: Parameters<Session['account']['can']>[0]) => s.account.can(c);
+  const caps = (c: Parameters<ReceivablesUnit['account']['can']>[0]) => s.account.can(c);
 
   const number = f.str('number', { pattern: NUMBER_RE, patternText: NUMBER_RULE, code: 'invalid_number' });
   if (!f.has('number')) problems.add('number', 'missing_number', 'is required');
@@ -294,7 +294,7 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
 }
 
 /** Soft-deletes an invoice: it leaves the customer's balance and the open-invoice export. */
-export async function deleteInvoice(s: Session, number: string): Promise<InvoiceDoc> {
+export async function deleteInvoice(s: ReceivablesUnit, number: string): Promise<InvoiceDoc> {
   const doc = await s.invoice(number);
   if (!doc) throw fail.notFound('invoice_not_found', `No invoice ${number}`);
   if (doc.data.deleted) return doc;

@@ -38,7 +38,7 @@ export const importCustomer = defineRoute({
   invalidKind: 'precondition',
   responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed') },
   async handler({ engine, body }) {
-    return { status: 201, body: await engine.receivables.importCustomer(body as Record<string, unknown>) };
+    return { status: 201, body: await engine.receivables.importCustomer(body) };
   },
 });
 

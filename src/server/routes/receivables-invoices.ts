@@ -30,7 +30,7 @@ export const importInvoice = defineRoute({
   bodyLimit: '36mb',
   responses: { 201: { description: 'Created or updated', schema: InvoiceImportResult }, 412: err('A field rule failed'), 413: err('An attachment over 25 MB') },
   async handler({ engine, body, publicUrl }) {
-    const r = await engine.receivables.importInvoice(body as Record<string, unknown>);
+    const r = await engine.receivables.importInvoice(body);
     const base = publicUrl;
     const reply: Record<string, unknown> = { identifier: r.identifier, message: r.message };
     if (r.pay) {

@@ -24,7 +24,7 @@ export const importPayment = defineRoute({
   invalidKind: 'precondition',
   responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed') },
   async handler({ engine, body }) {
-    return { status: 201, body: await engine.receivables.importPayment(body as Record<string, unknown>, 'json') };
+    return { status: 201, body: await engine.receivables.importPayment(body, 'json') };
   },
 });
 

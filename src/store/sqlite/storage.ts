@@ -12,7 +12,8 @@ export const DEFAULT_FILE_NAME = 'laneway.sqlite';
 /**
  * RxDB storage keeping every database and collection of `directory` in one
  * SQLite file (WAL, one shared connection per file). See README.md and the notes in
- * connection.ts (durability), key-encoding.ts (ordering) and table.ts (layout).
+ * connection.ts (durability), key-encoding.ts (ordering), table.ts, table-creation.ts and
+ * table-relayouts.ts (layout).
  */
 export function getRxStorageSqlite(options: SqliteStorageOptions): RxStorageSqlite {
   const filePath = path.resolve(options.directory, options.fileName ?? DEFAULT_FILE_NAME);
