@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { CustomerListItem, CustomerView } from '../../shared/schemas/receivables-customers';
 import { daysBetween } from '../clock';
 import { agingOf, majorityCurrency, type Aging } from './ledger';
 import { formatMoney } from './money';
@@ -68,7 +70,7 @@ export function customerView(
   doc: CustomerDoc,
   ctx: ViewContext,
   related: { parent?: CustomerDoc; root: string },
-): Record<string, unknown> {
+): Static<typeof CustomerView> {
   const d = doc.data;
   const currency = primaryCurrency(doc, ctx.accountCurrency);
   const fig = agingOf(d.ledger, ctx.today);
@@ -166,7 +168,7 @@ export function customerView(
  * A record of the customer list exports (/api/exports/customers and /recent): the reference's
  * list shape, money in cents of the customer's main currency, flags as booleans, absent as null.
  */
-export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today' | 'accountCurrency'>): Record<string, unknown> {
+export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today' | 'accountCurrency'>): Static<typeof CustomerListItem> {
   const d = doc.data;
   const currency = primaryCurrency(doc, ctx.accountCurrency);
   const a = agingOf(d.ledger, ctx.today).byCurrency.get(currency) ?? emptyAging;

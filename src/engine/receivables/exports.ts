@@ -19,7 +19,7 @@ type Doc = StoredDoc & { data: { updated_ms?: number } };
  * keeps reading until the page is full or the range ends, so an export never answers an empty
  * page while later records exist (a poller would stop early).
  */
-export async function byWatermark<T extends Doc>(
+export async function byWatermark<T extends StoredDoc>(
   core: EngineCore,
   collection: string,
   page: Page,

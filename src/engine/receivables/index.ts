@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
 import { eventId, type EngineCore, type Tx } from '../core';
-import type { CustomerImport } from '../../shared/schemas/receivables-customers';
+import type { CustomerImport, CustomerListItem, CustomerOpenInvoice, CustomerView } from '../../shared/schemas/receivables-customers';
 import type { DivisionImport } from '../../shared/schemas/receivables-divisions';
-import type { InvoiceImport } from '../../shared/schemas/receivables-invoices';
-import type { PaymentImport } from '../../shared/schemas/receivables-payments';
+import type { InvoiceImport, InvoiceView } from '../../shared/schemas/receivables-invoices';
+import type { PaymentImport, PaymentView } from '../../shared/schemas/receivables-payments';
 import type { Account } from '../account';
 import { dateInZone } from '../clock';
 import { fail } from '../errors';
@@ -22,7 +22,7 @@ import { importPayment, recordPayment, reversePayment, type ImportChannel, type 
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
-import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
+import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentAmountRecord, PaymentDoc } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { JsonParts, Page } from './exports';
@@ -70,9 +70,9 @@ export type { InvoiceFeed } from './fast-export';
 /** The receivables domain: customers, invoices, invoicing payments, divisions. */
 export interface Receivables {
   importCustomer(input: CustomerImportInput): Promise<ImportReply>;
-  viewCustomer(identifier: string): Promise<Record<string, unknown>>;
-  exportCustomers(page: Page, recent: boolean): Promise<Array<Record<string, unknown>>>;
-  exportCustomerOpenInvoices(identifier: string, page: Page): Promise<Array<Record<string, unknown>>>;
+  viewCustomer(identifier: string): Promise<Static<typeof CustomerView>>;
+  exportCustomers(page: Page, recent: boolean): Promise<Array<Static<typeof CustomerListItem>>>;
+  exportCustomerOpenInvoices(identifier: string, page: Page): Promise<Array<Static<typeof CustomerOpenInvoice>>>;
   updateIdentifier(identifier: string, next: string): Promise<ImportReply>;
   issueInvitation(identifier: string, email: string, by?: 'supplier' | 'customer'): Promise<void>;
   cancelInvitation(identifier: string, email: string): Promise<void>;
@@ -84,7 +84,7 @@ export interface Receivables {
   /** Many invoices in one unit of work (all or nothing): bulk loads and the benchmark's seed. */
   importInvoices(inputs: InvoiceImportInput[]): Promise<number>;
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
-  viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
+  viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Static<typeof InvoiceView>>;
   /**
    * A page of the invoice export as JSON per record, as UTF-8 parts made of the stored
    * renderings (sent without parsing or re-serialising anything), and the day its statuses are
@@ -105,11 +105,11 @@ export interface Receivables {
 
   importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>): Promise<ImportReply>;
   importPayment(input: PaymentCsvRow, channel: 'csv'): Promise<ImportReply>;
-  recordPayment(input: RecordPaymentInput): Promise<Record<string, unknown>>;
-  reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Record<string, unknown>>;
-  viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Record<string, unknown>>;
-  exportPayments(page: Page, recent: boolean, options?: { tree?: boolean }): Promise<Array<Record<string, unknown>>>;
-  exportPaymentAmounts(page: Page): Promise<Array<Record<string, unknown>>>;
+  recordPayment(input: RecordPaymentInput): Promise<Static<typeof PaymentView>>;
+  reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
+  viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Static<typeof PaymentView>>;
+  exportPayments(page: Page, recent: boolean, options?: { tree?: boolean }): Promise<Array<Static<typeof PaymentView>>>;
+  exportPaymentAmounts(page: Page): Promise<Array<PaymentAmountRecord & { watermark: number }>>;
 
   importDivision(input: DivisionImportInput): Promise<ImportReply>;
   countryCodes(): ReturnType<typeof countryCodes>;
@@ -288,7 +288,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       const row = await findInvoice(numberOrId);
       if (!row) throw fail.notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
       const doc = decodeInvoice(row);
-      const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Record<string, unknown>;
+      const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Static<typeof InvoiceView>;
       if (options.payments) {
         const amounts = await core.find<PaymentAmountDoc & { [k: string]: unknown }>('payment_amounts', { selector: { invoice: doc.id }, sort: [{ invoice: 'asc' }, { id: 'asc' }] });
         // Drawn from its payment as the account is set now (line-item short pay may have been

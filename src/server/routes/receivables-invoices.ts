@@ -78,7 +78,7 @@ export const viewInvoice = defineRoute({
     const view = await engine.receivables.viewInvoice(params.number_or_id, { payments: invoiceViewOption(query.options, 'payments') });
     const base = publicUrl;
     if (typeof view.pay_url === 'string') view.pay_url = base + view.pay_url;
-    if (view.pay_urls && typeof view.pay_urls === 'object') view.pay_urls = Object.fromEntries(Object.entries(view.pay_urls as Record<string, string>).map(([e, p]) => [e, base + p]));
+    if (view.pay_urls) view.pay_urls = Object.fromEntries(Object.entries(view.pay_urls).map(([e, p]) => [e, base + p]));
     return { body: view };
   },
 });

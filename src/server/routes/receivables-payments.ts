@@ -55,7 +55,7 @@ export const exportPayments = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { payments: exportShape((await engine.receivables.exportPayments(p, false, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
+    return { body: { payments: exportShape(await engine.receivables.exportPayments(p, false, { tree: query.options?.export_payment_tree === true }), p.list) } };
   },
 });
 
@@ -69,7 +69,7 @@ export const exportPaymentsRecent = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { payments: exportShape((await engine.receivables.exportPayments(p, true, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
+    return { body: { payments: exportShape(await engine.receivables.exportPayments(p, true, { tree: query.options?.export_payment_tree === true }), p.list) } };
   },
 });
 
@@ -84,7 +84,7 @@ export const exportPaymentAmounts = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: Type.Object({ payment_amounts: ExportPage(ref(PaymentAmountView)) }) } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { payment_amounts: exportShape((await engine.receivables.exportPaymentAmounts(p)) as Array<{ watermark: number }>, p.list) } };
+    return { body: { payment_amounts: exportShape(await engine.receivables.exportPaymentAmounts(p), p.list) } };
   },
 });
 
