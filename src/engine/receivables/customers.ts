@@ -95,34 +95,12 @@ export async function upsertCustomer(
   // else the supplier's): the reference's "If blank, defaults to...".
   const creditCurrencyCleared = own.credit_limit_currency === '';
 
-  const termsType = f.oneOf('terms_type', ['date', 'day'] as const, 'invalid_terms_type');
-  const termsValue = f.int('terms_value', { code: 'invalid_terms_value' });
-  const effectiveType = termsType ?? existing?.data.terms_type;
-  if (termsValue !== undefined) {
-    if (!effectiveType) p.add('terms_value', 'invalid_terms_value', 'needs terms_type (day or date)');
-    else if (effectiveType === 'day' && (termsValue < 0 || termsValue > 100)) p.add('terms_value', 'invalid_terms_value', "must be 0 to 100 days when terms_type is 'day'");
-    else if (effectiveType === 'date' && !((termsValue >= 1 && termsValue <= 27) || termsValue === -1 || termsValue === -2)) {
-      p.add('terms_value', 'invalid_terms_value', "must be a day of the month 1 to 27, -1 (last day) or -2 (second-last day) when terms_type is 'date'");
-    }
-  } else if (termsType !== undefined && existing?.data.terms_value !== undefined && termsType !== existing.data.terms_type) {
-    p.add('terms_value', 'invalid_terms_value', `is required when terms_type changes to '${termsType}'`);
-  }
-  if (termsType !== undefined) patch.terms_type = termsType;
-  if (termsValue !== undefined) patch.terms_value = termsValue;
+  readTerms(f, p, existing, patch);
 
   const groupIdentifier = f.str('external_group_identifier', { max: 100 });
   if (groupIdentifier !== undefined) patch.external_group_identifier = groupIdentifier;
 
-  let parent: CustomerDoc | undefined;
-  const parentIdentifier = f.str('parent_identifier', { max: 100 });
-  if (parentIdentifier !== undefined) {
-    parent = await s.customerByIdentifier(parentIdentifier);
-    if (!parent) p.add('parent_identifier', 'parent_not_found', `names no existing customer (${parentIdentifier})`);
-    else if (parentIdentifier === identifier || (existing && (await isAncestor(s, existing.id, parent)))) {
-      p.add('parent_identifier', 'hierarchy_cycle', `would make ${identifier} its own ancestor`);
-      parent = undefined;
-    }
-  }
+  const parent = await readParent(s, f, p, identifier, existing);
 
   const replace = f.bool('replace_contacts') ?? false;
   const contactsRaw = own.contacts ?? own.line_item_attributes;
@@ -135,17 +113,7 @@ export async function upsertCustomer(
     });
   }
 
-  if (s.account.can('restricted_grouping') && existing?.data.group_id && groupIdentifier !== undefined && groupIdentifier !== existing.data.external_group_identifier) {
-    const group = await getRecord<{ members: string[] }>(s.tx, 'customer_group', existing.data.group_id);
-    for (const memberId of group?.data.members ?? []) {
-      if (memberId === existing.id) continue;
-      const member = await s.customerById(memberId);
-      if (member && (member.data.external_group_identifier ?? '') !== groupIdentifier) {
-        p.add('external_group_identifier', 'grouping_restricted', `differs from grouped customer ${member.identifier}; restricted grouping keeps a group on one value`);
-        break;
-      }
-    }
-  }
+  await checkRestrictedGrouping(s, p, existing, groupIdentifier);
 
   const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS, p);
   problems.throwIfAny();
@@ -189,6 +157,54 @@ export async function upsertCustomer(
   }
   if (contactInputs.length || replace) doc.data.contacts = mergeContacts(doc.data.contacts, contactInputs, replace, now, () => s.core.ids.token());
   return { customer: doc, created, contacts: contactInputs.length };
+}
+
+/** Payment terms: a type (day or date) and a value that must make sense for it. */
+function readTerms(f: Fields, p: Problems, existing: CustomerDoc | undefined, patch: Partial<CustomerData>): void {
+  const termsType = f.oneOf('terms_type', ['date', 'day'] as const, 'invalid_terms_type');
+  const termsValue = f.int('terms_value', { code: 'invalid_terms_value' });
+  const effectiveType = termsType ?? existing?.data.terms_type;
+  if (termsValue !== undefined) {
+    if (!effectiveType) p.add('terms_value', 'invalid_terms_value', 'needs terms_type (day or date)');
+    else if (effectiveType === 'day' && (termsValue < 0 || termsValue > 100)) p.add('terms_value', 'invalid_terms_value', "must be 0 to 100 days when terms_type is 'day'");
+    else if (effectiveType === 'date' && !((termsValue >= 1 && termsValue <= 27) || termsValue === -1 || termsValue === -2)) {
+      p.add('terms_value', 'invalid_terms_value', "must be a day of the month 1 to 27, -1 (last day) or -2 (second-last day) when terms_type is 'date'");
+    }
+  } else if (termsType !== undefined && existing?.data.terms_value !== undefined && termsType !== existing.data.terms_type) {
+    p.add('terms_value', 'invalid_terms_value', `is required when terms_type changes to '${termsType}'`);
+  }
+  if (termsType !== undefined) patch.terms_type = termsType;
+  if (termsValue !== undefined) patch.terms_value = termsValue;
+}
+
+/** The parent customer named by parent_identifier: it must exist and must not make a cycle. */
+async function readParent(s: ReceivablesUnit, f: Fields, p: Problems, identifier: string | undefined, existing: CustomerDoc | undefined): Promise<CustomerDoc | undefined> {
+  let parent: CustomerDoc | undefined;
+  const parentIdentifier = f.str('parent_identifier', { max: 100 });
+  if (parentIdentifier !== undefined) {
+    parent = await s.customerByIdentifier(parentIdentifier);
+    if (!parent) p.add('parent_identifier', 'parent_not_found', `names no existing customer (${parentIdentifier})`);
+    else if (parentIdentifier === identifier || (existing && (await isAncestor(s, existing.id, parent)))) {
+      p.add('parent_identifier', 'hierarchy_cycle', `would make ${identifier} its own ancestor`);
+      parent = undefined;
+    }
+  }
+  return parent;
+}
+
+/** Restricted grouping keeps every customer of a group on one external_group_identifier. */
+async function checkRestrictedGrouping(s: ReceivablesUnit, p: Problems, existing: CustomerDoc | undefined, groupIdentifier: string | undefined): Promise<void> {
+  if (s.account.can('restricted_grouping') && existing?.data.group_id && groupIdentifier !== undefined && groupIdentifier !== existing.data.external_group_identifier) {
+    const group = await getRecord<{ members: string[] }>(s.tx, 'customer_group', existing.data.group_id);
+    for (const memberId of group?.data.members ?? []) {
+      if (memberId === existing.id) continue;
+      const member = await s.customerById(memberId);
+      if (member && (member.data.external_group_identifier ?? '') !== groupIdentifier) {
+        p.add('external_group_identifier', 'grouping_restricted', `differs from grouped customer ${member.identifier}; restricted grouping keeps a group on one value`);
+        break;
+      }
+    }
+  }
 }
 
 async function isAncestor(s: ReceivablesUnit, id: string, start: CustomerDoc): Promise<boolean> {
