@@ -8,9 +8,9 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { openDataStore } from '../src/store';
-import { createEngine } from '../src/engine';
+import { createEngine, storeLayouts } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
-import { exportRecordBytes } from '../src/server/exports';
+import { exportRecordBytes } from '../src/engine/receivables/fast-export';
 
 const PAGE = 2500;
 const at = (name: string) => process.argv.indexOf(`--${name}`);
@@ -51,7 +51,7 @@ function raw(): void {
 
 async function main(): Promise<void> {
   raw();
-  const store = await openDataStore({ directory: dir });
+  const store = await openDataStore({ directory: dir, layouts: storeLayouts });
   const engine = await createEngine({ store, logger: createLogger({ directory: path.join(dir, 'logs'), level: 'warn' }), timezone: 'UTC' });
   for (const withBody of [false, true]) {
     let after = 0;

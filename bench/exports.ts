@@ -13,7 +13,7 @@
  *
  * Targets: at least 50,000 records/s; page p99 under 50 ms; serving process RSS under 500 MB.
  * They are judged on the server as it runs, which reads the next page ahead while the client
- * parses a full one (src/engine/receivables/read-ahead.ts). A second drain with --no-read-ahead
+ * parses a full one (src/engine/receivables/fast-export/read-ahead.ts). A second drain with --no-read-ahead
  * follows, whose page times are what a page costs when it is read on request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -80,8 +80,8 @@ async function seed(): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   // Imported here only: the draining client (this script in another process) loads none of it.
-  const [{ openDataStore }, { createEngine }, { createLogger }] = await Promise.all([import('../src/store'), import('../src/engine'), import('../src/engine/logger')]);
-  const store = await openDataStore({ directory: dir });
+  const [{ openDataStore }, { createEngine, storeLayouts }, { createLogger }] = await Promise.all([import('../src/store'), import('../src/engine'), import('../src/engine/logger')]);
+  const store = await openDataStore({ directory: dir, layouts: storeLayouts });
   const engine = await createEngine({ store, logger: createLogger({ directory: path.join(dir, 'logs'), level: 'warn' }), firstToken: TOKEN, firstKey: KEY, timezone: 'UTC' });
   console.log(`Seeding ${fmt(invoices)} invoices for ${fmt(customers)} customers through receivables.importInvoices, ${fmt(batch)} invoices per unit of work...`);
   const started = performance.now();

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine } from '../src/engine';
+import { createEngine, storeLayouts } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
 import { openDataStore } from '../src/store';
 import { startServer } from '../src/server/http';
@@ -29,7 +29,7 @@ const noop = defineRoute({
   handler: () => ({ body: { ok: true } }),
 });
 
-const store = await openDataStore({ directory: dir });
+const store = await openDataStore({ directory: dir, layouts: storeLayouts });
 const engine = await createEngine({ store, logger: createLogger({ directory: join(dir, 'logs'), level: 'info' }), firstToken: token, firstKey: key, timezone: 'UTC' });
 const server = await startServer(engine, { port: 0, rateLimit: 1_000_000_000, routes: [...allRoutes, noop] });
 process.stdout.write(`${JSON.stringify({ url: server.url, token, key, dir })}\n`);

@@ -5,14 +5,14 @@ import { dirname, join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { createEngine } from '../src/engine';
+import { createEngine, storeLayouts } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
 import { openDataStore } from '../src/store';
 import { serveNodeFlags } from './serve-flags';
 
 async function engineOnly(total: number, inFlight: number): Promise<number> {
   const folder = mkdtempSync(join(tmpdir(), 'laneway-bench-engine-'));
-  const store = await openDataStore({ directory: folder });
+  const store = await openDataStore({ directory: folder, layouts: storeLayouts });
   const engine = await createEngine({ store, logger: createLogger({}), timezone: 'UTC' });
   try {
     const w = await engine.wallets.create({ credit_card: { name: 'Bench', expiry_month: '12', expiry_year: 2040, card_number: '4895281000000006', cvv: '123', address: { postal_code: '90210' } } });

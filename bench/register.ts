@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine, type Engine } from '../src/engine';
+import { createEngine, storeLayouts, type Engine } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
 import { openDataStore } from '../src/store';
 
@@ -25,7 +25,7 @@ const LINES = arg('lines', 40);
 
 async function open(): Promise<{ engine: Engine; shift: string; close(): Promise<void> }> {
   const folder = mkdtempSync(join(tmpdir(), 'laneway-bench-register-'));
-  const store = await openDataStore({ directory: folder });
+  const store = await openDataStore({ directory: folder, layouts: storeLayouts });
   const engine = await createEngine({ store, logger: createLogger({}), timezone: 'UTC', firstToken: 'BENCHTOKEN01', firstKey: 'bench-key-0123456789' });
   await engine.lanes.create({ laneid: '1', port_path: '/dev/ttyLANEWAYBENCH' });
   const shift = await engine.register.signIn('1', engine.register.firstCashier!.code);

@@ -53,8 +53,8 @@ async function seed(): Promise<void> {
   }
   fs.rmSync(seededDir, { recursive: true, force: true });
   fs.mkdirSync(seededDir, { recursive: true });
-  const [{ openDataStore }, { createEngine }, { createLogger }] = await Promise.all([import('../src/store'), import('../src/engine'), import('../src/engine/logger')]);
-  const store = await openDataStore({ directory: seededDir });
+  const [{ openDataStore }, { createEngine, storeLayouts }, { createLogger }] = await Promise.all([import('../src/store'), import('../src/engine'), import('../src/engine/logger')]);
+  const store = await openDataStore({ directory: seededDir, layouts: storeLayouts });
   const engine = await createEngine({ store, logger: createLogger({ directory: path.join(seededDir, 'logs'), level: 'warn' }), firstToken: TOKEN, firstKey: KEY, timezone: 'UTC' });
   console.log(`Seeding ${fmt(invoices)} invoices for ${fmt(customers)} customers (receivables.importInvoices, 2,000 a unit of work)...`);
   const started = performance.now();

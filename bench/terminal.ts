@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SerialPort } from 'serialport';
-import { createEngine, ManualClock } from '../src/engine';
+import { createEngine, storeLayouts, ManualClock } from '../src/engine';
 import { createLogger } from '../src/engine/logger';
 import { openDataStore } from '../src/store';
 import { createSerialLaneDriver } from '../src/terminal';
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   await session.close();
 
   // -- through the engine, as the terminal endpoint runs it ---------------------------------------
-  const store = await openDataStore({ directory: join(dir, 'data') });
+  const store = await openDataStore({ directory: join(dir, 'data'), layouts: storeLayouts });
   const engine = await createEngine({
     store,
     clock: new ManualClock(),

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createEngine, isEngineError, type Engine } from '../engine';
+import { createEngine, storeLayouts, isEngineError, type Engine } from '../engine';
 import { createLogger } from '../engine/logger';
 import { DATA_FILE, openDataStore } from '../store';
 import { parseArgs } from './args';
@@ -92,7 +92,7 @@ async function main(): Promise<number> {
   const lock = lockDataFolder(dataDir, 'admin');
   try {
     const logger = createLogger({ directory: join(dataDir, 'logs'), level: 'info', stdout: false });
-    const engine = await createEngine({ store: await openDataStore({ directory: dataDir }), logger, deferFirstStart: true });
+    const engine = await createEngine({ store: await openDataStore({ directory: dataDir, layouts: storeLayouts }), logger, deferFirstStart: true });
     try {
       await command(engine, args, rest);
     } finally {

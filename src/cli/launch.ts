@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createEngine, type Engine } from '../engine';
+import { createEngine, storeLayouts, type Engine } from '../engine';
 import { createLogger } from '../engine/logger';
 import { upgradeProgress } from './upgrade-progress';
 import { openDataStore } from '../store';
@@ -53,6 +53,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     });
     const store = await openDataStore({
       directory: options.dataDir,
+      layouts: storeLayouts,
       ...(options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {}),
       // Once per upgrade, and long on a big file: said where the person starting the app looks.
       onRelayout: upgradeProgress((line) => {

@@ -218,6 +218,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   };
 }
 
+export { storeLayouts } from './store-layouts';
 export type { Clock } from './clock';
 export type { Ids } from './ids';
 export { ManualClock, systemClock } from './clock';

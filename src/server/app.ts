@@ -13,6 +13,7 @@ import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit'
 import { checkCrossSite, hostChecker } from './request-guard';
 import { checkBodyType, checkDepth, httpError, JSON_TYPES, MAX_BODY_DEPTH } from './request-body';
 import type { AnyRoute, Reply } from './route';
+import { staticDispatch, type RouteHandler } from './static-dispatch';
 import { lazyCompile, validationError } from './validation';
 import { allRoutes } from './routes';
 
@@ -62,7 +63,6 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request, sh
   else res.end();
 }
 
-type RouteHandler = (req: Request, res: Response) => Promise<void>;
 
 /** A JSON value with every object's null-valued fields left out, at any depth (see RouteDef.nullMeansAbsent). */
 export function withoutNulls(value: unknown): unknown {
@@ -139,31 +139,6 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
   };
   app[route.method](route.path, handler);
   return handler;
-}
-
-/** What this file reads of express's router (router@2): its layers in registration order. */
-interface RouterLayer {
-  match(path: string): unknown;
-  route?: { _handlesMethod(method: string): boolean; stack: Array<{ handle: unknown }> };
-}
-
-/**
- * Static API paths (no parameters) answered without the router's walk: express's router tests
- * every route's pattern in registration order (about 110 of them) on each request. A path goes in
- * only when the router itself would pick that same route for it (no earlier route's pattern
- * matches it for that method), so dispatch is unchanged; any other spelling (case, trailing
- * slash), HEAD and OPTIONS still go through the router, which keeps every route.
- */
-function staticDispatch(app: Express, mounted: ReadonlyArray<{ route: AnyRoute; handler: RouteHandler }>): Map<string, RouteHandler> {
-  const layers = (app.router as unknown as { stack: RouterLayer[] }).stack.filter((layer) => layer.route);
-  const fast = new Map<string, RouteHandler>();
-  for (const { route, handler } of mounted) {
-    if (!/^[\w/.-]+$/.test(route.path)) continue;
-    const method = route.method.toUpperCase();
-    const first = layers.find((layer) => layer.match(route.path) && layer.route!._handlesMethod(method));
-    if (first?.route!.stack.some((s) => s.handle === handler)) fast.set(`${method} ${route.path}`, handler);
-  }
-  return fast;
 }
 
 function docsPage(): string {

@@ -5,12 +5,13 @@ import { getRxStorageSqlite, commitAtomically } from './sqlite';
 import { openStore, type AtomicCommit, type Store } from './database';
 import type { RelayoutNotice } from './sqlite/types';
 import { allCollections } from './registry';
+import { withLayouts, type StoreLayouts } from './schema';
 import { acquireConnection } from './sqlite/connection';
 import { createPrivateFile, tightenDataFolder } from './folder-modes';
 
 export type { Store, StoreWrite, Raw } from './database';
 export { stripMeta } from './database';
-export type { StoredDoc, CollectionDef } from './schema';
+export type { StoredDoc, CollectionDef, CollectionLayout, StoreLayouts } from './schema';
 
 export const DATA_FILE = 'laneway.sqlite';
 
@@ -27,8 +28,12 @@ export interface DataStore extends Store {
   scrub(needles: readonly string[]): Promise<{ vacuumed: boolean }>;
 }
 
-/** Opens (creating when new) the data folder's one SQLite file with every collection. */
-export async function openDataStore(options: { directory: string; nativeBinding?: string; onRelayout?: (notice: RelayoutNotice) => void }): Promise<DataStore> {
+/**
+ * Opens (creating when new) the data folder's one SQLite file with every collection, laid out as
+ * `layouts` says (the engine's `storeLayouts`). Required: a store opened without a collection's
+ * layout would move its rows back into the document JSON (the SQLite storage relays rows out on open).
+ */
+export async function openDataStore(options: { directory: string; layouts: StoreLayouts; nativeBinding?: string; onRelayout?: (notice: RelayoutNotice) => void }): Promise<DataStore> {
   mkdirSync(options.directory, { recursive: true, mode: 0o700 });
   tightenDataFolder(options.directory, [DATA_FILE, `${DATA_FILE}-wal`, `${DATA_FILE}-shm`, `${DATA_FILE}-journal`, 'logs', 'keys']);
   createPrivateFile(join(options.directory, DATA_FILE));
@@ -40,7 +45,7 @@ export async function openDataStore(options: { directory: string; nativeBinding?
   }) as unknown as RxStorage<unknown, unknown>;
   const store = await openStore({
     storage,
-    collections: allCollections,
+    collections: withLayouts(allCollections, options.layouts),
     commitAtomically: commitAtomically as unknown as AtomicCommit,
   });
   const file = join(options.directory, DATA_FILE);

@@ -1,5 +1,5 @@
 import type { CollectionDef } from './schema';
-import { foundationCollections } from './collections';
+import { foundationCollections } from './collections/foundation';
 import { gatewayCollections } from './collections/gateway';
 import { receivablesCollections } from './collections/receivables';
 

@@ -23,9 +23,11 @@ export interface StoredDoc {
   [field: string]: unknown;
 }
 
-export interface CollectionDef {
-  name: string;
-  schema: RxJsonSchema<StoredDoc>;
+/**
+ * How a collection's rows are laid out in storage beyond its RxDB schema: given by the domain that
+ * owns the documents (the store knows no field of a body), when the collection is created.
+ */
+export interface CollectionLayout {
   /**
    * Large string fields of the body (dot paths, e.g. `data.view`) that the storage keeps out of
    * the document JSON (our SQLite storage: a TEXT column each; others ignore it). Not part of the
@@ -38,6 +40,28 @@ export interface CollectionDef {
    * on read. Like textColumns, not part of the RxDB schema.
    */
   projections?: readonly (readonly string[])[];
+}
+
+/** Storage layouts by collection name (see CollectionLayout). */
+export type StoreLayouts = Readonly<Record<string, CollectionLayout>>;
+
+export interface CollectionDef extends CollectionLayout {
+  name: string;
+  schema: RxJsonSchema<StoredDoc>;
+}
+
+/**
+ * The collections with the layouts their domains give. A layout for a collection that is not
+ * there is a wiring mistake, and fails.
+ */
+export function withLayouts(defs: readonly CollectionDef[], layouts: StoreLayouts): CollectionDef[] {
+  const names = new Set(defs.map((d) => d.name));
+  for (const name of Object.keys(layouts)) if (!names.has(name)) throw new Error(`store layout for unknown collection ${name}`);
+  return defs.map((def) => {
+    const layout = layouts[def.name];
+    if (!layout) return def;
+    return { ...def, ...(layout.textColumns ? { textColumns: layout.textColumns } : {}), ...(layout.projections ? { projections: layout.projections } : {}) };
+  });
 }
 
 /**

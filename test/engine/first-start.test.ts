@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, isEngineError, ManualClock, sequentialIds, type Engine } from '../../src/engine';
+import { createEngine, storeLayouts, isEngineError, ManualClock, sequentialIds, type Engine } from '../../src/engine';
 import { createLogger } from '../../src/engine/logger';
 import { openDataStore } from '../../src/store';
 import { tempDir } from '../helpers/tmp';
@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 async function open(dir: string, deferFirstStart: boolean): Promise<Engine> {
-  const store = await openDataStore({ directory: dir });
+  const store = await openDataStore({ directory: dir, layouts: storeLayouts });
   return createEngine({ store, clock: new ManualClock('2026-03-02T15:00:00Z'), ids: sequentialIds(`F${Math.floor(Math.random() * 1e6)}X`), logger: createLogger({ directory: `${dir}/logs`, level: 'warn' }), timezone: 'UTC', deferFirstStart });
 }
 

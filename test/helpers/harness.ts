@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createEngine, ManualClock, sequentialIds, type Engine } from '../../src/engine';
+import { createEngine, storeLayouts, ManualClock, sequentialIds, type Engine } from '../../src/engine';
 import type { CardPresentPort } from '../../src/engine/card-present';
 import type { LaneDriver } from '../../src/engine/lanes';
 import { createLogger } from '../../src/engine/logger';
@@ -50,7 +50,7 @@ const TICK_MS = 3_600_000;
 export async function openTestEngine(options: EngineOptions = {}): Promise<TestEngine> {
   const tmp = options.dir ? { dir: options.dir, cleanup: () => undefined } : tempDir();
   const clock = options.clock ?? new ManualClock('2026-03-02T15:00:00Z');
-  const store = await openDataStore({ directory: tmp.dir });
+  const store = await openDataStore({ directory: tmp.dir, layouts: storeLayouts });
   const engine = await createEngine({
     store,
     clock,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReadAhead, type ReadAhead } from '../../src/engine/receivables/read-ahead';
+import { createReadAhead, type ReadAhead } from '../../src/engine/receivables/fast-export';
 import type { Page } from '../../src/engine/receivables/exports';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { fail } from '../errors';
 import { putRecord } from '../records';
 import type { Problems } from './problems';
-import type { Session } from './session';
+import type { ReceivablesUnit } from './unit-of-work';
 import type { InvoiceDoc } from './types';
 
 export const ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
@@ -55,7 +55,7 @@ export function decodeAttachment(input: AttachmentInput, problems: Problems, pre
  * (invoice_display) becomes the invoice's rendering; the previous primary stays as supplementary.
  * The same file name replaces its earlier version.
  */
-export async function attach(s: Session, invoice: InvoiceDoc, file: { fileName: string; bytes: Buffer }, primary: boolean): Promise<void> {
+export async function attach(s: ReceivablesUnit, invoice: InvoiceDoc, file: { fileName: string; bytes: Buffer }, primary: boolean): Promise<void> {
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
   // Record keys are bounded (an invoice number and a 255-character name are not): a digest names it.
   const key = createHash('sha256').update(`${invoice.id}\u0000${file.fileName}`).digest('hex').slice(0, 40);

@@ -1,5 +1,7 @@
+import type { Static } from '@sinclair/typebox';
+import type { CustomerListItem, CustomerView } from '../../shared/schemas/receivables-customers';
 import { daysBetween } from '../clock';
-import { figures, majorityCurrency, type Aging } from './ledger';
+import { agingOf, majorityCurrency, type Aging } from './ledger';
 import { formatMoney } from './money';
 import type { ContactData, CustomerDoc } from './types';
 
@@ -68,10 +70,10 @@ export function customerView(
   doc: CustomerDoc,
   ctx: ViewContext,
   related: { parent?: CustomerDoc; root: string },
-): Record<string, unknown> {
+): Static<typeof CustomerView> {
   const d = doc.data;
   const currency = primaryCurrency(doc, ctx.accountCurrency);
-  const fig = figures(d.ledger, ctx.today);
+  const fig = agingOf(d.ledger, ctx.today);
   const main = fig.byCurrency.get(currency) ?? emptyAging;
   const money = (a: Aging, c: string) => ({
     balance: formatMoney(a.current + a.aging, c),
@@ -166,10 +168,10 @@ export function customerView(
  * A record of the customer list exports (/api/exports/customers and /recent): the reference's
  * list shape, money in cents of the customer's main currency, flags as booleans, absent as null.
  */
-export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today' | 'accountCurrency'>): Record<string, unknown> {
+export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today' | 'accountCurrency'>): Static<typeof CustomerListItem> {
   const d = doc.data;
   const currency = primaryCurrency(doc, ctx.accountCurrency);
-  const a = figures(d.ledger, ctx.today).byCurrency.get(currency) ?? emptyAging;
+  const a = agingOf(d.ledger, ctx.today).byCurrency.get(currency) ?? emptyAging;
   const n = (v: string | undefined) => v ?? null;
   const balance = a.current + a.aging;
   return {

@@ -3,7 +3,7 @@ import { getRecord, putRecord } from '../records';
 import { mergeContacts, readContacts, findContact } from './contacts';
 import { extraAttributes, Fields } from './fields';
 import { KEY_RE, NOTES_MAX, Problems } from './problems';
-import { emptyLedger, type Session } from './session';
+import { emptyLedger, type ReceivablesUnit } from './unit-of-work';
 import type { CustomerData, CustomerDoc, PaymentAmountDoc, PaymentDoc } from './types';
 import type { InvoiceRow } from './invoice-codec';
 
@@ -34,7 +34,7 @@ export interface CustomerImportResult {
  * throws 412 with each broken field; changes nothing on failure.
  */
 export async function upsertCustomer(
-  s: Session,
+  s: ReceivablesUnit,
   input: Record<string, unknown>,
   options: { prefix?: string; identifier?: string; problems?: Problems; defaultName?: string } = {},
 ): Promise<CustomerImportResult> {
@@ -95,34 +95,12 @@ export async function upsertCustomer(
   // else the supplier's): the reference's "If blank, defaults to...".
   const creditCurrencyCleared = own.credit_limit_currency === '';
 
-  const termsType = f.oneOf('terms_type', ['date', 'day'] as const, 'invalid_terms_type');
-  const termsValue = f.int('terms_value', { code: 'invalid_terms_value' });
-  const effectiveType = termsType ?? existing?.data.terms_type;
-  if (termsValue !== undefined) {
-    if (!effectiveType) p.add('terms_value', 'invalid_terms_value', 'needs terms_type (day or date)');
-    else if (effectiveType === 'day' && (termsValue < 0 || termsValue > 100)) p.add('terms_value', 'invalid_terms_value', "must be 0 to 100 days when terms_type is 'day'");
-    else if (effectiveType === 'date' && !((termsValue >= 1 && termsValue <= 27) || termsValue === -1 || termsValue === -2)) {
-      p.add('terms_value', 'invalid_terms_value', "must be a day of the month 1 to 27, -1 (last day) or -2 (second-last day) when terms_type is 'date'");
-    }
-  } else if (termsType !== undefined && existing?.data.terms_value !== undefined && termsType !== existing.data.terms_type) {
-    p.add('terms_value', 'invalid_terms_value', `is required when terms_type changes to '${termsType}'`);
-  }
-  if (termsType !== undefined) patch.terms_type = termsType;
-  if (termsValue !== undefined) patch.terms_value = termsValue;
+  readTerms(f, p, existing, patch);
 
   const groupIdentifier = f.str('external_group_identifier', { max: 100 });
   if (groupIdentifier !== undefined) patch.external_group_identifier = groupIdentifier;
 
-  let parent: CustomerDoc | undefined;
-  const parentIdentifier = f.str('parent_identifier', { max: 100 });
-  if (parentIdentifier !== undefined) {
-    parent = await s.customerByIdentifier(parentIdentifier);
-    if (!parent) p.add('parent_identifier', 'parent_not_found', `names no existing customer (${parentIdentifier})`);
-    else if (parentIdentifier === identifier || (existing && (await isAncestor(s, existing.id, parent)))) {
-      p.add('parent_identifier', 'hierarchy_cycle', `would make ${identifier} its own ancestor`);
-      parent = undefined;
-    }
-  }
+  const parent = await readParent(s, f, p, identifier, existing);
 
   const replace = f.bool('replace_contacts') ?? false;
   const contactsRaw = own.contacts ?? own.line_item_attributes;
@@ -135,17 +113,7 @@ export async function upsertCustomer(
     });
   }
 
-  if (s.account.can('restricted_grouping') && existing?.data.group_id && groupIdentifier !== undefined && groupIdentifier !== existing.data.external_group_identifier) {
-    const group = await getRecord<{ members: string[] }>(s.tx, 'customer_group', existing.data.group_id);
-    for (const memberId of group?.data.members ?? []) {
-      if (memberId === existing.id) continue;
-      const member = await s.customerById(memberId);
-      if (member && (member.data.external_group_identifier ?? '') !== groupIdentifier) {
-        p.add('external_group_identifier', 'grouping_restricted', `differs from grouped customer ${member.identifier}; restricted grouping keeps a group on one value`);
-        break;
-      }
-    }
-  }
+  await checkRestrictedGrouping(s, p, existing, groupIdentifier);
 
   const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS, p);
   problems.throwIfAny();
@@ -191,7 +159,55 @@ export async function upsertCustomer(
   return { customer: doc, created, contacts: contactInputs.length };
 }
 
-async function isAncestor(s: Session, id: string, start: CustomerDoc): Promise<boolean> {
+/** Payment terms: a type (day or date) and a value that must make sense for it. */
+function readTerms(f: Fields, p: Problems, existing: CustomerDoc | undefined, patch: Partial<CustomerData>): void {
+  const termsType = f.oneOf('terms_type', ['date', 'day'] as const, 'invalid_terms_type');
+  const termsValue = f.int('terms_value', { code: 'invalid_terms_value' });
+  const effectiveType = termsType ?? existing?.data.terms_type;
+  if (termsValue !== undefined) {
+    if (!effectiveType) p.add('terms_value', 'invalid_terms_value', 'needs terms_type (day or date)');
+    else if (effectiveType === 'day' && (termsValue < 0 || termsValue > 100)) p.add('terms_value', 'invalid_terms_value', "must be 0 to 100 days when terms_type is 'day'");
+    else if (effectiveType === 'date' && !((termsValue >= 1 && termsValue <= 27) || termsValue === -1 || termsValue === -2)) {
+      p.add('terms_value', 'invalid_terms_value', "must be a day of the month 1 to 27, -1 (last day) or -2 (second-last day) when terms_type is 'date'");
+    }
+  } else if (termsType !== undefined && existing?.data.terms_value !== undefined && termsType !== existing.data.terms_type) {
+    p.add('terms_value', 'invalid_terms_value', `is required when terms_type changes to '${termsType}'`);
+  }
+  if (termsType !== undefined) patch.terms_type = termsType;
+  if (termsValue !== undefined) patch.terms_value = termsValue;
+}
+
+/** The parent customer named by parent_identifier: it must exist and must not make a cycle. */
+async function readParent(s: ReceivablesUnit, f: Fields, p: Problems, identifier: string | undefined, existing: CustomerDoc | undefined): Promise<CustomerDoc | undefined> {
+  let parent: CustomerDoc | undefined;
+  const parentIdentifier = f.str('parent_identifier', { max: 100 });
+  if (parentIdentifier !== undefined) {
+    parent = await s.customerByIdentifier(parentIdentifier);
+    if (!parent) p.add('parent_identifier', 'parent_not_found', `names no existing customer (${parentIdentifier})`);
+    else if (parentIdentifier === identifier || (existing && (await isAncestor(s, existing.id, parent)))) {
+      p.add('parent_identifier', 'hierarchy_cycle', `would make ${identifier} its own ancestor`);
+      parent = undefined;
+    }
+  }
+  return parent;
+}
+
+/** Restricted grouping keeps every customer of a group on one external_group_identifier. */
+async function checkRestrictedGrouping(s: ReceivablesUnit, p: Problems, existing: CustomerDoc | undefined, groupIdentifier: string | undefined): Promise<void> {
+  if (s.account.can('restricted_grouping') && existing?.data.group_id && groupIdentifier !== undefined && groupIdentifier !== existing.data.external_group_identifier) {
+    const group = await getRecord<{ members: string[] }>(s.tx, 'customer_group', existing.data.group_id);
+    for (const memberId of group?.data.members ?? []) {
+      if (memberId === existing.id) continue;
+      const member = await s.customerById(memberId);
+      if (member && (member.data.external_group_identifier ?? '') !== groupIdentifier) {
+        p.add('external_group_identifier', 'grouping_restricted', `differs from grouped customer ${member.identifier}; restricted grouping keeps a group on one value`);
+        break;
+      }
+    }
+  }
+}
+
+async function isAncestor(s: ReceivablesUnit, id: string, start: CustomerDoc): Promise<boolean> {
   const seen = new Set<string>();
   let at: CustomerDoc | undefined = start;
   while (at) {
@@ -203,7 +219,7 @@ async function isAncestor(s: Session, id: string, start: CustomerDoc): Promise<b
   return false;
 }
 
-export async function requireCustomer(s: Session, identifier: string, kind: 'not_found' | 'precondition' = 'not_found'): Promise<CustomerDoc> {
+export async function requireCustomer(s: ReceivablesUnit, identifier: string, kind: 'not_found' | 'precondition' = 'not_found'): Promise<CustomerDoc> {
   const doc = await s.customerByIdentifier(identifier);
   if (!doc) {
     const make = kind === 'not_found' ? fail.notFound : fail.precondition;
@@ -217,7 +233,7 @@ export async function requireCustomer(s: Session, identifier: string, kind: 'not
  * the allocations to its invoices and its children's parent_identifier. Each rewritten record gets
  * a new watermark, since what an export shows of it changed.
  */
-export async function renameCustomer(s: Session, identifier: string, next: string): Promise<CustomerDoc> {
+export async function renameCustomer(s: ReceivablesUnit, identifier: string, next: string): Promise<CustomerDoc> {
   const doc = await requireCustomer(s, identifier, 'precondition');
   if (!KEY_RE.test(next)) throw fail.precondition('invalid_identifier', `new_identifier ${IDENTIFIER_RULE}`, [{ field: 'new_identifier', message: IDENTIFIER_RULE }]);
   if (next === identifier) return doc;
@@ -252,7 +268,7 @@ export async function renameCustomer(s: Session, identifier: string, next: strin
 }
 
 /** Issues (or re-sends) an invitation: a new email becomes a contact of the customer. */
-export async function issueInvitation(s: Session, identifier: string, email: string, by: 'supplier' | 'customer' = 'supplier'): Promise<void> {
+export async function issueInvitation(s: ReceivablesUnit, identifier: string, email: string, by: 'supplier' | 'customer' = 'supplier'): Promise<void> {
   const doc = await requireCustomer(s, identifier);
   if (doc.data.account_status === 'closed') throw fail.forbidden('customer_closed', `Customer ${identifier} is closed`);
   let contact = findContact(doc.data.contacts, email);
@@ -267,7 +283,7 @@ export async function issueInvitation(s: Session, identifier: string, email: str
   s.touchCustomer(doc);
 }
 
-export async function cancelInvitation(s: Session, identifier: string, email: string): Promise<void> {
+export async function cancelInvitation(s: ReceivablesUnit, identifier: string, email: string): Promise<void> {
   const doc = await requireCustomer(s, identifier);
   if (doc.data.account_status === 'closed') throw fail.forbidden('customer_closed', `Customer ${identifier} is closed`);
   const contact = findContact(doc.data.contacts, email);
@@ -279,7 +295,7 @@ export async function cancelInvitation(s: Session, identifier: string, email: st
 }
 
 /** A contact's person signed up on the customer portal (the portal and tests call this). */
-export async function markSignedUp(s: Session, identifier: string, email: string): Promise<void> {
+export async function markSignedUp(s: ReceivablesUnit, identifier: string, email: string): Promise<void> {
   const doc = await requireCustomer(s, identifier);
   let contact = findContact(doc.data.contacts, email);
   if (!contact) {
@@ -296,7 +312,7 @@ export async function markSignedUp(s: Session, identifier: string, email: string
  * Groups customers. Under restricted grouping every member must carry the same
  * external_group_identifier; otherwise the value is stored and ignored.
  */
-export async function groupCustomers(s: Session, identifiers: string[], groupId?: string): Promise<string> {
+export async function groupCustomers(s: ReceivablesUnit, identifiers: string[], groupId?: string): Promise<string> {
   if (identifiers.length < 2 && !groupId) throw fail.precondition('group_too_small', 'A group needs at least two customers');
   const id = groupId ?? s.core.ids.token();
   const group = await getRecord<{ members: string[] }>(s.tx, 'customer_group', id);

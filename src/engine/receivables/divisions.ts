@@ -2,7 +2,7 @@ import { fail } from '../errors';
 import { recordsByRef } from '../records';
 import { Fields } from './fields';
 import { Problems } from './problems';
-import type { Session } from './session';
+import type { ReceivablesUnit } from './unit-of-work';
 import type { DivisionData } from './types';
 import type { InvoiceRow } from './invoice-codec';
 
@@ -13,7 +13,7 @@ export const DIVISION_CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,38}[A-Za-z0-9]
  * (the reference's rule); a parent that would make a loop is refused. Deleting (deleted: true)
  * is refused while an invoice or a child division refers to the division.
  */
-export async function importDivision(s: Session, input: Record<string, unknown>): Promise<{ division: DivisionData; created: boolean }> {
+export async function importDivision(s: ReceivablesUnit, input: Record<string, unknown>): Promise<{ division: DivisionData; created: boolean }> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const code = f.str('code', { pattern: DIVISION_CODE_RE, patternText: 'must be 1 to 40 letters, digits, spaces or . _ -', code: 'invalid_division_code' });
@@ -49,7 +49,7 @@ export async function importDivision(s: Session, input: Record<string, unknown>)
   return { division, created: !existing };
 }
 
-async function leadsTo(s: Session, from: string, target: string): Promise<boolean> {
+async function leadsTo(s: ReceivablesUnit, from: string, target: string): Promise<boolean> {
   const seen = new Set<string>();
   let at: string | null | undefined = from;
   while (at) {
@@ -61,7 +61,7 @@ async function leadsTo(s: Session, from: string, target: string): Promise<boolea
   return false;
 }
 
-async function assertDeletable(s: Session, code: string): Promise<void> {
+async function assertDeletable(s: ReceivablesUnit, code: string): Promise<void> {
   const [invoice] = await s.tx.find<InvoiceRow & { [k: string]: unknown }>('invoices', { selector: { division: code }, sort: [{ division: 'asc' }, { id: 'asc' }], limit: 1 });
   if (invoice) throw fail.precondition('division_in_use', `Division ${code} cannot be deleted: invoice ${invoice.id} refers to it`, [{ field: 'deleted', message: 'division is used by invoices' }]);
   const children = await recordsByRef<DivisionData>(s.tx, 'division', code);
@@ -76,7 +76,7 @@ async function assertDeletable(s: Session, code: string): Promise<void> {
  * already had it).
  */
 export async function resolveInvoiceDivision(
-  s: Session,
+  s: ReceivablesUnit,
   code: string | undefined,
   name: string | undefined,
   previous: string | undefined,

@@ -1,6 +1,10 @@
 import type { MangoQuery } from 'rxdb';
 import type { EngineCore } from '../core';
+import { DAY_MS } from '../clock';
 import type { StoredDoc } from '../../store/schema';
+
+/** What the recently-updated exports cover: records changed in the last seven days. */
+export const RECENT_MS = 7 * DAY_MS;
 
 export interface Page {
   after: number;
@@ -15,7 +19,7 @@ type Doc = StoredDoc & { data: { updated_ms?: number } };
  * keeps reading until the page is full or the range ends, so an export never answers an empty
  * page while later records exist (a poller would stop early).
  */
-export async function byWatermark<T extends Doc>(
+export async function byWatermark<T extends StoredDoc>(
   core: EngineCore,
   collection: string,
   page: Page,
@@ -24,36 +28,11 @@ export async function byWatermark<T extends Doc>(
   return collect(chunksByWatermark((query) => core.find<T>(collection, query), (doc) => doc.watermark, page, options));
 }
 
-/** A stored rendering's UTF-8 bytes beside a few fields of its record (see Store.project). */
-export interface Projected<V extends readonly unknown[]> {
-  /** The values of the fields asked for, in that order: the first is the watermark. */
-  values: V;
-  bytes: Buffer | null;
-}
-
 /**
- * byWatermark for exports of stored renderings: no record is read whole, only `fields` (the
- * first must be `watermark`) and the bytes of the text at `textPath`. The page comes in chunks of
- * at most `chunk` records, each read by its own query, so that a chunk can be sent while the next
- * one is read; together they are the same page as one read would give.
+ * A page read in chunks of at most `options.chunk` records, each by its own query (`read`); a
+ * predicate that drops records keeps reading until the page is full or the range ends.
  */
-export async function* byWatermarkProjected<V extends readonly [number, ...unknown[]]>(
-  core: EngineCore,
-  collection: string,
-  fields: readonly ['watermark', ...string[]],
-  textPath: string,
-  page: Page,
-  options: { feed?: string; keep?: (values: V) => boolean; chunk?: number } = {},
-): AsyncGenerator<Array<Projected<V>>> {
-  const read = async (query: MangoQuery<StoredDoc>) => {
-    const { values, bytes } = await core.project(collection, query, fields, textPath);
-    return values.map((v, i) => ({ values: v as unknown as V, bytes: bytes[i] ?? null }));
-  };
-  const keep = options.keep && ((r: Projected<V>) => options.keep!(r.values));
-  yield* chunksByWatermark(read, (r) => r.values[0], page, { ...options, keep });
-}
-
-async function* chunksByWatermark<R>(
+export async function* chunksByWatermark<R>(
   read: (query: MangoQuery<StoredDoc>) => Promise<R[]>,
   watermarkOf: (r: R) => number,
   page: Page,

@@ -1,6 +1,11 @@
+import type { Static } from '@sinclair/typebox';
 import { eventId, type EngineCore, type Tx } from '../core';
+import type { CustomerImport, CustomerListItem, CustomerOpenInvoice, CustomerView } from '../../shared/schemas/receivables-customers';
+import type { DivisionImport } from '../../shared/schemas/receivables-divisions';
+import type { InvoiceImport, InvoiceView } from '../../shared/schemas/receivables-invoices';
+import type { PaymentImport, PaymentView } from '../../shared/schemas/receivables-payments';
 import type { Account } from '../account';
-import { DAY_MS, dateInZone } from '../clock';
+import { dateInZone } from '../clock';
 import { fail } from '../errors';
 import { recordsOfKind } from '../records';
 import { attach, decodeAttachment } from './attachments';
@@ -8,20 +13,32 @@ import { countryCodes } from './countries';
 import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, renameCustomer, requireCustomer, upsertCustomer } from './customers';
 import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
-import { byWatermark, byWatermarkProjected, collect, mergeByWatermark, recentFrom, type JsonParts, type Page, type Projected } from './exports';
+import { RECENT_MS, byWatermark, collect, recentFrom, type JsonParts, type Page } from './exports';
 import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
-import { decodeInvoice, invoiceJson, invoiceJsonParts, type InvoiceFields, type InvoiceRow } from './invoice-codec';
+import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
+import { createInvoicePages, type InvoiceFeed } from './fast-export';
 import { importPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
-import { createReadAhead, type RecordMeasure } from './read-ahead';
 import { EMAIL_RE, Problems } from './problems';
-import { inSession, type Session } from './session';
-import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
-import { INVOICE_EXPORT_FIELDS } from '../../store/collections/receivables';
+import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
+import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentAmountRecord, PaymentDoc } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { JsonParts, Page } from './exports';
+
+/**
+ * What each import takes: the body its route validates, typed by the same TypeBox schema. The
+ * schemas let attributes beyond their properties through (an invoice's customer_* attributes,
+ * extended attributes), which the rules read by name: hence the open record beside each.
+ */
+type Attributes = Record<string, unknown>;
+export type CustomerImportInput = Static<typeof CustomerImport> & Attributes;
+export type InvoiceImportInput = Static<typeof InvoiceImport> & Attributes;
+export type PaymentImportInput = Static<typeof PaymentImport> & Attributes;
+export type DivisionImportInput = Static<typeof DivisionImport> & Attributes;
+/** A payment as a CSV import's row: every column a string, `payment_total` allowed. */
+export type PaymentCsvRow = Record<string, string>;
 
 export interface ImportReply {
   identifier: string;
@@ -48,14 +65,14 @@ export interface DueInvoice {
   auto_debit_reference: string | null;
 }
 
-export type InvoiceFeed = 'all' | 'recent' | 'open';
+export type { InvoiceFeed } from './fast-export';
 
 /** The receivables domain: customers, invoices, invoicing payments, divisions. */
 export interface Receivables {
-  importCustomer(input: Record<string, unknown>): Promise<ImportReply>;
-  viewCustomer(identifier: string): Promise<Record<string, unknown>>;
-  exportCustomers(page: Page, recent: boolean): Promise<Array<Record<string, unknown>>>;
-  exportCustomerOpenInvoices(identifier: string, page: Page): Promise<Array<Record<string, unknown>>>;
+  importCustomer(input: CustomerImportInput): Promise<ImportReply>;
+  viewCustomer(identifier: string): Promise<Static<typeof CustomerView>>;
+  exportCustomers(page: Page, recent: boolean): Promise<Array<Static<typeof CustomerListItem>>>;
+  exportCustomerOpenInvoices(identifier: string, page: Page): Promise<Array<Static<typeof CustomerOpenInvoice>>>;
   updateIdentifier(identifier: string, next: string): Promise<ImportReply>;
   issueInvitation(identifier: string, email: string, by?: 'supplier' | 'customer'): Promise<void>;
   cancelInvitation(identifier: string, email: string): Promise<void>;
@@ -63,11 +80,11 @@ export interface Receivables {
   groupCustomers(identifiers: string[], groupId?: string): Promise<string>;
   setAutoDebit(identifier: string, enabled: boolean): Promise<void>;
 
-  importInvoice(input: Record<string, unknown>): Promise<InvoiceImportReply>;
+  importInvoice(input: InvoiceImportInput): Promise<InvoiceImportReply>;
   /** Many invoices in one unit of work (all or nothing): bulk loads and the benchmark's seed. */
-  importInvoices(inputs: Array<Record<string, unknown>>): Promise<number>;
+  importInvoices(inputs: InvoiceImportInput[]): Promise<number>;
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
-  viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Record<string, unknown>>;
+  viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Static<typeof InvoiceView>>;
   /**
    * A page of the invoice export as JSON per record, as UTF-8 parts made of the stored
    * renderings (sent without parsing or re-serialising anything), and the day its statuses are
@@ -86,21 +103,22 @@ export interface Receivables {
   deleteInvoice(number: string): Promise<void>;
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
-  importPayment(input: Record<string, unknown>, channel?: ImportChannel): Promise<ImportReply>;
-  recordPayment(input: RecordPaymentInput): Promise<Record<string, unknown>>;
-  reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Record<string, unknown>>;
-  viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Record<string, unknown>>;
-  exportPayments(page: Page, recent: boolean, options?: { tree?: boolean }): Promise<Array<Record<string, unknown>>>;
-  exportPaymentAmounts(page: Page): Promise<Array<Record<string, unknown>>>;
+  importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>): Promise<ImportReply>;
+  importPayment(input: PaymentCsvRow, channel: 'csv'): Promise<ImportReply>;
+  recordPayment(input: RecordPaymentInput): Promise<Static<typeof PaymentView>>;
+  reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
+  viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Static<typeof PaymentView>>;
+  exportPayments(page: Page, recent: boolean, options?: { tree?: boolean }): Promise<Array<Static<typeof PaymentView>>>;
+  exportPaymentAmounts(page: Page): Promise<Array<PaymentAmountRecord & { watermark: number }>>;
 
-  importDivision(input: Record<string, unknown>): Promise<ImportReply>;
+  importDivision(input: DivisionImportInput): Promise<ImportReply>;
   countryCodes(): ReturnType<typeof countryCodes>;
   /** Stops the export read-ahead (before the store closes). */
   close(): Promise<void>;
 }
 
 export interface ReceivablesOptions {
-  /** Read the next page of an invoice export ahead while a client takes in a full one (default on). See read-ahead.ts. */
+  /** Read the next page of an invoice export ahead while a client takes in a full one (default on). See fast-export/. */
   exportReadAhead?: boolean;
   /**
    * Renames a customer's identifier in what other domains keep under it (wallets, autopay), in
@@ -111,10 +129,8 @@ export interface ReceivablesOptions {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-const RECENT_MS = 7 * DAY_MS;
-
 export function createReceivables(core: EngineCore, account: Account, settings: ReceivablesOptions = {}): Receivables {
-  const run = <T>(fn: (s: Session) => Promise<T>) => inSession(core, account, fn);
+  const run = <T>(fn: (s: ReceivablesUnit) => Promise<T>) => inUnitOfWork(core, account, fn);
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
   const sender = () => account.profile().sender_identifier;
 
@@ -138,33 +154,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
   };
   const decodeAll = async (numbers: string[]) => ((await core.store.getMany('invoices', numbers)) as unknown as InvoiceRow[]).map(decodeInvoice);
 
-  /**
-   * A page of invoices in chunks: each one's stored rendering (the `data.view` text column) as
-   * bytes, with the few fields that decide whether it is sent and what goes in front of it
-   * (INVOICE_EXPORT_FIELDS).
-   */
-  const invoiceChunks = async function* (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number): AsyncGenerator<Array<Projected<InvoiceFields>>> {
-    const read = (p: Page, options: { feed?: string; keep?: (v: InvoiceFields) => boolean }) =>
-      byWatermarkProjected<InvoiceFields>(core, 'invoices', INVOICE_EXPORT_FIELDS, 'data.view', p, { ...options, ...(chunk ? { chunk } : {}) });
-    if (feed === 'open') {
-      if (!includeDeleted) return yield* read(page, { feed: 'open' });
-      // Two feeds merged by watermark: each read whole, then merged into one chunk.
-      const [open, deleted] = [await collect(read(page, { feed: 'open' })), await collect(read(page, { feed: 'deleted' }))];
-      yield mergeByWatermark(open, deleted, page.limit, (r) => r.values[0]);
-      return;
-    }
-    const since = core.clock.now() - RECENT_MS;
-    const keep = ([, rowFeed, updatedMs]: InvoiceFields) => (includeDeleted || rowFeed !== 'deleted') && (feed !== 'recent' || (updatedMs ?? 0) >= since);
-    yield* read(feed === 'recent' ? await recentAfter('invoices', page) : page, { keep });
-  };
-
-  const invoiceMeasure: RecordMeasure<Projected<InvoiceFields>> = { watermarkOf: (r) => r.values[0], bytesOf: (r) => r.bytes?.length ?? 0 };
-  const readAhead = createReadAhead({ writeMark: () => `${core.currentWatermark()}:${core.commitStats().commits}`, enabled: settings.exportReadAhead ?? true });
-  /** invoiceChunks, read ahead where a page does not depend on the clock (the recent feed does). */
-  const invoicePages = (feed: InvoiceFeed, page: Page, includeDeleted: boolean, chunk?: number) =>
-    feed === 'recent'
-      ? invoiceChunks(feed, page, includeDeleted, chunk)
-      : readAhead.pages(`invoices:${feed}:${includeDeleted}:${chunk ?? 0}`, page, (p) => invoiceChunks(feed, p, includeDeleted, chunk), invoiceMeasure);
+  const invoicePages = createInvoicePages(core, { today, readAhead: settings.exportReadAhead ?? true });
 
   const recentAfter = async (collection: string, page: Page): Promise<Page> => {
     const from = await recentFrom(core, collection, core.clock.now() - RECENT_MS);
@@ -298,7 +288,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       const row = await findInvoice(numberOrId);
       if (!row) throw fail.notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
       const doc = decodeInvoice(row);
-      const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Record<string, unknown>;
+      const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Static<typeof InvoiceView>;
       if (options.payments) {
         const amounts = await core.find<PaymentAmountDoc & { [k: string]: unknown }>('payment_amounts', { selector: { invoice: doc.id }, sort: [{ invoice: 'asc' }, { id: 'asc' }] });
         // Drawn from its payment as the account is set now (line-item short pay may have been
@@ -329,16 +319,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       return { asOf: chunks.asOf, records };
     },
 
-    exportInvoicesJsonChunks(feed, page, options = {}) {
-      const includeDeleted = options.includeDeleted === true;
-      const day = today();
-      const records = async function* () {
-        for await (const rows of invoicePages(feed, page, includeDeleted, options.chunk)) {
-          yield rows.map(({ values: [watermark, , , st], bytes }) => ({ watermark, json: invoiceJsonParts({ watermark, st }, bytes, day, includeDeleted) }));
-        }
-      };
-      return { asOf: day, records: records() };
-    },
+    exportInvoicesJsonChunks: (feed, page, options) => invoicePages.chunks(feed, page, options),
 
     async deleteInvoice(number) {
       await run((s) => deleteInvoice(s, number));
@@ -365,7 +346,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         .sort((a, b) => (a.due_date ?? a.date).localeCompare(b.due_date ?? b.date) || a.number.localeCompare(b.number));
     },
 
-    async importPayment(input, channel = 'json') {
+    async importPayment(input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json') {
       const r = await run((s) => importPayment(s, input, channel));
       return { identifier: r.payment.id, message: `1 payment ${r.allocations} invoice amounts` };
     },
@@ -408,6 +389,6 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     countryCodes,
 
-    close: () => readAhead.close(),
+    close: () => invoicePages.close(),
   };
 }

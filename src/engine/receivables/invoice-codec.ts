@@ -131,7 +131,7 @@ export function invoiceJson(row: InvoiceRow, today: string, includeDeleted: bool
   return exportHead({ watermark: row.watermark, st: row.data.st }, today, includeDeleted) + row.data.view.slice(1);
 }
 
-/** The values of INVOICE_EXPORT_FIELDS (store/collections/receivables.ts) for one invoice. */
+/** The values of INVOICE_EXPORT_FIELDS (invoice-layout.ts) for one invoice. */
 export type InvoiceFields = [watermark: number, feed: InvoiceRow['feed'], updatedMs: number | null, st: StatusBasis];
 
 /**

@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { CustomerOpenInvoice } from '../../shared/schemas/receivables-customers';
 import { countryName } from './countries';
 import { formatMoney } from './money';
 import type { InvoiceDoc } from './types';
@@ -102,7 +104,7 @@ export function invoiceBody(doc: InvoiceDoc, sender: string): Record<string, unk
 }
 
 /** A record of a customer's open-invoice export. */
-export function openInvoiceItem(doc: InvoiceDoc): Record<string, unknown> {
+export function openInvoiceItem(doc: InvoiceDoc): Static<typeof CustomerOpenInvoice> {
   const d = doc.data;
   return {
     number: d.number,

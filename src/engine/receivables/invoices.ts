@@ -6,7 +6,7 @@ import { resolveInvoiceDivision } from './divisions';
 import { extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
-import type { Session } from './session';
+import type { ReceivablesUnit } from './unit-of-work';
 import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
 
 /** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
@@ -68,10 +68,10 @@ export function prorate(annualCents: number, effective: string, expiry: string):
  * updated from customer_* attributes. Every rule is checked before anything changes; a broken one
  * throws 412 naming each field.
  */
-export async function importInvoice(s: Session, input: Record<string, unknown>): Promise<InvoiceImportResult> {
+export async function importInvoice(s: ReceivablesUnit, input: Record<string, unknown>): Promise<InvoiceImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
-  const caps = (c: Parameters<Session['account']['can']>[0]) => s.account.can(c);
+  const caps = (c: Parameters<ReceivablesUnit['account']['can']>[0]) => s.account.can(c);
 
   const number = f.str('number', { pattern: NUMBER_RE, patternText: NUMBER_RULE, code: 'invalid_number' });
   if (!f.has('number')) problems.add('number', 'missing_number', 'is required');
@@ -140,18 +140,7 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
 
   if (caps('balance_sync') && owingIn === undefined) problems.add('owing_cents', 'missing_owing_cents', 'is required: this account uses balance sync');
 
-  const summaryParent = f.bool('summary_invoice_parent');
-  const summaryNumber = f.str('summary_invoice_number', { pattern: NUMBER_RE, patternText: NUMBER_RULE });
-  const isParent = summaryParent ?? prev.summary_invoice_parent ?? false;
-  if (summaryNumber !== undefined) {
-    if (isParent) problems.add('summary_invoice_number', 'invalid_summary', 'cannot be set on a summary invoice (summary_invoice_parent)');
-    else if (summaryNumber === number) problems.add('summary_invoice_number', 'invalid_summary', 'cannot name the invoice itself');
-    else {
-      const parent = await s.invoice(summaryNumber);
-      if (!parent || parent.data.deleted) problems.add('summary_invoice_number', 'summary_invoice_not_found', `names no invoice (${summaryNumber})`);
-      else if (!parent.data.summary_invoice_parent) problems.add('summary_invoice_number', 'not_a_summary_invoice', `${summaryNumber} is not a summary invoice (summary_invoice_parent)`);
-    }
-  }
+  const { isParent, summaryNumber } = await readSummary(s, f, problems, number, prev);
 
   const l3: Record<string, string> = { ...(prev.l3 ?? {}) };
   for (const name of L3_FIELDS) {
@@ -171,37 +160,9 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
     else attachment = decodeAttachment(input.attachment as { file_name: unknown; content: unknown }, problems, 'attachment.');
   }
 
-  // Amount: an override wins; then an annualized amount pro-rated; then line items with taxes;
-  // else the amount sent (or kept). Adjustments (a fuel surcharge...) are shown beside the amount,
-  // not added to it: the reference's own example has a 400.00 line, a 20.00 surcharge and an
-  // amount of 400.00.
-  let amount: number | undefined;
-  if (amountOverride) {
-    if (amountIn === undefined) problems.add('amount', 'missing_amount', 'is required with amount_override');
-    amount = amountIn;
-  } else if (annualized !== undefined && effective && expiry) amount = prorate(annualized, effective, expiry);
-  else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
-    // (Every stored line replaced by none: the amount is what is left, the taxes.)
-    const t1 = tax1 ?? prev.subtotal_tax1 ?? 0;
-    const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
-    amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2;
-  } else amount = amountIn ?? prev.amount_cents;
-  if (amount === undefined && !amountOverride) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
+  const amount = invoiceAmount({ amountIn, amountOverride, annualized, effective, expiry, lines, lineInputs, replaceLines, tax1, tax2 }, prev, problems);
 
-  let customer: CustomerDoc | undefined;
-  if (customerIdentifier) {
-    const hasCustomerFields = Object.keys(input).some((k) => isCustomerKey(k) && k !== 'customer_identifier');
-    customer = await s.customerByIdentifier(customerIdentifier);
-    if (existing && customer?.id !== existing.customer && (existing.data.applied_cents !== 0)) {
-      problems.add('customer_identifier', 'invoice_has_payments', `cannot move invoice ${number} to another customer: payments are applied to it`);
-    }
-    if (existing && currency && currency !== existing.data.currency && existing.data.applied_cents !== 0) {
-      problems.add('currency', 'invoice_has_payments', 'cannot change: payments are applied to this invoice');
-    }
-    if (!customer || hasCustomerFields) {
-      customer = (await upsertCustomer(s, input, { prefix: 'customer_', identifier: customerIdentifier, problems, defaultName: customerIdentifier })).customer;
-    }
-  }
+  const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, currency, problems) : undefined;
   const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k));
   problems.throwIfAny();
   if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
@@ -293,8 +254,90 @@ export async function importInvoice(s: Session, input: Record<string, unknown>):
   return { invoice: doc, customer, created: !existing, lineItems: lineInputs?.length ?? 0, echoPayUrls: echo === 'pay_urls' };
 }
 
+/** Summary invoices: whether this one is a parent, and the parent it names (which must be one). */
+async function readSummary(s: ReceivablesUnit, f: Fields, problems: Problems, number: string | undefined, prev: Partial<InvoiceData>) {
+  const summaryParent = f.bool('summary_invoice_parent');
+  const summaryNumber = f.str('summary_invoice_number', { pattern: NUMBER_RE, patternText: NUMBER_RULE });
+  const isParent = summaryParent ?? prev.summary_invoice_parent ?? false;
+  if (summaryNumber !== undefined) {
+    if (isParent) problems.add('summary_invoice_number', 'invalid_summary', 'cannot be set on a summary invoice (summary_invoice_parent)');
+    else if (summaryNumber === number) problems.add('summary_invoice_number', 'invalid_summary', 'cannot name the invoice itself');
+    else {
+      const parent = await s.invoice(summaryNumber);
+      if (!parent || parent.data.deleted) problems.add('summary_invoice_number', 'summary_invoice_not_found', `names no invoice (${summaryNumber})`);
+      else if (!parent.data.summary_invoice_parent) problems.add('summary_invoice_number', 'not_a_summary_invoice', `${summaryNumber} is not a summary invoice (summary_invoice_parent)`);
+    }
+  }
+  return { isParent, summaryNumber };
+}
+
+/**
+ * Amount: an override wins; then an annualized amount pro-rated; then line items with taxes; else
+ * the amount sent (or kept). Adjustments (a fuel surcharge...) are shown beside the amount, not
+ * added to it: the reference's own example has a 400.00 line, a 20.00 surcharge and an amount of
+ * 400.00.
+ */
+function invoiceAmount(
+  sent: {
+    amountIn: number | undefined;
+    amountOverride: boolean;
+    annualized: number | undefined;
+    effective: string | undefined;
+    expiry: string | undefined;
+    lines: InvoiceData['line_items'];
+    lineInputs: unknown[] | undefined;
+    replaceLines: boolean;
+    tax1: number | undefined;
+    tax2: number | undefined;
+  },
+  prev: Partial<InvoiceData>,
+  problems: Problems,
+): number | undefined {
+  const { amountIn, amountOverride, annualized, effective, expiry, lines, lineInputs, replaceLines, tax1, tax2 } = sent;
+  let amount: number | undefined;
+  if (amountOverride) {
+    if (amountIn === undefined) problems.add('amount', 'missing_amount', 'is required with amount_override');
+    amount = amountIn;
+  } else if (annualized !== undefined && effective && expiry) amount = prorate(annualized, effective, expiry);
+  else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
+    // (Every stored line replaced by none: the amount is what is left, the taxes.)
+    const t1 = tax1 ?? prev.subtotal_tax1 ?? 0;
+    const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
+    amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2;
+  } else amount = amountIn ?? prev.amount_cents;
+  if (amount === undefined && !amountOverride) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
+  return amount;
+}
+
+/**
+ * The invoice's customer: created when unknown, updated from customer_* attributes when any are
+ * sent. An invoice with payments applied keeps its customer and its currency.
+ */
+async function invoiceCustomer(
+  s: ReceivablesUnit,
+  input: Record<string, unknown>,
+  customerIdentifier: string,
+  existing: InvoiceDoc | undefined,
+  number: string | undefined,
+  currency: string | undefined,
+  problems: Problems,
+): Promise<CustomerDoc | undefined> {
+  const hasCustomerFields = Object.keys(input).some((k) => isCustomerKey(k) && k !== 'customer_identifier');
+  let customer = await s.customerByIdentifier(customerIdentifier);
+  if (existing && customer?.id !== existing.customer && (existing.data.applied_cents !== 0)) {
+    problems.add('customer_identifier', 'invoice_has_payments', `cannot move invoice ${number} to another customer: payments are applied to it`);
+  }
+  if (existing && currency && currency !== existing.data.currency && existing.data.applied_cents !== 0) {
+    problems.add('currency', 'invoice_has_payments', 'cannot change: payments are applied to this invoice');
+  }
+  if (!customer || hasCustomerFields) {
+    customer = (await upsertCustomer(s, input, { prefix: 'customer_', identifier: customerIdentifier, problems, defaultName: customerIdentifier })).customer;
+  }
+  return customer;
+}
+
 /** Soft-deletes an invoice: it leaves the customer's balance and the open-invoice export. */
-export async function deleteInvoice(s: Session, number: string): Promise<InvoiceDoc> {
+export async function deleteInvoice(s: ReceivablesUnit, number: string): Promise<InvoiceDoc> {
   const doc = await s.invoice(number);
   if (!doc) throw fail.notFound('invoice_not_found', `No invoice ${number}`);
   if (doc.data.deleted) return doc;

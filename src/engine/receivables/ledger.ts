@@ -80,7 +80,7 @@ export interface Aging {
 
 const zeroAging = (): Aging => ({ current: 0, aging: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over90: 0, over180: 0, credit: 0, unapplied: 0 });
 
-export interface LedgerFigures {
+export interface LedgerAging {
   byCurrency: Map<string, Aging>;
   oldest?: { number: string; date: string; owing: number; currency: string };
 }
@@ -90,14 +90,14 @@ export interface LedgerFigures {
  * owing (credit memos) count as credit, not as balance. An item without a due date is due on its
  * invoice date.
  */
-export function figures(ledger: Ledger, today: string): LedgerFigures {
+export function agingOf(ledger: Ledger, today: string): LedgerAging {
   const byCurrency = new Map<string, Aging>();
   const of = (c: string) => {
     let a = byCurrency.get(c);
     if (!a) byCurrency.set(c, (a = zeroAging()));
     return a;
   };
-  let oldest: LedgerFigures['oldest'];
+  let oldest: LedgerAging['oldest'];
   for (const [number, item] of Object.entries(ledger.open) as Array<[string, OpenItem]>) {
     const [date, due, owing, currency] = item;
     const a = of(currency);

@@ -1,5 +1,7 @@
+import type { Static } from '@sinclair/typebox';
+import type { PaymentView } from '../../shared/schemas/receivables-payments';
 import { decimal } from './money';
-import type { AllocationData, PaymentData, PaymentDoc } from './types';
+import type { AllocationData, PaymentAmountRecord, PaymentData, PaymentDoc } from './types';
 
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
@@ -18,7 +20,7 @@ const outcomeFields = (p: PaymentData) => ({
  * amounts as plain decimals ("10.00"). Built when the allocation is written, so the allocation
  * export serves stored records as they are.
  */
-export function paymentAmountView(p: PaymentData, a: AllocationData, opts: { lineShortPay: boolean; sender: string }): Record<string, unknown> {
+export function paymentAmountView(p: PaymentData, a: AllocationData, opts: { lineShortPay: boolean; sender: string }): PaymentAmountRecord {
   const c = p.currency;
   const cumulative = p.allocations
     .filter((x) => x.invoice.customer_identifier === a.invoice.customer_identifier)
@@ -101,7 +103,7 @@ export function paymentAmountView(p: PaymentData, a: AllocationData, opts: { lin
 }
 
 /** GET /api/exports/payment/{reference_or_token}, the payment exports and the payment webhook. */
-export function paymentView(doc: PaymentDoc, opts: { tree: boolean; lineShortPay: boolean; sender: string }): Record<string, unknown> {
+export function paymentView(doc: PaymentDoc, opts: { tree: boolean; lineShortPay: boolean; sender: string }): Static<typeof PaymentView> {
   const p = doc.data;
   const c = p.currency;
   return {

@@ -5,7 +5,7 @@ import { NUMBER_RE } from './invoices';
 import { REVERSED } from './ledger';
 import { paymentAmountView } from './payment-view';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
-import type { Session } from './session';
+import type { ReceivablesUnit } from './unit-of-work';
 import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus } from './types';
 
 /** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
@@ -64,7 +64,7 @@ export interface PaymentImportResult {
  * the total and is refused in JSON, where the total is `amount_cents`. Updating a payment that
  * originated here accepts only its total with or without fees.
  */
-export async function importPayment(s: Session, input: Record<string, unknown>, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
+export async function importPayment(s: ReceivablesUnit, input: Record<string, unknown>, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const identifier = f.str('identifier', { pattern: PAYMENT_KEY.pattern, patternText: PAYMENT_KEY.rule, code: 'invalid_identifier' });
@@ -194,7 +194,7 @@ export async function importPayment(s: Session, input: Record<string, unknown>, 
   return { payment: doc, created: !existing, allocations: entries.length };
 }
 
-async function loadInvoices(s: Session, entries: Entry[], problems: Problems): Promise<Array<InvoiceDoc | undefined>> {
+async function loadInvoices(s: ReceivablesUnit, entries: Entry[], problems: Problems): Promise<Array<InvoiceDoc | undefined>> {
   const out: Array<InvoiceDoc | undefined> = [];
   for (const [i, e] of entries.entries()) {
     const inv = await s.invoice(e.invoice_number);
@@ -214,7 +214,7 @@ function describeMethod(d: PaymentData): string | undefined {
 }
 
 /** Takes a payment's allocations back off their invoices (an update re-applies, a reversal does not). */
-async function reverseAllocations(s: Session, p: PaymentData, known: Array<InvoiceDoc | undefined>): Promise<void> {
+async function reverseAllocations(s: ReceivablesUnit, p: PaymentData, known: Array<InvoiceDoc | undefined>): Promise<void> {
   for (const a of p.allocations) {
       const inv = known.find((i) => i?.id === a.invoice_number) ?? (await s.invoice(a.invoice_number));
       if (!inv) continue;
@@ -234,7 +234,7 @@ async function reverseAllocations(s: Session, p: PaymentData, known: Array<Invoi
  * invoice takes nothing); the rest of the payment is unapplied credit. With line-item short pay,
  * an amount goes to its named line first, then to the other lines in order.
  */
-async function applyAllocations(s: Session, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[]): Promise<void> {
+async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[]): Promise<void> {
   const p = doc.data;
   const lineShortPay = s.account.can('line_item_short_pay');
   let applied = 0;
@@ -301,7 +301,7 @@ async function applyAllocations(s: Session, doc: PaymentDoc, entries: Entry[], i
  * One payment_amounts record per allocation; allocations an update dropped stay, at zero, naming
  * the invoice they were on (so that a client following the feed knows which invoice lost them).
  */
-function writeAmountRecords(s: Session, doc: PaymentDoc, previous: readonly AllocationData[]): void {
+function writeAmountRecords(s: ReceivablesUnit, doc: PaymentDoc, previous: readonly AllocationData[]): void {
   const p = doc.data;
   const lineShortPay = s.account.can('line_item_short_pay');
   const sender = s.account.profile().sender_identifier;
@@ -315,7 +315,7 @@ function writeAmountRecords(s: Session, doc: PaymentDoc, previous: readonly Allo
   }
 }
 
-function updateOriginated(s: Session, existing: PaymentDoc, input: Record<string, unknown>, total: number | undefined): PaymentDoc {
+function updateOriginated(s: ReceivablesUnit, existing: PaymentDoc, input: Record<string, unknown>, total: number | undefined): PaymentDoc {
   const p = existing.data;
   const problems = new Problems();
   const withFees = p.amount_cents + p.fee_cents;
@@ -363,7 +363,7 @@ export interface RecordPaymentInput {
 }
 
 /** Records a payment taken by Laneway itself (autopay, the portal, a lane): source `arc`. */
-export async function recordPayment(s: Session, input: RecordPaymentInput): Promise<PaymentDoc> {
+export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInput): Promise<PaymentDoc> {
   const customer = await s.customerByIdentifier(input.customer_identifier);
   if (!customer) throw fail.precondition('customer_not_found', `No customer with identifier ${input.customer_identifier}`);
   if (!Number.isSafeInteger(input.amount_cents) || input.amount_cents < 0) throw fail.invalid('invalid_amount', 'amount_cents must be a whole number of minor units, 0 or more');
@@ -428,7 +428,7 @@ export async function recordPayment(s: Session, input: RecordPaymentInput): Prom
  * Reverses a payment (an ACH return, a chargeback, a decline found later): its allocations come
  * off the invoices, its unapplied credit off the customer, and its status says why.
  */
-export async function reversePayment(s: Session, reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<PaymentDoc> {
+export async function reversePayment(s: ReceivablesUnit, reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<PaymentDoc> {
   const doc = await s.payment(reference);
   if (!doc) throw fail.notFound('payment_not_found', `No payment ${reference}`);
   if (REVERSED.has(doc.data.status)) return doc;

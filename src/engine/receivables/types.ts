@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { PaymentAmountView } from '../../shared/schemas/receivables-payments';
 /**
  * Stored shapes of the receivables domain. Documents keep only what was given or computed:
  * absent optional fields are left out (views fill nulls), which keeps export pages small.
@@ -294,12 +296,15 @@ export interface PaymentDoc {
   data: PaymentData;
 }
 
+/** An allocation as it is exported: the schema's fields and the reference's others it lets through. */
+export type PaymentAmountRecord = Static<typeof PaymentAmountView> & Record<string, unknown>;
+
 export interface PaymentAmountDoc {
   id: string;
   watermark: number;
   invoice: string;
   payment: string;
-  data: Record<string, unknown>;
+  data: PaymentAmountRecord;
 }
 
 export type { DivisionData } from '../account/whoami';

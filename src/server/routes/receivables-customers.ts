@@ -24,7 +24,7 @@ export const importCustomer = defineRoute({
   invalidKind: 'precondition',
   responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed') },
   async handler({ engine, body }) {
-    return { status: 201, body: await engine.receivables.importCustomer(body as Record<string, unknown>) };
+    return { status: 201, body: await engine.receivables.importCustomer(body) };
   },
 });
 
@@ -56,7 +56,7 @@ export const exportCustomers = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: customersPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { customers: exportShape((await engine.receivables.exportCustomers(p, false)) as Array<{ watermark: number }>, p.list) } };
+    return { body: { customers: exportShape(await engine.receivables.exportCustomers(p, false), p.list) } };
   },
 });
 
@@ -70,7 +70,7 @@ export const exportCustomersRecent = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: customersPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { customers: exportShape((await engine.receivables.exportCustomers(p, true)) as Array<{ watermark: number }>, p.list) } };
+    return { body: { customers: exportShape(await engine.receivables.exportCustomers(p, true), p.list) } };
   },
 });
 
@@ -86,7 +86,7 @@ export const exportCustomerOpenInvoices = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: Type.Object({ open_invoices: ExportPage(ref(CustomerOpenInvoice)) }) }, 404: err('No such customer') },
   async handler({ engine, params, query }) {
     const p = exportParams(query);
-    return { body: { open_invoices: exportShape((await engine.receivables.exportCustomerOpenInvoices(params.identifier, p)) as Array<{ watermark: number }>, p.list) } };
+    return { body: { open_invoices: exportShape(await engine.receivables.exportCustomerOpenInvoices(params.identifier, p), p.list) } };
   },
 });
 

@@ -17,7 +17,7 @@ export const importDivision = defineRoute({
   invalidKind: 'precondition',
   responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: { description: 'A rule failed', schema: ref(ErrorBody) } },
   async handler({ engine, body }) {
-    return { status: 201, body: await engine.receivables.importDivision(body as Record<string, unknown>) };
+    return { status: 201, body: await engine.receivables.importDivision(body) };
   },
 });
 

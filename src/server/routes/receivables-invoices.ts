@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Response } from 'express';
 import { defineRoute } from '../route';
-import { exportParams, sendExportChunks } from '../exports';
-import type { InvoiceFeed } from '../../engine/receivables';
+import { exportParams } from '../exports';
+import { EXPORT_CHUNK, sendExportChunks, type InvoiceFeed } from '../../engine/receivables/fast-export';
 import type { Engine } from '../../engine';
 import type { Reply } from '../route';
 import { ErrorBody, ExportPage } from '../../shared/schemas/common';
@@ -30,7 +30,7 @@ export const importInvoice = defineRoute({
   bodyLimit: '36mb',
   responses: { 201: { description: 'Created or updated', schema: InvoiceImportResult }, 412: err('A field rule failed'), 413: err('An attachment over 25 MB') },
   async handler({ engine, body, publicUrl }) {
-    const r = await engine.receivables.importInvoice(body as Record<string, unknown>);
+    const r = await engine.receivables.importInvoice(body);
     const base = publicUrl;
     const reply: Record<string, unknown> = { identifier: r.identifier, message: r.message };
     if (r.pay) {
@@ -78,7 +78,7 @@ export const viewInvoice = defineRoute({
     const view = await engine.receivables.viewInvoice(params.number_or_id, { payments: invoiceViewOption(query.options, 'payments') });
     const base = publicUrl;
     if (typeof view.pay_url === 'string') view.pay_url = base + view.pay_url;
-    if (view.pay_urls && typeof view.pay_urls === 'object') view.pay_urls = Object.fromEntries(Object.entries(view.pay_urls as Record<string, string>).map(([e, p]) => [e, base + p]));
+    if (view.pay_urls) view.pay_urls = Object.fromEntries(Object.entries(view.pay_urls).map(([e, p]) => [e, base + p]));
     return { body: view };
   },
 });
@@ -86,13 +86,7 @@ export const viewInvoice = defineRoute({
 const invoicesPage = Type.Object({ invoices: ExportPage(ref(InvoiceView)) });
 const includeDeleted = (q: { options?: { include_deleted_invoices?: boolean } }) => q.options?.include_deleted_invoices === true;
 
-/**
- * Records per chunk of an invoice export page: about 850 KB, so a 2,500-record page is sent in
- * five writes, the first after a fifth of the page's reading.
- */
-const EXPORT_CHUNK = 500;
-
-/** Invoice pages are sent as the stored renderings, spliced (see engine/receivables/invoice-codec.ts), chunk by chunk. */
+/** Invoice pages are sent as the stored renderings, spliced, chunk by chunk (see engine/receivables/fast-export). */
 async function sendInvoicesPage(engine: Engine, res: Response, feed: InvoiceFeed, p: ReturnType<typeof exportParams>, withDeleted: boolean): Promise<Reply> {
   const { records } = engine.receivables.exportInvoicesJsonChunks(feed, p, { includeDeleted: withDeleted, chunk: EXPORT_CHUNK });
   await sendExportChunks(res, 'invoices', p.list, records);

@@ -24,7 +24,7 @@ export const importPayment = defineRoute({
   invalidKind: 'precondition',
   responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed') },
   async handler({ engine, body }) {
-    return { status: 201, body: await engine.receivables.importPayment(body as Record<string, unknown>, 'json') };
+    return { status: 201, body: await engine.receivables.importPayment(body, 'json') };
   },
 });
 
@@ -55,7 +55,7 @@ export const exportPayments = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { payments: exportShape((await engine.receivables.exportPayments(p, false, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
+    return { body: { payments: exportShape(await engine.receivables.exportPayments(p, false, { tree: query.options?.export_payment_tree === true }), p.list) } };
   },
 });
 
@@ -69,7 +69,7 @@ export const exportPaymentsRecent = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: paymentsPage } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { payments: exportShape((await engine.receivables.exportPayments(p, true, { tree: query.options?.export_payment_tree === true })) as Array<{ watermark: number }>, p.list) } };
+    return { body: { payments: exportShape(await engine.receivables.exportPayments(p, true, { tree: query.options?.export_payment_tree === true }), p.list) } };
   },
 });
 
@@ -84,7 +84,7 @@ export const exportPaymentAmounts = defineRoute({
   responses: { 400: err('Invalid query (limit 1..2500, watermark, list, options)'), 200: { description: 'A page', schema: Type.Object({ payment_amounts: ExportPage(ref(PaymentAmountView)) }) } },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { payment_amounts: exportShape((await engine.receivables.exportPaymentAmounts(p)) as Array<{ watermark: number }>, p.list) } };
+    return { body: { payment_amounts: exportShape(await engine.receivables.exportPaymentAmounts(p), p.list) } };
   },
 });
 

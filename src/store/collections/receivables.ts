@@ -18,15 +18,9 @@ export const customers = defineCollection('customers', {
  * Invoices: `id` is the invoice number (unique within the supplier, never renamed). `feed` is
  * 'open' (owing is not zero), 'closed' or 'deleted', so the open-invoice export range-scans
  * [feed, watermark]; `customer` (internal id) serves a customer's invoices and renames;
- * `division` guards division deletes. (The numeric id is found through the event outbox, see
- * receivables/index.ts, so it needs no index.)
+ * `division` guards division deletes. (The numeric id is found through the event outbox, so it
+ * needs no index.)
  */
-/**
- * What an invoice export page reads of each invoice besides its rendering (Store.project): the
- * watermark, whether to send it (feed, updated_ms) and its status basis (invoice-codec.ts).
- */
-export const INVOICE_EXPORT_FIELDS = ['watermark', 'feed', 'data.updated_ms', 'data.st'] as const;
-
 export const invoices = defineCollection('invoices', {
   fields: {
     display_number: keyField(64),
@@ -36,11 +30,8 @@ export const invoices = defineCollection('invoices', {
   },
   indexes: [['watermark'], ['feed', 'watermark'], ['customer', 'watermark'], ['display_number'], ['division']],
   idLength: 64,
-  // The stored export rendering (JSON text, see invoice-codec.ts): in its own column it is neither
-  // escaped on write nor parsed on read, which is most of what an export page cost.
-  textColumns: ['data.view'],
-  // Kept beside it as a JSON array, so an export page takes them without parsing any document.
-  projections: [INVOICE_EXPORT_FIELDS],
+  // Its row layout (text columns, projections) is the receivables domain's, given when the store
+  // is opened (engine/receivables/invoice-layout.ts).
 });
 
 /** Invoicing payments: `id` is the payment reference (the imported identifier or a generated one). */

@@ -16,7 +16,8 @@ import { now } from 'rxdb';
 import type { SqliteConnection } from './connection';
 import { runQueryProjected, type ProjectedPage } from './packed-read';
 import { runChangedSince, runCount, runQuery } from './query';
-import { dropTable, type SqliteTable } from './table';
+import { dropTable } from './table-creation';
+import type { SqliteTable } from './table';
 import type { SqliteInstanceOptions, SqliteInternals } from './types';
 import {
   applyWriteRows,

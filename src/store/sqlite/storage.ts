@@ -3,7 +3,7 @@ import type { RxStorageInstanceCreationParams } from 'rxdb';
 import { ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION } from 'rxdb';
 import { acquireConnection } from './connection';
 import { SqliteStorageInstance } from './storage-instance';
-import { openTable } from './table';
+import { openTable } from './table-creation';
 import { parseTextPaths } from './text-columns';
 import type { RxStorageSqlite, SqliteInstanceOptions, SqliteStorageOptions } from './types';
 
@@ -12,7 +12,8 @@ export const DEFAULT_FILE_NAME = 'laneway.sqlite';
 /**
  * RxDB storage keeping every database and collection of `directory` in one
  * SQLite file (WAL, one shared connection per file). See README.md and the notes in
- * connection.ts (durability), key-encoding.ts (ordering) and table.ts (layout).
+ * connection.ts (durability), key-encoding.ts (ordering), table.ts, table-creation.ts and
+ * table-relayouts.ts (layout).
  */
 export function getRxStorageSqlite(options: SqliteStorageOptions): RxStorageSqlite {
   const filePath = path.resolve(options.directory, options.fileName ?? DEFAULT_FILE_NAME);

@@ -2,10 +2,9 @@ import type Database from 'better-sqlite3';
 import type { RxDocumentData, RxJsonSchema } from 'rxdb';
 import { getIndexableStringMonad, getPrimaryFieldOfPrimaryKey } from 'rxdb';
 import type { SqliteConnection } from './connection';
-import type { RelayoutNotice } from './types';
 import { encodeKey } from './key-encoding';
-import { parseProjections, projectionJson, relayoutProjections, type Projection } from './projections';
-import { attachAt, attachTexts, detachTexts, parseTextPaths, type TextPath } from './text-columns';
+import { parseProjections, projectionJson, type Projection } from './projections';
+import { attachAt, attachTexts, detachTexts, type TextPath } from './text-columns';
 
 export type IndexColumn<RxDocType> = {
   /** RxDB index fields, e.g. `['_deleted', 'amount', 'id']`. */
@@ -20,14 +19,6 @@ type Statement = Database.Statement<unknown[], unknown>;
 /** Anything that can be told its table went away (a storage instance). */
 export type TableUser = { readonly multiInstance: boolean };
 
-type RegistryRow = {
-  id: number;
-  primary_path: string;
-  indexes_json: string;
-  has_attachments: number;
-  text_columns: string;
-  projections: string;
-};
 
 export type TextColumn = { readonly path: TextPath; readonly column: string };
 
@@ -77,7 +68,7 @@ function bytesShape<RxDocType>(table: { readonly textColumns: readonly TextColum
   return { name: `bytes${position}`, path: paths[position]!, columns, decode: (row) => parse(row, false), whole: (row) => parse(row, true) };
 }
 
-function quote(identifier: string): string {
+export function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
 
@@ -364,200 +355,6 @@ export class SqliteTable<RxDocType> {
 }
 
 /**
- * Finds or creates the table of (database, collection, version) in the file's
- * registry. Another primary key under the same version is refused (documents
- * would be keyed wrongly); other indexes get their columns rebuilt.
- */
-export function openTable<RxDocType>(
-  connection: SqliteConnection,
-  databaseName: string,
-  collectionName: string,
-  schema: RxJsonSchema<RxDocumentData<RxDocType>>,
-  textPaths: readonly TextPath[] = [],
-  projections: readonly (readonly string[])[] = [],
-  onRelayout?: (notice: RelayoutNotice) => void,
-): SqliteTable<RxDocType> {
-  const primaryPath = getPrimaryFieldOfPrimaryKey(schema.primaryKey) as string;
-  const indexesJson = JSON.stringify(indexesOfSchema(schema));
-  const textJson = JSON.stringify(textPaths.map((p) => p.join('.')));
-  const projectionsJson = JSON.stringify(projections);
-  const hasAttachments = !!schema.attachments;
-  const db = connection.db;
-
-  const create = db.transaction((): SqliteTable<RxDocType> => {
-    const existing = db
-      .prepare(
-        `SELECT id, primary_path, indexes_json, has_attachments, text_columns, projections FROM laneway_rx_collections
-         WHERE database_name = ? AND collection_name = ? AND schema_version = ?`,
-      )
-      .get(databaseName, collectionName, schema.version) as RegistryRow | undefined;
-
-    if (existing) {
-      if (existing.primary_path !== primaryPath) {
-        throw new Error(
-          `laneway sqlite: ${databaseName}/${collectionName} v${schema.version} already exists in ` +
-            `${connection.filePath} with primary key ${existing.primary_path}; ` +
-            `a schema that changes the primary key needs a new version`,
-        );
-      }
-      const cached = connection.tables.get(`rxc_${existing.id}`) as SqliteTable<RxDocType> | undefined;
-      const sameIndexes = existing.indexes_json === indexesJson;
-      const sameTexts = existing.text_columns === textJson;
-      const sameProjections = existing.projections === projectionsJson;
-      if (cached && !cached.removed && sameIndexes && sameTexts && sameProjections && (!hasAttachments || cached.attachmentsTable)) {
-        return cached;
-      }
-      if ((!sameIndexes || !sameTexts || !sameProjections) && cached && !cached.removed && cached.users.size > 0) {
-        throw new Error(
-          `laneway sqlite: ${databaseName}/${collectionName} v${schema.version} is open with other ` +
-            `${sameIndexes ? 'text columns' : 'indexes'}; close it before opening it with a different layout`,
-        );
-      }
-      const withAttachments = hasAttachments || existing.has_attachments === 1;
-      const table = new SqliteTable<RxDocType>(connection, existing.id, schema, withAttachments, textPaths, projections);
-      /** Tells onRelayout a relayout starts; what it returns tells how many more rows are done. */
-      const notify = (change: RelayoutNotice['change']): ((rows: number) => void) => {
-        if (!onRelayout) return () => undefined;
-        const rows = db.prepare(`SELECT COUNT(*) FROM ${table.quotedName}`).pluck().get() as number;
-        let done = 0;
-        onRelayout({ collection: collectionName, rows, change, done });
-        return (more) => {
-          done = Math.min(rows, done + more);
-          onRelayout({ collection: collectionName, rows, change, done });
-        };
-      };
-      if (!sameTexts) {
-        const progress = notify('text columns');
-        relayoutTextColumns(table, parseTextPaths(JSON.parse(existing.text_columns) as string[]), progress);
-        db.prepare('UPDATE laneway_rx_collections SET text_columns = ? WHERE id = ?').run(textJson, existing.id);
-      }
-      if (!sameProjections) {
-        const progress = notify('projections');
-        // After the text columns: a projection is filled from the document JSON, which now holds
-        // every field a projection may name.
-        relayoutProjections(db, table.quotedName, (JSON.parse(existing.projections) as unknown[]).length, table.projections, progress);
-        db.prepare('UPDATE laneway_rx_collections SET projections = ? WHERE id = ?').run(projectionsJson, existing.id);
-      }
-      if (!sameIndexes) {
-        const progress = notify('indexes');
-        rebuildIndexColumns(table, JSON.parse(existing.indexes_json) as string[][], progress);
-        db.prepare('UPDATE laneway_rx_collections SET indexes_json = ? WHERE id = ?').run(indexesJson, existing.id);
-      }
-      if (withAttachments && existing.has_attachments !== 1) {
-        db.exec(table.attachmentsDdl());
-        db.prepare('UPDATE laneway_rx_collections SET has_attachments = 1 WHERE id = ?').run(existing.id);
-      }
-      return table;
-    }
-
-    const inserted = db
-      .prepare(
-        `INSERT INTO laneway_rx_collections
-           (database_name, collection_name, schema_version, primary_path, indexes_json, has_attachments, text_columns, projections)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(databaseName, collectionName, schema.version, primaryPath, indexesJson, hasAttachments ? 1 : 0, textJson, projectionsJson);
-    const table = new SqliteTable<RxDocType>(
-      connection,
-      Number(inserted.lastInsertRowid),
-      schema,
-      hasAttachments,
-      textPaths,
-      projections,
-    );
-    for (const sql of table.ddl()) {
-      db.exec(sql);
-    }
-    return table;
-  });
-
-  const table = create.immediate();
-  connection.tables.set(table.tableName, table);
-  return table;
-}
-
-/**
- * The index columns are derived data (the JSON is the truth), so a schema whose
- * indexes changed under the same version (RxDB's own internal store may do that
- * across RxDB releases) gets its columns recomputed instead of a refusal.
- * Runs inside the caller's transaction; a crash leaves the old layout.
- */
-function rebuildIndexColumns<RxDocType>(table: SqliteTable<RxDocType>, oldIndexes: string[][], progress: (rows: number) => void): void {
-  const db = table.db;
-  const name = table.quotedName;
-  for (let position = 0; position < oldIndexes.length; position++) {
-    db.exec(`DROP INDEX IF EXISTS ${quote(`${table.tableName}_i${position}`)}`);
-    db.exec(`ALTER TABLE ${name} DROP COLUMN i${position}`);
-  }
-  for (const c of table.indexColumns) {
-    db.exec(`ALTER TABLE ${name} ADD COLUMN ${c.column} BLOB NOT NULL DEFAULT x''`);
-  }
-  const page = db
-    .prepare(`SELECT rowid, ${table.shape.columns} FROM ${name} WHERE rowid > ? ORDER BY rowid LIMIT 1000`)
-    .raw(true);
-  const update = db.prepare(
-    `UPDATE ${name} SET ${table.indexColumns.map((c) => `${c.column} = ?`).join(', ')} WHERE rowid = ?`,
-  );
-  let after = 0;
-  for (;;) {
-    const rows = page.all(after) as unknown[][];
-    for (const row of rows) {
-      const doc = JSON.parse(row[1] as string) as RxDocumentData<RxDocType>;
-      attachTexts(doc, table.textPaths, row, 2);
-      after = row[0] as number;
-      update.run(...table.indexColumns.map((c) => encodeKey(c.toIndexString(doc))), after);
-    }
-    progress(rows.length);
-    if (rows.length < 1000) {
-      break;
-    }
-  }
-  for (const sql of table.ddl()) {
-    db.exec(sql);
-  }
-}
-
-/**
- * Moves string fields into or out of text columns when a collection is opened with other text
- * paths than it was stored with: every row is read with the old layout and written with the new
- * one, inside the caller's transaction (a crash leaves the old layout). Index columns do not
- * change: text paths are never indexed fields.
- */
-function relayoutTextColumns<RxDocType>(table: SqliteTable<RxDocType>, oldPaths: readonly TextPath[], progress: (rows: number) => void): void {
-  const db = table.db;
-  const name = table.quotedName;
-  const newCount = table.textColumns.length;
-  for (let position = oldPaths.length; position < newCount; position++) {
-    db.exec(`ALTER TABLE ${name} ADD COLUMN t${position} TEXT`);
-  }
-  const oldColumns = ['data', ...oldPaths.map((_, position) => `t${position}`)].join(', ');
-  const page = db
-    .prepare(`SELECT rowid, ${oldColumns} FROM ${name} WHERE rowid > ? ORDER BY rowid LIMIT 1000`)
-    .raw(true);
-  const update = db.prepare(
-    `UPDATE ${name} SET ${['data', ...table.textColumns.map((c) => c.column)].map((c) => `${c} = ?`).join(', ')} WHERE rowid = ?`,
-  );
-  let after = 0;
-  for (;;) {
-    const rows = page.all(after) as unknown[][];
-    for (const row of rows) {
-      const doc = JSON.parse(row[1] as string) as RxDocumentData<RxDocType>;
-      attachTexts(doc, oldPaths, row, 2);
-      const { rest, texts } = detachTexts(doc, table.textPaths);
-      after = row[0] as number;
-      update.run(JSON.stringify(rest), ...texts, after);
-    }
-    progress(rows.length);
-    if (rows.length < 1000) {
-      break;
-    }
-  }
-  for (let position = newCount; position < oldPaths.length; position++) {
-    db.exec(`ALTER TABLE ${name} DROP COLUMN t${position}`);
-  }
-}
-
-/**
  * A text path names a string field of the document body: never the primary key, an indexed
  * field (index keys are computed from the whole document) or RxDB's own `_` fields.
  */
@@ -579,17 +376,4 @@ function checkTextPaths(
     }
     seen.push(dotted);
   }
-}
-
-/** Drops the table, its attachments and its registry entry in one transaction. */
-export function dropTable<RxDocType>(table: SqliteTable<RxDocType>): void {
-  const db = table.db;
-  db.transaction(() => {
-    for (const sql of table.dropDdl()) {
-      db.exec(sql);
-    }
-    db.prepare('DELETE FROM laneway_rx_collections WHERE id = ?').run(table.registryId);
-  }).immediate();
-  table.removed = true;
-  table.connection.tables.delete(table.tableName);
 }

@@ -1,4 +1,4 @@
-import type { Page } from './exports';
+import type { Page } from '../exports';
 
 /**
  * Read-ahead for export drains. An integration catches up by asking for the page after the last

@@ -1,4 +1,4 @@
-import { defineCollection, keyField, type CollectionDef } from './schema';
+import { defineCollection, keyField, type CollectionDef } from '../schema';
 
 /**
  * Small record kinds (account, credentials, lanes, divisions, wallets' satellites, batches...) share

@@ -22,7 +22,7 @@ export const emptyLedger = (): Ledger => ({ open: {}, unapplied: {}, currencies:
  * event each). Customer ledgers are reconciled here from what changed on invoices and payments
  * (before vs after), so no rule has to remember to move a balance.
  */
-export class Session {
+export class ReceivablesUnit {
   readonly today: string;
   private readonly customers = new Map<string, Slot<CustomerDoc>>();
   private readonly customerIds = new Map<string, string | null>();
@@ -84,7 +84,7 @@ export class Session {
 
   touchCustomer(doc: CustomerDoc): void {
     const slot = this.customers.get(doc.id);
-    if (!slot) throw fail.internal('session_customer', 'customer changed outside its session');
+    if (!slot) throw fail.internal('session_customer', 'customer changed outside its unit of work');
     slot.dirty = true;
   }
 
@@ -312,11 +312,11 @@ export class Session {
  * Runs receivables rules in one unit of work and flushes them. `fn` may throw: then nothing is
  * written, no event is emitted and no watermark is used.
  */
-export function inSession<T>(core: EngineCore, account: Account, fn: (s: Session) => Promise<T>): Promise<T> {
+export function inUnitOfWork<T>(core: EngineCore, account: Account, fn: (s: ReceivablesUnit) => Promise<T>): Promise<T> {
   return core.mutate(async (tx) => {
-    const session = new Session(tx, core, account);
-    const result = await fn(session);
-    await session.flush();
+    const unit = new ReceivablesUnit(tx, core, account);
+    const result = await fn(unit);
+    await unit.flush();
     return result;
   });
 }
