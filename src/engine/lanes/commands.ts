@@ -2,7 +2,7 @@ import type { TerminalRequest, TerminalResponse } from '../../shared/schemas/lan
 import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { LaneHub, LaneRuntime } from './hub';
-import { deviceSetup, LANE_KIND, laneSummary, type LaneData } from './model';
+import { LANE_KIND, laneSummary, type LaneData } from './model';
 import { deviceError } from './payments';
 
 type Command = TerminalRequest['command'];
@@ -49,52 +49,37 @@ export async function terminalCommand(hub: LaneHub, laneid: string, command: Com
     }
     case 'DeviceSetup': {
       if (rt.held) return failure('device_busy', `Lane ${laneid} is in use by a payment or another command`);
-      const setup = deviceSetup(lane, hub.account.profile().name);
-      rt.exclusive = 'setup';
-      rt.activity = 'setup';
-      hub.publish(rt);
       try {
-        await device.setup(setup);
-        rt.setupKey = JSON.stringify(setup);
-        rt.setupAt = hub.nowIso();
+        await hub.exclusively(rt, 'setup', () => hub.applySetup(rt, device, lane));
         return { success: true, ...base(), status: 'connected' };
       } catch (err) {
         return fromError(err);
-      } finally {
-        rt.exclusive = undefined;
-        rt.activity = 'idle';
-        hub.publish(rt);
       }
     }
     case 'RequestSignature': {
       if (rt.held) return failure('device_busy', `Lane ${laneid} is in use by a payment or another command`);
       const last = lane.last_payment;
       if (!last || !last.approved) return failure('no_payment', `Lane ${laneid} has no approved card-present payment to sign for`);
-      rt.exclusive = 'signature';
-      rt.activity = 'signature';
-      hub.publish(rt);
       try {
-        const image = await device.requestSignature(`${last.request_id}.sig.${hub.core.ids.token()}`, SIGNATURE_TIMEOUT_S);
-        await hub.core.mutate(async (tx) => {
-          await hub.storeSignature(tx, { request_id: last.request_id, laneid, media_type: image.mediaType, data: image.data, captured_at: tx.at, source: 'request' });
-          const stored = await getRecord<LaneData>(tx, LANE_KIND, laneid);
-          if (stored?.data.last_payment?.request_id === last.request_id && !stored.data.last_payment.signature) {
-            const next: LaneData = { ...stored.data, last_payment: { ...stored.data.last_payment, signature: true } };
-            await putRecord(tx, LANE_KIND, laneid, next, { type: 'lane.payment', entity: 'lane', key: laneid, data: laneSummary(next) }, stored.ref);
-          }
+        return await hub.exclusively(rt, 'signature', async () => {
+          const image = await device.requestSignature(`${last.request_id}.sig.${hub.core.ids.token()}`, SIGNATURE_TIMEOUT_S);
+          await hub.core.mutate(async (tx) => {
+            await hub.storeSignature(tx, { request_id: last.request_id, laneid, media_type: image.mediaType, data: image.data, captured_at: tx.at, source: 'request' });
+            const stored = await getRecord<LaneData>(tx, LANE_KIND, laneid);
+            if (stored?.data.last_payment?.request_id === last.request_id && !stored.data.last_payment.signature) {
+              const next: LaneData = { ...stored.data, last_payment: { ...stored.data.last_payment, signature: true } };
+              await putRecord(tx, LANE_KIND, laneid, next, { type: 'lane.payment', entity: 'lane', key: laneid, data: laneSummary(next) }, stored.ref);
+            }
+          });
+          return {
+            success: true,
+            ...base(),
+            status: 'connected',
+            signature: { request_id: last.request_id, media_type: image.mediaType, bytes: Buffer.from(image.data, 'base64').length },
+          } satisfies TerminalResponse;
         });
-        return {
-          success: true,
-          ...base(),
-          status: 'connected',
-          signature: { request_id: last.request_id, media_type: image.mediaType, bytes: Buffer.from(image.data, 'base64').length },
-        };
       } catch (err) {
         return fromError(err);
-      } finally {
-        rt.exclusive = undefined;
-        rt.activity = 'idle';
-        hub.publish(rt);
       }
     }
   }

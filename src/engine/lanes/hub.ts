@@ -238,22 +238,34 @@ export class LaneHub {
     if (!rt.device || !rt.online || rt.held || this.closed) return;
     const lane = await this.record(this.core, rt.laneid);
     if (!lane || !rt.device || rt.held) return;
-    const setup = deviceSetup(lane, this.account.profile().name);
     const device = rt.device;
-    rt.exclusive = 'setup';
-    rt.activity = 'setup';
-    this.publish(rt);
     try {
-      await device.setup(setup);
-      rt.setupKey = JSON.stringify(setup);
-      rt.setupAt = this.nowIso();
+      await this.exclusively(rt, 'setup', () => this.applySetup(rt, device, lane));
     } catch (err) {
       if (deviceFailureCode(err) !== 'offline') this.noteError(rt, `device setup failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Holds the lane for one device step (setup, signature): no payment or command starts meanwhile. */
+  async exclusively<T>(rt: LaneRuntime, step: 'setup' | 'signature', run: () => Promise<T>): Promise<T> {
+    rt.exclusive = step;
+    rt.activity = step;
+    this.publish(rt);
+    try {
+      return await run();
     } finally {
-      if (rt.exclusive === 'setup') rt.exclusive = undefined;
+      if (rt.exclusive === step) rt.exclusive = undefined;
       if (!rt.slot) rt.activity = 'idle';
       this.publish(rt);
     }
+  }
+
+  /** Gives the device the lane's settings, and remembers what it was given (a change sets it up again). */
+  async applySetup(rt: LaneRuntime, device: LaneDevice, lane: LaneData): Promise<void> {
+    const setup = deviceSetup(lane, this.account.profile().name);
+    await device.setup(setup);
+    rt.setupKey = JSON.stringify(setup);
+    rt.setupAt = this.nowIso();
   }
 
   // -- status -------------------------------------------------------------------------------
