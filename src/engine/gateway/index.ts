@@ -47,7 +47,6 @@ export interface Gateway {
   bin(bin: string): BinRecord | undefined;
   /** The lanes' card-present driver (optional; without it terminal requests fail `terminal_unavailable`). */
   setCardPresent(port: CardPresentPort | undefined): void;
-  /** Group-commit figures: units of work committed and the requests they held. */
   /** Records an invoicing payment made with a transaction (autopay), for the transaction's `payments`. */
   linkPayment(token: string, payment: { identifier: string; amount_cents: number }): Promise<void>;
 }

@@ -2,7 +2,6 @@ import type { StoredDoc } from '../../store/schema';
 import { RECENCY_BASE } from '../../store/collections/gateway';
 import type { OrderTransactionView } from '../../shared/schemas/gateway';
 import type { SandboxProfile } from './sandbox/test-data';
-import { brandName } from './reference-data';
 import { fail, type EngineError } from '../errors';
 import type { ProcessingDay } from './processing-day';
 
@@ -441,9 +440,4 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
     voided_by: t.voided_by,
     terminal: t.terminal ? { ...t.terminal } : null,
   };
-}
-
-/** "Visa **0006" for a card; used by wallets and receipts. */
-export function cardLabel(brand: string, last4: string): string {
-  return `${brandName(brand)} **${last4}`;
 }

@@ -45,10 +45,6 @@ export function normalizeProvince(country: string, value: string): string | unde
   return map.has(up) ? up : undefined;
 }
 
-export function hasSubdivisions(country: string): boolean {
-  return subdivisions.has(country);
-}
-
 /** GET /api/reference_data/v1/country_codes: countries by code, provinces per country. */
 export function countryCodes(): { countries: Record<string, string>; provinces: Record<string, Array<Record<string, string>>> } {
   const countries: Record<string, string> = {};

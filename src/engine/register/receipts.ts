@@ -93,13 +93,14 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
   };
 }
 
+/** Money going back, as a negative amount (never −0). */
+const back = (cents: number) => (cents === 0 ? 0 : -cents);
+
 /**
  * A refund's or a void's own receipt: its own document number, the sale it reverses, and every
  * amount signed as money going back (negative lines, subtotal, tax, total and tenders). A void of a
  * sale still open lists the sale's lines as they were rung up; its tenders say what went back.
  */
-/** Money going back, as a negative amount (never −0). */
-const back = (cents: number) => (cents === 0 ? 0 : -cents);
 
 function reversalReceipt(sale: SaleData, number: number, base: Base, marks: ReadonlyArray<TaxMark>): Receipt {
   const amount = (cents: number) => formatMoney(cents, sale.currency);

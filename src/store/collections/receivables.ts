@@ -1,9 +1,8 @@
 import { defineCollection, keyField, type CollectionDef } from '../schema';
 
-/**
- * Index keys are padded to their field's maxLength and stored in every row and index, so the
- * bounds below are as tight as the validation allows: exports read whole rows.
- */
+// Index keys are padded to their field's maxLength and stored in every row and index, so the
+// bounds below are as tight as the validation allows: exports read whole rows.
+
 /**
  * Customers: `id` is a stable internal token (the public identifier can be renamed), looked up
  * by `identifier`; `parent` is the parent's internal id ('' for none) so a rename or a cycle check
