@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { registeredComponents } from '../shared/schemas/registry';
+import { registeredComponents } from '../shared/schemas/components';
 
 /**
  * Request bodies are coerced to their schemas before validation, the way the reference service
@@ -49,7 +49,7 @@ function regex(source: string): RegExp {
 
 function resolve(schema: Schema): Schema {
   let s = schema;
-  // A registered component is referenced by its $id (see shared/schemas/registry.ts).
+  // A registered component is referenced by its $id (see shared/schemas/components.ts).
   for (let hops = 0; s.$ref && hops < 8; hops++) {
     const target = registeredComponents().get(s.$ref) as Schema | undefined;
     if (!target) break;

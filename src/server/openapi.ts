@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { registeredComponents } from '../shared/schemas/registry';
+import { registeredComponents } from '../shared/schemas/components';
 import type { AnyRoute, ResponseSpec } from './route';
 import { Type } from '@sinclair/typebox';
 

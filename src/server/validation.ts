@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { registeredComponents } from '../shared/schemas/registry';
+import { registeredComponents } from '../shared/schemas/components';
 import { fail, type EngineError } from '../engine/errors';
 import { coercer } from './coercion';
 

@@ -4,7 +4,7 @@ import type { RxStorage } from 'rxdb';
 import { getRxStorageSqlite, commitAtomically } from './sqlite';
 import { openStore, type AtomicCommit, type Store } from './database';
 import type { RelayoutNotice } from './sqlite/types';
-import { allCollections } from './registry';
+import { allCollections } from './collection-registry';
 import { withLayouts, type StoreLayouts } from './schema';
 import { acquireConnection } from './sqlite/connection';
 import { createPrivateFile, tightenDataFolder } from './folder-modes';

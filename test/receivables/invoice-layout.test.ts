@@ -5,7 +5,7 @@ import { storeLayouts } from '../../src/engine';
 import { encodeInvoice } from '../../src/engine/receivables/invoice-codec';
 import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH, invoiceLayout } from '../../src/engine/receivables/invoice-layout';
 import { DATA_FILE } from '../../src/store';
-import { allCollections } from '../../src/store/registry';
+import { allCollections } from '../../src/store/collection-registry';
 import { withLayouts } from '../../src/store/schema';
 import { openTestEngine, type TestEngine } from '../helpers/harness';
 

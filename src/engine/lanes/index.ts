@@ -9,10 +9,10 @@ import type { LaneDriver } from './driver-port';
 import { LaneHub } from './hub';
 import { SIGNATURE_KIND, type StoredSignature } from './model';
 import { complete, giveUpAbandoned, readCard } from './payments';
-import { createLane, getLane, listLanes, removeLane, updateLane, type LaneView } from './registry';
+import { createLane, getLane, listLanes, removeLane, updateLane, type LaneView } from './lane-records';
 
 export type { LaneCardRead } from './card';
-export type { LaneView } from './registry';
+export type { LaneView } from './lane-records';
 export type { StoredSignature } from './model';
 export type * from './driver-port';
 export { deviceFailureCode } from './driver-port';

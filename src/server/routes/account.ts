@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import type { AccountProfile } from '../../engine/account';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../../shared/schemas/account';
 
 const errors = {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { DomainEvent } from '../../engine/events';
 import { defineRoute } from '../route';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 
 const HEARTBEAT_MS = 15_000;
 const REPLAY_PAGE = 500;

@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute } from '../route';
 import { fail } from '../../engine/errors';
 import type { GatewayAction } from '../../engine/gateway';
 import { ErrorBody, GatewayErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { OrderTransaction, TransactionRequest, TransactionResponse } from '../../shared/schemas/gateway';
 
 /**

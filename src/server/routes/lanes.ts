@@ -1,6 +1,6 @@
 import { defineRoute } from '../route';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { Lane, LaneCreate, LaneDeleted, LaneList, LaneParams, LanePatch } from '../../shared/schemas/lanes';
 
 const notFound = { 404: { description: 'No such lane (`lane_not_found`)', schema: ref(ErrorBody) } };

@@ -3,7 +3,7 @@ import { defineRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
 import { fail } from '../../engine/errors';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { Order, OrderExportPage, OrderExportQuery, OrderImportResponse, OrderInput, PublishedOrderExportQuery } from '../../shared/schemas/orders';
 import '../../shared/schemas/gateway';
 

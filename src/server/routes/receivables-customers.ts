@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { ImportResult } from '../../shared/schemas/receivables-common';
 import { CustomerImport, CustomerListItem, CustomerOpenInvoice, CustomerView, IdentifierParams, InvitationBody, UpdateIdentifierBody } from '../../shared/schemas/receivables-customers';
 

@@ -1,6 +1,6 @@
 import { defineRoute } from '../route';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { ImportResult } from '../../shared/schemas/receivables-common';
 import { CountryCodes, DivisionImport } from '../../shared/schemas/receivables-divisions';
 

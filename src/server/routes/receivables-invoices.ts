@@ -6,7 +6,7 @@ import { EXPORT_CHUNK, sendExportChunks, type InvoiceFeed } from '../../engine/r
 import type { Engine } from '../../engine';
 import type { Reply } from '../route';
 import { ErrorBody, ExportPage } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { InvoiceExportQuery } from '../../shared/schemas/receivables-common';
 import { AttachmentBody, InvoiceImport, InvoiceImportResult, InvoiceView, InvoiceViewQuery, invoiceViewOption } from '../../shared/schemas/receivables-invoices';
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { ImportResult, PaymentExportQuery } from '../../shared/schemas/receivables-common';
 import { PaymentAmountView, PaymentImport, PaymentView, PaymentViewQuery } from '../../shared/schemas/receivables-payments';
 

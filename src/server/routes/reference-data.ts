@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
 import { fail } from '../../engine/errors';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { BinParams, BinRecord, ResponseCode } from '../../shared/schemas/reference-data';
 
 export const listResponseCodes = defineRoute({

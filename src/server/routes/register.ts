@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
 import { requestLocale } from '../locale';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import {
   AddLine,
   Cashier,

@@ -1,7 +1,7 @@
 import { defineRoute } from '../route';
 import { parseScopes } from '../../engine/account';
 import { ErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { WhoamiQuery, WhoamiResponse } from '../../shared/schemas/account';
 import { InstallStatus } from '../../shared/schemas/system';
 

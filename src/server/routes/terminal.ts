@@ -1,6 +1,6 @@
 import { defineRoute } from '../route';
 import { ErrorBody, GatewayErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import { TerminalRequest, TerminalResponse } from '../../shared/schemas/lanes';
 
 export const terminalCommand = defineRoute({

@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
 import { fail } from '../../engine/errors';
 import { ErrorBody, GatewayErrorBody } from '../../shared/schemas/common';
-import { ref } from '../../shared/schemas/registry';
+import { ref } from '../../shared/schemas/components';
 import {
   AutopayCreate,
   AutopayLookup,

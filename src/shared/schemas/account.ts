@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { component } from './registry';
+import { component } from './components';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { component } from './registry';
+import { component } from './components';
 
 /** 2^63 - 1 as a double: JSON numbers are doubles, and our watermarks stay far below 2^53. */
 export const INT64_MAX = 2 ** 63 - 1;

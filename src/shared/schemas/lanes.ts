@@ -1,5 +1,5 @@
 import { Type, type SchemaOptions, type Static, type TLiteral, type TLiteralValue, type TSchema, type TUnion } from '@sinclair/typebox';
-import { component } from './registry';
+import { component } from './components';
 
 /** Lanes: the card-present payment devices on this machine's serial ports. */
 export const LANE_STATUSES = ['connected', 'busy', 'offline', 'disabled'] as const;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { component, ref } from './registry';
+import { component, ref } from './components';
 import { ExportQuery, Watermark } from './common';
 
 /**

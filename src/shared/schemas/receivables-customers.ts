@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { component, ref } from './registry';
+import { component, ref } from './components';
 import { Watermark } from './common';
 import { CentsField, Date8601, Nullable, NullableString, Text } from './receivables-common';
 

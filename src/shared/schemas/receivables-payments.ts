@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { component, ref } from './registry';
+import { component, ref } from './components';
 import { Watermark } from './common';
 import { Date8601, NullableString } from './receivables-common';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { component } from './registry';
+import { component } from './components';
 
 export const ResponseCode = component(
   'ResponseCode',

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { component, ref } from './registry';
+import { component, ref } from './components';
 import { LaneId, literals } from './lanes';
 import { CashierRef } from './register-catalog';
 import { Cents, CardFacts, ShiftId, TenderTypeSchema, nullableInt, nullableString } from './register-common';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { component } from './registry';
+import { component } from './components';
 
 /** GET /api/status: what the status screen shows. */
 export const InstallStatus = component(
