@@ -370,3 +370,21 @@ describe('attachments', () => {
     expect(fields(inline.body)).toContain('attachment.content');
   });
 });
+
+describe('invoice rules in the engine (the CSV import calls them without the JSON schema in front)', () => {
+  it('refuses a too-long shipping name or postal code, naming the field, and writes nothing', async () => {
+    const number = uid('SHIP');
+    const customer = uid('C');
+    const attempt = (extra: Record<string, unknown>) =>
+      ctx.t.engine.receivables.importInvoice({ number, customer_identifier: customer, amount: 1000, ...extra }).then(
+        () => null,
+        (err: { code?: string; details?: Array<{ field: string }> }) => err,
+      );
+    const longName = await attempt({ shipping_name: 'N'.repeat(201) });
+    expect(longName?.details?.map((d) => d.field)).toContain('shipping_name');
+    const longZip = await attempt({ shipping_postal_code: '9'.repeat(31) });
+    expect(longZip?.details?.map((d) => d.field)).toContain('shipping_postal_code');
+    expect((await ctx.api.get(`/api/exports/invoice/${number}`)).status).toBe(404);
+  });
+});
+

@@ -95,6 +95,12 @@ export async function importInvoice(s: ReceivablesUnit, input: Record<string, un
   const text = (name: string, max = 200) => f.str(name, { max });
   const po = text('purchase_order_number', 100);
   const notes = f.str('notes_text', { max: NOTES_MAX, code: 'notes_too_long' });
+  // Read with the rest, before the problems are thrown: a field read after that would lose its problem.
+  const shipName = text('shipping_name');
+  const shipAddress1 = text('shipping_address_1');
+  const shipAddress2 = text('shipping_address_2');
+  const shipCity = text('shipping_city');
+  const shipPostalCode = text('shipping_postal_code', 30);
   const shippingCountry = f.country('shipping_country');
   const movedCountry = shippingCountry !== undefined && shippingCountry !== prev.shipping?.country;
   const shippingProvince = f.province('shipping_province', shippingCountry ?? prev.shipping?.country, movedCountry ? prev.shipping?.province : undefined);
@@ -175,12 +181,12 @@ export async function importInvoice(s: ReceivablesUnit, input: Record<string, un
   const ship = (k: keyof typeof shipping, v: string | undefined) => {
     if (v !== undefined) shipping[k] = v;
   };
-  ship('name', text('shipping_name'));
-  ship('address_1', text('shipping_address_1'));
-  ship('address_2', text('shipping_address_2'));
-  ship('city', text('shipping_city'));
+  ship('name', shipName);
+  ship('address_1', shipAddress1);
+  ship('address_2', shipAddress2);
+  ship('city', shipCity);
   ship('province', shippingProvince);
-  ship('postal_code', text('shipping_postal_code', 30));
+  ship('postal_code', shipPostalCode);
   ship('country', shippingCountry);
 
   const data: InvoiceData = {
