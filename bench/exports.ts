@@ -24,22 +24,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { serveNodeFlags } from './serve-flags';
+import { arg, strArg } from './args';
 
 const TOKEN = 'BENCHTOKEN01';
 const KEY = 'bench-key-0123456789';
 const PAGE = 2500;
 
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]?.replaceAll('_', ''));
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
-const strArg = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at === -1 ? undefined : process.argv[at + 1];
-};
 
 const invoices = arg('invoices', 1_000_000);
 const customers = arg('customers', 100_000);

@@ -5,6 +5,7 @@ import { activityText, money, percentText, tenderStatusText } from '../../format
 import type { Sale } from '../../api/pos';
 import { ConfirmDialog, LineDialog, OpenItemDialog, SearchDialog } from './ItemDialogs';
 import { CardDialog, CashDialog, OtherDialog } from './Tender';
+import { TenderAmount } from './TenderAmount';
 
 function Key({ k }: { k: string }) {
   return <kbd>{k}</kbd>;
@@ -245,10 +246,7 @@ export function RingUp() {
               <li key={t.id} className={t.status}>
                 <span>{t.label}</span>
                 <span className="muted">{tenderStatusText(t)}</span>
-                <span className="num">
-                  {money(t.amount_cents, currency)}
-                  {t.tip_cents > 0 && <span className="muted"> + tip {money(t.tip_cents, currency)}</span>}
-                </span>
+                <TenderAmount tender={t} currency={currency} />
               </li>
             ))}
           </ul>

@@ -2,6 +2,7 @@ import type { Dispatch, SetStateAction } from 'react';
 import { money } from '../../format';
 import type { ReversalOutcome, Sale } from '../../api/pos';
 import { Modal } from './Modal';
+import { TenderAmount } from './TenderAmount';
 
 /** The open sale's lines with its totals; in refund mode, a quantity to give back per line. */
 export function SaleLines(props: { sale: Sale; currency: string; refunding: boolean; qty: Record<number, string>; setQty: Dispatch<SetStateAction<Record<number, string>>> }) {
@@ -96,10 +97,7 @@ export function SaleTenders({ sale, currency }: { sale: Sale; currency: string }
           <li key={t.id}>
             <span>{t.label}</span>
             <span className="muted">{t.refunded_cents > 0 ? `${money(t.refunded_cents, currency)} back` : ''}</span>
-            <span className="num">
-              {money(t.amount_cents, currency)}
-              {t.tip_cents > 0 && <span className="muted"> + tip {money(t.tip_cents, currency)}</span>}
-            </span>
+            <TenderAmount tender={t} currency={currency} />
           </li>
         ))}
     </ul>
