@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser';
 import { SocatPair } from '../serial/helpers';
-import { start, type Proc } from './processes';
+import { apiOf, start, until, type Proc } from './processes';
 import type { Sale } from '../../src/shared/schemas/register';
 
 /**
@@ -18,7 +18,6 @@ import type { Sale } from '../../src/shared/schemas/register';
  */
 const TOKEN = 'POSMONEYTOKEN01';
 const KEY = 'pos-money-key-0123456789';
-const AUTH = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const VISA = '4895281000000006';
 
 let dir: string;
@@ -31,22 +30,7 @@ let fr: BrowserContext | undefined;
 let url: string;
 let cashierCode: string;
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${url}${path}`, { method, headers: { Authorization: AUTH, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const api = apiOf(() => url, TOKEN, KEY);
 
 const text = (testid: string, p = page) => p.getByTestId(testid).innerText();
 /** What a line reads, its parts on one line. */

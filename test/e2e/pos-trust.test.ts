@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser';
 import { SocatPair } from '../serial/helpers';
-import { start, type Proc } from './processes';
+import { apiOf, start, until, type Proc } from './processes';
 import { formatMoney } from '../../src/shared/money';
 import type { Sale } from '../../src/shared/schemas/register';
 
@@ -18,7 +18,6 @@ import type { Sale } from '../../src/shared/schemas/register';
 const TOKEN = 'POSTRUSTTOKEN1';
 const KEY = 'pos-trust-key-0123456789';
 const VISA = '4895281000000006';
-const AUTH = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 
 let dir: string;
 let port: number;
@@ -44,22 +43,7 @@ function startServe(): Proc {
   return start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', String(port), '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
 }
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${url}${path}`, { method, headers: { Authorization: AUTH, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const api = apiOf(() => url, TOKEN, KEY);
 
 /** Spaces of every kind as plain spaces: fr-CA writes amounts with no-break spaces. */
 const plain = (s: string) => s.replace(/[\s\u00a0\u202f]+/g, ' ').trim();

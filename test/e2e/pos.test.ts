@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser';
 import { SocatPair } from '../serial/helpers';
-import { start, type Proc } from './processes';
+import { apiOf, start, until, type Proc } from './processes';
 import type { Sale } from '../../src/shared/schemas/register';
 
 /**
@@ -14,7 +14,6 @@ import type { Sale } from '../../src/shared/schemas/register';
  */
 const TOKEN = 'POSE2ETOKEN01';
 const KEY = 'pos-e2e-key-0123456789';
-const AUTH = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const VISA = '4895281000000006';
 const DECLINE = '4264280001234500';
 const MASTERCARD = '5541032000004422';
@@ -29,22 +28,7 @@ let page: Page;
 let url: string;
 let cashierCode: string;
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${url}${path}`, { method, headers: { Authorization: AUTH, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-async function until<T>(check: () => Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const api = apiOf(() => url, TOKEN, KEY);
 
 const text = (testid: string) => page.getByTestId(testid).innerText();
 const seen = (testid: string, ms = 30_000) => page.getByTestId(testid).waitFor({ state: 'visible', timeout: ms });

@@ -81,3 +81,25 @@ export function start(args: string[], env: Record<string, string> = {}): Proc {
     },
   };
 }
+
+/** Polls `check` until it answers something truthy; fails naming `what` after `ms`. */
+export async function until<T>(check: () => Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** JSON calls to a started `serve` with Basic credentials; `base()` is read at each call (set in beforeAll). */
+export function apiOf(base: () => string, token: string, key: string) {
+  const auth = `Basic ${Buffer.from(`${token}:${key}`).toString('base64')}`;
+  return async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${base()}${path}`, { method, headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return JSON.parse(text) as T;
+  };
+}
