@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Before `npm test` (and in .ci/run): the browser tests drive Debian's Chromium and the serial
-// tests pair ports with socat. Without them the suite fails late and says nothing useful, so check
-// first; install them where this user can (root, or passwordless sudo, with apt-get); otherwise
+// Before `npm test` (and in .ci/run): the tests use real parts from Debian (Chromium for the
+// browser tests, socat for serial pairs, nats-server for JetStream sync, pdftoppm to look at the
+// PDFs). Without them the suite fails late and says nothing useful, so check first; install them where this user can (root, or passwordless sudo, with apt-get); otherwise
 // stop at once naming the one command that installs them.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -23,11 +23,16 @@ function onPath(name) {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => dir && executable(join(dir, name)));
 }
 
+/** Debian package, what the tests use it for, and whether it is here. */
+const parts = [
+  { pkg: 'chromium', why: `Chromium at ${chromium} for the browser tests`, here: () => executable(chromium) },
+  { pkg: 'socat', why: 'socat for the serial tests', here: () => onPath('socat') },
+  { pkg: 'nats-server', why: 'nats-server for the JetStream sync tests', here: () => onPath('nats-server') },
+  { pkg: 'poppler-utils', why: 'pdftoppm to render statements in the tests', here: () => onPath('pdftoppm') },
+];
+
 function missing() {
-  const need = [];
-  if (!executable(chromium)) need.push('chromium');
-  if (!onPath('socat')) need.push('socat');
-  return need;
+  return parts.filter((part) => !part.here()).map((part) => part.pkg);
 }
 
 function run(command, args) {
@@ -37,7 +42,7 @@ function run(command, args) {
 
 function stop(need, why) {
   console.error(
-    `npm test needs ${need.join(' and ')} (${need.includes('chromium') ? `Chromium at ${chromium} for the browser tests` : ''}${need.length > 1 ? ', ' : ''}${need.includes('socat') ? 'socat for the serial tests' : ''})${why ? `; ${why}` : ''}.\n` +
+    `npm test needs ${need.join(' and ')} (${parts.filter((part) => need.includes(part.pkg)).map((part) => part.why).join(', ')})${why ? `; ${why}` : ''}.\n` +
       `Install ${need.length > 1 ? 'them' : 'it'} with:\n\n  sudo apt-get install -y ${need.join(' ')}\n\nthen run npm test again.`,
   );
   process.exit(1);
@@ -50,7 +55,7 @@ if (need.length > 0) {
   if (process.getuid?.() === 0) prefix = [];
   else if (onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0) prefix = ['sudo', '-n'];
   if (!prefix) stop(need, 'installing needs root');
-  console.log(`npm test: installing ${need.join(' and ')} (browser and serial tests)`);
+  console.log(`npm test: installing ${need.join(' and ')} (real parts the tests use)`);
   const [cmd, ...pre] = prefix.length ? prefix : ['apt-get'];
   const args = (rest) => (prefix.length ? [...pre, 'apt-get', ...rest] : rest);
   const ok = run(cmd, args(['update', '-qq'])) && run(cmd, args(['install', '-y', '-qq', '--no-install-recommends', ...need]));

@@ -20,7 +20,7 @@ describe('npm test preflight', () => {
     expect(pkg.scripts.test!.startsWith('node scripts/test-preflight.mjs && ')).toBe(true);
   });
 
-  it('stops at once naming the one command when chromium and socat are missing and cannot be installed here', () => {
+  it('stops at once naming the one command when the real parts are missing and cannot be installed here', () => {
     const { dir, cleanup } = tempDir('laneway-preflight-');
     try {
       const bin = join(dir, 'bin');
@@ -28,18 +28,23 @@ describe('npm test preflight', () => {
       symlinkSync(process.execPath, join(bin, 'node'));
       const r = preflight(bin, join(dir, 'no-chromium'));
       expect(r.code).toBe(1);
-      expect(r.output).toContain('sudo apt-get install -y chromium socat');
+      expect(r.output).toContain('sudo apt-get install -y chromium socat nats-server poppler-utils');
       expect(r.ms).toBeLessThan(5_000);
 
       // Only socat missing: the command names socat alone.
       const fakeChromium = join(dir, 'chromium');
       writeFileSync(fakeChromium, '#!/bin/sh\n');
       chmodSync(fakeChromium, 0o755);
+      for (const tool of ['nats-server', 'pdftoppm']) {
+        writeFileSync(join(bin, tool), '#!/bin/sh\n');
+        chmodSync(join(bin, tool), 0o755);
+      }
       const one = preflight(bin, fakeChromium);
       expect(one.code).toBe(1);
-      expect(one.output).toContain('sudo apt-get install -y socat');
+      expect(one.output).toContain('sudo apt-get install -y socat\n');
+      expect(one.output).toContain('socat for the serial tests');
 
-      // Both there: it says nothing and lets the tests run.
+      // All there: it says nothing and lets the tests run.
       const fakeSocat = join(bin, 'socat');
       writeFileSync(fakeSocat, '#!/bin/sh\n');
       chmodSync(fakeSocat, 0o755);
