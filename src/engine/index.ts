@@ -20,6 +20,7 @@ import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
+import { createSandboxClock, loadOffset, OffsetClock, type SandboxClock } from './sandbox-clock';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -77,6 +78,8 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
+  /** The sandbox's movable clock (GET/POST /api/sandbox/v1/clock). */
+  readonly sandboxClock: SandboxClock;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -113,10 +116,11 @@ export const ENGINE_VERSION = '0.1.0';
  * it calls the store and (through interfaces it defines) the terminal driver.
  */
 export async function createEngine(options: EngineOptions): Promise<Engine> {
-  const clock = options.clock ?? systemClock;
+  const clock = new OffsetClock(options.clock ?? systemClock);
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? createLogger();
   const core = await createCore({ store: options.store, clock, ids, logger });
+  await loadOffset(core, clock);
   const keyOptions: EngineKeysOptions = {
     ...(options.keys ? { keys: options.keys } : {}),
     ...(options.keyFile ? { keyFile: options.keyFile } : {}),
@@ -124,6 +128,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   };
   const keys = await openEngineKeys(core, options.store, keyOptions);
   const { account } = await openAccount(core, keys, options.timezone ? { timezone: options.timezone } : {});
+  // A moved clock is a sandbox's: production always runs on the real time.
+  if (account.profile().environment !== 'sandbox') clock.setOffset(0);
   const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});
 
   const vault = vaultKeys(keys);
@@ -152,6 +158,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   };
   if (!options.deferFirstStart) await firstStart();
 
+  const sandboxClock = createSandboxClock({ core, account, clock, tick: () => core.tick() });
+
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   const startedAt = new Date(clock.now()).toISOString();
@@ -168,6 +176,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     giftCards,
     autopay,
     register,
+    sandboxClock,
     get firstCredentials() {
       return firstCredentials;
     },
@@ -194,6 +203,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         store_bytes: options.store.sizeBytes?.() ?? 0,
         started_at: startedAt,
         now: new Date(clock.now()).toISOString(),
+        clock_offset_seconds: Math.floor(clock.offset() / 1000),
       };
     },
     tick: () => core.tick(),

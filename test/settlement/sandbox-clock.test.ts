@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ACH, card, op, startGateway, type Harness } from '../helpers/gateway';
+import type { SandboxClockState } from '../../src/shared/schemas/sandbox-clock';
+import { cutoffsBetween } from '../../src/engine/sandbox-clock';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startGateway();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+type Err = { code: string };
+const view = (token: string) => h.api.get<{ state: string; settlement: { status: string }; authorization: { status: string } }>(`/api/exports/transaction/${token}`);
+
+describe('the sandbox clock', () => {
+  it('moves forward through every cut-off, running its work at that instant, and keeps its offset across a restart', async () => {
+    const start = await h.api.get<SandboxClockState>('/api/sandbox/v1/clock');
+    expect(start.body).toMatchObject({ now: '2026-03-02T15:00:00.000Z', moved: false, offset_seconds: 0, processing_cutoff: '23:00' });
+    expect((await h.api.get<{ clock_offset_seconds: number }>('/api/status')).body.clock_offset_seconds).toBe(0);
+
+    const sale = await op(h.api, 'sale', { amount_cents: 2500, credit_card: card() });
+    const returned = await op(h.api, 'sale', { amount_cents: 7000, bank_account: { ...ACH, account_number: '0000000024' } });
+    const auth = await op(h.api, 'auth', { amount_cents: 900, fund_token: sale.body.credit_card });
+
+    const moved = await h.api.post<SandboxClockState>('/api/sandbox/v1/clock/advance', { by: 'P4D' });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ now: '2026-03-06T15:00:00.000Z', moved: true, offset_seconds: 4 * 86400, cutoffs_crossed: 4 });
+    // The card batch closed at the first cut-off (not at the end of the move); the ACH return
+    // came three processing days later, as it would have in real time.
+    const batches = await h.t.engine.gateway.settlement.batchesSince(0, 10);
+    expect(batches.find((b) => b.data.payment_method_group === 'card')?.data).toMatchObject({ processing_date: '2026-03-02', closed_at: '2026-03-02T23:00:00.000Z', sales_cents: 2500 });
+    expect((await view(returned.body.transaction)).body.state).toBe('completed_but_nsfed');
+    expect((await h.t.engine.gateway.settlement.exceptionsSince(0, 10)).map((e) => e.data.exception_date)).toEqual(['2026-03-05']);
+    expect((await view(auth.body.transaction)).body.authorization.status).toBe('open');
+    // A sale now belongs to the moved day.
+    const later = await op(h.api, 'sale', { amount_cents: 100, fund_token: sale.body.credit_card });
+    expect(later.body.transactions[0]!.processing_date).toBe('2026-03-06');
+    expect((await h.api.get<{ now: string; clock_offset_seconds: number }>('/api/status')).body).toMatchObject({ now: '2026-03-06T15:00:00.000Z', clock_offset_seconds: 4 * 86400 });
+
+    await h.restart();
+    expect((await h.api.get<SandboxClockState>('/api/sandbox/v1/clock')).body).toMatchObject({ now: '2026-03-06T15:00:00.000Z', moved: true });
+
+    // To a date: midnight in the account's zone; the authorization's 7-day hold ends on the way.
+    const to = await h.api.post<SandboxClockState>('/api/sandbox/v1/clock/advance', { to: '2026-03-10' });
+    expect(to.body).toMatchObject({ now: '2026-03-10T00:00:00.000Z', cutoffs_crossed: 4 });
+    expect((await view(auth.body.transaction)).body.authorization.status).toBe('released');
+  });
+
+  it('refuses to move back, a malformed move, and both or neither of by and to', async () => {
+    await h.api.post('/api/sandbox/v1/clock/advance', { by: 'PT2H' });
+    const back = await h.api.post<Err>('/api/sandbox/v1/clock/advance', { to: '2026-03-01' });
+    expect([back.status, back.body.code]).toEqual([400, 'clock_cannot_go_back']);
+    for (const body of [{}, { by: 'P1D', to: '2026-04-01' }, { by: '3 days' }, { by: 'P' }, { to: 'tomorrow' }, { by: 'P1000D' }]) {
+      const res = await h.api.post<Err>('/api/sandbox/v1/clock/advance', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await h.api.get<SandboxClockState>('/api/sandbox/v1/clock')).body.now).toBe('2026-03-02T17:00:00.000Z');
+  });
+
+  it('is refused in production (403) and never offsets a production install', async () => {
+    await h.api.post('/api/sandbox/v1/clock/advance', { by: 'P1D' });
+    await h.t.engine.account.update({ environment: 'production' });
+    const get = await h.api.get<Err>('/api/sandbox/v1/clock');
+    const post = await h.api.post<Err>('/api/sandbox/v1/clock/advance', { by: 'P1D' });
+    expect([get.status, get.body.code, post.status, post.body.code]).toEqual([403, 'sandbox_only', 403, 'sandbox_only']);
+    await h.restart();
+    expect((await h.api.get<{ now: string; clock_offset_seconds: number }>('/api/status')).body).toMatchObject({ now: '2026-03-02T15:00:00.000Z', clock_offset_seconds: 0 });
+  });
+
+  it('walks cut-offs across a daylight-saving change in the local zone', () => {
+    // 2026-03-08: New York springs forward; 23:00 local is 04:00Z before and 03:00Z after.
+    const cuts = cutoffsBetween(Date.parse('2026-03-07T00:00:00Z'), Date.parse('2026-03-10T12:00:00Z'), 'America/New_York', '23:00');
+    expect(cuts.map((c) => new Date(c).toISOString())).toEqual(['2026-03-07T04:00:00.000Z', '2026-03-08T04:00:00.000Z', '2026-03-09T03:00:00.000Z', '2026-03-10T03:00:00.000Z']);
+  });
+});
