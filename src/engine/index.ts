@@ -20,6 +20,7 @@ import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
+import { createSettlementReporting, type SettlementReporting } from './settlement-reporting';
 import { createSandboxClock, loadOffset, OffsetClock, type SandboxClock } from './sandbox-clock';
 
 export interface EngineOptions {
@@ -78,6 +79,8 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
+  /** Settlement reporting: daily batch deposits, exceptions, monthly statements. */
+  readonly settlementReporting: SettlementReporting;
   /** The sandbox's movable clock (GET/POST /api/sandbox/v1/clock). */
   readonly sandboxClock: SandboxClock;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
@@ -158,6 +161,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   };
   if (!options.deferFirstStart) await firstStart();
 
+  const settlementReporting = createSettlementReporting({ core, account, gateway });
   const sandboxClock = createSandboxClock({ core, account, clock, tick: () => core.tick() });
 
   let closed = false;
@@ -177,6 +181,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     autopay,
     register,
     sandboxClock,
+    settlementReporting,
     get firstCredentials() {
       return firstCredentials;
     },

@@ -1,7 +1,8 @@
 import type { EngineCore, Tx } from '../core';
 import { addDays } from '../clock';
 import { getRecord, putRecord, recordsSince, type RecordDoc } from '../records';
-import { BANK_RETURN_DAYS, BANK_SETTLE_DAYS } from './sandbox/test-data';
+import { BANK_RETURN_DAYS, BANK_SETTLE_DAYS, CHARGEBACK_DAYS, chargedBack } from './sandbox/test-data';
+import { addBusinessDays, addToBooks, chargebackDescription, sandboxFees, type BatchBooks, type BatchFee } from './settlement-books';
 import { responseCodeFor } from './reference-data';
 import { TRANSACTIONS, remainingOf, type TxData, type TxDoc } from './transaction-record';
 import { getTx, putTx } from './transaction-store';
@@ -22,7 +23,7 @@ import { type GatewayContext } from './context';
  * exceptions (kind `settlement_exception`, key = transaction token, ref = exception date) are what
  * the settlement reports (daily batch deposits, transaction exceptions) read.
  */
-export interface SettlementBatch {
+export interface SettlementBatch extends BatchBooks {
   /** `<processing date>-<settlement token>-<currency>` */
   token: string;
   merchant_account_token: string;
@@ -43,13 +44,15 @@ export interface SettlementBatch {
   batch_net_amount_cents: number;
   fee_withdrawal_amount_cents: number;
   deposit_amount_cents: number;
-  fees: unknown[];
+  fees: BatchFee[];
   /** Set when the batch was closed before its cut-off (an end-of-day Z): it takes nothing more. */
   closed_early_at?: string;
 }
 
 export interface SettlementException {
-  exception_type: 'return';
+  exception_type: 'return' | 'chargeback';
+  /** A chargeback's reason code (card networks'). */
+  reason_code?: string;
   exception_description: string;
   exception_date: string;
   exception_amount_in_cents: number;
@@ -64,6 +67,7 @@ export interface SettlementException {
     settlement_token: string;
     action: string;
     processing_date: string;
+    order?: { identifier: string; number: string | null } | null;
   };
 }
 
@@ -100,7 +104,7 @@ async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: M
       merchant_account_token: t.settlement_token,
       processing_date: t.processing_date,
       batch_close_date: t.processing_date,
-      batch_deposit_date: addDays(t.processing_date, bank ? BANK_SETTLE_DAYS : 1),
+      batch_deposit_date: addBusinessDays(t.processing_date, bank ? BANK_SETTLE_DAYS : 1),
       cutoff_at: new Date(t.cutoff_at).toISOString(),
       closed_at: tx.at,
       currency: t.currency,
@@ -127,17 +131,22 @@ async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: M
     batch.sales_count += 1;
     batch.sales_cents += t.amount_cents;
   }
+  addToBooks(batch, t);
+  batch.fees = sandboxFees(batch, batch.fee_basis ?? { sales_count: 0, sales_cents: 0 });
+  batch.fees_cents = batch.fees.reduce((sum, f) => sum + f.fee_amount_cents, 0);
   batch.batch_net_amount_cents = batch.sales_cents - batch.refunds_cents;
-  batch.deposit_amount_cents = batch.batch_net_amount_cents - batch.fee_withdrawal_amount_cents;
+  // The sandbox's fees come out of the deposit; fee_withdrawal_amount_cents stays for fees taken separately (none).
+  batch.deposit_amount_cents = batch.batch_net_amount_cents - batch.fees_cents - batch.fee_withdrawal_amount_cents;
   batches.set(id, batch);
 
   const p = ctx.account.profile();
   const bank = t.payment_method === 'bank_account';
+  const chargeback = !bank && !outgoing && chargedBack(t.amount_cents);
   return {
     ...t,
     settlement: { ...t.settlement, status: 'batched', batch: id },
-    due: bank ? 'bank_settle' : null,
-    due_at: bank ? ctx.calendar.cutoffAfter(t.processing_date, BANK_SETTLE_DAYS, p.timezone, p.processing_cutoff) : 0,
+    due: bank ? 'bank_settle' : chargeback ? 'chargeback' : null,
+    due_at: bank || chargeback ? ctx.calendar.cutoffAfter(t.processing_date, bank ? BANK_SETTLE_DAYS : CHARGEBACK_DAYS, p.timezone, p.processing_cutoff) : 0,
   };
 }
 
@@ -173,23 +182,46 @@ async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<stri
         exception_amount_in_cents: t.amount_cents,
         return_code: 'R01',
         response_code: code.code,
-        exception_transaction: {
-          token: t.token,
-          transaction_reference: t.transaction_reference,
-          amount_in_cents: t.amount_cents,
-          currency: t.currency,
-          payment_method: t.payment_method,
-          settlement_token: t.settlement_token,
-          action: t.action,
-          processing_date: t.processing_date,
-        },
+        exception_transaction: exceptionTransaction(t),
       };
       await putRecord(tx, EXCEPTION, t.token, exception, { type: 'settlement_exception.created', entity: 'settlement_exception', key: t.token, data: { exception_type: 'return', amount_cents: t.amount_cents } }, date);
       return { ...t, state: 'completed_but_nsfed', settlement: { ...t.settlement, status: 'returned' }, due: null, due_at: 0 };
     }
+    case 'chargeback': {
+      const left = t.amount_cents - t.refunded_cents;
+      if (left <= 0 || t.state !== 'completed') return { ...t, due: null, due_at: 0 };
+      const date = addDays(t.processing_date, CHARGEBACK_DAYS);
+      const reason = chargebackDescription();
+      const exception: SettlementException = {
+        exception_type: 'chargeback',
+        exception_description: reason.description,
+        exception_date: date,
+        exception_amount_in_cents: left,
+        reason_code: reason.reason_code,
+        return_code: reason.reason_code,
+        response_code: responseCodeFor(null).code,
+        exception_transaction: exceptionTransaction(t),
+      };
+      await putRecord(tx, EXCEPTION, t.token, exception, { type: 'settlement_exception.created', entity: 'settlement_exception', key: t.token, data: { exception_type: 'chargeback', amount_cents: left } }, date);
+      return { ...t, due: null, due_at: 0 };
+    }
     default:
       return { ...t, due: null, due_at: 0 };
   }
+}
+
+function exceptionTransaction(t: TxData): SettlementException['exception_transaction'] {
+  return {
+    token: t.token,
+    transaction_reference: t.transaction_reference,
+    amount_in_cents: t.amount_cents,
+    currency: t.currency,
+    payment_method: t.payment_method,
+    settlement_token: t.settlement_token,
+    action: t.action,
+    processing_date: t.processing_date,
+    order: t.order ? { identifier: t.order.identifier, number: t.order.number } : null,
+  };
 }
 
 /** Runs everything due up to `now`, in chunks of one unit of work each. Idempotent. */

@@ -14,7 +14,7 @@ export type PaymentMethod = 'credit_card' | 'bank_account' | 'gift_card' | 'pos_
 export type TxState = 'completed' | 'declined' | 'in_progress' | 'cancelled' | 'completed_but_nsfed';
 export type SettlementStatus = 'none' | 'pending' | 'batched' | 'settled' | 'returned' | 'voided';
 /** What the clock next does to this transaction (at `due_at`). */
-export type DueKind = 'batch' | 'hold' | 'bank_settle' | 'bank_return';
+export type DueKind = 'batch' | 'hold' | 'bank_settle' | 'bank_return' | 'chargeback';
 
 export interface CardFacts {
   bin: string | null;

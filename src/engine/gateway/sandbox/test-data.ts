@@ -38,3 +38,21 @@ export function testCard(pan: string): TestCard | undefined {
 /** Days after its processing day at whose cut-off an ACH/EFT transaction settles, and is returned. */
 export const BANK_SETTLE_DAYS = 1;
 export const BANK_RETURN_DAYS = 3;
+
+/**
+ * The sandbox's chargeback: an approved card sale or capture (keyed or on a lane) whose amount ends
+ * in .66 is charged back, for what is left of it after refunds, at the cut-off ten processing days
+ * after its processing day, reason 10.4 (Visa's "Other fraud: card-absent environment").
+ */
+export const CHARGEBACK_CENTS_ENDING = 66;
+export const CHARGEBACK_DAYS = 10;
+export const CHARGEBACK_REASON = { code: '10.4', description: 'Other Fraud - Card Absent Environment' };
+
+export const chargedBack = (cents: number) => Math.abs(cents) % 100 === CHARGEBACK_CENTS_ENDING;
+
+/**
+ * The sandbox's processing fees, taken from each batch's deposit (fees `included_in_batch_deposit`):
+ * cards and lanes pay interchange of 1.50% of the batch's sales (rounded half up, once per batch)
+ * and 10 cents a sale to the processor; ACH/EFT pays 25 cents a debit. Fee-exempt transactions pay none.
+ */
+export const FEE_SCHEDULE = { interchange_basis_points: 150, card_per_sale_cents: 10, bank_per_debit_cents: 25 };
