@@ -33,6 +33,9 @@ method...) is HTTP 500 \`{"success": false, "errors": ["<code>"], "response_code
 - ACH: routing 122105278 with account 0000000016 (settles one processing day later) or 0000000024 (settles, then is returned R01
   three days after its processing day: state \`completed_but_nsfed\` and a settlement exception). EFT: institution 001, transit 00011, same accounts.
 - An amount ending in .01 declines; a void whose amount ends in .02 declines.
+- Chargebacks: an approved card sale or capture (keyed or on a lane) whose amount ends in .66 is charged back, for what is left after refunds,
+  at the cut-off ten processing days after its processing day, reason 10.4 (GET /api/gateway/v1/settlement/exceptions). Move time with the sandbox clock
+  (POST /api/sandbox/v1/clock/advance) instead of waiting.
 - CVV: 123 P, 234 M, 345 N, 456 S, 567 U; Amex 6789 M, 1011 N, 1213 P; any other M.
 - AVS, on the street line \`234 Elm Street\`: 80801 A, 80802 G, 80803 N, 80804 R, 80805 S, 80806 U, 808000000 X (W on another street),
   80809 Y, 80810 Z, 80815 I, 80818 E, K1A0A9 D, L6Y2N4 M, K0K2T0 P; any other zip and address Y. An AVS result of N fails a verify
