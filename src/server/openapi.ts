@@ -73,7 +73,9 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
     for (const [status, spec] of Object.entries({ ...common, ...route.responses })) {
       responses[status] = {
         description: spec.description,
-        ...(spec.schema ? { content: { [spec.contentType ?? 'application/json']: { schema: toDocSchema(spec.schema) } } } : {}),
+        ...(spec.schema
+          ? { content: { [spec.contentType ?? 'application/json']: { schema: toDocSchema(spec.schema) }, ...Object.fromEntries(Object.entries(spec.alsoContent ?? {}).map(([type, schema]) => [type, { schema: toDocSchema(schema) }])) } }
+          : {}),
       };
     }
     const operation: Record<string, Json> = {

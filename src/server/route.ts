@@ -39,6 +39,8 @@ export interface ResponseSpec {
   description: string;
   schema?: TSchema;
   contentType?: string;
+  /** Other media types the same status may answer (a statement as PDF beside its JSON). */
+  alsoContent?: Record<string, TSchema>;
 }
 
 type StaticOr<T, D> = T extends TSchema ? Static<T> : D;

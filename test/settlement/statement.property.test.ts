@@ -37,7 +37,7 @@ describe('statement net equals the month of deposits (property)', () => {
             if (at > now) await h.api.post('/api/sandbox/v1/clock/advance', { to: new Date(at).toISOString() });
             const sale = await op(h.api, 'sale', { amount_cents: s.amount, ...(fund ? { fund_token: fund } : { credit_card: card() }) });
             expect(sale.body.success).toBe(true);
-            fund = sale.body.credit_card;
+            fund = sale.body.credit_card ?? undefined;
             const date = sale.body.transactions[0]!.processing_date;
             const day = byDay.get(date) ?? { sales: [], refunds: 0 };
             byDay.set(date, day);

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
 import { fail } from '../../engine/errors';
 import { renderStatementPdf } from '../../engine/settlement-reporting/pdf';
@@ -77,7 +78,7 @@ export const getStatement = defineRoute({
   description: 'The same figures in both formats; money in minor units in JSON. The identifier may carry the extension (`ST202603USD.pdf`). `sample.pdf` / `sample.json`: the sample statement.',
   params: StatementParams,
   responses: {
-    200: { description: 'The statement: application/pdf, or JSON', schema: ref(MonthlyStatementDocument) },
+    200: { description: 'The statement: application/pdf, or JSON', schema: ref(MonthlyStatementDocument), alsoContent: { 'application/pdf': Type.String({ format: 'binary' }) } },
     400: { description: 'Unknown format (only pdf and json)', schema: ref(ErrorBody) },
     404: { description: 'No such statement', schema: ref(ErrorBody) },
     ...forbidden,
