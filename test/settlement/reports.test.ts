@@ -53,9 +53,9 @@ describe('daily batch deposits', () => {
       { brand: 'master', count: 1, sales_count: 1, sales_cents: 5066, refunds_count: 0, refunds_cents: 0 },
       { brand: 'visa', count: 2, sales_count: 1, sales_cents: 10000, refunds_count: 1, refunds_cents: 1000 },
     ]);
-    expect(card0302.transactions.map((t) => t.token).sort()).not.toContain(tx.c);
-    expect(card0302.transactions.find((t) => t.token === tx.b)).toMatchObject({ amount_cents: 5066, card_brand: 'master', orders: [{ identifier: 'ORD-CB', number: 'S-1042' }], transaction_date: '2026-03-02' });
-    const signed = card0302.transactions.reduce((s, t) => s + (t.action === 'refund' || t.action === 'credit' ? -t.amount_cents : t.amount_cents), 0);
+    expect(card0302.transactions!.map((t) => t.token).sort()).not.toContain(tx.c);
+    expect(card0302.transactions!.find((t) => t.token === tx.b)).toMatchObject({ amount_cents: 5066, card_brand: 'master', orders: [{ identifier: 'ORD-CB', number: 'S-1042' }], transaction_date: '2026-03-02' });
+    const signed = card0302.transactions!.reduce((s, t) => s + (t.action === 'refund' || t.action === 'credit' ? -t.amount_cents : t.amount_cents), 0);
     expect(signed).toBe(card0302.batch_net_amount_cents);
 
     const card0303 = batches.find((x) => x.processing_date === '2026-03-03' && x.payment_method_group === 'card')!;
@@ -79,6 +79,8 @@ describe('daily batch deposits', () => {
       watermark = Number(keys[0]);
     }
     expect(seen).toEqual(all.map((b) => b.token));
+    const bare = await batchesOf('list=true&include_transactions=false');
+    expect(bare.map((b) => [b.token, b.deposit_amount_cents, b.transactions])).toEqual(all.map((b) => [b.token, b.deposit_amount_cents, undefined]));
   });
 });
 

@@ -38,7 +38,7 @@ export interface StatementFilter {
  * Reads what the gateway's settlement records; writes only statements.
  */
 export interface SettlementReporting {
-  batches(after: number, limit: number): Promise<BatchView[]>;
+  batches(after: number, limit: number, withTransactions?: boolean): Promise<BatchView[]>;
   exceptions(after: number, limit: number): Promise<ExceptionView[]>;
   statements(filter: StatementFilter): Promise<StatementSummary[]>;
   /** A statement by identifier; `sample` is a made-up month for trying the formats. */
@@ -63,14 +63,14 @@ export function createSettlementReporting(deps: { core: EngineCore; account: Acc
   };
 
   return {
-    async batches(after, limit) {
+    async batches(after, limit, withTransactions = true) {
       guard();
       const profile = account.profile();
       const mid = merchantId(profile);
       const out: BatchView[] = [];
       for (const rec of await gateway.settlement.batchesSince(after, limit)) {
-        const txs = await gateway.settlement.batchTransactions(rec.data.token);
-        out.push(batchView(rec, mid, txs.map((t) => batchTransactionView(t, profile.timezone))));
+        const txs = withTransactions ? await gateway.settlement.batchTransactions(rec.data.token) : undefined;
+        out.push(batchView(rec, mid, txs?.map((t) => batchTransactionView(t, profile.timezone))));
       }
       return out;
     },

@@ -43,7 +43,7 @@ export function batchTransactionView(t: TxData, timeZone: string): BatchTransact
   };
 }
 
-export function batchView(rec: RecordDoc<SettlementBatch>, mid: string, transactions: BatchTransactionView[]) {
+export function batchView(rec: RecordDoc<SettlementBatch>, mid: string, transactions: BatchTransactionView[] | undefined) {
   const b = rec.data;
   return {
     token: b.token,
@@ -69,7 +69,7 @@ export function batchView(rec: RecordDoc<SettlementBatch>, mid: string, transact
       .sort(([a], [c]) => a.localeCompare(c))
       .map(([brand, v]) => ({ brand, ...v })),
     fees: b.fees,
-    transactions,
+    ...(transactions ? { transactions } : {}),
     watermark: rec.watermark,
   };
 }

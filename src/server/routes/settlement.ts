@@ -5,7 +5,7 @@ import { renderStatementPdf } from '../../engine/settlement-reporting/pdf';
 import { ErrorBody, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { exportParams, exportShape } from '../exports';
-import { BatchesAnswer, ExceptionsAnswer, MonthlyStatementDocument, StatementParams, StatementsAnswer, StatementsQuery } from '../../shared/schemas/settlement';
+import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, MonthlyStatementDocument, StatementParams, StatementsAnswer, StatementsQuery } from '../../shared/schemas/settlement';
 
 const TAGS = ['Settlement Reporting'];
 const forbidden = { 403: { description: 'The account is not enabled for settlement reporting', schema: ref(ErrorBody) } };
@@ -21,11 +21,11 @@ export const listBatches = defineRoute({
     'One batch per processing day, settlement token and currency, closed at the cut-off (or early by a register Z): sales and captures, refunds and credits, the sandbox fees ' +
     '(interchange 1.50% of sales and 10 cents a card sale, 25 cents an ACH/EFT debit; taken from the deposit), the deposit (next business day) and the transactions in it. ' +
     'By watermark, `limit`, `list` as every export.',
-  query: ExportQuery,
+  query: BatchesQuery,
   responses: { 200: { description: 'Batches', schema: BatchesAnswer }, ...badQuery, ...forbidden },
   async handler({ engine, query }) {
     const p = exportParams(query);
-    return { body: { batches: exportShape(await engine.settlementReporting.batches(p.after, p.limit), p.list) } };
+    return { body: { batches: exportShape(await engine.settlementReporting.batches(p.after, p.limit, query.include_transactions !== false), p.list) } };
   },
 });
 

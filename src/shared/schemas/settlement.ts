@@ -53,7 +53,7 @@ export const SettlementBatchView = component(
     transaction_count: Type.Integer(),
     count_by_brand: Type.Array(Type.Object({ brand: Type.String(), ...Volume })),
     fees: Type.Array(Fee),
-    transactions: Type.Array(BatchTransaction),
+    transactions: Type.Optional(Type.Array(BatchTransaction)),
     watermark: Watermark,
   }),
 );
@@ -80,6 +80,11 @@ export const SettlementExceptionView = component(
     watermark: Watermark,
   }),
 );
+
+export const BatchesQuery = Type.Composite([
+  ExportQuery,
+  Type.Object({ include_transactions: Type.Optional(Type.Boolean({ default: true, description: 'false: leave out each batch\'s `transactions` (a busy day holds thousands)' })) }),
+]);
 
 export const BatchesAnswer = Type.Object({ batches: ExportPage(ref(SettlementBatchView)) });
 export const ExceptionsAnswer = Type.Object({ exceptions: ExportPage(ref(SettlementExceptionView)) });
