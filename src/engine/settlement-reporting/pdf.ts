@@ -126,12 +126,12 @@ function header(doc: PDFKit.PDFDocument, s: Statement, width: number): void {
 function summary(doc: PDFKit.PDFDocument, s: Statement, money: (c: number) => string, width: number): void {
   const t = s.totals;
   const lines: Array<[string, string, boolean?]> = [
-    ['In transit at the start of the period', money(s.opening_in_transit_cents)],
+    ['Add: in transit at the start of the period', money(s.opening_in_transit_cents)],
     [`Sales and captures (${t.sales_count})`, money(t.sales_cents)],
     [`Refunds and credits (${t.refunds_count})`, money(-t.refunds_cents)],
     ['Fees', money(-t.fees_cents)],
     ["Net deposits for the period's processing days", money(t.net_cents), true],
-    ['In transit at the end of the period', money(-s.closing_in_transit_cents)],
+    ['Less: in transit at the end of the period', money(-s.closing_in_transit_cents)],
     ['Deposited to your bank during the period', money(s.deposited_in_period_cents), true],
     [`Exceptions (${t.exceptions_count}): returns and chargebacks`, money(-t.exceptions_cents)],
     ['Net deposits less exceptions', money(t.net_after_exceptions_cents), true],
@@ -157,12 +157,13 @@ function chart(doc: PDFKit.PDFDocument, s: Statement, money: (c: number) => stri
   const plotW = width - 60;
   const days = Number(s.end_date.slice(8, 10));
   const byDay = new Map(s.daily.map((d) => [Number(String(d.date).slice(8, 10)), Number(d.sales_cents)]));
-  const max = Math.max(1, ...byDay.values());
+  const step = niceStep(Math.max(1, ...byDay.values()) / 4);
+  const max = step * Math.max(1, Math.ceil(Math.max(1, ...byDay.values()) / step));
   doc.font('Helvetica').fontSize(7).fillColor('#555');
-  for (const f of [0, 0.5, 1]) {
-    const y = top + h - f * h;
+  for (let v = 0; v <= max; v += step) {
+    const y = top + h - (v / max) * h;
     doc.moveTo(left, y).lineTo(left + plotW, y).lineWidth(0.3).strokeColor('#bbb').stroke();
-    doc.text(money(Math.round(max * f)), MARGIN - 5, y - 4, { width: 62, align: 'right', lineBreak: false });
+    doc.text(money(v), MARGIN - 5, y - 4, { width: 62, align: 'right', lineBreak: false });
   }
   const slot = plotW / days;
   for (let d = 1; d <= days; d++) {
@@ -171,8 +172,16 @@ function chart(doc: PDFKit.PDFDocument, s: Statement, money: (c: number) => stri
     if (bh > 0) doc.rect(left + (d - 1) * slot + slot * 0.15, top + h - bh, slot * 0.7, bh).fill('#2f6db5');
     if (d === 1 || d % 5 === 0) doc.fillColor('#555').text(String(d), left + (d - 1) * slot, top + h + 3, { width: slot, align: 'center', lineBreak: false });
   }
+  doc.fillColor('#555').text('Sales and captures by processing day (day of the month)', left, top + h + 13, { width: plotW, align: 'center', lineBreak: false });
   doc.x = MARGIN;
-  doc.y = top + h + 18;
+  doc.y = top + h + 28;
+}
+
+/** A 1, 2 or 5 times a power of ten at least `raw` minor units: gridlines a reader can add up. */
+function niceStep(raw: number): number {
+  const power = 10 ** Math.floor(Math.log10(Math.max(1, raw)));
+  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
+  return 10 * power;
 }
 
 const feeName = (t: string) => ({ interchange: 'Interchange (1.50% of card sales)', processor: 'Processor (per transaction)', network: 'Network', payfac: 'Payment facilitator' })[t] ?? t;
