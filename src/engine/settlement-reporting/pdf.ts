@@ -38,7 +38,7 @@ export function renderStatementPdf(s: Statement): Promise<Buffer> {
     const head = () => drawRow(doc, columns, columns.map((c) => c.title), { bold: true, shade: '#e8ecf1' });
     head();
     rows.forEach((r, i) => {
-      if (doc.y + ROW > bottom()) {
+      if (doc.y + rowHeight(doc, columns, r) > bottom()) {
         doc.addPage();
         doc.font('Helvetica-Oblique').fontSize(8).fillColor('#555').text(`${title} (continued)`, MARGIN, doc.y);
         doc.moveDown(0.2);
@@ -70,13 +70,14 @@ export function renderStatementPdf(s: Statement): Promise<Buffer> {
   table('Fees by kind', [c(0.6, 'Fee', 'left'), c(0.4, 'Amount')], s.fees.map((f) => [feeName(f.fee_type), money(f.amount_cents)]), ['Total fees', money(t.fees_cents)]);
   table(
     'Exceptions (returns and chargebacks)',
-    [c(0.12, 'Date', 'left'), c(0.11, 'Type', 'left'), c(0.36, 'Reason', 'left'), c(0.17, 'Transaction', 'left'), c(0.11, 'Order', 'left'), c(0.13, 'Amount')],
+    [c(0.11, 'Date', 'left'), c(0.115, 'Type', 'left'), c(0.335, 'Reason', 'left'), c(0.19, 'Transaction', 'left'), c(0.13, 'Order', 'left'), c(0.12, 'Amount')],
     s.exceptions.map((e) => [e.date, e.exception_type, e.description, e.transaction, e.order ?? '', money(e.amount_cents)]),
     ['Total', '', '', '', '', money(t.exceptions_cents)],
   );
   const volume = (key: string) => [c(0.28, key, 'left'), c(0.14, 'Count'), c(0.2, 'Sales'), c(0.18, 'Refunds'), c(0.2, 'Net')];
-  table('Volume by card brand', volume('Brand'), s.volume_by_brand.map((v) => [brandName(v.brand), String(v.count), money(v.sales_cents), money(v.refunds_cents), money(v.net_cents)]));
-  table('Volume by tender', volume('Tender'), s.volume_by_tender.map((v) => [tenderName(v.tender), String(v.count), money(v.sales_cents), money(v.refunds_cents), money(v.net_cents)]));
+  const volumeTotal = ['Total', String(t.transaction_count), money(t.sales_cents), money(t.refunds_cents), money(t.net_sales_cents)];
+  table('Volume by card brand', volume('Brand'), s.volume_by_brand.map((v) => [brandName(v.brand), String(v.count), money(v.sales_cents), money(v.refunds_cents), money(v.net_cents)]), volumeTotal);
+  table('Volume by tender', volume('Tender'), s.volume_by_tender.map((v) => [tenderName(v.tender), String(v.count), money(v.sales_cents), money(v.refunds_cents), money(v.net_cents)]), volumeTotal);
 
   const range = doc.bufferedPageRange();
   for (let i = 0; i < range.count; i++) {
@@ -91,19 +92,27 @@ export function renderStatementPdf(s: Statement): Promise<Buffer> {
   return done;
 }
 
+/** A row's height: a cell too long for its column wraps (a reason, a long token), never truncated. */
+function rowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean): number {
+  doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(8.5);
+  const tallest = Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? '', { width: c.width - 6 })));
+  return Math.max(ROW, Math.ceil(tallest) + 5);
+}
+
 function drawRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: { bold?: boolean; shade?: string | undefined; rule?: boolean }): void {
   const y = doc.y;
   const total = columns.reduce((s, c) => s + c.width, 0);
-  if (style.shade) doc.rect(MARGIN, y - 2, total, ROW).fill(style.shade);
+  const height = rowHeight(doc, columns, cells, style.bold);
+  if (style.shade) doc.rect(MARGIN, y - 2, total, height).fill(style.shade);
   if (style.rule) doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + total, y - 2).lineWidth(0.8).strokeColor('#000').stroke();
   doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(8.5).fillColor('#000');
   let x = MARGIN;
   columns.forEach((c, i) => {
-    doc.text(cells[i] ?? '', x + 3, y + 2, { width: c.width - 6, height: ROW - 4, align: c.align, ellipsis: true });
+    doc.text(cells[i] ?? '', x + 3, y + 2, { width: c.width - 6, align: c.align });
     x += c.width;
   });
   doc.x = MARGIN;
-  doc.y = y + ROW;
+  doc.y = y + height;
 }
 
 function header(doc: PDFKit.PDFDocument, s: Statement, width: number): void {

@@ -48,7 +48,7 @@ export function sampleStatement(profile: AccountProfile): Statement {
       },
     });
   }
-  const tx = (token: string, amount: number, method: string) => ({ token, transaction_reference: null, amount_in_cents: amount, currency, payment_method: method, settlement_token: 'SAMPLEMA', action: 'sale', processing_date: '2026-01-05', order: { identifier: 'SAMPLE-ORDER-1', number: 'S-1001' } });
+  const tx = (token: string, amount: number, method: string) => ({ token, transaction_reference: null, amount_in_cents: amount, currency, payment_method: method, settlement_token: 'SAMPLEMA', action: 'sale', processing_date: '2026-01-05', order: { identifier: 'ORD-1001', number: 'S-1001' } });
   const exceptions: SettlementException[] = [
     { exception_type: 'chargeback', exception_description: '10.4 Other Fraud - Card Absent Environment', exception_date: '2026-01-15', exception_amount_in_cents: 8366, reason_code: '10.4', return_code: '10.4', response_code: 100, exception_transaction: tx('SAMPLECB0000001', 8366, 'credit_card') },
     { exception_type: 'return', exception_description: 'R01 Insufficient funds', exception_date: '2026-01-08', exception_amount_in_cents: 7000, return_code: 'R01', response_code: 100, exception_transaction: tx('SAMPLEACH000001', 7000, 'bank_account') },
