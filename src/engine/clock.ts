@@ -65,3 +65,13 @@ export function daysBetween(a: string, b: string): number {
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
+
+/**
+ * The real time, under a sandbox clock that was moved forward (sandbox-clock.ts): credentials
+ * are minted and expire on it, so moving the sandbox's time neither signs anyone out nor lets a
+ * JWT outlive its real lifetime.
+ */
+export function realNow(clock: Clock): number {
+  const moved = clock as Clock & { real?: () => number };
+  return moved.real ? moved.real() : clock.now();
+}

@@ -51,5 +51,14 @@ describe('status screen in Chromium', () => {
     await page.getByText('No lanes yet.').waitFor();
     const stored = await page.evaluate(() => JSON.stringify(localStorage));
     expect(stored).not.toContain(TEST_KEY);
+
+    // A moved sandbox clock is shown, so nobody takes the sandbox's time for the real one.
+    await page.keyboard.press('F10');
+    await page.keyboard.press('3');
+    await page.getByTestId('environment').getByText('sandbox').waitFor();
+    expect(await page.getByTestId('clock-moved').count()).toBe(0);
+    await t.engine.sandboxClock.advance({ by_ms: 3 * 86_400_000 });
+    await page.getByTestId('clock-moved').waitFor();
+    await screenshot(page, 'status-sandbox-clock-moved');
   });
 });

@@ -69,6 +69,16 @@ describe('the sandbox clock', () => {
     expect((await h.api.get<{ now: string; clock_offset_seconds: number }>('/api/status')).body).toMatchObject({ now: '2026-03-02T15:00:00.000Z', clock_offset_seconds: 0 });
   });
 
+  it('keeps credentials on the real time: a move signs nobody out, and a JWT lives no longer', async () => {
+    const who = await h.api.get<{ whoami: Record<string, { jwt: string }> }>('/api/whoami?options[jwt_expiry]=1');
+    const jwt = Object.values(who.body.whoami)[0]!.jwt;
+    await h.api.post('/api/sandbox/v1/clock/advance', { by: 'P40D' });
+    expect((await h.api.get('/api/status', `Bearer ${jwt}`)).status).toBe(200);
+    // One real day later the JWT has expired, moved clock or not.
+    h.t.clock.advanceDays(1);
+    expect((await h.api.get('/api/status', `Bearer ${jwt}`)).status).toBe(401);
+  });
+
   it('walks cut-offs across a daylight-saving change in the local zone', () => {
     // 2026-03-08: New York springs forward; 23:00 local is 04:00Z before and 03:00Z after.
     const cuts = cutoffsBetween(Date.parse('2026-03-07T00:00:00Z'), Date.parse('2026-03-10T12:00:00Z'), 'America/New_York', '23:00');

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
-import { DAY_MS } from '../clock';
+import { DAY_MS, realNow } from '../clock';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import { LEGACY_KEY_ID, type InstallKey, type InstallKeys } from '../security/install-keys';
 import { DEFAULT_JWT_SCOPES, KEY_SCOPES, scopesOfClaim, type Principal, type Scope } from './scopes';
@@ -144,7 +144,7 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
     async verifyJwt(jwt) {
       try {
         // A JWT without an expiry would be a key that cannot be rotated: refused.
-        const { payload } = await jwtVerify(jwt, jwtKey(), { algorithms: ['HS256'], requiredClaims: ['exp'], currentDate: new Date(core.clock.now()) });
+        const { payload } = await jwtVerify(jwt, jwtKey(), { algorithms: ['HS256'], requiredClaims: ['exp'], currentDate: new Date(realNow(core.clock)) });
         const token = typeof payload.token === 'string' ? payload.token : '';
         const record = cache.get(token);
         if (!record || record.disabled_at) return null;
@@ -159,11 +159,11 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
         throw fail.invalid('invalid_jwt_expiry', 'options[jwt_expiry] must be a whole number of days from 1 to 365');
       }
       const scopes = options.scopes ?? DEFAULT_JWT_SCOPES;
-      const wanted = Math.floor((core.clock.now() + days * DAY_MS) / 1000);
+      const wanted = Math.floor((realNow(core.clock) + days * DAY_MS) / 1000);
       const exp = options.notAfter !== undefined ? Math.min(wanted, options.notAfter) : wanted;
       const jwt = await new SignJWT({ token: credential, scope: scopes.join(' ') })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setIssuedAt(Math.floor(core.clock.now() / 1000))
+        .setIssuedAt(Math.floor(realNow(core.clock) / 1000))
         .setExpirationTime(exp)
         .sign(jwtKey());
       return { jwt, exp, scopes };

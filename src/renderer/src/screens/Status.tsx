@@ -19,6 +19,11 @@ export function Status() {
       <header className="topbar">
         <h1>{accountName ?? 'Laneway'}</h1>
         {status && <span className={`badge ${status.environment}`}>{status.environment}</span>}
+        {status?.clock_offset_seconds ? (
+          <span className="badge sandbox" data-testid="clock-moved" title="The sandbox clock was moved forward (POST /api/sandbox/v1/clock/advance); reports and cut-offs follow it">
+            Sandbox clock: {new Date(status.now).toLocaleString()}
+          </span>
+        ) : null}
         <span className={`badge ${live ? 'live' : 'offline'}`} aria-live="polite">
           {live ? 'Live' : 'Reconnecting…'}
         </span>
