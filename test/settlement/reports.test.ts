@@ -171,3 +171,33 @@ describe('monthly statements', () => {
     expect(sampleText.match(/Processing day/g)?.length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('deposits across weekends and month ends', () => {
+  it('deposits on the next business day and carries in-transit deposits from one statement to the next', async () => {
+    const g = await startGateway();
+    try {
+      const sale = async (at: string, cents: number) => {
+        await g.api.post('/api/sandbox/v1/clock/advance', { to: at });
+        return op(g.api, 'sale', { amount_cents: cents, credit_card: card() });
+      };
+      await sale('2026-03-31T15:00:00Z', 10000); // Tuesday: deposited Wednesday 1 April
+      await sale('2026-04-03T15:00:00Z', 20000); // Friday: deposited Monday 6 April
+      await sale('2026-04-30T15:00:00Z', 30000); // Thursday: deposited Friday 1 May
+      await g.api.post('/api/sandbox/v1/clock/advance', { to: '2026-05-02' });
+      const batches = (await g.api.get<{ batches: BatchView[] }>('/api/gateway/v1/settlement/batches?list=true&include_transactions=false')).body.batches;
+      expect(batches.map((b) => [b.processing_date, b.batch_deposit_date, b.deposit_amount_cents])).toEqual([
+        ['2026-03-31', '2026-04-01', 10000 - 150 - 10],
+        ['2026-04-03', '2026-04-06', 20000 - 300 - 10],
+        ['2026-04-30', '2026-05-01', 30000 - 450 - 10],
+      ]);
+      const march = (await g.api.get<Statement>('/api/gateway/v1/settlement/statements/ST202603USD.json')).body;
+      const april = (await g.api.get<Statement>('/api/gateway/v1/settlement/statements/ST202604USD.json')).body;
+      expect([march.opening_in_transit_cents, march.totals.net_cents, march.closing_in_transit_cents, march.deposited_in_period_cents]).toEqual([0, 9840, 9840, 0]);
+      expect([april.opening_in_transit_cents, april.totals.net_cents, april.closing_in_transit_cents, april.deposited_in_period_cents]).toEqual([9840, 19690 + 29540, 29540, 9840 + 19690]);
+      // May has not closed yet.
+      expect((await g.api.get('/api/gateway/v1/settlement/statements/ST202605USD.json')).status).toBe(404);
+    } finally {
+      await g.close();
+    }
+  });
+});
