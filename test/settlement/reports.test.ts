@@ -55,6 +55,7 @@ describe('daily batch deposits', () => {
     ]);
     expect(card0302.transactions!.map((t) => t.token).sort()).not.toContain(tx.c);
     expect(card0302.transactions!.find((t) => t.token === tx.b)).toMatchObject({ amount_cents: 5066, card_brand: 'master', orders: [{ identifier: 'ORD-CB', number: 'S-1042' }], transaction_date: '2026-03-02' });
+    expect((card0302 as BatchView & { exceptions: ExceptionView[] }).exceptions.map((e) => [e.exception_type, e.exception_transaction.token])).toEqual([['chargeback', tx.b]]);
     const signed = card0302.transactions!.reduce((s, t) => s + (t.action === 'refund' || t.action === 'credit' ? -t.amount_cents : t.amount_cents), 0);
     expect(signed).toBe(card0302.batch_net_amount_cents);
 
@@ -62,6 +63,7 @@ describe('daily batch deposits', () => {
     expect(card0303).toMatchObject({ sales_cents: 1234, refunds_cents: 500, fees_cents: 19 + 10, deposit_amount_cents: 705, batch_deposit_date: '2026-03-04' });
     const bank = batches.find((x) => x.payment_method_group === 'bank')!;
     expect(bank).toMatchObject({ processing_date: '2026-03-03', sales_cents: 7000, fees_cents: 25, deposit_amount_cents: 6975, count_by_brand: [expect.objectContaining({ brand: 'ach', count: 1 })] });
+    expect((bank as BatchView & { exceptions: ExceptionView[] }).exceptions.map((e) => [e.exception_type, e.reason_code, e.exception_transaction.token])).toEqual([['return', 'R01', tx.ach]]);
     expect(batches).toHaveLength(3);
   });
 

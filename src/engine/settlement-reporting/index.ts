@@ -2,7 +2,9 @@ import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import { recordsSince, getRecord, type RecordDoc } from '../records';
-import type { Gateway } from '../gateway';
+import type { Gateway, SettlementException } from '../gateway';
+import { EXCEPTION } from '../gateway/settlement';
+import { chargedBack } from '../gateway/sandbox/test-data';
 import { ProcessingCalendar } from '../gateway/processing-day';
 import { settlementTokens } from '../gateway/settlement-tokens';
 import { batchTransactionView, batchView, exceptionView, merchantId, type BatchView, type ExceptionView } from './views';
@@ -38,7 +40,7 @@ export interface StatementFilter {
  * Reads what the gateway's settlement records; writes only statements.
  */
 export interface SettlementReporting {
-  batches(after: number, limit: number, withTransactions?: boolean): Promise<BatchView[]>;
+  batches(after: number, limit: number, withTransactions?: boolean): Promise<Array<BatchView & { exceptions?: ExceptionView[] }>>;
   exceptions(after: number, limit: number): Promise<ExceptionView[]>;
   statements(filter: StatementFilter): Promise<StatementSummary[]>;
   /** A statement by identifier; `sample` is a made-up month for trying the formats. */
@@ -67,10 +69,18 @@ export function createSettlementReporting(deps: { core: EngineCore; account: Acc
       guard();
       const profile = account.profile();
       const mid = merchantId(profile);
-      const out: BatchView[] = [];
+      const out: Array<BatchView & { exceptions?: ExceptionView[] }> = [];
       for (const rec of await gateway.settlement.batchesSince(after, limit)) {
         const txs = withTransactions ? await gateway.settlement.batchTransactions(rec.data.token) : undefined;
-        out.push(batchView(rec, mid, txs?.map((t) => batchTransactionView(t, profile.timezone))));
+        const view = batchView(rec, mid, txs?.map((t) => batchTransactionView(t, profile.timezone)));
+        // The batch's returns and chargebacks: only a returned bank sale or a .66 card sale can have one.
+        const exceptions: ExceptionView[] = [];
+        for (const t of txs ?? []) {
+          if (t.state !== 'completed_but_nsfed' && !chargedBack(t.amount_cents)) continue;
+          const e = await getRecord<SettlementException>(core, EXCEPTION, t.token);
+          if (e) exceptions.push(exceptionView(e));
+        }
+        out.push(txs ? { ...view, exceptions } : view);
       }
       return out;
     },

@@ -54,6 +54,7 @@ export const SettlementBatchView = component(
     count_by_brand: Type.Array(Type.Object({ brand: Type.String(), ...Volume })),
     fees: Type.Array(Fee),
     transactions: Type.Optional(Type.Array(BatchTransaction)),
+    exceptions: Type.Optional(Type.Array(Type.Object({ exception_type: Type.String(), exception_amount_in_cents: Cents }, { additionalProperties: true }), { description: "Returns and chargebacks of this batch's transactions (shaped as GET .../settlement/exceptions answers them); with the transactions only" })),
     watermark: Watermark,
   }),
 );
