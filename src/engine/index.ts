@@ -20,6 +20,7 @@ import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
+import { createOnboarding, type Onboarding } from './onboarding';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -77,6 +78,8 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
+  /** Merchant onboarding applications (partner credentials only). */
+  readonly onboarding: Onboarding;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -138,6 +141,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const onboarding = createOnboarding({ core, account, vault });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -168,6 +172,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     giftCards,
     autopay,
     register,
+    onboarding,
     get firstCredentials() {
       return firstCredentials;
     },
