@@ -21,6 +21,7 @@ import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
 import { createOnboarding, type Onboarding } from './onboarding';
+import { createPayport, type Payport } from './payport';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -80,6 +81,8 @@ export interface Engine {
   readonly register: Register;
   /** Merchant onboarding applications (partner credentials only). */
   readonly onboarding: Onboarding;
+  /** Fund sources, transactions by email (request/send money) and debit agreements. */
+  readonly payport: Payport;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -142,6 +145,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
   const onboarding = createOnboarding({ core, account, vault });
+  const payport = createPayport({ core, account, gateway, wallets });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -173,6 +177,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     autopay,
     register,
     onboarding,
+    payport,
     get firstCredentials() {
       return firstCredentials;
     },
