@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MASTERCARD, card } from '../helpers/cards';
 import { openHarness, type Harness } from '../helpers/harness';
+import { getRecord, putRecord } from '../../src/engine/records';
 
 let h: Harness;
 beforeEach(async () => {
@@ -85,6 +86,28 @@ describe('transactions', () => {
     h.t.clock.set('2026-03-03T23:30:00Z');
     await h.t.engine.tick();
     expect((await h.api.get<Txn>(`/api/transactions/${made.body.token}`)).body.state).toBe('completed');
+    // The gateway's settlement carries it like any bank sale.
+    const batches = await h.t.engine.gateway.settlement.batchesSince(0, 10);
+    expect(batches.map((b) => b.data)).toEqual([expect.objectContaining({ payment_method_group: 'bank', sales_cents: 5000, transaction_count: 1 })]);
+  });
+
+  it('an approval interrupted after the charge resumes with the same charge, never a second one', async () => {
+    const payer = await customerWithCard('crash@example.com');
+    const made = await create({ transaction_type: 'request', amount_in_cents: 7700, email: 'crash@example.com' });
+    const { core } = h.t.engine;
+    // As a crash leaves it: the approval started (its fund chosen) and the gateway charged under the transaction's key.
+    await core.mutate(async (tx) => {
+      const doc = await getRecord<Record<string, unknown>>(tx, 'payport_transaction', made.body.token);
+      await putRecord(tx, 'payport_transaction', made.body.token, { ...doc!.data, approving: true, fund: payer }, { type: 'test.crash', entity: 'payport_transaction', key: made.body.token });
+    });
+    const charged = await h.t.engine.gateway.transact('sale', { amount_cents: 7700, fund_token: payer, transaction_reference: `payport/${made.body.token}`, contact: { email: 'crash@example.com' } }, 'test');
+    expect((await h.api.get<Txn>(`/api/transactions/${made.body.token}`)).body.state).toBe('in_progress');
+    expect((await cancel(made.body.token)).body.code).toBe('illegal_transition');
+    const resumed = await approve(made.body.token, { fund_token: payer });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ state: 'completed', gateway_transaction: charged.body.transaction });
+    const onFund = await core.find<{ id: string; watermark: number; data: { action: string } }>('transactions', { selector: { fund: payer } });
+    expect(onFund.filter((t) => t.data.action === 'sale')).toHaveLength(1);
   });
 
   it('a declined payment (.01 amount) leaves the transaction in error', async () => {

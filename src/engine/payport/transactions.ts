@@ -78,6 +78,12 @@ export interface PayportTransactions {
   cancel(token: string): Promise<PayportTransactionView>;
 }
 
+/** An approval under way is in progress to the client: it can no longer be cancelled. */
+function stateWith(d: PayportTxData, money: TxData | undefined): PayportTransactionState {
+  if (money) return moneyState(money);
+  return d.approving && d.state !== 'error' ? 'in_progress' : d.state;
+}
+
 function transactionView(d: PayportTxData, money: TxData | undefined, name: string): PayportTransactionView {
   const send = d.transaction_type === 'send';
   return {
@@ -88,7 +94,7 @@ function transactionView(d: PayportTxData, money: TxData | undefined, name: stri
     currency: d.currency.toUpperCase(),
     email: d.email,
     message: d.message,
-    state: money ? moneyState(money) : d.state,
+    state: stateWith(d, money),
     from_account: send ? name : (money?.from_account ?? d.email),
     to_account: send ? d.email : name,
     from_fund: send ? d.fund_name : null,
@@ -237,11 +243,7 @@ export function createPayportTransactions(deps: { core: EngineCore; account: Acc
   const viewOf = async (d: PayportTxData) => transactionView(d, d.gateway ? await gateway.record(d.gateway) : undefined, account.profile().name);
 
   /** Where a transaction is, as a client sees it: the order transaction's state once money moved. */
-  const stateOf = async (d: PayportTxData): Promise<PayportTransactionState> => {
-    const money = d.gateway ? await gateway.record(d.gateway) : undefined;
-    if (money) return moneyState(money);
-    return d.approving && d.state !== 'error' ? 'in_progress' : d.state;
-  };
+  const stateOf = async (d: PayportTxData) => stateWith(d, d.gateway ? await gateway.record(d.gateway) : undefined);
   const moneyFund = (d: PayportTxData) => (d.transaction_type === 'send' ? d.destination! : d.fund!);
 
   const counterpartyFund = (d: PayportTxData, fundToken: string | undefined) => fundForApproval(wallets, funds, d, fundToken);
