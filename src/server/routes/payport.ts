@@ -58,7 +58,7 @@ export const vaultBank = defineRoute({
 export const createTransaction = defineRoute({
   method: 'post',
   path: '/api/transactions',
-  operationId: 'createTransaction',
+  operationId: 'createPayportTransaction',
   tags: ['Transactions'],
   summary: 'Request money from, send money to, or directly debit someone by email',
   description: `${TRANSACTION_RULES}\n\nA direct_debit needs an approved debit agreement with \`email\` (412 \`no_debit_agreement\`) and moves the money at once. The same \`unique_reference\` sent again with the same request answers the first transaction.`,
@@ -73,7 +73,7 @@ export const createTransaction = defineRoute({
 export const listTransactions = defineRoute({
   method: 'get',
   path: '/api/transactions',
-  operationId: 'listTransactions',
+  operationId: 'listPayportTransactions',
   tags: ['Transactions'],
   summary: 'Your transactions, newest first, 50 a page',
   query: PageQuery,
@@ -86,7 +86,7 @@ export const listTransactions = defineRoute({
 export const viewTransaction = defineRoute({
   method: 'get',
   path: '/api/transactions/:token_or_unique_reference',
-  operationId: 'viewTransaction',
+  operationId: 'viewPayportTransaction',
   tags: ['Transactions'],
   summary: 'A transaction by token, then unique_reference',
   params: TransactionLookupParams,
@@ -99,7 +99,7 @@ export const viewTransaction = defineRoute({
 export const approveTransaction = defineRoute({
   method: 'post',
   path: '/api/transactions/:token/approve',
-  operationId: 'approveTransaction',
+  operationId: 'approvePayportTransaction',
   tags: ['Transactions'],
   summary: 'Approve a new or wait_for_request_approval transaction: the money moves',
   description: `${TRANSACTION_RULES}\n\nrequest: \`fund_token\` is the payer's fund (a vaulted card or bank account; default your first bank account). send: the money goes to the first payment method of the recipient's wallet (by contact email; 412 \`recipient_has_no_payment_method\`).`,
@@ -115,7 +115,7 @@ export const approveTransaction = defineRoute({
 export const cancelTransaction = defineRoute({
   method: 'post',
   path: '/api/transactions/:token/cancel',
-  operationId: 'cancelTransaction',
+  operationId: 'cancelPayportTransaction',
   tags: ['Transactions'],
   summary: 'Cancel a transaction before its money moves',
   description: TRANSACTION_RULES,
