@@ -29,7 +29,7 @@ const COMMANDS: Record<string, Command> = {
   async 'list-credentials'(engine) {
     const all = await engine.account.credentials.list();
     if (all.length === 0) return void console.log('No API credentials yet: make one with `npm run admin -- new-credentials`.');
-    for (const c of all) console.log(`${c.token}  ${c.enabled ? 'enabled ' : 'disabled'}  created ${c.created_at}  ${c.name}`);
+    for (const c of all) console.log(`${c.token}  ${c.enabled ? 'enabled ' : 'disabled'}  created ${c.created_at}  ${c.name}${c.kind === 'api' ? '' : `  (${c.kind})`}`);
   },
   async 'new-credentials'(engine, args) {
     const kind = args.get('kind') ?? 'api';
