@@ -103,9 +103,10 @@ describe('transactions', () => {
     const charged = await h.t.engine.gateway.transact('sale', { amount_cents: 7700, fund_token: payer, transaction_reference: `payport/${made.body.token}`, contact: { email: 'crash@example.com' } }, 'test');
     expect((await h.api.get<Txn>(`/api/transactions/${made.body.token}`)).body.state).toBe('in_progress');
     expect((await cancel(made.body.token)).body.code).toBe('illegal_transition');
-    const resumed = await approve(made.body.token, { fund_token: payer });
-    expect(resumed.status).toBe(200);
+    await h.t.engine.tick();
+    const resumed = await h.api.get<Txn>(`/api/transactions/${made.body.token}`);
     expect(resumed.body).toMatchObject({ state: 'completed', gateway_transaction: charged.body.transaction });
+    expect((await approve(made.body.token, { fund_token: payer })).body.code).toBe('illegal_transition');
     const onFund = await core.find<{ id: string; watermark: number; data: { action: string } }>('transactions', { selector: { fund: payer } });
     expect(onFund.filter((t) => t.data.action === 'sale')).toHaveLength(1);
   });
@@ -124,6 +125,24 @@ describe('transactions', () => {
     const payer = await customerWithCard('x@example.com');
     const retried = await approve(made.body.token, { fund_token: payer });
     expect(retried.body, JSON.stringify(retried.body)).toMatchObject({ state: 'completed' });
+  });
+
+  it('process_on: an approval waits (new, cancellable) until its day, when the tick moves the money; a crash-interrupted approval resumes on the tick too', async () => {
+    const payer = await customerWithCard('later@example.com');
+    const later = await create({ transaction_type: 'request', amount_in_cents: 3300, email: 'later@example.com', process_on: '2026-03-05' });
+    const dropped = await create({ transaction_type: 'request', amount_in_cents: 3400, email: 'later@example.com', process_on: '2026-03-05' });
+    for (const t of [later, dropped]) {
+      const approved = await approve(t.body.token, { fund_token: payer });
+      expect(approved.body).toMatchObject({ state: 'new', gateway_transaction: null, process_on: '2026-03-05' });
+    }
+    expect((await cancel(dropped.body.token)).body.state).toBe('cancelled');
+    await h.t.engine.tick();
+    expect((await h.api.get<Txn>(`/api/transactions/${later.body.token}`)).body.state).toBe('new');
+    h.t.clock.set('2026-03-05T12:00:00Z');
+    await h.t.engine.tick();
+    const moved = (await h.api.get<Txn>(`/api/transactions/${later.body.token}`)).body;
+    expect(moved).toMatchObject({ state: 'completed', gateway_transaction: expect.any(String) });
+    expect((await h.api.get<Txn>(`/api/transactions/${dropped.body.token}`)).body).toMatchObject({ state: 'cancelled', gateway_transaction: null });
   });
 
   it('send_money: new until approved from your fund, then credited to the recipient\'s wallet method', async () => {

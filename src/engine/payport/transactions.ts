@@ -5,6 +5,7 @@ import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Gateway, TxData } from '../gateway';
 import type { Wallets } from '../wallets';
 import { fingerprintOf } from '../gateway/idempotency';
+import { dateInZone } from '../clock';
 import type { PayportTransactionInput, PayportTransactionState, PayportTransactionType, PayportTransactionView } from '../../shared/schemas/payport';
 import { BALANCE_NAME, type FundSources } from './fund-sources';
 import { move, type Machine } from './state-machine';
@@ -79,12 +80,19 @@ export interface PayportTransactions {
 }
 
 /** An approval under way is in progress to the client: it can no longer be cancelled. */
-function stateWith(d: PayportTxData, money: TxData | undefined): PayportTransactionState {
+function stateWith(d: PayportTxData, money: TxData | undefined, today: string): PayportTransactionState {
   if (money) return moneyState(money);
-  return d.approving && d.state !== 'error' ? 'in_progress' : d.state;
+  if (!underWay(d)) return d.state;
+  // Approved for a later process_on: still new (cancellable) until that day.
+  return d.process_on !== null && d.process_on > today ? 'new' : 'in_progress';
 }
 
-function transactionView(d: PayportTxData, money: TxData | undefined, name: string): PayportTransactionView {
+/** Approved (or a direct debit), and the money not moved yet: the tick or a retry moves it. */
+function underWay(d: PayportTxData): boolean {
+  return d.approving && !d.gateway && d.state !== 'error' && d.state !== 'cancelled';
+}
+
+function transactionView(d: PayportTxData, money: TxData | undefined, name: string, today: string): PayportTransactionView {
   const send = d.transaction_type === 'send';
   return {
     token: d.token,
@@ -94,7 +102,7 @@ function transactionView(d: PayportTxData, money: TxData | undefined, name: stri
     currency: d.currency.toUpperCase(),
     email: d.email,
     message: d.message,
-    state: stateWith(d, money),
+    state: stateWith(d, money, today),
     from_account: send ? name : (money?.from_account ?? d.email),
     to_account: send ? d.email : name,
     from_fund: send ? d.fund_name : null,
@@ -213,6 +221,14 @@ async function moveMoneyOf(core: EngineCore, gateway: Gateway, d: PayportTxData,
   return recorded;
 }
 
+/** By token, then by unique_reference. */
+async function lookup(core: EngineCore, tokenOrUniqueReference: string): Promise<PayportTxData> {
+  const direct = (await getRecord<PayportTxData>(core, PAYPORT_TRANSACTION, tokenOrUniqueReference))?.data;
+  const d = direct ?? (await recordsByRef<PayportTxData>(core, PAYPORT_TRANSACTION, tokenOrUniqueReference))[0]?.data;
+  if (!d) throw fail.notFound('transaction_not_found', `No transaction with token or unique_reference ${tokenOrUniqueReference}`);
+  return d;
+}
+
 async function newestFirst(core: EngineCore): Promise<PayportTxData[]> {
   return (await recordsOfKind<PayportTxData>(core, PAYPORT_TRANSACTION)).map((r) => r.data).sort((a, b) => b.seq - a.seq);
 }
@@ -240,15 +256,38 @@ async function fundsForNew(funds: FundSources, agreements: DebitAgreements, inpu
 export function createPayportTransactions(deps: { core: EngineCore; account: Account; gateway: Gateway; wallets: Wallets; funds: FundSources; agreements: DebitAgreements }): PayportTransactions {
   const { core, account, gateway, wallets, funds, agreements } = deps;
 
-  const viewOf = async (d: PayportTxData) => transactionView(d, d.gateway ? await gateway.record(d.gateway) : undefined, account.profile().name);
+  const today = () => dateInZone(core.clock.now(), account.profile().timezone);
+  const viewOf = async (d: PayportTxData) => transactionView(d, d.gateway ? await gateway.record(d.gateway) : undefined, account.profile().name, today());
 
   /** Where a transaction is, as a client sees it: the order transaction's state once money moved. */
-  const stateOf = async (d: PayportTxData) => stateWith(d, d.gateway ? await gateway.record(d.gateway) : undefined);
+  const stateOf = async (d: PayportTxData) => stateWith(d, d.gateway ? await gateway.record(d.gateway) : undefined, today());
+  const due = (d: PayportTxData) => d.process_on === null || d.process_on <= today();
   const moneyFund = (d: PayportTxData) => (d.transaction_type === 'send' ? d.destination! : d.fund!);
 
   const counterpartyFund = (d: PayportTxData, fundToken: string | undefined) => fundForApproval(wallets, funds, d, fundToken);
 
   const moveMoney = (d: PayportTxData, fund: string, actor: string) => moveMoneyOf(core, gateway, d, fund, actor);
+
+  /** Moves an approved transaction's money once its day has come. A refused direct debit is left in `error`. */
+  const settle = async (d: PayportTxData, actor: string): Promise<PayportTxData> => {
+    if (!underWay(d) || !due(d)) return d;
+    return moveMoney(d, moneyFund(d), actor).catch(async (err: unknown) => {
+      if (d.transaction_type !== 'direct_debit' || !isEngineError(err) || err.kind !== 'precondition') throw err;
+      return core.mutate(async (tx) => {
+        const failed: PayportTxData = { ...(await load(tx, d.token)), state: 'error', updated_at: tx.at };
+        await put(tx, failed, 'payport_transaction.failed');
+        return failed;
+      });
+    });
+  };
+
+  // Scheduled approvals start on their process_on day; an approval a crash interrupted resumes
+  // (the gateway's key makes a charge already made answer again instead of charging twice).
+  core.onTick('payport.due', async () => {
+    for (const d of await newestFirst(core)) {
+      if (underWay(d) && due(d)) await settle(d, d.created_by).catch((err: unknown) => core.logger.warn({ err, token: d.token }, 'scheduled transaction not moved'));
+    }
+  });
 
   return {
     async create(input, actor) {
@@ -267,34 +306,18 @@ export function createPayportTransactions(deps: { core: EngineCore; account: Acc
         await put(tx, data, 'payport_transaction.created');
         return { data, replay: false };
       });
-      let data = made.data;
-      // A direct debit needs no approval: the agreement is it. A refused debit is left in `error`.
-      if (data.transaction_type === 'direct_debit' && !data.gateway) {
-        data = await moveMoney(data, moneyFund(data), actor).catch(async (err: unknown) => {
-          if (!isEngineError(err) || err.kind !== 'precondition') throw err;
-          return core.mutate(async (tx) => {
-            const failed: PayportTxData = { ...(await load(tx, data.token)), state: 'error', updated_at: tx.at };
-            await put(tx, failed, 'payport_transaction.failed');
-            return failed;
-          });
-        });
-      }
-      return viewOf(data);
+      // A direct debit needs no approval: the agreement is it.
+      return viewOf(await settle(made.data, actor));
     },
 
     list: async (page) => Promise.all((await newestFirst(core)).slice((page - 1) * PAGE, page * PAGE).map(viewOf)),
 
-    async view(tokenOrUniqueReference) {
-      const direct = (await getRecord<PayportTxData>(core, PAYPORT_TRANSACTION, tokenOrUniqueReference))?.data;
-      const d = direct ?? (await recordsByRef<PayportTxData>(core, PAYPORT_TRANSACTION, tokenOrUniqueReference))[0]?.data;
-      if (!d) throw fail.notFound('transaction_not_found', `No transaction with token or unique_reference ${tokenOrUniqueReference}`);
-      return viewOf(d);
-    },
+    view: async (tokenOrUniqueReference) => viewOf(await lookup(core, tokenOrUniqueReference)),
 
     async approve(token, fundToken, actor) {
       const before = await load(core, token);
       // An approval already under way (interrupted, or retried) resumes with its fund: same key, one charge.
-      if (before.approving && !before.gateway && before.state !== 'error') return viewOf(await moveMoney(before, moneyFund(before), actor));
+      if (underWay(before)) return viewOf(await settle(before, actor));
       move(MACHINE, 'transaction', token, await stateOf(before), 'approve');
       const target = await counterpartyFund(before, fundToken);
       const started = await core.mutate(async (tx) => {
@@ -309,14 +332,14 @@ export function createPayportTransactions(deps: { core: EngineCore; account: Acc
         await put(tx, next, 'payport_transaction.approved');
         return next;
       });
-      return viewOf(await moveMoney(started, moneyFund(started), actor));
+      return viewOf(await settle(started, actor));
     },
 
     async cancel(token) {
       const data = await core.mutate(async (tx) => {
         const d = await load(tx, token);
         move(MACHINE, 'transaction', token, await stateOf(d), 'cancel');
-        const next: PayportTxData = { ...d, state: 'cancelled', updated_at: tx.at };
+        const next: PayportTxData = { ...d, state: 'cancelled', approving: false, updated_at: tx.at };
         await put(tx, next, 'payport_transaction.cancelled');
         return next;
       });

@@ -26,7 +26,7 @@ cancel applies to new, wait_for_request_approval and wait_for_bank_account_verif
 Approving moves the money as one order transaction of the gateway (a sale for request and direct_debit, a credit to the recipient's wallet method for send),
 keyed by the transaction so a retried approval never charges twice; from then on the state is that order transaction's:
 in_progress (a bank transfer until it settles), completed, completed_but_nsfed (returned by the bank), cancelled (voided), or error (declined).
-It settles and shows in exports and settlement like any order transaction (\`gateway_transaction\`). The sandbox's test cards, bank accounts and amounts apply (an amount ending in .01 declines).`;
+It settles and shows in exports and settlement like any order transaction (\`gateway_transaction\`). With a later \`process_on\` an approved transaction stays new (and cancellable) until that day, when the money moves. The sandbox's test cards, bank accounts and amounts apply (an amount ending in .01 declines).`;
 
 export const listFunds = defineRoute({
   method: 'get',
