@@ -14,7 +14,7 @@ import {
 
 const PARTNER = 'Needs partner credentials (a credential of kind `partner`, arranged through support: `npm run admin -- new-credentials --kind partner`); any other credential is refused with 403.';
 const bad = { 400: { description: 'Invalid input: `details` names every invalid field', schema: ref(ErrorBody) } };
-const missing = { 404: { description: 'No such application', schema: ref(ErrorBody) } };
+const missing = { 400: { description: 'The id is longer than 36 characters', schema: ref(ErrorBody) }, 404: { description: 'No such application', schema: ref(ErrorBody) } };
 const disabled = { 412: { description: 'Onboarding is not enabled for this account', schema: ref(ErrorBody) } };
 
 export const getTerms = defineRoute({

@@ -17,7 +17,10 @@ import {
 } from '../../shared/schemas/payport';
 
 const precondition = (what: string) => ({ 412: { description: what, schema: ref(ErrorBody) } });
-const notFound = (what: string) => ({ 404: { description: `No such ${what}`, schema: ref(ErrorBody) } });
+const notFound = (what: string) => ({
+  400: { description: 'A token over 100 characters', schema: ref(ErrorBody) },
+  404: { description: `No such ${what}`, schema: ref(ErrorBody) },
+});
 const badPage = { 400: { description: 'page is not a whole number from 1', schema: ref(ErrorBody) } };
 const illegal = 'Not allowed in the record\'s state (`illegal_transition`, naming the state and the states the action applies to), or a business rule failed';
 
