@@ -239,6 +239,13 @@ describe('onboarding: steps and review', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('account_not_hosted');
     expect((await h.api.get('/api/onboarding/v1/terms', auth)).status).toBe(403);
+
+    // The account owner sees the credential by kind, and can disable it.
+    const listed = await h.api.get<{ credentials: Array<{ token: string; kind?: string }> }>('/api/account/credentials');
+    expect(listed.body.credentials.find((c) => c.token === creds.api_token)?.kind).toBe('merchant');
+    expect(listed.body.credentials.filter((c) => c.kind === 'partner')).toHaveLength(1);
+    await h.api.post(`/api/account/credentials/${creds.api_token}/disable`);
+    expect((await h.api.get('/api/whoami', auth)).status).toBe(401);
   });
 
   it('the merchant credentials survive a restart', async () => {
