@@ -13,7 +13,8 @@ Works on the data folder itself, with Laneway stopped (it refuses while a server
 app has the folder open: use the API's /api/account/credentials then).
 
   list-credentials                 the API credentials: token, name, created, enabled
-  new-credentials [--name NAME]    a new API token and key (the key is shown once)
+  new-credentials [--name NAME] [--kind api|partner]
+                                   a new API token and key (the key is shown once); partner: onboarding only
   disable-credential TOKEN         that token and its JWTs stop working at once
   list-cashiers                    the cashiers: id, name, active
   reset-cashier-code [--cashier NAME|ID]
@@ -28,10 +29,12 @@ const COMMANDS: Record<string, Command> = {
   async 'list-credentials'(engine) {
     const all = await engine.account.credentials.list();
     if (all.length === 0) return void console.log('No API credentials yet: make one with `npm run admin -- new-credentials`.');
-    for (const c of all) console.log(`${c.token}  ${c.enabled ? 'enabled ' : 'disabled'}  created ${c.created_at}  ${c.name}`);
+    for (const c of all) console.log(`${c.token}  ${c.enabled ? 'enabled ' : 'disabled'}  created ${c.created_at}  ${c.name}${c.kind === 'api' ? '' : `  (${c.kind})`}`);
   },
   async 'new-credentials'(engine, args) {
-    const made = await engine.account.credentials.create({ name: args.get('name') ?? 'Made with npm run admin' });
+    const kind = args.get('kind') ?? 'api';
+    if (kind !== 'api' && kind !== 'partner') throw new UsageError('--kind is api (default) or partner (onboarding only)');
+    const made = await engine.account.credentials.create({ name: args.get('name') ?? 'Made with npm run admin', kind });
     console.log('New API credentials (shown once; only a hash of the key is kept):');
     console.log(`  API token: ${made.token}`);
     console.log(`  API key:   ${made.key}`);

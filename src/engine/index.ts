@@ -22,6 +22,8 @@ import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
 import { createSettlementReporting, type SettlementReporting } from './settlement-reporting';
 import { createSandboxClock, loadOffset, OffsetClock, type SandboxClock } from './sandbox-clock';
+import { createOnboarding, type Onboarding } from './onboarding';
+import { createPayport, type Payport } from './payport';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -83,6 +85,10 @@ export interface Engine {
   readonly settlementReporting: SettlementReporting;
   /** The sandbox's movable clock (GET/POST /api/sandbox/v1/clock). */
   readonly sandboxClock: SandboxClock;
+  /** Merchant onboarding applications (partner credentials only). */
+  readonly onboarding: Onboarding;
+  /** Fund sources, transactions by email (request/send money) and debit agreements. */
+  readonly payport: Payport;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -147,6 +153,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const onboarding = createOnboarding({ core, account, vault });
+  const payport = createPayport({ core, account, gateway, wallets });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -182,6 +190,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     register,
     sandboxClock,
     settlementReporting,
+    onboarding,
+    payport,
     get firstCredentials() {
       return firstCredentials;
     },

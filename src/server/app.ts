@@ -110,6 +110,9 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
         }
         limits.credential(principal.credential, res);
         authorize(principal, scope);
+        if (principal.account && !route.anyAccount) {
+          throw fail.forbidden('account_not_hosted', 'This merchant account\'s credentials reach GET /api/whoami only: its data is not hosted on this install yet');
+        }
       }
       let raw: unknown;
       if (route.body) {

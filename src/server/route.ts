@@ -57,6 +57,11 @@ export interface RouteDef<P extends TSchema | undefined = undefined, Q extends T
   auth?: boolean;
   /** The scope the credential must hold (default `api`); see src/engine/account/scopes.ts. */
   scope?: Scope;
+  /**
+   * The route also serves credentials of a hosted merchant account (src/engine/account/merchant-accounts.ts);
+   * by default they are refused, since the install's data is its own account's.
+   */
+  anyAccount?: boolean;
   /** Media types the body may come in (default JSON only): anything else is 415. */
   bodyTypes?: readonly BodyType[];
   params?: P;

@@ -1,11 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { fail } from '../errors';
 import { DAY_MS, realNow } from '../clock';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import { LEGACY_KEY_ID, type InstallKey, type InstallKeys } from '../security/install-keys';
-import { DEFAULT_JWT_SCOPES, KEY_SCOPES, scopesOfClaim, type Principal, type Scope } from './scopes';
+import { DEFAULT_JWT_SCOPES, scopesOfClaim, scopesOfKind, type CredentialKind, type Principal, type Scope } from './scopes';
 
 /**
  * API credentials: a public token (the Basic user name) and a secret key (the password). Only an
@@ -21,6 +21,10 @@ export interface CredentialRecord {
   key_id?: string;
   created_at: string;
   disabled_at: string | null;
+  /** What the credential is for (absent on credentials made before kinds existed: `api`). */
+  kind?: CredentialKind;
+  /** The hosted merchant account a `merchant` credential belongs to (see merchant-accounts.ts). */
+  account?: string;
 }
 
 export interface CredentialView {
@@ -29,15 +33,26 @@ export interface CredentialView {
   created_at: string;
   disabled_at: string | null;
   enabled: boolean;
+  kind: CredentialKind;
 }
 
 export type { Principal } from './scopes';
+
+export interface CredentialInput {
+  name?: string;
+  token?: string;
+  key?: string;
+  kind?: CredentialKind;
+  account?: string;
+}
 
 const TOKEN_RULE = /^[A-Za-z0-9_-]{8,64}$/;
 export const JWT_DEFAULT_DAYS = 30;
 
 export interface Credentials {
-  create(input?: { name?: string; token?: string; key?: string }): Promise<{ token: string; key: string; name: string }>;
+  create(input?: CredentialInput): Promise<{ token: string; key: string; name: string }>;
+  /** create() inside a caller's unit of work (an approved application's merchant credentials). */
+  createInTx(tx: Tx, input?: CredentialInput): Promise<{ token: string; key: string; name: string }>;
   disable(token: string): Promise<CredentialView>;
   list(): Promise<CredentialView[]>;
   verifyBasic(token: string, key: string): Principal | null;
@@ -95,24 +110,37 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
     created_at: r.created_at,
     disabled_at: r.disabled_at,
     enabled: r.disabled_at === null,
+    kind: r.kind ?? 'api',
   });
+  const owner = (r: CredentialRecord) => (r.account ? { account: r.account } : {});
+
+  const createInTx: Credentials['createInTx'] = async (tx, input = {}) => {
+    const token = input.token ?? core.ids.token();
+    const key = input.key ?? core.ids.secret(24);
+    if (!TOKEN_RULE.test(token)) throw fail.invalid('invalid_token', 'API token must be 8 to 64 letters, digits, - or _');
+    if (key.length < 8) throw fail.invalid('invalid_key', 'API key must be at least 8 characters');
+    const name = input.name ?? 'API credential';
+    if (await getRecord(tx, 'credential', token)) throw fail.conflict('credential_exists', `credential ${token} already exists`);
+    const data: CredentialRecord = {
+      token,
+      name,
+      ...hash(key),
+      created_at: tx.at,
+      disabled_at: null,
+      ...(input.kind && input.kind !== 'api' ? { kind: input.kind } : {}),
+      ...(input.account ? { account: input.account } : {}),
+    };
+    await putRecord(tx, 'credential', token, data, { type: 'credential.created', entity: 'credential', key: token });
+    tx.afterCommit(() => cache.set(token, data));
+    return { token, key, name };
+  };
 
   return {
     async create(input = {}) {
-      const token = input.token ?? core.ids.token();
-      const key = input.key ?? core.ids.secret(24);
-      if (!TOKEN_RULE.test(token)) throw fail.invalid('invalid_token', 'API token must be 8 to 64 letters, digits, - or _');
-      if (key.length < 8) throw fail.invalid('invalid_key', 'API key must be at least 8 characters');
-      const name = input.name ?? 'API credential';
-      const record = await core.mutate(async (tx) => {
-        if (await getRecord(tx, 'credential', token)) throw fail.conflict('credential_exists', `credential ${token} already exists`);
-        const data: CredentialRecord = { token, name, ...hash(key), created_at: tx.at, disabled_at: null };
-        await putRecord(tx, 'credential', token, data, { type: 'credential.created', entity: 'credential', key: token });
-        return data;
-      });
-      cache.set(token, record);
-      return { token, key, name };
+      const made = await core.mutate((tx) => createInTx(tx, input));
+      return made;
     },
+    createInTx,
     async disable(token) {
       const record = await core.mutate(async (tx) => {
         const existing = await getRecord<CredentialRecord>(tx, 'credential', token);
@@ -139,7 +167,7 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
       const equal = stored.length === candidate.length && timingSafeEqual(stored, candidate);
       if (!record || !equal || record.disabled_at) return null;
       if (hashKey.id !== current.id || record.key_id === undefined) rehash(token, key);
-      return { credential: token, via: 'basic', scopes: KEY_SCOPES };
+      return { credential: token, via: 'basic', scopes: scopesOfKind(record.kind), ...owner(record) };
     },
     async verifyJwt(jwt) {
       try {
@@ -148,7 +176,9 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
         const token = typeof payload.token === 'string' ? payload.token : '';
         const record = cache.get(token);
         if (!record || record.disabled_at) return null;
-        return { credential: token, via: 'jwt', scopes: scopesOfClaim(payload.scope), exp: payload.exp! };
+        const held = scopesOfKind(record.kind);
+        // A JWT never holds more than its credential's kind allows, whatever its claim says.
+        return { credential: token, via: 'jwt', scopes: scopesOfClaim(payload.scope).filter((s) => held.includes(s)), exp: payload.exp!, ...owner(record) };
       } catch (err) {
         if (err instanceof joseErrors.JOSEError) return null;
         throw err;

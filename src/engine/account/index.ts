@@ -6,10 +6,12 @@ import { createCredentials, type Credentials } from './credentials';
 import { whoamiEntry } from './whoami';
 import type { InstallKeys } from '../security/install-keys';
 import { KEY_SCOPES, mintLimits, type Principal, type Scope } from './scopes';
+import { merchantProfile } from './merchant-accounts';
 
 export * from './profile';
 export * from './scopes';
 export type { Credentials, CredentialView } from './credentials';
+export * from './merchant-accounts';
 
 export interface Account {
   profile(): AccountProfile;
@@ -82,6 +84,11 @@ export async function openAccount(core: EngineCore, keys: InstallKeys, options: 
     async whoami(caller, days, scopes) {
       const principal: Principal = typeof caller === 'string' ? { credential: caller, via: 'basic', scopes: KEY_SCOPES } : caller;
       const jwt = await credentials.issueJwt(principal.credential, days, mintLimits(principal, scopes));
+      if (principal.account) {
+        const merchant = await merchantProfile(core, principal.account, current.timezone);
+        if (!merchant) throw fail.forbidden('account_not_hosted', 'This credential\'s account is not hosted here');
+        return { [principal.credential]: await whoamiEntry(core, merchant, jwt, { divisions: false }) };
+      }
       return { [principal.credential]: await whoamiEntry(core, current, jwt) };
     },
   };

@@ -9,13 +9,29 @@ import { fail } from '../errors';
  * - `api`: every business operation (sales, imports, exports, lanes, settings).
  * - `credentials`: create, list and disable credentials, and mint JWTs that hold `credentials`
  *   (an owner's session: asked for explicitly, with the key).
+ * - `onboarding`: the merchant onboarding operations, and nothing else. Only a `partner` credential
+ *   holds it (the spec: "onboarding operations need partner credentials arranged through support").
  */
-export const SCOPES = ['api', 'credentials'] as const;
+export const SCOPES = ['api', 'credentials', 'onboarding'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** A JWT minted without naming scopes: the screens' sessions and the reference's clients. */
 export const DEFAULT_JWT_SCOPES: readonly Scope[] = ['api'];
-export const KEY_SCOPES: readonly Scope[] = SCOPES;
+export const KEY_SCOPES: readonly Scope[] = ['api', 'credentials'];
+
+/**
+ * What a credential is for: `api`, the account owner's key; `partner`, an onboarding partner's
+ * (onboarding only); `merchant`, the key of a sandbox merchant account an approved application
+ * made (see merchant-accounts.ts: it identifies that account and reaches only whoami).
+ */
+export const CREDENTIAL_KINDS = ['api', 'partner', 'merchant'] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+export function scopesOfKind(kind: CredentialKind | undefined): readonly Scope[] {
+  if (kind === 'partner') return ['onboarding'];
+  if (kind === 'merchant') return DEFAULT_JWT_SCOPES;
+  return KEY_SCOPES;
+}
 
 export interface Principal {
   credential: string;
@@ -23,6 +39,8 @@ export interface Principal {
   scopes: readonly Scope[];
   /** When the JWT expires (seconds since the epoch); the API key does not. */
   exp?: number;
+  /** Set for a credential of a hosted merchant account, not of the install's own account. */
+  account?: string;
 }
 
 const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
@@ -46,6 +64,7 @@ export function parseScopes(text: string): Scope[] {
 /** Throws 403 unless the caller holds `scope`. */
 export function authorize(principal: Principal, scope: Scope): void {
   if (principal.scopes.includes(scope)) return;
+  if (scope === 'onboarding') throw fail.forbidden('partner_credentials_required', 'Onboarding operations need partner credentials, arranged through support (a credential of kind partner).');
   const how = scope === 'credentials' ? 'Sign in with the API key (HTTP Basic), or with a JWT minted with jwt_scope including credentials' : `Use a credential with the ${scope} scope`;
   throw fail.forbidden('insufficient_scope', `This credential may not do this (it needs the ${scope} scope). ${how}.`);
 }

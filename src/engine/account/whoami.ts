@@ -14,8 +14,9 @@ export interface DivisionData {
 }
 
 /** GET /api/whoami's entry for one credential: the account profile, a fresh JWT, the divisions. */
-export async function whoamiEntry(core: EngineCore, profile: AccountProfile, jwt: { jwt: string; exp: number }) {
-  const divisions = (await recordsOfKind<DivisionData>(core, 'division'))
+export async function whoamiEntry(core: EngineCore, profile: AccountProfile, jwt: { jwt: string; exp: number }, options: { divisions?: boolean } = {}) {
+  // A hosted merchant account has none of the install's divisions.
+  const divisions = (options.divisions === false ? [] : await recordsOfKind<DivisionData>(core, 'division'))
     .filter((d) => !d.data.deleted)
     .map((d) => ({
       division_code: d.data.code,

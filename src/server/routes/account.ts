@@ -75,7 +75,7 @@ export const createCredential = defineRoute({
   body: CredentialCreate,
   responses: { 201: { description: 'Created', schema: CredentialCreated }, ...errors },
   async handler({ engine, body }) {
-    return { status: 201, body: await engine.account.credentials.create(body.name ? { name: body.name } : {}) };
+    return { status: 201, body: await engine.account.credentials.create({ ...(body.name ? { name: body.name } : {}), ...(body.kind ? { kind: body.kind } : {}) }) };
   },
 });
 

@@ -15,6 +15,8 @@ import { receivablesRoutes } from './receivables';
 import { registerRoutes } from './register';
 import { sandboxClockRoutes } from './sandbox-clock';
 import { settlementRoutes } from './settlement';
+import { onboardingRoutes } from './onboarding';
+import { payportRoutes } from './payport';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -34,6 +36,8 @@ const domainRoutes: AnyRoute[] = [
   ...registerRoutes,
   ...sandboxClockRoutes,
   ...settlementRoutes,
+  ...onboardingRoutes,
+  ...payportRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;

@@ -11,6 +11,7 @@ export const whoami = defineRoute({
   method: 'get',
   path: '/api/whoami',
   operationId: 'whoami',
+  anyAccount: true,
   tags: ['Authentication'],
   summary: 'Echo identity and account profile settings',
   description:

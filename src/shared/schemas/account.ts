@@ -127,6 +127,10 @@ export const AccountPatch = Type.Object(
 );
 export type AccountPatch = Static<typeof AccountPatch>;
 
+const CredentialKindSchema = Type.Union([Type.Literal('api'), Type.Literal('partner'), Type.Literal('merchant')], {
+  description: '`api`: the account\'s key; `partner`: onboarding only; `merchant`: a sandbox merchant account an approved application made (whoami only).',
+});
+
 export const Credential = component(
   'Credential',
   Type.Object({
@@ -135,11 +139,15 @@ export const Credential = component(
     created_at: Type.String(),
     disabled_at: Type.Union([Type.String(), Type.Null()]),
     enabled: Type.Boolean(),
+    kind: Type.Optional(CredentialKindSchema),
   }),
 );
 
 export const CredentialCreate = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    kind: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('partner')], { description: '`api` (default): the account\'s own key. `partner`: an onboarding partner\'s key, which reaches the onboarding operations only.' })),
+  },
   { additionalProperties: false },
 );
 
