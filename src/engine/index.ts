@@ -20,6 +20,7 @@ import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
+import { createEcommerce, type Ecommerce } from './ecommerce';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -77,6 +78,8 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
+  /** Ecommerce payment sessions, their hosted frame's tokens, and sales on a session (/api/v2). */
+  readonly ecommerce: Ecommerce;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -138,6 +141,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const ecommerce = createEcommerce({ core, account, orders, wallets, giftCards, gateway });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -168,6 +172,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     giftCards,
     autopay,
     register,
+    ecommerce,
     get firstCredentials() {
       return firstCredentials;
     },

@@ -95,7 +95,8 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
 
   const handler: RouteHandler = async (req, res) => {
     // Set once the request is valid: only the handler's own failures take the route's error shape.
-    let shape: ErrorShape | undefined;
+    // The ecommerce API answers every failure in its own shape, malformed requests included.
+    let shape: ErrorShape | undefined = route.errorShape === 'ecommerce' ? 'ecommerce' : undefined;
     try {
       let principal = null;
       if (route.auth === false) {
