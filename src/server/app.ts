@@ -16,6 +16,7 @@ import type { AnyRoute, Reply } from './route';
 import { staticDispatch, type RouteHandler } from './static-dispatch';
 import { lazyCompile, validationError } from './validation';
 import { allRoutes } from './routes';
+import { mountEcommerceAssets } from './ecommerce-assets';
 
 export interface AppOptions {
   engine: Engine;
@@ -214,6 +215,9 @@ export function createApp(options: AppOptions): Express {
   app.get('/api/docs/init.js', (_req, res) => res.type('js').send(DOCS_INIT));
   // swagger-ui's assets folder, found without loading the package (its index loads a 1.5 MB bundle).
   app.use('/api/docs/assets', express.static(dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')), { index: false }));
+
+  // client.js and the payment frame are built beside the screens (out/ecommerce beside out/renderer).
+  mountEcommerceAssets(app, engine, options.uiDir ? join(dirname(options.uiDir), 'ecommerce') : undefined);
 
   if (options.uiDir && existsSync(join(options.uiDir, 'index.html'))) {
     const uiDir = options.uiDir;
