@@ -62,6 +62,10 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
+    files: ['examples/shop/shop.js'],
+    languageOptions: { globals: { ...globals.browser, versapay: 'readonly' } },
+  },
+  {
     // Tests, benchmarks and the CLI measure wall time or build fixtures; the rule protects the engine.
     files: ['test/**', 'bench/**', 'scripts/**', 'src/cli/**', 'src/terminal/**', 'src/renderer/**'],
     rules: { 'no-restricted-properties': 'off' },
