@@ -217,13 +217,13 @@ describe('a page on another origin', { timeout: 60_000 }, () => {
       } else {
         expect(res.status()).toBe(403);
       }
-      const readable = await page.evaluate(() => {
+      const readable = await page.evaluate(`(() => {
         try {
-          return (document.getElementById('f') as HTMLIFrameElement).contentDocument?.body?.innerHTML ?? null;
+          return document.getElementById('f').contentDocument?.body?.innerHTML ?? null;
         } catch {
           return null;
         }
-      });
+      })()`);
       expect(readable).toBeNull();
       expect(await page.evaluate('window.token')).toMatch(/^failed /);
       await page.close();
