@@ -33,9 +33,11 @@ async function laneway(method, path, body) {
   return { status: res.status, body: json };
 }
 
-async function createSession() {
+/** A signed-in customer (here: `?customer=C1` on the page) gets a wallet: saved cards, and saving new ones. */
+async function createSession(customer) {
   const { status, body } = await laneway('POST', '/sessions', {
     options: {
+      ...(customer ? { wallet: { customerId: customer, allowAdd: true, allowEdit: true, saveByDefault: true } } : {}),
       paymentTypes: [{ name: 'creditCard', label: 'Card' }, { name: 'ach', label: 'Bank account' }, { name: 'giftCard', label: 'Gift card' }],
       avsRules: { rejectAddressMismatch: true, rejectPostCodeMismatch: true },
       amount: TOTAL,
@@ -101,7 +103,9 @@ const server = createServer(async (req, res) => {
     }
     if (req.method === 'GET' && req.url === '/shop.js') return send(res, 200, 'text/javascript', readFileSync(join(here, 'shop.js')));
     if (req.method === 'POST' && req.url === '/checkout/session') {
-      return send(res, 200, 'application/json', JSON.stringify({ sessionId: await createSession(), amount: TOTAL }));
+      const { customer } = JSON.parse(raw || '{}');
+      const known = typeof customer === 'string' && /^[0-9A-Za-z]{1,40}$/.test(customer) ? customer : undefined;
+      return send(res, 200, 'application/json', JSON.stringify({ sessionId: await createSession(known), amount: TOTAL }));
     }
     if (req.method === 'POST' && req.url === '/checkout/pay') {
       const result = await pay(JSON.parse(raw));

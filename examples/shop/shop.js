@@ -7,7 +7,8 @@ const result = document.querySelector('#result');
 const list = document.querySelector('#payments');
 
 async function main() {
-  const { sessionId } = await (await fetch('/checkout/session', { method: 'POST' })).json();
+  const customer = new URLSearchParams(location.search).get('customer');
+  const { sessionId } = await (await fetch('/checkout/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ customer }) })).json();
   const styles = { input: { 'font-size': '15px', color: '#222' }, label: { 'font-weight': '600' } };
   const client = versapay.initClient(sessionId, styles, []);
   const payments = [];

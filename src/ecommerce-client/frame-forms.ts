@@ -16,6 +16,22 @@ export interface Method {
   label: string;
   fields: Record<string, Field>;
   section: HTMLElement;
+  /** The wallet's saved methods of this type the buyer may pick instead of typing one. */
+  saved: HTMLInputElement[];
+  /** "Save to my wallet", when the session's wallet takes new methods. */
+  save: HTMLInputElement | null;
+}
+
+export interface SavedMethod {
+  token: string;
+  text: string;
+}
+
+export interface WalletChoices {
+  creditCard: SavedMethod[];
+  ach: SavedMethod[];
+  allowAdd: boolean;
+  saveByDefault: boolean;
 }
 
 type FieldOptions = Array<{ name: string; label?: string; errorLabel?: string; placeholder?: string }>;
@@ -97,7 +113,50 @@ function fieldOf(section: HTMLElement, spec: Spec, options: FieldOptions): Field
   return { input, error, errorLabel: spec.id === 'expYear' ? spec.errorLabel : (o?.errorLabel ?? spec.errorLabel) };
 }
 
-export function buildForms(form: HTMLFormElement, types: Array<{ name: PaymentTypeName; label: string; fields?: FieldOptions }>) {
+/** Radios for the wallet's saved methods (and "a new one", which shows the fields), before the fields. */
+function savedChoices(section: HTMLElement, name: PaymentTypeName, items: SavedMethod[]): HTMLInputElement[] {
+  if (items.length === 0) return [];
+  const group = document.createElement('fieldset');
+  group.className = 'saved';
+  const legend = document.createElement('legend');
+  legend.textContent = name === 'ach' ? 'Saved bank accounts' : 'Saved cards';
+  group.appendChild(legend);
+  const radios = [...items, { token: '', text: name === 'ach' ? 'A new bank account' : 'A new card' }].map((item, i) => {
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = `saved-${name}`;
+    radio.id = `saved-${name}-${i}`;
+    radio.value = item.token;
+    radio.checked = i === 0;
+    const label = document.createElement('label');
+    label.htmlFor = radio.id;
+    label.textContent = item.text;
+    group.append(radio, label);
+    // A saved method needs no typing: its fields are hidden while it is picked.
+    radio.addEventListener('change', () => section.classList.toggle('using-saved', radio.value !== ''));
+    return radio;
+  });
+  section.classList.add('using-saved');
+  section.appendChild(group);
+  return radios;
+}
+
+function saveBox(section: HTMLElement, name: PaymentTypeName, checked: boolean): HTMLInputElement {
+  const wrap = document.createElement('div');
+  wrap.className = 'save';
+  const box = document.createElement('input');
+  box.type = 'checkbox';
+  box.id = `save-${name}`;
+  box.checked = checked;
+  const label = document.createElement('label');
+  label.htmlFor = box.id;
+  label.textContent = 'Save to my wallet';
+  wrap.append(box, label);
+  section.appendChild(wrap);
+  return box;
+}
+
+export function buildForms(form: HTMLFormElement, types: Array<{ name: PaymentTypeName; label: string; fields?: FieldOptions }>, wallet?: WalletChoices) {
   const methods: Method[] = [];
   const usable = types.filter((t) => SPECS[t.name]);
   const chooser = document.createElement('fieldset');
@@ -122,16 +181,23 @@ export function buildForms(form: HTMLFormElement, types: Array<{ name: PaymentTy
     section.id = `${t.name}Form`;
     section.setAttribute('aria-label', t.label);
     section.hidden = i !== 0;
+    const savable = wallet && (t.name === 'creditCard' || t.name === 'ach');
+    const saved = savable ? savedChoices(section, t.name, wallet[t.name as 'creditCard' | 'ach']) : [];
     const fields: Record<string, Field> = {};
     for (const spec of SPECS[t.name]!) fields[spec.id] = fieldOf(section, spec, t.fields ?? []);
+    const save = savable && wallet.allowAdd ? saveBox(section, t.name, wallet.saveByDefault) : null;
     form.appendChild(section);
-    methods.push({ name: t.name, label: t.label, fields, section });
+    methods.push({ name: t.name, label: t.label, fields, section, saved, save });
     radio.addEventListener('change', () => {
       for (const m of methods) m.section.hidden = m.name !== t.name;
     });
   });
   const status = document.getElementById('status')!;
   return {
+    /** The saved method picked instead of typing one, or null. */
+    savedToken(m: Method): string | null {
+      return m.saved.find((r) => r.checked)?.value || null;
+    },
     current(): Method {
       const chosen = (form.querySelector('input[name="paymentType"]:checked') as HTMLInputElement | null)?.value;
       return methods.find((m) => m.name === chosen) ?? methods[0]!;

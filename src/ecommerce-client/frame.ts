@@ -1,7 +1,7 @@
 import { abaValid, cvvLengthFor, expiryPassed, luhnValid } from '../shared/payment-fields';
 import { CHANNEL, isEnvelope, type FrameMessage, type PaymentTypeName } from './protocol';
 import { allowedFontUrls, sanitizeStyles } from './styles';
-import { buildForms, type Method } from './frame-forms';
+import { buildForms, type Method, type WalletChoices } from './frame-forms';
 
 /**
  * The hosted payment frame: the forms of the session's payment types, checked here (Luhn, expiry,
@@ -16,6 +16,23 @@ const base = `/api/v2/sessions/${encodeURIComponent(session)}`;
 interface SessionView {
   paymentTypes: Array<{ name: PaymentTypeName; label: string; promoted?: boolean; fields?: Array<{ name: string; label?: string; errorLabel?: string; placeholder?: string }> }>;
   amount?: number;
+  wallet?: {
+    allowAdd?: boolean;
+    saveByDefault?: boolean;
+    creditCardTokens: Array<{ token: string; brand?: string; accountNumberLastFour?: string; expirationMonth?: number; expirationYear?: number }>;
+    bankAccountTokens: Array<{ token: string; accountNumberLastFour?: string }>;
+  };
+}
+
+function walletChoices(w: SessionView['wallet']): WalletChoices | undefined {
+  if (!w) return undefined;
+  const brand = (b?: string) => (b ? b.charAt(0).toUpperCase() + b.slice(1).replace(/_/g, ' ') : 'Card');
+  return {
+    creditCard: w.creditCardTokens.map((c) => ({ token: c.token, text: `${brand(c.brand)} ending ${c.accountNumberLastFour ?? ''} (${String(c.expirationMonth ?? '').padStart(2, '0')}/${c.expirationYear ?? ''})` })),
+    ach: w.bankAccountTokens.map((b) => ({ token: b.token, text: `Bank account ending ${b.accountNumberLastFour ?? ''}` })),
+    allowAdd: w.allowAdd !== false,
+    saveByDefault: w.saveByDefault === true,
+  };
 }
 
 function post(message: FrameMessage): void {
@@ -77,7 +94,7 @@ async function start(): Promise<void> {
   let remaining = typeof body.amount === 'number' ? body.amount : undefined;
   const form = document.getElementById('paymentForm') as HTMLFormElement;
   const formError = document.getElementById('formError')!;
-  const ui = buildForms(form, body.paymentTypes);
+  const ui = buildForms(form, body.paymentTypes, walletChoices(body.wallet));
   let busy = false;
 
   const submit = async () => {
@@ -85,6 +102,11 @@ async function start(): Promise<void> {
     const m = ui.current();
     ui.clearErrors();
     formError.textContent = '';
+    const saved = ui.savedToken(m);
+    if (saved) {
+      post({ type: 'approval', result: { paymentType: m.name, token: saved, paymentTypeName: m.label, ...(remaining !== undefined ? { amount: remaining } : {}) } });
+      return;
+    }
     const found = problems(m);
     if (found.length > 0) {
       for (const [id, message] of found) ui.showError(id, message);
@@ -93,7 +115,7 @@ async function start(): Promise<void> {
     }
     busy = true;
     try {
-      const r = await fetch(`${base}/tokens`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(tokenRequest(m)) });
+      const r = await fetch(`${base}/tokens`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...tokenRequest(m), ...(m.save?.checked ? { addToWallet: true } : {}) }) });
       const answer = (await r.json().catch(() => ({}))) as { token?: string; message?: string };
       ui.clearSecrets();
       if (!r.ok || !answer.token) {

@@ -27,6 +27,8 @@ fieldset.methods { border: 0; padding: 0; margin: 0 0 10px; }
 fieldset.methods label { margin-right: 12px; }
 #status { font-size: 13px; }
 #formError { color: #b00020; font-size: 13px; }
+.using-saved .field, .using-saved .save { display: none; }
+fieldset.saved { border: 0; padding: 0; margin: 0 0 10px; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 `;
 

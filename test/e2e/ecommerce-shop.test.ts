@@ -196,6 +196,27 @@ describe('the sample shop pays through the hosted frame', { timeout: 120_000 }, 
     await page.close();
   });
 
+  it("saves a signed-in customer's card in the wallet, and pays with it next time without typing it", async () => {
+    const first = await browser.newPage();
+    await first.goto(`${shopUrl}/?customer=C77`);
+    await first.locator('#submit:not([disabled])').waitFor({ timeout: 20_000 });
+    expect(await frameOf(first).locator('#save-creditCard').isChecked()).toBe(true);
+    await fillCard(first, VISA);
+    await pay(first, /Paid: order/);
+    await first.close();
+
+    const page = await browser.newPage();
+    await page.goto(`${shopUrl}/?customer=C77`);
+    await page.locator('#submit:not([disabled])').waitFor({ timeout: 20_000 });
+    const f = frameOf(page);
+    await expect.poll(() => f.getByLabel('Visa ending 0006 (12/2030)').isChecked()).toBe(true);
+    expect(await f.locator('#accountNo').isVisible()).toBe(false);
+    const text = await pay(page, /Paid: order \S+ \(finalized\)/);
+    const order = await orderOf(text);
+    expect(order.transactions.map((x) => [x.payment_method, x.amount_in_cents])).toEqual([['credit_card', 3050]]);
+    await page.close();
+  });
+
   it("never lets a number reach the shop's server", () => {
     expect(logs).toMatch(/POST \/checkout\/pay/);
     for (const pan of PANS) expect(logs).not.toContain(pan);
