@@ -82,6 +82,29 @@ function tokenRequest(m: Method): Record<string, unknown> {
   return { type: 'giftCard', accountNumber: digits(v('gcAccountNo')), ...(v('pin') ? { pin: v('pin') } : {}) };
 }
 
+/** The page's messages: its styles and fonts once, then submits. */
+function listen(submit: () => Promise<void>): void {
+  window.addEventListener('message', (e: MessageEvent) => {
+    // Only our parent, at the origin the server allowed, on this session.
+    if (e.source !== window.parent || e.origin !== parentOrigin || !isEnvelope(e.data, session)) return;
+    const m = e.data as unknown as { type: string; styles?: unknown; fontUrls?: unknown };
+    if (m.type === 'init') {
+      for (const href of allowedFontUrls(m.fontUrls)) {
+        const link = document.createElement('link');
+        link.rel = 'stylesheet';
+        link.href = href;
+        document.head.appendChild(link);
+      }
+      const style = document.createElement('style');
+      style.textContent = sanitizeStyles(m.styles);
+      document.head.appendChild(style);
+      post({ type: 'initialized' });
+    } else if (m.type === 'submit') {
+      void submit();
+    }
+  });
+}
+
 async function start(): Promise<void> {
   const res = await fetch(base, { headers: { Accept: 'application/json' } });
   const body = (await res.json().catch(() => ({}))) as SessionView & { message?: string };
@@ -146,25 +169,7 @@ async function start(): Promise<void> {
     e.preventDefault();
     void submit();
   });
-  window.addEventListener('message', (e: MessageEvent) => {
-    // Only our parent, at the origin the server allowed, on this session.
-    if (e.source !== window.parent || e.origin !== parentOrigin || !isEnvelope(e.data, session)) return;
-    const m = e.data as unknown as { type: string; styles?: unknown; fontUrls?: unknown };
-    if (m.type === 'init') {
-      for (const href of allowedFontUrls(m.fontUrls)) {
-        const link = document.createElement('link');
-        link.rel = 'stylesheet';
-        link.href = href;
-        document.head.appendChild(link);
-      }
-      const style = document.createElement('style');
-      style.textContent = sanitizeStyles(m.styles);
-      document.head.appendChild(style);
-      post({ type: 'initialized' });
-    } else if (m.type === 'submit') {
-      void submit();
-    }
-  });
+  listen(submit);
   post({ type: 'ready' });
 }
 
