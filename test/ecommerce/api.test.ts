@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { useHarness, basicAuth } from '../helpers/harness';
-import { VISA, VISA_DECLINE } from '../helpers/cards';
+import { DISCOVER, VISA, VISA_DECLINE } from '../helpers/cards';
 import { SALE_TOTAL, card, gatewayAuthorization, newSession, sale, tokenFor } from './helpers';
 
 /**
@@ -179,6 +181,40 @@ describe('sales', () => {
     expect(res.body.errors[0]!.path).toBe('/payment/token');
     const noLines = await h.api.post<Err>(`/api/v2/sessions/${b}/sales`, { ...sale('SO-8'), lines: [] }, null);
     expect(noLines.status).toBe(400);
+  });
+});
+
+describe('retries and card data', () => {
+  it('charges once when the same sale is sent several times at once', async () => {
+    const id = await newSession(h.api);
+    const token = await tokenFor(h.api, id, card(VISA));
+    const body = sale('SO-R', { payment: { type: 'creditCard', token, amount: SALE_TOTAL, capture: true } });
+    const answers = await Promise.all([1, 2, 3].map(() => h.api.post<{ orderId: string; payment: { transactionId: string } }>(`/api/v2/sessions/${id}/sales`, body, null)));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    expect(new Set(answers.map((a) => a.body.orderId)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.body.payment.transactionId)).size).toBe(1);
+    expect((await h.t.engine.orders.view(answers[0]!.body.orderId))!.transactions).toHaveLength(1);
+  });
+
+  it('keeps no card number or security code at rest: not in the database, its journal or the logs', async () => {
+    const id = await newSession(h.api);
+    const token = await tokenFor(h.api, id, card(DISCOVER, { cardVerificationValue: '987' }));
+    await h.api.post(`/api/v2/sessions/${id}/sales`, sale('SO-P', { payment: { type: 'creditCard', token, amount: SALE_TOTAL, capture: true } }), null);
+    await h.api.post(`/api/v2/sessions/${id}/tokens`, card('6011000990911112'), null);
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else files.push(readFileSync(p).toString('latin1'));
+      }
+    };
+    walk(h.t.dir);
+    for (const text of files) {
+      expect(text).not.toContain(DISCOVER);
+      expect(text).not.toContain('6011000990911112');
+      expect(text).not.toContain('"987"');
+    }
   });
 });
 
