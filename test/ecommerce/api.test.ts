@@ -238,6 +238,15 @@ describe('wallets', () => {
     expect((await h.api.delete(`/api/v2/sessions/${deletable}/wallet/${walletId}/creditcards/${token}`, undefined, null)).status).toBe(202);
     const gone = await h.api.get<{ wallet: { creditCardTokens: unknown[] } }>(`/api/v2/sessions/${deletable}`, null);
     expect(gone.body.wallet.creditCardTokens).toEqual([]);
+    // Bank accounts of the wallet: edited and removed the same way.
+    const both = await newSession(h.api, { paymentTypes: [{ name: 'ach' }], wallet: { id: walletId, allowEdit: true, allowDelete: true } });
+    const bank = await tokenFor(h.api, both, { type: 'ach', accountHolder: 'Jane Smith', accountNumber: '0000000016', routingNumber: '122105278', addToWallet: true });
+    const bankEntry = `/api/v2/sessions/${both}/wallet/${walletId}/bankaccounts/${bank}`;
+    expect((await h.api.patch(bankEntry, { accountHolder: 'Jane Q Smith' }, null)).status).toBe(202);
+    const banks = await h.api.get<{ wallet: { bankAccountTokens: Array<Record<string, unknown>> } }>(`/api/v2/sessions/${both}`, null);
+    expect(banks.body.wallet.bankAccountTokens).toEqual([expect.objectContaining({ token: bank, accountHolder: 'Jane Q Smith', routingNumber: '122105278', accountNumberLastFour: '0016' })]);
+    expect((await h.api.delete(bankEntry, undefined, null)).status).toBe(202);
+    expect((await h.api.delete(bankEntry, undefined, null)).status).toBe(404);
     // A wallet card pays a sale on a session of that wallet.
     const c2 = await tokenFor(h.api, deletable, card(VISA, { addToWallet: true }));
     const paid = await h.api.post(`/api/v2/sessions/${deletable}/sales`, sale('SO-W', { payment: { type: 'creditCard', token: c2, amount: SALE_TOTAL, capture: true } }), null);
@@ -257,6 +266,8 @@ describe('Apple Pay merchant validation', () => {
       const prod = await h.api.post<Err>(`/api/v2/sessions/${id}/applepay-validatemerchant`, body, null);
       expect(prod.status).toBe(400);
       expect(prod.body.message).toMatch(/merchant identity certificate/);
+      const token = await h.api.post<Err>(`/api/v2/sessions/${id}/tokens`, card(VISA), null);
+      expect(token.status).toBe(503);
     } finally {
       await h.t.engine.account.update({ environment: 'sandbox' });
     }

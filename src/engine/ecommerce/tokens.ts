@@ -22,7 +22,7 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
       throw fail.forbidden('payment_type_not_allowed', `This session does not take ${request.type}`);
     }
     if (request.type === 'applePay') throw fail.invalid('apple_pay_not_tokenized', 'Apple Pay payments are sent with the sale (applePayPayment), not tokenized here', [{ field: '/type', message: 'applePay is not tokenized' }]);
-    if (!sandbox()) throw fail.gateway('processor_unavailable', 'No payment processor is connected to this production install, so nothing can be tokenized');
+    if (!sandbox()) throw fail.unavailable('processor_unavailable', 'No payment processor is connected to this production install, so nothing can be tokenized');
     const need = (field: keyof TokenRequest) => {
       if (request[field] === undefined) throw fail.invalid('field_unspecified', `${field} is required for ${request.type}`, [{ field: `/${field}`, message: `${field} is required` }]);
     };

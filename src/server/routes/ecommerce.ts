@@ -175,7 +175,8 @@ expiry, unknown to the sandbox, CVV, wrong gift card PIN). 403: the session does
       ...common,
       404: notFound,
       412: err('Payment method verification failed'),
-      500: err('Internal server error, or no processor (production install)'),
+      500: err('Internal server error'),
+      503: err('No payment processor: a production install cannot tokenize'),
     },
     async handler({ engine, params, body }) {
       return { status: 201, body: await engine.ecommerce.createToken(params.id, body) };
