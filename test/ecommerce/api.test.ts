@@ -103,9 +103,13 @@ describe('sales', () => {
     const good = await tokenFor(h.api, id, card(VISA));
     const pay = await h.api.post<{ amount: number }>(`/api/v2/sessions/${id}/sales/${res.body.orderId}/payments`, { gatewayAuthorization, type: 'creditCard', token: good, amount: SALE_TOTAL, capture: true }, null);
     expect(pay.status).toBe(201);
+    const published = async () => JSON.stringify((await h.api.get('/api/exports/orders/published?list=true&limit=1000')).body);
+    expect(await published()).not.toContain(res.body.orderId);
     const fin = await h.api.patch<{ finalized: boolean }>(`/api/v2/sessions/${id}/sales/${res.body.orderId}`, { gatewayAuthorization }, null);
     expect(fin.status).toBe(202);
     expect(fin.body.finalized).toBe(true);
+    // Finalized: the order is published, for the ERP that polls published orders.
+    expect(await published()).toContain(res.body.orderId);
     const after = await h.api.post<Err>(`/api/v2/sessions/${id}/sales/${res.body.orderId}/payments`, { gatewayAuthorization, type: 'creditCard', token: good, amount: 1, capture: true }, null);
     expect(after.status).toBe(400);
   });
