@@ -58,6 +58,14 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
+    files: ['src/ecommerce-client/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    files: ['examples/shop/shop.js'],
+    languageOptions: { globals: { ...globals.browser, versapay: 'readonly' } },
+  },
+  {
     // Tests, benchmarks and the CLI measure wall time or build fixtures; the rule protects the engine.
     files: ['test/**', 'bench/**', 'scripts/**', 'src/cli/**', 'src/terminal/**', 'src/renderer/**'],
     rules: { 'no-restricted-properties': 'off' },
@@ -79,5 +87,10 @@ export default tseslint.config(
     onlyFolders: ['renderer', 'shared'],
     packages: ['node:.*', 'electron', 'express', 'better-sqlite3', 'rxdb', 'serialport', 'pino', 'jose'],
     message: 'The renderer imports only its own code and src/shared; it talks to the engine over HTTP.',
+  }),
+  ...boundary('ecommerce-client', {
+    onlyFolders: ['ecommerce-client', 'shared'],
+    packages: ['node:.*'],
+    message: "The payment frame and client.js run in shops' browsers: only their own code and src/shared.",
   }),
 );

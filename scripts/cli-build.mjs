@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(root, 'out', 'cli');
 export const PROGRAMS = ['serve', 'admin', 'terminal-sim'];
+// The ecommerce SDK (client.js) and its hosted payment frame: browser bundles that serve sends.
+export const webDir = join(root, 'out', 'ecommerce');
+export const WEB_BUNDLES = ['client', 'frame'];
 // What each build was made from, so a start can tell in a few stats whether it is current.
 const inputsFile = join(outDir, 'inputs.json');
 
@@ -22,6 +25,7 @@ export function isFresh() {
   }
   const builtAt = manifest.builtAt;
   if (PROGRAMS.some((p) => !existsSync(join(outDir, `${p}.js`)))) return false;
+  if (WEB_BUNDLES.some((p) => !existsSync(join(webDir, `${p}.js`)))) return false;
   for (const input of manifest.inputs) {
     try {
       if (statSync(join(root, input)).mtimeMs > builtAt) return false;
@@ -60,16 +64,30 @@ export async function buildCli() {
     write: false,
     logLevel: 'warning',
   });
+  const web = await build({
+    absWorkingDir: root,
+    entryPoints: Object.fromEntries(WEB_BUNDLES.map((p) => [p, join(root, 'src', 'ecommerce-client', `${p}.ts`)])),
+    outdir: webDir,
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2020',
+    minify: true,
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+  });
   mkdirSync(outDir, { recursive: true });
+  mkdirSync(webDir, { recursive: true });
   const tmp = `.tmp-${process.pid}`;
-  for (const file of result.outputFiles) {
+  for (const file of [...result.outputFiles, ...web.outputFiles]) {
     writeFileSync(file.path + tmp, file.contents);
     renameSync(file.path + tmp, file.path);
   }
   // Our sources one by one; a bundled package by its package.json (npm rewrites it on install).
   const inputs = [
     ...new Set(
-      Object.keys(result.metafile.inputs).map((p) => {
+      [...Object.keys(result.metafile.inputs), ...Object.keys(web.metafile.inputs)].map((p) => {
         const path = relative(root, resolve(root, p));
         const pkg = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(path);
         return pkg ? `${pkg[1]}/package.json` : path;

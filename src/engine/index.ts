@@ -24,6 +24,7 @@ import { createSettlementReporting, type SettlementReporting } from './settlemen
 import { createSandboxClock, loadOffset, OffsetClock, type SandboxClock } from './sandbox-clock';
 import { createOnboarding, type Onboarding } from './onboarding';
 import { createPayport, type Payport } from './payport';
+import { createEcommerce, type Ecommerce } from './ecommerce';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -89,6 +90,8 @@ export interface Engine {
   readonly onboarding: Onboarding;
   /** Fund sources, transactions by email (request/send money) and debit agreements. */
   readonly payport: Payport;
+  /** Ecommerce payment sessions, their hosted frame's tokens, and sales on a session (/api/v2). */
+  readonly ecommerce: Ecommerce;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -155,6 +158,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
   const onboarding = createOnboarding({ core, account, vault });
   const payport = createPayport({ core, account, gateway, wallets });
+  const ecommerce = createEcommerce({ core, account, orders, wallets, giftCards, gateway });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -192,6 +196,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     settlementReporting,
     onboarding,
     payport,
+    ecommerce,
     get firstCredentials() {
       return firstCredentials;
     },

@@ -16,6 +16,7 @@ import type { AnyRoute, Reply } from './route';
 import { staticDispatch, type RouteHandler } from './static-dispatch';
 import { lazyCompile, validationError } from './validation';
 import { allRoutes } from './routes';
+import { mountEcommerceAssets } from './ecommerce-assets';
 
 export interface AppOptions {
   engine: Engine;
@@ -95,7 +96,8 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
 
   const handler: RouteHandler = async (req, res) => {
     // Set once the request is valid: only the handler's own failures take the route's error shape.
-    let shape: ErrorShape | undefined;
+    // The ecommerce API answers every failure in its own shape, malformed requests included.
+    let shape: ErrorShape | undefined = route.errorShape === 'ecommerce' ? 'ecommerce' : undefined;
     try {
       let principal = null;
       if (route.auth === false) {
@@ -216,6 +218,9 @@ export function createApp(options: AppOptions): Express {
   app.get('/api/docs/init.js', (_req, res) => res.type('js').send(DOCS_INIT));
   // swagger-ui's assets folder, found without loading the package (its index loads a 1.5 MB bundle).
   app.use('/api/docs/assets', express.static(dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')), { index: false }));
+
+  // client.js and the payment frame are built beside the screens (out/ecommerce beside out/renderer).
+  mountEcommerceAssets(app, engine, options.uiDir ? join(dirname(options.uiDir), 'ecommerce') : undefined);
 
   if (options.uiDir && existsSync(join(options.uiDir, 'index.html'))) {
     const uiDir = options.uiDir;

@@ -36,9 +36,11 @@ export interface ErrorReply {
  *   `error`/`code`/`details`;
  * - `importer`: a 412 carries, beside our fields, `importer`: the importer's errors as Ruby prints a
  *   hash, e.g. `{:customer=>["not found."]}`.
+ * - `ecommerce`: the ecommerce API's (/api/v2) `{message, errors: [{path, message}]}`, for malformed
+ *   requests too; a gateway failure there is the shop's bad request (400), not the gateway's 500.
  * The gateway's own shape needs no declaring: a `gateway` error is the gateway's on any route.
  */
-export type ErrorShape = 'wallet' | 'importer';
+export type ErrorShape = 'wallet' | 'importer' | 'ecommerce';
 
 function importerText(e: EngineError): string {
   const errors: Record<string, string[]> =
@@ -53,6 +55,7 @@ function importerText(e: EngineError): string {
 export function toErrorReply(err: unknown, shape?: ErrorShape): ErrorReply {
   const e: EngineError = isEngineError(err) ? err : new EngineError('internal', 'internal_error', 'Something went wrong on our side. It has been logged.');
   const status = STATUS_OF[e.kind];
+  if (shape === 'ecommerce' && e.kind !== 'rate_limited') return ecommerceReply(e, status);
   // Exactly the reference's shape: clients build their message from every key they find (an `error`
   // text would be read as a second error).
   if (e.kind === 'gateway') return { status, body: { success: false, errors: [e.code], response_code: operationErrorResponseCode(e.code) } };
@@ -63,4 +66,12 @@ export function toErrorReply(err: unknown, shape?: ErrorShape): ErrorReply {
   }
   if (e.kind === 'precondition' && shape === 'importer') return { status, body: { error: e.message, code: e.code, ...details, importer: importerText(e) } };
   return { status, body: { error: e.message, code: e.code, ...details, ...(e.extra ?? {}) } };
+}
+
+/** `lines.0.price` -> `/lines/0/price` (a JSON pointer, as the reference's error paths are). */
+const pointer = (field: string | undefined) => (!field || field === 'body' ? '' : field.startsWith('/') ? field : `/${field.replace(/\./g, '/')}`);
+
+function ecommerceReply(e: EngineError, status: number): ErrorReply {
+  const errors = (e.details ?? [{ message: e.message }]).map((d) => ({ path: pointer(d.field), message: d.message }));
+  return { status: e.kind === 'gateway' ? 400 : status, body: { message: e.message, errors } };
 }

@@ -50,7 +50,7 @@ function hostName(header: string): string | null {
  * Top-level navigations a link on another site may start: the screens, the click-to-pay links
  * sent to customers (pay_url) and the API docs, never an operation.
  */
-const NAVIGABLE = /^\/(?:$|app(?:\/|$)|pay\/|api\/docs(?:\/|$))/;
+const NAVIGABLE = /^\/(?:$|app(?:\/|$)|pay\/|api\/docs(?:\/|$)|ecommerce\/frame$)/;
 
 /**
  * Refuses requests a browser sent from another origin. Browsers say where a request comes from:
@@ -62,6 +62,8 @@ const NAVIGABLE = /^\/(?:$|app(?:\/|$)|pay\/|api\/docs(?:\/|$))/;
  * configured public base URL: its origin is ours too.
  */
 export function checkCrossSite(req: Request, publicUrl = ''): void {
+  // The ecommerce SDK is a public script that shops' pages load (it holds code, no data).
+  if ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/client.js') return;
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string') {
     if (site === 'same-origin' || site === 'none') return;

@@ -3,22 +3,9 @@
  * a full card number looks like and how it is masked, for logs, errors and exports alike.
  */
 
-/** Luhn check over a digit string. */
-export function luhnValid(digits: string): boolean {
-  if (!/^\d+$/.test(digits)) return false;
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
+// The Luhn check is shared with the payment frame's bundle (src/shared/payment-fields.ts).
+import { luhnValid } from '../../shared/payment-fields';
+export { luhnValid };
 
 /** 4895281000000006 -> 489528******0006 (first six, last four: what a receipt may show). */
 export function maskPan(pan: string): string {
@@ -43,7 +30,9 @@ export function redactPans(text: string): string {
  * of which it keeps only what it may), PINs and CVVs it hashes or drops, tokens, and encoded file
  * content (a digit run inside base64 is not a card number, and masking it would break the file).
  */
-const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_account_number', 'routing_number', 'gateway_token', 'cvv', 'cvv2', 'cvc', 'pin', 'track', 'track1', 'track2', 'content']);
+const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_account_number', 'routing_number', 'gateway_token', 'cvv', 'cvv2', 'cvc', 'pin', 'track', 'track1', 'track2', 'content',
+  // The ecommerce API's (/api/v2) camelCase names for the same.
+  'accountNumber', 'routingNumber', 'cardVerificationValue', 'token']);
 
 /**
  * The engine's edge for free text (issue 13): a card number typed into a note, a reference, a name
@@ -91,6 +80,9 @@ const SENSITIVE_KEYS = new Set([
   'password',
   'api_key',
   'key',
+  'accountnumber',
+  'cardverificationvalue',
+  'apikey',
 ]);
 
 /** A deep copy fit for logs: sensitive keys replaced, card-like numbers in strings masked. */

@@ -230,13 +230,9 @@ function normalizeBrand(brand: string): string {
   return BRAND_ALIASES[key] ?? key.replace(/\s+/g, '_');
 }
 
-/** ABA routing number check digit (3-7-1 weights). */
-export function abaValid(routing: string): boolean {
-  if (!/^[0-9]{9}$/.test(routing)) return false;
-  const d = [...routing].map(Number);
-  const sum = 3 * ((d[0] ?? 0) + (d[3] ?? 0) + (d[6] ?? 0)) + 7 * ((d[1] ?? 0) + (d[4] ?? 0) + (d[7] ?? 0)) + ((d[2] ?? 0) + (d[5] ?? 0) + (d[8] ?? 0));
-  return sum % 10 === 0;
-}
+// Shared with the payment frame's bundle (src/shared/payment-fields.ts).
+import { abaValid } from '../../shared/payment-fields';
+export { abaValid };
 
 export interface BankInputResult {
   bank: StoredBank;

@@ -17,6 +17,7 @@ import { sandboxClockRoutes } from './sandbox-clock';
 import { settlementRoutes } from './settlement';
 import { onboardingRoutes } from './onboarding';
 import { payportRoutes } from './payport';
+import { allEcommerceRoutes } from './ecommerce';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -38,6 +39,7 @@ const domainRoutes: AnyRoute[] = [
   ...settlementRoutes,
   ...onboardingRoutes,
   ...payportRoutes,
+  ...allEcommerceRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;

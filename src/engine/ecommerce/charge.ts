@@ -1,0 +1,109 @@
+import type { EngineCore, Tx } from '../core';
+import { fail } from '../errors';
+import type { GiftCards } from '../wallets/gift-cards';
+import type { Gateway } from '../gateway';
+import { fingerprintOf } from '../gateway/idempotency';
+import { avsResponse } from '../gateway/sandbox/checks';
+import { responseCodeFor } from '../gateway/reference-data';
+import { FUNDS, type FundDoc } from '../wallets/records';
+import { getRecord, putRecord } from '../records';
+import type { EcommercePayment, PaymentResponse } from '../../shared/schemas/ecommerce';
+import { SALE, TOKEN, accountTypeOf, type SessionData, type TokenData } from './sessions';
+import { avsRefusal, toDecimal, toMinor, type SaleData, type SalePayment } from './sales';
+
+/**
+ * One payment on a session's sale: the payment method it names (made on this session, or in its
+ * wallet), the session's AVS rules, a gift card's partial approval, then the gateway's own sale or
+ * authorization on the sale's order, recorded on the sale.
+ */
+export interface Charged {
+  approved: boolean;
+  partial: boolean;
+  response: PaymentResponse;
+  decline?: { code: number; message: string };
+}
+
+export const putSale = (tx: Tx, data: SaleData) =>
+  putRecord(tx, SALE, data.id, data, { type: 'ecommerce_sale.updated', entity: 'ecommerce_sale', key: data.id, data: { session: data.session, finalized: data.finalized } }, data.session);
+
+export async function loadSale(reader: Tx | EngineCore, s: SessionData, saleId: string): Promise<SaleData> {
+  const doc = await getRecord<SaleData>(reader, SALE, saleId);
+  if (!doc || doc.data.session !== s.id) throw fail.notFound('sale_not_found', `No sale ${saleId} on session ${s.id}`);
+  return doc.data;
+}
+
+export const bad = (code: string, path: string, message: string) => fail.invalid(code, message, [{ field: path, message }]);
+
+export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; gateway: Gateway }) {
+  const { core, giftCards, gateway } = deps;
+  /** The payment method a payment names: one the session's frame tokenized, or one in the session's wallet. */
+  const methodOf = async (s: SessionData, p: EcommercePayment, path: string) => {
+    const issued = (await getRecord<TokenData>(core, TOKEN, p.token))?.data;
+    if (issued && issued.session === s.id) {
+      if (issued.type !== p.type) throw bad('payment_type_mismatch', `${path}/type`, `Token ${p.token} is a ${issued.type}, not a ${p.type}`);
+      return issued;
+    }
+    const fund = s.wallet ? (await core.get<FundDoc>(FUNDS, p.token))?.data : undefined;
+    const kind = p.type === 'creditCard' ? 'credit_card' : p.type === 'ach' ? 'bank_account' : null;
+    if (fund && fund.wallet === s.wallet && fund.kind === kind && !fund.inactive) return { token: fund.token, session: s.id, type: p.type, last4: fund.card?.last4 ?? fund.bank!.last4, brand: fund.card?.brand ?? null } as TokenData;
+    throw bad('token_not_found', `${path}/token`, `Token ${p.token} was not made on this session and is not in its wallet`);
+  };
+
+  return async function charge(s: SessionData, saleId: string, p: EcommercePayment, actor: string, path: string): Promise<Charged> {
+    const sale = await loadSale(core, s, saleId);
+    if (p.type === 'applePay') throw bad('apple_pay_unavailable', `${path}/type`, 'Apple Pay payments need a production Apple Pay merchant certificate; none is configured');
+    const requested = toMinor(p.amount, sale.currency, `${path}/amount`);
+    if (requested <= 0) throw bad('invalid_amount', `${path}/amount`, 'A payment amount must be more than zero');
+    const key = `${p.type}/${p.token}/${requested}/${p.capture}`;
+    // A retry is answered before anything else: the sale may have been finalized by the first try.
+    const prior = sale.payments.find((x) => x.key === key && x.approved);
+    if (prior) return { approved: true, partial: prior.amount_cents < prior.requested_cents, response: prior.response };
+    if (sale.finalized) throw bad('sale_finalized', path, `Sale ${saleId} is finalized: it takes no more payments`);
+    const method = await methodOf(s, p, path);
+    let amount = requested;
+    if (p.type === 'giftCard') {
+      // A gift card pays what it holds: the rest is left for another payment (a partial approval).
+      const card = await giftCards.view(p.token);
+      if (card.balance > 0) amount = Math.min(requested, card.balance);
+    }
+    const open = sale.total_cents - sale.payments.filter((x) => x.approved).reduce((sum, x) => sum + x.amount_cents, 0);
+    if (amount > open) throw bad('amount_exceeds_balance', `${path}/amount`, `The payment (${p.amount}) is more than the sale still owes (${toDecimal(open, sale.currency)})`);
+    const base = { accountNumberLastFour: method.last4, accountType: accountTypeOf(p.type === 'creditCard' ? 'credit_card' : p.type === 'ach' ? 'bank_account' : 'gift_card', method.brand, null), token: p.token };
+    if (p.type === 'creditCard') {
+      const avs = avsResponse(sale.billing.street, sale.billing.postal);
+      const why = avsRefusal(s.options.avsRules, avs);
+      if (why) return { approved: false, partial: false, response: { ...base, ...(avs ? { avsResponseCode: avs } : {}) }, decline: { code: responseCodeFor('avs_mismatch').code, message: `Declined by this session's AVS rules: ${why}` } };
+    }
+    const result = await gateway.transact(
+      p.type === 'creditCard' && !p.capture ? 'authorize' : 'sale',
+      {
+        order: saleId,
+        amount_cents: amount,
+        currency: sale.currency,
+        ...(p.type === 'giftCard' ? { gift_card: p.token } : p.type === 'ach' ? { bank_account: p.token } : { credit_card: p.token }),
+        transaction_reference: `ecom-${fingerprintOf([s.id, saleId, key])}`,
+        industry: 'ecommerce',
+      },
+      actor,
+    );
+    const t = result.body.transactions[0]!;
+    const avs = p.type === 'creditCard' ? avsResponse(sale.billing.street, sale.billing.postal) : null;
+    const response: PaymentResponse = {
+      ...base,
+      ...(t.gateway_authorization_code ? { approvalCode: t.gateway_authorization_code } : {}),
+      ...(avs ? { avsResponseCode: avs } : {}),
+      ...(t.from_account ? { fromAccount: t.from_account } : {}),
+      accountType: accountTypeOf(t.payment_method, t.credit_card_brand, t.bank_account_type),
+      amount: toDecimal(t.approved_amount_cents, sale.currency),
+      transactionId: t.token,
+    };
+    await core.mutate(async (tx) => {
+      const fresh = await loadSale(tx, s, saleId);
+      if (fresh.payments.some((x) => x.transaction === t.token)) return;
+      const entry: SalePayment = { key, transaction: t.token, token: p.token, type: p.type, requested_cents: requested, amount_cents: result.approved ? amount : 0, approved: result.approved, response };
+      await putSale(tx, { ...fresh, payments: [...fresh.payments, entry], updated_at: tx.at });
+    });
+    if (!result.approved) return { approved: false, partial: false, response, decline: { code: result.body.response_code, message: t.gateway_error_message || t.gateway_response.message || 'DECLINED' } };
+    return { approved: true, partial: amount < requested, response };
+  };
+}

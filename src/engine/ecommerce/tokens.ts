@@ -1,0 +1,75 @@
+import type { EngineCore } from '../core';
+import type { Account } from '../account';
+import { fail } from '../errors';
+import type { Wallets } from '../wallets';
+import type { GiftCards } from '../wallets/gift-cards';
+import { cardProblemMessage, bankProblemMessage } from '../wallets/instruments';
+import type { TokenRequest } from '../../shared/schemas/ecommerce';
+import { paymentTypesOf, putToken, type SessionData } from './sessions';
+
+/**
+ * The frame's tokenization (POST /sessions/{id}/tokens): a card or bank account is checked and
+ * vaulted (brand, last four, fingerprint; the number and CVV are used once and dropped), a gift
+ * card's PIN is tried; the answer is the vault's token, recorded against the session.
+ */
+export function createTokenizer(deps: { core: EngineCore; account: Account; wallets: Wallets; giftCards: GiftCards; alive: (id: string) => Promise<SessionData> }) {
+  const { core, account, wallets, giftCards, alive } = deps;
+  const sandbox = () => account.profile().environment === 'sandbox';
+
+  return async function createToken(id: string, request: TokenRequest): Promise<{ token: string }> {
+    const s = await alive(id);
+    if (!paymentTypesOf(s.options).some((t) => t.name === request.type)) {
+      throw fail.forbidden('payment_type_not_allowed', `This session does not take ${request.type}`);
+    }
+    if (request.type === 'applePay') throw fail.invalid('apple_pay_not_tokenized', 'Apple Pay payments are sent with the sale (applePayPayment), not tokenized here', [{ field: '/type', message: 'applePay is not tokenized' }]);
+    if (!sandbox()) throw fail.unavailable('processor_unavailable', 'No payment processor is connected to this production install, so nothing can be tokenized');
+    const need = (field: keyof TokenRequest) => {
+      if (request[field] === undefined) throw fail.invalid('field_unspecified', `${field} is required for ${request.type}`, [{ field: `/${field}`, message: `${field} is required` }]);
+    };
+    const intoWallet = request.addToWallet === true && s.wallet && s.options.wallet?.allowAdd !== false ? s.wallet : undefined;
+    if (request.type === 'giftCard') return giftToken(s, request, need);
+    need('accountNumber');
+    if (request.type === 'creditCard') {
+      need('expirationMonth');
+      need('expirationYear');
+      const input = wallets.parseCard(
+        { name: request.accountHolder ?? 'Cardholder', card_number: request.accountNumber!, expiry_month: request.expirationMonth!, expiry_year: request.expirationYear!, cvv: request.cardVerificationValue ?? null },
+        { requireCvv: true, requireAddress: false },
+      );
+      if (input.problem) throw fail.precondition(`card_${input.problem}`, cardProblemMessage(input.problem, input.card));
+      return core.mutate(async (tx) => {
+        const { fund } = await wallets.vaultInTx(tx, { ...(intoWallet ? { walletToken: intoWallet } : {}), card: input });
+        await putToken(tx, { token: fund!.token, session: s.id, type: 'creditCard', last4: input.card.last4, brand: input.card.brand, created_at: tx.at });
+        return { token: fund!.token };
+      });
+    }
+    need('routingNumber');
+    const bank = wallets.parseBank({
+      account_number: request.accountNumber!,
+      routing_number: request.routingNumber!,
+      account_type: request.accountType ?? 'checking',
+      check_type: request.checkType ?? 'personal',
+      account_holder: request.accountHolder ?? null,
+      currency: request.currency ?? account.profile().currency.toUpperCase(),
+    });
+    if (bank.problem) throw fail.precondition('bank_account_unknown', bankProblemMessage(bank.bank));
+    return core.mutate(async (tx) => {
+      const { fund } = await wallets.vaultInTx(tx, { ...(intoWallet ? { walletToken: intoWallet } : {}), bank });
+      await putToken(tx, { token: fund!.token, session: s.id, type: 'ach', last4: bank.bank.last4, brand: null, created_at: tx.at });
+      return { token: fund!.token };
+    });
+  };
+
+  async function giftToken(s: SessionData, request: TokenRequest, need: (f: keyof TokenRequest) => void): Promise<{ token: string }> {
+    need('accountNumber');
+    const attempt = await giftCards.attemptPin(request.accountNumber!, request.pin ?? null);
+    if (!attempt) throw fail.precondition('gift_card_unknown', 'This gift card is not known');
+    if (!attempt.ok) throw fail.precondition(attempt.gate === 'open' ? 'incorrect_pin' : 'pin_tries_exceeded', attempt.gate === 'open' ? 'Incorrect PIN' : 'Too many wrong PINs: try later');
+    const card = await giftCards.view(attempt.token);
+    if (!card.activated) throw fail.precondition('gift_card_inactive', 'This gift card is not activated');
+    return core.mutate(async (tx) => {
+      await putToken(tx, { token: attempt.token, session: s.id, type: 'giftCard', last4: card.last4, brand: null, created_at: tx.at });
+      return { token: attempt.token };
+    });
+  }
+}
