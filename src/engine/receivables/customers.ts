@@ -4,7 +4,7 @@ import { mergeContacts, readContacts, findContact } from './contacts';
 import { extraAttributes, Fields } from './fields';
 import { KEY_RE, NOTES_MAX, Problems } from './problems';
 import { emptyLedger, type ReceivablesUnit } from './unit-of-work';
-import type { CustomerData, CustomerDoc, PaymentAmountDoc, PaymentDoc } from './types';
+import type { CustomerData, CustomerDoc, CustomerImportInput, InvoiceImportInput, PaymentAmountDoc, PaymentDoc } from './types';
 import type { InvoiceRow } from './invoice-codec';
 
 /** The customer import's own fields; anything else is an extra attribute kept for presentment. */
@@ -29,13 +29,19 @@ export interface CustomerImportResult {
 }
 
 /**
+ * The customer's own fields (any may be missing when the customer rides on a payment), or an
+ * invoice whose customer_* attributes name them.
+ */
+export type CustomerUpsertInput = Partial<CustomerImportInput> | InvoiceImportInput;
+
+/**
  * Creates or updates one customer from import fields (`prefix` names them as the client sent them:
  * '' for the customer import, 'customer_' when they ride on an invoice). Validates every rule first;
  * throws 412 with each broken field; changes nothing on failure.
  */
 export async function upsertCustomer(
   s: ReceivablesUnit,
-  input: Record<string, unknown>,
+  input: CustomerUpsertInput,
   options: { prefix?: string; identifier?: string; problems?: Problems; defaultName?: string } = {},
 ): Promise<CustomerImportResult> {
   const prefix = options.prefix ?? '';
@@ -73,7 +79,7 @@ export async function upsertCustomer(
 }
 
 /** Customer fields on another record arrive as customer_<field>; they are read under their own names. */
-function ownFields(input: Record<string, unknown>, prefix: string): Record<string, unknown> {
+function ownFields(input: CustomerUpsertInput, prefix: string): Record<string, unknown> {
   if (!prefix) return input;
   const own: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) if (k.startsWith(prefix)) own[k.slice(prefix.length)] = v;

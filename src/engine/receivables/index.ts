@@ -22,23 +22,12 @@ import { importPayment, recordPayment, reversePayment, type ImportChannel, type 
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
-import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentAmountRecord, PaymentDoc } from './types';
+import type { CustomerDoc, CustomerImportInput, DivisionData, DivisionImportInput, InvoiceDoc, InvoiceImportInput, PaymentAmountDoc, PaymentAmountRecord, PaymentCsvRow, PaymentDoc, PaymentImportInput } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { JsonParts, Page } from './exports';
 
-/**
- * What each import takes: the body its route validates, typed by the same TypeBox schema. The
- * schemas let attributes beyond their properties through (an invoice's customer_* attributes,
- * extended attributes), which the rules read by name: hence the open record beside each.
- */
-type Attributes = Record<string, unknown>;
-export type CustomerImportInput = Static<typeof CustomerImport> & Attributes;
-export type InvoiceImportInput = Static<typeof InvoiceImport> & Attributes;
-export type PaymentImportInput = Static<typeof PaymentImport> & Attributes;
-export type DivisionImportInput = Static<typeof DivisionImport> & Attributes;
-/** A payment as a CSV import's row: every column a string, `payment_total` allowed. */
-export type PaymentCsvRow = Record<string, string>;
+export type { CustomerImportInput, DivisionImportInput, InvoiceImportInput, PaymentCsvRow, PaymentImportInput } from './types';
 
 export interface ImportReply {
   identifier: string;

@@ -7,7 +7,7 @@ import { extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
+import type { CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
 
 /** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
 const INVOICE_KEY = freeKey(64);
@@ -68,7 +68,7 @@ export function prorate(annualCents: number, effective: string, expiry: string):
  * updated from customer_* attributes. Every rule is checked before anything changes; a broken one
  * throws 412 naming each field.
  */
-export async function importInvoice(s: ReceivablesUnit, input: Record<string, unknown>): Promise<InvoiceImportResult> {
+export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInput): Promise<InvoiceImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const { number, customerIdentifier, existing } = await readIdentity(s, f, problems);
@@ -221,7 +221,7 @@ function readL3(f: Fields, prev: Partial<InvoiceData>): Record<string, string> {
   return l3;
 }
 
-function readAttachment(input: Record<string, unknown>, problems: Problems): ReturnType<typeof decodeAttachment> {
+function readAttachment(input: InvoiceImportInput, problems: Problems): ReturnType<typeof decodeAttachment> {
   if (input.attachment === undefined || input.attachment === null) return undefined;
   if (typeof input.attachment !== 'object') {
     problems.add('attachment', 'invalid_type', 'must be an object with file_name and content');
@@ -384,7 +384,7 @@ function invoiceAmount(
  */
 async function invoiceCustomer(
   s: ReceivablesUnit,
-  input: Record<string, unknown>,
+  input: InvoiceImportInput,
   customerIdentifier: string,
   existing: InvoiceDoc | undefined,
   number: string | undefined,

@@ -6,7 +6,7 @@ import { REVERSED } from './ledger';
 import { paymentAmountView } from './payment-view';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus } from './types';
+import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput } from './types';
 
 /** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
 export type ImportChannel = 'json' | 'csv' | 'cashier';
@@ -64,7 +64,7 @@ export interface PaymentImportResult {
  * the total and is refused in JSON, where the total is `amount_cents`. Updating a payment that
  * originated here accepts only its total with or without fees.
  */
-export async function importPayment(s: ReceivablesUnit, input: Record<string, unknown>, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
+export async function importPayment(s: ReceivablesUnit, input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const identifier = f.str('identifier', { pattern: PAYMENT_KEY.pattern, patternText: PAYMENT_KEY.rule, code: 'invalid_identifier' });
@@ -315,7 +315,7 @@ function writeAmountRecords(s: ReceivablesUnit, doc: PaymentDoc, previous: reado
   }
 }
 
-function updateOriginated(s: ReceivablesUnit, existing: PaymentDoc, input: Record<string, unknown>, total: number | undefined): PaymentDoc {
+function updateOriginated(s: ReceivablesUnit, existing: PaymentDoc, input: PaymentImportInput | PaymentCsvRow, total: number | undefined): PaymentDoc {
   const p = existing.data;
   const problems = new Problems();
   const withFees = p.amount_cents + p.fee_cents;
