@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { OrderInput } from '../../shared/schemas/orders';
 import type { OrderTransactionView } from '../../shared/schemas/gateway';
 import { TRANSACTIONS, transactionView, type TxDoc } from '../gateway/transaction-record';
@@ -49,12 +49,18 @@ export interface Orders {
   putInTx(tx: Tx, resolved: ResolvedOrder): Promise<void>;
 }
 
-export function createOrders(core: EngineCore, account: Account): Orders {
+export interface OrdersDeps {
+  core: EngineCore;
+  account: Account;
+}
+
+export function createOrders(deps: OrdersDeps): Orders {
+  const { core, account } = deps;
   const profile = () => account.profile();
 
   const validate = (data: OrderData): void => {
     if (data.settlement_token && !settlementTokens(profile()).all.includes(data.settlement_token)) {
-      throw fail.precondition('settlement_token_not_found', `settlement_token ${data.settlement_token} is not one of this account's processors (see GET /api/whoami)`);
+      throw notFound('settlement_token_not_found', `settlement_token ${data.settlement_token} is not one of this account's processors (see GET /api/whoami)`, 'precondition');
     }
     if (data.amount_cents !== null && data.amount_cents < 0) throw fail.precondition('invalid_amount', 'amount_cents must not be negative');
   };
@@ -130,7 +136,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
       const identifier = input.identifier;
       return core.mutate(async (tx) => {
         const existing = hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier));
-        if (!existing) throw fail.precondition('order_not_found', `No order ${identifier}`);
+        if (!existing) throw notFound('order_not_found', `No order ${identifier}`, 'precondition');
         if (input.draft === true && !existing.data.draft) {
           throw fail.precondition('order_published', `Order ${identifier} is published and cannot become a draft again`);
         }
@@ -163,7 +169,7 @@ export function createOrders(core: EngineCore, account: Account): Orders {
     async resolveInTx(tx, order, defaults) {
       if (typeof order === 'string') {
         const doc = hydrateOrder(await tx.get<OrderDoc>(ORDERS, order));
-        if (!doc) throw fail.gateway('order_not_found', `No order ${order}`);
+        if (!doc) throw notFound('order_not_found', `No order ${order}`, 'gateway');
         return { data: doc.data, changed: false, created: false };
       }
       try {

@@ -1,4 +1,4 @@
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import { mergeContacts, readContacts, findContact } from './contacts';
 import { extraAttributes, Fields } from './fields';
@@ -257,10 +257,7 @@ async function isAncestor(s: ReceivablesUnit, id: string, start: CustomerDoc): P
 
 export async function requireCustomer(s: ReceivablesUnit, identifier: string, kind: 'not_found' | 'precondition' = 'not_found'): Promise<CustomerDoc> {
   const doc = await s.customerByIdentifier(identifier);
-  if (!doc) {
-    const make = kind === 'not_found' ? fail.notFound : fail.precondition;
-    throw make('customer_not_found', `No customer with identifier ${identifier}`);
-  }
+  if (!doc) throw notFound('customer_not_found', `No customer with identifier ${identifier}`, kind);
   return doc;
 }
 
@@ -323,7 +320,7 @@ export async function cancelInvitation(s: ReceivablesUnit, identifier: string, e
   const doc = await requireCustomer(s, identifier);
   if (doc.data.account_status === 'closed') throw fail.forbidden('customer_closed', `Customer ${identifier} is closed`);
   const contact = findContact(doc.data.contacts, email);
-  if (!contact?.invited_at) throw fail.notFound('invitation_not_found', `No pending invitation for ${email} on customer ${identifier}`);
+  if (!contact?.invited_at) throw notFound('invitation_not_found', `No pending invitation for ${email} on customer ${identifier}`);
   if (contact.invited_by === 'customer') throw fail.forbidden('invited_by_customer_user', `${email} was invited by a customer user; only they can cancel it`);
   delete contact.invited_at;
   delete contact.invited_by;

@@ -1,5 +1,5 @@
 import { addDays, daysBetween } from '../clock';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { attach, decodeAttachment } from './attachments';
 import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
 import { resolveInvoiceDivision } from './divisions';
@@ -408,7 +408,7 @@ async function invoiceCustomer(
 /** Soft-deletes an invoice: it leaves the customer's balance and the open-invoice export. */
 export async function deleteInvoice(s: ReceivablesUnit, number: string): Promise<InvoiceDoc> {
   const doc = await s.invoice(number);
-  if (!doc) throw fail.notFound('invoice_not_found', `No invoice ${number}`);
+  if (!doc) throw notFound('invoice_not_found', `No invoice ${number}`);
   if (doc.data.deleted) return doc;
   doc.data.deleted = true;
   s.putInvoice(doc);

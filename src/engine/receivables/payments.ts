@@ -1,4 +1,4 @@
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { upsertCustomer, IDENTIFIER_RULE } from './customers';
 import { Fields } from './fields';
 import { NUMBER_RE } from './invoices';
@@ -365,7 +365,7 @@ export interface RecordPaymentInput {
 /** Records a payment taken by Laneway itself (autopay, the portal, a lane): source `arc`. */
 export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInput): Promise<PaymentDoc> {
   const customer = await s.customerByIdentifier(input.customer_identifier);
-  if (!customer) throw fail.precondition('customer_not_found', `No customer with identifier ${input.customer_identifier}`);
+  if (!customer) throw notFound('customer_not_found', `No customer with identifier ${input.customer_identifier}`, 'precondition');
   if (!Number.isSafeInteger(input.amount_cents) || input.amount_cents < 0) throw fail.invalid('invalid_amount', 'amount_cents must be a whole number of minor units, 0 or more');
   const fee = input.fee_cents ?? 0;
   if (!Number.isSafeInteger(fee) || fee < 0) throw fail.invalid('invalid_fee', 'fee_cents must be a whole number of minor units, 0 or more');
@@ -430,7 +430,7 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
  */
 export async function reversePayment(s: ReceivablesUnit, reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<PaymentDoc> {
   const doc = await s.payment(reference);
-  if (!doc) throw fail.notFound('payment_not_found', `No payment ${reference}`);
+  if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
   if (REVERSED.has(doc.data.status)) return doc;
   await reverseAllocations(s, doc.data, []);
   doc.data.status = status;

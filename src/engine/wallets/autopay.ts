@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import { localParts } from '../gateway/processing-day';
 import type { Gateway } from '../gateway';
@@ -112,7 +112,7 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   /** The fund must be usable and belong to the customer's wallet. */
   const checkFund = async (customer: string, fundToken: string) => {
     const fund = await core.get<FundDoc>(FUNDS, fundToken);
-    if (!fund) throw fail.precondition('payment_method_not_found', `No payment method ${fundToken}`);
+    if (!fund) throw notFound('payment_method_not_found', `No payment method ${fundToken}`, 'precondition');
     if (fund.data.inactive) throw fail.precondition('payment_method_inactive', `Payment method ${fundToken} was removed`);
     if (fund.data.locked) throw fail.precondition('fund_protected', `Payment method ${fundToken} is locked`);
     const wallet = await core.get<WalletDoc>(WALLETS, fund.data.wallet);
@@ -122,7 +122,7 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   };
 
   const checkCustomer = async (customer: string) => {
-    if (port && !(await port.customerExists(customer))) throw fail.precondition('customer_not_found', `No customer ${customer}`);
+    if (port && !(await port.customerExists(customer))) throw notFound('customer_not_found', `No customer ${customer}`, 'precondition');
   };
 
   const put = putAutopay;
@@ -244,7 +244,7 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       await checkFund(input.customer_identifier, input.fund_token);
       return core.mutate(async (tx) => {
         const mine = (await recordsByRef<AutopayData>(tx, AUTOPAY, input.customer_identifier)).map((r) => r.data).filter((a) => a.state === 'approved' && a.fund_token === input.token);
-        if (mine.length === 0) throw fail.precondition('autopay_not_found', `Customer ${input.customer_identifier} has no autopay using fund ${input.token}`);
+        if (mine.length === 0) throw notFound('autopay_not_found', `Customer ${input.customer_identifier} has no autopay using fund ${input.token}`, 'precondition');
         for (const a of mine) await put(tx, { ...a, fund_token: input.fund_token, updated_at: tx.at }, 'autopay.updated');
         return { token: input.fund_token };
       });
@@ -260,7 +260,7 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       account.require('autopay');
       await core.mutate(async (tx) => {
         const a = (await getRecord<AutopayData>(tx, AUTOPAY, input.token))?.data;
-        if (!a || a.customer_identifier !== input.customer_identifier) throw fail.precondition('autopay_not_found', `Customer ${input.customer_identifier} has no autopay ${input.token}`);
+        if (!a || a.customer_identifier !== input.customer_identifier) throw notFound('autopay_not_found', `Customer ${input.customer_identifier} has no autopay ${input.token}`, 'precondition');
         if (a.state !== 'approved') throw fail.precondition('autopay_revoked', `Autopay ${input.token} is already revoked`);
         await put(tx, { ...a, state: 'revoked', revoked_at: tx.at, updated_at: tx.at }, 'autopay.revoked');
       });

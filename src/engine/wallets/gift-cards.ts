@@ -1,6 +1,6 @@
 import { Tx, type EngineCore } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordId } from '../records';
 import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
 import { localParts, zonedInstant } from '../gateway/processing-day';
@@ -130,7 +130,14 @@ export function giftCardView(card: GiftCardData): GiftCardView {
   };
 }
 
-export function createGiftCards(core: EngineCore, account: Account, vault: VaultKeys): GiftCards {
+export interface GiftCardsDeps {
+  core: EngineCore;
+  account: Account;
+  vault: VaultKeys;
+}
+
+export function createGiftCards(deps: GiftCardsDeps): GiftCards {
+  const { core, account, vault } = deps;
   const fingerprint = (number: string) => vault.keyer(`gift:${number}`);
 
   const digits = (n: string) => {
@@ -307,14 +314,14 @@ export function createGiftCards(core: EngineCore, account: Account, vault: Vault
 
     async view(token) {
       const card = await byToken(core, token);
-      if (!card) throw fail.notFound('gift_card_not_found', `No gift card ${token}`);
+      if (!card) throw notFound('gift_card_not_found', `No gift card ${token}`);
       return giftCardView(card);
     },
 
     async unlockPin(token) {
       return core.mutate(async (tx) => {
         const card = await byToken(tx, token);
-        if (!card) throw fail.notFound('gift_card_not_found', `No gift card ${token}`);
+        if (!card) throw notFound('gift_card_not_found', `No gift card ${token}`);
         const cleared = { ...pinCleared(card), updated_at: tx.at };
         await put(tx, cleared, 'gift_card.pin_unlocked');
         return giftCardView(cleared);

@@ -1,5 +1,5 @@
 import type { EngineCore, Tx } from '../core';
-import { fail } from '../errors';
+import { notFound } from '../errors';
 import { DAY_MS } from '../clock';
 import type { WalletMethodPatch, WalletMethodRequest, WalletRequest } from '../../shared/schemas/wallets';
 import type { parseBank, parseCard, BankInputResult, CardInputResult } from './instruments';
@@ -63,7 +63,7 @@ export function createWallets(deps: WalletsDeps): Wallets {
     async addMethods(token, input) {
       requireWallets();
       const methods = vaultableMethods(ctx, input);
-      if (!methods.card && !methods.bank) throw fail.precondition('payment_method_not_found', 'Send a credit_card or a bank_account to add');
+      if (!methods.card && !methods.bank) throw notFound('payment_method_not_found', 'Send a credit_card or a bank_account to add', 'precondition');
       return core.mutate(async (tx) => {
         const { wallet, fund } = await vaultInTx(ctx, tx, { walletToken: token, ...methods });
         return { wallet_token: wallet.token, fund_token: fund?.token ?? null, wallets: [await walletView(tx, wallet)] };
@@ -117,13 +117,13 @@ async function checkCustomer(ctx: WalletsContext, customer: { identifier: string
   // A reference to an existing customer (identifier only) must exist; with a name, the wallet
   // may be created ahead of the customer's import.
   if (port && customer?.identifier && !customer.name && !(await port.customerExists(customer.identifier))) {
-    throw fail.precondition('customer_not_found', `No customer ${customer.identifier}`);
+    throw notFound('customer_not_found', `No customer ${customer.identifier}`, 'precondition');
   }
 }
 
 async function loadWallet(core: EngineCore, token: string): Promise<WalletDoc> {
   const doc = await core.get<WalletDoc>(WALLETS, token);
-  if (!doc) throw fail.precondition('wallet_not_found', `No wallet ${token}`);
+  if (!doc) throw notFound('wallet_not_found', `No wallet ${token}`, 'precondition');
   return doc;
 }
 

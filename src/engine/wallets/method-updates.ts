@@ -1,5 +1,5 @@
 import type { Tx } from '../core';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { WalletMethodPatch } from '../../shared/schemas/wallets';
 import { isExpired, parseMonth, parseYear, toAddress } from './instruments';
 import { FUNDS, putFund, touchWallet, type FundData, type FundDoc } from './records';
@@ -8,10 +8,10 @@ import { str, type WalletsContext } from './vault';
 /** Inside a unit of work: changes a payment method's settings, expiry or address. */
 export async function updateMethodInTx(ctx: WalletsContext, tx: Tx, walletToken: string, fundToken: string, patch: WalletMethodPatch): Promise<{ fund_token: string }> {
   const doc = await tx.get<FundDoc>(FUNDS, fundToken);
-  if (!doc || doc.data.wallet !== walletToken || doc.data.inactive) throw fail.precondition('payment_method_not_found', `No payment method ${fundToken} in wallet ${walletToken}`);
+  if (!doc || doc.data.wallet !== walletToken || doc.data.inactive) throw notFound('payment_method_not_found', `No payment method ${fundToken} in wallet ${walletToken}`, 'precondition');
   const f = structuredClone(doc.data);
   const common = f.card ? patch.credit_card : patch.bank_account;
-  if (!common) throw fail.precondition('payment_method_not_found', `Payment method ${fundToken} is a ${f.kind}: send a ${f.kind} patch`);
+  if (!common) throw notFound('payment_method_not_found', `Payment method ${fundToken} is a ${f.kind}: send a ${f.kind} patch`, 'precondition');
   if (common.nickname !== undefined) f.nickname = common.nickname ?? null;
   if (common.locked !== undefined) f.locked = common.locked;
   if (common.is_default !== undefined) f.is_default = common.is_default;
@@ -50,7 +50,7 @@ function patchBank(bank: NonNullable<FundData['bank']>, p: NonNullable<WalletMet
 /** Inside a unit of work: removes a payment method. */
 export async function removeMethodInTx(tx: Tx, walletToken: string, fundToken: string): Promise<{ fund_token: string }> {
   const doc = await tx.get<FundDoc>(FUNDS, fundToken);
-  if (!doc || doc.data.wallet !== walletToken) throw fail.precondition('payment_method_not_found', `No payment method ${fundToken} in wallet ${walletToken}`);
+  if (!doc || doc.data.wallet !== walletToken) throw notFound('payment_method_not_found', `No payment method ${fundToken} in wallet ${walletToken}`, 'precondition');
   if (doc.data.inactive) throw fail.precondition('payment_method_inactive', `Payment method ${fundToken} was already removed`);
   // Kept (inactive) so past transactions still name it; it can no longer pay.
   await putFund(tx, { ...doc.data, inactive: true, updated_at: tx.at }, false);

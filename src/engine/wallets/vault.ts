@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { WalletMethodRequest } from '../../shared/schemas/wallets';
 import type { ContactInput } from '../../shared/schemas/gateway';
 import {
@@ -89,7 +89,7 @@ async function walletToVaultIn(ctx: WalletsContext, tx: Tx, request: VaultReques
   let created = false;
   if (request.walletToken) {
     const doc = await tx.get<WalletDoc>(WALLETS, request.walletToken);
-    if (!doc) throw fail.precondition('wallet_not_found', `No wallet ${request.walletToken}`);
+    if (!doc) throw notFound('wallet_not_found', `No wallet ${request.walletToken}`, 'precondition');
     wallet = structuredClone(doc.data);
   } else {
     wallet = { token: ctx.core.ids.token(), customer: null, contacts: [], created_at: tx.at, updated_at: tx.at };
