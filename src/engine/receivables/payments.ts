@@ -70,17 +70,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   const identifier = f.str('identifier', { pattern: PAYMENT_KEY.pattern, patternText: PAYMENT_KEY.rule, code: 'invalid_identifier' });
   if (!f.has('identifier')) problems.add('identifier', 'missing_identifier', 'is required');
 
-  let total = f.int('amount_cents', { min: 0, code: 'invalid_amount' });
-  if (f.has('payment_total')) {
-    if (channel !== 'csv') problems.add('payment_total', 'payment_total_not_allowed', 'is the CSV column name of the total; in JSON send amount_cents');
-    else total ??= f.int('payment_total', { min: 0, code: 'invalid_amount' });
-  }
-  // The reference's single-invoice sample names the total `amount`.
-  const alias = f.int('amount', { min: 0, code: 'invalid_amount' });
-  if (alias !== undefined) {
-    if (total !== undefined && total !== alias) problems.add('amount', 'conflicting_amount', `differs from amount_cents (${total}); send one total`);
-    total ??= alias;
-  }
+  let total = readTotal(f, problems, channel);
 
   const existing = identifier ? await s.payment(identifier) : undefined;
   if (existing && existing.data.source === 'arc') {
@@ -96,23 +86,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   const division = f.str('division', { max: 60 });
   const externalType = f.str('external_payment_type', { max: 40 });
   const external = externalType !== undefined;
-  const entries: Entry[] = [];
-  if (invoiceNumber !== undefined && multi !== undefined && multi !== null) {
-    problems.add('invoice_number', 'ambiguous_invoices', 'and payment_amounts_attributes cannot both be given; use payment_amounts_attributes for several invoices');
-  } else if (invoiceNumber !== undefined) {
-    if (total === undefined) problems.add('amount_cents', 'missing_amount', 'is required');
-    const e = readEntry(input, problems, { amountField: 'amount_cents', amount: total ?? 0, external, ...(division !== undefined ? { division } : {}) });
-    if (e) entries.push(e);
-  } else if (multi !== undefined && multi !== null) {
-    if (!Array.isArray(multi)) problems.add('payment_amounts_attributes', 'invalid_type', 'must be an array');
-    else
-      multi.forEach((raw: unknown, i) => {
-        const p = problems.child(`payment_amounts_attributes.${i}.`);
-        if (!raw || typeof raw !== 'object') return p.add('', 'invalid_type', 'must be an object');
-        const e = readEntry(raw as Record<string, unknown>, p, { amountField: 'amount', external, ...(division !== undefined ? { division } : {}) });
-        if (e) entries.push(e);
-      });
-  }
+  const entries = readEntries(input, problems, { invoiceNumber, multi, total, external, division });
   const allocated = entries.reduce((sum, e) => sum + e.amount, 0);
   if (total === undefined) {
     if (entries.length === 0) problems.add('amount_cents', 'missing_amount', 'is required');
@@ -135,26 +109,8 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
 
   const invoices = await loadInvoices(s, entries, problems);
   const currency = currencyIn ?? invoices[0]?.data.currency ?? existing?.data.currency ?? s.currency;
-  entries.forEach((e, i) => {
-    const inv = invoices[i];
-    if (!inv) return;
-    const field = invoiceNumber !== undefined ? 'currency' : `payment_amounts_attributes.${i}.invoice_number`;
-    if (inv.data.currency !== currency) problems.add(field, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}, the payment in ${currency.toUpperCase()}`);
-    if (e.division !== undefined && inv.data.division !== undefined && e.division !== inv.data.division) {
-      problems.add(invoiceNumber !== undefined ? 'division' : `payment_amounts_attributes.${i}.division`, 'division_mismatch', `invoice ${inv.id} belongs to division ${inv.data.division}`);
-    }
-    if (e.line_number !== undefined && !inv.data.line_items.some((l) => l.number === e.line_number)) {
-      problems.add(invoiceNumber !== undefined ? 'line_number' : `payment_amounts_attributes.${i}.line_number`, 'line_item_not_found', `names no line item of invoice ${inv.id}`);
-    }
-  });
-
-  let customer: CustomerDoc | undefined;
-  if (customerIdentifier !== undefined) {
-    customer = await s.customerByIdentifier(customerIdentifier);
-    customer ??= (await upsertCustomer(s, { identifier: customerIdentifier, ...(customerName ? { name: customerName } : {}) }, { problems, defaultName: customerIdentifier })).customer;
-  } else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
-  else if (existing) customer = await s.customerById(existing.customer);
-  else if (entries.length === 0) problems.add('customer_identifier', 'missing_customer_identifier', 'is required for a payment not applied to an invoice');
+  checkInvoices(problems, entries, invoices, currency, invoiceNumber !== undefined);
+  const customer = await paymentCustomer(s, problems, { customerIdentifier, customerName, invoices, existing, entries });
   problems.throwIfAny();
   if (!identifier || !customer || total === undefined) throw fail.internal('payment_fields', 'payment fields missing after validation');
 
@@ -192,6 +148,81 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   const doc: PaymentDoc = existing ? { ...existing, customer: customer.id, data } : { id: identifier, watermark: 0, token: data.token, customer: customer.id, data };
   await applyAllocations(s, doc, entries, invoices, existing?.data.allocations ?? []);
   return { payment: doc, created: !existing, allocations: entries.length };
+}
+
+/** The payment's total: amount_cents, or the CSV's payment_total, or `amount` (the reference's single-invoice sample's name). */
+function readTotal(f: Fields, problems: Problems, channel: ImportChannel): number | undefined {
+  let total = f.int('amount_cents', { min: 0, code: 'invalid_amount' });
+  if (f.has('payment_total')) {
+    if (channel !== 'csv') problems.add('payment_total', 'payment_total_not_allowed', 'is the CSV column name of the total; in JSON send amount_cents');
+    else total ??= f.int('payment_total', { min: 0, code: 'invalid_amount' });
+  }
+  const alias = f.int('amount', { min: 0, code: 'invalid_amount' });
+  if (alias !== undefined) {
+    if (total !== undefined && total !== alias) problems.add('amount', 'conflicting_amount', `differs from amount_cents (${total}); send one total`);
+    total ??= alias;
+  }
+  return total;
+}
+
+/** What the payment applies to: one invoice (invoice_number, the whole total) or several (payment_amounts_attributes). */
+function readEntries(
+  input: PaymentImportInput | PaymentCsvRow,
+  problems: Problems,
+  sent: { invoiceNumber: string | undefined; multi: unknown; total: number | undefined; external: boolean; division: string | undefined },
+): Entry[] {
+  const { invoiceNumber, multi, total, external, division } = sent;
+  const entries: Entry[] = [];
+  if (invoiceNumber !== undefined && multi !== undefined && multi !== null) {
+    problems.add('invoice_number', 'ambiguous_invoices', 'and payment_amounts_attributes cannot both be given; use payment_amounts_attributes for several invoices');
+  } else if (invoiceNumber !== undefined) {
+    if (total === undefined) problems.add('amount_cents', 'missing_amount', 'is required');
+    const e = readEntry(input, problems, { amountField: 'amount_cents', amount: total ?? 0, external, ...(division !== undefined ? { division } : {}) });
+    if (e) entries.push(e);
+  } else if (multi !== undefined && multi !== null) {
+    if (!Array.isArray(multi)) problems.add('payment_amounts_attributes', 'invalid_type', 'must be an array');
+    else
+      multi.forEach((raw: unknown, i) => {
+        const p = problems.child(`payment_amounts_attributes.${i}.`);
+        if (!raw || typeof raw !== 'object') return p.add('', 'invalid_type', 'must be an object');
+        const e = readEntry(raw as Record<string, unknown>, p, { amountField: 'amount', external, ...(division !== undefined ? { division } : {}) });
+        if (e) entries.push(e);
+      });
+  }
+  return entries;
+}
+
+/** Each invoice paid must be in the payment's currency and division, and have the line item named. */
+function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean): void {
+  entries.forEach((e, i) => {
+    const inv = invoices[i];
+    if (!inv) return;
+    const field = single ? 'currency' : `payment_amounts_attributes.${i}.invoice_number`;
+    if (inv.data.currency !== currency) problems.add(field, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}, the payment in ${currency.toUpperCase()}`);
+    if (e.division !== undefined && inv.data.division !== undefined && e.division !== inv.data.division) {
+      problems.add(single ? 'division' : `payment_amounts_attributes.${i}.division`, 'division_mismatch', `invoice ${inv.id} belongs to division ${inv.data.division}`);
+    }
+    if (e.line_number !== undefined && !inv.data.line_items.some((l) => l.number === e.line_number)) {
+      problems.add(single ? 'line_number' : `payment_amounts_attributes.${i}.line_number`, 'line_item_not_found', `names no line item of invoice ${inv.id}`);
+    }
+  });
+}
+
+/** The customer paying: the one named (created when unknown), else the first invoice's, else the payment's as stored. */
+async function paymentCustomer(
+  s: ReceivablesUnit,
+  problems: Problems,
+  sent: { customerIdentifier: string | undefined; customerName: string | undefined; invoices: Array<InvoiceDoc | undefined>; existing: PaymentDoc | undefined; entries: Entry[] },
+): Promise<CustomerDoc | undefined> {
+  const { customerIdentifier, customerName, invoices, existing } = sent;
+  let customer: CustomerDoc | undefined;
+  if (customerIdentifier !== undefined) {
+    customer = await s.customerByIdentifier(customerIdentifier);
+    customer ??= (await upsertCustomer(s, { identifier: customerIdentifier, ...(customerName ? { name: customerName } : {}) }, { problems, defaultName: customerIdentifier })).customer;
+  } else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
+  else if (existing) customer = await s.customerById(existing.customer);
+  else if (sent.entries.length === 0) problems.add('customer_identifier', 'missing_customer_identifier', 'is required for a payment not applied to an invoice');
+  return customer;
 }
 
 async function loadInvoices(s: ReceivablesUnit, entries: Entry[], problems: Problems): Promise<Array<InvoiceDoc | undefined>> {
