@@ -47,7 +47,7 @@ const make =
   (code: string, message: string, details?: ErrorDetail[]): EngineError =>
     new EngineError(kind, code, message, details);
 
-/** Shorthands: `throw fail.notFound('customer_not_found', 'No customer C1')`. */
+/** Shorthands: `throw fail.invalid('invalid_amount', 'amount must be positive')`. A missing record: `notFound` below. */
 export const fail = {
   invalid: make('invalid'),
   unauthorized: make('unauthorized'),

@@ -148,10 +148,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const keyer = vault.keyer;
   const dropUnusedHashKeys = () => keys.dropPrevious('api_key_hash', (id) => account.credentials.hashKeysInUse().has(id));
   dropUnusedHashKeys();
-  const orders = createOrders(core, account);
+  const orders = createOrders({ core, account });
   // Wallets ask autopay for the receivables port only at request time, after it exists.
   const wallets = createWallets({ core, account, keyer, receivables: () => autopay.receivables() });
-  const giftCards = createGiftCards(core, account, vault);
+  const giftCards = createGiftCards({ core, account, vault });
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import qs from 'qs';
 import type { Engine } from '../engine';
-import { fail, isEngineError } from '../engine/errors';
+import { fail, isEngineError, notFound } from '../engine/errors';
 import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-data';
 import { authorize } from '../engine/account';
 import { authenticate } from './auth';
@@ -242,7 +242,7 @@ export function createApp(options: AppOptions): Express {
   app.use((req, res) => {
     try {
       limits.unauthenticated(req.ip, res);
-      throw fail.notFound('route_not_found', `No operation at ${req.method} ${redactPans(req.path)}`);
+      throw notFound('route_not_found', `No operation at ${req.method} ${redactPans(req.path)}`);
     } catch (err) {
       sendError(res, err, engine, req);
     }

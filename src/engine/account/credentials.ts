@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { EngineCore, Tx } from '../core';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { DAY_MS, realNow } from '../clock';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import { LEGACY_KEY_ID, type InstallKey, type InstallKeys } from '../security/install-keys';
@@ -144,7 +144,7 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
     async disable(token) {
       const record = await core.mutate(async (tx) => {
         const existing = await getRecord<CredentialRecord>(tx, 'credential', token);
-        if (!existing) throw fail.notFound('credential_not_found', `no credential ${token}`);
+        if (!existing) throw notFound('credential_not_found', `no credential ${token}`);
         if (existing.data.disabled_at) return existing.data;
         const data = { ...existing.data, disabled_at: tx.at };
         await putRecord(tx, 'credential', token, data, { type: 'credential.disabled', entity: 'credential', key: token });

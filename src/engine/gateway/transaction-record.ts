@@ -344,25 +344,44 @@ export interface ViewContext {
   order?: { identifier: string; number: string | null; amount_cents: number | null } | null;
 }
 
+/** The processor's answer as the reference's gateway_response shows it. */
+function gatewayResponseView(t: TxData, processorAnswer: string): OrderTransactionView['gateway_response'] {
+  const o = t.outcome;
+  return {
+    token: o.processor_reference,
+    gateway_token: o.processor_id,
+    gateway_status: o.approved ? 'success' : 'failure',
+    authorization_code: o.authorization_code,
+    authorization_response: processorAnswer,
+    avs_response: o.avs,
+    cvv_response: o.cvv,
+    approved_amount_cents: o.approved ? t.amount_cents : 0,
+    error_code: o.error_code,
+    message: o.approved ? '' : o.message,
+    ...(o.errors ? { errors: o.errors } : {}),
+  };
+}
+
+/** An authorization's amounts and hold (Laneway's addition to the view). */
+function authorizationView(auth: NonNullable<TxData['auth']>): NonNullable<OrderTransactionView['authorization']> {
+  return {
+    authorized_cents: auth.authorized_cents,
+    captured_cents: auth.captured_cents,
+    voided_cents: auth.voided_cents,
+    released_cents: auth.released_cents,
+    remaining_cents: remainingOf(auth),
+    hold_expires_at: new Date(auth.hold_expires_at).toISOString(),
+    status: auth.status,
+  };
+}
+
 /** The reference's OrderTransaction view of a stored transaction. */
 export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionView {
   const o = t.outcome;
   const card = t.card;
   const order = ctx.order === undefined ? t.order : ctx.order;
-  const status = o.approved ? 'success' : 'failure';
   // The processor's own answer, `<its code>: <its text>` (the reference's sandbox: "567.005: DECLINED").
   const processorAnswer = o.approved ? 'APPROVAL' : `${o.error_code ?? o.response_code}: ${o.message || Object.values(o.errors ?? {})[0]?.[0] || ''}`;
-  const authorization = t.auth
-    ? {
-        authorized_cents: t.auth.authorized_cents,
-        captured_cents: t.auth.captured_cents,
-        voided_cents: t.auth.voided_cents,
-        released_cents: t.auth.released_cents,
-        remaining_cents: remainingOf(t.auth),
-        hold_expires_at: new Date(t.auth.hold_expires_at).toISOString(),
-        status: t.auth.status,
-      }
-    : null;
   return {
     token: t.token,
     amount_in_cents: t.amount_cents,
@@ -393,19 +412,7 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
     approved_amount_cents: o.approved ? t.amount_cents : 0,
     fee_amount_cents: 0,
     fee_exempt: t.fee_exempt,
-    gateway_response: {
-      token: o.processor_reference,
-      gateway_token: o.processor_id,
-      gateway_status: status,
-      authorization_code: o.authorization_code,
-      authorization_response: processorAnswer,
-      avs_response: o.avs,
-      cvv_response: o.cvv,
-      approved_amount_cents: o.approved ? t.amount_cents : 0,
-      error_code: o.error_code,
-      message: o.approved ? '' : o.message,
-      ...(o.errors ? { errors: o.errors } : {}),
-    },
+    gateway_response: gatewayResponseView(t, processorAnswer),
     gateway_token: o.processor_id,
     gateway_authorization_code: o.authorization_code,
     gateway_authorization_response: processorAnswer,
@@ -435,7 +442,7 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
       cutoff_at: new Date(t.cutoff_at).toISOString(),
       settled_at: t.settlement.settled_at,
     },
-    authorization,
+    authorization: t.auth ? authorizationView(t.auth) : null,
     refunded_cents: t.refunded_cents,
     voided_by: t.voided_by,
     terminal: t.terminal ? { ...t.terminal } : null,

@@ -1,5 +1,5 @@
 import type { TerminalRequest, TerminalResponse } from '../../shared/schemas/lanes';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { LaneHub, LaneRuntime } from './hub';
 import { LANE_KIND, laneSummary, type LaneData } from './model';
@@ -17,7 +17,7 @@ const SIGNATURE_TIMEOUT_S = 60;
 export async function terminalCommand(hub: LaneHub, laneid: string, command: Command): Promise<TerminalResponse> {
   hub.account.require('card_present_emv');
   const lane = await hub.record(hub.core, laneid);
-  if (!lane) throw fail.gateway('lane_not_found', `No lane ${laneid}`);
+  if (!lane) throw notFound('lane_not_found', `No lane ${laneid}`, 'gateway');
   const rt = hub.runtime(laneid);
   const base = () => ({ laneid, command, status: hub.status(rt, lane) });
   const failure = (code: string, error: string): TerminalResponse => ({ success: false, ...base(), errors: [code], error });

@@ -1,6 +1,6 @@
 import type { LaneCreate, LanePatch } from '../../shared/schemas/lanes';
 import type { Tx } from '../core';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { LaneHub } from './hub';
 import { LANE_KIND, laneSummary, newLane, type LaneData } from './model';
@@ -27,7 +27,7 @@ export async function listLanes(hub: LaneHub): Promise<LaneView[]> {
 
 export async function getLane(hub: LaneHub, laneid: string): Promise<LaneView> {
   const record = await getRecord<LaneData>(hub.core, LANE_KIND, laneid);
-  if (!record) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+  if (!record) throw notFound('lane_not_found', `No lane ${laneid}`);
   return view(hub, record.data, record.watermark);
 }
 
@@ -54,7 +54,7 @@ export async function updateLane(hub: LaneHub, laneid: string, patch: LanePatch)
   if (patch.port_path !== undefined) await checkPortPath(patch.port_path);
   const saved = await hub.core.mutate(async (tx) => {
     const stored = await getRecord<LaneData>(tx, LANE_KIND, laneid);
-    if (!stored) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+    if (!stored) throw notFound('lane_not_found', `No lane ${laneid}`);
     const rt = hub.runtimes.get(laneid);
     const touchesPort = CONFIG_CHANGES_NEED_IDLE.some((k) => patch[k] !== undefined && patch[k] !== stored.data[k as keyof LaneData]);
     if (touchesPort && rt?.held) throw fail.conflict('lane_busy', `Lane ${laneid} is in use: change its port settings when it is idle`);
@@ -73,7 +73,7 @@ export async function updateLane(hub: LaneHub, laneid: string, patch: LanePatch)
 export async function removeLane(hub: LaneHub, laneid: string): Promise<void> {
   await hub.core.mutate(async (tx) => {
     const stored = await getRecord<LaneData>(tx, LANE_KIND, laneid);
-    if (!stored) throw fail.notFound('lane_not_found', `No lane ${laneid}`);
+    if (!stored) throw notFound('lane_not_found', `No lane ${laneid}`);
     if (hub.runtimes.get(laneid)?.held) throw fail.conflict('lane_busy', `Lane ${laneid} is in use: remove it when it is idle`);
     await tx.remove('records', stored.id, { type: 'lane.deleted', entity: 'lane', key: laneid, data: { laneid } });
     tx.afterCommit(() => void hub.reconcile(laneid));

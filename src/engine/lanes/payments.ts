@@ -1,5 +1,5 @@
 import type { CapturedSignature, CardPresentOutcome, CardPresentRequest } from '../card-present';
-import { fail, isEngineError, type EngineError } from '../errors';
+import { fail, isEngineError, type EngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import { toCardRead, type LaneCardRead } from './card';
 import { deviceFailureCode, type DeviceFailureCode } from './driver-port';
@@ -60,7 +60,7 @@ export async function readCard(hub: LaneHub, request: CardPresentRequest): Promi
   const laneid = request.laneId;
   checkCardPresentRequest(request);
   const lane = await hub.record(hub.core, laneid);
-  if (!lane) throw fail.gateway('lane_not_found', `No lane ${laneid}`);
+  if (!lane) throw notFound('lane_not_found', `No lane ${laneid}`, 'gateway');
   if (!lane.enabled) throw fail.gateway('lane_offline', `Lane ${laneid} is disabled`);
   if (lane.currency !== request.currency.toLowerCase()) {
     throw fail.gateway('currency_mismatch', `Lane ${laneid} takes ${lane.currency.toUpperCase()}, not ${request.currency.toUpperCase()}`);

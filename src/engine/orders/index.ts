@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import type { OrderInput } from '../../shared/schemas/orders';
 import type { OrderTransactionView } from '../../shared/schemas/gateway';
 import { TRANSACTIONS, transactionView, type TxDoc } from '../gateway/transaction-record';
@@ -49,78 +49,19 @@ export interface Orders {
   putInTx(tx: Tx, resolved: ResolvedOrder): Promise<void>;
 }
 
-export function createOrders(core: EngineCore, account: Account): Orders {
-  const profile = () => account.profile();
+export interface OrdersDeps {
+  core: EngineCore;
+  account: Account;
+}
 
-  const validate = (data: OrderData): void => {
-    if (data.settlement_token && !settlementTokens(profile()).all.includes(data.settlement_token)) {
-      throw fail.precondition('settlement_token_not_found', `settlement_token ${data.settlement_token} is not one of this account's processors (see GET /api/whoami)`);
-    }
-    if (data.amount_cents !== null && data.amount_cents < 0) throw fail.precondition('invalid_amount', 'amount_cents must not be negative');
-  };
-
-  const transactionsOf = async (reader: Tx | EngineCore, identifier: string, order: OrderData): Promise<OrderTransactionView[]> => {
-    const docs = await reader.find<TxDoc>(TRANSACTIONS, { selector: { order_id: identifier }, sort: [{ order_id: 'asc' }, { watermark: 'asc' }] });
-    const summary = { identifier, number: order.number, amount_cents: order.amount_cents };
-    return docs.map((d) => transactionView(d.data, { accountName: profile().name, order: summary }));
-  };
-
-  const view = async (reader: Tx | EngineCore, stored: OrderDoc): Promise<OrderView> => {
-    const doc = hydrateOrder(stored);
-    const o = doc.data;
-    const { extra, order_items, published_at: _p, ...fields } = o;
-    return {
-      ...extra,
-      ...fields,
-      watermark: doc.watermark,
-      order_items: order_items.map(itemView),
-      transactions: await transactionsOf(reader, o.identifier, o),
-    };
-  };
-
-  const message = (o: OrderData) => `1 order ${o.order_items.length} order item(s)`;
-
-  const write = async (tx: Tx, data: OrderData, created: boolean) =>
-    (await tx.put(ORDERS, orderDoc(data), {
-      type: created ? 'order.created' : 'order.updated',
-      entity: 'order',
-      key: data.identifier,
-      data: { draft: data.draft, amount_cents: data.amount_cents, currency: data.currency },
-    })) as OrderDoc;
-
-  const exportScan = async (selector: Record<string, unknown>, sort: Array<Record<string, 'asc'>>, page: ExportPage, keep: (o: OrderDoc) => boolean) => {
-    const out: OrderDoc[] = [];
-    let after = page.after;
-    // Filtered exports read the index in chunks until the page is full: a filter never shortens a
-    // page whose later records would match.
-    for (;;) {
-      const chunk = (await core.find<OrderDoc>(ORDERS, { selector: { ...selector, watermark: { $gt: after } }, sort, limit: Math.max(page.limit, 200) })).map(hydrateOrder);
-      for (const d of chunk) {
-        if (keep(d)) out.push(d);
-        if (out.length >= page.limit) break;
-      }
-      if (out.length >= page.limit || chunk.length < Math.max(page.limit, 200)) break;
-      after = chunk[chunk.length - 1]!.watermark;
-    }
-    return Promise.all(out.map((d) => view(core, d)));
-  };
-
+export function createOrders(deps: OrdersDeps): Orders {
+  const ctx = deps;
+  const { core, account } = ctx;
   return {
     async create(input) {
       account.require('orders');
       checkImportable(input as Record<string, unknown>);
-      return core.mutate(async (tx) => {
-        const identifier = input.identifier ?? core.ids.token();
-        const existing = hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier));
-        const next = applyOrderInput(undefined, input, identifier, tx.at);
-        if (existing) {
-          if (!sameOrder(existing.data, next)) throw fail.precondition('order_exists', `Order ${identifier} already exists: update it with PATCH /api/imports/order`);
-          return { message: message(existing.data), identifier, order: await view(tx, existing) };
-        }
-        validate(next);
-        const doc = await write(tx, next, true);
-        return { message: message(next), identifier, order: await view(tx, doc) };
-      });
+      return core.mutate((tx) => createOrderInTx(ctx, tx, input));
     },
 
     async update(input) {
@@ -128,31 +69,21 @@ export function createOrders(core: EngineCore, account: Account): Orders {
       checkImportable(input as Record<string, unknown>);
       if (!input.identifier) throw fail.precondition('identifier_unspecified', 'identifier is required to update an order');
       const identifier = input.identifier;
-      return core.mutate(async (tx) => {
-        const existing = hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier));
-        if (!existing) throw fail.precondition('order_not_found', `No order ${identifier}`);
-        if (input.draft === true && !existing.data.draft) {
-          throw fail.precondition('order_published', `Order ${identifier} is published and cannot become a draft again`);
-        }
-        const next = { ...applyOrderInput(existing.data, input, identifier, tx.at), updated_at: tx.at };
-        validate(next);
-        const doc = await write(tx, next, false);
-        return { message: message(next), identifier, order: await view(tx, doc) };
-      });
+      return core.mutate((tx) => updateOrderInTx(ctx, tx, identifier, input));
     },
 
     async view(identifier) {
       const doc = hydrateOrder(await core.get<OrderDoc>(ORDERS, identifier));
-      return doc ? view(core, doc) : undefined;
+      return doc ? orderView(ctx, core, doc) : undefined;
     },
 
     exportOrders(page) {
-      return exportScan({}, [{ watermark: 'asc' }], page, () => true);
+      return exportScan(ctx, {}, [{ watermark: 'asc' }], page, () => true);
     },
 
     exportPublished(page) {
       const wanted = Object.entries(page.attributes ?? {});
-      return exportScan({ published: true }, [{ published: 'asc' }, { watermark: 'asc' }], page, (d) =>
+      return exportScan(ctx, { published: true }, [{ published: 'asc' }, { watermark: 'asc' }], page, (d) =>
         wanted.every(([k, v]) => {
           const value = extendedAttribute(d.data, k);
           return value !== undefined && value !== null && String(value) === v;
@@ -160,36 +91,118 @@ export function createOrders(core: EngineCore, account: Account): Orders {
       );
     },
 
-    async resolveInTx(tx, order, defaults) {
-      if (typeof order === 'string') {
-        const doc = hydrateOrder(await tx.get<OrderDoc>(ORDERS, order));
-        if (!doc) throw fail.gateway('order_not_found', `No order ${order}`);
-        return { data: doc.data, changed: false, created: false };
-      }
-      try {
-        checkImportable(order as Record<string, unknown>);
-      } catch (err) {
-        throw fail.gateway('not_importable', (err as Error).message);
-      }
-      const identifier = order.identifier ?? core.ids.token();
-      const existing = order.identifier ? hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier)) : undefined;
-      const withDefaults: OrderInput = existing
-        ? order
-        : { ...order, amount_cents: order.amount_cents ?? defaults.amountCents, currency: order.currency ?? defaults.currency };
-      let next = applyOrderInput(existing?.data, withDefaults, identifier, tx.at);
-      if (existing && existing.data.draft === false && next.draft) next = { ...next, draft: false };
-      if (existing) next = { ...next, updated_at: tx.at };
-      try {
-        validate(next);
-      } catch (err) {
-        throw fail.gateway((err as { code: string }).code, (err as Error).message);
-      }
-      const changed = !existing || !sameOrder(existing.data, next);
-      return { data: changed || !existing ? next : existing.data, changed, created: !existing };
-    },
+    resolveInTx: (tx, order, defaults) => resolveOrderInTx(ctx, tx, order, defaults),
 
     async putInTx(tx, resolved) {
-      if (resolved.changed) await write(tx, resolved.data, resolved.created);
+      if (resolved.changed) await writeOrder(tx, resolved.data, resolved.created);
     },
   };
+}
+
+function validateOrder(ctx: OrdersDeps, data: OrderData): void {
+  if (data.settlement_token && !settlementTokens(ctx.account.profile()).all.includes(data.settlement_token)) {
+    throw notFound('settlement_token_not_found', `settlement_token ${data.settlement_token} is not one of this account's processors (see GET /api/whoami)`, 'precondition');
+  }
+  if (data.amount_cents !== null && data.amount_cents < 0) throw fail.precondition('invalid_amount', 'amount_cents must not be negative');
+}
+
+async function transactionsOf(ctx: OrdersDeps, reader: Tx | EngineCore, identifier: string, order: OrderData): Promise<OrderTransactionView[]> {
+  const docs = await reader.find<TxDoc>(TRANSACTIONS, { selector: { order_id: identifier }, sort: [{ order_id: 'asc' }, { watermark: 'asc' }] });
+  const summary = { identifier, number: order.number, amount_cents: order.amount_cents };
+  return docs.map((d) => transactionView(d.data, { accountName: ctx.account.profile().name, order: summary }));
+}
+
+async function orderView(ctx: OrdersDeps, reader: Tx | EngineCore, stored: OrderDoc): Promise<OrderView> {
+  const doc = hydrateOrder(stored);
+  const o = doc.data;
+  const { extra, order_items, published_at: _p, ...fields } = o;
+  return {
+    ...extra,
+    ...fields,
+    watermark: doc.watermark,
+    order_items: order_items.map(itemView),
+    transactions: await transactionsOf(ctx, reader, o.identifier, o),
+  };
+}
+
+const message = (o: OrderData) => `1 order ${o.order_items.length} order item(s)`;
+
+const writeOrder = async (tx: Tx, data: OrderData, created: boolean) =>
+  (await tx.put(ORDERS, orderDoc(data), {
+    type: created ? 'order.created' : 'order.updated',
+    entity: 'order',
+    key: data.identifier,
+    data: { draft: data.draft, amount_cents: data.amount_cents, currency: data.currency },
+  })) as OrderDoc;
+
+async function exportScan(ctx: OrdersDeps, selector: Record<string, unknown>, sort: Array<Record<string, 'asc'>>, page: ExportPage, keep: (o: OrderDoc) => boolean): Promise<OrderView[]> {
+  const out: OrderDoc[] = [];
+  let after = page.after;
+  // Filtered exports read the index in chunks until the page is full: a filter never shortens a
+  // page whose later records would match.
+  for (;;) {
+    const chunk = (await ctx.core.find<OrderDoc>(ORDERS, { selector: { ...selector, watermark: { $gt: after } }, sort, limit: Math.max(page.limit, 200) })).map(hydrateOrder);
+    for (const d of chunk) {
+      if (keep(d)) out.push(d);
+      if (out.length >= page.limit) break;
+    }
+    if (out.length >= page.limit || chunk.length < Math.max(page.limit, 200)) break;
+    after = chunk[chunk.length - 1]!.watermark;
+  }
+  return Promise.all(out.map((d) => orderView(ctx, ctx.core, d)));
+}
+
+/** A new order; the same content sent again answers the stored order. */
+async function createOrderInTx(ctx: OrdersDeps, tx: Tx, input: OrderInput) {
+  const identifier = input.identifier ?? ctx.core.ids.token();
+  const existing = hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier));
+  const next = applyOrderInput(undefined, input, identifier, tx.at);
+  if (existing) {
+    if (!sameOrder(existing.data, next)) throw fail.precondition('order_exists', `Order ${identifier} already exists: update it with PATCH /api/imports/order`);
+    return { message: message(existing.data), identifier, order: await orderView(ctx, tx, existing) };
+  }
+  validateOrder(ctx, next);
+  const doc = await writeOrder(tx, next, true);
+  return { message: message(next), identifier, order: await orderView(ctx, tx, doc) };
+}
+
+async function updateOrderInTx(ctx: OrdersDeps, tx: Tx, identifier: string, input: OrderInput) {
+  const existing = hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier));
+  if (!existing) throw notFound('order_not_found', `No order ${identifier}`, 'precondition');
+  if (input.draft === true && !existing.data.draft) {
+    throw fail.precondition('order_published', `Order ${identifier} is published and cannot become a draft again`);
+  }
+  const next = { ...applyOrderInput(existing.data, input, identifier, tx.at), updated_at: tx.at };
+  validateOrder(ctx, next);
+  const doc = await writeOrder(tx, next, false);
+  return { message: message(next), identifier, order: await orderView(ctx, tx, doc) };
+}
+
+/** Inside a gateway unit of work: the order a transaction names (object: created or updated). */
+async function resolveOrderInTx(ctx: OrdersDeps, tx: Tx, order: string | OrderInput, defaults: { amountCents: number; currency: string }): Promise<ResolvedOrder> {
+  if (typeof order === 'string') {
+    const doc = hydrateOrder(await tx.get<OrderDoc>(ORDERS, order));
+    if (!doc) throw notFound('order_not_found', `No order ${order}`, 'gateway');
+    return { data: doc.data, changed: false, created: false };
+  }
+  try {
+    checkImportable(order as Record<string, unknown>);
+  } catch (err) {
+    throw fail.gateway('not_importable', (err as Error).message);
+  }
+  const identifier = order.identifier ?? ctx.core.ids.token();
+  const existing = order.identifier ? hydrateOrder(await tx.get<OrderDoc>(ORDERS, identifier)) : undefined;
+  const withDefaults: OrderInput = existing
+    ? order
+    : { ...order, amount_cents: order.amount_cents ?? defaults.amountCents, currency: order.currency ?? defaults.currency };
+  let next = applyOrderInput(existing?.data, withDefaults, identifier, tx.at);
+  if (existing && existing.data.draft === false && next.draft) next = { ...next, draft: false };
+  if (existing) next = { ...next, updated_at: tx.at };
+  try {
+    validateOrder(ctx, next);
+  } catch (err) {
+    throw fail.gateway((err as { code: string }).code, (err as Error).message);
+  }
+  const changed = !existing || !sameOrder(existing.data, next);
+  return { data: changed || !existing ? next : existing.data, changed, created: !existing };
 }

@@ -61,6 +61,38 @@ export interface ViewContext {
   divisionName(code: string): string | undefined;
 }
 
+/** A customer's balance and aging in one currency, formatted. */
+function agingMoney(a: Aging, c: string) {
+  return {
+    balance: formatMoney(a.current + a.aging, c),
+    credit: formatMoney(a.credit, c),
+    current: formatMoney(a.current, c),
+    unapplied_payment: formatMoney(a.unapplied, c),
+    aging: formatMoney(a.aging, c),
+    aging_30: formatMoney(a.d30, c),
+    aging_60: formatMoney(a.d60, c),
+    aging_90: formatMoney(a.d90, c),
+    aging_older: formatMoney(a.over90, c),
+  };
+}
+
+/** `<currency>_<field>` for every currency, when the customer transacts in more than its main one. */
+function perCurrencyMoney(byCurrency: Map<string, Aging>, currency: string): Record<string, string> {
+  const perCurrency: Record<string, string> = {};
+  if (byCurrency.size > 1 || (byCurrency.size === 1 && !byCurrency.has(currency))) {
+    for (const [c, a] of byCurrency) for (const [k, v] of Object.entries(agingMoney(a, c))) perCurrency[`${c}_${k}`] = v;
+  }
+  return perCurrency;
+}
+
+function oldestOpenInvoice(oldest: ReturnType<typeof agingOf>['oldest'], today: string) {
+  return {
+    oldest_open_invoice: oldest?.number ?? '',
+    oldest_open_invoice_age: oldest ? String(Math.max(0, daysBetween(oldest.date, today))) : '',
+    oldest_open_invoice_balance: oldest ? formatMoney(oldest.owing, oldest.currency) : '',
+  };
+}
+
 /**
  * GET /api/exports/customer/{identifier} (and the customer webhook payload): money as formatted
  * strings in the customer's main currency (most of its invoices, else the account's), plus
@@ -75,21 +107,6 @@ export function customerView(
   const currency = primaryCurrency(doc, ctx.accountCurrency);
   const fig = agingOf(d.ledger, ctx.today);
   const main = fig.byCurrency.get(currency) ?? emptyAging;
-  const money = (a: Aging, c: string) => ({
-    balance: formatMoney(a.current + a.aging, c),
-    credit: formatMoney(a.credit, c),
-    current: formatMoney(a.current, c),
-    unapplied_payment: formatMoney(a.unapplied, c),
-    aging: formatMoney(a.aging, c),
-    aging_30: formatMoney(a.d30, c),
-    aging_60: formatMoney(a.d60, c),
-    aging_90: formatMoney(a.d90, c),
-    aging_older: formatMoney(a.over90, c),
-  });
-  const perCurrency: Record<string, string> = {};
-  if (fig.byCurrency.size > 1 || (fig.byCurrency.size === 1 && !fig.byCurrency.has(currency))) {
-    for (const [c, a] of fig.byCurrency) for (const [k, v] of Object.entries(money(a, c))) perCurrency[`${c}_${k}`] = v;
-  }
   const s = (v: string | undefined) => v ?? '';
   const codes = Object.keys(d.ledger.divisions).sort();
   const last = d.ledger.last_payment;
@@ -119,8 +136,8 @@ export function customerView(
     paper_invoices: 'N',
     paper_statements: 'N',
     currency,
-    ...money(main, currency),
-    ...perCurrency,
+    ...agingMoney(main, currency),
+    ...perCurrencyMoney(fig.byCurrency, currency),
     notes: s(d.notes),
     parent_identifier: s(d.parent_identifier),
     parent_name: s(related.parent?.data.name),
@@ -132,9 +149,7 @@ export function customerView(
     next_contact_date: s(d.next_contact_date),
     credit_limit: formatMoney(d.credit_limit_cents ?? 0, creditCurrency),
     credit_limit_currency: creditCurrency,
-    oldest_open_invoice: fig.oldest?.number ?? '',
-    oldest_open_invoice_age: fig.oldest ? String(Math.max(0, daysBetween(fig.oldest.date, ctx.today))) : '',
-    oldest_open_invoice_balance: fig.oldest ? formatMoney(fig.oldest.owing, fig.oldest.currency) : '',
+    ...oldestOpenInvoice(fig.oldest, ctx.today),
     last_payment_date: last?.date ?? '',
     last_payment_amount: formatMoney(last?.amount_cents ?? 0, last?.currency ?? currency),
     last_payment_source: last?.source ?? '',

@@ -1,10 +1,10 @@
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import { mergeContacts, readContacts, findContact } from './contacts';
 import { extraAttributes, Fields } from './fields';
 import { KEY_RE, NOTES_MAX, Problems } from './problems';
 import { emptyLedger, type ReceivablesUnit } from './unit-of-work';
-import type { CustomerData, CustomerDoc, PaymentAmountDoc, PaymentDoc } from './types';
+import type { CustomerData, CustomerDoc, CustomerImportInput, InvoiceImportInput, PaymentAmountDoc, PaymentDoc } from './types';
 import type { InvoiceRow } from './invoice-codec';
 
 /** The customer import's own fields; anything else is an extra attribute kept for presentment. */
@@ -29,20 +29,24 @@ export interface CustomerImportResult {
 }
 
 /**
+ * The customer's own fields (any may be missing when the customer rides on a payment), or an
+ * invoice whose customer_* attributes name them.
+ */
+export type CustomerUpsertInput = Partial<CustomerImportInput> | InvoiceImportInput;
+
+/**
  * Creates or updates one customer from import fields (`prefix` names them as the client sent them:
  * '' for the customer import, 'customer_' when they ride on an invoice). Validates every rule first;
  * throws 412 with each broken field; changes nothing on failure.
  */
 export async function upsertCustomer(
   s: ReceivablesUnit,
-  input: Record<string, unknown>,
+  input: CustomerUpsertInput,
   options: { prefix?: string; identifier?: string; problems?: Problems; defaultName?: string } = {},
 ): Promise<CustomerImportResult> {
   const prefix = options.prefix ?? '';
   const problems = options.problems ?? new Problems();
-  // Customer fields on another record arrive as customer_<field>; read them under their own names.
-  const own: Record<string, unknown> = prefix ? {} : input;
-  if (prefix) for (const [k, v] of Object.entries(input)) if (k.startsWith(prefix)) own[k.slice(prefix.length)] = v;
+  const own = ownFields(input, prefix);
   const p = prefix ? problems.child(prefix) : problems;
   const f = new Fields(own, p);
 
@@ -50,8 +54,44 @@ export async function upsertCustomer(
   if (options.identifier === undefined && !f.has('identifier')) p.add('identifier', 'missing_identifier', 'is required');
   const existing = identifier ? await s.customerByIdentifier(identifier) : undefined;
 
+  const sent = readProfile(f, p, existing, options.defaultName);
+  readTerms(f, p, existing, sent.patch);
+
+  const groupIdentifier = f.str('external_group_identifier', { max: 100 });
+  if (groupIdentifier !== undefined) sent.patch.external_group_identifier = groupIdentifier;
+
+  const parent = await readParent(s, f, p, identifier, existing);
+  const replace = f.bool('replace_contacts') ?? false;
+  const contactInputs = readContactInputs(own, p, sent.email, sent.patch);
+  await checkRestrictedGrouping(s, p, existing, groupIdentifier);
+
+  const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS, p);
+  problems.throwIfAny();
+  if (!identifier) throw fail.internal('no_identifier', 'identifier missing after validation');
+
+  const doc = existing ? updateCustomer(s, existing, sent, extra) : createCustomer(s, identifier, sent, extra, options.defaultName);
+  if (parent) {
+    doc.parent = parent.id;
+    doc.data.parent_identifier = parent.identifier;
+  }
+  if (contactInputs.length || replace) doc.data.contacts = mergeContacts(doc.data.contacts, contactInputs, replace, s.tx.at, () => s.core.ids.token());
+  return { customer: doc, created: !existing, contacts: contactInputs.length };
+}
+
+/** Customer fields on another record arrive as customer_<field>; they are read under their own names. */
+function ownFields(input: CustomerUpsertInput, prefix: string): Record<string, unknown> {
+  if (!prefix) return input;
+  const own: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) if (k.startsWith(prefix)) own[k.slice(prefix.length)] = v;
+  return own;
+}
+
+type CustomerProfile = ReturnType<typeof readProfile>;
+
+/** The customer's own fields as a patch over the stored ones, plus the few that are not simply set. */
+function readProfile(f: Fields, p: Problems, existing: CustomerDoc | undefined, defaultName: string | undefined) {
   const name = f.str('name', { max: 200 });
-  if (!existing && name === undefined && !options.defaultName) p.add('name', 'missing_name', 'is required');
+  if (!existing && name === undefined && !defaultName) p.add('name', 'missing_name', 'is required');
 
   const patch: Partial<CustomerData> = {};
   if (name !== undefined) patch.name = name;
@@ -79,6 +119,18 @@ export async function upsertCustomer(
     const v = f.bool(flag);
     if (v !== undefined) patch[flag] = v;
   }
+  const lastContact = readAddressDatesAndCredit(f, existing, patch);
+  // Sent blank, it goes back to its default (the currency of most of the customer's invoices,
+  // else the supplier's): the reference's "If blank, defaults to...".
+  const creditCurrencyCleared = f.input.credit_limit_currency === '';
+  return { name, email, patch, lastContact, creditCurrencyCleared };
+}
+
+/**
+ * Country and province (a new country without a new province drops the old one), contact dates and
+ * credit limit. Answers the last contact date, which is not simply set (it only moves forward).
+ */
+function readAddressDatesAndCredit(f: Fields, existing: CustomerDoc | undefined, patch: Partial<CustomerData>): string | undefined {
   const country = f.country('country');
   if (country !== undefined) patch.country = country;
   const movedCountry = country !== undefined && country !== existing?.data.country;
@@ -91,18 +143,11 @@ export async function upsertCustomer(
   if (creditLimit !== undefined) patch.credit_limit_cents = creditLimit;
   const creditCurrency = f.currency('credit_limit_currency');
   if (creditCurrency !== undefined) patch.credit_limit_currency = creditCurrency;
-  // Sent blank, it goes back to its default (the currency of most of the customer's invoices,
-  // else the supplier's): the reference's "If blank, defaults to...".
-  const creditCurrencyCleared = own.credit_limit_currency === '';
+  return lastContact;
+}
 
-  readTerms(f, p, existing, patch);
-
-  const groupIdentifier = f.str('external_group_identifier', { max: 100 });
-  if (groupIdentifier !== undefined) patch.external_group_identifier = groupIdentifier;
-
-  const parent = await readParent(s, f, p, identifier, existing);
-
-  const replace = f.bool('replace_contacts') ?? false;
+/** The contacts sent (as contacts, or under the reference's line_item_attributes), with the customer's email first. */
+function readContactInputs(own: Record<string, unknown>, p: Problems, email: string | undefined, patch: Partial<CustomerData>) {
   const contactsRaw = own.contacts ?? own.line_item_attributes;
   const contactInputs = readContacts(contactsRaw, own.contacts !== undefined ? 'contacts' : 'line_item_attributes', p);
   if (email !== undefined && !contactInputs.some((c) => c.email.toLowerCase() === email.toLowerCase())) {
@@ -112,51 +157,42 @@ export async function upsertCustomer(
       ...(patch.last_name !== undefined ? { last_name: patch.last_name } : {}),
     });
   }
+  return contactInputs;
+}
 
-  await checkRestrictedGrouping(s, p, existing, groupIdentifier);
+/** The patch over the stored customer; the last contact date only moves forward. */
+function updateCustomer(s: ReceivablesUnit, doc: CustomerDoc, sent: CustomerProfile, extra: Record<string, unknown>): CustomerDoc {
+  Object.assign(doc.data, sent.patch);
+  if (sent.creditCurrencyCleared) delete doc.data.credit_limit_currency;
+  const { lastContact } = sent;
+  if (lastContact !== undefined && (!doc.data.last_contact_date || lastContact > doc.data.last_contact_date)) doc.data.last_contact_date = lastContact;
+  doc.data.extra = { ...doc.data.extra, ...extra };
+  s.touchCustomer(doc);
+  return doc;
+}
 
-  const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS, p);
-  problems.throwIfAny();
-  if (!identifier) throw fail.internal('no_identifier', 'identifier missing after validation');
-
+function createCustomer(s: ReceivablesUnit, identifier: string, sent: CustomerProfile, extra: Record<string, unknown>, defaultName: string | undefined): CustomerDoc {
   const now = s.tx.at;
-  let doc: CustomerDoc;
-  let created = false;
-  if (existing) {
-    doc = existing;
-    Object.assign(doc.data, patch);
-    if (creditCurrencyCleared) delete doc.data.credit_limit_currency;
-    if (lastContact !== undefined && (!doc.data.last_contact_date || lastContact > doc.data.last_contact_date)) doc.data.last_contact_date = lastContact;
-    doc.data.extra = { ...doc.data.extra, ...extra };
-    s.touchCustomer(doc);
-  } else {
-    created = true;
-    const data: CustomerData = {
-      identifier,
-      name: name ?? options.defaultName ?? identifier,
-      pdf_attachment_opt_in: false,
-      account_status: 'open',
-      ignores_cc_payment_rules: false,
-      notification_suppressed: false,
-      auto_debit: false,
-      contacts: [],
-      extra,
-      ledger: emptyLedger(),
-      created_at: now,
-      updated_at: now,
-      updated_ms: s.tx.now,
-      ...patch,
-    };
-    if (lastContact !== undefined) data.last_contact_date = lastContact;
-    doc = { id: s.core.ids.token(), watermark: 0, identifier, parent: '', data };
-    s.addCustomer(doc);
-  }
-  if (parent) {
-    doc.parent = parent.id;
-    doc.data.parent_identifier = parent.identifier;
-  }
-  if (contactInputs.length || replace) doc.data.contacts = mergeContacts(doc.data.contacts, contactInputs, replace, now, () => s.core.ids.token());
-  return { customer: doc, created, contacts: contactInputs.length };
+  const data: CustomerData = {
+    identifier,
+    name: sent.name ?? defaultName ?? identifier,
+    pdf_attachment_opt_in: false,
+    account_status: 'open',
+    ignores_cc_payment_rules: false,
+    notification_suppressed: false,
+    auto_debit: false,
+    contacts: [],
+    extra,
+    ledger: emptyLedger(),
+    created_at: now,
+    updated_at: now,
+    updated_ms: s.tx.now,
+    ...sent.patch,
+  };
+  if (sent.lastContact !== undefined) data.last_contact_date = sent.lastContact;
+  const doc: CustomerDoc = { id: s.core.ids.token(), watermark: 0, identifier, parent: '', data };
+  s.addCustomer(doc);
+  return doc;
 }
 
 /** Payment terms: a type (day or date) and a value that must make sense for it. */
@@ -221,10 +257,7 @@ async function isAncestor(s: ReceivablesUnit, id: string, start: CustomerDoc): P
 
 export async function requireCustomer(s: ReceivablesUnit, identifier: string, kind: 'not_found' | 'precondition' = 'not_found'): Promise<CustomerDoc> {
   const doc = await s.customerByIdentifier(identifier);
-  if (!doc) {
-    const make = kind === 'not_found' ? fail.notFound : fail.precondition;
-    throw make('customer_not_found', `No customer with identifier ${identifier}`);
-  }
+  if (!doc) throw notFound('customer_not_found', `No customer with identifier ${identifier}`, kind);
   return doc;
 }
 
@@ -287,7 +320,7 @@ export async function cancelInvitation(s: ReceivablesUnit, identifier: string, e
   const doc = await requireCustomer(s, identifier);
   if (doc.data.account_status === 'closed') throw fail.forbidden('customer_closed', `Customer ${identifier} is closed`);
   const contact = findContact(doc.data.contacts, email);
-  if (!contact?.invited_at) throw fail.notFound('invitation_not_found', `No pending invitation for ${email} on customer ${identifier}`);
+  if (!contact?.invited_at) throw notFound('invitation_not_found', `No pending invitation for ${email} on customer ${identifier}`);
   if (contact.invited_by === 'customer') throw fail.forbidden('invited_by_customer_user', `${email} was invited by a customer user; only they can cancel it`);
   delete contact.invited_at;
   delete contact.invited_by;

@@ -3,7 +3,7 @@ import { recordsByRef } from '../records';
 import { Fields } from './fields';
 import { Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { DivisionData } from './types';
+import type { DivisionData, DivisionImportInput } from './types';
 import type { InvoiceRow } from './invoice-codec';
 
 export const DIVISION_CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,38}[A-Za-z0-9])?$/;
@@ -13,7 +13,7 @@ export const DIVISION_CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,38}[A-Za-z0-9]
  * (the reference's rule); a parent that would make a loop is refused. Deleting (deleted: true)
  * is refused while an invoice or a child division refers to the division.
  */
-export async function importDivision(s: ReceivablesUnit, input: Record<string, unknown>): Promise<{ division: DivisionData; created: boolean }> {
+export async function importDivision(s: ReceivablesUnit, input: DivisionImportInput): Promise<{ division: DivisionData; created: boolean }> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const code = f.str('code', { pattern: DIVISION_CODE_RE, patternText: 'must be 1 to 40 letters, digits, spaces or . _ -', code: 'invalid_division_code' });

@@ -1,12 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import { eventId, type EngineCore, type Tx } from '../core';
-import type { CustomerImport, CustomerListItem, CustomerOpenInvoice, CustomerView } from '../../shared/schemas/receivables-customers';
-import type { DivisionImport } from '../../shared/schemas/receivables-divisions';
-import type { InvoiceImport, InvoiceView } from '../../shared/schemas/receivables-invoices';
-import type { PaymentImport, PaymentView } from '../../shared/schemas/receivables-payments';
+import type { CustomerListItem, CustomerOpenInvoice, CustomerView } from '../../shared/schemas/receivables-customers';
+import type { InvoiceView } from '../../shared/schemas/receivables-invoices';
+import type { PaymentView } from '../../shared/schemas/receivables-payments';
 import type { Account } from '../account';
 import { dateInZone } from '../clock';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { recordsOfKind } from '../records';
 import { attach, decodeAttachment } from './attachments';
 import { countryCodes } from './countries';
@@ -22,23 +21,12 @@ import { importPayment, recordPayment, reversePayment, type ImportChannel, type 
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
-import type { CustomerDoc, DivisionData, InvoiceDoc, PaymentAmountDoc, PaymentAmountRecord, PaymentDoc } from './types';
+import type { CustomerDoc, CustomerImportInput, DivisionData, DivisionImportInput, InvoiceDoc, InvoiceImportInput, PaymentAmountDoc, PaymentAmountRecord, PaymentCsvRow, PaymentDoc, PaymentImportInput } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { JsonParts, Page } from './exports';
 
-/**
- * What each import takes: the body its route validates, typed by the same TypeBox schema. The
- * schemas let attributes beyond their properties through (an invoice's customer_* attributes,
- * extended attributes), which the rules read by name: hence the open record beside each.
- */
-type Attributes = Record<string, unknown>;
-export type CustomerImportInput = Static<typeof CustomerImport> & Attributes;
-export type InvoiceImportInput = Static<typeof InvoiceImport> & Attributes;
-export type PaymentImportInput = Static<typeof PaymentImport> & Attributes;
-export type DivisionImportInput = Static<typeof DivisionImport> & Attributes;
-/** A payment as a CSV import's row: every column a string, `payment_total` allowed. */
-export type PaymentCsvRow = Record<string, string>;
+export type { CustomerImportInput, DivisionImportInput, InvoiceImportInput, PaymentCsvRow, PaymentImportInput } from './types';
 
 export interface ImportReply {
   identifier: string;
@@ -177,7 +165,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async viewCustomer(identifier) {
       const doc = await findCustomer(identifier);
-      if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${identifier}`);
+      if (!doc) throw notFound('customer_not_found', `No customer with identifier ${identifier}`);
       const parent = doc.parent ? await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.parent) : undefined;
       let root = parent ?? doc;
       const seen = new Set([doc.id]);
@@ -201,7 +189,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async exportCustomerOpenInvoices(identifier, page) {
       const doc = await findCustomer(identifier);
-      if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${identifier}`);
+      if (!doc) throw notFound('customer_not_found', `No customer with identifier ${identifier}`);
       const numbers = Object.keys(doc.data.ledger.open);
       const invoices = await decodeAll(numbers);
       return invoices
@@ -273,7 +261,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
           if (found.length > 1) throw fail.precondition('ambiguous_display_number', `More than one invoice has display_number ${key}; find it by number`);
           invoice = found[0] ? s.adoptInvoice(found[0]) : undefined;
         }
-        if (!invoice || invoice.data.deleted) throw fail.notFound('invoice_not_found', `No invoice with ${findBy} ${key}`);
+        if (!invoice || invoice.data.deleted) throw notFound('invoice_not_found', `No invoice with ${findBy} ${key}`);
         const problems = new Problems();
         const primary = input.invoice_display === undefined ? true : input.invoice_display === true || input.invoice_display === 'true';
         const file = decodeAttachment(input, problems);
@@ -286,7 +274,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async viewInvoice(numberOrId, options = {}) {
       const row = await findInvoice(numberOrId);
-      if (!row) throw fail.notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
+      if (!row) throw notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
       const doc = decodeInvoice(row);
       const view = JSON.parse(invoiceJson(row, today(), doc.data.deleted)) as Static<typeof InvoiceView>;
       if (options.payments) {
@@ -327,7 +315,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async dueOpenInvoices(customerIdentifier, asOf) {
       const doc = await findCustomer(customerIdentifier);
-      if (!doc) throw fail.notFound('customer_not_found', `No customer with identifier ${customerIdentifier}`);
+      if (!doc) throw notFound('customer_not_found', `No customer with identifier ${customerIdentifier}`);
       const due = Object.entries(doc.data.ledger.open).filter(([, [date, dueDate, owing]]) => owing > 0 && (dueDate || date) <= asOf);
       const invoices = await decodeAll(due.map(([n]) => n));
       return invoices
@@ -366,7 +354,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       if (!doc) {
         [doc] = await core.find<PaymentDoc & { [k: string]: unknown }>('payments', { selector: { token: referenceOrToken }, sort: [{ token: 'asc' }, { id: 'asc' }], limit: 1 });
       }
-      if (!doc) throw fail.notFound('payment_not_found', `No payment with reference or token ${referenceOrToken}`);
+      if (!doc) throw notFound('payment_not_found', `No payment with reference or token ${referenceOrToken}`);
       return paymentView(doc, { tree: options.tree === true, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
     },
 

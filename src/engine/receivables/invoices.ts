@@ -1,5 +1,5 @@
 import { addDays, daysBetween } from '../clock';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { attach, decodeAttachment } from './attachments';
 import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
 import { resolveInvoiceDivision } from './divisions';
@@ -7,7 +7,7 @@ import { extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { CustomerDoc, InvoiceData, InvoiceDoc } from './types';
+import type { CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
 
 /** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
 const INVOICE_KEY = freeKey(64);
@@ -68,19 +68,62 @@ export function prorate(annualCents: number, effective: string, expiry: string):
  * updated from customer_* attributes. Every rule is checked before anything changes; a broken one
  * throws 412 naming each field.
  */
-export async function importInvoice(s: ReceivablesUnit, input: Record<string, unknown>): Promise<InvoiceImportResult> {
+export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInput): Promise<InvoiceImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
-  const caps = (c: Parameters<ReceivablesUnit['account']['can']>[0]) => s.account.can(c);
+  const { number, customerIdentifier, existing } = await readIdentity(s, f, problems);
+  const prev: Partial<InvoiceData> = existing?.data ?? {};
+  // Fields are read in this order so that problems are named in the order of the reference's list.
+  const header = readHeader(f, problems, prev);
+  const plan = readPlan(s, f, problems, prev);
+  const discount = readDiscount(s, f, problems);
+  if (s.account.can('balance_sync') && header.owingIn === undefined) problems.add('owing_cents', 'missing_owing_cents', 'is required: this account uses balance sync');
+  const summary = await readSummary(s, f, problems, number, prev);
+  const l3 = readL3(f, prev);
+  const lineInputs = readLineItems(input.line_item_attributes, problems);
+  const lines = mergeLineItems(prev.line_items ?? [], lineInputs, header.replaceLines, problems);
+  const adjustments = readAdjustments(input.adjustments_attributes, problems) ?? prev.adjustments ?? [];
+  const division = await resolveInvoiceDivision(s, header.divisionCode, header.divisionName, prev.division, problems);
+  const attachment = readAttachment(input, problems);
+  const amount = invoiceAmount({ ...header, ...plan, lines, lineInputs }, prev, problems);
+  const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, header.currency, problems) : undefined;
+  const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k));
+  problems.throwIfAny();
+  if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
 
+  const data = invoiceData(s, existing, { number, customer, amount, lines, adjustments, extra, isParent: summary.isParent }, header);
+  setOptionalFields(data, prev, { header, plan, summaryNumber: summary.summaryNumber, division });
+  if (discount.enabled) setDiscount(data, prev, discount, amount);
+  if (Object.keys(l3).length) data.l3 = l3;
+  const invoiceDate = data.date;
+  setField(data, prev, 'due_date', header.dueDate ?? prev.due_date ?? dueFromTerms(invoiceDate, customer.data.terms_type, customer.data.terms_value));
+  // Balance sync: the ERP's owing is the truth. Otherwise owing is what payments left of the amount.
+  data.owing_cents = s.account.can('balance_sync') && header.owingIn !== undefined ? header.owingIn : amount - data.applied_cents;
+
+  const doc: InvoiceDoc = existing
+    ? { ...existing, customer: customer.id, data }
+    : { id: number, watermark: 0, display_number: data.display_number, customer: customer.id, feed: 'open', division: data.division ?? '', iid: 0, data };
+  s.putInvoice(doc);
+  if (attachment) await attach(s, doc, attachment, true);
+  return { invoice: doc, customer, created: !existing, lineItems: lineInputs?.length ?? 0, echoPayUrls: header.echo === 'pay_urls' };
+}
+
+/** The invoice's number and customer identifier (both required), and the invoice stored under that number. */
+async function readIdentity(s: ReceivablesUnit, f: Fields, problems: Problems) {
   const number = f.str('number', { pattern: NUMBER_RE, patternText: NUMBER_RULE, code: 'invalid_number' });
   if (!f.has('number')) problems.add('number', 'missing_number', 'is required');
   const customerIdentifier = f.str('customer_identifier', { pattern: KEY_RE, patternText: 'must be 1 to 100 letters and digits (with - _ . inside)', code: 'invalid_customer_identifier' });
   if (!f.has('customer_identifier')) problems.add('customer_identifier', 'missing_customer_identifier', 'is required');
   const existing = number ? await s.invoice(number) : undefined;
   if (existing?.data.deleted) problems.add('number', 'invoice_deleted', `${number} was deleted and cannot be imported again`);
-  const prev: Partial<InvoiceData> = existing?.data ?? {};
+  return { number, customerIdentifier, existing };
+}
 
+type InvoiceHeader = ReturnType<typeof readHeader>;
+
+/** The invoice's own fields: amounts and taxes, dates, texts, shipping, auto debit, division, references. */
+function readHeader(f: Fields, problems: Problems, prev: Partial<InvoiceData>) {
+  const text = (name: string, max = 200) => f.str(name, { max });
   const displayNumber = f.str('display_number', { pattern: NUMBER_RE, patternText: NUMBER_RULE, code: 'invalid_display_number' });
   const currency = f.currency('currency');
   const amountIn = f.int('amount', { code: 'invalid_amount' });
@@ -92,18 +135,10 @@ export async function importInvoice(s: ReceivablesUnit, input: Record<string, un
   const date = f.date('date');
   const orderDate = f.date('order_date');
   const dueDate = f.date('due_date');
-  const text = (name: string, max = 200) => f.str(name, { max });
   const po = text('purchase_order_number', 100);
   const notes = f.str('notes_text', { max: NOTES_MAX, code: 'notes_too_long' });
   // Read with the rest, before the problems are thrown: a field read after that would lose its problem.
-  const shipName = text('shipping_name');
-  const shipAddress1 = text('shipping_address_1');
-  const shipAddress2 = text('shipping_address_2');
-  const shipCity = text('shipping_city');
-  const shipPostalCode = text('shipping_postal_code', 30);
-  const shippingCountry = f.country('shipping_country');
-  const movedCountry = shippingCountry !== undefined && shippingCountry !== prev.shipping?.country;
-  const shippingProvince = f.province('shipping_province', shippingCountry ?? prev.shipping?.country, movedCountry ? prev.shipping?.province : undefined);
+  const shipping = readShipping(f, prev);
   const autoDebit = f.oneOf('auto_debit', ['Y', 'N'] as const, 'invalid_auto_debit');
   const divisionCode = f.str('division', { max: 40 });
   const divisionName = f.str('division_name', { max: 200 });
@@ -114,15 +149,38 @@ export async function importInvoice(s: ReceivablesUnit, input: Record<string, un
   const serviceRep = f.str('service_rep_email', { max: 1000 });
   if (serviceRep !== undefined && serviceRep.split(';').some((e) => !EMAIL_RE.test(e.trim()))) problems.add('service_rep_email', 'invalid_email', 'must be email addresses separated by semicolons');
   const echo = f.oneOf('echo', ['pay_urls'] as const, 'invalid_echo');
+  return {
+    displayNumber, currency, amountIn, replaceLines, amountOverride, suppress, tax1, tax2, date, orderDate, dueDate, po, notes,
+    shipping, autoDebit, divisionCode, divisionName, autoDebitReference, owingIn, refs, externalId, serviceRep, echo,
+  };
+}
 
-  const planIdentifier = text('plan_identifier', 100);
+/** Shipping fields as sent; a new country without a new province drops the old country's province. */
+function readShipping(f: Fields, prev: Partial<InvoiceData>) {
+  const text = (name: string, max = 200) => f.str(name, { max });
+  const name = text('shipping_name');
+  const address1 = text('shipping_address_1');
+  const address2 = text('shipping_address_2');
+  const city = text('shipping_city');
+  const postalCode = text('shipping_postal_code', 30);
+  const country = f.country('shipping_country');
+  const movedCountry = country !== undefined && country !== prev.shipping?.country;
+  const province = f.province('shipping_province', country ?? prev.shipping?.country, movedCountry ? prev.shipping?.province : undefined);
+  return { name, address_1: address1, address_2: address2, city, province, postal_code: postalCode, country };
+}
+
+type InvoicePlan = ReturnType<typeof readPlan>;
+
+/** Payment plan and annualized amount fields; an account with payment plans requires the plan's fields. */
+function readPlan(s: ReceivablesUnit, f: Fields, problems: Problems, prev: Partial<InvoiceData>) {
+  const planIdentifier = f.str('plan_identifier', { max: 100 });
   const planStart = f.date('plan_start_date');
   const planEnd = f.date('plan_end_date');
   const planPayment = f.int('plan_payment_cents', { min: 0 });
   const annualized = f.int('annualized_amount_cents');
   const effective = f.date('annualized_effective_date');
   const expiry = f.date('annualized_expiry_date');
-  if (caps('payment_plans')) {
+  if (s.account.can('payment_plans')) {
     for (const name of PLAN_FIELDS) {
       if (!f.has(name) && prev[name] === undefined) problems.add(name, 'missing_plan_field', 'is required: this account uses payment plans');
     }
@@ -133,131 +191,136 @@ export async function importInvoice(s: ReceivablesUnit, input: Record<string, un
     if (!expiry) problems.add('annualized_expiry_date', 'missing_annualized_date', 'is required with annualized_amount_cents');
     if (effective && expiry && expiry < effective) problems.add('annualized_expiry_date', 'invalid_annualized_dates', 'must not be before annualized_effective_date');
   }
+  return { planIdentifier, planStart, planEnd, planPayment, annualized, effective, expiry };
+}
 
-  const discountAmount = f.int('discount_amount_cents', { min: 0 });
-  const discountRate = f.num('discount_rate');
-  const discountExpiry = f.date('discount_expiry_date');
-  // Discounts need the account's discount configuration; without it the fields are ignored, as
-  // owing_cents is without balance sync (the reference's own example sends them).
-  const discounts = caps('discounts');
-  if (discounts && discountRate !== undefined && (discountRate < 0 || discountRate >= 1)) {
+type InvoiceDiscount = ReturnType<typeof readDiscount>;
+
+/**
+ * Discounts need the account's discount configuration; without it the fields are ignored, as
+ * owing_cents is without balance sync (the reference's own example sends them).
+ */
+function readDiscount(s: ReceivablesUnit, f: Fields, problems: Problems) {
+  const amount = f.int('discount_amount_cents', { min: 0 });
+  const rate = f.num('discount_rate');
+  const expiry = f.date('discount_expiry_date');
+  const enabled = s.account.can('discounts');
+  if (enabled && rate !== undefined && (rate < 0 || rate >= 1)) {
     problems.add('discount_rate', 'invalid_discount_rate', 'must be a fraction from 0 up to 1 (0.05 is 5%)');
   }
+  return { enabled, amount, rate, expiry };
+}
 
-  if (caps('balance_sync') && owingIn === undefined) problems.add('owing_cents', 'missing_owing_cents', 'is required: this account uses balance sync');
-
-  const { isParent, summaryNumber } = await readSummary(s, f, problems, number, prev);
-
+/** Level 3 card data, merged over what the invoice kept. */
+function readL3(f: Fields, prev: Partial<InvoiceData>): Record<string, string> {
   const l3: Record<string, string> = { ...(prev.l3 ?? {}) };
   for (const name of L3_FIELDS) {
     const v = name === 'L3_ship_from_country' ? f.country(name) : f.str(name, { max: 100 });
     if (v !== undefined) l3[name] = v;
   }
+  return l3;
+}
 
-  const lineInputs = readLineItems(input.line_item_attributes, problems);
-  const lines = mergeLineItems(prev.line_items ?? [], lineInputs, replaceLines, problems);
-  const adjustments = readAdjustments(input.adjustments_attributes, problems) ?? prev.adjustments ?? [];
-
-  const division = await resolveInvoiceDivision(s, divisionCode, divisionName, prev.division, problems);
-
-  let attachment: ReturnType<typeof decodeAttachment>;
-  if (input.attachment !== undefined && input.attachment !== null) {
-    if (typeof input.attachment !== 'object') problems.add('attachment', 'invalid_type', 'must be an object with file_name and content');
-    else attachment = decodeAttachment(input.attachment as { file_name: unknown; content: unknown }, problems, 'attachment.');
+function readAttachment(input: InvoiceImportInput, problems: Problems): ReturnType<typeof decodeAttachment> {
+  if (input.attachment === undefined || input.attachment === null) return undefined;
+  if (typeof input.attachment !== 'object') {
+    problems.add('attachment', 'invalid_type', 'must be an object with file_name and content');
+    return undefined;
   }
+  return decodeAttachment(input.attachment as { file_name: unknown; content: unknown }, problems, 'attachment.');
+}
 
-  const amount = invoiceAmount({ amountIn, amountOverride, annualized, effective, expiry, lines, lineInputs, replaceLines, tax1, tax2 }, prev, problems);
-
-  const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, currency, problems) : undefined;
-  const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k));
-  problems.throwIfAny();
-  if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
-
+/** The fields every invoice has, over what the stored invoice kept. */
+function invoiceData(
+  s: ReceivablesUnit,
+  existing: InvoiceDoc | undefined,
+  sent: { number: string; customer: CustomerDoc; amount: number; lines: InvoiceData['line_items']; adjustments: InvoiceData['adjustments']; extra: Record<string, unknown>; isParent: boolean },
+  header: InvoiceHeader,
+): InvoiceData {
+  const prev: Partial<InvoiceData> = existing?.data ?? {};
   const now = s.tx.at;
-  const invoiceDate = date ?? prev.date ?? s.today;
-  const applied = prev.applied_cents ?? 0;
-  const keep = <K extends keyof InvoiceData>(k: K, v: InvoiceData[K] | undefined) => (v !== undefined ? v : prev[k]);
-  const shipping = { ...(prev.shipping ?? {}) };
-  const ship = (k: keyof typeof shipping, v: string | undefined) => {
-    if (v !== undefined) shipping[k] = v;
-  };
-  ship('name', shipName);
-  ship('address_1', shipAddress1);
-  ship('address_2', shipAddress2);
-  ship('city', shipCity);
-  ship('province', shippingProvince);
-  ship('postal_code', shipPostalCode);
-  ship('country', shippingCountry);
-
-  const data: InvoiceData = {
+  return {
     ...(existing?.data ?? {}),
-    number,
-    display_number: displayNumber ?? prev.display_number ?? number,
+    number: sent.number,
+    display_number: header.displayNumber ?? prev.display_number ?? sent.number,
     iid: prev.iid ?? 0,
-    customer_identifier: customer.identifier,
-    currency: currency ?? prev.currency ?? s.currency,
-    amount_cents: amount,
+    customer_identifier: sent.customer.identifier,
+    currency: header.currency ?? prev.currency ?? s.currency,
+    amount_cents: sent.amount,
     owing_cents: 0,
-    applied_cents: applied,
-    date: invoiceDate,
-    line_items: lines,
-    adjustments,
-    auto_debit: autoDebit !== undefined ? autoDebit === 'Y' : (prev.auto_debit ?? true),
-    summary_invoice_parent: isParent,
-    suppress_notifications: suppress ?? prev.suppress_notifications ?? false,
+    applied_cents: prev.applied_cents ?? 0,
+    date: header.date ?? prev.date ?? s.today,
+    line_items: sent.lines,
+    adjustments: sent.adjustments,
+    auto_debit: header.autoDebit !== undefined ? header.autoDebit === 'Y' : (prev.auto_debit ?? true),
+    summary_invoice_parent: sent.isParent,
+    suppress_notifications: header.suppress ?? prev.suppress_notifications ?? false,
     deleted: false,
     attachments: prev.attachments ?? [],
     pay_token: prev.pay_token ?? s.core.ids.token(),
-    extra: { ...(prev.extra ?? {}), ...extra },
+    extra: { ...(prev.extra ?? {}), ...sent.extra },
     created_at: prev.created_at ?? now,
     updated_at: now,
     updated_ms: s.tx.now,
   };
-  const set = <K extends keyof InvoiceData>(k: K, v: InvoiceData[K] | undefined) => {
-    const value = keep(k, v);
-    if (value === undefined) delete data[k];
-    else data[k] = value;
-  };
-  set('subtotal_tax1', tax1);
-  set('subtotal_tax2', tax2);
-  set('order_date', orderDate);
-  set('purchase_order_number', po);
-  set('notes_text', notes);
-  if (Object.keys(shipping).length) data.shipping = shipping;
-  set('division', division);
-  set('auto_debit_reference', autoDebitReference);
-  set('ref1', refs.ref1);
-  set('ref2', refs.ref2);
-  set('ref3', refs.ref3);
-  set('plan_identifier', planIdentifier);
-  set('plan_start_date', planStart);
-  set('plan_end_date', planEnd);
-  set('plan_payment_cents', planPayment);
-  set('annualized_amount_cents', annualized);
-  set('annualized_effective_date', effective);
-  set('annualized_expiry_date', expiry);
-  set('external_id', externalId);
-  set('summary_invoice_number', summaryNumber);
-  set('service_rep_email', serviceRep);
-  if (discounts) {
-    set('discount_expiry_date', discountExpiry);
-    set('discount_rate', discountRate);
-    // A rate, sent now or kept, always decides the discount (even beside discount_amount_cents),
-    // from the invoice amount as it is now.
-    const rate = discountRate ?? prev.discount_rate;
-    set('discount_amount_cents', rate !== undefined && rate !== null ? Math.round(amount * rate) : discountAmount);
-  }
-  if (Object.keys(l3).length) data.l3 = l3;
-  set('due_date', dueDate ?? prev.due_date ?? dueFromTerms(invoiceDate, customer.data.terms_type, customer.data.terms_value));
-  // Balance sync: the ERP's owing is the truth. Otherwise owing is what payments left of the amount.
-  data.owing_cents = s.account.can('balance_sync') && owingIn !== undefined ? owingIn : amount - applied;
+}
 
-  const doc: InvoiceDoc = existing
-    ? { ...existing, customer: customer.id, data }
-    : { id: number, watermark: 0, display_number: data.display_number, customer: customer.id, feed: 'open', division: data.division ?? '', iid: 0, data };
-  s.putInvoice(doc);
-  if (attachment) await attach(s, doc, attachment, true);
-  return { invoice: doc, customer, created: !existing, lineItems: lineInputs?.length ?? 0, echoPayUrls: echo === 'pay_urls' };
+/** Sets a field to the value sent, else keeps the stored one; a field with neither is left out. */
+function setField<K extends keyof InvoiceData>(data: InvoiceData, prev: Partial<InvoiceData>, k: K, v: InvoiceData[K] | undefined): void {
+  const value = v !== undefined ? v : prev[k];
+  if (value === undefined) delete data[k];
+  else data[k] = value as InvoiceData[K];
+}
+
+/** The optional fields, each the value sent or the one kept, in the stored record's order. */
+function setOptionalFields(
+  data: InvoiceData,
+  prev: Partial<InvoiceData>,
+  sent: { header: InvoiceHeader; plan: InvoicePlan; summaryNumber: string | undefined; division: string | undefined },
+): void {
+  const { header, plan } = sent;
+  const set = <K extends keyof InvoiceData>(k: K, v: InvoiceData[K] | undefined) => setField(data, prev, k, v);
+  set('subtotal_tax1', header.tax1);
+  set('subtotal_tax2', header.tax2);
+  set('order_date', header.orderDate);
+  set('purchase_order_number', header.po);
+  set('notes_text', header.notes);
+  const shipping = mergeShipping(prev.shipping, header.shipping);
+  if (Object.keys(shipping).length) data.shipping = shipping;
+  set('division', sent.division);
+  set('auto_debit_reference', header.autoDebitReference);
+  set('ref1', header.refs.ref1);
+  set('ref2', header.refs.ref2);
+  set('ref3', header.refs.ref3);
+  set('plan_identifier', plan.planIdentifier);
+  set('plan_start_date', plan.planStart);
+  set('plan_end_date', plan.planEnd);
+  set('plan_payment_cents', plan.planPayment);
+  set('annualized_amount_cents', plan.annualized);
+  set('annualized_effective_date', plan.effective);
+  set('annualized_expiry_date', plan.expiry);
+  set('external_id', header.externalId);
+  set('summary_invoice_number', sent.summaryNumber);
+  set('service_rep_email', header.serviceRep);
+}
+
+/** The shipping fields sent, over the stored ones. */
+function mergeShipping(kept: InvoiceData['shipping'], sent: InvoiceHeader['shipping']): NonNullable<InvoiceData['shipping']> {
+  const shipping = { ...(kept ?? {}) };
+  for (const k of ['name', 'address_1', 'address_2', 'city', 'province', 'postal_code', 'country'] as const) {
+    const v = sent[k];
+    if (v !== undefined) shipping[k] = v;
+  }
+  return shipping;
+}
+
+function setDiscount(data: InvoiceData, prev: Partial<InvoiceData>, discount: InvoiceDiscount, amount: number): void {
+  setField(data, prev, 'discount_expiry_date', discount.expiry);
+  setField(data, prev, 'discount_rate', discount.rate);
+  // A rate, sent now or kept, always decides the discount (even beside discount_amount_cents),
+  // from the invoice amount as it is now.
+  const rate = discount.rate ?? prev.discount_rate;
+  setField(data, prev, 'discount_amount_cents', rate !== undefined && rate !== null ? Math.round(amount * rate) : discount.amount);
 }
 
 /** Summary invoices: whether this one is a parent, and the parent it names (which must be one). */
@@ -321,7 +384,7 @@ function invoiceAmount(
  */
 async function invoiceCustomer(
   s: ReceivablesUnit,
-  input: Record<string, unknown>,
+  input: InvoiceImportInput,
   customerIdentifier: string,
   existing: InvoiceDoc | undefined,
   number: string | undefined,
@@ -345,7 +408,7 @@ async function invoiceCustomer(
 /** Soft-deletes an invoice: it leaves the customer's balance and the open-invoice export. */
 export async function deleteInvoice(s: ReceivablesUnit, number: string): Promise<InvoiceDoc> {
   const doc = await s.invoice(number);
-  if (!doc) throw fail.notFound('invoice_not_found', `No invoice ${number}`);
+  if (!doc) throw notFound('invoice_not_found', `No invoice ${number}`);
   if (doc.data.deleted) return doc;
   doc.data.deleted = true;
   s.putInvoice(doc);

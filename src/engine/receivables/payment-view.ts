@@ -80,26 +80,27 @@ export function paymentAmountView(p: PaymentData, a: AllocationData, opts: { lin
     remit: a.remit ?? null,
     external_payment_type: n(p.external_payment_type),
     external_payment_number: n(p.external_payment_number),
-    ...(opts.lineShortPay
-      ? {
-          line_item_transactional_amounts: a.lines.map((l) => ({
-            line_item_number: l.line_item_number,
-            line_item_payment_amount: decimal(l.amount_cents, c),
-            line_item_balance: decimal(l.balance_cents, c),
-            line_item_short_pay_indicator: l.balance_cents > 0 ? 'Y' : 'N',
-            line_item_payment_note: n(a.note),
-            line_item_short_pay_reason_identifier: n(a.short_pay_reason_identifier),
-            line_item_short_pay_reason: null,
-            line_item_dispute_reason_identifier: null,
-            line_item_dispute_reason: null,
-          })),
-        }
-      : {}),
+    ...(opts.lineShortPay ? { line_item_transactional_amounts: lineAmountsView(a, c) } : {}),
     batch_number: null,
     batch_amount: '',
     invoice_display_number: a.invoice.display_number,
     invoice_internal_number: a.invoice_number,
   };
+}
+
+/** What an allocation paid on each line item of its invoice (line-item short pay). */
+function lineAmountsView(a: AllocationData, c: string) {
+  return a.lines.map((l) => ({
+    line_item_number: l.line_item_number,
+    line_item_payment_amount: decimal(l.amount_cents, c),
+    line_item_balance: decimal(l.balance_cents, c),
+    line_item_short_pay_indicator: l.balance_cents > 0 ? 'Y' : 'N',
+    line_item_payment_note: n(a.note),
+    line_item_short_pay_reason_identifier: n(a.short_pay_reason_identifier),
+    line_item_short_pay_reason: null,
+    line_item_dispute_reason_identifier: null,
+    line_item_dispute_reason: null,
+  }));
 }
 
 /** GET /api/exports/payment/{reference_or_token}, the payment exports and the payment webhook. */

@@ -1,4 +1,4 @@
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { upsertCustomer, IDENTIFIER_RULE } from './customers';
 import { Fields } from './fields';
 import { NUMBER_RE } from './invoices';
@@ -6,7 +6,7 @@ import { REVERSED } from './ledger';
 import { paymentAmountView } from './payment-view';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus } from './types';
+import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput } from './types';
 
 /** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
 export type ImportChannel = 'json' | 'csv' | 'cashier';
@@ -64,23 +64,13 @@ export interface PaymentImportResult {
  * the total and is refused in JSON, where the total is `amount_cents`. Updating a payment that
  * originated here accepts only its total with or without fees.
  */
-export async function importPayment(s: ReceivablesUnit, input: Record<string, unknown>, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
+export async function importPayment(s: ReceivablesUnit, input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const identifier = f.str('identifier', { pattern: PAYMENT_KEY.pattern, patternText: PAYMENT_KEY.rule, code: 'invalid_identifier' });
   if (!f.has('identifier')) problems.add('identifier', 'missing_identifier', 'is required');
 
-  let total = f.int('amount_cents', { min: 0, code: 'invalid_amount' });
-  if (f.has('payment_total')) {
-    if (channel !== 'csv') problems.add('payment_total', 'payment_total_not_allowed', 'is the CSV column name of the total; in JSON send amount_cents');
-    else total ??= f.int('payment_total', { min: 0, code: 'invalid_amount' });
-  }
-  // The reference's single-invoice sample names the total `amount`.
-  const alias = f.int('amount', { min: 0, code: 'invalid_amount' });
-  if (alias !== undefined) {
-    if (total !== undefined && total !== alias) problems.add('amount', 'conflicting_amount', `differs from amount_cents (${total}); send one total`);
-    total ??= alias;
-  }
+  let total = readTotal(f, problems, channel);
 
   const existing = identifier ? await s.payment(identifier) : undefined;
   if (existing && existing.data.source === 'arc') {
@@ -96,23 +86,7 @@ export async function importPayment(s: ReceivablesUnit, input: Record<string, un
   const division = f.str('division', { max: 60 });
   const externalType = f.str('external_payment_type', { max: 40 });
   const external = externalType !== undefined;
-  const entries: Entry[] = [];
-  if (invoiceNumber !== undefined && multi !== undefined && multi !== null) {
-    problems.add('invoice_number', 'ambiguous_invoices', 'and payment_amounts_attributes cannot both be given; use payment_amounts_attributes for several invoices');
-  } else if (invoiceNumber !== undefined) {
-    if (total === undefined) problems.add('amount_cents', 'missing_amount', 'is required');
-    const e = readEntry(input, problems, { amountField: 'amount_cents', amount: total ?? 0, external, ...(division !== undefined ? { division } : {}) });
-    if (e) entries.push(e);
-  } else if (multi !== undefined && multi !== null) {
-    if (!Array.isArray(multi)) problems.add('payment_amounts_attributes', 'invalid_type', 'must be an array');
-    else
-      multi.forEach((raw: unknown, i) => {
-        const p = problems.child(`payment_amounts_attributes.${i}.`);
-        if (!raw || typeof raw !== 'object') return p.add('', 'invalid_type', 'must be an object');
-        const e = readEntry(raw as Record<string, unknown>, p, { amountField: 'amount', external, ...(division !== undefined ? { division } : {}) });
-        if (e) entries.push(e);
-      });
-  }
+  const entries = readEntries(input, problems, { invoiceNumber, multi, total, external, division });
   const allocated = entries.reduce((sum, e) => sum + e.amount, 0);
   if (total === undefined) {
     if (entries.length === 0) problems.add('amount_cents', 'missing_amount', 'is required');
@@ -135,26 +109,8 @@ export async function importPayment(s: ReceivablesUnit, input: Record<string, un
 
   const invoices = await loadInvoices(s, entries, problems);
   const currency = currencyIn ?? invoices[0]?.data.currency ?? existing?.data.currency ?? s.currency;
-  entries.forEach((e, i) => {
-    const inv = invoices[i];
-    if (!inv) return;
-    const field = invoiceNumber !== undefined ? 'currency' : `payment_amounts_attributes.${i}.invoice_number`;
-    if (inv.data.currency !== currency) problems.add(field, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}, the payment in ${currency.toUpperCase()}`);
-    if (e.division !== undefined && inv.data.division !== undefined && e.division !== inv.data.division) {
-      problems.add(invoiceNumber !== undefined ? 'division' : `payment_amounts_attributes.${i}.division`, 'division_mismatch', `invoice ${inv.id} belongs to division ${inv.data.division}`);
-    }
-    if (e.line_number !== undefined && !inv.data.line_items.some((l) => l.number === e.line_number)) {
-      problems.add(invoiceNumber !== undefined ? 'line_number' : `payment_amounts_attributes.${i}.line_number`, 'line_item_not_found', `names no line item of invoice ${inv.id}`);
-    }
-  });
-
-  let customer: CustomerDoc | undefined;
-  if (customerIdentifier !== undefined) {
-    customer = await s.customerByIdentifier(customerIdentifier);
-    customer ??= (await upsertCustomer(s, { identifier: customerIdentifier, ...(customerName ? { name: customerName } : {}) }, { problems, defaultName: customerIdentifier })).customer;
-  } else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
-  else if (existing) customer = await s.customerById(existing.customer);
-  else if (entries.length === 0) problems.add('customer_identifier', 'missing_customer_identifier', 'is required for a payment not applied to an invoice');
+  checkInvoices(problems, entries, invoices, currency, invoiceNumber !== undefined);
+  const customer = await paymentCustomer(s, problems, { customerIdentifier, customerName, invoices, existing, entries });
   problems.throwIfAny();
   if (!identifier || !customer || total === undefined) throw fail.internal('payment_fields', 'payment fields missing after validation');
 
@@ -192,6 +148,81 @@ export async function importPayment(s: ReceivablesUnit, input: Record<string, un
   const doc: PaymentDoc = existing ? { ...existing, customer: customer.id, data } : { id: identifier, watermark: 0, token: data.token, customer: customer.id, data };
   await applyAllocations(s, doc, entries, invoices, existing?.data.allocations ?? []);
   return { payment: doc, created: !existing, allocations: entries.length };
+}
+
+/** The payment's total: amount_cents, or the CSV's payment_total, or `amount` (the reference's single-invoice sample's name). */
+function readTotal(f: Fields, problems: Problems, channel: ImportChannel): number | undefined {
+  let total = f.int('amount_cents', { min: 0, code: 'invalid_amount' });
+  if (f.has('payment_total')) {
+    if (channel !== 'csv') problems.add('payment_total', 'payment_total_not_allowed', 'is the CSV column name of the total; in JSON send amount_cents');
+    else total ??= f.int('payment_total', { min: 0, code: 'invalid_amount' });
+  }
+  const alias = f.int('amount', { min: 0, code: 'invalid_amount' });
+  if (alias !== undefined) {
+    if (total !== undefined && total !== alias) problems.add('amount', 'conflicting_amount', `differs from amount_cents (${total}); send one total`);
+    total ??= alias;
+  }
+  return total;
+}
+
+/** What the payment applies to: one invoice (invoice_number, the whole total) or several (payment_amounts_attributes). */
+function readEntries(
+  input: PaymentImportInput | PaymentCsvRow,
+  problems: Problems,
+  sent: { invoiceNumber: string | undefined; multi: unknown; total: number | undefined; external: boolean; division: string | undefined },
+): Entry[] {
+  const { invoiceNumber, multi, total, external, division } = sent;
+  const entries: Entry[] = [];
+  if (invoiceNumber !== undefined && multi !== undefined && multi !== null) {
+    problems.add('invoice_number', 'ambiguous_invoices', 'and payment_amounts_attributes cannot both be given; use payment_amounts_attributes for several invoices');
+  } else if (invoiceNumber !== undefined) {
+    if (total === undefined) problems.add('amount_cents', 'missing_amount', 'is required');
+    const e = readEntry(input, problems, { amountField: 'amount_cents', amount: total ?? 0, external, ...(division !== undefined ? { division } : {}) });
+    if (e) entries.push(e);
+  } else if (multi !== undefined && multi !== null) {
+    if (!Array.isArray(multi)) problems.add('payment_amounts_attributes', 'invalid_type', 'must be an array');
+    else
+      multi.forEach((raw: unknown, i) => {
+        const p = problems.child(`payment_amounts_attributes.${i}.`);
+        if (!raw || typeof raw !== 'object') return p.add('', 'invalid_type', 'must be an object');
+        const e = readEntry(raw as Record<string, unknown>, p, { amountField: 'amount', external, ...(division !== undefined ? { division } : {}) });
+        if (e) entries.push(e);
+      });
+  }
+  return entries;
+}
+
+/** Each invoice paid must be in the payment's currency and division, and have the line item named. */
+function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean): void {
+  entries.forEach((e, i) => {
+    const inv = invoices[i];
+    if (!inv) return;
+    const field = single ? 'currency' : `payment_amounts_attributes.${i}.invoice_number`;
+    if (inv.data.currency !== currency) problems.add(field, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}, the payment in ${currency.toUpperCase()}`);
+    if (e.division !== undefined && inv.data.division !== undefined && e.division !== inv.data.division) {
+      problems.add(single ? 'division' : `payment_amounts_attributes.${i}.division`, 'division_mismatch', `invoice ${inv.id} belongs to division ${inv.data.division}`);
+    }
+    if (e.line_number !== undefined && !inv.data.line_items.some((l) => l.number === e.line_number)) {
+      problems.add(single ? 'line_number' : `payment_amounts_attributes.${i}.line_number`, 'line_item_not_found', `names no line item of invoice ${inv.id}`);
+    }
+  });
+}
+
+/** The customer paying: the one named (created when unknown), else the first invoice's, else the payment's as stored. */
+async function paymentCustomer(
+  s: ReceivablesUnit,
+  problems: Problems,
+  sent: { customerIdentifier: string | undefined; customerName: string | undefined; invoices: Array<InvoiceDoc | undefined>; existing: PaymentDoc | undefined; entries: Entry[] },
+): Promise<CustomerDoc | undefined> {
+  const { customerIdentifier, customerName, invoices, existing } = sent;
+  let customer: CustomerDoc | undefined;
+  if (customerIdentifier !== undefined) {
+    customer = await s.customerByIdentifier(customerIdentifier);
+    customer ??= (await upsertCustomer(s, { identifier: customerIdentifier, ...(customerName ? { name: customerName } : {}) }, { problems, defaultName: customerIdentifier })).customer;
+  } else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
+  else if (existing) customer = await s.customerById(existing.customer);
+  else if (sent.entries.length === 0) problems.add('customer_identifier', 'missing_customer_identifier', 'is required for a payment not applied to an invoice');
+  return customer;
 }
 
 async function loadInvoices(s: ReceivablesUnit, entries: Entry[], problems: Problems): Promise<Array<InvoiceDoc | undefined>> {
@@ -315,7 +346,7 @@ function writeAmountRecords(s: ReceivablesUnit, doc: PaymentDoc, previous: reado
   }
 }
 
-function updateOriginated(s: ReceivablesUnit, existing: PaymentDoc, input: Record<string, unknown>, total: number | undefined): PaymentDoc {
+function updateOriginated(s: ReceivablesUnit, existing: PaymentDoc, input: PaymentImportInput | PaymentCsvRow, total: number | undefined): PaymentDoc {
   const p = existing.data;
   const problems = new Problems();
   const withFees = p.amount_cents + p.fee_cents;
@@ -365,7 +396,7 @@ export interface RecordPaymentInput {
 /** Records a payment taken by Laneway itself (autopay, the portal, a lane): source `arc`. */
 export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInput): Promise<PaymentDoc> {
   const customer = await s.customerByIdentifier(input.customer_identifier);
-  if (!customer) throw fail.precondition('customer_not_found', `No customer with identifier ${input.customer_identifier}`);
+  if (!customer) throw notFound('customer_not_found', `No customer with identifier ${input.customer_identifier}`, 'precondition');
   if (!Number.isSafeInteger(input.amount_cents) || input.amount_cents < 0) throw fail.invalid('invalid_amount', 'amount_cents must be a whole number of minor units, 0 or more');
   const fee = input.fee_cents ?? 0;
   if (!Number.isSafeInteger(fee) || fee < 0) throw fail.invalid('invalid_fee', 'fee_cents must be a whole number of minor units, 0 or more');
@@ -430,7 +461,7 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
  */
 export async function reversePayment(s: ReceivablesUnit, reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<PaymentDoc> {
   const doc = await s.payment(reference);
-  if (!doc) throw fail.notFound('payment_not_found', `No payment ${reference}`);
+  if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
   if (REVERSED.has(doc.data.status)) return doc;
   await reverseAllocations(s, doc.data, []);
   doc.data.status = status;

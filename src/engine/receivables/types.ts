@@ -1,11 +1,27 @@
 import type { Static } from '@sinclair/typebox';
-import type { PaymentAmountView } from '../../shared/schemas/receivables-payments';
+import type { CustomerImport } from '../../shared/schemas/receivables-customers';
+import type { DivisionImport } from '../../shared/schemas/receivables-divisions';
+import type { InvoiceImport } from '../../shared/schemas/receivables-invoices';
+import type { PaymentAmountView, PaymentImport } from '../../shared/schemas/receivables-payments';
 /**
  * Stored shapes of the receivables domain. Documents keep only what was given or computed:
  * absent optional fields are left out (views fill nulls), which keeps export pages small.
  */
 
 export type Extra = Record<string, unknown>;
+
+/**
+ * What each import takes: the body its route validates, typed by the same TypeBox schema. The
+ * schemas let attributes beyond their properties through (an invoice's customer_* attributes,
+ * extended attributes), which the rules read by name: hence the open record beside each.
+ */
+type Attributes = Record<string, unknown>;
+export type CustomerImportInput = Static<typeof CustomerImport> & Attributes;
+export type InvoiceImportInput = Static<typeof InvoiceImport> & Attributes;
+export type PaymentImportInput = Static<typeof PaymentImport> & Attributes;
+export type DivisionImportInput = Static<typeof DivisionImport> & Attributes;
+/** A payment as a CSV import's row: every column a string, `payment_total` allowed. */
+export type PaymentCsvRow = Record<string, string>;
 
 export interface ContactData {
   email: string;

@@ -32,19 +32,34 @@ export interface Catalog {
   putInTx(tx: Tx, data: ProductData, created: boolean): Promise<void>;
 }
 
+/** A barcode must have a right check digit and belong to no other product; stored normalised. */
+async function checkBarcode(tx: Tx, barcode: string | null | undefined, code: string): Promise<string | null> {
+  if (barcode === null || barcode === undefined) return null;
+  if (!gtinValid(barcode)) throw fail.invalid('invalid_barcode', `Barcode ${barcode} has a wrong check digit`, [{ field: 'barcode', message: 'check digit does not match' }]);
+  const normal = normalBarcode(barcode);
+  const taken = (await recordsByRef<ProductData>(tx, KIND.product, normal)).find((r) => r.data.code !== code);
+  if (taken) throw fail.conflict('barcode_taken', `Barcode ${barcode} already belongs to product ${taken.data.code}`);
+  return normal;
+}
+
+/** Products whose description, code, barcode or category hold every word, by description. */
+function searchProducts(all: ProductData[], query: Parameters<Catalog['list']>[0]): ProductData[] {
+  const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const category = query.category?.toLowerCase();
+  const out = all.filter((p) => {
+    if (!p.active && !query.include_inactive) return false;
+    if (category && p.category.toLowerCase() !== category) return false;
+    const hay = `${p.description} ${p.code} ${p.barcode ?? ''} ${p.category}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+  out.sort((a, b) => a.description.localeCompare(b.description));
+  return out.slice(0, query.limit ?? 50);
+}
+
 export function createCatalog(core: EngineCore): Catalog {
   // Searches read every product: the catalog is kept in memory, refreshed after each change.
   let cache: ProductData[] | undefined;
   const all = async () => (cache ??= (await recordsOfKind<ProductData>(core, KIND.product)).map((r) => r.data));
-
-  const checkBarcode = async (tx: Tx, barcode: string | null | undefined, code: string): Promise<string | null> => {
-    if (barcode === null || barcode === undefined) return null;
-    if (!gtinValid(barcode)) throw fail.invalid('invalid_barcode', `Barcode ${barcode} has a wrong check digit`, [{ field: 'barcode', message: 'check digit does not match' }]);
-    const normal = normalBarcode(barcode);
-    const taken = (await recordsByRef<ProductData>(tx, KIND.product, normal)).find((r) => r.data.code !== code);
-    if (taken) throw fail.conflict('barcode_taken', `Barcode ${barcode} already belongs to product ${taken.data.code}`);
-    return normal;
-  };
 
   const put = async (tx: Tx, data: ProductData, created: boolean) => {
     await putRecord(tx, KIND.product, data.code, data, {
@@ -60,16 +75,7 @@ export function createCatalog(core: EngineCore): Catalog {
 
   return {
     async list(query) {
-      const words = (query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-      const category = query.category?.toLowerCase();
-      const out = (await all()).filter((p) => {
-        if (!p.active && !query.include_inactive) return false;
-        if (category && p.category.toLowerCase() !== category) return false;
-        const hay = `${p.description} ${p.code} ${p.barcode ?? ''} ${p.category}`.toLowerCase();
-        return words.every((w) => hay.includes(w));
-      });
-      out.sort((a, b) => a.description.localeCompare(b.description));
-      return out.slice(0, query.limit ?? 50).map(productView);
+      return searchProducts(await all(), query).map(productView);
     },
 
     async get(code) {

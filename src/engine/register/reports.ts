@@ -45,8 +45,8 @@ function sortedTenders(map: Map<string, TenderTotal>): TenderTotal[] {
   return [...map.values()].sort((a, b) => TENDER_TYPES.indexOf(a.type) - TENDER_TYPES.indexOf(b.type) || a.label.localeCompare(b.label));
 }
 
-export function aggregate(entries: JournalEntry[], header: { laneid: string; period: number; from: string; to: string; currency: string; kind: 'x' | 'z' }, marks: ReadonlyArray<TaxMark>): RegisterReport {
-  const r: RegisterReport = {
+function emptyReport(header: { laneid: string; period: number; from: string; to: string; currency: string; kind: 'x' | 'z' }): RegisterReport {
+  return {
     ...header,
     sales: { count: 0, subtotal_cents: 0, discount_cents: 0, tax_cents: 0, total_cents: 0 },
     voids: { count: 0, tax_cents: 0, total_cents: 0 },
@@ -61,87 +61,99 @@ export function aggregate(entries: JournalEntry[], header: { laneid: string; per
     cashiers: [],
     z: null,
   };
-  const tenders = new Map<string, TenderTotal>();
-  const taxed: TaxedAmount[] = [];
-  const cashiers = new Map<string, CashierTotals>();
-  const cashierOf = (p: PersonRef) => {
-    let c = cashiers.get(p.id);
-    if (!c) {
-      c = { cashier: p, sales_count: 0, sales_total_cents: 0, voids_count: 0, voids_total_cents: 0, refunds_count: 0, refunds_total_cents: 0, tips_count: 0, tips_cents: 0, tenders: new Map() };
-      cashiers.set(p.id, c);
-    }
-    return c;
-  };
-  const addTaxes = (list: Parameters<typeof taxedAmounts>[0], sign: 1 | -1) => taxed.push(...taxedAmounts(list, sign));
+}
+
+/** The report being summed up, with what it is summed from. */
+interface Tally {
+  r: RegisterReport;
+  tenders: Map<string, TenderTotal>;
+  taxed: TaxedAmount[];
+  cashiers: Map<string, CashierTotals>;
+}
+
+function cashierOf(t: Tally, p: PersonRef): CashierTotals {
+  let c = t.cashiers.get(p.id);
+  if (!c) {
+    c = { cashier: p, sales_count: 0, sales_total_cents: 0, voids_count: 0, voids_total_cents: 0, refunds_count: 0, refunds_total_cents: 0, tips_count: 0, tips_cents: 0, tenders: new Map() };
+    t.cashiers.set(p.id, c);
+  }
+  return c;
+}
+
+type Entry<T extends JournalEntry['type']> = Extract<JournalEntry, { type: T }>;
+
+function countSale(t: Tally, e: Entry<'sale'>): void {
+  const { r } = t;
+  r.sales.count += 1;
+  r.sales.subtotal_cents += e.subtotal_cents;
+  r.sales.discount_cents += e.discount_cents;
+  r.sales.tax_cents += e.tax_cents;
+  r.sales.total_cents += e.total_cents;
+  t.taxed.push(...taxedAmounts(e.taxes, 1));
+  const c = cashierOf(t, e.cashier);
+  c.sales_count += 1;
+  c.sales_total_cents += e.total_cents;
+}
+
+function countSaleReversal(t: Tally, e: Entry<'sale_reversal'>): void {
+  const bucket = e.kind === 'void' ? t.r.voids : t.r.refunds;
+  bucket.count += 1;
+  bucket.total_cents += e.total_cents;
+  bucket.tax_cents += e.tax_cents;
+  t.taxed.push(...taxedAmounts(e.taxes, -1));
+  const c = cashierOf(t, e.cashier);
+  if (e.kind === 'void') {
+    c.voids_count += 1;
+    c.voids_total_cents += e.total_cents;
+  } else {
+    c.refunds_count += 1;
+    c.refunds_total_cents += e.total_cents;
+  }
+}
+
+function countTender(t: Tally, e: Entry<'tender'>): void {
+  const { r } = t;
+  const tip = e.tip_cents ?? 0;
+  const c = cashierOf(t, e.cashier);
+  addTender(t.tenders, e.tender_type, e.label, e.amount_cents, 0, tip, 1);
+  addTender(c.tenders, e.tender_type, e.label, e.amount_cents, 0, tip, 1);
+  if (tip > 0) {
+    r.tips.count += 1;
+    c.tips_count += 1;
+  }
+  r.tips.total_cents += tip;
+  c.tips_cents += tip;
+  if (e.tender_type === 'cash') r.cash.in_cents += e.amount_cents;
+}
+
+/** A tip given back (a card void) comes off the tips of the cashier who took it back. */
+function countReversal(t: Tally, e: Entry<'reversal'>): void {
+  const tip = e.tip_cents ?? 0;
+  const c = cashierOf(t, e.cashier);
+  addTender(t.tenders, e.tender_type, e.label, 0, e.amount_cents, -tip, 0);
+  addTender(c.tenders, e.tender_type, e.label, 0, e.amount_cents, -tip, 0);
+  t.r.tips.total_cents -= tip;
+  c.tips_cents -= tip;
+  if (e.tender_type === 'cash') t.r.cash.out_cents += e.amount_cents;
+}
+
+export function aggregate(entries: JournalEntry[], header: { laneid: string; period: number; from: string; to: string; currency: string; kind: 'x' | 'z' }, marks: ReadonlyArray<TaxMark>): RegisterReport {
+  const t: Tally = { r: emptyReport(header), tenders: new Map(), taxed: [], cashiers: new Map() };
+  const { r } = t;
   for (const e of entries) {
-    switch (e.type) {
-      case 'sale': {
-        r.sales.count += 1;
-        r.sales.subtotal_cents += e.subtotal_cents;
-        r.sales.discount_cents += e.discount_cents;
-        r.sales.tax_cents += e.tax_cents;
-        r.sales.total_cents += e.total_cents;
-        addTaxes(e.taxes, 1);
-        const c = cashierOf(e.cashier);
-        c.sales_count += 1;
-        c.sales_total_cents += e.total_cents;
-        break;
-      }
-      case 'sale_reversal': {
-        const bucket = e.kind === 'void' ? r.voids : r.refunds;
-        bucket.count += 1;
-        bucket.total_cents += e.total_cents;
-        bucket.tax_cents += e.tax_cents;
-        addTaxes(e.taxes, -1);
-        const c = cashierOf(e.cashier);
-        if (e.kind === 'void') {
-          c.voids_count += 1;
-          c.voids_total_cents += e.total_cents;
-        } else {
-          c.refunds_count += 1;
-          c.refunds_total_cents += e.total_cents;
-        }
-        break;
-      }
-      case 'tender': {
-        const tip = e.tip_cents ?? 0;
-        const c = cashierOf(e.cashier);
-        addTender(tenders, e.tender_type, e.label, e.amount_cents, 0, tip, 1);
-        addTender(c.tenders, e.tender_type, e.label, e.amount_cents, 0, tip, 1);
-        if (tip > 0) {
-          r.tips.count += 1;
-          c.tips_count += 1;
-        }
-        r.tips.total_cents += tip;
-        c.tips_cents += tip;
-        if (e.tender_type === 'cash') r.cash.in_cents += e.amount_cents;
-        break;
-      }
-      case 'reversal': {
-        // A tip given back (a card void) comes off the tips of the cashier who took it back.
-        const tip = e.tip_cents ?? 0;
-        const c = cashierOf(e.cashier);
-        addTender(tenders, e.tender_type, e.label, 0, e.amount_cents, -tip, 0);
-        addTender(c.tenders, e.tender_type, e.label, 0, e.amount_cents, -tip, 0);
-        r.tips.total_cents -= tip;
-        c.tips_cents -= tip;
-        if (e.tender_type === 'cash') r.cash.out_cents += e.amount_cents;
-        break;
-      }
-      case 'declined':
-        r.declined += 1;
-        break;
-      case 'drawer':
-        r.cash.drawer_opens += 1;
-        break;
-    }
+    if (e.type === 'sale') countSale(t, e);
+    else if (e.type === 'sale_reversal') countSaleReversal(t, e);
+    else if (e.type === 'tender') countTender(t, e);
+    else if (e.type === 'reversal') countReversal(t, e);
+    else if (e.type === 'declined') r.declined += 1;
+    else if (e.type === 'drawer') r.cash.drawer_opens += 1;
   }
   r.cash.net_cents = r.cash.in_cents - r.cash.out_cents;
   r.net_sales_cents = r.sales.total_cents - r.voids.total_cents - r.refunds.total_cents;
   r.net_tax_cents = r.sales.tax_cents - r.voids.tax_cents - r.refunds.tax_cents;
-  r.taxes = taxesByRate(taxed).map((t) => ({ mark: markOf(marks, t.tax_rate), ...t, tax_rate: taxRateToPercent(t.tax_rate) }));
-  r.tenders = sortedTenders(tenders);
-  r.cashiers = [...cashiers.values()]
+  r.taxes = taxesByRate(t.taxed).map((x) => ({ mark: markOf(marks, x.tax_rate), ...x, tax_rate: taxRateToPercent(x.tax_rate) }));
+  r.tenders = sortedTenders(t.tenders);
+  r.cashiers = [...t.cashiers.values()]
     .sort((a, b) => a.cashier.name.localeCompare(b.cashier.name))
     .map((c) => ({ ...c, tenders: sortedTenders(c.tenders) }));
   return r;

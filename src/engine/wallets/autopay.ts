@@ -1,6 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail, isEngineError } from '../errors';
+import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import { localParts } from '../gateway/processing-day';
 import type { Gateway } from '../gateway';
@@ -102,157 +102,44 @@ function view(a: AutopayData): AutopayView {
   };
 }
 
+/** What the autopay functions work with; the receivables port may be set after the start. */
+interface AutopayContext {
+  core: EngineCore;
+  account: Account;
+  gateway: Gateway;
+  port(): ReceivablesPort | undefined;
+}
+
 export function createAutopay(deps: { core: EngineCore; account: Account; gateway: Gateway; receivables?: ReceivablesPort }): Autopay {
-  const { core, account, gateway } = deps;
+  const { core, account } = deps;
   let port = deps.receivables;
-
-  const active = async (customer: string) =>
-    (await recordsByRef<AutopayData>(core, AUTOPAY, customer)).map((r) => r.data).filter((a) => a.state === 'approved');
-
-  /** The fund must be usable and belong to the customer's wallet. */
-  const checkFund = async (customer: string, fundToken: string) => {
-    const fund = await core.get<FundDoc>(FUNDS, fundToken);
-    if (!fund) throw fail.precondition('payment_method_not_found', `No payment method ${fundToken}`);
-    if (fund.data.inactive) throw fail.precondition('payment_method_inactive', `Payment method ${fundToken} was removed`);
-    if (fund.data.locked) throw fail.precondition('fund_protected', `Payment method ${fundToken} is locked`);
-    const wallet = await core.get<WalletDoc>(WALLETS, fund.data.wallet);
-    if (wallet?.data.customer?.identifier !== customer) {
-      throw fail.precondition('fund_not_authorized', `Payment method ${fundToken} is not in a wallet of customer ${customer}`);
-    }
-  };
-
-  const checkCustomer = async (customer: string) => {
-    if (port && !(await port.customerExists(customer))) throw fail.precondition('customer_not_found', `No customer ${customer}`);
-  };
-
-  const put = putAutopay;
-
-  /** Which of the due invoices an agreement covers (see the module comment). */
-  const covered = (a: AutopayData, all: AutopayData[], invoices: DueInvoice[]) => {
-    const claimed = new Set(all.filter((o) => o.references.length).flatMap((o) => o.references));
-    return invoices.filter((inv) => {
-      if (!inv.auto_debit || inv.owing_cents <= 0) return false;
-      if (a.references.length) return inv.auto_debit_reference !== null && a.references.includes(inv.auto_debit_reference);
-      return inv.auto_debit_reference === null || !claimed.has(inv.auto_debit_reference);
-    });
-  };
-
-  const chargeOne = async (a: AutopayData, all: AutopayData[], today: string) => {
-    const p = port!;
-    const due = covered(a, all, await p.dueInvoices(a.customer_identifier, today)).filter((i) => i.due_date <= today);
-    const byCurrency = new Map<string, DueInvoice[]>();
-    for (const inv of due) {
-      const c = inv.currency.toLowerCase();
-      byCurrency.set(c, [...(byCurrency.get(c) ?? []), inv]);
-    }
-    let result: AutopayData['last_result'] = 'nothing_due';
-    let last: string | null = null;
-    for (const [currency, invoices] of byCurrency) {
-      const amount = invoices.reduce((s, i) => s + i.owing_cents, 0);
-      let outcome: Awaited<ReturnType<Gateway['transact']>>;
-      try {
-        outcome = await gateway.transact(
-          'sale',
-          { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: `autopay:${a.token}:${today}:${currency}`, customer_identifier: a.customer_identifier },
-          `autopay:${a.token}`,
-        );
-      } catch (err) {
-        // A refusal is today's answer (tried again tomorrow); anything else retries at the next tick.
-        if (!isEngineError(err) || err.kind !== 'gateway') throw err;
-        core.logger.warn({ agreement: a.token, code: err.code }, 'autopay charge refused');
-        result = 'error';
-        continue;
-      }
-      const t = outcome.body.transactions[0]!;
-      last = t.token;
-      if (!outcome.approved) {
-        result = 'declined';
-        continue;
-      }
-      result = result === 'declined' || result === 'error' ? result : 'approved';
-      const fund = await core.get<FundDoc>(FUNDS, a.fund_token);
-      await p.recordPayment({
-        identifier: t.token,
-        customer_identifier: a.customer_identifier,
-        date: today,
-        currency,
-        amount_cents: amount,
-        payment_method: fund?.data.kind ?? 'credit_card',
-        transaction_token: t.token,
-        fund_token: a.fund_token,
-        authorization_code: t.gateway_authorization_code,
-        status: t.state === 'in_progress' ? 'IN PROGRESS' : 'PAID',
-        autopay_agreement: a.token,
-        invoices: invoices.map((i) => ({ number: i.number, amount_cents: i.owing_cents })),
-      });
-      await gateway.linkPayment(t.token, { identifier: t.token, amount_cents: amount });
-    }
-    await core.mutate(async (tx) => {
-      const current = (await getRecord<AutopayData>(tx, AUTOPAY, a.token))?.data;
-      if (!current || current.state !== 'approved') return;
-      await put(tx, { ...current, last_run_date: today, last_result: result, last_transaction: last ?? current.last_transaction, updated_at: tx.at }, 'autopay.charged');
-    });
-  };
-
-  const runDue = async (now: number) => {
-    if (!port || !account.can('autopay')) return;
-    const today = localParts(now, account.profile().timezone).date;
-    const agreements = (await recordsOfKind<AutopayData>(core, AUTOPAY)).map((r) => r.data).filter((a) => a.state === 'approved');
-    for (const a of agreements) {
-      if (a.last_run_date !== null && a.last_run_date >= today) continue;
-      try {
-        await chargeOne(a, agreements.filter((o) => o.customer_identifier === a.customer_identifier), today);
-      } catch (err) {
-        // Left unmarked: the next tick tries again (the sale replays, it does not charge twice).
-        core.logger.error({ err, agreement: a.token }, 'autopay run failed');
-      }
-    }
-  };
-
+  const ctx: AutopayContext = { core, account, gateway: deps.gateway, port: () => port };
+  const runDue = (now: number) => runDueAutopay(ctx, now);
   core.onTick('autopay.due', runDue);
 
   return {
     async create(input) {
       account.require('autopay');
       const references = input.autopay_reference === undefined ? [] : Array.isArray(input.autopay_reference) ? [...new Set(input.autopay_reference)] : [input.autopay_reference];
-      await checkCustomer(input.customer_identifier);
-      await checkFund(input.customer_identifier, input.fund_token);
-      return core.mutate(async (tx) => {
-        const existing = (await recordsByRef<AutopayData>(tx, AUTOPAY, input.customer_identifier)).map((r) => r.data).filter((a) => a.state === 'approved');
-        const clash = existing.find((a) => (a.references.length === 0 && references.length === 0) || a.references.some((r) => references.includes(r)));
-        if (clash) throw fail.precondition('autopay_exists', `Customer ${input.customer_identifier} already has autopay ${clash.token} for ${references.length ? 'these references' : 'all invoices'}`);
-        const a: AutopayData = {
-          token: core.ids.token(),
-          customer_identifier: input.customer_identifier,
-          fund_token: input.fund_token,
-          references,
-          state: 'approved',
-          created_at: tx.at,
-          updated_at: tx.at,
-          revoked_at: null,
-          last_run_date: null,
-          last_result: null,
-          last_transaction: null,
-        };
-        await put(tx, a, 'autopay.created');
-        return { token: a.token };
-      });
+      await checkCustomer(ctx, input.customer_identifier);
+      await checkFund(ctx, input.customer_identifier, input.fund_token);
+      return core.mutate((tx) => createAgreementInTx(ctx, tx, input, references));
     },
 
     async update(input) {
       account.require('autopay');
-      await checkFund(input.customer_identifier, input.fund_token);
+      await checkFund(ctx, input.customer_identifier, input.fund_token);
       return core.mutate(async (tx) => {
         const mine = (await recordsByRef<AutopayData>(tx, AUTOPAY, input.customer_identifier)).map((r) => r.data).filter((a) => a.state === 'approved' && a.fund_token === input.token);
-        if (mine.length === 0) throw fail.precondition('autopay_not_found', `Customer ${input.customer_identifier} has no autopay using fund ${input.token}`);
-        for (const a of mine) await put(tx, { ...a, fund_token: input.fund_token, updated_at: tx.at }, 'autopay.updated');
+        if (mine.length === 0) throw notFound('autopay_not_found', `Customer ${input.customer_identifier} has no autopay using fund ${input.token}`, 'precondition');
+        for (const a of mine) await putAutopay(tx, { ...a, fund_token: input.fund_token, updated_at: tx.at }, 'autopay.updated');
         return { token: input.fund_token };
       });
     },
 
     async retrieve(customer) {
       account.require('autopay');
-      const list = (await active(customer)).sort((a, b) => b.created_at.localeCompare(a.created_at)).map(view);
+      const list = (await activeAgreements(core, customer)).sort((a, b) => b.created_at.localeCompare(a.created_at)).map(view);
       return { ...(list[0] ?? {}), autopays: list };
     },
 
@@ -260,9 +147,9 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       account.require('autopay');
       await core.mutate(async (tx) => {
         const a = (await getRecord<AutopayData>(tx, AUTOPAY, input.token))?.data;
-        if (!a || a.customer_identifier !== input.customer_identifier) throw fail.precondition('autopay_not_found', `Customer ${input.customer_identifier} has no autopay ${input.token}`);
+        if (!a || a.customer_identifier !== input.customer_identifier) throw notFound('autopay_not_found', `Customer ${input.customer_identifier} has no autopay ${input.token}`, 'precondition');
         if (a.state !== 'approved') throw fail.precondition('autopay_revoked', `Autopay ${input.token} is already revoked`);
-        await put(tx, { ...a, state: 'revoked', revoked_at: tx.at, updated_at: tx.at }, 'autopay.revoked');
+        await putAutopay(tx, { ...a, state: 'revoked', revoked_at: tx.at, updated_at: tx.at }, 'autopay.revoked');
       });
     },
 
@@ -272,4 +159,145 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
     },
     receivables: () => port,
   };
+}
+
+const activeAgreements = async (core: EngineCore, customer: string) =>
+  (await recordsByRef<AutopayData>(core, AUTOPAY, customer)).map((r) => r.data).filter((a) => a.state === 'approved');
+
+/** The fund must be usable and belong to the customer's wallet. */
+async function checkFund(ctx: AutopayContext, customer: string, fundToken: string): Promise<void> {
+  const fund = await ctx.core.get<FundDoc>(FUNDS, fundToken);
+  if (!fund) throw notFound('payment_method_not_found', `No payment method ${fundToken}`, 'precondition');
+  if (fund.data.inactive) throw fail.precondition('payment_method_inactive', `Payment method ${fundToken} was removed`);
+  if (fund.data.locked) throw fail.precondition('fund_protected', `Payment method ${fundToken} is locked`);
+  const wallet = await ctx.core.get<WalletDoc>(WALLETS, fund.data.wallet);
+  if (wallet?.data.customer?.identifier !== customer) {
+    throw fail.precondition('fund_not_authorized', `Payment method ${fundToken} is not in a wallet of customer ${customer}`);
+  }
+}
+
+async function checkCustomer(ctx: AutopayContext, customer: string): Promise<void> {
+  const port = ctx.port();
+  if (port && !(await port.customerExists(customer))) throw notFound('customer_not_found', `No customer ${customer}`, 'precondition');
+}
+
+/** A new agreement; one per customer for all invoices, or for references no other agreement has. */
+async function createAgreementInTx(ctx: AutopayContext, tx: Tx, input: AutopayCreate, references: string[]): Promise<{ token: string }> {
+  const existing = (await recordsByRef<AutopayData>(tx, AUTOPAY, input.customer_identifier)).map((r) => r.data).filter((a) => a.state === 'approved');
+  const clash = existing.find((a) => (a.references.length === 0 && references.length === 0) || a.references.some((r) => references.includes(r)));
+  if (clash) throw fail.precondition('autopay_exists', `Customer ${input.customer_identifier} already has autopay ${clash.token} for ${references.length ? 'these references' : 'all invoices'}`);
+  const a: AutopayData = {
+    token: ctx.core.ids.token(),
+    customer_identifier: input.customer_identifier,
+    fund_token: input.fund_token,
+    references,
+    state: 'approved',
+    created_at: tx.at,
+    updated_at: tx.at,
+    revoked_at: null,
+    last_run_date: null,
+    last_result: null,
+    last_transaction: null,
+  };
+  await putAutopay(tx, a, 'autopay.created');
+  return { token: a.token };
+}
+
+/** Which of the due invoices an agreement covers (see the module comment). */
+function covered(a: AutopayData, all: AutopayData[], invoices: DueInvoice[]): DueInvoice[] {
+  const claimed = new Set(all.filter((o) => o.references.length).flatMap((o) => o.references));
+  return invoices.filter((inv) => {
+    if (!inv.auto_debit || inv.owing_cents <= 0) return false;
+    if (a.references.length) return inv.auto_debit_reference !== null && a.references.includes(inv.auto_debit_reference);
+    return inv.auto_debit_reference === null || !claimed.has(inv.auto_debit_reference);
+  });
+}
+
+async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
+  const { core, account } = ctx;
+  const port = ctx.port();
+  if (!port || !account.can('autopay')) return;
+  const today = localParts(now, account.profile().timezone).date;
+  const agreements = (await recordsOfKind<AutopayData>(core, AUTOPAY)).map((r) => r.data).filter((a) => a.state === 'approved');
+  for (const a of agreements) {
+    if (a.last_run_date !== null && a.last_run_date >= today) continue;
+    try {
+      await chargeOne(ctx, port, a, agreements.filter((o) => o.customer_identifier === a.customer_identifier), today);
+    } catch (err) {
+      // Left unmarked: the next tick tries again (the sale replays, it does not charge twice).
+      core.logger.error({ err, agreement: a.token }, 'autopay run failed');
+    }
+  }
+}
+
+/** Charges what one agreement covers today, one sale per currency, and marks the agreement run. */
+async function chargeOne(ctx: AutopayContext, port: ReceivablesPort, a: AutopayData, all: AutopayData[], today: string): Promise<void> {
+  const due = covered(a, all, await port.dueInvoices(a.customer_identifier, today)).filter((i) => i.due_date <= today);
+  const byCurrency = new Map<string, DueInvoice[]>();
+  for (const inv of due) {
+    const c = inv.currency.toLowerCase();
+    byCurrency.set(c, [...(byCurrency.get(c) ?? []), inv]);
+  }
+  let result: AutopayData['last_result'] = 'nothing_due';
+  let last: string | null = null;
+  for (const [currency, invoices] of byCurrency) {
+    const charged = await chargeCurrency(ctx, port, a, today, currency, invoices);
+    if (charged.outcome === 'error') {
+      result = 'error';
+      continue;
+    }
+    last = charged.token;
+    if (charged.outcome === 'declined') result = 'declined';
+    else result = result === 'declined' || result === 'error' ? result : 'approved';
+  }
+  await ctx.core.mutate(async (tx) => {
+    const current = (await getRecord<AutopayData>(tx, AUTOPAY, a.token))?.data;
+    if (!current || current.state !== 'approved') return;
+    await putAutopay(tx, { ...current, last_run_date: today, last_result: result, last_transaction: last ?? current.last_transaction, updated_at: tx.at }, 'autopay.charged');
+  });
+}
+
+/** One sale for the agreement's due invoices in one currency; approved, it is recorded as their payment. */
+async function chargeCurrency(
+  ctx: AutopayContext,
+  port: ReceivablesPort,
+  a: AutopayData,
+  today: string,
+  currency: string,
+  invoices: DueInvoice[],
+): Promise<{ outcome: 'error'; token: null } | { outcome: 'declined' | 'approved'; token: string }> {
+  const { core, gateway } = ctx;
+  const amount = invoices.reduce((s, i) => s + i.owing_cents, 0);
+  let outcome: Awaited<ReturnType<Gateway['transact']>>;
+  try {
+    outcome = await gateway.transact(
+      'sale',
+      { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: `autopay:${a.token}:${today}:${currency}`, customer_identifier: a.customer_identifier },
+      `autopay:${a.token}`,
+    );
+  } catch (err) {
+    // A refusal is today's answer (tried again tomorrow); anything else retries at the next tick.
+    if (!isEngineError(err) || err.kind !== 'gateway') throw err;
+    core.logger.warn({ agreement: a.token, code: err.code }, 'autopay charge refused');
+    return { outcome: 'error', token: null };
+  }
+  const t = outcome.body.transactions[0]!;
+  if (!outcome.approved) return { outcome: 'declined', token: t.token };
+  const fund = await core.get<FundDoc>(FUNDS, a.fund_token);
+  await port.recordPayment({
+    identifier: t.token,
+    customer_identifier: a.customer_identifier,
+    date: today,
+    currency,
+    amount_cents: amount,
+    payment_method: fund?.data.kind ?? 'credit_card',
+    transaction_token: t.token,
+    fund_token: a.fund_token,
+    authorization_code: t.gateway_authorization_code,
+    status: t.state === 'in_progress' ? 'IN PROGRESS' : 'PAID',
+    autopay_agreement: a.token,
+    invoices: invoices.map((i) => ({ number: i.number, amount_cents: i.owing_cents })),
+  });
+  await gateway.linkPayment(t.token, { identifier: t.token, amount_cents: amount });
+  return { outcome: 'approved', token: t.token };
 }

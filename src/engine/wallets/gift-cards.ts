@@ -1,6 +1,6 @@
 import { Tx, type EngineCore } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordId } from '../records';
 import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
 import { localParts, zonedInstant } from '../gateway/processing-day';
@@ -130,193 +130,49 @@ export function giftCardView(card: GiftCardData): GiftCardView {
   };
 }
 
-export function createGiftCards(core: EngineCore, account: Account, vault: VaultKeys): GiftCards {
-  const fingerprint = (number: string) => vault.keyer(`gift:${number}`);
+export interface GiftCardsDeps {
+  core: EngineCore;
+  account: Account;
+  vault: VaultKeys;
+}
 
-  const digits = (n: string) => {
-    const d = n.replace(/[\s-]/g, '');
-    if (!/^[0-9]{6,19}$/.test(d)) throw fail.gateway('invalid_card_number', 'card_number must be 6 to 19 digits');
-    return d;
-  };
-
-  const guard = () => {
-    if (!account.can('gift_cards')) throw fail.gateway('capability_disabled', 'This account is not enabled for gift cards');
-    if (account.profile().environment !== 'sandbox') throw fail.gateway('processor_unavailable', 'No gift card processor is connected to this production install');
-  };
-
-  /** "11/3/2021 12:00:00 AM" in the account's zone, the reference's format. */
-  const usDateTime = (ms: number) => {
-    const tz = account.profile().timezone;
-    const { date, minutes } = localParts(ms, tz);
-    const [y, m, d] = date.split('-').map(Number);
-    const seconds = Math.floor(((ms - zonedInstant(date, '00:00', tz)) / 1000) % 60);
-    const h24 = Math.floor(minutes / 60);
-    const h12 = h24 % 12 === 0 ? 12 : h24 % 12;
-    return `${m}/${d}/${y} ${h12}:${String(minutes % 60).padStart(2, '0')}:${String(Math.max(0, seconds)).padStart(2, '0')} ${h24 < 12 ? 'AM' : 'PM'}`;
-  };
-
-  const put = (tx: Tx, card: GiftCardData, type: string) =>
-    putRecord(tx, GIFT_CARD, card.token, card, { type, entity: 'gift_card', key: card.token, data: { balance_cents: card.balance_cents, activated: card.activated } });
-
-  // Gift cards are stored under their token (so a sale by token is one read); a second record
-  // maps the number's fingerprint to the token. After a vault key rotation a card is still found
-  // under an earlier key's fingerprint, and moved to the current key's by the next unit that finds it.
-  const findLink = async (reader: Tx | EngineCore, number: string) => {
-    for (const { keyId, fingerprint: fp } of vault.fingerprints(`gift:${number}`)) {
-      const link = await getRecord<{ token: string }>(reader, GIFT_CARD_NUMBER, fp);
-      if (link) return { token: link.data.token, fp, current: keyId === vault.currentId() };
-    }
-    return undefined;
-  };
-  const byNumber = async (reader: Tx | EngineCore, number: string) => {
-    const link = await findLink(reader, number);
-    if (!link) return undefined;
-    if (!link.current && reader instanceof Tx) {
-      await putRecord(reader, GIFT_CARD_NUMBER, fingerprint(number), { token: link.token }, { type: 'gift_card.linked', entity: 'gift_card', key: link.token });
-      await reader.remove('records', recordId(GIFT_CARD_NUMBER, link.fp), { type: 'gift_card.unlinked', entity: 'gift_card', key: link.token });
-    }
-    return (await getRecord<GiftCardData>(reader, GIFT_CARD, link.token))?.data;
-  };
-  const byToken = async (reader: Tx | EngineCore, token: string) => (await getRecord<GiftCardData>(reader, GIFT_CARD, token))?.data;
-
-  const attemptPin: GiftCards['attemptPin'] = async (cardNumber, pin) => {
-    const card = await byNumber(core, cardNumber);
-    if (!card) return undefined;
-    if (!card.pin_hash) return { token: card.token, ok: true, gate: 'open' };
-    // No PIN sent is not a guess: declined, not counted.
-    if (!pin) return { token: card.token, ok: false, gate: pinGate(card, core.clock.now()) };
-    // Counted first, in the write queue: each attempt sees the ones before it.
-    const reserved = await core.mutate(async (tx) => {
-      const fresh = await byToken(tx, card.token);
-      if (!fresh?.pin_hash) return { gate: 'open' as const, hash: null };
-      const gate = pinGate(fresh, tx.now);
-      if (gate !== 'open') return { gate, hash: fresh.pin_hash };
-      await put(tx, { ...afterWrongPin(fresh, tx.now), updated_at: tx.at }, 'gift_card.pin_attempted');
-      return { gate, hash: fresh.pin_hash };
-    });
-    if (reserved.gate !== 'open') return { token: card.token, ok: false, gate: reserved.gate };
-    if (!reserved.hash) return { token: card.token, ok: true, gate: 'open' };
-    const { ok, stale } = await verifyPin(vault, card.token, pin, reserved.hash);
-    if (ok) {
-      const rehashed = stale ? await hashPin(vault, card.token, pin) : undefined;
-      await core.mutate(async (tx) => {
-        const fresh = await byToken(tx, card.token);
-        if (!fresh) return;
-        const cleared = pinCleared(fresh);
-        if (rehashed && fresh.pin_hash === reserved.hash) cleared.pin_hash = rehashed;
-        await put(tx, { ...cleared, updated_at: tx.at }, 'gift_card.pin_accepted');
-      });
-    }
-    return { token: card.token, ok, gate: 'open' };
-  };
-
-  const pinRefusal = (attempt: PinAttempt) =>
-    attempt.gate === 'open'
-      ? fail.gateway('incorrect_pin', 'The PIN does not match this gift card')
-      : fail.gateway('pin_tries_exceeded', attempt.gate === 'locked' ? 'Too many wrong PINs: this gift card is locked until the back office unlocks it' : 'Too many wrong PINs: try this gift card again later');
-
-  const expiryMatches = (card: GiftCardData, month: number | undefined, year: number | undefined) =>
-    (month === undefined || card.expiry_month === null || card.expiry_month === month) && (year === undefined || card.expiry_year === null || card.expiry_year === year);
-
+export function createGiftCards(deps: GiftCardsDeps): GiftCards {
+  const ctx = deps;
+  const { core, account } = ctx;
   return {
     async load(input) {
-      guard();
-      const number = digits(input.card_number);
-      const month = parseMonth(input.expiry_month);
-      const year = parseYear(input.expiry_year);
-      const amount = input.load_amount_cents === undefined ? 0 : Number(input.load_amount_cents);
-      const activate = input.activated === undefined ? undefined : String(input.activated) === 'true';
+      guard(ctx);
+      const number = giftCardDigits(input.card_number);
+      const sent = {
+        month: parseMonth(input.expiry_month),
+        year: parseYear(input.expiry_year),
+        amount: input.load_amount_cents === undefined ? 0 : Number(input.load_amount_cents),
+        activate: input.activated === undefined ? undefined : String(input.activated) === 'true',
+      };
       // PINs are checked and hashed outside the unit of work (scrypt takes tens of milliseconds).
-      const attempt = input.pin ? await attemptPin(number, input.pin) : undefined;
+      const attempt = input.pin ? await attemptPin(ctx, number, input.pin) : undefined;
       if (attempt && !attempt.ok) throw pinRefusal(attempt);
       const newToken = core.ids.token();
-      const newPinHash = !attempt && input.pin ? await hashPin(vault, newToken, input.pin) : null;
-      return core.mutate(async (tx) => {
-        let card = await byNumber(tx, number);
-        const created = !card;
-        if (card) {
-          if (card.pin_hash && input.pin && attempt?.token !== card.token) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
-          if (!expiryMatches(card, month, year)) throw fail.gateway('gift_card_mismatch', 'The expiry does not match this gift card');
-          card = { ...card };
-        } else {
-          const seq = (await getRecord<{ value: number }>(tx, 'sequence', GIFT_CARD))?.data.value ?? 0;
-          // Created meanwhile by another request after this one found no card: its PIN was hashed here.
-          if (input.pin && !newPinHash) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
-          card = {
-            id: seq + 1,
-            token: newToken,
-            last4: number.slice(-4),
-            expiry_month: month ?? null,
-            expiry_year: year ?? null,
-            pin_hash: newPinHash,
-            balance_cents: 0,
-            activated: false,
-            currency: account.profile().currency,
-            created_at: tx.at,
-            updated_at: tx.at,
-          };
-          await putRecord(tx, 'sequence', GIFT_CARD, { value: seq + 1 }, { type: 'sequence.updated', entity: 'sequence', key: GIFT_CARD });
-          await putRecord(tx, GIFT_CARD_NUMBER, fingerprint(number), { token: card.token }, { type: 'gift_card.linked', entity: 'gift_card', key: card.token });
-        }
-        if (card.balance_cents + amount > MAX_BALANCE) throw fail.gateway('balance_limit', `A gift card balance cannot exceed ${MAX_BALANCE} cents`);
-        if (activate !== undefined) card.activated = activate;
-        card.balance_cents += amount;
-        card.updated_at = tx.at;
-        await put(tx, card, created ? 'gift_card.created' : 'gift_card.updated');
-        return { success: true as const, token: card.token, balance: card.balance_cents, activated: card.activated };
-      });
+      const newPinHash = !attempt && input.pin ? await hashPin(ctx.vault, newToken, input.pin) : null;
+      return core.mutate((tx) => loadInTx(ctx, tx, input, { ...sent, number, attempt, newToken, newPinHash }));
     },
 
-    async read(input) {
-      guard();
-      const number = digits(input.card_number);
-      let card = await byNumber(core, number);
-      if (!card || !expiryMatches(card, parseMonth(input.expiry_month), parseYear(input.expiry_year))) return { balance: 0, activated: false };
-      if (card.pin_hash) {
-        const attempt = await attemptPin(number, input.pin);
-        if (!attempt?.ok) throw pinRefusal(attempt ?? { token: card.token, ok: false, gate: 'open' });
-        card = (await byToken(core, card.token)) ?? card;
-      }
-      const expires = card.expiry_month && card.expiry_year ? zonedInstant(`${card.expiry_year}-${String(card.expiry_month).padStart(2, '0')}-01`, '00:00', account.profile().timezone) : undefined;
-      return {
-        id: card.id,
-        token: card.token,
-        balance: card.balance_cents,
-        activated: card.activated,
-        created_at: usDateTime(Date.parse(card.created_at)),
-        ...(expires !== undefined ? { expires_at: usDateTime(expires) } : {}),
-      };
-    },
-
-    attemptPin,
-
-    async findInTx(tx, tender) {
-      let card: GiftCardData | undefined;
-      if (tender.token) card = await byToken(tx, tender.token);
-      else if (tender.card_number) {
-        const d = tender.card_number.replace(/[\s-]/g, '');
-        card = /^[0-9]{6,19}$/.test(d) ? await byNumber(tx, d) : undefined;
-      }
-      if (!card) return { pinOk: false, gate: 'open' };
-      // Paying by token (from a balance read) needs no PIN; paying by number does when one is set,
-      // and its attempt was made (and counted) before this unit.
-      if (tender.token || !card.pin_hash) return { card, pinOk: true, gate: 'open' };
-      const attempt = tender.attempt?.token === card.token ? tender.attempt : undefined;
-      return { card, pinOk: attempt?.ok === true, gate: attempt?.gate ?? pinGate(card, tx.now) };
-    },
+    read: (input) => readGiftCard(ctx, input),
+    attemptPin: (cardNumber, pin) => attemptPin(ctx, cardNumber, pin),
+    findInTx: (tx, tender) => findInTx(ctx, tx, tender),
 
     async view(token) {
       const card = await byToken(core, token);
-      if (!card) throw fail.notFound('gift_card_not_found', `No gift card ${token}`);
+      if (!card) throw notFound('gift_card_not_found', `No gift card ${token}`);
       return giftCardView(card);
     },
 
     async unlockPin(token) {
       return core.mutate(async (tx) => {
         const card = await byToken(tx, token);
-        if (!card) throw fail.notFound('gift_card_not_found', `No gift card ${token}`);
+        if (!card) throw notFound('gift_card_not_found', `No gift card ${token}`);
         const cleared = { ...pinCleared(card), updated_at: tx.at };
-        await put(tx, cleared, 'gift_card.pin_unlocked');
+        await putGiftCard(tx, cleared, 'gift_card.pin_unlocked');
         return giftCardView(cleared);
       });
     },
@@ -326,8 +182,182 @@ export function createGiftCards(core: EngineCore, account: Account, vault: Vault
     },
 
     async putInTx(tx, card, reason) {
-      await put(tx, { ...card, updated_at: tx.at }, reason);
+      await putGiftCard(tx, { ...card, updated_at: tx.at }, reason);
     },
   };
 }
 
+function giftCardDigits(n: string): string {
+  const d = n.replace(/[\s-]/g, '');
+  if (!/^[0-9]{6,19}$/.test(d)) throw fail.gateway('invalid_card_number', 'card_number must be 6 to 19 digits');
+  return d;
+}
+
+function guard(ctx: GiftCardsDeps): void {
+  if (!ctx.account.can('gift_cards')) throw fail.gateway('capability_disabled', 'This account is not enabled for gift cards');
+  if (ctx.account.profile().environment !== 'sandbox') throw fail.gateway('processor_unavailable', 'No gift card processor is connected to this production install');
+}
+
+/** "11/3/2021 12:00:00 AM" in the account's zone, the reference's format. */
+function usDateTime(ctx: GiftCardsDeps, ms: number): string {
+  const tz = ctx.account.profile().timezone;
+  const { date, minutes } = localParts(ms, tz);
+  const [y, m, d] = date.split('-').map(Number);
+  const seconds = Math.floor(((ms - zonedInstant(date, '00:00', tz)) / 1000) % 60);
+  const h24 = Math.floor(minutes / 60);
+  const h12 = h24 % 12 === 0 ? 12 : h24 % 12;
+  return `${m}/${d}/${y} ${h12}:${String(minutes % 60).padStart(2, '0')}:${String(Math.max(0, seconds)).padStart(2, '0')} ${h24 < 12 ? 'AM' : 'PM'}`;
+}
+
+const putGiftCard = (tx: Tx, card: GiftCardData, type: string) =>
+  putRecord(tx, GIFT_CARD, card.token, card, { type, entity: 'gift_card', key: card.token, data: { balance_cents: card.balance_cents, activated: card.activated } });
+
+const fingerprint = (ctx: GiftCardsDeps, number: string) => ctx.vault.keyer(`gift:${number}`);
+
+// Gift cards are stored under their token (so a sale by token is one read); a second record
+// maps the number's fingerprint to the token. After a vault key rotation a card is still found
+// under an earlier key's fingerprint, and moved to the current key's by the next unit that finds it.
+async function findLink(ctx: GiftCardsDeps, reader: Tx | EngineCore, number: string) {
+  for (const { keyId, fingerprint: fp } of ctx.vault.fingerprints(`gift:${number}`)) {
+    const link = await getRecord<{ token: string }>(reader, GIFT_CARD_NUMBER, fp);
+    if (link) return { token: link.data.token, fp, current: keyId === ctx.vault.currentId() };
+  }
+  return undefined;
+}
+
+async function byNumber(ctx: GiftCardsDeps, reader: Tx | EngineCore, number: string): Promise<GiftCardData | undefined> {
+  const link = await findLink(ctx, reader, number);
+  if (!link) return undefined;
+  if (!link.current && reader instanceof Tx) {
+    await putRecord(reader, GIFT_CARD_NUMBER, fingerprint(ctx, number), { token: link.token }, { type: 'gift_card.linked', entity: 'gift_card', key: link.token });
+    await reader.remove('records', recordId(GIFT_CARD_NUMBER, link.fp), { type: 'gift_card.unlinked', entity: 'gift_card', key: link.token });
+  }
+  return (await getRecord<GiftCardData>(reader, GIFT_CARD, link.token))?.data;
+}
+
+const byToken = async (reader: Tx | EngineCore, token: string) => (await getRecord<GiftCardData>(reader, GIFT_CARD, token))?.data;
+
+async function attemptPin(ctx: GiftCardsDeps, cardNumber: string, pin: Parameters<GiftCards['attemptPin']>[1]): Promise<PinAttempt | undefined> {
+  const { core } = ctx;
+  const card = await byNumber(ctx, core, cardNumber);
+  if (!card) return undefined;
+  if (!card.pin_hash) return { token: card.token, ok: true, gate: 'open' };
+  // No PIN sent is not a guess: declined, not counted.
+  if (!pin) return { token: card.token, ok: false, gate: pinGate(card, core.clock.now()) };
+  // Counted first, in the write queue: each attempt sees the ones before it.
+  const reserved = await core.mutate(async (tx) => {
+    const fresh = await byToken(tx, card.token);
+    if (!fresh?.pin_hash) return { gate: 'open' as const, hash: null };
+    const gate = pinGate(fresh, tx.now);
+    if (gate !== 'open') return { gate, hash: fresh.pin_hash };
+    await putGiftCard(tx, { ...afterWrongPin(fresh, tx.now), updated_at: tx.at }, 'gift_card.pin_attempted');
+    return { gate, hash: fresh.pin_hash };
+  });
+  if (reserved.gate !== 'open') return { token: card.token, ok: false, gate: reserved.gate };
+  if (!reserved.hash) return { token: card.token, ok: true, gate: 'open' };
+  const { ok, stale } = await verifyPin(ctx.vault, card.token, pin, reserved.hash);
+  if (ok) {
+    const rehashed = stale ? await hashPin(ctx.vault, card.token, pin) : undefined;
+    await core.mutate(async (tx) => {
+      const fresh = await byToken(tx, card.token);
+      if (!fresh) return;
+      const cleared = pinCleared(fresh);
+      if (rehashed && fresh.pin_hash === reserved.hash) cleared.pin_hash = rehashed;
+      await putGiftCard(tx, { ...cleared, updated_at: tx.at }, 'gift_card.pin_accepted');
+    });
+  }
+  return { token: card.token, ok, gate: 'open' };
+}
+
+const pinRefusal = (attempt: PinAttempt) =>
+  attempt.gate === 'open'
+    ? fail.gateway('incorrect_pin', 'The PIN does not match this gift card')
+    : fail.gateway('pin_tries_exceeded', attempt.gate === 'locked' ? 'Too many wrong PINs: this gift card is locked until the back office unlocks it' : 'Too many wrong PINs: try this gift card again later');
+
+const expiryMatches = (card: GiftCardData, month: number | undefined, year: number | undefined) =>
+  (month === undefined || card.expiry_month === null || card.expiry_month === month) && (year === undefined || card.expiry_year === null || card.expiry_year === year);
+
+/** Inside a unit of work: loads (and activates) a card, created on its first load. */
+async function loadInTx(
+  ctx: GiftCardsDeps,
+  tx: Tx,
+  input: Parameters<GiftCards['load']>[0],
+  checked: { number: string; month: number | undefined; year: number | undefined; amount: number; activate: boolean | undefined; attempt: PinAttempt | undefined; newToken: string; newPinHash: string | null },
+) {
+  const { number, month, year, amount, activate, attempt, newPinHash } = checked;
+  let card = await byNumber(ctx, tx, number);
+  const created = !card;
+  if (card) {
+    if (card.pin_hash && input.pin && attempt?.token !== card.token) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
+    if (!expiryMatches(card, month, year)) throw fail.gateway('gift_card_mismatch', 'The expiry does not match this gift card');
+    card = { ...card };
+  } else {
+    // Created meanwhile by another request after this one found no card: its PIN was hashed here.
+    if (input.pin && !newPinHash) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
+    card = await newGiftCardInTx(ctx, tx, number, { month, year, token: checked.newToken, pinHash: newPinHash });
+  }
+  if (card.balance_cents + amount > MAX_BALANCE) throw fail.gateway('balance_limit', `A gift card balance cannot exceed ${MAX_BALANCE} cents`);
+  if (activate !== undefined) card.activated = activate;
+  card.balance_cents += amount;
+  card.updated_at = tx.at;
+  await putGiftCard(tx, card, created ? 'gift_card.created' : 'gift_card.updated');
+  return { success: true as const, token: card.token, balance: card.balance_cents, activated: card.activated };
+}
+
+/** A new card, numbered in sequence, linked from its number's fingerprint. */
+async function newGiftCardInTx(ctx: GiftCardsDeps, tx: Tx, number: string, c: { month: number | undefined; year: number | undefined; token: string; pinHash: string | null }): Promise<GiftCardData> {
+  const seq = (await getRecord<{ value: number }>(tx, 'sequence', GIFT_CARD))?.data.value ?? 0;
+  const card: GiftCardData = {
+    id: seq + 1,
+    token: c.token,
+    last4: number.slice(-4),
+    expiry_month: c.month ?? null,
+    expiry_year: c.year ?? null,
+    pin_hash: c.pinHash,
+    balance_cents: 0,
+    activated: false,
+    currency: ctx.account.profile().currency,
+    created_at: tx.at,
+    updated_at: tx.at,
+  };
+  await putRecord(tx, 'sequence', GIFT_CARD, { value: seq + 1 }, { type: 'sequence.updated', entity: 'sequence', key: GIFT_CARD });
+  await putRecord(tx, GIFT_CARD_NUMBER, fingerprint(ctx, number), { token: card.token }, { type: 'gift_card.linked', entity: 'gift_card', key: card.token });
+  return card;
+}
+
+async function readGiftCard(ctx: GiftCardsDeps, input: Parameters<GiftCards['read']>[0]) {
+  guard(ctx);
+  const { core } = ctx;
+  const number = giftCardDigits(input.card_number);
+  let card = await byNumber(ctx, core, number);
+  if (!card || !expiryMatches(card, parseMonth(input.expiry_month), parseYear(input.expiry_year))) return { balance: 0, activated: false };
+  if (card.pin_hash) {
+    const attempt = await attemptPin(ctx, number, input.pin);
+    if (!attempt?.ok) throw pinRefusal(attempt ?? { token: card.token, ok: false, gate: 'open' });
+    card = (await byToken(core, card.token)) ?? card;
+  }
+  const expires = card.expiry_month && card.expiry_year ? zonedInstant(`${card.expiry_year}-${String(card.expiry_month).padStart(2, '0')}-01`, '00:00', ctx.account.profile().timezone) : undefined;
+  return {
+    id: card.id,
+    token: card.token,
+    balance: card.balance_cents,
+    activated: card.activated,
+    created_at: usDateTime(ctx, Date.parse(card.created_at)),
+    ...(expires !== undefined ? { expires_at: usDateTime(ctx, expires) } : {}),
+  };
+}
+
+async function findInTx(ctx: GiftCardsDeps, tx: Tx, tender: Parameters<GiftCards['findInTx']>[1]): ReturnType<GiftCards['findInTx']> {
+  let card: GiftCardData | undefined;
+  if (tender.token) card = await byToken(tx, tender.token);
+  else if (tender.card_number) {
+    const d = tender.card_number.replace(/[\s-]/g, '');
+    card = /^[0-9]{6,19}$/.test(d) ? await byNumber(ctx, tx, d) : undefined;
+  }
+  if (!card) return { pinOk: false, gate: 'open' };
+  // Paying by token (from a balance read) needs no PIN; paying by number does when one is set,
+  // and its attempt was made (and counted) before this unit.
+  if (tender.token || !card.pin_hash) return { card, pinOk: true, gate: 'open' };
+  const attempt = tender.attempt?.token === card.token ? tender.attempt : undefined;
+  return { card, pinOk: attempt?.ok === true, gate: attempt?.gate ?? pinGate(card, tx.now) };
+}

@@ -73,3 +73,18 @@ export function fundDoc(data: FundData): FundRow {
 export function cardDisplay(brandName: string, last4: string): string {
   return `${brandName} **${last4}`;
 }
+
+/** Stores a payment method, with its event. */
+export const putFund = (tx: Tx, data: FundData, created: boolean) =>
+  tx.put(FUNDS, fundDoc(data), {
+    type: created ? 'fund.created' : 'fund.updated',
+    entity: 'fund',
+    key: data.token,
+    data: { wallet: data.wallet, kind: data.kind, locked: data.locked, inactive: data.inactive },
+  });
+
+/** Marks a wallet updated (one of its methods changed). */
+export async function touchWallet(tx: Tx, token: string): Promise<void> {
+  const w = await tx.get<WalletDoc>(WALLETS, token);
+  if (w) await putWallet(tx, { ...w.data, updated_at: tx.at }, false);
+}

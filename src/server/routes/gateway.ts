@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
-import { fail } from '../../engine/errors';
+import { notFound } from '../../engine/errors';
 import type { GatewayAction } from '../../engine/gateway';
 import { ErrorBody, GatewayErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
@@ -83,7 +83,7 @@ export const transactionRoutes: AnyRoute[] = ACTIONS.map((a) =>
   }),
 );
 
-const notFound = {
+const notFoundReplies = {
   400: { description: 'Malformed token', schema: ref(ErrorBody) },
   404: { description: 'No transaction with that token or unique_reference', schema: ref(ErrorBody) },
 };
@@ -97,11 +97,11 @@ function viewRoute(path: string, param: string, operationId: string, tags: strin
     summary,
     description: 'Matched against the transaction `token`, then its `unique_reference`.',
     params: Type.Object({ [param]: Type.String({ minLength: 1, maxLength: 240 }) }),
-    responses: { 200: { description: 'The transaction', schema: ref(OrderTransaction) }, ...notFound },
+    responses: { 200: { description: 'The transaction', schema: ref(OrderTransaction) }, ...notFoundReplies },
     async handler({ engine, params }) {
       const key = (params as Record<string, string>)[param]!;
       const view = await engine.gateway.view(key);
-      if (!view) throw fail.notFound('transaction_not_found', `No transaction ${key}`);
+      if (!view) throw notFound('transaction_not_found', `No transaction ${key}`);
       return { body: view };
     },
   });
@@ -129,7 +129,7 @@ export const viewPaymentDetail = defineRoute({
   async handler({ engine, params }) {
     const port = engine.autopay.receivables();
     const payment = port?.viewPayment ? await port.viewPayment(params.token) : undefined;
-    if (!payment) throw fail.notFound('payment_not_found', `No payment ${params.token}`);
+    if (!payment) throw notFound('payment_not_found', `No payment ${params.token}`);
     return { body: payment };
   },
 });

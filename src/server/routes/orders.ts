@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { exportParams, exportShape } from '../exports';
-import { fail } from '../../engine/errors';
+import { notFound } from '../../engine/errors';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { Order, OrderExportPage, OrderExportQuery, OrderImportResponse, OrderInput, PublishedOrderExportQuery } from '../../shared/schemas/orders';
 import '../../shared/schemas/gateway';
 
 const precondition = { 412: { description: 'Precondition failed: invalid order, unknown order (PATCH), existing order with other content (POST), orders not enabled', schema: ref(ErrorBody) } };
-const notFound = { 400: { description: 'Malformed identifier', schema: ref(ErrorBody) }, 404: { description: 'No such order', schema: ref(ErrorBody) } };
+const notFoundReplies = { 400: { description: 'Malformed identifier', schema: ref(ErrorBody) }, 404: { description: 'No such order', schema: ref(ErrorBody) } };
 
 const IMPORT_RULES = `Fields as in the reference's Order, all optional. \`identifier\` is generated when absent. \`amount_cents\` and item cents
 accept integers or digit strings. Keys not listed (\`order_att1\`, \`orderitem_attr1\`) are kept as extended attributes and returned as sent.
@@ -87,7 +87,7 @@ const IdentifierParams = Type.Object({ identifier: Type.String({ minLength: 1, m
 async function viewOrder(engine: Parameters<typeof createOrder.handler>[0]['engine'], identifier: string) {
   engine.account.require('orders');
   const order = await engine.orders.view(identifier);
-  if (!order) throw fail.notFound('order_not_found', `No order ${identifier}`);
+  if (!order) throw notFound('order_not_found', `No order ${identifier}`);
   return { body: order };
 }
 
@@ -99,7 +99,7 @@ export const viewOrderRoute = defineRoute({
   summary: 'Export/view an order with its items and transactions',
   description: 'Matched by the order identifier (the `order` token gateway operations return).',
   params: IdentifierParams,
-  responses: { 200: { description: 'The order', schema: ref(Order) }, ...notFound, 412: precondition[412] },
+  responses: { 200: { description: 'The order', schema: ref(Order) }, ...notFoundReplies, 412: precondition[412] },
   handler: ({ engine, params }) => viewOrder(engine, params.identifier),
 });
 
@@ -110,7 +110,7 @@ export const viewOrderDetail = defineRoute({
   tags: ['Settlement Reporting'],
   summary: 'View order detail (alias of GET /api/exports/order/{identifier})',
   params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) }),
-  responses: { 200: { description: 'The order', schema: ref(Order) }, ...notFound, 412: precondition[412] },
+  responses: { 200: { description: 'The order', schema: ref(Order) }, ...notFoundReplies, 412: precondition[412] },
   handler: ({ engine, params }) => viewOrder(engine, params.token),
 });
 

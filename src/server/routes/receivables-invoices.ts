@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Response } from 'express';
 import { defineRoute } from '../route';
 import { exportParams } from '../exports';
@@ -32,7 +32,7 @@ export const importInvoice = defineRoute({
   async handler({ engine, body, publicUrl }) {
     const r = await engine.receivables.importInvoice(body);
     const base = publicUrl;
-    const reply: Record<string, unknown> = { identifier: r.identifier, message: r.message };
+    const reply: Static<typeof InvoiceImportResult> = { identifier: r.identifier, message: r.message };
     if (r.pay) {
       reply.pay_url = base + r.pay.url;
       reply.pay_urls = Object.fromEntries(Object.entries(r.pay.urls).map(([email, path]) => [email, base + path]));

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
-import { fail } from '../../engine/errors';
+import { notFound } from '../../engine/errors';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { BinParams, BinRecord, ResponseCode } from '../../shared/schemas/reference-data';
@@ -47,7 +47,7 @@ export const viewBin = defineRoute({
   handler({ engine, params }) {
     engine.account.require('reference_data');
     const record = engine.gateway.bin(params.bin);
-    if (!record) throw fail.notFound('bin_not_found', `No BIN record or card network matches ${params.bin}`);
+    if (!record) throw notFound('bin_not_found', `No BIN record or card network matches ${params.bin}`);
     return { body: record };
   },
 });

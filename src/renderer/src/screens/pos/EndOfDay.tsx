@@ -10,7 +10,6 @@ import { Modal } from './Modal';
 const TYPE: Record<string, string> = { card: 'Card', cash: 'Cash', cheque: 'Cheque', gift_card: 'Gift card', other: 'Other' };
 
 export function ReportView({ report }: { report: RegisterReport }) {
-  const m = (c: number) => money(c, report.currency);
   return (
     <article className="report print-area" data-testid={`report-${report.kind}`} aria-label={`${report.kind.toUpperCase()} report`}>
       <header>
@@ -21,147 +20,176 @@ export function ReportView({ report }: { report: RegisterReport }) {
         </p>
       </header>
       <div className="report-grid">
-        <section>
-          <h3>Sales</h3>
-          <table>
-            <tbody>
-              <tr>
-                <td>Sales ({report.sales.count})</td>
-                <td className="num">{m(report.sales.total_cents)}</td>
-              </tr>
-              <tr>
-                <td>Discounts given</td>
-                <td className="num">{m(report.sales.discount_cents)}</td>
-              </tr>
-              <tr>
-                <td>Voids ({report.voids.count})</td>
-                <td className="num">{m(-report.voids.total_cents)}</td>
-              </tr>
-              <tr>
-                <td>Refunds ({report.refunds.count})</td>
-                <td className="num">{m(-report.refunds.total_cents)}</td>
-              </tr>
-              <tr className="grand">
-                <td>Net sales</td>
-                <td className="num" data-testid="net-sales">
-                  {m(report.net_sales_cents)}
-                </td>
-              </tr>
-              <tr>
-                <td>of which tax</td>
-                <td className="num">{m(report.net_tax_cents)}</td>
-              </tr>
-              {report.taxes.map((t) => (
-                <tr key={t.tax_rate} className="muted">
-                  <td>
-                    {t.mark} Tax {t.tax_rate}% on {m(t.taxable_cents)}
-                  </td>
-                  <td className="num">{m(t.tax_cents)}</td>
-                </tr>
-              ))}
-              <tr className="grand">
-                <td>Card tips, not in sales ({report.tips.count})</td>
-                <td className="num" data-testid="tips">
-                  {m(report.tips.total_cents)}
-                </td>
-              </tr>
-            </tbody>
-          </table>
-        </section>
-        <section>
-          <h3>Tenders</h3>
-          <table data-testid="report-tenders">
-            <thead>
-              <tr>
-                <th>Tender</th>
-                <th className="num">In</th>
-                <th className="num">Tips</th>
-                <th className="num">Out</th>
-                <th className="num">Net</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.tenders.map((t) => (
-                <tr key={`${t.type}-${t.label}`}>
-                  <td>
-                    {t.label === TYPE[t.type] ? t.label : `${TYPE[t.type]}: ${t.label}`} ({t.count})
-                  </td>
-                  <td className="num">{m(t.in_cents)}</td>
-                  <td className="num">{m(t.tip_cents)}</td>
-                  <td className="num">{m(t.out_cents)}</td>
-                  <td className="num">{m(t.net_cents)}</td>
-                </tr>
-              ))}
-              {report.tenders.length === 0 && (
-                <tr>
-                  <td colSpan={5} className="muted">
-                    No payments in this period.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-          <p>
-            Cash expected in the drawer (beyond the float): <strong data-testid="cash-net">{m(report.cash.net_cents)}</strong> · drawer opened {counted(report.cash.drawer_opens, { one: 'time', other: 'times' })} ·{' '}
-            {counted(report.declined, { one: 'card attempt', other: 'card attempts' })} not approved (declined, cancelled or failed)
-          </p>
-        </section>
-        <section>
-          <h3>By cashier</h3>
-          <table data-testid="report-cashiers">
-            <thead>
-              <tr>
-                <th>Cashier</th>
-                <th className="num">Sales</th>
-                <th className="num">Voids</th>
-                <th className="num">Refunds</th>
-                <th className="num">Tips</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.cashiers.map((c) => (
-                <tr key={c.cashier.id}>
-                  <td>{c.cashier.name}</td>
-                  <td className="num">
-                    {c.sales_count} · {m(c.sales_total_cents)}
-                  </td>
-                  <td className="num">
-                    {c.voids_count} · {m(c.voids_total_cents)}
-                  </td>
-                  <td className="num">
-                    {c.refunds_count} · {m(c.refunds_total_cents)}
-                  </td>
-                  <td className="num">
-                    {c.tips_count} · {m(c.tips_cents)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-        {report.z && (
-          <section>
-            <h3>Card batch</h3>
-            {report.z.batch_closed ? (
-              report.z.batches.length ? (
-                <ul data-testid="batches">
-                  {report.z.batches.map((b) => (
-                    <li key={b.token}>
-                      Batch {b.token} ({b.processing_date}): {counted(b.transaction_count, { one: 'transaction', other: 'transactions' })}, net {m(b.net_cents)}
-                    </li>
-                  ))}
-                </ul>
-              ) : (
-                <p data-testid="batches">The day's card batch is closed; it had no card payments left to send.</p>
-              )
-            ) : (
-              <p>The card batch was not closed with this report.</p>
-            )}
-            {report.z.reconciliation && <Reconciliation r={report.z.reconciliation} m={m} />}
-          </section>
-        )}
+        <ReportSales report={report} />
+        <ReportTenders report={report} />
+        <ReportCashiers report={report} />
+        {report.z && <ReportBatch report={report} z={report.z} />}
       </div>
     </article>
+  );
+}
+
+/** Sales, voids, refunds, net sales with their tax by rate, and tips. */
+function ReportSales({ report }: { report: RegisterReport }) {
+  const m = (c: number) => money(c, report.currency);
+  return (
+    <section>
+      <h3>Sales</h3>
+      <table>
+        <tbody>
+          <tr>
+            <td>Sales ({report.sales.count})</td>
+            <td className="num">{m(report.sales.total_cents)}</td>
+          </tr>
+          <tr>
+            <td>Discounts given</td>
+            <td className="num">{m(report.sales.discount_cents)}</td>
+          </tr>
+          <tr>
+            <td>Voids ({report.voids.count})</td>
+            <td className="num">{m(-report.voids.total_cents)}</td>
+          </tr>
+          <tr>
+            <td>Refunds ({report.refunds.count})</td>
+            <td className="num">{m(-report.refunds.total_cents)}</td>
+          </tr>
+          <tr className="grand">
+            <td>Net sales</td>
+            <td className="num" data-testid="net-sales">
+              {m(report.net_sales_cents)}
+            </td>
+          </tr>
+          <tr>
+            <td>of which tax</td>
+            <td className="num">{m(report.net_tax_cents)}</td>
+          </tr>
+          {report.taxes.map((t) => (
+            <tr key={t.tax_rate} className="muted">
+              <td>
+                {t.mark} Tax {t.tax_rate}% on {m(t.taxable_cents)}
+              </td>
+              <td className="num">{m(t.tax_cents)}</td>
+            </tr>
+          ))}
+          <tr className="grand">
+            <td>Card tips, not in sales ({report.tips.count})</td>
+            <td className="num" data-testid="tips">
+              {m(report.tips.total_cents)}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** What each tender took in and gave out, and the cash the drawer should hold. */
+function ReportTenders({ report }: { report: RegisterReport }) {
+  const m = (c: number) => money(c, report.currency);
+  return (
+    <section>
+      <h3>Tenders</h3>
+      <table data-testid="report-tenders">
+        <thead>
+          <tr>
+            <th>Tender</th>
+            <th className="num">In</th>
+            <th className="num">Tips</th>
+            <th className="num">Out</th>
+            <th className="num">Net</th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.tenders.map((t) => (
+            <tr key={`${t.type}-${t.label}`}>
+              <td>
+                {t.label === TYPE[t.type] ? t.label : `${TYPE[t.type]}: ${t.label}`} ({t.count})
+              </td>
+              <td className="num">{m(t.in_cents)}</td>
+              <td className="num">{m(t.tip_cents)}</td>
+              <td className="num">{m(t.out_cents)}</td>
+              <td className="num">{m(t.net_cents)}</td>
+            </tr>
+          ))}
+          {report.tenders.length === 0 && (
+            <tr>
+              <td colSpan={5} className="muted">
+                No payments in this period.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <p>
+        Cash expected in the drawer (beyond the float): <strong data-testid="cash-net">{m(report.cash.net_cents)}</strong> · drawer opened {counted(report.cash.drawer_opens, { one: 'time', other: 'times' })} ·{' '}
+        {counted(report.declined, { one: 'card attempt', other: 'card attempts' })} not approved (declined, cancelled or failed)
+      </p>
+    </section>
+  );
+}
+
+function ReportCashiers({ report }: { report: RegisterReport }) {
+  const m = (c: number) => money(c, report.currency);
+  return (
+    <section>
+      <h3>By cashier</h3>
+      <table data-testid="report-cashiers">
+        <thead>
+          <tr>
+            <th>Cashier</th>
+            <th className="num">Sales</th>
+            <th className="num">Voids</th>
+            <th className="num">Refunds</th>
+            <th className="num">Tips</th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.cashiers.map((c) => (
+            <tr key={c.cashier.id}>
+              <td>{c.cashier.name}</td>
+              <td className="num">
+                {c.sales_count} · {m(c.sales_total_cents)}
+              </td>
+              <td className="num">
+                {c.voids_count} · {m(c.voids_total_cents)}
+              </td>
+              <td className="num">
+                {c.refunds_count} · {m(c.refunds_total_cents)}
+              </td>
+              <td className="num">
+                {c.tips_count} · {m(c.tips_cents)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** A Z report's card batch and its reconciliation. */
+function ReportBatch({ report, z }: { report: RegisterReport; z: NonNullable<RegisterReport['z']> }) {
+  const m = (c: number) => money(c, report.currency);
+  return (
+    <section>
+      <h3>Card batch</h3>
+      {z.batch_closed ? (
+        z.batches.length ? (
+          <ul data-testid="batches">
+            {z.batches.map((b) => (
+              <li key={b.token}>
+                Batch {b.token} ({b.processing_date}): {counted(b.transaction_count, { one: 'transaction', other: 'transactions' })}, net {m(b.net_cents)}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p data-testid="batches">The day's card batch is closed; it had no card payments left to send.</p>
+        )
+      ) : (
+        <p>The card batch was not closed with this report.</p>
+      )}
+      {z.reconciliation && <Reconciliation r={z.reconciliation} m={m} />}
+    </section>
   );
 }
 
@@ -202,6 +230,25 @@ function Reconciliation({ r, m }: { r: Rec; m: (c: number) => string }) {
         </tr>
       </tbody>
     </table>
+  );
+}
+
+function EndOfDayActions({ xReport, askZ, canPrint, back }: { xReport: () => void; askZ: () => void; canPrint: boolean; back: () => void }) {
+  return (
+    <div className="row wrap no-print">
+      <button type="button" className="big" onClick={xReport} autoFocus>
+        X report <kbd>X</kbd>
+      </button>
+      <button type="button" className="big danger" onClick={askZ}>
+        Z close the day <kbd>Z</kbd>
+      </button>
+      <button type="button" className="big" onClick={() => window.print()} disabled={!canPrint}>
+        Print <kbd>P</kbd>
+      </button>
+      <button type="button" className="big" onClick={back}>
+        Back to the register <kbd>Esc</kbd>
+      </button>
+    </div>
   );
 }
 
@@ -250,20 +297,7 @@ export function EndOfDay() {
 
   return (
     <div className="eod">
-      <div className="row wrap no-print">
-        <button type="button" className="big" onClick={() => void refresh()} autoFocus>
-          X report <kbd>X</kbd>
-        </button>
-        <button type="button" className="big danger" onClick={() => setConfirm(true)}>
-          Z close the day <kbd>Z</kbd>
-        </button>
-        <button type="button" className="big" onClick={() => window.print()} disabled={!report}>
-          Print <kbd>P</kbd>
-        </button>
-        <button type="button" className="big" onClick={() => go('sale')}>
-          Back to the register <kbd>Esc</kbd>
-        </button>
-      </div>
+      <EndOfDayActions xReport={() => void refresh()} askZ={() => setConfirm(true)} canPrint={!!report} back={() => go('sale')} />
       {report ? <ReportView report={report} /> : <p className="muted">Loading the X report…</p>}
       {empty !== null && (
         <Modal title="Close an empty Z report?" onClose={() => setEmpty(null)}>

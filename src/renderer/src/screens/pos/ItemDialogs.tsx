@@ -117,6 +117,40 @@ export function OpenItemDialog() {
 
 const REASONS = ['Price match', 'Damaged', 'Manager approval', 'Wrong shelf price'];
 
+/** The change the line dialog's fields ask for (only what differs from the line), or what is wrong with them. */
+function lineChangeOf(
+  l: Sale['lines'][number],
+  form: { quantity: string; discountKind: 'none' | 'percent' | 'amount'; discount: string; discountReason: string; price: string; reason: string },
+  currency: string,
+): { body: LineChange } | { error: string } {
+  const { discountKind, discount, discountReason, price, reason } = form;
+  const body: LineChange = {};
+  const q = Number(form.quantity);
+  if (!Number.isInteger(q) || q < 1 || q > 999) return { error: 'Quantity is a whole number from 1 to 999.' };
+  if (q !== l.quantity) body.quantity = q;
+  if (discountKind === 'none') {
+    if (l.discount) body.discount = null;
+  } else if (discountKind === 'percent') {
+    const parsedPercent = parsePercent(discount);
+    if (!parsedPercent.ok) return { error: `Discount: ${parsedPercent.message}` };
+    const p = parsedPercent.percent;
+    if (!(p > 0 && p <= 100)) return { error: 'A percentage above 0 and at most 100.' };
+    body.discount = { percent: p, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
+  } else {
+    const a = parseAmount(discount, currency);
+    if (!a.ok || a.minor <= 0) return { error: a.ok ? 'The discount must be more than zero.' : `Discount: ${a.message}` };
+    body.discount = { amount_cents: a.minor, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
+  }
+  if (price.trim()) {
+    const parsedPrice = parseAmount(price, currency);
+    if (!parsedPrice.ok) return { error: `New price: ${parsedPrice.message}` };
+    const p = parsedPrice.minor;
+    if (!reason.trim()) return { error: 'A price change needs a reason.' };
+    if (p !== l.unit_price_cents || reason !== l.price_override?.reason) body.price_override = { unit_price_cents: p, reason: reason.trim() };
+  } else if (l.price_override) body.price_override = null;
+  return { body };
+}
+
 /** F7: quantity, discount and price override of a line. */
 export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
   const { setDialog, changeLine, busy, register } = usePos();
@@ -133,33 +167,11 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const body: LineChange = {};
-    const q = Number(quantity);
-    if (!Number.isInteger(q) || q < 1 || q > 999) return setError('Quantity is a whole number from 1 to 999.');
-    if (q !== l.quantity) body.quantity = q;
-    if (discountKind === 'none') {
-      if (l.discount) body.discount = null;
-    } else if (discountKind === 'percent') {
-      const parsedPercent = parsePercent(discount);
-      if (!parsedPercent.ok) return setError(`Discount: ${parsedPercent.message}`);
-      const p = parsedPercent.percent;
-      if (!(p > 0 && p <= 100)) return setError('A percentage above 0 and at most 100.');
-      body.discount = { percent: p, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
-    } else {
-      const a = parseAmount(discount, currency);
-      if (!a.ok || a.minor <= 0) return setError(a.ok ? 'The discount must be more than zero.' : `Discount: ${a.message}`);
-      body.discount = { amount_cents: a.minor, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
-    }
-    if (price.trim()) {
-      const parsedPrice = parseAmount(price, currency);
-      if (!parsedPrice.ok) return setError(`New price: ${parsedPrice.message}`);
-      const p = parsedPrice.minor;
-      if (!reason.trim()) return setError('A price change needs a reason.');
-      if (p !== l.unit_price_cents || reason !== l.price_override?.reason) body.price_override = { unit_price_cents: p, reason: reason.trim() };
-    } else if (l.price_override) body.price_override = null;
-    if (Object.keys(body).length === 0) return setDialog(null);
+    const change = lineChangeOf(l, { quantity, discountKind, discount, discountReason, price, reason }, currency);
+    if ('error' in change) return setError(change.error);
+    if (Object.keys(change.body).length === 0) return setDialog(null);
     setError(null);
-    void changeLine(line, body);
+    void changeLine(line, change.body);
   };
 
   return (

@@ -76,11 +76,10 @@ export function Totals({ sale, currency }: { sale: Sale | null; currency: string
   );
 }
 
-export function RingUp() {
-  const { sale, selected, select, dialog, setDialog, scan, busy, register, lanes, laneid, voidLine, voidSale, server } = usePos();
+/** What the ring-up screen decides from the state: which line is chosen, what may be done now. */
+function useRingUpState() {
+  const { sale, selected, register, lanes, laneid, server } = usePos();
   const currency = register?.currency ?? 'usd';
-  const [text, setText] = useState('');
-  const input = useRef<HTMLInputElement>(null);
   const live = sale?.lines.filter((l) => !l.voided) ?? [];
   const allowed = sale?.allowed;
   const lane = laneid ? lanes[laneid] : undefined;
@@ -88,20 +87,22 @@ export function RingUp() {
   const down = server === 'down';
   const can = (t: string) => !down && !!allowed?.tenders.includes(t as never);
   const edit = !down && allowed?.edit_lines !== false;
+  const chosen = live.find((l) => l.line === selected) ?? live[live.length - 1];
+  return { sale, selected, currency, live, allowed, lane, down, can, edit, chosen };
+}
 
-  // The next keystroke belongs to the scan field whenever no dialog is open.
-  useEffect(() => {
-    if (!dialog && !busy) input.current?.focus();
-  }, [dialog, busy, sale]);
+type RingUpState = ReturnType<typeof useRingUpState>;
 
+/** The register's function keys, active while no dialog is open. */
+function useRingUpKeys(v: RingUpState) {
+  const { dialog, setDialog, select } = usePos();
+  const { sale, selected, live, allowed, down, can, edit, chosen } = v;
   const move = (delta: number) => {
     if (live.length === 0) return;
     const i = live.findIndex((l) => l.line === selected);
     const next = live[Math.min(live.length - 1, Math.max(0, (i < 0 ? live.length : i) + delta))];
     select(next?.line ?? null);
   };
-
-  const chosen = live.find((l) => l.line === selected) ?? live[live.length - 1];
   useKeys(
     {
       F2: () => setDialog({ kind: 'search' }),
@@ -114,12 +115,24 @@ export function RingUp() {
       F9: () => sale && !down && allowed?.void && setDialog({ kind: 'void-sale' }),
       ArrowUp: () => move(-1),
       ArrowDown: () => move(1),
-      Escape: () => setText(''),
     },
     { active: !dialog },
   );
+}
 
-  // A scanner types faster than the engine answers: scans queue up and go in order, none is lost.
+/**
+ * The scan field. A scanner types faster than the engine answers: scans queue up and go in order,
+ * none is lost. The next keystroke belongs to the field whenever no dialog is open.
+ */
+function ScanBar({ allowed }: { allowed: RingUpState['allowed'] }) {
+  const { sale, dialog, scan, busy } = usePos();
+  const [text, setText] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!dialog && !busy) input.current?.focus();
+  }, [dialog, busy, sale]);
+  useKeys({ Escape: () => setText('') }, { active: !dialog });
+
   const queue = useRef<string[]>([]);
   const draining = useRef(false);
   const drain = async () => {
@@ -146,28 +159,38 @@ export function RingUp() {
   };
 
   return (
+    <form onSubmit={submit} className="scanbar">
+      <input
+        ref={input}
+        aria-label="Scan or type a product code"
+        placeholder={allowed && !allowed.edit_lines ? 'Payment started: take the rest of the payment, or void the sale (F9)' : 'Scan or type a code, then Enter (3*CODE for three)'}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        autoComplete="off"
+        data-testid="scan"
+        onBlur={() => {
+          // Clicking elsewhere (not into a dialog) hands the focus straight back.
+          setTimeout(() => {
+            if (!usePos.getState().dialog && document.activeElement === document.body) input.current?.focus();
+          }, 0);
+        }}
+      />
+      <button type="submit" className="primary" disabled={!text.trim()}>
+        Add <Key k="Enter" />
+      </button>
+    </form>
+  );
+}
+export function RingUp() {
+  const { sale, dialog } = usePos();
+  const v = useRingUpState();
+  useRingUpKeys(v);
+  const { currency, allowed, lane } = v;
+
+  return (
     <div className="ringup">
       <section className="sale-pane" aria-label="Sale">
-        <form onSubmit={submit} className="scanbar">
-          <input
-            ref={input}
-            aria-label="Scan or type a product code"
-            placeholder={allowed && !allowed.edit_lines ? 'Payment started: take the rest of the payment, or void the sale (F9)' : 'Scan or type a code, then Enter (3*CODE for three)'}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            autoComplete="off"
-            data-testid="scan"
-            onBlur={() => {
-              // Clicking elsewhere (not into a dialog) hands the focus straight back.
-              setTimeout(() => {
-                if (!usePos.getState().dialog && document.activeElement === document.body) input.current?.focus();
-              }, 0);
-            }}
-          />
-          <button type="submit" className="primary" disabled={!text.trim()}>
-            Add <Key k="Enter" />
-          </button>
-        </form>
+        <ScanBar allowed={allowed} />
         {sale?.pending_tender && !dialog && (
           <p className="notice info" role="status" data-testid="pending-tender">
             A card payment is in progress on the terminal: <strong>{activityText(lane && lane.activity !== 'idle' ? lane.activity : 'waiting_for_card')}</strong> This screen updates when it ends.{' '}
@@ -180,91 +203,126 @@ export function RingUp() {
           <span>{sale ? `Sale ${sale.number}` : 'New sale'}</span>
           {sale && <span className="muted">{sale.cashier.name}</span>}
         </div>
-        {sale && sale.lines.length > 0 ? (
-          <table className="lines" data-testid="lines">
-            <thead>
-              <tr>
-                <th>#</th>
-                <th>Item</th>
-                <th className="num">Qty</th>
-                <th className="num">Amount</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sale.lines.map((l) => (
-                <tr
-                  key={l.line}
-                  className={`${l.voided ? 'voided' : ''} ${chosen?.line === l.line ? 'selected' : ''}`}
-                  onClick={() => !l.voided && select(l.line)}
-                  aria-selected={chosen?.line === l.line}
-                >
-                  <td className="muted">{l.line}</td>
-                  <td>
-                    {l.description}
-                    {l.voided ? <span className="pill offline">voided</span> : <LineNotes line={l} currency={currency} />}
-                  </td>
-                  <td className="num">{l.quantity}</td>
-                  <td className="num">
-                    {money(l.net_cents, currency)} <span className="muted">{l.tax_mark}</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <div className="empty">
-            <p>Scan an item to start a sale.</p>
-            <p className="muted">
-              <Key k="F2" /> search the catalog · <Key k="F3" /> open-price item · <Key k="F1" /> all keys
-            </p>
-          </div>
-        )}
-        <div className="line-actions">
-          <button type="button" onClick={() => setDialog({ kind: 'search' })}>
-            Search <Key k="F2" />
-          </button>
-          <button type="button" onClick={() => setDialog({ kind: 'open-item' })} disabled={!edit}>
-            Open price <Key k="F3" />
-          </button>
-          <button type="button" onClick={() => chosen && setDialog({ kind: 'line', line: chosen.line })} disabled={!chosen || !edit || !allowed?.edit_lines}>
-            Change line <Key k="F7" />
-          </button>
-          <button type="button" onClick={() => chosen && setDialog({ kind: 'void-line', line: chosen.line })} disabled={!chosen || !edit || !allowed?.edit_lines}>
-            Void line <Key k="F8" />
-          </button>
-          <button type="button" className="danger" onClick={() => setDialog({ kind: 'void-sale' })} disabled={!sale || down || !allowed?.void}>
-            Void sale <Key k="F9" />
-          </button>
-        </div>
+        <SaleLines v={v} />
+        <LineActions v={v} />
       </section>
+      <PayPane v={v} />
+      <RingUpDialogs currency={currency} />
+    </div>
+  );
+}
 
-      <aside className="pay-pane" aria-label="Payment">
-        <Totals sale={sale} currency={currency} />
-        {sale && sale.tenders.length > 0 && (
-          <ul className="tenders" data-testid="tenders">
-            {sale.tenders.map((t) => (
-              <li key={t.id} className={t.status}>
-                <span>{t.label}</span>
-                <span className="muted">{tenderStatusText(t)}</span>
-                <TenderAmount tender={t} currency={currency} />
-              </li>
-            ))}
-          </ul>
-        )}
-        <div className="tender-buttons">
-          <button type="button" className="tender big" onClick={() => setDialog({ kind: 'cash' })} disabled={!can('cash')}>
-            Cash <Key k="F4" />
-          </button>
-          <button type="button" className="tender big" onClick={() => setDialog({ kind: 'card' })} disabled={!can('card')}>
-            Card <Key k="F5" />
-            {lane && lane.status !== 'connected' && <span className={`pill ${lane.status}`}>terminal {lane.status}</span>}
-          </button>
-          <button type="button" className="tender big" onClick={() => setDialog({ kind: 'other' })} disabled={!(can('gift_card') || can('cheque') || can('other'))}>
-            Gift card, cheque, other <Key k="F6" />
-          </button>
-        </div>
-      </aside>
+/** The sale's lines (voided ones struck through), or how to start one. */
+function SaleLines({ v }: { v: RingUpState }) {
+  const { sale, select } = usePos();
+  const { chosen, currency } = v;
+  if (!sale || sale.lines.length === 0) {
+    return (
+      <div className="empty">
+        <p>Scan an item to start a sale.</p>
+        <p className="muted">
+          <Key k="F2" /> search the catalog · <Key k="F3" /> open-price item · <Key k="F1" /> all keys
+        </p>
+      </div>
+    );
+  }
+  return (
+    <table className="lines" data-testid="lines">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>Item</th>
+          <th className="num">Qty</th>
+          <th className="num">Amount</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sale.lines.map((l) => (
+          <tr
+            key={l.line}
+            className={`${l.voided ? 'voided' : ''} ${chosen?.line === l.line ? 'selected' : ''}`}
+            onClick={() => !l.voided && select(l.line)}
+            aria-selected={chosen?.line === l.line}
+          >
+            <td className="muted">{l.line}</td>
+            <td>
+              {l.description}
+              {l.voided ? <span className="pill offline">voided</span> : <LineNotes line={l} currency={currency} />}
+            </td>
+            <td className="num">{l.quantity}</td>
+            <td className="num">
+              {money(l.net_cents, currency)} <span className="muted">{l.tax_mark}</span>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
+function LineActions({ v }: { v: RingUpState }) {
+  const { setDialog } = usePos();
+  const { sale, chosen, edit, allowed, down } = v;
+  return (
+    <div className="line-actions">
+      <button type="button" onClick={() => setDialog({ kind: 'search' })}>
+        Search <Key k="F2" />
+      </button>
+      <button type="button" onClick={() => setDialog({ kind: 'open-item' })} disabled={!edit}>
+        Open price <Key k="F3" />
+      </button>
+      <button type="button" onClick={() => chosen && setDialog({ kind: 'line', line: chosen.line })} disabled={!chosen || !edit || !allowed?.edit_lines}>
+        Change line <Key k="F7" />
+      </button>
+      <button type="button" onClick={() => chosen && setDialog({ kind: 'void-line', line: chosen.line })} disabled={!chosen || !edit || !allowed?.edit_lines}>
+        Void line <Key k="F8" />
+      </button>
+      <button type="button" className="danger" onClick={() => setDialog({ kind: 'void-sale' })} disabled={!sale || down || !allowed?.void}>
+        Void sale <Key k="F9" />
+      </button>
+    </div>
+  );
+}
+
+/** Totals, the tenders taken, and the tender buttons. */
+function PayPane({ v }: { v: RingUpState }) {
+  const { setDialog } = usePos();
+  const { sale, currency, can, lane } = v;
+  return (
+    <aside className="pay-pane" aria-label="Payment">
+      <Totals sale={sale} currency={currency} />
+      {sale && sale.tenders.length > 0 && (
+        <ul className="tenders" data-testid="tenders">
+          {sale.tenders.map((t) => (
+            <li key={t.id} className={t.status}>
+              <span>{t.label}</span>
+              <span className="muted">{tenderStatusText(t)}</span>
+              <TenderAmount tender={t} currency={currency} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="tender-buttons">
+        <button type="button" className="tender big" onClick={() => setDialog({ kind: 'cash' })} disabled={!can('cash')}>
+          Cash <Key k="F4" />
+        </button>
+        <button type="button" className="tender big" onClick={() => setDialog({ kind: 'card' })} disabled={!can('card')}>
+          Card <Key k="F5" />
+          {lane && lane.status !== 'connected' && <span className={`pill ${lane.status}`}>terminal {lane.status}</span>}
+        </button>
+        <button type="button" className="tender big" onClick={() => setDialog({ kind: 'other' })} disabled={!(can('gift_card') || can('cheque') || can('other'))}>
+          Gift card, cheque, other <Key k="F6" />
+        </button>
+      </div>
+    </aside>
+  );
+}
+
+/** The dialog open on the sale, if any. */
+function RingUpDialogs({ currency }: { currency: string }) {
+  const { sale, dialog, voidLine, voidSale } = usePos();
+  return (
+    <>
       {dialog?.kind === 'search' && <SearchDialog />}
       {dialog?.kind === 'open-item' && <OpenItemDialog />}
       {dialog?.kind === 'line' && sale && <LineDialog sale={sale} line={dialog.line} />}
@@ -288,6 +346,6 @@ export function RingUp() {
       {dialog?.kind === 'cash' && sale && <CashDialog sale={sale} currency={currency} />}
       {dialog?.kind === 'card' && sale && <CardDialog sale={sale} currency={currency} />}
       {dialog?.kind === 'other' && sale && <OtherDialog sale={sale} currency={currency} />}
-    </div>
+    </>
   );
 }

@@ -50,40 +50,47 @@ export function SaleLines(props: { sale: Sale; currency: string; refunding: bool
             </tr>
           ))}
       </tbody>
-      <tfoot>
-        <tr>
-          <td />
-          <td>Subtotal</td>
-          <td />
-          <td />
-          <td className="num" data-testid="detail-subtotal">
-            {money(sale.totals.subtotal_cents, currency)}
-          </td>
-        </tr>
-        {sale.taxes.map((t) => (
-          <tr key={t.mark} className="muted">
-            <td />
-            <td>
-              {t.mark} Tax {t.tax_rate}%
-            </td>
-            <td />
-            <td />
-            <td className="num">{money(t.tax_cents, currency)}</td>
-          </tr>
-        ))}
-        <tr>
+      <SaleLinesFoot sale={sale} currency={currency} />
+    </table>
+  );
+}
+
+/** Subtotal, taxes by rate and total, under the lines. */
+function SaleLinesFoot({ sale, currency }: { sale: Sale; currency: string }) {
+  return (
+    <tfoot>
+      <tr>
+        <td />
+        <td>Subtotal</td>
+        <td />
+        <td />
+        <td className="num" data-testid="detail-subtotal">
+          {money(sale.totals.subtotal_cents, currency)}
+        </td>
+      </tr>
+      {sale.taxes.map((t) => (
+        <tr key={t.mark} className="muted">
           <td />
           <td>
-            <strong>Total</strong>
+            {t.mark} Tax {t.tax_rate}%
           </td>
           <td />
           <td />
-          <td className="num">
-            <strong>{money(sale.totals.total_cents, currency)}</strong>
-          </td>
+          <td className="num">{money(t.tax_cents, currency)}</td>
         </tr>
-      </tfoot>
-    </table>
+      ))}
+      <tr>
+        <td />
+        <td>
+          <strong>Total</strong>
+        </td>
+        <td />
+        <td />
+        <td className="num">
+          <strong>{money(sale.totals.total_cents, currency)}</strong>
+        </td>
+      </tr>
+    </tfoot>
   );
 }
 

@@ -97,10 +97,9 @@ const STEPS = ['waiting_for_card', 'reading', 'pin', 'authorizing', 'signature',
 /** F5: the customer pays on the lane's terminal; the screen follows the device live. */
 export function CardDialog({ sale, currency }: { sale: Sale; currency: string }) {
   const { setDialog, payCard, cancelCard, card, busy, laneid, lanes, server } = usePos();
+  // Kept here, not in the confirm step: after a decline the amount typed is offered again.
   const [amountText, setAmountText] = useState(amountInput(sale.totals.balance_cents, currency));
   const [manual, setManual] = useState(false);
-  const parsedAmount = parseAmount(amountText, currency);
-  const amount = parsedAmount.ok ? parsedAmount.minor : undefined;
   const lane = laneid ? lanes[laneid] : undefined;
   const phase = card?.phase ?? 'confirm';
   const close = () => {
@@ -138,85 +137,117 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
     { modal: true },
   );
 
+  if (phase === 'confirm') {
+    const entry = { amountText, setAmountText, manual, setManual };
+    return <CardConfirm sale={sale} currency={currency} lane={lane} busy={busy} entry={entry} onPay={(amount) => void payCard(amount, manual)} close={close} />;
+  }
+  if (phase === 'waiting') return <CardWaiting card={card!} currency={currency} lane={lane} server={server} cancel={() => void cancelCard()} />;
+  const other = () => (usePos.setState({ card: null }), setDialog({ kind: 'other' }));
+  return <CardResult sale={sale} currency={currency} result={outcome!} next={{ cardNow, cashOk, server, close, toCash, other }} />;
+}
+
+type LaneState = ReturnType<typeof usePos.getState>['lanes'][string] | undefined;
+
+/** The amount to charge (a split payment leaves the rest), keyed entry when allowed. */
+function CardConfirm(props: {
+  sale: Sale;
+  currency: string;
+  lane: LaneState;
+  busy: boolean;
+  entry: { amountText: string; setAmountText: (v: string) => void; manual: boolean; setManual: (v: boolean) => void };
+  onPay: (amount: number) => void;
+  close: () => void;
+}) {
+  const { sale, currency, lane, busy, close } = props;
+  const { amountText, setAmountText, manual, setManual } = props.entry;
+  const parsedAmount = parseAmount(amountText, currency);
+  const amount = parsedAmount.ok ? parsedAmount.minor : undefined;
   const start = (e: FormEvent) => {
     e.preventDefault();
     if (amount === undefined || amount <= 0 || busy) return;
-    void payCard(amount, manual);
+    props.onPay(amount);
   };
-
-  if (phase === 'confirm') {
-    return (
-      <Modal title="Card payment" onClose={close}>
-        <Due sale={sale} currency={currency} />
-        <form onSubmit={start} className="form">
-          <label>
-            Amount on the card
-            <input autoFocus inputMode="decimal" value={amountText} onChange={(e) => setAmountText(e.target.value)} onFocus={(e) => e.target.select()} data-testid="card-amount" />
+  return (
+    <Modal title="Card payment" onClose={close}>
+      <Due sale={sale} currency={currency} />
+      <form onSubmit={start} className="form">
+        <label>
+          Amount on the card
+          <input autoFocus inputMode="decimal" value={amountText} onChange={(e) => setAmountText(e.target.value)} onFocus={(e) => e.target.select()} data-testid="card-amount" />
+        </label>
+        {amount !== undefined && amount < sale.totals.balance_cents && amount > 0 && <p className="muted">Split payment: {money(sale.totals.balance_cents - amount, currency)} will be left to pay.</p>}
+        {!parsedAmount.ok && (
+          <p className="error" role="alert" data-testid="card-amount-error">
+            {parsedAmount.message}
+          </p>
+        )}
+        {sale.allowed.card_manual_entry && (
+          <label className="check">
+            <input type="checkbox" checked={manual} onChange={(e) => setManual(e.target.checked)} /> Allow keyed entry on the terminal (card cannot be read)
           </label>
-          {amount !== undefined && amount < sale.totals.balance_cents && amount > 0 && <p className="muted">Split payment: {money(sale.totals.balance_cents - amount, currency)} will be left to pay.</p>}
-          {!parsedAmount.ok && (
-            <p className="error" role="alert" data-testid="card-amount-error">
-              {parsedAmount.message}
-            </p>
-          )}
-          {sale.allowed.card_manual_entry && (
-            <label className="check">
-              <input type="checkbox" checked={manual} onChange={(e) => setManual(e.target.checked)} /> Allow keyed entry on the terminal (card cannot be read)
-            </label>
-          )}
-          {lane && lane.status === 'offline' && (
-            <p className="error" role="alert">
-              The terminal on {lane.name} is offline{lane.last_error ? ` (${lane.last_error})` : ''}. Check its cable and power, or take another tender.
-            </p>
-          )}
-          <button type="submit" className="primary big" disabled={busy || amount === undefined || amount <= 0}>
-            Send to the terminal <kbd>Enter</kbd>
-          </button>
-        </form>
-      </Modal>
-    );
-  }
-
-  if (phase === 'waiting') {
-    const offline = lane?.status === 'offline';
-    const activity = lane?.activity ?? 'waiting_for_card';
-    const at = STEPS.indexOf(activity);
-    return (
-      <Modal title="Card payment">
-        <div className="device" data-testid="device" aria-live="polite">
-          <p className="device-amount">{money(card!.amount_cents, currency)}</p>
-          {card?.following && (
-            <p className="muted" data-testid="device-following">
-              {server === 'down'
-                ? 'Laneway is not answering. The outcome of this payment shows here as soon as it answers: do not charge the card again.'
-                : 'Following the payment in progress on the terminal: its outcome shows here.'}
-            </p>
-          )}
-          {offline ? (
-            <p className="error" role="alert" data-testid="device-offline">
-              The terminal went offline{lane?.last_error ? ` (${lane.last_error})` : ''}. Waiting a few seconds for it to come back… Nothing has been charged.
-            </p>
-          ) : (
-            <p className="device-step" data-testid="device-step">
-              {activityText(activity === 'idle' ? 'waiting_for_card' : activity)}
-            </p>
-          )}
-          <ol className="steps">
-            {['Card', 'Reading', 'PIN', 'Authorizing', 'Signature', 'Done'].map((s, i) => (
-              <li key={s} className={i < at ? 'past' : i === at ? 'now' : ''}>
-                {s}
-              </li>
-            ))}
-          </ol>
-        </div>
-        <button type="button" className="big" onClick={() => void cancelCard()}>
-          Cancel on the terminal <kbd>Esc</kbd>
+        )}
+        {lane && lane.status === 'offline' && (
+          <p className="error" role="alert">
+            The terminal on {lane.name} is offline{lane.last_error ? ` (${lane.last_error})` : ''}. Check its cable and power, or take another tender.
+          </p>
+        )}
+        <button type="submit" className="primary big" disabled={busy || amount === undefined || amount <= 0}>
+          Send to the terminal <kbd>Enter</kbd>
         </button>
-      </Modal>
-    );
-  }
+      </form>
+    </Modal>
+  );
+}
 
-  const result = outcome!;
+/** The terminal's steps, live, while the customer pays. */
+function CardWaiting({ card, currency, lane, server, cancel }: { card: NonNullable<ReturnType<typeof usePos.getState>['card']>; currency: string; lane: LaneState; server: string; cancel: () => void }) {
+  const offline = lane?.status === 'offline';
+  const activity = lane?.activity ?? 'waiting_for_card';
+  const at = STEPS.indexOf(activity);
+  return (
+    <Modal title="Card payment">
+      <div className="device" data-testid="device" aria-live="polite">
+        <p className="device-amount">{money(card.amount_cents, currency)}</p>
+        {card?.following && (
+          <p className="muted" data-testid="device-following">
+            {server === 'down'
+              ? 'Laneway is not answering. The outcome of this payment shows here as soon as it answers: do not charge the card again.'
+              : 'Following the payment in progress on the terminal: its outcome shows here.'}
+          </p>
+        )}
+        {offline ? (
+          <p className="error" role="alert" data-testid="device-offline">
+            The terminal went offline{lane?.last_error ? ` (${lane.last_error})` : ''}. Waiting a few seconds for it to come back… Nothing has been charged.
+          </p>
+        ) : (
+          <p className="device-step" data-testid="device-step">
+            {activityText(activity === 'idle' ? 'waiting_for_card' : activity)}
+          </p>
+        )}
+        <ol className="steps">
+          {['Card', 'Reading', 'PIN', 'Authorizing', 'Signature', 'Done'].map((s, i) => (
+            <li key={s} className={i < at ? 'past' : i === at ? 'now' : ''}>
+              {s}
+            </li>
+          ))}
+        </ol>
+      </div>
+      <button type="button" className="big" onClick={cancel}>
+        Cancel on the terminal <kbd>Esc</kbd>
+      </button>
+    </Modal>
+  );
+}
+
+/** The outcome, and the next step: the rest of the sale, another card, cash or another tender. */
+function CardResult(props: {
+  sale: Sale;
+  currency: string;
+  result: NonNullable<NonNullable<ReturnType<typeof usePos.getState>['card']>['outcome']>;
+  next: { cardNow: boolean; cashOk: boolean; server: string; close: () => void; toCash: () => void; other: () => void };
+}) {
+  const { sale, currency, result } = props;
+  const { cardNow, cashOk, server, close, toCash } = props.next;
   return (
     <Modal title={cardOutcomeTitle(result)} onClose={close}>
       <p className={result.approved ? 'ok big-text' : 'error big-text'} role={result.approved ? 'status' : 'alert'} data-testid="card-outcome">
@@ -243,7 +274,7 @@ export function CardDialog({ sale, currency }: { sale: Sale; currency: string })
           <button type="button" className={`${!cardNow && cashOk ? 'primary ' : ''}big`} onClick={toCash} disabled={!cashOk} autoFocus={!cardNow && cashOk}>
             Cash <kbd>{!cardNow && cashOk ? 'Enter' : 'F4'}</kbd>
           </button>
-          <button type="button" className="big" onClick={() => (usePos.setState({ card: null }), setDialog({ kind: 'other' }))}>
+          <button type="button" className="big" onClick={props.next.other}>
             Other tender <kbd>F6</kbd>
           </button>
           <button type="button" className="big" onClick={close}>
