@@ -20,6 +20,8 @@ import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
+import { createWebhooks, type Webhooks } from './webhooks';
+import type { DeliveryOptions } from './webhooks/worker';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -53,6 +55,8 @@ export interface EngineOptions {
    * desktop app make them only once their socket listens. Otherwise createEngine makes them.
    */
   deferFirstStart?: boolean;
+  /** Webhook delivery timing (tests and benchmarks shorten the timeout and the first retry). */
+  webhookDelivery?: Partial<DeliveryOptions>;
 }
 
 /** What a new install shows once: its first API credentials and the sandbox's sample cashier. */
@@ -77,6 +81,8 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
+  /** Webhook endpoints, the signing key and deliveries (spec: Events). */
+  readonly webhooks: Webhooks;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -138,6 +144,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const webhooks = await createWebhooks({ core, account, keys, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -168,13 +175,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     giftCards,
     autopay,
     register,
+    webhooks,
     get firstCredentials() {
       return firstCredentials;
     },
     firstStart,
     keys: {
       path: keys.path,
-      async rotate(purposes = ['jwt', 'api_key_hash', 'vault', 'cashier_code']) {
+      async rotate(purposes = ['jwt', 'api_key_hash', 'vault', 'cashier_code', 'settings_secret']) {
         // Through the write queue, so no unit of work hashes with a key being replaced.
         return core.mutate(async () => {
           const rotated = keys.rotate(purposes);
@@ -210,6 +218,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       if (timer) clearInterval(timer);
       // Ports first: closing them settles whatever a lane was waiting for.
       await lanes.close();
+      await webhooks.close();
       // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
       await receivables.close();
