@@ -31,7 +31,7 @@ describe('the settings_secret install key', () => {
       keys.rotate(['settings_secret']);
       expect(openSecret(keys, sealed)).toBe('smtp-password-or-signing-key');
       const raw = Buffer.from(sealed.sealed, 'base64');
-      raw[raw.length - 1] ^= 1;
+      raw.writeUInt8(raw.at(-1)! ^ 1, raw.length - 1);
       expect(() => openSecret(keys, { ...sealed, sealed: raw.toString('base64') })).toThrow();
     } finally {
       tmp.cleanup();
