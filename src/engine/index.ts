@@ -21,6 +21,7 @@ import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
 import { createWebhooks, type Webhooks } from './webhooks';
+import { createCollaboration, type Collaboration } from './collaboration';
 import type { DeliveryOptions } from './webhooks/worker';
 
 export interface EngineOptions {
@@ -83,6 +84,8 @@ export interface Engine {
   readonly register: Register;
   /** Webhook endpoints, the signing key and deliveries (spec: Events). */
   readonly webhooks: Webhooks;
+  /** Disputes and comments on invoices and customers (reference tag Collaboration). */
+  readonly collaboration: Collaboration;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -176,6 +179,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     autopay,
     register,
     webhooks,
+    collaboration: createCollaboration({ core, account, receivables }),
     get firstCredentials() {
       return firstCredentials;
     },
