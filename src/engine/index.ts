@@ -22,6 +22,7 @@ import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
 import { createWebhooks, type Webhooks } from './webhooks';
 import { createCollaboration, type Collaboration } from './collaboration';
+import { createNotifications, type Notifications } from './notifications';
 import type { DeliveryOptions } from './webhooks/worker';
 
 export interface EngineOptions {
@@ -86,6 +87,8 @@ export interface Engine {
   readonly webhooks: Webhooks;
   /** Disputes and comments on invoices and customers (reference tag Collaboration). */
   readonly collaboration: Collaboration;
+  /** Invoice reminders, direct messages, the SMTP relay and the mail outbox. */
+  readonly notifications: Notifications;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -147,6 +150,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const notifications = createNotifications({ core, account, keys, receivables, orders, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const webhooks = await createWebhooks({ core, account, keys, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
 
   let firstCredentials: FirstCredentials | undefined;
@@ -180,6 +184,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     register,
     webhooks,
     collaboration: createCollaboration({ core, account, receivables }),
+    notifications,
     get firstCredentials() {
       return firstCredentials;
     },
@@ -223,6 +228,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       // Ports first: closing them settles whatever a lane was waiting for.
       await lanes.close();
       await webhooks.close();
+      notifications.close();
       // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
       await receivables.close();

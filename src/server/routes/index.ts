@@ -15,6 +15,7 @@ import { receivablesRoutes } from './receivables';
 import { registerRoutes } from './register';
 import { webhookRoutes } from './webhooks';
 import { collaborationRoutes } from './collaboration';
+import { notificationRoutes } from './notifications';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -34,6 +35,7 @@ const domainRoutes: AnyRoute[] = [
   ...registerRoutes,
   ...webhookRoutes,
   ...collaborationRoutes,
+  ...notificationRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;
