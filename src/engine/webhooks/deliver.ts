@@ -1,5 +1,15 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/** An endpoint's own connections, kept alive between deliveries (one pool per endpoint: no endpoint waits on another's sockets). */
+export interface EndpointAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
+
+export function endpointAgents(maxSockets: number): EndpointAgents {
+  return { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
+}
 
 export interface AttemptOutcome {
   /** The HTTP status answered; 0 when none was (refused, timed out, reset). */
@@ -18,7 +28,7 @@ export const EXCERPT_CHARS = 500;
  * so a 3xx fails like any other status. `timeoutMs` bounds the whole exchange, connect to last
  * byte. Latency is measured on the process's monotonic clock: it is a duration, not a time of day.
  */
-export function postOnce(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<AttemptOutcome> {
+export function postOnce(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, agents?: EndpointAgents): Promise<AttemptOutcome> {
   const started = process.hrtime.bigint();
   const latency = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
   return new Promise((resolve) => {
@@ -34,7 +44,7 @@ export function postOnce(url: string, body: Buffer, headers: Record<string, stri
     const req = send(target, {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'User-Agent': 'Laneway-Webhooks/1' },
-      agent: false,
+      agent: agents ? (target.protocol === 'https:' ? agents.https : agents.http) : false,
     });
     const timer = setTimeout(() => {
       done({ status: 0, ok: false, excerpt: '', error: `timed out after ${timeoutMs} ms` });

@@ -61,7 +61,7 @@ interface Buffered {
   cursors: Map<string, number>;
 }
 
-const FLUSH_MS = 50;
+const FLUSH_MS = 200;
 const FLUSH_AT = 500;
 
 /**

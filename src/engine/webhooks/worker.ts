@@ -2,7 +2,7 @@ import type { EngineCore } from '../core';
 import type { DomainEvent } from '../events';
 import { recordsByRef } from '../records';
 import type { EndpointData } from './settings';
-import { postOnce, type AttemptOutcome } from './deliver';
+import { endpointAgents, postOnce, type AttemptOutcome, type EndpointAgents } from './deliver';
 import { deliveryId, DELIVERY, readCursor, type AttemptData, type DeliveryData } from './log';
 
 /** What a worker needs from the domain around it. */
@@ -63,11 +63,14 @@ export class EndpointWorker {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private loaded = false;
+  private agents: EndpointAgents;
 
   constructor(
     public endpoint: EndpointData,
     private readonly ports: WorkerPorts,
-  ) {}
+  ) {
+    this.agents = endpointAgents(endpoint.concurrency);
+  }
 
   /** Reads where the endpoint is and what it was retrying (after a start or a restart). */
   private async load(): Promise<void> {
@@ -89,6 +92,10 @@ export class EndpointWorker {
 
   update(endpoint: EndpointData): void {
     const wasOn = this.endpoint.enabled;
+    if (endpoint.concurrency !== this.endpoint.concurrency || endpoint.url !== this.endpoint.url) {
+      this.closeAgents();
+      this.agents = endpointAgents(endpoint.concurrency);
+    }
     this.endpoint = endpoint;
     // Turned back on: start again from the persisted cursor, so nothing is skipped.
     if (!wasOn && endpoint.enabled) this.loaded = false;
@@ -99,6 +106,12 @@ export class EndpointWorker {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.closeAgents();
+  }
+
+  private closeAgents(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   /** Whether the last run started deliveries or left events unread (drain's test). */
@@ -260,7 +273,7 @@ export class EndpointWorker {
       'X-Service-Delivery': deliveryId(this.endpoint.id, event.watermark),
       'X-Service-Attempt': String(attempt),
     };
-    return postOnce(this.endpoint.url, body, headers, this.ports.options.timeoutMs);
+    return postOnce(this.endpoint.url, body, headers, this.ports.options.timeoutMs, this.agents);
   }
 }
 
