@@ -86,6 +86,18 @@ describe('reminders', () => {
     expect(mails[0]!.from).toBe('ar@store.test');
   });
 
+  it('an invitation is emailed; not when the customer suppresses notifications', async () => {
+    const c = await customer({}, []);
+    const quiet = await customer({ notification_suppressed: true }, []);
+    const before = smtp.mails.length;
+    expect((await h.api.post('/api/invitations', { identifier: c.identifier, email: 'new.user@acme.test' })).status).toBe(200);
+    expect((await h.api.post('/api/invitations', { identifier: quiet.identifier, email: 'quiet@acme.test' })).status).toBe(200);
+    await drain();
+    await smtp.waitFor(before + 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(smtp.mails.slice(before).map((m) => m.to[0])).toEqual(['new.user@acme.test']);
+  });
+
   it('a relay that refuses is retried with backoff until it answers; nothing is lost', async () => {
     await h.api.put('/api/account/mail', { host: '127.0.0.1', port: 1, from: 'ar@store.test' });
     const c = await customer();

@@ -31,6 +31,8 @@ export interface DirectMessageInput {
 export interface Notifications {
   remind(ids: string[]): Promise<ReminderCounts>;
   directMessage(input: DirectMessageInput): Promise<void>;
+  /** Issues an invitation (receivables' rule) and emails it, unless the customer's notifications are suppressed. */
+  invite(identifier: string, email: string): Promise<void>;
   relay(): Promise<{ mode: 'smtp' | 'sandbox'; relay: RelayView | null }>;
   setRelay(input: RelayInput): Promise<RelayView>;
   removeRelay(): Promise<void>;
@@ -127,6 +129,19 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     async directMessage(input) {
       const messages = await directMessage(input);
       await queue(messages);
+    },
+
+    async invite(identifier, email) {
+      await receivables.issueInvitation(identifier, email);
+      // A second unit: a crash between the two leaves the invitation recorded and its email unsent
+      // (re-inviting sends it); receivables would have to queue it in its own unit to close that gap.
+      const customer = await findCustomer(identifier);
+      if (!customer || customer.data.notification_suppressed) return;
+      const contact = customer.data.contacts.find((c) => same(c.email, email));
+      if (contact?.signed_up_at) return;
+      await queue([
+        { purpose: 'invitation', to: email, subject: `${supplier()} invites you to view and pay your invoices`, text: `${supplier()} invites you to view and pay the invoices of account ${customer.data.name} (${identifier}).`, attach_invoice: null },
+      ]);
     },
 
     async relay() {
