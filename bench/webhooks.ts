@@ -2,8 +2,8 @@
  * Webhook benchmark: invoice changes imported while two endpoints take every invoice event, one
  * answering in 1 ms and one in 200 ms, both real HTTP servers on loopback.
  *
- *   npm run bench:webhooks                    # 4,000 invoice changes (under 2 minutes here)
- *   npm run bench:webhooks -- --changes 10000 # the issue's size: the 200 ms endpoint alone needs ~2 min
+ *   npm run bench:webhooks                    # 2,000 invoice changes (under 2 minutes on the shared 2-core machine)
+ *   npm run bench:webhooks -- --changes 10000 # the issue's size: the 200 ms endpoint alone needs 2 minutes or more
  *
  * Prints: the import rate with no endpoint (baseline, same run, fresh folder) and with the two
  * endpoints; deliveries per second per endpoint; lag from commit (the engine publishing the event)
@@ -19,7 +19,7 @@ import { createLogger } from '../src/engine/logger';
 import { openDataStore } from '../src/store';
 import { arg } from './args';
 
-const CHANGES = arg('changes', 4_000);
+const CHANGES = arg('changes', 2_000);
 const CUSTOMERS = 100;
 const PARALLEL = 100;
 
@@ -111,10 +111,10 @@ async function main() {
   const rate = await importChanges(engine);
   console.log(`  import, two endpoints:    ${rate.toFixed(0)} changes/s (${((rate / baseline) * 100).toFixed(0)}% of the baseline)`);
   const expected = committed.size;
-  const deadline = performance.now() + 170_000;
+  const deadline = performance.now() + 90_000;
   while ((fast.receipts.size < expected || slow.receipts.size < expected) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   for (const [name, rx] of [['1 ms endpoint', fast], ['200 ms endpoint', slow]] as const) {
-    const last = Math.max(...rx.receipts.values());
+    const last = rx.receipts.size ? Math.max(...rx.receipts.values()) : started;
     const lags = [...rx.receipts].map(([mark, at]) => at - (committed.get(mark) ?? at)).sort((a, b) => a - b);
     console.log(
       `  ${name.padEnd(16)} ${rx.receipts.size}/${expected} delivered, ${(rx.receipts.size / ((last - started) / 1000)).toFixed(0)} deliveries/s, commit→receipt lag p50 ${pct(lags, 50).toFixed(0)} ms, p99 ${pct(lags, 99).toFixed(0)} ms`,

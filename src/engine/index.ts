@@ -59,6 +59,8 @@ export interface EngineOptions {
   deferFirstStart?: boolean;
   /** Webhook delivery timing (tests and benchmarks shorten the timeout and the first retry). */
   webhookDelivery?: Partial<DeliveryOptions>;
+  /** Send webhooks and email (default true); the admin CLI's short-lived engine does not. */
+  deliver?: boolean;
 }
 
 /** What a new install shows once: its first API credentials and the sandbox's sample cashier. */
@@ -150,8 +152,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
-  const notifications = createNotifications({ core, account, keys, receivables, orders, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
-  const webhooks = await createWebhooks({ core, account, keys, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
+  const deliver = options.deliver ?? true;
+  const notifications = createNotifications({ core, account, keys, receivables, orders, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
+  const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {

@@ -53,6 +53,8 @@ export interface WebhookDeps {
   keys: InstallKeys;
   sources: Omit<PayloadSources, 'publicUrl'>;
   options?: Partial<DeliveryOptions>;
+  /** False: settings only, nothing is delivered (the admin CLI's engine). */
+  deliver?: boolean;
 }
 
 interface Buffered {
@@ -129,6 +131,7 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
   };
 
   const track = (endpoint: EndpointData) => {
+    if (deps.deliver === false) return;
     const existing = workers.get(endpoint.id);
     if (existing) return existing.update(endpoint);
     const worker = new EndpointWorker(endpoint, ports);
