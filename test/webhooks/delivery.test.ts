@@ -11,7 +11,7 @@ const verify = (body: Buffer, header: unknown, key: string) =>
 
 let h: Harness;
 let rx: Receiver;
-const TIMEOUT_MS = 400;
+const TIMEOUT_MS = 1_500;
 
 beforeAll(async () => {
   h = await openHarness({ api: true, webhookDelivery: { timeoutMs: TIMEOUT_MS, retryBaseMs: 1_000 } });
