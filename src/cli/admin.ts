@@ -95,7 +95,7 @@ async function main(): Promise<number> {
   const lock = lockDataFolder(dataDir, 'admin');
   try {
     const logger = createLogger({ directory: join(dataDir, 'logs'), level: 'info', stdout: false });
-    const engine = await createEngine({ store: await openDataStore({ directory: dataDir, layouts: storeLayouts }), logger, deferFirstStart: true });
+    const engine = await createEngine({ store: await openDataStore({ directory: dataDir, layouts: storeLayouts }), logger, deferFirstStart: true, deliver: false });
     try {
       await command(engine, args, rest);
     } finally {

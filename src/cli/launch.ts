@@ -70,6 +70,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
       ...(options.exportReadAhead === false ? { exportReadAhead: false } : {}),
       laneDriver: createSerialLaneDriver(),
       deferFirstStart: true,
+      webhookDelivery: webhookTimingFromEnv(),
       ...(options.keyProtector ? { keyProtector: options.keyProtector } : {}),
     });
     const server = await startServer(engine, {
@@ -124,4 +125,11 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     lock.release();
     throw err;
   }
+}
+
+/** Shorter webhook timing for tests that run serve (default: the 10 s timeout and 1 s first retry). */
+function webhookTimingFromEnv(): { timeoutMs?: number; retryBaseMs?: number } {
+  const timeout = Number(process.env.LANEWAY_WEBHOOK_TIMEOUT_MS);
+  const retry = Number(process.env.LANEWAY_WEBHOOK_RETRY_MS);
+  return { ...(timeout > 0 ? { timeoutMs: timeout } : {}), ...(retry > 0 ? { retryBaseMs: retry } : {}) };
 }

@@ -25,6 +25,10 @@ import { createSandboxClock, loadOffset, OffsetClock, type SandboxClock } from '
 import { createOnboarding, type Onboarding } from './onboarding';
 import { createPayport, type Payport } from './payport';
 import { createEcommerce, type Ecommerce } from './ecommerce';
+import { createWebhooks, type Webhooks } from './webhooks';
+import { createCollaboration, type Collaboration } from './collaboration';
+import { createNotifications, type Notifications } from './notifications';
+import type { DeliveryOptions } from './webhooks/worker';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -58,6 +62,10 @@ export interface EngineOptions {
    * desktop app make them only once their socket listens. Otherwise createEngine makes them.
    */
   deferFirstStart?: boolean;
+  /** Webhook delivery timing (tests and benchmarks shorten the timeout and the first retry). */
+  webhookDelivery?: Partial<DeliveryOptions>;
+  /** Send webhooks and email (default true); the admin CLI's short-lived engine does not. */
+  deliver?: boolean;
 }
 
 /** What a new install shows once: its first API credentials and the sandbox's sample cashier. */
@@ -92,6 +100,12 @@ export interface Engine {
   readonly payport: Payport;
   /** Ecommerce payment sessions, their hosted frame's tokens, and sales on a session (/api/v2). */
   readonly ecommerce: Ecommerce;
+  /** Webhook endpoints, the signing key and deliveries (spec: Events). */
+  readonly webhooks: Webhooks;
+  /** Disputes and comments on invoices and customers (reference tag Collaboration). */
+  readonly collaboration: Collaboration;
+  /** Invoice reminders, direct messages, the SMTP relay and the mail outbox. */
+  readonly notifications: Notifications;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -159,6 +173,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const onboarding = createOnboarding({ core, account, vault });
   const payport = createPayport({ core, account, gateway, wallets });
   const ecommerce = createEcommerce({ core, account, orders, wallets, giftCards, gateway });
+  const deliver = options.deliver ?? true;
+  const notifications = createNotifications({ core, account, keys, receivables, orders, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
+  const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -197,13 +214,16 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     onboarding,
     payport,
     ecommerce,
+    webhooks,
+    collaboration: createCollaboration({ core, account, receivables }),
+    notifications,
     get firstCredentials() {
       return firstCredentials;
     },
     firstStart,
     keys: {
       path: keys.path,
-      async rotate(purposes = ['jwt', 'api_key_hash', 'vault', 'cashier_code']) {
+      async rotate(purposes = ['jwt', 'api_key_hash', 'vault', 'cashier_code', 'settings_secret']) {
         // Through the write queue, so no unit of work hashes with a key being replaced.
         return core.mutate(async () => {
           const rotated = keys.rotate(purposes);
@@ -240,6 +260,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       if (timer) clearInterval(timer);
       // Ports first: closing them settles whatever a lane was waiting for.
       await lanes.close();
+      await webhooks.close();
+      notifications.close();
       // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
       await receivables.close();

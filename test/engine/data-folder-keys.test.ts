@@ -315,7 +315,7 @@ describe('key rotation', () => {
       expect((await api.get('/api/whoami', `Bearer ${before}`)).status).toBe(200);
 
       const rotated = await t.engine.keys.rotate();
-      expect(rotated.map((r) => `${r.purpose}:${r.id}`).sort()).toEqual(['api_key_hash:k2', 'cashier_code:k2', 'jwt:k2', 'vault:k2']);
+      expect(rotated.map((r) => `${r.purpose}:${r.id}`).sort()).toEqual(['api_key_hash:k2', 'cashier_code:k2', 'jwt:k2', 'settings_secret:k2', 'vault:k2']);
       expect((await api.get('/api/whoami', `Bearer ${before}`)).status).toBe(401);
       const { jwt: after } = await t.engine.account.credentials.issueJwt(TEST_TOKEN, 1);
       expect((await api.get('/api/whoami', `Bearer ${after}`)).status).toBe(200);

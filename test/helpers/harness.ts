@@ -7,6 +7,7 @@ import type { ReceivablesPort } from '../../src/engine/wallets/autopay-port';
 import { startServer, type RunningServer } from '../../src/server/http';
 import { openDataStore, type DataStore } from '../../src/store';
 import { checkResponse } from './openapi-check';
+import type { DeliveryOptions } from '../../src/engine/webhooks/worker';
 import { tempDir } from './tmp';
 
 /**
@@ -38,6 +39,8 @@ export interface EngineOptions {
   laneDriver?: () => LaneDriver;
   /** Start the engine's timers and lanes, as the app does once it is up. */
   start?: boolean;
+  /** Webhook delivery timing (a short timeout and first retry). */
+  webhookDelivery?: Partial<DeliveryOptions>;
 }
 
 /** The engine's tick while started: long, so a test moves time itself with the clock. */
@@ -60,6 +63,7 @@ export async function openTestEngine(options: EngineOptions = {}): Promise<TestE
     firstKey: TEST_KEY,
     timezone: options.timezone ?? 'UTC',
     ...(options.laneDriver ? { laneDriver: options.laneDriver() } : {}),
+    ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
   });
   if (options.start) engine.start(TICK_MS);
   return {

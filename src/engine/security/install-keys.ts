@@ -19,9 +19,14 @@ import { basename, dirname, join } from 'node:path';
  *   (and moved to the current one when found), so previous vault keys are kept.
  * - `cashier_code`: keys the hashes of the register's cashier codes (looked up by hash). A code is
  *   still found under a previous key; a code changed after a rotation is hashed under the new one.
+ * - `settings_secret`: encrypts secrets the account settings must be able to use again (the
+ *   webhook signing key, the SMTP relay's password). A sealed value records its key's id, so
+ *   previous keys are kept; a key file made before this purpose existed gets one on open.
  */
-export type KeyPurpose = 'jwt' | 'api_key_hash' | 'vault' | 'cashier_code';
-export const KEY_PURPOSES: readonly KeyPurpose[] = ['jwt', 'api_key_hash', 'vault', 'cashier_code'];
+export type KeyPurpose = 'jwt' | 'api_key_hash' | 'vault' | 'cashier_code' | 'settings_secret';
+export const KEY_PURPOSES: readonly KeyPurpose[] = ['jwt', 'api_key_hash', 'vault', 'cashier_code', 'settings_secret'];
+/** Purposes added after the first key files: created on open when a file lacks them. */
+const LATER_PURPOSES: readonly KeyPurpose[] = ['settings_secret'];
 
 export interface InstallKey {
   id: string;
@@ -48,6 +53,7 @@ export interface KeyFileData {
   api_key_hash: KeyChain;
   vault: KeyChain;
   cashier_code: KeyChain;
+  settings_secret: KeyChain;
 }
 
 /** How a key file's contents are sealed at rest, when they are (the desktop's OS keychain). */
@@ -121,6 +127,7 @@ function freshData(now: Date): KeyFileData {
     api_key_hash: { current: newKey('k1', now), previous: [] },
     vault: { current: newKey('k1', now), previous: [] },
     cashier_code: { current: newKey('k1', now), previous: [] },
+    settings_secret: { current: newKey('k1', now), previous: [] },
   };
 }
 
@@ -163,6 +170,9 @@ function writeKeyFile(path: string, data: KeyFileData, protector: KeyProtector |
   tighten(path);
 }
 
+/** Key files read that lacked a later purpose (and must be written back with it). */
+const upgraded = new Set<string>();
+
 function readKeyFile(path: string, protector: KeyProtector | undefined): KeyFileData {
   let parsed: unknown;
   try {
@@ -182,6 +192,11 @@ function readKeyFile(path: string, protector: KeyProtector | undefined): KeyFile
     }
   }
   const data = parsed as Partial<KeyFileData>;
+  for (const purpose of LATER_PURPOSES) {
+    if (data[purpose]) continue;
+    data[purpose] = { current: newKey('k1', new Date()), previous: [] };
+    upgraded.add(path);
+  }
   const chainOk = (c: KeyChain | undefined) => !!c && typeof c.current?.secret === 'string' && /^[0-9a-f]{64}$/.test(c.current.secret) && Array.isArray(c.previous);
   if (data.format !== KEY_FILE_FORMAT || !KEY_PURPOSES.every((p) => chainOk(data[p]))) {
     throw new KeyFileError(`The key file ${path} is not a Laneway key file (${KEY_FILE_FORMAT})`, 'key_file_unreadable');
@@ -214,7 +229,8 @@ export function openInstallKeys(options: OpenKeysOptions): InstallKeys {
     tighten(path);
     data = readKeyFile(path, options.protector);
     const wasSealed = (JSON.parse(readFileSync(path, 'utf8')) as { format?: string }).format === SEALED_FORMAT;
-    if (options.protector && !wasSealed) writeKeyFile(path, data, options.protector);
+    const lacked = upgraded.delete(path);
+    if ((options.protector && !wasSealed) || lacked) writeKeyFile(path, data, options.protector);
   } else {
     if (options.mayCreate === false) {
       throw new KeyFileError(

@@ -18,6 +18,9 @@ import { settlementRoutes } from './settlement';
 import { onboardingRoutes } from './onboarding';
 import { payportRoutes } from './payport';
 import { allEcommerceRoutes } from './ecommerce';
+import { webhookRoutes } from './webhooks';
+import { collaborationRoutes } from './collaboration';
+import { notificationRoutes } from './notifications';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -40,6 +43,9 @@ const domainRoutes: AnyRoute[] = [
   ...onboardingRoutes,
   ...payportRoutes,
   ...allEcommerceRoutes,
+  ...webhookRoutes,
+  ...collaborationRoutes,
+  ...notificationRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;

@@ -125,11 +125,11 @@ export const issueInvitation = defineRoute({
   operationId: 'issueInvitation',
   tags: TAGS,
   summary: 'Issue an invitation',
-  description: 'An email that is not a contact of the customer becomes one. Re-inviting sends again; a signed-up contact is left as is.',
+  description: 'An email that is not a contact of the customer becomes one. Re-inviting sends again; a signed-up contact is left as is. The invitation is emailed through the mail outbox (not when the customer\'s notifications are suppressed).',
   body: InvitationBody,
   responses: invitationResponses,
   async handler({ engine, body }) {
-    await engine.receivables.issueInvitation(body.identifier, body.email);
+    await engine.notifications.invite(body.identifier, body.email);
     return { body: {} };
   },
 });

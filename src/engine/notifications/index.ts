@@ -1,0 +1,221 @@
+import type { EngineCore } from '../core';
+import type { Account } from '../account';
+import type { Receivables } from '../receivables';
+import type { Orders } from '../orders';
+import type { CustomerDoc, ContactData } from '../receivables/types';
+import { fail } from '../errors';
+import { recordsByRef } from '../records';
+import type { InstallKeys } from '../security/install-keys';
+import { formatMoney } from '../../shared/money';
+import { invoicePdf, type InvoiceForPdf } from './pdf';
+import { createSender, MESSAGE, queueMessage, type MessageData, type NewMessage } from './outbox';
+import { relayView, removeRelay, setRelay, type RelayInput, type RelayView } from './relay';
+import type { DeliveryOptions } from '../webhooks/worker';
+
+export type { MessageData } from './outbox';
+export type { RelayInput, RelayView } from './relay';
+
+export const REMINDER_COUNTS = ['requested', 'sent', 'not_found', 'suppressed', 'invoice_suppressed', 'not_invited', 'paid', 'draft', 'credit', 'scheduled', 'on_plan'] as const;
+export type ReminderCounts = Record<(typeof REMINDER_COUNTS)[number], number>;
+
+export interface DirectMessageInput {
+  email: string;
+  object_type: 'invoice' | 'order' | 'payment_method';
+  object_identifier?: string;
+  customer_identifier?: string;
+  create_contact?: boolean;
+  first_name?: string;
+  last_name?: string;
+}
+
+export interface Notifications {
+  remind(ids: string[]): Promise<ReminderCounts>;
+  directMessage(input: DirectMessageInput): Promise<void>;
+  /** Issues an invitation (receivables' rule) and emails it, unless the customer's notifications are suppressed. */
+  invite(identifier: string, email: string): Promise<void>;
+  relay(): Promise<{ mode: 'smtp' | 'sandbox'; relay: RelayView | null }>;
+  setRelay(input: RelayInput): Promise<RelayView>;
+  removeRelay(): Promise<void>;
+  outbox(page: { before?: number; limit: number }): Promise<{ messages: Array<MessageData & { watermark: number }>; next_before: number | null }>;
+  /** Resolves once no message is due (tests). */
+  drain(): Promise<void>;
+  close(): void;
+}
+
+type InvoiceLike = InvoiceForPdf & { plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string };
+
+const ROLES_REFUSED = new Set(['disabled', 'read_only', 'read-only', 'readonly']);
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** A contact who can be emailed: not disabled, and invited, activated or signed up. */
+const reachable = (c: ContactData) => !c.disabled && !!(c.activated_at || c.signed_up_at || c.invited_at);
+
+export function createNotifications(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables: Receivables; orders: Orders; options?: Partial<DeliveryOptions>; deliver?: boolean }): Notifications {
+  const { core, account, keys, receivables, orders } = deps;
+  const supplier = () => account.profile().name;
+
+  const findInvoice = async (key: string): Promise<InvoiceLike | undefined> => {
+    try {
+      const view = (await receivables.viewInvoice(key)) as unknown as InvoiceLike;
+      return view.deleted ? undefined : view;
+    } catch (err) {
+      if ((err as { kind?: string }).kind === 'not_found') return undefined;
+      throw err;
+    }
+  };
+  const findCustomer = async (identifier: string) =>
+    (await core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: { identifier }, sort: [{ identifier: 'asc' }], limit: 1 }))[0];
+
+  const sender = createSender({
+    core,
+    keys,
+    ...(deps.options ? { options: deps.options } : {}),
+    async attachment(invoiceKey) {
+      const view = await findInvoice(invoiceKey);
+      return view ? invoicePdf(core, view.number, view, supplier()) : undefined;
+    },
+  });
+  // The admin CLI's engine records messages and leaves sending to the server.
+  if (deps.deliver === false) sender.close();
+  core.onTick('mail', async () => sender.pump());
+  sender.pump();
+
+  const reminderText = (inv: InvoiceLike): NewMessage => {
+    const owing = formatMoney(inv.owing_cents, inv.currency.toUpperCase());
+    return {
+      purpose: 'reminder',
+      to: '',
+      subject: `Reminder: invoice ${inv.number} from ${supplier()}, ${owing} owing`,
+      text: `This is a reminder that invoice ${inv.number} has ${owing} owing${inv.due_date ? `, due ${inv.due_date}` : ''}.\n\n${supplier()}`,
+      attach_invoice: null,
+    };
+  };
+
+  /** Queues messages in one unit of work, then wakes the sender. */
+  const queue = async (messages: NewMessage[]) => {
+    if (messages.length === 0) return;
+    await core.mutate(async (tx) => {
+      for (const m of messages) await queueMessage(tx, `M${core.ids.token()}`, m);
+      tx.afterCommit(() => sender.pump());
+    });
+  };
+
+  const classify = async (id: string, counts: ReminderCounts, out: NewMessage[]) => {
+    const inv = await findInvoice(id);
+    if (!inv) return void (counts.not_found += 1);
+    const customer = await findCustomer(inv.customer_identifier);
+    // Invoices here are never drafts (the reference's draft state is not imported): `draft` stays 0.
+    if (inv.amount_cents < 0) return void (counts.credit += 1);
+    if (inv.owing_cents <= 0) return void (counts.paid += 1);
+    if (customer?.data.notification_suppressed) return void (counts.suppressed += 1);
+    if (inv.delivery_status === 'new') return void (counts.invoice_suppressed += 1);
+    if (inv.plan_identifier) return void (counts.on_plan += 1);
+    const autopays = await recordsByRef<{ state: string }>(core, 'autopay', inv.customer_identifier);
+    if (autopays.some((a) => a.data.state === 'approved')) return void (counts.scheduled += 1);
+    const recipients = (customer?.data.contacts ?? []).filter(reachable);
+    if (recipients.length === 0) return void (counts.not_invited += 1);
+    counts.sent += 1;
+    const attach = customer?.data.pdf_attachment_opt_in ? inv.number : null;
+    for (const c of recipients) out.push({ ...reminderText(inv), to: c.email, attach_invoice: attach });
+  };
+
+  return {
+    async remind(ids) {
+      const counts = Object.fromEntries(REMINDER_COUNTS.map((k) => [k, 0])) as ReminderCounts;
+      counts.requested = ids.length;
+      const out: NewMessage[] = [];
+      for (const id of ids) await classify(id, counts, out);
+      await queue(out);
+      return counts;
+    },
+
+    async directMessage(input) {
+      const messages = await directMessage(input);
+      await queue(messages);
+    },
+
+    async invite(identifier, email) {
+      await receivables.issueInvitation(identifier, email);
+      // A second unit: a crash between the two leaves the invitation recorded and its email unsent
+      // (re-inviting sends it); receivables would have to queue it in its own unit to close that gap.
+      const customer = await findCustomer(identifier);
+      if (!customer || customer.data.notification_suppressed) return;
+      const contact = customer.data.contacts.find((c) => same(c.email, email));
+      if (contact?.signed_up_at) return;
+      await queue([
+        { purpose: 'invitation', to: email, subject: `${supplier()} invites you to view and pay your invoices`, text: `${supplier()} invites you to view and pay the invoices of account ${customer.data.name} (${identifier}).`, attach_invoice: null },
+      ]);
+    },
+
+    async relay() {
+      const relay = await relayView(core);
+      return { mode: relay ? 'smtp' : 'sandbox', relay };
+    },
+    setRelay: (input) => core.mutate((tx) => setRelay(tx, keys, input)),
+    removeRelay: () => core.mutate((tx) => removeRelay(tx)),
+
+    async outbox(page) {
+      const rows = await core.find<{ id: string; watermark: number; data: MessageData; [k: string]: unknown }>('records', {
+        selector: { kind: MESSAGE, watermark: { $lt: page.before ?? Number.MAX_SAFE_INTEGER } },
+        sort: [{ kind: 'desc' }, { watermark: 'desc' }],
+        limit: page.limit,
+      });
+      const messages = rows.map((r) => ({ ...r.data, watermark: r.watermark }));
+      return { messages, next_before: messages.length === page.limit ? messages.at(-1)!.watermark : null };
+    },
+    drain: () => sender.drain(),
+    close: () => sender.close(),
+  };
+
+  /** The contact rules of a direct message; answers the contact to write (created or activated), if any. */
+  async function contactFor(customer: CustomerDoc, input: DirectMessageInput, strictRole: boolean): Promise<void> {
+    const contact = customer.data.contacts.find((c) => same(c.email, input.email));
+    if (!contact && !input.create_contact) throw fail.invalid('contact_not_activated', 'email must belong to an activated contact', [{ field: 'email', message: 'email must belong to an activated contact' }]);
+    if (contact?.disabled) throw fail.invalid('contact_disabled', 'email belongs to a disabled user');
+    if (strictRole && contact?.user?.role && ROLES_REFUSED.has(contact.user.role.toLowerCase())) throw fail.invalid('contact_role', 'Contact does not have the required role.');
+    if (contact && (contact.activated_at || contact.signed_up_at)) return;
+    // create_contact true: made if absent and activated; false: an existing contact is activated.
+    await receivables.importCustomer({
+      identifier: customer.identifier,
+      contacts: [{ email: input.email, ...(input.first_name ? { first_name: input.first_name } : {}), ...(input.last_name ? { last_name: input.last_name } : {}), bulk_activate: true }],
+    } as Parameters<Receivables['importCustomer']>[0]);
+  }
+
+  async function directMessage(input: DirectMessageInput): Promise<NewMessage[]> {
+    if (input.object_type === 'invoice') {
+      if (!input.object_identifier) throw fail.invalid('object_identifier_required', 'object_identifier is required for an invoice', [{ field: 'object_identifier', message: 'required' }]);
+      const inv = await findInvoice(input.object_identifier);
+      if (!inv) throw fail.notFound('record_not_found', 'Record not found');
+      const customer = await findCustomer(inv.customer_identifier);
+      if (customer) await contactFor(customer, input, false);
+      return [{ ...reminderText(inv), to: input.email, attach_invoice: customer?.data.pdf_attachment_opt_in ? inv.number : null }];
+    }
+    if (input.object_type === 'order') {
+      if (!input.object_identifier) throw fail.invalid('object_identifier_required', 'object_identifier is required for an order', [{ field: 'object_identifier', message: 'required' }]);
+      const order = (await orders.view(input.object_identifier)) as unknown as Record<string, unknown> | undefined;
+      if (!order) throw fail.notFound('record_not_found', 'Record not found');
+      if (!account.can('orders')) throw fail.invalid('deposit_requests_disabled', 'Deposit requests are not enabled for this supplier');
+      if (order.draft === true) throw fail.invalid('order_is_draft', 'The order is a draft');
+      const attrs = (order.attributes ?? {}) as Record<string, unknown>;
+      const amount = Number(order.amount_cents ?? 0);
+      const owing = Number(order.owing_cents ?? attrs.owing_cents ?? amount);
+      const deposit = Number(order.deposit_amount_cents ?? attrs.deposit_amount_cents ?? 0);
+      if (!(owing > 0)) throw fail.invalid('order_not_owing', 'The order has nothing owing (owing_cents must be greater than 0)');
+      if (!(deposit > 0)) throw fail.invalid('order_no_deposit', 'The order asks no deposit (deposit_amount_cents must be greater than 0)');
+      const customerId = String(order.customer_identifier ?? attrs.customer_identifier ?? '');
+      const customer = customerId ? await findCustomer(customerId) : undefined;
+      if (!customer) throw fail.invalid('order_without_customer', 'The order does not belong to a customer');
+      await contactFor(customer, input, false);
+      const currency = String(order.currency ?? account.profile().currency).toUpperCase();
+      return [{ purpose: 'deposit_request', to: input.email, subject: `Deposit requested for order ${input.object_identifier}`, text: `${supplier()} asks a deposit of ${formatMoney(deposit, currency)} on order ${input.object_identifier}.`, attach_invoice: null }];
+    }
+    if (!input.customer_identifier) throw fail.invalid('customer_identifier_required', 'customer_identifier is required for a payment_method request', [{ field: 'customer_identifier', message: 'required' }]);
+    const customer = await findCustomer(input.customer_identifier);
+    if (!customer) throw fail.invalid('customer_not_found', 'Customer not found.');
+    if (customer.data.account_status !== 'open' || customer.data.extra?.suspended === true) throw fail.invalid('customer_closed', 'Customer is closed.');
+    if (!account.can('wallets')) throw fail.invalid('credit_cards_not_accepted', 'Credit cards are not accepted');
+    if (customer.data.extra?.credit_card_exempt === true) throw fail.invalid('customer_card_exempt', 'Customer exempted from credit card payments');
+    await contactFor(customer, input, true);
+    return [{ purpose: 'payment_method_request', to: input.email, subject: `${supplier()} asks you to add a payment card`, text: `${supplier()} asks you to add a payment card to your account ${customer.identifier}.`, attach_invoice: null }];
+  }
+}
+

@@ -1,0 +1,81 @@
+import type { EngineCore, Tx } from '../core';
+import { fail } from '../errors';
+import { getRecord, putRecord, recordId } from '../records';
+import type { InstallKeys } from '../security/install-keys';
+import { openSecret, sealSecret, type SealedSecret } from '../webhooks/signing';
+
+/**
+ * The SMTP relay of the account settings. Without one the install is in sandbox mode: each message
+ * stays in the local mail outbox (readable with GET /api/notifications/outbox) and goes nowhere.
+ * The password is sealed under the install key purpose `settings_secret`, never stored in clear.
+ */
+export const RELAY = 'mail_relay';
+const SLOT = 'smtp';
+
+interface RelayData {
+  host: string;
+  port: number;
+  /** true: TLS from the first byte (port 465); false: STARTTLS when the server offers it. */
+  secure: boolean;
+  user: string;
+  password: SealedSecret | null;
+  from: string;
+  updated_at: string;
+}
+
+export interface RelayInput {
+  host: string;
+  port: number;
+  secure?: boolean;
+  user?: string;
+  /** Omitted: keep the stored one. Empty: none. */
+  password?: string;
+  from: string;
+}
+
+export interface RelayView {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string;
+  password_set: boolean;
+  from: string;
+  updated_at: string;
+}
+
+export interface RelayConfig {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string;
+  password: string;
+  from: string;
+}
+
+const EMAIL_RE = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+export async function relayView(reader: Tx | EngineCore): Promise<RelayView | null> {
+  const d = (await getRecord<RelayData>(reader, RELAY, SLOT))?.data;
+  return d ? { host: d.host, port: d.port, secure: d.secure, user: d.user, password_set: d.password !== null, from: d.from, updated_at: d.updated_at } : null;
+}
+
+export async function relayConfig(reader: Tx | EngineCore, keys: InstallKeys): Promise<RelayConfig | null> {
+  const d = (await getRecord<RelayData>(reader, RELAY, SLOT))?.data;
+  if (!d) return null;
+  return { host: d.host, port: d.port, secure: d.secure, user: d.user, password: d.password ? openSecret(keys, d.password) : '', from: d.from };
+}
+
+export async function setRelay(tx: Tx, keys: InstallKeys, input: RelayInput): Promise<RelayView> {
+  if (!/^[A-Za-z0-9.-]+$/.test(input.host) && !/^\[?[0-9a-fA-F:.]+\]?$/.test(input.host)) throw fail.invalid('invalid_smtp_host', 'host is a host name or an IP address', [{ field: 'host', message: 'host name' }]);
+  const fromAddress = /<([^>]+)>\s*$/.exec(input.from)?.[1] ?? input.from;
+  if (!EMAIL_RE.test(fromAddress)) throw fail.invalid('invalid_from', 'from is an email address (optionally "Name <address>")', [{ field: 'from', message: 'email address' }]);
+  const stored = (await getRecord<RelayData>(tx, RELAY, SLOT))?.data;
+  const password = input.password === undefined ? (stored?.password ?? null) : input.password === '' ? null : sealSecret(keys, input.password);
+  const data: RelayData = { host: input.host, port: input.port, secure: input.secure ?? input.port === 465, user: input.user ?? '', password, from: input.from, updated_at: tx.at };
+  await putRecord(tx, RELAY, SLOT, data, { type: 'mail_relay.updated', entity: 'mail_relay', key: SLOT, data: { host: data.host } });
+  return (await relayView(tx))!;
+}
+
+export async function removeRelay(tx: Tx): Promise<void> {
+  await tx.remove('records', recordId(RELAY, SLOT), { type: 'mail_relay.removed', entity: 'mail_relay', key: SLOT });
+}

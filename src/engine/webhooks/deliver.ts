@@ -1,0 +1,69 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/** An endpoint's own connections, kept alive between deliveries (one pool per endpoint: no endpoint waits on another's sockets). */
+export interface EndpointAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
+
+export function endpointAgents(maxSockets: number): EndpointAgents {
+  return { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
+}
+
+export interface AttemptOutcome {
+  /** The HTTP status answered; 0 when none was (refused, timed out, reset). */
+  status: number;
+  ok: boolean;
+  latency_ms: number;
+  /** The first characters of the answer's body, or what went wrong. */
+  excerpt: string;
+  error: string | null;
+}
+
+export const EXCERPT_CHARS = 500;
+
+/**
+ * One POST of a delivery. Only a 200 acknowledges it (the spec); a redirect is never followed,
+ * so a 3xx fails like any other status. `timeoutMs` bounds the whole exchange, connect to last
+ * byte. Latency is measured on the process's monotonic clock: it is a duration, not a time of day.
+ */
+export function postOnce(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, agents?: EndpointAgents): Promise<AttemptOutcome> {
+  const started = process.hrtime.bigint();
+  const latency = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (o: Omit<AttemptOutcome, 'latency_ms'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...o, latency_ms: latency() });
+    };
+    const target = new URL(url);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(target, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'User-Agent': 'Laneway-Webhooks/1' },
+      agent: agents ? (target.protocol === 'https:' ? agents.https : agents.http) : false,
+    });
+    const timer = setTimeout(() => {
+      done({ status: 0, ok: false, excerpt: '', error: `timed out after ${timeoutMs} ms` });
+      req.destroy();
+    }, timeoutMs);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        if (size < EXCERPT_CHARS * 4) chunks.push(c);
+        size += c.length;
+      });
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        done({ status, ok: status === 200, excerpt: Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS), error: status === 200 ? null : `answered ${status}` });
+      });
+      res.on('error', (err) => done({ status: res.statusCode ?? 0, ok: false, excerpt: '', error: err.message }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => done({ status: 0, ok: false, excerpt: '', error: err.code ? `${err.code}: ${err.message}` : err.message }));
+    req.end(body);
+  });
+}

@@ -1,0 +1,309 @@
+import type { EngineCore } from '../core';
+import type { DomainEvent } from '../events';
+import { recordsByRef } from '../records';
+import type { EndpointData } from './settings';
+import { endpointAgents, postOnce, type AttemptOutcome, type EndpointAgents } from './deliver';
+import { deliveryId, DELIVERY, readCursor, type AttemptData, type DeliveryData } from './log';
+
+/** What a worker needs from the domain around it. */
+export interface WorkerPorts {
+  core: EngineCore;
+  options: DeliveryOptions;
+  /** The body of a delivery (the record's export view), undefined when the record is gone. */
+  render(event: DomainEvent): Promise<Buffer | undefined>;
+  /** Headers that prove the body (X-Service-Signature), undefined when no signing key is set. */
+  sign(body: Buffer): Promise<Record<string, string> | undefined>;
+  /** Queues log writes; they reach the store in batches (see Webhooks.flush). */
+  record(endpoint: string, writes: { attempt?: AttemptData; delivery?: DeliveryData; cursor?: number }): void;
+  /** The endpoint failed for good: turn it off (an event and a log line). */
+  disable(endpoint: EndpointData, reason: string): Promise<void>;
+}
+
+export interface DeliveryOptions {
+  /** Whole-exchange timeout of one POST (default 10 s). */
+  timeoutMs: number;
+  /** First retry delay; doubled per attempt, capped at maxBackoffMs, with ±20% jitter. */
+  retryBaseMs: number;
+  maxBackoffMs: number;
+  /** How long a delivery is retried before it is failed (default 3 days). */
+  retryForMs: number;
+}
+
+export const DEFAULT_DELIVERY: DeliveryOptions = { timeoutMs: 10_000, retryBaseMs: 1_000, maxBackoffMs: 3_600_000, retryForMs: 3 * 86_400_000 };
+
+interface Item {
+  event: DomainEvent;
+  state: 'queued' | 'inflight' | 'waiting';
+  attempts: number;
+  firstMs: number;
+  nextMs: number;
+}
+
+const WINDOW = 500;
+
+export function backoffMs(attempts: number, o: DeliveryOptions, random = Math.random()): number {
+  const base = Math.min(o.retryBaseMs * 2 ** Math.max(0, attempts - 1), o.maxBackoffMs);
+  return Math.round(base * (0.8 + 0.4 * random));
+}
+
+/**
+ * One endpoint's deliveries, in the order of the engine's event stream. The stream itself (the
+ * `events` outbox) is the queue: the worker reads it from its persisted cursor, so nothing is lost
+ * across a restart or a crash; only retry state and the attempt log are written. A delivery made
+ * but not yet recorded when the process dies is made again (at-least-once: the spec's receivers
+ * tolerate duplicates). Each endpoint has its own worker and its own connections, so a slow one
+ * holds back only itself.
+ */
+export class EndpointWorker {
+  private pending: Item[] = [];
+  private scanned = 0;
+  private inflight = new Set<Promise<void>>();
+  private pumping = false;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private loaded = false;
+  private agents: EndpointAgents;
+
+  constructor(
+    public endpoint: EndpointData,
+    private readonly ports: WorkerPorts,
+  ) {
+    this.agents = endpointAgents(endpoint.concurrency);
+  }
+
+  /** Reads where the endpoint is and what it was retrying (after a start or a restart). */
+  private async load(): Promise<void> {
+    const { core } = this.ports;
+    const cursor = (await readCursor(core, this.endpoint.id)) ?? core.currentWatermark();
+    this.scanned = cursor;
+    this.pending = [];
+    const deliveries = (await recordsByRef<DeliveryData>(core, DELIVERY, this.endpoint.id)).map((r) => r.data).filter((d) => d.watermark > cursor);
+    this.known = new Map(deliveries.map((d) => [d.watermark, d]));
+    this.loaded = true;
+  }
+
+  private known = new Map<number, DeliveryData>();
+
+  get cursor(): number {
+    const first = this.pending[0];
+    return first ? first.event.watermark - 1 : this.scanned;
+  }
+
+  update(endpoint: EndpointData): void {
+    const wasOn = this.endpoint.enabled;
+    if (endpoint.concurrency !== this.endpoint.concurrency || endpoint.url !== this.endpoint.url) {
+      this.closeAgents();
+      this.agents = endpointAgents(endpoint.concurrency);
+    }
+    this.endpoint = endpoint;
+    // Turned back on: start again from the persisted cursor, so nothing is skipped.
+    if (!wasOn && endpoint.enabled) this.loaded = false;
+    this.pump();
+  }
+
+  /** Stops at once: a POST in flight is left to end on its own and is not recorded (it is made again). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.closeAgents();
+  }
+
+  private closeAgents(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** Whether the last run started deliveries or left events unread (drain's test). */
+  busy(): boolean {
+    if (this.stopped || !this.endpoint.enabled) return false;
+    return this.inflight.size > 0 || this.pumping || this.startedLast > 0 || (this.pending.length < WINDOW && this.scanned < this.ports.core.currentWatermark());
+  }
+
+  private startedLast = 0;
+
+  async settled(): Promise<void> {
+    while (this.inflight.size > 0 || this.pumping) await Promise.all([...this.inflight, new Promise((r) => setImmediate(r))]);
+  }
+
+  pump(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.run()
+      .catch((err: unknown) => this.ports.core.logger.error({ err, endpoint: this.endpoint.id }, 'webhook worker failed'))
+      .finally(() => {
+        this.pumping = false;
+        if (this.again) {
+          this.again = false;
+          this.pump();
+        }
+      });
+  }
+
+  private async run(): Promise<void> {
+    this.startedLast = 0;
+    if (!this.endpoint.enabled) return;
+    if (!this.loaded) await this.load();
+    await this.fill();
+    this.dispatch();
+  }
+
+  private async fill(): Promise<void> {
+    const { core } = this.ports;
+    const kinds = new Set(this.endpoint.events);
+    while (this.pending.length < WINDOW && this.scanned < core.currentWatermark()) {
+      const page = await core.eventsSince(this.scanned, WINDOW);
+      if (page.length === 0) break;
+      for (const event of page) {
+        this.scanned = event.watermark;
+        if (!kinds.has(event.type)) continue;
+        const known = this.known.get(event.watermark);
+        if (known && known.state !== 'retrying') continue;
+        this.pending.push(
+          known
+            ? { event, state: 'waiting', attempts: known.attempts, firstMs: known.first_attempt_ms, nextMs: known.next_attempt_ms }
+            : { event, state: 'queued', attempts: 0, firstMs: 0, nextMs: 0 },
+        );
+      }
+    }
+  }
+
+  private dispatch(): void {
+    const now = this.ports.core.clock.now();
+    const strict = this.endpoint.concurrency <= 1;
+    const busyRecords = new Set<string>();
+    let running = this.pending.filter((i) => i.state === 'inflight').length;
+    let soonest = Infinity;
+    this.startedLast = 0;
+    for (const item of this.pending) {
+      const record = `${item.event.entity}\u0000${item.event.key}`;
+      // Strict order: nothing overtakes an earlier delivery; otherwise only one of the same record.
+      const blocked = busyRecords.has(record) || (strict && busyRecords.size > 0);
+      busyRecords.add(record);
+      if (blocked || item.state === 'inflight') continue;
+      if (item.state === 'waiting' && item.nextMs > now) {
+        soonest = Math.min(soonest, item.nextMs);
+        continue;
+      }
+      if (running >= this.endpoint.concurrency) break;
+      running += 1;
+      this.startedLast += 1;
+      this.start(item);
+    }
+    this.arm(soonest, now);
+  }
+
+  /** Wakes the worker when the next retry is due, measured on the engine clock. */
+  private arm(due: number, now: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!Number.isFinite(due) || this.stopped) return;
+    this.timer = setTimeout(() => this.pump(), Math.min(Math.max(due - now, 5), 2 ** 31 - 1));
+    this.timer.unref();
+  }
+
+  private start(item: Item): void {
+    item.state = 'inflight';
+    const work = this.attempt(item)
+      .catch((err: unknown) => {
+        this.ports.core.logger.error({ err, endpoint: this.endpoint.id }, 'webhook delivery failed unexpectedly');
+        item.state = 'waiting';
+        item.nextMs = this.ports.core.clock.now() + this.ports.options.retryBaseMs;
+      })
+      .finally(() => {
+        this.inflight.delete(work);
+        this.pump();
+      });
+    this.inflight.add(work);
+  }
+
+  private async attempt(item: Item): Promise<void> {
+    const { core } = this.ports;
+    const body = await this.ports.render(item.event);
+    if (!body) return this.settle(item); // the record is gone: nothing to say about it
+    const at = core.clock.now();
+    if (item.attempts === 0) item.firstMs = at;
+    item.attempts += 1;
+    const outcome = await this.send(item.event, body, item.attempts);
+    if (this.stopped) return;
+    const now = core.clock.now();
+    const giveUp = !outcome.ok && now - item.firstMs >= this.ports.options.retryForMs;
+    const result: AttemptData['outcome'] = outcome.ok ? 'delivered' : giveUp ? 'failed' : 'retry';
+    const attempt = attemptRecord(this.endpoint, item.event, item.attempts, false, new Date(at).toISOString(), outcome, result);
+    let delivery: DeliveryData | undefined;
+    if (!outcome.ok || item.attempts > 1) {
+      item.nextMs = now + backoffMs(item.attempts, this.ports.options);
+      delivery = {
+        id: attempt.delivery,
+        endpoint: this.endpoint.id,
+        watermark: item.event.watermark,
+        type: item.event.type,
+        entity: item.event.entity,
+        key: item.event.key,
+        state: result === 'retry' ? 'retrying' : result,
+        attempts: item.attempts,
+        first_attempt_ms: item.firstMs,
+        next_attempt_ms: item.nextMs,
+        last_status: outcome.status,
+        updated_at: new Date(now).toISOString(),
+      };
+    }
+    if (result === 'retry') item.state = 'waiting';
+    else this.pending.splice(this.pending.indexOf(item), 1);
+    this.ports.record(this.endpoint.id, { attempt, ...(delivery ? { delivery } : {}), cursor: this.cursor });
+    if (result === 'failed') await this.ports.disable(this.endpoint, 'delivery_failed');
+  }
+
+  private settle(item: Item): void {
+    this.pending.splice(this.pending.indexOf(item), 1);
+  }
+
+  /** One signed POST of an event's current body. */
+  async send(event: DomainEvent, body: Buffer, attempt: number): Promise<AttemptOutcome> {
+    const signature = await this.ports.sign(body);
+    if (!signature) return { status: 0, ok: false, latency_ms: 0, excerpt: '', error: 'no signing key is set' };
+    const headers = {
+      ...signature,
+      'X-Service-Event': event.type,
+      'X-Service-Watermark': String(event.watermark),
+      'X-Service-Delivery': deliveryId(this.endpoint.id, event.watermark),
+      'X-Service-Attempt': String(attempt),
+    };
+    return postOnce(this.endpoint.url, body, headers, this.ports.options.timeoutMs, this.agents);
+  }
+}
+
+export function attemptRecord(
+  endpoint: EndpointData,
+  event: DomainEvent,
+  attempt: number,
+  manual: boolean,
+  at: string,
+  o: AttemptOutcome,
+  outcome: AttemptData['outcome'],
+  suffix = String(attempt),
+): AttemptData {
+  const delivery = deliveryId(endpoint.id, event.watermark);
+  return {
+    id: `${delivery}.${suffix}`,
+    delivery,
+    endpoint: endpoint.id,
+    url: endpoint.url,
+    event_watermark: event.watermark,
+    event_type: event.type,
+    entity: event.entity,
+    key: event.key,
+    attempt,
+    manual,
+    at,
+    status: o.status,
+    latency_ms: o.latency_ms,
+    outcome,
+    error: o.error,
+    body_excerpt: o.excerpt,
+  };
+}

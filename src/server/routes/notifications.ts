@@ -1,0 +1,110 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route';
+import { ErrorBody } from '../../shared/schemas/common';
+import { ref } from '../../shared/schemas/components';
+import { BulkRemind, DirectMessage, MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery, ReminderCounts } from '../../shared/schemas/notifications';
+
+const TAGS = ['Notifications'];
+const err = (description: string) => ({ description, schema: ref(ErrorBody) });
+const COUNTS = 'Checked in this order, each invoice counted once: not_found, credit, paid, suppressed (customer), invoice_suppressed, on_plan, scheduled (approved autopay), not_invited (no contact invited, activated or signed up), else sent: one email per such contact, with the invoice PDF when the customer opted in (`pdf_attachment_opt_in`). Emails go through the SMTP relay of the account settings, queued and retried for three days; without a relay (sandbox) they stay in the outbox (`GET /api/notifications/outbox`).';
+
+export const remindOne = defineRoute({
+  method: 'post',
+  path: '/api/notifications/remind/:number_or_id',
+  operationId: 'remindInvoice',
+  tags: TAGS,
+  summary: 'Single Invoice Reminder',
+  description: COUNTS,
+  params: Type.Object({ number_or_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+  responses: { 200: { description: 'Counts', schema: ref(ReminderCounts) } },
+  async handler({ engine, params }) {
+    return { body: await engine.notifications.remind([params.number_or_id]) };
+  },
+});
+
+export const remindMany = defineRoute({
+  method: 'post',
+  path: '/api/notifications/remind',
+  operationId: 'remindInvoices',
+  tags: TAGS,
+  summary: 'Bulk Invoice Reminder',
+  description: COUNTS,
+  body: BulkRemind,
+  responses: { 200: { description: 'Counts', schema: ref(ReminderCounts) } },
+  async handler({ engine, body }) {
+    return { body: await engine.notifications.remind(body.ids) };
+  },
+});
+
+export const directMessage = defineRoute({
+  method: 'post',
+  path: '/api/notifications/direct_message',
+  operationId: 'directMessage',
+  tags: TAGS,
+  summary: 'Direct Message',
+  description:
+    'One email to `email` about the object: `invoice` a reminder, `order` a deposit request, `payment_method` a request to add a card. 400 when: object_identifier missing (invoice, order) or customer_identifier missing (payment_method); for an order, deposit requests not enabled (the `orders` capability), a draft, nothing owing, no deposit asked (`deposit_amount_cents` attribute), no customer; for a payment_method, the customer unknown, closed or suspended (`suspended` attribute), cards not accepted (the `wallets` capability off), the customer exempted (`credit_card_exempt` attribute); and, with create_contact false, the email not a contact of the customer (`contact_not_activated`), a disabled contact, or (payment_method) a disabled or read-only role. create_contact true makes the contact, activated; false activates an existing one.',
+  body: DirectMessage,
+  responses: { 200: { description: 'Queued', schema: Type.Object({}) }, 404: err('`record_not_found`: no such invoice or order') },
+  async handler({ engine, body }) {
+    await engine.notifications.directMessage(body);
+    return { body: {} };
+  },
+});
+
+export const mailSettings = defineRoute({
+  method: 'get',
+  path: '/api/account/mail',
+  operationId: 'getMailSettings',
+  tags: ['Account settings'],
+  summary: 'The SMTP relay email is sent through (never its password), or sandbox mode',
+  responses: { 200: { description: 'Settings', schema: MailSettings } },
+  async handler({ engine }) {
+    return { body: await engine.notifications.relay() };
+  },
+});
+
+export const putMailSettings = defineRoute({
+  method: 'put',
+  path: '/api/account/mail',
+  operationId: 'setMailRelay',
+  scope: 'credentials',
+  tags: ['Account settings'],
+  summary: 'Set the SMTP relay (the password is kept encrypted with an install key)',
+  description: 'Needs the `credentials` scope.',
+  body: MailRelayInput,
+  responses: { 200: { description: 'The relay', schema: ref(MailRelay) }, 400: err('`invalid_smtp_host`, `invalid_from`') },
+  async handler({ engine, body }) {
+    return { body: await engine.notifications.setRelay(body) };
+  },
+});
+
+export const deleteMailSettings = defineRoute({
+  method: 'delete',
+  path: '/api/account/mail',
+  operationId: 'removeMailRelay',
+  scope: 'credentials',
+  tags: ['Account settings'],
+  summary: 'Remove the SMTP relay: back to sandbox mode',
+  description: 'Needs the `credentials` scope.',
+  responses: { 200: { description: 'Removed', schema: Type.Object({}) } },
+  async handler({ engine }) {
+    await engine.notifications.removeRelay();
+    return { body: {} };
+  },
+});
+
+export const outbox = defineRoute({
+  method: 'get',
+  path: '/api/notifications/outbox',
+  operationId: 'listMailOutbox',
+  tags: ['Laneway'],
+  summary: 'The mail outbox: every message queued, sent or failed, newest first (ours)',
+  query: OutboxQuery,
+  responses: { 200: { description: 'A page', schema: OutboxPage }, 400: err('Invalid query') },
+  async handler({ engine, query }) {
+    return { body: await engine.notifications.outbox(query) };
+  },
+});
+
+export const notificationRoutes = [remindOne, remindMany, directMessage, mailSettings, putMailSettings, deleteMailSettings, outbox];
