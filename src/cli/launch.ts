@@ -29,6 +29,11 @@ export interface LaunchOptions {
   program?: string;
   /** Seals the install's key file (the desktop window: the OS keychain; see docs/key-management.md). */
   keyProtector?: KeyProtector;
+  /** Make this install a lane of the hub at this address (with `pairingCode` the first time). */
+  hub?: string;
+  pairingCode?: string;
+  /** How often a lane asks its hub for changes (ms, default 1000). */
+  syncPollMs?: number;
 }
 
 export interface Launched {
@@ -83,6 +88,11 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     // Only now that the socket listens: a start that failed before made no credential nobody saw.
     const first = await engine.firstStart();
     engine.start();
+    await engine.sync.start(options.syncPollMs ? { pollMs: options.syncPollMs } : {});
+    if (options.hub && options.pairingCode) {
+      const paired = (await engine.sync.status()).peers.some((p) => p.role === 'hub');
+      if (!paired) await engine.sync.joinHub(options.hub, options.pairingCode);
+    }
     const status = engine.status();
     const banner = [
       `Laneway ${status.version}: ${status.name} (${status.environment}), data folder ${options.dataDir}`,

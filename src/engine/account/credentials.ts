@@ -5,7 +5,7 @@ import { fail } from '../errors';
 import { DAY_MS } from '../clock';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import { LEGACY_KEY_ID, type InstallKey, type InstallKeys } from '../security/install-keys';
-import { DEFAULT_JWT_SCOPES, KEY_SCOPES, scopesOfClaim, type Principal, type Scope } from './scopes';
+import { DEFAULT_JWT_SCOPES, KEY_SCOPES, LANE_SCOPES, scopesOfClaim, type Principal, type Scope } from './scopes';
 
 /**
  * API credentials: a public token (the Basic user name) and a secret key (the password). Only an
@@ -21,7 +21,12 @@ export interface CredentialRecord {
   key_id?: string;
   created_at: string;
   disabled_at: string | null;
+  /** Absent: the owner's kind (every scope). `lane`: a paired lane's, `sync` scope only. */
+  kind?: 'lane';
 }
+
+/** The scopes a credential's kind allows at most. */
+const scopesOfKind = (r: CredentialRecord): readonly Scope[] => (r.kind === 'lane' ? LANE_SCOPES : KEY_SCOPES);
 
 export interface CredentialView {
   token: string;
@@ -37,7 +42,7 @@ const TOKEN_RULE = /^[A-Za-z0-9_-]{8,64}$/;
 export const JWT_DEFAULT_DAYS = 30;
 
 export interface Credentials {
-  create(input?: { name?: string; token?: string; key?: string }): Promise<{ token: string; key: string; name: string }>;
+  create(input?: { name?: string; token?: string; key?: string; kind?: 'lane' }): Promise<{ token: string; key: string; name: string }>;
   disable(token: string): Promise<CredentialView>;
   list(): Promise<CredentialView[]>;
   verifyBasic(token: string, key: string): Principal | null;
@@ -106,7 +111,7 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
       const name = input.name ?? 'API credential';
       const record = await core.mutate(async (tx) => {
         if (await getRecord(tx, 'credential', token)) throw fail.conflict('credential_exists', `credential ${token} already exists`);
-        const data: CredentialRecord = { token, name, ...hash(key), created_at: tx.at, disabled_at: null };
+        const data: CredentialRecord = { token, name, ...hash(key), created_at: tx.at, disabled_at: null, ...(input.kind ? { kind: input.kind } : {}) };
         await putRecord(tx, 'credential', token, data, { type: 'credential.created', entity: 'credential', key: token });
         return data;
       });
@@ -139,7 +144,7 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
       const equal = stored.length === candidate.length && timingSafeEqual(stored, candidate);
       if (!record || !equal || record.disabled_at) return null;
       if (hashKey.id !== current.id || record.key_id === undefined) rehash(token, key);
-      return { credential: token, via: 'basic', scopes: KEY_SCOPES };
+      return { credential: token, via: 'basic', scopes: scopesOfKind(record) };
     },
     async verifyJwt(jwt) {
       try {
@@ -148,7 +153,8 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
         const token = typeof payload.token === 'string' ? payload.token : '';
         const record = cache.get(token);
         if (!record || record.disabled_at) return null;
-        return { credential: token, via: 'jwt', scopes: scopesOfClaim(payload.scope), exp: payload.exp! };
+        const allowed = scopesOfKind(record);
+        return { credential: token, via: 'jwt', scopes: scopesOfClaim(payload.scope).filter((s) => allowed.includes(s)), exp: payload.exp! };
       } catch (err) {
         if (err instanceof joseErrors.JOSEError) return null;
         throw err;

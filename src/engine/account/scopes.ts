@@ -9,13 +9,17 @@ import { fail } from '../errors';
  * - `api`: every business operation (sales, imports, exports, lanes, settings).
  * - `credentials`: create, list and disable credentials, and mint JWTs that hold `credentials`
  *   (an owner's session: asked for explicitly, with the key).
+ * - `sync`: a paired lane's replication (pull the hub's documents, push its own); the only scope
+ *   a `lane` credential holds (see engine/sync/pairing.ts).
  */
-export const SCOPES = ['api', 'credentials'] as const;
+export const SCOPES = ['api', 'credentials', 'sync'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** A JWT minted without naming scopes: the screens' sessions and the reference's clients. */
 export const DEFAULT_JWT_SCOPES: readonly Scope[] = ['api'];
 export const KEY_SCOPES: readonly Scope[] = SCOPES;
+/** What a credential of the `lane` kind holds, by key or JWT: replication and nothing else. */
+export const LANE_SCOPES: readonly Scope[] = ['sync'];
 
 export interface Principal {
   credential: string;

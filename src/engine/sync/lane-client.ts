@@ -1,0 +1,165 @@
+import { Subject, interval, map, type Subscription } from 'rxjs';
+import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
+import type { RxCollection, RxConflictHandler } from 'rxdb';
+import type { EngineCore } from '../core';
+import type { StoredDoc } from '../../store/schema';
+import { engineFork } from './fork';
+import { bodyOf, changesSince, sameDocument, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
+import type { PullPage } from './master';
+
+/**
+ * A lane's replication with its hub: one RxDB replication (`replicateRxCollection`) per stream,
+ * over the stream's fork on this install (fork.ts) and the hub's pull and push operations. The
+ * watermark is the checkpoint on both sides; RxDB persists both checkpoints in its meta instance
+ * (a table of the same SQLite file), so a restart resumes where the last confirmed page ended.
+ * A failed pull or push is retried every `retryMs` until it goes through.
+ */
+export interface HubAddress {
+  url: string;
+  token: string;
+  key: string;
+  laneid: string;
+}
+
+export interface StreamStatus {
+  stream: string;
+  direction: 'up' | 'down';
+  last_success_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Documents this lane holds that the hub has not confirmed (push streams). */
+  queued: number;
+  /** Highest local watermark the hub confirmed (push streams) or highest hub watermark pulled. */
+  checkpoint: number;
+}
+
+export interface LaneClient {
+  streams(): Promise<StreamStatus[]>;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  paused(): boolean;
+  /** Resolves once every stream is in sync with the hub (tests, the benchmark). */
+  awaitInSync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const TIMEOUT_MS = 15_000;
+
+export function startLaneClient(core: EngineCore, hub: HubAddress, options: { pollMs?: number; retryMs?: number; onChange?: () => void } = {}): LaneClient {
+  const auth = `Basic ${Buffer.from(`${hub.token}:${hub.key}`).toString('base64')}`;
+  const call = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${hub.url.replace(/\/$/, '')}${path}`, {
+      ...init,
+      headers: { authorization: auth, 'content-type': 'application/json', ...(init.headers ?? {}) },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`hub answered ${res.status}: ${text.slice(0, 200)}`);
+    return JSON.parse(text) as unknown;
+  };
+  const pollMs = options.pollMs ?? 1000;
+  const status = new Map<string, StreamStatus>();
+  const states: Array<{ stream: SyncStream; state: RxReplicationState<StoredDoc, { watermark: number }> }> = [];
+  const subs: Subscription[] = [];
+  let isPaused = false;
+  const iso = () => new Date(core.clock.now()).toISOString();
+  const changed = () => options.onChange?.();
+  const succeed = (s: StreamStatus, checkpoint?: number) => {
+    const wasFailing = s.last_error !== null;
+    s.last_success_at = iso();
+    s.last_error = null;
+    if (checkpoint !== undefined && checkpoint > s.checkpoint) s.checkpoint = checkpoint;
+    return wasFailing;
+  };
+
+  for (const stream of SYNC_STREAMS) {
+    const s: StreamStatus = { stream: stream.name, direction: stream.direction, last_success_at: null, last_error: null, last_error_at: null, queued: 0, checkpoint: 0 };
+    status.set(stream.name, s);
+    const real = core.store.collection(stream.collection);
+    const conflictHandler: RxConflictHandler<StoredDoc> = {
+      isEqual: (a, b) => sameDocument(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>),
+      // Owner wins: the hub's version for what the hub owns, the lane's for what the lane owns.
+      resolve: async (input) => (stream.direction === 'down' ? input.realMasterState : input.newDocumentState),
+    };
+    const facade = Object.create(real, {
+      storageInstance: { value: engineFork(core, stream) },
+      conflictHandler: { value: conflictHandler },
+      onClose: { value: [] },
+    }) as RxCollection<StoredDoc>;
+    const poll$ = new Subject<'RESYNC'>();
+    subs.push(interval(pollMs).pipe(map(() => 'RESYNC' as const)).subscribe(poll$));
+    const state = replicateRxCollection<StoredDoc, { watermark: number }>({
+      replicationIdentifier: `laneway-${stream.name}-lane-${hub.laneid}`,
+      collection: facade,
+      live: true,
+      retryTime: options.retryMs ?? 1000,
+      waitForLeadership: false,
+      autoStart: true,
+      toggleOnDocumentVisible: false,
+      ...(stream.direction === 'down'
+        ? {
+            pull: {
+              batchSize: 500,
+              stream$: poll$.asObservable(),
+              handler: async (checkpoint, batchSize) => {
+                const from = checkpoint?.watermark ?? 0;
+                const page = (await call(`/api/sync/pull/${stream.name}?watermark=${from}&limit=${batchSize}`)) as PullPage;
+                const recovered = succeed(s, page.checkpoint?.watermark);
+                if (page.documents.length > 0 || recovered) changed();
+                return { documents: page.documents as never, checkpoint: page.checkpoint ?? { watermark: from } };
+              },
+            },
+          }
+        : {
+            push: {
+              batchSize: 200,
+              handler: async (rows) => {
+                const clean = rows.map((r) => ({ newDocumentState: { ...bodyOf(r.newDocumentState as unknown as Record<string, unknown>), watermark: (r.newDocumentState as unknown as SyncDoc).watermark } }));
+                await call(`/api/sync/push/${stream.name}`, { method: 'POST', body: JSON.stringify({ rows: clean }) });
+                succeed(s, Math.max(0, ...clean.map((r) => Number(r.newDocumentState.watermark) || 0)));
+                changed();
+                return [];
+              },
+            },
+          }),
+    });
+    subs.push(
+      state.error$.subscribe((err) => {
+        const first = (err as { parameters?: { errors?: Array<{ message?: string }> } }).parameters?.errors?.[0]?.message;
+        const wasOk = s.last_error === null;
+        s.last_error = first ?? err.message;
+        s.last_error_at = iso();
+        if (wasOk) changed();
+      }),
+    );
+    states.push({ stream, state });
+  }
+
+  return {
+    async streams() {
+      const out: StreamStatus[] = [];
+      for (const { stream } of states) {
+        const s = status.get(stream.name)!;
+        if (stream.direction === 'up') s.queued = (await changesSince(core, stream, s.checkpoint, 100_000)).length;
+        out.push({ ...s });
+      }
+      return out;
+    },
+    async pause() {
+      isPaused = true;
+      await Promise.all(states.map(({ state }) => state.pause()));
+    },
+    async resume() {
+      isPaused = false;
+      await Promise.all(states.map(({ state }) => state.start()));
+    },
+    paused: () => isPaused,
+    async awaitInSync() {
+      await Promise.all(states.map(({ state }) => state.awaitInSync()));
+    },
+    async close() {
+      for (const sub of subs) sub.unsubscribe();
+      await Promise.all(states.map(({ state }) => state.cancel()));
+    },
+  };
+}
