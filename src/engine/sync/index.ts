@@ -188,11 +188,13 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       if (!client) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub: nothing to pause');
       await client.pause();
       save();
+      await saving;
     },
     async resume() {
       if (!client) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub: nothing to resume');
       await client.resume();
       save();
+      await saving;
     },
     async awaitInSync() {
       await client?.awaitInSync();

@@ -1,6 +1,6 @@
 import { Subject, interval, map, type Subscription } from 'rxjs';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
-import type { RxCollection, RxConflictHandler } from 'rxdb';
+import { getComposedPrimaryKeyOfDocumentData, type RxCollection, type RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { engineFork } from './fork';
@@ -135,11 +135,23 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
     states.push({ stream, state });
   }
 
+  /** The checkpoint RxDB persisted for a direction: what the hub confirmed, surviving restarts. */
+  const persistedCheckpoint = async (state: RxReplicationState<StoredDoc, { watermark: number }>, direction: 'up' | 'down'): Promise<number | undefined> => {
+    const meta = state.metaInstance;
+    if (!meta) return undefined;
+    const id = getComposedPrimaryKeyOfDocumentData(meta.schema, { isCheckpoint: '1', itemId: direction } as never);
+    const [doc] = await meta.findDocumentsById([id], false);
+    const data = (doc as { checkpointData?: { watermark?: number } } | undefined)?.checkpointData;
+    return typeof data?.watermark === 'number' ? data.watermark : undefined;
+  };
+
   return {
     async streams() {
       const out: StreamStatus[] = [];
-      for (const { stream } of states) {
+      for (const { stream, state } of states) {
         const s = status.get(stream.name)!;
+        const confirmed = await persistedCheckpoint(state, stream.direction).catch(() => undefined);
+        if (confirmed !== undefined && confirmed > s.checkpoint) s.checkpoint = confirmed;
         if (stream.direction === 'up') s.queued = (await changesSince(core, stream, s.checkpoint, 100_000)).length;
         out.push({ ...s });
       }
