@@ -44,6 +44,14 @@ export interface Launched {
   stop(): Promise<void>;
 }
 
+/** Replication with the hub this install is a lane of; `--hub URL --pairing-code CODE` pairs it the first time. */
+async function startSync(engine: Engine, options: LaunchOptions): Promise<void> {
+  await engine.sync.start(options.syncPollMs ? { pollMs: options.syncPollMs } : {});
+  if (!options.hub || !options.pairingCode) return;
+  const paired = (await engine.sync.status()).peers.some((p) => p.role === 'hub');
+  if (!paired) await engine.sync.joinHub(options.hub, options.pairingCode);
+}
+
 /** Store, engine and HTTP server, as `serve` and the Electron main process both start them. */
 export async function launch(options: LaunchOptions): Promise<Launched> {
   // Before anything opens the folder: a second server on it would fight the first over the lanes'
@@ -88,11 +96,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     // Only now that the socket listens: a start that failed before made no credential nobody saw.
     const first = await engine.firstStart();
     engine.start();
-    await engine.sync.start(options.syncPollMs ? { pollMs: options.syncPollMs } : {});
-    if (options.hub && options.pairingCode) {
-      const paired = (await engine.sync.status()).peers.some((p) => p.role === 'hub');
-      if (!paired) await engine.sync.joinHub(options.hub, options.pairingCode);
-    }
+    await startSync(engine, options);
     const status = engine.status();
     const banner = [
       `Laneway ${status.version}: ${status.name} (${status.environment}), data folder ${options.dataDir}`,

@@ -86,6 +86,43 @@ describe('a lane and its hub, two processes', () => {
     for (const s of offline) expect((await hub.api<Sale>('GET', `/api/pos/sales/${s.id}`)).totals.total_cents).toBe(s.totals.total_cents);
   }, 120_000);
 
+  it('gives a lane credential the sync scope only, and revoking the lane shuts it out', async () => {
+    const { code } = await hub.api<{ code: string }>('POST', '/api/sync/pairing-codes', { laneid: '9' });
+    const res = await fetch(`${hub.url}/api/sync/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    expect(res.status).toBe(201);
+    const grant = (await res.json()) as { token: string; key: string; laneid: string };
+    expect(grant.laneid).toBe('9');
+    const as = (path: string) => fetch(`${hub.url}${path}`, { headers: { Authorization: `Basic ${Buffer.from(`${grant.token}:${grant.key}`).toString('base64')}` } });
+    expect((await as('/api/sync/pull/hub_records?watermark=0&limit=5')).status).toBe(200);
+    expect((await as('/api/pos/sales')).status).toBe(403);
+    expect((await as('/api/sync/pull/lane_records?watermark=0&limit=5')).status).toBe(404);
+    const revoked = await hub.api<{ revoked_at: string | null }>('DELETE', '/api/sync/lanes/9');
+    expect(revoked.revoked_at).not.toBeNull();
+    expect((await as('/api/sync/pull/hub_records?watermark=0&limit=5')).status).toBe(401);
+    const lanes = await hub.api<{ lanes: Array<{ laneid: string; revoked_at: string | null }> }>('GET', '/api/sync/lanes');
+    expect(lanes.lanes.map((l) => [l.laneid, l.revoked_at === null])).toEqual([['2', true], ['9', false]]);
+  }, 60_000);
+
+  it('tells the event stream when sync state changes, and pauses', async () => {
+    const events = await fetch(`${lane.url}/api/events`, { headers: { Authorization: `Basic ${Buffer.from('LANETOKEN1:lane-secret-key-1').toString('base64')}`, accept: 'text/event-stream' } });
+    const reader = events.body!.getReader();
+    let seen = '';
+    const read = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        seen += Buffer.from(value).toString();
+        if (seen.includes('sync.status')) return;
+      }
+    })();
+    const paused = await lane.api<{ peers: Array<{ role: string; paused: boolean }> }>('POST', '/api/sync/pause');
+    expect(paused.peers.find((p) => p.role === 'hub')!.paused).toBe(true);
+    await Promise.race([read, new Promise((r) => setTimeout(r, 10_000))]);
+    await reader.cancel();
+    expect(seen).toContain('sync.status');
+    await lane.api('POST', '/api/sync/resume');
+  }, 60_000);
+
   it('loses nothing and doubles nothing when the lane is killed mid-push', async () => {
     const shift = await lane.api<{ id: string }>('POST', '/api/pos/shifts', { laneid: '2', code: '482913' });
     await lane.api('POST', '/api/sync/pause');
