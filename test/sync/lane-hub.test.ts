@@ -123,6 +123,23 @@ describe('a lane and its hub, two processes', () => {
     await lane.api('POST', '/api/sync/resume');
   }, 60_000);
 
+  it('merges a customer edited on both sides field by field, the later edit winning, and records it', async () => {
+    const view = (at: Install) => at.api<{ city?: string; telephone?: string }>('GET', '/api/exports/customer/C1').catch(() => undefined);
+    await hub.api('POST', '/api/imports/customer', { identifier: 'C1', name: 'Ana', city: 'Laval', telephone: '5145550000' });
+    await until(async () => (await view(lane))?.city === 'Laval', 'the customer on the lane');
+    proxy.cut();
+    await lane.api('POST', '/api/imports/customer', { identifier: 'C1', name: 'Ana', city: 'Québec', telephone: '5145551111' });
+    await new Promise((r) => setTimeout(r, 20));
+    await hub.api('POST', '/api/imports/customer', { identifier: 'C1', name: 'Ana', city: 'Montréal' });
+    proxy.restore();
+    await until(async () => (await view(hub))?.telephone === '5145551111', "the lane's phone on the hub");
+    await until(async () => (await view(lane))?.city === 'Montréal', "the hub's later city on the lane");
+    expect((await view(hub))?.city).toBe('Montréal');
+    expect((await view(lane))?.telephone).toBe('5145551111');
+    const { resolutions } = await hub.api<{ resolutions: Array<{ identifier: string; lane: string; fields: Array<{ field: string; winner: string; lane_value: unknown; hub_value: unknown }> }> }>('GET', '/api/sync/resolutions');
+    expect(resolutions[0]).toMatchObject({ identifier: 'C1', lane: '2', fields: [{ field: 'city', winner: 'hub', lane_value: 'Québec', hub_value: 'Montréal' }] });
+  }, 60_000);
+
   it('loses nothing and doubles nothing when the lane is killed mid-push', async () => {
     const shift = await lane.api<{ id: string }>('POST', '/api/pos/shifts', { laneid: '2', code: '482913' });
     await lane.api('POST', '/api/sync/pause');
@@ -145,7 +162,7 @@ describe('a lane and its hub, two processes', () => {
     for (const stream of ['lane_records', 'orders', 'transactions', 'hub_records', 'customers']) {
       const a = onHub.get(stream)!;
       const b = onLane.get(stream)!;
-      if (stream === 'hub_records' || stream === 'customers') {
+      if (stream === 'hub_records') {
         // Down: the lane holds the hub's documents (the signed-in cashier's last sign-in is the lane's own write).
         for (const [id, doc] of a) if (!String(id).startsWith('pos_cashier/')) expect(b.get(id), `${stream} ${id}`).toEqual(doc);
       } else {

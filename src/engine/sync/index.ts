@@ -1,7 +1,8 @@
 import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
-import { getRecord, putRecord, type RecordDoc } from '../records';
+import { getRecord, putRecord, recordsOfKind, type RecordDoc } from '../records';
+import type { Resolution } from './customer-merge';
 import type { InstallKeys } from '../security/install-keys';
 import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
@@ -52,6 +53,8 @@ export interface Sync {
   /** Starts replication with the hub this install is paired with (nothing when it is none). */
   start(options?: { pollMs?: number; retryMs?: number }): Promise<void>;
   status(): Promise<{ peers: PeerStatus[] }>;
+  /** Hub: how concurrent customer edits were merged (newest first), and what was refused. */
+  resolutions(limit: number): Promise<{ resolutions: Resolution[]; exceptions: Array<Record<string, unknown>> }>;
   pause(): Promise<void>;
   resume(): Promise<void>;
   awaitInSync(): Promise<void>;
@@ -183,6 +186,13 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
         peers.push({ peer: `lane:${lane.laneid}`, role: 'lane', url: null, paused: false, last_success_at: last, last_error: null, lag_ms: last ? core.clock.now() - Date.parse(last) : 0, queued: 0, streams: [] });
       }
       return { peers };
+    },
+    async resolutions(limit) {
+      const newest = <T>(rows: Array<RecordDoc<T>>) => rows.slice(-limit).reverse().map((r) => r.data);
+      return {
+        resolutions: newest(await recordsOfKind<Resolution>(core, 'sync_resolution')),
+        exceptions: newest(await recordsOfKind<Record<string, unknown>>(core, 'sync_exception')),
+      };
     },
     async pause() {
       if (!client) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub: nothing to pause');

@@ -23,7 +23,7 @@ export interface HubAddress {
 
 export interface StreamStatus {
   stream: string;
-  direction: 'up' | 'down';
+  direction: 'up' | 'down' | 'both';
   last_success_at: string | null;
   last_error: string | null;
   last_error_at: string | null;
@@ -79,7 +79,8 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
     const conflictHandler: RxConflictHandler<StoredDoc> = {
       isEqual: (a, b) => sameDocument(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>),
       // Owner wins: the hub's version for what the hub owns, the lane's for what the lane owns.
-      resolve: async (input) => (stream.direction === 'down' ? input.realMasterState : input.newDocumentState),
+      // Customers (two-way) are merged on the hub, whose answer is then the document.
+      resolve: async (input) => (stream.direction === 'up' ? input.newDocumentState : input.realMasterState),
     };
     const facade = Object.create(real, {
       storageInstance: { value: engineFork(core, stream) },
@@ -96,7 +97,7 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
       waitForLeadership: false,
       autoStart: true,
       toggleOnDocumentVisible: false,
-      ...(stream.direction === 'down'
+      ...(stream.direction !== 'up'
         ? {
             pull: {
               batchSize: 500,
@@ -104,24 +105,30 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
               handler: async (checkpoint, batchSize) => {
                 const from = checkpoint?.watermark ?? 0;
                 const page = (await call(`/api/sync/pull/${stream.name}?watermark=${from}&limit=${batchSize}`)) as PullPage;
-                const recovered = succeed(s, page.checkpoint?.watermark);
+                // A two-way stream's status follows its push side (this install's watermark).
+                const recovered = succeed(s, stream.direction === 'down' ? page.checkpoint?.watermark : undefined);
                 if (page.documents.length > 0 || recovered) changed();
                 return { documents: page.documents as never, checkpoint: page.checkpoint ?? { watermark: from } };
               },
             },
           }
-        : {
+        : {}),
+      ...(stream.direction !== 'down'
+        ? {
             push: {
               batchSize: 200,
               handler: async (rows) => {
-                const clean = rows.map((r) => ({ newDocumentState: { ...bodyOf(r.newDocumentState as unknown as Record<string, unknown>), watermark: (r.newDocumentState as unknown as SyncDoc).watermark } }));
+                // The assumed master state is the hub's version this lane last had: the merge's base.
+                const plain = (d: unknown) => ({ ...bodyOf(d as Record<string, unknown>), watermark: (d as SyncDoc).watermark });
+                const clean = rows.map((r) => ({ newDocumentState: plain(r.newDocumentState), ...(r.assumedMasterState ? { assumedMasterState: plain(r.assumedMasterState) } : {}) }));
                 await call(`/api/sync/push/${stream.name}`, { method: 'POST', body: JSON.stringify({ rows: clean }) });
                 succeed(s, Math.max(0, ...clean.map((r) => Number(r.newDocumentState.watermark) || 0)));
                 changed();
                 return [];
               },
             },
-          }),
+          }
+        : {}),
     });
     subs.push(
       state.error$.subscribe((err) => {
@@ -150,9 +157,9 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
       const out: StreamStatus[] = [];
       for (const { stream, state } of states) {
         const s = status.get(stream.name)!;
-        const confirmed = await persistedCheckpoint(state, stream.direction).catch(() => undefined);
+        const confirmed = await persistedCheckpoint(state, stream.direction === 'down' ? 'down' : 'up').catch(() => undefined);
         if (confirmed !== undefined && confirmed > s.checkpoint) s.checkpoint = confirmed;
-        if (stream.direction === 'up') s.queued = (await changesSince(core, stream, s.checkpoint, 100_000)).length;
+        if (stream.direction !== 'down') s.queued = (await changesSince(core, stream, s.checkpoint, 100_000)).length;
         out.push({ ...s });
       }
       return out;

@@ -1,6 +1,8 @@
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
 import { putRecord } from '../records';
+import type { Tx } from '../core';
+import { mergeCustomerInTx } from './customer-merge';
 import { bodyOf, changesSince, inStream, laneOfDocument, sameDocument, streamNamed, syncEventOf, type SyncDoc, type SyncStream } from './streams';
 
 /**
@@ -24,7 +26,7 @@ export interface PushRow {
 
 export function requireStream(name: string, direction: 'up' | 'down'): SyncStream {
   const stream = streamNamed(name);
-  if (!stream || stream.direction !== direction) throw fail.notFound('sync_stream_not_found', `No ${direction === 'up' ? 'push' : 'pull'} stream ${name}`);
+  if (!stream || (stream.direction !== direction && stream.direction !== 'both')) throw fail.notFound('sync_stream_not_found', `No ${direction === 'up' ? 'push' : 'pull'} stream ${name}`);
   return stream;
 }
 
@@ -59,14 +61,45 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'owner_mismatch', owner, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
         continue;
       }
-      const current = await tx.get(stream.collection, doc.id);
+      const current = await tx.get<SyncDoc>(stream.collection, doc.id);
       if (current && sameDocument(current, doc)) {
         outcome.unchanged += 1;
         continue;
       }
-      await tx.put(stream.collection, doc, syncEventOf(stream, doc));
+      let write: SyncDoc = doc;
+      if (stream.collection === 'customers') {
+        const merged = await customerWrite(tx, laneid, current, doc, row.assumedMasterState ? (bodyOf(row.assumedMasterState) as SyncDoc) : undefined);
+        if (!merged) {
+          outcome.refused += 1;
+          continue;
+        }
+        if (!merged.changed) {
+          outcome.unchanged += 1;
+          continue;
+        }
+        write = merged.doc;
+      }
+      await tx.put(stream.collection, write, syncEventOf(stream, write));
       outcome.written += 1;
     }
   });
   return outcome;
+}
+
+/**
+ * A lane's customer as the hub writes it: merged into the hub's version, or new. A new customer
+ * whose identifier the hub gives to another customer (made on two lanes while apart) is refused
+ * and recorded as a sync exception: identifiers are unique, and which one is the "same" customer
+ * is for a person to decide.
+ */
+async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefined, doc: SyncDoc, assumed: SyncDoc | undefined): Promise<{ doc: SyncDoc; changed: boolean } | undefined> {
+  if (current) {
+    const { merged, changed } = await mergeCustomerInTx(tx, laneid, current, doc, assumed);
+    return { doc: merged, changed };
+  }
+  const identifier = String(doc.identifier ?? '');
+  const taken = (await tx.find<SyncDoc>('customers', { selector: { identifier } })).find((c) => c.id !== doc.id);
+  if (!taken) return { doc, changed: true };
+  await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'identifier_taken', identifier, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
+  return undefined;
 }

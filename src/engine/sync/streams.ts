@@ -11,6 +11,9 @@ import { KIND } from '../register/model';
  * settings and sends them down. Owner wins: a pushed lane document replaces the hub's copy, a
  * pulled hub document replaces the lane's.
  *
+ * Customers are the exception: edited on both sides, merged field by field on the hub
+ * (customer-merge.ts).
+ *
  * Deletions do not flow: nothing in these streams is deleted (a product or cashier is deactivated).
  */
 export interface SyncStream {
@@ -18,8 +21,8 @@ export interface SyncStream {
   collection: 'records' | 'orders' | 'transactions' | 'customers';
   /** For `records`: the kinds of the stream. */
   kinds?: readonly string[];
-  /** `up`: lane → hub (the lane owns them); `down`: hub → lane. */
-  direction: 'up' | 'down';
+  /** `up`: lane → hub (the lane owns them); `down`: hub → lane; `both`: edited on both, merged on the hub. */
+  direction: 'up' | 'down' | 'both';
 }
 
 export const LANE_OWNED_KINDS = [KIND.sale, KIND.register, KIND.journal, KIND.z, KIND.shift, KIND.drawer, KIND.document] as const;
@@ -30,7 +33,7 @@ export const SYNC_STREAMS: readonly SyncStream[] = [
   { name: 'orders', collection: 'orders', direction: 'up' },
   { name: 'transactions', collection: 'transactions', direction: 'up' },
   { name: 'hub_records', collection: 'records', kinds: HUB_OWNED_KINDS, direction: 'down' },
-  { name: 'customers', collection: 'customers', direction: 'down' },
+  { name: 'customers', collection: 'customers', direction: 'both' },
 ];
 
 export function streamNamed(name: string): SyncStream | undefined {

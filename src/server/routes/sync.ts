@@ -14,6 +14,8 @@ import {
   PullQuery,
   PushBody,
   PushResult,
+  ResolutionQuery,
+  SyncResolutions,
   SyncLaneParams,
   SyncStatus,
   SyncStreamParams,
@@ -166,4 +168,17 @@ const resume = defineRoute({
   },
 });
 
-export const syncRoutes: AnyRoute[] = [createPairingCode, pair, listPairedLanes, revokeLane, pull, push, joinHub, status, pause, resume];
+const resolutions = defineRoute({
+  method: 'get',
+  path: '/api/sync/resolutions',
+  operationId: 'listSyncResolutions',
+  tags: TAGS,
+  summary: 'Hub: customer fields edited on both sides and who won, and pushed documents refused',
+  query: ResolutionQuery,
+  responses: { 200: { description: 'Newest first', schema: ref(SyncResolutions) } },
+  async handler({ engine, query }) {
+    return { body: await engine.sync.resolutions(query.limit) };
+  },
+});
+
+export const syncRoutes: AnyRoute[] = [createPairingCode, pair, listPairedLanes, revokeLane, pull, push, joinHub, status, pause, resume, resolutions];

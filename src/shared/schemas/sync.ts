@@ -53,7 +53,7 @@ export const PairedLane = component(
 
 export const PairedLaneList = Type.Object({ lanes: Type.Array(PairedLane) });
 export const SyncLaneParams = Type.Object({ laneid: SyncLaneId });
-export const SyncStreamParams = Type.Object({ stream: Type.String({ pattern: '^[a-z_]{1,40}$', description: 'A replication stream (docs/sync.md): pull `hub_records`, `customers`; push `lane_records`, `orders`, `transactions`' }) });
+export const SyncStreamParams = Type.Object({ stream: Type.String({ pattern: '^[a-z_]{1,40}$', description: 'A replication stream (docs/sync.md): pull `hub_records`, `customers`; push `lane_records`, `orders`, `transactions`, `customers` (merged field by field)' }) });
 
 export const PullQuery = Type.Object({
   watermark: Type.Optional(Watermark),
@@ -95,7 +95,7 @@ export const PushResult = component(
 
 const StreamStatus = Type.Object({
   stream: Type.String(),
-  direction: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+  direction: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('both')]),
   last_success_at: nullableString,
   last_error: nullableString,
   last_error_at: nullableString,
@@ -122,3 +122,30 @@ export const SyncStatus = component(
   }),
 );
 export type SyncStatus = Static<typeof SyncStatus>;
+
+export const ResolutionQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) });
+
+export const SyncResolutions = component(
+  'SyncResolutions',
+  Type.Object({
+    resolutions: Type.Array(
+      Type.Object({
+        customer: Type.String(),
+        identifier: Type.String(),
+        lane: Type.String(),
+        at: Type.String({ format: 'date-time' }),
+        fields: Type.Array(
+          Type.Object({
+            field: Type.String(),
+            lane_value: Type.Unknown(),
+            hub_value: Type.Unknown(),
+            lane_stamp: Type.String({ description: '`<ms>.<counter>@<node>`: later wins' }),
+            hub_stamp: Type.String(),
+            winner: Type.Union([Type.Literal('lane'), Type.Literal('hub')]),
+          }),
+        ),
+      }),
+    ),
+    exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Pushed documents the hub refused: `owner_mismatch`, `identifier_taken`' }),
+  }),
+);
