@@ -31,6 +31,7 @@ type Op =
   | { t: 'sale'; lane: number; product: number; qty: number }
   | { t: 'price'; product: number; price: number }
   | { t: 'customer'; n: number; city: string }
+  | { t: 'laneCustomer'; lane: number; n: number; telephone: string; city: string }
   | { t: 'cut'; lane: number }
   | { t: 'restore'; lane: number };
 
@@ -39,6 +40,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ t: fc.constant('sale' as const), lane: fc.integer({ min: 0, max: 1 }), product: fc.integer({ min: 0, max: 2 }), qty: fc.integer({ min: 1, max: 5 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('price' as const), product: fc.integer({ min: 0, max: 2 }), price: fc.integer({ min: 50, max: 5000 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('customer' as const), n: fc.integer({ min: 1, max: 4 }), city: fc.constantFrom('Montréal', 'Québec', 'Laval', 'Gatineau') }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('laneCustomer' as const), lane: fc.integer({ min: 0, max: 1 }), n: fc.integer({ min: 1, max: 4 }), telephone: fc.constantFrom('5145550101', '4185550202', '8195550303'), city: fc.constantFrom('Sherbrooke', 'Lévis') }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('cut' as const), lane: fc.integer({ min: 0, max: 1 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('restore' as const), lane: fc.integer({ min: 0, max: 1 }) }) },
 );
@@ -82,6 +84,7 @@ describe('a hub and two lanes', () => {
     cleanups.push(() => hub.proc.stop());
     for (const [i, code] of PRODUCTS.entries()) await hub.api('POST', '/api/pos/products', { code, description: code, price_cents: 300 + i * 100, tax_rate: 13, category: 'Shop' });
     await hub.api('POST', '/api/pos/cashiers', { name: 'Mina', code: '482913' });
+    for (let n = 1; n <= 4; n++) await hub.api('POST', '/api/imports/customer', { identifier: `C${n}`, name: `Customer ${n}`, city: 'Laval' });
     for (const i of [0, 1]) {
       proxies[i] = await startProxy(hub.url);
       cleanups.push(() => proxies[i]!.close());
@@ -89,6 +92,7 @@ describe('a hub and two lanes', () => {
       await startLane(i, code);
       cleanups.push(() => lanes[i]!.proc.stop());
       await until(async () => (await lanes[i]!.api<{ products: unknown[] }>('GET', '/api/pos/products?q=JAM')).products.length > 0, `the catalog on lane ${i}`);
+      await until(async () => (await lanes[i]!.api('GET', '/api/exports/customer/C4').catch(() => undefined)) !== undefined, `the customers on lane ${i}`);
       await lanes[i]!.api('POST', '/api/lanes', { laneid: laneIds[i], port_path: `/dev/ttyLANEWAYNONE${i}`, name: `Lane ${laneIds[i]}` });
       await signIn(i);
     }
@@ -101,6 +105,7 @@ describe('a hub and two lanes', () => {
           if (op.t === 'sale') await sell(op.lane, PRODUCTS[op.product]!, op.qty);
           else if (op.t === 'price') await hub.api('PATCH', `/api/pos/products/${PRODUCTS[op.product]}`, { price_cents: op.price });
           else if (op.t === 'customer') await hub.api('POST', '/api/imports/customer', { identifier: `C${op.n}`, name: `Customer ${op.n}`, city: op.city });
+          else if (op.t === 'laneCustomer') await lanes[op.lane]!.api('POST', '/api/imports/customer', { identifier: `C${op.n}`, name: `Customer ${op.n}`, telephone: op.telephone, ...(op.n % 2 ? { city: op.city } : {}) });
           else if (op.t === 'cut') proxies[op.lane]!.cut();
           else proxies[op.lane]!.restore();
         }
@@ -120,8 +125,10 @@ describe('a hub and two lanes', () => {
     await startLane(0);
     await until(converged, 'the restarted lane to catch up', 60_000);
     await hub.api('PATCH', '/api/pos/products/TEA', { price_cents: 999 });
+    await hub.api('POST', '/api/imports/customer', { identifier: 'C1', name: 'Customer 1', notes: 'last' });
     for (const lane of lanes) {
       await until(async () => (await lane.api<{ products: Array<{ code: string; price_cents: number }> }>('GET', '/api/pos/products?q=TEA')).products.some((p) => p.price_cents === 999), `the last price on ${lane.name}`);
+      await until(async () => (await lane.api<{ notes?: string }>('GET', '/api/exports/customer/C1')).notes === 'last', `the last customer edit on ${lane.name}`);
     }
     await Promise.all([...lanes.map((l) => l.proc.stop()), hub.proc.stop()]);
 
@@ -138,7 +145,9 @@ describe('a hub and two lanes', () => {
       expect([...hubDocs.keys()].sort()).toEqual([...union.keys()].sort());
       for (const [id, doc] of union) expect(hubDocs.get(id), `${stream} ${id}`).toEqual(doc);
     }
-    for (const stream of ['hub_records', 'customers']) {
+    // Customers are edited everywhere: all three hold the same set, field by field.
+    for (const lane of [onA, onB]) expect(lane.get('customers')).toEqual(onHub.get('customers'));
+    for (const stream of ['hub_records']) {
       for (const lane of [onA, onB]) {
         for (const [id, doc] of onHub.get(stream)!) expect(withoutSignIn(lane.get(stream)!.get(id)), `${stream} ${id}`).toEqual(withoutSignIn(doc));
       }
