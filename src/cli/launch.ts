@@ -34,6 +34,8 @@ export interface LaunchOptions {
   pairingCode?: string;
   /** How often a lane asks its hub for changes (ms, default 1000). */
   syncPollMs?: number;
+  /** Hub → central through NATS JetStream (docs/sync.md): servers, this install's role, the shop's name. */
+  chain?: { servers: string[]; role: 'hub' | 'central'; shop: string; replicas?: number };
 }
 
 export interface Launched {
@@ -47,6 +49,7 @@ export interface Launched {
 /** Replication with the hub this install is a lane of; `--hub URL --pairing-code CODE` pairs it the first time. */
 async function startSync(engine: Engine, options: LaunchOptions): Promise<void> {
   await engine.sync.start(options.syncPollMs ? { pollMs: options.syncPollMs } : {});
+  if (options.chain) await engine.sync.startChain(options.chain);
   if (!options.hub || !options.pairingCode) return;
   const paired = (await engine.sync.status()).peers.some((p) => p.role === 'hub');
   if (!paired) await engine.sync.joinHub(options.hub, options.pairingCode);

@@ -8,6 +8,7 @@ const USAGE = `Usage: npm run serve -- [--data-dir DIR] [--port N] [--host 127.0
                          [--public-url URL] [--allowed-hosts name,name]
                          [--log-level info|debug] [--timezone Area/City] [--no-read-ahead]
                          [--hub URL --pairing-code CODE] [--sync-poll-ms N]
+                         [--nats host:port,... --chain-role hub|central --shop NAME [--nats-replicas 3]]
   --public-url is the base of links in answers (pay_url), default the bound address; its host name and
   --allowed-hosts are the names (besides localhost and IP addresses) the API answers to.
   --hub makes this install a lane of the hub at URL, with the code the hub showed (once; later starts resume).
@@ -45,6 +46,9 @@ async function main(): Promise<void> {
     ...(args.get('timezone') ? { timezone: args.get('timezone') } : {}),
     ...(args.has('no-read-ahead') ? { exportReadAhead: false } : {}),
     ...(args.get('hub') ? { hub: args.get('hub') } : {}),
+    ...(args.get('nats')
+      ? { chain: { servers: args.get('nats')!.split(','), role: args.get('chain-role') === 'central' ? ('central' as const) : ('hub' as const), shop: args.get('shop') ?? 'shop', replicas: intFlag(args, 'nats-replicas', 1) ?? 1 } }
+      : {}),
     ...(args.get('pairing-code') ? { pairingCode: args.get('pairing-code') } : {}),
     ...(intFlag(args, 'sync-poll-ms', undefined) ? { syncPollMs: intFlag(args, 'sync-poll-ms', undefined) } : {}),
   });

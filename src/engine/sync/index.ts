@@ -7,6 +7,7 @@ import type { InstallKeys } from '../security/install-keys';
 import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
+import { startCentralConsumer, startHubPublisher, type NatsOptions } from './jetstream';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
 
 export type { PairedLane, PairingGrant } from './pairing';
@@ -58,7 +59,17 @@ export interface Sync {
   pause(): Promise<void>;
   resume(): Promise<void>;
   awaitInSync(): Promise<void>;
+  /** Hub → central through NATS JetStream (jetstream.ts): a hub publishes, the central consumes. */
+  startChain(options: ChainOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ChainOptions extends NatsOptions {
+  role: 'hub' | 'central';
+  /** The hub's name in subjects (`laneway.shop.<shop>.<stream>`). */
+  shop: string;
+  /** How often a hub publishes what changed (ms, default 500). */
+  intervalMs?: number;
 }
 
 export function createSync(deps: { core: EngineCore; account: Account; keys: InstallKeys }): Sync {
@@ -68,6 +79,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   let client: LaneClient | undefined;
   let hubUrl: string | null = null;
   let clientOptions: { pollMs?: number; retryMs?: number } = {};
+  const chainStops: Array<() => Promise<void>> = [];
   const now = () => new Date(core.clock.now()).toISOString();
   const touch = (laneid: string, what: 'pull' | 'push', count = 0) => {
     const s = seen.get(laneid) ?? { last_pull_at: null, last_push_at: null, pushed: 0 };
@@ -209,7 +221,33 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     async awaitInSync() {
       await client?.awaitInSync();
     },
+    async startChain(options) {
+      const nats = { servers: options.servers, ...(options.replicas ? { replicas: options.replicas } : {}) };
+      if (options.role === 'central') {
+        const consumer = await startCentralConsumer(core, `central-${options.shop}`, nats);
+        const running = consumer.run();
+        chainStops.push(async () => {
+          await consumer.close();
+          await running;
+        });
+        return;
+      }
+      const publisher = await startHubPublisher(core, options.shop, nats);
+      let stopped = false;
+      const loop = (async () => {
+        while (!stopped) {
+          await publisher.flush();
+          await new Promise((r) => setTimeout(r, options.intervalMs ?? 500));
+        }
+      })();
+      chainStops.push(async () => {
+        stopped = true;
+        await loop;
+        await publisher.close();
+      });
+    },
     async close() {
+      for (const stop of chainStops.splice(0)) await stop().catch((err: unknown) => core.logger.error({ err }, 'chain sync did not stop cleanly'));
       await client?.close();
       await saving;
       client = undefined;

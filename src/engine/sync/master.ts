@@ -43,7 +43,11 @@ export interface PushOutcome {
   refused: number;
 }
 
-export async function applyPush(core: EngineCore, streamName: string, laneid: string, rows: readonly PushRow[]): Promise<PushOutcome> {
+/**
+ * `laneid` is the pushing lane; null for a hub's documents arriving at the central install
+ * (jetstream.ts), where the hub is the authority for its shop: its versions are written as they are.
+ */
+export async function applyPush(core: EngineCore, streamName: string, laneid: string | null, rows: readonly PushRow[]): Promise<PushOutcome> {
   const stream = requireStream(streamName, 'up');
   const outcome: PushOutcome = { written: 0, unchanged: 0, refused: 0 };
   await core.mutate(async (tx) => {
@@ -56,7 +60,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         throw fail.invalid('sync_document_invalid', `Pushed record ${doc.id} does not match its kind and key`);
       }
       const owner = laneOfDocument(stream, doc);
-      if (owner && owner !== laneid) {
+      if (laneid !== null && owner && owner !== laneid) {
         outcome.refused += 1;
         await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'owner_mismatch', owner, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
         continue;
@@ -67,7 +71,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         continue;
       }
       let write: SyncDoc = doc;
-      if (stream.collection === 'customers') {
+      if (stream.collection === 'customers' && laneid !== null) {
         const merged = await customerWrite(tx, laneid, current, doc, row.assumedMasterState ? (bodyOf(row.assumedMasterState) as SyncDoc) : undefined);
         if (!merged) {
           outcome.refused += 1;
