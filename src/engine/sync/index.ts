@@ -91,12 +91,20 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     seen.set(laneid, s);
   };
 
-  // One write per status change: persisted (queued survives a restart) and a sync.status event.
+  // Status changes are persisted (queued survives a restart) and announced as sync.status
+  // events, at most one write a second while pages flow.
   let saving = Promise.resolve();
+  let pending = false;
+  let lastSave = 0;
   const save = () => {
-    if (!client) return;
+    if (!client || pending) return;
     const c = client;
+    pending = true;
+    const wait = Math.max(0, lastSave + 1000 - core.clock.now());
     saving = saving.then(async () => {
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      pending = false;
+      lastSave = core.clock.now();
       const streams = await c.streams();
       const data: PeerRecord = { paused: c.paused(), streams };
       await core.mutate((tx) =>
@@ -114,9 +122,8 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     const hub = await pairing.hub();
     if (!hub || client) return;
     hubUrl = hub.url;
-    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, onChange: save });
     const stored = (await getRecord<PeerRecord>(core, 'sync_peer', 'hub'))?.data;
-    if (stored?.paused) await client.pause();
+    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, onChange: save, paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
   };
 
   return {

@@ -4,7 +4,7 @@ import { getComposedPrimaryKeyOfDocumentData, type RxCollection, type RxConflict
 import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { engineFork } from './fork';
-import { bodyOf, changesSince, sameDocument, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
+import { bodyOf, countSince, sameDocument, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
 import type { PullPage } from './master';
 
 /**
@@ -45,7 +45,7 @@ export interface LaneClient {
 
 const TIMEOUT_MS = 15_000;
 
-export function startLaneClient(core: EngineCore, hub: HubAddress, options: { pollMs?: number; retryMs?: number; onChange?: () => void } = {}): LaneClient {
+export function startLaneClient(core: EngineCore, hub: HubAddress, options: { pollMs?: number; retryMs?: number; onChange?: () => void; paused?: boolean; checkpoints?: Record<string, number> } = {}): LaneClient {
   const auth = `Basic ${Buffer.from(`${hub.token}:${hub.key}`).toString('base64')}`;
   const call = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${hub.url.replace(/\/$/, '')}${path}`, {
@@ -59,9 +59,8 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
   };
   const pollMs = options.pollMs ?? 1000;
   const status = new Map<string, StreamStatus>();
-  const states: Array<{ stream: SyncStream; state: RxReplicationState<StoredDoc, { watermark: number }> }> = [];
-  const subs: Subscription[] = [];
-  let isPaused = false;
+  const states: Array<{ stream: SyncStream; state: RxReplicationState<StoredDoc, { watermark: number }>; subs: Subscription[] }> = [];
+  let isPaused = options.paused ?? false;
   const iso = () => new Date(core.clock.now()).toISOString();
   const changed = () => options.onChange?.();
   const succeed = (s: StreamStatus, checkpoint?: number) => {
@@ -73,8 +72,14 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
   };
 
   for (const stream of SYNC_STREAMS) {
-    const s: StreamStatus = { stream: stream.name, direction: stream.direction, last_success_at: null, last_error: null, last_error_at: null, queued: 0, checkpoint: 0 };
-    status.set(stream.name, s);
+    status.set(stream.name, { stream: stream.name, direction: stream.direction, last_success_at: null, last_error: null, last_error_at: null, queued: 0, checkpoint: options.checkpoints?.[stream.name] ?? 0 });
+  }
+  // Pausing cancels the replications and resuming builds them again on the same persisted
+  // checkpoints: RxDB's own pause() can persist the upstream checkpoint of documents a paused
+  // push never sent (a second queued persist run stores it), which would lose them.
+  const build = () => {
+  for (const stream of SYNC_STREAMS) {
+    const s = status.get(stream.name)!;
     const real = core.store.collection(stream.collection);
     const conflictHandler: RxConflictHandler<StoredDoc> = {
       isEqual: (a, b) => sameDocument(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>),
@@ -88,7 +93,8 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
       onClose: { value: [] },
     }) as RxCollection<StoredDoc>;
     const poll$ = new Subject<'RESYNC'>();
-    subs.push(interval(pollMs).pipe(map(() => 'RESYNC' as const)).subscribe(poll$));
+    const streamSubs: Subscription[] = [];
+    streamSubs.push(interval(pollMs).pipe(map(() => 'RESYNC' as const)).subscribe(poll$));
     const state = replicateRxCollection<StoredDoc, { watermark: number }>({
       replicationIdentifier: `laneway-${stream.name}-lane-${hub.laneid}`,
       collection: facade,
@@ -116,7 +122,7 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
       ...(stream.direction !== 'down'
         ? {
             push: {
-              batchSize: 200,
+              batchSize: 1000,
               handler: async (rows) => {
                 // The assumed master state is the hub's version this lane last had: the merge's base.
                 const plain = (d: unknown) => ({ ...bodyOf(d as Record<string, unknown>), watermark: (d as SyncDoc).watermark });
@@ -130,7 +136,7 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
           }
         : {}),
     });
-    subs.push(
+    streamSubs.push(
       state.error$.subscribe((err) => {
         const first = (err as { parameters?: { errors?: Array<{ message?: string }> } }).parameters?.errors?.[0]?.message;
         const wasOk = s.last_error === null;
@@ -139,8 +145,16 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
         if (wasOk) changed();
       }),
     );
-    states.push({ stream, state });
+    states.push({ stream, state, subs: streamSubs });
   }
+  };
+  if (!options.paused) build();
+
+  const stopAll = async () => {
+    const stopping = states.splice(0);
+    for (const { subs } of stopping) for (const sub of subs) sub.unsubscribe();
+    await Promise.all(stopping.map(({ state }) => state.cancel()));
+  };
 
   /** The checkpoint RxDB persisted for a direction: what the hub confirmed, surviving restarts. */
   const persistedCheckpoint = async (state: RxReplicationState<StoredDoc, { watermark: number }>, direction: 'up' | 'down'): Promise<number | undefined> => {
@@ -155,30 +169,32 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
   return {
     async streams() {
       const out: StreamStatus[] = [];
-      for (const { stream, state } of states) {
+      for (const stream of SYNC_STREAMS) {
         const s = status.get(stream.name)!;
-        const confirmed = await persistedCheckpoint(state, stream.direction === 'down' ? 'down' : 'up').catch(() => undefined);
+        const state = states.find((x) => x.stream === stream)?.state;
+        const confirmed = state ? await persistedCheckpoint(state, stream.direction === 'down' ? 'down' : 'up').catch(() => undefined) : undefined;
         if (confirmed !== undefined && confirmed > s.checkpoint) s.checkpoint = confirmed;
-        if (stream.direction !== 'down') s.queued = (await changesSince(core, stream, s.checkpoint, 100_000)).length;
+        if (stream.direction !== 'down') s.queued = await countSince(core, stream, s.checkpoint);
         out.push({ ...s });
       }
       return out;
     },
     async pause() {
+      if (isPaused) return;
       isPaused = true;
-      await Promise.all(states.map(({ state }) => state.pause()));
+      await stopAll();
     },
     async resume() {
+      if (!isPaused) return;
       isPaused = false;
-      await Promise.all(states.map(({ state }) => state.start()));
+      build();
     },
     paused: () => isPaused,
     async awaitInSync() {
       await Promise.all(states.map(({ state }) => state.awaitInSync()));
     },
     async close() {
-      for (const sub of subs) sub.unsubscribe();
-      await Promise.all(states.map(({ state }) => state.cancel()));
+      await stopAll();
     },
   };
 }

@@ -123,3 +123,10 @@ export function syncEventOf(stream: SyncStream, doc: SyncDoc): { type: string; e
   const key = stream.collection === 'records' ? String(doc.key) : doc.id;
   return { type: `${entity}.synced`, entity, key };
 }
+
+/** How many of the stream's documents come after `watermark` (an index count, no documents read). */
+export async function countSince(core: EngineCore, stream: SyncStream, watermark: number): Promise<number> {
+  if (stream.collection !== 'records') return core.store.count(stream.collection, { watermark: { $gt: watermark } });
+  const counts = await Promise.all((stream.kinds ?? []).map((kind) => core.store.count('records', { kind, watermark: { $gt: watermark } })));
+  return counts.reduce((a, b) => a + b, 0);
+}
