@@ -17,7 +17,8 @@ export type Scope = (typeof SCOPES)[number];
 
 /** A JWT minted without naming scopes: the screens' sessions and the reference's clients. */
 export const DEFAULT_JWT_SCOPES: readonly Scope[] = ['api'];
-export const KEY_SCOPES: readonly Scope[] = SCOPES;
+/** The owner's key: every scope but `sync`, which only a paired lane's credential holds. */
+export const KEY_SCOPES: readonly Scope[] = ['api', 'credentials'];
 /** What a credential of the `lane` kind holds, by key or JWT: replication and nothing else. */
 export const LANE_SCOPES: readonly Scope[] = ['sync'];
 

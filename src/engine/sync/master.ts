@@ -99,7 +99,9 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
 async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefined, doc: SyncDoc, assumed: SyncDoc | undefined): Promise<{ doc: SyncDoc; changed: boolean } | undefined> {
   if (current) {
     const { merged, changed } = await mergeCustomerInTx(tx, laneid, current, doc, assumed);
-    return { doc: merged, changed };
+    // The lane's version lost every field it differs in (or differs only in its edit time): the
+    // hub's version is rewritten as it is, so its new watermark brings it back down to the lane.
+    return { doc: merged, changed: changed || !sameDocument(merged, doc) };
   }
   const identifier = String(doc.identifier ?? '');
   const taken = (await tx.find<SyncDoc>('customers', { selector: { identifier } })).find((c) => c.id !== doc.id);
