@@ -29,6 +29,13 @@ export interface LaunchOptions {
   program?: string;
   /** Seals the install's key file (the desktop window: the OS keychain; see docs/key-management.md). */
   keyProtector?: KeyProtector;
+  /** Make this install a lane of the hub at this address (with `pairingCode` the first time). */
+  hub?: string;
+  pairingCode?: string;
+  /** How often a lane asks its hub for changes (ms, default 1000). */
+  syncPollMs?: number;
+  /** Hub → central through NATS JetStream (docs/sync.md): servers, this install's role, the shop's name. */
+  chain?: { servers: string[]; role: 'hub' | 'central'; shop: string; replicas?: number };
 }
 
 export interface Launched {
@@ -37,6 +44,15 @@ export interface Launched {
   /** What to tell the person who started it. */
   banner: string[];
   stop(): Promise<void>;
+}
+
+/** Replication with the hub this install is a lane of; `--hub URL --pairing-code CODE` pairs it the first time. */
+async function startSync(engine: Engine, options: LaunchOptions): Promise<void> {
+  await engine.sync.start(options.syncPollMs ? { pollMs: options.syncPollMs } : {});
+  if (options.chain) await engine.sync.startChain(options.chain);
+  if (!options.hub || !options.pairingCode) return;
+  const paired = (await engine.sync.status()).peers.some((p) => p.role === 'hub');
+  if (!paired) await engine.sync.joinHub(options.hub, options.pairingCode);
 }
 
 /** Store, engine and HTTP server, as `serve` and the Electron main process both start them. */
@@ -84,6 +100,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     // Only now that the socket listens: a start that failed before made no credential nobody saw.
     const first = await engine.firstStart();
     engine.start();
+    await startSync(engine, options);
     const status = engine.status();
     const banner = [
       `Laneway ${status.version}: ${status.name} (${status.environment}), data folder ${options.dataDir}`,

@@ -7,8 +7,11 @@ import { defaultDataDir, DEFAULT_PORT } from './paths';
 const USAGE = `Usage: npm run serve -- [--data-dir DIR] [--port N] [--host 127.0.0.1] [--rate-limit N]
                          [--public-url URL] [--allowed-hosts name,name]
                          [--log-level info|debug] [--timezone Area/City] [--no-read-ahead]
+                         [--hub URL --pairing-code CODE] [--sync-poll-ms N]
+                         [--nats host:port,... --chain-role hub|central --shop NAME [--nats-replicas 3]]
   --public-url is the base of links in answers (pay_url), default the bound address; its host name and
   --allowed-hosts are the names (besides localhost and IP addresses) the API answers to.
+  --hub makes this install a lane of the hub at URL, with the code the hub showed (once; later starts resume).
   --port 0 picks a free port. --no-read-ahead reads every export page only when it is asked for. Set LANEWAY_API_TOKEN and LANEWAY_API_KEY to choose the first credentials.`;
 
 /** Headless engine + API + the built screens: CI, servers, and machines without Electron. */
@@ -42,6 +45,12 @@ async function main(): Promise<void> {
     logToStdout: args.has('log-level'),
     ...(args.get('timezone') ? { timezone: args.get('timezone') } : {}),
     ...(args.has('no-read-ahead') ? { exportReadAhead: false } : {}),
+    ...(args.get('hub') ? { hub: args.get('hub') } : {}),
+    ...(args.get('nats')
+      ? { chain: { servers: args.get('nats')!.split(','), role: args.get('chain-role') === 'central' ? ('central' as const) : ('hub' as const), shop: args.get('shop') ?? 'shop', replicas: intFlag(args, 'nats-replicas', 1) ?? 1 } }
+      : {}),
+    ...(args.get('pairing-code') ? { pairingCode: args.get('pairing-code') } : {}),
+    ...(intFlag(args, 'sync-poll-ms', undefined) ? { syncPollMs: intFlag(args, 'sync-poll-ms', undefined) } : {}),
   });
   for (const line of launched.banner) console.log(line);
 

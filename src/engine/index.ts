@@ -29,6 +29,7 @@ import { createWebhooks, type Webhooks } from './webhooks';
 import { createCollaboration, type Collaboration } from './collaboration';
 import { createNotifications, type Notifications } from './notifications';
 import type { DeliveryOptions } from './webhooks/worker';
+import { createSync, type Sync } from './sync';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -106,6 +107,8 @@ export interface Engine {
   readonly collaboration: Collaboration;
   /** Invoice reminders, direct messages, the SMTP relay and the mail outbox. */
   readonly notifications: Notifications;
+  /** Lanes ↔ hub replication: pairing, the hub's pull and push, a lane's client (docs/sync.md). */
+  readonly sync: Sync;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -176,6 +179,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const deliver = options.deliver ?? true;
   const notifications = createNotifications({ core, account, keys, receivables, orders, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
+  const sync = createSync({ core, account, keys });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -217,6 +221,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     webhooks,
     collaboration: createCollaboration({ core, account, receivables }),
     notifications,
+    sync,
     get firstCredentials() {
       return firstCredentials;
     },
@@ -262,6 +267,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await lanes.close();
       await webhooks.close();
       notifications.close();
+      await sync.close();
       // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
       await receivables.close();

@@ -11,25 +11,32 @@ import { fail } from '../errors';
  *   (an owner's session: asked for explicitly, with the key).
  * - `onboarding`: the merchant onboarding operations, and nothing else. Only a `partner` credential
  *   holds it (the spec: "onboarding operations need partner credentials arranged through support").
+ * - `sync`: a paired lane's replication (pull the hub's documents, push its own); the only scope
+ *   a `lane` credential holds (see engine/sync/pairing.ts).
  */
-export const SCOPES = ['api', 'credentials', 'onboarding'] as const;
+export const SCOPES = ['api', 'credentials', 'onboarding', 'sync'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** A JWT minted without naming scopes: the screens' sessions and the reference's clients. */
 export const DEFAULT_JWT_SCOPES: readonly Scope[] = ['api'];
+/** The owner's key: neither `onboarding` nor `sync`, which only partner and lane credentials hold. */
 export const KEY_SCOPES: readonly Scope[] = ['api', 'credentials'];
+/** What a credential of the `lane` kind holds, by key or JWT: replication and nothing else. */
+export const LANE_SCOPES: readonly Scope[] = ['sync'];
 
 /**
  * What a credential is for: `api`, the account owner's key; `partner`, an onboarding partner's
  * (onboarding only); `merchant`, the key of a sandbox merchant account an approved application
- * made (see merchant-accounts.ts: it identifies that account and reaches only whoami).
+ * made (see merchant-accounts.ts: it identifies that account and reaches only whoami); `lane`, a
+ * lane paired with this hub (engine/sync/pairing.ts: replication only).
  */
-export const CREDENTIAL_KINDS = ['api', 'partner', 'merchant'] as const;
+export const CREDENTIAL_KINDS = ['api', 'partner', 'merchant', 'lane'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 export function scopesOfKind(kind: CredentialKind | undefined): readonly Scope[] {
   if (kind === 'partner') return ['onboarding'];
   if (kind === 'merchant') return DEFAULT_JWT_SCOPES;
+  if (kind === 'lane') return LANE_SCOPES;
   return KEY_SCOPES;
 }
 

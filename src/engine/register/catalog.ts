@@ -60,6 +60,10 @@ export function createCatalog(core: EngineCore): Catalog {
   // Searches read every product: the catalog is kept in memory, refreshed after each change.
   let cache: ProductData[] | undefined;
   const all = async () => (cache ??= (await recordsOfKind<ProductData>(core, KIND.product)).map((r) => r.data));
+  // A lane's catalog also changes by replication from its hub (engine/sync), not only through put.
+  core.bus.subscribe((e) => {
+    if (e.entity === KIND.product) cache = undefined;
+  });
 
   const put = async (tx: Tx, data: ProductData, created: boolean) => {
     await putRecord(tx, KIND.product, data.code, data, {

@@ -41,6 +41,13 @@ export interface Settings {
 /** The register's settings (one record), kept in memory: every sale view reads them. */
 export async function openSettings(core: EngineCore): Promise<Settings> {
   let current: SettingsData = (await getRecord<SettingsData>(core, KIND.settings, 'register'))?.data ?? DEFAULT_SETTINGS;
+  // A lane's settings also arrive by replication from its hub (engine/sync).
+  core.bus.subscribe((e) => {
+    if (e.type !== 'pos_settings.synced') return;
+    void getRecord<SettingsData>(core, KIND.settings, 'register').then((r) => {
+      if (r) current = r.data;
+    });
+  });
   const ensureMarksInTx = async (tx: Tx, rates: Iterable<number>) => {
     const wanted = [...rates];
     if (!withMarks(current.tax_marks ?? [], wanted)) return;

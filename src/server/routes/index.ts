@@ -21,6 +21,7 @@ import { allEcommerceRoutes } from './ecommerce';
 import { webhookRoutes } from './webhooks';
 import { collaborationRoutes } from './collaboration';
 import { notificationRoutes } from './notifications';
+import { syncRoutes } from './sync';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -46,6 +47,7 @@ const domainRoutes: AnyRoute[] = [
   ...webhookRoutes,
   ...collaborationRoutes,
   ...notificationRoutes,
+  ...syncRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;

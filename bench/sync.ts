@@ -1,0 +1,107 @@
+/**
+ * Sync benchmark: N sales a lane made while apart from its hub, pushed lane → hub by the real
+ * replication (two `serve` processes on loopback, RxDB's replication protocol over HTTP), beside
+ * the raw export + import of the same records in the same run (read every document from the
+ * lane's store, write them into a new store in units of 1,000: no HTTP, no replication).
+ *
+ *   npm run bench:sync                 # 20,000 sales (each a pos_sale record and its order)
+ *   npm run bench:sync -- --sales 100000
+ *
+ * Issue 20's target: 100,000 sales under 30 s.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { createEngine, storeLayouts } from '../src/engine';
+import { openDataStore } from '../src/store';
+import { createLogger } from '../src/engine/logger';
+import { changesSince, SYNC_STREAMS } from '../src/engine/sync/streams';
+import { startInstall } from '../test/sync/rig';
+import { arg } from './args';
+
+const sales = arg('sales', 20_000);
+const root = mkdtempSync(join(tmpdir(), 'laneway-bench-sync-'));
+const hubDir = join(root, 'hub');
+const laneDir = join(root, 'lane');
+
+async function openEngine(dir: string) {
+  const store = await openDataStore({ directory: dir, layouts: storeLayouts });
+  return createEngine({ store, logger: createLogger({ directory: join(dir, 'logs'), level: 'warn' }), deferFirstStart: true });
+}
+
+/** N paid sales of lane 2 with their orders, written straight into the lane's store. */
+async function seedLane(n: number): Promise<void> {
+  const engine = await openEngine(laneDir);
+  for (let at = 0; at < n; at += 1000) {
+    await engine.core.mutate(async (tx) => {
+      for (let i = at; i < Math.min(n, at + 1000); i++) {
+        const id = `BENCH${String(i).padStart(10, '0')}`;
+        const number = `2-${String(i + 1).padStart(8, '0')}`;
+        await tx.put('records', { id: `pos_sale/${id}`, kind: 'pos_sale', key: id, ref: `2/${String(i + 1).padStart(8, '0')}`, data: { id, number, laneid: '2', status: 'paid', currency: 'CAD', lines: [{ line: 1, product_code: 'TEA', quantity: 1, total_cents: 508 }], tenders: [{ type: 'cash', amount_cents: 508, status: 'approved' }], created_at: tx.at, paid_at: tx.at } }, { type: 'pos_sale.created', entity: 'pos_sale', key: id });
+        await tx.put('orders', { id, published: true, data: { identifier: id, number, currency: 'CAD', amount_cents: 508, draft: false, attributes: { pos_lane: '2' } } }, { type: 'order.created', entity: 'order', key: id });
+      }
+    });
+  }
+  await engine.close();
+}
+
+async function rawCopy(): Promise<{ exportMs: number; importMs: number; docs: number }> {
+  const source = await openEngine(laneDir);
+  const t0 = performance.now();
+  const docs: Array<{ collection: string; doc: Record<string, unknown> }> = [];
+  for (const stream of SYNC_STREAMS.filter((s) => s.direction === 'up')) {
+    for (const d of await changesSince(source.core, stream, 0, 10_000_000)) docs.push({ collection: stream.collection, doc: JSON.parse(JSON.stringify(d)) as Record<string, unknown> });
+  }
+  const exportMs = performance.now() - t0;
+  await source.close();
+  const target = await openEngine(join(root, 'raw-import'));
+  const t1 = performance.now();
+  for (let at = 0; at < docs.length; at += 1000) {
+    await target.core.mutate(async (tx) => {
+      for (const { collection, doc } of docs.slice(at, at + 1000)) await tx.put(collection, doc as { id: string }, { type: 'bench.imported', entity: 'bench', key: String(doc.id) });
+    });
+  }
+  const importMs = performance.now() - t1;
+  await target.close();
+  return { exportMs, importMs, docs: docs.length };
+}
+
+async function main(): Promise<void> {
+  console.log(`sync benchmark: ${sales.toLocaleString('en')} sales (plus their orders) pushed lane → hub after an offline period`);
+  const hub = await startInstall('hub', hubDir);
+  const { code } = await hub.api<{ code: string }>('POST', '/api/sync/pairing-codes', { laneid: '2' });
+  let lane = await startInstall('lane', laneDir, ['--hub', hub.url, '--pairing-code', code, '--sync-poll-ms', '200']);
+  await lane.api('POST', '/api/sync/pause');
+  await lane.proc.stop();
+
+  const seedStart = performance.now();
+  await seedLane(sales);
+  console.log(`  seeded the lane's store in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (the offline period)`);
+
+  lane = await startInstall('lane', laneDir, ['--sync-poll-ms', '200']);
+  const t0 = performance.now();
+  await lane.api('POST', '/api/sync/resume');
+  for (;;) {
+    const peer = (await lane.api<{ peers: Array<{ role: string; queued: number; last_error: string | null }> }>('GET', '/api/sync/status')).peers.find((p) => p.role === 'hub')!;
+    if (peer.queued === 0 && !peer.last_error) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const syncMs = performance.now() - t0;
+  const onHub = await hub.api<{ watermark: number }>('GET', '/api/status');
+  await lane.proc.stop();
+  await hub.proc.stop();
+
+  const raw = await rawCopy();
+  const docs = raw.docs;
+  console.log(`  replication (HTTP, RxDB protocol, hub units of work): ${(syncMs / 1000).toFixed(2)} s for ${docs.toLocaleString('en')} documents, ${Math.round(docs / (syncMs / 1000)).toLocaleString('en')} docs/s (hub watermark ${onHub.watermark})`);
+  console.log(`  baseline raw export + import, same records, no HTTP: export ${(raw.exportMs / 1000).toFixed(2)} s + import ${(raw.importMs / 1000).toFixed(2)} s = ${((raw.exportMs + raw.importMs) / 1000).toFixed(2)} s`);
+  console.log(`  replication / raw: ${(syncMs / (raw.exportMs + raw.importMs)).toFixed(2)}×`);
+  rmSync(root, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  rmSync(root, { recursive: true, force: true });
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+import type { EngineCore } from '../core';
+import { fail } from '../errors';
+import { putRecord } from '../records';
+import type { Tx } from '../core';
+import { mergeCustomerInTx } from './customer-merge';
+import { bodyOf, changesSince, inStream, laneOfDocument, sameDocument, streamNamed, syncEventOf, type SyncDoc, type SyncStream } from './streams';
+
+/**
+ * The hub's side of replication (RxDB's "master"): pull pages of its documents after a watermark,
+ * and take pushed lane documents. A push is idempotent by document id: the same sale pushed twice,
+ * or pushed, lost in flight and pushed again, is written once (an identical version writes
+ * nothing). The lane owns what it pushes, so a push never conflicts: its version wins. A document
+ * that names another lane than the pushing one is refused and recorded (`sync_exception`).
+ */
+export const MAX_PULL = 2500;
+
+export interface PullPage {
+  documents: SyncDoc[];
+  checkpoint: { watermark: number } | null;
+}
+
+export interface PushRow {
+  newDocumentState: Record<string, unknown>;
+  assumedMasterState?: Record<string, unknown> | null;
+}
+
+export function requireStream(name: string, direction: 'up' | 'down'): SyncStream {
+  const stream = streamNamed(name);
+  if (!stream || (stream.direction !== direction && stream.direction !== 'both')) throw fail.notFound('sync_stream_not_found', `No ${direction === 'up' ? 'push' : 'pull'} stream ${name}`);
+  return stream;
+}
+
+export async function pullPage(core: EngineCore, streamName: string, watermark: number, limit: number): Promise<PullPage> {
+  const stream = requireStream(streamName, 'down');
+  const documents = (await changesSince(core, stream, watermark, Math.min(limit, MAX_PULL))).map((d) => ({ ...d, _deleted: false }));
+  const last = documents[documents.length - 1];
+  return { documents, checkpoint: last ? { watermark: last.watermark } : { watermark } };
+}
+
+export interface PushOutcome {
+  written: number;
+  unchanged: number;
+  refused: number;
+}
+
+/**
+ * `laneid` is the pushing lane; null for a hub's documents arriving at the central install
+ * (jetstream.ts), where the hub is the authority for its shop: its versions are written as they are.
+ */
+export async function applyPush(core: EngineCore, streamName: string, laneid: string | null, rows: readonly PushRow[]): Promise<PushOutcome> {
+  const stream = requireStream(streamName, 'up');
+  const outcome: PushOutcome = { written: 0, unchanged: 0, refused: 0 };
+  await core.mutate(async (tx) => {
+    for (const row of rows) {
+      const doc = bodyOf(row.newDocumentState) as SyncDoc;
+      if (typeof doc.id !== 'string' || !doc.id || !inStream(stream, doc)) {
+        throw fail.invalid('sync_document_invalid', `A pushed document is not part of stream ${stream.name}`);
+      }
+      if (stream.collection === 'records' && doc.id !== `${String(doc.kind)}/${String(doc.key)}`) {
+        throw fail.invalid('sync_document_invalid', `Pushed record ${doc.id} does not match its kind and key`);
+      }
+      const owner = laneOfDocument(stream, doc);
+      if (laneid !== null && owner && owner !== laneid) {
+        outcome.refused += 1;
+        await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'owner_mismatch', owner, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
+        continue;
+      }
+      const current = await tx.get<SyncDoc>(stream.collection, doc.id);
+      if (current && sameDocument(current, doc)) {
+        outcome.unchanged += 1;
+        continue;
+      }
+      let write: SyncDoc = doc;
+      if (stream.collection === 'customers' && laneid !== null) {
+        const merged = await customerWrite(tx, laneid, current, doc, row.assumedMasterState ? (bodyOf(row.assumedMasterState) as SyncDoc) : undefined);
+        if (!merged) {
+          outcome.refused += 1;
+          continue;
+        }
+        if (!merged.changed) {
+          outcome.unchanged += 1;
+          continue;
+        }
+        write = merged.doc;
+      }
+      await tx.put(stream.collection, write, syncEventOf(stream, write));
+      outcome.written += 1;
+    }
+  });
+  return outcome;
+}
+
+/**
+ * A lane's customer as the hub writes it: merged into the hub's version, or new. A new customer
+ * whose identifier the hub gives to another customer (made on two lanes while apart) is refused
+ * and recorded as a sync exception: identifiers are unique, and which one is the "same" customer
+ * is for a person to decide.
+ */
+async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefined, doc: SyncDoc, assumed: SyncDoc | undefined): Promise<{ doc: SyncDoc; changed: boolean } | undefined> {
+  if (current) {
+    const { merged, changed } = await mergeCustomerInTx(tx, laneid, current, doc, assumed);
+    // The lane's version lost every field it differs in (or differs only in its edit time): the
+    // hub's version is rewritten as it is, so its new watermark brings it back down to the lane.
+    return { doc: merged, changed: changed || !sameDocument(merged, doc) };
+  }
+  const identifier = String(doc.identifier ?? '');
+  const taken = (await tx.find<SyncDoc>('customers', { selector: { identifier } })).find((c) => c.id !== doc.id);
+  if (!taken) return { doc, changed: true };
+  await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'identifier_taken', identifier, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
+  return undefined;
+}

@@ -1,0 +1,123 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { start, until, type Proc } from '../e2e/processes';
+import { openDataStore, type DataStore } from '../../src/store';
+import { storeLayouts } from '../../src/engine';
+import { bodyOf, SYNC_STREAMS, changesSince } from '../../src/engine/sync/streams';
+import type { StoredDoc } from '../../src/store/schema';
+
+/**
+ * Real installs on loopback for the sync tests: `npm run serve` per data folder, and a TCP proxy
+ * between a lane and its hub that the test cuts (every open connection reset, new ones refused)
+ * and restores.
+ */
+export interface Install {
+  name: string;
+  dir: string;
+  proc: Proc;
+  url: string;
+  api<T>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+export async function startInstall(name: string, dir: string, extra: string[] = [], creds = { token: `${name.toUpperCase()}TOKEN1`, key: `${name}-secret-key-1` }): Promise<Install> {
+  const proc = start(['serve', '--', '--data-dir', dir, '--port', '0', '--host', '127.0.0.1', ...extra], { LANEWAY_API_TOKEN: creds.token, LANEWAY_API_KEY: creds.key });
+  const url = (await proc.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, `${name} to listen`, 120_000))[1]!;
+  await proc.waitFor(/Screens:/, `${name} banner`);
+  const auth = `Basic ${Buffer.from(`${creds.token}:${creds.key}`).toString('base64')}`;
+  return {
+    name,
+    dir,
+    proc,
+    url,
+    async api<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const res = await fetch(`${url}${path}`, { method, headers: { Authorization: auth, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${name} ${method} ${path}: ${res.status} ${text}`);
+      return JSON.parse(text) as T;
+    },
+  };
+}
+
+/** SIGKILL to the install's process group: no shutdown, whatever was in flight is lost. */
+export async function killHard(install: Install): Promise<void> {
+  const pid = install.proc.child.pid!;
+  const gone = new Promise<void>((resolve) => install.proc.child.once('exit', () => resolve()));
+  process.kill(-pid, 'SIGKILL');
+  await gone;
+  // The group's other processes (npm's shell, the server) go with it; wait until none is left.
+  await until(async () => {
+    try {
+      process.kill(-pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  }, 'the killed process group to be gone', 10_000);
+}
+
+export interface Proxy {
+  url: string;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startProxy(target: string): Promise<Proxy> {
+  const { hostname, port } = new URL(target);
+  const open = new Set<Socket>();
+  let up = true;
+  const server: Server = createServer((client) => {
+    if (!up) {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = connect(Number(port), hostname);
+    open.add(client);
+    open.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      open.delete(client);
+      open.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    cut() {
+      up = false;
+      for (const s of open) s.resetAndDestroy();
+      open.clear();
+    },
+    restore() {
+      up = true;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Every document of every sync stream in a stopped install's store, by stream and id, without watermarks. */
+export async function streamDocuments(dir: string): Promise<Map<string, Map<string, Record<string, unknown>>>> {
+  const store: DataStore = await openDataStore({ directory: dir, layouts: storeLayouts });
+  try {
+    const reader = {
+      find: async <T extends StoredDoc>(collection: string, query: Parameters<DataStore['find']>[1]) => (await store.find(collection, query)) as unknown as T[],
+    };
+    const out = new Map<string, Map<string, Record<string, unknown>>>();
+    for (const stream of SYNC_STREAMS) {
+      const docs = await changesSince(reader as never, stream, 0, 10_000_000);
+      out.set(stream.name, new Map(docs.map((d) => [d.id, bodyOf(d)])));
+    }
+    return out;
+  } finally {
+    await store.close();
+  }
+}
