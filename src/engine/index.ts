@@ -20,6 +20,7 @@ import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
+import { createUsers, type Users, type UserView } from './account/users';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -59,6 +60,8 @@ export interface EngineOptions {
 export interface FirstStart {
   credentials?: FirstCredentials;
   cashier?: { id: string; name: string; code: string };
+  /** The back-office owner made on this start and the secret of their one-time sign-in link. */
+  owner?: { user: UserView; link: string };
 }
 
 export interface Engine {
@@ -77,6 +80,8 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
+  /** Back-office users: e-mail and password sign-in, roles (account/roles.ts), sessions. */
+  readonly users: Users;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -138,6 +143,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const users = await createUsers(core, keys, account.credentials);
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -145,10 +151,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.firstToken ? { token: options.firstToken } : {}),
       ...(options.firstKey ? { key: options.firstKey } : {}),
     });
-    if (!credentials) return {};
+    // Installs made before users existed get their owner on their next start.
+    const owner = await users.ensureOwner();
+    if (!credentials) return owner ? { owner } : {};
     firstCredentials = credentials;
     const cashier = await register.seedSample();
-    return { credentials, ...(cashier ? { cashier } : {}) };
+    return { credentials, ...(cashier ? { cashier } : {}), ...(owner ? { owner } : {}) };
   };
   if (!options.deferFirstStart) await firstStart();
 
@@ -168,6 +176,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     giftCards,
     autopay,
     register,
+    users,
     get firstCredentials() {
       return firstCredentials;
     },
