@@ -21,6 +21,7 @@ import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
 import { createUsers, type Users, type UserView } from './account/users';
+import { createBackofficeQueries, type BackofficeQueries } from './backoffice/queries';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -82,6 +83,8 @@ export interface Engine {
   readonly register: Register;
   /** Back-office users: e-mail and password sign-in, roles (account/roles.ts), sessions. */
   readonly users: Users;
+  /** The back office's list queries and search (backoffice/queries.ts). */
+  readonly backoffice: BackofficeQueries;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -144,6 +147,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
   const users = await createUsers(core, keys, account.credentials);
+  const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number }), () => undefined);
+  const backoffice = createBackofficeQueries(core, account, findSale);
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -177,6 +182,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     autopay,
     register,
     users,
+    backoffice,
     get firstCredentials() {
       return firstCredentials;
     },

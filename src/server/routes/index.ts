@@ -14,6 +14,7 @@ import { referenceDataRoutes } from './reference-data';
 import { receivablesRoutes } from './receivables';
 import { registerRoutes } from './register';
 import { userRoutes } from './users';
+import { backofficeRoutes } from './backoffice';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -32,6 +33,7 @@ const domainRoutes: AnyRoute[] = [
   ...terminalRoutes,
   ...registerRoutes,
   ...userRoutes,
+  ...backofficeRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;
