@@ -92,28 +92,35 @@ export const Notice = ({ error }: { error: string | null | undefined }) =>
     </p>
   ) : null;
 
-/** A labelled field with the engine's error for it beside it. */
+/** A labelled field with the engine's error for it beside it (described by, not inside, the label). */
 export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean }) {
   const error = props.errors[props.name];
+  const id = `field-${props.name}`;
+  const note = error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
   return (
-    <label className="bo-field">
-      {props.label}
+    <div className="bo-field">
+      <label htmlFor={id}>{props.label}</label>
       <input
+        id={id}
         name={props.name}
         type={props.type ?? 'text'}
         value={props.value}
         required={props.required}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${props.name}-error` : undefined}
+        aria-describedby={note}
         onChange={(e) => props.onChange(e.target.value)}
       />
-      {props.hint && !error && <span className="muted small">{props.hint}</span>}
+      {props.hint && !error && (
+        <span id={`${id}-hint`} className="muted small">
+          {props.hint}
+        </span>
+      )}
       {error && (
-        <span id={`${props.name}-error`} className="error small">
+        <span id={`${id}-error`} className="error small">
           {error}
         </span>
       )}
-    </label>
+    </div>
   );
 }
 
