@@ -161,6 +161,7 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.goto(`${url}/app/users`);
     await field('E-mail').fill('manager@example.com');
     await field('Name').fill('Morgan Manager');
+    await page.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('manager');
     await page.getByRole('button', { name: 'Add user' }).click();
     const managerLink = (await page.locator('.bo-secret').innerText()).trim();
     await screenshot(page, 'backoffice-9-users');
