@@ -44,7 +44,7 @@ function AgingChart() {
   return (
     <div className="card bo-chart" aria-label="Aging summary">
       <h2>
-        Aging on {data.as_of}: {money(data.balance_cents, cur)} owed by {data.customers_owing} customers
+        Aging on {data.as_of}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
       </h2>
       <ResponsiveContainer width="100%" height={180}>
         <BarChart data={data.buckets.map((b) => ({ bucket: b.bucket, amount: b.cents / 100 }))}>
