@@ -19,7 +19,7 @@ import { hydrateOrder, type OrderDoc } from '../orders/order-record';
  * cursor either way, so a very selective filter costs a bounded read per page ("more" continues).
  */
 export const SCAN_BUDGET = 20_000;
-const WINDOW = 4_000;
+const WINDOW = 16_000;
 
 export interface InvoiceFilter {
   status?: 'open' | 'closed' | 'overdue' | 'paid' | 'all';
@@ -67,34 +67,38 @@ export interface AgingSummary {
 
 type Row = { [k: string]: unknown } & StoredDoc;
 
-/** Walks `collection` newest first in watermark windows, `keep` deciding each record; stops at `limit` kept or the budget. */
+/**
+ * Walks a collection newest first in watermark windows, `value` deciding each record (undefined:
+ * left out); stops at `limit` kept or the budget. A record's value is computed only when the walk
+ * reaches it, newest first, so a page parses no more than it shows. Windows start small and grow,
+ * so a page that fills at once reads little, and a selective filter still reaches far back.
+ */
 async function newestFirst<T>(
   core: EngineCore,
-  read: (lo: number, hi: number) => Promise<Array<{ watermark: number; value: T | undefined }>>,
+  read: (lo: number, hi: number) => Promise<Array<{ watermark: number; value: () => T | undefined }>>,
   before: number | undefined,
   limit: number,
 ): Promise<Paged<T>> {
   let hi = Math.min(before ?? Infinity, core.currentWatermark() + 1);
   const items: T[] = [];
   let scanned = 0;
-  let next: number | null = null;
+  let window = Math.max(limit * 4, 200);
   while (hi > 0) {
-    const lo = Math.max(0, hi - WINDOW);
+    const lo = Math.max(0, hi - window);
     const rows = await read(lo, hi);
     scanned += rows.length;
     for (let i = rows.length - 1; i >= 0; i--) {
       const r = rows[i]!;
-      if (r.value === undefined) continue;
-      items.push(r.value);
-      if (items.length === limit) {
-        next = r.watermark;
-        return { items, next: i > 0 || lo > 0 ? next : null, scanned };
-      }
+      const value = r.value();
+      if (value === undefined) continue;
+      items.push(value);
+      if (items.length === limit) return { items, next: i > 0 || lo > 0 ? r.watermark : null, scanned };
     }
     hi = lo;
+    window = Math.min(window * 4, WINDOW);
     if (scanned >= SCAN_BUDGET && hi > 0) return { items, next: hi, scanned };
   }
-  return { items, next, scanned };
+  return { items, next: null, scanned };
 }
 
 export interface BackofficeQueries {
@@ -141,19 +145,9 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
       const day = today();
       const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
       const status = filter.status ?? 'all';
-      const feed = status === 'open' || status === 'overdue' ? 'open' : status === 'closed' || status === 'paid' ? 'closed' : undefined;
+      const feed: string | undefined = status === 'open' || status === 'overdue' ? 'open' : status === 'closed' || status === 'paid' ? 'closed' : undefined;
       const customer = filter.customer ? await customerIdOf(filter.customer) : undefined;
       if (filter.customer && !customer) return { items: [], next: null, scanned: 0 };
-      const keepBasis = ([amount, owing, due, deleted]: StatusBasis, f: string) => {
-        if (f === 'deleted' || deleted) return false;
-        if (status === 'overdue' && !(owing > 0 && due < day)) return false;
-        if (status === 'paid' && !(owing <= 0 && amount > 0)) return false;
-        if (filter.amount_min !== undefined && amount < filter.amount_min) return false;
-        if (filter.amount_max !== undefined && amount > filter.amount_max) return false;
-        if (filter.due_from && due < filter.due_from) return false;
-        if (filter.due_to && due > filter.due_to) return false;
-        return true;
-      };
       const read = async (lo: number, hi: number) => {
         const range = { $gte: lo, $lt: hi };
         const query: MangoQuery<StoredDoc> = customer
@@ -164,26 +158,7 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
         const { values, bytes } = await core.project('invoices', query, INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH);
         return values.map((v, i) => {
           const [watermark, f, , st] = v as [number, string, number | null, StatusBasis];
-          if ((feed && f !== feed) || !keepBasis(st, f)) return { watermark, value: undefined };
-          const view = JSON.parse(bytes[i]!.toString('utf8')) as Record<string, unknown>;
-          const date = String(view.date);
-          if ((filter.date_from && date < filter.date_from) || (filter.date_to && date > filter.date_to)) return { watermark, value: undefined };
-          const division = (view.division as string | null | undefined) ?? null;
-          if (filter.division && division !== filter.division) return { watermark, value: undefined };
-          const value: InvoiceRowView = {
-            number: String(view.number),
-            display_number: String(view.display_number),
-            customer_identifier: String(view.customer_identifier),
-            date,
-            due_date: (view.due_date as string | null) ?? null,
-            currency: String(view.currency),
-            amount_cents: st[0],
-            owing_cents: st[1],
-            status: invoiceStatusOf(st, day),
-            division,
-            watermark,
-          };
-          return { watermark, value };
+          return { watermark, value: () => (feed && f !== feed ? undefined : invoiceRow(filter, day, watermark, f, st, bytes[i]!)) };
         });
       };
       return newestFirst(core, read, filter.before, limit);
@@ -200,7 +175,7 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
       // Identifier order, on the identifier index; a search is a prefix range of it.
       for (let read = 0; read < SCAN_BUDGET && items.length < limit; ) {
         const selector = { identifier: { ...(first ? { $gte: cursor } : { $gt: cursor }), ...(q ? { $lt: `${q}\uffff` } : {}) } };
-        const docs = await core.find<CustomerDoc & Row>('customers', { selector, sort: [{ identifier: 'asc' }], limit: 500 });
+        const docs = await core.find<CustomerDoc & Row>('customers', { selector, sort: [{ identifier: 'asc' }], limit: query.status ? 500 : limit });
         first = false;
         if (docs.length === 0) return { items, next: null };
         read += docs.length;
@@ -210,7 +185,7 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
           items.push(customerListItem(d, ctx));
           if (items.length === limit) return { items, next: d.identifier };
         }
-        if (docs.length < 500) return { items, next: null };
+        if (docs.length < (query.status ? 500 : limit)) return { items, next: null };
       }
       return { items, next: cursor };
     },
@@ -225,7 +200,7 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
           'payments',
           customer ? { selector: { customer, watermark: range }, sort: [{ customer: 'asc' }, { watermark: 'asc' }] } : { selector: { watermark: range }, sort: [{ watermark: 'asc' }] },
         );
-        return docs.map((d) => ({ watermark: d.watermark, value: paymentRow(d) }));
+        return docs.map((d) => ({ watermark: d.watermark, value: () => paymentRow(d) }));
       };
       return newestFirst(core, read, query.before, limit);
     },
@@ -234,19 +209,7 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
       const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
       const read = async (lo: number, hi: number) => {
         const docs = await core.find<OrderDoc & Row>('orders', { selector: { watermark: { $gte: lo, $lt: hi } }, sort: [{ watermark: 'asc' }] });
-        return docs.map((raw) => {
-          const d = hydrateOrder(raw);
-          const value: OrderRowView = {
-            identifier: d.data.identifier,
-            customer_identifier: d.data.customer_identifier ?? null,
-            amount_cents: d.data.amount_cents,
-            currency: d.data.currency,
-            draft: d.data.draft,
-            created_at: d.data.created_at,
-            watermark: d.watermark,
-          };
-          return { watermark: d.watermark, value };
-        });
+        return docs.map((raw) => ({ watermark: raw.watermark, value: () => orderRow(raw) }));
       };
       return newestFirst(core, read, query.before, limit);
     },
@@ -297,6 +260,55 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
       agingCache = { key, value };
       return value;
     },
+  };
+}
+
+/** Whether an invoice's status basis passes the filter (no parsing: the basis is a stored projection). */
+function keepBasis(filter: InvoiceFilter, day: string, [amount, owing, due, deleted]: StatusBasis, feed: string): boolean {
+  const status = filter.status ?? 'all';
+  if (feed === 'deleted' || deleted) return false;
+  if (status === 'overdue' && !(owing > 0 && due < day)) return false;
+  if (status === 'paid' && !(owing <= 0 && amount > 0)) return false;
+  if (filter.amount_min !== undefined && amount < filter.amount_min) return false;
+  if (filter.amount_max !== undefined && amount > filter.amount_max) return false;
+  if (filter.due_from && due < filter.due_from) return false;
+  if (filter.due_to && due > filter.due_to) return false;
+  return true;
+}
+
+/** An invoice's list row from its stored rendering, or undefined when the filter leaves it out. */
+function invoiceRow(filter: InvoiceFilter, day: string, watermark: number, feed: string, st: StatusBasis, bytes: Buffer): InvoiceRowView | undefined {
+  if (!keepBasis(filter, day, st, feed)) return undefined;
+  const view = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  const date = String(view.date);
+  if ((filter.date_from && date < filter.date_from) || (filter.date_to && date > filter.date_to)) return undefined;
+  const division = (view.division as string | null | undefined) ?? null;
+  if (filter.division && division !== filter.division) return undefined;
+  return {
+    number: String(view.number),
+    display_number: String(view.display_number),
+    customer_identifier: String(view.customer_identifier),
+    date,
+    due_date: (view.due_date as string | null) ?? null,
+    currency: String(view.currency),
+    amount_cents: st[0],
+    owing_cents: st[1],
+    status: invoiceStatusOf(st, day),
+    division,
+    watermark,
+  };
+}
+
+function orderRow(raw: OrderDoc): OrderRowView {
+  const d = hydrateOrder(raw);
+  return {
+    identifier: d.data.identifier,
+    customer_identifier: d.data.customer_identifier ?? null,
+    amount_cents: d.data.amount_cents,
+    currency: d.data.currency,
+    draft: d.data.draft,
+    created_at: d.data.created_at,
+    watermark: raw.watermark,
   };
 }
 
