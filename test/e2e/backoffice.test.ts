@@ -188,6 +188,24 @@ describe('the back office', { timeout: 90_000 }, () => {
     expect(await manager.getByRole('link', { name: 'Users' }).count()).toBe(0);
   });
 
+  it('account: the cut-off with its field error, and an API credential whose key is shown once', async () => {
+    await page.goto(`${url}/app/account`);
+    await field('Processing cut-off (HH:MM, local)').fill('25:00');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await field('Processing cut-off (HH:MM, local)').getAttribute('aria-invalid')).toBe('true');
+    await field('Processing cut-off (HH:MM, local)').fill('18:30');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await seen('Saved.');
+    expect((await api<{ processing_cutoff: string }>('GET', '/api/account')).processing_cutoff).toBe('18:30');
+    await page.getByLabel('New credential name').fill('ERP sync');
+    await page.getByRole('button', { name: 'Create credential' }).click();
+    await seen('the key is shown this once');
+    const [token, key] = await page.locator('.bo-secret').allInnerTexts();
+    const res = await fetch(`${url}/api/whoami`, { headers: { Authorization: `Basic ${Buffer.from(`${token}:${key}`).toString('base64')}` } });
+    expect(res.status).toBe(200);
+    await screenshot(page, 'backoffice-12-account');
+  });
+
   it('reads and shows money in the screen’s locale: en-US and fr-CA', async () => {
     const fr = await newPage('fr-CA');
     await signIn(fr, OWNER);

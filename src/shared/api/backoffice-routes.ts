@@ -29,4 +29,8 @@ export const backofficeRoutes = {
   void: { method: 'POST', path: '/api/gateway/v1/orders/void' },
   refund: { method: 'POST', path: '/api/gateway/v1/orders/refund' },
   account: { method: 'GET', path: '/api/account' },
+  updateAccount: { method: 'PATCH', path: '/api/account' },
+  credentials: { method: 'GET', path: '/api/account/credentials' },
+  createCredential: { method: 'POST', path: '/api/account/credentials' },
+  disableCredential: { method: 'POST', path: '/api/account/credentials/:token/disable' },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH'; path: string }>;

@@ -1,4 +1,6 @@
-import { AccountSettings } from '../schemas/account';
+import { Type } from '@sinclair/typebox';
+import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../schemas/account';
+import { ref } from '../schemas/components';
 import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult } from '../schemas/backoffice';
 import { OrderTransaction, TransactionRequest, TransactionResponse } from '../schemas/gateway';
 import { Order } from '../schemas/orders';
@@ -40,6 +42,11 @@ export const backofficeEndpoints = {
   void: { ...backofficeRoutes.void, body: TransactionRequest, response: TransactionResponse },
   refund: { ...backofficeRoutes.refund, body: TransactionRequest, response: TransactionResponse },
   account: { ...backofficeRoutes.account, response: AccountSettings },
+  updateAccount: { ...backofficeRoutes.updateAccount, body: AccountPatch, response: AccountSettings },
+  // The route declares this answer inline: the same shape, held equal by the contract test.
+  credentials: { ...backofficeRoutes.credentials, response: Type.Object({ credentials: Type.Array(ref(Credential)) }) },
+  createCredential: { ...backofficeRoutes.createCredential, body: CredentialCreate, response: CredentialCreated },
+  disableCredential: { ...backofficeRoutes.disableCredential, response: Credential },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;

@@ -4,6 +4,7 @@ import { InvoicesSection } from './Invoices';
 import { PaymentsSection } from './Payments';
 import { OrdersSection } from './Orders';
 import { UsersSection } from './Users';
+import { AccountSection } from './Account';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -23,4 +24,5 @@ export const SECTIONS: Section[] = [
   { key: 'payments', label: 'Payments', grant: 'read', render: (rest) => <PaymentsSection rest={rest} /> },
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
+  { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
 ];
