@@ -21,6 +21,8 @@ const RULES: readonly Rule[] = [
   { methods: ['get'], path: /^\/api\/(pos|lanes)(\/|$)/, grants: ['read', 'register'] },
   { methods: ['get'], path: /^\/api\/events$/, grants: ['read', 'register'] },
   { methods: ['get'], path: /^\/api\/whoami$/, grants: ['read', 'register'] },
+  // Every user reads their own session (a cashier's back office shows only the way to the register).
+  { methods: ['get'], path: /^\/api\/session$/, grants: ['read', 'register'] },
   { methods: WRITE, path: /^\/api\/pos\/(shifts|sales|registers\/[^/]+\/z)/, grants: ['register'] },
   { methods: ['post'], path: /^\/api\/gateway\/v1\/terminal$/, grants: ['register'] },
   // Settings: the account, the lanes, the register's catalog, cashiers and settings.

@@ -114,6 +114,7 @@ describe('roles over HTTP', () => {
   it('a cashier reaches the register and nothing of the back office', async () => {
     const cashier = `Bearer ${sessions.cashier}`;
     expect((await h.api.get('/api/pos/products', cashier)).status).toBe(200);
+    expect((await h.api.get<Session>('/api/session', cashier)).body.scopes).toEqual(['register']);
     expect((await h.api.get('/api/lanes', cashier)).status).toBe(200);
     expect((await h.api.get('/api/exports/customers', cashier)).status).toBe(403);
     expect((await h.api.post('/api/gateway/v1/orders/sale', { amount_cents: 100, credit_card: gatewayCard(VISA) }, cashier)).status).toBe(403);
