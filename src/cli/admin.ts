@@ -5,7 +5,7 @@ import { createLogger } from '../engine/logger';
 import { DATA_FILE, openDataStore } from '../store';
 import { parseArgs } from './args';
 import { FolderLockedError, lockDataFolder } from './folder-lock';
-import { defaultDataDir } from './paths';
+import { defaultDataDir, DEFAULT_PORT } from './paths';
 
 const USAGE = `Usage: npm run admin -- COMMAND [--data-dir DIR]
 
@@ -16,6 +16,8 @@ app has the folder open: use the API's /api/account/credentials then).
   new-credentials [--name NAME] [--kind api|partner]
                                    a new API token and key (the key is shown once); partner: onboarding only
   disable-credential TOKEN         that token and its JWTs stop working at once
+  reset-owner                      a new one-time sign-in link for the back-office owner (24 hours;
+                                   also clears a lockout)
   list-cashiers                    the cashiers: id, name, active
   reset-cashier-code [--cashier NAME|ID]
                                    a new code for that cashier (shown once); the only cashier
@@ -44,6 +46,14 @@ const COMMANDS: Record<string, Command> = {
     if (!token) throw new UsageError('disable-credential needs the token: npm run admin -- disable-credential TOKEN');
     const c = await engine.account.credentials.disable(token);
     console.log(`Disabled ${c.token} (${c.name}) at ${c.disabled_at}`);
+  },
+  async 'reset-owner'(engine) {
+    const owner = engine.users.owner() ?? (await engine.users.ensureOwner())?.user;
+    if (!owner) throw new UsageError('This install has no owner');
+    const { user, link } = await engine.users.newLink(owner.id);
+    const base = process.env.LANEWAY_PUBLIC_URL ?? `http://127.0.0.1:${process.env.LANEWAY_PORT ?? DEFAULT_PORT}`;
+    console.log(`New sign-in link for the owner ${user.email} (works once, for 24 hours; start Laneway first):`);
+    console.log(`  ${base}/app/welcome#link=${link}`);
   },
   async 'list-cashiers'(engine) {
     const all = await engine.register.cashiers();

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createEngine, storeLayouts, type Engine } from '../engine';
+import { createEngine, storeLayouts, type Engine, type FirstStart } from '../engine';
 import { createLogger } from '../engine/logger';
 import { upgradeProgress } from './upgrade-progress';
 import { openDataStore } from '../store';
@@ -107,20 +107,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
       `API:     ${server.url}/api   (docs ${server.url}/api/docs)`,
       `Screens: ${server.url}/app`,
     ];
-    if (first.credentials) {
-      const { token, key } = first.credentials;
-      banner.push(
-        'First API credentials of this install (shown once; only a hash of the key is kept):',
-        `  API token: ${token}`,
-        `  API key:   ${key}`,
-        `  e.g. curl -u ${token}:${key} ${server.url}/api/whoami`,
-      );
-    }
-    if (first.cashier) {
-      const c = first.cashier;
-      banner.push(`Sample cashier of this sandbox (shown once): ${c.name}, code ${c.code}. Add a lane, then sign in on it at ${server.url}/app`);
-    }
-    if (!first.credentials) banner.push('Lost the API key or a cashier code? Stop Laneway, then: npm run admin -- help');
+    banner.push(...firstStartLines(first, server.url));
     logger.info({ url: server.url, dataDir: options.dataDir, environment: status.environment }, 'laneway started');
     const running = engine;
     return {
@@ -149,4 +136,30 @@ function webhookTimingFromEnv(): { timeoutMs?: number; retryBaseMs?: number } {
   const timeout = Number(process.env.LANEWAY_WEBHOOK_TIMEOUT_MS);
   const retry = Number(process.env.LANEWAY_WEBHOOK_RETRY_MS);
   return { ...(timeout > 0 ? { timeoutMs: timeout } : {}), ...(retry > 0 ? { retryBaseMs: retry } : {}) };
+}
+
+/** What a first start shows once: credentials, the sample cashier, the owner's sign-in link. */
+function firstStartLines(first: FirstStart, url: string): string[] {
+  const lines: string[] = [];
+  if (first.credentials) {
+    const { token, key } = first.credentials;
+    lines.push(
+      'First API credentials of this install (shown once; only a hash of the key is kept):',
+      `  API token: ${token}`,
+      `  API key:   ${key}`,
+      `  e.g. curl -u ${token}:${key} ${url}/api/whoami`,
+    );
+  }
+  if (first.cashier) {
+    const c = first.cashier;
+    lines.push(`Sample cashier of this sandbox (shown once): ${c.name}, code ${c.code}. Add a lane, then sign in on it at ${url}/app`);
+  }
+  if (first.owner) {
+    lines.push(
+      `Back-office owner (${first.owner.user.email}): open this one-time link within 24 hours to choose a password:`,
+      `  ${url}/app/welcome#link=${first.owner.link}`,
+    );
+  }
+  if (!first.credentials) lines.push('Lost the API key or a cashier code? Stop Laneway, then: npm run admin -- help');
+  return lines;
 }

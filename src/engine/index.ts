@@ -30,6 +30,8 @@ import { createCollaboration, type Collaboration } from './collaboration';
 import { createNotifications, type Notifications } from './notifications';
 import type { DeliveryOptions } from './webhooks/worker';
 import { createSync, type Sync } from './sync';
+import { createUsers, type Users, type UserView } from './account/users';
+import { createBackofficeQueries, type BackofficeQueries } from './backoffice/queries';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -73,6 +75,8 @@ export interface EngineOptions {
 export interface FirstStart {
   credentials?: FirstCredentials;
   cashier?: { id: string; name: string; code: string };
+  /** The back-office owner made on this start and the secret of their one-time sign-in link. */
+  owner?: { user: UserView; link: string };
 }
 
 export interface Engine {
@@ -109,6 +113,10 @@ export interface Engine {
   readonly notifications: Notifications;
   /** Lanes ↔ hub replication: pairing, the hub's pull and push, a lane's client (docs/sync.md). */
   readonly sync: Sync;
+  /** Back-office users: e-mail and password sign-in, roles (account/roles.ts), sessions. */
+  readonly users: Users;
+  /** The back office's list queries and search (backoffice/queries.ts). */
+  readonly backoffice: BackofficeQueries;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -180,6 +188,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const notifications = createNotifications({ core, account, keys, receivables, orders, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const sync = createSync({ core, account, keys });
+  const users = await createUsers(core, keys, account.credentials);
+  const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number }), () => undefined);
+  const backoffice = createBackofficeQueries(core, account, findSale);
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -187,10 +198,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.firstToken ? { token: options.firstToken } : {}),
       ...(options.firstKey ? { key: options.firstKey } : {}),
     });
-    if (!credentials) return {};
+    // Installs made before users existed get their owner on their next start.
+    const owner = await users.ensureOwner();
+    if (!credentials) return owner ? { owner } : {};
     firstCredentials = credentials;
     const cashier = await register.seedSample();
-    return { credentials, ...(cashier ? { cashier } : {}) };
+    return { credentials, ...(cashier ? { cashier } : {}), ...(owner ? { owner } : {}) };
   };
   if (!options.deferFirstStart) await firstStart();
 
@@ -222,6 +235,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     collaboration: createCollaboration({ core, account, receivables }),
     notifications,
     sync,
+    users,
+    backoffice,
     get firstCredentials() {
       return firstCredentials;
     },

@@ -8,6 +8,7 @@ import { fail, isEngineError, notFound } from '../engine/errors';
 import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-data';
 import { authorize } from '../engine/account';
 import { authenticate } from './auth';
+import { grantsOf } from './role-grants';
 import { toErrorReply, type ErrorShape } from './errors';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
@@ -93,6 +94,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
   if (bodyTypes.includes('multipart')) throw new Error(`${route.operationId}: multipart bodies need a parser in src/server/request-body.ts first`);
   const jsonParser = express.json({ limit, type: JSON_TYPES });
   const scope = route.scope ?? 'api';
+  const grants = grantsOf(route);
 
   const handler: RouteHandler = async (req, res) => {
     // Set once the request is valid: only the handler's own failures take the route's error shape.
@@ -111,7 +113,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
           throw err;
         }
         limits.credential(principal.credential, res);
-        authorize(principal, scope);
+        authorize(principal, scope, grants);
         if (principal.account && !route.anyAccount) {
           throw fail.forbidden('account_not_hosted', 'This merchant account\'s credentials reach GET /api/whoami only: its data is not hosted on this install yet');
         }

@@ -20,7 +20,7 @@ export async function authenticate(engine: Engine, req: Request): Promise<Princi
     const colon = decoded.indexOf(':');
     if (colon > 0) principal = engine.account.credentials.verifyBasic(decoded.slice(0, colon), decoded.slice(colon + 1));
   } else if (scheme === 'bearer' && value) {
-    principal = await engine.account.credentials.verifyJwt(value);
+    principal = (await engine.account.credentials.verifyJwt(value)) ?? (await engine.users.verifyJwt(value));
   }
   if (!principal) throw fail.unauthorized('unauthorized', UNAUTHORIZED_TEXT);
   return principal;

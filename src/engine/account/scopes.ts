@@ -13,14 +13,20 @@ import { fail } from '../errors';
  *   holds it (the spec: "onboarding operations need partner credentials arranged through support").
  * - `sync`: a paired lane's replication (pull the hub's documents, push its own); the only scope
  *   a `lane` credential holds (see engine/sync/pairing.ts).
+ * - `users`: the back-office users (list, invite, change role, disable).
+ * - The rest are the grants a back-office user's role holds instead of `api` (./roles.ts): an
+ *   operation needing `api` also admits a caller holding the operation's grant.
  */
-export const SCOPES = ['api', 'credentials', 'onboarding', 'sync'] as const;
+export const SCOPES = ['api', 'credentials', 'onboarding', 'sync', 'users', 'read', 'collect', 'manage', 'money', 'settings', 'register'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** A JWT minted without naming scopes: the screens' sessions and the reference's clients. */
 export const DEFAULT_JWT_SCOPES: readonly Scope[] = ['api'];
-/** The owner's key: neither `onboarding` nor `sync`, which only partner and lane credentials hold. */
-export const KEY_SCOPES: readonly Scope[] = ['api', 'credentials'];
+/**
+ * The API key: the owner's root credential. The grants are implied by `api`, so it needs none of
+ * them; neither `onboarding` nor `sync`, which only partner and lane credentials hold.
+ */
+export const KEY_SCOPES: readonly Scope[] = ['api', 'credentials', 'users'];
 /** What a credential of the `lane` kind holds, by key or JWT: replication and nothing else. */
 export const LANE_SCOPES: readonly Scope[] = ['sync'];
 
@@ -41,6 +47,7 @@ export function scopesOfKind(kind: CredentialKind | undefined): readonly Scope[]
 }
 
 export interface Principal {
+  /** The API credential's token, or `user:<id>` for a back-office user's session. */
   credential: string;
   via: 'basic' | 'jwt';
   scopes: readonly Scope[];
@@ -48,6 +55,8 @@ export interface Principal {
   exp?: number;
   /** Set for a credential of a hosted merchant account, not of the install's own account. */
   account?: string;
+  /** Set for a back-office user's session: who signed in, and the role their scopes come from. */
+  user?: { id: string; email: string; name: string; role: string };
 }
 
 const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
@@ -68,10 +77,17 @@ export function parseScopes(text: string): Scope[] {
   return [...new Set(names as Scope[])];
 }
 
-/** Throws 403 unless the caller holds `scope`. */
-export function authorize(principal: Principal, scope: Scope): void {
+/**
+ * Throws 403 unless the caller holds `scope`, or, for an operation needing `api`, one of the
+ * operation's `grants` (what a back-office role holds instead of `api`, see ./roles.ts).
+ */
+export function authorize(principal: Principal, scope: Scope, grants: readonly Scope[] = []): void {
   if (principal.scopes.includes(scope)) return;
+  if (scope === 'api' && grants.some((g) => principal.scopes.includes(g))) return;
   if (scope === 'onboarding') throw fail.forbidden('partner_credentials_required', 'Onboarding operations need partner credentials, arranged through support (a credential of kind partner).');
+  if (principal.user) {
+    throw fail.forbidden('role_forbidden', `Your role (${principal.user.role}) may not do this: it needs ${grants.length ? grants.join(' or ') : scope}. Ask the owner.`);
+  }
   const how = scope === 'credentials' ? 'Sign in with the API key (HTTP Basic), or with a JWT minted with jwt_scope including credentials' : `Use a credential with the ${scope} scope`;
   throw fail.forbidden('insufficient_scope', `This credential may not do this (it needs the ${scope} scope). ${how}.`);
 }
@@ -81,7 +97,8 @@ export function authorize(principal: Principal, scope: Scope): void {
  * caller's own expiry, so a JWT cannot extend or widen itself by minting another.
  */
 export function mintLimits(principal: Principal, requested: readonly Scope[] | undefined): { scopes: readonly Scope[]; notAfter?: number } {
-  const scopes = requested ?? DEFAULT_JWT_SCOPES;
+  // A user's session renews with its role's scopes (which are read again on every request anyway).
+  const scopes = requested ?? (principal.user ? principal.scopes : DEFAULT_JWT_SCOPES);
   const missing = scopes.filter((s) => !principal.scopes.includes(s));
   if (missing.length) {
     throw fail.forbidden('insufficient_scope', `This credential cannot mint a JWT with ${missing.join(', ')}: it does not hold that scope itself.`);

@@ -22,6 +22,8 @@ import { webhookRoutes } from './webhooks';
 import { collaborationRoutes } from './collaboration';
 import { notificationRoutes } from './notifications';
 import { syncRoutes } from './sync';
+import { userRoutes } from './users';
+import { backofficeRoutes } from './backoffice';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -48,6 +50,8 @@ const domainRoutes: AnyRoute[] = [
   ...collaborationRoutes,
   ...notificationRoutes,
   ...syncRoutes,
+  ...userRoutes,
+  ...backofficeRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;

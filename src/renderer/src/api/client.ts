@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The engine's field errors, to show beside the fields (the back office's forms). */
+    readonly details: Array<{ field?: string; message: string }> = [],
   ) {
     super(message);
   }
@@ -38,8 +40,8 @@ export async function apiFetch<T>(creds: Credentials, method: string, path: stri
   const text = await res.text();
   const data: unknown = text ? JSON.parse(text) : undefined;
   if (!res.ok) {
-    const e = (data ?? {}) as { error?: string; code?: string | number; errors?: string[] };
-    throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.error ?? e.errors?.join(', ') ?? res.statusText);
+    const e = (data ?? {}) as { error?: string; code?: string | number; errors?: string[]; details?: Array<{ field?: string; message: string }> };
+    throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.error ?? e.errors?.join(', ') ?? res.statusText, e.details ?? []);
   }
   return data as T;
 }

@@ -1,0 +1,149 @@
+/**
+ * Back-office list benchmark, over loopback HTTP against a separate `serve` process: the first page
+ * of filtered invoice lists (GET /api/backoffice/invoices) and an invoice looked up by number
+ * (GET /api/exports/invoice/{number}, and the search box's GET /api/backoffice/search), beside a
+ * baseline measured in the same run (GET /api/status: authentication and routing, no store read).
+ *
+ *   npx tsx bench/backoffice.ts                                  # 100,000 invoices, 10,000 customers (about 2 minutes here)
+ *   npx tsx bench/backoffice.ts --invoices 1000000 --customers 100000 --dir /tmp/lw-bo --keep
+ *
+ * Targets (issue 19, stated for 1M invoices and 100k customers): first page of a filtered list
+ * under 100 ms p99; invoice lookup by number under 20 ms p99. Requests are sent one at a time, as a
+ * person paging through the screens does.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { arg, strArg } from './args';
+
+const TOKEN = 'BENCHTOKEN01';
+const KEY = 'bench-key-0123456789';
+const invoices = arg('invoices', 100_000);
+const customers = arg('customers', 10_000);
+const rounds = arg('rounds', 200);
+const batch = 2000;
+const keep = process.argv.includes('--keep');
+const dir = strArg('dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'laneway-bench-bo-'));
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+/** Dates spread over 2025-2027 (so some are overdue, some not), amounts from $10 to $5,000, four divisions. */
+function invoiceInput(i: number) {
+  const c = Math.floor((i * customers) / invoices);
+  const month = 1 + (i % 12);
+  const year = 2025 + (i % 3);
+  const d = `${year}-${String(month).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`;
+  return {
+    number: `INV${String(i).padStart(8, '0')}`,
+    customer_identifier: `CUST${String(c).padStart(7, '0')}`,
+    customer_name: `Customer ${c}`,
+    date: d,
+    due_date: d,
+    amount: 1000 + ((i * 7919) % 499_000),
+  };
+}
+
+async function seed(): Promise<void> {
+  const marker = path.join(dir, 'bench-seed.json');
+  const wanted = JSON.stringify({ invoices, customers, kind: 'backoffice' });
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === wanted) return void console.log(`Reusing the seeded folder ${dir}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const [{ openDataStore }, { createEngine, storeLayouts }, { createLogger }] = await Promise.all([import('../src/store'), import('../src/engine'), import('../src/engine/logger')]);
+  const store = await openDataStore({ directory: dir, layouts: storeLayouts });
+  const engine = await createEngine({ store, logger: createLogger({ directory: path.join(dir, 'logs'), level: 'warn' }), firstToken: TOKEN, firstKey: KEY, timezone: 'UTC' });
+  const started = performance.now();
+  for (let from = 0; from < invoices; from += batch) {
+    const inputs = [];
+    for (let i = from; i < Math.min(invoices, from + batch); i++) inputs.push(invoiceInput(i));
+    await engine.receivables.importInvoices(inputs);
+  }
+  console.log(`Seeded ${fmt(invoices)} invoices for ${fmt(customers)} customers in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  await engine.close();
+  fs.writeFileSync(marker, wanted);
+}
+
+function startServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/serve.ts'), '--data-dir', dir, '--port', '0', '--rate-limit', '100000000'], {
+    cwd: root,
+    env: { ...process.env, LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /API:\s+(http:\/\/[^\s]+)\/api/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
+
+function get(url: string): Promise<{ ms: number; status: number; body: string }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent, headers: { Authorization: auth } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+async function measure(label: string, paths: (i: number) => string, url: string): Promise<void> {
+  const times: number[] = [];
+  let rows = 0;
+  let scanned = 0;
+  for (let i = 0; i < 5; i++) await get(`${url}${paths(i)}`);
+  for (let i = 0; i < rounds; i++) {
+    const r = await get(`${url}${paths(i)}`);
+    if (r.status !== 200) throw new Error(`${label}: ${r.status} ${r.body.slice(0, 200)}`);
+    times.push(r.ms);
+    const parsed = JSON.parse(r.body) as { items?: unknown[]; scanned?: number };
+    rows += parsed.items?.length ?? 1;
+    scanned += parsed.scanned ?? 0;
+  }
+  times.sort((a, b) => a - b);
+  const extra = scanned ? `, ${fmt(rows / rounds)} rows from ${fmt(scanned / rounds)} read` : '';
+  console.log(`  ${label.padEnd(58)} p50 ${pct(times, 50).toFixed(1).padStart(6)} ms  p99 ${pct(times, 99).toFixed(1).padStart(6)} ms${extra}`);
+}
+
+async function main(): Promise<void> {
+  await seed();
+  const { child, url } = await startServer();
+  try {
+    const n = (i: number) => `INV${String((i * 104_729) % invoices).padStart(8, '0')}`;
+    const customer = (i: number) => `CUST${String((i * 7_919) % customers).padStart(7, '0')}`;
+    console.log(`Back office over HTTP, ${fmt(invoices)} invoices, ${fmt(customers)} customers, ${rounds} requests each, one at a time:`);
+    await measure('baseline: GET /api/status', () => '/api/status', url);
+    await measure('invoices, first page, no filter', () => '/api/backoffice/invoices?limit=50', url);
+    await measure('invoices, first page, status=overdue', () => '/api/backoffice/invoices?status=overdue&limit=50', url);
+    await measure('invoices, first page, open, $1,000 to $2,000', () => '/api/backoffice/invoices?status=open&amount_min=100000&amount_max=200000&limit=50', url);
+    await measure('invoices, first page, dated 2027-03', () => '/api/backoffice/invoices?date_from=2027-03-01&date_to=2027-03-31&limit=50', url);
+    await measure('invoices, first page, one customer', (i) => `/api/backoffice/invoices?customer=${customer(i)}&limit=50`, url);
+    await measure('customers, first page, identifier prefix', (i) => `/api/backoffice/customers?q=${customer(i).slice(0, 8)}&limit=50`, url);
+    await measure('invoice by number: GET /api/exports/invoice/{number}', (i) => `/api/exports/invoice/${n(i)}`, url);
+    await measure('invoice by number: the search box', (i) => `/api/backoffice/search?q=${n(i)}`, url);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    agent.destroy();
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

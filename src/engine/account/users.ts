@@ -1,0 +1,253 @@
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { jwtVerify, errors as joseErrors } from 'jose';
+import type { EngineCore } from '../core';
+import { fail } from '../errors';
+import { putRecord, recordsOfKind } from '../records';
+import type { InstallKeys } from '../security/install-keys';
+import type { Credentials } from './credentials';
+import { ROLE_SCOPES, isRole, type Role } from './roles';
+import type { Principal } from './scopes';
+
+/**
+ * Back-office users: people who sign in with their e-mail and a password, not with API keys.
+ * Passwords are kept as scrypt hashes with a salt of their own and compared in constant time;
+ * after MAX_FAILURES wrong passwords in a row the user is locked for LOCK_MS. A new user (and the
+ * owner at first start or after `admin reset-owner`) gets a one-time sign-in link instead of a
+ * password: opening it sets the password. Sessions are JWTs signed with the install's JWT key,
+ * whose `token` claim is `user:<id>`; the role is read again on every request, so a role change
+ * or a disabled user takes effect at once.
+ */
+export interface UserRecord {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  password: { salt: string; hash: string } | null;
+  /** SHA-256 of the one-time sign-in link's secret (the secret itself is shown once). */
+  link: { hash: string; expires_at: string } | null;
+  failures: number;
+  locked_until: string | null;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  enabled: boolean;
+  has_password: boolean;
+  locked_until: string | null;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface Session {
+  jwt: string;
+  exp: number;
+  user: UserView;
+}
+
+export const MAX_FAILURES = 5;
+export const LOCK_MS = 15 * 60_000;
+export const LINK_MS = 24 * 3_600_000;
+export const SESSION_DAYS = 1;
+export const MIN_PASSWORD = 10;
+const SCRYPT: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+const KEYLEN = 32;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+export const USER_PREFIX = 'user:';
+
+const scrypt = (password: string, salt: Buffer) =>
+  new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, KEYLEN, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export interface Users {
+  list(): UserView[];
+  get(id: string): UserView;
+  /** A new user and their one-time sign-in link secret (shown once). */
+  create(input: { email: string; name?: string; role: string }): Promise<{ user: UserView; link: string }>;
+  update(id: string, patch: { role?: string; name?: string; enabled?: boolean }): Promise<UserView>;
+  /** A new one-time sign-in link for the user (the owner's lost password: `admin reset-owner`). */
+  newLink(id: string): Promise<{ user: UserView; link: string }>;
+  signIn(email: string, password: string): Promise<Session>;
+  /** Opens a one-time link: sets the password (and the e-mail, if given) and signs in. */
+  redeemLink(link: string, password: string, email?: string): Promise<Session>;
+  verifyJwt(jwt: string): Promise<Principal | null>;
+  /** The session again with a new JWT, expiring no later than `notAfter` (a session never extends itself). */
+  refresh(id: string, notAfter?: number): Promise<Session>;
+  /** First start: the owner, when the install has no user yet, with a sign-in link. */
+  ensureOwner(): Promise<{ user: UserView; link: string } | undefined>;
+  owner(): UserView | undefined;
+}
+
+export async function createUsers(core: EngineCore, keys: InstallKeys, credentials: Credentials): Promise<Users> {
+  const cache = new Map<string, UserRecord>();
+  for (const r of await recordsOfKind<UserRecord>(core, 'user')) cache.set(r.key, r.data);
+  // A hash to compare against when the e-mail is unknown, so timing does not tell which e-mails exist.
+  const decoy = { salt: randomBytes(16).toString('hex'), hash: randomBytes(KEYLEN).toString('hex') };
+
+  const view = (u: UserRecord): UserView => ({
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    enabled: u.disabled_at === null,
+    has_password: u.password !== null,
+    locked_until: u.locked_until,
+    created_at: u.created_at,
+    updated_at: u.updated_at,
+    last_sign_in_at: u.last_sign_in_at,
+  });
+  const byEmail = (email: string) => [...cache.values()].find((u) => u.email === email.trim().toLowerCase());
+  const mustGet = (id: string) => {
+    const u = cache.get(id);
+    if (!u) throw fail.notFound('user_not_found', `no user ${id}`);
+    return u;
+  };
+  const checkEmail = (email: string, self?: string) => {
+    const e = email.trim().toLowerCase();
+    if (!EMAIL.test(e) || e.length > 200) throw fail.invalid('invalid_email', 'Enter an e-mail address such as name@example.com', [{ field: 'email', message: 'Enter an e-mail address such as name@example.com' }]);
+    const other = byEmail(e);
+    if (other && other.id !== self) throw fail.conflict('user_exists', `A user with the e-mail ${e} already exists`, [{ field: 'email', message: 'Another user has this e-mail' }]);
+    return e;
+  };
+  const save = async (next: UserRecord, type: string) => {
+    const saved = await core.mutate(async (tx) => {
+      const data = { ...next, updated_at: tx.at };
+      await putRecord(tx, 'user', data.id, data, { type, entity: 'user', key: data.id, data: { role: data.role, enabled: data.disabled_at === null } }, data.email);
+      return data;
+    });
+    cache.set(saved.id, saved);
+    return saved;
+  };
+  const makeLink = () => {
+    const secret = randomBytes(24).toString('base64url');
+    return { secret, link: { hash: sha256(secret), expires_at: new Date(core.clock.now() + LINK_MS).toISOString() } };
+  };
+  const enabledOwners = () => [...cache.values()].filter((u) => u.role === 'owner' && !u.disabled_at);
+  const session = async (u: UserRecord, notAfter?: number): Promise<Session> => {
+    const { jwt, exp } = await credentials.issueJwt(`${USER_PREFIX}${u.id}`, SESSION_DAYS, { scopes: ROLE_SCOPES[u.role], ...(notAfter ? { notAfter } : {}) });
+    return { jwt, exp, user: view(u) };
+  };
+  const checkPassword = (password: string) => {
+    if (password.length < MIN_PASSWORD) throw fail.invalid('password_too_short', `A password needs at least ${MIN_PASSWORD} characters`, [{ field: 'password', message: `At least ${MIN_PASSWORD} characters` }]);
+  };
+
+  const users: Users = {
+    list: () => [...cache.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.email.localeCompare(b.email)).map(view),
+    get: (id) => view(mustGet(id)),
+    async create(input) {
+      if (!isRole(input.role)) throw fail.invalid('invalid_role', 'role must be owner, manager, clerk or cashier', [{ field: 'role', message: 'Choose owner, manager, clerk or cashier' }]);
+      const email = checkEmail(input.email);
+      const { secret, link } = makeLink();
+      const at = new Date(core.clock.now()).toISOString();
+      const record: UserRecord = {
+        id: core.ids.token(),
+        email,
+        name: input.name?.trim() || email,
+        role: input.role,
+        password: null,
+        link,
+        failures: 0,
+        locked_until: null,
+        disabled_at: null,
+        created_at: at,
+        updated_at: at,
+        last_sign_in_at: null,
+      };
+      return { user: view(await save(record, 'user.created')), link: secret };
+    },
+    async update(id, patch) {
+      const u = mustGet(id);
+      if (patch.role !== undefined && !isRole(patch.role)) throw fail.invalid('invalid_role', 'role must be owner, manager, clerk or cashier', [{ field: 'role', message: 'Choose owner, manager, clerk or cashier' }]);
+      const role = (patch.role ?? u.role) as Role;
+      const disabled = patch.enabled === undefined ? u.disabled_at : patch.enabled ? null : (u.disabled_at ?? new Date(core.clock.now()).toISOString());
+      // Someone must always be able to manage users and credentials.
+      if (u.role === 'owner' && !u.disabled_at && (role !== 'owner' || disabled) && enabledOwners().length === 1) {
+        throw fail.conflict('last_owner', 'This is the only owner: make another user owner first');
+      }
+      const next: UserRecord = { ...u, role, disabled_at: disabled, name: patch.name?.trim() || u.name };
+      return view(await save(next, 'user.updated'));
+    },
+    async newLink(id) {
+      const u = mustGet(id);
+      const { secret, link } = makeLink();
+      const saved = await save({ ...u, link, failures: 0, locked_until: null, disabled_at: null }, 'user.link_issued');
+      return { user: view(saved), link: secret };
+    },
+    async signIn(email, password) {
+      const u = byEmail(email);
+      const stored = u?.password ?? decoy;
+      const candidate = await scrypt(password, Buffer.from(stored.salt, 'hex'));
+      const equal = timingSafeEqual(candidate, Buffer.from(stored.hash, 'hex'));
+      const now = core.clock.now();
+      const refused = () => fail.unauthorized('sign_in_failed', 'That e-mail and password do not match an enabled user.');
+      if (!u || u.disabled_at) throw refused();
+      if (u.locked_until && Date.parse(u.locked_until) > now) {
+        throw fail.forbidden('user_locked', `Too many wrong passwords: try again after ${u.locked_until}, or ask the owner for a sign-in link.`);
+      }
+      if (!u.password || !equal) {
+        const failures = u.failures + 1;
+        const locked = failures >= MAX_FAILURES ? new Date(now + LOCK_MS).toISOString() : null;
+        await save({ ...u, failures: locked ? 0 : failures, locked_until: locked }, 'user.sign_in_failed');
+        throw refused();
+      }
+      const saved = await save({ ...u, failures: 0, locked_until: null, last_sign_in_at: new Date(now).toISOString() }, 'user.signed_in');
+      return session(saved);
+    },
+    async redeemLink(secret, password, email) {
+      const hash = sha256(secret);
+      const u = [...cache.values()].find((x) => x.link && timingSafeEqual(Buffer.from(x.link.hash, 'hex'), Buffer.from(hash, 'hex')));
+      if (!u || !u.link || Date.parse(u.link.expires_at) <= core.clock.now() || u.disabled_at) {
+        throw fail.unauthorized('link_invalid', 'This sign-in link has expired or was already used: ask the owner for a new one.');
+      }
+      checkPassword(password);
+      const nextEmail = email ? checkEmail(email, u.id) : u.email;
+      const salt = randomBytes(16);
+      const hashed = (await scrypt(password, salt)).toString('hex');
+      const saved = await save(
+        { ...u, email: nextEmail, password: { salt: salt.toString('hex'), hash: hashed }, link: null, failures: 0, locked_until: null, last_sign_in_at: new Date(core.clock.now()).toISOString() },
+        'user.password_set',
+      );
+      return session(saved);
+    },
+    async verifyJwt(jwt) {
+      try {
+        const { payload } = await jwtVerify(jwt, new Uint8Array(Buffer.from(keys.current('jwt').secret, 'hex')), {
+          algorithms: ['HS256'],
+          requiredClaims: ['exp'],
+          currentDate: new Date(core.clock.now()),
+        });
+        const token = typeof payload.token === 'string' ? payload.token : '';
+        if (!token.startsWith(USER_PREFIX)) return null;
+        const u = cache.get(token.slice(USER_PREFIX.length));
+        if (!u || u.disabled_at) return null;
+        // A session issued before the password was reset (or the link reissued) stays valid: the
+        // lockout and the link do not end sessions; disabling the user does.
+        return { credential: token, via: 'jwt', scopes: ROLE_SCOPES[u.role], exp: payload.exp!, user: { id: u.id, email: u.email, name: u.name, role: u.role } };
+      } catch (err) {
+        if (err instanceof joseErrors.JOSEError) return null;
+        throw err;
+      }
+    },
+    async refresh(id, notAfter) {
+      const u = mustGet(id);
+      if (u.disabled_at) throw fail.unauthorized('unauthorized', 'This user is disabled');
+      return session(u, notAfter);
+    },
+    async ensureOwner() {
+      if (cache.size > 0) return undefined;
+      return users.create({ email: 'owner@laneway.local', name: 'Owner', role: 'owner' });
+    },
+    owner() {
+      const o = enabledOwners()[0] ?? [...cache.values()].find((u) => u.role === 'owner');
+      return o && view(o);
+    },
+  };
+  return users;
+}

@@ -1,0 +1,362 @@
+import type { Account } from '../account';
+import type { MangoQuery } from 'rxdb';
+import type { EngineCore } from '../core';
+import type { StoredDoc } from '../../store/schema';
+import { dateInZone } from '../clock';
+import { customerListItem } from '../receivables/customer-view';
+import { invoiceStatusOf, type StatusBasis } from '../receivables/invoice-view';
+import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH } from '../receivables/invoice-layout';
+import { agingOf } from '../receivables/ledger';
+import type { CustomerDoc, PaymentDoc } from '../receivables/types';
+import { hydrateOrder, type OrderDoc } from '../orders/order-record';
+
+/**
+ * The back office's list queries: newest first, filtered, paged by a cursor, and each page read
+ * through the store's indexes. The store's index ranges run oldest first, so "newest first" walks
+ * back in windows of the global watermark: each window is one index range read (on [feed,
+ * watermark] or [customer, watermark] when the filter names one), filtered, and taken newest
+ * first. A page stops at `limit` rows or after SCAN_BUDGET rows read, answering a `before`
+ * cursor either way, so a very selective filter costs a bounded read per page ("more" continues).
+ */
+export const SCAN_BUDGET = 20_000;
+const WINDOW = 16_000;
+
+export interface InvoiceFilter {
+  status?: 'open' | 'closed' | 'overdue' | 'paid' | 'all';
+  customer?: string;
+  division?: string;
+  due_from?: string;
+  due_to?: string;
+  date_from?: string;
+  date_to?: string;
+  amount_min?: number;
+  amount_max?: number;
+  before?: number;
+  limit?: number;
+}
+
+export interface InvoiceRowView {
+  number: string;
+  display_number: string;
+  customer_identifier: string;
+  date: string;
+  due_date: string | null;
+  currency: string;
+  amount_cents: number;
+  owing_cents: number;
+  status: string;
+  division: string | null;
+  watermark: number;
+}
+
+export interface Paged<T> {
+  items: T[];
+  /** Pass as `before` for the next page; null when the list has no more. */
+  next: number | null;
+  scanned: number;
+}
+
+export interface AgingSummary {
+  as_of: string;
+  currency: string;
+  customers_owing: number;
+  buckets: Array<{ bucket: 'current' | '1-30' | '31-60' | '61-90' | '91-120' | '121-180' | 'over 180'; cents: number }>;
+  balance_cents: number;
+  credit_cents: number;
+}
+
+type Row = { [k: string]: unknown } & StoredDoc;
+
+/**
+ * Walks a collection newest first in watermark windows, `value` deciding each record (undefined:
+ * left out); stops at `limit` kept or the budget. A record's value is computed only when the walk
+ * reaches it, newest first, so a page parses no more than it shows. Windows start small and grow,
+ * so a page that fills at once reads little, and a selective filter still reaches far back.
+ */
+async function newestFirst<T>(
+  core: EngineCore,
+  read: (lo: number, hi: number) => Promise<Array<{ watermark: number; value: () => T | undefined }>>,
+  before: number | undefined,
+  limit: number,
+): Promise<Paged<T>> {
+  let hi = Math.min(before ?? Infinity, core.currentWatermark() + 1);
+  const items: T[] = [];
+  let scanned = 0;
+  let window = Math.max(limit * 4, 200);
+  while (hi > 0) {
+    const lo = Math.max(0, hi - window);
+    const rows = await read(lo, hi);
+    scanned += rows.length;
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const r = rows[i]!;
+      const value = r.value();
+      if (value === undefined) continue;
+      items.push(value);
+      if (items.length === limit) return { items, next: i > 0 || lo > 0 ? r.watermark : null, scanned };
+    }
+    hi = lo;
+    window = Math.min(window * 4, WINDOW);
+    if (scanned >= SCAN_BUDGET && hi > 0) return { items, next: hi, scanned };
+  }
+  return { items, next: null, scanned };
+}
+
+export interface BackofficeQueries {
+  invoices(filter: InvoiceFilter): Promise<Paged<InvoiceRowView>>;
+  customers(query: { q?: string; status?: 'open' | 'closed'; after?: string; limit?: number }): Promise<{ items: Array<ReturnType<typeof customerListItem>>; next: string | null }>;
+  payments(query: { customer?: string; before?: number; limit?: number }): Promise<Paged<PaymentRowView>>;
+  orders(query: { before?: number; limit?: number }): Promise<Paged<OrderRowView>>;
+  aging(): Promise<AgingSummary>;
+  search(q: string): Promise<SearchHit[]>;
+}
+
+export interface PaymentRowView {
+  reference: string;
+  token: string;
+  customer_identifier: string;
+  date: string;
+  amount_cents: number;
+  currency: string;
+  method: string;
+  status: string;
+  unapplied_cents: number;
+  watermark: number;
+}
+
+export interface OrderRowView {
+  identifier: string;
+  customer_identifier: string | null;
+  amount_cents: number | null;
+  currency: string | null;
+  draft: boolean;
+  created_at: string;
+  watermark: number;
+}
+
+export function createBackofficeQueries(core: EngineCore, account: Account, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): BackofficeQueries {
+  const today = () => dateInZone(core.clock.now(), account.profile().timezone);
+  const customerIdOf = async (identifier: string) =>
+    (await core.find<CustomerDoc & Row>('customers', { selector: { identifier }, sort: [{ identifier: 'asc' }], limit: 1 }))[0]?.id;
+  let agingCache: { key: string; value: AgingSummary } | undefined;
+
+  return {
+    search: (q) => searchEverything(core, q, findSale),
+    async invoices(filter) {
+      const day = today();
+      const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
+      const status = filter.status ?? 'all';
+      const feed: string | undefined = status === 'open' || status === 'overdue' ? 'open' : status === 'closed' || status === 'paid' ? 'closed' : undefined;
+      const customer = filter.customer ? await customerIdOf(filter.customer) : undefined;
+      if (filter.customer && !customer) return { items: [], next: null, scanned: 0 };
+      const read = async (lo: number, hi: number) => {
+        const range = { $gte: lo, $lt: hi };
+        const query: MangoQuery<StoredDoc> = customer
+          ? { selector: { customer, watermark: range }, sort: [{ customer: 'asc' }, { watermark: 'asc' }] }
+          : feed
+            ? { selector: { feed, watermark: range }, sort: [{ feed: 'asc' }, { watermark: 'asc' }] }
+            : { selector: { watermark: range }, sort: [{ watermark: 'asc' }] };
+        const { values, bytes } = await core.project('invoices', query, INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH);
+        return values.map((v, i) => {
+          const [watermark, f, , st] = v as [number, string, number | null, StatusBasis];
+          return { watermark, value: () => (feed && f !== feed ? undefined : invoiceRow(filter, day, watermark, f, st, bytes[i]!)) };
+        });
+      };
+      return newestFirst(core, read, filter.before, limit);
+    },
+
+    async customers(query) {
+      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+      const ctx = { today: today(), accountCurrency: account.profile().currency };
+      const q = query.q?.trim() ?? '';
+      const lower = query.after ?? q;
+      const items: Array<ReturnType<typeof customerListItem>> = [];
+      let cursor = lower;
+      let first = !query.after;
+      // Identifier order, on the identifier index; a search is a prefix range of it.
+      for (let read = 0; read < SCAN_BUDGET && items.length < limit; ) {
+        const selector = { identifier: { ...(first ? { $gte: cursor } : { $gt: cursor }), ...(q ? { $lt: `${q}\uffff` } : {}) } };
+        const docs = await core.find<CustomerDoc & Row>('customers', { selector, sort: [{ identifier: 'asc' }], limit: query.status ? 500 : limit });
+        first = false;
+        if (docs.length === 0) return { items, next: null };
+        read += docs.length;
+        for (const d of docs) {
+          cursor = d.identifier;
+          if (query.status && d.data.account_status !== query.status) continue;
+          items.push(customerListItem(d, ctx));
+          if (items.length === limit) return { items, next: d.identifier };
+        }
+        if (docs.length < (query.status ? 500 : limit)) return { items, next: null };
+      }
+      return { items, next: cursor };
+    },
+
+    async payments(query) {
+      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+      const customer = query.customer ? await customerIdOf(query.customer) : undefined;
+      if (query.customer && !customer) return { items: [], next: null, scanned: 0 };
+      const read = async (lo: number, hi: number) => {
+        const range = { $gte: lo, $lt: hi };
+        const docs = await core.find<PaymentDoc & Row>(
+          'payments',
+          customer ? { selector: { customer, watermark: range }, sort: [{ customer: 'asc' }, { watermark: 'asc' }] } : { selector: { watermark: range }, sort: [{ watermark: 'asc' }] },
+        );
+        return docs.map((d) => ({ watermark: d.watermark, value: () => paymentRow(d) }));
+      };
+      return newestFirst(core, read, query.before, limit);
+    },
+
+    async orders(query) {
+      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+      const read = async (lo: number, hi: number) => {
+        const docs = await core.find<OrderDoc & Row>('orders', { selector: { watermark: { $gte: lo, $lt: hi } }, sort: [{ watermark: 'asc' }] });
+        return docs.map((raw) => ({ watermark: raw.watermark, value: () => orderRow(raw) }));
+      };
+      return newestFirst(core, read, query.before, limit);
+    },
+
+    async aging() {
+      const day = today();
+      const currency = account.profile().currency;
+      // Every customer's ledger: kept while nothing is written and the day does not change.
+      const key = `${core.currentWatermark()}:${day}`;
+      if (agingCache?.key === key) return agingCache.value;
+      const sums = { current: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over180: 0, credit: 0 };
+      let owing = 0;
+      let after = -1;
+      for (;;) {
+        const docs = await core.find<CustomerDoc & Row>('customers', { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: 2000 });
+        if (docs.length === 0) break;
+        for (const d of docs) {
+          const a = agingOf(d.data.ledger, day).byCurrency.get(currency);
+          if (!a) continue;
+          sums.current += a.current;
+          sums.d30 += a.d30;
+          sums.d60 += a.d60;
+          sums.d90 += a.d90;
+          sums.d120 += a.d120;
+          sums.d180 += a.d180;
+          sums.over180 += a.over180;
+          sums.credit += a.credit;
+          if (a.current + a.aging > 0) owing++;
+        }
+        after = docs[docs.length - 1]!.watermark;
+      }
+      const value: AgingSummary = {
+        as_of: day,
+        currency,
+        customers_owing: owing,
+        buckets: [
+          { bucket: 'current', cents: sums.current },
+          { bucket: '1-30', cents: sums.d30 },
+          { bucket: '31-60', cents: sums.d60 },
+          { bucket: '61-90', cents: sums.d90 },
+          { bucket: '91-120', cents: sums.d120 },
+          { bucket: '121-180', cents: sums.d180 },
+          { bucket: 'over 180', cents: sums.over180 },
+        ],
+        balance_cents: sums.current + sums.d30 + sums.d60 + sums.d90 + sums.d120 + sums.d180 + sums.over180,
+        credit_cents: sums.credit,
+      };
+      agingCache = { key, value };
+      return value;
+    },
+  };
+}
+
+/** Whether an invoice's status basis passes the filter (no parsing: the basis is a stored projection). */
+function keepBasis(filter: InvoiceFilter, day: string, [amount, owing, due, deleted]: StatusBasis, feed: string): boolean {
+  const status = filter.status ?? 'all';
+  if (feed === 'deleted' || deleted) return false;
+  if (status === 'overdue' && !(owing > 0 && due < day)) return false;
+  if (status === 'paid' && !(owing <= 0 && amount > 0)) return false;
+  if (filter.amount_min !== undefined && amount < filter.amount_min) return false;
+  if (filter.amount_max !== undefined && amount > filter.amount_max) return false;
+  if (filter.due_from && due < filter.due_from) return false;
+  if (filter.due_to && due > filter.due_to) return false;
+  return true;
+}
+
+/** An invoice's list row from its stored rendering, or undefined when the filter leaves it out. */
+function invoiceRow(filter: InvoiceFilter, day: string, watermark: number, feed: string, st: StatusBasis, bytes: Buffer): InvoiceRowView | undefined {
+  if (!keepBasis(filter, day, st, feed)) return undefined;
+  const view = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  const date = String(view.date);
+  if ((filter.date_from && date < filter.date_from) || (filter.date_to && date > filter.date_to)) return undefined;
+  const division = (view.division as string | null | undefined) ?? null;
+  if (filter.division && division !== filter.division) return undefined;
+  return {
+    number: String(view.number),
+    display_number: String(view.display_number),
+    customer_identifier: String(view.customer_identifier),
+    date,
+    due_date: (view.due_date as string | null) ?? null,
+    currency: String(view.currency),
+    amount_cents: st[0],
+    owing_cents: st[1],
+    status: invoiceStatusOf(st, day),
+    division,
+    watermark,
+  };
+}
+
+function orderRow(raw: OrderDoc): OrderRowView {
+  const d = hydrateOrder(raw);
+  return {
+    identifier: d.data.identifier,
+    customer_identifier: d.data.customer_identifier ?? null,
+    amount_cents: d.data.amount_cents,
+    currency: d.data.currency,
+    draft: d.data.draft,
+    created_at: d.data.created_at,
+    watermark: raw.watermark,
+  };
+}
+
+function paymentRow(d: PaymentDoc): PaymentRowView {
+  const p = d.data;
+  return {
+    reference: d.id,
+    token: p.token,
+    customer_identifier: p.customer_identifier,
+    date: p.date,
+    amount_cents: p.amount_cents,
+    currency: p.currency,
+    method: p.external_payment_type ?? p.payment_method ?? p.source,
+    status: p.status,
+    unapplied_cents: p.unapplied_cents,
+    watermark: d.watermark,
+  };
+}
+
+export interface SearchHit {
+  kind: 'customer' | 'invoice' | 'payment' | 'order' | 'transaction' | 'receipt';
+  key: string;
+  label: string;
+}
+
+/**
+ * The back office's one search box: a customer (identifier prefix), an invoice number or display
+ * number, a payment reference or token, an order, a transaction token, a receipt number. Each is
+ * one index lookup; nothing is scanned.
+ */
+export async function searchEverything(core: EngineCore, q: string, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): Promise<SearchHit[]> {
+  const key = q.trim();
+  if (!key) return [];
+  const hits: SearchHit[] = [];
+  const customers = await core.find<CustomerDoc & Row>('customers', { selector: { identifier: { $gte: key, $lt: `${key}\uffff` } }, sort: [{ identifier: 'asc' }], limit: 5 });
+  for (const c of customers) hits.push({ kind: 'customer', key: c.identifier, label: `${c.identifier} · ${c.data.name}` });
+  const invoice =
+    (await core.get<Row & { display_number: string }>('invoices', key)) ??
+    (await core.find<Row & { display_number: string }>('invoices', { selector: { display_number: key }, sort: [{ display_number: 'asc' }, { id: 'asc' }], limit: 1 }))[0];
+  if (invoice) hits.push({ kind: 'invoice', key: invoice.id, label: `Invoice ${invoice.display_number || invoice.id}` });
+  const payment =
+    (await core.get<PaymentDoc & Row>('payments', key)) ?? (await core.find<PaymentDoc & Row>('payments', { selector: { token: key }, sort: [{ token: 'asc' }], limit: 1 }))[0];
+  if (payment) hits.push({ kind: 'payment', key: payment.id, label: `Payment ${payment.id}` });
+  const order = await core.get<OrderDoc & Row>('orders', key);
+  if (order) hits.push({ kind: 'order', key: order.id, label: `Order ${order.id}` });
+  const transaction = await core.get<Row>('transactions', key);
+  if (transaction) hits.push({ kind: 'transaction', key: transaction.id, label: `Transaction ${transaction.id}` });
+  const sale = await findSale(key);
+  if (sale) hits.push({ kind: 'receipt', key: sale.number, label: `Receipt ${sale.number}` });
+  return hits;
+}

@@ -1,0 +1,223 @@
+import { useMemo, useState, type FormEvent } from 'react';
+import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
+import { link, useRoute } from '../state/route';
+import { can, useUser } from '../state/user';
+import { amountInput, parseAmount } from '../format';
+import { DataTable, type Columns } from './DataTable';
+import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
+import { InvoiceTable } from './Invoices';
+import { PaymentTable } from './Payments';
+
+type Customer = BoAnswer<'customers'>['items'][number];
+
+export function CustomersSection({ rest }: { rest: string[] }) {
+  if (rest[0] === 'new') return <CustomerForm />;
+  if (rest[0] && rest[1] === 'edit') return <CustomerForm identifier={rest[0]} />;
+  if (rest[0]) return <CustomerDetail identifier={rest[0]} />;
+  return <CustomerList />;
+}
+
+const columns: Columns<Customer> = [
+  { accessorKey: 'identifier', header: 'Customer' },
+  { accessorKey: 'name', header: 'Name' },
+  { accessorKey: 'account_status', header: 'Status', cell: (c) => <span className={`pill ${c.getValue() === 'open' ? 'open' : ''}`}>{String(c.getValue())}</span> },
+  { accessorKey: 'balance_cents', header: 'Balance', cell: (c) => <Money cents={c.row.original.balance_cents} currency={c.row.original.currency} /> },
+  { id: 'current', header: 'Current', cell: (c) => <Money cents={c.row.original.current_cents} currency={c.row.original.currency} /> },
+  { id: 'd30', header: '1–30', cell: (c) => <Money cents={c.row.original.aging_30_cents} currency={c.row.original.currency} /> },
+  { id: 'd60', header: '31–60', cell: (c) => <Money cents={c.row.original.aging_60_cents} currency={c.row.original.currency} /> },
+  { id: 'd90', header: '61–90', cell: (c) => <Money cents={c.row.original.aging_90_cents} currency={c.row.original.currency} /> },
+  { id: 'older', header: 'Over 90', cell: (c) => <Money cents={(c.row.original.aging_120_cents ?? 0) + (c.row.original.aging_180_cents ?? 0) + (c.row.original.aging_older_cents ?? 0)} currency={c.row.original.currency} /> },
+];
+
+function CustomerList() {
+  const { search, go } = useRoute();
+  const session = useUser((s) => s.session);
+  const q = search.get('q') ?? '';
+  const status = search.get('status') ?? '';
+  const [text, setText] = useState(q);
+  const [sort, setSort] = useState<{ by: string; desc: boolean }>({ by: 'identifier', desc: false });
+  const { rows, more, loading, error } = usePaged<Customer, string>(
+    (creds, after) => boCall(creds, 'customers', { query: { ...(q ? { q } : {}), ...(status ? { status: status as 'open' } : {}), ...(after ? { after } : {}), limit: 100 } }),
+    [q, status],
+  );
+  // The engine pages in identifier order; the other sorts order the rows loaded so far.
+  const sorted = useMemo(() => {
+    const key = sort.by as keyof Customer;
+    const out = [...rows].sort((a, b) => (a[key]! < b[key]! ? -1 : a[key]! > b[key]! ? 1 : 0));
+    return sort.desc ? out.reverse() : out;
+  }, [rows, sort]);
+  const setQuery = (next: Record<string, string>) => {
+    const params = new URLSearchParams({ ...(q ? { q } : {}), ...(status ? { status } : {}), ...next });
+    for (const [k, v] of [...params]) if (!v) params.delete(k);
+    go(`/app/customers${params.size ? `?${params}` : ''}`, { replace: true });
+  };
+  const submit = (e: FormEvent) => (e.preventDefault(), setQuery({ q: text.trim() }));
+  return (
+    <section className="bo-section">
+      <Title actions={can(session, 'manage') && <button type="button" className="primary" onClick={() => go('/app/customers/new')}>New customer</button>}>Customers</Title>
+      <form className="bo-filters" onSubmit={submit}>
+        <input aria-label="Customer identifier starts with" placeholder="Identifier starts with…" value={text} onChange={(e) => setText(e.target.value)} />
+        <select aria-label="Status" value={status} onChange={(e) => setQuery({ status: e.target.value })}>
+          <option value="">Any status</option>
+          <option value="open">Open</option>
+          <option value="closed">Closed</option>
+        </select>
+        <button type="submit">Search</button>
+      </form>
+      <Notice error={error} />
+      <DataTable
+        label="Customers"
+        columns={columns}
+        rows={sorted}
+        more={more}
+        loading={loading}
+        onOpen={(c) => go(link('customers', c.identifier))}
+        sort={{ ...sort, sortable: ['identifier', 'name', 'balance_cents'], set: (by) => setSort((s) => ({ by, desc: s.by === by ? !s.desc : false })) }}
+        empty="No customer matches."
+      />
+    </section>
+  );
+}
+
+function CustomerDetail({ identifier }: { identifier: string }) {
+  const go = useRoute((s) => s.go);
+  const session = useUser((s) => s.session);
+  const { data, error } = useLoad((creds) => boCall(creds, 'customer', { params: { identifier } }), [identifier]);
+  const { data: row } = useLoad(async (creds) => (await boCall(creds, 'customers', { query: { q: identifier, limit: 1 } })).items.find((c) => c.identifier === identifier), [identifier]);
+  if (error) return <Notice error={error} />;
+  if (!data) return <p className="muted">Loading…</p>;
+  const currency = row?.currency ?? data.currency;
+  const buckets: Array<[string, number | undefined]> = row
+    ? [['Current', row.current_cents], ['1–30', row.aging_30_cents], ['31–60', row.aging_60_cents], ['61–90', row.aging_90_cents], ['Over 90', (row.aging_120_cents ?? 0) + (row.aging_180_cents ?? 0) + (row.aging_older_cents ?? 0)]]
+    : [];
+  return (
+    <section className="bo-section">
+      <Title
+        back="/app/customers"
+        actions={
+          <>
+            {can(session, 'collect') && <button type="button" onClick={() => go(`/app/payments/new?customer=${encodeURIComponent(identifier)}`)}>Record a payment</button>}
+            {can(session, 'manage') && <button type="button" onClick={() => go(link('customers', identifier, 'edit'))}>Edit</button>}
+          </>
+        }
+      >
+        {data.name} <span className="muted">· {data.identifier}</span> <span className="pill">{data.account_status}</span>
+      </Title>
+      <div className="grid">
+        <div className="card">
+          <h2>Balance</h2>
+          <p className="big-figure" aria-label="Balance">
+            <Money cents={row?.balance_cents ?? 0} currency={currency} />
+          </p>
+          <p className="muted">Unapplied credit: <Money cents={row?.unapplied_payment_cents ?? 0} currency={currency} /></p>
+        </div>
+        <div className="card">
+          <h2>Aging</h2>
+          <dl className="bo-dl" aria-label="Aging">
+            {buckets.map(([label, cents]) => (
+              <div key={label}>
+                <dt>{label}</dt>
+                <dd><Money cents={cents ?? 0} currency={currency} /></dd>
+              </div>
+            ))}
+          </dl>
+        </div>
+        <div className="card">
+          <h2>Contact</h2>
+          <p>{[data.first_name, data.last_name].filter(Boolean).join(' ') || '—'}</p>
+          <p className="muted">{data.email || 'No e-mail'} · {data.telephone || 'no telephone'}</p>
+          <p className="muted">{[data.address_1, data.city, data.province, data.postal_code, data.country].filter(Boolean).join(', ')}</p>
+          <p className="muted">Last payment: {data.last_payment_date ? `${day(data.last_payment_date)}` : 'none yet'}</p>
+          {data.parent_identifier && <p>Parent: <a href={link('customers', data.parent_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.parent_identifier!)))}>{data.parent_identifier}</a></p>}
+        </div>
+      </div>
+      <div className="card">
+        <h2>Contacts</h2>
+        {data.contacts.length === 0 ? <p className="muted">No contacts.</p> : (
+          <ul className="bo-list">
+            {data.contacts.map((c) => (
+              <li key={c.email}>{c.email} <span className="muted">{[c.first_name, c.last_name].filter(Boolean).join(' ')}</span> {c.invited_at && <span className="pill">invited {day(c.invited_at)}</span>}</li>
+            ))}
+          </ul>
+        )}
+        {data.notes && <p className="muted">Notes: {data.notes}</p>}
+      </div>
+      <h2>Open invoices</h2>
+      <InvoiceTable filter={{ customer: identifier, status: 'open' }} />
+      <h2>Payments</h2>
+      <PaymentTable customer={identifier} />
+    </section>
+  );
+}
+
+const FIELDS: Array<[name: string, label: string, type?: string]> = [
+  ['name', 'Name'],
+  ['email', 'E-mail', 'email'],
+  ['telephone', 'Telephone'],
+  ['address_1', 'Address'],
+  ['city', 'City'],
+  ['province', 'Province or state'],
+  ['postal_code', 'Postal code'],
+  ['country', 'Country (2 letters)'],
+];
+
+function CustomerForm({ identifier }: { identifier?: string }) {
+  const creds = useUser((s) => s.creds);
+  const go = useRoute((s) => s.go);
+  const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
+  const { data: existing } = useLoad(async (c) => (identifier ? boCall(c, 'customer', { params: { identifier } }) : undefined), [identifier]);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const cur = (account?.currency ?? 'usd').toUpperCase();
+  const value = (name: string) => values[name] ?? (existing ? String((existing as Record<string, unknown>)[name] ?? '') : '');
+  const set = (name: string) => (v: string) => setValues((s) => ({ ...s, [name]: v }));
+  const creditText = values.credit_limit ?? '';
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!creds) return;
+    const body: Record<string, unknown> = { identifier: identifier ?? value('identifier').trim() };
+    for (const [name] of FIELDS) {
+      const v = value(name).trim();
+      if (v || values[name] !== undefined) body[name] = v;
+    }
+    const local: Record<string, string> = {};
+    if (creditText.trim()) {
+      const parsed = parseAmount(creditText, cur);
+      if (parsed.ok) body.credit_limit_cents = parsed.minor;
+      else local.credit_limit_cents = parsed.message;
+    }
+    setErrors(local);
+    if (Object.keys(local).length) return;
+    setBusy(true);
+    try {
+      const saved = await boCall(creds, 'saveCustomer', { body: body as BoCall<'saveCustomer'>['body'] });
+      go(link('customers', saved.identifier), { replace: true });
+    } catch (err) {
+      const { fields, message: m } = fieldErrors(err);
+      setErrors(fields);
+      setMessage(m);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="bo-section">
+      <Title back="/app/customers">{identifier ? `Edit ${identifier}` : 'New customer'}</Title>
+      <form className="card bo-form" onSubmit={(e) => void submit(e)} noValidate>
+        <Notice error={message} />
+        {!identifier && <Field label="Identifier" name="identifier" value={value('identifier')} onChange={set('identifier')} errors={errors} required hint="The customer number your accounting system uses" />}
+        {FIELDS.map(([name, label, type]) => (
+          <Field key={name} label={label} name={name} type={type} value={value(name)} onChange={set(name)} errors={errors} required={name === 'name'} />
+        ))}
+        <Field label={`Credit limit (${cur})`} name="credit_limit_cents" value={creditText} onChange={set('credit_limit')} errors={errors} hint={`For example ${amountInput(250000, cur)}`} />
+        <div className="bo-actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Save customer'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

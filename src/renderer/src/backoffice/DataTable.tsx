@@ -1,0 +1,81 @@
+import { useRef } from 'react';
+import { tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+
+const features = tableFeatures({});
+export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T>>;
+
+/**
+ * A list's rows, drawn virtually (only the rows in view exist in the page), with a sortable header
+ * where the list says so, "Load more" at the end when the engine has more, and Enter or a click to
+ * open a row.
+ */
+export function DataTable<T extends RowData>(props: {
+  label: string;
+  columns: Columns<T>;
+  rows: T[];
+  onOpen?: (row: T) => void;
+  more?: (() => void) | null;
+  loading?: boolean;
+  sort?: { by: string; desc: boolean; set(by: string): void; sortable: string[] };
+  empty?: string;
+}) {
+  const table = useTable({ features, columns: props.columns, data: props.rows });
+  const scroller = useRef<HTMLDivElement>(null);
+  const rows = table.getRowModel().rows;
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => 44, overscan: 12 });
+  const template = `repeat(${props.columns.length}, minmax(0, 1fr))`;
+  return (
+    <div className="bo-table card" role="table" aria-label={props.label}>
+      {table.getHeaderGroups().map((group) => (
+        <div className="bo-row bo-head" role="row" key={group.id} style={{ gridTemplateColumns: template }}>
+          {group.headers.map((header) => {
+            const id = header.column.id;
+            const sortable = props.sort?.sortable.includes(id);
+            const mark = props.sort?.by === id ? (props.sort.desc ? ' ▼' : ' ▲') : '';
+            return (
+              <div role="columnheader" key={header.id} className={sortable ? 'sortable' : ''} onClick={sortable ? () => props.sort!.set(id) : undefined}>
+                <table.FlexRender header={header} />
+                {mark}
+              </div>
+            );
+          })}
+        </div>
+      ))}
+      <div ref={scroller} className="bo-body">
+        {rows.length === 0 && !props.loading && <p className="muted bo-empty">{props.empty ?? 'Nothing here yet.'}</p>}
+        <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+          {virtual.getVirtualItems().map((item) => {
+            const row = rows[item.index]!;
+            return (
+              <div
+                key={row.id}
+                role="row"
+                tabIndex={0}
+                className="bo-row"
+                style={{ gridTemplateColumns: template, position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)`, height: item.size }}
+                onClick={() => props.onOpen?.(row.original)}
+                onKeyDown={(e) => e.key === 'Enter' && props.onOpen?.(row.original)}
+              >
+                {row.getAllCells().map((cell) => (
+                  <div role="cell" key={cell.id}>
+                    <table.FlexRender cell={cell} />
+                  </div>
+                ))}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      <div className="bo-foot">
+        <span className="muted">{rows.length} shown</span>
+        {props.loading && <span className="muted">Loading…</span>}
+        {props.more && !props.loading && (
+          <button type="button" onClick={props.more}>
+            Load more
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

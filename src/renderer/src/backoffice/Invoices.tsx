@@ -1,0 +1,198 @@
+import { useState, type FormEvent } from 'react';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
+import { link, useRoute } from '../state/route';
+import { can, useUser } from '../state/user';
+import { money, parseAmount } from '../format';
+import { DataTable, type Columns } from './DataTable';
+import { Money, Notice, Title, day, useLoad, usePaged } from './common';
+
+type Row = BoAnswer<'invoices'>['items'][number];
+type Filter = NonNullable<BoCall<'invoices'>['query']>;
+
+const columns: Columns<Row> = [
+  { accessorKey: 'display_number', header: 'Invoice' },
+  { accessorKey: 'customer_identifier', header: 'Customer' },
+  { accessorKey: 'date', header: 'Date' },
+  { accessorKey: 'due_date', header: 'Due', cell: (c) => day(c.row.original.due_date) },
+  { accessorKey: 'status', header: 'Status', cell: (c) => <span className={`pill ${String(c.getValue()).toLowerCase()}`}>{String(c.getValue())}</span> },
+  { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
+  { accessorKey: 'owing_cents', header: 'Owing', cell: (c) => <Money cents={c.row.original.owing_cents} currency={c.row.original.currency} /> },
+];
+
+/** Invoices newest first through the engine's filtered list query; rows open the invoice. */
+export function InvoiceTable({ filter }: { filter: Filter }) {
+  const go = useRoute((s) => s.go);
+  const key = JSON.stringify(filter);
+  const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'invoices', { query: { ...filter, ...(before ? { before } : {}), limit: 100 } }), [key]);
+  return (
+    <>
+      <Notice error={error} />
+      <DataTable label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty="No invoice matches." />
+    </>
+  );
+}
+
+export function InvoicesSection({ rest }: { rest: string[] }) {
+  return rest[0] ? <InvoiceDetail number={rest[0]} /> : <InvoiceList />;
+}
+
+function AgingChart() {
+  const { data } = useLoad((creds) => boCall(creds, 'aging', {}), []);
+  if (!data) return <div className="card bo-chart muted">Loading aging…</div>;
+  const cur = data.currency.toUpperCase();
+  return (
+    <div className="card bo-chart" aria-label="Aging summary">
+      <h2>
+        Aging on {data.as_of}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
+      </h2>
+      <ResponsiveContainer width="100%" height={180}>
+        <BarChart data={data.buckets.map((b) => ({ bucket: b.bucket, amount: b.cents / 100 }))}>
+          <CartesianGrid strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="bucket" />
+          <YAxis width={80} tickFormatter={(v: number) => money(Math.round(v * 100), cur)} />
+          <Tooltip formatter={(v) => money(Math.round(Number(v) * 100), cur)} />
+          <Bar dataKey="amount" fill="#1f5eff" radius={[4, 4, 0, 0]} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+const FILTER_KEYS = ['status', 'customer', 'division', 'due_from', 'due_to', 'date_from', 'date_to', 'amount_min', 'amount_max'] as const;
+
+function InvoiceList() {
+  const { search, go } = useRoute();
+  const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
+  const cur = (account?.currency ?? 'usd').toUpperCase();
+  const filter: Filter = {};
+  for (const k of FILTER_KEYS) {
+    const v = search.get(k);
+    if (!v) continue;
+    if (k === 'amount_min' || k === 'amount_max') filter[k] = Number(v);
+    else (filter as Record<string, string>)[k] = v;
+  }
+  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTER_KEYS.map((k) => [k, k.startsWith('amount') && search.get(k) ? money(Number(search.get(k)), cur).replace(/[^\d.,-]/g, '') : (search.get(k) ?? '')])));
+  const [problem, setProblem] = useState<string | null>(null);
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    const params = new URLSearchParams();
+    for (const k of FILTER_KEYS) {
+      const v = draft[k]?.trim();
+      if (!v) continue;
+      if (k === 'amount_min' || k === 'amount_max') {
+        const parsed = parseAmount(v, cur);
+        if (!parsed.ok) return setProblem(`${k === 'amount_min' ? 'Minimum' : 'Maximum'} amount: ${parsed.message}`);
+        params.set(k, String(parsed.minor));
+      } else params.set(k, v);
+    }
+    setProblem(null);
+    go(`/app/invoices${params.size ? `?${params}` : ''}`, { replace: true });
+  };
+  const input = (k: (typeof FILTER_KEYS)[number], label: string, type = 'text') => (
+    <label className="bo-field small">
+      {label}
+      <input type={type} value={draft[k]} onChange={(e) => setDraft((d) => ({ ...d, [k]: e.target.value }))} />
+    </label>
+  );
+  return (
+    <section className="bo-section">
+      <Title>Invoices</Title>
+      <AgingChart />
+      <form className="bo-filters wrap" onSubmit={apply} aria-label="Invoice filters">
+        <label className="bo-field small">
+          Status
+          <select value={draft.status} onChange={(e) => setDraft((d) => ({ ...d, status: e.target.value }))}>
+            <option value="">All</option>
+            <option value="open">Open</option>
+            <option value="overdue">Overdue</option>
+            <option value="paid">Paid</option>
+            <option value="closed">Closed</option>
+          </select>
+        </label>
+        {input('customer', 'Customer')}
+        {input('division', 'Division')}
+        {input('date_from', 'Dated from', 'date')}
+        {input('date_to', 'Dated to', 'date')}
+        {input('due_from', 'Due from', 'date')}
+        {input('due_to', 'Due to', 'date')}
+        {input('amount_min', `Amount from (${cur})`)}
+        {input('amount_max', `Amount to (${cur})`)}
+        <button type="submit" className="primary">Apply</button>
+      </form>
+      <Notice error={problem} />
+      <InvoiceTable filter={filter} />
+    </section>
+  );
+}
+
+function InvoiceDetail({ number }: { number: string }) {
+  const go = useRoute((s) => s.go);
+  const session = useUser((s) => s.session);
+  const { data, error } = useLoad((creds) => boCall(creds, 'invoice', { params: { number_or_id: number }, query: { options: { payments: true } } }), [number]);
+  if (error) return <Notice error={error} />;
+  if (!data) return <p className="muted">Loading…</p>;
+  const cur = data.currency.toUpperCase();
+  const payments = (data.payments ?? []) as Array<Record<string, string>>;
+  return (
+    <section className="bo-section">
+      <Title
+        back="/app/invoices"
+        actions={
+          can(session, 'collect') &&
+          data.owing_cents > 0 && (
+            <button type="button" className="primary" onClick={() => go(`/app/payments/new?customer=${encodeURIComponent(data.customer_identifier)}&invoice=${encodeURIComponent(data.number)}`)}>
+              Record a payment
+            </button>
+          )
+        }
+      >
+        Invoice {data.display_number} <span className={`pill ${data.status.toLowerCase()}`}>{data.status}</span>
+      </Title>
+      <div className="grid">
+        <div className="card">
+          <h2>Amount</h2>
+          <p className="big-figure"><Money cents={data.amount_cents} currency={cur} /></p>
+          <p>Owing <strong aria-label="Owing"><Money cents={data.owing_cents} currency={cur} /></strong></p>
+        </div>
+        <div className="card">
+          <h2>Customer</h2>
+          <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a></p>
+          <p className="muted">Dated {data.date} · due {day(data.due_date)}{data.division ? ` · division ${data.division}` : ''}</p>
+        </div>
+        <div className="card">
+          <h2>Taxes</h2>
+          <p>Tax 1: {data.subtotal_tax1} · Tax 2: {data.subtotal_tax2}</p>
+          {data.adjustments_attributes.map((a) => <p key={a.id} className="muted">{a.label ?? 'Adjustment'}: <Money cents={a.amount_cents} currency={cur} /></p>)}
+        </div>
+      </div>
+      <div className="card">
+        <h2>Lines</h2>
+        <table className="bo-simple">
+          <thead><tr><th>#</th><th>Description</th><th>Qty</th><th>Amount</th><th>Balance</th></tr></thead>
+          <tbody>
+            {data.line_item_attributes.map((l, i) => (
+              <tr key={i}><td>{l.number}</td><td>{l.description}</td><td>{l.quantity ?? ''}</td><td><Money cents={l.amount_cents} currency={cur} /></td><td><Money cents={l.balance_cents} currency={cur} /></td></tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="card">
+        <h2>Payments</h2>
+        {payments.length === 0 ? <p className="muted">No payment applied yet.</p> : (
+          <ul className="bo-list">
+            {payments.map((p, i) => (
+              <li key={i}>
+                <a href={link('payments', p.payment_reference ?? '')} onClick={(e) => (e.preventDefault(), go(link('payments', p.payment_reference ?? '')))}>{p.payment_reference}</a> · {p.date} · {p.amount}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="card">
+        <h2>Attachments</h2>
+        {data.attachments.length === 0 ? <p className="muted">None.</p> : data.attachments.map((a) => <p key={a.file_name}>{a.file_name} <span className="muted">({Math.ceil(a.size / 1024)} KB)</span></p>)}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+import { useState } from 'react';
+import { boCall, type BoAnswer } from '../api/backoffice';
+import { link, useRoute } from '../state/route';
+import { can, useUser } from '../state/user';
+import { amountInput, money, parseAmount } from '../format';
+import { DataTable, type Columns } from './DataTable';
+import { Confirm, Money, Notice, Title, day, useLoad, usePaged } from './common';
+
+type Row = BoAnswer<'orders'>['items'][number];
+type Txn = BoAnswer<'transaction'>;
+type OrderTxn = { token: string; action: string | null; state: string; amount_in_cents: number; currency: string | null; created_at: string };
+
+const columns: Columns<Row> = [
+  { accessorKey: 'identifier', header: 'Order' },
+  { accessorKey: 'customer_identifier', header: 'Customer', cell: (c) => c.row.original.customer_identifier ?? '—' },
+  { accessorKey: 'created_at', header: 'Created', cell: (c) => day(c.row.original.created_at) },
+  { accessorKey: 'draft', header: 'State', cell: (c) => (c.row.original.draft ? 'Draft' : 'Published') },
+  { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
+];
+
+export function OrdersSection({ rest }: { rest: string[] }) {
+  const go = useRoute((s) => s.go);
+  const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'orders', { query: { ...(before ? { before } : {}), limit: 100 } }), []);
+  if (rest[0] === 'transactions' && rest[1]) return <TransactionDetail token={rest[1]} />;
+  if (rest[0]) return <OrderDetail identifier={rest[0]} />;
+  return (
+    <section className="bo-section">
+      <Title>Orders</Title>
+      <Notice error={error} />
+      <DataTable label="Orders" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('orders', r.identifier))} empty="No order yet." />
+    </section>
+  );
+}
+
+function OrderDetail({ identifier }: { identifier: string }) {
+  const go = useRoute((s) => s.go);
+  const { data, error } = useLoad((creds) => boCall(creds, 'order', { params: { identifier } }), [identifier]);
+  if (error) return <Notice error={error} />;
+  if (!data) return <p className="muted">Loading…</p>;
+  return (
+    <section className="bo-section">
+      <Title back="/app/orders">Order {data.identifier}</Title>
+      <div className="card">
+        <p>
+          <Money cents={data.amount_cents} currency={data.currency} /> {data.customer_identifier && <span className="muted">· customer {data.customer_identifier}</span>}
+        </p>
+      </div>
+      <div className="card">
+        <h2>Transactions</h2>
+        {data.transactions.length === 0 ? <p className="muted">No transaction on this order.</p> : (
+          <table className="bo-simple">
+            <thead><tr><th>Token</th><th>Action</th><th>State</th><th>Amount</th><th>When</th></tr></thead>
+            <tbody>
+              {(data.transactions as OrderTxn[]).map((t) => (
+                <tr key={t.token} tabIndex={0} className="clickable" onClick={() => go(link('orders', 'transactions', t.token))} onKeyDown={(e) => e.key === 'Enter' && go(link('orders', 'transactions', t.token))}>
+                  <td>{t.token}</td><td>{t.action}</td><td>{t.state}</td><td><Money cents={t.amount_in_cents} currency={t.currency} /></td><td>{day(t.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </section>
+  );
+}
+
+type Move = 'capture' | 'void' | 'refund';
+
+/** Which money moves a transaction offers; the engine decides whether each one is allowed. */
+function movesOf(t: Txn): Move[] {
+  if (t.state !== 'completed') return [];
+  if (t.authorization && t.authorization.remaining_cents > 0) return ['capture', 'void'];
+  if (['sale', 'capture'].includes(t.action ?? '')) return t.voided_by ? [] : ['void', 'refund'];
+  return [];
+}
+
+function TransactionDetail({ token }: { token: string }) {
+  const { creds, session } = useUser();
+  const { data, error, reload } = useLoad((c) => boCall(c, 'transaction', { params: { token_or_reference: token } }), [token]);
+  const [move, setMove] = useState<Move | null>(null);
+  const [amount, setAmount] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+  if (error) return <Notice error={error} />;
+  if (!data) return <p className="muted">Loading…</p>;
+  const cur = (data.currency ?? 'usd').toUpperCase();
+  const allowed = can(session, 'money');
+  const left = move === 'capture' ? (data.authorization?.remaining_cents ?? 0) : move === 'refund' ? data.amount_in_cents - data.refunded_cents : data.amount_in_cents;
+  const parsed = amount.trim() ? parseAmount(amount, cur) : null;
+  const cents = move === 'void' ? data.amount_in_cents : parsed?.ok ? parsed.minor : left;
+  const run = async () => {
+    if (!creds || !move) return;
+    setBusy(true);
+    try {
+      const body = { transaction: data.token, ...(move !== 'void' ? { amount_cents: cents } : {}) };
+      const r = await boCall(creds, move, { body });
+      setOutcome(r.success ? { ok: true, text: `${move === 'void' ? 'Voided' : move === 'refund' ? 'Refunded' : 'Captured'} ${money(cents, cur)}.` } : { ok: false, text: `Declined: ${r.response_code ?? 'refused'}` });
+    } catch (err) {
+      setOutcome({ ok: false, text: (err as Error).message });
+    } finally {
+      setBusy(false);
+      setMove(null);
+      setAmount('');
+      reload();
+    }
+  };
+  return (
+    <section className="bo-section">
+      <Title back="/app/orders" actions={allowed && movesOf(data).map((m) => <button key={m} type="button" className={m === 'capture' ? 'primary' : 'danger'} onClick={() => (setOutcome(null), setMove(m))}>{m[0]!.toUpperCase() + m.slice(1)}</button>)}>
+        Transaction {data.token} <span className="pill">{data.action}</span> <span className="pill">{data.state}</span>
+      </Title>
+      {outcome && <p role="status" className={`notice ${outcome.ok ? 'ok' : 'error'}`}>{outcome.text}</p>}
+      <div className="grid">
+        <div className="card">
+          <h2>Amount</h2>
+          <p className="big-figure"><Money cents={data.amount_in_cents} currency={cur} /></p>
+          <p className="muted">Refunded <Money cents={data.refunded_cents} currency={cur} />{data.voided_by ? ` · voided by ${data.voided_by}` : ''}</p>
+        </div>
+        <div className="card">
+          <h2>Card</h2>
+          <p>{data.payment_method.replace('_', ' ')} {data.credit_card ?? ''}</p>
+          <p className="muted">{day(data.created_at)} · {data.message ?? ''}</p>
+        </div>
+      </div>
+      {move && (
+        <Confirm
+          title={`${move[0]!.toUpperCase() + move.slice(1)} ${money(cents, cur)}?`}
+          danger={move !== 'capture'}
+          busy={busy || (parsed !== null && !parsed.ok)}
+          confirm={`${move[0]!.toUpperCase() + move.slice(1)} ${money(cents, cur)}`}
+          onCancel={() => setMove(null)}
+          onConfirm={() => void run()}
+          body={
+            <>
+              <p>
+                {move === 'void' ? 'The whole transaction is cancelled' : `Up to ${money(left, cur)} can be ${move === 'refund' ? 'refunded' : 'captured'}`}: the card holder sees <strong>{money(cents, cur)}</strong>.
+              </p>
+              {move !== 'void' && (
+                <label className="bo-field">
+                  Amount ({cur})
+                  <input aria-label="Amount" value={amount} placeholder={amountInput(left, cur)} onChange={(e) => setAmount(e.target.value)} />
+                  {parsed && !parsed.ok && <span className="error small">{parsed.message}</span>}
+                </label>
+              )}
+            </>
+          }
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,188 @@
+import { useState, type FormEvent } from 'react';
+import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
+import { link, useRoute } from '../state/route';
+import { can, useUser } from '../state/user';
+import { amountInput, money, parseAmount } from '../format';
+import { DataTable, type Columns } from './DataTable';
+import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
+
+type Row = BoAnswer<'payments'>['items'][number];
+
+const columns: Columns<Row> = [
+  { accessorKey: 'reference', header: 'Payment' },
+  { accessorKey: 'customer_identifier', header: 'Customer' },
+  { accessorKey: 'date', header: 'Date' },
+  { accessorKey: 'method', header: 'Method' },
+  { accessorKey: 'status', header: 'Status' },
+  { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
+  { accessorKey: 'unapplied_cents', header: 'Unapplied', cell: (c) => <Money cents={c.row.original.unapplied_cents} currency={c.row.original.currency} /> },
+];
+
+export function PaymentTable({ customer }: { customer?: string }) {
+  const go = useRoute((s) => s.go);
+  const { rows, more, loading, error } = usePaged<Row, number>(
+    (creds, before) => boCall(creds, 'payments', { query: { ...(customer ? { customer } : {}), ...(before ? { before } : {}), limit: 100 } }),
+    [customer],
+  );
+  return (
+    <>
+      <Notice error={error} />
+      <DataTable label="Payments" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('payments', r.reference))} empty="No payment yet." />
+    </>
+  );
+}
+
+export function PaymentsSection({ rest }: { rest: string[] }) {
+  const go = useRoute((s) => s.go);
+  const session = useUser((s) => s.session);
+  if (rest[0] === 'new') return <RecordPayment />;
+  if (rest[0]) return <PaymentDetail reference={rest[0]} />;
+  return (
+    <section className="bo-section">
+      <Title actions={can(session, 'collect') && <button type="button" className="primary" onClick={() => go('/app/payments/new')}>Record a payment</button>}>Payments</Title>
+      <PaymentTable />
+    </section>
+  );
+}
+
+function PaymentDetail({ reference }: { reference: string }) {
+  const go = useRoute((s) => s.go);
+  const { data, error } = useLoad((creds) => boCall(creds, 'payment', { params: { reference_or_token: reference }, query: { options: { export_payment_tree: true } } }), [reference]);
+  if (error) return <Notice error={error} />;
+  if (!data) return <p className="muted">Loading…</p>;
+  return (
+    <section className="bo-section">
+      <Title back="/app/payments">
+        Payment {data.payment_reference} <span className="pill">{data.status}</span>
+      </Title>
+      <div className="grid">
+        <div className="card">
+          <h2>Received</h2>
+          <p className="big-figure">{data.payment_amount} {data.currency}</p>
+          <p className="muted">Unapplied credit: {data.unapplied_amount}</p>
+        </div>
+        <div className="card">
+          <h2>From</h2>
+          <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a> {data.customer_name}</p>
+          <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_source} {data.external_payment_number ?? ''}</p>
+        </div>
+      </div>
+      <div className="card">
+        <h2>Applied to</h2>
+        <table className="bo-simple">
+          <thead><tr><th>Invoice</th><th>Applied</th><th>Invoice balance</th></tr></thead>
+          <tbody>
+            {data.payment_amounts.map((a, i) => (
+              <tr key={i}>
+                <td><a href={link('invoices', a.invoice_number ?? '')} onClick={(e) => (e.preventDefault(), go(link('invoices', a.invoice_number ?? '')))}>{a.invoice_number}</a></td>
+                <td>{a.amount}</td>
+                <td>{a.invoice_balance ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+/** An external payment (cheque, wire) applied to the customer's open invoices; what is not applied stays as credit. */
+function RecordPayment() {
+  const { search, go } = useRoute();
+  const creds = useUser((s) => s.creds);
+  const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
+  const cur = (account?.currency ?? 'usd').toUpperCase();
+  const [customer, setCustomer] = useState(search.get('customer') ?? '');
+  const [method, setMethod] = useState('cheque');
+  const [number, setNumber] = useState('');
+  const [total, setTotal] = useState('');
+  const [applied, setApplied] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const invoiceParam = search.get('invoice');
+  const { data: open } = useLoad(async (c) => (customer ? (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items : []), [customer]);
+  const amountOf = (inv: { number: string; owing_cents: number }) => applied[inv.number] ?? (invoiceParam === inv.number ? amountInput(inv.owing_cents, cur) : '');
+  const parsedTotal = total.trim() ? parseAmount(total, cur) : null;
+  let allocated = 0;
+  const allocations: Array<{ invoice_number: string; amount: number }> = [];
+  const local: Record<string, string> = {};
+  for (const inv of open ?? []) {
+    const text = amountOf(inv).trim();
+    if (!text) continue;
+    const p = parseAmount(text, cur);
+    if (!p.ok) local[`apply-${inv.number}`] = p.message;
+    else if (p.minor > 0) {
+      allocated += p.minor;
+      allocations.push({ invoice_number: inv.number, amount: p.minor });
+    }
+  }
+  const totalCents = parsedTotal?.ok ? parsedTotal.minor : allocated;
+  const unapplied = totalCents - allocated;
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!creds) return;
+    const problems = { ...local };
+    if (parsedTotal && !parsedTotal.ok) problems.amount_cents = parsedTotal.message;
+    if (unapplied < 0) problems.amount_cents = `The amounts applied (${money(allocated, cur)}) exceed the payment`;
+    if (!customer.trim()) problems.customer_identifier = 'Which customer paid?';
+    setErrors(problems);
+    if (Object.keys(problems).length) return;
+    const reference = `${method === 'wire' ? 'WIRE' : 'CHQ'}-${number.trim() || Date.now().toString(36).toUpperCase()}`;
+    const body: BoCall<'recordPayment'>['body'] = {
+      identifier: reference,
+      customer_identifier: customer.trim(),
+      amount_cents: totalCents,
+      external_payment_type: method,
+      ...(number.trim() ? { external_payment_number: number.trim() } : {}),
+      ...(allocations.length ? { payment_amounts_attributes: allocations } : {}),
+    };
+    setBusy(true);
+    try {
+      await boCall(creds, 'recordPayment', { body });
+      go(link('payments', reference), { replace: true });
+    } catch (err) {
+      const f = fieldErrors(err);
+      setErrors(f.fields);
+      setMessage(f.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="bo-section">
+      <Title back="/app/payments">Record a payment</Title>
+      <form className="card bo-form" onSubmit={(e) => void submit(e)} noValidate>
+        <Notice error={message} />
+        <Field label="Customer" name="customer_identifier" value={customer} onChange={setCustomer} errors={errors} required />
+        <label className="bo-field">
+          Method
+          <select value={method} onChange={(e) => setMethod(e.target.value)}>
+            <option value="cheque">Cheque</option>
+            <option value="wire">Wire transfer</option>
+          </select>
+        </label>
+        <Field label={method === 'wire' ? 'Wire reference' : 'Cheque number'} name="external_payment_number" value={number} onChange={setNumber} errors={errors} />
+        <Field label={`Amount received (${cur})`} name="amount_cents" value={total} onChange={setTotal} errors={errors} hint={`Leave empty to take the sum applied below. For example ${amountInput(125050, cur)}`} />
+        <h2>Apply to open invoices</h2>
+        {(open ?? []).length === 0 && <p className="muted">{customer ? 'No open invoice: the whole payment is credit on account.' : 'Name the customer first.'}</p>}
+        {(open ?? []).map((inv) => (
+          <div key={inv.number} className="bo-apply">
+            <span>
+              {inv.display_number} <span className="muted">due {day(inv.due_date)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
+            </span>
+            <Field label={`Apply to ${inv.display_number}`} name={`apply-${inv.number}`} value={amountOf(inv)} onChange={(v) => setApplied((a) => ({ ...a, [inv.number]: v }))} errors={{ ...errors, ...local }} />
+          </div>
+        ))}
+        <p aria-label="Payment summary">
+          Payment <strong>{money(totalCents, cur)}</strong> · applied {money(allocated, cur)} · unapplied credit <strong>{money(Math.max(unapplied, 0), cur)}</strong>
+        </p>
+        <div className="bo-actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Recording…' : `Record ${money(totalCents, cur)}`}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,101 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { boCall, type BoAnswer } from '../api/backoffice';
+import { link, segments, useRoute } from '../state/route';
+import { can, useUser } from '../state/user';
+import { useLive } from '../state/live';
+import { SECTIONS } from './sections';
+
+type Hit = BoAnswer<'search'>['hits'][number];
+
+const hitPath = (h: Hit) =>
+  h.kind === 'customer' ? link('customers', h.key)
+  : h.kind === 'invoice' ? link('invoices', h.key)
+  : h.kind === 'payment' ? link('payments', h.key)
+  : h.kind === 'order' ? link('orders', h.key)
+  : h.kind === 'transaction' ? link('orders', 'transactions', h.key)
+  : `/app/register?receipt=${encodeURIComponent(h.key)}`;
+
+/** The search box: one engine lookup per kind, Enter opens the first hit. */
+function Search() {
+  const { creds } = useUser();
+  const go = useRoute((s) => s.go);
+  const [q, setQ] = useState('');
+  const [hits, setHits] = useState<Hit[] | null>(null);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!creds || !q.trim()) return;
+    const found = (await boCall(creds, 'search', { query: { q: q.trim() } })).hits;
+    if (found.length === 1) {
+      setHits(null);
+      go(hitPath(found[0]!));
+    } else setHits(found);
+  };
+  return (
+    <form className="bo-search" role="search" onSubmit={(e) => void submit(e)}>
+      <input aria-label="Search" placeholder="Customer, invoice number, order, transaction, receipt…" value={q} onChange={(e) => setQ(e.target.value)} />
+      {hits && (
+        <ul className="bo-hits card" aria-label="Search results">
+          {hits.length === 0 && <li className="muted">Nothing found for “{q}”.</li>}
+          {hits.map((h) => (
+            <li key={`${h.kind}:${h.key}`}>
+              <button type="button" onClick={() => (setHits(null), go(hitPath(h)))}>
+                <span className="pill">{h.kind}</span> {h.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </form>
+  );
+}
+
+/** The back office: sections in a side bar, each with URLs of its own, the user and live state on top. */
+export function BackOffice() {
+  const { session, creds, signOut, refresh } = useUser();
+  const { path, go } = useRoute();
+  const { connected, start, last } = useLive();
+  useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
+  // A change to a user may be this user's role: read the session again.
+  useEffect(() => {
+    if (last?.entity === 'user') void refresh();
+  }, [last, refresh]);
+  const [first, ...rest] = segments(path);
+  const visible = SECTIONS.filter((s) => can(session, s.grant));
+  const section = visible.find((s) => s.key === first);
+  useEffect(() => {
+    if (!section && visible[0]) go(link(visible[0].key), { replace: true });
+  }, [section, visible, go]);
+  if (!session) return null;
+  return (
+    <div className="bo">
+      <header className="bo-top topbar">
+        <h1>
+          Laneway <span className="muted">· {session.account_name}</span>
+        </h1>
+        <Search />
+        <span className={`badge ${connected ? 'live' : 'offline'}`}>{connected ? 'Live' : 'Offline'}</span>
+        <span className="badge" aria-label="Signed in user">
+          {session.user.name} · {session.user.role}
+        </span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <div className="bo-body-wrap">
+        <nav className="bo-nav" aria-label="Sections">
+          {visible.map((s) => (
+            <a key={s.key} href={link(s.key)} aria-current={s === section ? 'page' : undefined} onClick={(e) => (e.preventDefault(), go(link(s.key)))}>
+              {s.label}
+            </a>
+          ))}
+          {can(session, 'register') && (
+            <a href="/app/register" className="bo-register">
+              Register
+            </a>
+          )}
+        </nav>
+        <main className="bo-main">{section ? section.render(rest) : <p className="muted">Your role has no back-office section.</p>}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,159 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { ApiError, type Credentials } from '../api/client';
+import { useLive } from '../state/live';
+import { useUser } from '../state/user';
+import { useRoute } from '../state/route';
+import { money } from '../format';
+
+/**
+ * Reads `load` when its inputs change and again on every live change (GET /api/events), keeping
+ * what it showed while it reads.
+ */
+export function useLoad<T>(load: (creds: Credentials) => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; reload(): void } {
+  const creds = useUser((s) => s.creds);
+  const version = useLive((s) => s.version);
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  const loader = useRef(load);
+  loader.current = load;
+  useEffect(() => {
+    if (!creds) return;
+    let live = true;
+    loader.current(creds).then(
+      (d) => live && (setData(d), setError(null)),
+      (e: unknown) => live && setError(e instanceof ApiError && e.status === 404 ? 'Not found.' : (e as Error).message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [creds, version, tick, ...deps]);
+  return { data, error, reload: useCallback(() => setTick((t) => t + 1), []) };
+}
+
+/**
+ * A paged list newest first: the first page, then "Load more" with the engine's cursor. Reads the
+ * first page again on a live change.
+ */
+export function usePaged<T, C>(load: (creds: Credentials, cursor: C | undefined) => Promise<{ items: T[]; next: C | null }>, deps: unknown[]) {
+  const creds = useUser((s) => s.creds);
+  const version = useLive((s) => s.version);
+  const [rows, setRows] = useState<T[]>([]);
+  const [next, setNext] = useState<C | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const loader = useRef(load);
+  loader.current = load;
+  useEffect(() => {
+    if (!creds) return;
+    let live = true;
+    setLoading(true);
+    loader.current(creds, undefined).then(
+      (p) => live && (setRows(p.items), setNext(p.next), setLoading(false), setError(null)),
+      (e: unknown) => live && (setError((e as Error).message), setLoading(false)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [creds, version, ...deps]);
+  const more =
+    next === null || !creds
+      ? null
+      : () => {
+          setLoading(true);
+          void loader.current(creds, next).then((p) => (setRows((r) => [...r, ...p.items]), setNext(p.next), setLoading(false)));
+        };
+  return { rows, more, loading, error };
+}
+
+export const Money = ({ cents, currency }: { cents: number | null | undefined; currency: string | null | undefined }) => (
+  <span className="num">{cents === null || cents === undefined ? '—' : money(cents, (currency ?? 'usd').toUpperCase())}</span>
+);
+
+export function Title({ children, actions, back }: { children: ReactNode; actions?: ReactNode; back?: string }) {
+  const go = useRoute((s) => s.go);
+  return (
+    <div className="bo-title">
+      {back && (
+        <button type="button" className="back" onClick={() => (window.history.length > 1 ? window.history.back() : go(back))}>
+          ← Back
+        </button>
+      )}
+      <h2 className="page-title">{children}</h2>
+      <div className="bo-actions">{actions}</div>
+    </div>
+  );
+}
+
+export const Notice = ({ error }: { error: string | null | undefined }) =>
+  error ? (
+    <p role="alert" className="notice error">
+      {error}
+    </p>
+  ) : null;
+
+/** A labelled field with the engine's error for it beside it (described by, not inside, the label). */
+export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean }) {
+  const error = props.errors[props.name];
+  const id = `field-${props.name}`;
+  const note = error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
+  return (
+    <div className="bo-field">
+      <label htmlFor={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? 'text'}
+        value={props.value}
+        required={props.required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={note}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+      {props.hint && !error && (
+        <span id={`${id}-hint`} className="muted small">
+          {props.hint}
+        </span>
+      )}
+      {error && (
+        <span id={`${id}-error`} className="error small">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The engine's field errors by field, and what is left for the top of the form. */
+export function fieldErrors(err: unknown): { fields: Record<string, string>; message: string } {
+  const fields: Record<string, string> = {};
+  if (err instanceof ApiError) for (const d of err.details) if (d.field) fields[d.field] ??= d.message;
+  return { fields, message: (err as Error).message };
+}
+
+/** Asks before a money move, stating the amount; Escape or Cancel closes it. */
+export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean }) {
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => e.key === 'Escape' && props.onCancel();
+    window.addEventListener('keydown', key);
+    return () => window.removeEventListener('keydown', key);
+  }, [props]);
+  return (
+    <div className="overlay">
+      <div className="dialog" role="dialog" aria-modal="true" aria-label={props.title}>
+        <h2 className="page-title">{props.title}</h2>
+        <div>{props.body}</div>
+        <div className="bo-actions">
+          <button type="button" onClick={props.onCancel}>
+            Cancel
+          </button>
+          <button type="button" autoFocus className={props.danger ? 'primary danger-fill' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
+            {props.confirm}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+export const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : '—');

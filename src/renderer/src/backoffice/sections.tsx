@@ -1,0 +1,28 @@
+import type { ReactNode } from 'react';
+import { CustomersSection } from './Customers';
+import { InvoicesSection } from './Invoices';
+import { PaymentsSection } from './Payments';
+import { OrdersSection } from './Orders';
+import { UsersSection } from './Users';
+import { AccountSection } from './Account';
+
+/**
+ * The back office's sections, one entry each: a section added later (imports, webhooks,
+ * settlement) is one more line here. `grant` hides the section from roles that cannot read it
+ * (the engine refuses them anyway); `rest` is the path after the section's own segment.
+ */
+export interface Section {
+  key: string;
+  label: string;
+  grant: 'read' | 'users';
+  render(rest: string[]): ReactNode;
+}
+
+export const SECTIONS: Section[] = [
+  { key: 'customers', label: 'Customers', grant: 'read', render: (rest) => <CustomersSection rest={rest} /> },
+  { key: 'invoices', label: 'Invoices', grant: 'read', render: (rest) => <InvoicesSection rest={rest} /> },
+  { key: 'payments', label: 'Payments', grant: 'read', render: (rest) => <PaymentsSection rest={rest} /> },
+  { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
+  { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
+  { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
+];

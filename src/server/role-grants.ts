@@ -1,0 +1,46 @@
+import type { Scope } from '../engine/account';
+import type { AnyRoute } from './route';
+
+/**
+ * Which back-office grants admit each operation that needs the `api` scope (see
+ * engine/account/roles.ts for which role holds which grant). The API key and the owner hold `api`
+ * and pass everywhere; a manager, clerk or cashier passes only where a grant of theirs is named.
+ * Rules are tried in order; the first whose method and path match decides. An operation no rule
+ * names falls to the last two: reading needs `read`, anything else `manage` (a manager's), so a
+ * route added later is never open to a clerk or a cashier by accident.
+ */
+interface Rule {
+  methods: readonly string[] | '*';
+  path: RegExp;
+  grants: readonly Scope[];
+}
+
+const WRITE = ['post', 'put', 'patch', 'delete'];
+const RULES: readonly Rule[] = [
+  // The register: sales, shifts, tenders, the lane terminal command, the register's own reads.
+  { methods: ['get'], path: /^\/api\/(pos|lanes)(\/|$)/, grants: ['read', 'register'] },
+  { methods: ['get'], path: /^\/api\/events$/, grants: ['read', 'register'] },
+  { methods: ['get'], path: /^\/api\/whoami$/, grants: ['read', 'register'] },
+  // Every user reads their own session (a cashier's back office shows only the way to the register).
+  { methods: ['get'], path: /^\/api\/session$/, grants: ['read', 'register'] },
+  { methods: WRITE, path: /^\/api\/pos\/(shifts|sales|registers\/[^/]+\/z)/, grants: ['register'] },
+  { methods: ['post'], path: /^\/api\/gateway\/v1\/terminal$/, grants: ['register'] },
+  // Settings: the account, the lanes, the register's catalog, cashiers and settings.
+  { methods: WRITE, path: /^\/api\/account(\/|$)/, grants: ['settings'] },
+  { methods: WRITE, path: /^\/api\/lanes(\/|$)/, grants: ['settings'] },
+  { methods: WRITE, path: /^\/api\/pos\/(settings|products|cashiers)/, grants: ['settings'] },
+  // Collecting: record a payment, send (or cancel) an invitation or a reminder.
+  { methods: WRITE, path: /^\/api\/imports\/payment$/, grants: ['collect'] },
+  { methods: WRITE, path: /^\/api\/(invitations|reminders)(\/|$)/, grants: ['collect'] },
+  { methods: WRITE, path: /^\/api\/receivables\/invoices\/[^/]+\/reminders$/, grants: ['collect'] },
+  // Money moves: transactions, refunds, wallets, autopay, gift cards.
+  { methods: WRITE, path: /^\/api\/gateway\/v1\//, grants: ['money'] },
+  { methods: WRITE, path: /^\/api\/autopay(\/|$)/, grants: ['money'] },
+  { methods: ['get', 'head'], path: /./, grants: ['read'] },
+  { methods: '*', path: /./, grants: ['manage'] },
+];
+
+export function grantsOf(route: Pick<AnyRoute, 'method' | 'path'>): readonly Scope[] {
+  const rule = RULES.find((r) => (r.methods === '*' || r.methods.includes(route.method)) && r.path.test(route.path));
+  return rule?.grants ?? [];
+}

@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route';
+import type { Engine } from '../../engine';
+import type { Session } from '../../engine/account/users';
+import { ROLE_SCOPES } from '../../engine/account/roles';
+import { fail } from '../../engine/errors';
+import { ErrorBody } from '../../shared/schemas/common';
+import { ref } from '../../shared/schemas/components';
+import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../../shared/schemas/users';
+
+const TAGS = ['Back office users'];
+const OURS = "Laneway's own operation (not in the reference API). ";
+const err = (description: string) => ({ description, schema: ref(ErrorBody) });
+const USERS_SCOPE = 'Needs the `users` scope: the owner, or the API key.';
+
+const sessionBody = (engine: Engine, s: Session) => ({ ...s, scopes: [...ROLE_SCOPES[s.user.role]], account_name: engine.account.profile().name });
+
+export const signIn = defineRoute({
+  method: 'post',
+  path: '/api/session',
+  operationId: 'signInUser',
+  tags: TAGS,
+  summary: 'Sign a back-office user in with e-mail and password',
+  description: `${OURS}Answers a session JWT holding the user's role. Five wrong passwords in a row lock the user for 15 minutes (403 user_locked).`,
+  auth: false,
+  body: SignInBody,
+  responses: { 200: { description: 'Signed in', schema: ref(UserSession) }, 401: err('Wrong e-mail or password'), 403: err('Locked after too many wrong passwords') },
+  async handler({ engine, body }) {
+    return { body: sessionBody(engine, await engine.users.signIn(body.email, body.password)) };
+  },
+});
+
+export const redeemLink = defineRoute({
+  method: 'post',
+  path: '/api/session/link',
+  operationId: 'redeemSignInLink',
+  tags: TAGS,
+  summary: 'Open a one-time sign-in link: choose a password and sign in',
+  description: `${OURS}The link is made when a user is created, at first start for the owner, and by \`npm run admin -- reset-owner\`; it works once, for 24 hours.`,
+  auth: false,
+  body: LinkBody,
+  responses: { 200: { description: 'Signed in', schema: ref(UserSession) }, 401: err('Link expired or used'), 409: err('E-mail taken') },
+  async handler({ engine, body }) {
+    return { body: sessionBody(engine, await engine.users.redeemLink(body.link, body.password, body.email)) };
+  },
+});
+
+export const currentSession = defineRoute({
+  method: 'get',
+  path: '/api/session',
+  operationId: 'getUserSession',
+  tags: TAGS,
+  summary: "The signed-in user, their role's grants and a fresh session JWT",
+  description: `${OURS}Only for a user's session (403 for API credentials).`,
+  responses: { 200: { description: 'Session', schema: ref(UserSession) }, 403: err('Not a user session') },
+  async handler({ engine, principal }) {
+    if (!principal?.user) throw fail.forbidden('not_a_user', 'This is an API credential, not a back-office user');
+    const s = await engine.users.refresh(principal.user.id, principal.exp);
+    return { body: sessionBody(engine, s) };
+  },
+});
+
+export const listUsers = defineRoute({
+  method: 'get',
+  path: '/api/users',
+  operationId: 'listUsers',
+  scope: 'users',
+  tags: TAGS,
+  summary: 'Back-office users',
+  description: OURS + USERS_SCOPE,
+  responses: { 200: { description: 'Users', schema: UserList } },
+  handler: ({ engine }) => ({ body: { users: engine.users.list() } }),
+});
+
+export const createUser = defineRoute({
+  method: 'post',
+  path: '/api/users',
+  operationId: 'createUser',
+  scope: 'users',
+  tags: TAGS,
+  summary: 'Add a back-office user; answers their one-time sign-in link (shown once)',
+  description: OURS + USERS_SCOPE,
+  body: UserCreate,
+  responses: { 201: { description: 'Created', schema: UserCreated }, 409: err('E-mail taken') },
+  async handler({ engine, body }) {
+    return { status: 201, body: await engine.users.create(body) };
+  },
+});
+
+export const updateUser = defineRoute({
+  method: 'patch',
+  path: '/api/users/:id',
+  operationId: 'updateUser',
+  scope: 'users',
+  tags: TAGS,
+  summary: "Change a user's role or name, or disable them (their sessions stop at once)",
+  description: `${OURS}${USERS_SCOPE} The last enabled owner cannot be demoted or disabled (409 last_owner).`,
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+  body: UserPatch,
+  responses: { 200: { description: 'Updated', schema: ref(User) }, 404: err('No such user'), 409: err('Last owner') },
+  async handler({ engine, params, body }) {
+    return { body: await engine.users.update(params.id, body) };
+  },
+});
+
+export const newUserLink = defineRoute({
+  method: 'post',
+  path: '/api/users/:id/link',
+  operationId: 'newUserSignInLink',
+  scope: 'users',
+  tags: TAGS,
+  summary: 'A new one-time sign-in link for a user (a forgotten password); clears a lockout',
+  description: OURS + USERS_SCOPE,
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+  responses: { 200: { description: 'Link', schema: UserCreated }, 404: err('No such user') },
+  async handler({ engine, params }) {
+    return { body: await engine.users.newLink(params.id) };
+  },
+});
+
+export const userRoutes = [signIn, redeemLink, currentSession, listUsers, createUser, updateUser, newUserLink];

@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../schemas/account';
+import { ref } from '../schemas/components';
+import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult } from '../schemas/backoffice';
+import { OrderTransaction, TransactionRequest, TransactionResponse } from '../schemas/gateway';
+import { Order } from '../schemas/orders';
+import { ImportResult } from '../schemas/receivables-common';
+import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
+import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
+import { PaymentImport, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
+import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
+import { backofficeRoutes } from './backoffice-routes';
+import type { Endpoint } from './pos';
+
+/**
+ * The calls the back-office screens make, declared once, as `posEndpoints` is for the register
+ * (./pos.ts): the renderer imports this for its types only, and test/server/renderer-contract.test.ts
+ * holds each entry to the server route's very schemas.
+ */
+export const backofficeEndpoints = {
+  signIn: { ...backofficeRoutes.signIn, body: SignInBody, response: UserSession },
+  redeemLink: { ...backofficeRoutes.redeemLink, body: LinkBody, response: UserSession },
+  session: { ...backofficeRoutes.session, response: UserSession },
+  users: { ...backofficeRoutes.users, response: UserList },
+  createUser: { ...backofficeRoutes.createUser, body: UserCreate, response: UserCreated },
+  updateUser: { ...backofficeRoutes.updateUser, body: UserPatch, response: User },
+  userLink: { ...backofficeRoutes.userLink, response: UserCreated },
+  search: { ...backofficeRoutes.search, query: SearchQuery, response: SearchResult },
+  customers: { ...backofficeRoutes.customers, query: CustomerListQuery, response: CustomerPage },
+  customer: { ...backofficeRoutes.customer, response: CustomerView },
+  saveCustomer: { ...backofficeRoutes.saveCustomer, body: CustomerImport, response: ImportResult },
+  invoices: { ...backofficeRoutes.invoices, query: InvoiceListQuery, response: InvoicePage },
+  aging: { ...backofficeRoutes.aging, response: AgingSummary },
+  invoice: { ...backofficeRoutes.invoice, query: InvoiceViewQuery, response: InvoiceView },
+  payments: { ...backofficeRoutes.payments, query: PaymentListQuery, response: PaymentPage },
+  payment: { ...backofficeRoutes.payment, query: PaymentViewQuery, response: PaymentView },
+  recordPayment: { ...backofficeRoutes.recordPayment, body: PaymentImport, response: ImportResult },
+  orders: { ...backofficeRoutes.orders, query: OrderListQuery, response: OrderPage },
+  order: { ...backofficeRoutes.order, response: Order },
+  transaction: { ...backofficeRoutes.transaction, response: OrderTransaction },
+  capture: { ...backofficeRoutes.capture, body: TransactionRequest, response: TransactionResponse },
+  void: { ...backofficeRoutes.void, body: TransactionRequest, response: TransactionResponse },
+  refund: { ...backofficeRoutes.refund, body: TransactionRequest, response: TransactionResponse },
+  account: { ...backofficeRoutes.account, response: AccountSettings },
+  updateAccount: { ...backofficeRoutes.updateAccount, body: AccountPatch, response: AccountSettings },
+  // The route declares this answer inline: the same shape, held equal by the contract test.
+  credentials: { ...backofficeRoutes.credentials, response: Type.Object({ credentials: Type.Array(ref(Credential)) }) },
+  createCredential: { ...backofficeRoutes.createCredential, body: CredentialCreate, response: CredentialCreated },
+  disableCredential: { ...backofficeRoutes.disableCredential, response: Credential },
+} as const satisfies Record<string, Endpoint>;
+
+export type BackofficeEndpoints = typeof backofficeEndpoints;

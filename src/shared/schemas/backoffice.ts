@@ -1,0 +1,129 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { component, ref } from './components';
+import { CustomerListItem } from './receivables-customers';
+
+/** The back office's list queries and search (Laneway's own operations, not in the reference API). */
+const Cursor = Type.Integer({ minimum: 1, description: 'The `next` of the page before: lists run newest first' });
+const Limit = Type.Integer({ minimum: 1, maximum: 200, default: 50 });
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const InvoiceListQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('open'), Type.Literal('overdue'), Type.Literal('paid'), Type.Literal('closed')], { default: 'all' })),
+  customer: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Customer identifier' })),
+  division: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  due_from: Type.Optional(Day),
+  due_to: Type.Optional(Day),
+  date_from: Type.Optional(Day),
+  date_to: Type.Optional(Day),
+  amount_min: Type.Optional(Type.Integer({ description: 'Cents' })),
+  amount_max: Type.Optional(Type.Integer({ description: 'Cents' })),
+  before: Type.Optional(Cursor),
+  limit: Type.Optional(Limit),
+});
+
+export const InvoiceRow = component(
+  'BackOfficeInvoiceRow',
+  Type.Object({
+    number: Type.String(),
+    display_number: Type.String(),
+    customer_identifier: Type.String(),
+    date: Type.String(),
+    due_date: Nullable(Type.String()),
+    currency: Type.String(),
+    amount_cents: Type.Integer(),
+    owing_cents: Type.Integer(),
+    status: Type.String({ description: 'CURRENT, PARTIAL, OVERDUE, PAID, CREDIT or CLOSED, as of today in the shop' }),
+    division: Nullable(Type.String()),
+    watermark: Type.Integer(),
+  }),
+);
+export type InvoiceRow = Static<typeof InvoiceRow>;
+
+const pageOf = <T extends ReturnType<typeof ref>>(item: T) =>
+  Type.Object({
+    items: Type.Array(item),
+    next: Type.Union([Type.Integer(), Type.Null()], { description: 'Cursor of the next page (as `before`), null at the end' }),
+    scanned: Type.Integer({ description: 'Records read for this page (a page stops after 20,000 even when short)' }),
+  });
+
+export const InvoicePage = pageOf(ref(InvoiceRow));
+export type InvoicePage = Static<typeof InvoicePage>;
+
+export const CustomerListQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 100, description: 'Identifier prefix' })),
+  status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The `next` of the page before: identifier order' })),
+  limit: Type.Optional(Limit),
+});
+export const CustomerPage = Type.Object({
+  items: Type.Array(ref(CustomerListItem)),
+  next: Type.Union([Type.String(), Type.Null()]),
+});
+export type CustomerPage = Static<typeof CustomerPage>;
+
+export const PaymentListQuery = Type.Object({
+  customer: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  before: Type.Optional(Cursor),
+  limit: Type.Optional(Limit),
+});
+export const PaymentRow = component(
+  'BackOfficePaymentRow',
+  Type.Object({
+    reference: Type.String(),
+    token: Type.String(),
+    customer_identifier: Type.String(),
+    date: Type.String(),
+    amount_cents: Type.Integer(),
+    currency: Type.String(),
+    method: Type.String(),
+    status: Type.String(),
+    unapplied_cents: Type.Integer({ description: 'Received but applied to no invoice (credit on account)' }),
+    watermark: Type.Integer(),
+  }),
+);
+export type PaymentRow = Static<typeof PaymentRow>;
+export const PaymentPage = pageOf(ref(PaymentRow));
+export type PaymentPage = Static<typeof PaymentPage>;
+
+export const OrderListQuery = Type.Object({ before: Type.Optional(Cursor), limit: Type.Optional(Limit) });
+export const OrderRow = component(
+  'BackOfficeOrderRow',
+  Type.Object({
+    identifier: Type.String(),
+    customer_identifier: Nullable(Type.String()),
+    amount_cents: Type.Union([Type.Integer(), Type.Null()]),
+    currency: Nullable(Type.String()),
+    draft: Type.Boolean(),
+    created_at: Type.String(),
+    watermark: Type.Integer(),
+  }),
+);
+export type OrderRow = Static<typeof OrderRow>;
+export const OrderPage = pageOf(ref(OrderRow));
+export type OrderPage = Static<typeof OrderPage>;
+
+export const AgingSummary = component(
+  'BackOfficeAgingSummary',
+  Type.Object({
+    as_of: Type.String(),
+    currency: Type.String(),
+    customers_owing: Type.Integer(),
+    buckets: Type.Array(Type.Object({ bucket: Type.String(), cents: Type.Integer() })),
+    balance_cents: Type.Integer(),
+    credit_cents: Type.Integer(),
+  }),
+);
+export type AgingSummary = Static<typeof AgingSummary>;
+
+export const SearchQuery = Type.Object({ q: Type.String({ minLength: 1, maxLength: 100 }) });
+export const SearchResult = Type.Object({
+  hits: Type.Array(
+    Type.Object({
+      kind: Type.Union(['customer', 'invoice', 'payment', 'order', 'transaction', 'receipt'].map((k) => Type.Literal(k))),
+      key: Type.String(),
+      label: Type.String(),
+    }),
+  ),
+});
+export type SearchResult = Static<typeof SearchResult>;

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { isEngineError } from '../../src/engine';
+import { LOCK_MS, MAX_FAILURES } from '../../src/engine/account/users';
+import { useHarness } from '../helpers/harness';
+
+/** Back-office users in the engine: sign-in links, passwords, lockout, the last owner, sessions. */
+const h = useHarness();
+const code = (c: string) => (e: unknown) => isEngineError(e) && e.code === c;
+
+describe('back-office users', () => {
+  it('first start makes the owner with a one-time link; the link sets the password once', async () => {
+    const users = h.t.engine.users;
+    const owner = users.owner()!;
+    expect(owner.role).toBe('owner');
+    expect(owner.has_password).toBe(false);
+    // The first start's secret was printed, not kept: a new link stands for it.
+    const { link } = await users.newLink(owner.id);
+    await expect(users.redeemLink(link, 'short')).rejects.toSatisfy(code('password_too_short'));
+    const session = await users.redeemLink(link, 'correct horse battery', 'boss@example.com');
+    expect(session.user.email).toBe('boss@example.com');
+    const principal = await users.verifyJwt(session.jwt);
+    expect(principal?.user?.role).toBe('owner');
+    expect(principal?.scopes).toContain('users');
+    // Used once: the same link no longer works.
+    await expect(users.redeemLink(link, 'another long password')).rejects.toSatisfy(code('link_invalid'));
+    expect((await users.signIn('BOSS@example.com ', 'correct horse battery')).user.id).toBe(owner.id);
+  });
+
+  it('a link expires after a day', async () => {
+    const { user, link } = await h.t.engine.users.create({ email: 'late@example.com', role: 'clerk' });
+    h.t.clock.advanceDays(2);
+    await expect(h.t.engine.users.redeemLink(link, 'long enough password')).rejects.toSatisfy(code('link_invalid'));
+    expect(h.t.engine.users.get(user.id).has_password).toBe(false);
+  });
+
+  it('wrong passwords lock the user for a while, then the right one works again', async () => {
+    const users = h.t.engine.users;
+    const { link } = await users.create({ email: 'clerk@example.com', role: 'clerk' });
+    await users.redeemLink(link, 'clerk password 1');
+    for (let i = 0; i < MAX_FAILURES; i++) await expect(users.signIn('clerk@example.com', 'wrong password')).rejects.toSatisfy(code('sign_in_failed'));
+    // Locked: even the right password is refused until the lock ends.
+    await expect(users.signIn('clerk@example.com', 'clerk password 1')).rejects.toSatisfy(code('user_locked'));
+    h.t.clock.advance(LOCK_MS + 1000);
+    expect((await users.signIn('clerk@example.com', 'clerk password 1')).user.role).toBe('clerk');
+    // An unknown e-mail answers exactly as a wrong password does.
+    await expect(users.signIn('nobody@example.com', 'clerk password 1')).rejects.toSatisfy(code('sign_in_failed'));
+  });
+
+  it("a role change or a disabled user takes effect on the user's live session", async () => {
+    const users = h.t.engine.users;
+    const { user, link } = await users.create({ email: 'mgr@example.com', role: 'manager' });
+    const session = await users.redeemLink(link, 'manager password');
+    expect((await users.verifyJwt(session.jwt))?.scopes).toContain('money');
+    await users.update(user.id, { role: 'clerk' });
+    const after = await users.verifyJwt(session.jwt);
+    expect(after?.scopes).not.toContain('money');
+    expect(after?.user?.role).toBe('clerk');
+    await users.update(user.id, { enabled: false });
+    expect(await users.verifyJwt(session.jwt)).toBeNull();
+    await expect(users.signIn('mgr@example.com', 'manager password')).rejects.toSatisfy(code('sign_in_failed'));
+  });
+
+  it('the last owner cannot be demoted or disabled; e-mails are unique; roles are checked', async () => {
+    const users = h.t.engine.users;
+    const owner = users.owner()!;
+    await expect(users.update(owner.id, { role: 'manager' })).rejects.toSatisfy(code('last_owner'));
+    await expect(users.update(owner.id, { enabled: false })).rejects.toSatisfy(code('last_owner'));
+    await expect(users.create({ email: 'clerk@example.com', role: 'clerk' })).rejects.toSatisfy(code('user_exists'));
+    await expect(users.create({ email: 'x@example.com', role: 'admin' })).rejects.toSatisfy(code('invalid_role'));
+    await expect(users.create({ email: 'not an email', role: 'clerk' })).rejects.toSatisfy(code('invalid_email'));
+    const second = await users.create({ email: 'owner2@example.com', role: 'owner' });
+    expect((await users.update(owner.id, { role: 'manager' })).role).toBe('manager');
+    await users.update(owner.id, { role: 'owner' });
+    await users.update(second.user.id, { enabled: false });
+  });
+
+  it('stores only a salted hash: no password or link secret at rest', async () => {
+    const users = h.t.engine.users;
+    const { user, link } = await users.create({ email: 'hash@example.com', role: 'cashier' });
+    await users.redeemLink(link, 'a secret passphrase');
+    const rec = await h.t.engine.core.get<{ id: string; watermark: number; data: Record<string, unknown> }>('records', `user/${user.id}`);
+    const text = JSON.stringify(rec);
+    expect(text).not.toContain('a secret passphrase');
+    expect(text).not.toContain(link);
+    expect((rec!.data.password as { salt: string }).salt).toMatch(/^[0-9a-f]{32}$/);
+  });
+});

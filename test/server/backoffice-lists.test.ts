@@ -1,0 +1,69 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness';
+import type { CustomerPage, InvoicePage, PaymentPage, SearchResult, AgingSummary } from '../../src/shared/schemas/backoffice';
+
+/** The back office's list queries over HTTP: filters, newest first, cursor paging, search, aging. */
+const h = useHarness({ api: true });
+const invoices = async (qs: string) => (await h.api.get<InvoicePage>(`/api/backoffice/invoices?${qs}`)).body;
+
+describe('back-office lists', () => {
+  beforeAll(async () => {
+    for (const c of ['BL-ACME', 'BL-BETA', 'BL-GAMMA']) expect((await h.api.post('/api/imports/customer', { identifier: c, name: `${c} Inc` })).status).toBeLessThan(300);
+    // Today is 2026-03-02 (the harness clock): BL-1 and BL-3 are overdue, BL-2 not yet due.
+    const rows = [
+      ['BL-1', 'BL-ACME', 10000, '2026-01-10', '2026-02-10'],
+      ['BL-2', 'BL-ACME', 25000, '2026-02-20', '2026-03-20'],
+      ['BL-3', 'BL-BETA', 5000, '2026-01-05', '2026-02-05'],
+      ['BL-4', 'BL-GAMMA', 7000, '2026-02-01', '2026-03-01'],
+    ] as const;
+    for (const [number, customer, amount, date, due] of rows) {
+      expect((await h.api.post('/api/imports/invoice', { number, customer_identifier: customer, amount, date, due_date: due })).status).toBeLessThan(300);
+    }
+    expect((await h.api.post('/api/imports/payment', { identifier: 'BL-CHQ-1', invoice_number: 'BL-4', amount_cents: 7000, customer_identifier: 'BL-GAMMA', external_payment_type: 'cheque' })).status).toBe(201);
+  });
+
+  it('lists invoices newest first and filters by status, customer and amount', async () => {
+    expect((await invoices('')).items.map((i) => i.number)).toEqual(['BL-4', 'BL-3', 'BL-2', 'BL-1']);
+    expect((await invoices('status=overdue')).items.map((i) => i.number)).toEqual(['BL-3', 'BL-1']);
+    expect((await invoices('status=paid')).items.map((i) => [i.number, i.status])).toEqual([['BL-4', 'PAID']]);
+    expect((await invoices('customer=BL-ACME')).items.map((i) => i.number)).toEqual(['BL-2', 'BL-1']);
+    expect((await invoices('amount_min=6000&amount_max=20000')).items.map((i) => i.number)).toEqual(['BL-4', 'BL-1']);
+    expect((await invoices('date_from=2026-02-01&status=open')).items.map((i) => i.number)).toEqual(['BL-2']);
+    expect((await invoices('due_to=2026-02-28')).items.map((i) => i.number)).toEqual(['BL-3', 'BL-1']);
+    expect((await invoices('customer=NOBODY')).items).toEqual([]);
+  });
+
+  it('pages with the cursor without repeating or skipping', async () => {
+    const first = await invoices('limit=3');
+    expect(first.items).toHaveLength(3);
+    expect(first.next).not.toBeNull();
+    const second = await invoices(`limit=3&before=${first.next}`);
+    expect([...first.items, ...second.items].map((i) => i.number)).toEqual(['BL-4', 'BL-3', 'BL-2', 'BL-1']);
+    expect(second.next).toBeNull();
+  });
+
+  it('lists customers by identifier with balances, searches by prefix', async () => {
+    const page = (await h.api.get<CustomerPage>('/api/backoffice/customers?q=BL-')).body;
+    expect(page.items.map((c) => [c.identifier, c.balance_cents])).toEqual([['BL-ACME', 35000], ['BL-BETA', 5000], ['BL-GAMMA', 0]]);
+    const paged = (await h.api.get<CustomerPage>('/api/backoffice/customers?q=BL-&limit=2')).body;
+    expect(paged.next).toBe('BL-BETA');
+    expect((await h.api.get<CustomerPage>(`/api/backoffice/customers?q=BL-&after=${paged.next}`)).body.items.map((c) => c.identifier)).toEqual(['BL-GAMMA']);
+  });
+
+  it('lists payments with what is unapplied, and sums aging', async () => {
+    const p = (await h.api.get<PaymentPage>('/api/backoffice/payments?customer=BL-GAMMA')).body.items;
+    expect(p.map((x) => [x.reference, x.amount_cents, x.unapplied_cents, x.method])).toEqual([['BL-CHQ-1', 7000, 0, 'cheque']]);
+    const aging = (await h.api.get<AgingSummary>('/api/backoffice/aging')).body;
+    expect(aging.balance_cents).toBe(40000);
+    expect(aging.buckets.find((b) => b.bucket === 'current')!.cents).toBe(25000);
+    expect(aging.buckets.find((b) => b.bucket === '1-30')!.cents).toBe(15000);
+  });
+
+  it('finds a customer, an invoice and a payment from one box', async () => {
+    const kinds = async (q: string) => (await h.api.get<SearchResult>(`/api/backoffice/search?q=${encodeURIComponent(q)}`)).body.hits.map((x) => `${x.kind}:${x.key}`);
+    expect(await kinds('BL-ACME')).toEqual(['customer:BL-ACME']);
+    expect(await kinds('BL-2')).toEqual(['invoice:BL-2']);
+    expect(await kinds('BL-CHQ-1')).toEqual(['payment:BL-CHQ-1']);
+    expect(await kinds('ZZZ-nothing')).toEqual([]);
+  });
+});

@@ -1,0 +1,140 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { authorize, type Principal } from '../../src/engine/account';
+import { ROLE_SCOPES, ROLES, roleAllows, type Role } from '../../src/engine/account/roles';
+import { allRoutes } from '../../src/server/routes';
+import { grantsOf } from '../../src/server/role-grants';
+import { basicAuth, useHarness } from '../helpers/harness';
+import { card as gatewayCard, VISA } from '../helpers/cards';
+import { uid } from '../helpers/receivables';
+
+/**
+ * Roles are scopes: every operation of the API, for every role, admitted or refused by the one
+ * `authorize` the server runs; then the same rules over HTTP with real sessions.
+ */
+const h = useHarness({ api: true });
+
+const admits = (role: Role, route: (typeof allRoutes)[number]) => {
+  const principal: Principal = { credential: 'user:X', via: 'jwt', scopes: ROLE_SCOPES[role], user: { id: 'X', email: 'x@example.com', name: 'X', role } };
+  try {
+    authorize(principal, route.scope ?? 'api', grantsOf(route));
+    return true;
+  } catch {
+    return false;
+  }
+};
+const op = (r: (typeof allRoutes)[number]) => `${r.method.toUpperCase()} ${r.path}`;
+const authed = allRoutes.filter((r) => r.auth !== false);
+const writes = authed.filter((r) => r.method !== 'get');
+
+describe('role rules over every operation', () => {
+  it('the owner may do everything', () => {
+    expect(authed.filter((r) => !admits('owner', r)).map(op)).toEqual([]);
+  });
+
+  it('managers move money, refund and change settings, but never manage users or API credentials', () => {
+    const refused = authed.filter((r) => !admits('manager', r)).map(op);
+    expect(refused.sort()).toEqual(authed.filter((r) => r.scope === 'users' || r.scope === 'credentials').map(op).sort());
+    for (const path of ['/api/gateway/v1/orders/refund', '/api/gateway/v1/orders/capture', '/api/gateway/v1/orders/void', '/api/account', '/api/lanes', '/api/pos/products']) {
+      expect(writes.filter((r) => r.path === path).every((r) => admits('manager', r)), path).toBe(true);
+    }
+  });
+
+  it('clerks read and collect (payments, invitations), nothing else', () => {
+    const allowed = writes.filter((r) => admits('clerk', r)).map(op).sort();
+    expect(allowed).toEqual(['DELETE /api/invitations', 'POST /api/imports/payment', 'POST /api/invitations']);
+    // Reads: every read but users and credentials.
+    const reads = authed.filter((r) => r.method === 'get');
+    expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual(['GET /api/account/credentials', 'GET /api/users']);
+  });
+
+  it('cashiers work the register only: its sales, shifts and terminal, and read the register', () => {
+    const allowed = authed.filter((r) => admits('cashier', r));
+    for (const r of allowed) expect(op(r)).toMatch(/^(GET \/api\/(pos|lanes|events|whoami|session)|POST \/api\/pos\/(shifts|sales|registers)|PATCH \/api\/pos\/sales|POST \/api\/gateway\/v1\/terminal$)/);
+    expect(allowed.map(op)).toContain('POST /api/pos/sales/:sale/refunds');
+    expect(allowed.map(op)).not.toContain('GET /api/exports/customers');
+    expect(allowed.map(op)).not.toContain('PATCH /api/pos/products/:code');
+  });
+
+  it('the screens ask the same question (roleAllows) and get the same answer', () => {
+    for (const role of ROLES) for (const r of authed.filter((x) => (x.scope ?? 'api') === 'api')) expect(roleAllows(role, grantsOf(r)), `${role} ${op(r)}`).toBe(admits(role, r));
+  });
+});
+
+type Session = { jwt: string; user: { id: string; role: string }; scopes: string[] };
+
+describe('roles over HTTP', () => {
+  const sessions: Partial<Record<Role, string>> = {};
+  const ownerAuth = () => `Bearer ${sessions.owner}`;
+
+  beforeAll(async () => {
+    const owner = h.t.engine.users.owner()!;
+    const { link } = await h.t.engine.users.newLink(owner.id);
+    const s = await h.api.post<Session>('/api/session/link', { link, password: 'owner password', email: 'owner@example.com' }, null);
+    expect(s.status).toBe(200);
+    sessions.owner = s.body.jwt;
+    for (const role of ['manager', 'clerk', 'cashier'] as const) {
+      const made = await h.api.post<{ link: string; user: { id: string } }>('/api/users', { email: `${role}@example.com`, role }, ownerAuth());
+      expect(made.status).toBe(201);
+      const signed = await h.api.post<Session>('/api/session/link', { link: made.body.link, password: `${role} password` }, null);
+      sessions[role] = signed.body.jwt;
+    }
+  });
+
+  it('signs in by e-mail and password; the session names the role and its grants', async () => {
+    const res = await h.api.post<Session>('/api/session', { email: 'clerk@example.com', password: 'clerk password' }, null);
+    expect(res.status).toBe(200);
+    expect(res.body.user.role).toBe('clerk');
+    expect(res.body.scopes).toEqual(['read', 'collect']);
+    const me = await h.api.get<Session>('/api/session', `Bearer ${res.body.jwt}`);
+    expect(me.body.user.role).toBe('clerk');
+    expect((await h.api.post('/api/session', { email: 'clerk@example.com', password: 'nope' }, null)).status).toBe(401);
+    // The API key is no user.
+    expect((await h.api.get('/api/session', basicAuth())).status).toBe(403);
+  });
+
+  it('a clerk records a payment but may not void, change settings or add users', async () => {
+    const clerk = `Bearer ${sessions.clerk}`;
+    const c = uid('C');
+    const number = uid('INV');
+    expect((await h.api.post('/api/imports/invoice', { number, customer_identifier: c, amount: 5000 }, basicAuth())).status).toBeLessThan(300);
+    expect((await h.api.post('/api/imports/payment', { identifier: uid('CHQ'), invoice_number: number, amount_cents: 1200, customer_identifier: c }, clerk)).status).toBe(201);
+    expect((await h.api.get(`/api/exports/invoice/${number}`, clerk)).status).toBe(200);
+    const sale = await h.api.post<{ transaction: string }>('/api/gateway/v1/orders/sale', { amount_cents: 1300, credit_card: gatewayCard(VISA) }, basicAuth());
+    const voided = await h.api.post<{ code: string }>('/api/gateway/v1/orders/void', { transaction: sale.body.transaction }, clerk);
+    expect([voided.status, voided.body.code]).toEqual([403, 'role_forbidden']);
+    expect((await h.api.patch('/api/account', { name: 'Nope' }, clerk)).status).toBe(403);
+    expect((await h.api.post('/api/users', { email: 'x@example.com', role: 'owner' }, clerk)).status).toBe(403);
+    expect((await h.api.post('/api/imports/customer', { identifier: uid('C') }, clerk)).status).toBe(403);
+    // A manager voids it.
+    const byManager = await h.api.post<{ success: boolean }>('/api/gateway/v1/orders/void', { transaction: sale.body.transaction }, `Bearer ${sessions.manager}`);
+    expect(byManager.status).toBe(200);
+    expect(byManager.body.success).toBe(true);
+  });
+
+  it('a cashier reaches the register and nothing of the back office', async () => {
+    const cashier = `Bearer ${sessions.cashier}`;
+    expect((await h.api.get('/api/pos/products', cashier)).status).toBe(200);
+    expect((await h.api.get<Session>('/api/session', cashier)).body.scopes).toEqual(['register']);
+    expect((await h.api.get('/api/lanes', cashier)).status).toBe(200);
+    expect((await h.api.get('/api/exports/customers', cashier)).status).toBe(403);
+    expect((await h.api.post('/api/gateway/v1/orders/sale', { amount_cents: 100, credit_card: gatewayCard(VISA) }, cashier)).status).toBe(403);
+  });
+
+  it("changing a user's role changes what their live session may do; disabling ends it; the last owner stays", async () => {
+    const manager = `Bearer ${sessions.manager}`;
+    const id = (await h.api.get<{ users: Array<{ id: string; email: string }> }>('/api/users', ownerAuth())).body.users.find((u) => u.email === 'manager@example.com')!.id;
+    expect((await h.api.patch('/api/account', { name: 'Mgr shop' }, manager)).status).toBe(200);
+    expect((await h.api.patch(`/api/users/${id}`, { role: 'clerk' }, ownerAuth())).status).toBe(200);
+    expect((await h.api.patch('/api/account', { name: 'Mgr shop 2' }, manager)).status).toBe(403);
+    expect((await h.api.patch(`/api/users/${id}`, { enabled: false }, ownerAuth())).status).toBe(200);
+    expect((await h.api.get('/api/lanes', manager)).status).toBe(401);
+    const ownerId = h.t.engine.users.owner()!.id;
+    const last = await h.api.patch<{ code: string }>(`/api/users/${ownerId}`, { role: 'clerk' }, ownerAuth());
+    expect([last.status, last.body.code]).toEqual([409, 'last_owner']);
+  });
+
+  it('API credentials keep working as before, users API included', async () => {
+    expect((await h.api.get('/api/users', basicAuth())).status).toBe(200);
+    expect((await h.api.get('/api/exports/customers', basicAuth())).status).toBe(200);
+  });
+});
