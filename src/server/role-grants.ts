@@ -33,6 +33,11 @@ const RULES: readonly Rule[] = [
   { methods: WRITE, path: /^\/api\/imports\/payment$/, grants: ['collect'] },
   { methods: WRITE, path: /^\/api\/(invitations|reminders)(\/|$)/, grants: ['collect'] },
   { methods: WRITE, path: /^\/api\/receivables\/invoices\/[^/]+\/reminders$/, grants: ['collect'] },
+  { methods: ['post'], path: /^\/api\/notifications\/(remind|direct_message)(\/|$)/, grants: ['collect'] },
+  // What a clerk types after a phone call: a dispute opened or closed, a comment.
+  { methods: ['post'], path: /^\/api\/(invoices|customers)\/[^/]+\/(disputes|comments)(\/|$)/, grants: ['collect'] },
+  // The sandbox clock and a webhook sent again by hand are settings.
+  { methods: WRITE, path: /^\/api\/(sandbox|developers)\//, grants: ['settings'] },
   // Money moves: transactions, refunds, wallets, autopay, gift cards.
   { methods: WRITE, path: /^\/api\/gateway\/v1\//, grants: ['money'] },
   { methods: WRITE, path: /^\/api\/autopay(\/|$)/, grants: ['money'] },

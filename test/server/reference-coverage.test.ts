@@ -42,20 +42,6 @@ const pendingInOtherIssues: Record<string, readonly string[]> = {
     'GET /api/exports/invoice_recon/{batch_file_id}',
     'GET /api/exports/payment_recon/{batch_file_id}',
   ],
-  'issue 17 (Notifications, Collaboration)': [
-    'POST /api/notifications/remind/{number_or_id}',
-    'POST /api/notifications/remind',
-    'POST /api/notifications/direct_message',
-    'POST /api/invoices/{invoice_number}/disputes/close',
-    'GET /api/exports/disputes',
-    'GET /api/exports/comments',
-  ],
-  'issue 18 (Settlement Reporting)': [
-    'GET /api/gateway/v1/settlement/statements',
-    'GET /api/gateway/v1/settlement/statements/{statement_identifier}.{format}',
-    'GET /api/gateway/v1/settlement/batches',
-    'GET /api/gateway/v1/settlement/exceptions',
-  ],
 };
 const pending = new Map(Object.entries(pendingInOtherIssues).flatMap(([issue, ops]) => ops.map((op) => [op, issue] as const)));
 
