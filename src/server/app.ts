@@ -98,8 +98,9 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
 
   const handler: RouteHandler = async (req, res) => {
     // Set once the request is valid: only the handler's own failures take the route's error shape.
-    // The ecommerce API answers every failure in its own shape, malformed requests included.
-    let shape: ErrorShape | undefined = route.errorShape === 'ecommerce' ? 'ecommerce' : undefined;
+    // The ecommerce API answers every failure in its own shape, malformed requests included, and
+    // onboarding every 400 (its ApplicationErrorResponse names the invalid fields, however found).
+    let shape: ErrorShape | undefined = route.errorShape === 'ecommerce' || route.errorShape === 'onboarding' ? route.errorShape : undefined;
     try {
       let principal = null;
       if (route.auth === false) {

@@ -1,6 +1,7 @@
 import type { ErrorKind } from '../engine/errors';
 import { EngineError, isEngineError } from '../engine/errors';
 import { operationErrorResponseCode } from '../engine/gateway/reference-data';
+import { applicationErrors } from './onboarding-errors';
 
 /** The one mapping from engine error kinds to HTTP statuses (the spec's Errors table). */
 export const STATUS_OF: Record<ErrorKind, number> = {
@@ -38,9 +39,11 @@ export interface ErrorReply {
  *   hash, e.g. `{:customer=>["not found."]}`.
  * - `ecommerce`: the ecommerce API's (/api/v2) `{message, errors: [{path, message}]}`, for malformed
  *   requests too; a gateway failure there is the shop's bad request (400), not the gateway's 500.
+ * - `onboarding`: a 400 is the reference's ApplicationErrorResponse (`address_errors`, `tax_id_errors`,
+ *   `field_errors`, see onboarding-errors.ts) plus our `error`/`code`/`details`, for malformed requests too.
  * The gateway's own shape needs no declaring: a `gateway` error is the gateway's on any route.
  */
-export type ErrorShape = 'wallet' | 'importer' | 'ecommerce';
+export type ErrorShape = 'wallet' | 'importer' | 'ecommerce' | 'onboarding';
 
 function importerText(e: EngineError): string {
   const errors: Record<string, string[]> =
@@ -64,6 +67,7 @@ export function toErrorReply(err: unknown, shape?: ErrorShape): ErrorReply {
   if (e.kind === 'precondition' && shape === 'wallet') {
     return { status, body: { wallet_token: null, fund_token: null, wallets: { error: e.code }, error: e.message, code: e.code, ...details } };
   }
+  if (e.kind === 'invalid' && shape === 'onboarding') return { status, body: { ...applicationErrors(e), error: e.message, code: e.code, ...details } };
   if (e.kind === 'precondition' && shape === 'importer') return { status, body: { error: e.message, code: e.code, ...details, importer: importerText(e) } };
   return { status, body: { error: e.message, code: e.code, ...details, ...(e.extra ?? {}) } };
 }

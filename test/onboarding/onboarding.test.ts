@@ -58,8 +58,11 @@ function application(over: Record<string, unknown> = {}): Record<string, unknown
   };
 }
 
-type Details = { code: string; details?: Array<{ field: string }> };
-const fieldsOf = (body: Details) => [...new Set((body.details ?? []).map((d) => d.field))].sort();
+type FieldError = { field: string; error_message: string };
+/** The reference's ApplicationErrorResponse, with our `code` beside it. */
+type Details = { code: string; address_errors?: FieldError[]; tax_id_errors?: FieldError[]; field_errors?: FieldError[] };
+/** Every field a 400 names, read from the reference's lists only (a client written to it sees these). */
+const fieldsOf = (body: Details) => [...new Set([...(body.address_errors ?? []), ...(body.tax_id_errors ?? []), ...(body.field_errors ?? [])].map((d) => d.field))].sort();
 
 async function create(over: Record<string, unknown> = {}) {
   const body = application(over);
@@ -67,7 +70,7 @@ async function create(over: Record<string, unknown> = {}) {
   expect(res.status).toBe(201);
   return { token: res.body.application_token, reference: body.reference_token as string };
 }
-const status = (token: string) => h.api.get<{ application_status: string; api_credentials?: { api_token: string; api_key: string | null }; decline_reason?: string }>(`/api/onboarding/v1/applications/${token}`, partner);
+const status = (token: string) => h.api.get<{ application_status: string; api_credentials?: { api_token: string; api_key: string | null }; status_reason?: string }>(`/api/onboarding/v1/applications/${token}`, partner);
 const step = (reference: string, step_number: number, message = `Step ${step_number} completed`) =>
   h.api.post('/api/onboarding/v1/application_steps', { reference_token: reference, step_number, message }, partner);
 async function review() {
@@ -161,12 +164,39 @@ describe('onboarding: application rules', () => {
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(
       [
-        'business_legal_name', 'business_dba_name', 'business_tax_id_number', 'business_physical_address', 'business_billing_address', 'ownership_type',
+        'business_legal_name', 'business_dba_name', 'Business', 'Business Physical Address', 'Business Billing Address', 'ownership_type',
         'business_type', 'naics_code', 'business_phone', 'business_email', 'business_website', 'business_established_date', 'annual_card_volume',
         'annual_direct_debit_volume', 'average_ticket_amount', 'high_ticket_amount', 'american_express_service_establishment', 'primary_contact',
         'control_prong', 'deposit_account', 'reference_token', 'sells_prohibited_products', 'agrees_terms_and_conditions', 'terms_and_conditions',
       ].sort(),
     );
+  });
+
+  it('answers the reference\'s ApplicationErrorResponse: address and tax id errors under their holder, the rest by field, with our code', async () => {
+    const res = await h.api.post<Details & { error: string }>(
+      '/api/onboarding/v1/applications',
+      application({
+        business_billing_address: { ...address, city: '' },
+        business_tax_id_number: { tin: '12-34' },
+        business_owners: [{ ...owner, individual_tax_id_number: { itin: '12' } }, { ...owner, ownership_percentage: 30, home_address: { ...address, post_code: undefined } }],
+        primary_contact: { name: person, phone: '503-685-4116', email: 'nope' },
+      }),
+      partner,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.address_errors!.map((e) => e.field).sort()).toEqual(['Business Billing Address', 'Owner 2']);
+    expect(res.body.address_errors!.find((e) => e.field === 'Owner 2')!.error_message).toContain('post_code');
+    expect(res.body.tax_id_errors!.map((e) => e.field).sort()).toEqual(['Business', 'Owner 1']);
+    expect(res.body.field_errors).toEqual([{ field: 'primary_contact.email', error_message: expect.stringContaining('email') }]);
+    expect(res.body).toMatchObject({ code: 'validation_failed', error: expect.any(String) });
+    // A body that is not JSON is the body's error, in the same shape.
+    const raw = await h.api.request<Details>('POST', '/api/onboarding/v1/applications', { raw: '{', auth: partner });
+    expect(raw.status).toBe(400);
+    expect(fieldsOf(raw.body)).toEqual(['body']);
+    // Other failures keep our common shape.
+    const missing = await h.api.get<Details>('/api/onboarding/v1/applications/search/nobody', partner);
+    expect(missing.status).toBe(404);
+    expect(missing.body.field_errors).toBeUndefined();
   });
 
   it('applies the conditional rules: ticker for a Public Corporation (10 at most), the non-owner prong, 4 owners at most, enough owners for the prong', async () => {
@@ -211,14 +241,14 @@ describe('onboarding: steps and review', () => {
     expect(early.status).toBe(400);
   });
 
-  it('Received → Under review (step 99) → Approved, whose credentials call whoami at once and nothing else', async () => {
+  it('Received → Processing (step 99) → Approved, whose credentials call whoami at once and nothing else', async () => {
     const { token, reference } = await create();
     expect((await step(reference, 1)).status).toBe(201);
     expect((await status(token)).body.application_status).toBe('Received');
     expect((await step(reference, 99, 'Application submitted')).status).toBe(201);
-    expect((await status(token)).body.application_status).toBe('Under review');
+    expect((await status(token)).body.application_status).toBe('Processing');
     await h.t.engine.tick();
-    expect((await status(token)).body.application_status).toBe('Under review');
+    expect((await status(token)).body.application_status).toBe('Processing');
     await review();
     const approved = await status(token);
     expect(approved.body.application_status).toBe('Approved');
@@ -257,7 +287,7 @@ describe('onboarding: steps and review', () => {
     expect((await h.api.get('/api/whoami', basicAuth(creds.api_token, creds.api_key!))).status).toBe(200);
   });
 
-  it('a repeated step 99 changes nothing; declines by the sandbox test values; 88-8888888 stays under review', async () => {
+  it('a repeated step 99 changes nothing; declines (Closed, with our status_reason) by the sandbox test values; 88-8888888 goes On Hold', async () => {
     const declined = await create({ business_tax_id_number: { tin: '99-9999999' } });
     const prohibited = await create({ sells_prohibited_products: true });
     const manual = await create({ business_tax_id_number: { tin: '888888888' } });
@@ -265,11 +295,12 @@ describe('onboarding: steps and review', () => {
     await review();
     expect((await step(declined.reference, 99)).status).toBe(201);
     const d = (await status(declined.token)).body;
-    expect(d).toMatchObject({ application_status: 'Declined' });
+    expect(d).toMatchObject({ application_status: 'Closed', status_reason: expect.stringContaining('tax ID') });
     expect(d.api_credentials).toBeUndefined();
-    expect((await status(prohibited.token)).body).toMatchObject({ application_status: 'Declined', decline_reason: expect.stringContaining('prohibited') });
+    expect((await status(prohibited.token)).body).toMatchObject({ application_status: 'Closed', status_reason: expect.stringContaining('prohibited') });
+    expect((await status(manual.token)).body).toMatchObject({ application_status: 'On Hold', status_reason: expect.stringContaining('manual review') });
     await review();
-    expect((await status(manual.token)).body.application_status).toBe('Under review');
+    expect((await status(manual.token)).body.application_status).toBe('On Hold');
   });
 
   it('412 when onboarding is turned off for the account', async () => {

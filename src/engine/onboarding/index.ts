@@ -14,14 +14,15 @@ import { openKey, sealKey, type SealedKey } from './sealed-key';
  * keyed by application token, `ref` the partner's reference token) and the steps it records
  * (kind `application_steps`, keyed by reference token: steps may come before the application).
  *
- * States: Received (created) → Under review (step 99) → Approved or Declined (the sandbox's review,
- * sandbox.ts). Nothing else moves an application; an approved one made its merchant account and
+ * States (the reference's ApplicationStatus): Received (created) → Processing (step 99) → Approved,
+ * Closed (declined) or On Hold (manual review), by the sandbox's review (sandbox.ts). Nothing else moves an application; an approved one made its merchant account and
  * credentials in the same unit of work that approved it.
  */
 export interface ApplicationStatusView {
   application_status: ApplicationStatusName;
   api_credentials?: { api_token: string; api_key: string | null };
-  decline_reason?: string;
+  /** Ours: why an application is Closed or On Hold. */
+  status_reason?: string;
 }
 
 export interface Onboarding {
@@ -63,7 +64,7 @@ interface ApplicationData {
   submitted_at: string | null;
   review_due_at: number;
   decided_at: string | null;
-  decline_reason: string | null;
+  status_reason: string | null;
   merchant_account: string | null;
   credential: { token: string; sealed: SealedKey | null } | null;
 }
@@ -119,11 +120,13 @@ function newApplication(input: ApplicationInput, token: string, actor: string, a
     submitted_at: null,
     review_due_at: 0,
     decided_at: null,
-    decline_reason: null,
+    status_reason: null,
     merchant_account: null,
     credential: null,
   };
 }
+
+const EVENT_OF = { Approved: 'application.approved', Closed: 'application.declined', 'On Hold': 'application.manual_review' } as const;
 
 const statusEvent = (a: ApplicationData, type: string) => ({ type, entity: 'application', key: a.token, data: { status: a.status } });
 
@@ -137,7 +140,7 @@ async function deliverInTx(tx: Tx, vault: VaultKeys, applicationToken: string): 
   return { application_status: 'Approved', api_credentials: { api_token: credential.token, api_key: key } };
 }
 
-/** Records a step; step 99 submits the application (Received → Under review), once. */
+/** Records a step; step 99 submits the application (Received → Processing), once. */
 async function stepInTx(tx: Tx, input: ApplicationStepInput, actor: string): Promise<void> {
   const application = (await recordsByRef<ApplicationData>(tx, APPLICATION, input.reference_token))[0]?.data;
   if (input.step_number === SUBMIT_STEP) {
@@ -148,7 +151,7 @@ async function stepInTx(tx: Tx, input: ApplicationStepInput, actor: string): Pro
     }
     // A repeated step 99 (a retry) changes nothing once the application is submitted.
     if (application.status === 'Received') {
-      const submitted: ApplicationData = { ...application, status: 'Under review', submitted_at: tx.at, review_due_at: tx.now + REVIEW_MS };
+      const submitted: ApplicationData = { ...application, status: 'Processing', submitted_at: tx.at, review_due_at: tx.now + REVIEW_MS };
       await putRecord(tx, APPLICATION, application.token, submitted, statusEvent(submitted, 'application.submitted'), application.reference_token);
     }
   }
@@ -184,16 +187,12 @@ export function createOnboarding(deps: { core: EngineCore; account: Account; vau
 
   const decideInTx = async (tx: Tx, token: string, now: number): Promise<boolean> => {
     const a = (await getRecord<ApplicationData>(tx, APPLICATION, token))?.data;
-    if (!a || a.status !== 'Under review' || a.review_due_at > now) return false;
+    if (!a || a.status !== 'Processing' || a.review_due_at > now) return false;
     const outcome = review(a.review_input);
-    if (outcome.decision === 'Under review') {
-      // Manual review: never decided here; the record says so once and is not looked at again.
-      await putRecord(tx, APPLICATION, a.token, { ...a, review_due_at: Number.MAX_SAFE_INTEGER }, statusEvent(a, 'application.manual_review'), a.reference_token);
-      return false;
-    }
-    const next: ApplicationData = outcome.decision === 'Approved' ? await approveInTx(tx, a) : { ...a, status: 'Declined', decided_at: tx.at, decline_reason: outcome.reason };
-    await putRecord(tx, APPLICATION, a.token, next, statusEvent(next, next.status === 'Approved' ? 'application.approved' : 'application.declined'), a.reference_token);
-    return true;
+    // On Hold (manual review) is never decided here: only Processing applications are looked at.
+    const next: ApplicationData = outcome.decision === 'Approved' ? await approveInTx(tx, a) : { ...a, status: outcome.decision, decided_at: tx.at, status_reason: outcome.reason };
+    await putRecord(tx, APPLICATION, a.token, next, statusEvent(next, EVENT_OF[outcome.decision]), a.reference_token);
+    return outcome.decision !== 'On Hold';
   };
 
   core.onTick('onboarding.review', async (now) => {
@@ -227,7 +226,7 @@ export function createOnboarding(deps: { core: EngineCore; account: Account; vau
       const found = (await getRecord<ApplicationData>(core, APPLICATION, applicationToken))?.data;
       if (!found) throw fail.notFound('application_not_found', `No application ${applicationToken}`);
       if (found.status !== 'Approved' || !found.credential) {
-        return { application_status: found.status, ...(found.decline_reason ? { decline_reason: found.decline_reason } : {}) };
+        return { application_status: found.status, ...(found.status_reason ? { status_reason: found.status_reason } : {}) };
       }
       if (!found.credential.sealed) return { application_status: 'Approved', api_credentials: { api_token: found.credential.token, api_key: null } };
       // The first read after approval delivers the key and forgets it: only its hash stays.
@@ -246,7 +245,7 @@ export function createOnboarding(deps: { core: EngineCore; account: Account; vau
     },
 
     async reviewDue(now) {
-      const due = (await recordsOfKind<ApplicationData>(core, APPLICATION)).filter((r) => r.data.status === 'Under review' && r.data.review_due_at <= now);
+      const due = (await recordsOfKind<ApplicationData>(core, APPLICATION)).filter((r) => r.data.status === 'Processing' && r.data.review_due_at <= now);
       let decided = 0;
       for (const r of due) if (await core.mutate((tx) => decideInTx(tx, r.data.token, now))) decided += 1;
       return decided;

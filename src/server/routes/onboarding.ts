@@ -5,6 +5,7 @@ import { SANDBOX_REVIEW_RULES } from '../../engine/onboarding/sandbox';
 import {
   Application,
   ApplicationCreated,
+  ApplicationErrorResponse,
   ApplicationParameters,
   ApplicationStatusResponse,
   ApplicationStep,
@@ -13,8 +14,8 @@ import {
 } from '../../shared/schemas/onboarding';
 
 const PARTNER = 'Needs partner credentials (a credential of kind `partner`, arranged through support: `npm run admin -- new-credentials --kind partner`); any other credential is refused with 403.';
-const bad = { 400: { description: 'Invalid input: `details` names every invalid field', schema: ref(ErrorBody) } };
-const missing = { 400: { description: 'The id is longer than 36 characters', schema: ref(ErrorBody) }, 404: { description: 'No such application', schema: ref(ErrorBody) } };
+const bad = { 400: { description: 'Invalid input: the reference\'s ApplicationErrorResponse names every invalid field (with our `error`, `code` and `details`)', schema: ref(ApplicationErrorResponse) } };
+const missing = { 400: { description: 'The id is longer than 36 characters (field_errors names `id`)', schema: ref(ApplicationErrorResponse) }, 404: { description: 'No such application', schema: ref(ErrorBody) } };
 const disabled = { 412: { description: 'Onboarding is not enabled for this account', schema: ref(ErrorBody) } };
 
 export const getTerms = defineRoute({
@@ -23,6 +24,7 @@ export const getTerms = defineRoute({
   operationId: 'getTerms',
   tags: ['Onboarding'],
   scope: 'onboarding',
+  errorShape: 'onboarding',
   summary: 'Rates, prohibited products, terms and conditions and ranges for merchant services',
   description: `The figures an application picks from (resources/onboarding-terms.json). \`locale\` is language-country (\`en-us\`, \`en-ca\`, \`fr-ca\`); another well-formed locale gets the en-us terms. ${PARTNER}`,
   query: TermsQuery,
@@ -38,6 +40,7 @@ export const createApplication = defineRoute({
   operationId: 'addApplication',
   tags: ['Onboarding'],
   scope: 'onboarding',
+  errorShape: 'onboarding',
   summary: 'Create a merchant application (status Received)',
   description: `Step 99 (POST /api/onboarding/v1/application_steps) submits it for review.\n\n${SANDBOX_REVIEW_RULES}\n\nOnly the last digits of tax ids and of the deposit account are kept. ${PARTNER}`,
   body: Application,
@@ -54,8 +57,9 @@ export const getApplicationStatus = defineRoute({
   operationId: 'getApplicationStatus',
   tags: ['Onboarding'],
   scope: 'onboarding',
+  errorShape: 'onboarding',
   summary: 'The status of an application, and an approved one\'s API credentials',
-  description: `Received, Under review, Approved or Declined. An approved application's \`api_credentials\` work at once; the key is shown on the first read after approval only. ${PARTNER}`,
+  description: `The reference's ApplicationStatus: Received, Processing (submitted), then Approved, Closed (declined) or On Hold (manual review); Provisionally Approved is never answered by the sandbox. A Closed or On Hold application carries \`status_reason\` (ours) saying why. An approved application's \`api_credentials\` work at once; the key is shown on the first read after approval only. ${PARTNER}`,
   params: ApplicationTokenParams,
   responses: { 200: { description: 'Status', schema: ref(ApplicationStatusResponse) }, ...missing },
   async handler({ engine, params }) {
@@ -69,6 +73,7 @@ export const searchApplication = defineRoute({
   operationId: 'getApplicationToken',
   tags: ['Onboarding'],
   scope: 'onboarding',
+  errorShape: 'onboarding',
   summary: 'The application token of the application with this reference token',
   description: PARTNER,
   params: ApplicationTokenParams,
@@ -84,8 +89,9 @@ export const addApplicationStep = defineRoute({
   operationId: 'addApplicationSteps',
   tags: ['Onboarding'],
   scope: 'onboarding',
+  errorShape: 'onboarding',
   summary: 'Record a completed step of a merchant application; 99 submits it',
-  description: `Steps 1..98 may come before the application exists. Step 99 needs the application (400 otherwise) and moves it from Received to Under review; sent again it changes nothing. ${PARTNER}`,
+  description: `Steps 1..98 may come before the application exists. Step 99 needs the application (400 otherwise) and moves it from Received to Processing; sent again it changes nothing. ${PARTNER}`,
   body: ApplicationStep,
   responses: { 201: { description: 'Recorded' }, ...bad, ...disabled },
   async handler({ engine, body, principal }) {

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { component, ref } from './components';
 
 /**
@@ -25,8 +25,12 @@ export const OWNERSHIP_TYPES = [
 ] as const;
 export const BUSINESS_TYPES = ['AutoRental', 'MOTO', 'ECommerce', 'Restaurant', 'Lodging', 'Retail'] as const;
 export const CONTROL_PRONGS = ['Owner 1', 'Owner 2', 'Owner 3', 'Owner 4', 'Non-Owner'] as const;
-/** Received on create, Under review once step 99 submits it, then Approved or Declined (see the sandbox rules). */
-export const APPLICATION_STATUSES = ['Received', 'Under review', 'Approved', 'Declined'] as const;
+/**
+ * The reference's ApplicationStatus, all of it (a client may switch over every value): Received on
+ * create, Processing once step 99 submits it, then Approved, Closed (declined) or On Hold (manual
+ * review), see the sandbox rules. The sandbox never answers Provisionally Approved.
+ */
+export const APPLICATION_STATUSES = ['Received', 'Processing', 'Provisionally Approved', 'Approved', 'On Hold', 'Closed'] as const;
 export type ApplicationStatusName = (typeof APPLICATION_STATUSES)[number];
 
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -163,10 +167,36 @@ export type ApplicationInput = Static<typeof Application>;
 
 export const ApplicationCreated = component('ApplicationCreatedResponse', Type.Object({ application_token: Type.String({ format: 'uuid' }) }));
 
+export const ApplicationStatus = component('ApplicationStatus', literals(APPLICATION_STATUSES));
+
+const FieldError = <T extends TSchema>(field: T) => Type.Object({ field, error_message: Type.String({ description: 'What is wrong, naming the field.' }) });
+
+/**
+ * The reference's 400 for an invalid application, plus our usual `error`, `code` and `details`
+ * (src/server/onboarding-errors.ts sorts each invalid field into one of the three lists).
+ */
+export const ApplicationErrorResponse = component(
+  'ApplicationErrorResponse',
+  Type.Object({
+    address_errors: Type.Array(FieldError(literals(['Owner 1', 'Owner 2', 'Owner 3', 'Owner 4', 'Business Physical Address', 'Business Billing Address'] as const)), {
+      description: 'An address\'s invalid fields, under the address\'s name.',
+    }),
+    tax_id_errors: Type.Array(FieldError(literals(['Owner 1', 'Owner 2', 'Owner 3', 'Owner 4', 'Business'] as const)), {
+      description: 'A tax id\'s invalid fields, under its holder\'s name.',
+    }),
+    field_errors: Type.Array(FieldError(Type.String({ description: 'The field\'s path, e.g. `naics_code`, `primary_contact.email`.' })), {
+      description: 'Every other invalid field (a malformed body is `body`, a query or path value its name).',
+    }),
+    error: Type.String({ description: 'Ours: the first error, for people.' }),
+    code: Type.String({ description: 'Ours: `validation_failed`.' }),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.Optional(Type.String()), code: Type.Optional(Type.String()), message: Type.String() }), { description: 'Ours: every invalid field, as on our other operations.' })),
+  }),
+);
+
 export const ApplicationStatusResponse = component(
   'ApplicationStatusResponse',
   Type.Object({
-    application_status: literals(APPLICATION_STATUSES),
+    application_status: ref(ApplicationStatus),
     api_credentials: Type.Optional(
       Type.Object({
         api_token: Type.String(),
@@ -175,7 +205,9 @@ export const ApplicationStatusResponse = component(
         }),
       }),
     ),
-    decline_reason: Type.Optional(Type.String()),
+    status_reason: Type.Optional(
+      Type.String({ description: 'Ours, not the reference\'s: why an application is Closed (declined) or On Hold, e.g. `The business sells prohibited products`.' }),
+    ),
   }),
 );
 
