@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Store } from '../store/database';
 import type { InstallStatus } from '../shared/schemas/system';
 import { systemClock, type Clock } from './clock';
@@ -20,6 +22,7 @@ import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
 import { receivablesForAutopay } from './autopay-receivables';
 import { createRegister, type Register } from './register';
+import { createImports, type Imports } from './imports';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -77,6 +80,8 @@ export interface Engine {
   readonly autopay: Autopay;
   /** The point of sale: catalog, cashiers, sales and tenders, voids and refunds, X and Z reports. */
   readonly register: Register;
+  /** CSV file imports: batches run in the background, reconciliation. */
+  readonly imports: Imports;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -138,6 +143,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const dataDir = (options.store as { directory?: string }).directory ?? join(tmpdir(), 'laneway-imports');
+  const imports = createImports({ core, account, wallets, keys: vault, dataDir });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -168,6 +175,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     giftCards,
     autopay,
     register,
+    imports,
     get firstCredentials() {
       return firstCredentials;
     },
@@ -210,6 +218,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       if (timer) clearInterval(timer);
       // Ports first: closing them settles whatever a lane was waiting for.
       await lanes.close();
+      // A running import stops between two units of work; the next start resumes it.
+      await imports.close();
       // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
       await receivables.close();

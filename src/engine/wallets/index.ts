@@ -3,7 +3,7 @@ import type { Account } from '../account';
 import { fail } from '../errors';
 import { DAY_MS } from '../clock';
 import type { WalletMethodPatch, WalletMethodRequest, WalletRequest } from '../../shared/schemas/wallets';
-import type { ContactInput } from '../../shared/schemas/gateway';
+import type { ContactInput, CreditCardInput } from '../../shared/schemas/gateway';
 import {
   bankProblemMessage,
   cardProblemMessage,
@@ -55,6 +55,11 @@ export interface Wallets {
   fundInTx(tx: Tx, token: string): Promise<FundData | undefined>;
   /** Inside a unit of work: vaults a card or bank account (two puts: wallet, fund). */
   vaultInTx(tx: Tx, request: VaultRequest): Promise<{ wallet: WalletData; fund: FundData | null }>;
+  /**
+   * Inside a unit of work: a card of a file import (no CVV: the reference's fund import), vaulted
+   * into the customer's wallet (made for the first of its cards), checked as a wallet's card is.
+   */
+  importCardInTx(tx: Tx, input: { customer: { identifier: string; name: string | null }; credit_card: CreditCardInput }): Promise<{ wallet_token: string; fund_token: string; vault_token: string }>;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
@@ -69,13 +74,14 @@ export function createWallets(deps: { core: EngineCore; account: Account; keyer:
   const bankInput: Wallets['parseBank'] = (input) => parseBank(input, { keyer, sandbox: sandbox(), defaultCurrency: account.profile().currency });
 
   /** Wallet checks refuse what the processor would: a vault holds only methods that can pay. */
-  const vaultable = (input: WalletMethodRequest): { card?: CardInputResult; bank?: BankInputResult } => {
+  const vaultable = (input: WalletMethodRequest, options: { fileImport?: boolean } = {}): { card?: CardInputResult; bank?: BankInputResult } => {
     if (input.credit_card && input.bank_account) throw fail.precondition('payment_method_conflict', 'Send either credit_card or bank_account, not both');
     if ((input.credit_card || input.bank_account) && !sandbox()) {
       throw fail.unavailable('processor_unavailable', 'No payment processor is connected to this production install, so payment methods cannot be vaulted');
     }
     if (input.credit_card) {
-      const card = cardInput(input.credit_card, { requireCvv: !input.credit_card.gateway_token, requireAddress: !input.credit_card.gateway_token });
+      const checked = !input.credit_card.gateway_token && !options.fileImport;
+      const card = cardInput(input.credit_card, { requireCvv: checked, requireAddress: checked });
       if (card.problem === 'expired') throw fail.precondition('card_expired', cardProblemMessage('expired', card.card));
       if (card.problem === 'luhn') throw fail.precondition('invalid_card_number', cardProblemMessage('luhn', card.card));
       if (card.problem === 'unknown') throw fail.precondition('card_unknown_to_sandbox', `${cardProblemMessage('unknown', card.card)}; ${sandboxHelp('card')}`);
@@ -312,6 +318,15 @@ export function createWallets(deps: { core: EngineCore; account: Account; keyer:
     },
 
     vaultInTx,
+
+    async importCardInTx(tx, input) {
+      requireWallets();
+      const { card } = vaultable({ credit_card: input.credit_card }, { fileImport: true });
+      const [existing] = await tx.find<WalletDoc>(WALLETS, { selector: { customer: input.customer.identifier }, sort: [{ customer: 'asc' }, { id: 'asc' }], limit: 1 });
+      const { wallet, fund } = await vaultInTx(tx, { ...(existing ? { walletToken: existing.id } : {}), customer: input.customer, ...(card ? { card } : {}) });
+      if (!fund) throw fail.internal('card_not_vaulted', 'the card was not vaulted');
+      return { wallet_token: wallet.token, fund_token: fund.token, vault_token: fund.gateway_token };
+    },
   };
 
   async function touchWallet(tx: Tx, token: string) {

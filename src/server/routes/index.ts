@@ -13,6 +13,7 @@ import { walletRoutes } from './wallets';
 import { referenceDataRoutes } from './reference-data';
 import { receivablesRoutes } from './receivables';
 import { registerRoutes } from './register';
+import { importRoutes } from './imports';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -30,6 +31,7 @@ const domainRoutes: AnyRoute[] = [
   ...laneRoutes,
   ...terminalRoutes,
   ...registerRoutes,
+  ...importRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;
