@@ -90,7 +90,7 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[] } {
   if (looksBinary(file.head)) throw fail.unsupportedMedia('not_csv', 'The file is not a CSV text file (UTF-8)');
   let rows: string[][];
   try {
-    rows = parse(file.head, { bom: true, to_line: 2, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    rows = parse(file.head, { bom: true, to: 2, relax_column_count: true, skip_empty_lines: true }) as string[][];
   } catch {
     throw fail.unsupportedMedia('not_csv', 'The file is not CSV: its first lines do not parse');
   }
