@@ -15,6 +15,8 @@ import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLin
 
 /** Rows per unit of work: one commit and one progress event each. */
 export const CHUNK_ROWS = 500;
+/** Records between two turns of the event loop inside a unit. */
+const YIELD_EVERY = 10;
 
 export interface RunnerDeps {
   core: EngineCore;
@@ -70,6 +72,9 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
     if (chunk.length) await commitChunk(deps, id, chunk, header ?? []);
     chunk = [];
     chunkRows = 0;
+    // Back-to-back units resolve on microtasks only, and RxDB holds every written document until
+    // its change events run on a timer: let the event loop turn (as importInvoices does).
+    await new Promise((resolve) => setImmediate(resolve));
   };
   try {
     source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
@@ -132,6 +137,9 @@ async function commitChunk(deps: RunnerDeps, id: number, groups: Group[], header
           if (!batch) throw new Error(`batch ${id} vanished`);
           const ctx: ApplyContext = { ...base, batch: id, header, echo: [] };
           for (let i = 0; i < end; i++) {
+            // The unit's writes are buffered until its commit: yielding between records lets the
+            // API answer other requests while a long file is imported.
+            if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
             try {
               await APPLIERS[batch.kind](ctx, rest[i]!);
             } catch (err) {
