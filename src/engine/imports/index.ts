@@ -117,9 +117,14 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
   };
 
   // A restart resumes every batch left processing, oldest first.
-  void recordsByRef<BatchData>(core, BATCH, 'processing').then((docs) => {
+  const resumed = recordsByRef<BatchData>(core, BATCH, 'processing').then((docs) => {
     for (const d of docs.sort((a, b) => a.data.id - b.data.id)) enqueue(d.data.id);
   });
+  const settled = async () => {
+    await resumed;
+    // A batch queued while waiting extends the queue: wait until it stops growing.
+    for (let last: Promise<void> | undefined; last !== queue; ) await (last = queue);
+  };
 
   core.onTick('imports.echo-expiry', async (now) => {
     const batches = await recordsOfKind<BatchData>(core, BATCH);
@@ -235,9 +240,9 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
 
     async close() {
       stopping = true;
-      await queue;
+      await settled();
     },
 
-    idle: () => queue,
+    idle: settled,
   };
 }

@@ -79,6 +79,8 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   try {
     source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
     const parser = source.pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }));
+    // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
+    source.on('error', (err) => parser.destroy(err));
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       const line = previousEnd + 1;
       previousEnd = info.lines;
@@ -109,7 +111,12 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   } catch (err) {
     if (deps.stopping()) return;
     deps.core.logger.error({ err, batch: id }, 'import batch failed');
-    const reason = isEngineError(err) && err.kind !== 'internal' ? err.message : 'The import stopped on an unexpected error; it has been logged.';
+    const gone = (err as { code?: string }).code === 'ENOENT';
+    const reason = gone
+      ? 'The uploaded file is no longer in the data folder; upload it again'
+      : isEngineError(err) && err.kind !== 'internal'
+        ? err.message
+        : 'The import stopped on an unexpected error; it has been logged.';
     await finish(deps, id, reason);
   } finally {
     source?.destroy();
@@ -184,7 +191,9 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void
   const start = await getBatch(deps.core, id);
   if (!start?.file) return;
   const listed = new Set<string>();
-  const parser = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv).pipe(parse({ bom: true, columns: true, skip_empty_lines: true, relax_column_count: true }));
+  const source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
+  const parser = source.pipe(parse({ bom: true, columns: true, skip_empty_lines: true, relax_column_count: true }));
+  source.on('error', (err) => parser.destroy(err));
   for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number) listed.add(row.number.trim());
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });
   const open = customers.flatMap((c) => Object.entries(c.data.ledger.open).filter(([n, v]) => v[2] !== 0 && !listed.has(n)).map(([n]) => n));
