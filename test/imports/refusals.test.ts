@@ -61,6 +61,10 @@ describe('POST /api/imports refusals: a clear error and nothing written', () => 
     expect(res.status).toBe(401);
     const json = await ctx.api.post('/api/imports', { file: 'code,name\nA,B\n' });
     expect(json.status).toBe(415);
+    // The reference's own path ends with a slash.
+    const slash = await upload(ctx.api.url, divisions(), { path: '/api/imports/' });
+    expect(slash.status).toBe(201);
+    await settled(ctx.api, slash.body.id);
   });
 });
 

@@ -19,12 +19,12 @@ export interface Batch {
 }
 
 /** A real multipart upload (FormData and Blob, as a browser or an integration builds it), checked against the OpenAPI document. */
-export async function upload(url: string, csv: string | Uint8Array, options: { filename?: string; force?: boolean; type?: string; auth?: string } = {}) {
+export async function upload(url: string, csv: string | Uint8Array, options: { filename?: string; force?: boolean; type?: string; auth?: string; path?: string } = {}) {
   const name = options.filename ?? 'data.csv';
   const form = new FormData();
   form.append('filename', name);
   form.append('file', new Blob([csv], { type: options.type ?? 'text/csv' }), name);
-  const res = await fetch(`${url}/api/imports${options.force ? '?force=true' : ''}`, { method: 'POST', headers: { Authorization: options.auth ?? basicAuth() }, body: form });
+  const res = await fetch(`${url}${options.path ?? '/api/imports'}${options.force ? '?force=true' : ''}`, { method: 'POST', headers: { Authorization: options.auth ?? basicAuth() }, body: form });
   const text = await res.text();
   const body = (res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as Batch & { code: string; error: string };
   const problems = checkResponse('POST', '/api/imports', res.status, body, res.headers.get('content-type') ?? '');
