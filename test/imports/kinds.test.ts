@@ -29,7 +29,7 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
       `${b},${c},2026-03-01,2026-03-31,1,Service,5000`,
       '',
     ].join('\n');
-    const batch = await importCsv(ctx.api, csv);
+    const batch = await importCsv(ctx.api, csv.replace(`${b},${c},`, `${b},${c},`).replace('Service', 'Service paid by 4895 2810 0000 0006'));
     expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '2 invoices', file_errors_count: 0, lines_total: 5, lines_done: 5 });
     const first = await invoice(a);
     expect(first.amount_cents).toBe(1250);
@@ -38,6 +38,8 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
       ['2', 'Bolts', 250],
     ]);
     expect((await invoice(b)).amount_cents).toBe(5000);
+    // A card number typed into free text is masked, as in a JSON body.
+    expect((await invoice(b)).line_item_attributes[0]!.description).toBe('Service paid by 489528******0006');
   });
 
   it('applies one payment to several invoices on several rows, with payment_total', async () => {

@@ -2,6 +2,7 @@ import type { Tx } from '../core';
 import { fail } from '../errors';
 import { putRecord } from '../records';
 import { formatMoney } from '../../shared/money';
+import { maskCardNumbersInFreeText } from '../security/card-data';
 import type { Wallets } from '../wallets';
 import { upsertCustomer } from '../receivables/customers';
 import { importDivision } from '../receivables/divisions';
@@ -31,21 +32,24 @@ export type Applier = (ctx: ApplyContext, group: Group) => Promise<void>;
  */
 export const APPLIERS: Record<FileKind, Applier> = {
   customers: async (ctx, group) => {
-    await upsertCustomer(ctx.unit, groupInput(KINDS.customers, group).input);
+    await upsertCustomer(ctx.unit, input('customers', group));
   },
   invoices: async (ctx, group) => {
-    await importInvoice(ctx.unit, groupInput(KINDS.invoices, group).input);
+    await importInvoice(ctx.unit, input('invoices', group));
   },
   payments: async (ctx, group) => {
-    await importPayment(ctx.unit, groupInput(KINDS.payments, group).input, 'csv');
+    await importPayment(ctx.unit, input('payments', group), 'csv');
   },
   divisions: async (ctx, group) => {
-    await importDivision(ctx.unit, groupInput(KINDS.divisions, group).input);
+    await importDivision(ctx.unit, input('divisions', group));
   },
   credit_cards: importCard,
   invoice_recon: reconcileInvoice,
   payment_recon: reconcilePayment,
 };
+
+/** A record's JSON input; card numbers typed into free text are masked, as the API does for JSON bodies. */
+const input = (kind: FileKind, group: Group) => maskCardNumbersInFreeText(groupInput(KINDS[kind], group).input);
 
 /** Where a card error belongs in the seed's columns. */
 const CARD_FIELD: Record<string, string> = {
