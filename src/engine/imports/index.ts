@@ -106,6 +106,86 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[] } {
   return { kind, header };
 }
 
+/** Streams an upload in, checks it and records its batch; on a refusal, nothing is left. */
+async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, source: Readable, meta: () => Promise<UploadMeta>): Promise<BatchData> {
+  const name = `upload-${randomBytes(12).toString('hex')}.csv.enc`;
+  const file = await receiveFile(source, join(dir, name), keys);
+  try {
+    const { kind } = inspect(file);
+    const m = await meta();
+    const batch = await core.mutate(async (tx) => {
+      const seen = await getRecord<{ batch: number; at_ms: number }>(tx, FINGERPRINT, file.fingerprint);
+      if (seen && seen.data.at_ms > tx.now - WINDOW_MS && !m.force) {
+        throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${seen.data.batch}); send force=true to import it again`);
+      }
+      const data: BatchData = {
+        // Like an invoice's id, the watermark of its first version: units are serialised.
+        id: core.currentWatermark() + 1,
+        file_name: m.fileName.slice(0, 255),
+        file_size: file.size,
+        file_content_type: m.contentType.slice(0, 100),
+        file_fingerprint: file.fingerprint,
+        file_errors_count: 0,
+        error: null,
+        result_message: null,
+        complete_at: null,
+        status: 'processing',
+        kind,
+        created_at: tx.at,
+        lines_total: file.lines,
+        lines_done: 1,
+        rows_done: 0,
+        records_done: 0,
+        complete_ms: null,
+        file: { name, key_id: file.keyId, iv: file.iv },
+      };
+      await putBatch(tx, data, 'import.created');
+      await putRecord(tx, FINGERPRINT, file.fingerprint, { batch: data.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });
+      return data;
+    });
+    return batch;
+  } catch (err) {
+    rmSync(file.path, { force: true });
+    throw err;
+  }
+}
+
+/** Tokenized results are kept 24 hours after their batch completed (the reference's window). */
+async function dropExpiredEcho(core: EngineCore, now: number): Promise<void> {
+  const batches = await recordsOfKind<BatchData>(core, BATCH);
+  for (const b of batches) {
+    if (b.data.kind !== 'credit_cards' || b.data.complete_ms === null || b.data.complete_ms > now - WINDOW_MS) continue;
+    const lines = await ofBatch<EchoLine>(core, ECHO, b.data.id);
+    if (!lines.length) continue;
+    await core.mutate(async (tx) => {
+      for (const l of lines) await tx.remove('records', l.id, { type: 'import.echo_expired', entity: 'import', key: String(b.data.id) });
+    });
+  }
+}
+
+/** A batch's reconciliation records after a watermark; without a batch, the most recent of the kind. */
+async function reconRecords(core: EngineCore, kind: 'invoice_recon' | 'payment_recon', batch: number | undefined, page: { after: number; limit: number }) {
+  let id = batch;
+  if (id === undefined) {
+    const all = [...(await recordsByRef<BatchData>(core, BATCH, 'completed')), ...(await recordsByRef<BatchData>(core, BATCH, 'processing'))];
+    id = all.filter((b) => b.data.kind === kind).sort((a, b) => b.data.id - a.data.id)[0]?.data.id;
+    if (id === undefined) return [];
+  } else {
+    const b = await getBatch(core, id);
+    if (!b) throw fail.notFound('import_not_found', `No import batch ${id}`);
+    if (b.kind !== kind) return [];
+  }
+  const docs = await ofBatch<Record<string, unknown>>(core, kind === 'invoice_recon' ? RECON_INVOICE : RECON_PAYMENT, id);
+  return docs
+    .filter((d) => d.watermark > page.after)
+    .sort((a, b) => a.watermark - b.watermark)
+    .slice(0, page.limit)
+    .map((d) => {
+      const { batch: _batch, ...data } = d.data;
+      return { watermark: d.watermark, data };
+    });
+}
+
 export function createImports(deps: { core: EngineCore; account: Account; wallets: Wallets; keys: FileKeys; dataDir: string }): Imports {
   const { core } = deps;
   const dir = uploadsDir(deps.dataDir);
@@ -126,17 +206,7 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
     for (let last: Promise<void> | undefined; last !== queue; ) await (last = queue);
   };
 
-  core.onTick('imports.echo-expiry', async (now) => {
-    const batches = await recordsOfKind<BatchData>(core, BATCH);
-    for (const b of batches) {
-      if (b.data.kind !== 'credit_cards' || b.data.complete_ms === null || b.data.complete_ms > now - WINDOW_MS) continue;
-      const lines = await ofBatch<EchoLine>(core, ECHO, b.data.id);
-      if (!lines.length) continue;
-      await core.mutate(async (tx) => {
-        for (const l of lines) await tx.remove('records', l.id, { type: 'import.echo_expired', entity: 'import', key: String(b.data.id) });
-      });
-    }
-  });
+  core.onTick('imports.echo-expiry', (now) => dropExpiredEcho(core, now));
 
   const requireBatch = async (id: number) => {
     const b = await getBatch(core, id);
@@ -146,47 +216,9 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
 
   return {
     async upload(source, meta) {
-      const name = `upload-${randomBytes(12).toString('hex')}.csv.enc`;
-      const file = await receiveFile(source, join(dir, name), deps.keys);
-      try {
-        const { kind } = inspect(file);
-        const m = await meta();
-        const batch = await core.mutate(async (tx) => {
-          const seen = await getRecord<{ batch: number; at_ms: number }>(tx, FINGERPRINT, file.fingerprint);
-          if (seen && seen.data.at_ms > tx.now - WINDOW_MS && !m.force) {
-            throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${seen.data.batch}); send force=true to import it again`);
-          }
-          const data: BatchData = {
-            // Like an invoice's id, the watermark of its first version: units are serialised.
-            id: core.currentWatermark() + 1,
-            file_name: m.fileName.slice(0, 255),
-            file_size: file.size,
-            file_content_type: m.contentType.slice(0, 100),
-            file_fingerprint: file.fingerprint,
-            file_errors_count: 0,
-            error: null,
-            result_message: null,
-            complete_at: null,
-            status: 'processing',
-            kind,
-            created_at: tx.at,
-            lines_total: file.lines,
-            lines_done: 1,
-            rows_done: 0,
-            records_done: 0,
-            complete_ms: null,
-            file: { name, key_id: file.keyId, iv: file.iv },
-          };
-          await putBatch(tx, data, 'import.created');
-          await putRecord(tx, FINGERPRINT, file.fingerprint, { batch: data.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });
-          return data;
-        });
-        enqueue(batch.id);
-        return view(batch);
-      } catch (err) {
-        rmSync(file.path, { force: true });
-        throw err;
-      }
+      const batch = await receiveBatch(core, dir, deps.keys, source, meta);
+      enqueue(batch.id);
+      return view(batch);
     },
 
     async list(filter, page) {
@@ -217,26 +249,7 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
       return { header, lines: (await ofBatch<EchoLine>(core, ECHO, id)).map((d) => d.data) };
     },
 
-    async recon(kind, batch, page) {
-      let id = batch;
-      if (id === undefined) {
-        const all = [...(await recordsByRef<BatchData>(core, BATCH, 'completed')), ...(await recordsByRef<BatchData>(core, BATCH, 'processing'))];
-        id = all.filter((b) => b.data.kind === kind).sort((a, b) => b.data.id - a.data.id)[0]?.data.id;
-        if (id === undefined) return [];
-      } else {
-        const b = await requireBatch(id);
-        if (b.kind !== kind) return [];
-      }
-      const docs = await ofBatch<Record<string, unknown>>(core, kind === 'invoice_recon' ? RECON_INVOICE : RECON_PAYMENT, id);
-      return docs
-        .filter((d) => d.watermark > page.after)
-        .sort((a, b) => a.watermark - b.watermark)
-        .slice(0, page.limit)
-        .map((d) => {
-          const { batch: _batch, ...data } = d.data;
-          return { watermark: d.watermark, data };
-        });
-    },
+    recon: (kind, batch, page) => reconRecords(core, kind, batch, page),
 
     async close() {
       stopping = true;
