@@ -92,17 +92,24 @@ describe('batch listings', () => {
     expect((await ctx.api.get('/api/imports/999999999')).status).toBe(404);
   });
 
-  it('puts progress on the event stream: one event per committed chunk, not per line', async () => {
-    const events: Array<{ type: string; data?: Record<string, number> }> = [];
-    const stop = ctx.t.engine.core.bus.subscribe((e) => {
-      if (e.entity === 'import') events.push(e as never);
-    });
+  it('puts progress on the event stream (GET /api/events): one event per committed chunk, not per line', async () => {
+    const watermark = ctx.t.engine.core.currentWatermark();
     const batch = await importCsv(ctx.api, divisions(1200));
-    stop();
-    const progress = events.filter((e) => e.type === 'import.progress');
-    expect(progress.map((e) => e.data?.lines_done)).toEqual([501, 1001, 1201]);
-    expect(progress.at(-1)?.data).toMatchObject({ lines_total: 1201, errors: 0 });
-    expect(events.at(-1)?.type).toBe('import.completed');
     expect(batch.result_message).toBe('1200 divisions');
+    // Replayed from the outbox after `watermark`, as a screen that reconnects gets it.
+    const abort = new AbortController();
+    const res = await fetch(`${ctx.api.url}/api/events?watermark=${watermark}`, { headers: { Authorization: basicAuth() }, signal: abort.signal });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('event: import.completed')) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    const events = text
+      .split('\n\n')
+      .filter((f) => f.includes('"entity":"import"') && f.includes(`"key":"${batch.id}"`))
+      .map((f) => JSON.parse(/^data: (.*)$/m.exec(f)![1]!) as { type: string; data: Record<string, number> });
+    const progress = events.filter((e) => e.type === 'import.progress');
+    expect(progress.map((e) => e.data.lines_done)).toEqual([501, 1001, 1201]);
+    expect(progress.at(-1)?.data).toMatchObject({ lines_total: 1201, errors: 0, records: 1200 });
+    expect(events.map((e) => e.type)).toEqual(['import.created', 'import.fingerprint', 'import.progress', 'import.progress', 'import.progress', 'import.completed']);
   });
 });
