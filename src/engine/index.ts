@@ -144,7 +144,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
   const dataDir = (options.store as { directory?: string }).directory ?? join(tmpdir(), 'laneway-imports');
-  const imports = createImports({ core, account, wallets, keys: vault, dataDir });
+  const imports = createImports({ core, account, wallets, autopay, keys: vault, dataDir });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {

@@ -55,6 +55,23 @@ describe('credit card files: tokenized into wallets, echoed masked for 24 hours'
     expect(left).toEqual([]);
   });
 
+  it('makes the autopay agreement a Y in create_debit_agreement asks for, on the imported card', async () => {
+    const c = uid('C');
+    expect((await ctx.api.post('/api/imports/customer', { identifier: c, name: 'Mary Smith' })).status).toBe(201);
+    const unknown = uid('C');
+    const csv = `${HEADER}\n${c},Mary Smith,Mary,Smith,${VISA},1230,H0H 0H0,Y,POLICY_9\n${unknown},Nobody,No,Body,${MASTERCARD},1230,H0H 0H0,Y,\n${c},Mary Smith,Mary,Smith,${MASTERCARD},1230,H0H 0H0,maybe,\n`;
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ result_message: '1 credit card', file_errors_count: 2 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([
+      [3, 'customer_identifier', 'customer_not_found'],
+      [4, 'create_debit_agreement', 'invalid_create_debit_agreement'],
+    ]);
+    const fund = (await ctx.api.get<string>(`/api/imports/${batch.id}/echo`)).body.split(',')[10];
+    const autopay = await ctx.api.get<{ autopays: Array<{ fund_token: string; autopay_references: string[]; state: string }> }>(`/api/autopay?customer_identifier=${c}`);
+    expect(autopay.body.autopays.map((a) => [a.fund_token, a.autopay_references, a.state])).toEqual([[fund, ['POLICY_9'], 'approved']]);
+  });
+
   it('has no echo for a file that is not a card file', async () => {
     const batch = await importCsv(ctx.api, `code,name\n${uid('D')},X\n`);
     const res = await ctx.api.get<{ code: string }>(`/api/imports/${batch.id}/echo`);

@@ -4,6 +4,7 @@ import { putRecord } from '../records';
 import { formatMoney } from '../../shared/money';
 import { maskCardNumbersInFreeText } from '../security/card-data';
 import type { Wallets } from '../wallets';
+import type { Autopay } from '../wallets/autopay';
 import { upsertCustomer } from '../receivables/customers';
 import { importDivision } from '../receivables/divisions';
 import { deleteInvoice, importInvoice } from '../receivables/invoices';
@@ -22,6 +23,7 @@ export interface ApplyContext {
   header: readonly string[];
   echo: EchoLine[];
   wallets: Wallets;
+  autopay: Autopay;
 }
 
 export type Applier = (ctx: ApplyContext, group: Group) => Promise<void>;
@@ -59,6 +61,9 @@ const CARD_FIELD: Record<string, string> = {
   card_expired: 'expiry',
   expiry_unspecified: 'expiry',
   invalid_expiry: 'expiry',
+  invalid_create_debit_agreement: 'create_debit_agreement',
+  customer_not_found: 'customer_identifier',
+  autopay_exists: 'create_debit_agreement',
   name_unspecified: 'name',
   missing_customer_identifier: 'customer_identifier',
 };
@@ -77,6 +82,8 @@ async function importCard(ctx: ApplyContext, group: Group): Promise<void> {
   const v = row.values;
   if (!v.customer_identifier) throw fail.precondition('missing_customer_identifier', 'customer_identifier is required');
   const { month, year } = expiryOf(v.expiry);
+  const agreement = v.create_debit_agreement?.trim().toUpperCase();
+  if (agreement !== undefined && agreement !== 'Y' && agreement !== 'N') throw fail.precondition('invalid_create_debit_agreement', 'create_debit_agreement must be Y or N');
   const holder = [v.first_name, v.last_name].filter(Boolean).join(' ') || v.name;
   const tokens = await ctx.wallets.importCardInTx(ctx.tx, {
     customer: { identifier: v.customer_identifier, name: v.name ?? null },
@@ -88,6 +95,10 @@ async function importCard(ctx: ApplyContext, group: Group): Promise<void> {
       ...(v.postal_code ? { address: { postal_code: v.postal_code } } : {}),
     },
   });
+  // Y: the customer's autopay agreement on this card (the autopay rule, in the same unit).
+  if (agreement === 'Y') {
+    await ctx.autopay.createInTx(ctx.tx, { customer_identifier: v.customer_identifier, fund_token: tokens.fund_token, ...(v.auto_debit_reference ? { autopay_reference: v.auto_debit_reference } : {}) });
+  }
   // The echo: the line as sent, card number and expiry masked (last four at most), then the tokens.
   const cells = ctx.header.map((name) => {
     const value = v[name] ?? '';

@@ -9,6 +9,7 @@ import { DAY_MS } from '../clock';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
+import type { Autopay } from '../wallets/autopay';
 import { looksBinary, receiveFile, uploadsDir, type FileKeys, type ReceivedFile } from './file';
 import { KINDS, kindOfHeader, unknownColumns, type FileKind } from './kinds';
 import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, getBatch, ofBatch, putBatch, type BatchData, type EchoLine, type LineError } from './records';
@@ -186,12 +187,12 @@ async function reconRecords(core: EngineCore, kind: 'invoice_recon' | 'payment_r
     });
 }
 
-export function createImports(deps: { core: EngineCore; account: Account; wallets: Wallets; keys: FileKeys; dataDir: string }): Imports {
+export function createImports(deps: { core: EngineCore; account: Account; wallets: Wallets; autopay: Autopay; keys: FileKeys; dataDir: string }): Imports {
   const { core } = deps;
   const dir = uploadsDir(deps.dataDir);
   let stopping = false;
   let queue: Promise<void> = Promise.resolve();
-  const runner = { core, account: deps.account, wallets: deps.wallets, keys: deps.keys, dir, stopping: () => stopping };
+  const runner = { core, account: deps.account, wallets: deps.wallets, autopay: deps.autopay, keys: deps.keys, dir, stopping: () => stopping };
   const enqueue = (id: number) => {
     queue = queue.then(() => (stopping ? undefined : runBatch(runner, id))).catch((err: unknown) => core.logger.error({ err, batch: id }, 'import batch did not run'));
   };

@@ -6,6 +6,7 @@ import type { Account } from '../account';
 import { isEngineError, type EngineError } from '../errors';
 import { redactPans } from '../security/card-data';
 import type { Wallets } from '../wallets';
+import type { Autopay } from '../wallets/autopay';
 import { inUnitOfWork } from '../receivables/unit-of-work';
 import type { CustomerDoc } from '../receivables/types';
 import { APPLIERS, cardField, closeUnlisted, type ApplyContext } from './apply';
@@ -22,6 +23,7 @@ export interface RunnerDeps {
   core: EngineCore;
   account: Account;
   wallets: Wallets;
+  autopay: Autopay;
   keys: FileKeys;
   dir: string;
   /** Set when the engine closes: the run stops between units, and resumes at the next start. */
@@ -124,7 +126,7 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
 }
 
 function unitFor<T>(deps: RunnerDeps, fn: (ctx: Omit<ApplyContext, 'batch' | 'header' | 'echo'>) => Promise<T>): Promise<T> {
-  return inUnitOfWork(deps.core, deps.account, (unit) => fn({ tx: unit.tx, unit, wallets: deps.wallets }));
+  return inUnitOfWork(deps.core, deps.account, (unit) => fn({ tx: unit.tx, unit, wallets: deps.wallets, autopay: deps.autopay }));
 }
 
 /**

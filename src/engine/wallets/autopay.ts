@@ -74,6 +74,8 @@ export interface AutopayView {
 
 export interface Autopay {
   create(input: AutopayCreate): Promise<{ token: string }>;
+  /** Inside a unit of work (a card file's create_debit_agreement): the fund may be vaulted in the same unit. */
+  createInTx(tx: Tx, input: AutopayCreate): Promise<{ token: string }>;
   /** Moves the customer's agreements from fund `oldFund` to `newFund`. */
   update(input: { customer_identifier: string; fund_token: string; token: string }): Promise<{ token: string }>;
   retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[] } & Partial<AutopayView>>;
@@ -110,12 +112,12 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
     (await recordsByRef<AutopayData>(core, AUTOPAY, customer)).map((r) => r.data).filter((a) => a.state === 'approved');
 
   /** The fund must be usable and belong to the customer's wallet. */
-  const checkFund = async (customer: string, fundToken: string) => {
-    const fund = await core.get<FundDoc>(FUNDS, fundToken);
+  const checkFund = async (customer: string, fundToken: string, reader: Tx | EngineCore = core) => {
+    const fund = await reader.get<FundDoc>(FUNDS, fundToken);
     if (!fund) throw fail.precondition('payment_method_not_found', `No payment method ${fundToken}`);
     if (fund.data.inactive) throw fail.precondition('payment_method_inactive', `Payment method ${fundToken} was removed`);
     if (fund.data.locked) throw fail.precondition('fund_protected', `Payment method ${fundToken} is locked`);
-    const wallet = await core.get<WalletDoc>(WALLETS, fund.data.wallet);
+    const wallet = await reader.get<WalletDoc>(WALLETS, fund.data.wallet);
     if (wallet?.data.customer?.identifier !== customer) {
       throw fail.precondition('fund_not_authorized', `Payment method ${fundToken} is not in a wallet of customer ${customer}`);
     }
@@ -126,6 +128,31 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   };
 
   const put = putAutopay;
+
+  const createInTx = async (tx: Tx, input: AutopayCreate): Promise<{ token: string }> => {
+    account.require('autopay');
+    const references = input.autopay_reference === undefined ? [] : Array.isArray(input.autopay_reference) ? [...new Set(input.autopay_reference)] : [input.autopay_reference];
+    await checkCustomer(input.customer_identifier);
+    await checkFund(input.customer_identifier, input.fund_token, tx);
+    const existing = (await recordsByRef<AutopayData>(tx, AUTOPAY, input.customer_identifier)).map((r) => r.data).filter((a) => a.state === 'approved');
+    const clash = existing.find((a) => (a.references.length === 0 && references.length === 0) || a.references.some((r) => references.includes(r)));
+    if (clash) throw fail.precondition('autopay_exists', `Customer ${input.customer_identifier} already has autopay ${clash.token} for ${references.length ? 'these references' : 'all invoices'}`);
+    const a: AutopayData = {
+      token: core.ids.token(),
+      customer_identifier: input.customer_identifier,
+      fund_token: input.fund_token,
+      references,
+      state: 'approved',
+      created_at: tx.at,
+      updated_at: tx.at,
+      revoked_at: null,
+      last_run_date: null,
+      last_result: null,
+      last_transaction: null,
+    };
+    await put(tx, a, 'autopay.created');
+    return { token: a.token };
+  };
 
   /** Which of the due invoices an agreement covers (see the module comment). */
   const covered = (a: AutopayData, all: AutopayData[], invoices: DueInvoice[]) => {
@@ -212,32 +239,9 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   core.onTick('autopay.due', runDue);
 
   return {
-    async create(input) {
-      account.require('autopay');
-      const references = input.autopay_reference === undefined ? [] : Array.isArray(input.autopay_reference) ? [...new Set(input.autopay_reference)] : [input.autopay_reference];
-      await checkCustomer(input.customer_identifier);
-      await checkFund(input.customer_identifier, input.fund_token);
-      return core.mutate(async (tx) => {
-        const existing = (await recordsByRef<AutopayData>(tx, AUTOPAY, input.customer_identifier)).map((r) => r.data).filter((a) => a.state === 'approved');
-        const clash = existing.find((a) => (a.references.length === 0 && references.length === 0) || a.references.some((r) => references.includes(r)));
-        if (clash) throw fail.precondition('autopay_exists', `Customer ${input.customer_identifier} already has autopay ${clash.token} for ${references.length ? 'these references' : 'all invoices'}`);
-        const a: AutopayData = {
-          token: core.ids.token(),
-          customer_identifier: input.customer_identifier,
-          fund_token: input.fund_token,
-          references,
-          state: 'approved',
-          created_at: tx.at,
-          updated_at: tx.at,
-          revoked_at: null,
-          last_run_date: null,
-          last_result: null,
-          last_transaction: null,
-        };
-        await put(tx, a, 'autopay.created');
-        return { token: a.token };
-      });
-    },
+    create: (input) => core.mutate((tx) => createInTx(tx, input)),
+
+    createInTx,
 
     async update(input) {
       account.require('autopay');
