@@ -69,6 +69,7 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     const csv = [
       'number,customer_identifier,date,line_item_attributes.description,line_item_attributes.amount',
       `${a},${c},2026-03-01,One,100`,
+      '',
       `${bad},${c},2026-03-01,Two,200`,
       `,,,Three,lots`,
       `${b},${c},2026-02-30,Four,400`,
@@ -82,16 +83,16 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
 
     const json = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
     expect(json.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([
-      [4, 'line_item_attributes.amount', 'invalid_integer'],
-      [4, 'line_item_attributes.amount', 'missing_line_amount'],
-      [5, 'date', 'invalid_date'],
+      [5, 'line_item_attributes.amount', 'invalid_integer'],
+      [5, 'line_item_attributes.amount', 'missing_line_amount'],
+      [6, 'date', 'invalid_date'],
     ]);
     expect((await ctx.api.get(`/api/imports/${batch.id}/errors.json`)).body).toEqual(json.body);
     const csvErrors = await ctx.api.get<string>(`/api/imports/${batch.id}/errors.csv`);
     expect(csvErrors.headers.get('content-type')).toContain('text/csv');
     const lines = csvErrors.body.trim().split('\r\n');
     expect(lines[0]).toBe('line_number,field,code,error');
-    expect(lines[1]).toMatch(/^4,line_item_attributes\.amount,invalid_integer,/);
-    expect(lines[3]).toMatch(/^5,date,invalid_date,date must be a date/);
+    expect(lines[1]).toMatch(/^5,line_item_attributes\.amount,invalid_integer,/);
+    expect(lines[3]).toMatch(/^6,date,invalid_date,date must be a date/);
   });
 });

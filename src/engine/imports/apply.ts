@@ -151,7 +151,7 @@ async function reconcileInvoice(ctx: ApplyContext, group: Group): Promise<void> 
 }
 
 /** An invoice open here that the ERP's list leaves out: closed (deleted), and said so. */
-export async function closeUnlisted(ctx: ApplyContext, number: string, seq: number): Promise<void> {
+export async function closeUnlisted(ctx: ApplyContext, number: string): Promise<void> {
   const invoice = await ctx.unit.invoice(number);
   if (!invoice || invoice.data.deleted) return;
   const balance = money(invoice.data.owing_cents, invoice.data.currency);
@@ -168,7 +168,7 @@ export async function closeUnlisted(ctx: ApplyContext, number: string, seq: numb
     balance_in_arc: balance,
     balance_in_source_system: '',
     discrepancy_message: 'Invoice Not Present in Source System; closed',
-  }, seq);
+  }, number);
 }
 
 /** A payment of the ERP's list, compared with ours; a discrepancy is recorded, nothing is changed. */
@@ -212,7 +212,8 @@ async function reconcilePayment(ctx: ApplyContext, group: Group): Promise<void> 
   });
 }
 
-async function putRecon(tx: Tx, kind: string, batch: number, line: number, data: Record<string, unknown>, seq = 0): Promise<void> {
-  const key = `${batch}/${String(line).padStart(10, '0')}/${String(seq).padStart(8, '0')}`;
+/** Keyed by line (and invoice for a closing, which has none): a step run again after a restart rewrites its own record. */
+async function putRecon(tx: Tx, kind: string, batch: number, line: number, data: Record<string, unknown>, invoice = ''): Promise<void> {
+  const key = `${batch}/${String(line).padStart(10, '0')}/${invoice}`;
   await putRecord(tx, kind, key, { ...data, batch }, { type: `${kind}.created`, entity: 'reconciliation', key: String(batch), data: { line } }, String(batch));
 }

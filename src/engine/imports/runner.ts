@@ -65,7 +65,6 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   const spec = KINDS[start.kind];
   let source: ReturnType<typeof readFile> | undefined;
   let header: string[] | undefined;
-  let previousEnd = 1;
   let rowIndex = 0;
   let group: Group | undefined;
   let chunk: Group[] = [];
@@ -80,15 +79,14 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   };
   try {
     source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-    const parser = source.pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }));
+    const parser = source.pipe(parse({ bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true }));
     // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
     source.on('error', (err) => parser.destroy(err));
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      const line = previousEnd + 1;
-      previousEnd = info.lines;
+    for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
+      // info.lines is the line the record ends on; a quoted line break makes it start earlier.
+      const line = info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
       if (!header) {
         header = record.map((c) => c.trim());
-        previousEnd = info.lines;
         continue;
       }
       if (rowIndex++ < start.rows_done) continue;
@@ -199,12 +197,11 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void
   for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number) listed.add(row.number.trim());
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });
   const open = customers.flatMap((c) => Object.entries(c.data.ledger.open).filter(([n, v]) => v[2] !== 0 && !listed.has(n)).map(([n]) => n));
-  let seq = 0;
   for (let i = 0; i < open.length; i += CHUNK_ROWS) {
     const part = open.slice(i, i + CHUNK_ROWS);
     await unitFor(deps, async (base) => {
       const ctx: ApplyContext = { ...base, batch: id, header: [], echo: [] };
-      for (const number of part) await closeUnlisted(ctx, number, seq++);
+      for (const number of part) await closeUnlisted(ctx, number);
     });
   }
 }
