@@ -62,7 +62,7 @@ describe('a server killed mid-batch', () => {
   it('resumes the batch after a restart from its last committed line: every line imported once', async () => {
     const tmp = tempDir();
     dirs.push(tmp.cleanup);
-    const count = 30_000;
+    const count = 12_000;
     const rows = Array.from({ length: count }, (_, i) => `R${i},CUST${i % 500},2026-03-01,${1000 + i}`);
     const csv = `number,customer_identifier,date,amount\n${rows.join('\n')}\n`;
 
