@@ -28,7 +28,12 @@ export interface RunnerDeps {
   dir: string;
   /** Set when the engine closes: the run stops between units, and resumes at the next start. */
   stopping: () => boolean;
+  /** Customer ids met in this run's earlier units (a hint to the next: see ReceivablesUnit.knownCustomerIds). */
+  customerIds?: Map<string, string>;
 }
+
+/** Bound on the customer-id hint of one run (a file names few customers, usually). */
+const KNOWN_CUSTOMERS = 100_000;
 
 class RecordFailed extends Error {
   constructor(
@@ -63,6 +68,7 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   const start = await getBatch(deps.core, id);
   if (!start || start.status !== 'processing' || !start.file) return;
   const spec = KINDS[start.kind];
+  deps = { ...deps, customerIds: new Map() };
   let source: ReturnType<typeof readFile> | undefined;
   let header: string[] | undefined;
   let rowIndex = 0;
@@ -124,7 +130,16 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
 }
 
 function unitFor<T>(deps: RunnerDeps, fn: (ctx: Omit<ApplyContext, 'batch' | 'header' | 'echo'>) => Promise<T>): Promise<T> {
-  return inUnitOfWork(deps.core, deps.account, (unit) => fn({ tx: unit.tx, unit, wallets: deps.wallets, autopay: deps.autopay }));
+  return inUnitOfWork(deps.core, deps.account, async (unit) => {
+    const known = deps.customerIds;
+    unit.knownCustomerIds = known;
+    const result = await fn({ tx: unit.tx, unit, wallets: deps.wallets, autopay: deps.autopay });
+    if (known) {
+      if (known.size > KNOWN_CUSTOMERS) known.clear();
+      for (const [identifier, id] of unit.customerIdsSeen()) known.set(identifier, id);
+    }
+    return result;
+  });
 }
 
 /**
