@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse';
-import { arg } from './args';
+import { arg, strArg } from './args';
 import { serveNodeFlags } from './serve-flags';
 
 /**
@@ -16,12 +16,15 @@ import { serveNodeFlags } from './serve-flags';
  * no rules). While the server imports, a whoami loop measures how the API answers meanwhile, and
  * the server's RSS is sampled.
  *
- *   npm run bench:imports -- [--mb 25]
+ *   npm run bench:imports -- [--mb 25] [--cpu-prof DIR]
+ *
+ * --cpu-prof writes the server's V8 CPU profile (a .cpuprofile) into DIR when it stops.
  *
  * Targets (issue 16): 25 MB under 10 s on 2 cores, within 3x of the baseline, server RSS growth
  * under 150 MB, the API answering meanwhile.
  */
 const megabytes = arg('mb', 25);
+const profileDir = strArg('cpu-prof');
 const here = dirname(fileURLToPath(import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'laneway-bench-imports-'));
 const file = join(work, 'invoices.csv');
@@ -90,7 +93,7 @@ const invoices = await generate(megabytes * 1024 * 1024);
 const size = statSync(file).size;
 const baseMs = await baseline();
 
-const child = spawn(process.execPath, [...serveNodeFlags(), '--import', 'tsx', join(here, 'gateway-server.ts'), join(work, 'server')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [...serveNodeFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', join(here, 'gateway-server.ts'), join(work, 'server')], { stdio: ['ignore', 'pipe', 'inherit'] });
 try {
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);

@@ -84,7 +84,9 @@ export class ReceivablesUnit {
   private adoptCustomer(found: CustomerDoc): CustomerDoc {
     const existing = this.customers.get(found.id);
     if (existing) return existing.doc;
-    this.customers.set(found.id, { doc: found, original: structuredClone(found), dirty: false });
+    // Only whether a customer was stored is read of its original (created or updated): ledgers are
+    // reconciled from invoices and payments. No copy of a ledger that grows with every invoice.
+    this.customers.set(found.id, { doc: found, original: found, dirty: false });
     this.customerIds.set(found.identifier, found.id);
     return found;
   }
