@@ -13,11 +13,22 @@ export interface Ids {
 
 const ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ'; // no I or O: tokens are read aloud and typed
 
+/** Random bytes drawn 4 KiB at a time (one call per 256 tokens: a file import makes one per invoice). */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let used = 0;
+
 export const randomIds: Ids = {
   token() {
-    const bytes = randomBytes(16);
+    if (used + 16 > pool.length) {
+      pool = randomBytes(POOL_BYTES);
+      used = 0;
+    }
     let out = '';
-    for (let i = 0; i < 16; i++) out += ALPHABET[(bytes[i] ?? 0) % ALPHABET.length];
+    for (let i = 0; i < 16; i++) out += ALPHABET[(pool[used + i] ?? 0) % ALPHABET.length];
+    // Each byte serves one token only.
+    pool.fill(0, used, used + 16);
+    used += 16;
     return out;
   },
   secret(bytes = 32) {

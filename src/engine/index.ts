@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Store } from '../store/database';
 import type { InstallStatus } from '../shared/schemas/system';
 import { systemClock, type Clock } from './clock';
@@ -32,6 +34,7 @@ import type { DeliveryOptions } from './webhooks/worker';
 import { createSync, type Sync } from './sync';
 import { createUsers, type Users, type UserView } from './account/users';
 import { createBackofficeQueries, type BackofficeQueries } from './backoffice/queries';
+import { createImports, type Imports } from './imports';
 
 export interface EngineOptions {
   store: Store & ScrubbableStore & { sizeBytes?(): number };
@@ -117,6 +120,8 @@ export interface Engine {
   readonly users: Users;
   /** The back office's list queries and search (backoffice/queries.ts). */
   readonly backoffice: BackofficeQueries;
+  /** CSV file imports: batches run in the background, reconciliation. */
+  readonly imports: Imports;
   /** Set only on the start that made the first credentials: print once, never store in clear. */
   readonly firstCredentials?: FirstCredentials;
   /**
@@ -191,6 +196,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const users = await createUsers(core, keys, account.credentials);
   const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number }), () => undefined);
   const backoffice = createBackofficeQueries(core, account, findSale);
+  const dataDir = (options.store as { directory?: string }).directory ?? join(tmpdir(), 'laneway-imports');
+  const imports = createImports({ core, account, wallets, autopay, keys: vault, dataDir });
 
   let firstCredentials: FirstCredentials | undefined;
   const firstStart = async (): Promise<FirstStart> => {
@@ -237,6 +244,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     sync,
     users,
     backoffice,
+    imports,
     get firstCredentials() {
       return firstCredentials;
     },
@@ -283,6 +291,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await webhooks.close();
       notifications.close();
       await sync.close();
+      // A running import stops between two units of work; the next start resumes it.
+      await imports.close();
       // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
       await receivables.close();

@@ -91,7 +91,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
   const invalidKind = route.invalidKind ?? 'invalid';
   const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const bodyTypes = route.bodyTypes ?? ['json'];
-  if (bodyTypes.includes('multipart')) throw new Error(`${route.operationId}: multipart bodies need a parser in src/server/request-body.ts first`);
+  if (bodyTypes.includes('multipart') && route.body) throw new Error(`${route.operationId}: multipart bodies need a parser in src/server/request-body.ts first`);
   const jsonParser = express.json({ limit, type: JSON_TYPES });
   const scope = route.scope ?? 'api';
   const grants = grantsOf(route);
@@ -129,7 +129,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
         }
         raw = req.body ?? {};
         checkDepth(raw, MAX_BODY_DEPTH, invalidKind);
-      }
+      } else if (route.multipartBody) checkBodyType(req, ['multipart']);
       const validate = { params: validator.params?.(), query: validator.query?.(), body: validator.body?.() };
       const params: Record<string, unknown> = { ...req.params };
       if (validate.params && !validate.params(params)) throw validationError(validate.params.errors, 'path', invalidKind);

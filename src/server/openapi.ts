@@ -87,6 +87,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
         : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toDocSchema(route.body) } } } } : {}),
+      ...(route.multipartBody ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: toDocSchema(route.multipartBody) } } } } : {}),
       responses,
       security: route.auth === false ? [] : [{ basicAuth: [] }, { bearerAuth: [] }],
     };

@@ -9,8 +9,8 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /**
  * Media types a route's body may come in. JSON only by default: a browser form can post
  * urlencoded, multipart or text/plain across sites without asking first, never JSON. `multipart`
- * is for an operation that uploads a file (the reference's CSV import); no route takes it yet,
- * and mounting one fails until a parser is added for it.
+ * is for an operation that uploads a file (the reference's CSV import): such a route declares
+ * `multipartBody` and streams the parts itself (busboy); a JSON `body` schema cannot take it.
  */
 export type BodyType = 'json' | 'multipart';
 
@@ -67,6 +67,11 @@ export interface RouteDef<P extends TSchema | undefined = undefined, Q extends T
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * A multipart/form-data upload the handler reads itself from `req` (streamed, never held in
+   * memory): the schema documents its parts; nothing is parsed or validated before the handler.
+   */
+  multipartBody?: TSchema;
   /** Body size limit for this route (default 1mb). */
   bodyLimit?: string;
   /**

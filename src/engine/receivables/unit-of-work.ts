@@ -45,10 +45,22 @@ export class ReceivablesUnit {
 
   // Customers ---------------------------------------------------------------------------------
 
+  /**
+   * Customer ids the caller learned in its earlier units (identifier → id), as a file import's
+   * chunks do: a lookup by identifier then reads by primary key instead of querying the index.
+   * Only a hint: the customer read is checked, and one since renamed falls back to the query.
+   */
+  knownCustomerIds: ReadonlyMap<string, string> | undefined;
+
   async customerByIdentifier(identifier: string): Promise<CustomerDoc | undefined> {
     if (this.customerIds.has(identifier)) {
       const id = this.customerIds.get(identifier);
       return id ? this.customers.get(id)?.doc : undefined;
+    }
+    const known = this.knownCustomerIds?.get(identifier);
+    if (known) {
+      const doc = await this.customerById(known);
+      if (doc?.identifier === identifier) return doc;
     }
     const [found] = await this.tx.find<CustomerDoc & { [k: string]: unknown }>('customers', {
       selector: { identifier },
@@ -72,9 +84,16 @@ export class ReceivablesUnit {
   private adoptCustomer(found: CustomerDoc): CustomerDoc {
     const existing = this.customers.get(found.id);
     if (existing) return existing.doc;
-    this.customers.set(found.id, { doc: found, original: structuredClone(found), dirty: false });
+    // Only whether a customer was stored is read of its original (created or updated): ledgers are
+    // reconciled from invoices and payments. No copy of a ledger that grows with every invoice.
+    this.customers.set(found.id, { doc: found, original: found, dirty: false });
     this.customerIds.set(found.identifier, found.id);
     return found;
+  }
+
+  /** Identifier → id of every customer this unit read or created (to hint the next unit). */
+  *customerIdsSeen(): Generator<[string, string]> {
+    for (const slot of this.customers.values()) yield [slot.doc.identifier, slot.doc.id];
   }
 
   addCustomer(doc: CustomerDoc): void {

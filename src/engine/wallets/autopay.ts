@@ -74,6 +74,8 @@ export interface AutopayView {
 
 export interface Autopay {
   create(input: AutopayCreate): Promise<{ token: string }>;
+  /** Inside a unit of work (a card file's create_debit_agreement): the fund may be vaulted in the same unit. */
+  createInTx(tx: Tx, input: AutopayCreate): Promise<{ token: string }>;
   /** Moves the customer's agreements from fund `oldFund` to `newFund`. */
   update(input: { customer_identifier: string; fund_token: string; token: string }): Promise<{ token: string }>;
   retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[] } & Partial<AutopayView>>;
@@ -120,10 +122,18 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   return {
     async create(input) {
       account.require('autopay');
-      const references = input.autopay_reference === undefined ? [] : Array.isArray(input.autopay_reference) ? [...new Set(input.autopay_reference)] : [input.autopay_reference];
+      const references = referencesOf(input);
       await checkCustomer(ctx, input.customer_identifier);
       await checkFund(ctx, input.customer_identifier, input.fund_token);
       return core.mutate((tx) => createAgreementInTx(ctx, tx, input, references));
+    },
+    async createInTx(tx, input) {
+      account.require('autopay');
+      const references = referencesOf(input);
+      await checkCustomer(ctx, input.customer_identifier);
+      // The fund may have been vaulted earlier in this very unit (a card file's line).
+      await checkFund(ctx, input.customer_identifier, input.fund_token, tx);
+      return createAgreementInTx(ctx, tx, input, references);
     },
 
     async update(input) {
@@ -165,12 +175,17 @@ const activeAgreements = async (core: EngineCore, customer: string) =>
   (await recordsByRef<AutopayData>(core, AUTOPAY, customer)).map((r) => r.data).filter((a) => a.state === 'approved');
 
 /** The fund must be usable and belong to the customer's wallet. */
-async function checkFund(ctx: AutopayContext, customer: string, fundToken: string): Promise<void> {
-  const fund = await ctx.core.get<FundDoc>(FUNDS, fundToken);
+/** The invoices' auto_debit_reference values an agreement covers (none: every invoice). */
+function referencesOf(input: AutopayCreate): string[] {
+  return input.autopay_reference === undefined ? [] : Array.isArray(input.autopay_reference) ? [...new Set(input.autopay_reference)] : [input.autopay_reference];
+}
+
+async function checkFund(ctx: AutopayContext, customer: string, fundToken: string, reader: Tx | EngineCore = ctx.core): Promise<void> {
+  const fund = await reader.get<FundDoc>(FUNDS, fundToken);
   if (!fund) throw notFound('payment_method_not_found', `No payment method ${fundToken}`, 'precondition');
   if (fund.data.inactive) throw fail.precondition('payment_method_inactive', `Payment method ${fundToken} was removed`);
   if (fund.data.locked) throw fail.precondition('fund_protected', `Payment method ${fundToken} is locked`);
-  const wallet = await ctx.core.get<WalletDoc>(WALLETS, fund.data.wallet);
+  const wallet = await reader.get<WalletDoc>(WALLETS, fund.data.wallet);
   if (wallet?.data.customer?.identifier !== customer) {
     throw fail.precondition('fund_not_authorized', `Payment method ${fundToken} is not in a wallet of customer ${customer}`);
   }

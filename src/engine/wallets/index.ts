@@ -1,7 +1,8 @@
 import type { EngineCore, Tx } from '../core';
-import { notFound } from '../errors';
+import { fail, notFound } from '../errors';
 import { DAY_MS } from '../clock';
 import type { WalletMethodPatch, WalletMethodRequest, WalletRequest } from '../../shared/schemas/wallets';
+import type { CreditCardInput } from '../../shared/schemas/gateway';
 import type { parseBank, parseCard, BankInputResult, CardInputResult } from './instruments';
 import { FUNDS, WALLETS, type FundData, type FundDoc, type WalletData, type WalletDoc } from './records';
 import { bankInput, cardInput, str, vaultableMethods, vaultInTx, walletsContext, type VaultRequest, type WalletsContext, type WalletsDeps } from './vault';
@@ -34,6 +35,11 @@ export interface Wallets {
   fundInTx(tx: Tx, token: string): Promise<FundData | undefined>;
   /** Inside a unit of work: vaults a card or bank account (two puts: wallet, fund). */
   vaultInTx(tx: Tx, request: VaultRequest): Promise<{ wallet: WalletData; fund: FundData | null }>;
+  /**
+   * Inside a unit of work: a card of a file import (no CVV: the reference's fund import), vaulted
+   * into the customer's wallet (made for the first of its cards), checked as a wallet's card is.
+   */
+  importCardInTx(tx: Tx, input: { customer: { identifier: string; name: string | null }; credit_card: CreditCardInput }): Promise<{ wallet_token: string; fund_token: string; vault_token: string }>;
 }
 
 export function createWallets(deps: WalletsDeps): Wallets {
@@ -103,6 +109,15 @@ export function createWallets(deps: WalletsDeps): Wallets {
     },
 
     vaultInTx: (tx, request) => vaultInTx(ctx, tx, request),
+
+    async importCardInTx(tx, input) {
+      requireWallets();
+      const { card } = vaultableMethods(ctx, { credit_card: input.credit_card }, { fileImport: true });
+      const [existing] = await tx.find<WalletDoc>(WALLETS, { selector: { customer: input.customer.identifier }, sort: [{ customer: 'asc' }, { id: 'asc' }], limit: 1 });
+      const { wallet, fund } = await vaultInTx(ctx, tx, { ...(existing ? { walletToken: existing.id } : {}), customer: input.customer, ...(card ? { card } : {}) });
+      if (!fund) throw fail.internal('card_not_vaulted', 'the card was not vaulted');
+      return { wallet_token: wallet.token, fund_token: fund.token, vault_token: fund.gateway_token };
+    },
   };
 }
 

@@ -49,13 +49,15 @@ export const bankInput = (ctx: WalletsContext, input: Parameters<typeof parseBan
   parseBank(input, { keyer: ctx.keyer, sandbox: ctx.sandbox(), defaultCurrency: ctx.account.profile().currency });
 
 /** Wallet checks refuse what the processor would: a vault holds only methods that can pay. */
-export function vaultableMethods(ctx: WalletsContext, input: WalletMethodRequest): { card?: CardInputResult; bank?: BankInputResult } {
+export function vaultableMethods(ctx: WalletsContext, input: WalletMethodRequest, options: { fileImport?: boolean } = {}): { card?: CardInputResult; bank?: BankInputResult } {
   if (input.credit_card && input.bank_account) throw fail.precondition('payment_method_conflict', 'Send either credit_card or bank_account, not both');
   if ((input.credit_card || input.bank_account) && !ctx.sandbox()) {
     throw fail.unavailable('processor_unavailable', 'No payment processor is connected to this production install, so payment methods cannot be vaulted');
   }
   if (input.credit_card) {
-    const card = cardInput(ctx, input.credit_card, { requireCvv: !input.credit_card.gateway_token, requireAddress: !input.credit_card.gateway_token });
+    // A file import carries no CVV (the reference's fund import), as a gateway token carries none.
+    const checked = !input.credit_card.gateway_token && !options.fileImport;
+    const card = cardInput(ctx, input.credit_card, { requireCvv: checked, requireAddress: checked });
     if (card.problem === 'expired') throw fail.precondition('card_expired', cardProblemMessage('expired', card.card));
     if (card.problem === 'luhn') throw fail.precondition('invalid_card_number', cardProblemMessage('luhn', card.card));
     if (card.problem === 'unknown') throw fail.precondition('card_unknown_to_sandbox', `${cardProblemMessage('unknown', card.card)}; ${sandboxHelp('card')}`);

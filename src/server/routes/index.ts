@@ -24,6 +24,7 @@ import { notificationRoutes } from './notifications';
 import { syncRoutes } from './sync';
 import { userRoutes } from './users';
 import { backofficeRoutes } from './backoffice';
+import { importRoutes } from './imports';
 import { Type } from '@sinclair/typebox';
 
 /** Every operation of the API. Each domain contributes one list. */
@@ -52,6 +53,7 @@ const domainRoutes: AnyRoute[] = [
   ...syncRoutes,
   ...userRoutes,
   ...backofficeRoutes,
+  ...importRoutes,
 ];
 
 let cachedDoc: Record<string, unknown> | undefined;

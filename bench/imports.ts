@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { parse } from 'csv-parse';
+import { arg, strArg } from './args';
+import { serveNodeFlags } from './serve-flags';
+
+/**
+ * A nightly invoice file (an invoice row and two line-item rows per invoice) imported over HTTP
+ * with POST /api/imports, beside a baseline measured in the same run on the same file: csv-parse
+ * plus raw better-sqlite3 inserts of the same rows (WAL, synchronous=FULL, 500 rows a transaction,
+ * no rules). While the server imports, a whoami loop measures how the API answers meanwhile, and
+ * the server's RSS is sampled.
+ *
+ *   npm run bench:imports -- [--mb 25] [--cpu-prof DIR]
+ *
+ * --cpu-prof writes the server's V8 CPU profile (a .cpuprofile) into DIR when it stops.
+ *
+ * Targets (issue 16): 25 MB under 10 s on 2 cores, within 3x of the baseline, server RSS growth
+ * under 150 MB, the API answering meanwhile.
+ */
+const megabytes = arg('mb', 25);
+const profileDir = strArg('cpu-prof');
+const here = dirname(fileURLToPath(import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'laneway-bench-imports-'));
+const file = join(work, 'invoices.csv');
+
+const HEADER = 'number,customer_identifier,date,due_date,line_item_attributes.number,line_item_attributes.description,line_item_attributes.quantity,line_item_attributes.unit_cost_cents';
+
+/** Writes invoices until the file reaches `bytes`; answers how many. */
+async function generate(bytes: number): Promise<number> {
+  const out = createWriteStream(file);
+  let size = 0;
+  let n = 0;
+  const write = (text: string) => {
+    size += Buffer.byteLength(text);
+    return out.write(text) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r()));
+  };
+  await write(`${HEADER}\n`);
+  while (size < bytes - 200) {
+    n++;
+    await write(`INV${n},CUST${n % 5000},2026-03-01,2026-03-31,1,"Widget, blue, large",2,1250\n,,,,2,Zinc bolts,10,35\n`);
+  }
+  await new Promise<void>((r) => out.end(r));
+  return n;
+}
+
+/** csv-parse and better-sqlite3 doing the same rows without any rule: the floor. */
+async function baseline(): Promise<number> {
+  const db = new Database(join(work, 'baseline.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE invoices (number TEXT PRIMARY KEY, customer TEXT, date TEXT, due_date TEXT, amount INTEGER); CREATE TABLE lines (invoice TEXT, number TEXT, description TEXT, quantity REAL, unit_cost INTEGER, amount INTEGER, PRIMARY KEY (invoice, number))');
+  const invoice = db.prepare('INSERT INTO invoices VALUES (?, ?, ?, ?, ?)');
+  const line = db.prepare('INSERT INTO lines VALUES (?, ?, ?, ?, ?, ?)');
+  const amount = db.prepare('UPDATE invoices SET amount = amount + ? WHERE number = ?');
+  let rows: string[][] = [];
+  let current = '';
+  const flush = db.transaction((batch: string[][]) => {
+    for (const r of batch) {
+      if (r[0]) {
+        current = r[0];
+        invoice.run(r[0], r[1], r[2], r[3], 0);
+      }
+      const total = Number(r[6]) * Number(r[7]);
+      line.run(current, r[4], r[5], Number(r[6]), Number(r[7]), total);
+      amount.run(total, current);
+    }
+  });
+  const t0 = performance.now();
+  const parser = createReadStream(file).pipe(parse({ bom: true, from_line: 2 }));
+  for await (const record of parser as AsyncIterable<string[]>) {
+    rows.push(record);
+    if (rows.length >= 500) {
+      flush(rows);
+      rows = [];
+    }
+  }
+  flush(rows);
+  const ms = performance.now() - t0;
+  db.close();
+  return ms;
+}
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+const invoices = await generate(megabytes * 1024 * 1024);
+const size = statSync(file).size;
+const baseMs = await baseline();
+
+const child = spawn(process.execPath, [...serveNodeFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', join(here, 'gateway-server.ts'), join(work, 'server')], { stdio: ['ignore', 'pipe', 'inherit'] });
+try {
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  const { url, token, key } = JSON.parse(first) as { url: string; token: string; key: string };
+  const headers = { authorization: `Basic ${Buffer.from(`${token}:${key}`).toString('base64')}` };
+  // Warm-up: the server's first requests compile the routes.
+  for (let i = 0; i < 50; i++) await (await fetch(`${url}/api/whoami`, { headers })).arrayBuffer();
+  const rss0 = rssMb(child.pid!);
+  let rssMax = rss0;
+  const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMb(child.pid!))), 100);
+
+  const t0 = performance.now();
+  const form = new FormData();
+  form.append('filename', 'invoices.csv');
+  form.append('file', await openAsBlob(file, { type: 'text/csv' }), 'invoices.csv');
+  const res = await fetch(`${url}/api/imports`, { method: 'POST', headers, body: form });
+  const batch = (await res.json()) as { id: number; status: string };
+  if (res.status !== 201) throw new Error(`upload refused: ${JSON.stringify(batch)}`);
+  const acceptedMs = performance.now() - t0;
+
+  const whoami: number[] = [];
+  let done = false;
+  const loop = (async () => {
+    while (!done) {
+      const s = performance.now();
+      await (await fetch(`${url}/api/whoami`, { headers })).arrayBuffer();
+      whoami.push(performance.now() - s);
+    }
+  })();
+  let final: { status: string; result_message: string; lines_done: number; file_errors_count: number } | undefined;
+  while (!final || final.status === 'processing') {
+    await new Promise((r) => setTimeout(r, 200));
+    final = (await (await fetch(`${url}/api/imports/${batch.id}`, { headers })).json()) as typeof final;
+  }
+  const httpMs = performance.now() - t0;
+  done = true;
+  await loop;
+  clearInterval(sampler);
+  const sorted = whoami.sort((a, b) => a - b);
+
+  console.log(`\nbench/imports: ${(size / 1024 / 1024).toFixed(1)} MB invoice file, ${invoices} invoices with 2 line items each (${invoices * 2} rows); load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores\n`);
+  console.log('| run | time s | invoices/s |');
+  console.log('|---|---:|---:|');
+  console.log(`| POST /api/imports, upload to batch completed (${final.status}: ${final.result_message}, ${final.file_errors_count} errors) | ${(httpMs / 1000).toFixed(1)} | ${Math.round(invoices / (httpMs / 1000))} |`);
+  console.log(`| baseline: csv-parse + raw better-sqlite3 inserts, same rows | ${(baseMs / 1000).toFixed(1)} | ${Math.round(invoices / (baseMs / 1000))} |`);
+  console.log(`\nratio HTTP import / baseline: ${(httpMs / baseMs).toFixed(1)}x; upload answered (201) after ${(acceptedMs / 1000).toFixed(2)} s`);
+  console.log(`server RSS: ${rss0.toFixed(0)} MB before, ${rssMax.toFixed(0)} MB at most: growth ${(rssMax - rss0).toFixed(0)} MB`);
+  console.log(`GET /api/whoami during the import: ${sorted.length} requests, p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(1)} ms`);
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  rmSync(work, { recursive: true, force: true });
+}

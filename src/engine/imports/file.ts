@@ -1,0 +1,108 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fail } from '../errors';
+
+/** The reference's file size limit. */
+export const MAX_FILE_BYTES = 25 * 1024 * 1024;
+/** What is kept of the file's start to tell its kind before anything is written. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * A file waiting to be imported stays in the data folder until its batch is done (a restart
+ * resumes from it). A credit-card file holds full card numbers, which never rest in clear: every
+ * upload is written encrypted (AES-256-CTR) under a key derived from the install's vault key,
+ * which lives in the key file, not beside the data.
+ */
+export interface FileKeys {
+  currentId(): string;
+  key(id: string): Buffer | undefined;
+}
+
+const deriveKey = (vaultKey: Buffer) => createHmac('sha256', vaultKey).update('laneway import file v1').digest();
+
+export interface ReceivedFile {
+  path: string;
+  size: number;
+  fingerprint: string;
+  /** Physical lines, the header's included. */
+  lines: number;
+  /** The first bytes in clear (in memory only): the header and the first rows. */
+  head: Buffer;
+  keyId: string;
+  iv: string;
+}
+
+export function uploadsDir(dataDir: string): string {
+  const dir = join(dataDir, 'imports');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/**
+ * Streams an upload to an encrypted file while hashing it (SHA-256 of the bytes as sent) and
+ * counting its lines; over the limit it is refused (413) and the file removed.
+ */
+export async function receiveFile(source: Readable, path: string, keys: FileKeys, limit = MAX_FILE_BYTES): Promise<ReceivedFile> {
+  const keyId = keys.currentId();
+  const vaultKey = keys.key(keyId);
+  if (!vaultKey) throw fail.internal('vault_key_missing', 'The vault key is missing');
+  const iv = randomBytes(16);
+  const hash = createHash('sha256');
+  let size = 0;
+  let lines = 0;
+  let last = -1;
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > limit) return done(fail.tooLarge('file_too_large', `The file is over the ${limit / 1024 / 1024} MB limit`));
+      hash.update(chunk);
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      last = chunk[chunk.length - 1] ?? last;
+      if (headBytes < HEAD_BYTES) {
+        head.push(chunk.subarray(0, HEAD_BYTES - headBytes));
+        headBytes += Math.min(chunk.length, HEAD_BYTES - headBytes);
+      }
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(source, meter, createCipheriv('aes-256-ctr', deriveKey(vaultKey), iv), createWriteStream(path, { mode: 0o600 }));
+  } catch (err) {
+    rmSync(path, { force: true });
+    throw err;
+  }
+  if (size > 0 && last !== 10) lines++;
+  return { path, size, fingerprint: hash.digest('hex'), lines, head: Buffer.concat(head), keyId, iv: iv.toString('hex') };
+}
+
+/** The stored file, decrypted as it is read. */
+export function readFile(path: string, keys: FileKeys, keyId: string, iv: string): Readable {
+  const vaultKey = keys.key(keyId);
+  if (!vaultKey) throw fail.internal('vault_key_missing', `The vault key ${keyId} of this file is gone`);
+  const decipher = createDecipheriv('aes-256-ctr', deriveKey(vaultKey), Buffer.from(iv, 'hex'));
+  const file = createReadStream(path);
+  file.on('error', (err) => decipher.destroy(err));
+  return file.pipe(decipher);
+}
+
+/** Not text: a NUL byte, or bytes that are not UTF-8 (a spreadsheet, a zip, a PDF). */
+export function looksBinary(head: Buffer): boolean {
+  if (head.includes(0)) return true;
+  // The head may cut a multi-byte character at its end: judge all but the last 3 bytes.
+  const body = head.length > HEAD_BYTES - 1 ? head.subarray(0, head.length - 3) : head;
+  return !isUtf8(body);
+}
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import type { EngineCore } from '../core';
+import type { Account } from '../account';
+import { DAY_MS } from '../clock';
+import { fail } from '../errors';
+import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
+import type { Wallets } from '../wallets';
+import type { Autopay } from '../wallets/autopay';
+import { looksBinary, receiveFile, uploadsDir, type FileKeys, type ReceivedFile } from './file';
+import { KINDS, kindOfHeader, unknownColumns, type FileKind } from './kinds';
+import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, getBatch, ofBatch, putBatch, type BatchData, type EchoLine, type LineError } from './records';
+import { runBatch } from './runner';
+
+export { MAX_FILE_BYTES } from './file';
+export type { FileKind } from './kinds';
+
+/** The reference's page size for batch listings. */
+export const PAGE_SIZE = 50;
+/** A file already imported in this window is refused unless forced; tokenized results last as long. */
+export const WINDOW_MS = DAY_MS;
+
+/** A batch as the API shows it: the reference's FileImport fields, then progress. */
+export interface BatchView {
+  id: number;
+  file_name: string;
+  file_size: number;
+  file_content_type: string;
+  file_fingerprint: string;
+  file_errors_count: number;
+  error: string | null;
+  result_message: string | null;
+  complete_at: string | null;
+  status: BatchData['status'];
+  kind: FileKind;
+  created_at: string;
+  lines_done: number;
+  lines_total: number;
+}
+
+export interface UploadMeta {
+  fileName: string;
+  contentType: string;
+  force: boolean;
+}
+
+export interface Imports {
+  /**
+   * Streams an upload to the data folder, checks it, and queues its batch (answered at once).
+   * `meta` is asked once the file is in: a form's other parts may come after the file's.
+   */
+  upload(file: Readable, meta: () => Promise<UploadMeta>): Promise<BatchView>;
+  list(filter: 'all' | 'processing' | 'completed', page: number): Promise<BatchView[]>;
+  view(id: number): Promise<BatchView>;
+  errors(id: number): Promise<LineError[]>;
+  /** The tokenized card lines (masked) with their tokens; gone 24 h after the batch completed. */
+  echo(id: number): Promise<{ header: string[]; lines: EchoLine[] }>;
+  /** Reconciliation records of a batch (default: the most recent reconciliation batch of the kind). */
+  recon(kind: 'invoice_recon' | 'payment_recon', batch: number | undefined, page: { after: number; limit: number }): Promise<Array<{ watermark: number; data: Record<string, unknown> }>>;
+  /** Settles once the batch running now (if any) has stopped between two units. */
+  close(): Promise<void>;
+  /** Resolves when every queued batch has run (tests and benchmarks wait on it). */
+  idle(): Promise<void>;
+}
+
+export function view(b: BatchData): BatchView {
+  return {
+    id: b.id,
+    file_name: b.file_name,
+    file_size: b.file_size,
+    file_content_type: b.file_content_type,
+    file_fingerprint: b.file_fingerprint,
+    file_errors_count: b.file_errors_count,
+    error: b.error,
+    result_message: b.result_message,
+    complete_at: b.complete_at,
+    status: b.status,
+    kind: b.kind,
+    created_at: b.created_at,
+    lines_done: b.lines_done,
+    lines_total: b.lines_total,
+  };
+}
+
+/** What the start of a file says: its kind and header, or why it is refused. */
+function inspect(file: ReceivedFile): { kind: FileKind; header: string[] } {
+  if (file.size === 0) throw fail.precondition('empty_file', 'The file is empty');
+  if (looksBinary(file.head)) throw fail.unsupportedMedia('not_csv', 'The file is not a CSV text file (UTF-8)');
+  let rows: string[][];
+  try {
+    rows = parse(file.head, { bom: true, to: 2, relax_column_count: true, skip_empty_lines: true }) as string[][];
+  } catch {
+    throw fail.unsupportedMedia('not_csv', 'The file is not CSV: its first lines do not parse');
+  }
+  const header = (rows[0] ?? []).map((c) => c.trim());
+  if (header.length === 0) throw fail.precondition('empty_file', 'The file is empty');
+  const kind = kindOfHeader(header);
+  if (!kind) {
+    throw fail.precondition('unknown_header', `The header row names no file kind this service imports (customers, invoices, payments, divisions, credit cards, reconciliation): ${header.slice(0, 8).join(',')}`);
+  }
+  const unknown = unknownColumns(kind, header);
+  if (unknown.length) throw fail.precondition('unknown_header', `A ${kind} file has no column ${unknown.map((c) => JSON.stringify(c)).join(', ')}`);
+  if (rows.length < 2) throw fail.precondition('empty_file', 'The file has a header row and no lines to import');
+  return { kind, header };
+}
+
+/** Streams an upload in, checks it and records its batch; on a refusal, nothing is left. */
+async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, source: Readable, meta: () => Promise<UploadMeta>): Promise<BatchData> {
+  const name = `upload-${randomBytes(12).toString('hex')}.csv.enc`;
+  const file = await receiveFile(source, join(dir, name), keys);
+  try {
+    const { kind } = inspect(file);
+    const m = await meta();
+    const batch = await core.mutate(async (tx) => {
+      const seen = await getRecord<{ batch: number; at_ms: number }>(tx, FINGERPRINT, file.fingerprint);
+      if (seen && seen.data.at_ms > tx.now - WINDOW_MS && !m.force) {
+        throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${seen.data.batch}); send force=true to import it again`);
+      }
+      const data: BatchData = {
+        // Like an invoice's id, the watermark of its first version: units are serialised.
+        id: core.currentWatermark() + 1,
+        file_name: m.fileName.slice(0, 255),
+        file_size: file.size,
+        file_content_type: m.contentType.slice(0, 100),
+        file_fingerprint: file.fingerprint,
+        file_errors_count: 0,
+        error: null,
+        result_message: null,
+        complete_at: null,
+        status: 'processing',
+        kind,
+        created_at: tx.at,
+        lines_total: file.lines,
+        lines_done: 1,
+        rows_done: 0,
+        records_done: 0,
+        complete_ms: null,
+        file: { name, key_id: file.keyId, iv: file.iv },
+      };
+      await putBatch(tx, data, 'import.created');
+      await putRecord(tx, FINGERPRINT, file.fingerprint, { batch: data.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });
+      return data;
+    });
+    return batch;
+  } catch (err) {
+    rmSync(file.path, { force: true });
+    throw err;
+  }
+}
+
+/** Tokenized results are kept 24 hours after their batch completed (the reference's window). */
+async function dropExpiredEcho(core: EngineCore, now: number): Promise<void> {
+  const batches = await recordsOfKind<BatchData>(core, BATCH);
+  for (const b of batches) {
+    if (b.data.kind !== 'credit_cards' || b.data.complete_ms === null || b.data.complete_ms > now - WINDOW_MS) continue;
+    const lines = await ofBatch<EchoLine>(core, ECHO, b.data.id);
+    if (!lines.length) continue;
+    await core.mutate(async (tx) => {
+      for (const l of lines) await tx.remove('records', l.id, { type: 'import.echo_expired', entity: 'import', key: String(b.data.id) });
+    });
+  }
+}
+
+/** A batch's reconciliation records after a watermark; without a batch, the most recent of the kind. */
+async function reconRecords(core: EngineCore, kind: 'invoice_recon' | 'payment_recon', batch: number | undefined, page: { after: number; limit: number }) {
+  let id = batch;
+  if (id === undefined) {
+    const all = [...(await recordsByRef<BatchData>(core, BATCH, 'completed')), ...(await recordsByRef<BatchData>(core, BATCH, 'processing'))];
+    id = all.filter((b) => b.data.kind === kind).sort((a, b) => b.data.id - a.data.id)[0]?.data.id;
+    if (id === undefined) return [];
+  } else {
+    const b = await getBatch(core, id);
+    if (!b) throw fail.notFound('import_not_found', `No import batch ${id}`);
+    if (b.kind !== kind) return [];
+  }
+  const docs = await ofBatch<Record<string, unknown>>(core, kind === 'invoice_recon' ? RECON_INVOICE : RECON_PAYMENT, id);
+  return docs
+    .filter((d) => d.watermark > page.after)
+    .sort((a, b) => a.watermark - b.watermark)
+    .slice(0, page.limit)
+    .map((d) => {
+      const { batch: _batch, ...data } = d.data;
+      return { watermark: d.watermark, data };
+    });
+}
+
+export function createImports(deps: { core: EngineCore; account: Account; wallets: Wallets; autopay: Autopay; keys: FileKeys; dataDir: string }): Imports {
+  const { core } = deps;
+  const dir = uploadsDir(deps.dataDir);
+  let stopping = false;
+  let queue: Promise<void> = Promise.resolve();
+  const runner = { core, account: deps.account, wallets: deps.wallets, autopay: deps.autopay, keys: deps.keys, dir, stopping: () => stopping };
+  const enqueue = (id: number) => {
+    queue = queue.then(() => (stopping ? undefined : runBatch(runner, id))).catch((err: unknown) => core.logger.error({ err, batch: id }, 'import batch did not run'));
+  };
+
+  // A restart resumes every batch left processing, oldest first.
+  const resumed = recordsByRef<BatchData>(core, BATCH, 'processing').then((docs) => {
+    for (const d of docs.sort((a, b) => a.data.id - b.data.id)) enqueue(d.data.id);
+  });
+  const settled = async () => {
+    await resumed;
+    // A batch queued while waiting extends the queue: wait until it stops growing.
+    for (let last: Promise<void> | undefined; last !== queue; ) await (last = queue);
+  };
+
+  core.onTick('imports.echo-expiry', (now) => dropExpiredEcho(core, now));
+
+  const requireBatch = async (id: number) => {
+    const b = await getBatch(core, id);
+    if (!b) throw fail.notFound('import_not_found', `No import batch ${id}`);
+    return b;
+  };
+
+  return {
+    async upload(source, meta) {
+      const batch = await receiveBatch(core, dir, deps.keys, source, meta);
+      enqueue(batch.id);
+      return view(batch);
+    },
+
+    async list(filter, page) {
+      const refs = filter === 'all' ? ['processing', 'completed'] : [filter];
+      const docs = (await Promise.all(refs.map((r) => recordsByRef<BatchData>(core, BATCH, r)))).flat();
+      const from = (Math.max(1, page) - 1) * PAGE_SIZE;
+      return docs
+        .map((d) => d.data)
+        .sort((a, b) => b.id - a.id)
+        .slice(from, from + PAGE_SIZE)
+        .map(view);
+    },
+
+    view: async (id) => view(await requireBatch(id)),
+
+    async errors(id) {
+      await requireBatch(id);
+      return (await ofBatch<LineError>(core, LINE_ERROR, id)).map((d) => d.data);
+    },
+
+    async echo(id) {
+      const b = await requireBatch(id);
+      if (b.kind !== 'credit_cards') throw fail.notFound('echo_not_found', `Batch ${id} imported ${KINDS[b.kind].noun[1]}, not payment methods: it has no tokenized results`);
+      if (b.complete_ms !== null && b.complete_ms <= core.clock.now() - WINDOW_MS) {
+        throw fail.notFound('echo_expired', `The tokenized results of batch ${id} were available for 24 hours after the import`);
+      }
+      const header = ['customer_identifier', 'name', 'first_name', 'last_name', 'number', 'expiry', 'postal_code', 'create_debit_agreement', 'auto_debit_reference'];
+      return { header, lines: (await ofBatch<EchoLine>(core, ECHO, id)).map((d) => d.data) };
+    },
+
+    recon: (kind, batch, page) => reconRecords(core, kind, batch, page),
+
+    async close() {
+      stopping = true;
+      await settled();
+    },
+
+    idle: settled,
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The CSV file kinds and how a header row tells them apart. Column names are the JSON field names
+ * of the import operation of the record (docs/csv-imports.md), so the engine's own field rules
+ * validate both. A nested record (an invoice's line item, a customer's contact, a payment's
+ * invoice amount) is a column `<array>.<field>` on the rows that follow its parent: a row whose
+ * key column is empty or repeats the parent's key continues the parent.
+ */
+export type FileKind = 'customers' | 'invoices' | 'payments' | 'divisions' | 'credit_cards' | 'invoice_recon' | 'payment_recon';
+
+export interface KindSpec {
+  kind: FileKind;
+  /** The column whose value starts a new record; '' = every row is a record. */
+  key: string;
+  /** The JSON array nested rows fill (their columns are `<nested>.<field>`). */
+  nested?: string;
+  /** Columns that are always accepted; with `open`, any other column is an extended attribute. */
+  columns: readonly string[];
+  open?: boolean;
+  /** Words for the result message: `5487 invoices`. */
+  noun: [string, string];
+}
+
+export const CARD_COLUMNS = ['customer_identifier', 'name', 'first_name', 'last_name', 'number', 'expiry', 'postal_code', 'create_debit_agreement', 'auto_debit_reference'] as const;
+
+export const INVOICE_RECON_COLUMNS = ['number', 'customer_number', 'customer_name', 'division_code', 'invoice_date', 'balance_in_source_system'] as const;
+
+export const PAYMENT_RECON_COLUMNS = [
+  'payment_reconciliation_identifier',
+  'customer_identifier',
+  'payment_amount_in_source_system',
+  'applied_amount_in_source_system',
+  'unapplied_amount_in_source_system',
+  'payment_date_in_source_system',
+  'external_payment_number_in_source_system',
+  'currency_in_source_system',
+] as const;
+
+export const DIVISION_COLUMNS = ['code', 'name', 'parent_code', 'external_id', 'deleted'] as const;
+
+export const KINDS: Record<FileKind, KindSpec> = {
+  credit_cards: { kind: 'credit_cards', key: '', columns: CARD_COLUMNS, noun: ['credit card', 'credit cards'] },
+  invoice_recon: { kind: 'invoice_recon', key: '', columns: INVOICE_RECON_COLUMNS, noun: ['invoice reconciled', 'invoices reconciled'] },
+  payment_recon: { kind: 'payment_recon', key: '', columns: PAYMENT_RECON_COLUMNS, noun: ['payment reconciled', 'payments reconciled'] },
+  payments: { kind: 'payments', key: 'identifier', nested: 'payment_amounts_attributes', columns: [], open: true, noun: ['payment', 'payments'] },
+  invoices: { kind: 'invoices', key: 'number', nested: 'line_item_attributes', columns: [], open: true, noun: ['invoice', 'invoices'] },
+  customers: { kind: 'customers', key: 'identifier', nested: 'contacts', columns: [], open: true, noun: ['customer', 'customers'] },
+  divisions: { kind: 'divisions', key: 'code', columns: DIVISION_COLUMNS, noun: ['division', 'divisions'] },
+};
+
+const PAYMENT_MARKERS = ['payment_total', 'amount_cents', 'invoice_number', 'payment_amounts_attributes.invoice_number', 'external_payment_number', 'payor_name'];
+
+/** The kind a header names, or undefined (an unknown header: the file is refused). */
+export function kindOfHeader(header: readonly string[]): FileKind | undefined {
+  const has = (c: string) => header.includes(c);
+  if (has('balance_in_source_system')) return 'invoice_recon';
+  if (has('payment_reconciliation_identifier')) return 'payment_recon';
+  if (has('customer_identifier') && has('number') && has('expiry')) return 'credit_cards';
+  if (has('number') && has('customer_identifier')) return 'invoices';
+  if (has('identifier') && PAYMENT_MARKERS.some(has)) return 'payments';
+  if (has('identifier')) return 'customers';
+  if (has('code') && has('name')) return 'divisions';
+  return undefined;
+}
+
+/** Columns of a closed kind that it does not know (the header is refused naming them). */
+export function unknownColumns(kind: FileKind, header: readonly string[]): string[] {
+  const spec = KINDS[kind];
+  if (spec.open) return header.filter((c) => c.trim() === '');
+  return header.filter((c) => !spec.columns.includes(c));
+}
+
+export interface Row {
+  /** The line of the file the row starts on (the header is line 1). */
+  line: number;
+  values: Record<string, string>;
+}
+
+/** One record of a file: its first row and the rows that continue it. */
+export interface Group {
+  rows: Row[];
+}
+
+/** The row's cells by column, blanks left out ('' is "not given" for every import field). */
+export function rowValues(header: readonly string[], cells: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  header.forEach((name, i) => {
+    const v = cells[i];
+    if (v !== undefined && v !== '') out[name] = v;
+  });
+  return out;
+}
+
+/** True when `row` continues `group` (same key, or key left blank). */
+export function continues(spec: KindSpec, group: Group | undefined, row: Row): boolean {
+  if (!group || !spec.key) return false;
+  const key = row.values[spec.key];
+  return key === undefined || key === group.rows[0]?.values[spec.key];
+}
+
+/**
+ * The JSON import input of a grouped record: the first row's own columns, and the nested array
+ * made of every row's `<nested>.<field>` columns (rows with none add nothing).
+ */
+export function groupInput(spec: KindSpec, group: Group): { input: Record<string, unknown>; nestedLines: number[] } {
+  const prefix = spec.nested ? `${spec.nested}.` : undefined;
+  const input: Record<string, unknown> = {};
+  const nested: Array<Record<string, string>> = [];
+  const nestedLines: number[] = [];
+  group.rows.forEach((row, i) => {
+    const item: Record<string, string> = {};
+    for (const [k, v] of Object.entries(row.values)) {
+      if (prefix && k.startsWith(prefix)) item[k.slice(prefix.length)] = v;
+      else if (i === 0) input[k] = v;
+    }
+    if (Object.keys(item).length) {
+      nested.push(item);
+      nestedLines.push(row.line);
+    }
+  });
+  if (spec.nested && nested.length) input[spec.nested] = nested;
+  return { input, nestedLines };
+}
+
+/**
+ * Where an engine error's field is in the file: `line_item_attributes.2.amount` is the column
+ * `line_item_attributes.amount` on the line of the third line item.
+ */
+export function locate(spec: KindSpec, group: Group, nestedLines: number[], field: string): { line: number; field: string } {
+  const first = group.rows[0]?.line ?? 0;
+  const m = spec.nested ? new RegExp(`^(${spec.nested})\\.(\\d+)\\.?(.*)$`).exec(field) : null;
+  if (m) return { line: nestedLines[Number(m[2])] ?? first, field: m[3] ? `${m[1]}.${m[3]}` : (m[1] ?? field) };
+  return { line: first, field };
+}

@@ -1,0 +1,103 @@
+import type { EngineCore, Tx } from '../core';
+import { getRecord, putRecord, recordsByRef, type RecordDoc } from '../records';
+import type { FileKind } from './kinds';
+
+/** Record kinds of the shared `records` collection that imports keep. */
+export const BATCH = 'import_batch';
+export const FINGERPRINT = 'import_fingerprint';
+export const LINE_ERROR = 'import_error';
+export const ECHO = 'import_echo';
+export const RECON_INVOICE = 'recon_invoice';
+export const RECON_PAYMENT = 'recon_payment';
+
+export type BatchStatus = 'processing' | 'completed' | 'failed';
+
+/** An import batch: the reference's FileImport fields, and how far the run has gone. */
+export interface BatchData {
+  id: number;
+  file_name: string;
+  file_size: number;
+  file_content_type: string;
+  file_fingerprint: string;
+  file_errors_count: number;
+  error: string | null;
+  result_message: string | null;
+  complete_at: string | null;
+  status: BatchStatus;
+  kind: FileKind;
+  created_at: string;
+  /** Physical lines of the file, the header's included; lines_done is the last line committed. */
+  lines_total: number;
+  lines_done: number;
+  /** Data rows committed: a resumed run skips this many. */
+  rows_done: number;
+  /** Records imported (an invoice with its line items is one). */
+  records_done: number;
+  complete_ms: number | null;
+  /** The encrypted upload (file.ts), until the batch is done. */
+  file: { name: string; key_id: string; iv: string } | null;
+}
+
+/** A line the batch could not import: where, which column, why. */
+export interface LineError {
+  batch: number;
+  line: number;
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** A tokenized card line of the echo: its masked cells and the tokens made for it. */
+export interface EchoLine {
+  batch: number;
+  line: number;
+  cells: string[];
+  wallet_token: string;
+  fund_token: string;
+  vault_token: string;
+}
+
+/** Listing status ref: processing batches and the rest, so each listing reads one range. */
+export const statusRef = (status: BatchStatus) => (status === 'processing' ? 'processing' : 'completed');
+
+const pad = (n: number, width = 10) => String(n).padStart(width, '0');
+
+export async function getBatch(reader: Tx | EngineCore, id: number): Promise<BatchData | undefined> {
+  return (await getRecord<BatchData>(reader, BATCH, String(id)))?.data;
+}
+
+export async function putBatch(tx: Tx, batch: BatchData, type: 'import.created' | 'import.progress' | 'import.completed' | 'import.failed'): Promise<void> {
+  await putRecord(
+    tx,
+    BATCH,
+    String(batch.id),
+    batch,
+    {
+      type,
+      entity: 'import',
+      key: String(batch.id),
+      data: {
+        status: batch.status,
+        kind: batch.kind,
+        lines_done: batch.lines_done,
+        lines_total: batch.lines_total,
+        errors: batch.file_errors_count,
+        records: batch.records_done,
+      },
+    },
+    statusRef(batch.status),
+  );
+}
+
+export async function putLineError(tx: Tx, e: LineError, seq: number): Promise<void> {
+  await putRecord(tx, LINE_ERROR, `${e.batch}/${pad(e.line)}/${pad(seq, 4)}`, e, { type: 'import.line_error', entity: 'import', key: String(e.batch), data: { line: e.line, field: e.field, code: e.code } }, String(e.batch));
+}
+
+export async function putEcho(tx: Tx, e: EchoLine): Promise<void> {
+  await putRecord(tx, ECHO, `${e.batch}/${pad(e.line)}`, e, { type: 'import.tokenized', entity: 'import', key: String(e.batch), data: { line: e.line } }, String(e.batch));
+}
+
+/** A kind's records of one batch, in key order (line order for errors and echo lines). */
+export async function ofBatch<T>(reader: Tx | EngineCore, kind: string, batch: number): Promise<Array<RecordDoc<T>>> {
+  return recordsByRef<T>(reader, kind, String(batch));
+}

@@ -1,0 +1,243 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse';
+import type { EngineCore, Tx } from '../core';
+import type { Account } from '../account';
+import { isEngineError, type EngineError } from '../errors';
+import { redactPans } from '../security/card-data';
+import type { Wallets } from '../wallets';
+import type { Autopay } from '../wallets/autopay';
+import { inUnitOfWork } from '../receivables/unit-of-work';
+import type { CustomerDoc } from '../receivables/types';
+import { APPLIERS, cardField, closeUnlisted, type ApplyContext } from './apply';
+import { readFile, type FileKeys } from './file';
+import { continues, KINDS, locate, groupInput, rowValues, type Group, type Row } from './kinds';
+import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLine, type LineError } from './records';
+
+/** Rows per unit of work: one commit and one progress event each. */
+export const CHUNK_ROWS = 500;
+/** Records between two turns of the event loop inside a unit. */
+const YIELD_EVERY = 10;
+
+export interface RunnerDeps {
+  core: EngineCore;
+  account: Account;
+  wallets: Wallets;
+  autopay: Autopay;
+  keys: FileKeys;
+  dir: string;
+  /** Set when the engine closes: the run stops between units, and resumes at the next start. */
+  stopping: () => boolean;
+  /** Customer ids met in this run's earlier units (a hint to the next: see ReceivablesUnit.knownCustomerIds). */
+  customerIds?: Map<string, string>;
+}
+
+/** Bound on the customer-id hint of one run (a file names few customers, usually). */
+const KNOWN_CUSTOMERS = 100_000;
+
+class RecordFailed extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: EngineError,
+  ) {
+    super(error.message);
+  }
+}
+
+const plural = (n: number, [one, many]: [string, string]) => `${n} ${n === 1 ? one : many}`;
+
+/** A record's refusal as error lines: one per broken field, each on the line the field is on. */
+function lineErrors(batch: BatchData, group: Group, e: EngineError): LineError[] {
+  const spec = KINDS[batch.kind];
+  const { nestedLines } = groupInput(spec, group);
+  const details = e.details?.length ? e.details : [{ field: batch.kind === 'credit_cards' ? cardField(e.code) : '', code: e.code, message: e.message }];
+  return details.map((d) => {
+    const at = locate(spec, group, nestedLines, d.field ?? '');
+    return { batch: batch.id, line: at.line, field: at.field, code: d.code ?? e.code, message: redactPans(d.message ?? e.message) };
+  });
+}
+
+/**
+ * Runs a batch from where its last committed unit left it. Rows are streamed from the stored file
+ * with csv-parse and grouped into records (a parent row and the rows continuing it); a unit of
+ * work takes about CHUNK_ROWS rows, whole records only, and writes in the same transaction the
+ * records, their error lines and echo lines, and the batch's progress (rows and line done). A
+ * restart skips exactly the rows committed: none is imported twice, none is lost.
+ */
+export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
+  const start = await getBatch(deps.core, id);
+  if (!start || start.status !== 'processing' || !start.file) return;
+  const spec = KINDS[start.kind];
+  deps = { ...deps, customerIds: new Map() };
+  let source: ReturnType<typeof readFile> | undefined;
+  let header: string[] | undefined;
+  let rowIndex = 0;
+  let group: Group | undefined;
+  let chunk: Group[] = [];
+  let chunkRows = 0;
+  const flush = async () => {
+    if (chunk.length) await commitChunk(deps, id, chunk, header ?? []);
+    chunk = [];
+    chunkRows = 0;
+    // Back-to-back units resolve on microtasks only, and RxDB holds every written document until
+    // its change events run on a timer: let the event loop turn (as importInvoices does).
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  try {
+    source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
+    const parser = source.pipe(parse({ bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true }));
+    // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
+    source.on('error', (err) => parser.destroy(err));
+    for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
+      // info.lines is the line the record ends on; a quoted line break makes it start earlier.
+      const line = info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
+      if (!header) {
+        header = record.map((c) => c.trim());
+        continue;
+      }
+      if (rowIndex++ < start.rows_done) continue;
+      const row: Row = { line, values: rowValues(header, record) };
+      if (group && continues(spec, group, row)) {
+        group.rows.push(row);
+        chunkRows++;
+        continue;
+      }
+      if (chunkRows >= CHUNK_ROWS) {
+        await flush();
+        if (deps.stopping()) return;
+      }
+      group = { rows: [row] };
+      chunk.push(group);
+      chunkRows++;
+    }
+    await flush();
+    if (deps.stopping()) return;
+    if (start.kind === 'invoice_recon' && header) await closeUnlistedInvoices(deps, id);
+    await finish(deps, id, null);
+  } catch (err) {
+    if (deps.stopping()) return;
+    deps.core.logger.error({ err, batch: id }, 'import batch failed');
+    const gone = (err as { code?: string }).code === 'ENOENT';
+    const reason = gone
+      ? 'The uploaded file is no longer in the data folder; upload it again'
+      : isEngineError(err) && err.kind !== 'internal'
+        ? err.message
+        : 'The import stopped on an unexpected error; it has been logged.';
+    await finish(deps, id, reason);
+  } finally {
+    source?.destroy();
+  }
+}
+
+function unitFor<T>(deps: RunnerDeps, fn: (ctx: Omit<ApplyContext, 'batch' | 'header' | 'echo'>) => Promise<T>): Promise<T> {
+  return inUnitOfWork(deps.core, deps.account, async (unit) => {
+    const known = deps.customerIds;
+    unit.knownCustomerIds = known;
+    const result = await fn({ tx: unit.tx, unit, wallets: deps.wallets, autopay: deps.autopay });
+    if (known) {
+      if (known.size > KNOWN_CUSTOMERS) known.clear();
+      for (const [identifier, id] of unit.customerIdsSeen()) known.set(identifier, id);
+    }
+    return result;
+  });
+}
+
+/**
+ * One chunk, as units of work. A record the rules refuse aborts the unit; the records before it
+ * are then committed with its error lines (they succeeded on the same state), and the rest goes
+ * on in the next unit: the outcome is what importing the lines one by one gives.
+ */
+async function commitChunk(deps: RunnerDeps, id: number, groups: Group[], header: readonly string[]): Promise<void> {
+  let rest = groups;
+  while (rest.length) {
+    let bad: RecordFailed | undefined;
+    for (;;) {
+      const end = bad ? bad.index : rest.length;
+      try {
+        await unitFor(deps, async (base) => {
+          const batch = await getBatch(base.tx, id);
+          if (!batch) throw new Error(`batch ${id} vanished`);
+          const ctx: ApplyContext = { ...base, batch: id, header, echo: [] };
+          for (let i = 0; i < end; i++) {
+            // The unit's writes are buffered until its commit: yielding between records lets the
+            // API answer other requests while a long file is imported.
+            if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+            try {
+              await APPLIERS[batch.kind](ctx, rest[i]!);
+            } catch (err) {
+              if (isEngineError(err) && err.kind !== 'internal') throw new RecordFailed(i, err);
+              throw err;
+            }
+          }
+          const errors = bad ? lineErrors(batch, rest[end]!, bad.error) : [];
+          await progress(ctx.tx, batch, rest.slice(0, bad ? end + 1 : end), end, errors, ctx.echo);
+        });
+        break;
+      } catch (err) {
+        if (!(err instanceof RecordFailed)) throw err;
+        bad = err;
+      }
+    }
+    rest = rest.slice(bad ? bad.index + 1 : rest.length);
+  }
+}
+
+async function progress(tx: Tx, batch: BatchData, done: Group[], imported: number, errors: LineError[], echo: EchoLine[]): Promise<void> {
+  const rows = done.reduce((n, g) => n + g.rows.length, 0);
+  const lastRow = done.at(-1)?.rows.at(-1);
+  for (const [i, e] of errors.entries()) await putLineError(tx, e, batch.file_errors_count + i);
+  for (const e of echo) await putEcho(tx, e);
+  await putBatch(
+    tx,
+    {
+      ...batch,
+      rows_done: batch.rows_done + rows,
+      lines_done: Math.max(batch.lines_done, lastRow?.line ?? 0),
+      records_done: batch.records_done + imported,
+      // Records refused, as the reference counts them (a record may have several error lines).
+      file_errors_count: batch.file_errors_count + (errors.length ? 1 : 0),
+    },
+    'import.progress',
+  );
+}
+
+/** The reconciliation's last step: open invoices the ERP's list leaves out are closed. */
+async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void> {
+  const start = await getBatch(deps.core, id);
+  if (!start?.file) return;
+  const listed = new Set<string>();
+  const source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
+  const parser = source.pipe(parse({ bom: true, columns: true, skip_empty_lines: true, relax_column_count: true }));
+  source.on('error', (err) => parser.destroy(err));
+  for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number) listed.add(row.number.trim());
+  const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });
+  const open = customers.flatMap((c) => Object.entries(c.data.ledger.open).filter(([n, v]) => v[2] !== 0 && !listed.has(n)).map(([n]) => n));
+  for (let i = 0; i < open.length; i += CHUNK_ROWS) {
+    const part = open.slice(i, i + CHUNK_ROWS);
+    await unitFor(deps, async (base) => {
+      const ctx: ApplyContext = { ...base, batch: id, header: [], echo: [] };
+      for (const number of part) await closeUnlisted(ctx, number);
+    });
+  }
+}
+
+async function finish(deps: RunnerDeps, id: number, reason: string | null): Promise<void> {
+  const done = await deps.core.mutate(async (tx) => {
+    const batch = await getBatch(tx, id);
+    if (!batch || batch.status !== 'processing') return batch;
+    const spec = KINDS[batch.kind];
+    const next: BatchData = {
+      ...batch,
+      status: reason ? 'failed' : 'completed',
+      error: reason,
+      result_message: reason ? `stopped after ${plural(batch.records_done, spec.noun)}` : plural(batch.records_done, spec.noun),
+      complete_at: tx.at,
+      complete_ms: tx.now,
+      file: null,
+    };
+    await putBatch(tx, next, reason ? 'import.failed' : 'import.completed');
+    return batch;
+  });
+  // The upload is removed once the batch no longer needs it (after the commit that says so).
+  if (done?.file) rmSync(join(deps.dir, done.file.name), { force: true });
+}

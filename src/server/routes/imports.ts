@@ -1,0 +1,207 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type AnyRoute, type Reply } from '../route';
+import { exportParams, exportShape } from '../exports';
+import { fail } from '../../engine/errors';
+import type { Engine } from '../../engine';
+import { MAX_FILE_BYTES, type UploadMeta } from '../../engine/imports';
+import { ErrorBody } from '../../shared/schemas/common';
+import { ref } from '../../shared/schemas/components';
+import {
+  BatchErrors,
+  BatchPageQuery,
+  BatchParams,
+  FileImport,
+  ImportUpload,
+  ImportUploadQuery,
+  InvoiceReconPage,
+  PaymentReconPage,
+  ReconParams,
+  ReconQuery,
+} from '../../shared/schemas/imports';
+
+const TAGS = ['File Imports'];
+const LAYOUTS = 'The layouts (one per kind, told by the header row) are in docs/csv-imports.md.';
+
+/** Bytes of a refused upload read and dropped so the client gets its answer; past this the connection is cut. */
+const DRAIN_MAX = 2 * MAX_FILE_BYTES;
+
+const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'y', 'yes'].includes(v.toLowerCase()));
+
+/**
+ * Streams the `file` part into the engine (never held in memory) and gathers the other parts;
+ * the engine asks for them once the file is in.
+ */
+function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 1024, fileSize: MAX_FILE_BYTES + 1 } });
+  } catch {
+    return Promise.reject(fail.unsupportedMedia('unsupported_media_type', 'Upload the file as multipart/form-data (parts `file` and `filename`)'));
+  }
+  const fields: Record<string, string> = {};
+  const closed = new Promise<void>((resolve) => bb.on('close', resolve));
+  const outcome = new Promise<Reply>((resolve, reject) => {
+    let seen = false;
+    bb.on('field', (name, value) => (fields[name] = value));
+    bb.on('file', (name, stream, info) => {
+      if (name !== 'file' || seen) return stream.resume();
+      seen = true;
+      const meta = async (): Promise<UploadMeta> => {
+        await closed;
+        return { fileName: fields.filename || info.filename || 'upload.csv', contentType: info.mimeType || 'text/csv', force: force || truthy(fields.force) };
+      };
+      engine.imports.upload(stream, meta).then((batch) => resolve({ status: 201, body: batch }), reject);
+    });
+    bb.on('close', () => {
+      if (!seen) reject(fail.precondition('file_missing', 'The form has no `file` part'));
+    });
+    bb.on('error', () => reject(fail.invalid('bad_multipart', 'The multipart body is malformed or cut short')));
+  });
+  req.pipe(bb);
+  return outcome.catch((err: unknown) => {
+    // A refused upload is read to its end (up to a bound) so the client, still sending, gets the answer.
+    req.unpipe(bb);
+    let drained = 0;
+    req.on('data', (c: Buffer) => {
+      drained += c.length;
+      if (drained > DRAIN_MAX) req.destroy();
+    });
+    req.resume();
+    throw err;
+  });
+}
+
+export const uploadImport = defineRoute({
+  method: 'post',
+  path: '/api/imports',
+  operationId: 'importCsvFile',
+  tags: TAGS,
+  summary: 'Import a CSV file',
+  description: `multipart/form-data with the file (part \`file\`, at most 25 MB) and its name (\`filename\`). Answered at once with the batch; the lines are imported in the background, each through the rules of its JSON import, and progress is on the event stream (\`import.progress\`). Refused, with nothing written: over 25 MB (413), not CSV (415), an empty file or an unknown header row (412), a file imported in the last 24 hours unless \`force\` (409). ${LAYOUTS}`,
+  bodyTypes: ['multipart'],
+  multipartBody: ImportUpload,
+  query: ImportUploadQuery,
+  responses: {
+    201: { description: 'The batch, queued', schema: ref(FileImport) },
+    400: { description: 'A malformed multipart body', schema: ref(ErrorBody) },
+    409: { description: 'The same file (fingerprint) was imported in the last 24 hours', schema: ref(ErrorBody) },
+    412: { description: 'Empty file, unknown header row, or no file part', schema: ref(ErrorBody) },
+    413: { description: 'Over 25 MB', schema: ref(ErrorBody) },
+    415: { description: 'Not multipart/form-data, or a file that is not CSV text', schema: ref(ErrorBody) },
+  },
+  handler: ({ engine, req, query }) => receive(engine, req, query.force === true),
+});
+
+const listing = (path: string, operationId: string, summary: string, filter: 'all' | 'processing' | 'completed') =>
+  defineRoute({
+    method: 'get',
+    path,
+    operationId,
+    tags: TAGS,
+    summary,
+    description: 'Newest first, 50 a page.',
+    query: BatchPageQuery,
+    responses: { 200: { description: 'Batches', schema: Type.Array(ref(FileImport)) } },
+    async handler({ engine, query }) {
+      return { body: await engine.imports.list(filter, query.page ?? 1) };
+    },
+  });
+
+const notFound = { 404: { description: 'No such batch', schema: ref(ErrorBody) } };
+
+export const viewBatch = defineRoute({
+  method: 'get',
+  path: '/api/imports/:id',
+  operationId: 'viewBatchDetail',
+  tags: TAGS,
+  summary: 'View batch details',
+  params: BatchParams,
+  responses: { 200: { description: 'The batch', schema: ref(FileImport) }, ...notFound },
+  async handler({ engine, params }) {
+    return { body: await engine.imports.view(params.id) };
+  },
+});
+
+const csvCell = (v: string | number) => {
+  const s = String(v);
+  // A cell a spreadsheet would run as a formula is quoted with a leading apostrophe.
+  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+};
+const csvLine = (cells: Array<string | number>) => `${cells.map(csvCell).join(',')}\r\n`;
+
+const errorsRoute = (path: string, operationId: string, format: 'json' | 'csv') =>
+  defineRoute({
+    method: 'get',
+    path,
+    operationId,
+    tags: TAGS,
+    summary: `View batch errors${format === 'csv' ? ' (CSV)' : ''}`,
+    description: 'One entry per broken field of a refused line: its line, column, code and message. `.json` (the default) or `.csv`.',
+    params: BatchParams,
+    responses: {
+      200: format === 'json' ? { description: 'Errors', schema: BatchErrors } : { description: 'Errors as CSV', schema: Type.String(), contentType: 'text/csv' },
+      ...notFound,
+    },
+    async handler({ engine, params }) {
+      const errors = (await engine.imports.errors(params.id)).map((e) => ({ line_number: e.line, field: e.field, code: e.code, error: e.message }));
+      if (format === 'json') return { body: { message: errors } };
+      const body = csvLine(['line_number', 'field', 'code', 'error']) + errors.map((e) => csvLine([e.line_number, e.field, e.code, e.error])).join('');
+      return { body, contentType: 'text/csv; charset=utf-8' };
+    },
+  });
+
+export const echoResults = defineRoute({
+  method: 'get',
+  path: '/api/imports/:id/echo',
+  operationId: 'viewEchoResults',
+  tags: TAGS,
+  summary: 'View tokenized results of file-imported payment methods',
+  description:
+    'The lines of a credit card file, without the header, card number and expiry masked (last four digits at most), each followed by its wallet token, fund token and vault token. Available for 24 hours after the import completes.',
+  params: BatchParams,
+  responses: { 200: { description: 'CSV', schema: Type.String(), contentType: 'text/csv' }, 404: { description: 'No such batch, not a card import, or past 24 hours', schema: ref(ErrorBody) } },
+  async handler({ engine, params }) {
+    const { lines } = await engine.imports.echo(params.id);
+    return { body: lines.map((l) => csvLine([...l.cells, l.wallet_token, l.fund_token, l.vault_token])).join(''), contentType: 'text/csv; charset=utf-8' };
+  },
+});
+
+const reconRoute = (kind: 'invoice_recon' | 'payment_recon', withId: boolean) => {
+  const key = kind === 'invoice_recon' ? 'reconciliation_invoices' : 'reconciliation_payments';
+  return defineRoute({
+    method: 'get',
+    path: `/api/exports/${kind}${withId ? '/:batch_file_id' : ''}`,
+    operationId: `${kind === 'invoice_recon' ? 'exportInvoiceRecon' : 'exportPaymentRecon'}${withId ? 'ByBatch' : ''}`,
+    tags: TAGS,
+    summary: `Export ${kind === 'invoice_recon' ? 'invoice' : 'payment'} reconciliation results${withId ? ' of a batch' : ' (the most recent batch)'}`,
+    description: 'One record per discrepancy the reconciliation file showed (and what was done about it), by watermark.',
+    ...(withId ? { params: ReconParams } : {}),
+    query: ReconQuery,
+    responses: { 200: { description: 'Reconciliation records', schema: kind === 'invoice_recon' ? InvoiceReconPage : PaymentReconPage }, ...notFound },
+    async handler({ engine, params, query }) {
+      const page = exportParams(query);
+      const id = withId ? (params as { batch_file_id: number }).batch_file_id : undefined;
+      const records = (await engine.imports.recon(kind, id, page)).map((r) => ({ ...r.data, watermark: r.watermark }));
+      return { body: { [key]: exportShape(records, page.list) } };
+    },
+  });
+};
+
+export const importRoutes: AnyRoute[] = [
+  uploadImport,
+  listing('/api/imports', 'viewBatches', 'View in-progress and completed batches', 'all'),
+  listing('/api/imports/processing', 'viewInProgressBatches', 'View in-progress batches', 'processing'),
+  listing('/api/imports/completed', 'viewCompletedBatches', 'View completed batches', 'completed'),
+  errorsRoute('/api/imports/:id/errors', 'viewBatchError', 'json'),
+  errorsRoute('/api/imports/:id/errors.json', 'viewBatchErrorJson', 'json'),
+  errorsRoute('/api/imports/:id/errors.csv', 'viewBatchErrorCsv', 'csv'),
+  echoResults,
+  viewBatch,
+  reconRoute('invoice_recon', false),
+  reconRoute('invoice_recon', true),
+  reconRoute('payment_recon', false),
+  reconRoute('payment_recon', true),
+];

@@ -1,0 +1,96 @@
+import { Type } from '@sinclair/typebox';
+import { component, ref } from './components';
+import { ExportPage, ExportQuery } from './common';
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const FileImport = component(
+  'FileImport',
+  Type.Object({
+    id: Type.Integer({ description: 'The import batch identifier.' }),
+    file_name: Type.String({ description: 'The original file name (the `filename` part, else the file part\'s own name).' }),
+    file_size: Type.Integer({ description: 'Bytes as uploaded.' }),
+    file_content_type: Type.String(),
+    file_fingerprint: Type.String({ description: 'SHA-256 of the file as uploaded (hex). The same file is refused for 24 hours unless forced.' }),
+    file_errors_count: Type.Integer({ description: 'Records refused for a data error (see the batch errors).' }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why a failed batch stopped.' }),
+    result_message: Type.Union([Type.String(), Type.Null()], { description: 'e.g. `5487 invoices`, once complete.' }),
+    complete_at: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union([Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]),
+    kind: Type.Union(['customers', 'invoices', 'payments', 'divisions', 'credit_cards', 'invoice_recon', 'payment_recon'].map((k) => Type.Literal(k)), {
+      description: 'Told by the header row (docs/csv-imports.md).',
+    }),
+    created_at: Type.String(),
+    lines_done: Type.Integer({ description: 'The last line of the file committed (the header is line 1).' }),
+    lines_total: Type.Integer({ description: 'Lines in the file, the header\'s included.' }),
+  }),
+);
+
+export const ImportUpload = Type.Object({
+  file: Type.String({ contentEncoding: 'binary', description: 'The CSV file (UTF-8, with or without BOM; CRLF or LF), at most 25 MB.' }),
+  filename: Type.Optional(Type.String({ description: 'Name of the original file.' })),
+  force: Type.Optional(Type.String({ description: '`true`: import a file whose fingerprint was imported in the last 24 hours.' })),
+});
+
+export const ImportUploadQuery = Type.Object({
+  force: Type.Optional(Type.Boolean({ description: 'Same as the `force` form field.' })),
+});
+
+export const BatchPageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: '50 items are displayed per page.' })),
+});
+
+export const BatchParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The import batch identifier.' }) });
+
+export const BatchError = component(
+  'BatchError',
+  Type.Object({
+    line_number: Type.Integer({ description: 'Line of the file (the header is line 1).' }),
+    field: Type.String({ description: 'The column (`line_item_attributes.amount` for a line item\'s); empty when the error is the whole line\'s.' }),
+    code: Type.String(),
+    error: Type.String(),
+  }),
+);
+
+export const BatchErrors = Type.Object({ message: Type.Array(ref(BatchError)) });
+
+export const InvoiceRecon = component(
+  'InvoiceReconResponse',
+  Type.Object({
+    number: Type.String(),
+    division_code: nullableString,
+    customer_number: Type.String(),
+    customer_name: Type.String(),
+    invoice_date: nullableString,
+    payment_identifier: nullableString,
+    payment_date: nullableString,
+    orphaned_payment_amount: Type.String(),
+    balance_in_arc: Type.String({ description: 'The balance here (after a correction).' }),
+    balance_in_source_system: Type.String(),
+    discrepancy_message: Type.String(),
+    watermark: Type.Optional(Type.Integer()),
+  }),
+);
+
+export const PaymentRecon = component(
+  'PaymentReconResponse',
+  Type.Object({
+    payment_reconciliation_identifier: Type.String(),
+    customer_identifier: Type.String(),
+    discrepancy_message: Type.String(),
+    payment_amount: Type.String(),
+    payment_amount_in_source_system: Type.String(),
+    applied_amount: Type.String(),
+    applied_amount_in_source_system: Type.String(),
+    unapplied_amount: Type.String(),
+    unapplied_amount_in_source_system: Type.String(),
+    payment_date: Type.String(),
+    payment_date_in_source_system: Type.String(),
+    watermark: Type.Optional(Type.Integer()),
+  }),
+);
+
+export const ReconParams = Type.Object({ batch_file_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+export const ReconQuery = ExportQuery;
+export const InvoiceReconPage = Type.Object({ reconciliation_invoices: ExportPage(ref(InvoiceRecon)) });
+export const PaymentReconPage = Type.Object({ reconciliation_payments: ExportPage(ref(PaymentRecon)) });

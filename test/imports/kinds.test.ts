@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness';
+import { uid } from '../helpers/receivables';
+import { importCsv } from './upload';
+
+const ctx = useHarness({ api: true });
+
+type Invoice = { number: string; amount_cents: number; owing_cents: number; line_item_attributes: Array<{ number: string; amount_cents: number; description: string }> };
+const invoice = async (n: string) => (await ctx.api.get<Invoice>(`/api/exports/invoice/${encodeURIComponent(n)}`)).body;
+
+describe('CSV imports: each file kind through the rules of its JSON import', () => {
+  it('imports customers with their contacts on following rows (BOM, CRLF, quoted commas)', async () => {
+    const c = uid('C');
+    const csv = `\ufeffidentifier,name,email,contacts.email,contacts.first_name\r\n${c},"Acme, Inc.",ap@acme.test,ann@acme.test,Ann\r\n,,,bob@acme.test,Bob\r\n`;
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'customers', result_message: '1 customer', file_errors_count: 0, lines_done: 3 });
+    const view = await ctx.api.get<{ name: string; contacts: Array<{ email: string }> }>(`/api/exports/customer/${c}`);
+    expect(view.body.name).toBe('Acme, Inc.');
+    expect(view.body.contacts.map((x) => x.email).sort()).toEqual(['ann@acme.test', 'ap@acme.test', 'bob@acme.test']);
+  });
+
+  it('imports invoices with line items on the rows that follow (LF, a quoted line break)', async () => {
+    const c = uid('C');
+    const [a, b] = [uid('INV'), uid('INV')];
+    const csv = [
+      'number,customer_identifier,date,due_date,line_item_attributes.number,line_item_attributes.description,line_item_attributes.amount',
+      `${a},${c},2026-03-01,2026-03-31,1,"Widgets,\nblue",1000`,
+      `,,,,2,Bolts,250`,
+      `${b},${c},2026-03-01,2026-03-31,1,Service,5000`,
+      '',
+    ].join('\n');
+    const batch = await importCsv(ctx.api, csv.replace(`${b},${c},`, `${b},${c},`).replace('Service', 'Service paid by 4895 2810 0000 0006'));
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '2 invoices', file_errors_count: 0, lines_total: 5, lines_done: 5 });
+    const first = await invoice(a);
+    expect(first.amount_cents).toBe(1250);
+    expect(first.line_item_attributes.map((l) => [l.number, l.description, l.amount_cents])).toEqual([
+      ['1', 'Widgets,\nblue', 1000],
+      ['2', 'Bolts', 250],
+    ]);
+    expect((await invoice(b)).amount_cents).toBe(5000);
+    // A card number typed into free text is masked, as in a JSON body.
+    expect((await invoice(b)).line_item_attributes[0]!.description).toBe('Service paid by 489528******0006');
+  });
+
+  it('applies one payment to several invoices on several rows, with payment_total', async () => {
+    const c = uid('C');
+    const [a, b] = [uid('INV'), uid('INV')];
+    await ctx.api.post('/api/imports/invoice', { number: a, customer_identifier: c, amount: 10000, date: '2026-03-01' });
+    await ctx.api.post('/api/imports/invoice', { number: b, customer_identifier: c, amount: 4000, date: '2026-03-01' });
+    const p = uid('CHQ');
+    const csv = `identifier,customer_identifier,date,payment_total,payment_amounts_attributes.invoice_number,payment_amounts_attributes.amount\n${p},${c},2026-03-02,15000,${a},10000\n${p},,,,${b},4000\n`;
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'payments', result_message: '1 payment', file_errors_count: 0 });
+    expect([(await invoice(a)).owing_cents, (await invoice(b)).owing_cents]).toEqual([0, 0]);
+    const pay = await ctx.api.get<{ amount_cents?: number; amount?: string; unapplied_amount?: string }>(`/api/exports/payment/${p}`);
+    expect(pay.status).toBe(200);
+    expect(JSON.stringify(pay.body)).toContain('150.00');
+  });
+
+  it('imports divisions', async () => {
+    const d = uid('D');
+    const batch = await importCsv(ctx.api, `code,name,parent_code\n${d},Eastern,\n${d}-1,Ottawa,${d}\n`);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'divisions', result_message: '2 divisions' });
+  });
+
+  it('records a bad line with its line, column and message; the other lines go on; errors in JSON and CSV', async () => {
+    const c = uid('C');
+    const [a, b, bad] = [uid('INV'), uid('INV'), uid('INV')];
+    const csv = [
+      'number,customer_identifier,date,line_item_attributes.description,line_item_attributes.amount',
+      `${a},${c},2026-03-01,One,100`,
+      '',
+      `${bad},${c},2026-03-01,Two,200`,
+      `,,,Three,lots`,
+      `${b},${c},2026-02-30,Four,400`,
+      `${uid('INV')},${c},2026-03-01,Five,500`,
+    ].join('\r\n');
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', result_message: '2 invoices', file_errors_count: 2 });
+    expect((await invoice(a)).amount_cents).toBe(100);
+    expect((await ctx.api.get(`/api/exports/invoice/${bad}`)).status).toBe(404);
+    expect((await ctx.api.get(`/api/exports/invoice/${b}`)).status).toBe(404);
+
+    const json = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(json.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([
+      [5, 'line_item_attributes.amount', 'invalid_integer'],
+      [5, 'line_item_attributes.amount', 'missing_line_amount'],
+      [6, 'date', 'invalid_date'],
+    ]);
+    expect((await ctx.api.get(`/api/imports/${batch.id}/errors.json`)).body).toEqual(json.body);
+    const csvErrors = await ctx.api.get<string>(`/api/imports/${batch.id}/errors.csv`);
+    expect(csvErrors.headers.get('content-type')).toContain('text/csv');
+    const lines = csvErrors.body.trim().split('\r\n');
+    expect(lines[0]).toBe('line_number,field,code,error');
+    expect(lines[1]).toMatch(/^5,line_item_attributes\.amount,invalid_integer,/);
+    expect(lines[3]).toMatch(/^6,date,invalid_date,date must be a date/);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness';
+import { uid, withCapabilities } from '../helpers/receivables';
+import { importCsv } from './upload';
+
+// Its own engine: a reconciliation file is the ERP's complete list of open invoices.
+const ctx = useHarness({ api: true });
+
+type Recon = Record<string, string | number | null>;
+
+describe('reconciliation files', () => {
+  it('closes an open invoice the file leaves out, corrects a balance that differs, and records each decision', async () => {
+    const c = uid('C');
+    const [kept, left, differs] = [uid('INV'), uid('INV'), uid('INV')];
+    for (const n of [kept, left, differs]) expect((await ctx.api.post('/api/imports/invoice', { number: n, customer_identifier: c, amount: 10000, owing_cents: 10000, date: '2026-03-01' })).status).toBe(201);
+    const missing = uid('INV');
+    const csv = `number,customer_number,balance_in_source_system\n${kept},${c},10000\n${differs},${c},2500\n${missing},${c},11200\n`;
+    const batch = await withCapabilities(ctx, { balance_sync: true }, () => importCsv(ctx.api, csv));
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoice_recon', result_message: '3 invoices reconciled', file_errors_count: 0 });
+
+    const closed = await ctx.api.get<{ deleted?: boolean }>(`/api/exports/invoice/${left}`);
+    expect(closed.body.deleted).toBe(true);
+    const open = await ctx.api.get<Array<{ number: string }>>(`/api/exports/customer/${c}/open_invoices?list=true`);
+    expect(JSON.stringify(open.body)).not.toContain(left);
+    expect((await ctx.api.get<{ owing_cents: number }>(`/api/exports/invoice/${differs}`)).body.owing_cents).toBe(2500);
+
+    const page = await ctx.api.get<{ reconciliation_invoices: Record<string, Recon> }>(`/api/exports/invoice_recon/${batch.id}`);
+    expect(page.status).toBe(200);
+    const records = Object.values(page.body.reconciliation_invoices);
+    expect(records.map((r) => [r.number, r.discrepancy_message])).toEqual([
+      [differs, 'Balance corrected from $100.00'],
+      [missing, 'Invoice Not Present in Laneway'],
+      [left, 'Invoice Not Present in Source System; closed'],
+    ]);
+    expect(records[0]).toMatchObject({ balance_in_arc: '$25.00', balance_in_source_system: '$25.00', customer_number: c });
+    // Most recent by default; list form; watermark paging.
+    const latest = await ctx.api.get<{ reconciliation_invoices: Recon[] }>('/api/exports/invoice_recon?list=true');
+    expect(latest.body.reconciliation_invoices.map((r) => r.number)).toEqual([differs, missing, left]);
+    const after = latest.body.reconciliation_invoices[0]!.watermark;
+    const next = await ctx.api.get<{ reconciliation_invoices: Recon[] }>(`/api/exports/invoice_recon/${batch.id}?list=true&watermark=${after}&limit=1`);
+    expect(next.body.reconciliation_invoices.map((r) => r.number)).toEqual([missing]);
+  });
+
+  it('compares the ERP\'s payments with ours and records what differs, changing nothing', async () => {
+    const c = uid('C');
+    const inv = uid('INV');
+    await ctx.api.post('/api/imports/invoice', { number: inv, customer_identifier: c, amount: 10000, date: '2026-03-01' });
+    const p = uid('P');
+    await ctx.api.post('/api/imports/payment', { identifier: p, customer_identifier: c, amount_cents: 6000, invoice_number: inv, date: '2026-03-02' });
+    const watermarkBefore = ctx.t.engine.core.currentWatermark();
+    const csv = `payment_reconciliation_identifier,customer_identifier,payment_amount_in_source_system,applied_amount_in_source_system,payment_date_in_source_system\n${p},${c},6000,6000,2026-03-02\n${p}X,${c},100,0,2026-03-02\n`;
+    const same = `${csv}`;
+    const batch = await importCsv(ctx.api, same);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'payment_recon' });
+    const page = await ctx.api.get<{ reconciliation_payments: Recon[] }>(`/api/exports/payment_recon?list=true`);
+    expect(page.body.reconciliation_payments.map((r) => [r.payment_reconciliation_identifier, r.discrepancy_message])).toEqual([[`${p}X`, 'Payment Not Present in Laneway']]);
+    const payments = await ctx.t.engine.core.find('payments', { selector: { watermark: { $gt: watermarkBefore } } });
+    expect(payments).toEqual([]);
+    const differs = await importCsv(ctx.api, `payment_reconciliation_identifier,payment_amount_in_source_system,payment_date_in_source_system\n${p},7000,2026-03-05\n`);
+    const again = await ctx.api.get<{ reconciliation_payments: Recon[] }>(`/api/exports/payment_recon/${differs.id}?list=true`);
+    expect(again.body.reconciliation_payments[0]).toMatchObject({
+      discrepancy_message: 'These fields do not match: Payment date, Payment amount',
+      payment_amount: '$60.00',
+      payment_amount_in_source_system: '$70.00',
+    });
+  });
+});

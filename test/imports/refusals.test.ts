@@ -1,0 +1,115 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { basicAuth, useHarness } from '../helpers/harness';
+import { uid } from '../helpers/receivables';
+import { importCsv, settled, upload, type Batch } from './upload';
+
+const ctx = useHarness({ api: true });
+
+const divisions = (n = 1) => `code,name\n${Array.from({ length: n }, () => `${uid('D')},Branch`).join('\n')}\n`;
+const uploads = () => readdirSync(join(ctx.t.dir, 'imports'));
+
+describe('POST /api/imports refusals: a clear error and nothing written', () => {
+  it('refuses an empty file, a header alone, an unknown header, a file that is not CSV, and one over 25 MB', async () => {
+    const before = ctx.t.engine.core.currentWatermark();
+    const cases: Array<[string | Uint8Array, number, string]> = [
+      ['', 412, 'empty_file'],
+      ['code,name\r\n', 412, 'empty_file'],
+      ['colour,size\nred,9\n', 412, 'unknown_header'],
+      ['code,name,colour\nA,B,red\n', 412, 'unknown_header'],
+      [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]), 415, 'not_csv'],
+      [Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0xff, 0xfe, 0xc3, 0x28]), 415, 'not_csv'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await upload(ctx.api.url, body);
+      expect([res.status, res.body.code], String(body).slice(0, 30)).toEqual([status, code]);
+    }
+    const big = `code,name\n${'X,'.padEnd(1022, 'y')}\n`.repeat(25 * 1024 + 1);
+    const res = await upload(ctx.api.url, big);
+    expect([res.status, res.body.code]).toEqual([413, 'file_too_large']);
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+    expect(uploads()).toEqual([]);
+    expect((await ctx.api.get<Batch[]>('/api/imports')).body).toEqual([]);
+  });
+
+  it('refuses a file imported in the last 24 hours unless forced, then takes it again after 24 hours', async () => {
+    const csv = divisions();
+    const first = await upload(ctx.api.url, csv, { filename: 'branches.csv' });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ file_name: 'branches.csv', file_size: Buffer.byteLength(csv), file_content_type: 'text/csv', status: 'processing', kind: 'divisions' });
+    expect(first.body.file_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    await settled(ctx.api, first.body.id);
+    const watermark = ctx.t.engine.core.currentWatermark();
+    const again = await upload(ctx.api.url, csv);
+    expect([again.status, again.body.code]).toEqual([409, 'duplicate_file']);
+    expect(again.body.error).toContain(`batch ${first.body.id}`);
+    expect(ctx.t.engine.core.currentWatermark()).toBe(watermark);
+    const forced = await upload(ctx.api.url, csv, { force: true });
+    expect(forced.status).toBe(201);
+    expect(forced.body.file_fingerprint).toBe(first.body.file_fingerprint);
+    await settled(ctx.api, forced.body.id);
+    ctx.t.clock.advance(24 * 3_600_000 + 1000);
+    const later = await upload(ctx.api.url, csv);
+    expect(later.status).toBe(201);
+    await settled(ctx.api, later.body.id);
+    expect(uploads()).toEqual([]);
+  });
+
+  it('needs credentials and a multipart body', async () => {
+    const res = await upload(ctx.api.url, divisions(), { auth: basicAuth('NOPE', 'nope') });
+    expect(res.status).toBe(401);
+    const json = await ctx.api.post('/api/imports', { file: 'code,name\nA,B\n' });
+    expect(json.status).toBe(415);
+    // The reference's own path ends with a slash.
+    const slash = await upload(ctx.api.url, divisions(), { path: '/api/imports/' });
+    expect(slash.status).toBe(201);
+    await settled(ctx.api, slash.body.id);
+  });
+});
+
+describe('batch listings', () => {
+  it('lists batches newest first, 50 a page, in progress and completed apart', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 53; i++) {
+      const res = await upload(ctx.api.url, divisions());
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    await ctx.t.engine.imports.idle();
+    const all = (await ctx.api.get<Batch[]>('/api/imports')).body;
+    expect(all).toHaveLength(50);
+    expect(all.map((b) => b.id)).toEqual([...all.map((b) => b.id)].sort((a, b) => b - a));
+    expect(all[0]!.id).toBe(ids.at(-1));
+    const total = all.length + (await ctx.api.get<Batch[]>('/api/imports?page=2')).body.length;
+    const completed1 = (await ctx.api.get<Batch[]>('/api/imports/completed?page=1')).body;
+    const completed2 = (await ctx.api.get<Batch[]>('/api/imports/completed?page=2')).body;
+    expect(completed1).toHaveLength(50);
+    expect(completed1.length + completed2.length).toBe(total);
+    expect(completed1.every((b) => b.status === 'completed')).toBe(true);
+    expect((await ctx.api.get<Batch[]>('/api/imports/processing')).body).toEqual([]);
+    expect((await ctx.api.get<Batch[]>('/api/imports?page=3')).body).toEqual([]);
+    expect((await ctx.api.get('/api/imports/999999999')).status).toBe(404);
+  });
+
+  it('puts progress on the event stream (GET /api/events): one event per committed chunk, not per line', async () => {
+    const watermark = ctx.t.engine.core.currentWatermark();
+    const batch = await importCsv(ctx.api, divisions(1200));
+    expect(batch.result_message).toBe('1200 divisions');
+    // Replayed from the outbox after `watermark`, as a screen that reconnects gets it.
+    const abort = new AbortController();
+    const res = await fetch(`${ctx.api.url}/api/events?watermark=${watermark}`, { headers: { Authorization: basicAuth() }, signal: abort.signal });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('event: import.completed')) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    const events = text
+      .split('\n\n')
+      .filter((f) => f.includes('"entity":"import"') && f.includes(`"key":"${batch.id}"`))
+      .map((f) => JSON.parse(/^data: (.*)$/m.exec(f)![1]!) as { type: string; data: Record<string, number> });
+    const progress = events.filter((e) => e.type === 'import.progress');
+    expect(progress.map((e) => e.data.lines_done)).toEqual([501, 1001, 1201]);
+    expect(progress.at(-1)?.data).toMatchObject({ lines_total: 1201, errors: 0, records: 1200 });
+    expect(events.map((e) => e.type)).toEqual(['import.created', 'import.fingerprint', 'import.progress', 'import.progress', 'import.progress', 'import.completed']);
+  });
+});
