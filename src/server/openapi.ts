@@ -65,6 +65,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
       429: { description: 'Rate limited (error code 1015); see Retry-After', schema: errorRef },
     };
     if (route.auth !== false) common[401] = { description: 'Missing or invalid credentials', schema: errorRef };
+    if (route.params || route.query) common[400] = { description: 'A path or query parameter that is not valid', schema: errorRef };
     if (route.body) {
       common[400] = { description: 'Malformed or invalid body', schema: errorRef };
       common[413] = { description: 'Body over the size limit of this operation', schema: errorRef };
