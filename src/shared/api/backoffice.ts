@@ -9,6 +9,9 @@ import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
 import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
 import { PaymentImport, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
+import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../schemas/imports';
+import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
+import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
 import type { Endpoint } from './pos';
 
@@ -47,6 +50,24 @@ export const backofficeEndpoints = {
   credentials: { ...backofficeRoutes.credentials, response: Type.Object({ credentials: Type.Array(ref(Credential)) }) },
   createCredential: { ...backofficeRoutes.createCredential, body: CredentialCreate, response: CredentialCreated },
   disableCredential: { ...backofficeRoutes.disableCredential, response: Credential },
+  // Multipart: no JSON body to declare (the route documents its parts as `multipartBody`).
+  uploadImport: { ...backofficeRoutes.uploadImport, query: ImportUploadQuery, response: FileImport },
+  imports: { ...backofficeRoutes.imports, query: BatchPageQuery, response: Type.Array(ref(FileImport)) },
+  importBatch: { ...backofficeRoutes.importBatch, response: FileImport },
+  importErrors: { ...backofficeRoutes.importErrors, response: BatchErrors },
+  importErrorsCsv: { ...backofficeRoutes.importErrorsCsv, response: Type.String() },
+  importEcho: { ...backofficeRoutes.importEcho, response: Type.String() },
+  webhooks: { ...backofficeRoutes.webhooks, response: WebhookSettings },
+  createWebhook: { ...backofficeRoutes.createWebhook, body: WebhookEndpointCreate, response: WebhookEndpointCreated },
+  updateWebhook: { ...backofficeRoutes.updateWebhook, body: WebhookEndpointPatch, response: WebhookEndpoint },
+  deleteWebhook: { ...backofficeRoutes.deleteWebhook, response: Type.Object({}) },
+  rollSigningKey: { ...backofficeRoutes.rollSigningKey, body: EmptyWebhookBody, response: SigningKeyRolled },
+  webhookResponses: { ...backofficeRoutes.webhookResponses, query: WebhookResponsesQuery, response: WebhookResponsesPage },
+  resendWebhook: { ...backofficeRoutes.resendWebhook, body: EmptyWebhookBody, response: WebhookResponse },
+  mail: { ...backofficeRoutes.mail, response: MailSettings },
+  setMailRelay: { ...backofficeRoutes.setMailRelay, body: MailRelayInput, response: MailRelay },
+  removeMailRelay: { ...backofficeRoutes.removeMailRelay, response: Type.Object({}) },
+  outbox: { ...backofficeRoutes.outbox, query: OutboxQuery, response: OutboxPage },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;

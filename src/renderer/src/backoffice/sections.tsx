@@ -5,6 +5,8 @@ import { PaymentsSection } from './Payments';
 import { OrdersSection } from './Orders';
 import { UsersSection } from './Users';
 import { AccountSection } from './Account';
+import { ImportsSection } from './Imports';
+import { DevelopersSection } from './Developers';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -23,6 +25,8 @@ export const SECTIONS: Section[] = [
   { key: 'invoices', label: 'Invoices', grant: 'read', render: (rest) => <InvoicesSection rest={rest} /> },
   { key: 'payments', label: 'Payments', grant: 'read', render: (rest) => <PaymentsSection rest={rest} /> },
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
+  { key: 'imports', label: 'Imports', grant: 'read', render: (rest) => <ImportsSection rest={rest} /> },
+  { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', render: (rest) => <DevelopersSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
   { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
 ];
