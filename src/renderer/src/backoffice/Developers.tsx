@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { time } from '../format';
 import { link, useRoute } from '../state/route';
@@ -39,6 +39,10 @@ const TABS = [
 export function DevelopersSection({ rest }: { rest: string[] }) {
   const go = useRoute((s) => s.go);
   const tab = rest[0] === 'mail' ? 'mail' : 'webhook_responses';
+  // `/app/developers` alone is the log's page under its own name, so a reload or a shared link says where it is.
+  useEffect(() => {
+    if (rest[0] !== tab) go(link('developers', tab), { replace: true });
+  }, [rest, tab, go]);
   return (
     <section className="bo-section">
       <Title>Webhooks and e-mail</Title>
@@ -109,8 +113,8 @@ function Endpoints() {
   const key = data?.signing_key;
   return (
     <div className="card bo-stack" aria-label="Endpoints">
-      <div className="bo-title">
-        <h2 className="page-title">Endpoints</h2>
+      <div className="bo-card-head">
+        <h2>Endpoints</h2>
         {editable && !editing && (
           <div className="bo-actions">
             <button type="button" onClick={() => void roll()}>Roll signing key</button>

@@ -65,7 +65,7 @@ export function DeliveryLog() {
                 <div className="muted small">{a.outcome === 'delivered' ? 'Delivered' : a.outcome === 'retry' ? `Attempt ${a.attempt}, will retry` : 'Failed'}</div>
               </td>
               <td className="num">{a.latency_ms.toLocaleString()} ms</td>
-              <td className="small bo-excerpt" title={a.body_excerpt}>{a.error ?? (a.body_excerpt || '—')}</td>
+              <td className="small bo-excerpt" title={a.body_excerpt}>{a.status === 0 ? a.error ?? '—' : a.body_excerpt || '(empty)'}</td>
               <td>
                 {resendable && (
                   <button type="button" disabled={busy === a.id} aria-label={`Resend ${a.event_type} ${a.key} (${a.id})`} onClick={() => void resend(a)}>

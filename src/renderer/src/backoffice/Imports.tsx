@@ -194,7 +194,7 @@ function BatchDetail({ id }: { id: number }) {
             <div><dt>Status</dt><dd><StatusPill status={b.status} /></dd></div>
             <div><dt>Kind</dt><dd>{KIND[b.kind]}</dd></div>
             <div><dt>Uploaded</dt><dd>{time(b.created_at)}</dd></div>
-            <div><dt>Completed</dt><dd>{b.complete_at ? time(b.complete_at) : '—'}</dd></div>
+            <div><dt>Finished</dt><dd>{b.complete_at ? time(b.complete_at) : '—'}</dd></div>
             <div><dt>Result</dt><dd>{b.result_message ?? b.error ?? '—'}</dd></div>
           </dl>
           <Progress batch={b} />
@@ -214,11 +214,11 @@ function BatchDetail({ id }: { id: number }) {
       <div className="card">
         <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
         <table className="bo-simple" aria-label="Errors">
-          <thead><tr><th className="num">Line</th><th>Field</th><th>Message</th></tr></thead>
+          <thead><tr><th>Line</th><th>Field</th><th>Message</th></tr></thead>
           <tbody>
             {list.map((e, i) => (
               <tr key={`${e.line_number}:${e.field}:${i}`}>
-                <td className="num">{e.line_number}</td>
+                <td>{e.line_number}</td>
                 <td><code>{e.field || '(the line)'}</code></td>
                 <td>{e.error}</td>
               </tr>

@@ -17,6 +17,8 @@ export interface Section {
   key: string;
   label: string;
   grant: 'read' | 'users';
+  /** The path the side bar opens, after the section's segment (the spec's `/developers/webhook_responses`). */
+  home?: string[];
   render(rest: string[]): ReactNode;
 }
 
@@ -26,7 +28,7 @@ export const SECTIONS: Section[] = [
   { key: 'payments', label: 'Payments', grant: 'read', render: (rest) => <PaymentsSection rest={rest} /> },
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
   { key: 'imports', label: 'Imports', grant: 'read', render: (rest) => <ImportsSection rest={rest} /> },
-  { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', render: (rest) => <DevelopersSection rest={rest} /> },
+  { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', home: ['webhook_responses'], render: (rest) => <DevelopersSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
   { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
 ];
