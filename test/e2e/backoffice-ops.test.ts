@@ -173,4 +173,35 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await page.getByRole('form', { name: 'SMTP relay' }).waitFor();
     await screenshot(page, 'backoffice-mail');
   });
+
+  it("a clerk sees the batches and the log but not Upload, Add endpoint, Resend or the relay's Save; the API refuses the upload", async () => {
+    await page.goto(`${url}/app/users`);
+    await page.getByLabel('E-mail', { exact: true }).fill('clerk@example.com');
+    await page.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('clerk');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const clerkLink = (await page.locator('.bo-secret').innerText()).trim();
+    const clerk = await (await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US' })).newPage();
+    await clerk.goto(clerkLink);
+    await clerk.getByLabel('New password', { exact: true }).fill('clerk password 1');
+    await clerk.getByLabel('The same again', { exact: true }).fill('clerk password 1');
+    await clerk.keyboard.press('Enter');
+    await clerk.getByLabel('Signed in user').waitFor();
+
+    await clerk.goto(`${url}/app/imports`);
+    await clerk.getByRole('table', { name: 'Batches' }).getByRole('row', { name: /customers\.csv/ }).waitFor();
+    expect(await clerk.getByText('Upload a CSV').count()).toBe(0);
+    await clerk.goto(`${url}/app/developers/webhook_responses`);
+    await clerk.getByRole('table', { name: 'Webhook deliveries' }).getByRole('row', { name: /HOOK-1/ }).first().waitFor();
+    expect(await clerk.getByRole('button', { name: /Add endpoint|Roll signing key|Resend|Edit|Remove/ }).count()).toBe(0);
+    await clerk.goto(`${url}/app/developers/mail`);
+    await clerk.getByRole('form', { name: 'SMTP relay' }).waitFor();
+    expect(await clerk.getByRole('button', { name: 'Save relay' }).count()).toBe(0);
+
+    const jwt = await clerk.evaluate(() => localStorage.getItem('laneway.user'));
+    const form = new FormData();
+    form.append('file', new Blob(['identifier,name\nCLERK-1,Refused\n'], { type: 'text/csv' }), 'clerk.csv');
+    const refused = await fetch(`${url}/api/imports`, { method: 'POST', headers: { Authorization: `Bearer ${jwt}` }, body: form });
+    expect(refused.status).toBe(403);
+    await clerk.context().close();
+  });
 });
