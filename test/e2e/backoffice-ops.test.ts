@@ -168,8 +168,21 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await page.getByRole('link', { name: 'E-mail', exact: true }).click();
     await page.waitForURL(/\/app\/developers\/mail$/);
     await seen('Sandbox: kept in the outbox');
-    await page.getByRole('form', { name: 'SMTP relay' }).waitFor();
+    const relay = page.getByRole('form', { name: 'SMTP relay' });
+    await relay.getByLabel('Host', { exact: true }).fill('smtp.example.com');
+    await relay.getByLabel('From', { exact: true }).fill('Laneway Shop <shop@example.com>');
+    await relay.getByLabel('Password', { exact: true }).fill('relay secret');
+    await relay.getByRole('button', { name: 'Save relay' }).click();
+    await seen('Saved: e-mail goes through this relay.');
+    const settings = await api<{ mode: string; relay: { host: string; port: number; password_set: boolean } }>('GET', '/api/account/mail');
+    expect(settings).toMatchObject({ mode: 'smtp', relay: { host: 'smtp.example.com', port: 587, password_set: true } });
+    expect(JSON.stringify(settings)).not.toContain('relay secret');
+    await seen('Set (never shown). Leave empty to keep it.');
     await screenshot(page, 'backoffice-mail');
+    page.once('dialog', (d) => void d.accept());
+    await relay.getByRole('button', { name: 'Remove relay' }).click();
+    await seen('Removed: sandbox mode.');
+    expect((await api<{ mode: string }>('GET', '/api/account/mail')).mode).toBe('sandbox');
   });
 
   it("a clerk sees the batches and the log but not Upload, Add endpoint, Resend or the relay's Save; the API refuses the upload", async () => {
@@ -194,6 +207,7 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await clerk.goto(`${url}/app/developers/mail`);
     await clerk.getByRole('form', { name: 'SMTP relay' }).waitFor();
     expect(await clerk.getByRole('button', { name: 'Save relay' }).count()).toBe(0);
+    expect(await clerk.getByLabel('Host', { exact: true }).isDisabled()).toBe(true);
 
     const jwt = await clerk.evaluate(() => localStorage.getItem('laneway.user'));
     const form = new FormData();

@@ -130,14 +130,16 @@ function Relay() {
     <form className="card bo-form" onSubmit={(e) => void save(e)} noValidate aria-label="SMTP relay">
       <h2>SMTP relay <span className={`pill ${data.mode === 'smtp' ? 'paid' : 'refunded'}`}>{data.mode === 'smtp' ? 'Sending' : 'Sandbox: kept in the outbox'}</span></h2>
       {message && <p role="status" className={`notice ${message.ok ? 'ok' : 'error'}`}>{message.text}</p>}
-      <Field label="Host" name="host" value={value('host')} onChange={set('host')} errors={errors} hint="smtp.example.com" />
-      <Field label="Port" name="port" value={value('port')} onChange={set('port')} errors={errors} type="number" />
-      <label className="bo-check">
-        <input type="checkbox" checked={secure ?? r?.secure ?? false} onChange={(e) => setSecure(e.target.checked)} /> TLS from the first byte (port 465); otherwise STARTTLS when offered
-      </label>
-      <Field label="User" name="user" value={value('user')} onChange={set('user')} errors={errors} />
-      <Field label="Password" name="password" type="password" value={value('password')} onChange={set('password')} errors={errors} hint={r?.password_set ? 'Set (never shown). Leave empty to keep it.' : 'Kept encrypted.'} />
-      <Field label="From" name="from" value={value('from')} onChange={set('from')} errors={errors} hint={'address, or "Name <address>"'} />
+      <fieldset className="bo-plain bo-stack" disabled={!editable}>
+        <Field label="Host" name="host" value={value('host')} onChange={set('host')} errors={errors} hint="smtp.example.com" />
+        <Field label="Port" name="port" value={value('port')} onChange={set('port')} errors={errors} type="number" />
+        <label className="bo-check">
+          <input type="checkbox" checked={secure ?? r?.secure ?? false} onChange={(e) => setSecure(e.target.checked)} /> TLS from the first byte (port 465); otherwise STARTTLS when offered
+        </label>
+        <Field label="User" name="user" value={value('user')} onChange={set('user')} errors={errors} />
+        <Field label="Password" name="password" type="password" value={value('password')} onChange={set('password')} errors={errors} hint={r?.password_set ? 'Set (never shown). Leave empty to keep it.' : 'Kept encrypted.'} />
+        <Field label="From" name="from" value={value('from')} onChange={set('from')} errors={errors} hint={'address, or "Name <address>"'} />
+      </fieldset>
       {r && <p className="muted small">Last changed {time(r.updated_at)}.</p>}
       {editable && (
         <div className="bo-actions">

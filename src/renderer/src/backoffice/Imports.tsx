@@ -9,6 +9,7 @@ import { Notice, Title, useLoad, usePaged } from './common';
 
 type Batch = BoAnswer<'importBatch'>;
 const PAGE = 50;
+const SHOWN_ERRORS = 1000;
 
 const KIND: Record<Batch['kind'], string> = {
   customers: 'Customers',
@@ -183,7 +184,9 @@ function BatchDetail({ id }: { id: number }) {
   const download = (name: 'importErrorsCsv' | 'importEcho', file: string) => {
     if (creds) boDownload(creds, name, id, file).catch((err: unknown) => setMessage((err as Error).message));
   };
-  const list = errors.data?.message ?? [];
+  const all = errors.data?.message ?? [];
+  // A file of 100k bad lines stays a page: the CSV download has them all.
+  const list = all.slice(0, SHOWN_ERRORS);
   return (
     <section className="bo-section">
       <Title back={link('imports')}>Batch #{id}{b ? ` · ${b.file_name}` : ''}</Title>
@@ -226,6 +229,7 @@ function BatchDetail({ id }: { id: number }) {
           </tbody>
         </table>
         {list.length === 0 && <p className="muted bo-empty">{done ? 'Every line was imported.' : 'None so far.'}</p>}
+        {all.length > list.length && <p className="muted bo-empty">The first {list.length.toLocaleString()} of {all.length.toLocaleString()}: download the errors for all of them.</p>}
       </div>
     </section>
   );
