@@ -149,12 +149,12 @@ function Endpoints() {
                 <span className={`pill ${e.enabled ? 'paid' : 'disabled'}`}>{e.enabled ? 'Enabled' : e.disabled_reason === 'delivery_failed' ? 'Off: deliveries failed' : 'Disabled'}</span>
               </td>
               <td>{time(e.updated_at)}</td>
-              <td className="bo-actions">
+              <td>
                 {editable && (
-                  <>
+                  <div className="bo-actions">
                     <button type="button" aria-label={`Edit ${e.url}`} onClick={() => setEditing({ id: e.id, draft: { url: e.url, events: e.events, enabled: e.enabled, description: e.description } })}>Edit</button>
                     <button type="button" className="danger" aria-label={`Remove ${e.url}`} onClick={() => void remove(e)}>Remove</button>
-                  </>
+                  </div>
                 )}
               </td>
             </tr>

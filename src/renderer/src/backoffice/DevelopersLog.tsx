@@ -1,12 +1,14 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
-import { time } from '../format';
+import { LOCALE, time } from '../format';
 import { can, useUser } from '../state/user';
 import { Field, Notice, fieldErrors, useLoad, usePaged } from './common';
 
 type Attempt = BoAnswer<'webhookResponses'>['webhook_responses'][number];
 type Message = BoAnswer<'outbox'>['messages'][number];
 const PAGE = 50;
+// Attempts a second apart are told apart in the log.
+const stamp = (iso: string) => new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'medium' });
 
 const statusClass = (a: Attempt) => (a.status === 200 ? 'paid' : a.outcome === 'failed' || a.status === 0 ? 'voided' : 'refunded');
 
@@ -56,7 +58,7 @@ export function DeliveryLog() {
         <tbody>
           {rows.map((a) => (
             <tr key={a.id}>
-              <td>{time(a.at)}</td>
+              <td className="bo-nowrap">{stamp(a.at)}</td>
               <td>{a.event_type} <span className="muted small">{a.key}</span></td>
               <td className="small"><code>{a.url}</code></td>
               <td>
