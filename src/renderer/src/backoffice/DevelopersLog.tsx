@@ -133,7 +133,7 @@ function Relay() {
       <h2>SMTP relay <span className={`pill ${data.mode === 'smtp' ? 'paid' : 'refunded'}`}>{data.mode === 'smtp' ? 'Sending' : 'Sandbox: kept in the outbox'}</span></h2>
       {message && <p role="status" className={`notice ${message.ok ? 'ok' : 'error'}`}>{message.text}</p>}
       <fieldset className="bo-plain bo-stack" disabled={!editable}>
-        <Field label="Host" name="host" value={value('host')} onChange={set('host')} errors={errors} hint="smtp.example.com" />
+        <Field label="Host" name="host" value={value('host')} onChange={set('host')} errors={errors} hint="For example smtp.example.com" />
         <Field label="Port" name="port" value={value('port')} onChange={set('port')} errors={errors} type="number" />
         <label className="bo-check">
           <input type="checkbox" checked={secure ?? r?.secure ?? false} onChange={(e) => setSecure(e.target.checked)} /> TLS from the first byte (port 465); otherwise STARTTLS when offered
