@@ -16,6 +16,9 @@ export interface EventSpec {
 
 const SEQUENCE_ID = 'sequence/watermark';
 
+/** Events read by primary key per store call (eventsSince). */
+const EVENT_READ = 500;
+
 export function eventId(watermark: number): string {
   return String(watermark).padStart(20, '0');
 }
@@ -274,6 +277,8 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
   const seqRaw = await store.get('records', SEQUENCE_ID);
   let current = typeof seqRaw?.data === 'object' && seqRaw.data !== null ? Number((seqRaw.data as { value?: number }).value ?? 0) : 0;
   let seqPrevious: Raw | undefined = seqRaw;
+  // The last watermark whose unit is durable (`current` runs ahead while a group is staged).
+  let committed = current;
 
   const sequence: Sequence = {
     next: () => ++current,
@@ -320,6 +325,7 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     if (tx.hasWrites) {
       try {
         await commit(tx);
+        committed = current;
       } catch (err) {
         current = start;
         if (group.length === 1) {
@@ -413,7 +419,19 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
       return ticking;
     },
     async eventsSince(after, limit) {
-      const rows = await store.find('events', { selector: { id: { $gt: eventId(after) } }, sort: [{ id: 'asc' }], limit });
+      // By primary key, not by query: the events collection has no index that starts with its id,
+      // so `id > x` made the planner read and match the whole outbox on every call (the webhook
+      // workers' reads grew with the outbox). Watermarks are dense (a rolled-back unit gives its
+      // numbers back), so the ids after `after` are known; only committed ones are asked for, and
+      // a missing one is skipped.
+      const rows: Raw[] = [];
+      for (let from = after + 1; rows.length < limit && from <= committed; from += EVENT_READ) {
+        const ids: string[] = [];
+        for (let w = from; w < from + EVENT_READ && w <= committed; w++) ids.push(eventId(w));
+        const found = await store.getMany('events', ids);
+        found.sort((a, b) => a.watermark - b.watermark);
+        rows.push(...found.slice(0, limit - rows.length));
+      }
       return rows.map((r) => {
         const data = r.data as { at: string; summary?: Record<string, unknown> };
         return {

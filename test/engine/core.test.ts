@@ -41,6 +41,31 @@ describe('engine spine: watermarks and events', () => {
     expect(persisted.map((e) => [e.watermark, e.type, e.key])).toEqual(seen.map((e) => [e.watermark, e.type, e.key]));
   });
 
+  it('replays the outbox in pages, in watermark order, and only what is committed', async () => {
+    t = await openTestEngine();
+    const core = t.engine.core;
+    const start = core.currentWatermark();
+    await core.mutate(async (tx) => {
+      for (let i = 0; i < 1_200; i++) await putRecord(tx, 'note', `n${i % 50}`, { i }, ev(`n${i % 50}`));
+    });
+    const replayed: number[] = [];
+    for (let after = start; ; ) {
+      const page = await core.eventsSince(after, 450);
+      if (page.length === 0) break;
+      expect(page.length).toBeLessThanOrEqual(450);
+      replayed.push(...page.map((e) => e.watermark));
+      after = page[page.length - 1]!.watermark;
+    }
+    expect(replayed).toEqual(Array.from({ length: 1_200 }, (_, i) => start + 1 + i));
+    // A unit being staged has taken its watermark, but a reader must not see (or skip) it yet.
+    const during = await core.mutate(async (tx) => {
+      await putRecord(tx, 'note', 'late', {}, ev('late'));
+      return core.eventsSince(start + 1_200, 10);
+    });
+    expect(during).toEqual([]);
+    expect((await core.eventsSince(start + 1_200, 10)).map((e) => e.key)).toEqual(['late']);
+  });
+
   it('writes nothing, emits nothing and reuses no watermark when a unit of work throws', async () => {
     t = await openTestEngine();
     const core = t.engine.core;
