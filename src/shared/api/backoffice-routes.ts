@@ -33,4 +33,25 @@ export const backofficeRoutes = {
   credentials: { method: 'GET', path: '/api/account/credentials' },
   createCredential: { method: 'POST', path: '/api/account/credentials' },
   disableCredential: { method: 'POST', path: '/api/account/credentials/:token/disable' },
-} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH'; path: string }>;
+  // Settlement (../../renderer/src/backoffice/Settlement.tsx)
+  status: { method: 'GET', path: '/api/status' },
+  batches: { method: 'GET', path: '/api/gateway/v1/settlement/batches' },
+  exceptions: { method: 'GET', path: '/api/gateway/v1/settlement/exceptions' },
+  statements: { method: 'GET', path: '/api/gateway/v1/settlement/statements' },
+  statement: { method: 'GET', path: '/api/gateway/v1/settlement/statements/:statement_identifier.:format' },
+  advanceClock: { method: 'POST', path: '/api/sandbox/v1/clock/advance' },
+  // Point of sale administration (../../renderer/src/backoffice/Pos*.tsx)
+  posProducts: { method: 'GET', path: '/api/pos/products' },
+  createProduct: { method: 'POST', path: '/api/pos/products' },
+  updateProduct: { method: 'PATCH', path: '/api/pos/products/:code' },
+  posCashiers: { method: 'GET', path: '/api/pos/cashiers' },
+  createCashier: { method: 'POST', path: '/api/pos/cashiers' },
+  updateCashier: { method: 'PATCH', path: '/api/pos/cashiers/:id' },
+  lanes: { method: 'GET', path: '/api/lanes' },
+  createLane: { method: 'POST', path: '/api/lanes' },
+  updateLane: { method: 'PATCH', path: '/api/lanes/:laneid' },
+  deleteLane: { method: 'DELETE', path: '/api/lanes/:laneid' },
+  terminal: { method: 'POST', path: '/api/gateway/v1/terminal' },
+  zReports: { method: 'GET', path: '/api/pos/registers/:laneid/z' },
+  zReport: { method: 'GET', path: '/api/pos/registers/:laneid/z/:number' },
+} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string }>;

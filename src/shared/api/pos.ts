@@ -34,7 +34,7 @@ import { posRoutes } from './pos-routes';
  * route), so a schema change is a compile error in the renderer, not a surprise at the till.
  */
 export interface Endpoint {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   query?: TSchema;
   body?: TSchema;
