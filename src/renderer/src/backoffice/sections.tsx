@@ -5,6 +5,8 @@ import { PaymentsSection } from './Payments';
 import { OrdersSection } from './Orders';
 import { UsersSection } from './Users';
 import { AccountSection } from './Account';
+import { SettlementSection } from './Settlement';
+import { PosSection } from './Pos';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -23,6 +25,8 @@ export const SECTIONS: Section[] = [
   { key: 'invoices', label: 'Invoices', grant: 'read', render: (rest) => <InvoicesSection rest={rest} /> },
   { key: 'payments', label: 'Payments', grant: 'read', render: (rest) => <PaymentsSection rest={rest} /> },
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
+  { key: 'settlement', label: 'Settlement', grant: 'read', render: (rest) => <SettlementSection rest={rest} /> },
+  { key: 'pos', label: 'Point of sale', grant: 'read', render: (rest) => <PosSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
   { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
 ];
