@@ -141,6 +141,7 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     expect((await row.innerText()).replace(/[\u00a0\u202f]/g, ' ')).toMatch(/12,50 \$/);
     const stored = await api<{ price_cents: number; tax_rate: number; barcode: string | null }>('GET', '/api/pos/products/COFFEE-L');
     expect(stored).toMatchObject({ price_cents: 1250, tax_rate: 15, barcode: '4006381333931' });
+    await screenshot(fr, 'backoffice-pos');
 
     await fr.getByRole('tab', { name: 'Cashiers' }).click();
     await fr.waitForURL(/\/app\/pos\/cashiers$/);
@@ -151,10 +152,27 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await fr.getByRole('table', { name: 'Cashiers' }).getByText('Camille').waitFor();
     const { cashiers } = await api<{ cashiers: Array<{ name: string; active: boolean }> }>('GET', '/api/pos/cashiers');
     expect(cashiers).toContainEqual(expect.objectContaining({ name: 'Camille', active: true }));
-    await screenshot(fr, 'backoffice-pos');
+    await screenshot(fr, 'backoffice-pos-cashiers');
     // Shown once: a reload no longer has it anywhere on the page.
     await fr.reload();
     await fr.getByRole('table', { name: 'Cashiers' }).getByText('Camille').waitFor();
     expect(await fr.content()).not.toContain(code);
+  });
+
+  it('adds a lane whose live status shows, asks its device for its status, and removes it', async () => {
+    await page.goto(`${url}/app/pos/lanes`);
+    await field('Lane id').fill('7');
+    await field('Lane name').fill('Front counter');
+    await field('Serial port').fill('/dev/ttyUSB9');
+    await page.getByRole('button', { name: 'Add lane' }).click();
+    // No device on that port: the lane reads offline, and DeviceStatus says why.
+    await until(async () => (await page.getByLabel('Status of lane 7').count()) > 0 && (await page.getByLabel('Status of lane 7').innerText()) === 'Offline', 'lane 7 offline');
+    await page.getByRole('row', { name: /Front counter/ }).getByRole('button', { name: 'DeviceStatus' }).click();
+    await seen(/DeviceStatus on lane 7: /);
+    await screenshot(page, 'backoffice-pos-lanes');
+    await page.getByRole('row', { name: /Front counter/ }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove lane' }).click();
+    await seen('Lane 7 removed.');
+    expect((await api<{ lanes: unknown[] }>('GET', '/api/lanes')).lanes).toEqual([]);
   });
 });

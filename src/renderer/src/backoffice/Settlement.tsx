@@ -63,7 +63,9 @@ function ClockBanner() {
       reload();
     }
   };
-  const ahead = offset >= 86_400 ? `${Math.floor(offset / 86_400)} d ${Math.floor((offset % 86_400) / 3600)} h` : `${Math.floor(offset / 3600)} h ${Math.floor((offset % 3600) / 60)} min`;
+  // To the minute: a move of one day reads "1 d", not the "23 h 59 min" the seconds of the request leave.
+  const minutes = Math.round(offset / 60);
+  const ahead = minutes >= 1440 ? `${Math.floor(minutes / 1440)} d${minutes % 1440 >= 60 ? ` ${Math.floor((minutes % 1440) / 60)} h` : ''}` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
   return (
     <>
       {offset > 0 && (
