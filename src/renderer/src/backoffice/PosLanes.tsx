@@ -91,7 +91,7 @@ export function LanesPanel() {
                 <td><code>{l.port_path}</code></td>
                 <td>
                   <span className={`pill ${l.status}`} aria-label={`Status of lane ${l.laneid}`}>{statusText(l.status)}</span>{' '}
-                  <span className="muted small">{activityText(l.activity)}{l.last_error ? ` · ${l.last_error}` : ''}</span>
+                  <span className="muted small">{[l.status === 'offline' || l.status === 'disabled' ? null : activityText(l.activity), l.last_error].filter(Boolean).join(' · ')}</span>
                 </td>
                 <td className="muted small">{l.firmware ?? '—'}</td>
                 <td>
