@@ -175,4 +175,25 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await seen('Lane 7 removed.');
     expect((await api<{ lanes: unknown[] }>('GET', '/api/lanes')).lanes).toEqual([]);
   });
+
+  it("hides what a clerk's role cannot do: no catalog or lane edits, no clock control", async () => {
+    const made = await api<{ link: string }>('POST', '/api/users', { email: 'clerk@example.com', role: 'clerk' });
+    const clerk = await newPage('en-US');
+    await clerk.goto(`${url}/app/welcome#link=${made.link}`);
+    await field('New password', clerk).fill('clerk password 1');
+    await field('The same again', clerk).fill('clerk password 1');
+    await clerk.keyboard.press('Enter');
+    await clerk.getByLabel('Signed in user').waitFor();
+    await clerk.goto(`${url}/app/pos`);
+    await clerk.getByRole('table', { name: 'Products' }).getByText('COFFEE-L').waitFor();
+    expect(await clerk.getByRole('button', { name: 'Add product' }).count()).toBe(0);
+    expect(await clerk.getByRole('button', { name: 'Deactivate' }).count()).toBe(0);
+    await clerk.goto(`${url}/app/pos/cashiers`);
+    await clerk.getByRole('table', { name: 'Cashiers' }).getByText('Camille').waitFor();
+    expect(await clerk.getByRole('button', { name: 'Reset code' }).count()).toBe(0);
+    await clerk.goto(`${url}/app/settlement`);
+    await clerk.getByRole('table', { name: 'Batch deposits' }).waitFor();
+    await field('Sandbox clock', clerk).waitFor();
+    expect(await clerk.getByRole('button', { name: 'Advance 1 day' }).count()).toBe(0);
+  });
 });
