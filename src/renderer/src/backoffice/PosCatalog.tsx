@@ -41,10 +41,8 @@ export function ProductsPanel() {
     try {
       if (editing) await boCall(creds, 'updateProduct', { params: { code: editing }, body: fields });
       else await boCall(creds, 'createProduct', { body: { code: form.code.trim(), ...fields } });
+      start(null);
       setMessage(`Saved ${form.description.trim()}.`);
-      setErrors({});
-      setEditing(null);
-      setForm(EMPTY);
       reload();
     } catch (err) {
       const f = fieldErrors(err);
@@ -85,10 +83,19 @@ export function ProductsPanel() {
           <h2 className="page-title">Products</h2>
           <input aria-label="Search products" placeholder="Name, code, barcode…" value={q} onChange={(e) => setQ(e.target.value)} />
         </div>
+        <ProductTable products={data?.products ?? []} cur={cur} edit={edit} onEdit={start} onToggle={(p) => void toggle(p)} />
+        {data && data.products.length === 0 && <p className="muted">No product{q ? ` matching “${q}”` : ' yet'}.</p>}
+      </div>
+    </>
+  );
+}
+
+function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Product[]; cur: string; edit: boolean; onEdit(p: Product): void; onToggle(p: Product): void }) {
+  return (
         <table className="bo-simple" aria-label="Products">
           <thead><tr><th>Code</th><th>Barcode</th><th>Name</th><th>Category</th><th className="num">Price</th><th className="num">Tax</th><th>State</th>{edit && <th />}</tr></thead>
           <tbody>
-            {(data?.products ?? []).map((p) => (
+            {products.map((p) => (
               <tr key={p.code} className={p.active ? undefined : 'inactive'}>
                 <td>{p.code}</td><td>{p.barcode ?? '—'}</td><td>{p.description}</td><td>{p.category}</td>
                 <td className="num"><Money cents={p.price_cents} currency={cur} /></td><td className="num">{percentText(p.tax_rate)}</td>
@@ -96,8 +103,8 @@ export function ProductsPanel() {
                 {edit && (
                   <td>
                     <div className="bo-actions">
-                      <button type="button" aria-label={`Edit ${p.code}`} onClick={() => start(p)}>Edit</button>
-                      <button type="button" className={p.active ? 'danger' : undefined} onClick={() => void toggle(p)}>{p.active ? 'Deactivate' : 'Reactivate'}</button>
+                      <button type="button" aria-label={`Edit ${p.code}`} onClick={() => onEdit(p)}>Edit</button>
+                      <button type="button" className={p.active ? 'danger' : undefined} onClick={() => onToggle(p)}>{p.active ? 'Deactivate' : 'Reactivate'}</button>
                     </div>
                   </td>
                 )}
@@ -105,9 +112,6 @@ export function ProductsPanel() {
             ))}
           </tbody>
         </table>
-        {data && data.products.length === 0 && <p className="muted">No product{q ? ` matching “${q}”` : ' yet'}.</p>}
-      </div>
-    </>
   );
 }
 
@@ -175,33 +179,40 @@ export function CashiersPanel() {
           <thead><tr><th>Name</th><th>Last sign-in</th><th>State</th>{edit && <th />}</tr></thead>
           <tbody>
             {(data?.cashiers ?? []).map((c) => (
-              <tr key={c.id} className={c.active ? undefined : 'inactive'}>
-                <td>
-                  {renaming?.id === c.id ? (
-                    <form className="bo-inline" onSubmit={(e) => (e.preventDefault(), void change(c, { name: renaming.name.trim() }))}>
-                      <input aria-label={`New name for ${c.name}`} value={renaming.name} onChange={(e) => setRenaming({ id: c.id, name: e.target.value })} autoFocus />
-                      <button type="submit">Save</button>
-                      <button type="button" onClick={() => setRenaming(null)}>Cancel</button>
-                    </form>
-                  ) : c.name}
-                </td>
-                <td>{c.last_sign_in_at ? new Date(c.last_sign_in_at).toLocaleString() : '—'}</td>
-                <td>{c.active ? 'Active' : 'Inactive'}</td>
-                {edit && (
-                  <td>
-                    <div className="bo-actions">
-                      <button type="button" onClick={() => setRenaming({ id: c.id, name: c.name })}>Rename</button>
-                      <button type="button" onClick={() => void change(c, { code: newCode() })}>Reset code</button>
-                      <button type="button" className={c.active ? 'danger' : undefined} onClick={() => void change(c, { active: !c.active })}>{c.active ? 'Deactivate' : 'Reactivate'}</button>
-                    </div>
-                  </td>
-                )}
-              </tr>
+              <CashierRow key={c.id} c={c} edit={edit} renaming={renaming} setRenaming={setRenaming} change={(patch) => void change(c, patch)} />
             ))}
           </tbody>
         </table>
         {data && data.cashiers.length === 0 && <p className="muted">No cashier yet.</p>}
       </div>
     </>
+  );
+}
+
+function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; name: string } | null; setRenaming(r: { id: string; name: string } | null): void; change(patch: { name?: string; active?: boolean; code?: string }): void }) {
+  const { c, edit, renaming, setRenaming, change } = props;
+  return (
+    <tr className={c.active ? undefined : 'inactive'}>
+      <td>
+        {renaming?.id === c.id ? (
+          <form className="bo-inline" onSubmit={(e) => (e.preventDefault(), change({ name: renaming.name.trim() }))}>
+            <input aria-label={`New name for ${c.name}`} value={renaming.name} onChange={(e) => setRenaming({ id: c.id, name: e.target.value })} autoFocus />
+            <button type="submit">Save</button>
+            <button type="button" onClick={() => setRenaming(null)}>Cancel</button>
+          </form>
+        ) : c.name}
+      </td>
+      <td>{c.last_sign_in_at ? new Date(c.last_sign_in_at).toLocaleString() : '—'}</td>
+      <td>{c.active ? 'Active' : 'Inactive'}</td>
+      {edit && (
+        <td>
+          <div className="bo-actions">
+            <button type="button" onClick={() => setRenaming({ id: c.id, name: c.name })}>Rename</button>
+            <button type="button" onClick={() => change({ code: newCode() })}>Reset code</button>
+            <button type="button" className={c.active ? 'danger' : undefined} onClick={() => change({ active: !c.active })}>{c.active ? 'Deactivate' : 'Reactivate'}</button>
+          </div>
+        </td>
+      )}
+    </tr>
   );
 }

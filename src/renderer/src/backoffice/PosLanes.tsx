@@ -21,6 +21,7 @@ export function LanesPanel() {
   const [removing, setRemoving] = useState<Lane | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
+  const reset = () => (setForm({ laneid: '', name: '', port_path: '' }), setEditing(null), setErrors({}));
   const save = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -29,9 +30,7 @@ export function LanesPanel() {
       if (editing) await boCall(creds, 'updateLane', { params: { laneid: editing }, body: { port_path: form.port_path.trim(), ...(name ? { name } : {}) } });
       else await boCall(creds, 'createLane', { body: { laneid: form.laneid.trim(), port_path: form.port_path.trim(), ...(name ? { name } : {}) } });
       setMessage({ ok: true, text: `Lane ${editing ?? form.laneid.trim()} saved.` });
-      setForm({ laneid: '', name: '', port_path: '' });
-      setEditing(null);
-      setErrors({});
+      reset();
       reload();
     } catch (err) {
       const f = fieldErrors(err);
@@ -55,12 +54,8 @@ export function LanesPanel() {
   };
   const remove = async (lane: Lane) => {
     if (!creds) return;
-    try {
-      await boCall(creds, 'deleteLane', { params: { laneid: lane.laneid } });
-      setMessage({ ok: true, text: `Lane ${lane.laneid} removed.` });
-    } catch (err) {
-      setMessage({ ok: false, text: (err as Error).message });
-    }
+    const done = await boCall(creds, 'deleteLane', { params: { laneid: lane.laneid } }).then(() => null, (err: unknown) => (err as Error).message);
+    setMessage(done === null ? { ok: true, text: `Lane ${lane.laneid} removed.` } : { ok: false, text: done });
     setRemoving(null);
     reload();
   };
@@ -76,16 +71,30 @@ export function LanesPanel() {
             <Field label="Lane name" name="name" value={form.name} onChange={set('name')} errors={errors} />
             <Field label="Serial port" name="port_path" value={form.port_path} onChange={set('port_path')} errors={errors} hint="/dev/ttyUSB0, COM3" required />
             <button type="submit" className="primary">{editing ? 'Save lane' : 'Add lane'}</button>
-            {editing && <button type="button" onClick={() => (setEditing(null), setForm({ laneid: '', name: '', port_path: '' }))}>Cancel</button>}
+            {editing && <button type="button" onClick={reset}>Cancel</button>}
           </div>
         </form>
       )}
       <div className="card">
+        <LaneTable lanes={data?.lanes ?? []} edit={edit} command={command} busy={busy} run={(l, cmd) => void run(l, cmd)} onEdit={(l) => (setEditing(l.laneid), setForm({ laneid: l.laneid, name: l.name, port_path: l.port_path }))} onRemove={setRemoving} />
+        {data && data.lanes.length === 0 && <p className="muted">No lane yet: add one with its serial port.</p>}
+      </div>
+      {removing && (
+        <Confirm title={`Remove lane ${removing.laneid}?`} danger confirm="Remove lane" onCancel={() => setRemoving(null)} onConfirm={() => void remove(removing)}
+          body={<p>Its port is closed and the register can no longer use it. Payments and signatures already taken stay.</p>} />
+      )}
+    </>
+  );
+}
+
+function LaneTable(props: { lanes: Lane[]; edit: boolean; command: boolean; busy: string | null; run(l: Lane, cmd: Command): void; onEdit(l: Lane): void; onRemove(l: Lane): void }) {
+  const { lanes, edit, command, busy, run, onEdit, onRemove } = props;
+  return (
         <table className="bo-simple" aria-label="Lanes">
           <thead><tr><th>Lane</th><th>Port</th><th>Status</th><th>Device</th><th />
           </tr></thead>
           <tbody>
-            {(data?.lanes ?? []).map((l) => (
+            {lanes.map((l) => (
               <tr key={l.laneid}>
                 <td><strong>{l.laneid}</strong> {l.name}</td>
                 <td><code>{l.port_path}</code></td>
@@ -97,23 +106,16 @@ export function LanesPanel() {
                 <td>
                   <div className="bo-actions">
                     {command && (['DeviceSetup', 'DeviceStatus'] as const).map((cmd) => (
-                      <button key={cmd} type="button" disabled={busy !== null} onClick={() => void run(l, cmd)}>{busy === `${l.laneid}:${cmd}` ? '…' : cmd}</button>
+                      <button key={cmd} type="button" disabled={busy !== null} onClick={() => run(l, cmd)}>{busy === `${l.laneid}:${cmd}` ? '…' : cmd}</button>
                     ))}
-                    {edit && <button type="button" onClick={() => (setEditing(l.laneid), setForm({ laneid: l.laneid, name: l.name, port_path: l.port_path }))}>Edit</button>}
-                    {edit && <button type="button" className="danger" onClick={() => setRemoving(l)}>Remove</button>}
+                    {edit && <button type="button" onClick={() => onEdit(l)}>Edit</button>}
+                    {edit && <button type="button" className="danger" onClick={() => onRemove(l)}>Remove</button>}
                   </div>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-        {data && data.lanes.length === 0 && <p className="muted">No lane yet: add one with its serial port.</p>}
-      </div>
-      {removing && (
-        <Confirm title={`Remove lane ${removing.laneid}?`} danger confirm="Remove lane" onCancel={() => setRemoving(null)} onConfirm={() => void remove(removing)}
-          body={<p>Its port is closed and the register can no longer use it. Payments and signatures already taken stay.</p>} />
-      )}
-    </>
   );
 }
 
