@@ -4,6 +4,7 @@ import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { WEBHOOK_EVENT_KINDS } from '../../engine/webhooks';
 import {
+  EmptyWebhookBody,
   SigningKeyRolled,
   WebhookEndpoint,
   WebhookEndpointCreate,
@@ -102,7 +103,7 @@ export const rollWebhookKey = defineRoute({
   tags: TAGS,
   summary: 'Make a new webhook signing key (shown in this answer only; the previous one stops signing at once)',
   description: `${SCOPE_NOTE} The key is kept encrypted with an install key (docs/key-management.md), never in clear.`,
-  body: Type.Object({}, { additionalProperties: false }),
+  body: EmptyWebhookBody,
   responses: { 201: { description: 'The new key', schema: SigningKeyRolled } },
   async handler({ engine }) {
     return { status: 201, body: await engine.webhooks.rollSigningKey() };
@@ -132,7 +133,7 @@ export const resendWebhook = defineRoute({
   summary: "Send a logged attempt's event to its endpoint again, now",
   description: `Ours. The body is the record's export view as it stands now, signed with the current key; the attempt is logged (\`manual: true\`) and answered, whatever its outcome. It does not change the endpoint's queue. ${SCOPE_NOTE}`,
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
-  body: Type.Object({}, { additionalProperties: false }),
+  body: EmptyWebhookBody,
   responses: { 200: { description: 'The attempt', schema: ref(WebhookResponse) }, 404: err('`webhook_response_not_found`, `webhook_endpoint_not_found`, `webhook_record_gone`') },
   async handler({ engine, params }) {
     return { body: await engine.webhooks.resend(params.id) };

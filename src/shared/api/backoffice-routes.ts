@@ -54,4 +54,23 @@ export const backofficeRoutes = {
   terminal: { method: 'POST', path: '/api/gateway/v1/terminal' },
   zReports: { method: 'GET', path: '/api/pos/registers/:laneid/z' },
   zReport: { method: 'GET', path: '/api/pos/registers/:laneid/z/:number' },
-} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string }>;
+  // Imports: the upload is multipart (the renderer sends FormData), the two downloads are CSV text.
+  uploadImport: { method: 'POST', path: '/api/imports' },
+  imports: { method: 'GET', path: '/api/imports' },
+  importBatch: { method: 'GET', path: '/api/imports/:id' },
+  importErrors: { method: 'GET', path: '/api/imports/:id/errors' },
+  importErrorsCsv: { method: 'GET', path: '/api/imports/:id/errors.csv' },
+  importEcho: { method: 'GET', path: '/api/imports/:id/echo' },
+  // Webhooks and e-mail.
+  webhooks: { method: 'GET', path: '/api/account/webhooks' },
+  createWebhook: { method: 'POST', path: '/api/account/webhooks' },
+  updateWebhook: { method: 'PATCH', path: '/api/account/webhooks/:id' },
+  deleteWebhook: { method: 'DELETE', path: '/api/account/webhooks/:id' },
+  rollSigningKey: { method: 'POST', path: '/api/account/webhooks/signing_key' },
+  webhookResponses: { method: 'GET', path: '/api/developers/webhook_responses' },
+  resendWebhook: { method: 'POST', path: '/api/developers/webhook_responses/:id/resend' },
+  mail: { method: 'GET', path: '/api/account/mail' },
+  setMailRelay: { method: 'PUT', path: '/api/account/mail' },
+  removeMailRelay: { method: 'DELETE', path: '/api/account/mail' },
+  outbox: { method: 'GET', path: '/api/notifications/outbox' },
+} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string }>;

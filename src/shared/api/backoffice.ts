@@ -16,6 +16,9 @@ import { SandboxClockMove, SandboxClockState } from '../schemas/sandbox-clock';
 import { Cashier, CashierCreate, CashierPatch, Product, ProductCreate, ProductList, ProductPatch, ProductQuery } from '../schemas/register-catalog';
 import { RegisterReport, ZList } from '../schemas/register-reports';
 import { Lane, LaneCreate, LaneDeleted, LaneList, LanePatch, TerminalRequest, TerminalResponse } from '../schemas/lanes';
+import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../schemas/imports';
+import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
+import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
 import type { Endpoint } from './pos';
 
@@ -74,6 +77,24 @@ export const backofficeEndpoints = {
   terminal: { ...backofficeRoutes.terminal, body: TerminalRequest, response: TerminalResponse },
   zReports: { ...backofficeRoutes.zReports, response: ZList },
   zReport: { ...backofficeRoutes.zReport, response: RegisterReport },
+  // Multipart: no JSON body to declare (the route documents its parts as `multipartBody`).
+  uploadImport: { ...backofficeRoutes.uploadImport, query: ImportUploadQuery, response: FileImport },
+  imports: { ...backofficeRoutes.imports, query: BatchPageQuery, response: Type.Array(ref(FileImport)) },
+  importBatch: { ...backofficeRoutes.importBatch, response: FileImport },
+  importErrors: { ...backofficeRoutes.importErrors, response: BatchErrors },
+  importErrorsCsv: { ...backofficeRoutes.importErrorsCsv, response: Type.String() },
+  importEcho: { ...backofficeRoutes.importEcho, response: Type.String() },
+  webhooks: { ...backofficeRoutes.webhooks, response: WebhookSettings },
+  createWebhook: { ...backofficeRoutes.createWebhook, body: WebhookEndpointCreate, response: WebhookEndpointCreated },
+  updateWebhook: { ...backofficeRoutes.updateWebhook, body: WebhookEndpointPatch, response: WebhookEndpoint },
+  deleteWebhook: { ...backofficeRoutes.deleteWebhook, response: Type.Object({}) },
+  rollSigningKey: { ...backofficeRoutes.rollSigningKey, body: EmptyWebhookBody, response: SigningKeyRolled },
+  webhookResponses: { ...backofficeRoutes.webhookResponses, query: WebhookResponsesQuery, response: WebhookResponsesPage },
+  resendWebhook: { ...backofficeRoutes.resendWebhook, body: EmptyWebhookBody, response: WebhookResponse },
+  mail: { ...backofficeRoutes.mail, response: MailSettings },
+  setMailRelay: { ...backofficeRoutes.setMailRelay, body: MailRelayInput, response: MailRelay },
+  removeMailRelay: { ...backofficeRoutes.removeMailRelay, response: Type.Object({}) },
+  outbox: { ...backofficeRoutes.outbox, query: OutboxQuery, response: OutboxPage },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;

@@ -34,7 +34,7 @@ import { posRoutes } from './pos-routes';
  * route), so a schema change is a compile error in the renderer, not a surprise at the till.
  */
 export interface Endpoint {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   query?: TSchema;
   body?: TSchema;

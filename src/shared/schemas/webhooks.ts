@@ -107,3 +107,6 @@ export const WebhookResponsesPage = Type.Object({
   webhook_responses: Type.Array(WebhookResponse),
   next_before: Type.Union([Type.Integer(), Type.Null()]),
 });
+
+/** The empty body of roll and resend: one object, so the renderer's table (src/shared/api/backoffice.ts) names the route's very schema. */
+export const EmptyWebhookBody = Type.Object({}, { additionalProperties: false });

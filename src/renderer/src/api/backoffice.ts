@@ -1,4 +1,4 @@
-import { apiFetch, type Credentials } from './client';
+import { ApiError, apiFetch, type Credentials } from './client';
 import type { CallInput, CallOutput } from '../../../shared/api/pos';
 import type { BackofficeEndpoints } from '../../../shared/api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
@@ -25,4 +25,40 @@ export function boCall<K extends keyof BackofficeEndpoints>(creds: Credentials, 
   const path = endpoint.path.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent(String(params?.[p])));
   const qs = query ? encodeQuery(query).join('&') : '';
   return apiFetch(creds, endpoint.method, qs ? `${path}?${qs}` : path, body);
+}
+
+async function refused(res: Response): Promise<ApiError> {
+  const e = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
+  return new ApiError(res.status, String(e.code ?? res.status), e.error ?? res.statusText);
+}
+
+/**
+ * POST /api/imports: the file as multipart/form-data (parts `file` and `filename`), streamed by the
+ * browser; refusals (413, 415, 412, 409) arrive as ApiError with the engine's message.
+ */
+export async function boUpload(creds: Credentials, file: File, force = false): Promise<BoAnswer<'uploadImport'>> {
+  const form = new FormData();
+  form.append('filename', file.name);
+  form.append('file', file, file.name);
+  const endpoint = backofficeRoutes.uploadImport;
+  let res: Response;
+  try {
+    res = await fetch(`${creds.baseUrl}${endpoint.path}${force ? '?force=true' : ''}`, { method: endpoint.method, headers: { Authorization: creds.authorization }, body: form });
+  } catch {
+    throw new ApiError(0, 'network', 'Laneway is not answering. Check that it is running, then try again.');
+  }
+  if (!res.ok) throw await refused(res);
+  return (await res.json()) as BoAnswer<'uploadImport'>;
+}
+
+/** A CSV answer (batch errors, tokenized results) as a file: fetched with the user's credentials, then saved. */
+export async function boDownload(creds: Credentials, name: 'importErrorsCsv' | 'importEcho', id: number, fileName: string): Promise<void> {
+  const res = await fetch(`${creds.baseUrl}${backofficeRoutes[name].path.replace(':id', String(id))}`, { headers: { Authorization: creds.authorization } });
+  if (!res.ok) throw await refused(res);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -84,7 +84,7 @@ export function BackOffice() {
       <div className="bo-body-wrap">
         <nav className="bo-nav" aria-label="Sections">
           {visible.map((s) => (
-            <a key={s.key} href={link(s.key)} aria-current={s === section ? 'page' : undefined} onClick={(e) => (e.preventDefault(), go(link(s.key)))}>
+            <a key={s.key} href={link(s.key, ...(s.home ?? []))} aria-current={s === section ? 'page' : undefined} onClick={(e) => (e.preventDefault(), go(link(s.key, ...(s.home ?? []))))}>
               {s.label}
             </a>
           ))}

@@ -7,6 +7,8 @@ import { UsersSection } from './Users';
 import { AccountSection } from './Account';
 import { SettlementSection } from './Settlement';
 import { PosSection } from './Pos';
+import { ImportsSection } from './Imports';
+import { DevelopersSection } from './Developers';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -17,6 +19,8 @@ export interface Section {
   key: string;
   label: string;
   grant: 'read' | 'users';
+  /** The path the side bar opens, after the section's segment (the spec's `/developers/webhook_responses`). */
+  home?: string[];
   render(rest: string[]): ReactNode;
 }
 
@@ -27,6 +31,8 @@ export const SECTIONS: Section[] = [
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
   { key: 'settlement', label: 'Settlement', grant: 'read', render: (rest) => <SettlementSection rest={rest} /> },
   { key: 'pos', label: 'Point of sale', grant: 'read', render: (rest) => <PosSection rest={rest} /> },
+  { key: 'imports', label: 'Imports', grant: 'read', render: (rest) => <ImportsSection rest={rest} /> },
+  { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', home: ['webhook_responses'], render: (rest) => <DevelopersSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
   { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
 ];

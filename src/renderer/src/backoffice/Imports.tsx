@@ -1,0 +1,236 @@
+import { useRef, useState, type DragEvent } from 'react';
+import { ApiError } from '../api/client';
+import { boCall, boDownload, boUpload, type BoAnswer } from '../api/backoffice';
+import { time } from '../format';
+import { useLive } from '../state/live';
+import { link, useRoute } from '../state/route';
+import { can, useUser } from '../state/user';
+import { Notice, Title, useLoad, usePaged } from './common';
+
+type Batch = BoAnswer<'importBatch'>;
+const PAGE = 50;
+const SHOWN_ERRORS = 1000;
+
+const KIND: Record<Batch['kind'], string> = {
+  customers: 'Customers',
+  invoices: 'Invoices',
+  payments: 'Payments',
+  divisions: 'Divisions',
+  credit_cards: 'Credit cards',
+  invoice_recon: 'Invoice reconciliation',
+  payment_recon: 'Payment reconciliation',
+};
+
+/** Imports: upload a CSV, the batches with live progress (`import.progress` on /api/events), a batch's errors. */
+export function ImportsSection({ rest }: { rest: string[] }) {
+  return rest[0] ? <BatchDetail id={Number(rest[0])} /> : <ImportsList />;
+}
+
+/** Lines done over lines in the file (the header is line 1), from the latest event when it is newer than the read. */
+function useProgress(batch: Batch | undefined) {
+  const last = useLive((s) => s.last);
+  if (!batch) return { done: 0, total: 0, status: 'processing' as Batch['status'] };
+  const live = last?.entity === 'import' && last.key === String(batch.id) ? (last.data as { lines_done?: number; lines_total?: number; status?: Batch['status'] } | undefined) : undefined;
+  const done = Math.max(batch.lines_done, live?.lines_done ?? 0);
+  const status = batch.status === 'processing' && live?.status && live.status !== 'processing' ? live.status : batch.status;
+  return { done, total: Math.max(batch.lines_total, live?.lines_total ?? 0), status };
+}
+
+export function Progress({ batch }: { batch: Batch }) {
+  const { done, total, status } = useProgress(batch);
+  const max = Math.max(total - 1, 1);
+  const value = status === 'completed' ? max : Math.min(Math.max(done - 1, 0), max);
+  const pct = Math.round((value / max) * 100);
+  return (
+    <div className="bo-progress-wrap">
+      <div className={`bo-progress ${status}`} role="progressbar" aria-label={`Progress of batch ${batch.id}`} aria-valuemin={0} aria-valuemax={max} aria-valuenow={value}>
+        <span style={{ width: `${pct}%` }} />
+      </div>
+      <span className="muted small num">
+        {value.toLocaleString()} / {max.toLocaleString()} lines
+      </span>
+    </div>
+  );
+}
+
+const StatusPill = ({ status }: { status: Batch['status'] }) => (
+  <span className={`pill ${status === 'completed' ? 'paid' : status === 'failed' ? 'voided' : 'open'}`}>{status === 'processing' ? 'Processing' : status === 'completed' ? 'Completed' : 'Failed'}</span>
+);
+
+function Upload() {
+  const creds = useUser((s) => s.creds);
+  const go = useRoute((s) => s.go);
+  const input = useRef<HTMLInputElement>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [over, setOver] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [refusal, setRefusal] = useState<{ status: number; message: string } | null>(null);
+  const send = async (force = false) => {
+    if (!creds || !file) return;
+    setBusy(true);
+    try {
+      const batch = await boUpload(creds, file, force);
+      setFile(null);
+      setRefusal(null);
+      if (input.current) input.current.value = '';
+      go(link('imports', String(batch.id)));
+    } catch (err) {
+      // The file stays chosen: fix it and send again, or (409) import it anyway.
+      setRefusal({ status: err instanceof ApiError ? err.status : 0, message: (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const pick = (f: File | undefined) => {
+    if (!f) return;
+    setFile(f);
+    setRefusal(null);
+  };
+  const drop = (e: DragEvent) => {
+    e.preventDefault();
+    setOver(false);
+    pick(e.dataTransfer.files[0]);
+  };
+  const why: Record<number, string> = { 413: 'File too large', 415: 'Not a CSV file', 412: 'Nothing to import', 409: 'Already imported' };
+  return (
+    <div className="card bo-form bo-upload" aria-label="Upload a CSV">
+      <h2>Upload a CSV</h2>
+      <div
+        className={`bo-drop${over ? ' over' : ''}`}
+        onDragOver={(e) => (e.preventDefault(), setOver(true))}
+        onDragLeave={() => setOver(false)}
+        onDrop={drop}
+      >
+        <p>{file ? <strong>{file.name}</strong> : 'Drop a CSV file here, or choose one.'}</p>
+        {file && <p className="muted small">{(file.size / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} KB</p>}
+        <label className="bo-field small">
+          CSV file
+          <input ref={input} type="file" accept=".csv,text/csv" onChange={(e) => pick(e.target.files?.[0])} />
+        </label>
+      </div>
+      <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which (docs/csv-imports.md). At most 25 MB.</p>
+      {refusal && (
+        <p role="alert" className="notice error">
+          {why[refusal.status] ? `${why[refusal.status]}: ` : ''}
+          {refusal.message}. Nothing was imported.
+        </p>
+      )}
+      <div className="bo-actions">
+        {refusal?.status === 409 && (
+          <button type="button" disabled={busy} onClick={() => void send(true)}>
+            Import it again anyway
+          </button>
+        )}
+        <button type="button" className="primary" disabled={!file || busy} onClick={() => void send()}>
+          {busy ? 'Uploading…' : 'Import'}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function ImportsList() {
+  const session = useUser((s) => s.session);
+  const go = useRoute((s) => s.go);
+  const { rows, more, loading, error } = usePaged<Batch, number>(async (c, page = 1) => {
+    const items = await boCall(c, 'imports', { query: { page } });
+    return { items, next: items.length === PAGE ? page + 1 : null };
+  }, []);
+  return (
+    <section className="bo-section">
+      <Title>Imports</Title>
+      {can(session, 'manage') && <Upload />}
+      <Notice error={error} />
+      <div className="card">
+        <h2>Batches</h2>
+        <table className="bo-simple" aria-label="Batches">
+          <thead>
+            <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Errors</th><th>Result</th></tr>
+          </thead>
+          <tbody>
+            {rows.map((b) => (
+              <tr key={b.id} className="clickable" tabIndex={0} onClick={() => go(link('imports', String(b.id)))} onKeyDown={(e) => e.key === 'Enter' && go(link('imports', String(b.id)))}>
+                <td className="num">#{b.id}</td>
+                <td>{b.file_name}</td>
+                <td>{KIND[b.kind]}</td>
+                <td>{time(b.created_at)}</td>
+                <td><StatusPill status={b.status} /></td>
+                <td><Progress batch={b} /></td>
+                <td className="num">{b.file_errors_count.toLocaleString()}</td>
+                <td>{b.result_message ?? b.error ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows.length === 0 && !loading && <p className="muted bo-empty">No file imported yet.</p>}
+        <div className="bo-foot">
+          <span className="muted">{rows.length} shown</span>
+          {loading && <span className="muted">Loading…</span>}
+          {more && !loading && <button type="button" onClick={more}>Load more</button>}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function BatchDetail({ id }: { id: number }) {
+  const creds = useUser((s) => s.creds);
+  const batch = useLoad((c) => boCall(c, 'importBatch', { params: { id } }), [id]);
+  const b = batch.data;
+  const done = b?.status !== 'processing';
+  // The errors are read once the batch is over (they come in with each unit of work before that).
+  const errors = useLoad((c) => boCall(c, 'importErrors', { params: { id } }), [id, done]);
+  const [message, setMessage] = useState<string | null>(null);
+  const download = (name: 'importErrorsCsv' | 'importEcho', file: string) => {
+    if (creds) boDownload(creds, name, id, file).catch((err: unknown) => setMessage((err as Error).message));
+  };
+  const all = errors.data?.message ?? [];
+  // A file of 100k bad lines stays a page: the CSV download has them all.
+  const list = all.slice(0, SHOWN_ERRORS);
+  return (
+    <section className="bo-section">
+      <Title back={link('imports')}>Batch #{id}{b ? ` · ${b.file_name}` : ''}</Title>
+      <Notice error={batch.error ?? message} />
+      {b && (
+        <div className="card">
+          <dl className="bo-dl">
+            <div><dt>Status</dt><dd><StatusPill status={b.status} /></dd></div>
+            <div><dt>Kind</dt><dd>{KIND[b.kind]}</dd></div>
+            <div><dt>Uploaded</dt><dd>{time(b.created_at)}</dd></div>
+            <div><dt>Finished</dt><dd>{b.complete_at ? time(b.complete_at) : '—'}</dd></div>
+            <div><dt>Result</dt><dd>{b.result_message ?? b.error ?? '—'}</dd></div>
+          </dl>
+          <Progress batch={b} />
+          <p className="muted small">{(b.file_size / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} KB · SHA-256 {b.file_fingerprint.slice(0, 16)}…</p>
+          <div className="bo-actions">
+            <button type="button" disabled={b.file_errors_count === 0} onClick={() => download('importErrorsCsv', `batch-${id}-errors.csv`)}>
+              Download errors (.csv)
+            </button>
+            {b.kind === 'credit_cards' && (
+              <button type="button" disabled={b.status !== 'completed'} onClick={() => download('importEcho', `batch-${id}-tokens.csv`)}>
+                Download tokenized results
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+      <div className="card">
+        <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
+        <table className="bo-simple" aria-label="Errors">
+          <thead><tr><th>Line</th><th>Field</th><th>Message</th></tr></thead>
+          <tbody>
+            {list.map((e, i) => (
+              <tr key={`${e.line_number}:${e.field}:${i}`}>
+                <td>{e.line_number}</td>
+                <td><code>{e.field || '(the line)'}</code></td>
+                <td>{e.error}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {list.length === 0 && <p className="muted bo-empty">{done ? 'Every line was imported.' : 'None so far.'}</p>}
+        {all.length > list.length && <p className="muted bo-empty">The first {list.length.toLocaleString()} of {all.length.toLocaleString()}: download the errors for all of them.</p>}
+      </div>
+    </section>
+  );
+}
