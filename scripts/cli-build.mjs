@@ -56,7 +56,8 @@ export async function buildCli() {
     // Packages are bundled too: loading ~1,300 files of node_modules one by one took 0.4-0.8 s of
     // every start, one file takes 0.1-0.2 s. Native ones (and pino, whose transports load files
     // beside its own) stay imports of node_modules.
-    external: ['better-sqlite3', 'serialport', '@serialport/*', 'pino', 'swagger-ui-dist', 'electron'],
+    // pdfkit finds its standard fonts through its package's own `#standard-fonts` imports: bundled, it finds none.
+    external: ['better-sqlite3', 'serialport', '@serialport/*', 'pino', 'swagger-ui-dist', 'electron', 'pdfkit'],
     // Bundled CommonJS packages call require() for Node's built-ins.
     banner: { js: "import { createRequire as __lanewayRequire } from 'node:module';\nconst require = __lanewayRequire(import.meta.url);" },
     sourcemap: 'linked',

@@ -228,7 +228,8 @@ export function createApp(options: AppOptions): Express {
 
   if (options.uiDir && existsSync(join(options.uiDir, 'index.html'))) {
     const uiDir = options.uiDir;
-    const csp = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; object-src 'none'; frame-ancestors 'none'";
+    // frame-src blob:: a statement's PDF is fetched with the session's header and shown from an object URL the page made.
+    const csp = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; object-src 'none'; frame-src 'self' blob:; frame-ancestors 'none'";
     app.use('/app', (_req, res, next) => {
       res.setHeader('Content-Security-Policy', csp);
       next();

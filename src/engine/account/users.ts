@@ -1,5 +1,6 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { jwtVerify, errors as joseErrors } from 'jose';
+import { realNow } from '../clock';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
 import { putRecord, recordsOfKind } from '../records';
@@ -221,7 +222,8 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         const { payload } = await jwtVerify(jwt, new Uint8Array(Buffer.from(keys.current('jwt').secret, 'hex')), {
           algorithms: ['HS256'],
           requiredClaims: ['exp'],
-          currentDate: new Date(core.clock.now()),
+          // Minted on the real time (credentials.issueJwt): a moved sandbox clock must not sign users out.
+          currentDate: new Date(realNow(core.clock)),
         });
         const token = typeof payload.token === 'string' ? payload.token : '';
         if (!token.startsWith(USER_PREFIX)) return null;

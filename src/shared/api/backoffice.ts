@@ -9,6 +9,13 @@ import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
 import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
 import { PaymentImport, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
+import { ExportQuery } from '../schemas/common';
+import { InstallStatus } from '../schemas/system';
+import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, MonthlyStatementDocument, StatementsAnswer, StatementsQuery } from '../schemas/settlement';
+import { SandboxClockMove, SandboxClockState } from '../schemas/sandbox-clock';
+import { Cashier, CashierCreate, CashierPatch, Product, ProductCreate, ProductList, ProductPatch, ProductQuery } from '../schemas/register-catalog';
+import { RegisterReport, ZList } from '../schemas/register-reports';
+import { Lane, LaneCreate, LaneDeleted, LaneList, LanePatch, TerminalRequest, TerminalResponse } from '../schemas/lanes';
 import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../schemas/imports';
 import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
 import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
@@ -50,6 +57,26 @@ export const backofficeEndpoints = {
   credentials: { ...backofficeRoutes.credentials, response: Type.Object({ credentials: Type.Array(ref(Credential)) }) },
   createCredential: { ...backofficeRoutes.createCredential, body: CredentialCreate, response: CredentialCreated },
   disableCredential: { ...backofficeRoutes.disableCredential, response: Credential },
+  status: { ...backofficeRoutes.status, response: InstallStatus },
+  batches: { ...backofficeRoutes.batches, query: BatchesQuery, response: BatchesAnswer },
+  exceptions: { ...backofficeRoutes.exceptions, query: ExportQuery, response: ExceptionsAnswer },
+  statements: { ...backofficeRoutes.statements, query: StatementsQuery, response: StatementsAnswer },
+  statement: { ...backofficeRoutes.statement, response: MonthlyStatementDocument },
+  advanceClock: { ...backofficeRoutes.advanceClock, body: SandboxClockMove, response: SandboxClockState },
+  posProducts: { ...backofficeRoutes.posProducts, query: ProductQuery, response: ProductList },
+  createProduct: { ...backofficeRoutes.createProduct, body: ProductCreate, response: Product },
+  updateProduct: { ...backofficeRoutes.updateProduct, body: ProductPatch, response: Product },
+  // The route declares this answer inline: the same shape, held equal by the contract test.
+  posCashiers: { ...backofficeRoutes.posCashiers, response: Type.Object({ cashiers: Type.Array(ref(Cashier)) }) },
+  createCashier: { ...backofficeRoutes.createCashier, body: CashierCreate, response: Cashier },
+  updateCashier: { ...backofficeRoutes.updateCashier, body: CashierPatch, response: Cashier },
+  lanes: { ...backofficeRoutes.lanes, response: LaneList },
+  createLane: { ...backofficeRoutes.createLane, body: LaneCreate, response: Lane },
+  updateLane: { ...backofficeRoutes.updateLane, body: LanePatch, response: Lane },
+  deleteLane: { ...backofficeRoutes.deleteLane, response: LaneDeleted },
+  terminal: { ...backofficeRoutes.terminal, body: TerminalRequest, response: TerminalResponse },
+  zReports: { ...backofficeRoutes.zReports, response: ZList },
+  zReport: { ...backofficeRoutes.zReport, response: RegisterReport },
   // Multipart: no JSON body to declare (the route documents its parts as `multipartBody`).
   uploadImport: { ...backofficeRoutes.uploadImport, query: ImportUploadQuery, response: FileImport },
   imports: { ...backofficeRoutes.imports, query: BatchPageQuery, response: Type.Array(ref(FileImport)) },

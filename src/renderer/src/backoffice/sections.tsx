@@ -5,6 +5,8 @@ import { PaymentsSection } from './Payments';
 import { OrdersSection } from './Orders';
 import { UsersSection } from './Users';
 import { AccountSection } from './Account';
+import { SettlementSection } from './Settlement';
+import { PosSection } from './Pos';
 import { ImportsSection } from './Imports';
 import { DevelopersSection } from './Developers';
 
@@ -27,6 +29,8 @@ export const SECTIONS: Section[] = [
   { key: 'invoices', label: 'Invoices', grant: 'read', render: (rest) => <InvoicesSection rest={rest} /> },
   { key: 'payments', label: 'Payments', grant: 'read', render: (rest) => <PaymentsSection rest={rest} /> },
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
+  { key: 'settlement', label: 'Settlement', grant: 'read', render: (rest) => <SettlementSection rest={rest} /> },
+  { key: 'pos', label: 'Point of sale', grant: 'read', render: (rest) => <PosSection rest={rest} /> },
   { key: 'imports', label: 'Imports', grant: 'read', render: (rest) => <ImportsSection rest={rest} /> },
   { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', home: ['webhook_responses'], render: (rest) => <DevelopersSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },

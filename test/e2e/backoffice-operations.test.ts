@@ -1,0 +1,199 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, screenshot } from '../helpers/browser';
+import { card, MASTERCARD, VISA } from '../helpers/cards';
+import { apiOf, start, until, type Proc } from './processes';
+
+/**
+ * The back office's Settlement and Point of sale sections in Debian's Chromium against `npm run
+ * serve` (issue 19): card sales made through the API close into a batch when the owner moves the
+ * sandbox clock past the cut-off from the screen (a banner then says the clock is moved), the
+ * batch and its deposit show with their transactions, the sample statement's PDF opens in the
+ * page; a product priced "12,50" in fr-CA is stored as 1250 cents; a new cashier's code is shown
+ * once. Screenshots: test-output/screenshots/backoffice-settlement.png, backoffice-pos.png.
+ */
+const TOKEN = 'BACKOFFICEOPS001';
+const KEY = 'back-office-ops-key-0123456789';
+const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
+
+let dir: string;
+let serve: Proc;
+let browser: Browser;
+let page: Page;
+let url: string;
+let ownerLink: string;
+const contexts: BrowserContext[] = [];
+const sales: string[] = [];
+const api = apiOf(() => url, TOKEN, KEY);
+const pageErrors: string[] = [];
+
+const seen = (text: string | RegExp, p = page) => p.getByText(text).first().waitFor({ state: 'visible', timeout: 20_000 });
+const field = (label: string, p = page) => p.getByLabel(label, { exact: true });
+
+async function newPage(locale: string): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale });
+  contexts.push(ctx);
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
+  p.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
+  return p;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'laneway-bo-ops-'));
+  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
+  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
+  ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
+  for (const [i, [pan, cents]] of ([[VISA, 2500], [VISA, 4200], [MASTERCARD, 1899]] as const).entries()) {
+    const sale = await api<{ transaction: string }>('POST', '/api/gateway/v1/orders/sale', { amount_cents: cents, credit_card: card(pan), order: { identifier: `SETTLE-${i + 1}` } });
+    sales.push(sale.transaction);
+  }
+  browser = await launchBrowser();
+  page = await newPage('en-US');
+  await page.goto(ownerLink);
+  await field('Your e-mail (leave empty to keep the one you were given)').fill(OWNER.email);
+  await field('New password').fill(OWNER.password);
+  await field('The same again').fill(OWNER.password);
+  await page.keyboard.press('Enter');
+  await page.getByLabel('Signed in user').waitFor();
+}, 120_000);
+
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === 'fail' && pageErrors.length) console.error(pageErrors.splice(0).join('\n'));
+  if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-backoffice-ops-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => undefined);
+  await browser?.close();
+  await serve?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the back office: settlement and point of sale', { timeout: 120_000 }, () => {
+  it('moves the sandbox clock past the cut-off and shows the batch, its deposit and its transactions', async () => {
+    await page.goto(`${url}/app/settlement`);
+    await seen('No batch closed yet');
+    expect(await field('Sandbox clock').count()).toBe(0);
+    await page.getByRole('button', { name: 'Advance 1 day' }).click();
+    // The clock is moved: the banner says so, and the batch of the three sales closed.
+    await until(async () => (await field('Sandbox clock').count()) > 0, 'the moved-clock banner');
+    expect(await field('Sandbox clock').innerText()).toMatch(/moved .* ahead of the real time/);
+    const [batch] = (await api<{ batches: Array<{ token: string; sales_cents: number; deposit_amount_cents: number; batch_deposit_date: string; mid: string }> }>('GET', '/api/gateway/v1/settlement/batches?list=true')).batches;
+    expect(batch!.sales_cents).toBe(2500 + 4200 + 1899);
+    const table = page.getByRole('table', { name: 'Batch deposits' });
+    const row = table.getByRole('row', { name: new RegExp(batch!.batch_deposit_date) });
+    await until(async () => (await row.count()) > 0, 'the batch row');
+    const text = await row.first().innerText();
+    expect(text).toContain('$85.99');
+    expect(text).toContain(`$${(batch!.deposit_amount_cents / 100).toFixed(2)}`);
+    expect(text).toContain(batch!.mid);
+    await row.first().click();
+    const txns = page.getByRole('table', { name: `Transactions of ${batch!.token}` });
+    for (const t of sales) await txns.getByText(t).waitFor();
+    await page.getByLabel('Mix by card brand').locator('svg').first().waitFor();
+    await screenshot(page, 'backoffice-settlement');
+  });
+
+  it('opens the sample statement with its PDF in the page', async () => {
+    const pdf = page.waitForResponse((r) => r.url().endsWith('/api/gateway/v1/settlement/statements/sample.pdf'));
+    await page.getByRole('button', { name: 'Open the sample statement' }).click();
+    await page.waitForURL(/\/app\/settlement\/statements\/sample$/);
+    // Read with the session's Authorization header, then shown from an object URL the page made.
+    const res = await pdf;
+    expect(res.status()).toBe(200);
+    expect(res.headers()['content-type']).toMatch(/^application\/pdf/);
+    expect(Number(res.headers()['content-length'])).toBeGreaterThan(1000);
+    expect(await res.request().headerValue('authorization')).toMatch(/^Bearer /);
+    const frame = page.getByTitle('Statement sample (PDF)');
+    await frame.waitFor();
+    expect(await frame.getAttribute('src')).toMatch(/^blob:/);
+    // The page's policy lets it frame its own object URL (frame-src blob:).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    await seen('Net deposits');
+    await screenshot(page, 'backoffice-settlement-statement');
+  });
+
+  it('adds a product priced in fr-CA and a cashier whose code is shown once', async () => {
+    const fr = await newPage('fr-CA');
+    await fr.goto(`${url}/app/pos`);
+    await field('E-mail', fr).fill(OWNER.email);
+    await field('Password', fr).fill(OWNER.password);
+    await fr.keyboard.press('Enter');
+    await fr.getByLabel('Signed in user').waitFor();
+    await fr.waitForURL(/\/app\/pos$/);
+    await field('Code', fr).fill('COFFEE-L');
+    await field('Barcode', fr).fill('4006381333931');
+    await field('Name', fr).fill('Large coffee');
+    await field('Price (USD)', fr).fill('12,50');
+    await field('Tax rate (%)', fr).fill('14,975');
+    await fr.getByRole('button', { name: 'Add product' }).click();
+    // Three decimals in a tax rate are refused beside the field, nothing saved.
+    await until(async () => (await field('Tax rate (%)', fr).getAttribute('aria-invalid')) === 'true', 'the tax rate refused');
+    await field('Tax rate (%)', fr).fill('15');
+    await fr.getByRole('button', { name: 'Add product' }).click();
+    const row = fr.getByRole('table', { name: 'Products' }).getByRole('row', { name: /COFFEE-L/ });
+    await row.waitFor();
+    expect((await row.innerText()).replace(/[\u00a0\u202f]/g, ' ')).toMatch(/12,50 \$/);
+    const stored = await api<{ price_cents: number; tax_rate: number; barcode: string | null }>('GET', '/api/pos/products/COFFEE-L');
+    expect(stored).toMatchObject({ price_cents: 1250, tax_rate: 15, barcode: '4006381333931' });
+    await screenshot(fr, 'backoffice-pos');
+
+    await fr.getByRole('tab', { name: 'Cashiers' }).click();
+    await fr.waitForURL(/\/app\/pos\/cashiers$/);
+    await field('Cashier name', fr).fill('Camille');
+    await fr.getByRole('button', { name: 'Add cashier' }).click();
+    const code = (await fr.locator('.bo-secret').innerText()).trim();
+    expect(code).toMatch(/^\d{6}$/);
+    await fr.getByRole('table', { name: 'Cashiers' }).getByText('Camille').waitFor();
+    const { cashiers } = await api<{ cashiers: Array<{ name: string; active: boolean }> }>('GET', '/api/pos/cashiers');
+    expect(cashiers).toContainEqual(expect.objectContaining({ name: 'Camille', active: true }));
+    await screenshot(fr, 'backoffice-pos-cashiers');
+    // Shown once: a reload no longer has it anywhere on the page.
+    await fr.reload();
+    await fr.getByRole('table', { name: 'Cashiers' }).getByText('Camille').waitFor();
+    expect(await fr.content()).not.toContain(code);
+  });
+
+  it('adds a lane whose live status shows, asks its device for its status, and removes it', async () => {
+    await page.goto(`${url}/app/pos/lanes`);
+    await field('Lane id').fill('7');
+    await field('Lane name').fill('Front counter');
+    await field('Serial port').fill('/dev/ttyUSB9');
+    await page.getByRole('button', { name: 'Add lane' }).click();
+    // No device on that port: the lane reads offline, and DeviceStatus says why.
+    await until(async () => (await page.getByLabel('Status of lane 7').count()) > 0 && (await page.getByLabel('Status of lane 7').innerText()) === 'Offline', 'lane 7 offline');
+    await page.getByRole('row', { name: /Front counter/ }).getByRole('button', { name: 'DeviceStatus' }).click();
+    await seen(/DeviceStatus on lane 7: /);
+    await screenshot(page, 'backoffice-pos-lanes');
+    await page.getByRole('row', { name: /Front counter/ }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove lane' }).click();
+    await seen('Lane 7 removed.');
+    expect((await api<{ lanes: unknown[] }>('GET', '/api/lanes')).lanes).toEqual([]);
+  });
+
+  it("hides what a clerk's role cannot do: no catalog or lane edits, no clock control", async () => {
+    const made = await api<{ link: string }>('POST', '/api/users', { email: 'clerk@example.com', role: 'clerk' });
+    const clerk = await newPage('en-US');
+    await clerk.goto(`${url}/app/welcome#link=${made.link}`);
+    await field('New password', clerk).fill('clerk password 1');
+    await field('The same again', clerk).fill('clerk password 1');
+    await clerk.keyboard.press('Enter');
+    await clerk.getByLabel('Signed in user').waitFor();
+    await clerk.goto(`${url}/app/pos`);
+    await clerk.getByRole('table', { name: 'Products' }).getByText('COFFEE-L').waitFor();
+    expect(await clerk.getByRole('button', { name: 'Add product' }).count()).toBe(0);
+    expect(await clerk.getByRole('button', { name: 'Deactivate' }).count()).toBe(0);
+    await clerk.goto(`${url}/app/pos/cashiers`);
+    await clerk.getByRole('table', { name: 'Cashiers' }).getByText('Camille').waitFor();
+    expect(await clerk.getByRole('button', { name: 'Reset code' }).count()).toBe(0);
+    await clerk.goto(`${url}/app/settlement`);
+    await clerk.getByRole('table', { name: 'Batch deposits' }).waitFor();
+    await field('Sandbox clock', clerk).waitFor();
+    expect(await clerk.getByRole('button', { name: 'Advance 1 day' }).count()).toBe(0);
+  });
+});
