@@ -129,6 +129,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     gateway: deps.gateway,
     giftCards: deps.giftCards,
     inflight: new Set(),
+    keys: deps.keys,
   };
   const sales: SaleContext = ctx;
   const reversalsInFlight = new Set<string>();
