@@ -218,6 +218,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     outcome = { error: isEngineError(err) ? { code: err.code, message: err.message } : { code: 'device_error', message: 'unexpected failure' } };
     if (!isEngineError(err)) deps.core.logger.error({ err, sale: sale.id }, 'tender failed unexpectedly');
   }
+  if (input.type === 'card') deps.processor?.observe('error' in outcome ? outcome.error.code : null);
   try {
     return await deps.core.mutate(async (tx) => {
       const settled = await settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift);

@@ -11,6 +11,7 @@ import { Sales } from './Sales';
 import { EndOfDay } from './EndOfDay';
 import { Status } from '../Status';
 import { Modal } from './Modal';
+import { processorBadge } from './status-badges';
 
 const MENU: Array<{ key: string; label: string; view?: View; action?: 'signout' | 'lane' | 'signout-api' }> = [
   { key: '1', label: 'Find a sale: reprint, void, refund', view: 'sales' },
@@ -86,7 +87,8 @@ function Help() {
 export function Shell() {
   const creds = useSession((s) => s.creds);
   const accountName = useSession((s) => s.accountName);
-  const { start, view, laneid, lanes, shift, live, server, dialog, setDialog, notice, drawer } = usePos();
+  const { start, view, laneid, lanes, shift, live, server, dialog, setDialog, notice, drawer, sale, register } = usePos();
+  const processor = server === 'down' ? null : processorBadge(sale?.allowed.processor ?? register?.processor);
 
   useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
   useKeys({ F10: () => setDialog({ kind: 'menu' }), F1: () => setDialog({ kind: 'help' }) });
@@ -116,6 +118,11 @@ export function Shell() {
               {lane.name} · {statusText(lane.status)}
             </span>
           ))}
+        {processor && (
+          <span className={`badge ${processor.tone}`} data-testid="processor-status" title={processor.detail ?? ''}>
+            {processor.text}
+          </span>
+        )}
         {shift && <span className="badge cashier" data-testid="cashier">{shift.cashier.name}</span>}
         <span className={`badge ${live ? 'live' : 'offline'}`} aria-live="polite" data-testid="live">
           {live ? 'Live' : server === 'down' ? 'Server not answering' : 'Connecting…'}
@@ -130,6 +137,11 @@ export function Shell() {
       {drawerOpen && (
         <p className="drawer" role="status" data-testid="drawer">
           Cash drawer open{drawer.reason === 'cash_refund' ? ' for a refund' : ''}: close it when done.
+        </p>
+      )}
+      {processor?.detail && (
+        <p role="status" className="notice error" data-testid="processor-down">
+          {processor.detail}
         </p>
       )}
       {server === 'down' && (
