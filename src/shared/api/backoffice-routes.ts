@@ -33,4 +33,8 @@ export const backofficeRoutes = {
   credentials: { method: 'GET', path: '/api/account/credentials' },
   createCredential: { method: 'POST', path: '/api/account/credentials' },
   disableCredential: { method: 'POST', path: '/api/account/credentials/:token/disable' },
+  syncStatus: { method: 'GET', path: '/api/sync/status' },
+  syncResolutions: { method: 'GET', path: '/api/sync/resolutions' },
+  pauseSync: { method: 'POST', path: '/api/sync/pause' },
+  resumeSync: { method: 'POST', path: '/api/sync/resume' },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH'; path: string }>;

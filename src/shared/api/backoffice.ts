@@ -10,6 +10,7 @@ import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
 import { PaymentImport, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
 import { backofficeRoutes } from './backoffice-routes';
+import { ResolutionQuery, SyncResolutions, SyncStatus } from '../schemas/sync';
 import type { Endpoint } from './pos';
 
 /**
@@ -47,6 +48,10 @@ export const backofficeEndpoints = {
   credentials: { ...backofficeRoutes.credentials, response: Type.Object({ credentials: Type.Array(ref(Credential)) }) },
   createCredential: { ...backofficeRoutes.createCredential, body: CredentialCreate, response: CredentialCreated },
   disableCredential: { ...backofficeRoutes.disableCredential, response: Credential },
+  syncStatus: { ...backofficeRoutes.syncStatus, response: SyncStatus },
+  syncResolutions: { ...backofficeRoutes.syncResolutions, query: ResolutionQuery, response: SyncResolutions },
+  pauseSync: { ...backofficeRoutes.pauseSync, response: SyncStatus },
+  resumeSync: { ...backofficeRoutes.resumeSync, response: SyncStatus },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;

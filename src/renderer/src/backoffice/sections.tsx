@@ -5,6 +5,7 @@ import { PaymentsSection } from './Payments';
 import { OrdersSection } from './Orders';
 import { UsersSection } from './Users';
 import { AccountSection } from './Account';
+import { SyncSection } from './Sync';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -25,4 +26,5 @@ export const SECTIONS: Section[] = [
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
   { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
+  { key: 'sync', label: 'Sync', grant: 'read', render: () => <SyncSection /> },
 ];
