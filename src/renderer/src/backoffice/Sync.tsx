@@ -26,7 +26,7 @@ export function SyncSection() {
       setError((err as Error).message);
     }
   };
-  const actions = hub && can(session, 'settings') ? <button type="button" onClick={() => void toggle()}>{hub.paused ? 'Resume sync' : 'Pause sync'}</button> : undefined;
+  const actions = hub && can(session, 'manage') ? <button type="button" onClick={() => void toggle()}>{hub.paused ? 'Resume sync' : 'Pause sync'}</button> : undefined;
   return (
     <section className="bo-section">
       <Title actions={actions}>Sync</Title>
