@@ -23,6 +23,8 @@ const RULES: readonly Rule[] = [
   { methods: ['get'], path: /^\/api\/whoami$/, grants: ['read', 'register'] },
   // Every user reads their own session (a cashier's back office shows only the way to the register).
   { methods: ['get'], path: /^\/api\/session$/, grants: ['read', 'register'] },
+  // The register's status badge shows the lane's sync with its hub.
+  { methods: ['get'], path: /^\/api\/sync\/status$/, grants: ['read', 'register'] },
   { methods: WRITE, path: /^\/api\/pos\/(shifts|sales|registers\/[^/]+\/z)/, grants: ['register'] },
   { methods: ['post'], path: /^\/api\/gateway\/v1\/terminal$/, grants: ['register'] },
   // Settings: the account, the lanes, the register's catalog, cashiers and settings.

@@ -63,7 +63,7 @@ describe('role rules over every operation', () => {
 
   it('cashiers work the register only: its sales, shifts and terminal, and read the register', () => {
     const allowed = authed.filter((r) => admits('cashier', r));
-    for (const r of allowed) expect(op(r)).toMatch(/^(GET \/api\/(pos|lanes|events|whoami|session)|POST \/api\/pos\/(shifts|sales|registers)|PATCH \/api\/pos\/sales|POST \/api\/gateway\/v1\/terminal$)/);
+    for (const r of allowed) expect(op(r)).toMatch(/^(GET \/api\/(pos|lanes|events|whoami|session|sync\/status)|POST \/api\/pos\/(shifts|sales|registers)|PATCH \/api\/pos\/sales|POST \/api\/gateway\/v1\/terminal$)/);
     expect(allowed.map(op)).toContain('POST /api/pos/sales/:sale/refunds');
     expect(allowed.map(op)).not.toContain('GET /api/exports/customers');
     expect(allowed.map(op)).not.toContain('PATCH /api/pos/products/:code');

@@ -36,7 +36,8 @@ import { createCashiers } from './cashiers';
 import { createRegisters } from './registers';
 import { openSettings, settingsView } from './settings';
 import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
-import { addLineInTx, changeLine, loadSale, person, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
+import { addLineInTx, changeLine, loadSale, person, processorOf, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
+import { createProcessorWatch } from './processor';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
 import { recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
 import { buildReceipt } from './receipts';
@@ -129,6 +130,8 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     gateway: deps.gateway,
     giftCards: deps.giftCards,
     inflight: new Set(),
+    keys: deps.keys,
+    processor: createProcessorWatch(core, account),
   };
   const sales: SaleContext = ctx;
   const reversalsInFlight = new Set<string>();
@@ -221,6 +224,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
         signed_in: shift && !shift.closed_at ? { cashier: shift.cashier.name, since: shift.opened_at } : null,
         open_sale: open && open.status === 'open' ? saleView(sales, open) : null,
         last_z: state.last_z,
+        processor: processorOf(sales),
       };
     },
 

@@ -81,6 +81,8 @@ export interface SettingsData {
   receipt_footer: string[];
   /** The shop's fixed letter per tax rate (rates in thousandths of a percent), in the order given; absent on installs made before. */
   tax_marks?: TaxMark[];
+  /** What a lane may spend of a shared balance while it cannot reach its hub (engine/sync/offline-floor.ts); absent before. */
+  offline_floor?: { gift_card_cents: number; customer_credit_cents: number };
   updated_at: string | null;
 }
 

@@ -1,4 +1,5 @@
 import type { EngineCore, Tx } from '../core';
+import type { ProcessorWatch } from './processor';
 import type { Account } from '../account';
 import { fail, notFound } from '../errors';
 import type { Orders } from '../orders';
@@ -27,6 +28,8 @@ export interface SaleContext {
   settings(): SettingsData;
   /** Gives each of these tax rates the shop's fixed letter when it has none yet (see taxes.ts). */
   ensureTaxMarksInTx(tx: Tx, rates: number[]): Promise<void>;
+  /** Whether the card processor answers (processor.ts); absent: assumed reachable. */
+  processor?: ProcessorWatch;
 }
 
 /**
@@ -97,7 +100,7 @@ export function allowedTenders(ctx: SaleContext, sale: SaleData, totals = totals
   const can = (c: Parameters<Account['can']>[0]) => ctx.account.can(c);
   if (totals.balance_cents <= 0) return totals.total_cents === 0 && s.tenders.cash ? ['cash'] : [];
   const out: TenderType[] = [];
-  if (s.tenders.card && can('order_transactions') && can('card_present_emv')) out.push('card');
+  if (s.tenders.card && can('order_transactions') && can('card_present_emv') && ctx.processor?.state().card_offered !== false) out.push('card');
   if (s.tenders.cash) out.push('cash');
   if (s.tenders.cheque) out.push('cheque');
   if (s.tenders.gift_card && can('order_transactions') && can('gift_cards')) out.push('gift_card');
@@ -136,6 +139,11 @@ export function refundableOf(sale: SaleData): number {
   return liveLines(sale).reduce((sum, l) => sum + l.total_cents - l.returned_net_cents - l.returned_tax_cents, 0);
 }
 
+export function processorOf(ctx: SaleContext): { reachable: boolean; message: string | null; since: string | null } {
+  const p = ctx.processor?.state();
+  return p ? { reachable: p.reachable, message: p.message, since: p.since } : { reachable: true, message: null, since: null };
+}
+
 export function saleView(ctx: SaleContext, sale: SaleData): Sale {
   const totals = totalsOf(sale);
   const tenders = allowedTenders(ctx, sale, totals);
@@ -164,6 +172,7 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
       edit_lines: sale.status === 'open' && !hasMoneyIn(sale) && !sale.pending_reversal,
       void: !sale.pending_reversal && !sale.pending_tender && (sale.status === 'open' || (sale.status === 'paid' && !reversed)),
       refund: !sale.pending_reversal && (sale.status === 'paid' || sale.status === 'partially_refunded') && refundableOf(sale) > 0,
+      processor: processorOf(ctx),
     },
     at: saleTime(sale),
     created_at: sale.created_at,

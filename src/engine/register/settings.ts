@@ -5,6 +5,7 @@ import type { RegisterSettings, SettingsPatch } from '../../shared/schemas/regis
 import { taxRateFromPercent, taxRateToPercent } from './money';
 import { KIND, type SettingsData } from './model';
 import { withMarks, type TaxMark } from './taxes';
+import { DEFAULT_OFFLINE_FLOOR } from '../sync/offline-floor';
 
 export const DEFAULT_SETTINGS: SettingsData = {
   tenders: { card: true, cash: true, cheque: true, gift_card: true, other: true },
@@ -13,6 +14,7 @@ export const DEFAULT_SETTINGS: SettingsData = {
   default_tax_rate: 13_000,
   receipt_footer: ['Thank you for shopping with us!', 'Returns within 30 days with this receipt.'],
   tax_marks: [],
+  offline_floor: { ...DEFAULT_OFFLINE_FLOOR },
   updated_at: null,
 };
 
@@ -24,6 +26,7 @@ export function settingsView(s: SettingsData): RegisterSettings {
     receipt_footer: [...s.receipt_footer],
     default_tax_rate: taxRateToPercent(s.default_tax_rate),
     tax_marks: (s.tax_marks ?? []).map((m) => ({ tax_rate: taxRateToPercent(m.tax_rate), mark: m.mark })),
+    offline_floor: { ...DEFAULT_OFFLINE_FLOOR, ...s.offline_floor },
   };
 }
 
@@ -83,6 +86,7 @@ export async function openSettings(core: EngineCore): Promise<Settings> {
           ...(patch.card_manual_entry !== undefined ? { card_manual_entry: patch.card_manual_entry } : {}),
           ...(rate !== undefined ? { default_tax_rate: rate } : {}),
           ...(patch.receipt_footer ? { receipt_footer: patch.receipt_footer } : {}),
+          ...(patch.offline_floor ? { offline_floor: { ...DEFAULT_OFFLINE_FLOOR, ...stored.offline_floor, ...patch.offline_floor } } : {}),
           updated_at: tx.at,
         };
         await putRecord(tx, KIND.settings, 'register', next, { type: 'pos_settings.updated', entity: 'pos_settings', key: 'register' });

@@ -11,12 +11,16 @@ import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleVi
 import { taxesByRate } from './taxes';
 import { tenderView } from './views';
 import { getRecord } from '../records';
+import type { InstallKeys } from '../security/install-keys';
+import { hubLink, recordOfflineSpendInTx, requireWithinFloor, shopCardRef, spentApartInTx, DEFAULT_OFFLINE_FLOOR } from '../sync/offline-floor';
 
 export interface TenderDeps extends SaleContext {
   gateway: Gateway;
   giftCards: GiftCards;
   /** Card and gift card tenders whose gateway call is running in this process. */
   inflight: Set<string>;
+  /** The install's keys: a gift card spent while the hub is unreachable is named by the shop's key. */
+  keys?: InstallKeys;
 }
 
 export interface TenderOutcome {
@@ -145,7 +149,7 @@ type GatewayOutcome = { result: TransactionResult } | { error: { code: string; m
  * tender left pending by a crash is settled from the gateway's record (see recoverPending).
  */
 async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null, words: MoneyFormat): Promise<TenderOutcome> {
-  let gift: { token: string; balance: number } | undefined;
+  let gift: { token: string; balance: number; card: string } | undefined;
   if (input.type === 'gift_card') {
     if (!input.gift_card) throw fail.invalid('gift_card_required', 'Scan or type the gift card number', [{ field: 'gift_card', message: 'required' }]);
     let read: Awaited<ReturnType<GiftCards['read']>>;
@@ -158,7 +162,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     if (!read.token) throw fail.precondition('gift_card_unknown', 'This gift card is not known. Check the number, or take another tender.');
     if (!read.activated) throw fail.precondition('gift_card_inactive', tenderFailureMessage('gift_card_inactive', ''));
     if (read.balance <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
-    gift = { token: read.token, balance: read.balance };
+    gift = { token: read.token, balance: read.balance, card: deps.keys ? shopCardRef(deps.keys, input.gift_card.card_number) : read.token };
   }
 
   // In flight before the pending tender is committed, so the recovery task never takes it for abandoned.
@@ -172,7 +176,15 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     const due = totalsOf(sale).balance_cents;
     let amount = input.amount_cents ?? due;
     amountWithin(amount, due, 'amount_cents', sale.currency, words);
-    if (gift) amount = Math.min(amount, gift.balance);
+    let apart: { since: string | null } | undefined;
+    if (gift) {
+      amount = Math.min(amount, gift.balance);
+      const link = await hubLink(tx);
+      if (link.apart) {
+        requireWithinFloor(await spentApartInTx(tx, gift.card, link.since), amount, deps.settings().offline_floor?.gift_card_cents ?? DEFAULT_OFFLINE_FLOOR.gift_card_cents, sale.currency);
+        apart = { since: link.since };
+      }
+    }
     const manual = input.type === 'card' && input.manual_entry === true && deps.settings().card_manual_entry;
     const tender: TenderData = {
       ...baseTender(sale, shift, id, tx.at, input.type, input.type === 'card' ? 'Card' : 'Gift card', amount),
@@ -182,7 +194,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     };
     sale = { ...sale, tenders: [...sale.tenders, tender], pending_tender: id };
     sale = await saveSale(deps, tx, sale, 'pos_sale.tender_started');
-    return { sale, tender, shift, manual };
+    return { sale, tender, shift, manual, apart };
   }).catch((err: unknown) => {
     deps.inflight.delete(id);
     throw err;
@@ -206,8 +218,15 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     outcome = { error: isEngineError(err) ? { code: err.code, message: err.message } : { code: 'device_error', message: 'unexpected failure' } };
     if (!isEngineError(err)) deps.core.logger.error({ err, sale: sale.id }, 'tender failed unexpectedly');
   }
+  if (input.type === 'card') deps.processor?.observe('error' in outcome ? outcome.error.code : null);
   try {
-    return await deps.core.mutate((tx) => settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift));
+    return await deps.core.mutate(async (tx) => {
+      const settled = await settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift);
+      if (gift && prep.apart && settled.tender.status === 'approved') {
+        await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.id, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at });
+      }
+      return settled;
+    });
   } finally {
     deps.inflight.delete(tender.id);
   }

@@ -1,6 +1,7 @@
 import type { Tx } from '../core';
 import { getRecord, putRecord } from '../records';
 import { sameDocument, type SyncDoc } from './streams';
+import { formatStamp, hlcReceive, hlcTick, laterStamp, readHlcInTx, saveHlcInTx } from './hlc';
 
 /**
  * Customers are edited on the hub and on lanes (a cashier fixes an address while the link is
@@ -8,12 +9,15 @@ import { sameDocument, type SyncDoc } from './streams';
  *
  * - a field only the lane changed (against the version it last had from the hub, RxDB's assumed
  *   master state) takes the lane's value; a field only the hub changed keeps the hub's;
- * - a field both changed goes to the later edit by its clock stamp `<ms>.<counter>@<node>`: the
- *   edit's time on the node that made it (the customer's `updated_ms`), a counter (0 today: see
- *   docs/sync.md, what is left of a full hybrid logical clock), the node (`hub` or
- *   `lane:<laneid>`) breaking ties, so every install orders two edits the same way; the hub keeps
- *   the stamps of the fields it merged (`sync_fields` record of the customer) and stamps a field it
- *   has no stamp for with its own version's time;
+ * - a field both changed goes to the later edit by its hybrid logical clock stamp
+ *   `<ms>.<counter>@<node>` (hlc.ts), the node (`hub` or `lane:<laneid>`) breaking ties, so every
+ *   install orders two edits the same way. The hub's clock receives every lane stamp it merges,
+ *   and each edit made on the hub is stamped by that clock (`sync_edit` record of the customer,
+ *   stampHubEditInTx): an edit the hub made after it saw a lane's edit is later than it, however
+ *   far ahead the lane's clock runs. A lane's stamp is its edit's time on its own clock (the
+ *   customer's `updated_ms`, counter 0). The hub keeps the stamps of the fields it merged
+ *   (`sync_fields`); a field changed on the hub is stamped with the later of that and its last
+ *   hub edit, or its version's time when it has neither;
  * - every such resolution is recorded (`sync_resolution`, ref the customer id) with both values,
  *   both stamps and the winner.
  *
@@ -33,13 +37,18 @@ export interface Resolution {
   fields: Array<{ field: string; lane_value: unknown; hub_value: unknown; lane_stamp: string; hub_stamp: string; winner: 'lane' | 'hub' }>;
 }
 
-export function stampOf(ms: number, node: string, counter = 0): string {
-  return `${String(Math.max(0, Math.trunc(ms))).padStart(15, '0')}.${String(counter).padStart(4, '0')}@${node}`;
-}
+export const stampOf = (ms: number, node: string, counter = 0): string => formatStamp({ ms, counter }, node);
+export { laterStamp };
 
-/** Later stamp wins; equal times fall to the counter, then the node name. */
-export function laterStamp(a: string, b: string): 'a' | 'b' {
-  return a >= b ? 'a' : 'b';
+const HUB_EDIT = 'sync_edit';
+
+/** Hub: a customer was edited here; its stamp is the hub's clock, ticked. */
+export async function stampHubEditInTx(tx: Tx, customerId: string): Promise<string> {
+  const clock = hlcTick(await readHlcInTx(tx), tx.now);
+  await saveHlcInTx(tx, clock);
+  const stamp = formatStamp(clock, 'hub');
+  await putRecord(tx, HUB_EDIT, customerId, { stamp }, { type: 'sync_edit.stamped', entity: 'sync_edit', key: customerId }, customerId);
+  return stamp;
 }
 
 const same = (a: unknown, b: unknown) => sameDocument({ v: a }, { v: b });
@@ -51,8 +60,11 @@ export async function mergeCustomerInTx(tx: Tx, laneid: string, current: SyncDoc
   const laneData = (incoming.data ?? {}) as Data;
   const baseData = (assumed?.data ?? {}) as Data;
   const stamps = (await getRecord<FieldStamps>(tx, 'sync_fields', current.id))?.data.fields ?? {};
-  const laneStamp = stampOf(Number(laneData.updated_ms ?? 0), `lane:${laneid}`);
-  const hubDefault = stampOf(Number(hubData.updated_ms ?? 0), 'hub');
+  const laneTime = { ms: Math.max(0, Math.trunc(Number(laneData.updated_ms ?? 0))), counter: 0 };
+  const laneStamp = formatStamp(laneTime, `lane:${laneid}`);
+  const hubEdit = (await getRecord<{ stamp: string }>(tx, HUB_EDIT, current.id))?.data.stamp;
+  const hubDefault = hubEdit ?? stampOf(Number(hubData.updated_ms ?? 0), 'hub');
+  await saveHlcInTx(tx, hlcReceive(await readHlcInTx(tx), laneTime, tx.now));
   const next: Data = { ...hubData };
   const nextStamps = { ...stamps };
   const resolution: Resolution = { customer: current.id, identifier: String(hubData.identifier ?? ''), lane: laneid, at: tx.at, fields: [] };
@@ -67,7 +79,8 @@ export async function mergeCustomerInTx(tx: Tx, laneid: string, current: SyncDoc
       nextStamps[field] = laneStamp;
       continue;
     }
-    const hubStamp = stamps[field] ?? hubDefault;
+    const known = stamps[field];
+    const hubStamp = known && hubEdit ? (laterStamp(known, hubEdit) === 'a' ? known : hubEdit) : (known ?? hubDefault);
     const winner = laterStamp(laneStamp, hubStamp) === 'a' ? 'lane' : 'hub';
     resolution.fields.push({ field, lane_value: laneData[field] ?? null, hub_value: hubData[field] ?? null, lane_stamp: laneStamp, hub_stamp: hubStamp, winner });
     if (winner === 'lane') {

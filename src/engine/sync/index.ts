@@ -2,7 +2,7 @@ import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind, type RecordDoc } from '../records';
-import type { Resolution } from './customer-merge';
+import { stampHubEditInTx, type Resolution } from './customer-merge';
 import type { InstallKeys } from '../security/install-keys';
 import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
@@ -80,6 +80,21 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   let hubUrl: string | null = null;
   let clientOptions: { pollMs?: number; retryMs?: number } = {};
   const chainStops: Array<() => Promise<void>> = [];
+  // A hub stamps each customer edit made here by its hybrid logical clock (customer-merge.ts),
+  // in order, after the edit committed; a merged lane edit (`customer.synced`) is not one.
+  let stamping = Promise.resolve();
+  const stopStamping = core.bus.subscribe((e) => {
+    if (e.entity !== 'customer' || (e.type !== 'customer.updated' && e.type !== 'customer.created')) return;
+    stamping = stamping
+      .then(async () => {
+        if ((await recordsOfKind(core, 'sync_lane')).length === 0) return;
+        await core.mutate(async (tx) => {
+          const doc = (await tx.find<{ id: string; watermark: number }>('customers', { selector: { identifier: e.key } }))[0];
+          if (doc) await stampHubEditInTx(tx, doc.id);
+        });
+      })
+      .catch((err: unknown) => core.logger.error({ err }, 'customer edit stamp failed'));
+  });
   const now = () => new Date(core.clock.now()).toISOString();
   const touch = (laneid: string, what: 'pull' | 'push', count = 0) => {
     const s = seen.get(laneid) ?? { last_pull_at: null, last_push_at: null, pushed: 0 };
@@ -254,6 +269,8 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       });
     },
     async close() {
+      stopStamping();
+      await stamping;
       for (const stop of chainStops.splice(0)) await stop().catch((err: unknown) => core.logger.error({ err }, 'chain sync did not stop cleanly'));
       await client?.close();
       await saving;

@@ -1,6 +1,7 @@
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
-import { putRecord } from '../records';
+import { getRecord, putRecord, type RecordDoc } from '../records';
+import { DEFAULT_OFFLINE_FLOOR, OFFLINE_SPEND, offlineExcessInTx, type OfflineFloor, type OfflineSpend } from './offline-floor';
 import type { Tx } from '../core';
 import { mergeCustomerInTx } from './customer-merge';
 import { bodyOf, changesSince, inStream, laneOfDocument, sameDocument, streamNamed, syncEventOf, type SyncDoc, type SyncStream } from './streams';
@@ -84,6 +85,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         write = merged.doc;
       }
       await tx.put(stream.collection, write, syncEventOf(stream, write));
+      if (write.kind === OFFLINE_SPEND) await offlineExcessInTx(tx, (write as unknown as RecordDoc<OfflineSpend>).data, await giftCardFloorInTx(tx));
       outcome.written += 1;
     }
   });
@@ -108,4 +110,10 @@ async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefine
   if (!taken) return { doc, changed: true };
   await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'identifier_taken', identifier, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
   return undefined;
+}
+
+/** The hub's gift-card floor: its register settings, which its lanes receive too. */
+async function giftCardFloorInTx(tx: Tx): Promise<number> {
+  const settings = await getRecord<{ offline_floor?: OfflineFloor }>(tx, 'pos_settings', 'register');
+  return settings?.data.offline_floor?.gift_card_cents ?? DEFAULT_OFFLINE_FLOOR.gift_card_cents;
 }

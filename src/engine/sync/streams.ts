@@ -25,7 +25,7 @@ export interface SyncStream {
   direction: 'up' | 'down' | 'both';
 }
 
-export const LANE_OWNED_KINDS = [KIND.sale, KIND.register, KIND.journal, KIND.z, KIND.shift, KIND.drawer, KIND.document] as const;
+export const LANE_OWNED_KINDS = [KIND.sale, KIND.register, KIND.journal, KIND.z, KIND.shift, KIND.drawer, KIND.document, 'pos_offline_spend'] as const;
 export const HUB_OWNED_KINDS = [KIND.product, KIND.cashier, KIND.settings] as const;
 
 export const SYNC_STREAMS: readonly SyncStream[] = [
@@ -101,6 +101,7 @@ export function laneOfDocument(stream: SyncStream, doc: SyncDoc): string {
   switch (doc.kind) {
     case KIND.sale:
     case KIND.shift:
+    case 'pos_offline_spend':
       return String(data.laneid ?? '');
     case KIND.register:
       return key;

@@ -73,4 +73,9 @@ export const backofficeRoutes = {
   setMailRelay: { method: 'PUT', path: '/api/account/mail' },
   removeMailRelay: { method: 'DELETE', path: '/api/account/mail' },
   outbox: { method: 'GET', path: '/api/notifications/outbox' },
+  // Sync (../../renderer/src/backoffice/Sync.tsx)
+  syncStatus: { method: 'GET', path: '/api/sync/status' },
+  syncResolutions: { method: 'GET', path: '/api/sync/resolutions' },
+  pauseSync: { method: 'POST', path: '/api/sync/pause' },
+  resumeSync: { method: 'POST', path: '/api/sync/resume' },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string }>;

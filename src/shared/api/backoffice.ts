@@ -20,6 +20,7 @@ import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../s
 import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
 import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
+import { ResolutionQuery, SyncResolutions, SyncStatus } from '../schemas/sync';
 import type { Endpoint } from './pos';
 
 /**
@@ -95,6 +96,10 @@ export const backofficeEndpoints = {
   setMailRelay: { ...backofficeRoutes.setMailRelay, body: MailRelayInput, response: MailRelay },
   removeMailRelay: { ...backofficeRoutes.removeMailRelay, response: Type.Object({}) },
   outbox: { ...backofficeRoutes.outbox, query: OutboxQuery, response: OutboxPage },
+  syncStatus: { ...backofficeRoutes.syncStatus, response: SyncStatus },
+  syncResolutions: { ...backofficeRoutes.syncResolutions, query: ResolutionQuery, response: SyncResolutions },
+  pauseSync: { ...backofficeRoutes.pauseSync, response: SyncStatus },
+  resumeSync: { ...backofficeRoutes.resumeSync, response: SyncStatus },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;

@@ -23,4 +23,5 @@ export const posRoutes = {
   xReport: { method: 'GET', path: '/api/pos/registers/:laneid/x' },
   zClose: { method: 'POST', path: '/api/pos/registers/:laneid/z' },
   terminal: { method: 'POST', path: '/api/gateway/v1/terminal' },
+  syncStatus: { method: 'GET', path: '/api/sync/status' },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH'; path: string }>;

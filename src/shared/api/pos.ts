@@ -25,6 +25,7 @@ import {
   ZInput,
 } from '../schemas/register';
 import { posRoutes } from './pos-routes';
+import { SyncStatus } from '../schemas/sync';
 
 /**
  * The calls the cashier screens make, declared once: method and path (./pos-routes.ts), and the
@@ -61,6 +62,7 @@ export const posEndpoints = {
   xReport: { ...posRoutes.xReport, response: RegisterReport },
   zClose: { ...posRoutes.zClose, body: ZInput, response: RegisterReport },
   terminal: { ...posRoutes.terminal, body: TerminalRequest, response: TerminalResponse },
+  syncStatus: { ...posRoutes.syncStatus, response: SyncStatus },
 } as const satisfies Record<string, Endpoint>;
 
 export type PosEndpoints = typeof posEndpoints;

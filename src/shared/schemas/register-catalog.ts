@@ -115,6 +115,14 @@ export const ShiftParams = Type.Object({ shift: ShiftId });
 
 // ---- settings ----
 
+const OfflineFloor = Type.Object(
+  {
+    gift_card_cents: Type.Integer({ minimum: 0, maximum: 100_000_00, description: 'What one lane may spend of one gift card while it cannot reach its hub (minor units; default 2500). Beyond it the tender is refused; offline spends of one card across lanes beyond it are an exception on the hub.' }),
+    customer_credit_cents: Type.Integer({ minimum: 0, maximum: 100_000_00, description: 'The same for a customer\'s credit (default 0: refused while apart).' }),
+  },
+  { additionalProperties: false, description: 'Floor limits for balances two lanes could spend while apart (docs/sync.md).' },
+);
+
 export const RegisterSettings = component(
   'PosSettings',
   Type.Object({
@@ -126,6 +134,7 @@ export const RegisterSettings = component(
     tax_marks: Type.Array(Type.Object({ tax_rate: Type.Number(), mark: Type.String() }), {
       description: 'The shop\'s fixed letter for each tax rate it has used: given the first time a rate is used (the sample catalog\'s 0, 5 and 13% are A, B, C) and never changed, so a letter means the same rate on every receipt.',
     }),
+    offline_floor: OfflineFloor,
     updated_at: nullableString,
   }),
 );
@@ -149,6 +158,7 @@ export const SettingsPatch = Type.Object(
     card_manual_entry: Type.Optional(Type.Boolean()),
     default_tax_rate: Type.Optional(TaxRate),
     receipt_footer: Type.Optional(Type.Array(Type.String({ maxLength: 48 }), { maxItems: 4 })),
+    offline_floor: Type.Optional(Type.Partial(OfflineFloor)),
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,7 @@ import { component, ref } from './components';
 import { LaneId, literals } from './lanes';
 import { CashierRef } from './register-catalog';
 import { Cents, CardFacts, ShiftId, TenderTypeSchema, nullableInt, nullableString } from './register-common';
-import { SALE_STATUSES, Sale } from './register-sales';
+import { ProcessorStatus, SALE_STATUSES, Sale } from './register-sales';
 
 /** Receipts, X and Z reports, and the register of a lane (see register.ts). */
 
@@ -173,6 +173,7 @@ export const Register = component(
     signed_in: Type.Union([Type.Object({ cashier: Type.String(), since: Type.String() }), Type.Null()], { description: 'Who is signed in on this lane (never the shift id).' }),
     open_sale: Type.Union([ref(Sale), Type.Null()]),
     last_z: Type.Union([Type.Object({ number: Type.Integer(), closed_at: Type.String() }), Type.Null()]),
+    processor: ProcessorStatus,
   }),
 );
 export type Register = Static<typeof Register>;

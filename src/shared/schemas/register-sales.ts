@@ -106,6 +106,15 @@ export type Reversal = Static<typeof Reversal>;
 
 export const SALE_STATUSES = ['open', 'paid', 'voided', 'partially_refunded', 'refunded'] as const;
 
+export const ProcessorStatus = Type.Object(
+  {
+    reachable: Type.Boolean({ description: 'Whether the card processor answered the last card payment (card payments need it: nothing is approved without it).' }),
+    message: Type.Union([Type.String(), Type.Null()], { description: 'What the cashier reads while it is unreachable: which tenders to take instead.' }),
+    since: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'The card processor as this register sees it.' },
+);
+
 export const Sale = component(
   'PosSale',
   Type.Object({
@@ -147,6 +156,7 @@ export const Sale = component(
         edit_lines: Type.Boolean(),
         void: Type.Boolean(),
         refund: Type.Boolean(),
+        processor: ProcessorStatus,
       },
       { description: 'What the register allows on this sale now (the screens show only these).' },
     ),

@@ -146,6 +146,6 @@ export const SyncResolutions = component(
         ),
       }),
     ),
-    exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Pushed documents the hub refused: `owner_mismatch`, `identifier_taken`' }),
+    exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Pushed documents the hub refused (`owner_mismatch`, `identifier_taken`), and gift cards spent by lanes while apart beyond the floor limit (`offline_floor_excess`: `card_last4`, `lanes`, `floor_cents`, `spent_cents`, `excess_cents`)' }),
   }),
 );

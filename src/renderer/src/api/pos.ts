@@ -47,6 +47,7 @@ export function posApi(creds: Credentials) {
     zClose: (laneid: string, shift: string, confirmEmpty = false) =>
       call('zClose', { params: { laneid }, body: { shift, ...(confirmEmpty ? { confirm_empty: true } : {}) } }),
     cancelOnTerminal: (laneid: string) => call('terminal', { body: { laneid, command: 'Cancel' } }),
+    syncStatus: () => call('syncStatus', {}),
   };
 }
 

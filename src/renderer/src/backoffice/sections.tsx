@@ -9,6 +9,7 @@ import { SettlementSection } from './Settlement';
 import { PosSection } from './Pos';
 import { ImportsSection } from './Imports';
 import { DevelopersSection } from './Developers';
+import { SyncSection } from './Sync';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -35,4 +36,5 @@ export const SECTIONS: Section[] = [
   { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', home: ['webhook_responses'], render: (rest) => <DevelopersSection rest={rest} /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
   { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
+  { key: 'sync', label: 'Sync', grant: 'read', render: () => <SyncSection /> },
 ];

@@ -2,7 +2,7 @@ import { ApiError, type Credentials } from '../api/client';
 import { followEvents } from '../api/events';
 import { posApi, type PosApi, type Shift } from '../api/pos';
 import type { CardFlow, PosState } from './pos-model';
-import { finish, follow, LANE_KEY, laneMap, load, onError, onEvent, rememberSale, saveShift, serverAnswered, SHIFT_KEY, type PosKit } from './pos-effects';
+import { finish, follow, LANE_KEY, laneMap, load, onError, onEvent, refreshSync, rememberSale, saveShift, serverAnswered, SHIFT_KEY, type PosKit } from './pos-effects';
 
 type Actions<K extends keyof PosState> = Pick<PosState, K>;
 
@@ -53,6 +53,7 @@ function start(k: PosKit, creds: Credentials): () => void {
   const storedShift = load(SHIFT_KEY, sessionStorage);
   const shift = storedShift ? (JSON.parse(storedShift) as Shift) : null;
   set({ api, shift });
+  void refreshSync(k);
   void (async () => {
     try {
       const { lanes } = await api.lanes();

@@ -165,6 +165,8 @@ export function onEvent(k: PosKit, e: LiveEvent): void {
       return;
     }
     k.set({ lanes: { ...s.lanes, [e.key]: { ...(s.lanes[e.key] ?? { laneid: e.key, name: e.key, status: 'offline', activity: 'idle', last_error: null }), ...d } as LaneLive } });
+  } else if (e.type === 'sync.status') {
+    void refreshSync(k);
   } else if (e.type === 'drawer.opened' && e.data?.laneid === s.laneid) {
     k.set({ drawer: { at: Date.now(), reason: String(e.data.reason ?? '') } });
   } else if (e.entity === 'pos_sale' && s.sale && e.key === s.sale.id && !s.busy && s.api) {
@@ -178,5 +180,16 @@ export function onEvent(k: PosKit, e: LiveEvent): void {
       else if (sale.status === 'paid') await finish(k, api, sale, `Sale ${sale.number} is paid.`);
       else closedElsewhere(k, sale);
     }).catch(() => undefined);
+  }
+}
+
+/** The lane's sync with its hub, for the status badge; a credential that may not read it shows none. */
+export async function refreshSync(k: PosKit): Promise<void> {
+  const api = k.get().api;
+  if (!api) return;
+  try {
+    k.set({ sync: (await api.syncStatus()).peers });
+  } catch {
+    k.set({ sync: null });
   }
 }

@@ -1,6 +1,9 @@
 import type { Credentials } from '../api/client';
 import type { LineChange, PosApi, Receipt, Register, Sale, Shift } from '../api/pos';
 import type { TenderInput } from '../../../shared/schemas/register';
+import type { SyncStatus } from '../../../shared/schemas/sync';
+
+export type SyncPeer = SyncStatus['peers'][number];
 
 export type View = 'lanes' | 'signin' | 'sale' | 'receipt' | 'sales' | 'eod' | 'status';
 
@@ -69,6 +72,8 @@ export interface PosState {
   live: boolean;
   server: ServerState;
   drawer: { at: number; reason: string } | null;
+  /** This install's sync peers (GET /api/sync/status), refreshed on each `sync.status` event. */
+  sync: SyncPeer[] | null;
 
   start(creds: Credentials): () => void;
   pickLane(laneid: string): Promise<void>;

@@ -29,6 +29,7 @@ export const usePos = create<PosState>((set, get) => {
     live: false,
     server: 'unknown',
     drawer: null,
+    sync: null,
 
     ...sessionActions(k),
     ...screenActions(k),

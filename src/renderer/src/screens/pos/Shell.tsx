@@ -11,6 +11,7 @@ import { Sales } from './Sales';
 import { EndOfDay } from './EndOfDay';
 import { Status } from '../Status';
 import { Modal } from './Modal';
+import { processorBadge, syncBadge } from './status-badges';
 
 const MENU: Array<{ key: string; label: string; view?: View; action?: 'signout' | 'lane' | 'signout-api' }> = [
   { key: '1', label: 'Find a sale: reprint, void, refund', view: 'sales' },
@@ -83,6 +84,39 @@ function Help() {
   );
 }
 
+/** What this lane's links are doing: the card processor (card payments need it) and sync with the hub. */
+function LinkBadges() {
+  const { server, sale, register, sync } = usePos();
+  if (server === 'down') return null;
+  const badges = [
+    ['processor-status', processorBadge(sale?.allowed.processor ?? register?.processor)],
+    ['sync-status', syncBadge(sync, Date.now())],
+  ] as const;
+  return (
+    <>
+      {badges.map(([id, b]) =>
+        b ? (
+          <span key={id} className={`badge ${b.tone}`} data-testid={id} title={b.detail ?? ''}>
+            {b.text}
+          </span>
+        ) : null,
+      )}
+    </>
+  );
+}
+
+/** While the processor cannot be reached, which tenders to take instead. */
+function ProcessorNotice() {
+  const { server, sale, register } = usePos();
+  const p = server === 'down' ? null : processorBadge(sale?.allowed.processor ?? register?.processor);
+  if (!p?.detail) return null;
+  return (
+    <p role="status" className="notice error" data-testid="processor-down">
+      {p.detail}
+    </p>
+  );
+}
+
 export function Shell() {
   const creds = useSession((s) => s.creds);
   const accountName = useSession((s) => s.accountName);
@@ -116,6 +150,7 @@ export function Shell() {
               {lane.name} · {statusText(lane.status)}
             </span>
           ))}
+        <LinkBadges />
         {shift && <span className="badge cashier" data-testid="cashier">{shift.cashier.name}</span>}
         <span className={`badge ${live ? 'live' : 'offline'}`} aria-live="polite" data-testid="live">
           {live ? 'Live' : server === 'down' ? 'Server not answering' : 'Connecting…'}
@@ -132,6 +167,7 @@ export function Shell() {
           Cash drawer open{drawer.reason === 'cash_refund' ? ' for a refund' : ''}: close it when done.
         </p>
       )}
+      <ProcessorNotice />
       {server === 'down' && (
         <p role="alert" className="notice error" data-testid="server-down">
           Laneway is not answering. Sales and payments are paused; this screen reconnects by itself. Nothing already paid is lost.

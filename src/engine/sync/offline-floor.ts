@@ -1,0 +1,103 @@
+import { createHmac } from 'node:crypto';
+import type { EngineCore, Tx } from '../core';
+import { fail } from '../errors';
+import { getRecord, putRecord, recordsByRef } from '../records';
+import { LEGACY_KEY_ID, type InstallKeys } from '../security/install-keys';
+import { formatMoney } from '../../shared/money';
+
+/**
+ * Balances two lanes could spend while apart (docs/sync.md, "Balances two lanes could spend while
+ * apart"). While a paired lane cannot reach its hub (a stream's last call failed, or sync is
+ * paused), what it spends of a gift card is unseen by the other lanes. So, while apart:
+ *
+ * - a lane spends at most the floor limit of one card (`offline_floor.gift_card_cents` of the
+ *   register settings, the hub's, replicated down; customer credit's floor is 0: refused) over
+ *   the offline period; a tender beyond it is refused before the gateway is called;
+ * - each spend made while apart is an `pos_offline_spend` record, owned by the lane, pushed up
+ *   with its sales;
+ * - the hub adds the offline spends of one card from all its lanes over a day: beyond the floor,
+ *   the excess is a `sync_exception` (`offline_floor_excess`), listed by GET /api/sync/resolutions.
+ *
+ * The card is named across the shop by an HMAC of its number under the shop's cashier-code key
+ * (the hub's, which every paired lane holds): the number itself never leaves the lane.
+ */
+export const OFFLINE_SPEND = 'pos_offline_spend';
+export const DEFAULT_OFFLINE_FLOOR = { gift_card_cents: 2500, customer_credit_cents: 0 };
+export type OfflineFloor = typeof DEFAULT_OFFLINE_FLOOR;
+
+export interface OfflineSpend {
+  laneid: string;
+  /** The shop-wide name of the card (HMAC of its number). */
+  card: string;
+  last4: string;
+  sale: string;
+  tender: string;
+  amount_cents: number;
+  currency: string;
+  /** When the lane last heard from its hub (the start of its offline period). */
+  offline_since: string | null;
+  at: string;
+}
+
+interface PeerLink {
+  paused?: boolean;
+  streams?: Array<{ last_error: string | null; last_success_at: string | null }>;
+}
+
+/** The lane's link to its hub: `apart` when it is paired and the link is failing or paused. */
+export async function hubLink(reader: Tx | EngineCore): Promise<{ paired: boolean; apart: boolean; since: string | null }> {
+  if (!(await getRecord(reader, 'sync_hub', 'hub'))) return { paired: false, apart: false, since: null };
+  const peer = (await getRecord<PeerLink>(reader, 'sync_peer', 'hub'))?.data;
+  const streams = peer?.streams ?? [];
+  const successes = streams.map((s) => s.last_success_at).filter((t): t is string => !!t).sort();
+  const apart = peer?.paused === true || streams.some((s) => s.last_error !== null);
+  return { paired: true, apart, since: successes[successes.length - 1] ?? null };
+}
+
+/** The card's name across the shop: the hub's cashier-code key is the one every paired lane holds. */
+export function shopCardRef(keys: InstallKeys, cardNumber: string): string {
+  const key = keys.find('cashier_code', LEGACY_KEY_ID) ?? keys.current('cashier_code');
+  return createHmac('sha256', key.secret).update(`laneway offline card:${cardNumber.replace(/\D/g, '')}`).digest('hex').slice(0, 32);
+}
+
+/** What this lane spent of the card since it last heard from its hub. */
+export async function spentApartInTx(tx: Tx, card: string, since: string | null): Promise<number> {
+  const rows = await recordsByRef<OfflineSpend>(tx, OFFLINE_SPEND, card);
+  return rows.filter((r) => since === null || r.data.at > since).reduce((n, r) => n + r.data.amount_cents, 0);
+}
+
+/** Refuses a gift-card spend that takes the card beyond the floor while the lane is apart. */
+export function requireWithinFloor(spent: number, amount: number, floor: number, currency: string): void {
+  if (spent + amount <= floor) return;
+  const left = Math.max(0, floor - spent);
+  throw fail.precondition(
+    'offline_floor_exceeded',
+    `The hub cannot be reached, so a gift card can pay at most ${formatMoney(floor, currency)} on this lane until it is back` +
+      (left > 0 ? ` (${formatMoney(left, currency)} left on this card): take that much, and another tender for the rest.` : ': take another tender.'),
+  );
+}
+
+export async function recordOfflineSpendInTx(tx: Tx, spend: OfflineSpend): Promise<void> {
+  await putRecord(tx, OFFLINE_SPEND, `${spend.laneid}/${spend.tender}`, spend, { type: `${OFFLINE_SPEND}.created`, entity: OFFLINE_SPEND, key: `${spend.laneid}/${spend.tender}` }, spend.card);
+}
+
+/**
+ * Hub: after a lane's offline spend arrived, the card's offline spends from every lane on that
+ * day; beyond the floor, the excess is one exception per card and day (rewritten as spends arrive).
+ */
+export async function offlineExcessInTx(tx: Tx, spend: OfflineSpend, floor: number): Promise<void> {
+  const day = spend.at.slice(0, 10);
+  const spends = (await recordsByRef<OfflineSpend>(tx, OFFLINE_SPEND, spend.card)).map((r) => r.data).filter((s) => s.at.slice(0, 10) === day);
+  const total = spends.reduce((n, s) => n + s.amount_cents, 0);
+  if (total <= floor) return;
+  const lanes = [...new Set(spends.map((s) => s.laneid))].sort();
+  const key = `offline_floor:${spend.card}:${day}`;
+  await putRecord(
+    tx,
+    'sync_exception',
+    key,
+    { reason: 'offline_floor_excess', card_last4: spend.last4, day, lanes, floor_cents: floor, spent_cents: total, excess_cents: total - floor, currency: spend.currency, tenders: spends.map((s) => ({ laneid: s.laneid, sale: s.sale, tender: s.tender, amount_cents: s.amount_cents, at: s.at })), at: tx.at },
+    { type: 'sync_exception.created', entity: 'sync_exception', key, data: { reason: 'offline_floor_excess', excess_cents: total - floor } },
+    spend.laneid,
+  );
+}

@@ -1,0 +1,87 @@
+import { useState } from 'react';
+import { formatMoney } from '../../../shared/money';
+import { boCall } from '../api/backoffice';
+import { can, useUser } from '../state/user';
+import { Notice, Title, useLoad } from './common';
+
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : 'never');
+const seconds = (ms: number) => (ms < 1000 ? '0 s' : `${Math.round(ms / 1000)} s`);
+
+/** Sync: per peer, last success, lag, queued changes, last error (GET /api/sync/status); a lane pauses and resumes; a hub lists what it merged and refused. */
+export function SyncSection() {
+  const session = useUser((s) => s.session);
+  const creds = useUser((s) => s.creds);
+  const status = useLoad((c) => boCall(c, 'syncStatus', {}), []);
+  const seen = useLoad((c) => boCall(c, 'syncResolutions', { query: { limit: 50 } }), []);
+  // useLoad reads again on every live event, `sync.status` included.
+  const [error, setError] = useState<string | null>(null);
+  const hub = status.data?.peers.find((p) => p.peer === 'hub');
+  const toggle = async () => {
+    if (!creds || !hub) return;
+    try {
+      await boCall(creds, hub.paused ? 'resumeSync' : 'pauseSync', {});
+      setError(null);
+      status.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const actions = hub && can(session, 'manage') ? <button type="button" onClick={() => void toggle()}>{hub.paused ? 'Resume sync' : 'Pause sync'}</button> : undefined;
+  return (
+    <section className="bo-section">
+      <Title actions={actions}>Sync</Title>
+      <Notice error={error ?? status.error ?? seen.error} />
+      {status.data && status.data.peers.length === 0 && <p className="muted">This install is not paired with a hub and has no lanes.</p>}
+      {status.data && status.data.peers.length > 0 && (
+        <table className="card" aria-label="Sync peers">
+          <thead>
+            <tr><th>Peer</th><th>State</th><th>Last success</th><th>Lag</th><th>Queued</th><th>Last error</th></tr>
+          </thead>
+          <tbody>
+            {status.data.peers.map((p) => (
+              <tr key={p.peer} data-testid={`sync-peer-${p.peer}`}>
+                <td>{p.peer}{p.url ? ` (${p.url})` : ''}</td>
+                <td>{p.paused ? 'paused' : p.last_error ? 'failing' : 'running'}</td>
+                <td>{when(p.last_success_at)}</td>
+                <td>{seconds(p.lag_ms)}</td>
+                <td>{p.queued}</td>
+                <td>{p.last_error ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {seen.data && seen.data.exceptions.length > 0 && (
+        <div className="card">
+          <h2>Exceptions</h2>
+          <ul aria-label="Sync exceptions">
+            {seen.data.exceptions.map((e, i) => (
+              <li key={i}>{describeException(e)}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {seen.data && seen.data.resolutions.length > 0 && (
+        <div className="card">
+          <h2>Customer fields merged</h2>
+          <ul aria-label="Sync resolutions">
+            {seen.data.resolutions.map((r, i) => (
+              <li key={i}>
+                {r.identifier} from lane {r.lane}: {r.fields.map((f) => `${f.field} → ${f.winner}`).join(', ')}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function describeException(e: Record<string, unknown>): string {
+  const s = (k: string) => String(e[k] ?? '');
+  if (e.reason === 'offline_floor_excess') {
+    const money = (k: string) => formatMoney(Number(e[k] ?? 0), s('currency'));
+    return `Gift card •••• ${s('card_last4')} on ${s('day')}: lanes ${(e.lanes as string[] | undefined)?.join(', ') ?? ''} spent ${money('spent_cents')} while apart, ${money('excess_cents')} beyond the floor of ${money('floor_cents')}`;
+  }
+  return `${s('reason')}: ${s('document')} from lane ${s('laneid')}`;
+}
