@@ -1,4 +1,4 @@
-import PDFDocument from 'pdfkit';
+import { loadPdfKit } from '../pdf-kit';
 import { recordsByRef } from '../records';
 import type { EngineCore } from '../core';
 import { formatMoney } from '../../shared/money';
@@ -31,7 +31,8 @@ export async function invoicePdf(core: EngineCore, invoiceKey: string, view: Inv
   return { file_name: `invoice-${view.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: await renderInvoicePdf(view, supplier) };
 }
 
-export function renderInvoicePdf(view: InvoiceForPdf, supplier: string): Promise<Buffer> {
+export async function renderInvoicePdf(view: InvoiceForPdf, supplier: string): Promise<Buffer> {
+  const PDFDocument = await loadPdfKit();
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ size: 'LETTER', margin: 54, info: { Title: `Invoice ${view.number}`, Author: supplier } });
     const chunks: Buffer[] = [];

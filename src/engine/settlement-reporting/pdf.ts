@@ -1,4 +1,4 @@
-import PDFDocument from 'pdfkit';
+import { loadPdfKit } from '../pdf-kit';
 import { formatMoney } from '../../shared/money';
 import type { Statement } from './statements';
 
@@ -18,7 +18,8 @@ interface Column {
 const MARGIN = 50;
 const ROW = 16;
 
-export function renderStatementPdf(s: Statement): Promise<Buffer> {
+export async function renderStatementPdf(s: Statement): Promise<Buffer> {
+  const PDFDocument = await loadPdfKit();
   const doc = new PDFDocument({ size: 'LETTER', margin: MARGIN, bufferPages: true, info: { Title: `Statement ${s.identifier} ${s.start_date} to ${s.end_date}`, Author: s.merchant.name } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
