@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { EngineCore, Tx } from '../core';
 import { getRecord, putRecord, recordsByRef } from '../records';
 import type { InstallKeys } from '../security/install-keys';
@@ -76,6 +75,8 @@ export function createSender(ports: SenderPorts): Sender {
     const attachment = file ? { file_name: file.file_name, size: file.content.length } : null;
     if (!relay) return { ...m, attachment, state: 'sent', transport: 'sandbox', attempts: m.attempts + 1, first_attempt_ms: first, sent_at: new Date(now).toISOString(), error: null };
     try {
+      // Loaded on the first message sent through a relay: most installs never send one, and every start paid for it.
+      const { default: nodemailer } = await import('nodemailer');
       const transport = nodemailer.createTransport({
         host: relay.host,
         port: relay.port,

@@ -7,7 +7,7 @@ import type { InstallKeys } from '../security/install-keys';
 import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
-import { startCentralConsumer, startHubPublisher, type NatsOptions } from './jetstream';
+import type { NatsOptions } from './jetstream';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
 
 export type { PairedLane, PairingGrant } from './pairing';
@@ -246,6 +246,8 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     async startChain(options) {
       const nats = { servers: options.servers, ...(options.replicas ? { replicas: options.replicas } : {}) };
       if (options.role === 'central') {
+        // The nats client loads only for an install in a chain (`--nats`).
+        const { startCentralConsumer } = await import('./jetstream');
         const consumer = await startCentralConsumer(core, `central-${options.shop}`, nats);
         const running = consumer.run();
         chainStops.push(async () => {
@@ -254,6 +256,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
         });
         return;
       }
+      const { startHubPublisher } = await import('./jetstream');
       const publisher = await startHubPublisher(core, options.shop, nats);
       let stopped = false;
       const loop = (async () => {
