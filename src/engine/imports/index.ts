@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { FileImport } from '../../shared/schemas/imports';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -23,23 +25,8 @@ export const PAGE_SIZE = 50;
 /** A file already imported in this window is refused unless forced; tokenized results last as long. */
 export const WINDOW_MS = DAY_MS;
 
-/** A batch as the API shows it: the reference's FileImport fields, then progress. */
-export interface BatchView {
-  id: number;
-  file_name: string;
-  file_size: number;
-  file_content_type: string;
-  file_fingerprint: string;
-  file_errors_count: number;
-  error: string | null;
-  result_message: string | null;
-  complete_at: string | null;
-  status: BatchData['status'];
-  kind: FileKind;
-  created_at: string;
-  lines_done: number;
-  lines_total: number;
-}
+/** A batch as the API shows it: the reference's FileImport fields, then progress (one schema: FileImport). */
+export type BatchView = Static<typeof FileImport>;
 
 export interface UploadMeta {
   fileName: string;
