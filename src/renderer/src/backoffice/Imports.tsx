@@ -28,9 +28,8 @@ export function ImportsSection({ rest }: { rest: string[] }) {
 
 /** Lines done over lines in the file (the header is line 1), from the latest event when it is newer than the read. */
 function useProgress(batch: Batch | undefined) {
-  const last = useLive((s) => s.last);
+  const live = useLive((s) => (batch ? s.imports[String(batch.id)] : undefined));
   if (!batch) return { done: 0, total: 0, status: 'processing' as Batch['status'] };
-  const live = last?.entity === 'import' && last.key === String(batch.id) ? (last.data as { lines_done?: number; lines_total?: number; status?: Batch['status'] } | undefined) : undefined;
   const done = Math.max(batch.lines_done, live?.lines_done ?? 0);
   const status = batch.status === 'processing' && live?.status && live.status !== 'processing' ? live.status : batch.status;
   return { done, total: Math.max(batch.lines_total, live?.lines_total ?? 0), status };

@@ -53,12 +53,13 @@ function Search() {
 export function BackOffice() {
   const { session, creds, signOut, refresh } = useUser();
   const { path, go } = useRoute();
-  const { connected, start, last } = useLive();
+  const { connected, start } = useLive();
+  const userChanges = useLive((s) => s.seen.user ?? 0);
   useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
   // A change to a user may be this user's role: read the session again.
   useEffect(() => {
-    if (last?.entity === 'user') void refresh();
-  }, [last, refresh]);
+    if (userChanges > 0) void refresh();
+  }, [userChanges, refresh]);
   const [first, ...rest] = segments(path);
   const visible = SECTIONS.filter((s) => can(session, s.grant));
   const section = visible.find((s) => s.key === first);
