@@ -98,17 +98,16 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
 
     // Every value the bar takes, recorded by the page itself: on a quiet machine the batch ends
     // between two polls from here, and sampling would miss the values in between.
-    await page.evaluate(() => {
-      const seen: number[] = [];
-      (window as unknown as { progressSeen: number[] }).progressSeen = seen;
+    await page.evaluate(`(() => {
+      const seen = (window.progressSeen = []);
+      const read = (bar) => seen.push(Number(bar.getAttribute('aria-valuenow')));
       new MutationObserver((changes) => {
         for (const c of changes) {
-          const el = c.target as Element;
-          if (el.getAttribute?.('role') === 'progressbar') seen.push(Number(el.getAttribute('aria-valuenow')));
-          if (c.type === 'childList') for (const bar of el.querySelectorAll?.('[role=progressbar]') ?? []) seen.push(Number(bar.getAttribute('aria-valuenow')));
+          if (c.target.getAttribute?.('role') === 'progressbar') read(c.target);
+          if (c.type === 'childList') for (const bar of c.target.querySelectorAll?.('[role=progressbar]') ?? []) read(bar);
         }
       }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
-    });
+    })()`);
     await page.getByLabel('CSV file').setInputFiles({ name: 'customers.csv', mimeType: 'text/csv', buffer: Buffer.from(customersCsv()) });
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.waitForURL(/\/app\/imports\/\d+$/);
@@ -123,7 +122,7 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
       return (await page.getByText('Completed', { exact: true }).count()) > 0;
     }, 'the batch to complete', 90_000);
     expect(Number(await bar.getAttribute('aria-valuenow'))).toBe(max);
-    for (const v of await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen)) values.add(v);
+    for (const v of await page.evaluate<number[]>('window.progressSeen')) values.add(v);
     expect([...values].some((v) => v > 0 && v < max), `progress seen: ${[...values].join(', ')}`).toBe(true);
     expect(await page.getByText(`${LINES - 2} customers`).count()).toBeGreaterThan(0);
     const errorRow = page.getByRole('table', { name: 'Errors' }).getByRole('row', { name: new RegExp(`^${BAD_LINE}\\b`) });
