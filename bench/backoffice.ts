@@ -26,6 +26,8 @@ const customers = arg('customers', 10_000);
 const rounds = arg('rounds', 200);
 const batch = 2000;
 const keep = process.argv.includes('--keep');
+/** `--profile DIR`: the server writes a CPU profile there (node --cpu-prof) when it stops. */
+const profile = strArg('profile');
 const dir = strArg('dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'laneway-bench-bo-'));
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -68,7 +70,8 @@ async function seed(): Promise<void> {
 }
 
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/serve.ts'), '--data-dir', dir, '--port', '0', '--rate-limit', '100000000'], {
+  const prof = profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profile)] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(root, 'src/cli/serve.ts'), '--data-dir', dir, '--port', '0', '--rate-limit', '100000000'], {
     cwd: root,
     env: { ...process.env, LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -126,6 +129,9 @@ async function main(): Promise<void> {
     const n = (i: number) => `INV${String((i * 104_729) % invoices).padStart(8, '0')}`;
     const customer = (i: number) => `CUST${String((i * 7_919) % customers).padStart(7, '0')}`;
     console.log(`Back office over HTTP, ${fmt(invoices)} invoices, ${fmt(customers)} customers, ${rounds} requests each, one at a time:`);
+    // Baselines: the same authentication, routing and JSON answer with no list read, so a
+    // figure below reads as (baseline + the query's own cost) on this machine, as loaded now.
+    await measure('baseline: GET /api/whoami', () => '/api/whoami', url);
     await measure('baseline: GET /api/status', () => '/api/status', url);
     await measure('invoices, first page, no filter', () => '/api/backoffice/invoices?limit=50', url);
     await measure('invoices, first page, status=overdue', () => '/api/backoffice/invoices?status=overdue&limit=50', url);

@@ -4,7 +4,7 @@ import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { dateInZone } from '../clock';
 import { customerListItem } from '../receivables/customer-view';
-import { invoiceStatusOf, type StatusBasis } from '../receivables/invoice-view';
+import { invoiceStatusOf, viewDate, type StatusBasis } from '../receivables/invoice-view';
 import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH } from '../receivables/invoice-layout';
 import { agingOf } from '../receivables/ledger';
 import type { CustomerDoc, PaymentDoc } from '../receivables/types';
@@ -279,6 +279,11 @@ function keepBasis(filter: InvoiceFilter, day: string, [amount, owing, due, dele
 /** An invoice's list row from its stored rendering, or undefined when the filter leaves it out. */
 function invoiceRow(filter: InvoiceFilter, day: string, watermark: number, feed: string, st: StatusBasis, bytes: Buffer): InvoiceRowView | undefined {
   if (!keepBasis(filter, day, st, feed)) return undefined;
+  if (filter.date_from || filter.date_to) {
+    // Most rows a date filter reads are left out: decide on the date before parsing anything.
+    const d = viewDate(bytes);
+    if (d !== undefined && ((filter.date_from && d < filter.date_from) || (filter.date_to && d > filter.date_to))) return undefined;
+  }
   const view = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   const date = String(view.date);
   if ((filter.date_from && date < filter.date_from) || (filter.date_to && date > filter.date_to)) return undefined;
