@@ -157,6 +157,12 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await fr.reload();
     await fr.getByRole('table', { name: 'Cashiers' }).getByText('Camille').waitFor();
     expect(await fr.content()).not.toContain(code);
+    // A lost code: Laneway makes the new one too, shown once on the page.
+    await fr.getByRole('table', { name: 'Cashiers' }).getByRole('row', { name: /Camille/ }).getByRole('button', { name: 'Reset code' }).click();
+    await fr.locator('.bo-secret').waitFor();
+    const again = (await fr.locator('.bo-secret').innerText()).trim();
+    expect(again).toMatch(/^\d{6}$/);
+    expect(again).not.toBe(code);
   });
 
   it('adds a lane whose live status shows, asks its device for its status, and removes it', async () => {

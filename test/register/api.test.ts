@@ -86,11 +86,33 @@ describe('/api/pos over HTTP (every answer checked against the OpenAPI document)
     const kim = await api.post<{ id: string }>('/api/pos/cashiers', { name: 'Kim', code: '5555' });
     expect(kim.status).toBe(201);
     expect((await api.post('/api/pos/cashiers', { name: 'Kim 2', code: '5555' })).status).toBe(409);
+    expect(kim.body).not.toHaveProperty('code');
     expect((await api.patch(`/api/pos/cashiers/${kim.body.id}`, { active: false })).body).toMatchObject({ active: false });
     const settings = await api.patch('/api/pos/settings', { tenders: { cheque: false }, other_tenders: ['Voucher', 'Mobile wallet'] });
     expect(settings.body).toMatchObject({ tenders: { cheque: false, cash: true }, other_tenders: ['Voucher', 'Mobile wallet'], default_tax_rate: 13 });
     const sale = await rig.sale('1001');
     expect(sale.allowed.tenders).toEqual(['card', 'cash', 'gift_card', 'other']);
     expect((await api.post(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cheque', reference: '1' })).status).toBe(412);
+  });
+
+  it('makes a six-digit code for a cashier added without one, answers it once, and makes a new one on reset', async () => {
+    rig = await openRegister();
+    const api = await rig.startApi();
+    const made = await api.post<{ id: string; name: string; code: string }>('/api/pos/cashiers', { name: 'Robin' });
+    expect(made.status).toBe(201);
+    expect(made.body.code).toMatch(/^[0-9]{6}$/);
+    // Shown once: never in a list, never in the cashier's own answer again.
+    expect(JSON.stringify((await api.get('/api/pos/cashiers')).body)).not.toContain(made.body.code);
+    const shift = await api.post<Shift>('/api/pos/shifts', { laneid: '1', code: made.body.code });
+    expect(shift.status).toBe(201);
+    expect(shift.body.cashier.name).toBe('Robin');
+
+    const reset = await api.post<{ id: string; code: string }>(`/api/pos/cashiers/${made.body.id}/code`);
+    expect(reset.status).toBe(200);
+    expect(reset.body.code).toMatch(/^[0-9]{6}$/);
+    expect(reset.body.code).not.toBe(made.body.code);
+    expect((await api.post('/api/pos/shifts', { laneid: '1', code: made.body.code })).status).toBe(403);
+    expect((await api.post('/api/pos/shifts', { laneid: '1', code: reset.body.code })).status).toBe(201);
+    expect((await api.post('/api/pos/cashiers/NOSUCH/code')).status).toBe(404);
   });
 });

@@ -66,4 +66,15 @@ describe('back-office lists', () => {
     expect(await kinds('BL-CHQ-1')).toEqual(['payment:BL-CHQ-1']);
     expect(await kinds('ZZZ-nothing')).toEqual([]);
   });
+
+  it("filters by the invoice's own date, whatever its other fields hold", async () => {
+    // The date filter reads the date from the stored rendering without parsing it: notes and a
+    // shipping name that look like a date key must not fool it.
+    const tricky = 'BL-DELTA';
+    const made = await h.api.post('/api/imports/invoice', { number: 'BL-Q', customer_identifier: tricky, notes_text: '"date":"2099-12-31"', shipping_name: '","date":"2099-12-31', amount: 100, date: '2026-01-20', due_date: '2026-02-20' });
+    expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+    expect((await invoices('date_from=2099-01-01')).items).toEqual([]);
+    expect((await invoices('date_from=2026-01-15&date_to=2026-01-25')).items.map((i) => [i.number, i.customer_identifier, i.date])).toEqual([['BL-Q', tricky, '2026-01-20']]);
+    expect((await invoices('date_to=2026-01-09')).items.map((i) => i.number)).toEqual(['BL-3']);
+  });
 });

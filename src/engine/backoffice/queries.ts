@@ -4,7 +4,7 @@ import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { dateInZone } from '../clock';
 import { customerListItem } from '../receivables/customer-view';
-import { invoiceStatusOf, type StatusBasis } from '../receivables/invoice-view';
+import { invoiceStatusOf, viewDate, type StatusBasis } from '../receivables/invoice-view';
 import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH } from '../receivables/invoice-layout';
 import { agingOf } from '../receivables/ledger';
 import type { CustomerDoc, PaymentDoc } from '../receivables/types';
@@ -17,9 +17,20 @@ import { hydrateOrder, type OrderDoc } from '../orders/order-record';
  * watermark] or [customer, watermark] when the filter names one), filtered, and taken newest
  * first. A page stops at `limit` rows or after SCAN_BUDGET rows read, answering a `before`
  * cursor either way, so a very selective filter costs a bounded read per page ("more" continues).
+ * Windows grow until each holds about WINDOW rows at the density read so far: measured on 1M
+ * invoices (bench:backoffice), one customer's first page went from dozens of range reads of the
+ * [customer, watermark] index to a handful.
  */
 export const SCAN_BUDGET = 20_000;
-const WINDOW = 16_000;
+/**
+ * The store answers a projected index range in one packed statement, without building documents,
+ * only when the query has a limit of at most 10,000 rows (store/sqlite/packed-read.ts); a window
+ * of watermarks holds at most as many rows as its width, so a window this wide or narrower is
+ * read with its width as the limit and never cut short. Measured on 1M invoices
+ * (bench:backoffice): a filtered first page reading 1,000 rows went from about 20 µs a row
+ * (every document decoded) to a packed read.
+ */
+const WINDOW = 10_000;
 
 export interface InvoiceFilter {
   status?: 'open' | 'closed' | 'overdue' | 'paid' | 'all';
@@ -94,8 +105,12 @@ async function newestFirst<T>(
       items.push(value);
       if (items.length === limit) return { items, next: i > 0 || lo > 0 ? r.watermark : null, scanned };
     }
+    // The next window grows, but is kept to about WINDOW rows at the density just read: on a
+    // sparse index range (one customer's invoices among a million) it covers the whole history
+    // in a few reads instead of dozens.
+    const density = rows.length / Math.max(1, hi - lo);
+    window = Math.min(window * 4, density > 0 ? Math.max(WINDOW, Math.floor(WINDOW / density)) : Number.MAX_SAFE_INTEGER);
     hi = lo;
-    window = Math.min(window * 4, WINDOW);
     if (scanned >= SCAN_BUDGET && hi > 0) return { items, next: hi, scanned };
   }
   return { items, next: null, scanned };
@@ -150,11 +165,12 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
       if (filter.customer && !customer) return { items: [], next: null, scanned: 0 };
       const read = async (lo: number, hi: number) => {
         const range = { $gte: lo, $lt: hi };
+        const packed = hi - lo <= WINDOW ? { limit: hi - lo } : {};
         const query: MangoQuery<StoredDoc> = customer
-          ? { selector: { customer, watermark: range }, sort: [{ customer: 'asc' }, { watermark: 'asc' }] }
+          ? { selector: { customer, watermark: range }, sort: [{ customer: 'asc' }, { watermark: 'asc' }], ...packed }
           : feed
-            ? { selector: { feed, watermark: range }, sort: [{ feed: 'asc' }, { watermark: 'asc' }] }
-            : { selector: { watermark: range }, sort: [{ watermark: 'asc' }] };
+            ? { selector: { feed, watermark: range }, sort: [{ feed: 'asc' }, { watermark: 'asc' }], ...packed }
+            : { selector: { watermark: range }, sort: [{ watermark: 'asc' }], ...packed };
         const { values, bytes } = await core.project('invoices', query, INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH);
         return values.map((v, i) => {
           const [watermark, f, , st] = v as [number, string, number | null, StatusBasis];
@@ -279,6 +295,11 @@ function keepBasis(filter: InvoiceFilter, day: string, [amount, owing, due, dele
 /** An invoice's list row from its stored rendering, or undefined when the filter leaves it out. */
 function invoiceRow(filter: InvoiceFilter, day: string, watermark: number, feed: string, st: StatusBasis, bytes: Buffer): InvoiceRowView | undefined {
   if (!keepBasis(filter, day, st, feed)) return undefined;
+  if (filter.date_from || filter.date_to) {
+    // Most rows a date filter reads are left out: decide on the date before parsing anything.
+    const d = viewDate(bytes);
+    if (d !== undefined && ((filter.date_from && d < filter.date_from) || (filter.date_to && d > filter.date_to))) return undefined;
+  }
   const view = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   const date = String(view.date);
   if ((filter.date_from && date < filter.date_from) || (filter.date_to && date > filter.date_to)) return undefined;

@@ -28,6 +28,19 @@ const n = <T>(v: T | undefined) => (v === undefined ? null : v);
  * The reference's InvoiceResponse (view, exports and the invoice webhook payload), without what
  * changes with no write (status, watermark, deleted): see invoice-codec.ts.
  */
+const DATE_KEY = Buffer.from('"date":"');
+
+/**
+ * The invoice's `date` read from its stored rendering without parsing it (the back office's date
+ * filter passes over thousands of renderings per page and keeps few). Sound because invoiceBody
+ * writes `date` before any nested value: every key before it holds a scalar, and a quote inside a
+ * string is escaped, so the first `"date":"` in the bytes is the top-level key.
+ */
+export function viewDate(view: Buffer): string | undefined {
+  const at = view.indexOf(DATE_KEY);
+  return at < 0 ? undefined : view.toString('latin1', at + DATE_KEY.length, at + DATE_KEY.length + 10);
+}
+
 export function invoiceBody(doc: InvoiceDoc, sender: string): Record<string, unknown> {
   const d = doc.data;
   const sh = d.shipping ?? {};

@@ -1,7 +1,7 @@
 import type { EngineCore, Tx } from '../core';
-import { fail, isEngineError, notFound } from '../errors';
+import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
-import type { Cashier, CashierCreate, CashierPatch, Shift } from '../../shared/schemas/register';
+import type { Cashier, CashierCreate, CashierPatch, CashierWithCode, Shift } from '../../shared/schemas/register';
 import { KIND, type CashierData, type RegisterState, type ShiftData } from './model';
 import type { Registers } from './registers';
 import { keyedHash, type InstallKeys } from '../security/install-keys';
@@ -22,7 +22,8 @@ export function shiftView(s: ShiftData): Shift {
 
 export interface Cashiers {
   list(): Promise<Cashier[]>;
-  create(input: CashierCreate): Promise<Cashier>;
+  /** A new cashier; without a code Laneway makes one, answered once (`code`). */
+  create(input: CashierCreate): Promise<CashierWithCode>;
   update(id: string, patch: CashierPatch): Promise<Cashier>;
   /** A cashier signs in on a lane with their code: a new shift (replacing the lane's previous one). */
   signIn(laneid: string, code: string): Promise<Shift>;
@@ -70,12 +71,46 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     return closed;
   };
 
+  /**
+   * A code Laneway makes (a new cashier without one, a reset): six digits, harder to guess than
+   * the shortest a person may choose, and free on this install.
+   */
+  const madeCodeInTx = async (tx: Tx) => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const code = String(Number.parseInt(core.ids.secret(8), 16) % 1_000_000).padStart(6, '0');
+      if ((await byCode(tx, code)).length === 0) return code;
+    }
+    throw fail.conflict('cashier_code_taken', 'No free six-digit code was found: try again');
+  };
+
   const createInTx = async (tx: Tx, name: string, code: string) => {
     if (!CODE_RULE.test(code)) throw fail.invalid('invalid_cashier_code', 'A cashier code is 4 to 8 digits', [{ field: 'code', message: '4 to 8 digits' }]);
     await codeFree(tx, code);
     const c: CashierData = { id: core.ids.token(), name: name.trim(), code_hash: hash(code), active: true, created_at: tx.at, updated_at: tx.at, last_sign_in_at: null };
     await put(tx, c, 'pos_cashier.created');
     return c;
+  };
+
+  const updateInTx = async (tx: Tx, id: string, patch: CashierPatch) => {
+    const existing = (await getRecord<CashierData>(tx, KIND.cashier, id))?.data;
+    if (!existing) throw notFound('cashier_not_found', `No cashier ${id}`);
+    if (patch.code !== undefined) await codeFree(tx, patch.code, id);
+    const next: CashierData = {
+      ...existing,
+      ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
+      ...(patch.active !== undefined ? { active: patch.active } : {}),
+      ...(patch.code !== undefined ? { code_hash: hash(patch.code) } : {}),
+      updated_at: tx.at,
+    };
+    await put(tx, next, 'pos_cashier.updated');
+    if (existing.active && !next.active) {
+      // A deactivated cashier's open shifts (at most one per lane) end now.
+      for (const r of await recordsOfKind<RegisterState>(tx, KIND.register)) {
+        const open = r.data.shift ? (await getRecord<ShiftData>(tx, KIND.shift, r.data.shift))?.data : undefined;
+        if (open && open.cashier.id === id && open.closed_at === null) await closeShift(tx, open, 'deactivated', r.data);
+      }
+    }
+    return cashierView(next);
   };
 
   return {
@@ -85,32 +120,16 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     },
 
     create(input) {
-      return core.mutate(async (tx) => cashierView(await createInTx(tx, input.name, input.code)));
+      return core.mutate(async (tx) => {
+        if (input.code !== undefined) return cashierView(await createInTx(tx, input.name, input.code));
+        const code = await madeCodeInTx(tx);
+        return { ...cashierView(await createInTx(tx, input.name, code)), code };
+      });
     },
 
     update(id, patch) {
       if (patch.code !== undefined && !CODE_RULE.test(patch.code)) throw fail.invalid('invalid_cashier_code', 'A cashier code is 4 to 8 digits', [{ field: 'code', message: '4 to 8 digits' }]);
-      return core.mutate(async (tx) => {
-        const existing = (await getRecord<CashierData>(tx, KIND.cashier, id))?.data;
-        if (!existing) throw notFound('cashier_not_found', `No cashier ${id}`);
-        if (patch.code !== undefined) await codeFree(tx, patch.code, id);
-        const next: CashierData = {
-          ...existing,
-          ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
-          ...(patch.active !== undefined ? { active: patch.active } : {}),
-          ...(patch.code !== undefined ? { code_hash: hash(patch.code) } : {}),
-          updated_at: tx.at,
-        };
-        await put(tx, next, 'pos_cashier.updated');
-        if (existing.active && !next.active) {
-          // A deactivated cashier's open shifts (at most one per lane) end now.
-          for (const r of await recordsOfKind<RegisterState>(tx, KIND.register)) {
-            const open = r.data.shift ? (await getRecord<ShiftData>(tx, KIND.shift, r.data.shift))?.data : undefined;
-            if (open && open.cashier.id === id && open.closed_at === null) await closeShift(tx, open, 'deactivated', r.data);
-          }
-        }
-        return cashierView(next);
-      });
+      return core.mutate((tx) => updateInTx(tx, id, patch));
     },
 
     async signIn(laneid, code) {
@@ -171,15 +190,10 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
       if (matches.length === 0) throw notFound('cashier_not_found', `No cashier ${who}`);
       if (matches.length > 1) throw fail.conflict('cashier_ambiguous', `${matches.length} cashiers are named ${who}: give the id instead`);
       const target = matches[0]!;
-      // Six digits: a reset code is typed rarely and is worth being harder to guess.
-      for (let attempt = 0; ; attempt++) {
-        const code = String(Number.parseInt(core.ids.secret(8), 16) % 1_000_000).padStart(6, '0');
-        try {
-          return { cashier: await this.update(target.id, { code }), code };
-        } catch (err) {
-          if (attempt >= 20 || !isEngineError(err) || err.code !== 'cashier_code_taken') throw err;
-        }
-      }
+      return core.mutate(async (tx) => {
+        const code = await madeCodeInTx(tx);
+        return { cashier: await updateInTx(tx, target.id, { code }), code };
+      });
     },
   };
 }

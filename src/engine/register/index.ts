@@ -12,6 +12,7 @@ import type {
   Cashier,
   CashierCreate,
   CashierPatch,
+  CashierWithCode,
   LinePatch,
   Product,
   ProductCreate,
@@ -73,7 +74,7 @@ export interface Register {
   updateProduct(code: string, patch: ProductPatch): Promise<Product>;
 
   cashiers(): Promise<Cashier[]>;
-  createCashier(input: CashierCreate): Promise<Cashier>;
+  createCashier(input: CashierCreate): Promise<CashierWithCode>;
   updateCashier(id: string, patch: CashierPatch): Promise<Cashier>;
   signIn(laneid: string, code: string): Promise<Shift>;
   signOut(shift: string): Promise<Shift>;

@@ -9,6 +9,7 @@ import {
   CashierCreate,
   CashierParams,
   CashierPatch,
+  CashierWithCode,
   LineParams,
   LinePatch,
   Product,
@@ -180,9 +181,12 @@ export const registerRoutes: AnyRoute[] = [
     path: '/api/pos/cashiers',
     operationId: 'createPosCashier',
     tags: TAGS,
-    summary: 'Add a cashier with a code (4 to 8 digits, unique on this install; stored only as a keyed hash)',
+    summary: 'Add a cashier; Laneway makes their six-digit code unless one is sent (4 to 8 digits, unique on this install)',
+    description:
+      "Laneway's own operation. Without `code`, Laneway makes a six-digit code free on this install and answers it once as `code` (the way the back office adds cashiers); " +
+      'a code that is sent is never echoed. Either way only a keyed hash of the code is stored.',
     body: CashierCreate,
-    responses: { 201: { description: 'The cashier', schema: ref(Cashier) }, ...conflict('`cashier_code_taken`: choose another code') },
+    responses: { 201: { description: 'The cashier, with `code` when Laneway made it (shown this once)', schema: ref(CashierWithCode) }, ...conflict('`cashier_code_taken`: choose another code') },
     async handler({ engine, body }) {
       return { status: 201, body: await engine.register.createCashier(body) };
     },
@@ -198,6 +202,20 @@ export const registerRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The cashier', schema: ref(Cashier) }, ...notFound('`cashier_not_found`'), ...conflict('`cashier_code_taken`') },
     async handler({ engine, params, body }) {
       return { body: await engine.register.updateCashier(params.id, body) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/pos/cashiers/:id/code',
+    operationId: 'resetPosCashierCode',
+    tags: TAGS,
+    summary: "A new six-digit code for a cashier (a lost code), made by Laneway and answered once; the old code stops working",
+    description: "Laneway's own operation, the same rule as `npm run admin -- reset-cashier-code`. The cashier's open shift, if any, goes on.",
+    params: CashierParams,
+    responses: { 200: { description: 'The cashier and the new code (shown this once)', schema: ref(CashierWithCode) }, ...notFound('`cashier_not_found`') },
+    async handler({ engine, params }) {
+      const { cashier, code } = await engine.register.resetCashierCode(params.id);
+      return { body: { ...cashier, code } };
     },
   }),
   defineRoute({

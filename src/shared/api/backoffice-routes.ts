@@ -47,6 +47,7 @@ export const backofficeRoutes = {
   posCashiers: { method: 'GET', path: '/api/pos/cashiers' },
   createCashier: { method: 'POST', path: '/api/pos/cashiers' },
   updateCashier: { method: 'PATCH', path: '/api/pos/cashiers/:id' },
+  resetCashierCode: { method: 'POST', path: '/api/pos/cashiers/:id/code' },
   lanes: { method: 'GET', path: '/api/lanes' },
   createLane: { method: 'POST', path: '/api/lanes' },
   updateLane: { method: 'PATCH', path: '/api/lanes/:laneid' },

@@ -13,7 +13,7 @@ import { ExportQuery } from '../schemas/common';
 import { InstallStatus } from '../schemas/system';
 import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, MonthlyStatementDocument, StatementsAnswer, StatementsQuery } from '../schemas/settlement';
 import { SandboxClockMove, SandboxClockState } from '../schemas/sandbox-clock';
-import { Cashier, CashierCreate, CashierPatch, Product, ProductCreate, ProductList, ProductPatch, ProductQuery } from '../schemas/register-catalog';
+import { Cashier, CashierCreate, CashierPatch, CashierWithCode, Product, ProductCreate, ProductList, ProductPatch, ProductQuery } from '../schemas/register-catalog';
 import { RegisterReport, ZList } from '../schemas/register-reports';
 import { Lane, LaneCreate, LaneDeleted, LaneList, LanePatch, TerminalRequest, TerminalResponse } from '../schemas/lanes';
 import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../schemas/imports';
@@ -69,7 +69,8 @@ export const backofficeEndpoints = {
   updateProduct: { ...backofficeRoutes.updateProduct, body: ProductPatch, response: Product },
   // The route declares this answer inline: the same shape, held equal by the contract test.
   posCashiers: { ...backofficeRoutes.posCashiers, response: Type.Object({ cashiers: Type.Array(ref(Cashier)) }) },
-  createCashier: { ...backofficeRoutes.createCashier, body: CashierCreate, response: Cashier },
+  createCashier: { ...backofficeRoutes.createCashier, body: CashierCreate, response: CashierWithCode },
+  resetCashierCode: { ...backofficeRoutes.resetCashierCode, response: CashierWithCode },
   updateCashier: { ...backofficeRoutes.updateCashier, body: CashierPatch, response: Cashier },
   lanes: { ...backofficeRoutes.lanes, response: LaneList },
   createLane: { ...backofficeRoutes.createLane, body: LaneCreate, response: Lane },

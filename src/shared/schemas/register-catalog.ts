@@ -82,7 +82,13 @@ export const Cashier = component(
 );
 export type Cashier = Static<typeof Cashier>;
 
-export const CashierCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 60 }), code: CashierCode }, { additionalProperties: false });
+export const CashierCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 60 }),
+    code: Type.Optional({ ...CashierCode, description: `${CashierCode.description} Leave it out and Laneway makes a six-digit code, answered once.` }),
+  },
+  { additionalProperties: false },
+);
 export type CashierCreate = Static<typeof CashierCreate>;
 
 export const CashierPatch = Type.Object(
@@ -90,6 +96,18 @@ export const CashierPatch = Type.Object(
   { additionalProperties: false },
 );
 export type CashierPatch = Static<typeof CashierPatch>;
+
+/** A cashier with the sign-in code Laneway made for them: the only time the code is ever shown. */
+export const CashierWithCode = component(
+  'PosCashierWithCode',
+  Type.Composite([
+    Cashier,
+    Type.Object({
+      code: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'The six-digit sign-in code Laneway made (present only then): shown this once, stored only as a keyed hash.' })),
+    }),
+  ]),
+);
+export type CashierWithCode = Static<typeof CashierWithCode>;
 
 export const CashierParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 

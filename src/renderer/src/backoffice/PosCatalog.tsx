@@ -115,12 +115,6 @@ function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Pro
   );
 }
 
-/** A cashier's sign-in code: six random digits, made here, shown once, stored by the engine only as a keyed hash. */
-function newCode(): string {
-  const n = crypto.getRandomValues(new Uint32Array(1))[0]! % 1_000_000;
-  return String(n).padStart(6, '0');
-}
-
 /** Cashiers: add, rename, reset the code (shown once), deactivate. */
 export function CashiersPanel() {
   const { creds, session } = useUser();
@@ -134,10 +128,10 @@ export function CashiersPanel() {
   const add = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
-    const code = newCode();
     try {
-      const made = await boCall(creds, 'createCashier', { body: { name: name.trim(), code } });
-      setShown({ name: made.name, code });
+      // Laneway makes the code and answers it this once; the screen only shows it.
+      const made = await boCall(creds, 'createCashier', { body: { name: name.trim() } });
+      if (made.code) setShown({ name: made.name, code: made.code });
       setName('');
       setErrors({});
       setMessage(null);
@@ -148,11 +142,13 @@ export function CashiersPanel() {
       setMessage(f.message);
     }
   };
-  const change = async (c: Cashier, patch: { name?: string; active?: boolean; code?: string }) => {
+  const change = async (c: Cashier, patch: { name?: string; active?: boolean } | 'new-code') => {
     if (!creds) return;
     try {
-      const after = await boCall(creds, 'updateCashier', { params: { id: c.id }, body: patch });
-      if (patch.code) setShown({ name: after.name, code: patch.code });
+      if (patch === 'new-code') {
+        const after = await boCall(creds, 'resetCashierCode', { params: { id: c.id } });
+        if (after.code) setShown({ name: after.name, code: after.code });
+      } else await boCall(creds, 'updateCashier', { params: { id: c.id }, body: patch });
       setMessage(null);
       setRenaming(null);
     } catch (err) {
@@ -189,7 +185,7 @@ export function CashiersPanel() {
   );
 }
 
-function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; name: string } | null; setRenaming(r: { id: string; name: string } | null): void; change(patch: { name?: string; active?: boolean; code?: string }): void }) {
+function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; name: string } | null; setRenaming(r: { id: string; name: string } | null): void; change(patch: { name?: string; active?: boolean } | 'new-code'): void }) {
   const { c, edit, renaming, setRenaming, change } = props;
   return (
     <tr className={c.active ? undefined : 'inactive'}>
@@ -208,7 +204,7 @@ function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; 
         <td>
           <div className="bo-actions">
             <button type="button" onClick={() => setRenaming({ id: c.id, name: c.name })}>Rename</button>
-            <button type="button" onClick={() => change({ code: newCode() })}>Reset code</button>
+            <button type="button" onClick={() => change('new-code')}>Reset code</button>
             <button type="button" className={c.active ? 'danger' : undefined} onClick={() => change({ active: !c.active })}>{c.active ? 'Deactivate' : 'Reactivate'}</button>
           </div>
         </td>

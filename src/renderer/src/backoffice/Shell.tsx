@@ -65,7 +65,9 @@ export function BackOffice() {
   const section = visible.find((s) => s.key === first);
   useEffect(() => {
     if (!section && visible[0]) go(link(visible[0].key), { replace: true });
-  }, [section, visible, go]);
+    // A cashier has the register only: no back-office screen, straight to the register.
+    else if (session && visible.length === 0 && can(session, 'register')) go('/app/register', { replace: true });
+  }, [section, visible, go, session]);
   if (!session) return null;
   return (
     <div className="bo">

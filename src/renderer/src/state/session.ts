@@ -1,20 +1,36 @@
 import { create } from 'zustand';
 import { apiFetch, basic, bearer, type Credentials } from '../api/client';
+import { useUser } from './user';
 import type { WhoamiResponse } from '../../../shared/schemas/account';
 
 const STORAGE_KEY = 'laneway.session';
 
+/** The person signed in to the register, when it was a user (null: the install's API key). */
+export interface RegisterUser {
+  name: string;
+  role: string;
+  scopes: readonly string[];
+}
+
+/**
+ * Who the register screen works as. Either a back-office user (e-mail and password: the very
+ * session of the back office, `useUser`, so signing in at one signs in at the other in this
+ * browser) or, as existing setups do, the install's API token and key (kept as a JWT, never the
+ * key). The engine checks the role on every call; a cashier user may use the register only.
+ */
 interface SessionState {
   creds: Credentials | null;
   accountName: string | null;
+  user: RegisterUser | null;
   error: string | null;
   /** Looking for an existing session at start-up. */
   restoring: boolean;
   /** A sign-in is in flight. */
   busy: boolean;
-  /** Electron: ask the bridge; browser: reuse a stored JWT if it still works. */
+  /** Electron: ask the bridge; browser: reuse a stored user session or JWT if it still works. */
   restore(): Promise<void>;
   signIn(token: string, key: string): Promise<void>;
+  signInUser(email: string, password: string): Promise<void>;
   signOut(): void;
 }
 
@@ -25,9 +41,17 @@ async function whoami(creds: Credentials): Promise<{ jwt: string; name: string }
   return { jwt: entry.jwt, name: entry.name };
 }
 
+/** The register's state for the user session `useUser` holds, or null when it holds none. */
+function fromUser(): Pick<SessionState, 'creds' | 'accountName' | 'user'> | null {
+  const { session, creds } = useUser.getState();
+  if (!session || !creds) return null;
+  return { creds, accountName: session.account_name, user: { name: session.user.name, role: session.user.role, scopes: session.scopes } };
+}
+
 export const useSession = create<SessionState>((set) => ({
   creds: null,
   accountName: null,
+  user: null,
   error: null,
   restoring: true,
   busy: false,
@@ -37,14 +61,18 @@ export const useSession = create<SessionState>((set) => ({
         const s = await window.laneway.session();
         const creds = { baseUrl: s.apiUrl, authorization: bearer(s.jwt) };
         const me = await whoami(creds);
-        set({ creds, accountName: me.name, restoring: false });
+        set({ creds, accountName: me.name, user: null, restoring: false });
         return;
       }
+      // A person signed in (here or in the back office) is who works this screen.
+      await useUser.getState().restore();
+      const asUser = fromUser();
+      if (asUser) return set({ ...asUser, restoring: false });
       const stored = localStorage.getItem(STORAGE_KEY);
       if (stored) {
         const creds = { baseUrl: window.location.origin, authorization: bearer(stored) };
         const me = await whoami(creds);
-        set({ creds, accountName: me.name, restoring: false });
+        set({ creds, accountName: me.name, user: null, restoring: false });
         return;
       }
     } catch {
@@ -56,9 +84,10 @@ export const useSession = create<SessionState>((set) => ({
     set({ busy: true, error: null });
     try {
       const me = await whoami({ baseUrl: window.location.origin, authorization: basic(token.trim(), key.trim()) });
-      // Keep a JWT (a day long), never the key.
+      // Keep a JWT (a day long), never the key; the key's sign-in replaces a user's on this screen.
       localStorage.setItem(STORAGE_KEY, me.jwt);
-      set({ creds: { baseUrl: window.location.origin, authorization: bearer(me.jwt) }, accountName: me.name, busy: false });
+      useUser.getState().signOut();
+      set({ creds: { baseUrl: window.location.origin, authorization: bearer(me.jwt) }, accountName: me.name, user: null, busy: false });
     } catch (err) {
       const status = (err as { status?: number }).status;
       set({
@@ -67,8 +96,20 @@ export const useSession = create<SessionState>((set) => ({
       });
     }
   },
+  async signInUser(email, password) {
+    set({ busy: true, error: null });
+    await useUser.getState().signIn(email, password);
+    const asUser = fromUser();
+    if (!asUser) return set({ busy: false, error: useUser.getState().error ?? 'Sign-in failed' });
+    localStorage.removeItem(STORAGE_KEY);
+    set({ ...asUser, busy: false });
+  },
   signOut() {
     localStorage.removeItem(STORAGE_KEY);
-    set({ creds: null, accountName: null });
+    useUser.getState().signOut();
+    set({ creds: null, accountName: null, user: null });
   },
 }));
+
+/** Whether the register's signed-in identity may read the back office (the install status page needs `read`). */
+export const canReadBackOffice = (user: RegisterUser | null) => user === null || user.scopes.includes('read') || user.scopes.includes('api');

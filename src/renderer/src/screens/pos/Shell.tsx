@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useSession } from '../../state/session';
+import { canReadBackOffice, useSession } from '../../state/session';
 import { usePos, type View } from '../../state/pos';
 import { useKeys } from '../../keys';
 import { statusText } from '../../format';
@@ -25,6 +25,7 @@ const MENU: Array<{ key: string; label: string; view?: View; action?: 'signout' 
 function Menu() {
   const { setDialog, go, signOut, changeLane, shift } = usePos();
   const signOutApi = useSession((s) => s.signOut);
+  const user = useSession((s) => s.user);
   const pick = (i: (typeof MENU)[number]) => {
     setDialog(null);
     if (i.view) go(i.view);
@@ -32,7 +33,9 @@ function Menu() {
     else if (i.action === 'lane') changeLane();
     else if (i.action === 'signout-api') signOutApi();
   };
-  const items = MENU.filter((i) => shift || i.view === 'status' || i.action === 'lane' || i.action === 'signout-api');
+  // A cashier user has the register only: the install status page is the back office's.
+  const items = MENU.filter((i) => (shift || i.view === 'status' || i.action === 'lane' || i.action === 'signout-api') && (i.view !== 'status' || canReadBackOffice(user)))
+    .map((i) => (i.action === 'signout-api' && user ? { ...i, label: `Sign ${user.name} out of this screen` } : i));
   const keys = Object.fromEntries(items.map((i) => [i.key, () => pick(i)]));
   useKeys({ ...keys, Escape: () => setDialog(null), F10: () => setDialog(null) }, { modal: true });
   return (
@@ -120,6 +123,7 @@ function ProcessorNotice() {
 export function Shell() {
   const creds = useSession((s) => s.creds);
   const accountName = useSession((s) => s.accountName);
+  const user = useSession((s) => s.user);
   const { start, view, laneid, lanes, shift, live, server, dialog, setDialog, notice, drawer } = usePos();
 
   useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
@@ -151,6 +155,11 @@ export function Shell() {
             </span>
           ))}
         <LinkBadges />
+        {user && (
+          <span className="badge" data-testid="register-user" aria-label="Signed in user">
+            {user.name} · {user.role}
+          </span>
+        )}
         {shift && <span className="badge cashier" data-testid="cashier">{shift.cashier.name}</span>}
         <span className={`badge ${live ? 'live' : 'offline'}`} aria-live="polite" data-testid="live">
           {live ? 'Live' : server === 'down' ? 'Server not answering' : 'Connecting…'}

@@ -1,0 +1,149 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, screenshot } from '../helpers/browser';
+import { SocatPair } from '../serial/helpers';
+import { apiOf, start, until, type Proc } from './processes';
+
+/**
+ * The register signed in by a person (issue 19, "cashier: the register only"), in Debian's
+ * Chromium against `npm run serve`: a cashier user signs in at the register with e-mail and
+ * password and rings a cash sale; the same session is refused the back office's operations (403)
+ * and its screens (the back office sends a cashier to the register); a manager signed in to the
+ * back office opens the register with that session, without the API key.
+ */
+const TOKEN = 'REGUSERSTOKEN01';
+const KEY = 'register-users-key-0123456789';
+const CASHIER = { email: 'till@example.com', password: 'cashier password 1' };
+const MANAGER = { email: 'boss@example.com', password: 'manager password 1' };
+
+let dir: string;
+let serve: Proc;
+let sim: Proc;
+let pair: SocatPair;
+let browser: Browser;
+let url: string;
+let cashierCode: string;
+const contexts: BrowserContext[] = [];
+const api = apiOf(() => url, TOKEN, KEY);
+
+async function userWithPassword(email: string, role: string, password: string): Promise<void> {
+  const { link } = await api<{ link: string }>('POST', '/api/users', { email, role });
+  const res = await fetch(`${url}/api/session/link`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link, password }) });
+  expect(res.status).toBe(200);
+}
+
+async function newPage(): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  contexts.push(ctx);
+  return ctx.newPage();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'laneway-register-users-'));
+  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
+  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
+  cashierCode = (await serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
+  pair = new SocatPair(dir, 'lane1');
+  await pair.plug();
+  sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast']);
+  await sim.waitFor(/terminal simulator/, 'the simulator to start');
+  await api('POST', '/api/lanes', { laneid: '1', port_path: pair.host, name: 'Lane 1' });
+  await until(async () => (await api<{ last_setup_at: string | null }>('GET', '/api/lanes/1')).last_setup_at !== null, 'lane 1 to connect and be set up');
+  await userWithPassword(CASHIER.email, 'cashier', CASHIER.password);
+  await userWithPassword(MANAGER.email, 'manager', MANAGER.password);
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => undefined);
+  await browser?.close();
+  await sim?.stop();
+  await serve?.stop();
+  await pair?.unplug();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the register signed in by a person', { timeout: 90_000 }, () => {
+  let page: Page;
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-register-users-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+  });
+
+  it('a cashier user signs in with e-mail and password and rings a cash sale', async () => {
+    page = await newPage();
+    await page.goto(`${url}/app/register`);
+    await page.getByLabel('Password', { exact: true }).waitFor();
+    await page.getByLabel('E-mail').fill(CASHIER.email);
+    await page.getByLabel('Password', { exact: true }).fill('not the password');
+    await page.keyboard.press('Enter');
+    await page.getByText('That e-mail and password do not match an enabled user.').waitFor();
+    await screenshot(page, 'register-user-signin');
+    await page.getByLabel('Password', { exact: true }).fill(CASHIER.password);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('lane-1').waitFor();
+    expect(await page.getByTestId('register-user').innerText()).toBe(`${CASHIER.email} · cashier`);
+    await page.keyboard.press('1');
+    await page.getByLabel('Cashier code').waitFor();
+    await page.keyboard.type(cashierCode);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scan').waitFor();
+    await page.keyboard.type('2001');
+    await page.keyboard.press('Enter');
+    await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the line');
+    await page.keyboard.press('F4');
+    await page.getByTestId('cash-given').waitFor();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('receipt').waitFor();
+    await screenshot(page, 'register-user-sale');
+    const { sales } = await api<{ sales: Array<{ status: string; cashier: { name: string } }> }>('GET', '/api/pos/sales');
+    expect(sales[0]).toMatchObject({ status: 'paid', cashier: { name: 'Sam Rivera' } });
+    await page.keyboard.press('Enter');
+
+    // A cashier has no install status page in the register's menu (it is the back office's).
+    await page.keyboard.press('F10');
+    await page.getByRole('menu').waitFor();
+    expect(await page.getByRole('menuitem', { name: /install status/ }).count()).toBe(0);
+    expect(await page.getByRole('menuitem', { name: `Sign ${CASHIER.email} out of this screen` }).count()).toBe(1);
+    await page.keyboard.press('Escape');
+  });
+
+  it("the cashier's session is refused the back office: 403 from the API, and its screens send them to the register", async () => {
+    const jwt = await page.evaluate(() => localStorage.getItem('laneway.user'));
+    expect(jwt).toBeTruthy();
+    const headers = { Authorization: `Bearer ${jwt}`, 'Content-Type': 'application/json' };
+    const customers = await fetch(`${url}/api/exports/customers`, { headers });
+    expect(customers.status).toBe(403);
+    expect(((await customers.json()) as { code: string }).code).toBe('role_forbidden');
+    const product = await fetch(`${url}/api/pos/products`, { method: 'POST', headers, body: JSON.stringify({ code: 'X1', name: 'Nope', price_cents: 100 }) });
+    expect(product.status).toBe(403);
+    // The register's own reads work with the very same session.
+    expect((await fetch(`${url}/api/pos/registers/1`, { headers })).status).toBe(200);
+
+    await page.goto(`${url}/app/customers`);
+    await page.waitForURL(/\/app\/register$/);
+    await page.getByTestId('register-user').waitFor();
+    expect(await page.getByRole('navigation', { name: 'Sections' }).count()).toBe(0);
+  });
+
+  it("a manager signed in to the back office opens the register with that session, no API key", async () => {
+    page = await newPage();
+    await page.goto(`${url}/app/customers`);
+    await page.getByLabel('E-mail').fill(MANAGER.email);
+    await page.getByLabel('Password').fill(MANAGER.password);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Signed in user').waitFor();
+    await page.getByRole('link', { name: 'Register' }).click();
+    await page.getByTestId('lane-1').waitFor();
+    expect(await page.getByTestId('register-user').innerText()).toBe(`${MANAGER.email} · manager`);
+    expect(await page.getByLabel('API key').count()).toBe(0);
+    // Signing out at the register signs this browser's user out: the back office asks again.
+    await page.keyboard.press('F10');
+    await page.getByRole('menuitem', { name: /out of this screen/ }).click();
+    await page.getByLabel('API key').waitFor();
+    await page.goto(`${url}/app/customers`);
+    await page.getByRole('heading', { name: 'Laneway back office' }).waitFor();
+  });
+});
