@@ -6,6 +6,7 @@ import { getRecord, putRecord } from '../records';
 import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentData, PaymentDoc } from './types';
 import { applyInvoiceToLedger, applyPaymentToLedger, changesLedger, lastPaymentOf } from './ledger';
 import { decodeInvoice, encodeInvoice, type InvoiceRow } from './invoice-codec';
+import { rankCustomerInTx } from './customer-rank';
 
 interface Slot<T> {
   doc: T;
@@ -276,6 +277,7 @@ export class ReceivablesUnit {
         data: { name: doc.data.name },
       });
       doc.watermark = stamped.watermark;
+      await rankCustomerInTx(tx, doc, { timezone: this.account.profile().timezone, accountCurrency: this.account.profile().currency });
     }
     for (const slot of this.invoices.values()) {
       if (!slot.dirty) continue;
