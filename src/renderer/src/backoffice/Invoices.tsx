@@ -177,6 +177,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
       </div>
       <div className="card">
         <h2>Lines</h2>
+        {data.line_item_attributes.length === 0 ? <p className="muted">No line items: the invoice was imported with its amount only.</p> : (
         <table className="bo-simple">
           <thead><tr><th>#</th><th>Description</th><th>Qty</th><th>Amount</th><th>Balance</th></tr></thead>
           <tbody>
@@ -185,6 +186,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
             ))}
           </tbody>
         </table>
+        )}
       </div>
       <div className="card">
         <h2>Payments</h2>
