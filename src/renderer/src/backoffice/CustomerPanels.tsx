@@ -13,6 +13,8 @@ import './details.css';
 type Customer = BoAnswer<'customer'>;
 type Contact = Customer['contacts'][number];
 
+const sentence = (m: string) => m.charAt(0).toUpperCase() + m.slice(1);
+
 /** A save of the customer through the import operation: the engine needs its name on every update. */
 function useSaveCustomer(data: Customer) {
   const creds = useUser((s) => s.creds);
@@ -32,7 +34,8 @@ function useSaveCustomer(data: Customer) {
       return true;
     } catch (err) {
       const f = fieldErrors(err);
-      setErrors(f.fields);
+      // Beside its field the message need not name the field again ("parent_identifier names no…").
+      setErrors(Object.fromEntries(Object.entries(f.fields).map(([k, m]) => [k, sentence(m.startsWith(`${k} `) ? m.slice(k.length + 1) : m)])));
       setMessage(Object.keys(f.fields).length ? null : f.message);
       return false;
     } finally {
@@ -161,7 +164,7 @@ export function InvitationsPanel({ data }: { data: Customer }) {
   };
   const allowed = can(session, 'collect') && data.account_status === 'open';
   return (
-    <div className="card bo-stack" aria-label="Invitations">
+    <div className="card bo-stack wide" aria-label="Invitations">
       <h2>Contacts and invitations</h2>
       {data.contacts.length === 0 ? <p className="muted">No contacts yet: an invitation adds one.</p> : (
         <table className="bo-simple" aria-label="Contacts">
