@@ -199,6 +199,7 @@ for (const { locale, p } of LOCALES) {
       await until(async () => /▼/.test(await table.getByRole('columnheader', { name: /Balance/ }).innerText()), 'the sort mark');
       const first = table.getByRole('row').nth(1);
       await until(async () => new RegExp(`^${p}-ACME\\s`).test(await first.innerText()), 'the largest balance first');
+      await shot(page(), `backoffice-detail-customers-by-balance-${locale}`);
     });
 
     it('opens an invoice: its PDF in the page, a reminder in words, a dispute opened and closed, a comment', async () => {

@@ -277,7 +277,6 @@ export class ReceivablesUnit {
         data: { name: doc.data.name },
       });
       doc.watermark = stamped.watermark;
-      await rankCustomerInTx(tx, doc, { timezone: this.account.profile().timezone, accountCurrency: this.account.profile().currency });
     }
     for (const slot of this.invoices.values()) {
       if (!slot.dirty) continue;
@@ -326,6 +325,9 @@ export class ReceivablesUnit {
       });
       slot.doc.watermark = stamped.watermark;
     }
+    // Last, so the unit's own records keep their order: the back office's balance index (customer-rank.ts).
+    const rankContext = { timezone: this.account.profile().timezone, accountCurrency: this.account.profile().currency };
+    for (const slot of this.customers.values()) if (slot.dirty) await rankCustomerInTx(tx, slot.doc, rankContext);
   }
 }
 
