@@ -23,6 +23,8 @@ export interface RankData {
   identifier: string;
   balance_cents: number;
   currency: string;
+  /** Written by ensureRanks for a customer stored before ranks existed (not by the customer's own write). */
+  backfilled?: true;
 }
 
 export function rankRef(balanceCents: number, identifier: string): string {
@@ -31,32 +33,37 @@ export function rankRef(balanceCents: number, identifier: string): string {
 }
 
 /** Writes the customer's rank when its balance or identifier moved (called with every customer write of a unit). */
-export async function rankCustomerInTx(tx: Tx, doc: CustomerDoc, ctx: { timezone: string; accountCurrency: string }): Promise<void> {
+export async function rankCustomerInTx(tx: Tx, doc: CustomerDoc, ctx: { timezone: string; accountCurrency: string }, backfill = false): Promise<void> {
   const item = customerListItem(doc, { today: dateInZone(tx.now, ctx.timezone), accountCurrency: ctx.accountCurrency });
   const ref = rankRef(item.balance_cents, doc.identifier);
   const before = await getRecord<RankData>(tx, CUSTOMER_RANK, doc.id);
   if (before?.ref === ref && before.data.currency === item.currency) return;
-  const data: RankData = { identifier: doc.identifier, balance_cents: item.balance_cents, currency: item.currency };
+  const data: RankData = { identifier: doc.identifier, balance_cents: item.balance_cents, currency: item.currency, ...(backfill ? { backfilled: true as const } : {}) };
   await putRecord(tx, CUSTOMER_RANK, doc.id, data, { type: 'customer_rank.updated', entity: 'customer_rank', key: doc.id, data: { identifier: doc.identifier } }, ref);
 }
 
 const BUILT = 'customer_rank_built';
 
 /**
- * Ranks every customer once, for a data folder made before ranks existed (every write since keeps
- * its customer's rank). Runs in units of 500 customers; idempotent, so two racing calls only
- * repeat work.
+ * Ranks the customers of a data folder made before ranks existed, once (every write since keeps its
+ * customer's rank). Customers are walked oldest write first: those stored before ranks existed come
+ * first, and the walk stops at the first customer ranked by a write of its own, since every
+ * customer written after it was ranked by its write too. A new folder stops at its first customer.
+ * Units of 500; idempotent, so an interrupted or doubled run only repeats work.
  */
 export async function ensureRanks(core: EngineCore, ctx: () => { timezone: string; accountCurrency: string }): Promise<void> {
   if (await getRecord(core, 'sequence', BUILT)) return;
   let after = -1;
-  for (;;) {
+  let done = false;
+  while (!done) {
     const docs = await core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: 500 });
     if (docs.length === 0) break;
     await core.mutate(async (tx) => {
       for (const d of docs) {
+        const rank = await getRecord<RankData>(tx, CUSTOMER_RANK, d.id);
+        if (rank && !rank.data.backfilled) return void (done = true);
         const current = await tx.get<CustomerDoc & { [k: string]: unknown }>('customers', d.id);
-        if (current) await rankCustomerInTx(tx, current, ctx());
+        if (current) await rankCustomerInTx(tx, current, ctx(), true);
       }
     });
     after = docs[docs.length - 1]!.watermark;
