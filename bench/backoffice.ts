@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     await measure('customers, first page, identifier prefix', (i) => `/api/backoffice/customers?q=${customer(i).slice(0, 8)}&limit=50`, url);
     // The balance index is checked once per data folder on the first sorted request (ranks older than it).
     const firstSorted = await get(`${url}/api/backoffice/customers?sort=balance&limit=50`);
-    console.log(`  ${'customers by balance: the first request (checks every rank once)'.padEnd(58)} ${firstSorted.ms.toFixed(1).padStart(6)} ms`);
+    console.log(`  ${'customers by balance: the first request (index checked once)'.padEnd(58)} ${firstSorted.ms.toFixed(1).padStart(6)} ms`);
     const cursors = [(JSON.parse(firstSorted.body) as { next: string | null }).next];
     for (let k = 1; k < 10 && cursors[k - 1]; k++) cursors.push((JSON.parse((await get(`${url}/api/backoffice/customers?sort=balance&limit=50&after=${encodeURIComponent(cursors[k - 1]!)}`)).body) as { next: string | null }).next);
     await measure('customers by balance (largest first), first page', () => '/api/backoffice/customers?sort=balance&limit=50', url);
