@@ -148,6 +148,14 @@ async function main(): Promise<void> {
       await measure('invoices, first page, one customer', (i) => `/api/backoffice/invoices?customer=${customer(i)}&limit=50`, url),
       await measure('customers, first page, identifier prefix', (i) => `/api/backoffice/customers?q=${customer(i).slice(0, 8)}&limit=50`, url),
     ];
+    // The balance index is checked once per data folder on the first sorted request (ranks older than it).
+    const firstSorted = await get(`${url}/api/backoffice/customers?sort=balance&limit=50`);
+    console.log(`  ${'customers by balance: the first request (index checked once)'.padEnd(58)} ${firstSorted.ms.toFixed(1).padStart(6)} ms`);
+    const cursors = [(JSON.parse(firstSorted.body) as { next: string | null }).next];
+    for (let k = 1; k < 10 && cursors[k - 1]; k++) cursors.push((JSON.parse((await get(`${url}/api/backoffice/customers?sort=balance&limit=50&after=${encodeURIComponent(cursors[k - 1]!)}`)).body) as { next: string | null }).next);
+    lists.push(await measure('customers by balance (largest first), first page', () => '/api/backoffice/customers?sort=balance&limit=50', url));
+    const later = cursors.filter((c): c is string => !!c);
+    if (later.length) lists.push(await measure('customers by balance, pages 2 to 10 (cursor)', (i) => `/api/backoffice/customers?sort=balance&limit=50&after=${encodeURIComponent(later[i % later.length]!)}`, url));
     const lookups = [
       await measure('invoice by number: GET /api/exports/invoice/{number}', (i) => `/api/exports/invoice/${n(i)}`, url),
       await measure('invoice by number: the search box', (i) => `/api/backoffice/search?q=${n(i)}`, url),

@@ -195,7 +195,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const sync = createSync({ core, account, keys });
   const users = await createUsers(core, keys, account.credentials);
   const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number }), () => undefined);
-  const backoffice = createBackofficeQueries(core, account, findSale);
+  const backoffice = createBackofficeQueries(core, account, findSale, receivables);
   const dataDir = (options.store as { directory?: string }).directory ?? join(tmpdir(), 'laneway-imports');
   const imports = createImports({ core, account, wallets, autopay, keys: vault, dataDir });
 

@@ -9,6 +9,8 @@ import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH } from '../receivables/invoice
 import { agingOf } from '../receivables/ledger';
 import type { CustomerDoc, PaymentDoc } from '../receivables/types';
 import { hydrateOrder, type OrderDoc } from '../orders/order-record';
+import type { Receivables } from '../receivables';
+import { createBackofficeDetails, type BackofficeDetails } from './details';
 
 /**
  * The back office's list queries: newest first, filtered, paged by a cursor, and each page read
@@ -116,9 +118,9 @@ async function newestFirst<T>(
   return { items, next: null, scanned };
 }
 
-export interface BackofficeQueries {
+export interface BackofficeQueries extends BackofficeDetails {
   invoices(filter: InvoiceFilter): Promise<Paged<InvoiceRowView>>;
-  customers(query: { q?: string; status?: 'open' | 'closed'; after?: string; limit?: number }): Promise<{ items: Array<ReturnType<typeof customerListItem>>; next: string | null }>;
+  customers(query: { q?: string; status?: 'open' | 'closed'; after?: string; limit?: number; sort?: 'identifier' | 'balance' }): Promise<{ items: Array<ReturnType<typeof customerListItem>>; next: string | null }>;
   payments(query: { customer?: string; before?: number; limit?: number }): Promise<Paged<PaymentRowView>>;
   orders(query: { before?: number; limit?: number }): Promise<Paged<OrderRowView>>;
   aging(): Promise<AgingSummary>;
@@ -148,13 +150,20 @@ export interface OrderRowView {
   watermark: number;
 }
 
-export function createBackofficeQueries(core: EngineCore, account: Account, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): BackofficeQueries {
+export function createBackofficeQueries(
+  core: EngineCore,
+  account: Account,
+  findSale: (key: string) => Promise<{ id: string; number: string } | undefined>,
+  receivables: Pick<Receivables, 'viewInvoice'>,
+): BackofficeQueries {
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
   const customerIdOf = async (identifier: string) =>
     (await core.find<CustomerDoc & Row>('customers', { selector: { identifier }, sort: [{ identifier: 'asc' }], limit: 1 }))[0]?.id;
   let agingCache: { key: string; value: AgingSummary } | undefined;
 
+  const details = createBackofficeDetails(core, account, receivables);
   return {
+    ...details,
     search: (q) => searchEverything(core, q, findSale),
     async invoices(filter) {
       const day = today();
@@ -181,6 +190,7 @@ export function createBackofficeQueries(core: EngineCore, account: Account, find
     },
 
     async customers(query) {
+      if (query.sort === 'balance') return details.customersByBalance(query);
       const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
       const ctx = { today: today(), accountCurrency: account.profile().currency };
       const q = query.q?.trim() ?? '';

@@ -6,6 +6,7 @@ import { getRecord, putRecord } from '../records';
 import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentData, PaymentDoc } from './types';
 import { applyInvoiceToLedger, applyPaymentToLedger, changesLedger, lastPaymentOf } from './ledger';
 import { decodeInvoice, encodeInvoice, type InvoiceRow } from './invoice-codec';
+import { rankCustomerInTx } from './customer-rank';
 
 interface Slot<T> {
   doc: T;
@@ -324,6 +325,9 @@ export class ReceivablesUnit {
       });
       slot.doc.watermark = stamped.watermark;
     }
+    // Last, so the unit's own records keep their order: the back office's balance index (customer-rank.ts).
+    const rankContext = { timezone: this.account.profile().timezone, accountCurrency: this.account.profile().currency };
+    for (const slot of this.customers.values()) if (slot.dirty) await rankCustomerInTx(tx, slot.doc, rankContext);
   }
 }
 

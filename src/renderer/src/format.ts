@@ -114,3 +114,14 @@ export function cardOutcomeTitle(outcome: { approved: boolean; code: string | nu
 export function terminalDown(code: string | null): boolean {
   return code === 'lane_offline' || code === 'lane_not_found' || code === 'terminal_unavailable';
 }
+
+/**
+ * An amount the API sends as a plain decimal ("1234.50", always a dot: the reference's payment
+ * views) in minor units, to show it in this screen's locale; undefined when it is not one.
+ */
+export function fromDecimal(text: string | null | undefined, currency: string): number | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec((text ?? '').trim());
+  if (!m) return undefined;
+  const parsed = parseMoney(`${m[2]}${m[3] ? `.${m[3]}` : ''}`, currency, 'en-US');
+  return parsed.ok ? (m[1] ? -parsed.minor : parsed.minor) : undefined;
+}

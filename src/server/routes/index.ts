@@ -24,6 +24,7 @@ import { notificationRoutes } from './notifications';
 import { syncRoutes } from './sync';
 import { userRoutes } from './users';
 import { backofficeRoutes } from './backoffice';
+import { backofficeDetailRoutes } from './backoffice-details';
 import { importRoutes } from './imports';
 import { Type } from '@sinclair/typebox';
 
@@ -53,6 +54,7 @@ const domainRoutes: AnyRoute[] = [
   ...syncRoutes,
   ...userRoutes,
   ...backofficeRoutes,
+  ...backofficeDetailRoutes,
   ...importRoutes,
 ];
 

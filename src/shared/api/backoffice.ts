@@ -22,6 +22,11 @@ import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from
 import { backofficeRoutes } from './backoffice-routes';
 import { ResolutionQuery, SyncResolutions, SyncStatus } from '../schemas/sync';
 import type { Endpoint } from './pos';
+import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../schemas/backoffice-details';
+import { AutopayCreate, AutopayLookup, AutopayRetrieveResponse, AutopayRevoke, Wallet, WalletSearchQuery } from '../schemas/wallets';
+import { InvitationBody } from '../schemas/receivables-customers';
+import { ReminderCounts } from '../schemas/notifications';
+import { CommentCreate, DisputeClose, DisputeOpen, IdentifierMessage } from '../schemas/collaboration';
 
 /**
  * The calls the back-office screens make, declared once, as `posEndpoints` is for the register
@@ -97,6 +102,22 @@ export const backofficeEndpoints = {
   setMailRelay: { ...backofficeRoutes.setMailRelay, body: MailRelayInput, response: MailRelay },
   removeMailRelay: { ...backofficeRoutes.removeMailRelay, response: Type.Object({}) },
   outbox: { ...backofficeRoutes.outbox, query: OutboxQuery, response: OutboxPage },
+  // The routes declare the inline answers below: the same shapes, held equal by the contract test.
+  customerChildren: { ...backofficeRoutes.customerChildren, response: CustomerChildren },
+  wallets: { ...backofficeRoutes.wallets, query: WalletSearchQuery, response: Type.Object({ wallets: Type.Array(ref(Wallet)) }) },
+  removeWalletMethod: { ...backofficeRoutes.removeWalletMethod, response: Type.Object({ fund_token: Type.String() }) },
+  // The reference also reads this GET's customer from a JSON body; the screens send the query (boCall sends no GET body).
+  autopay: { ...backofficeRoutes.autopay, query: AutopayLookup, body: AutopayLookup, response: AutopayRetrieveResponse },
+  createAutopay: { ...backofficeRoutes.createAutopay, body: AutopayCreate, response: Type.Object({ token: Type.String() }) },
+  revokeAutopay: { ...backofficeRoutes.revokeAutopay, body: AutopayRevoke, response: Type.Object({}) },
+  invite: { ...backofficeRoutes.invite, body: InvitationBody, response: Type.Object({}) },
+  cancelInvite: { ...backofficeRoutes.cancelInvite, body: InvitationBody, response: Type.Object({}) },
+  invoiceThread: { ...backofficeRoutes.invoiceThread, response: InvoiceThread },
+  invoiceDocument: { ...backofficeRoutes.invoiceDocument, query: InvoiceDocumentQuery, response: Type.String({ format: 'binary' }) },
+  remind: { ...backofficeRoutes.remind, response: ReminderCounts },
+  openDispute: { ...backofficeRoutes.openDispute, body: DisputeOpen, response: Type.Object({ identifier: Type.String(), message: Type.String(), dispute_id: Type.Integer() }) },
+  closeDispute: { ...backofficeRoutes.closeDispute, body: DisputeClose, response: IdentifierMessage },
+  commentOnInvoice: { ...backofficeRoutes.commentOnInvoice, body: CommentCreate, response: Type.Object({ identifier: Type.String() }) },
   syncStatus: { ...backofficeRoutes.syncStatus, response: SyncStatus },
   syncResolutions: { ...backofficeRoutes.syncResolutions, query: ResolutionQuery, response: SyncResolutions },
   pauseSync: { ...backofficeRoutes.pauseSync, response: SyncStatus },

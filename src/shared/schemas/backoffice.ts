@@ -53,8 +53,14 @@ export type InvoicePage = Static<typeof InvoicePage>;
 export const CustomerListQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 100, description: 'Identifier prefix' })),
   status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
-  after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The `next` of the page before: identifier order' })),
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 160, description: 'The `next` of the page before (of the same `sort`)' })),
   limit: Type.Optional(Limit),
+  sort: Type.Optional(
+    Type.Union([Type.Literal('identifier'), Type.Literal('balance')], {
+      default: 'identifier',
+      description: '`identifier` (ascending, on the identifier index) or `balance`: largest balance first, on an index of customer balances kept with every customer write (ties in identifier order)',
+    }),
+  ),
 });
 export const CustomerPage = Type.Object({
   items: Type.Array(ref(CustomerListItem)),

@@ -24,7 +24,8 @@ export function boCall<K extends keyof BackofficeEndpoints>(creds: Credentials, 
   const { params, query, body } = input as { params?: Record<string, string | number>; query?: Record<string, unknown>; body?: unknown };
   const path = endpoint.path.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent(String(params?.[p])));
   const qs = query ? encodeQuery(query).join('&') : '';
-  return apiFetch(creds, endpoint.method, qs ? `${path}?${qs}` : path, body);
+  // A GET carries no body in a browser (GET /api/autopay declares one for the reference's callers).
+  return apiFetch(creds, endpoint.method, qs ? `${path}?${qs}` : path, endpoint.method === 'GET' ? undefined : body);
 }
 
 async function refused(res: Response): Promise<ApiError> {

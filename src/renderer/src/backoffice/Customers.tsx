@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -7,6 +7,7 @@ import { DataTable, type Columns } from './DataTable';
 import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
 import { InvoiceTable } from './Invoices';
 import { PaymentTable } from './Payments';
+import { HierarchyPanel, InvitationsPanel, NotesPanel, WalletsPanel } from './CustomerPanels';
 
 type Customer = BoAnswer<'customers'>['items'][number];
 
@@ -35,19 +36,14 @@ function CustomerList() {
   const q = search.get('q') ?? '';
   const status = search.get('status') ?? '';
   const [text, setText] = useState(q);
-  const [sort, setSort] = useState<{ by: string; desc: boolean }>({ by: 'identifier', desc: false });
+  // Both orders are the engine's, on an index: identifier (A to Z) or balance (largest first).
+  const sort = search.get('sort') === 'balance' ? 'balance' : 'identifier';
   const { rows, more, loading, error } = usePaged<Customer, string>(
-    (creds, after) => boCall(creds, 'customers', { query: { ...(q ? { q } : {}), ...(status ? { status: status as 'open' } : {}), ...(after ? { after } : {}), limit: 100 } }),
-    [q, status],
+    (creds, after) => boCall(creds, 'customers', { query: { ...(q ? { q } : {}), ...(status ? { status: status as 'open' } : {}), ...(after ? { after } : {}), sort, limit: 100 } }),
+    [q, status, sort],
   );
-  // The engine pages in identifier order; the other sorts order the rows loaded so far.
-  const sorted = useMemo(() => {
-    const key = sort.by as keyof Customer;
-    const out = [...rows].sort((a, b) => (a[key]! < b[key]! ? -1 : a[key]! > b[key]! ? 1 : 0));
-    return sort.desc ? out.reverse() : out;
-  }, [rows, sort]);
   const setQuery = (next: Record<string, string>) => {
-    const params = new URLSearchParams({ ...(q ? { q } : {}), ...(status ? { status } : {}), ...next });
+    const params = new URLSearchParams({ ...(q ? { q } : {}), ...(status ? { status } : {}), ...(sort === 'balance' ? { sort } : {}), ...next });
     for (const [k, v] of [...params]) if (!v) params.delete(k);
     go(`/app/customers${params.size ? `?${params}` : ''}`, { replace: true });
   };
@@ -68,11 +64,11 @@ function CustomerList() {
       <DataTable
         label="Customers"
         columns={columns}
-        rows={sorted}
+        rows={rows}
         more={more}
         loading={loading}
         onOpen={(c) => go(link('customers', c.identifier))}
-        sort={{ ...sort, sortable: ['identifier', 'name', 'balance_cents'], set: (by) => setSort((s) => ({ by, desc: s.by === by ? !s.desc : false })) }}
+        sort={{ by: sort === 'balance' ? 'balance_cents' : 'identifier', desc: sort === 'balance', sortable: ['identifier', 'balance_cents'], set: (by) => setQuery({ sort: by === 'balance_cents' ? 'balance' : '' }) }}
         empty="No customer matches."
       />
     </section>
@@ -84,6 +80,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
   const session = useUser((s) => s.session);
   const { data, error } = useLoad((creds) => boCall(creds, 'customer', { params: { identifier } }), [identifier]);
   const { data: row } = useLoad(async (creds) => (await boCall(creds, 'customers', { query: { q: identifier, limit: 1 } })).items.find((c) => c.identifier === identifier), [identifier]);
+  const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   if (error) return <Notice error={error} />;
   if (!data) return <p className="muted">Loading…</p>;
   const currency = row?.currency ?? data.currency;
@@ -128,19 +125,13 @@ function CustomerDetail({ identifier }: { identifier: string }) {
           <p className="muted">{data.email || 'No e-mail'} · {data.telephone || 'no telephone'}</p>
           <p className="muted">{[data.address_1, data.city, data.province, data.postal_code, data.country].filter(Boolean).join(', ')}</p>
           <p className="muted">Last payment: {data.last_payment_date ? `${day(data.last_payment_date)}` : 'none yet'}</p>
-          {data.parent_identifier && <p>Parent: <a href={link('customers', data.parent_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.parent_identifier!)))}>{data.parent_identifier}</a></p>}
         </div>
       </div>
-      <div className="card">
-        <h2>Contacts</h2>
-        {data.contacts.length === 0 ? <p className="muted">No contacts.</p> : (
-          <ul className="bo-list">
-            {data.contacts.map((c) => (
-              <li key={c.email}>{c.email} <span className="muted">{[c.first_name, c.last_name].filter(Boolean).join(' ')}</span> {c.invited_at && <span className="pill">invited {day(c.invited_at)}</span>}</li>
-            ))}
-          </ul>
-        )}
-        {data.notes && <p className="muted">Notes: {data.notes}</p>}
+      <div className="bo-detail-grid">
+        <InvitationsPanel data={data} />
+        <NotesPanel data={data} />
+        <HierarchyPanel data={data} />
+        {account?.capabilities.wallets && <WalletsPanel identifier={identifier} autopayOn={account.capabilities.autopay} />}
       </div>
       <h2>Open invoices</h2>
       <InvoiceTable filter={{ customer: identifier, status: 'open' }} />

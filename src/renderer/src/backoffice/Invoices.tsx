@@ -3,9 +3,10 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { money, parseAmount } from '../format';
+import { fromDecimal, money, parseAmount } from '../format';
 import { DataTable, type Columns } from './DataTable';
 import { Money, Notice, Title, day, useLoad, usePaged } from './common';
+import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
 
 type Row = BoAnswer<'invoices'>['items'][number];
 type Filter = NonNullable<BoCall<'invoices'>['query']>;
@@ -127,11 +128,16 @@ function InvoiceList() {
 }
 
 function InvoiceDetail({ number }: { number: string }) {
-  const go = useRoute((s) => s.go);
-  const session = useUser((s) => s.session);
   const { data, error } = useLoad((creds) => boCall(creds, 'invoice', { params: { number_or_id: number }, query: { options: { payments: true } } }), [number]);
   if (error) return <Notice error={error} />;
   if (!data) return <p className="muted">Loading…</p>;
+  return <InvoicePage data={data} />;
+}
+
+function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
+  const go = useRoute((s) => s.go);
+  const session = useUser((s) => s.session);
+  const reminder = useReminder(data);
   const cur = data.currency.toUpperCase();
   const payments = (data.payments ?? []) as Array<Record<string, string>>;
   return (
@@ -139,16 +145,19 @@ function InvoiceDetail({ number }: { number: string }) {
       <Title
         back="/app/invoices"
         actions={
-          can(session, 'collect') &&
-          data.owing_cents > 0 && (
-            <button type="button" className="primary" onClick={() => go(`/app/payments/new?customer=${encodeURIComponent(data.customer_identifier)}&invoice=${encodeURIComponent(data.number)}`)}>
-              Record a payment
-            </button>
-          )
+          <>
+            {can(session, 'collect') && reminder.button}
+            {can(session, 'collect') && data.owing_cents > 0 && (
+              <button type="button" className="primary" onClick={() => go(`/app/payments/new?customer=${encodeURIComponent(data.customer_identifier)}&invoice=${encodeURIComponent(data.number)}`)}>
+                Record a payment
+              </button>
+            )}
+          </>
         }
       >
         Invoice {data.display_number} <span className={`pill ${data.status.toLowerCase()}`}>{data.status}</span>
       </Title>
+      {reminder.result}
       <div className="grid">
         <div className="card">
           <h2>Amount</h2>
@@ -168,6 +177,7 @@ function InvoiceDetail({ number }: { number: string }) {
       </div>
       <div className="card">
         <h2>Lines</h2>
+        {data.line_item_attributes.length === 0 ? <p className="muted">No line items: the invoice was imported with its amount only.</p> : (
         <table className="bo-simple">
           <thead><tr><th>#</th><th>Description</th><th>Qty</th><th>Amount</th><th>Balance</th></tr></thead>
           <tbody>
@@ -176,6 +186,7 @@ function InvoiceDetail({ number }: { number: string }) {
             ))}
           </tbody>
         </table>
+        )}
       </div>
       <div className="card">
         <h2>Payments</h2>
@@ -183,16 +194,14 @@ function InvoiceDetail({ number }: { number: string }) {
           <ul className="bo-list">
             {payments.map((p, i) => (
               <li key={i}>
-                <a href={link('payments', p.payment_reference ?? '')} onClick={(e) => (e.preventDefault(), go(link('payments', p.payment_reference ?? '')))}>{p.payment_reference}</a> · {p.date} · {p.amount}
+                <a href={link('payments', p.payment_reference ?? '')} onClick={(e) => (e.preventDefault(), go(link('payments', p.payment_reference ?? '')))}>{p.payment_reference}</a> · {p.date} · <Money cents={fromDecimal(p.amount, cur)} currency={cur} />
               </li>
             ))}
           </ul>
         )}
       </div>
-      <div className="card">
-        <h2>Attachments</h2>
-        {data.attachments.length === 0 ? <p className="muted">None.</p> : data.attachments.map((a) => <p key={a.file_name}>{a.file_name} <span className="muted">({Math.ceil(a.size / 1024)} KB)</span></p>)}
-      </div>
+      <ThreadPanel data={data} />
+      <InvoiceDocument data={data} />
     </section>
   );
 }

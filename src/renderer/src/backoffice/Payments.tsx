@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { amountInput, money, parseAmount } from '../format';
+import { amountInput, fromDecimal, money, parseAmount } from '../format';
+import { PaymentTree } from './PaymentTree';
 import { DataTable, type Columns } from './DataTable';
 import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
 
@@ -58,8 +59,8 @@ function PaymentDetail({ reference }: { reference: string }) {
       <div className="grid">
         <div className="card">
           <h2>Received</h2>
-          <p className="big-figure">{data.payment_amount} {data.currency}</p>
-          <p className="muted">Unapplied credit: {data.unapplied_amount}</p>
+          <p className="big-figure"><Money cents={fromDecimal(data.payment_amount, data.currency)} currency={data.currency} /></p>
+          <p className="muted">Unapplied credit: <Money cents={fromDecimal(data.unapplied_amount, data.currency)} currency={data.currency} /></p>
         </div>
         <div className="card">
           <h2>From</h2>
@@ -67,21 +68,7 @@ function PaymentDetail({ reference }: { reference: string }) {
           <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_source} {data.external_payment_number ?? ''}</p>
         </div>
       </div>
-      <div className="card">
-        <h2>Applied to</h2>
-        <table className="bo-simple">
-          <thead><tr><th>Invoice</th><th>Applied</th><th>Invoice balance</th></tr></thead>
-          <tbody>
-            {data.payment_amounts.map((a, i) => (
-              <tr key={i}>
-                <td><a href={link('invoices', a.invoice_number ?? '')} onClick={(e) => (e.preventDefault(), go(link('invoices', a.invoice_number ?? '')))}>{a.invoice_number}</a></td>
-                <td>{a.amount}</td>
-                <td>{a.invoice_balance ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <PaymentTree data={data} />
     </section>
   );
 }

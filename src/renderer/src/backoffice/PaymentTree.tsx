@@ -1,0 +1,87 @@
+import type { ReactNode } from 'react';
+import { boCall, type BoAnswer } from '../api/backoffice';
+import { fromDecimal } from '../format';
+import { link, useRoute } from '../state/route';
+import { Money, day, useLoad } from './common';
+import './details.css';
+
+/**
+ * A payment's tree as the engine answers it (options[export_payment_tree]): the payment on top;
+ * below it what it became: an allocation to each invoice, the credit left on the customer's
+ * account, and the payments that came from it (refunds, reversals), each a node of its own.
+ */
+type Payment = BoAnswer<'payment'>;
+
+function Node(props: { kind: string; tone: string; title: ReactNode; amount: ReactNode; sub?: ReactNode; children?: ReactNode }) {
+  return (
+    <li>
+      <div className={`bo-node ${props.tone}`} role="treeitem" aria-label={`${props.kind}`} aria-expanded={props.children ? true : undefined}>
+        <span className="kind">{props.kind}</span>
+        <span>{props.title}</span>
+        <span className="amount">{props.amount}</span>
+        {props.sub && <span className="sub">{props.sub}</span>}
+      </div>
+      {props.children && <ul role="group">{props.children}</ul>}
+    </li>
+  );
+}
+
+function Go({ to, children }: { to: string; children: ReactNode }) {
+  const go = useRoute((s) => s.go);
+  return (
+    <a href={to} onClick={(e) => (e.preventDefault(), go(to))}>
+      {children}
+    </a>
+  );
+}
+
+/** A payment that came from this one (a refund or a reversal), read to show its amount and state. */
+function ChildPayment({ reference, currency }: { reference: string; currency: string }) {
+  const { data } = useLoad((c) => boCall(c, 'payment', { params: { reference_or_token: reference }, query: {} }), [reference]);
+  const cents = fromDecimal(data?.payment_amount, currency);
+  return (
+    <Node
+      kind={data?.status === 'REVERSAL' ? 'Reversal' : 'Refund'}
+      tone="refund"
+      title={<Go to={link('payments', reference)}>{reference}</Go>}
+      amount={data ? <Money cents={cents === undefined ? undefined : -Math.abs(cents)} currency={currency} /> : '…'}
+      sub={data ? `${day(data.date)} · ${data.status}` : undefined}
+    />
+  );
+}
+
+export function PaymentTree({ data }: { data: Payment }) {
+  const cur = data.currency.toUpperCase();
+  const applied = data.payment_amounts.filter((a) => (fromDecimal(a.amount, cur) ?? 0) !== 0);
+  const unapplied = fromDecimal(data.unapplied_amount, cur) ?? 0;
+  const children = data.payment_tree?.children ?? [];
+  const empty = applied.length === 0 && unapplied === 0 && children.length === 0;
+  return (
+    <div className="card bo-stack">
+      <h2>Payment tree</h2>
+      <ul className="bo-tree" role="tree" aria-label="Payment tree">
+        <Node
+          kind="Payment"
+          tone="root"
+          title={<strong>{data.payment_reference}</strong>}
+          amount={<Money cents={fromDecimal(data.payment_amount, cur)} currency={cur} />}
+          sub={`${day(data.date)} · ${data.external_payment_type ?? data.payment_method ?? data.payment_source.toLowerCase()}${data.external_payment_number ? ` ${data.external_payment_number}` : ''} · from ${data.customer_name || data.customer_identifier}`}
+        >
+          {applied.map((a, i) => (
+            <Node
+              key={`${a.invoice_number}-${i}`}
+              kind="Invoice"
+              tone="invoice"
+              title={<Go to={link('invoices', a.invoice_number ?? '')}>Invoice {a.invoice_number}</Go>}
+              amount={<Money cents={fromDecimal(a.amount, cur)} currency={cur} />}
+              sub={a.invoice_balance !== undefined ? <>Left owing on the invoice: <Money cents={fromDecimal(a.invoice_balance, cur)} currency={cur} /></> : undefined}
+            />
+          ))}
+          {unapplied !== 0 && <Node kind="Credit" tone="credit" title="Unapplied credit" amount={<Money cents={unapplied} currency={cur} />} sub="Kept on the customer's account for a later invoice" />}
+          {children.map((reference) => <ChildPayment key={reference} reference={reference} currency={cur} />)}
+          {empty && <li className="muted small">Nothing applied yet.</li>}
+        </Node>
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,290 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PDFDocument from 'pdfkit';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, screenshot } from '../helpers/browser';
+import { card, VISA } from '../helpers/cards';
+import { apiOf, start, until, type Proc } from './processes';
+import { formatMoney } from '../../src/shared/money';
+
+/**
+ * The back office's detail views in Debian's Chromium against `npm run serve` with data (issue
+ * 19), in en-US and in fr-CA: a customer's notes saved (and a field error beside the field), an
+ * invitation sent and cancelled, its child accounts, its masked card and autopay; the customer
+ * list sorted by balance by the server; an invoice's attached PDF in the page, a reminder's counts
+ * in words, a dispute opened and closed, a comment added; a payment's tree. Screenshots:
+ * test-output/screenshots/backoffice-detail-{customer,invoice,payment}-{en-US,fr-CA}.png.
+ */
+const TOKEN = 'BACKOFFICEDETAIL1';
+const KEY = 'back-office-details-key-0123456789';
+const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
+const LOCALES = [
+  { locale: 'en-US', p: 'EN' },
+  { locale: 'fr-CA', p: 'FR' },
+] as const;
+
+let dir: string;
+let serve: Proc;
+let browser: Browser;
+let url: string;
+const contexts: BrowserContext[] = [];
+const pages = new Map<string, Page>();
+const api = apiOf(() => url, TOKEN, KEY);
+const pageErrors: string[] = [];
+const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
+/** What the screen must show for an amount in its locale ("$1,234.50", "1 234,50 $ US"). */
+const shown = (cents: number, locale: string) => spaces(formatMoney(cents, 'USD', { locale }));
+
+function invoicePdf(title: string): Promise<string> {
+  return new Promise((resolve) => {
+    const doc = new PDFDocument({ size: 'LETTER', margin: 54 });
+    const chunks: Buffer[] = [];
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks).toString('base64')));
+    doc.fontSize(22).text('Acme Supplies', { continued: false }).moveDown();
+    doc.fontSize(14).text(title).moveDown();
+    doc.fontSize(11).text('Widgets, 10 x 123.45').text('Total due: 1,234.50 USD');
+    doc.end();
+  });
+}
+
+async function seed(p: string) {
+  const customer = (identifier: string, extra: Record<string, unknown> = {}) => api('POST', '/api/imports/customer', { identifier, name: `${identifier} Inc`, ...extra });
+  await customer(`${p}-ACME`, { contacts: [{ email: `billing@${p.toLowerCase()}-acme.test`, first_name: 'Bea', last_name: 'Billing' }] });
+  await customer(`${p}-ACME-EAST`, { parent_identifier: `${p}-ACME` });
+  await customer(`${p}-QUIET`);
+  await api('POST', '/api/imports/invoice', { number: `${p}-INV-1`, customer_identifier: `${p}-ACME`, amount: 123450, date: '2026-01-05', due_date: '2026-02-04' });
+  await api('POST', `/api/imports/invoice/${p}-INV-1/attachment`, { find_by: 'number', file_name: `${p}-INV-1.pdf`, content: await invoicePdf(`Invoice ${p}-INV-1`) });
+  await api('POST', '/api/imports/invoice', { number: `${p}-INV-2`, customer_identifier: `${p}-QUIET`, amount: 5000, date: '2026-01-06', due_date: '2026-02-05' });
+  await api('POST', '/api/gateway/v1/wallets', { customer: `${p}-ACME`, credit_card: card(VISA) });
+}
+
+/**
+ * A full-page screenshot with the whole page in the view: Chromium paints a frame's PDF viewer
+ * only while it is in view, and the shell's bar is sticky, so the view is made as tall as the page.
+ */
+async function shot(p: Page, name: string) {
+  const size = p.viewportSize()!;
+  const height = Number(await p.evaluate('document.documentElement.scrollHeight'));
+  await p.setViewportSize({ width: size.width, height: Math.max(size.height, height) });
+  await p.evaluate('window.scrollTo(0, 0)');
+  await p.waitForTimeout(1500);
+  await screenshot(p, name);
+  await p.setViewportSize(size);
+}
+
+async function newPage(locale: string): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale });
+  contexts.push(ctx);
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
+  p.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
+  return p;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'laneway-bo-details-'));
+  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
+  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
+  const ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
+  for (const { p } of LOCALES) await seed(p);
+  browser = await launchBrowser();
+  const en = await newPage('en-US');
+  await en.goto(ownerLink);
+  await en.getByLabel('Your e-mail (leave empty to keep the one you were given)', { exact: true }).fill(OWNER.email);
+  await en.getByLabel('New password', { exact: true }).fill(OWNER.password);
+  await en.getByLabel('The same again', { exact: true }).fill(OWNER.password);
+  await en.keyboard.press('Enter');
+  await en.getByLabel('Signed in user').waitFor();
+  pages.set('en-US', en);
+  const fr = await newPage('fr-CA');
+  await fr.goto(`${url}/app/customers`);
+  await fr.getByLabel('E-mail', { exact: true }).fill(OWNER.email);
+  await fr.getByLabel('Password', { exact: true }).fill(OWNER.password);
+  await fr.keyboard.press('Enter');
+  await fr.getByLabel('Signed in user').waitFor();
+  pages.set('fr-CA', fr);
+}, 120_000);
+
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state !== 'fail') return;
+  if (pageErrors.length) console.error(pageErrors.splice(0).join('\n'));
+  for (const [locale, p] of pages) await screenshot(p, `failed-backoffice-details-${locale}-${ctx.task.name.slice(0, 30).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => undefined);
+  await browser?.close();
+  await serve?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+for (const { locale, p } of LOCALES) {
+  const owing = shown(123450, locale);
+  describe(`the back office's detail views in ${locale}`, { timeout: 120_000 }, () => {
+    const page = () => pages.get(locale)!;
+    const seen = (text: string | RegExp) => page().getByText(text).first().waitFor({ state: 'visible', timeout: 20_000 });
+    const field = (label: string) => page().getByLabel(label, { exact: true });
+
+    it('opens a customer: child accounts, notes saved, a field error beside its field, an invitation, the masked card', async () => {
+      await page().goto(`${url}/app/customers/${p}-ACME`);
+      await seen(`${p}-ACME Inc`);
+      expect(spaces(await page().getByLabel('Balance').innerText())).toBe(owing);
+      // Hierarchy: the child account, and a parent that does not exist refused beside the field.
+      await page().getByRole('table', { name: 'Child accounts' }).getByText(`${p}-ACME-EAST`, { exact: true }).waitFor();
+      await field('Parent customer').fill('NOBODY-HERE');
+      await page().getByRole('button', { name: 'Set parent' }).click();
+      const parentError = page().locator('#field-parent_identifier-error');
+      await parentError.waitFor();
+      expect(await parentError.innerText()).toBe("Names no existing customer (NOBODY-HERE)");
+      expect(await field('Parent customer').getAttribute('aria-invalid')).toBe('true');
+      // Notes: edited and saved through the customer import; the engine has them.
+      await field('Notes about this customer').fill(`Prefers e-mail. Net 30 agreed (${locale}).`);
+      await page().getByRole('button', { name: 'Save notes' }).click();
+      await seen('Notes saved.');
+      await until(async () => (await api<{ notes: string }>('GET', `/api/exports/customer/${p}-ACME`)).notes.includes(locale), 'the notes stored');
+      // Invitations: one sent to a new address, then cancelled; the stored contact says so.
+      const email = `ap@${p.toLowerCase()}-acme.test`;
+      await field('Invite someone by e-mail').fill(email);
+      await page().getByRole('button', { name: 'Send invitation' }).click();
+      await seen(`Invitation sent to ${email}.`);
+      const row = page().getByRole('table', { name: 'Contacts' }).getByRole('row', { name: new RegExp(email) });
+      await until(async () => /invited \d{4}-\d{2}-\d{2}/.test(await row.innerText()), 'the invited pill');
+      await row.getByRole('button', { name: 'Cancel invitation' }).click();
+      await seen(`Invitation to ${email} cancelled.`);
+      await until(async () => /not invited/.test(await row.innerText()), 'the cancelled invitation');
+      const stored = await api<{ contacts: Array<{ email: string; invited_at: string | null }> }>('GET', `/api/exports/customer/${p}-ACME`);
+      expect(stored.contacts.find((c) => c.email === email)?.invited_at).toBeNull();
+      // The billing contact's invitation stays, so a reminder can reach someone.
+      const billing = page().getByRole('table', { name: 'Contacts' }).getByRole('row', { name: /billing@/ });
+      await billing.getByRole('button', { name: 'Invite' }).click();
+      await until(async () => /invited \d{4}-\d{2}-\d{2}/.test(await billing.innerText()), "the billing contact's invitation");
+      expect(await row.getByRole('button', { name: 'Cancel invitation' }).count()).toBe(0);
+      // Wallet: the card shows masked (brand and last four), never its number; autopay can be turned on.
+      const methods = page().getByRole('list', { name: 'Payment methods' });
+      await methods.getByText(/\*\*0006/).waitFor();
+      expect(await page().content()).not.toContain(VISA);
+      await seen(/Autopay is off/);
+      await shot(page(), `backoffice-detail-customer-${locale}`);
+      // Autopay on with the card, then off; the engine's agreements follow.
+      await page().getByRole('button', { name: 'Turn autopay on' }).click();
+      await seen('Autopay turned on.');
+      await seen(/Autopay is on: due invoices are charged to Visa \*\*0006/);
+      await until(async () => (await api<{ autopays: unknown[] }>('GET', `/api/autopay?customer_identifier=${p}-ACME`)).autopays.length === 1, 'the agreement');
+      await page().getByRole('button', { name: 'Turn autopay off' }).click();
+      await seen('Autopay turned off.');
+      await seen(/Autopay is off/);
+      expect((await api<{ autopays: unknown[] }>('GET', `/api/autopay?customer_identifier=${p}-ACME`)).autopays).toEqual([]);
+      if (p !== 'FR') return;
+      // Removing a card asks first, naming it; then it is gone from the wallet.
+      await methods.getByRole('button', { name: 'Remove' }).click();
+      const dialog = page().getByRole('dialog', { name: 'Remove this payment method?' });
+      expect(await dialog.innerText()).toContain('Visa **0006 will no longer be able to pay');
+      await dialog.getByRole('button', { name: 'Remove' }).click();
+      await seen('No saved payment method.');
+      const wallets = await api<{ wallets: Array<{ credit_cards: unknown[] }> }>('GET', `/api/gateway/v1/wallets/search?type=customer&locator=${p}-ACME`);
+      expect(wallets.wallets.flatMap((w) => w.credit_cards)).toEqual([]);
+    });
+
+    it('sorts the customer list by balance on the server, largest first', async () => {
+      await page().goto(`${url}/app/customers?q=${p}-`);
+      const table = page().getByRole('table', { name: 'Customers' });
+      await table.getByText(`${p}-QUIET`, { exact: true }).waitFor();
+      const sorted = page().waitForRequest((r) => r.url().includes('/api/backoffice/customers') && r.url().includes('sort=balance'));
+      await table.getByRole('columnheader', { name: /Balance/ }).click();
+      await sorted;
+      await page().waitForURL(/sort=balance/);
+      await until(async () => /▼/.test(await table.getByRole('columnheader', { name: /Balance/ }).innerText()), 'the sort mark');
+      const first = table.getByRole('row').nth(1);
+      await until(async () => new RegExp(`^${p}-ACME\\s`).test(await first.innerText()), 'the largest balance first');
+      await shot(page(), `backoffice-detail-customers-by-balance-${locale}`);
+    });
+
+    it('opens an invoice: its PDF in the page, a reminder in words, a dispute opened and closed, a comment', async () => {
+      const pdf = page().waitForResponse((r) => r.url().includes(`/api/backoffice/invoices/${p}-INV-1/document`));
+      await page().goto(`${url}/app/invoices/${p}-INV-1`);
+      const res = await pdf;
+      expect(res.status()).toBe(200);
+      expect(res.headers()['content-type']).toMatch(/^application\/pdf/);
+      expect(await res.request().headerValue('authorization')).toMatch(/^Bearer /);
+      const frame = page().getByTitle(`Invoice ${p}-INV-1 (PDF)`);
+      await frame.waitFor();
+      expect(await frame.getAttribute('src')).toMatch(/^blob:/);
+      expect(spaces(await page().getByLabel('Owing').innerText())).toBe(owing);
+      // A reminder: the engine's counts, in words.
+      await page().getByRole('button', { name: 'Send a reminder' }).click();
+      await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');
+      expect(await page().getByLabel('Reminder result').innerText()).toBe('Reminder sent for 1 invoice of 1.');
+      // A dispute opened, then closed with a comment; then a plain comment.
+      await field('Comment, or what the customer disputes').fill('The quantity is wrong: 8 widgets came, not 10.');
+      await field('Raised by (to open a dispute)').fill(`billing@${p.toLowerCase()}-acme.test`);
+      await page().getByRole('button', { name: 'Open a dispute' }).click();
+      await seen(/disputed since/);
+      await field('Comment, or how the dispute was resolved').fill('Credit note for 2 widgets sent.');
+      await page().getByRole('button', { name: 'Close the dispute' }).click();
+      await seen('no open dispute');
+      await field('Comment, or what the customer disputes').fill('Called Bea: she agrees with the credit note.');
+      await page().getByRole('button', { name: 'Add comment' }).click();
+      const comments = page().getByRole('list', { name: 'Comments' });
+      await comments.getByText('Called Bea: she agrees with the credit note.').waitFor();
+      expect((await comments.getByRole('listitem').allInnerTexts()).map((t) => t.split('\n').pop())).toEqual([
+        'The quantity is wrong: 8 widgets came, not 10.',
+        'Credit note for 2 widgets sent.',
+        'Called Bea: she agrees with the credit note.',
+      ]);
+      const disputes = await api<{ disputes: Array<{ invoice_number: string; closed_at: string | null }> }>('GET', '/api/exports/disputes?list=true');
+      expect(disputes.disputes.filter((d) => d.invoice_number === `${p}-INV-1`).map((d) => d.closed_at !== null)).toEqual([true]);
+      await page().waitForTimeout(800);
+      expect(pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+      await shot(page(), `backoffice-detail-invoice-${locale}`);
+    });
+
+    it('says why no reminder went out for a customer nobody was invited for', async () => {
+      await page().goto(`${url}/app/invoices/${p}-INV-2`);
+      await page().getByRole('button', { name: 'Send a reminder' }).click();
+      await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');
+      expect(await page().getByLabel('Reminder result').innerText()).toBe('No reminder sent: no contact of the customer has been invited yet.');
+    });
+
+    it("opens a payment and draws its tree: the invoice it paid and the credit it left", async () => {
+      await api('POST', '/api/imports/payment', { identifier: `${p}-CHQ-1`, customer_identifier: `${p}-ACME`, amount_cents: 150000, external_payment_type: 'cheque', external_payment_number: '1042', payment_amounts_attributes: [{ invoice_number: `${p}-INV-1`, amount: 123450 }] });
+      await page().goto(`${url}/app/payments/${p}-CHQ-1`);
+      const tree = page().getByRole('tree', { name: 'Payment tree' });
+      await tree.waitFor();
+      const node = (kind: string) => tree.getByRole('treeitem', { name: kind });
+      await node('Invoice').waitFor();
+      expect(spaces(await node('Payment').innerText())).toContain(shown(150000, locale));
+      expect(spaces(await node('Invoice').innerText())).toContain(`Invoice ${p}-INV-1`);
+      expect(spaces(await node('Invoice').innerText())).toContain(shown(123450, locale));
+      expect(spaces(await node('Credit').innerText())).toContain(shown(26550, locale));
+      await shot(page(), `backoffice-detail-payment-${locale}`);
+    });
+  });
+}
+
+describe('a clerk on the detail views', { timeout: 120_000 }, () => {
+  it('sees invitations, reminders and comments, but not notes, parent, card removal or autopay', async () => {
+    const owner = pages.get('en-US')!;
+    await owner.goto(`${url}/app/users`);
+    await owner.getByLabel('E-mail', { exact: true }).fill('clerk@example.com');
+    await owner.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('clerk');
+    await owner.getByRole('button', { name: 'Add user' }).click();
+    const clerkLink = (await owner.locator('.bo-secret').innerText()).trim();
+    const clerk = await newPage('en-US');
+    await clerk.goto(clerkLink);
+    await clerk.getByLabel('New password', { exact: true }).fill('clerk password 1');
+    await clerk.getByLabel('The same again', { exact: true }).fill('clerk password 1');
+    await clerk.keyboard.press('Enter');
+    await clerk.getByLabel('Signed in user').waitFor();
+    await clerk.goto(`${url}/app/customers/EN-ACME`);
+    await clerk.getByRole('list', { name: 'Payment methods' }).getByText(/\*\*0006/).waitFor();
+    await clerk.getByRole('button', { name: 'Send invitation' }).waitFor();
+    for (const hidden of ['Save notes', 'Set parent', 'Remove', 'Turn autopay on', 'Turn autopay off']) expect(await clerk.getByRole('button', { name: hidden }).count(), hidden).toBe(0);
+    expect(await clerk.getByText('Prefers e-mail. Net 30 agreed (en-US).').count()).toBe(1);
+    await clerk.goto(`${url}/app/invoices/EN-INV-1`);
+    await clerk.getByRole('button', { name: 'Send a reminder' }).waitFor();
+    await clerk.getByRole('button', { name: 'Add comment' }).waitFor();
+  });
+});
