@@ -15,7 +15,7 @@ async function all(qs: string, limit: number): Promise<string[]> {
   const seen: string[] = [];
   let before: number | null = null;
   for (let pages = 0; pages < 200; pages++) {
-    const page = (await h.api.get<InvoicePage>(`/api/backoffice/invoices?${qs}&limit=${limit}${before ? `&before=${before}` : ''}`)).body;
+    const page: InvoicePage = (await h.api.get<InvoicePage>(`/api/backoffice/invoices?${qs}&limit=${limit}${before ? `&before=${before}` : ''}`)).body;
     seen.push(...page.items.map((i) => i.number));
     if (page.next === null) return seen;
     before = page.next;
