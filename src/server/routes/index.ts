@@ -22,6 +22,7 @@ import { webhookRoutes } from './webhooks';
 import { collaborationRoutes } from './collaboration';
 import { notificationRoutes } from './notifications';
 import { syncRoutes } from './sync';
+import { syncUpstreamRoutes } from './sync-upstream';
 import { userRoutes } from './users';
 import { backofficeRoutes } from './backoffice';
 import { importRoutes } from './imports';
@@ -51,6 +52,7 @@ const domainRoutes: AnyRoute[] = [
   ...collaborationRoutes,
   ...notificationRoutes,
   ...syncRoutes,
+  ...syncUpstreamRoutes,
   ...userRoutes,
   ...backofficeRoutes,
   ...importRoutes,

@@ -1,0 +1,146 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp';
+import { until } from '../e2e/processes';
+import { killHard, startInstall, startProxy, type Install, type Proxy } from './rig';
+import { differences, counts, exported, type Api } from './upstream-compare';
+
+/**
+ * A hub and its upstream service as two `serve` processes on loopback (the upstream another
+ * Laneway), the hub reaching it through a TCP proxy the test cuts: records made on both sides end
+ * up on both, field by field, each once; a cut link and a SIGKILL of the hub mid-pull resume from
+ * the checkpoints; the upstream's API key is sealed at rest.
+ */
+const cleanups: Array<() => unknown> = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+interface Peer {
+  peer: string;
+  role: string;
+  paused: boolean;
+  queued: number;
+  lag_ms: number;
+  last_error: string | null;
+  last_success_at: string | null;
+  streams: Array<{ stream: string; checkpoint: number }>;
+}
+
+const apiOf = (i: Install): Api => (method, path) => i.api(method, path);
+const upstreamPeer = async (hub: Install) => (await hub.api<{ peers: Peer[] }>('GET', '/api/sync/status')).peers.find((p) => p.peer === 'upstream');
+const agree = (hub: Install, upstream: Install, what: string, ms = 60_000) =>
+  until(async () => (await differences(apiOf(hub), apiOf(upstream))).length === 0, what, ms).catch(async (e) => {
+    console.log((await differences(apiOf(hub), apiOf(upstream))).slice(0, 20), JSON.stringify(await upstreamPeer(hub), null, 1), hub.proc.output().slice(-3000));
+    throw e;
+  });
+
+/** Every file of a data folder, as text: what a copy of the folder would give away. */
+function folderText(dir: string): string {
+  let out = '';
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (name === 'keys') continue;
+    out += statSync(path).isDirectory() ? folderText(path) : readFileSync(path).toString('latin1');
+  }
+  return out;
+}
+
+describe('a hub and its upstream service, two processes', () => {
+  let upstream: Install;
+  let hub: Install;
+  let proxy: Proxy;
+  const hubDir = tempDir();
+  const upDir = tempDir();
+  cleanups.push(hubDir.cleanup, upDir.cleanup);
+  const upCreds = { token: 'UPSTREAMTOKEN1', key: 'upstream-secret-key-1' };
+
+  it('pulls the upstream records and pushes its own until both hold the same, each once', async () => {
+    upstream = await startInstall('upstream', upDir.dir, [], upCreds);
+    cleanups.push(() => upstream.proc.stop());
+    proxy = await startProxy(upstream.url);
+    cleanups.push(() => proxy.close());
+    hub = await startInstall('hub', hubDir.dir, ['--sync-poll-ms', '200']);
+    cleanups.push(() => hub.proc.stop());
+
+    await upstream.api('POST', '/api/imports/customer', { identifier: 'UP1', name: 'Upstream One', email: 'one@up.test', city: 'Laval', credit_limit_cents: 100000, tags: 'a;b' });
+    await upstream.api('POST', '/api/imports/invoice', { number: 'UINV1', customer_identifier: 'UP1', date: '2026-02-01', due_date: '2026-03-01', line_item_attributes: [{ description: 'Box', quantity: 3, unit_cost_cents: 1250 }], subtotal_tax1: 488 });
+    await upstream.api('POST', '/api/imports/payment', { identifier: 'UPAY1', amount_cents: 2000, date: '2026-02-10', invoice_number: 'UINV1', customer_identifier: 'UP1', external_payment_type: 'cheque', external_payment_number: '118' });
+    await hub.api('POST', '/api/imports/customer', { identifier: 'HUB1', name: 'Hub One', first_name: 'Ana', last_name: 'Lima', country: 'CA', province: 'QC' });
+    await hub.api('POST', '/api/imports/invoice', { number: 'HINV1', customer_identifier: 'HUB1', amount: 9900, date: '2026-02-03', shipping_name: 'Dock 4', shipping_city: 'Quebec' });
+    await hub.api('POST', '/api/imports/payment', { identifier: 'HPAY1', amount_cents: 4000, date: '2026-02-04', invoice_number: 'HINV1', customer_identifier: 'HUB1' });
+
+    const set = await hub.api<{ url: string; token: string; key?: string }>('PUT', '/api/sync/upstream', { url: proxy.url, ...upCreds });
+    expect(set).toMatchObject({ url: proxy.url, token: upCreds.token });
+    expect(JSON.stringify(set)).not.toContain(upCreds.key);
+    expect(JSON.stringify(await hub.api('GET', '/api/sync/upstream'))).not.toContain(upCreds.key);
+
+    await agree(hub, upstream, 'hub and upstream to agree');
+    expect(await counts(apiOf(hub))).toEqual({ customers: 2, invoices: 2, payments: 2 });
+    expect(await counts(apiOf(upstream))).toEqual({ customers: 2, invoices: 2, payments: 2 });
+    // Field by field, balances included: the upstream computed the same owing from the same payments.
+    expect((await upstream.api<{ owing_cents: number; amount_cents: number }>('GET', '/api/exports/invoice/HINV1'))).toMatchObject({ amount_cents: 9900, owing_cents: 5900 });
+
+    await until(async () => (await upstreamPeer(hub))?.last_success_at != null, 'a last success');
+    const peer = (await upstreamPeer(hub))!;
+    expect(peer).toMatchObject({ role: 'upstream', url: proxy.url, paused: false, last_error: null });
+    expect(peer.streams.map((s) => s.stream)).toEqual(['customers', 'invoices', 'payments']);
+    expect(peer.streams.every((s) => s.checkpoint > 0)).toBe(true);
+    // The key is sealed: neither the store nor its logs hold it in clear.
+    expect(folderText(hubDir.dir)).not.toContain(upCreds.key);
+  });
+
+  it('queues while the link is cut, says so, and carries edits made on both sides once it is back', async () => {
+    proxy.cut();
+    await hub.api('POST', '/api/imports/customer', { identifier: 'HUB2', name: 'Made while apart', email: 'apart@hub.test' });
+    await hub.api('POST', '/api/imports/invoice', { number: 'UINV1', customer_identifier: 'UP1', notes_text: 'Edited on the hub', line_item_attributes: [{ number: '1', description: 'Box', quantity: 4, unit_cost_cents: 1250 }], replace_line_items: true });
+    await hub.api('POST', '/api/imports/payment', { identifier: 'HPAY2', amount_cents: 1500, date: '2026-02-12', invoice_number: 'UINV1', customer_identifier: 'UP1' });
+    await upstream.api('POST', '/api/imports/customer', { identifier: 'HUB1', name: 'Hub One Renamed', telephone: '514-555-0101' });
+    await upstream.api('POST', '/api/imports/invoice', { number: 'UINV2', customer_identifier: 'UP2', customer_name: 'Upstream Two', amount: 30000, date: '2026-02-15' });
+    await upstream.api('POST', '/api/imports/payment', { identifier: 'UPAY2', amount_cents: 10000, date: '2026-02-16', invoice_number: 'UINV2', customer_identifier: 'UP2' });
+
+    await until(async () => {
+      const p = await upstreamPeer(hub);
+      return !!p?.last_error && p.queued > 0;
+    }, 'the hub to report the link down with changes queued', 30_000);
+
+    proxy.restore();
+    await agree(hub, upstream, 'the edits of both sides on both');
+    expect(await upstream.api('GET', '/api/exports/customer/HUB1')).toMatchObject({ name: 'Hub One Renamed', telephone: '514-555-0101' });
+    expect(await hub.api('GET', '/api/exports/customer/HUB1')).toMatchObject({ name: 'Hub One Renamed', telephone: '514-555-0101' });
+    expect(await upstream.api('GET', '/api/exports/invoice/UINV1')).toMatchObject({ notes_text: 'Edited on the hub', amount_cents: 5488, owing_cents: 5488 - 2000 - 1500 });
+    expect(await counts(apiOf(upstream))).toEqual({ customers: 4, invoices: 3, payments: 4 });
+    await until(async () => (await upstreamPeer(hub))?.last_error === null, 'the error to clear');
+
+    // Settled: once equal, nothing goes back and forth (the watermarks stop moving on both sides).
+    const top = async (i: Install) => Math.max(0, ...[...(await exported(apiOf(i), 'customers')).values()].map(() => 0), ...(await i.api<{ invoices: Array<{ watermark: number }> }>('GET', '/api/exports/invoices?list=true&limit=2500')).invoices.map((r) => r.watermark));
+    await new Promise((r) => setTimeout(r, 1500));
+    const before = [await top(hub), await top(upstream)];
+    await new Promise((r) => setTimeout(r, 1500));
+    expect([await top(hub), await top(upstream)]).toEqual(before);
+  });
+
+  it('resumes from its checkpoint after a SIGKILL mid-pull: every record once, field by field', async () => {
+    const N = 600;
+    for (let i = 0; i < N; i += 20) {
+      await Promise.all(
+        Array.from({ length: Math.min(20, N - i) }, (_, j) => {
+          const n = i + j;
+          return upstream.api('POST', '/api/imports/invoice', { number: `BULK${n}`, customer_identifier: `BC${n % 50}`, customer_name: `Bulk customer ${n % 50}`, amount: 1000 + n, date: '2026-03-01' });
+        }),
+      );
+    }
+    const invoicesOn = async (i: Install) => (await exported(apiOf(i), 'invoices').catch(() => new Map())).size;
+    await until(async () => (await invoicesOn(hub)) > 3, 'the pull to start', 60_000);
+    await killHard(hub);
+    const atKill = (await exported(apiOf(upstream), 'invoices')).size;
+    expect(atKill).toBe(3 + N);
+
+    hub = await startInstall('hub', hubDir.dir, ['--sync-poll-ms', '200']);
+    cleanups.push(() => hub.proc.stop());
+    await agree(hub, upstream, 'the hub to finish the pull after its restart', 120_000);
+    expect(await counts(apiOf(hub))).toEqual({ customers: 54, invoices: 3 + N, payments: 4 });
+    expect(await counts(apiOf(upstream))).toEqual({ customers: 54, invoices: 3 + N, payments: 4 });
+  });
+});
