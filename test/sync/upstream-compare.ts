@@ -21,6 +21,9 @@ function strip(value: unknown): unknown {
   return value;
 }
 
+/** The entities both sides hold in full (orders only go up: compared by the test itself). */
+const BOTH = UPSTREAM_ENTITIES.filter((e) => e.direction === 'both');
+
 export type Api = <T>(method: string, path: string) => Promise<T>;
 
 export async function exported(api: Api, entity: UpstreamEntity): Promise<Map<string, Record<string, unknown>>> {
@@ -43,7 +46,7 @@ export async function exported(api: Api, entity: UpstreamEntity): Promise<Map<st
 /** Every difference between the two installs' records, as readable lines (none when they agree). */
 export async function differences(a: Api, b: Api): Promise<string[]> {
   const out: string[] = [];
-  for (const { name } of UPSTREAM_ENTITIES) {
+  for (const { name } of BOTH) {
     const [left, right] = await Promise.all([exported(a, name), exported(b, name)]);
     for (const key of new Set([...left.keys(), ...right.keys()])) {
       const l = left.get(key);
@@ -60,8 +63,8 @@ export async function differences(a: Api, b: Api): Promise<string[]> {
   return out;
 }
 
-export async function counts(api: Api): Promise<Record<UpstreamEntity, number>> {
-  const out = {} as Record<UpstreamEntity, number>;
-  for (const { name } of UPSTREAM_ENTITIES) out[name] = (await exported(api, name)).size;
+export async function counts(api: Api): Promise<Partial<Record<UpstreamEntity, number>>> {
+  const out: Partial<Record<UpstreamEntity, number>> = {};
+  for (const { name } of BOTH) out[name] = (await exported(api, name)).size;
   return out;
 }

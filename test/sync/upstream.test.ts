@@ -28,6 +28,14 @@ interface Peer {
   streams: Array<{ stream: string; checkpoint: number }>;
 }
 
+/** An order as both sides must hold it: what the order import sets (not each side's watermark, times, transactions). */
+async function orderOn(i: Install, identifier: string): Promise<Record<string, unknown> | null> {
+  const res = await fetch(`${i.url}/api/exports/order/${identifier}`, { headers: { authorization: `Basic ${Buffer.from(i.name === 'upstream' ? 'UPSTREAMTOKEN1:upstream-secret-key-1' : 'HUBTOKEN1:hub-secret-key-1').toString('base64')}` } });
+  if (res.status === 404) return null;
+  const { watermark: _w, created_at: _c, updated_at: _u, transactions: _t, ...rest } = (await res.json()) as Record<string, unknown>;
+  return rest;
+}
+
 const apiOf = (i: Install): Api => (method, path) => i.api(method, path);
 const upstreamPeer = async (hub: Install) => (await hub.api<{ peers: Peer[] }>('GET', '/api/sync/status')).peers.find((p) => p.peer === 'upstream');
 const agree = (hub: Install, upstream: Install, what: string, ms = 60_000) =>
@@ -57,7 +65,8 @@ describe('a hub and its upstream service, two processes', () => {
   const upCreds = { token: 'UPSTREAMTOKEN1', key: 'upstream-secret-key-1' };
 
   it('pulls the upstream records and pushes its own until both hold the same, each once', async () => {
-    upstream = await startInstall('upstream', upDir.dir, [], upCreds);
+    // The hub polls every 200 ms here (5 s by default): beyond the default 1500 requests a minute.
+    upstream = await startInstall('upstream', upDir.dir, ['--rate-limit', '100000'], upCreds);
     cleanups.push(() => upstream.proc.stop());
     proxy = await startProxy(upstream.url);
     cleanups.push(() => proxy.close());
@@ -69,6 +78,7 @@ describe('a hub and its upstream service, two processes', () => {
     await upstream.api('POST', '/api/imports/payment', { identifier: 'UPAY1', amount_cents: 2000, date: '2026-02-10', invoice_number: 'UINV1', customer_identifier: 'UP1', external_payment_type: 'cheque', external_payment_number: '118' });
     await hub.api('POST', '/api/imports/customer', { identifier: 'HUB1', name: 'Hub One', first_name: 'Ana', last_name: 'Lima', country: 'CA', province: 'QC' });
     await hub.api('POST', '/api/imports/invoice', { number: 'HINV1', customer_identifier: 'HUB1', amount: 9900, date: '2026-02-03', shipping_name: 'Dock 4', shipping_city: 'Quebec' });
+    await hub.api('POST', '/api/imports/order', { identifier: 'HORD1', number: '2-00000001', currency: 'CAD', amount_cents: 1130, date: '2026-02-05', attributes: { pos_lane: '2' }, order_items: [{ description: 'Green tea', quantity: 2, unit_cost_cents: 500, amount_cents: 1000, tax_amount_cents: 130, product_code: 'TEA' }] });
     await hub.api('POST', '/api/imports/payment', { identifier: 'HPAY1', amount_cents: 4000, date: '2026-02-04', invoice_number: 'HINV1', customer_identifier: 'HUB1' });
 
     const set = await hub.api<{ url: string; token: string; key?: string }>('PUT', '/api/sync/upstream', { url: proxy.url, ...upCreds });
@@ -85,16 +95,20 @@ describe('a hub and its upstream service, two processes', () => {
     await until(async () => (await upstreamPeer(hub))?.last_success_at != null, 'a last success');
     const peer = (await upstreamPeer(hub))!;
     expect(peer).toMatchObject({ role: 'upstream', url: proxy.url, paused: false, last_error: null });
-    expect(peer.streams.map((s) => s.stream)).toEqual(['customers', 'invoices', 'payments']);
-    expect(peer.streams.every((s) => s.checkpoint > 0)).toBe(true);
+    expect(peer.streams.map((s) => s.stream)).toEqual(['customers', 'invoices', 'payments', 'orders']);
+    // Orders (the lanes' sales on a hub) go up by the order import, without their transactions.
+    await until(async () => (await orderOn(upstream, 'HORD1')) !== null, 'the order upstream');
+    expect(await orderOn(upstream, 'HORD1')).toEqual(await orderOn(hub, 'HORD1'));
+    await until(async () => (await upstreamPeer(hub))!.streams.every((s) => s.checkpoint > 0), 'every stream to have a checkpoint');
     // The key is sealed: neither the store nor its logs hold it in clear.
     expect(folderText(hubDir.dir)).not.toContain(upCreds.key);
-  });
+  }, 120_000);
 
   it('queues while the link is cut, says so, and carries edits made on both sides once it is back', async () => {
     proxy.cut();
     await hub.api('POST', '/api/imports/customer', { identifier: 'HUB2', name: 'Made while apart', email: 'apart@hub.test' });
     await hub.api('POST', '/api/imports/invoice', { number: 'UINV1', customer_identifier: 'UP1', notes_text: 'Edited on the hub', line_item_attributes: [{ number: '1', description: 'Box', quantity: 4, unit_cost_cents: 1250 }], replace_line_items: true });
+    await hub.api('PATCH', '/api/imports/order', { identifier: 'HORD1', billing_name: 'Walk-in', attributes: { pos_lane: '2', note: 'updated' } });
     await hub.api('POST', '/api/imports/payment', { identifier: 'HPAY2', amount_cents: 1500, date: '2026-02-12', invoice_number: 'UINV1', customer_identifier: 'UP1' });
     await upstream.api('POST', '/api/imports/customer', { identifier: 'HUB1', name: 'Hub One Renamed', telephone: '514-555-0101' });
     await upstream.api('POST', '/api/imports/invoice', { number: 'UINV2', customer_identifier: 'UP2', customer_name: 'Upstream Two', amount: 30000, date: '2026-02-15' });
@@ -112,14 +126,20 @@ describe('a hub and its upstream service, two processes', () => {
     expect(await upstream.api('GET', '/api/exports/invoice/UINV1')).toMatchObject({ notes_text: 'Edited on the hub', amount_cents: 5488, owing_cents: 5488 - 2000 - 1500 });
     expect(await counts(apiOf(upstream))).toEqual({ customers: 4, invoices: 3, payments: 4 });
     await until(async () => (await upstreamPeer(hub))?.last_error === null, 'the error to clear');
+    await until(async () => (await orderOn(upstream, 'HORD1'))?.billing_name === 'Walk-in', 'the order update upstream');
+    expect(await orderOn(upstream, 'HORD1')).toEqual(await orderOn(hub, 'HORD1'));
+    expect((await upstream.api<{ orders: unknown[] }>('GET', '/api/exports/orders?list=true&limit=2500')).orders).toHaveLength(1);
 
     // Settled: once equal, nothing goes back and forth (the watermarks stop moving on both sides).
-    const top = async (i: Install) => Math.max(0, ...[...(await exported(apiOf(i), 'customers')).values()].map(() => 0), ...(await i.api<{ invoices: Array<{ watermark: number }> }>('GET', '/api/exports/invoices?list=true&limit=2500')).invoices.map((r) => r.watermark));
+    const top = async (i: Install) => {
+      const marks = await Promise.all(['customers', 'invoices', 'payments'].map(async (e) => (await i.api<Record<string, Array<{ watermark: number }>>>('GET', `/api/exports/${e}?list=true&limit=2500`))[e]!.map((r) => r.watermark)));
+      return Math.max(0, ...marks.flat());
+    };
     await new Promise((r) => setTimeout(r, 1500));
     const before = [await top(hub), await top(upstream)];
     await new Promise((r) => setTimeout(r, 1500));
     expect([await top(hub), await top(upstream)]).toEqual(before);
-  });
+  }, 120_000);
 
   it('resumes from its checkpoint after a SIGKILL mid-pull: every record once, field by field', async () => {
     const N = 600;
@@ -133,7 +153,9 @@ describe('a hub and its upstream service, two processes', () => {
     }
     const invoicesOn = async (i: Install) => (await exported(apiOf(i), 'invoices').catch(() => new Map())).size;
     await until(async () => (await invoicesOn(hub)) > 3, 'the pull to start', 60_000);
+    const atKillOnHub = await invoicesOn(hub);
     await killHard(hub);
+    expect(atKillOnHub).toBeLessThan(3 + N);
     const atKill = (await exported(apiOf(upstream), 'invoices')).size;
     expect(atKill).toBe(3 + N);
 
@@ -142,5 +164,5 @@ describe('a hub and its upstream service, two processes', () => {
     await agree(hub, upstream, 'the hub to finish the pull after its restart', 120_000);
     expect(await counts(apiOf(hub))).toEqual({ customers: 54, invoices: 3 + N, payments: 4 });
     expect(await counts(apiOf(upstream))).toEqual({ customers: 54, invoices: 3 + N, payments: 4 });
-  });
+  }, 300_000);
 });

@@ -10,6 +10,7 @@ import { createPairing, type PairedLane, type PairingGrant } from './pairing';
 import type { NatsOptions } from './jetstream';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
 import type { Receivables } from '../receivables';
+import type { Orders } from '../orders';
 import { createUpstream, type Upstream, type UpstreamView } from './upstream';
 
 export type { PairedLane, PairingGrant } from './pairing';
@@ -91,7 +92,7 @@ async function upstreamPeer(u: Upstream, now: number): Promise<PeerStatus> {
   return { peer: 'upstream', role: 'upstream', url: config?.url ?? null, paused: u.paused(), last_success_at: successes[successes.length - 1] ?? null, last_error: lastError, lag_ms: Math.max(0, lag), queued, streams };
 }
 
-export function createSync(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables?: Receivables }): Sync {
+export function createSync(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables?: Receivables; orders?: Orders }): Sync {
   const { core, account, keys } = deps;
   const pairing = createPairing(core, account, keys);
   const seen = new Map<string, LaneSeen>();
@@ -172,7 +173,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       })
       .catch((err: unknown) => core.logger.error({ err }, 'upstream status write failed'));
   };
-  const upstream = deps.receivables ? createUpstream(core, keys, deps.receivables, announceUpstream) : undefined;
+  const upstream = deps.receivables ? createUpstream(core, keys, { receivables: deps.receivables, ...(deps.orders ? { orders: deps.orders } : {}) }, announceUpstream) : undefined;
   const requireUpstream = () => {
     if (!upstream) throw fail.unavailable('upstream_unavailable', 'This install cannot replicate with an upstream');
     return upstream;

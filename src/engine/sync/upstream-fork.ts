@@ -2,6 +2,7 @@ import { concatMap, filter, Subject, type Observable } from 'rxjs';
 import { fillWithDefaultSettings, type BulkWriteRow, type EventBulk, type RxDocumentData, type RxJsonSchema, type RxStorageBulkWriteResponse, type RxStorageWriteError } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { Receivables } from '../receivables';
+import type { Orders } from '../orders';
 import type { StoredDoc } from '../../store/schema';
 import { bodyOfRecord, keyOfBody, type Body, type EntitySpec } from './upstream-shapes';
 
@@ -46,11 +47,12 @@ export interface LocalSide {
   import(body: Body): Promise<void>;
 }
 
-export function localSide(core: EngineCore, receivables: Receivables, entity: EntitySpec): LocalSide {
+export function localSide(core: EngineCore, receivables: Receivables, orders: Orders | undefined, entity: EntitySpec): LocalSide {
   const page = async (after: number, limit: number): Promise<Array<Record<string, unknown> & { watermark: number }>> => {
     const p = { after, limit };
     if (entity.name === 'customers') return (await receivables.exportCustomers(p, false)) as never;
     if (entity.name === 'payments') return (await receivables.exportPayments(p, false)) as never;
+    if (entity.name === 'orders') return orders ? ((await orders.exportOrders(p)) as never) : [];
     const { records } = await receivables.exportInvoicesJson('all', p, { includeDeleted: true });
     return records.map((r) => JSON.parse(r.json.head + r.json.rest.toString('utf8')) as Record<string, unknown> & { watermark: number });
   };
@@ -63,7 +65,8 @@ export function localSide(core: EngineCore, receivables: Receivables, entity: En
     async import(body) {
       if (entity.name === 'customers') await receivables.importCustomer(body as never);
       else if (entity.name === 'invoices') await receivables.importInvoice(body as never);
-      else await receivables.importPayment(body as never, 'json');
+      else if (entity.name === 'payments') await receivables.importPayment(body as never, 'json');
+      else throw new Error(`${entity.name} are not pulled from an upstream`);
     },
   };
 }

@@ -10,12 +10,14 @@
  * side from the same invoices and payments. A body never carries null: the import operations read
  * null as absent, so a field cleared on one side is not cleared on the other.
  */
-export type UpstreamEntity = 'customers' | 'invoices' | 'payments';
+export type UpstreamEntity = 'customers' | 'invoices' | 'payments' | 'orders';
 
 export interface EntitySpec {
   name: UpstreamEntity;
   /** The collection whose watermark is this entity's checkpoint on this install. */
-  collection: 'customers' | 'invoices' | 'payments';
+  collection: 'customers' | 'invoices' | 'payments' | 'orders';
+  /** `both`: pulled and pushed; `up`: pushed only (the lanes' sales, as orders). */
+  direction: 'both' | 'up';
   /** The export operation polled on the upstream (the spec's watermark protocol) and its wrapper key. */
   exportPath: string;
   /** The single-record view, used to fetch what a pulled record depends on. */
@@ -26,9 +28,12 @@ export interface EntitySpec {
 }
 
 export const UPSTREAM_ENTITIES: readonly EntitySpec[] = [
-  { name: 'customers', collection: 'customers', exportPath: '/api/exports/customers', viewPath: (k) => `/api/exports/customer/${encodeURIComponent(k)}`, importPath: '/api/imports/customer', keyField: 'identifier' },
-  { name: 'invoices', collection: 'invoices', exportPath: '/api/exports/invoices', viewPath: (k) => `/api/exports/invoice/${encodeURIComponent(k)}`, importPath: '/api/imports/invoice', keyField: 'number' },
-  { name: 'payments', collection: 'payments', exportPath: '/api/exports/payments', viewPath: (k) => `/api/exports/payment/${encodeURIComponent(k)}`, importPath: '/api/imports/payment', keyField: 'identifier' },
+  { name: 'customers', direction: 'both', collection: 'customers', exportPath: '/api/exports/customers', viewPath: (k) => `/api/exports/customer/${encodeURIComponent(k)}`, importPath: '/api/imports/customer', keyField: 'identifier' },
+  { name: 'invoices', direction: 'both', collection: 'invoices', exportPath: '/api/exports/invoices', viewPath: (k) => `/api/exports/invoice/${encodeURIComponent(k)}`, importPath: '/api/imports/invoice', keyField: 'number' },
+  { name: 'payments', direction: 'both', collection: 'payments', exportPath: '/api/exports/payments', viewPath: (k) => `/api/exports/payment/${encodeURIComponent(k)}`, importPath: '/api/imports/payment', keyField: 'identifier' },
+  // The lanes' sales reach the hub as orders (docs/sync.md); the upstream takes them by its order
+  // import. Their gateway transactions cannot be imported (the spec's order import refuses them).
+  { name: 'orders', direction: 'up', collection: 'orders', exportPath: '/api/exports/orders', viewPath: (k) => `/api/exports/order/${encodeURIComponent(k)}`, importPath: '/api/imports/order', keyField: 'identifier' },
 ];
 
 export type Body = Record<string, unknown>;
@@ -131,8 +136,33 @@ export function paymentBody(r: Rec): Body | null {
   return body;
 }
 
+/** Set by each install for itself, or refused by the order import: not carried. */
+const ORDER_OWN = new Set(['watermark', 'transactions', 'created_at', 'updated_at', 'settlement_token']);
+
+/**
+ * An order's record (`GET /api/exports/orders`) as `POST /api/imports/order` takes it: its fields,
+ * items and attributes; not its transactions, and not the settlement token (a processor
+ * configuration of this install's, unknown upstream).
+ */
+export function orderBody(r: Rec): Body | null {
+  if (typeof r.identifier !== 'string') return null;
+  const body: Body = {};
+  for (const [k, v] of Object.entries(r)) if (!ORDER_OWN.has(k) && v !== null && v !== undefined) body[k] = v;
+  if (Array.isArray(r.order_items)) body.order_items = (r.order_items as Rec[]).map((item) => pick(item, Object.keys(item)));
+  return body;
+}
+
 export function bodyOfRecord(entity: UpstreamEntity, record: Rec): Body | null {
-  return entity === 'customers' ? customerBody(record) : entity === 'invoices' ? invoiceBody(record) : paymentBody(record);
+  switch (entity) {
+    case 'customers':
+      return customerBody(record);
+    case 'invoices':
+      return invoiceBody(record);
+    case 'payments':
+      return paymentBody(record);
+    case 'orders':
+      return orderBody(record);
+  }
 }
 
 export function keyOfBody(entity: UpstreamEntity, body: Body): string {

@@ -5,6 +5,7 @@ import { getComposedPrimaryKeyOfDocumentData, type RxCollection, type RxConflict
 import type { EngineCore } from '../core';
 import type { InstallKeys } from '../security/install-keys';
 import type { Receivables } from '../receivables';
+import type { Orders } from '../orders';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordId } from '../records';
 import { openSecret, sealSecret, type SealedSecret } from '../webhooks/signing';
@@ -66,13 +67,13 @@ class UpstreamRefused extends Error {
   }
 }
 
-export function createUpstream(core: EngineCore, keys: InstallKeys, receivables: Receivables, onChange: () => void): Upstream {
+export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { receivables: Receivables; orders?: Orders }, onChange: () => void): Upstream {
   let states: Array<{ entity: EntitySpec; state: RxReplicationState<UpstreamDoc, { watermark: number }>; subs: Subscription[] }> = [];
   let options: { pollMs?: number; retryMs?: number } = {};
   let isPaused = false;
   const status = new Map<string, StreamStatus>();
   const iso = () => new Date(core.clock.now()).toISOString();
-  const locals = new Map(UPSTREAM_ENTITIES.map((e) => [e.name, localSide(core, receivables, e)]));
+  const locals = new Map(UPSTREAM_ENTITIES.map((e) => [e.name, localSide(core, domains.receivables, domains.orders, e)]));
   const local = (name: EntitySpec['name']) => locals.get(name) as LocalSide;
 
   const view = (c: UpstreamConfig): UpstreamView => ({ url: c.url, token: c.token, set_at: c.set_at, paused: c.paused });
@@ -95,7 +96,15 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, receivables:
       if (!res.ok) throw new Error(`upstream answered ${res.status}: ${text.slice(0, 200)}`);
       return text ? (JSON.parse(text) as unknown) : {};
     };
-    const send = (entity: EntitySpec, body: Body) => call(entity.importPath, { method: 'POST', body: JSON.stringify(body) });
+    const send = async (entity: EntitySpec, body: Body) => {
+      try {
+        await call(entity.importPath, { method: 'POST', body: JSON.stringify(body) });
+      } catch (err) {
+        // The order import creates with POST (the same content again is fine) and updates with PATCH.
+        if (!(entity.name === 'orders' && err instanceof UpstreamRefused && err.body.includes('order_exists'))) throw err;
+        await call(entity.importPath, { method: 'PATCH', body: JSON.stringify(body) });
+      }
+    };
     const invoices = UPSTREAM_ENTITIES.find((e) => e.name === 'invoices')!;
     const succeed = (s: StreamStatus, checkpoint?: number) => {
       const wasFailing = s.last_error !== null;
@@ -104,6 +113,20 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, receivables:
       if (checkpoint !== undefined && checkpoint > s.checkpoint) s.checkpoint = checkpoint;
       if (wasFailing) onChange();
     };
+    // The spec's polling: the greatest watermark seen is the next start, and RxDB persists it.
+    const pullHandler = (entity: EntitySpec, s: StreamStatus, poll$: Subject<'RESYNC'>) => ({
+      batchSize: UPSTREAM_PAGE,
+      stream$: poll$.asObservable(),
+      handler: async (checkpoint: { watermark: number } | undefined, batchSize: number) => {
+        const from = checkpoint?.watermark ?? 0;
+        const page = (await call(`${entity.exportPath}?watermark=${from}&list=true&limit=${batchSize}`)) as Record<string, unknown>;
+        const records = pageRecords(page[entity.name]);
+        const top = records.reduce((w, r) => Math.max(w, r.watermark), from);
+        succeed(s, top);
+        if (records.length > 0) onChange();
+        return { documents: docsOf(entity, records) as never, checkpoint: { watermark: top } };
+      },
+    });
     // The identifier is the upstream's address: another upstream starts from watermark 0.
     const peerId = createHash('sha256').update(base).digest('hex').slice(0, 12);
 
@@ -149,19 +172,7 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, receivables:
         waitForLeadership: false,
         autoStart: true,
         toggleOnDocumentVisible: false,
-        pull: {
-          batchSize: UPSTREAM_PAGE,
-          stream$: poll$.asObservable(),
-          handler: async (checkpoint, batchSize) => {
-            const from = checkpoint?.watermark ?? 0;
-            const page = (await call(`${entity.exportPath}?watermark=${from}&list=true&limit=${batchSize}`)) as Record<string, unknown>;
-            const records = pageRecords(page[entity.name]);
-            const top = records.reduce((w, r) => Math.max(w, r.watermark), from);
-            succeed(s, top);
-            if (records.length > 0) onChange();
-            return { documents: docsOf(entity, records) as never, checkpoint: { watermark: top } };
-          },
-        },
+        ...(entity.direction === 'both' ? { pull: pullHandler(entity, s, poll$) } : {}),
         push: {
           batchSize: 100,
           handler: async (rows) => {
@@ -220,7 +231,7 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, receivables:
     return typeof data?.watermark === 'number' ? data.watermark : undefined;
   };
 
-  for (const e of UPSTREAM_ENTITIES) status.set(e.name, { stream: e.name, direction: 'both', last_success_at: null, last_error: null, last_error_at: null, queued: 0, checkpoint: 0 });
+  for (const e of UPSTREAM_ENTITIES) status.set(e.name, { stream: e.name, direction: e.direction, last_success_at: null, last_error: null, last_error_at: null, queued: 0, checkpoint: 0 });
 
   const startFrom = async () => {
     const config = await stored();
@@ -283,7 +294,8 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, receivables:
       for (const entity of UPSTREAM_ENTITIES) {
         const s = status.get(entity.name)!;
         const state = states.find((x) => x.entity === entity)?.state;
-        const down = state ? await persistedCheckpoint(state, 'down').catch(() => undefined) : undefined;
+        // The checkpoint shown: the upstream watermark pulled, or for a push-only entity this install's watermark confirmed.
+        const down = state ? await persistedCheckpoint(state, entity.direction === 'up' ? 'up' : 'down').catch(() => undefined) : undefined;
         if (down !== undefined && down > s.checkpoint) s.checkpoint = down;
         const up = state ? ((await persistedCheckpoint(state, 'up').catch(() => undefined)) ?? 0) : 0;
         s.queued = state ? await core.store.count(entity.collection, { watermark: { $gt: up } }) : 0;
