@@ -100,6 +100,14 @@ describe('a hub and its upstream service, two processes', () => {
     await until(async () => (await orderOn(upstream, 'HORD1')) !== null, 'the order upstream');
     expect(await orderOn(upstream, 'HORD1')).toEqual(await orderOn(hub, 'HORD1'));
     await until(async () => (await upstreamPeer(hub))!.streams.every((s) => s.checkpoint > 0), 'every stream to have a checkpoint');
+    // Paused, it stays paused; resumed, it goes on.
+    expect((await hub.api<{ peers: Peer[] }>('POST', '/api/sync/pause')).peers.find((p) => p.peer === 'upstream')).toMatchObject({ paused: true });
+    await hub.api('POST', '/api/imports/customer', { identifier: 'HUB3', name: 'Made while paused' });
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await exported(apiOf(upstream), 'customers')).has('HUB3')).toBe(false);
+    expect((await hub.api<{ upstream: { paused: boolean } }>('GET', '/api/sync/upstream')).upstream.paused).toBe(true);
+    expect((await hub.api<{ peers: Peer[] }>('POST', '/api/sync/resume')).peers.find((p) => p.peer === 'upstream')).toMatchObject({ paused: false });
+    await until(async () => (await exported(apiOf(upstream), 'customers')).has('HUB3'), 'the customer made while paused upstream');
     // The key is sealed: neither the store nor its logs hold it in clear.
     expect(folderText(hubDir.dir)).not.toContain(upCreds.key);
   }, 120_000);
@@ -111,6 +119,9 @@ describe('a hub and its upstream service, two processes', () => {
     await hub.api('PATCH', '/api/imports/order', { identifier: 'HORD1', billing_name: 'Walk-in', attributes: { pos_lane: '2', note: 'updated' } });
     await hub.api('POST', '/api/imports/payment', { identifier: 'HPAY2', amount_cents: 1500, date: '2026-02-12', invoice_number: 'UINV1', customer_identifier: 'UP1' });
     await upstream.api('POST', '/api/imports/customer', { identifier: 'HUB1', name: 'Hub One Renamed', telephone: '514-555-0101' });
+    // The same customer edited on both sides while apart: the hub's version of it wins.
+    await hub.api('POST', '/api/imports/customer', { identifier: 'UP1', name: 'Upstream One', telephone: '450-555-0111' });
+    await upstream.api('POST', '/api/imports/customer', { identifier: 'UP1', name: 'Upstream One', telephone: '450-555-0222', city: 'Montreal' });
     await upstream.api('POST', '/api/imports/invoice', { number: 'UINV2', customer_identifier: 'UP2', customer_name: 'Upstream Two', amount: 30000, date: '2026-02-15' });
     await upstream.api('POST', '/api/imports/payment', { identifier: 'UPAY2', amount_cents: 10000, date: '2026-02-16', invoice_number: 'UINV2', customer_identifier: 'UP2' });
 
@@ -123,8 +134,9 @@ describe('a hub and its upstream service, two processes', () => {
     await agree(hub, upstream, 'the edits of both sides on both');
     expect(await upstream.api('GET', '/api/exports/customer/HUB1')).toMatchObject({ name: 'Hub One Renamed', telephone: '514-555-0101' });
     expect(await hub.api('GET', '/api/exports/customer/HUB1')).toMatchObject({ name: 'Hub One Renamed', telephone: '514-555-0101' });
+    expect(await upstream.api('GET', '/api/exports/customer/UP1')).toMatchObject({ telephone: '450-555-0111', city: 'Laval' });
     expect(await upstream.api('GET', '/api/exports/invoice/UINV1')).toMatchObject({ notes_text: 'Edited on the hub', amount_cents: 5488, owing_cents: 5488 - 2000 - 1500 });
-    expect(await counts(apiOf(upstream))).toEqual({ customers: 4, invoices: 3, payments: 4 });
+    expect(await counts(apiOf(upstream))).toEqual({ customers: 5, invoices: 3, payments: 4 });
     await until(async () => (await upstreamPeer(hub))?.last_error === null, 'the error to clear');
     await until(async () => (await orderOn(upstream, 'HORD1'))?.billing_name === 'Walk-in', 'the order update upstream');
     expect(await orderOn(upstream, 'HORD1')).toEqual(await orderOn(hub, 'HORD1'));
@@ -162,7 +174,7 @@ describe('a hub and its upstream service, two processes', () => {
     hub = await startInstall('hub', hubDir.dir, ['--sync-poll-ms', '200']);
     cleanups.push(() => hub.proc.stop());
     await agree(hub, upstream, 'the hub to finish the pull after its restart', 120_000);
-    expect(await counts(apiOf(hub))).toEqual({ customers: 54, invoices: 3 + N, payments: 4 });
-    expect(await counts(apiOf(upstream))).toEqual({ customers: 54, invoices: 3 + N, payments: 4 });
+    expect(await counts(apiOf(hub))).toEqual({ customers: 55, invoices: 3 + N, payments: 4 });
+    expect(await counts(apiOf(upstream))).toEqual({ customers: 55, invoices: 3 + N, payments: 4 });
   }, 300_000);
 });
