@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { interval, map, Subject, type Subscription } from 'rxjs';
-import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
-import { getComposedPrimaryKeyOfDocumentData, type RxCollection, type RxConflictHandler } from 'rxdb';
+import type { Subscription } from 'rxjs';
+import type { RxReplicationState } from 'rxdb/plugins/replication';
+import { getComposedPrimaryKeyOfDocumentData } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { InstallKeys } from '../security/install-keys';
 import type { Receivables } from '../receivables';
@@ -9,10 +8,11 @@ import type { Orders } from '../orders';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordId } from '../records';
 import { openSecret, sealSecret, type SealedSecret } from '../webhooks/signing';
-import { pageRecords } from '../../sync/poller';
 import type { StreamStatus } from './lane-client';
-import { docsOf, localSide, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
-import { invoicesOfPayment, invoiceBody, UPSTREAM_ENTITIES, type Body, type EntitySpec } from './upstream-shapes';
+import { localSide, type LocalSide, type UpstreamDoc } from './upstream-fork';
+import { upstreamLink } from './upstream-link';
+import { replicateEntity } from './upstream-replication';
+import { UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
 
 /**
  * A hub's replication with an upstream service speaking this API (another Laneway, or the cloud
@@ -56,16 +56,6 @@ export interface Upstream {
 
 const KIND = 'sync_upstream';
 const TIMEOUT_MS = 30_000;
-export const UPSTREAM_PAGE = 2500;
-
-class UpstreamRefused extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-  ) {
-    super(`upstream answered ${status}: ${body.slice(0, 300)}`);
-  }
-}
 
 export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { receivables: Receivables; orders?: Orders }, onChange: () => void): Upstream {
   let states: Array<{ entity: EntitySpec; state: RxReplicationState<UpstreamDoc, { watermark: number }>; subs: Subscription[] }> = [];
@@ -85,133 +75,26 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
       putRecord(tx, 'sync_exception', `upstream:${direction}:${entity}:${key}`, { peer: 'upstream', document: `${entity}/${key}`, reason: 'upstream_refused', direction, message: err instanceof Error ? err.message : String(err), at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: `${entity}/${key}` }),
     );
 
-  const build = (config: UpstreamConfig) => {
-    const base = config.url.replace(/\/$/, '');
-    const auth = `Basic ${Buffer.from(`${config.token}:${openSecret(keys, config.key)}`).toString('base64')}`;
-    const call = async (path: string, init: RequestInit = {}): Promise<unknown> => {
-      const res = await fetch(`${base}${path}`, { ...init, headers: { authorization: auth, accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) }, signal: AbortSignal.timeout(TIMEOUT_MS) });
-      const text = await res.text();
-      // A refusal of the record itself (4xx but auth) is the record's; anything else is the link's.
-      if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403 && res.status !== 429) throw new UpstreamRefused(res.status, text);
-      if (!res.ok) throw new Error(`upstream answered ${res.status}: ${text.slice(0, 200)}`);
-      return text ? (JSON.parse(text) as unknown) : {};
-    };
-    const send = async (entity: EntitySpec, body: Body) => {
-      try {
-        await call(entity.importPath, { method: 'POST', body: JSON.stringify(body) });
-      } catch (err) {
-        // The order import creates with POST (the same content again is fine) and updates with PATCH.
-        if (!(entity.name === 'orders' && err instanceof UpstreamRefused && err.body.includes('order_exists'))) throw err;
-        await call(entity.importPath, { method: 'PATCH', body: JSON.stringify(body) });
-      }
-    };
-    const invoices = UPSTREAM_ENTITIES.find((e) => e.name === 'invoices')!;
-    const succeed = (s: StreamStatus, checkpoint?: number) => {
-      const wasFailing = s.last_error !== null;
-      s.last_success_at = iso();
-      s.last_error = null;
-      if (checkpoint !== undefined && checkpoint > s.checkpoint) s.checkpoint = checkpoint;
-      if (wasFailing) onChange();
-    };
-    // The spec's polling: the greatest watermark seen is the next start, and RxDB persists it.
-    const pullHandler = (entity: EntitySpec, s: StreamStatus, poll$: Subject<'RESYNC'>) => ({
-      batchSize: UPSTREAM_PAGE,
-      stream$: poll$.asObservable(),
-      handler: async (checkpoint: { watermark: number } | undefined, batchSize: number) => {
-        const from = checkpoint?.watermark ?? 0;
-        const page = (await call(`${entity.exportPath}?watermark=${from}&list=true&limit=${batchSize}`)) as Record<string, unknown>;
-        const records = pageRecords(page[entity.name]);
-        const top = records.reduce((w, r) => Math.max(w, r.watermark), from);
-        succeed(s, top);
-        if (records.length > 0) onChange();
-        return { documents: docsOf(entity, records) as never, checkpoint: { watermark: top } };
-      },
-    });
-    // The identifier is the upstream's address: another upstream starts from watermark 0.
-    const peerId = createHash('sha256').update(base).digest('hex').slice(0, 12);
+  const succeed = (s: StreamStatus, checkpoint?: number) => {
+    const wasFailing = s.last_error !== null;
+    s.last_success_at = iso();
+    s.last_error = null;
+    if (checkpoint !== undefined && checkpoint > s.checkpoint) s.checkpoint = checkpoint;
+    if (wasFailing) onChange();
+  };
+  const failed = (s: StreamStatus, message: string) => {
+    const wasOk = s.last_error === null;
+    s.last_error = message;
+    s.last_error_at = iso();
+    if (wasOk) onChange();
+  };
 
+  const build = (config: UpstreamConfig) => {
+    const link = upstreamLink(config.url, config.token, openSecret(keys, config.key), TIMEOUT_MS);
     for (const entity of UPSTREAM_ENTITIES) {
       const s = status.get(entity.name)!;
-      const real = core.store.collection(entity.collection);
-      const schema = UPSTREAM_DOC_SCHEMA(real.schema.version);
-      const ownInvoice = async (number: string) => docsOf(invoices, await local('invoices').page(((await local('invoices').watermarkOf(number)) ?? 1) - 1, 1))[0];
-      const fork = upstreamFork(core, entity, local(entity.name), schema, {
-        refused: async (key, _body, err) => {
-          await exception(entity.name, key, 'pull', err);
-        },
-        // A pulled payment may name an invoice the invoice stream has not brought yet.
-        prepare:
-          entity.name === 'payments'
-            ? async (body) => {
-                for (const number of invoicesOfPayment(body)) {
-                  if ((await local('invoices').watermarkOf(number)) !== undefined) continue;
-                  const inv = invoiceBody((await call(invoices.viewPath(number))) as Record<string, unknown>);
-                  if (inv) await local('invoices').import(inv);
-                }
-              }
-            : undefined,
-      });
-      const conflictHandler: RxConflictHandler<UpstreamDoc> = {
-        isEqual: (a, b) => sameBody(a, b),
-        // Changed on both sides while apart: this install's version is pushed (see docs/sync.md).
-        resolve: async (input) => input.newDocumentState,
-      };
-      const facade = Object.create(real, {
-        storageInstance: { value: fork },
-        conflictHandler: { value: conflictHandler },
-        schema: { value: { jsonSchema: schema, primaryPath: 'id', version: real.schema.version } },
-        onClose: { value: [] },
-      }) as RxCollection<UpstreamDoc>;
-      const poll$ = new Subject<'RESYNC'>();
-      const subs: Subscription[] = [interval(options.pollMs ?? 5000).pipe(map(() => 'RESYNC' as const)).subscribe(poll$)];
-      const state = replicateRxCollection<UpstreamDoc, { watermark: number }>({
-        replicationIdentifier: `laneway-upstream-${entity.name}-${peerId}`,
-        collection: facade,
-        live: true,
-        retryTime: options.retryMs ?? 2000,
-        waitForLeadership: false,
-        autoStart: true,
-        toggleOnDocumentVisible: false,
-        ...(entity.direction === 'both' ? { pull: pullHandler(entity, s, poll$) } : {}),
-        push: {
-          batchSize: 100,
-          handler: async (rows) => {
-            for (const row of rows) {
-              const doc = row.newDocumentState as UpstreamDoc;
-              try {
-                await send(entity, doc.body);
-              } catch (err) {
-                if (!(err instanceof UpstreamRefused)) throw err;
-                // A payment of an invoice the upstream lacks: the invoice first, then the payment again.
-                const missing = entity.name === 'payments' && err.body.includes('invoice_not_found') ? invoicesOfPayment(doc.body) : [];
-                const sent = missing.length > 0 && (await Promise.all(missing.map(ownInvoice))).every((d) => !!d);
-                if (!sent) {
-                  await exception(entity.name, doc.id, 'push', err);
-                  continue;
-                }
-                for (const number of missing) await send(invoices, (await ownInvoice(number))!.body);
-                await send(entity, doc.body).catch(async (again: unknown) => {
-                  if (!(again instanceof UpstreamRefused)) throw again;
-                  await exception(entity.name, doc.id, 'push', again);
-                });
-              }
-            }
-            succeed(s);
-            onChange();
-            return [];
-          },
-        },
-      });
-      subs.push(
-        state.error$.subscribe((err) => {
-          const first = (err as { parameters?: { errors?: Array<{ message?: string }> } }).parameters?.errors?.[0]?.message;
-          const wasOk = s.last_error === null;
-          s.last_error = first ?? err.message;
-          s.last_error_at = iso();
-          if (wasOk) onChange();
-        }),
-      );
-      states.push({ entity, state, subs });
+      const started = replicateEntity({ core, link, entity, local, options, onChange, refused: exception, succeed: (checkpoint) => succeed(s, checkpoint), failed: (message) => failed(s, message) });
+      states.push({ entity, ...started });
     }
   };
 
