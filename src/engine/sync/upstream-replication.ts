@@ -25,12 +25,46 @@ export interface EntityReplicationContext {
 const INVOICES = UPSTREAM_ENTITIES.find((e) => e.name === 'invoices')!;
 
 /**
+ * Where a pull is: the greatest watermark seen, and for invoices from a service without the full
+ * invoice feed (the reference has only `open_invoices` and `invoices/recent`), which of those two.
+ */
+export interface PullCheckpoint {
+  watermark: number;
+  feed?: 'open' | 'recent';
+}
+
+/**
+ * One page of the spec's polling (`watermark`, `list=true`, `limit`). Invoices use Laneway's full
+ * feed (`/api/exports/invoices`); a service that answers 404 for it is read by the reference's
+ * feeds instead: every open invoice first (`/api/exports/open_invoices`), then from watermark 0
+ * the invoices changed in the past 7 days (`/api/exports/invoices/recent`), polled from then on.
+ * Records already equal write nothing, so reading one twice costs only the read.
+ */
+export async function pullPage(call: UpstreamLink['call'], entity: EntitySpec, checkpoint: PullCheckpoint | undefined, limit: number): Promise<{ records: Array<Record<string, unknown> & { watermark: number }>; checkpoint: PullCheckpoint }> {
+  const from = checkpoint?.watermark ?? 0;
+  const feed = checkpoint?.feed;
+  const path = feed === 'open' ? '/api/exports/open_invoices' : feed === 'recent' ? '/api/exports/invoices/recent' : entity.exportPath;
+  let body: Record<string, unknown>;
+  try {
+    body = (await call(`${path}?watermark=${from}&list=true&limit=${limit}`)) as Record<string, unknown>;
+  } catch (err) {
+    if (entity.name === 'invoices' && !feed && err instanceof UpstreamRefused && err.status === 404) return { records: [], checkpoint: { watermark: 0, feed: 'open' } };
+    throw err;
+  }
+  const records = pageRecords(body[feed === 'open' ? 'open_invoices' : entity.name] ?? body[entity.name]);
+  const top = records.reduce((w, r) => Math.max(w, r.watermark), from);
+  // Every open invoice read: the recent feed from its start.
+  if (feed === 'open' && records.length < limit) return { records, checkpoint: { watermark: 0, feed: 'recent' } };
+  return { records, checkpoint: feed ? { watermark: top, feed } : { watermark: top } };
+}
+
+/**
  * One entity's RxDB replication with the upstream (`replicateRxCollection`): pull by the spec's
  * watermark polling over the export operation (the greatest watermark seen is the checkpoint,
  * RxDB persists it), push to the import operation. Invoices a payment depends on are brought
  * first in either direction.
  */
-export function replicateEntity(ctx: EntityReplicationContext): { state: RxReplicationState<UpstreamDoc, { watermark: number }>; subs: Subscription[] } {
+export function replicateEntity(ctx: EntityReplicationContext): { state: RxReplicationState<UpstreamDoc, PullCheckpoint>; subs: Subscription[] } {
   const { core, link, entity, local } = ctx;
   const real = core.store.collection(entity.collection);
   const schema = UPSTREAM_DOC_SCHEMA(real.schema.version);
@@ -68,14 +102,11 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
   const pull = {
     batchSize: UPSTREAM_PAGE,
     stream$: poll$.asObservable(),
-    handler: async (checkpoint: { watermark: number } | undefined, batchSize: number) => {
-      const from = checkpoint?.watermark ?? 0;
-      const page = (await link.call(`${entity.exportPath}?watermark=${from}&list=true&limit=${batchSize}`)) as Record<string, unknown>;
-      const records = pageRecords(page[entity.name]);
-      const top = records.reduce((w, r) => Math.max(w, r.watermark), from);
-      ctx.succeed(top);
+    handler: async (checkpoint: PullCheckpoint | undefined, batchSize: number) => {
+      const { records, checkpoint: next } = await pullPage(link.call, entity, checkpoint, batchSize);
+      ctx.succeed(next.watermark);
       if (records.length > 0) ctx.onChange();
-      return { documents: docsOf(entity, records) as never, checkpoint: { watermark: top } };
+      return { documents: docsOf(entity, records) as never, checkpoint: next };
     },
   };
 
@@ -99,7 +130,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     }
   };
 
-  const state = replicateRxCollection<UpstreamDoc, { watermark: number }>({
+  const state = replicateRxCollection<UpstreamDoc, PullCheckpoint>({
     replicationIdentifier: `laneway-upstream-${entity.name}-${link.peerId}`,
     collection: facade,
     live: true,

@@ -11,7 +11,7 @@ import { openSecret, sealSecret, type SealedSecret } from '../webhooks/signing';
 import type { StreamStatus } from './lane-client';
 import { localSide, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { upstreamLink } from './upstream-link';
-import { replicateEntity } from './upstream-replication';
+import { replicateEntity, type PullCheckpoint } from './upstream-replication';
 import { UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
 
 /**
@@ -58,7 +58,7 @@ const KIND = 'sync_upstream';
 const TIMEOUT_MS = 30_000;
 
 export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { receivables: Receivables; orders?: Orders }, onChange: () => void): Upstream {
-  let states: Array<{ entity: EntitySpec; state: RxReplicationState<UpstreamDoc, { watermark: number }>; subs: Subscription[] }> = [];
+  let states: Array<{ entity: EntitySpec; state: RxReplicationState<UpstreamDoc, PullCheckpoint>; subs: Subscription[] }> = [];
   let options: { pollMs?: number; retryMs?: number } = {};
   let isPaused = false;
   const status = new Map<string, StreamStatus>();
@@ -105,7 +105,7 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
     await Promise.all(stopping.map(({ state }) => state.cancel()));
   };
 
-  const persistedCheckpoint = async (state: RxReplicationState<UpstreamDoc, { watermark: number }>, direction: 'up' | 'down'): Promise<number | undefined> => {
+  const persistedCheckpoint = async (state: RxReplicationState<UpstreamDoc, PullCheckpoint>, direction: 'up' | 'down'): Promise<number | undefined> => {
     const meta = state.metaInstance;
     if (!meta) return undefined;
     const id = getComposedPrimaryKeyOfDocumentData(meta.schema, { isCheckpoint: '1', itemId: direction } as never);
