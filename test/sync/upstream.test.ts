@@ -105,6 +105,8 @@ describe('a hub and its upstream service, two processes', () => {
     await hub.api('POST', '/api/imports/customer', { identifier: 'HUB3', name: 'Made while paused' });
     await new Promise((r) => setTimeout(r, 800));
     expect((await exported(apiOf(upstream), 'customers')).has('HUB3')).toBe(false);
+    expect((await upstreamPeer(hub))).toMatchObject({ paused: true, queued: expect.any(Number) });
+    expect((await upstreamPeer(hub))!.queued).toBeGreaterThan(0);
     expect((await hub.api<{ upstream: { paused: boolean } }>('GET', '/api/sync/upstream')).upstream.paused).toBe(true);
     expect((await hub.api<{ peers: Peer[] }>('POST', '/api/sync/resume')).peers.find((p) => p.peer === 'upstream')).toMatchObject({ paused: false });
     await until(async () => (await exported(apiOf(upstream), 'customers')).has('HUB3'), 'the customer made while paused upstream');

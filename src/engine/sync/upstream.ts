@@ -62,6 +62,7 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
   let options: { pollMs?: number; retryMs?: number } = {};
   let isPaused = false;
   const status = new Map<string, StreamStatus>();
+  const confirmedUp = new Map<string, number>();
   const iso = () => new Date(core.clock.now()).toISOString();
   const locals = new Map(UPSTREAM_ENTITIES.map((e) => [e.name, localSide(core, domains.receivables, domains.orders, e)]));
   const local = (name: EntitySpec['name']) => locals.get(name) as LocalSide;
@@ -137,6 +138,7 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
       const config: UpstreamConfig = { url: input.url.replace(/\/$/, ''), token: input.token, key: sealSecret(keys, input.key), set_at: iso(), paused: previous?.paused ?? false };
       await saveConfig(config);
       for (const s of status.values()) Object.assign(s, { last_success_at: null, last_error: null, last_error_at: null, checkpoint: 0 });
+      confirmedUp.clear();
       await startFrom();
       onChange();
       return view(config);
@@ -180,8 +182,11 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
         // The checkpoint shown: the upstream watermark pulled, or for a push-only entity this install's watermark confirmed.
         const down = state ? await persistedCheckpoint(state, entity.direction === 'up' ? 'up' : 'down').catch(() => undefined) : undefined;
         if (down !== undefined && down > s.checkpoint) s.checkpoint = down;
-        const up = state ? ((await persistedCheckpoint(state, 'up').catch(() => undefined)) ?? 0) : 0;
-        s.queued = state ? await core.store.count(entity.collection, { watermark: { $gt: up } }) : 0;
+        // While paused (no replication running) the queue counts from the last push confirmed.
+        const up = state ? await persistedCheckpoint(state, 'up').catch(() => undefined) : undefined;
+        if (up !== undefined) confirmedUp.set(entity.name, up);
+        const configured = states.length > 0 || isPaused;
+        s.queued = configured ? await core.store.count(entity.collection, { watermark: { $gt: confirmedUp.get(entity.name) ?? 0 } }) : 0;
         out.push({ ...s });
       }
       return out;
