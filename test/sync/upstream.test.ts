@@ -63,12 +63,15 @@ describe('a hub and its upstream service, two processes', () => {
   const upDir = tempDir();
   cleanups.push(hubDir.cleanup, upDir.cleanup);
   const upCreds = { token: 'UPSTREAMTOKEN1', key: 'upstream-secret-key-1' };
+  /** The request lines the hub sent its upstream, in order. */
+  const requests: string[] = [];
+  const invoicePulls = () => requests.filter((r) => r.startsWith('GET /api/exports/invoices?')).map((r) => Number(new URL(r.slice(4), 'http://x').searchParams.get('watermark')));
 
   it('pulls the upstream records and pushes its own until both hold the same, each once', async () => {
     // The hub polls every 200 ms here (5 s by default): beyond the default 1500 requests a minute.
     upstream = await startInstall('upstream', upDir.dir, ['--rate-limit', '100000'], upCreds);
     cleanups.push(() => upstream.proc.stop());
-    proxy = await startProxy(upstream.url);
+    proxy = await startProxy(upstream.url, { tap: (chunk) => requests.push(...(chunk.toString('latin1').match(/^(GET|POST|PATCH) \S+/gm) ?? [])) });
     cleanups.push(() => proxy.close());
     hub = await startInstall('hub', hubDir.dir, ['--sync-poll-ms', '200']);
     cleanups.push(() => hub.proc.stop());
@@ -169,6 +172,8 @@ describe('a hub and its upstream service, two processes', () => {
     await until(async () => (await invoicesOn(hub)) > 3, 'the pull to start', 60_000);
     const atKillOnHub = await invoicesOn(hub);
     await killHard(hub);
+    const pullsBefore = invoicePulls().length;
+    const checkpointBefore = Math.max(...invoicePulls());
     expect(atKillOnHub).toBeLessThan(3 + N);
     const atKill = (await exported(apiOf(upstream), 'invoices')).size;
     expect(atKill).toBe(3 + N);
@@ -176,6 +181,10 @@ describe('a hub and its upstream service, two processes', () => {
     hub = await startInstall('hub', hubDir.dir, ['--sync-poll-ms', '200']);
     cleanups.push(() => hub.proc.stop());
     await agree(hub, upstream, 'the hub to finish the pull after its restart', 120_000);
+    // It resumed from its persisted checkpoint: its first pull after the restart did not start over from 0.
+    const after = invoicePulls().slice(pullsBefore);
+    expect(after[0]).toBeGreaterThan(0);
+    expect(after[0]).toBeLessThanOrEqual(checkpointBefore);
     expect(await counts(apiOf(hub))).toEqual({ customers: 55, invoices: 3 + N, payments: 4 });
     expect(await counts(apiOf(upstream))).toEqual({ customers: 55, invoices: 3 + N, payments: 4 });
   }, 300_000);
