@@ -99,6 +99,24 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
   };
   const real = core.store.collection(entity.collection).storageInstance;
   const closed$ = new Subject<void>();
+  // A pulled record's own write here comes back on the change stream and in reads from the push
+  // checkpoint, possibly before the protocol recorded it as the upstream's version: while it is as
+  // pulled it is not offered for push, so it is not sent back (after a restart the recorded version
+  // does the same). Bounded: the oldest marks go first.
+  const justPulled = new Map<string, string>();
+  const MAX_MARKS = 20_000;
+  const markPulled = (doc: UpstreamDoc) => {
+    justPulled.delete(doc.id);
+    justPulled.set(doc.id, canonical(doc.body));
+    if (justPulled.size > MAX_MARKS) justPulled.delete(justPulled.keys().next().value as string);
+  };
+  const echo = (d: UpstreamDoc) => {
+    const pulled = justPulled.get(d.id);
+    if (pulled === undefined) return false;
+    if (pulled === canonical(d.body)) return true;
+    justPulled.delete(d.id);
+    return false;
+  };
   const keyOf = (d: Record<string, unknown>) => String(entity.name === 'customers' ? d.identifier : d.id);
 
   return {
@@ -115,7 +133,7 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
       const after = checkpoint?.watermark ?? 0;
       const records = await local.page(after, limit);
       const last = records[records.length - 1];
-      return { documents: docsOf(entity, records).map(withMeta), checkpoint: { watermark: last ? last.watermark : after } };
+      return { documents: docsOf(entity, records).filter((d) => !echo(d)).map(withMeta), checkpoint: { watermark: last ? last.watermark : after } };
     },
     changeStream(): Observable<EventBulk<Raw, Checkpoint>> {
       // A change of the collection is read back through the export, in order, as the document
@@ -123,7 +141,7 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
       return real.changeStream().pipe(
         concatMap(async (bulk) => {
           const keys = [...new Set(bulk.events.filter((e) => !(e.documentData as { _deleted?: boolean })._deleted).map((e) => keyOf(e.documentData as Record<string, unknown>)))];
-          const docs = (await Promise.all(keys.map(one))).filter((d): d is UpstreamDoc => !!d);
+          const docs = (await Promise.all(keys.map(one))).filter((d): d is UpstreamDoc => !!d && !echo(d));
           const top = docs.reduce((w, d) => Math.max(w, d.watermark), 0);
           const events = docs.map((d) => ({ operation: 'UPDATE', documentId: d.id, documentData: withMeta(d), previousDocumentData: undefined }));
           return { id: bulk.id, events, checkpoint: { watermark: top }, context: bulk.context } as unknown as EventBulk<Raw, Checkpoint>;
@@ -145,6 +163,7 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
         if (current && sameBody(current, doc)) continue;
         try {
           await hooks.prepare?.(doc.body);
+          markPulled(doc);
           await local.import(doc.body);
         } catch (err) {
           await hooks.refused(doc.id, doc.body, err);

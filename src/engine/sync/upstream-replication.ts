@@ -103,10 +103,21 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     batchSize: UPSTREAM_PAGE,
     stream$: poll$.asObservable(),
     handler: async (checkpoint: PullCheckpoint | undefined, batchSize: number) => {
-      const { records, checkpoint: next } = await pullPage(link.call, entity, checkpoint, batchSize);
-      ctx.succeed(next.watermark);
-      if (records.length > 0) ctx.onChange();
-      return { documents: docsOf(entity, records) as never, checkpoint: next };
+      // RxDB takes a page without documents as "caught up" and keeps its checkpoint: a page whose
+      // records carry nothing to import (deleted invoices) or a switch of invoice feed is read past
+      // here, until documents come or the feed stops moving.
+      let at = checkpoint;
+      for (;;) {
+        const { records, checkpoint: next } = await pullPage(link.call, entity, at, batchSize);
+        const documents = docsOf(entity, records);
+        const moved = next.watermark !== (at?.watermark ?? 0) || next.feed !== at?.feed;
+        at = next;
+        if (documents.length > 0 || !moved) {
+          ctx.succeed(next.watermark);
+          if (records.length > 0) ctx.onChange();
+          return { documents: documents as never, checkpoint: next };
+        }
+      }
     },
   };
 

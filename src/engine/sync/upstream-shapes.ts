@@ -102,7 +102,11 @@ export function invoiceBody(r: Rec): Body | null {
   }
   const shipping = (r.shipping_address ?? {}) as Rec;
   Object.assign(body, pick(shipping, Object.keys(SHIPPING), SHIPPING));
-  if (typeof r.auto_debit === 'boolean') body.auto_debit = r.auto_debit ? 'Y' : 'N';
+  // What the import does by default is left out, so a service that leaves the field out of its
+  // export and one that shows the default give the same body: display_number is the number unless
+  // set, auto_debit is Y unless marked N.
+  if (body.display_number === body.number) delete body.display_number;
+  if (r.auto_debit === false || r.auto_debit === 'N') body.auto_debit = 'N';
   const lines = Array.isArray(r.line_item_attributes) ? (r.line_item_attributes as Rec[]) : [];
   body.replace_line_items = true;
   body.line_item_attributes = lines.map((l) => ({
