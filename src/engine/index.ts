@@ -192,7 +192,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const deliver = options.deliver ?? true;
   const notifications = createNotifications({ core, account, keys, receivables, orders, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
-  const sync = createSync({ core, account, keys });
+  const sync = createSync({ core, account, keys, receivables, orders });
   const users = await createUsers(core, keys, account.credentials);
   const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number }), () => undefined);
   const backoffice = createBackofficeQueries(core, account, findSale, receivables);

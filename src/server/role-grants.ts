@@ -25,6 +25,8 @@ const RULES: readonly Rule[] = [
   { methods: ['get'], path: /^\/api\/session$/, grants: ['read', 'register'] },
   // The register's status badge shows the lane's sync with its hub.
   { methods: ['get'], path: /^\/api\/sync\/status$/, grants: ['read', 'register'] },
+  // The upstream a hub replicates with holds an API key of another service: the owner's settings.
+  { methods: WRITE, path: /^\/api\/sync\/upstream$/, grants: ['settings'] },
   { methods: WRITE, path: /^\/api\/pos\/(shifts|sales|registers\/[^/]+\/z)/, grants: ['register'] },
   { methods: ['post'], path: /^\/api\/gateway\/v1\/terminal$/, grants: ['register'] },
   // Settings: the account, the lanes, the register's catalog, cashiers and settings.

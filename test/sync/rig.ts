@@ -61,7 +61,8 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(target: string): Promise<Proxy> {
+/** `tap` sees what clients send (a test reads the request lines that went through). */
+export async function startProxy(target: string, options: { tap?: (chunk: Buffer) => void } = {}): Promise<Proxy> {
   const { hostname, port } = new URL(target);
   const open = new Set<Socket>();
   let up = true;
@@ -81,6 +82,7 @@ export async function startProxy(target: string): Promise<Proxy> {
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
+    if (options.tap) client.on('data', (chunk: Buffer) => options.tap!(chunk));
     client.pipe(upstream);
     upstream.pipe(client);
   });

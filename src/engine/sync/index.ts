@@ -9,9 +9,13 @@ import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } fr
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
 import type { NatsOptions } from './jetstream';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
+import type { Receivables } from '../receivables';
+import type { Orders } from '../orders';
+import { createUpstream, type Upstream, type UpstreamView } from './upstream';
 
 export type { PairedLane, PairingGrant } from './pairing';
 export type { StreamStatus } from './lane-client';
+export type { UpstreamView } from './upstream';
 
 /**
  * Sync between installs of one shop (docs/sync.md): a hub pairs lanes, serves its documents and
@@ -20,7 +24,7 @@ export type { StreamStatus } from './lane-client';
  */
 export interface PeerStatus {
   peer: string;
-  role: 'hub' | 'lane';
+  role: 'hub' | 'lane' | 'upstream';
   url: string | null;
   paused: boolean;
   last_success_at: string | null;
@@ -61,6 +65,10 @@ export interface Sync {
   awaitInSync(): Promise<void>;
   /** Hub → central through NATS JetStream (jetstream.ts): a hub publishes, the central consumes. */
   startChain(options: ChainOptions): Promise<void>;
+  /** Hub ↔ upstream service (upstream.ts): its address and API key (the key sealed at rest). */
+  setUpstream(input: { url: string; token: string; key: string }): Promise<UpstreamView>;
+  upstream(): Promise<UpstreamView | null>;
+  removeUpstream(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,7 +80,19 @@ export interface ChainOptions extends NatsOptions {
   intervalMs?: number;
 }
 
-export function createSync(deps: { core: EngineCore; account: Account; keys: InstallKeys }): Sync {
+async function upstreamPeer(u: Upstream, now: number): Promise<PeerStatus> {
+  const streams = await u.streams();
+  const queued = streams.reduce((n, s) => n + s.queued, 0);
+  const successes = streams.map((s) => s.last_success_at).filter((t): t is string => t !== null).sort();
+  const lastError = streams.find((s) => s.last_error)?.last_error ?? null;
+  const config = await u.config();
+  // Lag: time since the stream that last confirmed longest ago did, while changes wait or a call fails.
+  const oldest = successes.length === streams.length ? successes[0] : undefined;
+  const lag = queued === 0 && !lastError ? 0 : oldest ? now - Date.parse(oldest) : 0;
+  return { peer: 'upstream', role: 'upstream', url: config?.url ?? null, paused: u.paused(), last_success_at: successes[successes.length - 1] ?? null, last_error: lastError, lag_ms: Math.max(0, lag), queued, streams };
+}
+
+export function createSync(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables?: Receivables; orders?: Orders }): Sync {
   const { core, account, keys } = deps;
   const pairing = createPairing(core, account, keys);
   const seen = new Map<string, LaneSeen>();
@@ -133,6 +153,32 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     }).catch((err: unknown) => core.logger.error({ err }, 'sync status write failed'));
   };
 
+  // The upstream's state is announced like the hub's: a `sync.status` event, at most one a second.
+  let announcing = Promise.resolve();
+  let announcePending = false;
+  let lastAnnounce = 0;
+  const announceUpstream = () => {
+    if (announcePending || !upstream) return;
+    const u = upstream;
+    announcePending = true;
+    const wait = Math.max(0, lastAnnounce + 1000 - core.clock.now());
+    announcing = announcing
+      .then(async () => {
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        announcePending = false;
+        lastAnnounce = core.clock.now();
+        const streams = await u.streams();
+        const data = { paused: u.paused(), queued: streams.reduce((n, s) => n + s.queued, 0), last_error: streams.find((s) => s.last_error)?.last_error ?? null };
+        await core.mutate((tx) => putRecord(tx, 'sync_peer', 'upstream', { paused: data.paused }, { type: 'sync.status', entity: 'sync', key: 'upstream', data }));
+      })
+      .catch((err: unknown) => core.logger.error({ err }, 'upstream status write failed'));
+  };
+  const upstream = deps.receivables ? createUpstream(core, keys, { receivables: deps.receivables, ...(deps.orders ? { orders: deps.orders } : {}) }, announceUpstream) : undefined;
+  const requireUpstream = () => {
+    if (!upstream) throw fail.unavailable('upstream_unavailable', 'This install cannot replicate with an upstream');
+    return upstream;
+  };
+
   const startClient = async () => {
     const hub = await pairing.hub();
     if (!hub || client) return;
@@ -191,6 +237,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     async start(options = {}) {
       clientOptions = options;
       await startClient();
+      await upstream?.start(options);
     },
     async status() {
       const peers: PeerStatus[] = [];
@@ -213,6 +260,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
           streams,
         });
       }
+      if (upstream?.running()) peers.push(await upstreamPeer(upstream, core.clock.now()));
       for (const lane of await pairing.lanes()) {
         if (lane.revoked_at) continue;
         const s = seen.get(lane.laneid);
@@ -229,20 +277,30 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       };
     },
     async pause() {
-      if (!client) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub: nothing to pause');
+      const withUpstream = upstream?.running() === true;
+      if (!client && !withUpstream) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub and has no upstream: nothing to pause');
+      if (withUpstream) await upstream!.pause();
+      if (!client) return announceUpstream();
       await client.pause();
       save();
       await saving;
     },
     async resume() {
-      if (!client) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub: nothing to resume');
+      const withUpstream = upstream?.running() === true;
+      if (!client && !withUpstream) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub and has no upstream: nothing to resume');
+      if (withUpstream) await upstream!.resume();
+      if (!client) return announceUpstream();
       await client.resume();
       save();
       await saving;
     },
     async awaitInSync() {
       await client?.awaitInSync();
+      await upstream?.awaitInSync();
     },
+    setUpstream: (input) => requireUpstream().configure(input),
+    upstream: () => requireUpstream().config(),
+    removeUpstream: () => requireUpstream().remove(),
     async startChain(options) {
       const nats = { servers: options.servers, ...(options.replicas ? { replicas: options.replicas } : {}) };
       if (options.role === 'central') {
@@ -276,7 +334,9 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       await stamping;
       for (const stop of chainStops.splice(0)) await stop().catch((err: unknown) => core.logger.error({ err }, 'chain sync did not stop cleanly'));
       await client?.close();
+      await upstream?.close();
       await saving;
+      await announcing;
       client = undefined;
     },
   };

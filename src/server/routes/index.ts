@@ -22,6 +22,7 @@ import { webhookRoutes } from './webhooks';
 import { collaborationRoutes } from './collaboration';
 import { notificationRoutes } from './notifications';
 import { syncRoutes } from './sync';
+import { syncUpstreamRoutes } from './sync-upstream';
 import { userRoutes } from './users';
 import { backofficeRoutes } from './backoffice';
 import { backofficeDetailRoutes } from './backoffice-details';
@@ -52,6 +53,7 @@ const domainRoutes: AnyRoute[] = [
   ...collaborationRoutes,
   ...notificationRoutes,
   ...syncRoutes,
+  ...syncUpstreamRoutes,
   ...userRoutes,
   ...backofficeRoutes,
   ...backofficeDetailRoutes,

@@ -147,8 +147,8 @@ const pause = defineRoute({
   path: '/api/sync/pause',
   operationId: 'pauseSync',
   tags: TAGS,
-  summary: 'Lane: pause replication with the hub (the register keeps selling; changes queue)',
-  responses: { 200: { description: 'Sync state', schema: ref(SyncStatus) }, 412: err('`sync_not_paired`') },
+  summary: 'Pause replication with the hub (a lane) and with the upstream (a hub); the register keeps selling, changes queue',
+  responses: { 200: { description: 'Sync state', schema: ref(SyncStatus) }, 412: err('`sync_not_paired`: not a lane and no upstream') },
   async handler({ engine }) {
     await engine.sync.pause();
     return { body: await engine.sync.status() };
@@ -160,8 +160,8 @@ const resume = defineRoute({
   path: '/api/sync/resume',
   operationId: 'resumeSync',
   tags: TAGS,
-  summary: 'Lane: resume replication with the hub',
-  responses: { 200: { description: 'Sync state', schema: ref(SyncStatus) }, 412: err('`sync_not_paired`') },
+  summary: 'Resume replication with the hub and the upstream',
+  responses: { 200: { description: 'Sync state', schema: ref(SyncStatus) }, 412: err('`sync_not_paired`: not a lane and no upstream') },
   async handler({ engine }) {
     await engine.sync.resume();
     return { body: await engine.sync.status() };

@@ -108,8 +108,8 @@ export const SyncStatus = component(
   Type.Object({
     peers: Type.Array(
       Type.Object({
-        peer: Type.String({ description: '`hub` (this install is a lane of it) or `lane:<laneid>` (a lane of this hub)' }),
-        role: Type.Union([Type.Literal('hub'), Type.Literal('lane')]),
+        peer: Type.String({ description: '`hub` (this install is a lane of it), `lane:<laneid>` (a lane of this hub) or `upstream` (the service this hub replicates with)' }),
+        role: Type.Union([Type.Literal('hub'), Type.Literal('lane'), Type.Literal('upstream')]),
         url: nullableString,
         paused: Type.Boolean(),
         last_success_at: nullableString,
@@ -147,5 +147,24 @@ export const SyncResolutions = component(
       }),
     ),
     exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Pushed documents the hub refused (`owner_mismatch`, `identifier_taken`), and gift cards spent by lanes while apart beyond the floor limit (`offline_floor_excess`: `card_last4`, `lanes`, `floor_cents`, `spent_cents`, `excess_cents`)' }),
+  }),
+);
+
+export const UpstreamSet = Type.Object(
+  {
+    url: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: "The upstream's address (another Laneway's, or the cloud service's), e.g. https://api.example.com" }),
+    token: Type.String({ minLength: 1, maxLength: 200, description: "The upstream API key's token (HTTP Basic user)" }),
+    key: Type.String({ minLength: 1, maxLength: 500, description: "The upstream API key's secret (HTTP Basic password): sealed at rest, never answered back" }),
+  },
+  { additionalProperties: false },
+);
+
+export const UpstreamView = component(
+  'SyncUpstream',
+  Type.Object({
+    url: Type.String(),
+    token: Type.String(),
+    set_at: Type.String({ format: 'date-time' }),
+    paused: Type.Boolean(),
   }),
 );

@@ -1,0 +1,170 @@
+import { interval, map, Subject, type Subscription } from 'rxjs';
+import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
+import type { RxCollection, RxConflictHandler } from 'rxdb';
+import type { EngineCore } from '../core';
+import { pageRecords } from '../../sync/poller';
+import { docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
+import { UpstreamRefused, type UpstreamLink } from './upstream-link';
+import { invoiceBody, invoicesOfPayment, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
+
+/** The spec's largest page (`limit` 1..2500). */
+export const UPSTREAM_PAGE = 2500;
+
+export interface EntityReplicationContext {
+  core: EngineCore;
+  link: UpstreamLink;
+  entity: EntitySpec;
+  local: (name: EntitySpec['name']) => LocalSide;
+  options: { pollMs?: number; retryMs?: number };
+  onChange: () => void;
+  refused: (entity: string, key: string, direction: 'pull' | 'push', err: unknown) => Promise<unknown>;
+  succeed: (checkpoint?: number) => void;
+  failed: (message: string) => void;
+}
+
+const INVOICES = UPSTREAM_ENTITIES.find((e) => e.name === 'invoices')!;
+
+/**
+ * Where a pull is: the greatest watermark seen, and for invoices from a service without the full
+ * invoice feed (the reference has only `open_invoices` and `invoices/recent`), which of those two.
+ */
+export interface PullCheckpoint {
+  watermark: number;
+  feed?: 'open' | 'recent';
+}
+
+/**
+ * One page of the spec's polling (`watermark`, `list=true`, `limit`). Invoices use Laneway's full
+ * feed (`/api/exports/invoices`); a service that answers 404 for it is read by the reference's
+ * feeds instead: every open invoice first (`/api/exports/open_invoices`), then from watermark 0
+ * the invoices changed in the past 7 days (`/api/exports/invoices/recent`), polled from then on.
+ * Records already equal write nothing, so reading one twice costs only the read.
+ */
+export async function pullPage(call: UpstreamLink['call'], entity: EntitySpec, checkpoint: PullCheckpoint | undefined, limit: number): Promise<{ records: Array<Record<string, unknown> & { watermark: number }>; checkpoint: PullCheckpoint }> {
+  const from = checkpoint?.watermark ?? 0;
+  const feed = checkpoint?.feed;
+  const path = feed === 'open' ? '/api/exports/open_invoices' : feed === 'recent' ? '/api/exports/invoices/recent' : entity.exportPath;
+  let body: Record<string, unknown>;
+  try {
+    body = (await call(`${path}?watermark=${from}&list=true&limit=${limit}`)) as Record<string, unknown>;
+  } catch (err) {
+    if (entity.name === 'invoices' && !feed && err instanceof UpstreamRefused && err.status === 404) return { records: [], checkpoint: { watermark: 0, feed: 'open' } };
+    throw err;
+  }
+  const records = pageRecords(body[feed === 'open' ? 'open_invoices' : entity.name] ?? body[entity.name]);
+  const top = records.reduce((w, r) => Math.max(w, r.watermark), from);
+  // Every open invoice read: the recent feed from its start.
+  if (feed === 'open' && records.length < limit) return { records, checkpoint: { watermark: 0, feed: 'recent' } };
+  return { records, checkpoint: feed ? { watermark: top, feed } : { watermark: top } };
+}
+
+/**
+ * One entity's RxDB replication with the upstream (`replicateRxCollection`): pull by the spec's
+ * watermark polling over the export operation (the greatest watermark seen is the checkpoint,
+ * RxDB persists it), push to the import operation. Invoices a payment depends on are brought
+ * first in either direction.
+ */
+export function replicateEntity(ctx: EntityReplicationContext): { state: RxReplicationState<UpstreamDoc, PullCheckpoint>; subs: Subscription[] } {
+  const { core, link, entity, local } = ctx;
+  const real = core.store.collection(entity.collection);
+  const schema = UPSTREAM_DOC_SCHEMA(real.schema.version);
+  const ownInvoice = async (number: string) => docsOf(INVOICES, await local('invoices').page(((await local('invoices').watermarkOf(number)) ?? 1) - 1, 1))[0];
+  const fork = upstreamFork(core, entity, local(entity.name), schema, {
+    refused: async (key, _body, err) => {
+      await ctx.refused(entity.name, key, 'pull', err);
+    },
+    // A pulled payment may name an invoice the invoice stream has not brought yet.
+    prepare:
+      entity.name === 'payments'
+        ? async (body) => {
+            for (const number of invoicesOfPayment(body)) {
+              if ((await local('invoices').watermarkOf(number)) !== undefined) continue;
+              const inv = invoiceBody((await link.call(INVOICES.viewPath(number))) as Record<string, unknown>);
+              if (inv) await local('invoices').import(inv);
+            }
+          }
+        : undefined,
+  });
+  const conflictHandler: RxConflictHandler<UpstreamDoc> = {
+    isEqual: (a, b) => sameBody(a, b),
+    // Changed on both sides while apart: this install's version is pushed (docs/sync.md).
+    resolve: async (input) => input.newDocumentState,
+  };
+  const facade = Object.create(real, {
+    storageInstance: { value: fork },
+    conflictHandler: { value: conflictHandler },
+    schema: { value: { jsonSchema: schema, primaryPath: 'id', version: real.schema.version } },
+    onClose: { value: [] },
+  }) as RxCollection<UpstreamDoc>;
+  const poll$ = new Subject<'RESYNC'>();
+  const subs: Subscription[] = [interval(ctx.options.pollMs ?? 5000).pipe(map(() => 'RESYNC' as const)).subscribe(poll$)];
+
+  const pull = {
+    batchSize: UPSTREAM_PAGE,
+    stream$: poll$.asObservable(),
+    handler: async (checkpoint: PullCheckpoint | undefined, batchSize: number) => {
+      // RxDB takes a page without documents as "caught up" and keeps its checkpoint: a page whose
+      // records carry nothing to import (deleted invoices) or a switch of invoice feed is read past
+      // here, until documents come or the feed stops moving.
+      let at = checkpoint;
+      for (;;) {
+        const { records, checkpoint: next } = await pullPage(link.call, entity, at, batchSize);
+        const documents = docsOf(entity, records);
+        const moved = next.watermark !== (at?.watermark ?? 0) || next.feed !== at?.feed;
+        at = next;
+        if (documents.length > 0 || !moved) {
+          ctx.succeed(next.watermark);
+          if (records.length > 0) ctx.onChange();
+          return { documents: documents as never, checkpoint: next };
+        }
+      }
+    },
+  };
+
+  const pushOne = async (doc: UpstreamDoc) => {
+    try {
+      await link.send(entity, doc.body);
+    } catch (err) {
+      if (!(err instanceof UpstreamRefused)) throw err;
+      // A payment of an invoice the upstream lacks: the invoice first, then the payment again.
+      const missing = entity.name === 'payments' && err.body.includes('invoice_not_found') ? invoicesOfPayment(doc.body) : [];
+      const own = await Promise.all(missing.map(ownInvoice));
+      if (missing.length === 0 || !own.every((d) => !!d)) {
+        await ctx.refused(entity.name, doc.id, 'push', err);
+        return;
+      }
+      for (const inv of own) await link.send(INVOICES, inv!.body);
+      await link.send(entity, doc.body).catch(async (again: unknown) => {
+        if (!(again instanceof UpstreamRefused)) throw again;
+        await ctx.refused(entity.name, doc.id, 'push', again);
+      });
+    }
+  };
+
+  const state = replicateRxCollection<UpstreamDoc, PullCheckpoint>({
+    replicationIdentifier: `laneway-upstream-${entity.name}-${link.peerId}`,
+    collection: facade,
+    live: true,
+    retryTime: ctx.options.retryMs ?? 2000,
+    waitForLeadership: false,
+    autoStart: true,
+    toggleOnDocumentVisible: false,
+    ...(entity.direction === 'both' ? { pull } : {}),
+    push: {
+      batchSize: 100,
+      handler: async (rows) => {
+        for (const row of rows) await pushOne(row.newDocumentState as UpstreamDoc);
+        ctx.succeed();
+        ctx.onChange();
+        return [];
+      },
+    },
+  });
+  subs.push(
+    state.error$.subscribe((err) => {
+      const first = (err as { parameters?: { errors?: Array<{ message?: string }> } }).parameters?.errors?.[0]?.message;
+      ctx.failed(first ?? err.message);
+    }),
+  );
+  return { state, subs };
+}

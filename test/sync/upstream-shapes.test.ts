@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { pullPage } from '../../src/engine/sync/upstream-replication';
+import { UpstreamRefused } from '../../src/engine/sync/upstream-link';
+import { centsOf, customerBody, invoiceBody, paymentBody, UPSTREAM_ENTITIES } from '../../src/engine/sync/upstream-shapes';
+
+/**
+ * The conversions from export records to import bodies, and the polling against a service that
+ * has only the reference's invoice feeds (the process test, upstream.test.ts, runs the rest
+ * against a real upstream Laneway).
+ */
+const invoices = UPSTREAM_ENTITIES.find((e) => e.name === 'invoices')!;
+
+describe('export records as import bodies', () => {
+  it('reads formatted amounts as cents', () => {
+    expect([centsOf('$1,234.56'), centsOf('-12.00 €'), centsOf('0.00'), centsOf(''), centsOf(null)]).toEqual([123456, -1200, 0, null, null]);
+  });
+
+  it('carries what an import sets and nothing computed, and no nulls', () => {
+    expect(customerBody({ identifier: 'C1', name: 'Acme', email: null, credit_limit: '$500.00', balance_cents: 900, notification_suppressed: 'Y', watermark: 4 })).toEqual({ identifier: 'C1', name: 'Acme', credit_limit_cents: 50000, notification_suppressed: true });
+    const invoice = invoiceBody({ number: 'I1', customer_identifier: 'C1', currency: 'cad', amount_cents: 10000, owing_cents: 5000, subtotal_tax1: '$13.00', subtotal_tax2: '$0.00', auto_debit: false, shipping_address: { city: 'Laval', zip: 'H7A' }, line_item_attributes: [{ number: '1', description: 'Box', quantity: 2, unit_cost_cents: 4350, amount_cents: 8700, balance_cents: 8700, id: 7, extended_attributes: { colour: 'red' } }] });
+    expect(invoiceBody({ number: 'I3', display_number: 'I3', customer_identifier: 'C1', auto_debit: true })).toEqual(invoiceBody({ number: 'I3', customer_identifier: 'C1' }));
+    expect(invoice).toEqual({ number: 'I1', customer_identifier: 'C1', currency: 'CAD', amount: 10000, amount_override: true, subtotal_tax1: 1300, auto_debit: 'N', shipping_city: 'Laval', shipping_postal_code: 'H7A', replace_line_items: true, line_item_attributes: [{ number: '1', description: 'Box', quantity: 2, unit_cost_cents: 4350, amount: 8700, colour: 'red' }] });
+    expect(invoiceBody({ number: 'I2', customer_identifier: 'C1', deleted: true })).toBeNull();
+    expect(paymentBody({ payment_reference: 'P1', payment_amount: '50.00', payment_method: 'credit_card', status: 'PAID', payment_amounts: [{ invoice_number: 'I1', amount: '30.00' }, { invoice_number: 'I0', amount: '0.00', removed: true }] })).toEqual({ identifier: 'P1', amount_cents: 5000, external_payment_type: 'credit_card', payment_amounts_attributes: [{ invoice_number: 'I1', amount: 3000 }] });
+  });
+});
+
+describe('polling a service without the full invoice feed', () => {
+  it('reads every open invoice, then the recent feed from its start, by the greatest watermark seen', async () => {
+    const open = [10, 20, 30].map((w) => ({ number: `O${w}`, customer_identifier: 'C', watermark: w }));
+    const recent = [25, 40].map((w) => ({ number: `R${w}`, customer_identifier: 'C', watermark: w }));
+    const asked: string[] = [];
+    const call = async (path: string) => {
+      asked.push(path);
+      const url = new URL(path, 'http://x');
+      const after = Number(url.searchParams.get('watermark'));
+      const limit = Number(url.searchParams.get('limit'));
+      if (url.pathname === '/api/exports/invoices') throw new UpstreamRefused(404, '{"error":"not found"}');
+      const feed = url.pathname === '/api/exports/open_invoices' ? open : recent;
+      const page = feed.filter((r) => r.watermark > after).slice(0, limit);
+      return url.pathname === '/api/exports/open_invoices' ? { open_invoices: page } : { invoices: page };
+    };
+    let checkpoint = undefined as Parameters<typeof pullPage>[2];
+    const seen: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const page = await pullPage(call, invoices, checkpoint, 2);
+      seen.push(...page.records.map((r) => String(r.number)));
+      checkpoint = page.checkpoint;
+    }
+    expect(seen).toEqual(['O10', 'O20', 'O30', 'R25', 'R40']);
+    expect(checkpoint).toEqual({ watermark: 40, feed: 'recent' });
+    expect(asked[0]).toBe('/api/exports/invoices?watermark=0&list=true&limit=2');
+    expect(asked).toContain('/api/exports/open_invoices?watermark=20&list=true&limit=2');
+    expect(asked[asked.length - 1]).toBe('/api/exports/invoices/recent?watermark=40&list=true&limit=2');
+  });
+
+  it('takes a link error as the link\'s, not as a missing feed', async () => {
+    const call = async () => {
+      throw new Error('upstream answered 503');
+    };
+    await expect(pullPage(call, invoices, undefined, 100)).rejects.toThrow('503');
+  });
+});
