@@ -8,6 +8,7 @@ import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
 import type { NatsOptions } from './jetstream';
+import { requireShopName } from './chain-keys';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
 
 export type { PairedLane, PairingGrant } from './pairing';
@@ -244,6 +245,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       await client?.awaitInSync();
     },
     async startChain(options) {
+      requireShopName(options.shop);
       const nats = { servers: options.servers, ...(options.replicas ? { replicas: options.replicas } : {}) };
       if (options.role === 'central') {
         // The nats client loads only for an install in a chain (`--nats`).

@@ -2,7 +2,8 @@ import { AckPolicy, StorageType, connect, nanos, type JetStreamClient, type Nats
 import type { EngineCore } from '../core';
 import { getRecord, putRecord } from '../records';
 import { applyPush } from './master';
-import { changesSince, SYNC_STREAMS, type SyncDoc } from './streams';
+import { changesSince, streamNamed, SYNC_STREAMS, type SyncDoc } from './streams';
+import { centralDocument, requireShopName } from './chain-keys';
 
 /**
  * Hub → central over NATS JetStream, for a chain: each hub publishes the documents its lanes
@@ -17,6 +18,8 @@ import { changesSince, SYNC_STREAMS, type SyncDoc } from './streams';
  *   a repeat that gets past the window is an identical version, which the central writes as nothing.
  * - The central acknowledges a batch only after its unit of work committed: a crash in between
  *   gets the batch again, written as nothing the second time.
+ * - The central keys each document by the shop of its subject (chain-keys.ts): two shops'
+ *   `pos_register/2` are two documents there, never one overwriting the other.
  */
 export const CHAIN_STREAM = 'LANEWAY_CHAIN';
 const SUBJECT_ROOT = 'laneway.shop';
@@ -54,6 +57,7 @@ export interface HubPublisher {
 }
 
 export async function startHubPublisher(core: EngineCore, hubId: string, options: NatsOptions): Promise<HubPublisher> {
+  requireShopName(hubId);
   const nc = await connectNats(options);
   await ensureChainStream(nc, options.replicas ?? 1);
   const js: JetStreamClient = nc.jetstream({ timeout: 5000 });
@@ -122,8 +126,15 @@ export async function startCentralConsumer(core: EngineCore, durable: string, op
           if (messages.length === 0) continue;
           const byStream = new Map<string, Array<{ newDocumentState: SyncDoc }>>();
           for (const m of messages) {
-            const stream = m.subject.slice(m.subject.lastIndexOf('.') + 1);
-            byStream.set(stream, [...(byStream.get(stream) ?? []), { newDocumentState: m.json<SyncDoc>() }]);
+            const [shop, name] = m.subject.slice(SUBJECT_ROOT.length + 1).split('.');
+            const stream = streamNamed(name ?? '');
+            if (!shop || !stream) {
+              core.logger.warn({ subject: m.subject }, 'JetStream message on no known shop stream; dropped');
+              continue;
+            }
+            const rows = byStream.get(stream.name) ?? [];
+            rows.push({ newDocumentState: centralDocument(shop, stream, m.json<SyncDoc>()) });
+            byStream.set(stream.name, rows);
           }
           for (const [stream, rows] of byStream) await applyPush(core, stream, null, rows);
           for (const m of messages) m.ack();
