@@ -59,6 +59,8 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
   const stream = requireStream(streamName, 'up');
   const outcome: PushOutcome = { written: 0, unchanged: 0, refused: 0 };
   await core.mutate(async (tx) => {
+    // One read for the page's current versions instead of one per document.
+    await tx.prefetch(stream.collection, rows.map((r) => String(r.newDocumentState.id ?? '')).filter((id) => id !== ''));
     for (const row of rows) {
       const doc = bodyOf(row.newDocumentState) as SyncDoc;
       if (typeof doc.id !== 'string' || !doc.id || !inStream(stream, doc)) {
