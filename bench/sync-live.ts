@@ -7,8 +7,8 @@
  *   it on the hub's event stream (the paid version visible on the hub). Baseline, same run: the
  *   lanes' own commit time for the tender call, and an HTTP round trip to the hub.
  * - central ingest: 10 hubs' worth of sales (10 publishers, subjects `laneway.shop.hub-N.*`, the
- *   hubs' message ids) waiting in a JetStream stream on a real nats-server, consumed by a central
- *   `serve`; beside the bare JetStream fetch + ack rate of the same messages and the raw import of
+ *   hubs' message ids, as fast as JetStream takes them) through a real nats-server into a central
+ *   `serve` that has finished starting; beside the bare JetStream fetch + ack rate of the same messages and the raw import of
  *   the same documents (no NATS), in the same run.
  */
 import { join } from 'node:path';
@@ -142,11 +142,17 @@ export async function measureCentral(root: string, options: { hubs: number; perH
   const cleanups: Array<() => unknown> = [];
   try {
     const servers = natsServers(await startNats(join(root, 'nats'), 1, cleanups));
-    // The hubs publish (one connection each, as ten hubs would), all before the central starts.
     const setup = await connect({ servers, waitOnFirstConnect: true });
     await ensureChainStream(setup, 1);
+    // The central install runs (started, settled) when the hubs publish.
+    const central = await startInstall('central', join(root, 'central'), ['--nats', servers.join(','), '--chain-role', 'central', '--shop', 'hq']);
+    cleanups.push(() => central.proc.stop());
+    await sleep(5000);
+    const base = (await central.api<{ watermark: number }>('GET', '/api/status')).watermark;
+
+    // The hubs publish (one connection each, as ten hubs would), as fast as JetStream takes it.
     const tp = performance.now();
-    await Promise.all(
+    const publishing = Promise.all(
       Array.from({ length: options.hubs }, async (_, h) => {
         const nc = await connect({ servers, waitOnFirstConnect: true });
         const js = nc.jetstream();
@@ -158,8 +164,23 @@ export async function measureCentral(root: string, options: { hubs: number; perH
         }
         await nc.drain();
       }),
-    );
-    const publishS = (performance.now() - tp) / 1000;
+    ).then(() => (performance.now() - tp) / 1000);
+    let first: { t: number; w: number } | undefined;
+    let last = { t: performance.now(), w: base };
+    while (last.w - base < total) {
+      await sleep(100);
+      const w = (await central.api<{ watermark: number }>('GET', '/api/status')).watermark;
+      const t = performance.now();
+      if (!first && w > base) first = { t, w };
+      if (w > last.w) last = { t, w };
+      else if (t - last.t > 60_000) {
+        const logs = readdirSync(join(root, 'central', 'logs')).map((f) => readFileSync(join(root, 'central', 'logs', f), 'utf8')).join('\n');
+        throw new Error(`the central install stopped at ${last.w - base} of ${total} documents:\n${logs.slice(-3000)}`);
+      }
+    }
+    const publishS = await publishing;
+    const centralRate = first && last.t > first.t ? (last.w - first.w) / ((last.t - first.t) / 1000) : NaN;
+    await central.proc.stop();
 
     // Baseline 1: the bare JetStream fetch + ack of the same messages (no store).
     const jsm = await setup.jetstreamManager();
@@ -177,26 +198,6 @@ export async function measureCentral(root: string, options: { hubs: number; perH
     const bareS = (performance.now() - tb) / 1000;
     await setup.drain();
 
-    // The central install.
-    const central = await startInstall('central', join(root, 'central'), ['--nats', servers.join(','), '--chain-role', 'central', '--shop', 'hq']);
-    cleanups.push(() => central.proc.stop());
-    const base = (await central.api<{ watermark: number }>('GET', '/api/status')).watermark;
-    let first: { t: number; w: number } | undefined;
-    let last = { t: 0, w: base };
-    while (last.w - base < total) {
-      await sleep(100);
-      const w = (await central.api<{ watermark: number }>('GET', '/api/status')).watermark;
-      const t = performance.now();
-      if (!first && w > base) first = { t, w };
-      if (w > last.w) last = { t, w };
-      else if (t - last.t > 60_000) {
-        const logs = readdirSync(join(root, 'central', 'logs')).map((f) => readFileSync(join(root, 'central', 'logs', f), 'utf8')).join('\n');
-        throw new Error(`the central install stopped at ${last.w - base} of ${total} documents:\n${logs.slice(-3000)}`);
-      }
-    }
-    const centralRate = first && last.t > first.t ? (last.w - first.w) / ((last.t - first.t) / 1000) : NaN;
-    await central.proc.stop();
-
     // Baseline 2: the raw import of the same documents, keyed as the central keys them, no NATS.
     const stream = streamNamed('lane_records')!;
     const docs: SyncDoc[] = [];
@@ -213,7 +214,7 @@ export async function measureCentral(root: string, options: { hubs: number; perH
     const rawS = (performance.now() - ti) / 1000;
     await engine.close();
 
-    console.log(`  published by the ${options.hubs} hubs in ${publishS.toFixed(2)} s`);
+    console.log(`  published by the ${options.hubs} hubs in ${publishS.toFixed(2)} s (${Math.round(total / publishS).toLocaleString('en')} msgs/s), while the central took them in`);
     console.log(`  central ingest: ${Math.round(centralRate).toLocaleString('en')} docs/s (${total.toLocaleString('en')} documents)`);
     console.log(`  baseline, same run: bare JetStream fetch + ack ${Math.round(total / bareS).toLocaleString('en')} msgs/s; raw import of the same documents ${Math.round(total / rawS).toLocaleString('en')} docs/s`);
     console.log(`  central ingest / raw import: ${(centralRate / (total / rawS)).toFixed(2)}×`);
