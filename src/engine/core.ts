@@ -108,6 +108,18 @@ export class Tx {
     return raw ? (stripMeta(raw) as T) : undefined;
   }
 
+  /**
+   * Reads the committed versions of many documents in one storage call, so the unit's `get`s of
+   * them that follow (a replicated page of 1,000) answer from memory.
+   */
+  async prefetch(collection: string, ids: readonly string[]): Promise<void> {
+    const wanted = ids.filter((id) => !this.loaded.has(this.slot(collection, id)) && !this.pending.has(this.slot(collection, id)));
+    if (wanted.length === 0) return;
+    const found = await this.store.getMany(collection, wanted);
+    for (const id of wanted) this.loaded.set(this.slot(collection, id), null);
+    for (const raw of found) this.loaded.set(this.slot(collection, raw.id), raw);
+  }
+
   private async loadRaw(collection: string, id: string): Promise<Raw | undefined> {
     const key = this.slot(collection, id);
     if (this.loaded.has(key)) return this.loaded.get(key) ?? undefined;

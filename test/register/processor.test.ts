@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openRegister, type RegisterRig } from '../helpers/register';
 import { fail } from '../../src/engine/errors';
 import { processorBadge, syncBadge } from '../../src/renderer/src/screens/pos/status-badges';
+import { PROBE_EVERY_MS } from '../../src/engine/register/processor';
+import { until } from '../e2e/processes';
 
 let rig: RegisterRig | undefined;
 afterEach(async () => {
@@ -36,6 +38,61 @@ describe('card payments need the processor', () => {
     expect(paid.tender.status).toBe('approved');
     expect(paid.sale.allowed.processor.reachable).toBe(true);
     expect(processorBadge((await rig.t.engine.register.register('1')).processor)).toBeNull();
+  });
+});
+
+describe('the register checks the processor before a card is tried', () => {
+  it('shows an outage found by the periodic check, announces it, and clears when the processor answers again', async () => {
+    rig = await openRegister();
+    const api = await rig.startApi();
+    const { engine, clock } = rig.t;
+    let down = false;
+    let checks = 0;
+    engine.gateway.probeProcessor = async () => {
+      checks += 1;
+      if (down) throw fail.gateway('processor_unreachable', 'connect ECONNREFUSED');
+    };
+    const events: Array<{ type: string; data?: unknown }> = [];
+    const stop = engine.core.bus.subscribe((e) => {
+      if (e.entity === 'pos_processor') events.push({ type: e.type, data: e.data });
+    });
+
+    const sale = await rig.sale('4002');
+    expect(sale.allowed.processor.reachable).toBe(true);
+    await engine.tick();
+    const first = checks;
+    expect(first).toBeGreaterThan(0);
+    // While it answers, the check runs once a minute of the engine's clock, not on every tick.
+    await engine.tick();
+    expect(checks).toBe(first);
+
+    // The processor goes away: the next check finds it, before any card is tried.
+    down = true;
+    clock.advance(PROBE_EVERY_MS);
+    await engine.tick();
+    const view = await api.get<{ processor: { reachable: boolean; message: string; since: string } }>('/api/pos/registers/1');
+    expect(view.body.processor).toMatchObject({ reachable: false, message: expect.stringContaining('cannot be reached'), since: new Date(clock.now()).toISOString() });
+    expect(processorBadge(view.body.processor)).toMatchObject({ text: 'Card processor unreachable', tone: 'offline' });
+    const reopened = await rig.t.engine.register.sale(sale.id);
+    expect(reopened.allowed.processor.reachable).toBe(false);
+    expect(reopened.allowed.tenders).toEqual(expect.arrayContaining(['card', 'cash', 'cheque', 'gift_card', 'other']));
+    // Nothing was charged by the check: no transaction, the sale unpaid.
+    expect(reopened.totals.paid_cents).toBe(0);
+
+    // While it is down, every tick checks again; it comes back and the badge goes.
+    await engine.tick();
+    expect(checks).toBe(first + 2);
+    down = false;
+    await engine.tick();
+    expect((await engine.register.register('1')).processor.reachable).toBe(true);
+    expect(processorBadge((await engine.register.register('1')).processor)).toBeNull();
+    await until(async () => events.length >= 2, 'the processor events');
+    stop();
+    expect(events.map((e) => e.type)).toEqual(['pos_processor.unreachable', 'pos_processor.reachable']);
+    expect(events[0]!.data).toMatchObject({ reachable: false, since: expect.any(String) });
+    // And a card tender goes through.
+    const paid = await rig.tender(reopened, { type: 'card' });
+    expect(paid.tender.status).toBe('approved');
   });
 });
 

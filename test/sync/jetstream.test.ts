@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp';
 import { until } from '../e2e/processes';
 import { startInstall, streamDocuments } from './rig';
+import { natsServers, startNats } from './nats';
+import { centralDocument } from '../../src/engine/sync/chain-keys';
+import { bodyOf, streamNamed, type SyncDoc } from '../../src/engine/sync/streams';
 
 /**
  * Hub → central through a real 3-node nats-server cluster with JetStream (own ports, temporary
@@ -17,32 +17,6 @@ const cleanups: Array<() => unknown> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-interface Node {
-  name: string;
-  port: number;
-  child: ChildProcess;
-}
-
-async function startCluster(dir: string): Promise<Node[]> {
-  const ports = await Promise.all([0, 1, 2].map(async () => ({ client: await freePort(), cluster: await freePort() })));
-  const routes = ports.map((p) => `nats://127.0.0.1:${p.cluster}`).join(',');
-  return ports.map((p, i) => {
-    const store = join(dir, `n${i}`);
-    mkdirSync(store, { recursive: true });
-    const child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(p.client), '-n', `n${i}`, '--cluster_name', 'laneway', '--cluster', `nats://127.0.0.1:${p.cluster}`, '--routes', routes, '-sd', store], { stdio: 'ignore' });
-    cleanups.push(() => child.kill('SIGKILL'));
-    return { name: `n${i}`, port: p.client, child };
-  });
-}
 
 function saleRows(laneid: string, from: number, count: number) {
   return Array.from({ length: count }, (_, k) => {
@@ -56,8 +30,8 @@ describe('hub → central over a 3-node JetStream cluster', () => {
   it('converges when a node dies mid-stream', async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
-    const nodes = await startCluster(tmp.dir);
-    const nats = nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
+    const nodes = await startNats(tmp.dir, 3, cleanups);
+    const nats = natsServers(nodes).join(',');
     const hubDir = join(tmp.dir, 'hub');
     const centralDir = join(tmp.dir, 'central');
     const hub = await startInstall('hub', hubDir, ['--nats', nats, '--chain-role', 'hub', '--shop', 'shop1', '--nats-replicas', '3']);
@@ -91,7 +65,9 @@ describe('hub → central over a 3-node JetStream cluster', () => {
 
     const [onHub, onCentral] = await Promise.all([streamDocuments(hubDir), streamDocuments(centralDir)]);
     const sales = (m: Map<string, Record<string, unknown>>) => new Map([...m].filter(([, d]) => d.kind === 'pos_sale'));
-    const expected = sales(onHub.get('lane_records')!);
+    // The central keys the shop's documents by the shop (chain-keys.ts).
+    const asCentral = (d: Record<string, unknown>) => bodyOf(centralDocument('shop1', streamNamed('lane_records')!, d as SyncDoc));
+    const expected = new Map([...sales(onHub.get('lane_records')!).values()].map((d) => [`pos_sale/shop1:${String(d.key)}`, asCentral(d)]));
     const got = sales(onCentral.get('lane_records')!);
     expect(expected.size).toBe(2000);
     expect(got).toEqual(expected);

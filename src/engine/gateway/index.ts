@@ -33,6 +33,12 @@ export interface Gateway {
    * request cannot be carried out. `actor` is the credential token (`created_by_user`).
    */
   transact(action: GatewayAction, request: TransactionRequest, actor: string | null): Promise<TransactionResult>;
+  /**
+   * Asks the processor whether it answers, without a transaction (the register's reachability
+   * check). Resolves when it does; rejects with the gateway error its absence gives
+   * (`processor_unavailable`, `processor_unreachable`, `processor_timeout`...).
+   */
+  probeProcessor(): Promise<void>;
   /** A transaction by token, then unique_reference; undefined when neither matches. */
   view(tokenOrReference: string): Promise<OrderTransactionView | undefined>;
   /** The stored record (for other domains: receipts, reports). */
@@ -79,6 +85,10 @@ export function createGateway(deps: {
   const viewOf = (t: TxData) => transactionView(t, { accountName: ctx.account.profile().name });
 
   return {
+    async probeProcessor() {
+      // The sandbox processor runs in this process: it answers whenever the gateway does.
+      gatewayGuard(ctx);
+    },
     async transact(action, request, actor) {
       gatewayGuard(ctx);
       if (request.terminal) {

@@ -132,7 +132,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     giftCards: deps.giftCards,
     inflight: new Set(),
     keys: deps.keys,
-    processor: createProcessorWatch(core, account),
+    processor: createProcessorWatch(core, account, () => deps.gateway.probeProcessor()),
   };
   const sales: SaleContext = ctx;
   const reversalsInFlight = new Set<string>();

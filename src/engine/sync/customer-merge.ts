@@ -1,7 +1,7 @@
-import type { Tx } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { getRecord, putRecord } from '../records';
 import { sameDocument, type SyncDoc } from './streams';
-import { formatStamp, hlcReceive, hlcTick, laterStamp, readHlcInTx, saveHlcInTx } from './hlc';
+import { formatStamp, hlcReceive, hlcTick, laterStamp, parseStamp, readHlcInTx, saveHlcInTx, type Hlc } from './hlc';
 
 /**
  * Customers are edited on the hub and on lanes (a cashier fixes an address while the link is
@@ -14,8 +14,10 @@ import { formatStamp, hlcReceive, hlcTick, laterStamp, readHlcInTx, saveHlcInTx 
  *   install orders two edits the same way. The hub's clock receives every lane stamp it merges,
  *   and each edit made on the hub is stamped by that clock (`sync_edit` record of the customer,
  *   stampHubEditInTx): an edit the hub made after it saw a lane's edit is later than it, however
- *   far ahead the lane's clock runs. A lane's stamp is its edit's time on its own clock (the
- *   customer's `updated_ms`, counter 0). The hub keeps the stamps of the fields it merged
+ *   far ahead the lane's clock runs. A lane runs the same clock: it ticks it for each customer
+ *   edit made on the lane and sends that stamp with its push, and its clock receives the hub's
+ *   on every customers pull, so a lane edit made after the lane saw a hub edit is later than it
+ *   even in the same millisecond or with the lane's clock behind. The hub keeps the stamps of the fields it merged
  *   (`sync_fields`); a field changed on the hub is stamped with the later of that and its last
  *   hub edit, or its version's time when it has neither;
  * - every such resolution is recorded (`sync_resolution`, ref the customer id) with both values,
@@ -40,29 +42,53 @@ export interface Resolution {
 export const stampOf = (ms: number, node: string, counter = 0): string => formatStamp({ ms, counter }, node);
 export { laterStamp };
 
-const HUB_EDIT = 'sync_edit';
+const EDIT = 'sync_edit';
 
-/** Hub: a customer was edited here; its stamp is the hub's clock, ticked. */
-export async function stampHubEditInTx(tx: Tx, customerId: string): Promise<string> {
+/**
+ * A customer was edited on this install (the hub, or a lane: `node` is `hub` or `lane:<laneid>`):
+ * its stamp is this install's clock, ticked. A lane sends it with its push of the customer.
+ */
+export async function stampEditInTx(tx: Tx, customerId: string, node: string): Promise<string> {
   const clock = hlcTick(await readHlcInTx(tx), tx.now);
   await saveHlcInTx(tx, clock);
-  const stamp = formatStamp(clock, 'hub');
-  await putRecord(tx, HUB_EDIT, customerId, { stamp }, { type: 'sync_edit.stamped', entity: 'sync_edit', key: customerId }, customerId);
+  const stamp = formatStamp(clock, node);
+  await putRecord(tx, EDIT, customerId, { stamp }, { type: 'sync_edit.stamped', entity: 'sync_edit', key: customerId }, customerId);
   return stamp;
+}
+
+/** The stamp of this install's last edit of each customer (those it has one for). */
+export async function editStamps(reader: Tx | EngineCore, customerIds: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const id of customerIds) {
+    const stamp = (await getRecord<{ stamp: string }>(reader, EDIT, id))?.data.stamp;
+    if (stamp) out.set(id, stamp);
+  }
+  return out;
+}
+
+/**
+ * The lane's stamp of its edit: the one it sent, named for the pushing lane whatever node it
+ * says (a lane speaks for itself only); from a lane that sends none (an older version), its
+ * edit's wall-clock time with a zero counter.
+ */
+function laneStampOf(sent: string | undefined, laneData: Record<string, unknown>): Hlc {
+  const parsed = sent ? parseStamp(sent) : undefined;
+  if (parsed && parsed.node !== '') return { ms: parsed.ms, counter: parsed.counter };
+  return { ms: Math.max(0, Math.trunc(Number(laneData.updated_ms ?? 0))), counter: 0 };
 }
 
 const same = (a: unknown, b: unknown) => sameDocument({ v: a }, { v: b });
 type Data = Record<string, unknown>;
 
 /** Merges a lane's customer into the hub's; answers the merged document and whether it changed. */
-export async function mergeCustomerInTx(tx: Tx, laneid: string, current: SyncDoc, incoming: SyncDoc, assumed: SyncDoc | undefined): Promise<{ merged: SyncDoc; changed: boolean }> {
+export async function mergeCustomerInTx(tx: Tx, laneid: string, current: SyncDoc, incoming: SyncDoc, assumed: SyncDoc | undefined, sentStamp?: string): Promise<{ merged: SyncDoc; changed: boolean }> {
   const hubData = (current.data ?? {}) as Data;
   const laneData = (incoming.data ?? {}) as Data;
   const baseData = (assumed?.data ?? {}) as Data;
   const stamps = (await getRecord<FieldStamps>(tx, 'sync_fields', current.id))?.data.fields ?? {};
-  const laneTime = { ms: Math.max(0, Math.trunc(Number(laneData.updated_ms ?? 0))), counter: 0 };
+  const laneTime = laneStampOf(sentStamp, laneData);
   const laneStamp = formatStamp(laneTime, `lane:${laneid}`);
-  const hubEdit = (await getRecord<{ stamp: string }>(tx, HUB_EDIT, current.id))?.data.stamp;
+  const hubEdit = (await getRecord<{ stamp: string }>(tx, EDIT, current.id))?.data.stamp;
   const hubDefault = hubEdit ?? stampOf(Number(hubData.updated_ms ?? 0), 'hub');
   await saveHlcInTx(tx, hlcReceive(await readHlcInTx(tx), laneTime, tx.now));
   const next: Data = { ...hubData };

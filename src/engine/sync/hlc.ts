@@ -1,4 +1,4 @@
-import type { Tx } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { getRecord, putRecord } from '../records';
 
 /**
@@ -52,8 +52,23 @@ export function laterStamp(a: string, b: string): 'a' | 'b' {
 const CLOCK = 'sync_hlc';
 
 /** This install's clock, persisted so a restart never goes back. */
-export async function readHlcInTx(tx: Tx): Promise<Hlc> {
+export async function readHlcInTx(tx: Tx | EngineCore): Promise<Hlc> {
   return (await getRecord<Hlc>(tx, CLOCK, 'clock'))?.data ?? HLC_ZERO;
+}
+
+/** Whether `a` is after `b` (the node aside). */
+export const hlcAfter = (a: Hlc, b: Hlc): boolean => a.ms > b.ms || (a.ms === b.ms && a.counter > b.counter);
+
+/**
+ * Receives a stamp from another install (a lane: the hub's clock on each customers pull): the
+ * clock moves past it. Written only when the stamp is not already behind this clock, so the
+ * polls of an idle shop write nothing.
+ */
+export async function receiveStampInTx(tx: Tx, stamp: string): Promise<void> {
+  const remote = parseStamp(stamp);
+  const clock = await readHlcInTx(tx);
+  if (hlcAfter(clock, remote)) return;
+  await saveHlcInTx(tx, hlcReceive(clock, remote, tx.now));
 }
 
 export async function saveHlcInTx(tx: Tx, clock: Hlc): Promise<void> {

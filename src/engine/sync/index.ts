@@ -2,12 +2,14 @@ import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind, type RecordDoc } from '../records';
-import { stampHubEditInTx, type Resolution } from './customer-merge';
+import { editStamps, stampEditInTx, type Resolution } from './customer-merge';
+import { receiveStampInTx } from './hlc';
 import type { InstallKeys } from '../security/install-keys';
 import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
 import type { NatsOptions } from './jetstream';
+import { requireShopName } from './chain-keys';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
@@ -100,17 +102,25 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   let hubUrl: string | null = null;
   let clientOptions: { pollMs?: number; retryMs?: number } = {};
   const chainStops: Array<() => Promise<void>> = [];
-  // A hub stamps each customer edit made here by its hybrid logical clock (customer-merge.ts),
-  // in order, after the edit committed; a merged lane edit (`customer.synced`) is not one.
+  // A hub or a lane stamps each customer edit made here by its hybrid logical clock
+  // (customer-merge.ts), in order, after the edit committed; a replicated edit (`customer.synced`)
+  // is not one. The events are published as the unit commits, before replication sees the write,
+  // so a lane's push of the customer (which waits for `stamping`) carries the edit's stamp.
   let stamping = Promise.resolve();
+  const stampNode = async (): Promise<string | undefined> => {
+    if ((await recordsOfKind(core, 'sync_lane')).length > 0) return 'hub';
+    const hub = await pairing.hub();
+    return hub ? `lane:${hub.laneid}` : undefined;
+  };
   const stopStamping = core.bus.subscribe((e) => {
     if (e.entity !== 'customer' || (e.type !== 'customer.updated' && e.type !== 'customer.created')) return;
     stamping = stamping
       .then(async () => {
-        if ((await recordsOfKind(core, 'sync_lane')).length === 0) return;
+        const node = await stampNode();
+        if (!node) return;
         await core.mutate(async (tx) => {
           const doc = (await tx.find<{ id: string; watermark: number }>('customers', { selector: { identifier: e.key } }))[0];
-          if (doc) await stampHubEditInTx(tx, doc.id);
+          if (doc) await stampEditInTx(tx, doc.id, node);
         });
       })
       .catch((err: unknown) => core.logger.error({ err }, 'customer edit stamp failed'));
@@ -184,7 +194,14 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     if (!hub || client) return;
     hubUrl = hub.url;
     const stored = (await getRecord<PeerRecord>(core, 'sync_peer', 'hub'))?.data;
-    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, onChange: save, paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
+    const clock = {
+      stampsOf: async (ids: readonly string[]) => {
+        await stamping;
+        return editStamps(core, ids);
+      },
+      receive: (stamp: string) => core.mutate((tx) => receiveStampInTx(tx, stamp)),
+    };
+    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, clock, onChange: save, paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
   };
 
   return {
@@ -194,6 +211,8 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     revokeLane: (laneid) => pairing.revoke(laneid),
     async pull(credential, stream, watermark, limit) {
       const lane = await pairing.laneOfCredential(credential);
+      // The page's clock covers every hub edit committed before it (their stamps are queued).
+      if (stream === 'customers') await stamping;
       const page = await pullPage(core, stream, watermark, limit);
       touch(lane.laneid, 'pull');
       return page;
@@ -302,6 +321,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     upstream: () => requireUpstream().config(),
     removeUpstream: () => requireUpstream().remove(),
     async startChain(options) {
+      requireShopName(options.shop);
       const nats = { servers: options.servers, ...(options.replicas ? { replicas: options.replicas } : {}) };
       if (options.role === 'central') {
         // The nats client loads only for an install in a chain (`--nats`).

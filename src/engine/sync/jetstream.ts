@@ -1,8 +1,9 @@
-import { AckPolicy, StorageType, connect, nanos, type JetStreamClient, type NatsConnection } from 'nats';
+import { AckPolicy, StorageType, connect, nanos, type Consumer, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
 import type { EngineCore } from '../core';
 import { getRecord, putRecord } from '../records';
 import { applyPush } from './master';
-import { changesSince, SYNC_STREAMS, type SyncDoc } from './streams';
+import { changesSince, streamNamed, SYNC_STREAMS, type SyncDoc } from './streams';
+import { centralDocument, requireShopName } from './chain-keys';
 
 /**
  * Hub → central over NATS JetStream, for a chain: each hub publishes the documents its lanes
@@ -17,6 +18,8 @@ import { changesSince, SYNC_STREAMS, type SyncDoc } from './streams';
  *   a repeat that gets past the window is an identical version, which the central writes as nothing.
  * - The central acknowledges a batch only after its unit of work committed: a crash in between
  *   gets the batch again, written as nothing the second time.
+ * - The central keys each document by the shop of its subject (chain-keys.ts): two shops'
+ *   `pos_register/2` are two documents there, never one overwriting the other.
  */
 export const CHAIN_STREAM = 'LANEWAY_CHAIN';
 const SUBJECT_ROOT = 'laneway.shop';
@@ -54,6 +57,7 @@ export interface HubPublisher {
 }
 
 export async function startHubPublisher(core: EngineCore, hubId: string, options: NatsOptions): Promise<HubPublisher> {
+  requireShopName(hubId);
   const nc = await connectNats(options);
   await ensureChainStream(nc, options.replicas ?? 1);
   const js: JetStreamClient = nc.jetstream({ timeout: 5000 });
@@ -97,6 +101,25 @@ export async function startHubPublisher(core: EngineCore, hubId: string, options
   };
 }
 
+/** Writes a page of the chain's messages, each keyed by the shop of its subject (chain-keys.ts). */
+async function applyMessages(core: EngineCore, messages: readonly JsMsg[]): Promise<void> {
+  const byStream = new Map<string, Array<{ newDocumentState: SyncDoc }>>();
+  for (const m of messages) {
+    const [shop, name] = m.subject.slice(SUBJECT_ROOT.length + 1).split('.');
+    const stream = streamNamed(name ?? '');
+    if (!shop || !stream || stream.direction === 'down') {
+      // Not a shop's stream: never written, and not delivered again.
+      core.logger.warn({ subject: m.subject }, 'JetStream message on no known shop stream; dropped');
+      m.term();
+      continue;
+    }
+    const rows = byStream.get(stream.name) ?? [];
+    rows.push({ newDocumentState: centralDocument(shop, stream, m.json<SyncDoc>()) });
+    byStream.set(stream.name, rows);
+  }
+  for (const [stream, rows] of byStream) await applyPush(core, stream, null, rows);
+}
+
 export interface CentralConsumer {
   /** Consumes until `until()` holds (tests, the benchmark) or the consumer is closed. */
   run(until?: () => Promise<boolean>): Promise<number>;
@@ -107,28 +130,34 @@ export async function startCentralConsumer(core: EngineCore, durable: string, op
   const nc = await connectNats(options);
   await ensureChainStream(nc, options.replicas ?? 1);
   const jsm = await nc.jetstreamManager();
-  await jsm.consumers.add(CHAIN_STREAM, { durable_name: durable, ack_policy: AckPolicy.Explicit, max_ack_pending: 10_000 }).catch(() => undefined);
+  // A page delivered to a fetch that gave up waiting comes again after `ack_wait`.
+  await jsm.consumers.add(CHAIN_STREAM, { durable_name: durable, ack_policy: AckPolicy.Explicit, max_ack_pending: 10_000, ack_wait: nanos(10_000) }).catch(() => undefined);
   const js = nc.jetstream({ timeout: 5000 });
   let closed = false;
   return {
     async run(until) {
       let applied = 0;
+      let consumer: Consumer | undefined;
+      let next: Promise<JsMsg[]> | undefined;
+      const fetchPage = async (from: Consumer): Promise<JsMsg[]> => {
+        const out: JsMsg[] = [];
+        for await (const m of await from.fetch({ max_messages: PAGE, expires: 2000 })) out.push(m);
+        return out;
+      };
       while (!closed && !(until && (await until()))) {
         try {
-          const consumer = await js.consumers.get(CHAIN_STREAM, durable);
-          const batch = await consumer.fetch({ max_messages: PAGE, expires: 1000 });
-          const messages = [];
-          for await (const m of batch) messages.push(m);
+          consumer ??= await js.consumers.get(CHAIN_STREAM, durable);
+          const messages = await (next ?? fetchPage(consumer));
+          // The next page comes in while this one is written (acknowledged only once committed).
+          next = fetchPage(consumer);
+          next.catch(() => undefined);
           if (messages.length === 0) continue;
-          const byStream = new Map<string, Array<{ newDocumentState: SyncDoc }>>();
-          for (const m of messages) {
-            const stream = m.subject.slice(m.subject.lastIndexOf('.') + 1);
-            byStream.set(stream, [...(byStream.get(stream) ?? []), { newDocumentState: m.json<SyncDoc>() }]);
-          }
-          for (const [stream, rows] of byStream) await applyPush(core, stream, null, rows);
+          await applyMessages(core, messages);
           for (const m of messages) m.ack();
           applied += messages.length;
         } catch (err) {
+          next = undefined;
+          consumer = undefined;
           if (closed) break;
           core.logger.warn({ err }, 'JetStream consume failed; retrying');
           await new Promise((r) => setTimeout(r, 300));

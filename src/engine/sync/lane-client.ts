@@ -45,7 +45,22 @@ export interface LaneClient {
 
 const TIMEOUT_MS = 15_000;
 
-export function startLaneClient(core: EngineCore, hub: HubAddress, options: { pollMs?: number; retryMs?: number; onChange?: () => void; paused?: boolean; checkpoints?: Record<string, number> } = {}): LaneClient {
+/** The lane's hybrid logical clock (hlc.ts): its stamps of customer edits, and the hub's stamps it receives. */
+export interface LaneClock {
+  stampsOf(customerIds: readonly string[]): Promise<Map<string, string>>;
+  receive(stamp: string): Promise<unknown>;
+}
+
+export interface LaneClientOptions {
+  pollMs?: number;
+  retryMs?: number;
+  onChange?: () => void;
+  paused?: boolean;
+  checkpoints?: Record<string, number>;
+  clock?: LaneClock;
+}
+
+export function startLaneClient(core: EngineCore, hub: HubAddress, options: LaneClientOptions = {}): LaneClient {
   const auth = `Basic ${Buffer.from(`${hub.token}:${hub.key}`).toString('base64')}`;
   const call = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${hub.url.replace(/\/$/, '')}${path}`, {
@@ -111,6 +126,8 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
               handler: async (checkpoint, batchSize) => {
                 const from = checkpoint?.watermark ?? 0;
                 const page = (await call(`/api/sync/pull/${stream.name}?watermark=${from}&limit=${batchSize}`)) as PullPage;
+                // Received before the page's documents are written: an edit made after them is later.
+                if (page.clock) await options.clock?.receive(page.clock);
                 // A two-way stream's status follows its push side (this install's watermark).
                 const recovered = succeed(s, stream.direction === 'down' ? page.checkpoint?.watermark : undefined);
                 if (page.documents.length > 0 || recovered) changed();
@@ -126,7 +143,11 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: { po
               handler: async (rows) => {
                 // The assumed master state is the hub's version this lane last had: the merge's base.
                 const plain = (d: unknown) => ({ ...bodyOf(d as Record<string, unknown>), watermark: (d as SyncDoc).watermark });
-                const clean = rows.map((r) => ({ newDocumentState: plain(r.newDocumentState), ...(r.assumedMasterState ? { assumedMasterState: plain(r.assumedMasterState) } : {}) }));
+                const stamps = stream.collection === 'customers' ? await options.clock?.stampsOf(rows.map((r) => String(r.newDocumentState.id))) : undefined;
+                const clean = rows.map((r) => {
+                  const stamp = stamps?.get(String(r.newDocumentState.id));
+                  return { newDocumentState: plain(r.newDocumentState), ...(r.assumedMasterState ? { assumedMasterState: plain(r.assumedMasterState) } : {}), ...(stamp ? { stamp } : {}) };
+                });
                 await call(`/api/sync/push/${stream.name}`, { method: 'POST', body: JSON.stringify({ rows: clean }) });
                 succeed(s, Math.max(0, ...clean.map((r) => Number(r.newDocumentState.watermark) || 0)));
                 changed();

@@ -4,6 +4,7 @@ import { getRecord, putRecord, type RecordDoc } from '../records';
 import { DEFAULT_OFFLINE_FLOOR, OFFLINE_SPEND, offlineExcessInTx, type OfflineFloor, type OfflineSpend } from './offline-floor';
 import type { Tx } from '../core';
 import { mergeCustomerInTx } from './customer-merge';
+import { formatStamp, readHlcInTx } from './hlc';
 import { bodyOf, changesSince, inStream, laneOfDocument, sameDocument, streamNamed, syncEventOf, type SyncDoc, type SyncStream } from './streams';
 
 /**
@@ -18,11 +19,15 @@ export const MAX_PULL = 2500;
 export interface PullPage {
   documents: SyncDoc[];
   checkpoint: { watermark: number } | null;
+  /** Customers: the hub's clock after every edit in the page (hlc.ts). */
+  clock?: string;
 }
 
 export interface PushRow {
   newDocumentState: Record<string, unknown>;
   assumedMasterState?: Record<string, unknown> | null;
+  /** Customers: the lane's clock stamp of its edit. */
+  stamp?: string;
 }
 
 export function requireStream(name: string, direction: 'up' | 'down'): SyncStream {
@@ -35,7 +40,9 @@ export async function pullPage(core: EngineCore, streamName: string, watermark: 
   const stream = requireStream(streamName, 'down');
   const documents = (await changesSince(core, stream, watermark, Math.min(limit, MAX_PULL))).map((d) => ({ ...d, _deleted: false }));
   const last = documents[documents.length - 1];
-  return { documents, checkpoint: last ? { watermark: last.watermark } : { watermark } };
+  const page: PullPage = { documents, checkpoint: last ? { watermark: last.watermark } : { watermark } };
+  if (stream.collection === 'customers') page.clock = formatStamp(await readHlcInTx(core), 'hub');
+  return page;
 }
 
 export interface PushOutcome {
@@ -52,6 +59,8 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
   const stream = requireStream(streamName, 'up');
   const outcome: PushOutcome = { written: 0, unchanged: 0, refused: 0 };
   await core.mutate(async (tx) => {
+    // One read for the page's current versions instead of one per document.
+    await tx.prefetch(stream.collection, rows.map((r) => String(r.newDocumentState.id ?? '')).filter((id) => id !== ''));
     for (const row of rows) {
       const doc = bodyOf(row.newDocumentState) as SyncDoc;
       if (typeof doc.id !== 'string' || !doc.id || !inStream(stream, doc)) {
@@ -73,7 +82,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
       }
       let write: SyncDoc = doc;
       if (stream.collection === 'customers' && laneid !== null) {
-        const merged = await customerWrite(tx, laneid, current, doc, row.assumedMasterState ? (bodyOf(row.assumedMasterState) as SyncDoc) : undefined);
+        const merged = await customerWrite(tx, laneid, current, doc, row.assumedMasterState ? (bodyOf(row.assumedMasterState) as SyncDoc) : undefined, row.stamp);
         if (!merged) {
           outcome.refused += 1;
           continue;
@@ -98,9 +107,9 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
  * and recorded as a sync exception: identifiers are unique, and which one is the "same" customer
  * is for a person to decide.
  */
-async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefined, doc: SyncDoc, assumed: SyncDoc | undefined): Promise<{ doc: SyncDoc; changed: boolean } | undefined> {
+async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefined, doc: SyncDoc, assumed: SyncDoc | undefined, stamp: string | undefined): Promise<{ doc: SyncDoc; changed: boolean } | undefined> {
   if (current) {
-    const { merged, changed } = await mergeCustomerInTx(tx, laneid, current, doc, assumed);
+    const { merged, changed } = await mergeCustomerInTx(tx, laneid, current, doc, assumed, stamp);
     // The lane's version lost every field it differs in (or differs only in its edit time): the
     // hub's version is rewritten as it is, so its new watermark brings it back down to the lane.
     return { doc: merged, changed: changed || !sameDocument(merged, doc) };

@@ -108,7 +108,7 @@ export const SALE_STATUSES = ['open', 'paid', 'voided', 'partially_refunded', 'r
 
 export const ProcessorStatus = Type.Object(
   {
-    reachable: Type.Boolean({ description: 'Whether the card processor answered the last card payment (card payments need it: nothing is approved without it).' }),
+    reachable: Type.Boolean({ description: 'Whether the card processor answered the last card payment or reachability check (card payments need it: nothing is approved without it). Each change is a `pos_processor.reachable` / `pos_processor.unreachable` event with this object as data.' }),
     message: Type.Union([Type.String(), Type.Null()], { description: 'What the cashier reads while it is unreachable: which tenders to take instead.' }),
     since: Type.Union([Type.String(), Type.Null()]),
   },

@@ -70,13 +70,18 @@ export const PullPage = component(
   Type.Object({
     documents: Type.Array(SyncDocument),
     checkpoint: Type.Union([Type.Object({ watermark: Type.Integer({ minimum: 0 }) }), Type.Null()], { description: 'The greatest watermark of this page: the next pull starts after it' }),
+    clock: Type.Optional(Type.String({ description: "Customers stream: the hub's hybrid logical clock (`<ms>.<counter>@hub`) after every edit in the page; the lane's clock moves past it" })),
   }),
 );
 
 export const PushBody = Type.Object(
   {
     rows: Type.Array(
-      Type.Object({ newDocumentState: SyncDocument, assumedMasterState: Type.Optional(Type.Union([SyncDocument, Type.Null()])) }),
+      Type.Object({
+        newDocumentState: SyncDocument,
+        assumedMasterState: Type.Optional(Type.Union([SyncDocument, Type.Null()])),
+        stamp: Type.Optional(Type.String({ maxLength: 80, description: "Customers: the lane's hybrid logical clock stamp of its last edit of the document (`<ms>.<counter>@lane:<laneid>`)" })),
+      }),
       { maxItems: 1000 },
     ),
   },

@@ -165,6 +165,10 @@ export function onEvent(k: PosKit, e: LiveEvent): void {
       return;
     }
     k.set({ lanes: { ...s.lanes, [e.key]: { ...(s.lanes[e.key] ?? { laneid: e.key, name: e.key, status: 'offline', activity: 'idle', last_error: null }), ...d } as LaneLive } });
+  } else if (e.entity === 'pos_processor' && e.data) {
+    // The processor's reachability changed (a check or a tender): the badge follows at once.
+    const processor = e.data as unknown as Sale['allowed']['processor'];
+    k.set({ ...(s.register ? { register: { ...s.register, processor } } : {}), ...(s.sale ? { sale: { ...s.sale, allowed: { ...s.sale.allowed, processor } } } : {}) });
   } else if (e.type === 'sync.status') {
     void refreshSync(k);
   } else if (e.type === 'drawer.opened' && e.data?.laneid === s.laneid) {
