@@ -80,7 +80,6 @@ export function createPairing(core: EngineCore, account: Account, keys: InstallK
     /** Hub: a new one-time code for the lane `laneid`. */
     async createCode(input: { laneid: string; name?: string }): Promise<{ code: string; laneid: string; expires_at: string }> {
       if (!LANEID_RULE.test(input.laneid)) throw fail.invalid('invalid_laneid', 'laneid is 1 to 20 letters, digits, - or _');
-      // Uniform over the 30 letters (a hex digit's char code taken modulo 30 reached only 16 of them).
       const chars = randomString(CODE_ALPHABET, 10);
       const code = `${chars.slice(0, 5)}-${chars.slice(5)}`;
       return core.mutate(async (tx) => {
