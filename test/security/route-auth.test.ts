@@ -99,3 +99,25 @@ describe('every operation checks credentials', () => {
     expect([widened.status, widened.body.code]).toEqual([403, 'insufficient_scope']);
   });
 });
+
+describe('the ecommerce API checks the shop credentials it is sent', () => {
+  const session = (auth: { apiToken: string; apiKey: string } | undefined, header?: string) =>
+    fetch(`${h.api.url}/api/v2/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(header ? { Authorization: header } : {}) },
+      body: JSON.stringify({ ...(auth ? { gatewayAuthorization: auth } : {}), options: {} }),
+    });
+
+  it("refuses lane, partner and hosted merchant accounts' credentials, in the body or as HTTP Basic", async () => {
+    const { credentials } = h.t.engine.account;
+    for (const kind of ['lane', 'partner', 'merchant'] as const) {
+      const made = await credentials.create({ name: `shop ${kind}`, kind, ...(kind === 'merchant' ? { account: 'MERCHANT0002' } : {}) });
+      expect((await session({ apiToken: made.token, apiKey: made.key })).status, kind).toBe(403);
+      expect((await session(undefined, basicAuth(made.token, made.key))).status, kind).toBe(403);
+    }
+    expect((await session({ apiToken: 'TESTTOKEN0001', apiKey: 'wrong' })).status).toBe(401);
+    expect((await session(undefined)).status).toBe(401);
+    expect((await session({ apiToken: 'TESTTOKEN0001', apiKey: 'test-key-0123456789abcdef' })).status).toBe(201);
+  });
+});
+
