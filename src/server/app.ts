@@ -59,6 +59,9 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request, sh
     engine.logger.error({ err, method: req.method, path: redactPans(req.path) }, 'unhandled error in route');
   }
   const { status, body } = toErrorReply(err, shape);
+  // Messages name what was asked for (`No customer with identifier ...`): a card number sent as a
+  // path or a field value must not come back in clear.
+  maskCardNumbersInFreeText(body);
   // No WWW-Authenticate on 401: a Basic challenge makes a browser prompt for the key and then
   // replay it on every request to this origin, including ones a hostile page starts.
   if (!res.headersSent) res.status(status).json(body);
