@@ -12,7 +12,7 @@ import { grantsOf } from './role-grants';
 import { toErrorReply, type ErrorShape } from './errors';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
-import { checkBodyType, checkDepth, httpError, JSON_TYPES, MAX_BODY_DEPTH } from './request-body';
+import { checkBodyType, checkDepth, checkText, httpError, JSON_TYPES, MAX_BODY_DEPTH } from './request-body';
 import type { AnyRoute, Reply } from './route';
 import { staticDispatch, type RouteHandler } from './static-dispatch';
 import { lazyCompile, validationError } from './validation';
@@ -132,6 +132,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
         }
         raw = req.body ?? {};
         checkDepth(raw, MAX_BODY_DEPTH, invalidKind);
+        checkText(raw, invalidKind);
       } else if (route.multipartBody) checkBodyType(req, ['multipart']);
       const validate = { params: validator.params?.(), query: validator.query?.(), body: validator.body?.() };
       const params: Record<string, unknown> = { ...req.params };

@@ -84,3 +84,17 @@ describe('card numbers where free text goes', () => {
     expect(filesHolding(h.t.dir, MASTERCARD)).toEqual([]);
   });
 });
+
+describe('text that is not Unicode', () => {
+  it('refuses a lone surrogate escape or a NUL anywhere in a body, and writes nothing; an emoji is fine', async () => {
+    for (const body of ['{"identifier":"C-U1","name":"a\\ud800b"}', '{"identifier":"C-U1","name":"x","notes":"\\udfff"}', '{"identifier":"C-U1","name":"a\\u0000b"}', '{"identifier":"C-U1","name":"x","contacts":[{"email":"a@b.test","\\ud800":1}]}']) {
+      const res = await raw('POST', '/api/imports/customer', body);
+      expect(res.status, body).toBe(412);
+      expect(JSON.parse(res.text).code).toBe('invalid_text');
+    }
+    expect((await raw('GET', '/api/exports/customer/C-U1')).status).toBe(404);
+    expect((await raw('PATCH', '/api/account', '{"name":"Shop \\ud800"}')).status).toBe(400);
+    expect((await raw('POST', '/api/imports/customer', '{"identifier":"C-U2","name":"Café \\ud83d\\ude00"}')).status).toBe(201);
+    expect(JSON.parse((await raw('GET', '/api/exports/customer/C-U2')).text).name).toBe('Café 😀');
+  });
+});
