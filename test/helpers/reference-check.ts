@@ -8,9 +8,11 @@ import addFormats from 'ajv-formats';
  * (`nullable`), components resolved in the reference document itself.
  */
 const REFERENCE = '/work/shared/spec/reference/api-reference-1.3.35.openapi.json';
+/** The ecommerce API's document: its paths are relative to /api/v2. */
+export const ECOMMERCE_REFERENCE = '/work/shared/spec/reference/ecommerce-api-2.0.0.openapi.json';
 
 type Doc = { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>; components: unknown };
-let doc: Doc | undefined;
+const docs = new Map<string, Doc>();
 const Ajv = (AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule;
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true, validateSchema: false });
 (addFormats as unknown as { default: (a: unknown) => void }).default(ajv);
@@ -42,10 +44,11 @@ function asClientsRead(node: unknown): unknown {
   return o;
 }
 
-export function referenceValidator(method: string, path: string, status: number): ValidateFunction | null {
+export function referenceValidator(method: string, path: string, status: number, file = REFERENCE): ValidateFunction | null {
   // A few of the reference's schemas say `properties: null` (an object of any fields).
-  doc ??= JSON.parse(readFileSync(REFERENCE, 'utf8'), (k, v: unknown) => (k === 'properties' && v === null ? undefined : v)) as Doc;
-  const key = `${method} ${path} ${status}`;
+  if (!docs.has(file)) docs.set(file, JSON.parse(readFileSync(file, 'utf8'), (k, v: unknown) => (k === 'properties' && v === null ? undefined : v)) as Doc);
+  const doc = docs.get(file)!;
+  const key = `${file} ${method} ${path} ${status}`;
   if (!compiled.has(key)) {
     const schema = doc.paths[path]?.[method.toLowerCase()]?.responses?.[String(status)]?.content?.['application/json']?.schema;
     compiled.set(key, schema ? ajv.compile(asClientsRead({ ...(schema as object), components: doc.components }) as object) : null);
@@ -54,8 +57,8 @@ export function referenceValidator(method: string, path: string, status: number)
 }
 
 /** Problems of `body` against the reference's schema (empty when it matches or the reference has none). */
-export function referenceProblems(method: string, path: string, status: number, body: unknown): string[] {
-  const validate = referenceValidator(method, path, status);
+export function referenceProblems(method: string, path: string, status: number, body: unknown, file = REFERENCE): string[] {
+  const validate = referenceValidator(method, path, status, file);
   if (!validate) return [`the reference has no schema for ${method} ${path} ${status}`];
   if (validate(body)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);

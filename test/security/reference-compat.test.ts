@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
 import { card, VISA } from '../helpers/gateway';
-import { referenceProblems } from '../helpers/reference-check';
+import { ECOMMERCE_REFERENCE, referenceProblems } from '../helpers/reference-check';
+import { card as frameCard, gatewayAuthorization, sale as shopSale, SALE_TOTAL } from '../ecommerce/helpers';
 
 /**
  * Common operations answered as a client generated from the reference document parses them: each
@@ -55,5 +56,22 @@ describe('answers as clients generated from the reference read them', () => {
     await expectReferenceShape('GET', '/api/reference_data/v1/response_codes', '/api/reference_data/v1/response_codes');
     await expectReferenceShape('GET', '/api/reference_data/v1/country_codes', '/api/reference_data/v1/country_codes');
     await expectReferenceShape('GET', '/api/reference_data/v1/bin/{bin}', '/api/reference_data/v1/bin/489528');
+  });
+
+  it('the ecommerce API (/api/v2) as its own reference document describes it', async () => {
+    const check = async (method: string, referencePath: string, path: string, body?: unknown) => {
+      const res = await h.api.request(method, `/api/v2${path}`, { auth: null, ...(body === undefined ? {} : { body }) });
+      expect(referenceProblems(method, referencePath, res.status, res.body, ECOMMERCE_REFERENCE), `${method} ${path} ${res.status}`).toEqual([]);
+      return res.body as Record<string, string>;
+    };
+    const { id } = await check('POST', '/sessions', '/sessions', { gatewayAuthorization, options: { paymentTypes: [{ name: 'creditCard' }, { name: 'giftCard' }] } });
+    await check('POST', '/sessions', '/sessions', { gatewayAuthorization: { apiToken: 'x', apiKey: 'y' }, options: {} });
+    await check('GET', '/sessions/{id}', `/sessions/${id}`);
+    const { token } = await check('POST', '/sessions/{id}/tokens', `/sessions/${id}/tokens`, frameCard(VISA));
+    await check('POST', '/sessions/{id}/tokens', `/sessions/${id}/tokens`, frameCard('4111111111111112'));
+    await check('POST', '/wallets', '/wallets', { gatewayAuthorization });
+    const { orderId } = await check('POST', '/sessions/{id}/sales', `/sessions/${id}/sales`, shopSale('SO-COMPAT', { payment: { type: 'creditCard', token, amount: SALE_TOTAL, capture: true } }));
+    await check('PATCH', '/sessions/{id}/sales/{saleid}', `/sessions/${id}/sales/${orderId}`, { gatewayAuthorization });
+    await check('POST', '/sessions/{id}/sales', `/sessions/${id}/sales`, { ...shopSale('SO-DECLINE'), lines: [{ number: 'X', description: 'x', price: 40.01, quantity: 1 }], payment: { type: 'creditCard', token, amount: 40.01, capture: true } });
   });
 });
