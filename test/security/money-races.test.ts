@@ -47,6 +47,19 @@ describe('concurrent money moves', () => {
   });
 });
 
+describe('captures and refunds within what was authorized and captured', () => {
+  it('refuses a capture above the authorization and a refund above a partial capture', async () => {
+    const auth = await op(h.api, 'auth', { amount_cents: 1000, credit_card: card(VISA) });
+    expect((await op<{ success: boolean }>(h.api, 'capture', { transaction: auth.body.transaction, amount_cents: 1001 })).body.success).toBe(false);
+    const captured = await op(h.api, 'capture', { transaction: auth.body.transaction, amount_cents: 600 });
+    expect(captured.body.success).toBe(true);
+    const capture = captured.body.transaction;
+    expect((await op<{ success: boolean }>(h.api, 'refund', { transaction: capture, amount_cents: 601 })).body.success).toBe(false);
+    const results = await Promise.all([1, 2, 3].map(() => op(h.api, 'refund', { transaction: capture, amount_cents: 400 })));
+    expect(sumOf(results)).toBe(400);
+  });
+});
+
 describe('amounts that are not money', () => {
   it('refuses a refund above what was sold, and negative, fractional, zero and overflowing amounts', async () => {
     const sale = await op(h.api, 'sale', { amount_cents: 1000, credit_card: card(VISA) });
