@@ -52,6 +52,14 @@ describe('card numbers where free text goes', () => {
     expect(filesHolding(h.t.dir, DISCOVER)).toEqual([]);
   });
 
+  it('masks a card number sent as a JSON number in a free-form attribute, and leaves a time in milliseconds a number', async () => {
+    const made = await raw('POST', '/api/imports/customer', `{"identifier":"C-ATTR","name":"Attr","card_on_file":${VISA},"last_seen_ms":1772463600000}`);
+    expect(made.status).toBe(201);
+    const seen = await h.api.get<{ attributes_marshal: Record<string, unknown> }>('/api/exports/customer/C-ATTR');
+    // 1772463600000 passes the Luhn check too: a 13-digit number is a time far more often than a card.
+    expect(seen.body.attributes_marshal).toMatchObject({ card_on_file: '489528******0006', last_seen_ms: 1772463600000 });
+  });
+
   it('never repeats a card number sent in a path or a field in an error', async () => {
     for (const path of [`/api/exports/customer/${AMEX}`, `/api/exports/invoice/${AMEX}`, `/api/gateway/v1/orders/${AMEX}`, `/api/exports/payment/${AMEX}`]) {
       const res = await raw('GET', path);

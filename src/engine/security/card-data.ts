@@ -43,7 +43,9 @@ export const carriesNumberOnPurpose = (key: string): boolean => NUMBER_FIELDS.ha
  * masked string (a number field then refuses it). Any other number is left as it is.
  */
 function maskedNumber(v: number): number | string {
-  if (!Number.isSafeInteger(v) || v < 1e12) return v;
+  // 15 and 16 digits only (Amex, Visa, Mastercard, Discover): a 13-digit number is far more often
+  // a time in milliseconds (a synced document's `updated_ms`) than a card, and must stay a number.
+  if (!Number.isSafeInteger(v) || v < 1e14) return v;
   const text = String(v);
   const masked = redactPans(text);
   return masked === text ? v : masked;
