@@ -22,6 +22,9 @@ describe('sync pushes', () => {
     const outcome = await applyPush(core, 'transactions', '1', [row(forged), row({ ...current, data: { ...(current.data as object), state: 'cancelled' } })]);
     expect(outcome).toMatchObject({ written: 0, refused: 2 });
     expect(((await core.get<SyncDoc>('transactions', token))!.data as { state: string }).state).toBe(current.data && (current.data as { state: string }).state);
+    // A new transaction made on another lane's terminal is not this lane's to push either.
+    const foreign = { ...current, id: 'LANE2TX0000000001', data: { ...(current.data as object), token: 'LANE2TX0000000001', terminal: { laneid: '2' } } };
+    expect(await applyPush(core, 'transactions', '1', [row(foreign)])).toMatchObject({ written: 0, refused: 1 });
   });
 
   it("refuse a lane's copy of another lane's sale, even when the copy names the pushing lane", async () => {

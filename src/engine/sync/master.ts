@@ -65,7 +65,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
       // owner it likes): a lane may not rewrite the hub's own documents (a web sale's
       // transaction) or another lane's. Customers are merged instead (customerWrite).
       const owner = current && stream.collection !== 'customers' ? await ownerOfStored(tx, stream, current) : laneOfDocument(stream, doc);
-      const named = laneOfDocument(stream, doc);
+      const named = stream.collection === 'transactions' ? await ownerOfStored(tx, stream, doc) : laneOfDocument(stream, doc);
       if (laneid !== null && ((current && stream.collection !== 'customers' && owner !== laneid) || (named && named !== laneid))) {
         outcome.refused += 1;
         await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'owner_mismatch', owner: owner || named || 'hub', at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
@@ -97,7 +97,8 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
 }
 
 /**
- * The lane that owns the hub's copy of a document ('' for the hub's own). A transaction names no
+ * The lane that owns a document ('' for the hub's own), read from the hub's copy (or, for a new
+ * one, the pushed copy). A transaction names no
  * lane itself: a card-present one carries its terminal's lane, any other of a register sale
  * belongs to its order, which carries the register's lane (`pos_lane`).
  */
