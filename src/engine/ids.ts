@@ -11,25 +11,51 @@ export interface Ids {
   secret(bytes?: number): string;
 }
 
-const ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ'; // no I or O: tokens are read aloud and typed
+export const TOKEN_ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ'; // no I or O: tokens are read aloud and typed
 
-/** Random bytes drawn 4 KiB at a time (one call per 256 tokens: a file import makes one per invoice). */
+/** Random bytes drawn 4 KiB at a time (one call per ~250 tokens: a file import makes one per invoice). */
 const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let used = 0;
 
+function pooledBytes(n: number): Buffer {
+  if (used + n > pool.length) {
+    pool = randomBytes(Math.max(POOL_BYTES, n));
+    used = 0;
+  }
+  const out = Buffer.from(pool.subarray(used, used + n));
+  // Each byte serves one draw only.
+  pool.fill(0, used, used + n);
+  used += n;
+  return out;
+}
+
+/**
+ * `length` characters drawn uniformly from `alphabet` (at most 256 letters). A byte taken modulo
+ * the alphabet's size favours the first `256 % size` letters (for 34, eighteen letters come 8/7 as
+ * often as the others), so bytes at or above the largest multiple of the size are thrown away and
+ * drawn again (rejection sampling).
+ */
+export function randomString(alphabet: string, length: number, bytes: (n: number) => Buffer = pooledBytes): string {
+  const size = alphabet.length;
+  if (size < 2 || size > 256) throw new Error('randomString: the alphabet must hold 2 to 256 letters');
+  const limit = 256 - (256 % size);
+  let out = '';
+  while (out.length < length) {
+    // Enough bytes for what is left, plus a few for the rejected ones.
+    const batch = bytes(length - out.length + 4);
+    for (const b of batch) {
+      if (b >= limit) continue;
+      out += alphabet[b % size];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
 export const randomIds: Ids = {
   token() {
-    if (used + 16 > pool.length) {
-      pool = randomBytes(POOL_BYTES);
-      used = 0;
-    }
-    let out = '';
-    for (let i = 0; i < 16; i++) out += ALPHABET[(pool[used + i] ?? 0) % ALPHABET.length];
-    // Each byte serves one token only.
-    pool.fill(0, used, used + 16);
-    used += 16;
-    return out;
+    return randomString(TOKEN_ALPHABET, 16);
   },
   secret(bytes = 32) {
     return randomBytes(bytes).toString('hex');

@@ -12,7 +12,7 @@ import { grantsOf } from './role-grants';
 import { toErrorReply, type ErrorShape } from './errors';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
-import { checkBodyType, checkDepth, httpError, JSON_TYPES, MAX_BODY_DEPTH } from './request-body';
+import { checkBodyType, checkDepth, checkText, httpError, JSON_TYPES, MAX_BODY_DEPTH } from './request-body';
 import type { AnyRoute, Reply } from './route';
 import { staticDispatch, type RouteHandler } from './static-dispatch';
 import { lazyCompile, validationError } from './validation';
@@ -59,6 +59,9 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request, sh
     engine.logger.error({ err, method: req.method, path: redactPans(req.path) }, 'unhandled error in route');
   }
   const { status, body } = toErrorReply(err, shape);
+  // Messages name what was asked for (`No customer with identifier ...`): a card number sent as a
+  // path or a field value must not come back in clear.
+  maskCardNumbersInFreeText(body);
   // No WWW-Authenticate on 401: a Basic challenge makes a browser prompt for the key and then
   // replay it on every request to this origin, including ones a hostile page starts.
   if (!res.headersSent) res.status(status).json(body);
@@ -129,6 +132,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
         }
         raw = req.body ?? {};
         checkDepth(raw, MAX_BODY_DEPTH, invalidKind);
+        checkText(raw, invalidKind);
       } else if (route.multipartBody) checkBodyType(req, ['multipart']);
       const validate = { params: validator.params?.(), query: validator.query?.(), body: validator.body?.() };
       const params: Record<string, unknown> = { ...req.params };

@@ -45,6 +45,35 @@ export function checkDepth(value: unknown, max: number, kind: 'invalid' | 'preco
   }
 }
 
+// A UTF-16 surrogate that is not half of a pair (JSON's `\ud800` escape), or a NUL character.
+// eslint-disable-next-line no-control-regex
+const BROKEN_TEXT = /[\ud800-\udfff\u0000]/u;
+
+/**
+ * Text that is not Unicode (a lone surrogate, sent as a `\udXXX` escape) or holds a NUL is refused
+ * before anything stores it: exports repeat it in every page that holds the record, and strict
+ * parsers (Rust's serde_json, Go's encoding/json replaces it, C strings stop at NUL) then fail or
+ * change the whole page, not just the one field. Keys are checked as well as values.
+ */
+export function checkText(value: unknown, kind: 'invalid' | 'precondition'): void {
+  const stack: unknown[] = [value];
+  const refuse = () => (kind === 'precondition' ? fail.precondition : fail.invalid)('invalid_text', 'Request body holds text that is not valid Unicode (a lone surrogate escape such as \\ud800) or a NUL character');
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (BROKEN_TEXT.test(v)) throw refuse();
+    } else if (v !== null && typeof v === 'object') {
+      // One push per element: a spread of a long array would overflow the call's arguments.
+      if (Array.isArray(v)) for (const child of v) stack.push(child);
+      else
+        for (const [k, child] of Object.entries(v)) {
+          if (BROKEN_TEXT.test(k)) throw refuse();
+          stack.push(child);
+        }
+    }
+  }
+}
+
 interface HttpishError {
   type?: string;
   status?: number;

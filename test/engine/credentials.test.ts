@@ -60,7 +60,7 @@ describe('credentials and JWTs', () => {
     t = await openTestEngine();
     const { account } = t.engine;
     const key = account.credentials.verifyBasic(TEST_TOKEN, TEST_KEY)!;
-    expect(key.scopes).toEqual(['api', 'credentials', 'users']);
+    expect(key.scopes).toEqual(['api', 'credentials', 'users', 'settings']);
     expect(() => authorize(key, 'credentials')).not.toThrow();
 
     const screens = (await account.whoami(TEST_TOKEN, 1))[TEST_TOKEN]!;

@@ -278,6 +278,22 @@ describe('onboarding: steps and review', () => {
     expect((await h.api.get('/api/whoami', auth)).status).toBe(401);
   });
 
+  it("a partner sees only its own applications: another partner's status, search and steps are refused, and the merchant key stays its own", async () => {
+    const { token, reference } = await create();
+    const made = await h.api.post<{ token: string; key: string }>('/api/account/credentials', { name: 'Other partner', kind: 'partner' });
+    const other = basicAuth(made.body.token, made.body.key);
+    expect((await h.api.get<{ code: string }>(`/api/onboarding/v1/applications/${token}`, other)).status).toBe(404);
+    expect((await h.api.get(`/api/onboarding/v1/applications/search/${reference}`, other)).status).toBe(404);
+    const foreignStep = await h.api.post<{ code: string }>('/api/onboarding/v1/application_steps', { reference_token: reference, step_number: 99, message: 'Submitted by someone else' }, other);
+    expect(foreignStep.status).toBe(400);
+    expect((await status(token)).body.application_status).toBe('Received');
+    expect((await h.api.post('/api/onboarding/v1/applications', application({ link_to_existing: reference }), other)).status).toBe(400);
+    expect((await step(reference, 99)).status).toBe(201);
+    await review();
+    expect((await h.api.get(`/api/onboarding/v1/applications/${token}`, other)).status).toBe(404);
+    expect((await status(token)).body.api_credentials?.api_key).toEqual(expect.any(String));
+  });
+
   it('the merchant credentials survive a restart', async () => {
     const { token, reference } = await create();
     await step(reference, 99);

@@ -14,6 +14,8 @@ import { fail } from '../errors';
  * - `sync`: a paired lane's replication (pull the hub's documents, push its own); the only scope
  *   a `lane` credential holds (see engine/sync/pairing.ts).
  * - `users`: the back-office users (list, invite, change role, disable).
+ * - `settings`: also a scope of its own where an operation requires it (the account's settings and
+ *   capability flags): the API key, the owner and managers hold it; the default JWT does not.
  * - The rest are the grants a back-office user's role holds instead of `api` (./roles.ts): an
  *   operation needing `api` also admits a caller holding the operation's grant.
  */
@@ -24,9 +26,11 @@ export type Scope = (typeof SCOPES)[number];
 export const DEFAULT_JWT_SCOPES: readonly Scope[] = ['api'];
 /**
  * The API key: the owner's root credential. The grants are implied by `api`, so it needs none of
- * them; neither `onboarding` nor `sync`, which only partner and lane credentials hold.
+ * them, except `settings`, which an operation may require on its own (PATCH /api/account: a leaked
+ * screen JWT must not turn capabilities on or move the processing cut-off); neither `onboarding`
+ * nor `sync`, which only partner and lane credentials hold.
  */
-export const KEY_SCOPES: readonly Scope[] = ['api', 'credentials', 'users'];
+export const KEY_SCOPES: readonly Scope[] = ['api', 'credentials', 'users', 'settings'];
 /** What a credential of the `lane` kind holds, by key or JWT: replication and nothing else. */
 export const LANE_SCOPES: readonly Scope[] = ['sync'];
 

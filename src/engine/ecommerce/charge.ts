@@ -34,6 +34,23 @@ export async function loadSale(reader: Tx | EngineCore, s: SessionData, saleId: 
 
 export const bad = (code: string, path: string, message: string) => fail.invalid(code, message, [{ field: path, message }]);
 
+/** Runs the work given under one key one after another (in this process: one per data folder). */
+function perKeyQueue() {
+  const queues = new Map<string, Promise<unknown>>();
+  return <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const run = (queues.get(key) ?? Promise.resolve()).then(work, work);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(key, done);
+    void done.then(() => {
+      if (queues.get(key) === done) queues.delete(key);
+    });
+    return run;
+  };
+}
+
 export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; gateway: Gateway }) {
   const { core, giftCards, gateway } = deps;
   /** The payment method a payment names: one the session's frame tokenized, or one in the session's wallet. */
@@ -49,7 +66,13 @@ export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; ga
     throw bad('token_not_found', `${path}/token`, `Token ${p.token} was not made on this session and is not in its wallet`);
   };
 
-  return async function charge(s: SessionData, saleId: string, p: EcommercePayment, actor: string, path: string): Promise<Charged> {
+  // Payments on one sale run one at a time: each is checked against what the sale still owes, which
+  // must count the payment before it. Two fired at once each saw the whole balance open, and both
+  // were charged (the gateway call happens outside any unit of work, so the unit cannot hold it).
+  const oneAtATime = perKeyQueue();
+  return (s: SessionData, saleId: string, p: EcommercePayment, actor: string, path: string): Promise<Charged> => oneAtATime(saleId, () => chargeNow(s, saleId, p, actor, path));
+
+  async function chargeNow(s: SessionData, saleId: string, p: EcommercePayment, actor: string, path: string): Promise<Charged> {
     const sale = await loadSale(core, s, saleId);
     if (p.type === 'applePay') throw bad('apple_pay_unavailable', `${path}/type`, 'Apple Pay payments need a production Apple Pay merchant certificate; none is configured');
     const requested = toMinor(p.amount, sale.currency, `${path}/amount`);
@@ -105,5 +128,5 @@ export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; ga
     });
     if (!result.approved) return { approved: false, partial: false, response, decline: { code: result.body.response_code, message: t.gateway_error_message || t.gateway_response.message || 'DECLINED' } };
     return { approved: true, partial: amount < requested, response };
-  };
+  }
 }

@@ -5,12 +5,12 @@ import { formatMoney } from '../../shared/money';
 import { maskCardNumbersInFreeText } from '../security/card-data';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
-import { upsertCustomer } from '../receivables/customers';
+import { IDENTIFIER_RULE, upsertCustomer } from '../receivables/customers';
 import { importDivision } from '../receivables/divisions';
 import { deleteInvoice, importInvoice } from '../receivables/invoices';
 import { importPayment } from '../receivables/payments';
 import { Fields } from '../receivables/fields';
-import { Problems } from '../receivables/problems';
+import { KEY_RE, Problems } from '../receivables/problems';
 import type { ReceivablesUnit } from '../receivables/unit-of-work';
 import type { CustomerImportInput, DivisionImportInput, InvoiceImportInput, PaymentCsvRow } from '../receivables/types';
 import { CARD_COLUMNS, groupInput, KINDS, type FileKind, type Group } from './kinds';
@@ -74,6 +74,7 @@ const CARD_FIELD: Record<string, string> = {
   autopay_exists: 'create_debit_agreement',
   name_unspecified: 'name',
   missing_customer_identifier: 'customer_identifier',
+  invalid_customer_identifier: 'customer_identifier',
 };
 export const cardField = (code: string): string => CARD_FIELD[code] ?? '';
 
@@ -89,6 +90,8 @@ async function importCard(ctx: ApplyContext, group: Group): Promise<void> {
   if (!row) return;
   const v = row.values;
   if (!v.customer_identifier) throw fail.precondition('missing_customer_identifier', 'customer_identifier is required');
+  // The customer's identifier rule (a card number there arrives masked, and the mask's * is refused).
+  if (!KEY_RE.test(v.customer_identifier)) throw fail.precondition('invalid_customer_identifier', `customer_identifier ${IDENTIFIER_RULE}`);
   const { month, year } = expiryOf(v.expiry);
   const agreement = v.create_debit_agreement?.trim().toUpperCase();
   if (agreement !== undefined && agreement !== 'Y' && agreement !== 'N') throw fail.precondition('invalid_create_debit_agreement', 'create_debit_agreement must be Y or N');

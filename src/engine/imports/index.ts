@@ -9,6 +9,7 @@ import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { DAY_MS } from '../clock';
 import { fail } from '../errors';
+import { redactPans } from '../security/card-data';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
@@ -109,7 +110,8 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
       const data: BatchData = {
         // Like an invoice's id, the watermark of its first version: units are serialised.
         id: core.currentWatermark() + 1,
-        file_name: m.fileName.slice(0, 255),
+        // Shown in lists and the back office: a card number in the name is masked like any free text.
+        file_name: redactPans(m.fileName).slice(0, 255),
         file_size: file.size,
         file_content_type: m.contentType.slice(0, 100),
         file_fingerprint: file.fingerprint,

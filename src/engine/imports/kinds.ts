@@ -5,6 +5,8 @@
  * invoice amount) is a column `<array>.<field>` on the rows that follow its parent: a row whose
  * key column is empty or repeats the parent's key continues the parent.
  */
+import { carriesNumberOnPurpose, redactPans } from '../security/card-data';
+
 export type FileKind = 'customers' | 'invoices' | 'payments' | 'divisions' | 'credit_cards' | 'invoice_recon' | 'payment_recon';
 
 export interface KindSpec {
@@ -88,6 +90,22 @@ export function rowValues(header: readonly string[], cells: readonly string[]): 
     if (v !== undefined && v !== '') out[name] = v;
   });
   return out;
+}
+
+/**
+ * A file's cells are free text like a request body's strings (maskCardNumbersInFreeText): a card
+ * number in a name, a note, an identifier or a reference is masked before any rule sees it (an
+ * identifier then refuses the mask), so it rests nowhere in clear, echo lines included. Only the
+ * card file's `number` column and the columns named for a number (account_number, routing_number...)
+ * keep their digits. Changes `values` in place and returns it.
+ */
+export function maskFreeTextCells(kind: FileKind, values: Record<string, string>): Record<string, string> {
+  for (const [name, v] of Object.entries(values)) {
+    if (kind === 'credit_cards' && name === 'number') continue;
+    if (carriesNumberOnPurpose(name.split('.').pop() ?? name)) continue;
+    values[name] = redactPans(v);
+  }
+  return values;
 }
 
 /** True when `row` continues `group` (same key, or key left blank). */

@@ -11,7 +11,7 @@ import { inUnitOfWork } from '../receivables/unit-of-work';
 import type { CustomerDoc } from '../receivables/types';
 import { APPLIERS, cardField, closeUnlisted, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
-import { continues, KINDS, locate, groupInput, rowValues, type Group, type Row } from './kinds';
+import { continues, KINDS, locate, groupInput, maskFreeTextCells, rowValues, type Group, type Row } from './kinds';
 import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLine, type LineError } from './records';
 
 /** Rows per unit of work: one commit and one progress event each. */
@@ -96,7 +96,7 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
         continue;
       }
       if (rowIndex++ < start.rows_done) continue;
-      const row: Row = { line, values: rowValues(header, record) };
+      const row: Row = { line, values: maskFreeTextCells(start.kind, rowValues(header, record)) };
       if (group && continues(spec, group, row)) {
         group.rows.push(row);
         chunkRows++;

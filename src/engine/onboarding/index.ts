@@ -29,8 +29,8 @@ export interface Onboarding {
   terms(locale: string | undefined): ApplicationParametersData;
   create(input: ApplicationInput, actor: string): Promise<{ application_token: string }>;
   /** The status; an approved application's key is shown on the first read after approval only. */
-  status(applicationToken: string): Promise<ApplicationStatusView>;
-  search(referenceToken: string): Promise<{ application_token: string }>;
+  status(applicationToken: string, actor: string): Promise<ApplicationStatusView>;
+  search(referenceToken: string, actor: string): Promise<{ application_token: string }>;
   step(input: ApplicationStepInput, actor: string): Promise<void>;
   /** Decides the applications whose review is due (the `onboarding.review` tick). */
   reviewDue(now: number): Promise<number>;
@@ -143,6 +143,11 @@ async function deliverInTx(tx: Tx, vault: VaultKeys, applicationToken: string): 
 /** Records a step; step 99 submits the application (Received → Processing), once. */
 async function stepInTx(tx: Tx, input: ApplicationStepInput, actor: string): Promise<void> {
   const application = (await recordsByRef<ApplicationData>(tx, APPLICATION, input.reference_token))[0]?.data;
+  if (application && application.created_by !== actor) {
+    throw fail.invalid('validation_failed', `reference_token ${input.reference_token} names an application of another partner`, [
+      { field: 'reference_token', code: 'reference_token_taken', message: 'reference_token names an application this credential did not create' },
+    ]);
+  }
   if (input.step_number === SUBMIT_STEP) {
     if (!application) {
       throw fail.invalid('validation_failed', `Step 99 submits the application, and none has reference_token ${input.reference_token}: create it first`, [
@@ -169,6 +174,12 @@ export function createOnboarding(deps: { core: EngineCore; account: Account; vau
   const { core, account, vault } = deps;
 
   const byReference = async (reader: Tx | EngineCore, reference: string) => (await recordsByRef<ApplicationData>(reader, APPLICATION, reference))[0]?.data;
+  /**
+   * A partner sees only the applications its credential created: another partner's status read
+   * would take the approved merchant's API key (shown once), and its search would find them by a
+   * guessable reference token. Not found, as if it did not exist.
+   */
+  const mine = (a: ApplicationData | undefined, actor: string) => (a && a.created_by === actor ? a : undefined);
 
   const approveInTx = async (tx: Tx, a: ApplicationData): Promise<ApplicationData> => {
     const merchant = core.ids.token();
@@ -210,7 +221,7 @@ export function createOnboarding(deps: { core: EngineCore; account: Account; vau
         if (await byReference(tx, input.reference_token)) {
           throw fail.conflict('application_exists', `An application with reference_token ${input.reference_token} already exists: find it with GET /api/onboarding/v1/applications/search/{reference_token}`);
         }
-        if (input.link_to_existing !== undefined && !(await byReference(tx, input.link_to_existing))) {
+        if (input.link_to_existing !== undefined && !mine(await byReference(tx, input.link_to_existing), actor)) {
           throw fail.invalid('validation_failed', `link_to_existing ${input.link_to_existing} matches no application submitted earlier`, [
             { field: 'link_to_existing', code: 'not_found', message: 'link_to_existing must be the reference_token of an application submitted earlier' },
           ]);
@@ -222,8 +233,8 @@ export function createOnboarding(deps: { core: EngineCore; account: Account; vau
       });
     },
 
-    async status(applicationToken) {
-      const found = (await getRecord<ApplicationData>(core, APPLICATION, applicationToken))?.data;
+    async status(applicationToken, actor) {
+      const found = mine((await getRecord<ApplicationData>(core, APPLICATION, applicationToken))?.data, actor);
       if (!found) throw fail.notFound('application_not_found', `No application ${applicationToken}`);
       if (found.status !== 'Approved' || !found.credential) {
         return { application_status: found.status, ...(found.status_reason ? { status_reason: found.status_reason } : {}) };
@@ -233,8 +244,8 @@ export function createOnboarding(deps: { core: EngineCore; account: Account; vau
       return core.mutate((tx) => deliverInTx(tx, vault, applicationToken));
     },
 
-    async search(referenceToken) {
-      const found = await byReference(core, referenceToken);
+    async search(referenceToken, actor) {
+      const found = mine(await byReference(core, referenceToken), actor);
       if (!found) throw fail.notFound('application_not_found', `No application with reference_token ${referenceToken}`);
       return { application_token: found.token };
     },

@@ -34,6 +34,23 @@ const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_acco
   // The ecommerce API's (/api/v2) camelCase names for the same.
   'accountNumber', 'routingNumber', 'cardVerificationValue', 'token']);
 
+/** Whether a field named `key` carries a card, account or routing number (or a PIN, CVV, token) on purpose. */
+export const carriesNumberOnPurpose = (key: string): boolean => NUMBER_FIELDS.has(key);
+
+/**
+ * A card number sent as a JSON number (`"notes": 4895281000000006`) is taken as text by the
+ * reference's coercion rules once validation runs, so it is masked here like text: it becomes the
+ * masked string (a number field then refuses it). Any other number is left as it is.
+ */
+function maskedNumber(v: number): number | string {
+  // 15 and 16 digits only (Amex, Visa, Mastercard, Discover): a 13-digit number is far more often
+  // a time in milliseconds (a synced document's `updated_ms`) than a card, and must stay a number.
+  if (!Number.isSafeInteger(v) || v < 1e14) return v;
+  const text = String(v);
+  const masked = redactPans(text);
+  return masked === text ? v : masked;
+}
+
 /**
  * The engine's edge for free text (issue 13): a card number typed into a note, a reference, a name
  * or any other text of a request body is masked like a receipt shows it (first six, last four)
@@ -49,6 +66,7 @@ export function maskCardNumbersInFreeText<T>(body: T): T {
       for (let i = 0; i < node.length; i++) {
         const v: unknown = node[i];
         if (typeof v === 'string') node[i] = redactPans(v);
+        else if (typeof v === 'number') node[i] = maskedNumber(v);
         else if (v && typeof v === 'object') stack.push(v);
       }
     } else if (node && typeof node === 'object') {
@@ -57,6 +75,7 @@ export function maskCardNumbersInFreeText<T>(body: T): T {
         if (NUMBER_FIELDS.has(k)) continue;
         const v = o[k];
         if (typeof v === 'string') o[k] = redactPans(v);
+        else if (typeof v === 'number') o[k] = maskedNumber(v);
         else if (v && typeof v === 'object') stack.push(v);
       }
     }

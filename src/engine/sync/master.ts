@@ -69,13 +69,17 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
       if (stream.collection === 'records' && doc.id !== `${String(doc.kind)}/${String(doc.key)}`) {
         throw fail.invalid('sync_document_invalid', `Pushed record ${doc.id} does not match its kind and key`);
       }
-      const owner = laneOfDocument(stream, doc);
-      if (laneid !== null && owner && owner !== laneid) {
+      const current = await tx.get<SyncDoc>(stream.collection, doc.id);
+      // The hub's copy decides who owns a document, not the pushed copy (which names whatever
+      // owner it likes): a lane may not rewrite the hub's own documents (a web sale's
+      // transaction) or another lane's. Customers are merged instead (customerWrite).
+      const owner = current && stream.collection !== 'customers' ? await ownerOfStored(tx, stream, current) : laneOfDocument(stream, doc);
+      const named = stream.collection === 'transactions' ? await ownerOfStored(tx, stream, doc) : laneOfDocument(stream, doc);
+      if (laneid !== null && ((current && stream.collection !== 'customers' && owner !== laneid) || (named && named !== laneid))) {
         outcome.refused += 1;
-        await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'owner_mismatch', owner, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
+        await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'owner_mismatch', owner: owner || named || 'hub', at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
         continue;
       }
-      const current = await tx.get<SyncDoc>(stream.collection, doc.id);
       if (current && sameDocument(current, doc)) {
         outcome.unchanged += 1;
         continue;
@@ -99,6 +103,20 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
     }
   });
   return outcome;
+}
+
+/**
+ * The lane that owns a document ('' for the hub's own), read from the hub's copy (or, for a new
+ * one, the pushed copy). A transaction names no
+ * lane itself: a card-present one carries its terminal's lane, any other of a register sale
+ * belongs to its order, which carries the register's lane (`pos_lane`).
+ */
+async function ownerOfStored(tx: Tx, stream: SyncStream, doc: SyncDoc): Promise<string> {
+  if (stream.collection !== 'transactions') return laneOfDocument(stream, doc);
+  const data = (doc.data ?? {}) as { terminal?: { laneid?: string } | null; order?: { identifier?: string } | null };
+  if (data.terminal?.laneid) return data.terminal.laneid;
+  const order = data.order?.identifier ? await tx.get<SyncDoc>('orders', data.order.identifier) : undefined;
+  return order ? laneOfDocument({ name: 'orders', collection: 'orders', direction: 'up' }, order) : '';
 }
 
 /**

@@ -3,6 +3,7 @@ import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind } from '../records';
+import { randomString } from '../ids';
 import type { InstallKeys } from '../security/install-keys';
 
 /**
@@ -79,7 +80,7 @@ export function createPairing(core: EngineCore, account: Account, keys: InstallK
     /** Hub: a new one-time code for the lane `laneid`. */
     async createCode(input: { laneid: string; name?: string }): Promise<{ code: string; laneid: string; expires_at: string }> {
       if (!LANEID_RULE.test(input.laneid)) throw fail.invalid('invalid_laneid', 'laneid is 1 to 20 letters, digits, - or _');
-      const chars = [...core.ids.secret(16)].map((c) => CODE_ALPHABET[c.charCodeAt(0) % CODE_ALPHABET.length]).join('').slice(0, 10);
+      const chars = randomString(CODE_ALPHABET, 10);
       const code = `${chars.slice(0, 5)}-${chars.slice(5)}`;
       return core.mutate(async (tx) => {
         const lane = await getRecord<PairedLane>(tx, 'sync_lane', input.laneid);

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { externalOnlyLookup, isInternalHost } from './address-rules';
 
 /** An endpoint's own connections, kept alive between deliveries (one pool per endpoint: no endpoint waits on another's sockets). */
 export interface EndpointAgents {
@@ -28,7 +29,12 @@ export const EXCERPT_CHARS = 500;
  * so a 3xx fails like any other status. `timeoutMs` bounds the whole exchange, connect to last
  * byte. Latency is measured on the process's monotonic clock: it is a duration, not a time of day.
  */
-export function postOnce(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, agents?: EndpointAgents): Promise<AttemptOutcome> {
+export function postOnce(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, agents?: EndpointAgents, externalOnly = false): Promise<AttemptOutcome> {
+  // A production account's endpoint saved before the rule, or an account moved to production.
+  const host = new URL(url).hostname;
+  if (externalOnly && isInternalHost(host)) {
+    return Promise.resolve({ status: 0, ok: false, latency_ms: 0, excerpt: '', error: `EADDRNOTALLOWED: ${host} is this machine or link-local: a production account does not deliver there` });
+  }
   const started = process.hrtime.bigint();
   const latency = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
   return new Promise((resolve) => {
@@ -43,6 +49,7 @@ export function postOnce(url: string, body: Buffer, headers: Record<string, stri
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(target, {
       method: 'POST',
+      ...(externalOnly ? { lookup: externalOnlyLookup } : {}),
       headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'User-Agent': 'Laneway-Webhooks/1' },
       agent: agents ? (target.protocol === 'https:' ? agents.https : agents.http) : false,
     });

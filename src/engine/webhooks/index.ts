@@ -103,6 +103,7 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
   const ports = {
     core,
     options,
+    externalOnly: () => account.profile().environment === 'production',
     async render(event: DomainEvent) {
       const view = await renderPayload(sources, event.entity, event.key);
       return view === undefined ? undefined : Buffer.from(JSON.stringify(view));

@@ -2,6 +2,7 @@ import type { EngineCore, Tx } from '../core';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import type { InstallKeys } from '../security/install-keys';
+import { INTERNAL_REFUSED, isInternalHost } from './address-rules';
 import { isWebhookKind, WEBHOOK_KIND_NAMES } from './kinds';
 import { newSigningKey, openSecret, sealSecret, type SealedSecret } from './signing';
 
@@ -51,7 +52,8 @@ export interface SigningKeyInfo {
 
 /**
  * The URL rules: http or https only; no user name or password in it (they would be stored and
- * logged in clear); production accounts deliver over https only. Redirects are never followed
+ * logged in clear); production accounts deliver over https only, and never to this machine or a
+ * link-local address (./address-rules.ts; checked again when a delivery connects). Redirects are never followed
  * (deliver.ts), so an answered 3xx is a failed attempt.
  */
 export function checkUrl(url: string, environment: string): string {
@@ -65,6 +67,9 @@ export function checkUrl(url: string, environment: string): string {
   if (parsed.username || parsed.password) throw fail.invalid('webhook_url_credentials', 'A webhook URL may not carry a user name or password', [{ field: 'url', message: 'no credentials in the URL' }]);
   if (environment === 'production' && parsed.protocol !== 'https:') throw fail.invalid('webhook_url_insecure', 'A production account delivers webhooks over https only', [{ field: 'url', message: 'https required' }]);
   if (parsed.hash) throw fail.invalid('invalid_webhook_url', 'A webhook URL has no #fragment', [{ field: 'url', message: 'no fragment' }]);
+  if (environment === 'production' && isInternalHost(parsed.hostname)) {
+    throw fail.invalid(INTERNAL_REFUSED, 'A production account does not deliver webhooks to this machine (localhost, loopback) or to link-local addresses', [{ field: 'url', message: 'an address other machines reach' }]);
+  }
   return parsed.toString();
 }
 

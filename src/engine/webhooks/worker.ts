@@ -17,6 +17,8 @@ export interface WorkerPorts {
   record(endpoint: string, writes: { attempt?: AttemptData; delivery?: DeliveryData; cursor?: number }): void;
   /** The endpoint failed for good: turn it off (an event and a log line). */
   disable(endpoint: EndpointData, reason: string): Promise<void>;
+  /** Deliveries may not connect to this machine or link-local addresses (a production account). */
+  externalOnly?(): boolean;
 }
 
 export interface DeliveryOptions {
@@ -273,7 +275,7 @@ export class EndpointWorker {
       'X-Service-Delivery': deliveryId(this.endpoint.id, event.watermark),
       'X-Service-Attempt': String(attempt),
     };
-    return postOnce(this.endpoint.url, body, headers, this.ports.options.timeoutMs, this.agents);
+    return postOnce(this.endpoint.url, body, headers, this.ports.options.timeoutMs, this.agents, this.ports.externalOnly?.() ?? false);
   }
 }
 

@@ -41,8 +41,11 @@ export const patchAccount = defineRoute({
   method: 'patch',
   path: '/api/account',
   operationId: 'updateAccountSettings',
+  scope: 'settings',
   tags: ['Account settings'],
   summary: 'Change account settings or turn capabilities on and off',
+  description:
+    'Needs the `settings` scope: the API key (HTTP Basic), an owner\'s or a manager\'s session, or a JWT minted with `options[jwt_scope]=api settings`. The default JWT (the screens\' `api` scope) gets 403 `insufficient_scope`: capability flags and the processing cut-off change what the API does with money.',
   body: AccountPatch,
   responses: { 200: { description: 'Settings', schema: ref(AccountSettings) }, ...errors },
   async handler({ engine, body }) {

@@ -75,6 +75,9 @@ async function actorOf(engine: Engine, req: Request, body: { gatewayAuthorizatio
   if (!auth && req.headers.authorization) principal = await authenticate(engine, req).catch(() => null);
   if (!principal) throw fail.unauthorized('unauthorized', 'Gateway authentication failed: send gatewayAuthorization {apiToken, apiKey} (or HTTP Basic) with valid credentials');
   authorize(principal, 'api');
+  // The route gate's rule (app.ts), which these open routes skip: a hosted merchant account's key
+  // is an identity only, never a way to sell on this install's account.
+  if (principal.account) throw fail.forbidden('account_not_hosted', 'This merchant account\'s credentials reach GET /api/whoami only: its data is not hosted on this install yet');
   return principal.credential;
 }
 

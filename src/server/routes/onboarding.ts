@@ -13,7 +13,7 @@ import {
   TermsQuery,
 } from '../../shared/schemas/onboarding';
 
-const PARTNER = 'Needs partner credentials (a credential of kind `partner`, arranged through support: `npm run admin -- new-credentials --kind partner`); any other credential is refused with 403.';
+const PARTNER = 'Needs partner credentials (a credential of kind `partner`, arranged through support: `npm run admin -- new-credentials --kind partner`); any other credential is refused with 403. A partner credential sees only the applications it created (another\'s is 404).';
 const bad = { 400: { description: 'Invalid input: the reference\'s ApplicationErrorResponse names every invalid field (with our `error`, `code` and `details`)', schema: ref(ApplicationErrorResponse) } };
 const missing = { 400: { description: 'The id is longer than 36 characters (field_errors names `id`)', schema: ref(ApplicationErrorResponse) }, 404: { description: 'No such application', schema: ref(ErrorBody) } };
 const disabled = { 412: { description: 'Onboarding is not enabled for this account', schema: ref(ErrorBody) } };
@@ -62,8 +62,8 @@ export const getApplicationStatus = defineRoute({
   description: `The reference's ApplicationStatus: Received, Processing (submitted), then Approved, Closed (declined) or On Hold (manual review); Provisionally Approved is never answered by the sandbox. A Closed or On Hold application carries \`status_reason\` (ours) saying why. An approved application's \`api_credentials\` work at once; the key is shown on the first read after approval only. ${PARTNER}`,
   params: ApplicationTokenParams,
   responses: { 200: { description: 'Status', schema: ref(ApplicationStatusResponse) }, ...missing },
-  async handler({ engine, params }) {
-    return { body: await engine.onboarding.status(params.id) };
+  async handler({ engine, params, principal }) {
+    return { body: await engine.onboarding.status(params.id, principal!.credential) };
   },
 });
 
@@ -78,8 +78,8 @@ export const searchApplication = defineRoute({
   description: PARTNER,
   params: ApplicationTokenParams,
   responses: { 200: { description: 'The application token', schema: ref(ApplicationCreated) }, ...missing },
-  async handler({ engine, params }) {
-    return { body: await engine.onboarding.search(params.id) };
+  async handler({ engine, params, principal }) {
+    return { body: await engine.onboarding.search(params.id, principal!.credential) };
   },
 });
 

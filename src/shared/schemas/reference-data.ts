@@ -4,7 +4,9 @@ import { component } from './components';
 export const ResponseCode = component(
   'ResponseCode',
   Type.Object({
-    code: Type.Integer({ examples: [211] }),
+    // A string, as the reference's ResponseCode has it: clients generated from it (Go, Rust, Swift,
+    // Python's pydantic) refuse a JSON number there. A transaction's `response_code` stays an integer.
+    code: Type.String({ pattern: '^[0-9]+$', examples: ['211'] }),
     description: Type.String({ examples: ['Account number invalid'] }),
   }),
 );

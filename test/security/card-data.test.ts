@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../helpers/harness';
+import { MASTERCARD, VISA } from '../helpers/cards';
+import { settled, upload } from '../imports/upload';
+
+/**
+ * Card numbers that arrive where nobody expects them (a JSON number in a note, a path, a CSV
+ * file's name or free-text cells) rest nowhere in clear and never come back in an answer.
+ */
+const h = useHarness({ api: true });
+const DISCOVER = '6011000990911111';
+const AMEX = '341111597242000';
+
+/** The files of the data folder (database, WAL, logs, uploads) holding `text`. */
+function filesHolding(dir: string, text: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (readFileSync(p).includes(Buffer.from(text))) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const raw = async (method: string, path: string, body?: string) => {
+  const res = await fetch(`${h.api.url}${path}`, {
+    method,
+    headers: { Authorization: `Basic ${Buffer.from('TESTTOKEN0001:test-key-0123456789abcdef').toString('base64')}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    ...(body ? { body } : {}),
+  });
+  return { status: res.status, text: await res.text() };
+};
+
+describe('card numbers where free text goes', () => {
+  it('masks a card number sent as a JSON number in a text field, as it masks one sent as text', async () => {
+    const made = await raw('POST', '/api/imports/customer', `{"identifier":"C-NUM","name":${DISCOVER},"notes":${DISCOVER}}`);
+    expect(made.status).toBe(201);
+    const seen = await h.api.get<{ name: string; notes: string }>('/api/exports/customer/C-NUM');
+    expect([seen.body.name, seen.body.notes]).toEqual(['601100******1111', '601100******1111']);
+    const line = await raw('POST', '/api/imports/invoice', `{"number":"I-NUM","customer_identifier":"C-NUM","amount":100,"line_items":[{"description":${DISCOVER},"amount":100}]}`);
+    expect(line.status).toBe(201);
+    // A number field sent a card number is refused, and the refusal does not repeat it.
+    const amount = await raw('POST', '/api/gateway/v1/orders/sale', `{"amount_cents":${DISCOVER},"credit_card":{"card_number":"${VISA}","cvv":"123","expiry_month":"12","expiry_year":2030,"name":"x"}}`);
+    expect(amount.status).toBe(400);
+    expect(amount.text).not.toContain(DISCOVER);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(filesHolding(h.t.dir, DISCOVER)).toEqual([]);
+  });
+
+  it('masks a card number sent as a JSON number in a free-form attribute, and leaves a time in milliseconds a number', async () => {
+    const made = await raw('POST', '/api/imports/customer', `{"identifier":"C-ATTR","name":"Attr","card_on_file":${VISA},"last_seen_ms":1772463600000}`);
+    expect(made.status).toBe(201);
+    const seen = await h.api.get<{ attributes_marshal: Record<string, unknown> }>('/api/exports/customer/C-ATTR');
+    // 1772463600000 passes the Luhn check too: a 13-digit number is a time far more often than a card.
+    expect(seen.body.attributes_marshal).toMatchObject({ card_on_file: '489528******0006', last_seen_ms: 1772463600000 });
+  });
+
+  it('never repeats a card number sent in a path or a field in an error', async () => {
+    for (const path of [`/api/exports/customer/${AMEX}`, `/api/exports/invoice/${AMEX}`, `/api/gateway/v1/orders/${AMEX}`, `/api/exports/payment/${AMEX}`]) {
+      const res = await raw('GET', path);
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.text, path).not.toContain(AMEX);
+    }
+    const ecommerce = await raw('GET', `/api/v2/sessions/${AMEX}`);
+    expect(ecommerce.text).not.toContain(AMEX);
+  });
+
+  it("masks card numbers in a CSV file's name and free-text cells; a card number as a customer is refused", async () => {
+    const header = 'customer_identifier,name,first_name,last_name,number,expiry,postal_code,create_debit_agreement,auto_debit_reference';
+    const csv = `${header}\nC-CSV1,John ${MASTERCARD},John,Doe,${VISA},1230,H0H 0H0,N,ref ${MASTERCARD}\n${MASTERCARD},John Doe,John,Doe,${VISA},1230,H0H 0H0,N,\n`;
+    const up = await upload(h.api.url, csv, { force: true, filename: `cards-${MASTERCARD}.csv` });
+    expect(up.status).toBe(201);
+    expect(up.body.file_name).toBe('cards-554103******4422.csv');
+    const batch = await settled(h.api, up.body.id);
+    expect(batch.result_message).toBe('1 credit card');
+    const errors = await h.api.get<{ message: Array<{ line_number: number; field: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => e.line_number)).toEqual([3]);
+    const echo = await h.api.get<string>(`/api/imports/${batch.id}/echo`);
+    expect(echo.body).toContain('John 554103******4422');
+    expect(echo.body).not.toContain(MASTERCARD);
+
+    const customers = `identifier,name,notes\nC-CSV2,Bob,card ${MASTERCARD} on file\n`;
+    const b2 = await settled(h.api, (await upload(h.api.url, customers, { force: true, filename: 'customers.csv' })).body.id);
+    expect(b2.result_message).toBe('1 customer');
+    expect((await h.api.get<{ notes: string }>('/api/exports/customer/C-CSV2')).body.notes).toBe('card 554103******4422 on file');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(filesHolding(h.t.dir, MASTERCARD)).toEqual([]);
+  });
+});
+
+describe('text that is not Unicode', () => {
+  it('refuses a lone surrogate escape or a NUL anywhere in a body, and writes nothing; an emoji is fine', async () => {
+    for (const body of ['{"identifier":"C-U1","name":"a\\ud800b"}', '{"identifier":"C-U1","name":"x","notes":"\\udfff"}', '{"identifier":"C-U1","name":"a\\u0000b"}', '{"identifier":"C-U1","name":"x","contacts":[{"email":"a@b.test","\\ud800":1}]}']) {
+      const res = await raw('POST', '/api/imports/customer', body);
+      expect(res.status, body).toBe(412);
+      expect(JSON.parse(res.text).code).toBe('invalid_text');
+    }
+    expect((await raw('GET', '/api/exports/customer/C-U1')).status).toBe(404);
+    expect((await raw('PATCH', '/api/account', '{"name":"Shop \\ud800"}')).status).toBe(400);
+    expect((await raw('POST', '/api/imports/customer', '{"identifier":"C-U2","name":"Café \\ud83d\\ude00"}')).status).toBe(201);
+    expect(JSON.parse((await raw('GET', '/api/exports/customer/C-U2')).text).name).toBe('Café 😀');
+  });
+});
