@@ -129,7 +129,13 @@ describe('the back office', { timeout: 90_000 }, () => {
     await screenshot(page, 'backoffice-3-record-payment');
     await page.getByRole('button', { name: 'Record $1,175.00' }).click();
     await page.waitForURL(/\/app\/payments\/CHQ-5521$/);
-    await seen('Applied to');
+    // The payment tree: the cheque, the two invoices it paid, the rest kept as credit.
+    const tree = page.getByRole('tree', { name: 'Payment tree' });
+    await tree.getByText('Invoice INV-100').waitFor();
+    await until(async () => {
+      const text = await tree.innerText();
+      return text.includes('Invoice INV-101') && text.includes('$30.00') && text.includes('$1,025.00');
+    }, 'the tree with both invoices and the credit');
     await screenshot(page, 'backoffice-4-payment');
     await page.goto(`${url}/app/customers/ACME-1`);
     await until(async () => (await page.getByLabel('Balance').innerText()) === '$50.00', 'the balance after the cheque');
