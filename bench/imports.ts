@@ -144,6 +144,16 @@ try {
   console.log(`\nratio HTTP import / baseline: ${(httpMs / baseMs).toFixed(1)}x; upload answered (201) after ${(acceptedMs / 1000).toFixed(2)} s`);
   console.log(`server RSS: ${rss0.toFixed(0)} MB before, ${rssMax.toFixed(0)} MB at most: growth ${(rssMax - rss0).toFixed(0)} MB`);
   console.log(`GET /api/whoami during the import: ${sorted.length} requests, p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(1)} ms`);
+  const ratio = httpMs / baseMs;
+  const growth = rssMax - rss0;
+  const met = (ok: boolean) => (ok ? 'met' : 'not met');
+  console.log(`\nTargets (issue 16), on this run${megabytes < 25 ? ` (a ${megabytes} MB file: the time target is for 25 MB)` : ''}:\n`);
+  console.log('| target | measured | |');
+  console.log('|---|---:|---|');
+  console.log(`| 25 MB file imported over HTTP under 10 s | ${(size / 1024 / 1024).toFixed(1)} MB in ${(httpMs / 1000).toFixed(1)} s | ${megabytes >= 25 ? met(httpMs < 10_000) : 'n/a'} |`);
+  console.log(`| within 3x of the raw baseline | ${ratio.toFixed(1)}x | ${met(ratio <= 3)} |`);
+  console.log(`| server RSS growth under 150 MB | ${growth.toFixed(0)} MB | ${met(growth < 150)} |`);
+  console.log(`| the API answering meanwhile | whoami p99 ${pct(sorted, 99).toFixed(1)} ms over ${sorted.length} requests | ${met(sorted.length > 0 && final.status === 'completed')} |`);
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));

@@ -7,6 +7,7 @@ import type { InstallKeys } from '../security/install-keys';
 import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
+import { pairedLanes } from './paired-lanes';
 import type { NatsOptions } from './jetstream';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
 
@@ -83,11 +84,12 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   // A hub stamps each customer edit made here by its hybrid logical clock (customer-merge.ts),
   // in order, after the edit committed; a merged lane edit (`customer.synced`) is not one.
   let stamping = Promise.resolve();
+  const lanes = pairedLanes(core);
   const stopStamping = core.bus.subscribe((e) => {
     if (e.entity !== 'customer' || (e.type !== 'customer.updated' && e.type !== 'customer.created')) return;
     stamping = stamping
       .then(async () => {
-        if ((await recordsOfKind(core, 'sync_lane')).length === 0) return;
+        if (!(await lanes.any())) return;
         await core.mutate(async (tx) => {
           const doc = (await tx.find<{ id: string; watermark: number }>('customers', { selector: { identifier: e.key } }))[0];
           if (doc) await stampHubEditInTx(tx, doc.id);
@@ -273,6 +275,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     },
     async close() {
       stopStamping();
+      lanes.stop();
       await stamping;
       for (const stop of chainStops.splice(0)) await stop().catch((err: unknown) => core.logger.error({ err }, 'chain sync did not stop cleanly'));
       await client?.close();
