@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RxDocumentData, RxJsonSchema, RxStorageInstance } from 'rxdb';
+import type { MangoQuery, RxDocumentData, RxJsonSchema, RxStorageInstance } from 'rxdb';
 import { createRxDatabase, fillWithDefaultSettings, type RxCollection } from 'rxdb';
 import { firstValueFrom } from 'rxjs';
 import { filter } from 'rxjs/operators';
@@ -19,6 +19,7 @@ import {
   nextVersion,
   payment,
   plain,
+  prepare,
   removeDir,
   storedDoc,
   type Payment,
@@ -133,6 +134,46 @@ describe('commitAtomically', () => {
     expect((await payments.findDocumentsById(['p0'], true))[0]!.status).toBe('new');
     expect(events).toEqual([]);
     subs.forEach((s) => s.unsubscribe());
+  });
+
+  it('refuses an insert whose id is taken, live or deleted, as a conflict carrying the stored document', async () => {
+    const payments = await open<Payment>(filledPaymentSchema, 'payments');
+    const ledger = await open<Entry>(entrySchema, 'ledger');
+    const live = storedDoc(payment('p-live'));
+    const gone = storedDoc(payment('p-gone'), { deleted: true });
+    await payments.bulkWrite(inserts([live, gone]), 'seed');
+    for (const taken of [live, gone]) {
+      const result = await commitAtomically([
+        { instance: ledger, rows: inserts([storedDoc<Entry>({ id: 'l1', paymentId: taken.id, cents: 1 })]), context: 'a' },
+        { instance: payments, rows: inserts([storedDoc(payment('p-other')), { ...storedDoc(payment(taken.id, { amount: 9 })), _rev: '1-mine' }]), context: 'b' },
+      ]);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.errors.map((e) => [e.instanceIndex, e.errors.map((x) => [x.documentId, x.status])])).toEqual([[1, [[taken.id, 409]]]]);
+      const conflict = result.errors[0]!.errors[0]!;
+      expect(conflict.status === 409 && plain(conflict.documentInDb)).toEqual(taken);
+      expect(await ledger.findDocumentsById(['l1'], true)).toEqual([]);
+      expect(await payments.findDocumentsById(['p-other'], true)).toEqual([]);
+      expect(plain((await payments.findDocumentsById([taken.id], true))[0])).toEqual(taken);
+    }
+  });
+
+  it('keeps every index right when an update changes some indexed fields and leaves the others', async () => {
+    const payments = await open<Payment>(filledPaymentSchema, 'payments');
+    const p1 = storedDoc(payment('p1', { merchant: 'm1', amount: 5, status: 'new' }));
+    const p2 = storedDoc(payment('p2', { merchant: 'm2', amount: 7, status: 'new' }));
+    await payments.bulkWrite(inserts([p1, p2]), 'seed');
+    const moved = nextVersion(p1, { amount: 9, status: 'captured' }, 1_900_000_000_000);
+    expect(await commitAtomically([{ instance: payments, rows: [moved], context: 'c' }])).toEqual({ ok: true });
+    const ids = async (query: MangoQuery<Payment>) => (await payments.query(prepare(filledPaymentSchema, query))).documents.map((d) => d.id);
+    expect(await ids({ selector: { merchant: 'm1' } })).toEqual(['p1']);
+    expect(await ids({ selector: { amount: { $gt: 8 } }, sort: [{ amount: 'asc' }] })).toEqual(['p1']);
+    expect(await ids({ selector: { amount: { $lt: 6 } }, sort: [{ amount: 'asc' }] })).toEqual([]);
+    expect(await ids({ selector: { status: 'captured' }, sort: [{ status: 'asc' }, { amount: 'asc' }] })).toEqual(['p1']);
+    expect(await ids({ selector: { status: 'new' }, sort: [{ status: 'asc' }, { amount: 'asc' }] })).toEqual(['p2']);
+    const changes = await payments.getChangedDocumentsSince!(10);
+    expect(changes.documents.map((d) => d.id)).toEqual(['p2', 'p1']);
+    expect(plain((await payments.findDocumentsById(['p1'], false))[0])).toEqual(plain(moved.document));
   });
 
   it('lets a later write in the same commit build on an earlier one to the same collection', async () => {

@@ -39,10 +39,16 @@ export class Problems {
 
 export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A real calendar day (proleptic Gregorian, as Date reads it): checked by arithmetic, as every import line has dates. */
 export function validDate(value: string): boolean {
   if (!DATE_RE.test(value)) return false;
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return day <= days;
 }
 
 /** Customer identifiers ("Alphanumeric" in the reference): letters and digits, with - _ . inside. */

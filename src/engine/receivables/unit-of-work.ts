@@ -15,6 +15,9 @@ interface Slot<T> {
   dirty: boolean;
 }
 
+/** flush() writes each record last in its unit and never changes it again: no copy when staged. */
+const HAND_OVER = { handOver: true } as const;
+
 export const emptyLedger = (): Ledger => ({ open: {}, unapplied: {}, currencies: {}, divisions: {} });
 
 /**
@@ -275,7 +278,7 @@ export class ReceivablesUnit {
         entity: 'customer',
         key: doc.identifier,
         data: { name: doc.data.name },
-      });
+      }, HAND_OVER);
       doc.watermark = stamped.watermark;
     }
     for (const slot of this.invoices.values()) {
@@ -298,7 +301,7 @@ export class ReceivablesUnit {
         entity: 'invoice',
         key: doc.id,
         data: { customer_identifier: doc.data.customer_identifier, amount_cents: doc.data.amount_cents, owing_cents: doc.data.owing_cents, currency: doc.data.currency },
-      });
+      }, HAND_OVER);
       if (!slot.original && stamped.watermark !== doc.iid) throw fail.internal('invoice_id_drift', 'invoice id did not match its first watermark');
       doc.watermark = stamped.watermark;
     }
@@ -312,7 +315,7 @@ export class ReceivablesUnit {
         entity: 'payment',
         key: doc.id,
         data: { customer_identifier: doc.data.customer_identifier, amount_cents: doc.data.amount_cents, currency: doc.data.currency, status: doc.data.status },
-      });
+      }, HAND_OVER);
       doc.watermark = stamped.watermark;
     }
     for (const slot of this.amounts.values()) {
@@ -322,7 +325,7 @@ export class ReceivablesUnit {
         entity: 'payment_amount',
         key: slot.doc.id,
         data: { invoice_number: slot.doc.invoice, payment_reference: slot.doc.payment },
-      });
+      }, HAND_OVER);
       slot.doc.watermark = stamped.watermark;
     }
     // Last, so the unit's own records keep their order: the back office's balance index (customer-rank.ts).

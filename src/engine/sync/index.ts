@@ -8,6 +8,7 @@ import type { InstallKeys } from '../security/install-keys';
 import { HUB_OWNED_KINDS } from './streams';
 import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
+import { pairedLanes } from './paired-lanes';
 import type { NatsOptions } from './jetstream';
 import { requireShopName } from './chain-keys';
 import { startLaneClient, type LaneClient, type StreamStatus } from './lane-client';
@@ -107,10 +108,16 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   // is not one. The events are published as the unit commits, before replication sees the write,
   // so a lane's push of the customer (which waits for `stamping`) carries the edit's stamp.
   let stamping = Promise.resolve();
+  const lanes = pairedLanes(core);
+  // A lane's own name, read once and again only after its pairing changes (asked on every edit).
+  let laneNode: Promise<string | undefined> | undefined;
+  const stopLaneNode = core.bus.subscribe((e) => {
+    if (e.entity === 'sync_hub') laneNode = undefined;
+  });
   const stampNode = async (): Promise<string | undefined> => {
-    if ((await recordsOfKind(core, 'sync_lane')).length > 0) return 'hub';
-    const hub = await pairing.hub();
-    return hub ? `lane:${hub.laneid}` : undefined;
+    if (await lanes.any()) return 'hub';
+    laneNode ??= getRecord<{ laneid: string }>(core, 'sync_hub', 'hub').then((r) => (r ? `lane:${r.data.laneid}` : undefined));
+    return laneNode;
   };
   const stopStamping = core.bus.subscribe((e) => {
     if (e.entity !== 'customer' || (e.type !== 'customer.updated' && e.type !== 'customer.created')) return;
@@ -351,6 +358,8 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
     },
     async close() {
       stopStamping();
+      lanes.stop();
+      stopLaneNode();
       await stamping;
       for (const stop of chainStops.splice(0)) await stop().catch((err: unknown) => core.logger.error({ err }, 'chain sync did not stop cleanly'));
       await client?.close();

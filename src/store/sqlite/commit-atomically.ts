@@ -95,6 +95,7 @@ export async function commitAtomically<Ts extends unknown[]>(writes: {
           write.rows,
           write.context,
           bytes,
+          true,
         );
         applied.push(result);
         if (result.errors.length > 0) {

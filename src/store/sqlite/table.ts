@@ -22,6 +22,9 @@ export type TableUser = { readonly multiInstance: boolean };
 
 export type TextColumn = { readonly path: TextPath; readonly column: string };
 
+/** A stored row as a write's conflict check reads it: revision, tombstone flag, index keys. */
+export type StoredRevision = { rev: string; deleted: boolean; keys: Buffer[] };
+
 /** Which columns a read selects and how its rows become documents. */
 export interface RowShape<RxDocType> {
   /** For a bytes shape: the text column's path, whose field holds the bytes (a Buffer). */
@@ -258,6 +261,51 @@ export class SqliteTable<RxDocType> {
       encodeKey(id),
     );
     return row === undefined ? undefined : this.shape.decode(row);
+  }
+
+  /**
+   * What a write's conflict check needs of the stored version (its revision and whether it is a
+   * tombstone), without reading and parsing the document.
+   */
+  readRevision(id: string): StoredRevision | undefined {
+    const row = this.statement('rev', () => `SELECT rev, deleted, ${this.indexColumns.map((c) => c.column).join(', ')} FROM ${this.q} WHERE id = ?`)
+      .raw(true)
+      .get(encodeKey(id)) as [string, number, ...Buffer[]] | undefined;
+    return row === undefined ? undefined : { rev: row[0], deleted: row[1] === 1, keys: row.slice(2) as Buffer[] };
+  }
+
+  /**
+   * An update that leaves out the index columns whose key is unchanged (`stored`, as read in the
+   * same transaction by readRevision): SQLite rewrites the index entry of every column an UPDATE
+   * sets, even to the same value, and a customer whose balance moved keeps its identifier.
+   */
+  updateChangedKeys(doc: RxDocumentData<RxDocType>, stored: StoredRevision): void {
+    const values = this.valuesOf(doc);
+    const keyAt = 4;
+    let mask = 0;
+    const kept: unknown[] = values.slice(0, keyAt);
+    this.indexColumns.forEach((_, i) => {
+      const key = values[keyAt + i] as Buffer;
+      const old = stored.keys[i];
+      if (!old || !key.equals(old)) {
+        mask |= 1 << i;
+        kept.push(key);
+      }
+    });
+    kept.push(...values.slice(keyAt + this.indexColumns.length));
+    const update = this.statement(`update:${mask}`, () => {
+      const names = [
+        'deleted', 'lwt', 'rev', 'data',
+        ...this.indexColumns.filter((_, i) => mask & (1 << i)).map((c) => c.column),
+        ...this.textColumns.map((c) => c.column),
+        ...this.projections.map((p) => p.column),
+      ];
+      return `UPDATE ${this.q} SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`;
+    });
+    const result = update.run(...kept, this.idKeyOf(doc));
+    if (result.changes !== 1) {
+      throw new Error(`laneway sqlite: update of ${this.idOf(doc)} touched ${result.changes} rows`);
+    }
   }
 
   insertDocument(doc: RxDocumentData<RxDocType>): void {

@@ -9,7 +9,7 @@ import type {
   StringKeys,
 } from 'rxdb';
 import { categorizeBulkWriteRows } from 'rxdb';
-import type { SqliteTable } from './table';
+import type { SqliteTable, StoredRevision } from './table';
 
 export type AttachmentBytes = ReadonlyMap<Blob, Uint8Array>;
 
@@ -75,9 +75,88 @@ function runsOfDistinctIds<RxDocType>(rows: BulkWriteRow<RxDocType>[], primaryPa
 }
 
 /**
+ * The stored version as far as categorizeBulkWriteRows reads it for a row that is not in conflict:
+ * whether it exists, its revision and whether it is deleted (the rows' own `previous` carry the
+ * rest: events and attachments are taken from them).
+ */
+function storedRevision<RxDocType>(table: SqliteTable<RxDocType>, id: string, revisions: Map<string, StoredRevision>): RxDocumentData<RxDocType> | undefined {
+  const stored = table.readRevision(id);
+  if (!stored) return undefined;
+  revisions.set(id, stored);
+  return { [table.primaryPath]: id, _rev: stored.rev, _deleted: stored.deleted } as unknown as RxDocumentData<RxDocType>;
+}
+
+/**
+ * An insert whose id is taken (a live document or a tombstone) is the conflict RxDB reports when
+ * it finds the stored version first: status 409, with the stored document.
+ */
+function insertOrConflict<RxDocType>(table: SqliteTable<RxDocType>, row: BulkWriteRow<RxDocType>, context: string): RxStorageWriteError<RxDocType> | undefined {
+  try {
+    table.insertDocument(row.document);
+    return undefined;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw err;
+    const documentId = table.idOf(row.document);
+    const documentInDb = table.readDocument(documentId);
+    if (!documentInDb) throw err;
+    return { isError: true, status: 409, documentId, writeRow: row, documentInDb, context };
+  }
+}
+
+/**
+ * The stored versions categorizeBulkWriteRows compares the rows with. Revisions only: a row
+ * without a previous version is an insert, and the primary key says whether its id is taken
+ * (insertOrConflict), so it costs no read; an update reads the stored revision and index keys.
+ */
+function storedVersions<RxDocType>(table: SqliteTable<RxDocType>, run: BulkWriteRow<RxDocType>[], revisionsOnly: boolean) {
+  const docsInDb = new Map<string, RxDocumentData<RxDocType>>();
+  const revisions = new Map<string, StoredRevision>();
+  for (const row of run) {
+    if (revisionsOnly && !row.previous) {
+      continue;
+    }
+    const id = table.idOf(row.document);
+    const stored = revisionsOnly ? storedRevision(table, id, revisions) : table.readDocument(id);
+    if (stored) {
+      docsInDb.set(id, stored);
+    }
+  }
+  return { docsInDb, revisions };
+}
+
+/** The inserts and updates RxDB decided on; a taken id found by an insert joins the conflicts. */
+function writeDocuments<RxDocType>(
+  table: SqliteTable<RxDocType>,
+  categorized: ReturnType<typeof categorizeBulkWriteRows<RxDocType>>,
+  revisions: ReadonlyMap<string, StoredRevision>,
+  revisionsOnly: boolean,
+  context: string,
+): void {
+  for (const row of categorized.bulkInsertDocs) {
+    if (revisionsOnly) {
+      const conflict = insertOrConflict(table, row, context);
+      if (conflict) categorized.errors.push(conflict);
+    } else {
+      table.insertDocument(row.document);
+    }
+  }
+  for (const row of categorized.bulkUpdateDocs) {
+    const stored = revisions.get(table.idOf(row.document));
+    if (stored) {
+      table.updateChangedKeys(row.document, stored);
+    } else {
+      table.updateDocument(row.document);
+    }
+  }
+}
+
+/**
  * The synchronous core of a bulk write: read the stored versions of the rows,
  * let RxDB decide insert/update/conflict, apply documents and attachments.
- * Must run inside a transaction the caller opened; it never awaits.
+ * Must run inside a transaction the caller opened; it never awaits. With `revisionsOnly` (a commit
+ * that rolls back on any error, as commitAtomically does), an update reads only the stored
+ * revision for its conflict check, an insert reads nothing (the primary key refuses a taken id),
+ * and a conflict's error carries the whole stored document.
  */
 export function applyWriteRows<RxDocType>(
   instance: RxStorageInstance<RxDocType, unknown, unknown, unknown>,
@@ -85,6 +164,7 @@ export function applyWriteRows<RxDocType>(
   rows: BulkWriteRow<RxDocType>[],
   context: string,
   attachmentBytes: AttachmentBytes | undefined,
+  revisionsOnly = false,
 ): AppliedWrite<RxDocType> {
   const primaryPath = table.primaryPath;
   const errors: RxStorageWriteError<RxDocType>[] = [];
@@ -95,15 +175,7 @@ export function applyWriteRows<RxDocType>(
     if (run.length === 0) {
       continue;
     }
-    const docsInDb = new Map<string, RxDocumentData<RxDocType>>();
-    for (const row of run) {
-      const id = (row.document as Record<string, unknown>)[primaryPath] as string;
-      const stored = table.readDocument(id);
-      if (stored) {
-        docsInDb.set(id, stored);
-      }
-    }
-
+    const { docsInDb, revisions } = storedVersions(table, run, revisionsOnly);
     const categorized = categorizeBulkWriteRows<RxDocType>(
       instance,
       primaryPath as StringKeys<RxDocType>,
@@ -111,13 +183,16 @@ export function applyWriteRows<RxDocType>(
       run,
       context,
     );
+    if (revisionsOnly) {
+      // A conflict hands the stored document to the caller: the whole one, read now (rare).
+      for (const error of categorized.errors) {
+        if (!('documentInDb' in error) || !error.documentInDb) continue;
+        const whole = table.readDocument(error.documentId);
+        if (whole) error.documentInDb = whole;
+      }
+    }
 
-    for (const row of categorized.bulkInsertDocs) {
-      table.insertDocument(row.document);
-    }
-    for (const row of categorized.bulkUpdateDocs) {
-      table.updateDocument(row.document);
-    }
+    writeDocuments(table, categorized, revisions, revisionsOnly, context);
     for (const add of [...categorized.attachmentsAdd, ...categorized.attachmentsUpdate]) {
       const bytes = attachmentBytes?.get(add.attachmentData.data);
       if (!bytes) {
