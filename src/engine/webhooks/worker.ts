@@ -174,22 +174,31 @@ export class EndpointWorker {
 
   private dispatch(): void {
     const now = this.ports.core.clock.now();
-    const strict = this.endpoint.concurrency <= 1;
-    const busyRecords = new Set<string>();
-    let running = this.pending.filter((i) => i.state === 'inflight').length;
-    let soonest = Infinity;
     this.startedLast = 0;
+    // Strict order: only the oldest delivery may be in flight, so it is the only one to look at
+    // (scanning the whole window after every answer was a tenth of a delivery's CPU).
+    if (this.endpoint.concurrency <= 1) {
+      const head = this.pending[0];
+      if (!head || head.state === 'inflight') return this.arm(Infinity, now);
+      if (head.state === 'waiting' && head.nextMs > now) return this.arm(head.nextMs, now);
+      this.startedLast = 1;
+      this.start(head);
+      return this.arm(Infinity, now);
+    }
+    const busyRecords = new Set<string>();
+    let running = this.inflight.size;
+    let soonest = Infinity;
     for (const item of this.pending) {
+      if (running >= this.endpoint.concurrency) break;
       const record = `${item.event.entity}\u0000${item.event.key}`;
-      // Strict order: nothing overtakes an earlier delivery; otherwise only one of the same record.
-      const blocked = busyRecords.has(record) || (strict && busyRecords.size > 0);
+      // Only one delivery of a record at a time, in order: an earlier one of it holds it back.
+      const blocked = busyRecords.has(record);
       busyRecords.add(record);
       if (blocked || item.state === 'inflight') continue;
       if (item.state === 'waiting' && item.nextMs > now) {
         soonest = Math.min(soonest, item.nextMs);
         continue;
       }
-      if (running >= this.endpoint.concurrency) break;
       running += 1;
       this.startedLast += 1;
       this.start(item);
