@@ -19,7 +19,7 @@ afterAll(async () => {
 type Page = { webhook_responses: WebhookResponse[]; next_before: number | null };
 const engine = () => h.t.engine;
 const drain = () => engine().webhooks.drain();
-const logRecords = async (kind: string) => engine().core.find<{ id: string; ref: string; data: { entries?: unknown[] } }>('records', { selector: { kind }, sort: [{ kind: 'asc' }, { watermark: 'asc' }] });
+const logRecords = async (kind: string) => engine().core.find<{ id: string; watermark: number; ref: string; data: { entries?: unknown[] } }>('records', { selector: { kind }, sort: [{ kind: 'asc' }, { watermark: 'asc' }] });
 
 /** The whole log of an endpoint, walked page by page as a client does. */
 async function walk(endpoint: string, limit: number): Promise<WebhookResponse[]> {
