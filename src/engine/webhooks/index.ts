@@ -21,6 +21,7 @@ import {
   type SigningKeyInfo,
 } from './settings';
 import { attemptById, attemptsBefore, CURSOR, packable, writeAttempt, writeCursor, writeDelivery, writePacks, type AttemptData, type DeliveryData } from './log';
+import { SharedBodies } from './bodies';
 import { attemptRecord, DEFAULT_DELIVERY, EndpointWorker, type DeliveryOptions } from './worker';
 
 export type { EndpointData, EndpointInput, SigningKeyInfo } from './settings';
@@ -101,17 +102,24 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
   };
 
   const sources: PayloadSources = { ...deps.sources, publicUrl: () => publicUrl() };
+  const renderNow = async (event: DomainEvent) => {
+    const view = await renderPayload(sources, event.entity, event.key);
+    return view === undefined ? undefined : Buffer.from(JSON.stringify(view));
+  };
+  const bodies = new SharedBodies(renderNow);
+  // A shared body is signed once: the same bytes and the same key make the same signature.
+  const signatures = new WeakMap<Buffer, { key: string; signature: string }>();
   const ports = {
     core,
     options,
-    async render(event: DomainEvent) {
-      const view = await renderPayload(sources, event.entity, event.key);
-      return view === undefined ? undefined : Buffer.from(JSON.stringify(view));
-    },
+    render: (event: DomainEvent) => bodies.body(event),
     async sign(body: Buffer) {
       signingKey ??= loadSigningKey(core, keys);
       const key = await signingKey;
-      return key ? { 'X-Service-Signature': signatureOf(key, body) } : undefined;
+      if (!key) return undefined;
+      let signed = signatures.get(body);
+      if (signed?.key !== key) signatures.set(body, (signed = { key, signature: signatureOf(key, body) }));
+      return { 'X-Service-Signature': signed.signature };
     },
     record(endpoint: string, w: { attempt?: AttemptData; delivery?: DeliveryData; cursor?: number }) {
       if (w.attempt) buffer.attempts.push(w.attempt);
@@ -142,6 +150,7 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
   for (const endpoint of await listEndpoints(core)) track(endpoint);
 
   const unsubscribe = core.bus.subscribe((event) => {
+    bodies.published(event);
     if (event.type === 'webhook_signing_key.rolled') signingKey = undefined;
     if (!isWebhookKind(event.type)) return;
     for (const w of workers.values()) if (w.endpoint.enabled && w.endpoint.events.includes(event.type)) w.pump();
@@ -199,7 +208,7 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
       const { event } = previous;
       // A packed attempt's id is made of its delivery: it must name an event the endpoint takes.
       if (previous.packed && !endpoint.events.includes(event.type)) throw fail.notFound('webhook_response_not_found', `No webhook response ${attemptId}`);
-      const body = await ports.render(event);
+      const body = await renderNow(event);
       if (!body) throw fail.notFound('webhook_record_gone', `The ${event.entity} ${event.key} no longer exists`);
       const worker = workers.get(endpoint.id) ?? new EndpointWorker(endpoint, ports);
       const at = new Date(core.clock.now()).toISOString();
