@@ -9,7 +9,7 @@ import { deliveryId, DELIVERY, readCursor, type AttemptData, type DeliveryData }
 export interface WorkerPorts {
   core: EngineCore;
   options: DeliveryOptions;
-  /** The body of a delivery (the record's export view), undefined when the record is gone. */
+  /** The body of a delivery (the record's export view), undefined when the record is gone; shared a moment between calls (bodies.ts). */
   render(event: DomainEvent): Promise<Buffer | undefined>;
   /** Headers that prove the body (X-Service-Signature), undefined when no signing key is set. */
   sign(body: Buffer): Promise<Record<string, string> | undefined>;
@@ -214,6 +214,10 @@ export class EndpointWorker {
         this.startedLast = 1;
         this.start(head);
         this.arm(Infinity, now);
+        // The next body is made while this one is in flight (the renderer shares it for a moment),
+        // unless writers are waiting: then deliveries start seldom and it would go stale.
+        const next = this.pending[1];
+        if (next?.state === 'queued' && allowed === Infinity) this.ports.render(next.event).catch(() => undefined);
       }
       return this.startedLast;
     }
