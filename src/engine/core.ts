@@ -294,6 +294,8 @@ export interface EngineCore {
   commitStats(): { commits: number; units: number };
   /** The greatest watermark handed out so far. */
   currentWatermark(): number;
+  /** Units of work queued or being committed: background work (webhook deliveries) yields while there are. */
+  writeBacklog(): number;
   /** Committed reads outside a unit of work. */
   get<T extends StoredDoc = StoredDoc>(collection: string, id: string): Promise<T | undefined>;
   find<T extends StoredDoc = StoredDoc>(collection: string, query: MangoQuery<StoredDoc>): Promise<T[]>;
@@ -343,6 +345,7 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
   const waiting: Waiting[] = [];
   let draining = false;
   let lastGroup = 0;
+  let inGroup = 0;
   const stats = { commits: 0, units: 0 };
 
   const commit = async (tx: Tx) => {
@@ -402,7 +405,12 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
         if (lastGroup > 1) await new Promise((r) => setTimeout(r, 1));
         const group = waiting.splice(0, MAX_GROUP);
         lastGroup = group.length;
-        await runGroup(group);
+        inGroup = group.length;
+        try {
+          await runGroup(group);
+        } finally {
+          inGroup = 0;
+        }
         // Back-to-back commits resolve on microtasks only; RxDB keeps written documents until its
         // timers run, so give the event loop a turn between groups.
         await new Promise((r) => setImmediate(r));
@@ -434,6 +442,7 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     },
     commitStats: () => ({ ...stats }),
     currentWatermark: () => current,
+    writeBacklog: () => waiting.length + inGroup,
     async get<T extends StoredDoc>(collection: string, id: string) {
       const raw = await store.get(collection, id);
       return raw ? (stripMeta(raw) as T) : undefined;

@@ -1,5 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { externalOnlyLookup, isInternalHost } from './address-rules';
 
 /** An endpoint's own connections, kept alive between deliveries (one pool per endpoint: no endpoint waits on another's sockets). */
@@ -24,6 +25,20 @@ export interface AttemptOutcome {
 
 export const EXCERPT_CHARS = 500;
 
+/** Endpoint URLs parsed once (a delivery is made thousands of times to the same few URLs). */
+const parsed = new Map<string, { https: boolean; options: RequestOptions }>();
+
+function target(url: string): { https: boolean; options: RequestOptions } {
+  let hit = parsed.get(url);
+  if (!hit) {
+    if (parsed.size >= 256) parsed.clear();
+    const u = new URL(url);
+    hit = { https: u.protocol === 'https:', options: urlToHttpOptions(u) };
+    parsed.set(url, hit);
+  }
+  return hit;
+}
+
 /**
  * One POST of a delivery. Only a 200 acknowledges it (the spec); a redirect is never followed,
  * so a 3xx fails like any other status. `timeoutMs` bounds the whole exchange, connect to last
@@ -31,7 +46,7 @@ export const EXCERPT_CHARS = 500;
  */
 export function postOnce(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, agents?: EndpointAgents, externalOnly = false): Promise<AttemptOutcome> {
   // A production account's endpoint saved before the rule, or an account moved to production.
-  const host = new URL(url).hostname;
+  const host = String(target(url).options.hostname ?? '');
   if (externalOnly && isInternalHost(host)) {
     return Promise.resolve({ status: 0, ok: false, latency_ms: 0, excerpt: '', error: `EADDRNOTALLOWED: ${host} is this machine or link-local: a production account does not deliver there` });
   }
@@ -45,13 +60,13 @@ export function postOnce(url: string, body: Buffer, headers: Record<string, stri
       clearTimeout(timer);
       resolve({ ...o, latency_ms: latency() });
     };
-    const target = new URL(url);
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, {
+    const { https, options } = target(url);
+    const req = (https ? httpsRequest : httpRequest)({
+      ...options,
       method: 'POST',
       ...(externalOnly ? { lookup: externalOnlyLookup } : {}),
       headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'User-Agent': 'Laneway-Webhooks/1' },
-      agent: agents ? (target.protocol === 'https:' ? agents.https : agents.http) : false,
+      agent: agents ? (https ? agents.https : agents.http) : false,
     });
     const timer = setTimeout(() => {
       done({ status: 0, ok: false, excerpt: '', error: `timed out after ${timeoutMs} ms` });

@@ -20,7 +20,8 @@ import {
   type EndpointInput,
   type SigningKeyInfo,
 } from './settings';
-import { ATTEMPT, attemptsBefore, CURSOR, writeAttempt, writeCursor, writeDelivery, type AttemptData, type DeliveryData } from './log';
+import { attemptById, attemptsBefore, CURSOR, packable, writeAttempt, writeCursor, writeDelivery, writePacks, type AttemptData, type DeliveryData } from './log';
+import { SharedBodies } from './bodies';
 import { attemptRecord, DEFAULT_DELIVERY, EndpointWorker, type DeliveryOptions } from './worker';
 
 export type { EndpointData, EndpointInput, SigningKeyInfo } from './settings';
@@ -91,7 +92,8 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
       core
         .mutate(async (tx) => {
           for (const d of batch.deliveries.values()) await writeDelivery(tx, d);
-          for (const a of batch.attempts) await writeAttempt(tx, a);
+          await writePacks(tx, batch.attempts.filter(packable), () => core.ids.token());
+          for (const a of batch.attempts) if (!packable(a)) await writeAttempt(tx, a);
           for (const [endpoint, watermark] of batch.cursors) if (await getRecord(tx, ENDPOINT, endpoint)) await writeCursor(tx, endpoint, watermark);
         })
         .catch((err: unknown) => core.logger.error({ err }, 'webhook log not written')),
@@ -100,18 +102,25 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
   };
 
   const sources: PayloadSources = { ...deps.sources, publicUrl: () => publicUrl() };
+  const renderNow = async (event: DomainEvent) => {
+    const view = await renderPayload(sources, event.entity, event.key);
+    return view === undefined ? undefined : Buffer.from(JSON.stringify(view));
+  };
+  const bodies = new SharedBodies(renderNow);
+  // A shared body is signed once: the same bytes and the same key make the same signature.
+  const signatures = new WeakMap<Buffer, { key: string; signature: string }>();
   const ports = {
     core,
     options,
     externalOnly: () => account.profile().environment === 'production',
-    async render(event: DomainEvent) {
-      const view = await renderPayload(sources, event.entity, event.key);
-      return view === undefined ? undefined : Buffer.from(JSON.stringify(view));
-    },
+    render: (event: DomainEvent) => bodies.body(event),
     async sign(body: Buffer) {
       signingKey ??= loadSigningKey(core, keys);
       const key = await signingKey;
-      return key ? { 'X-Service-Signature': signatureOf(key, body) } : undefined;
+      if (!key) return undefined;
+      let signed = signatures.get(body);
+      if (signed?.key !== key) signatures.set(body, (signed = { key, signature: signatureOf(key, body) }));
+      return { 'X-Service-Signature': signed.signature };
     },
     record(endpoint: string, w: { attempt?: AttemptData; delivery?: DeliveryData; cursor?: number }) {
       if (w.attempt) buffer.attempts.push(w.attempt);
@@ -142,6 +151,7 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
   for (const endpoint of await listEndpoints(core)) track(endpoint);
 
   const unsubscribe = core.bus.subscribe((event) => {
+    bodies.published(event);
     if (event.type === 'webhook_signing_key.rolled') signingKey = undefined;
     if (!isWebhookKind(event.type)) return;
     for (const w of workers.values()) if (w.endpoint.enabled && w.endpoint.events.includes(event.type)) w.pump();
@@ -193,12 +203,14 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
       return { webhook_responses: rows, next_before: rows.length === page.limit ? rows[rows.length - 1]!.watermark : null };
     },
     async resend(attemptId) {
-      const previous = (await getRecord<AttemptData>(core, ATTEMPT, attemptId))?.data;
+      const previous = await attemptById(core, attemptId);
       if (!previous) throw fail.notFound('webhook_response_not_found', `No webhook response ${attemptId}`);
       const endpoint = await getEndpoint(core, previous.endpoint);
-      const event: DomainEvent = { watermark: previous.event_watermark, type: previous.event_type, entity: previous.entity, key: previous.key, at: previous.at };
-      const body = await ports.render(event);
-      if (!body) throw fail.notFound('webhook_record_gone', `The ${previous.entity} ${previous.key} no longer exists`);
+      const { event } = previous;
+      // A packed attempt's id is made of its delivery: it must name an event the endpoint takes.
+      if (previous.packed && !endpoint.events.includes(event.type)) throw fail.notFound('webhook_response_not_found', `No webhook response ${attemptId}`);
+      const body = await renderNow(event);
+      if (!body) throw fail.notFound('webhook_record_gone', `The ${event.entity} ${event.key} no longer exists`);
       const worker = workers.get(endpoint.id) ?? new EndpointWorker(endpoint, ports);
       const at = new Date(core.clock.now()).toISOString();
       const outcome = await worker.send(event, body, previous.attempt + 1);

@@ -9,7 +9,7 @@ import { deliveryId, DELIVERY, readCursor, type AttemptData, type DeliveryData }
 export interface WorkerPorts {
   core: EngineCore;
   options: DeliveryOptions;
-  /** The body of a delivery (the record's export view), undefined when the record is gone. */
+  /** The body of a delivery (the record's export view), undefined when the record is gone; shared a moment between calls (bodies.ts). */
   render(event: DomainEvent): Promise<Buffer | undefined>;
   /** Headers that prove the body (X-Service-Signature), undefined when no signing key is set. */
   sign(body: Buffer): Promise<Record<string, string> | undefined>;
@@ -42,6 +42,17 @@ interface Item {
 }
 
 const WINDOW = 500;
+/**
+ * Deliveries are background work. While units of work wait to commit (an import, the API), an
+ * endpoint starts one delivery per YIELD_UNITS units committed, and at least one per
+ * YIELD_MAX_MS, so the writers keep the CPU (a delivery costs about half an invoice import) and
+ * deliveries still move; the backlog goes out at full speed once the writers pause. Only starts
+ * wait: nothing is skipped and the order is the same. Pacing runs on the process's monotonic
+ * clock, not the engine's business clock.
+ */
+export const YIELD_UNITS = 20;
+const YIELD_MAX_MS = 1_000;
+const YIELD_POLL_MS = 20;
 
 export function backoffMs(attempts: number, o: DeliveryOptions, random = Math.random()): number {
   const base = Math.min(o.retryBaseMs * 2 ** Math.max(0, attempts - 1), o.maxBackoffMs);
@@ -63,6 +74,8 @@ export class EndpointWorker {
   private pumping = false;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  private yieldTimer: NodeJS.Timeout | undefined;
+  private lastStart = { units: 0, ms: 0 };
   private stopped = false;
   private loaded = false;
   private agents: EndpointAgents;
@@ -108,6 +121,7 @@ export class EndpointWorker {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.yieldTimer) clearTimeout(this.yieldTimer);
     this.closeAgents();
   }
 
@@ -119,7 +133,7 @@ export class EndpointWorker {
   /** Whether the last run started deliveries or left events unread (drain's test). */
   busy(): boolean {
     if (this.stopped || !this.endpoint.enabled) return false;
-    return this.inflight.size > 0 || this.pumping || this.startedLast > 0 || (this.pending.length < WINDOW && this.scanned < this.ports.core.currentWatermark());
+    return this.inflight.size > 0 || this.pumping || this.startedLast > 0 || this.yieldTimer !== undefined || (this.pending.length < WINDOW && this.scanned < this.ports.core.currentWatermark());
   }
 
   private startedLast = 0;
@@ -151,7 +165,21 @@ export class EndpointWorker {
     if (!this.endpoint.enabled) return;
     if (!this.loaded) await this.load();
     await this.fill();
-    this.dispatch();
+    const allowed = this.allowance();
+    if (allowed > 0 && this.dispatch(allowed) > 0) this.lastStart = { units: this.ports.core.commitStats().units, ms: performance.now() };
+  }
+
+  /** How many deliveries may start now (see YIELD_UNITS); when none, a pump is scheduled. */
+  private allowance(): number {
+    if (this.yieldTimer) return 0;
+    const { core } = this.ports;
+    if (core.writeBacklog() === 0) return Infinity;
+    if (core.commitStats().units - this.lastStart.units >= YIELD_UNITS || performance.now() - this.lastStart.ms >= YIELD_MAX_MS) return 1;
+    this.yieldTimer = setTimeout(() => {
+      this.yieldTimer = undefined;
+      this.pump();
+    }, YIELD_POLL_MS);
+    return 0;
   }
 
   private async fill(): Promise<void> {
@@ -174,29 +202,47 @@ export class EndpointWorker {
     }
   }
 
-  private dispatch(): void {
+  /** Starts what may start, up to `allowed`; answers how many it started. */
+  private dispatch(allowed: number): number {
     const now = this.ports.core.clock.now();
-    const strict = this.endpoint.concurrency <= 1;
-    const busyRecords = new Set<string>();
-    let running = this.pending.filter((i) => i.state === 'inflight').length;
-    let soonest = Infinity;
     this.startedLast = 0;
+    // Strict order: only the oldest delivery may be in flight, so it is the only one to look at
+    // (scanning the whole window after every answer was a tenth of a delivery's CPU).
+    if (this.endpoint.concurrency <= 1) {
+      const head = this.pending[0];
+      if (!head || head.state === 'inflight') this.arm(Infinity, now);
+      else if (head.state === 'waiting' && head.nextMs > now) this.arm(head.nextMs, now);
+      else {
+        this.startedLast = 1;
+        this.start(head);
+        this.arm(Infinity, now);
+        // The next body is made while this one is in flight (the renderer shares it for a moment),
+        // unless writers are waiting: then deliveries start seldom and it would go stale.
+        const next = this.pending[1];
+        if (next?.state === 'queued' && allowed === Infinity) this.ports.render(next.event).catch(() => undefined);
+      }
+      return this.startedLast;
+    }
+    const busyRecords = new Set<string>();
+    let running = this.inflight.size;
+    let soonest = Infinity;
     for (const item of this.pending) {
+      if (running >= this.endpoint.concurrency || this.startedLast >= allowed) break;
       const record = `${item.event.entity}\u0000${item.event.key}`;
-      // Strict order: nothing overtakes an earlier delivery; otherwise only one of the same record.
-      const blocked = busyRecords.has(record) || (strict && busyRecords.size > 0);
+      // Only one delivery of a record at a time, in order: an earlier one of it holds it back.
+      const blocked = busyRecords.has(record);
       busyRecords.add(record);
       if (blocked || item.state === 'inflight') continue;
       if (item.state === 'waiting' && item.nextMs > now) {
         soonest = Math.min(soonest, item.nextMs);
         continue;
       }
-      if (running >= this.endpoint.concurrency) break;
       running += 1;
       this.startedLast += 1;
       this.start(item);
     }
     this.arm(soonest, now);
+    return this.startedLast;
   }
 
   /** Wakes the worker when the next retry is due, measured on the engine clock. */

@@ -92,13 +92,17 @@ export const WebhookResponse = component(
     outcome: Type.Union([Type.Literal('delivered'), Type.Literal('retry'), Type.Literal('failed')]),
     error: Type.Union([Type.String(), Type.Null()]),
     body_excerpt: Type.String({ description: 'The first 500 characters of the answer' }),
-    watermark: Type.Integer({ description: 'Of this log entry: pass it as `before` for the next page' }),
+    watermark: Type.Integer({
+      format: 'int64',
+      description:
+        "This entry's place in the log, newest highest (its log record's watermark × 1000, plus its index when first attempts that succeeded are logged many to a record): pass it as `before` for the next page",
+    }),
   }),
 );
 export type WebhookResponse = Static<typeof WebhookResponse>;
 
 export const WebhookResponsesQuery = Type.Object({
-  before: Type.Optional(Type.Integer({ minimum: 1, format: 'int64', description: 'Entries older than this log watermark (the previous page\'s `next_before`)' })),
+  before: Type.Optional(Type.Integer({ minimum: 1, format: 'int64', description: 'Entries before this place in the log (the previous page\'s `next_before`, or an entry\'s `watermark`)' })),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   endpoint: Type.Optional(Type.String({ maxLength: 64 })),
 });
