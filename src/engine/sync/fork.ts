@@ -1,6 +1,7 @@
 import { Subject, filter, map, type Observable } from 'rxjs';
 import type { BulkWriteRow, EventBulk, RxDocumentData, RxJsonSchema, RxStorageBulkWriteResponse, RxStorageWriteError } from 'rxdb';
 import type { EngineCore } from '../core';
+import { unusedForkMethods } from './replication-parts';
 import type { StoredDoc } from '../../store/schema';
 import { bodyOf, changesSince, inStream, sameDocument, syncEventOf, type SyncDoc, type SyncStream } from './streams';
 
@@ -73,23 +74,6 @@ export function engineFork(core: EngineCore, stream: SyncStream): unknown {
       });
       return { error };
     },
-    async query(): Promise<never> {
-      throw new Error('sync fork: query is not used by replication');
-    },
-    async count(): Promise<never> {
-      throw new Error('sync fork: count is not used by replication');
-    },
-    async getAttachmentData(): Promise<string> {
-      return '';
-    },
-    async cleanup(): Promise<boolean> {
-      return true;
-    },
-    async close(): Promise<void> {
-      closed$.next();
-    },
-    async remove(): Promise<void> {
-      closed$.next();
-    },
+    ...unusedForkMethods('sync fork', closed$),
   };
 }

@@ -1,6 +1,7 @@
 import { Subject, interval, map, type Subscription } from 'rxjs';
+import { persistedCheckpoint } from './replication-parts';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
-import { getComposedPrimaryKeyOfDocumentData, type RxCollection, type RxConflictHandler } from 'rxdb';
+import type { RxCollection, RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { engineFork } from './fork';
@@ -177,15 +178,6 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
     await Promise.all(stopping.map(({ state }) => state.cancel()));
   };
 
-  /** The checkpoint RxDB persisted for a direction: what the hub confirmed, surviving restarts. */
-  const persistedCheckpoint = async (state: RxReplicationState<StoredDoc, { watermark: number }>, direction: 'up' | 'down'): Promise<number | undefined> => {
-    const meta = state.metaInstance;
-    if (!meta) return undefined;
-    const id = getComposedPrimaryKeyOfDocumentData(meta.schema, { isCheckpoint: '1', itemId: direction } as never);
-    const [doc] = await meta.findDocumentsById([id], false);
-    const data = (doc as { checkpointData?: { watermark?: number } } | undefined)?.checkpointData;
-    return typeof data?.watermark === 'number' ? data.watermark : undefined;
-  };
 
   return {
     async streams() {

@@ -1,6 +1,7 @@
 import { concatMap, filter, Subject, type Observable } from 'rxjs';
 import { fillWithDefaultSettings, type BulkWriteRow, type EventBulk, type RxDocumentData, type RxJsonSchema, type RxStorageBulkWriteResponse, type RxStorageWriteError } from 'rxdb';
 import type { EngineCore } from '../core';
+import { unusedForkMethods } from './replication-parts';
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import type { StoredDoc } from '../../store/schema';
@@ -171,23 +172,6 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
       }
       return { error };
     },
-    async query(): Promise<never> {
-      throw new Error('upstream fork: query is not used by replication');
-    },
-    async count(): Promise<never> {
-      throw new Error('upstream fork: count is not used by replication');
-    },
-    async getAttachmentData(): Promise<string> {
-      return '';
-    },
-    async cleanup(): Promise<boolean> {
-      return true;
-    },
-    async close(): Promise<void> {
-      closed$.next();
-    },
-    async remove(): Promise<void> {
-      closed$.next();
-    },
+    ...unusedForkMethods('upstream fork', closed$),
   };
 }

@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
+import { persistedCheckpoint } from './replication-parts';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
-import { getComposedPrimaryKeyOfDocumentData } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { InstallKeys } from '../security/install-keys';
 import type { Receivables } from '../receivables';
@@ -106,14 +106,6 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
     await Promise.all(stopping.map(({ state }) => state.cancel()));
   };
 
-  const persistedCheckpoint = async (state: RxReplicationState<UpstreamDoc, PullCheckpoint>, direction: 'up' | 'down'): Promise<number | undefined> => {
-    const meta = state.metaInstance;
-    if (!meta) return undefined;
-    const id = getComposedPrimaryKeyOfDocumentData(meta.schema, { isCheckpoint: '1', itemId: direction } as never);
-    const [doc] = await meta.findDocumentsById([id], false);
-    const data = (doc as { checkpointData?: { watermark?: number } } | undefined)?.checkpointData;
-    return typeof data?.watermark === 'number' ? data.watermark : undefined;
-  };
 
   for (const e of UPSTREAM_ENTITIES) status.set(e.name, { stream: e.name, direction: e.direction, last_success_at: null, last_error: null, last_error_at: null, queued: 0, checkpoint: 0 });
 
