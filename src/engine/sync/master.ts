@@ -5,14 +5,16 @@ import { DEFAULT_OFFLINE_FLOOR, OFFLINE_SPEND, offlineExcessInTx, type OfflineFl
 import type { Tx } from '../core';
 import { mergeCustomerInTx } from './customer-merge';
 import { formatStamp, readHlcInTx } from './hlc';
-import { bodyOf, changesSince, inStream, laneOfDocument, sameDocument, streamNamed, syncEventOf, type SyncDoc, type SyncStream } from './streams';
+import { KIND } from '../register/model';
+import { bodyOf, changesSince, inStream, laneOfDocument, laneOfNumber, sameDocument, streamNamed, syncEventOf, type SyncDoc, type SyncStream } from './streams';
 
 /**
  * The hub's side of replication (RxDB's "master"): pull pages of its documents after a watermark,
  * and take pushed lane documents. A push is idempotent by document id: the same sale pushed twice,
  * or pushed, lost in flight and pushed again, is written once (an identical version writes
  * nothing). The lane owns what it pushes, so a push never conflicts: its version wins. A document
- * that names another lane than the pushing one is refused and recorded (`sync_exception`).
+ * that names another lane than the pushing one, or a new one that is not the pushing lane's own
+ * (laneOfNew), is refused and recorded (`sync_exception`); the rest of the push goes on.
  */
 export const MAX_PULL = 2500;
 
@@ -72,13 +74,17 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
       const current = await tx.get<SyncDoc>(stream.collection, doc.id);
       // The hub's copy decides who owns a document, not the pushed copy (which names whatever
       // owner it likes): a lane may not rewrite the hub's own documents (a web sale's
-      // transaction) or another lane's. Customers are merged instead (customerWrite).
-      const owner = current && stream.collection !== 'customers' ? await ownerOfStored(tx, stream, current) : laneOfDocument(stream, doc);
-      const named = stream.collection === 'transactions' ? await ownerOfStored(tx, stream, doc) : laneOfDocument(stream, doc);
-      if (laneid !== null && ((current && stream.collection !== 'customers' && owner !== laneid) || (named && named !== laneid))) {
-        outcome.refused += 1;
-        await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'owner_mismatch', owner: owner || named || 'hub', at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
-        continue;
+      // transaction) or another lane's. A new document must be one the pushing lane made, so a
+      // lane's credential never creates hub-side documents it does not own. Customers are shared,
+      // merged instead (customerWrite).
+      if (laneid !== null && stream.collection !== 'customers') {
+        const owner = current ? await ownerOfStored(tx, stream, current) : await laneOfNew(tx, stream, doc);
+        const named = stream.collection === 'transactions' ? await laneOfNew(tx, stream, doc) : laneOfDocument(stream, doc);
+        if (owner !== laneid || named !== laneid) {
+          outcome.refused += 1;
+          await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: current ? 'owner_mismatch' : 'not_lane_document', owner: owner || named || 'hub', at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
+          continue;
+        }
       }
       if (current && sameDocument(current, doc)) {
         outcome.unchanged += 1;
@@ -117,6 +123,29 @@ async function ownerOfStored(tx: Tx, stream: SyncStream, doc: SyncDoc): Promise<
   if (data.terminal?.laneid) return data.terminal.laneid;
   const order = data.order?.identifier ? await tx.get<SyncDoc>('orders', data.order.identifier) : undefined;
   return order ? laneOfDocument({ name: 'orders', collection: 'orders', direction: 'up' }, order) : '';
+}
+
+/**
+ * The lane that made a document the hub does not hold yet ('' when it is no lane's document). A
+ * lane's documents carry its id in what makes them unique across the shop: receipt numbers
+ * `<laneid>-<seq>` (sales, their orders, the transactions paying them) and the register, journal,
+ * Z, drawer and refund/void document keys (laneOfDocument). Where a document names its lane twice
+ * (a sale's `laneid` and number, an order's `pos_lane` and number), both must agree.
+ */
+async function laneOfNew(tx: Tx, stream: SyncStream, doc: SyncDoc): Promise<string> {
+  const data = (doc.data ?? {}) as Record<string, unknown>;
+  if (stream.collection === 'transactions') {
+    const t = data as { terminal?: { laneid?: string } | null; order?: { identifier?: string; number?: string | null } | null };
+    // An order the hub already holds decides (a lane may not pay into the hub's web order);
+    // otherwise the receipt number, since the order may come up on its own stream later.
+    const order = t.order?.identifier ? await tx.get<SyncDoc>('orders', t.order.identifier) : undefined;
+    const ofOrder = order ? laneOfDocument({ name: 'orders', collection: 'orders', direction: 'up' }, order) : laneOfNumber(t.order?.number);
+    if (t.terminal?.laneid) return !t.order || ofOrder === t.terminal.laneid ? t.terminal.laneid : '';
+    return ofOrder;
+  }
+  const named = laneOfDocument(stream, doc);
+  const numbered = stream.collection === 'orders' || doc.kind === KIND.sale;
+  return numbered && laneOfNumber(data.number) !== named ? '' : named;
 }
 
 /**

@@ -118,6 +118,12 @@ export function laneOfDocument(stream: SyncStream, doc: SyncDoc): string {
   }
 }
 
+/** The lane of a receipt number `<laneid>-<seq>` (saleNumber), '' when it is not one. */
+export function laneOfNumber(number: unknown): string {
+  const m = typeof number === 'string' ? /^([A-Za-z0-9][A-Za-z0-9_.-]{0,31})-[0-9]{1,8}$/.exec(number) : null;
+  return m ? m[1]! : '';
+}
+
 /** The event a replicated write announces: the document's own entity, verb `synced`. */
 export function syncEventOf(stream: SyncStream, doc: SyncDoc): { type: string; entity: string; key: string } {
   const entity = stream.collection === 'records' ? String(doc.kind) : stream.collection === 'orders' ? 'order' : stream.collection === 'transactions' ? 'transaction' : 'customer';
