@@ -199,10 +199,10 @@ describe('the back office', { timeout: 90_000 }, () => {
     // The form is filled from GET /api/account: typing before it arrives would be overwritten.
     await expect.poll(() => field('Processing cut-off (HH:MM, local)').inputValue()).toMatch(/^\d{2}:\d{2}$/);
     await field('Processing cut-off (HH:MM, local)').fill('25:00');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => field('Processing cut-off (HH:MM, local)').getAttribute('aria-invalid')).toBe('true');
     await field('Processing cut-off (HH:MM, local)').fill('18:30');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await seen('Saved.');
     expect((await api<{ processing_cutoff: string }>('GET', '/api/account')).processing_cutoff).toBe('18:30');
     await page.getByLabel('New credential name').fill('ERP sync');
@@ -212,6 +212,33 @@ describe('the back office', { timeout: 90_000 }, () => {
     const res = await fetch(`${url}/api/whoami`, { headers: { Authorization: `Basic ${Buffer.from(`${token}:${key}`).toString('base64')}` } });
     expect(res.status).toBe(200);
     await screenshot(page, 'backoffice-12-account');
+  });
+
+  it('account: a capability turned off after a confirmation is gone from the API, and back when turned on', async () => {
+    await page.goto(`${url}/app/account`);
+    const flags = page.getByRole('form', { name: 'Capabilities' });
+    const giftCards = flags.getByLabel('Gift cards');
+    await expect.poll(() => giftCards.isChecked()).toBe(true);
+    const processors = async () => {
+      const who = await api<{ whoami: Record<string, { gift_card_processors: unknown[] }> }>('GET', '/api/whoami');
+      return Object.values(who.whoami)[0]!.gift_card_processors.length;
+    };
+    expect(await processors()).toBe(1);
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await giftCards.uncheck();
+    await flags.getByRole('button', { name: 'Save capabilities' }).click();
+    await expect.poll(async () => (await api<{ capabilities: Record<string, boolean> }>('GET', '/api/account')).capabilities.gift_cards).toBe(false);
+    expect(asked).toContain('Gift cards');
+    expect(await processors()).toBe(0);
+    await screenshot(page, 'backoffice-12b-capabilities');
+    await giftCards.check();
+    await flags.getByRole('button', { name: 'Save capabilities' }).click();
+    await expect.poll(async () => (await api<{ capabilities: Record<string, boolean> }>('GET', '/api/account')).capabilities.gift_cards).toBe(true);
+    expect(await processors()).toBe(1);
   });
 
   it('reads and shows money in the screen’s locale: en-US and fr-CA', async () => {

@@ -1,17 +1,33 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
+import { useRoute } from '../state/route';
 import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { Capabilities } from './AccountCapabilities';
 
-/** Account: the profile, processing cut-off and time zone (settings), and API credentials (the owner's). */
+/** Account: the profile, processing cut-off and time zone, capability flags (settings), and API credentials (the owner's). */
 export function AccountSection() {
   const session = useUser((s) => s.session);
   return (
     <section className="bo-section">
       <Title>Account</Title>
       <Profile editable={can(session, 'settings')} />
+      <Capabilities editable={can(session, 'settings')} />
+      <p className="muted small">
+        The SMTP relay for e-mail is under <InApp to="/app/developers/webhook_responses">Webhooks &amp; e-mail</InApp>; users under <InApp to="/app/users">Users</InApp>.
+      </p>
       {can(session, 'credentials') && <ApiCredentials />}
     </section>
+  );
+}
+
+/** A link inside the back office: the shell's route, not a page load. */
+function InApp({ to, children }: { to: string; children: ReactNode }) {
+  const go = useRoute((s) => s.go);
+  return (
+    <a href={to} onClick={(e) => (e.preventDefault(), go(to))}>
+      {children}
+    </a>
   );
 }
 
