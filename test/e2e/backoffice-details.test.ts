@@ -57,7 +57,7 @@ async function seed(p: string) {
   await customer(`${p}-QUIET`);
   await api('POST', '/api/imports/invoice', { number: `${p}-INV-1`, customer_identifier: `${p}-ACME`, amount: 123450, date: '2026-01-05', due_date: '2026-02-04' });
   await api('POST', `/api/imports/invoice/${p}-INV-1/attachment`, { find_by: 'number', file_name: `${p}-INV-1.pdf`, content: await invoicePdf(`Invoice ${p}-INV-1`) });
-  await api('POST', '/api/imports/invoice', { number: `${p}-INV-2`, customer_identifier: `${p}-QUIET`, amount: 5000, date: '2026-01-06', due_date: '2026-02-05' });
+  await api('POST', '/api/imports/invoice', { number: `${p}-INV-2`, customer_identifier: `${p}-QUIET`, amount: 5000, subtotal_tax1: 100050, date: '2026-01-06', due_date: '2026-02-05' });
   await api('POST', '/api/gateway/v1/wallets', { customer: `${p}-ACME`, credit_card: card(VISA) });
 }
 
@@ -243,6 +243,8 @@ for (const { locale, p } of LOCALES) {
 
     it('says why no reminder went out for a customer nobody was invited for', async () => {
       await page().goto(`${url}/app/invoices/${p}-INV-2`);
+      // The API words taxes in English ("$1,000.50"); the screen shows them in its own locale.
+      expect(spaces(await page().getByLabel('Taxes').innerText())).toBe(`Tax 1: ${shown(100050, locale)} · Tax 2: ${shown(0, locale)}`);
       await page().getByRole('button', { name: 'Send a reminder' }).click();
       await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');
       expect(await page().getByLabel('Reminder result').innerText()).toBe('No reminder sent: no contact of the customer has been invited yet.');
