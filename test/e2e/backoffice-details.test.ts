@@ -199,6 +199,16 @@ for (const { locale, p } of LOCALES) {
       await until(async () => /▼/.test(await table.getByRole('columnheader', { name: /Balance/ }).innerText()), 'the sort mark');
       const first = table.getByRole('row').nth(1);
       await until(async () => new RegExp(`^${p}-ACME\\s`).test(await first.innerText()), 'the largest balance first');
+      // The money columns have room for the amount ("1 234,50 $ US" in fr-CA): whole, right-aligned, digits lined up.
+      const balance = first.getByRole('cell').nth(3);
+      expect(spaces(await balance.innerText())).toBe(shown(123450, locale));
+      const fit = await balance.evaluate((el) => {
+        const style = getComputedStyle(el);
+        const text = el.querySelector('span')!.getBoundingClientRect();
+        const box = el.getBoundingClientRect();
+        return { align: style.textAlign, numerals: style.fontVariantNumeric, inside: text.left >= box.left - 0.5 && text.right <= box.right + 0.5 };
+      });
+      expect(fit).toEqual({ align: 'right', numerals: 'tabular-nums', inside: true });
       await shot(page(), `backoffice-detail-customers-by-balance-${locale}`);
     });
 
