@@ -203,7 +203,7 @@ for (const { locale, p } of LOCALES) {
       const balance = first.getByRole('cell').nth(3);
       expect(spaces(await balance.innerText())).toBe(shown(123450, locale));
       const fit = await balance.evaluate((el) => {
-        const style = getComputedStyle(el);
+        const style = el.ownerDocument.defaultView!.getComputedStyle(el);
         const text = el.querySelector('span')!.getBoundingClientRect();
         const box = el.getBoundingClientRect();
         return { align: style.textAlign, numerals: style.fontVariantNumeric, inside: text.left >= box.left - 0.5 && text.right <= box.right + 0.5 };
