@@ -122,8 +122,8 @@ export const backofficeEndpoints = {
   syncResolutions: { ...backofficeRoutes.syncResolutions, query: ResolutionQuery, response: SyncResolutions },
   pauseSync: { ...backofficeRoutes.pauseSync, response: SyncStatus },
   resumeSync: { ...backofficeRoutes.resumeSync, response: SyncStatus },
-  syncUpstream: { ...backofficeRoutes.syncUpstream, response: Type.Object({ upstream: Type.Union([UpstreamView, Type.Null()]) }) },
-  setSyncUpstream: { ...backofficeRoutes.setSyncUpstream, body: UpstreamSet, response: UpstreamView },
+  syncUpstream: { ...backofficeRoutes.syncUpstream, response: Type.Object({ upstream: Type.Union([ref(UpstreamView), Type.Null()]) }) },
+  setSyncUpstream: { ...backofficeRoutes.setSyncUpstream, body: UpstreamSet, response: ref(UpstreamView) },
   removeSyncUpstream: { ...backofficeRoutes.removeSyncUpstream, response: Type.Object({ upstream: Type.Null() }) },
 } as const satisfies Record<string, Endpoint>;
 
