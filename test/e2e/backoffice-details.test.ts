@@ -57,7 +57,7 @@ async function seed(p: string) {
   await customer(`${p}-QUIET`);
   await api('POST', '/api/imports/invoice', { number: `${p}-INV-1`, customer_identifier: `${p}-ACME`, amount: 123450, date: '2026-01-05', due_date: '2026-02-04' });
   await api('POST', `/api/imports/invoice/${p}-INV-1/attachment`, { find_by: 'number', file_name: `${p}-INV-1.pdf`, content: await invoicePdf(`Invoice ${p}-INV-1`) });
-  await api('POST', '/api/imports/invoice', { number: `${p}-INV-2`, customer_identifier: `${p}-QUIET`, amount: 5000, date: '2026-01-06', due_date: '2026-02-05' });
+  await api('POST', '/api/imports/invoice', { number: `${p}-INV-2`, customer_identifier: `${p}-QUIET`, amount: 5000, subtotal_tax1: 100050, date: '2026-01-06', due_date: '2026-02-05' });
   await api('POST', '/api/gateway/v1/wallets', { customer: `${p}-ACME`, credit_card: card(VISA) });
 }
 
@@ -199,6 +199,16 @@ for (const { locale, p } of LOCALES) {
       await until(async () => /▼/.test(await table.getByRole('columnheader', { name: /Balance/ }).innerText()), 'the sort mark');
       const first = table.getByRole('row').nth(1);
       await until(async () => new RegExp(`^${p}-ACME\\s`).test(await first.innerText()), 'the largest balance first');
+      // The money columns have room for the amount ("1 234,50 $ US" in fr-CA): whole, right-aligned, digits lined up.
+      const balance = first.getByRole('cell').nth(3);
+      expect(spaces(await balance.innerText())).toBe(shown(123450, locale));
+      const fit = await balance.evaluate((el) => {
+        const style = el.ownerDocument.defaultView!.getComputedStyle(el);
+        const text = el.querySelector('span')!.getBoundingClientRect();
+        const box = el.getBoundingClientRect();
+        return { align: style.textAlign, numerals: style.fontVariantNumeric, inside: text.left >= box.left - 0.5 && text.right <= box.right + 0.5 };
+      });
+      expect(fit).toEqual({ align: 'right', numerals: 'tabular-nums', inside: true });
       await shot(page(), `backoffice-detail-customers-by-balance-${locale}`);
     });
 
@@ -243,6 +253,8 @@ for (const { locale, p } of LOCALES) {
 
     it('says why no reminder went out for a customer nobody was invited for', async () => {
       await page().goto(`${url}/app/invoices/${p}-INV-2`);
+      // The API words taxes in English ("$1,000.50"); the screen shows them in its own locale.
+      expect(spaces(await page().getByLabel('Taxes').innerText())).toBe(`Tax 1: ${shown(100050, locale)} · Tax 2: ${shown(0, locale)}`);
       await page().getByRole('button', { name: 'Send a reminder' }).click();
       await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');
       expect(await page().getByLabel('Reminder result').innerText()).toBe('No reminder sent: no contact of the customer has been invited yet.');

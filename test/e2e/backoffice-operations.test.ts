@@ -13,7 +13,9 @@ import { apiOf, start, until, type Proc } from './processes';
  * sandbox clock past the cut-off from the screen (a banner then says the clock is moved), the
  * batch and its deposit show with their transactions, the sample statement's PDF opens in the
  * page; a product priced "12,50" in fr-CA is stored as 1250 cents; a new cashier's code is shown
- * once. Screenshots: test-output/screenshots/backoffice-settlement.png, backoffice-pos.png.
+ * once; the hub's upstream is set and removed from the Sync section, and a clerk sees no such form.
+ * Screenshots: test-output/screenshots/backoffice-settlement.png, backoffice-pos.png,
+ * backoffice-sync-upstream.png.
  */
 const TOKEN = 'BACKOFFICEOPS001';
 const KEY = 'back-office-ops-key-0123456789';
@@ -182,6 +184,36 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     expect((await api<{ lanes: unknown[] }>('GET', '/api/lanes')).lanes).toEqual([]);
   });
 
+  it("sets the hub's upstream from the Sync section: a field error beside the address, the key never shown back, then removed", async () => {
+    await page.goto(`${url}/app/sync`);
+    const form = page.getByRole('form', { name: 'Upstream' });
+    await form.waitFor();
+    await field('Address').fill('not an address');
+    await field('API token').fill('UPSTREAMTOKEN01');
+    await field('API key').fill('upstream-secret-key-42');
+    await page.getByRole('button', { name: 'Set upstream' }).click();
+    // The engine's refusal, beside the field it is about.
+    await page.locator('#field-url-error').waitFor();
+    expect(await field('Address').getAttribute('aria-invalid')).toBe('true');
+    expect(await api<{ upstream: unknown }>('GET', '/api/sync/upstream')).toEqual({ upstream: null });
+    // Nothing listens on port 9: replication fails, which the peer table says, but the upstream is set.
+    await field('Address').fill('http://127.0.0.1:9');
+    await page.getByRole('button', { name: 'Set upstream' }).click();
+    await page.getByRole('button', { name: 'Save upstream' }).waitFor();
+    const set = await api<{ upstream: { url: string; token: string } }>('GET', '/api/sync/upstream');
+    expect(set.upstream).toMatchObject({ url: 'http://127.0.0.1:9', token: 'UPSTREAMTOKEN01' });
+    expect(await field('Address').inputValue()).toBe('http://127.0.0.1:9');
+    expect(await field('API token').inputValue()).toBe('UPSTREAMTOKEN01');
+    expect(await field('API key').inputValue()).toBe('');
+    expect(await page.content()).not.toContain('upstream-secret-key-42');
+    await page.getByTestId('sync-peer-upstream').waitFor();
+    await screenshot(page, 'backoffice-sync-upstream');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('button', { name: 'Set upstream' }).waitFor();
+    expect(await api<{ upstream: unknown }>('GET', '/api/sync/upstream')).toEqual({ upstream: null });
+  });
+
   it("hides what a clerk's role cannot do: no catalog or lane edits, no clock control", async () => {
     const made = await api<{ link: string }>('POST', '/api/users', { email: 'clerk@example.com', role: 'clerk' });
     const clerk = await newPage('en-US');
@@ -201,5 +233,8 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await clerk.getByRole('table', { name: 'Batch deposits' }).waitFor();
     await field('Sandbox clock', clerk).waitFor();
     expect(await clerk.getByRole('button', { name: 'Advance 1 day' }).count()).toBe(0);
+    await clerk.goto(`${url}/app/sync`);
+    await clerk.getByRole('heading', { name: 'Sync' }).waitFor();
+    expect(await clerk.getByRole('form', { name: 'Upstream' }).count()).toBe(0);
   });
 });

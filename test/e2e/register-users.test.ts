@@ -12,7 +12,8 @@ import { apiOf, start, until, type Proc } from './processes';
  * Chromium against `npm run serve`: a cashier user signs in at the register with e-mail and
  * password and rings a cash sale; the same session is refused the back office's operations (403)
  * and its screens (the back office sends a cashier to the register); a manager signed in to the
- * back office opens the register with that session, without the API key.
+ * back office opens the register with that session, without the API key; a cashier whose user is
+ * disabled mid-sale is sent back to sign-in with a message and finds the open sale after signing in.
  */
 const TOKEN = 'REGUSERSTOKEN01';
 const KEY = 'register-users-key-0123456789';
@@ -145,5 +146,45 @@ describe('the register signed in by a person', { timeout: 90_000 }, () => {
     await page.getByLabel('API key').waitFor();
     await page.goto(`${url}/app/customers`);
     await page.getByRole('heading', { name: 'Laneway back office' }).waitFor();
+  });
+
+  it('a cashier whose user is disabled mid-sale is sent to sign-in with a message, and finds the sale again', async () => {
+    const night = { email: 'night@example.com', password: 'night password 1' };
+    const { user, link } = await api<{ user: { id: string }; link: string }>('POST', '/api/users', { email: night.email, role: 'cashier' });
+    await fetch(`${url}/api/session/link`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link, password: night.password }) });
+    page = await newPage();
+    const signIn = async () => {
+      await page.getByLabel('E-mail').fill(night.email);
+      await page.getByLabel('Password', { exact: true }).fill(night.password);
+      await page.keyboard.press('Enter');
+    };
+    await page.goto(`${url}/app/register`);
+    await signIn();
+    await page.getByTestId('lane-1').waitFor();
+    await page.keyboard.press('1');
+    await page.getByLabel('Cashier code').waitFor();
+    await page.keyboard.type(cashierCode);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scan').waitFor();
+    await page.keyboard.type('2001');
+    await page.keyboard.press('Enter');
+    await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the line');
+
+    // The owner disables the user: the register's next call is refused (401) and it asks for a sign-in.
+    await api('PATCH', `/api/users/${user.id}`, { enabled: false });
+    await page.keyboard.type('2001');
+    await page.keyboard.press('Enter');
+    await page.getByText(/Your session has ended/).waitFor();
+    await page.getByLabel('Password', { exact: true }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('laneway.user'))).toBeNull();
+    await screenshot(page, 'register-user-session-ended');
+
+    // Enabled again and signed in: the same shift and the open sale with its one line.
+    await api('PATCH', `/api/users/${user.id}`, { enabled: true });
+    await signIn();
+    await page.getByTestId('scan').waitFor();
+    await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the sale again');
+    const { open_sale: sale } = await api<{ open_sale: { lines: unknown[] } | null }>('GET', '/api/pos/registers/1');
+    expect(sale?.lines).toHaveLength(1);
   });
 });

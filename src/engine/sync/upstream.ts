@@ -122,9 +122,9 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
       try {
         url = new URL(input.url);
       } catch {
-        throw fail.invalid('upstream_url_invalid', `${input.url} is not an address`);
+        throw fail.invalid('upstream_url_invalid', `${input.url} is not an address`, [{ field: 'url', message: 'is not an address' }]);
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail.invalid('upstream_url_invalid', 'The upstream address must be http or https');
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail.invalid('upstream_url_invalid', 'The upstream address must be http or https', [{ field: 'url', message: 'must be http or https' }]);
       await stopAll();
       const previous = await stored();
       const config: UpstreamConfig = { url: input.url.replace(/\/$/, ''), token: input.token, key: sealSecret(keys, input.key), set_at: iso(), paused: previous?.paused ?? false };

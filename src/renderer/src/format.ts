@@ -1,4 +1,4 @@
-import { formatAmount, formatMoney, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
+import { defaultLocale, formatAmount, formatMoney, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
 
 /**
  * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
@@ -124,4 +124,13 @@ export function fromDecimal(text: string | null | undefined, currency: string): 
   if (!m) return undefined;
   const parsed = parseMoney(`${m[2]}${m[3] ? `.${m[3]}` : ''}`, currency, 'en-US');
   return parsed.ok ? (m[1] ? -parsed.minor : parsed.minor) : undefined;
+}
+
+/**
+ * An amount the API sends already formatted ("$1.30": the reference's invoice taxes), written by
+ * the server in the currency's home locale, back in minor units to show it in this screen's locale.
+ */
+export function fromFormatted(text: string | null | undefined, currency: string): number | undefined {
+  const parsed = parseMoney(text ?? '', currency, defaultLocale(currency), { allowNegative: true });
+  return parsed.ok ? parsed.minor : undefined;
 }

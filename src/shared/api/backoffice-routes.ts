@@ -94,4 +94,7 @@ export const backofficeRoutes = {
   syncResolutions: { method: 'GET', path: '/api/sync/resolutions' },
   pauseSync: { method: 'POST', path: '/api/sync/pause' },
   resumeSync: { method: 'POST', path: '/api/sync/resume' },
+  syncUpstream: { method: 'GET', path: '/api/sync/upstream' },
+  setSyncUpstream: { method: 'PUT', path: '/api/sync/upstream' },
+  removeSyncUpstream: { method: 'DELETE', path: '/api/sync/upstream' },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string }>;

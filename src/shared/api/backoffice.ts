@@ -20,7 +20,7 @@ import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../s
 import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
 import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
-import { ResolutionQuery, SyncResolutions, SyncStatus } from '../schemas/sync';
+import { ResolutionQuery, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
 import type { Endpoint } from './pos';
 import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../schemas/backoffice-details';
 import { AutopayCreate, AutopayLookup, AutopayRetrieveResponse, AutopayRevoke, Wallet, WalletSearchQuery } from '../schemas/wallets';
@@ -122,6 +122,9 @@ export const backofficeEndpoints = {
   syncResolutions: { ...backofficeRoutes.syncResolutions, query: ResolutionQuery, response: SyncResolutions },
   pauseSync: { ...backofficeRoutes.pauseSync, response: SyncStatus },
   resumeSync: { ...backofficeRoutes.resumeSync, response: SyncStatus },
+  syncUpstream: { ...backofficeRoutes.syncUpstream, response: Type.Object({ upstream: Type.Union([ref(UpstreamView), Type.Null()]) }) },
+  setSyncUpstream: { ...backofficeRoutes.setSyncUpstream, body: UpstreamSet, response: ref(UpstreamView) },
+  removeSyncUpstream: { ...backofficeRoutes.removeSyncUpstream, response: Type.Object({ upstream: Type.Null() }) },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;

@@ -1,6 +1,7 @@
 import { useRef } from 'react';
 import { tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import './datatable.css';
 
 const features = tableFeatures({});
 export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T>>;
@@ -19,12 +20,18 @@ export function DataTable<T extends RowData>(props: {
   loading?: boolean;
   sort?: { by: string; desc: boolean; set(by: string): void; sortable: string[] };
   empty?: string;
+  /** Money columns by id, each with its longest text in characters: that wide, right-aligned (datatable.css). */
+  numeric?: Readonly<Record<string, number>>;
 }) {
   const table = useTable({ features, columns: props.columns, data: props.rows });
   const scroller = useRef<HTMLDivElement>(null);
   const rows = table.getRowModel().rows;
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => 44, overscan: 12 });
-  const template = `repeat(${props.columns.length}, minmax(0, 1fr))`;
+  const ids = table.getAllLeafColumns().map((c) => c.id);
+  const isNum = (id: string) => props.numeric?.[id] !== undefined;
+  // Every row is its own grid (rows are virtual), so a money column's width comes from the longest
+  // amount of all the rows (tabular digits are 1ch wide), not from each row's content.
+  const template = ids.map((id) => (isNum(id) ? `calc(${Math.max(props.numeric![id]!, 6) + 1}ch)` : 'minmax(0, 1fr)')).join(' ');
   return (
     <div className="bo-table card" role="table" aria-label={props.label}>
       {table.getHeaderGroups().map((group) => (
@@ -34,7 +41,7 @@ export function DataTable<T extends RowData>(props: {
             const sortable = props.sort?.sortable.includes(id);
             const mark = props.sort?.by === id ? (props.sort.desc ? ' ▼' : ' ▲') : '';
             return (
-              <div role="columnheader" key={header.id} className={sortable ? 'sortable' : ''} onClick={sortable ? () => props.sort!.set(id) : undefined}>
+              <div role="columnheader" key={header.id} className={[sortable ? 'sortable' : '', isNum(id) ? 'bo-num' : ''].join(' ').trim() || undefined} onClick={sortable ? () => props.sort!.set(id) : undefined}>
                 <table.FlexRender header={header} />
                 {mark}
               </div>
@@ -58,7 +65,7 @@ export function DataTable<T extends RowData>(props: {
                 onKeyDown={(e) => e.key === 'Enter' && props.onOpen?.(row.original)}
               >
                 {row.getAllCells().map((cell) => (
-                  <div role="cell" key={cell.id}>
+                  <div role="cell" key={cell.id} className={isNum(cell.column.id) ? 'bo-num' : undefined}>
                     <table.FlexRender cell={cell} />
                   </div>
                 ))}

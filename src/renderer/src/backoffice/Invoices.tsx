@@ -3,7 +3,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { fromDecimal, money, parseAmount } from '../format';
+import { fromDecimal, fromFormatted, money, parseAmount } from '../format';
 import { DataTable, type Columns } from './DataTable';
 import { Money, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
@@ -139,6 +139,8 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
   const session = useUser((s) => s.session);
   const reminder = useReminder(data);
   const cur = data.currency.toUpperCase();
+  // The API formats taxes in the currency's home locale; shown again in the screen's (as it came if unreadable).
+  const tax = (text: string) => { const cents = fromFormatted(text, cur); return cents === undefined ? text : <Money cents={cents} currency={cur} />; };
   const payments = (data.payments ?? []) as Array<Record<string, string>>;
   return (
     <section className="bo-section">
@@ -171,7 +173,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         </div>
         <div className="card">
           <h2>Taxes</h2>
-          <p>Tax 1: {data.subtotal_tax1} · Tax 2: {data.subtotal_tax2}</p>
+          <p aria-label="Taxes">Tax 1: {tax(data.subtotal_tax1)} · Tax 2: {tax(data.subtotal_tax2)}</p>
           {data.adjustments_attributes.map((a) => <p key={a.id} className="muted">{a.label ?? 'Adjustment'}: <Money cents={a.amount_cents} currency={cur} /></p>)}
         </div>
       </div>

@@ -3,6 +3,7 @@ import { formatMoney } from '../../../shared/money';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad } from './common';
+import { UpstreamForm } from './SyncUpstream';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : 'never');
 const seconds = (ms: number) => (ms < 1000 ? '0 s' : `${Math.round(ms / 1000)} s`);
@@ -51,6 +52,7 @@ export function SyncSection() {
           </tbody>
         </table>
       )}
+      <UpstreamForm onChange={status.reload} />
       {seen.data && seen.data.exceptions.length > 0 && (
         <div className="card">
           <h2>Exceptions</h2>

@@ -3,6 +3,7 @@ import { ApiError } from '../api/client';
 import type { LiveEvent } from '../api/events';
 import type { PosApi, Sale, Shift } from '../api/pos';
 import type { CardOutcome, LaneLive, PosState } from './pos-model';
+import { useSession } from './session';
 
 export const LANE_KEY = 'laneway.lane';
 export const SHIFT_KEY = 'laneway.shift';
@@ -63,6 +64,12 @@ export function onError(k: PosKit, err: unknown): void {
     return;
   }
   serverAnswered(k);
+  if (e.status === 401 && useSession.getState().user) {
+    // A person's session refused (expired, user disabled): the sign-in screen says so.
+    k.set({ busy: false, dialog: null, card: null, notice: null });
+    useSession.getState().expire();
+    return;
+  }
   if (e.code === 'shift_closed' || e.code === 'shift_not_found') {
     saveShift(null);
     k.set({ shift: null, view: 'signin', dialog: null, card: null, sale: null, notice: { kind: 'error', text: e.message } });

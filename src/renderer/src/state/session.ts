@@ -32,6 +32,8 @@ interface SessionState {
   signIn(token: string, key: string): Promise<void>;
   signInUser(email: string, password: string): Promise<void>;
   signOut(): void;
+  /** The API refused the user's session (401: it expired, or the user was disabled): back to sign-in, saying why. */
+  expire(): void;
 }
 
 async function whoami(creds: Credentials): Promise<{ jwt: string; name: string }> {
@@ -108,6 +110,12 @@ export const useSession = create<SessionState>((set) => ({
     localStorage.removeItem(STORAGE_KEY);
     useUser.getState().signOut();
     set({ creds: null, accountName: null, user: null });
+  },
+  expire() {
+    useUser.getState().signOut();
+    // The cashier's shift and the open sale stay as the register keeps them (session storage and
+    // the engine): signing in again on this screen resumes them if the shift is still open.
+    set({ creds: null, accountName: null, user: null, busy: false, error: 'Your session has ended: it expired, or your access was changed or removed. Sign in again to carry on; the sale in progress is kept.' });
   },
 }));
 
