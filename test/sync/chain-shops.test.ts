@@ -31,7 +31,7 @@ async function laneOf(hub: Install): Promise<(stream: string, rows: Row[]) => Pr
   };
 }
 
-/** What lane 2 of a shop pushed to its hub: its register, a Z report, a sale, its order and transaction. */
+/** What lane 2 of a shop pushed to its hub: its register, a Z report, a sale, its order and transaction (each carrying the lane's receipt number, as the hub requires of a lane's new documents). */
 async function lanePushes(hub: Install, shop: string, total: number): Promise<void> {
   const push = await laneOf(hub);
   await push('lane_records', [
@@ -39,9 +39,9 @@ async function lanePushes(hub: Install, shop: string, total: number): Promise<vo
     { newDocumentState: { id: 'pos_z/2/2026-03-02', kind: 'pos_z', key: '2/2026-03-02', ref: '2', data: { laneid: '2', total_cents: total } } },
     { newDocumentState: { id: 'pos_sale/SALE1', kind: 'pos_sale', key: 'SALE1', ref: '2/00000001', data: { id: 'SALE1', laneid: '2', number: '2-00000001', total_cents: total } } },
   ]);
-  await push('orders', [{ newDocumentState: { id: 'SALE1', published: true, data: { identifier: 'SALE1', amount_cents: total, attributes: { pos_lane: '2' } } } }]);
+  await push('orders', [{ newDocumentState: { id: 'SALE1', published: true, data: { identifier: 'SALE1', number: '2-00000001', amount_cents: total, attributes: { pos_lane: '2' } } } }]);
   await push('transactions', [
-    { newDocumentState: { id: 'TXN1', order_id: 'SALE1', unique_reference: 'SALE1-1', due_at: 0, batch_id: '', fund: '', recency: 0, data: { laneid: '2', order_id: 'SALE1', amount_cents: total } } },
+    { newDocumentState: { id: 'TXN1', order_id: 'SALE1', unique_reference: 'SALE1-1', due_at: 0, batch_id: '', fund: '', recency: 0, data: { laneid: '2', order_id: 'SALE1', order: { identifier: 'SALE1', number: '2-00000001' }, amount_cents: total } } },
   ]);
 }
 

@@ -130,6 +130,19 @@ describe('a hub and two lanes', () => {
       await until(async () => (await lane.api<{ products: Array<{ code: string; price_cents: number }> }>('GET', '/api/pos/products?q=TEA')).products.some((p) => p.price_cents === 999), `the last price on ${lane.name}`);
       await until(async () => (await lane.api<{ notes?: string }>('GET', '/api/exports/customer/C1')).notes === 'last', `the last customer edit on ${lane.name}`);
     }
+    // Every lane holds the hub's version of every customer: a lane edit the hub's merge lost to
+    // (re-sent after the SIGKILL) makes the hub rewrite its version, which comes down after the
+    // last edit above.
+    const customer = async (at: Install, n: number) => {
+      const c = await at.api<Record<string, unknown>>('GET', `/api/exports/customer/C${n}`);
+      return JSON.stringify([c.name, c.telephone, c.city, c.notes]);
+    };
+    for (const lane of lanes) {
+      await until(async () => {
+        for (let n = 1; n <= 4; n++) if ((await customer(lane, n)) !== (await customer(hub, n))) return false;
+        return true;
+      }, `every customer on ${lane.name} as on the hub`, 60_000);
+    }
     await Promise.all([...lanes.map((l) => l.proc.stop()), hub.proc.stop()]);
 
     const [onHub, onA, onB] = await Promise.all([streamDocuments(dirs.hub.dir), streamDocuments(dirs.a.dir), streamDocuments(dirs.b.dir)]);
