@@ -1,7 +1,11 @@
 import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { differingFields, editStamps, recordResolutionInTx, type Resolution } from './customer-merge';
-import type { Body } from './upstream-shapes';
+import { canonical, type LocalSide, type UpstreamDoc } from './upstream-fork';
+import { UpstreamRefused, type UpstreamLink } from './upstream-link';
+import { bodyOfRecord, UPSTREAM_ENTITIES, type Body } from './upstream-shapes';
+
+const CUSTOMERS = UPSTREAM_ENTITIES.find((e) => e.name === 'customers')!;
 
 /**
  * A customer edited on the hub and on the upstream while apart merges field by field (docs/sync.md
@@ -27,4 +31,26 @@ export async function mergeUpstreamCustomer(core: EngineCore, hub: Body, upstrea
   }
   if (fields.length > 0) await core.mutate((tx) => recordResolutionInTx(tx, { customer, identifier, lane: 'upstream', at: tx.at, fields }));
   return merged;
+}
+
+/**
+ * A customer the upstream changed since the body this push assumes it holds (changed on both
+ * sides while apart): merged field by field, the merge imported here and sent up. Its import
+ * here is a change like any, pushed again with the merge as its base.
+ */
+export async function mergeBeforePush(core: EngineCore, link: UpstreamLink, local: LocalSide, doc: UpstreamDoc, assumed: UpstreamDoc | undefined): Promise<UpstreamDoc> {
+  if (!assumed) return doc;
+  let theirs: Body | null;
+  try {
+    // The single view answers an unset field as '' where the list leaves it out.
+    const view = Object.entries((await link.call(CUSTOMERS.viewPath(doc.id))) as Record<string, unknown>).filter(([, v]) => v !== '');
+    theirs = bodyOfRecord('customers', Object.fromEntries(view));
+  } catch (err) {
+    if (err instanceof UpstreamRefused && err.status === 404) return doc;
+    throw err;
+  }
+  if (!theirs || canonical(theirs) === canonical(assumed.body)) return doc;
+  const body = await mergeUpstreamCustomer(core, doc.body, theirs, assumed.body);
+  if (canonical(body) !== canonical(doc.body)) await local.import(body);
+  return { ...doc, body };
 }

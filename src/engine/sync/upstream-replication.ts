@@ -3,10 +3,10 @@ import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/rep
 import type { RxCollection, RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
 import { pageRecords } from '../../sync/poller';
-import { canonical, docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
+import { docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { UpstreamRefused, type UpstreamLink } from './upstream-link';
-import { bodyOfRecord, invoiceBody, invoicesOfPayment, UPSTREAM_ENTITIES, type Body, type EntitySpec } from './upstream-shapes';
-import { mergeUpstreamCustomer } from './upstream-merge';
+import { invoiceBody, invoicesOfPayment, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
+import { mergeBeforePush } from './upstream-merge';
 
 /** The spec's largest page (`limit` 1..2500). */
 export const UPSTREAM_PAGE = 2500;
@@ -89,7 +89,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
   const conflictHandler: RxConflictHandler<UpstreamDoc> = {
     isEqual: (a, b) => sameBody(a, b),
     // Changed on both sides while apart: this install's version is pushed, a customer's merged
-    // with the upstream's field by field first (mergeCustomer, docs/sync.md).
+    // with the upstream's field by field first (mergeBeforePush, docs/sync.md).
     resolve: async (input) => input.newDocumentState,
   };
   const facade = Object.create(real, {
@@ -121,28 +121,6 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
         }
       }
     },
-  };
-
-  /**
-   * A customer the upstream changed since the body this push assumes it holds (changed on both
-   * sides while apart): merged field by field, the merge imported here and sent up. Its import
-   * here is a change like any, pushed again with the merge as its base.
-   */
-  const mergeCustomer = async (doc: UpstreamDoc, assumed: UpstreamDoc | undefined): Promise<UpstreamDoc> => {
-    if (entity.name !== 'customers' || !assumed) return doc;
-    let theirs: Body | null;
-    try {
-      // The single view answers an unset field as '' where the list leaves it out.
-      const view = Object.entries((await link.call(entity.viewPath(doc.id))) as Record<string, unknown>).filter(([, v]) => v !== '');
-      theirs = bodyOfRecord('customers', Object.fromEntries(view));
-    } catch (err) {
-      if (err instanceof UpstreamRefused && err.status === 404) return doc;
-      throw err;
-    }
-    if (!theirs || canonical(theirs) === canonical(assumed.body)) return doc;
-    const body = await mergeUpstreamCustomer(core, doc.body, theirs, assumed.body);
-    if (canonical(body) !== canonical(doc.body)) await local('customers').import(body);
-    return { ...doc, body };
   };
 
   const pushOne = async (doc: UpstreamDoc) => {
@@ -177,7 +155,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     push: {
       batchSize: 100,
       handler: async (rows) => {
-        for (const row of rows) await pushOne(await mergeCustomer(row.newDocumentState as UpstreamDoc, row.assumedMasterState as UpstreamDoc | undefined));
+        for (const row of rows) await pushOne(entity.name === 'customers' ? await mergeBeforePush(core, link, local('customers'), row.newDocumentState as UpstreamDoc, row.assumedMasterState as UpstreamDoc | undefined) : (row.newDocumentState as UpstreamDoc));
         ctx.succeed();
         ctx.onChange();
         return [];
