@@ -124,8 +124,9 @@ describe('a hub and its upstream service, two processes', () => {
     await hub.api('PATCH', '/api/imports/order', { identifier: 'HORD1', billing_name: 'Walk-in', attributes: { pos_lane: '2', note: 'updated' } });
     await hub.api('POST', '/api/imports/payment', { identifier: 'HPAY2', amount_cents: 1500, date: '2026-02-12', invoice_number: 'UINV1', customer_identifier: 'UP1' });
     await upstream.api('POST', '/api/imports/customer', { identifier: 'HUB1', name: 'Hub One Renamed', telephone: '514-555-0101' });
-    // The same customer edited on both sides while apart: the hub's version of it wins.
-    await hub.api('POST', '/api/imports/customer', { identifier: 'UP1', name: 'Upstream One', telephone: '450-555-0111' });
+    // The same customer edited on both sides while apart: merged field by field, the hub's edit
+    // winning the field both changed (telephone), each side's own change kept (email, city).
+    await hub.api('POST', '/api/imports/customer', { identifier: 'UP1', name: 'Upstream One', telephone: '450-555-0111', email: 'one@hub.test' });
     await upstream.api('POST', '/api/imports/customer', { identifier: 'UP1', name: 'Upstream One', telephone: '450-555-0222', city: 'Montreal' });
     await upstream.api('POST', '/api/imports/invoice', { number: 'UINV2', customer_identifier: 'UP2', customer_name: 'Upstream Two', amount: 30000, date: '2026-02-15' });
     await upstream.api('POST', '/api/imports/payment', { identifier: 'UPAY2', amount_cents: 10000, date: '2026-02-16', invoice_number: 'UINV2', customer_identifier: 'UP2' });
@@ -139,7 +140,16 @@ describe('a hub and its upstream service, two processes', () => {
     await agree(hub, upstream, 'the edits of both sides on both');
     expect(await upstream.api('GET', '/api/exports/customer/HUB1')).toMatchObject({ name: 'Hub One Renamed', telephone: '514-555-0101' });
     expect(await hub.api('GET', '/api/exports/customer/HUB1')).toMatchObject({ name: 'Hub One Renamed', telephone: '514-555-0101' });
-    expect(await upstream.api('GET', '/api/exports/customer/UP1')).toMatchObject({ telephone: '450-555-0111', city: 'Laval' });
+    for (const side of [upstream, hub]) expect(await side.api('GET', '/api/exports/customer/UP1')).toMatchObject({ telephone: '450-555-0111', email: 'one@hub.test', city: 'Montreal' });
+    const { resolutions } = await hub.api<{ resolutions: Array<{ identifier: string; lane: string; fields: Array<{ field: string; lane_value: unknown; hub_value: unknown; winner: string }> }> }>('GET', '/api/sync/resolutions');
+    const merged = resolutions.find((r) => r.identifier === 'UP1' && r.lane === 'upstream');
+    expect(merged?.fields).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'telephone', lane_value: '450-555-0222', hub_value: '450-555-0111', winner: 'hub' }),
+        expect.objectContaining({ field: 'email', hub_value: 'one@hub.test', winner: 'hub' }),
+        expect.objectContaining({ field: 'city', lane_value: 'Montreal', hub_value: 'Laval', winner: 'upstream' }),
+      ]),
+    );
     expect(await upstream.api('GET', '/api/exports/invoice/UINV1')).toMatchObject({ notes_text: 'Edited on the hub', amount_cents: 5488, owing_cents: 5488 - 2000 - 1500 });
     expect(await counts(apiOf(upstream))).toEqual({ customers: 5, invoices: 3, payments: 4 });
     await until(async () => (await upstreamPeer(hub))?.last_error === null, 'the error to clear');

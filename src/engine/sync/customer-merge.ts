@@ -34,9 +34,10 @@ interface FieldStamps {
 export interface Resolution {
   customer: string;
   identifier: string;
+  /** The other side: a lane's id, or `upstream` for the hub's upstream service (upstream-merge.ts). */
   lane: string;
   at: string;
-  fields: Array<{ field: string; lane_value: unknown; hub_value: unknown; lane_stamp: string; hub_stamp: string; winner: 'lane' | 'hub' }>;
+  fields: Array<{ field: string; lane_value: unknown; hub_value: unknown; lane_stamp: string; hub_stamp: string; winner: 'lane' | 'hub' | 'upstream' }>;
 }
 
 export const stampOf = (ms: number, node: string, counter = 0): string => formatStamp({ ms, counter }, node);
@@ -77,8 +78,29 @@ function laneStampOf(sent: string | undefined, laneData: Record<string, unknown>
   return { ms: Math.max(0, Math.trunc(Number(laneData.updated_ms ?? 0))), counter: 0 };
 }
 
-const same = (a: unknown, b: unknown) => sameDocument({ v: a }, { v: b });
+export const same = (a: unknown, b: unknown) => sameDocument({ v: a }, { v: b });
 type Data = Record<string, unknown>;
+
+/**
+ * The fields a merge decides: those the other side holds a value for that differs from the
+ * hub's, with whether each side changed it since the version both last agreed on (`base`; with
+ * no base, the hub counts as having changed every field). One rule for lanes and the upstream.
+ */
+export function differingFields(hubData: Data, otherData: Data, baseData: Data | undefined): Array<{ field: string; hubChanged: boolean; otherChanged: boolean }> {
+  const base = baseData ?? {};
+  const out: Array<{ field: string; hubChanged: boolean; otherChanged: boolean }> = [];
+  for (const field of new Set([...Object.keys(hubData), ...Object.keys(otherData), ...Object.keys(base)])) {
+    if (NOT_MERGED.has(field) || same(otherData[field], hubData[field])) continue;
+    out.push({ field, hubChanged: baseData === undefined || !same(hubData[field], base[field]), otherChanged: !same(otherData[field], base[field]) });
+  }
+  return out;
+}
+
+/** Records a merge's resolution of a customer's fields (listed by `GET /api/sync/resolutions`). */
+export async function recordResolutionInTx(tx: Tx, resolution: Resolution): Promise<void> {
+  if (resolution.fields.length === 0) return;
+  await putRecord(tx, 'sync_resolution', `${resolution.customer}:${tx.now}:${resolution.lane}`, resolution, { type: 'sync_resolution.created', entity: 'sync_resolution', key: resolution.customer, data: { fields: resolution.fields.map((f) => f.field), lane: resolution.lane } }, resolution.customer);
+}
 
 /** Merges a lane's customer into the hub's; answers the merged document and whether it changed. */
 export async function mergeCustomerInTx(tx: Tx, laneid: string, current: SyncDoc, incoming: SyncDoc, assumed: SyncDoc | undefined, sentStamp?: string): Promise<{ merged: SyncDoc; changed: boolean }> {
@@ -94,12 +116,8 @@ export async function mergeCustomerInTx(tx: Tx, laneid: string, current: SyncDoc
   const next: Data = { ...hubData };
   const nextStamps = { ...stamps };
   const resolution: Resolution = { customer: current.id, identifier: String(hubData.identifier ?? ''), lane: laneid, at: tx.at, fields: [] };
-  const keys = new Set([...Object.keys(hubData), ...Object.keys(laneData), ...Object.keys(baseData)]);
-  for (const field of keys) {
-    if (NOT_MERGED.has(field)) continue;
-    const laneChanged = !same(laneData[field], baseData[field]);
-    if (!laneChanged || same(laneData[field], hubData[field])) continue;
-    const hubChanged = assumed === undefined || !same(hubData[field], baseData[field]);
+  for (const { field, hubChanged, otherChanged: laneChanged } of differingFields(hubData, laneData, assumed ? baseData : undefined)) {
+    if (!laneChanged) continue;
     if (!hubChanged) {
       setField(next, field, laneData[field]);
       nextStamps[field] = laneStamp;
@@ -114,9 +132,7 @@ export async function mergeCustomerInTx(tx: Tx, laneid: string, current: SyncDoc
       nextStamps[field] = laneStamp;
     } else nextStamps[field] = hubStamp;
   }
-  if (resolution.fields.length > 0) {
-    await putRecord(tx, 'sync_resolution', `${current.id}:${tx.now}:${laneid}`, resolution, { type: 'sync_resolution.created', entity: 'sync_resolution', key: current.id, data: { fields: resolution.fields.map((f) => f.field), lane: laneid } }, current.id);
-  }
+  await recordResolutionInTx(tx, resolution);
   const changed = !same(next, hubData);
   if (changed) {
     next.updated_ms = Math.max(Number(hubData.updated_ms ?? 0), Number(laneData.updated_ms ?? 0));

@@ -6,6 +6,7 @@ import { pageRecords } from '../../sync/poller';
 import { docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { UpstreamRefused, type UpstreamLink } from './upstream-link';
 import { invoiceBody, invoicesOfPayment, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
+import { mergeBeforePush } from './upstream-merge';
 
 /** The spec's largest page (`limit` 1..2500). */
 export const UPSTREAM_PAGE = 2500;
@@ -87,7 +88,8 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
   });
   const conflictHandler: RxConflictHandler<UpstreamDoc> = {
     isEqual: (a, b) => sameBody(a, b),
-    // Changed on both sides while apart: this install's version is pushed (docs/sync.md).
+    // Changed on both sides while apart: this install's version is pushed, a customer's merged
+    // with the upstream's field by field first (mergeBeforePush, docs/sync.md).
     resolve: async (input) => input.newDocumentState,
   };
   const facade = Object.create(real, {
@@ -153,7 +155,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     push: {
       batchSize: 100,
       handler: async (rows) => {
-        for (const row of rows) await pushOne(row.newDocumentState as UpstreamDoc);
+        for (const row of rows) await pushOne(entity.name === 'customers' ? await mergeBeforePush(core, link, local('customers'), row.newDocumentState as UpstreamDoc, row.assumedMasterState as UpstreamDoc | undefined) : (row.newDocumentState as UpstreamDoc));
         ctx.succeed();
         ctx.onChange();
         return [];

@@ -146,7 +146,7 @@ export const SyncResolutions = component(
             hub_value: Type.Unknown(),
             lane_stamp: Type.String({ description: '`<ms>.<counter>@<node>`: later wins' }),
             hub_stamp: Type.String(),
-            winner: Type.Union([Type.Literal('lane'), Type.Literal('hub')]),
+            winner: Type.Union([Type.Literal('lane'), Type.Literal('hub'), Type.Literal('upstream')]),
           }),
         ),
       }),

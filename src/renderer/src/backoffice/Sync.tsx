@@ -69,7 +69,7 @@ export function SyncSection() {
           <ul aria-label="Sync resolutions">
             {seen.data.resolutions.map((r, i) => (
               <li key={i}>
-                {r.identifier} from lane {r.lane}: {r.fields.map((f) => `${f.field} → ${f.winner}`).join(', ')}
+                {r.identifier} from {r.lane === 'upstream' ? 'the upstream' : `lane ${r.lane}`}: {r.fields.map((f) => `${f.field} → ${f.winner}`).join(', ')}
               </li>
             ))}
           </ul>
