@@ -128,7 +128,9 @@ describe('a hub and two lanes', () => {
     await hub.api('POST', '/api/imports/customer', { identifier: 'C1', name: 'Customer 1', notes: 'last' });
     for (const lane of lanes) {
       await until(async () => (await lane.api<{ products: Array<{ code: string; price_cents: number }> }>('GET', '/api/pos/products?q=TEA')).products.some((p) => p.price_cents === 999), `the last price on ${lane.name}`);
-      await until(async () => (await lane.api<{ notes?: string }>('GET', '/api/exports/customer/C1')).notes === 'last', `the last customer edit on ${lane.name}`);
+      await until(async () => (await lane.api<{ notes?: string }>('GET', '/api/exports/customer/C1')).notes === 'last', `the last customer edit on ${lane.name}`).catch(async (err: Error) => {
+        throw new Error(`${err.message}; its sync status: ${JSON.stringify(await lane.api('GET', '/api/sync/status').catch(() => 'unreadable'))}`);
+      });
     }
     // Every lane holds the hub's version of every customer: a lane edit the hub's merge lost to
     // (re-sent after the SIGKILL) makes the hub rewrite its version, which comes down after the

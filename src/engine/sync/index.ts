@@ -206,7 +206,12 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
         await stamping;
         return editStamps(core, ids);
       },
-      receive: (stamp: string) => core.mutate((tx) => receiveStampInTx(tx, stamp)),
+      // Queued behind the stamps already waiting, not awaited by the pull: a stamp made after this
+      // page's documents are written is queued after it, so it still follows the hub's clock, and
+      // the pull never waits on the write queue from inside RxDB's replication.
+      receive: async (stamp: string) => {
+        stamping = stamping.then(() => core.mutate((tx) => receiveStampInTx(tx, stamp))).catch((err: unknown) => core.logger.error({ err }, 'hub clock receive failed'));
+      },
     };
     client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, clock, onChange: save, paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
   };
