@@ -158,6 +158,7 @@ async function commitChunk(deps: RunnerDeps, id: number, groups: Group[], header
           const batch = await getBatch(base.tx, id);
           if (!batch) throw new Error(`batch ${id} vanished`);
           const ctx: ApplyContext = { ...base, batch: id, header, echo: [] };
+          await base.unit.prefetch(namedIn(rest.slice(0, end)));
           for (let i = 0; i < end; i++) {
             // The unit's writes are buffered until its commit: yielding between records lets the
             // API answer other requests while a long file is imported.
@@ -180,6 +181,19 @@ async function commitChunk(deps: RunnerDeps, id: number, groups: Group[], header
     }
     rest = rest.slice(bad ? bad.index + 1 : rest.length);
   }
+}
+
+/** The invoice numbers and customer identifiers a chunk's records name (the columns every kind that has them shares). */
+function namedIn(groups: readonly Group[]): { invoiceNumbers: string[]; customerIdentifiers: string[] } {
+  const invoiceNumbers: string[] = [];
+  const customerIdentifiers: string[] = [];
+  for (const g of groups) {
+    const first = g.rows[0]!.values;
+    if (first.number) invoiceNumbers.push(first.number.trim());
+    if (first.invoice_number) invoiceNumbers.push(first.invoice_number.trim());
+    if (first.customer_identifier) customerIdentifiers.push(first.customer_identifier.trim());
+  }
+  return { invoiceNumbers, customerIdentifiers };
 }
 
 async function progress(tx: Tx, batch: BatchData, done: Group[], imported: number, errors: LineError[], echo: EchoLine[]): Promise<void> {

@@ -2,11 +2,11 @@ import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { dateInZone } from '../clock';
 import { fail } from '../errors';
-import { getRecord, putRecord } from '../records';
+import { getRecord, putRecord, recordId } from '../records';
 import type { CustomerDoc, DivisionData, InvoiceDoc, Ledger, PaymentAmountDoc, PaymentData, PaymentDoc } from './types';
 import { applyInvoiceToLedger, applyPaymentToLedger, changesLedger, lastPaymentOf } from './ledger';
 import { decodeInvoice, encodeInvoice, type InvoiceRow } from './invoice-codec';
-import { rankCustomerInTx } from './customer-rank';
+import { CUSTOMER_RANK, rankCustomerInTx } from './customer-rank';
 
 interface Slot<T> {
   doc: T;
@@ -93,6 +93,18 @@ export class ReceivablesUnit {
     this.customers.set(found.id, { doc: found, original: found, dirty: false });
     this.customerIds.set(found.identifier, found.id);
     return found;
+  }
+
+  /**
+   * Reads in one store call the invoices and the (hinted) customers a run of records is about to
+   * ask for one by one: a file import's chunk names hundreds of each, and a read per record
+   * costs several times its share of one batched read.
+   */
+  async prefetch(want: { invoiceNumbers?: readonly string[]; customerIdentifiers?: readonly string[] }): Promise<void> {
+    const known = this.knownCustomerIds;
+    const customerIds = known ? (want.customerIdentifiers ?? []).flatMap((identifier) => known.get(identifier) ?? []) : [];
+    if (customerIds.length) await this.tx.prefetch('customers', customerIds);
+    if (want.invoiceNumbers?.length) await this.tx.prefetch('invoices', want.invoiceNumbers);
   }
 
   /** Identifier → id of every customer this unit read or created (to hint the next unit). */
@@ -330,6 +342,8 @@ export class ReceivablesUnit {
     }
     // Last, so the unit's own records keep their order: the back office's balance index (customer-rank.ts).
     const rankContext = { timezone: this.account.profile().timezone, accountCurrency: this.account.profile().currency };
+    const ranked = [...this.customers.values()].filter((slot) => slot.dirty).map((slot) => recordId(CUSTOMER_RANK, slot.doc.id));
+    if (ranked.length > 1) await tx.prefetch('records', ranked);
     for (const slot of this.customers.values()) if (slot.dirty) await rankCustomerInTx(tx, slot.doc, rankContext);
   }
 }
