@@ -84,7 +84,8 @@ export default tseslint.config(
     message: 'The terminal link speaks the device protocol only: no store, no server.',
   }),
   ...boundary('renderer', {
-    onlyFolders: ['renderer', 'shared'],
+    // Plus the CSV samples, as text (`?raw`): the Imports screen offers them for download.
+    onlyFolders: ['renderer', 'shared', '\\.\\./resources/samples'],
     packages: ['node:.*', 'electron', 'express', 'better-sqlite3', 'rxdb', 'serialport', 'pino', 'jose'],
     message: 'The renderer imports only its own code and src/shared; it talks to the engine over HTTP.',
   }),

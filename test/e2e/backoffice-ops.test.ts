@@ -124,7 +124,7 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     expect(Number(await bar.getAttribute('aria-valuenow'))).toBe(max);
     for (const v of await page.evaluate<number[]>('window.progressSeen')) values.add(v);
     expect([...values].some((v) => v > 0 && v < max), `progress seen: ${[...values].join(', ')}`).toBe(true);
-    expect(await page.getByText(`${LINES - 2} customers`).count()).toBeGreaterThan(0);
+    expect(await page.getByText(`${(LINES - 2).toLocaleString('en-US')} customers`).count()).toBeGreaterThan(0);
     const errorRow = page.getByRole('table', { name: 'Errors' }).getByRole('row', { name: new RegExp(`^${BAD_LINE}\\b`) });
     await errorRow.waitFor();
     expect(await errorRow.innerText()).toMatch(/email/);
@@ -139,6 +139,20 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await listed.waitFor();
     expect(await listed.innerText()).toMatch(/Completed/);
     await screenshot(page, 'backoffice-imports');
+
+    // A newcomer starts from a sample: the one offered is the documented file, and it imports as it is.
+    const samples = page.getByRole('navigation', { name: 'Sample files' });
+    expect(await samples.getByRole('link').allInnerTexts()).toEqual(['Customers', 'Invoices', 'Payments', 'Divisions', 'Credit cards', 'Invoice reconciliation', 'Payment reconciliation']);
+    const [sample] = await Promise.all([page.waitForEvent('download'), samples.getByRole('link', { name: 'Invoices', exact: true }).click()]);
+    expect(sample.suggestedFilename()).toBe('invoices.csv');
+    const sampleCsv = readFileSync((await sample.path())!);
+    expect(sampleCsv.toString('utf8')).toBe(readFileSync(join('resources', 'samples', 'invoices.csv'), 'utf8'));
+    await page.getByLabel('CSV file').setInputFiles({ name: 'invoices.csv', mimeType: 'text/csv', buffer: sampleCsv });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.waitForURL(/\/app\/imports\/\d+$/);
+    await until(async () => (await page.getByText('Completed', { exact: true }).count()) > 0, 'the sample batch to complete', 60_000);
+    const [sampleBatch] = await api<Array<{ file_name: string; file_errors_count: number; status: string }>>('GET', '/api/imports/completed');
+    expect(sampleBatch).toMatchObject({ file_name: 'invoices.csv', file_errors_count: 0, status: 'completed' });
   });
 
   it('shows a failed webhook delivery in the log, then 200 after the receiver recovers and Resend', async () => {

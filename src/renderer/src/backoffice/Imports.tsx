@@ -6,6 +6,7 @@ import { useLive } from '../state/live';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad, usePaged } from './common';
+import { CSV_SAMPLES } from './csv-samples';
 
 type Batch = BoAnswer<'importBatch'>;
 const PAGE = 50;
@@ -20,6 +21,26 @@ const KIND: Record<Batch['kind'], string> = {
   invoice_recon: 'Invoice reconciliation',
   payment_recon: 'Payment reconciliation',
 };
+
+/** The batch's result ("11998 customers"), its counts in the reader's locale. */
+const resultText = (b: Batch) => b.result_message?.replace(/\d{4,}/g, (n) => Number(n).toLocaleString()) ?? b.error ?? '—';
+
+/** One sample file per kind, with the columns its header row must have: a starting point that imports as it is. */
+function SampleFiles() {
+  return (
+    <nav className="muted small bo-samples" aria-label="Sample files">
+      Sample files:{' '}
+      {(Object.keys(CSV_SAMPLES) as Array<keyof typeof CSV_SAMPLES>).map((kind, i) => (
+        <span key={kind}>
+          {i > 0 && ' · '}
+          <a href={`data:text/csv;charset=utf-8,${encodeURIComponent(CSV_SAMPLES[kind])}`} download={`${kind}.csv`}>
+            {KIND[kind]}
+          </a>
+        </span>
+      ))}
+    </nav>
+  );
+}
 
 /** Imports: upload a CSV, the batches with live progress (`import.progress` on /api/events), a batch's errors. */
 export function ImportsSection({ rest }: { rest: string[] }) {
@@ -107,7 +128,8 @@ function Upload() {
           <input ref={input} type="file" accept=".csv,text/csv" onChange={(e) => pick(e.target.files?.[0])} />
         </label>
       </div>
-      <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which (docs/csv-imports.md). At most 25 MB.</p>
+      <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which. At most 25 MB.</p>
+      <SampleFiles />
       {refusal && (
         <p role="alert" className="notice error">
           {why[refusal.status] ? `${why[refusal.status]}: ` : ''}
@@ -156,7 +178,7 @@ function ImportsList() {
                 <td><StatusPill status={b.status} /></td>
                 <td><Progress batch={b} /></td>
                 <td className="num">{b.file_errors_count.toLocaleString()}</td>
-                <td>{b.result_message ?? b.error ?? '—'}</td>
+                <td>{resultText(b)}</td>
               </tr>
             ))}
           </tbody>
@@ -197,7 +219,7 @@ function BatchDetail({ id }: { id: number }) {
             <div><dt>Kind</dt><dd>{KIND[b.kind]}</dd></div>
             <div><dt>Uploaded</dt><dd>{time(b.created_at)}</dd></div>
             <div><dt>Finished</dt><dd>{b.complete_at ? time(b.complete_at) : '—'}</dd></div>
-            <div><dt>Result</dt><dd>{b.result_message ?? b.error ?? '—'}</dd></div>
+            <div><dt>Result</dt><dd>{resultText(b)}</dd></div>
           </dl>
           <Progress batch={b} />
           <p className="muted small">{(b.file_size / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} KB · SHA-256 {b.file_fingerprint.slice(0, 16)}…</p>
