@@ -1,0 +1,56 @@
+import { canonical, type UpstreamDoc } from './upstream-fork';
+import { UpstreamRefused, type UpstreamLink } from './upstream-link';
+import { bodyOfRecord, centsOf, isRetired, type EntitySpec } from './upstream-shapes';
+
+/** What replication records for a record it cannot carry (a `sync_exception`, see upstream.ts). */
+export type RecordException = (entity: string, key: string, direction: 'pull' | 'push', err: unknown, detail?: ExceptionDetail) => Promise<unknown>;
+export interface ExceptionDetail {
+  reason: string;
+  [field: string]: unknown;
+}
+
+/**
+ * An invoice deleted or a payment reversed on this install, for the upstream: no import operation
+ * of the API deletes an invoice or reverses a payment, so it cannot be sent. Dropping it silently
+ * would leave the upstream counting money this install no longer counts (an invoice still owed
+ * there, a payment still paid), so the upstream's copy is read, and when it still counts, the
+ * operator is told by a `sync_exception` (listed by `GET /api/sync/resolutions`) naming what is
+ * left to do on the upstream. An upstream that never had the record, or has retired it too,
+ * needs nothing. A later change of the record (none is possible once retired) would report again.
+ */
+export async function reportRetired(link: UpstreamLink, entity: EntitySpec, doc: UpstreamDoc, record: RecordException): Promise<void> {
+  let theirs: Record<string, unknown>;
+  try {
+    theirs = (await link.call(entity.viewPath(doc.id))) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof UpstreamRefused && err.status === 404) return;
+    throw err;
+  }
+  if (entity.name === 'invoices') {
+    if (theirs.deleted === true) return;
+    const owing = typeof theirs.owing_cents === 'number' ? theirs.owing_cents : centsOf(theirs.owing);
+    const message = `invoice ${doc.id} was deleted here but the upstream still has it${owing ? ` (owing ${owing} in minor units)` : ''}: the API cannot delete an invoice by import, delete or void it on the upstream`;
+    await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_deleted', upstream_owing_cents: owing ?? null });
+    return;
+  }
+  if (isRetired('payments', { status: theirs.status })) return;
+  const amount = centsOf(theirs.payment_amount);
+  const message = `payment ${doc.id} was reversed here (${String(doc.body.status)}) but the upstream still counts it as ${String(theirs.status ?? 'paid')}: the API cannot reverse a payment by import, reverse it on the upstream`;
+  await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_reversed', upstream_status: theirs.status ?? null, upstream_amount_cents: amount });
+}
+
+/**
+ * Whether the upstream already holds this body as is. A payment applied to an invoice deleted
+ * since cannot be imported again on either side (the import refuses `invoice_deleted`), yet when
+ * the upstream has it unchanged (sent to an upstream with no replication history, which receives
+ * everything once) there is nothing to report.
+ */
+export async function upstreamHolds(link: UpstreamLink, entity: EntitySpec, doc: UpstreamDoc): Promise<boolean> {
+  try {
+    const body = bodyOfRecord(entity.name, (await link.call(entity.viewPath(doc.id))) as Record<string, unknown>);
+    return !!body && canonical(body) === canonical(doc.body);
+  } catch (err) {
+    if (err instanceof UpstreamRefused) return false;
+    throw err;
+  }
+}
