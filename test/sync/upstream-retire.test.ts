@@ -125,4 +125,23 @@ describe('deleted invoices between a hub and its upstream, two processes', () =>
     expect((await upstream.api<InvoiceView>('GET', '/api/exports/invoice/HINV2')).deleted).toBe(true);
     expect(await balanceOf(upstream, 'HC1')).toBe(await balanceOf(hub, 'HC1'));
   }, 120_000);
+
+  it('an invoice deleted upstream while the hub changed it is deleted on the hub too, the hub\'s change reported as not kept', async () => {
+    // Back through the proxy (the peer of the first test, resuming from its checkpoints), then apart.
+    await hub.api('PUT', '/api/sync/upstream', { url: proxy.url, ...upCreds });
+    await until(async () => (await hub.api<{ peers: Array<{ peer: string; last_error: string | null; last_success_at: string | null }> }>('GET', '/api/sync/status')).peers.find((p) => p.peer === 'upstream')?.last_success_at != null, 'the link through the proxy');
+    proxy.cut();
+    await hub.api('POST', '/api/imports/invoice', { number: 'RINV2', customer_identifier: 'RC1', notes_text: 'Promised for Friday' });
+    await reconcile(upstream, upCreds, [['HINV1', 'HC1', 7000]]);
+    expect((await upstream.api<InvoiceView>('GET', '/api/exports/invoice/RINV2')).deleted).toBe(true);
+    proxy.restore();
+
+    await until(async () => (await hub.api<InvoiceView>('GET', '/api/exports/invoice/RINV2')).deleted === true, 'the deletion on the hub', 60_000);
+    expect(await balanceOf(hub, 'RC1')).toBe(0);
+    const exception = await until(async () => (await hub.api<{ exceptions: Exception[] }>('GET', '/api/sync/resolutions')).exceptions.find((e) => e.document === 'invoices/RINV2'), 'the hub\'s change reported');
+    expect(exception).toMatchObject({ reason: 'retired_upstream', direction: 'push' });
+    expect(exception.message).toContain('not kept');
+    // Both agree on what is owed.
+    for (const customer of ['RC1', 'HC1']) expect(await balanceOf(upstream, customer)).toBe(await balanceOf(hub, customer));
+  }, 120_000);
 });

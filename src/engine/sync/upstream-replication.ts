@@ -6,7 +6,7 @@ import { pageRecords } from '../../sync/poller';
 import { docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { UpstreamRefused, type UpstreamLink } from './upstream-link';
 import { invoiceBody, invoicesOfPayment, isRetired, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
-import { reportRetired, upstreamHolds, type RecordException } from './upstream-retire';
+import { reportRetired, retireAsUpstream, upstreamHolds, type RecordException } from './upstream-retire';
 import { mergeBeforePush } from './upstream-merge';
 
 /** The spec's largest page (`limit` 1..2500). */
@@ -136,6 +136,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     } catch (err) {
       if (!(err instanceof UpstreamRefused)) throw err;
       if (err.body.includes('invoice_deleted') && (await upstreamHolds(link, entity, doc))) return;
+      if (await retireAsUpstream(link, entity, doc, local(entity.name), err, ctx.refused)) return;
       // A payment of an invoice the upstream lacks: the invoice first, then the payment again.
       const missing = entity.name === 'payments' && err.body.includes('invoice_not_found') ? invoicesOfPayment(doc.body) : [];
       const own = await Promise.all(missing.map(ownInvoice));

@@ -1,4 +1,4 @@
-import { canonical, type UpstreamDoc } from './upstream-fork';
+import { canonical, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { UpstreamRefused, type UpstreamLink } from './upstream-link';
 import { bodyOfRecord, centsOf, isRetired, type EntitySpec } from './upstream-shapes';
 
@@ -53,4 +53,23 @@ export async function upstreamHolds(link: UpstreamLink, entity: EntitySpec, doc:
     if (err instanceof UpstreamRefused) return false;
     throw err;
   }
+}
+
+/**
+ * A push the upstream refused because it deleted the invoice or reversed the payment while this
+ * install changed it (`invoice_deleted`, `payment_reversed`): the retirement wins, so an invoice
+ * voided on the upstream is not left owed here to be collected, nor a payment it took back left
+ * paid. This install retires its copy by its own rule and the operator is told by a
+ * `sync_exception` (`retired_upstream`) that the change made here was not kept. False when the
+ * refusal was not that (the caller records it as a refusal).
+ */
+export async function retireAsUpstream(link: UpstreamLink, entity: EntitySpec, doc: UpstreamDoc, local: LocalSide, err: UpstreamRefused, record: RecordException): Promise<boolean> {
+  const code = entity.name === 'invoices' ? 'invoice_deleted' : entity.name === 'payments' ? 'payment_reversed' : null;
+  if (!code || !err.body.includes(code)) return false;
+  const theirs = bodyOfRecord(entity.name, (await link.call(entity.viewPath(doc.id))) as Record<string, unknown>);
+  if (!theirs || !isRetired(entity.name, theirs)) return false;
+  await local.retire(theirs);
+  const what = entity.name === 'invoices' ? `invoice ${doc.id} was deleted on the upstream` : `payment ${doc.id} was reversed on the upstream (${String(theirs.status)})`;
+  await record(entity.name, doc.id, 'push', new Error(`${what} while it was changed here: ${entity.name === 'invoices' ? 'deleted' : 'reversed'} here too, the change made here is not kept`), { reason: 'retired_upstream' });
+  return true;
 }
