@@ -111,7 +111,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     stream$: poll$.asObservable(),
     handler: async (checkpoint: PullCheckpoint | undefined, batchSize: number) => {
       // RxDB takes a page without documents as "caught up" and keeps its checkpoint: a page whose
-      // records carry nothing to import (deleted invoices) or a switch of invoice feed is read past
+      // records carry nothing to import (no key) or a switch of invoice feed is read past
       // here, until documents come or the feed stops moving.
       let at = checkpoint;
       for (;;) {
