@@ -128,29 +128,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     },
   };
 
-  const pushOne = async (doc: UpstreamDoc) => {
-    // No import operation deletes an invoice or reverses a payment: what the upstream still counts is reported.
-    if (isRetired(entity.name, doc.body)) return reportRetired(link, entity, doc, ctx.refused);
-    try {
-      await link.send(entity, doc.body);
-    } catch (err) {
-      if (!(err instanceof UpstreamRefused)) throw err;
-      if (err.body.includes('invoice_deleted') && (await upstreamHolds(link, entity, doc))) return;
-      if (await retireAsUpstream(link, entity, doc, local(entity.name), err, ctx.refused)) return;
-      // A payment of an invoice the upstream lacks: the invoice first, then the payment again.
-      const missing = entity.name === 'payments' && err.body.includes('invoice_not_found') ? invoicesOfPayment(doc.body) : [];
-      const own = await Promise.all(missing.map(ownInvoice));
-      if (missing.length === 0 || !own.every((d) => !!d && !isRetired('invoices', d.body))) {
-        await ctx.refused(entity.name, doc.id, 'push', err);
-        return;
-      }
-      for (const inv of own) await link.send(INVOICES, inv!.body);
-      await link.send(entity, doc.body).catch(async (again: unknown) => {
-        if (!(again instanceof UpstreamRefused)) throw again;
-        await ctx.refused(entity.name, doc.id, 'push', again);
-      });
-    }
-  };
+  const pushOne = (doc: UpstreamDoc) => pushRecord(ctx, doc, ownInvoice);
 
   const state = replicateRxCollection<UpstreamDoc, PullCheckpoint>({
     replicationIdentifier: `laneway-upstream-${entity.name}-${link.peerId}`,
@@ -178,4 +156,34 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     }),
   );
   return { state, subs };
+}
+
+/**
+ * One record to the upstream's import operation. Retired records are reported (no import can
+ * retire), a refusal of a change to a record the upstream retired meanwhile retires it here, and a
+ * payment of an invoice the upstream lacks sends the invoice first.
+ */
+async function pushRecord(ctx: EntityReplicationContext, doc: UpstreamDoc, ownInvoice: (number: string) => Promise<UpstreamDoc | undefined>): Promise<void> {
+  const { link, entity, local } = ctx;
+  // No import operation deletes an invoice or reverses a payment: what the upstream still counts is reported.
+  if (isRetired(entity.name, doc.body)) return reportRetired(link, entity, doc, ctx.refused);
+  try {
+    await link.send(entity, doc.body);
+  } catch (err) {
+    if (!(err instanceof UpstreamRefused)) throw err;
+    if (err.body.includes('invoice_deleted') && (await upstreamHolds(link, entity, doc))) return;
+    if (await retireAsUpstream(link, entity, doc, local(entity.name), err, ctx.refused)) return;
+    // A payment of an invoice the upstream lacks: the invoice first, then the payment again.
+    const missing = entity.name === 'payments' && err.body.includes('invoice_not_found') ? invoicesOfPayment(doc.body) : [];
+    const own = await Promise.all(missing.map(ownInvoice));
+    if (missing.length === 0 || !own.every((d) => !!d && !isRetired('invoices', d.body))) {
+      await ctx.refused(entity.name, doc.id, 'push', err);
+      return;
+    }
+    for (const inv of own) await link.send(INVOICES, inv!.body);
+    await link.send(entity, doc.body).catch(async (again: unknown) => {
+      if (!(again instanceof UpstreamRefused)) throw again;
+      await ctx.refused(entity.name, doc.id, 'push', again);
+    });
+  }
 }
