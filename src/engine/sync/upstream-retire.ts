@@ -9,6 +9,8 @@ export interface ExceptionDetail {
   [field: string]: unknown;
 }
 
+const currencyOf = (r: Record<string, unknown>) => (typeof r.currency === 'string' && r.currency ? r.currency.toUpperCase() : null);
+
 /**
  * An invoice deleted or a payment reversed on this install, for the upstream: no import operation
  * of the API deletes an invoice or reverses a payment, so it cannot be sent. Dropping it silently
@@ -29,14 +31,14 @@ export async function reportRetired(link: UpstreamLink, entity: EntitySpec, doc:
   if (entity.name === 'invoices') {
     if (theirs.deleted === true) return;
     const owing = typeof theirs.owing_cents === 'number' ? theirs.owing_cents : centsOf(theirs.owing);
-    const message = `invoice ${doc.id} was deleted here but the upstream still has it${owing ? ` (owing ${owing} in minor units)` : ''}: the API cannot delete an invoice by import, delete or void it on the upstream`;
-    await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_deleted', upstream_owing_cents: owing ?? null });
+    const message = `invoice ${doc.id} was deleted here but the upstream still has it: the API cannot delete an invoice by import, delete or void it on the upstream`;
+    await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_deleted', upstream_owing_cents: owing ?? null, currency: currencyOf(theirs) });
     return;
   }
   if (isRetired('payments', { status: theirs.status })) return;
   const amount = centsOf(theirs.payment_amount);
   const message = `payment ${doc.id} was reversed here (${String(doc.body.status)}) but the upstream still counts it as ${String(theirs.status ?? 'paid')}: the API cannot reverse a payment by import, reverse it on the upstream`;
-  await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_reversed', upstream_status: theirs.status ?? null, upstream_amount_cents: amount });
+  await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_reversed', upstream_status: theirs.status ?? null, upstream_amount_cents: amount, currency: currencyOf(theirs) });
 }
 
 /**
