@@ -68,6 +68,10 @@ describe('an upstream with only the reference feeds: deletions and reversals', (
         req.on('end', () => {
           const body = JSON.parse(text) as Record<string, unknown>;
           imported.push({ path: url.pathname, body });
+          // A payment the service reversed cannot be changed (as Laneway's import answers).
+          if (url.pathname === '/api/imports/payment' && views.get(`/api/exports/payment/${String(body.identifier)}`)?.status === 'ERROR (DECLINED)') {
+            return send(412, { error: `payment ${String(body.identifier)} was reversed and cannot be changed`, code: 'payment_reversed' });
+          }
           // The service shows a payment it took as paid.
           if (url.pathname === '/api/imports/payment') views.set(`/api/exports/payment/${String(body.identifier)}`, { payment_reference: body.identifier, payment_amount: '40.00', status: 'PAID' });
           send(201, { identifier: 'x', message: 'ok' });
@@ -148,5 +152,21 @@ describe('an upstream with only the reference feeds: deletions and reversals', (
     // No import was sent for the reversal (none can express it).
     expect(imported.filter((i) => i.body.identifier === 'HXPAY1')).toHaveLength(1);
     expect((await invoiceOnHub('HX1')).owing_cents).toBe(6000);
+
+    // A payment the service declined after the fact while the hub changed it, the link paused:
+    // the reversal wins on the hub (HX1 owed again), and the hub's change is reported as not kept.
+    await hub.api.post('/api/imports/payment', { identifier: 'HXPAY2', amount_cents: 1000, date: '2026-01-09', invoice_number: 'HX1', customer_identifier: 'CLOUD1' });
+    await until(async () => imported.some((i) => i.body.identifier === 'HXPAY2'), 'the second hub payment upstream', 20_000);
+    expect((await invoiceOnHub('HX1')).owing_cents).toBe(5000);
+    expect((await hub.api.post('/api/sync/pause', {})).status).toBe(200);
+    expect((await hub.api.post('/api/imports/payment', { identifier: 'HXPAY2', amount_cents: 1000, date: '2026-01-10', invoice_number: 'HX1', customer_identifier: 'CLOUD1', payor_name: 'Changed on the hub' })).status).toBeLessThan(300);
+    const declined = { ...payment('HXPAY2', 90, 'ERROR (DECLINED)'), payment_amount: '10.00', payment_amounts: [{ invoice_number: 'HX1', amount: '10.00' }] };
+    views.set('/api/exports/payment/HXPAY2', declined);
+    payments.push(declined);
+    expect((await hub.api.post('/api/sync/resume', {})).status).toBe(200);
+    await until(async () => (await paymentOnHub('HXPAY2')).status === 'ERROR (DECLINED)', 'the decline on the hub', 20_000);
+    expect((await invoiceOnHub('HX1')).owing_cents).toBe(6000);
+    const notKept = await until(async () => (await exceptions()).find((e) => e.document === 'payments/HXPAY2'), 'the hub change reported', 20_000);
+    expect(notKept).toMatchObject({ reason: 'retired_upstream', direction: 'push' });
   }, 60_000);
 });
