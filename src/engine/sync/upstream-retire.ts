@@ -15,10 +15,10 @@ const currencyOf = (r: Record<string, unknown>) => (typeof r.currency === 'strin
  * An invoice deleted or a payment reversed on this install, for the upstream: no import operation
  * of the API deletes an invoice or reverses a payment, so it cannot be sent. Dropping it silently
  * would leave the upstream counting money this install no longer counts (an invoice still owed
- * there, a payment still paid), so the upstream's copy is read, and when it still counts, the
- * operator is told by a `sync_exception` (listed by `GET /api/sync/resolutions`) naming what is
- * left to do on the upstream. An upstream that never had the record, or has retired it too,
- * needs nothing. A later change of the record (none is possible once retired) would report again.
+ * there, a payment still paid), so the upstream's copy is read, and when it still counts it (an
+ * invoice with an owing, a payment not reversed), the operator is told by a `sync_exception`
+ * (listed by `GET /api/sync/resolutions`) naming what is left to do on the upstream. An upstream
+ * that never had the record, or no longer counts it, needs nothing.
  */
 export async function reportRetired(link: UpstreamLink, entity: EntitySpec, doc: UpstreamDoc, record: RecordException): Promise<void> {
   let theirs: Record<string, unknown>;
@@ -29,8 +29,10 @@ export async function reportRetired(link: UpstreamLink, entity: EntitySpec, doc:
     throw err;
   }
   if (entity.name === 'invoices') {
-    if (theirs.deleted === true) return;
     const owing = typeof theirs.owing_cents === 'number' ? theirs.owing_cents : centsOf(theirs.owing);
+    // Nothing owed there (deleted too, or paid): no money is counted on one side only. The
+    // reference's single view does not say `deleted`, so its owing is what tells.
+    if (theirs.deleted === true || owing === 0) return;
     const message = `invoice ${doc.id} was deleted here but the upstream still has it: the API cannot delete an invoice by import, delete or void it on the upstream`;
     await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_deleted', upstream_owing_cents: owing ?? null, currency: currencyOf(theirs) });
     return;
