@@ -20,7 +20,11 @@ describe('export records as import bodies', () => {
     const invoice = invoiceBody({ number: 'I1', customer_identifier: 'C1', currency: 'cad', amount_cents: 10000, owing_cents: 5000, subtotal_tax1: '$13.00', subtotal_tax2: '$0.00', auto_debit: false, shipping_address: { city: 'Laval', zip: 'H7A' }, line_item_attributes: [{ number: '1', description: 'Box', quantity: 2, unit_cost_cents: 4350, amount_cents: 8700, balance_cents: 8700, id: 7, extended_attributes: { colour: 'red' } }] });
     expect(invoiceBody({ number: 'I3', display_number: 'I3', customer_identifier: 'C1', auto_debit: true })).toEqual(invoiceBody({ number: 'I3', customer_identifier: 'C1' }));
     expect(invoice).toEqual({ number: 'I1', customer_identifier: 'C1', currency: 'CAD', amount: 10000, amount_override: true, subtotal_tax1: 1300, auto_debit: 'N', shipping_city: 'Laval', shipping_postal_code: 'H7A', replace_line_items: true, line_item_attributes: [{ number: '1', description: 'Box', quantity: 2, unit_cost_cents: 4350, amount: 8700, colour: 'red' }] });
-    expect(invoiceBody({ number: 'I2', customer_identifier: 'C1', deleted: true })).toBeNull();
+    // Deleted or reversed: the key and what retired it, so both sides agree whatever else they show.
+    expect(invoiceBody({ number: 'I2', customer_identifier: 'C1', amount_cents: 500, deleted: true })).toEqual({ number: 'I2', deleted: true });
+    expect(invoiceBody({ number: 'I2', customer_identifier: 'C1', deleted: false })).toEqual(invoiceBody({ number: 'I2', customer_identifier: 'C1' }));
+    expect(paymentBody({ payment_reference: 'P2', payment_amount: '50.00', status: 'ERROR (NSF)', status_reason: 'Insufficient funds', payment_amounts: [{ invoice_number: 'I1', amount: '30.00' }] })).toEqual({ identifier: 'P2', status: 'ERROR (NSF)', status_reason: 'Insufficient funds' });
+    expect(paymentBody({ payment_reference: 'P3', payment_amount: '5.00', status: 'REVERSAL', status_reason: '' })).toEqual({ identifier: 'P3', status: 'REVERSAL' });
     expect(paymentBody({ payment_reference: 'P1', payment_amount: '50.00', payment_method: 'credit_card', status: 'PAID', payment_amounts: [{ invoice_number: 'I1', amount: '30.00' }, { invoice_number: 'I0', amount: '0.00', removed: true }] })).toEqual({ identifier: 'P1', amount_cents: 5000, external_payment_type: 'credit_card', payment_amounts_attributes: [{ invoice_number: 'I1', amount: 3000 }] });
   });
 });
@@ -49,9 +53,11 @@ describe('polling a service without the full invoice feed', () => {
     }
     expect(seen).toEqual(['O10', 'O20', 'O30', 'R25', 'R40']);
     expect(checkpoint).toEqual({ watermark: 40, feed: 'recent' });
-    expect(asked[0]).toBe('/api/exports/invoices?watermark=0&list=true&limit=2');
-    expect(asked).toContain('/api/exports/open_invoices?watermark=20&list=true&limit=2');
-    expect(asked[asked.length - 1]).toBe('/api/exports/invoices/recent?watermark=40&list=true&limit=2');
+    // Every invoice feed is asked for deleted invoices too (they are retired here).
+    const withDeleted = '&options[include_deleted_invoices]=true';
+    expect(asked[0]).toBe(`/api/exports/invoices?watermark=0&list=true&limit=2${withDeleted}`);
+    expect(asked).toContain(`/api/exports/open_invoices?watermark=20&list=true&limit=2${withDeleted}`);
+    expect(asked[asked.length - 1]).toBe(`/api/exports/invoices/recent?watermark=40&list=true&limit=2${withDeleted}`);
   });
 
   it('takes a link error as the link\'s, not as a missing feed', async () => {

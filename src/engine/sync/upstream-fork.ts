@@ -5,7 +5,7 @@ import { unusedForkMethods } from './replication-parts';
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import type { StoredDoc } from '../../store/schema';
-import { bodyOfRecord, keyOfBody, type Body, type EntitySpec } from './upstream-shapes';
+import { bodyOfRecord, isRetired, keyOfBody, type Body, type EntitySpec, type ReversalStatus } from './upstream-shapes';
 
 /**
  * One entity's records on this install as the storage RxDB's replication protocol works on (its
@@ -46,6 +46,8 @@ export interface LocalSide {
   /** The watermark of the record with this key, when there is one. */
   watermarkOf(key: string): Promise<number | undefined>;
   import(body: Body): Promise<void>;
+  /** Retires this install's record by its own rule: deletes an invoice, reverses a payment. */
+  retire(body: Body): Promise<void>;
 }
 
 export function localSide(core: EngineCore, receivables: Receivables, orders: Orders | undefined, entity: EntitySpec): LocalSide {
@@ -68,6 +70,11 @@ export function localSide(core: EngineCore, receivables: Receivables, orders: Or
       else if (entity.name === 'invoices') await receivables.importInvoice(body as never);
       else if (entity.name === 'payments') await receivables.importPayment(body as never, 'json');
       else throw new Error(`${entity.name} are not pulled from an upstream`);
+    },
+    async retire(body) {
+      if (entity.name === 'invoices') await receivables.deleteInvoice(String(body.number));
+      else if (entity.name === 'payments') await receivables.reversePayment(String(body.identifier), body.status as ReversalStatus, typeof body.status_reason === 'string' ? body.status_reason : undefined);
+      else throw new Error(`${entity.name} cannot be retired from an upstream`);
     },
   };
 }
@@ -162,10 +169,15 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
           continue;
         }
         if (current && sameBody(current, doc)) continue;
+        const retired = isRetired(entity.name, doc.body);
+        // A record deleted or reversed upstream that this install never had: nothing here to undo.
+        if (retired && !current) continue;
         try {
-          await hooks.prepare?.(doc.body);
+          if (!retired) await hooks.prepare?.(doc.body);
           markPulled(doc);
-          await local.import(doc.body);
+          // Deleted or reversed upstream: the same rule as here (the invoice leaves the customer's
+          // balance, the payment's allocations come off its invoices), not a second one.
+          await (retired ? local.retire(doc.body) : local.import(doc.body));
         } catch (err) {
           await hooks.refused(doc.id, doc.body, err);
         }

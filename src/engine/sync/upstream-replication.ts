@@ -5,7 +5,8 @@ import type { EngineCore } from '../core';
 import { pageRecords } from '../../sync/poller';
 import { docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { UpstreamRefused, type UpstreamLink } from './upstream-link';
-import { invoiceBody, invoicesOfPayment, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
+import { invoiceBody, invoicesOfPayment, isRetired, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
+import { reportRetired, retireAsUpstream, upstreamHolds, type RecordException } from './upstream-retire';
 import { mergeBeforePush } from './upstream-merge';
 
 /** The spec's largest page (`limit` 1..2500). */
@@ -18,7 +19,7 @@ export interface EntityReplicationContext {
   local: (name: EntitySpec['name']) => LocalSide;
   options: { pollMs?: number; retryMs?: number };
   onChange: () => void;
-  refused: (entity: string, key: string, direction: 'pull' | 'push', err: unknown) => Promise<unknown>;
+  refused: RecordException;
   succeed: (checkpoint?: number) => void;
   failed: (message: string) => void;
 }
@@ -45,9 +46,12 @@ export async function pullPage(call: UpstreamLink['call'], entity: EntitySpec, c
   const from = checkpoint?.watermark ?? 0;
   const feed = checkpoint?.feed;
   const path = feed === 'open' ? '/api/exports/open_invoices' : feed === 'recent' ? '/api/exports/invoices/recent' : entity.exportPath;
+  // Deleted invoices are asked for (the spec's `include_deleted_invoices`, on every invoice feed):
+  // an invoice voided upstream must stop being owed here.
+  const deleted = entity.name === 'invoices' ? '&options[include_deleted_invoices]=true' : '';
   let body: Record<string, unknown>;
   try {
-    body = (await call(`${path}?watermark=${from}&list=true&limit=${limit}`)) as Record<string, unknown>;
+    body = (await call(`${path}?watermark=${from}&list=true&limit=${limit}${deleted}`)) as Record<string, unknown>;
   } catch (err) {
     if (entity.name === 'invoices' && !feed && err instanceof UpstreamRefused && err.status === 404) return { records: [], checkpoint: { watermark: 0, feed: 'open' } };
     throw err;
@@ -81,7 +85,8 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
             for (const number of invoicesOfPayment(body)) {
               if ((await local('invoices').watermarkOf(number)) !== undefined) continue;
               const inv = invoiceBody((await link.call(INVOICES.viewPath(number))) as Record<string, unknown>);
-              if (inv) await local('invoices').import(inv);
+              // A deleted invoice is not brought: the payment's import here refuses it, recorded.
+              if (inv && !isRetired('invoices', inv)) await local('invoices').import(inv);
             }
           }
         : undefined,
@@ -106,7 +111,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     stream$: poll$.asObservable(),
     handler: async (checkpoint: PullCheckpoint | undefined, batchSize: number) => {
       // RxDB takes a page without documents as "caught up" and keeps its checkpoint: a page whose
-      // records carry nothing to import (deleted invoices) or a switch of invoice feed is read past
+      // records carry nothing to import (no key) or a switch of invoice feed is read past
       // here, until documents come or the feed stops moving.
       let at = checkpoint;
       for (;;) {
@@ -123,25 +128,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     },
   };
 
-  const pushOne = async (doc: UpstreamDoc) => {
-    try {
-      await link.send(entity, doc.body);
-    } catch (err) {
-      if (!(err instanceof UpstreamRefused)) throw err;
-      // A payment of an invoice the upstream lacks: the invoice first, then the payment again.
-      const missing = entity.name === 'payments' && err.body.includes('invoice_not_found') ? invoicesOfPayment(doc.body) : [];
-      const own = await Promise.all(missing.map(ownInvoice));
-      if (missing.length === 0 || !own.every((d) => !!d)) {
-        await ctx.refused(entity.name, doc.id, 'push', err);
-        return;
-      }
-      for (const inv of own) await link.send(INVOICES, inv!.body);
-      await link.send(entity, doc.body).catch(async (again: unknown) => {
-        if (!(again instanceof UpstreamRefused)) throw again;
-        await ctx.refused(entity.name, doc.id, 'push', again);
-      });
-    }
-  };
+  const pushOne = (doc: UpstreamDoc) => pushRecord(ctx, doc, ownInvoice);
 
   const state = replicateRxCollection<UpstreamDoc, PullCheckpoint>({
     replicationIdentifier: `laneway-upstream-${entity.name}-${link.peerId}`,
@@ -169,4 +156,34 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     }),
   );
   return { state, subs };
+}
+
+/**
+ * One record to the upstream's import operation. Retired records are reported (no import can
+ * retire), a refusal of a change to a record the upstream retired meanwhile retires it here, and a
+ * payment of an invoice the upstream lacks sends the invoice first.
+ */
+async function pushRecord(ctx: EntityReplicationContext, doc: UpstreamDoc, ownInvoice: (number: string) => Promise<UpstreamDoc | undefined>): Promise<void> {
+  const { link, entity, local } = ctx;
+  // No import operation deletes an invoice or reverses a payment: what the upstream still counts is reported.
+  if (isRetired(entity.name, doc.body)) return reportRetired(link, entity, doc, ctx.refused);
+  try {
+    await link.send(entity, doc.body);
+  } catch (err) {
+    if (!(err instanceof UpstreamRefused)) throw err;
+    if (err.body.includes('invoice_deleted') && (await upstreamHolds(link, entity, doc))) return;
+    if (await retireAsUpstream(link, entity, doc, local(entity.name), err, ctx.refused)) return;
+    // A payment of an invoice the upstream lacks: the invoice first, then the payment again.
+    const missing = entity.name === 'payments' && err.body.includes('invoice_not_found') ? invoicesOfPayment(doc.body) : [];
+    const own = await Promise.all(missing.map(ownInvoice));
+    if (missing.length === 0 || !own.every((d) => !!d && !isRetired('invoices', d.body))) {
+      await ctx.refused(entity.name, doc.id, 'push', err);
+      return;
+    }
+    for (const inv of own) await link.send(INVOICES, inv!.body);
+    await link.send(entity, doc.body).catch(async (again: unknown) => {
+      if (!(again instanceof UpstreamRefused)) throw again;
+      await ctx.refused(entity.name, doc.id, 'push', again);
+    });
+  }
 }

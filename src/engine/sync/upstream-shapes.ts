@@ -9,6 +9,12 @@
  * Only what an import can set is carried: balances, aging, owing and statuses are computed by each
  * side from the same invoices and payments. A body never carries null: the import operations read
  * null as absent, so a field cleared on one side is not cleared on the other.
+ *
+ * An invoice deleted (voided) or a payment reversed is a "retired" body: only its key and what
+ * retired it (`{ number, deleted: true }`, `{ identifier, status }`), so both sides agree on it
+ * whatever else their exports show of it. No import can retire a record: this install retires its
+ * own copy by its own rule (upstream-fork.ts), and a retirement made here is reported, not sent
+ * (upstream-retire.ts).
  */
 export type UpstreamEntity = 'customers' | 'invoices' | 'payments' | 'orders';
 
@@ -38,6 +44,16 @@ export const UPSTREAM_ENTITIES: readonly EntitySpec[] = [
 
 export type Body = Record<string, unknown>;
 type Rec = Record<string, unknown>;
+
+/** The payment statuses of a reversal (the engine's REVERSED): the payment counts for nothing. */
+export const REVERSAL_STATUSES = ['REVERSAL', 'ERROR (NSF)', 'ERROR (DECLINED)'] as const;
+export type ReversalStatus = (typeof REVERSAL_STATUSES)[number];
+const isReversal = (s: unknown): s is ReversalStatus => (REVERSAL_STATUSES as readonly unknown[]).includes(s);
+
+/** A deleted invoice's or a reversed payment's body: it cannot be imported, only retired. */
+export function isRetired(entity: UpstreamEntity, body: Body): boolean {
+  return (entity === 'invoices' && body.deleted === true) || (entity === 'payments' && isReversal(body.status));
+}
 
 /** Copies the fields that hold a value (not null, not undefined), renamed where `map` says. */
 function pick(source: Rec, fields: readonly string[], map: Record<string, string> = {}): Body {
@@ -86,10 +102,12 @@ const LINE_FIELDS = ['number', 'description', 'quantity', 'unit_cost_cents', 'or
  * An invoice's record (`GET /api/exports/invoices`) as `POST /api/imports/invoice` takes it. The
  * amount is sent with amount_override so each side stores the same amount whatever its rules for
  * computing one; line items replace the stored ones (a second import does not add them again).
- * A deleted invoice is not carried (the import operations cannot delete).
+ * A deleted invoice (`deleted` true, present when the export was asked `include_deleted_invoices`)
+ * is its number and `deleted` only.
  */
 export function invoiceBody(r: Rec): Body | null {
-  if (typeof r.number !== 'string' || typeof r.customer_identifier !== 'string' || r.deleted === true) return null;
+  if (typeof r.number === 'string' && r.deleted === true) return { number: r.number, deleted: true };
+  if (typeof r.number !== 'string' || typeof r.customer_identifier !== 'string') return null;
   const body: Body = { number: r.number, customer_identifier: r.customer_identifier, ...pick(r, INVOICE_FIELDS) };
   if (typeof r.currency === 'string') body.currency = r.currency.toUpperCase();
   if (typeof r.amount_cents === 'number') {
@@ -123,9 +141,11 @@ const PAYMENT_FIELDS = ['date', 'customer_identifier', 'customer_name', 'payment
 /**
  * A payment's record (`GET /api/exports/payments`) as `POST /api/imports/payment` takes it: the
  * total, and what it applied to each invoice (an allocation a later update removed is left out).
- * A payment taken here by card or bank is an external payment upstream, of that method.
+ * A payment taken here by card or bank is an external payment upstream, of that method. A reversed
+ * payment (status REVERSAL, ERROR (NSF), ERROR (DECLINED)) is its reference, status and reason only.
  */
 export function paymentBody(r: Rec): Body | null {
+  if (typeof r.payment_reference === 'string' && isReversal(r.status)) return { identifier: r.payment_reference, status: r.status, ...(typeof r.status_reason === 'string' && r.status_reason ? { status_reason: r.status_reason } : {}) };
   const amount = centsOf(r.payment_amount);
   if (typeof r.payment_reference !== 'string' || amount === null) return null;
   const body: Body = { identifier: r.payment_reference, amount_cents: amount, ...pick(r, PAYMENT_FIELDS) };

@@ -13,6 +13,7 @@ import { localSide, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { upstreamLink } from './upstream-link';
 import { replicateEntity, type PullCheckpoint } from './upstream-replication';
 import { UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
+import type { RecordException } from './upstream-retire';
 
 /**
  * A hub's replication with an upstream service speaking this API (another Laneway, or the cloud
@@ -71,9 +72,9 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
   const stored = async () => (await getRecord<UpstreamConfig>(core, KIND, 'config'))?.data;
   const saveConfig = (c: UpstreamConfig) => core.mutate((tx) => putRecord(tx, KIND, 'config', c, { type: 'sync_upstream.updated', entity: 'sync', key: 'upstream' }));
 
-  const exception = (entity: string, key: string, direction: 'pull' | 'push', err: unknown) =>
+  const exception: RecordException = (entity, key, direction, err, detail) =>
     core.mutate((tx) =>
-      putRecord(tx, 'sync_exception', `upstream:${direction}:${entity}:${key}`, { peer: 'upstream', document: `${entity}/${key}`, reason: 'upstream_refused', direction, message: err instanceof Error ? err.message : String(err), at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: `${entity}/${key}` }),
+      putRecord(tx, 'sync_exception', `upstream:${direction}:${entity}:${key}`, { peer: 'upstream', document: `${entity}/${key}`, reason: 'upstream_refused', direction, message: err instanceof Error ? err.message : String(err), at: tx.at, ...detail }, { type: 'sync_exception.created', entity: 'sync_exception', key: `${entity}/${key}` }),
     );
 
   const succeed = (s: StreamStatus, checkpoint?: number) => {

@@ -151,7 +151,7 @@ export const SyncResolutions = component(
         ),
       }),
     ),
-    exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Pushed documents the hub refused (`owner_mismatch`, `identifier_taken`), and gift cards spent by lanes while apart beyond the floor limit (`offline_floor_excess`: `card_last4`, `lanes`, `floor_cents`, `spent_cents`, `excess_cents`)' }),
+    exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Pushed documents the hub refused (`owner_mismatch`, `identifier_taken`), and gift cards spent by lanes while apart beyond the floor limit (`offline_floor_excess`: `card_last4`, `lanes`, `floor_cents`, `spent_cents`, `excess_cents`); for the upstream (`peer` `upstream`, `document` `invoices/NUMBER` etc., `direction`, `message`): records either side\'s import refused (`upstream_refused`), an invoice deleted here the upstream still has (`upstream_not_deleted`, `upstream_owing_cents`), a payment reversed here the upstream still counts (`upstream_not_reversed`, `upstream_status`, `upstream_amount_cents`), and a change made here to an invoice deleted or a payment reversed upstream meanwhile, retired here too (`retired_upstream`)' }),
   }),
 );
 

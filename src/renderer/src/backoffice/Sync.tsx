@@ -85,5 +85,10 @@ function describeException(e: Record<string, unknown>): string {
     const money = (k: string) => formatMoney(Number(e[k] ?? 0), s('currency'));
     return `Gift card •••• ${s('card_last4')} on ${s('day')}: lanes ${(e.lanes as string[] | undefined)?.join(', ') ?? ''} spent ${money('spent_cents')} while apart, ${money('excess_cents')} beyond the floor of ${money('floor_cents')}`;
   }
+  if (e.peer === 'upstream') {
+    const cents = e.upstream_owing_cents ?? e.upstream_amount_cents;
+    const amount = typeof cents === 'number' && e.currency ? ` (${formatMoney(cents, s('currency'))} upstream)` : '';
+    return `Upstream, ${s('document')}${amount}: ${s('message')}`;
+  }
   return `${s('reason')}: ${s('document')} from lane ${s('laneid')}`;
 }

@@ -1,0 +1,94 @@
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, screenshot } from '../helpers/browser';
+import { upload } from '../imports/upload';
+import { apiOf, start, until, type Proc } from './processes';
+
+/**
+ * The back office's Sync section in Debian's Chromium against `npm run serve`, with an upstream
+ * played by a small HTTP server on loopback: an invoice the hub sent up, then deleted on the hub
+ * (by a reconciliation import), which the upstream still shows owing, is listed under Exceptions
+ * with the amount the upstream still counts and what the operator has to do there.
+ * Screenshot: test-output/screenshots/backoffice-sync-exception.png.
+ */
+const TOKEN = 'SYNCEXCEPTIONS01';
+const KEY = 'sync-exceptions-key-0123456789';
+const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
+
+let dir: string;
+let serve: Proc;
+let browser: Browser;
+let server: Server;
+let url = '';
+const api = apiOf(() => url, TOKEN, KEY);
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.stop();
+  await new Promise((r) => server?.close(r));
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the Sync section: what the upstream still counts', { timeout: 120_000 }, () => {
+  it('lists an invoice deleted on the hub that the upstream still has owing, with its amount', async () => {
+    const sent: string[] = [];
+    server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method === 'POST') {
+        let text = '';
+        req.on('data', (c: Buffer) => (text += c.toString()));
+        req.on('end', () => {
+          const body = JSON.parse(text) as Record<string, unknown>;
+          sent.push(String(body.number ?? body.identifier));
+          send(201, { identifier: 'x', message: 'ok' });
+        });
+        return;
+      }
+      if (path === '/api/exports/invoice/HDEL1') return send(200, { number: 'HDEL1', customer_identifier: 'HC1', owing_cents: 4500, currency: 'usd', status: 'CURRENT' });
+      if (['/api/exports/invoices', '/api/exports/customers', '/api/exports/payments'].includes(path)) return send(200, { [path.split('/').pop()!]: [] });
+      return send(404, { error: 'not found' });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const upstreamUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+    dir = mkdtempSync(join(tmpdir(), 'laneway-sync-exc-'));
+    serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC', '--sync-poll-ms', '300'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
+    url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
+    const ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
+
+    await api('POST', '/api/imports/invoice', { number: 'HDEL1', customer_identifier: 'HC1', customer_name: 'Hub Customer', amount: 4500, currency: 'USD', date: '2026-02-01' });
+    await api('POST', '/api/imports/invoice', { number: 'HKEEP1', customer_identifier: 'HC1', amount: 1000, currency: 'USD', date: '2026-02-02' });
+    await api('PUT', '/api/sync/upstream', { url: upstreamUrl, token: 'UPTOKEN', key: 'up-key' });
+    await until(async () => sent.includes('HDEL1'), 'the invoice sent up');
+    // The ERP's list of open invoices leaves HDEL1 out: deleted on the hub.
+    const recon = await upload(url, 'number,customer_number,balance_in_source_system\nHKEEP1,HC1,1000\n', { force: true, auth: `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}` });
+    expect(recon.status).toBe(201);
+    await until(async () => (await api<{ deleted?: boolean }>('GET', '/api/exports/invoice/HDEL1')).deleted === true, 'the deletion on the hub');
+    await until(async () => (await api<{ exceptions: Array<{ document: string }> }>('GET', '/api/sync/resolutions')).exceptions.some((e) => e.document === 'invoices/HDEL1'), 'the exception');
+
+    browser = await launchBrowser();
+    const page = await (await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US' })).newPage();
+    await page.goto(ownerLink);
+    await page.getByLabel('Your e-mail (leave empty to keep the one you were given)', { exact: true }).fill(OWNER.email);
+    await page.getByLabel('New password', { exact: true }).fill(OWNER.password);
+    await page.getByLabel('The same again', { exact: true }).fill(OWNER.password);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Signed in user').waitFor();
+    await page.goto(`${url}/app/sync`);
+    const item = page.getByRole('list', { name: 'Sync exceptions' }).getByRole('listitem').filter({ hasText: 'invoices/HDEL1' });
+    await item.waitFor({ timeout: 20_000 });
+    const text = await item.innerText();
+    expect(text).toContain('Upstream, invoices/HDEL1 ($45.00 upstream)');
+    expect(text).toContain('delete or void it on the upstream');
+    expect(text).not.toContain('from lane');
+    await screenshot(page, 'backoffice-sync-exception');
+  });
+});
