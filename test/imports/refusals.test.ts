@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { getRecord } from '../../src/engine/records';
 import { basicAuth, useHarness } from '../helpers/harness';
 import { uid } from '../helpers/receivables';
 import { importCsv, settled, upload, type Batch } from './upload';
@@ -31,6 +32,42 @@ describe('POST /api/imports refusals: a clear error and nothing written', () => 
     expect(ctx.t.engine.core.currentWatermark()).toBe(before);
     expect(uploads()).toEqual([]);
     expect((await ctx.api.get<Batch[]>('/api/imports')).body).toEqual([]);
+  });
+
+  it('refuses a file with bytes that are not UTF-8 anywhere in it, naming the line, and writes nothing', async () => {
+    const before = ctx.t.engine.core.currentWatermark();
+    // 70 KB of plain ASCII rows first (past what the kind is told from), then a name as a
+    // spreadsheet's ANSI "CSV" saves it: "Café" in Windows-1252.
+    const rows = Array.from({ length: 2000 }, (_, i) => `ASCII${i},Plain branch name number ${i}\n`).join('');
+    const line = 2 + 2000;
+    const body = Buffer.concat([Buffer.from(`code,name\n${rows}`), Buffer.from('CAFE,Caf'), Buffer.from([0xe9]), Buffer.from('\nLAST,Last\n')]);
+    expect(body.length).toBeGreaterThan(64 * 1024);
+    const res = await upload(ctx.api.url, body);
+    expect([res.status, res.body.code]).toEqual([415, 'not_csv']);
+    expect(res.body.error).toContain(`line ${line} `);
+    expect(res.body.error).toContain('CSV UTF-8');
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+    expect(uploads()).toEqual([]);
+    // The same file as UTF-8 imports every line, the accent kept.
+    const good = await upload(ctx.api.url, Buffer.from(`code,name\n${rows}CAFE,Café\nLAST,Last\n`));
+    expect(good.status).toBe(201);
+    expect(await settled(ctx.api, good.body.id)).toMatchObject({ status: 'completed', file_errors_count: 0, result_message: '2002 divisions' });
+    expect((await getRecord<{ name: string }>(ctx.t.engine.core, 'division', 'CAFE'))?.data.name).toBe('Café');
+  });
+
+  it('reads a spreadsheet\'s semicolon- or tab-separated file as it reads a comma-separated one', async () => {
+    const semi = await upload(ctx.api.url, '\uFEFFidentifier;name;email\r\nSEMI-1;"Dupont; Fils, et Cie";compta@dupont.example\r\nSEMI-2;Martin;\r\n');
+    expect(semi.status).toBe(201);
+    expect(semi.body.kind).toBe('customers');
+    expect(await settled(ctx.api, semi.body.id)).toMatchObject({ status: 'completed', file_errors_count: 0, result_message: '2 customers' });
+    expect((await ctx.api.get<{ name: string; email: string }>('/api/exports/customer/SEMI-1')).body).toMatchObject({ name: 'Dupont; Fils, et Cie', email: 'compta@dupont.example' });
+    const tab = await upload(ctx.api.url, 'code\tname\nTAB1\tTabbed, branch\n');
+    expect(tab.status).toBe(201);
+    expect(await settled(ctx.api, tab.body.id)).toMatchObject({ status: 'completed', file_errors_count: 0, result_message: '1 division' });
+    expect((await getRecord<{ name: string }>(ctx.t.engine.core, 'division', 'TAB1'))?.data.name).toBe('Tabbed, branch');
+    // A comma file is still read by commas, even with a semicolon inside a field of its header row's line.
+    const unknown = await upload(ctx.api.url, 'colour;size\nred;9\n');
+    expect([unknown.status, unknown.body.code]).toEqual([412, 'unknown_header']);
   });
 
   it('refuses a file imported in the last 24 hours unless forced, then takes it again after 24 hours', async () => {

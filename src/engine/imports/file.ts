@@ -31,6 +31,13 @@ export interface ReceivedFile {
   lines: number;
   /** The first bytes in clear (in memory only): the header and the first rows. */
   head: Buffer;
+  /**
+   * The first line holding bytes that are not UTF-8 (a spreadsheet saved in its "ANSI" code page,
+   * Windows-1252), or undefined when the whole file is UTF-8. Checked over every byte as it
+   * arrives: a file whose first rows are ASCII would otherwise import its later accented names
+   * as replacement characters.
+   */
+  notUtf8Line?: number;
   keyId: string;
   iv: string;
 }
@@ -56,12 +63,22 @@ export async function receiveFile(source: Readable, path: string, keys: FileKeys
   let last = -1;
   const head: Buffer[] = [];
   let headBytes = 0;
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  let notUtf8Line: number | undefined;
   const meter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
       if (size > limit) return done(fail.tooLarge('file_too_large', `The file is over the ${limit / 1024 / 1024} MB limit`));
       hash.update(chunk);
+      const linesBefore = lines;
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      if (notUtf8Line === undefined) {
+        try {
+          utf8.decode(chunk, { stream: true });
+        } catch {
+          notUtf8Line = firstBadLine(chunk, linesBefore);
+        }
+      }
       last = chunk[chunk.length - 1] ?? last;
       if (headBytes < HEAD_BYTES) {
         head.push(chunk.subarray(0, HEAD_BYTES - headBytes));
@@ -77,7 +94,35 @@ export async function receiveFile(source: Readable, path: string, keys: FileKeys
     throw err;
   }
   if (size > 0 && last !== 10) lines++;
-  return { path, size, fingerprint: hash.digest('hex'), lines, head: Buffer.concat(head), keyId, iv: iv.toString('hex') };
+  if (notUtf8Line === undefined) {
+    try {
+      utf8.decode();
+    } catch {
+      notUtf8Line = lines;
+    }
+  }
+  return { path, size, fingerprint: hash.digest('hex'), lines, head: Buffer.concat(head), keyId, iv: iv.toString('hex'), ...(notUtf8Line !== undefined ? { notUtf8Line } : {}) };
+}
+
+/**
+ * The line (1-based) of the first byte in `chunk` that is not UTF-8, `before` lines having ended
+ * ahead of it. A character cut at the chunk's start counts on the line the chunk starts on.
+ */
+function firstBadLine(chunk: Buffer, before: number): number {
+  let line = before + 1;
+  // The end of a character the previous chunk began, and the start of one the next chunk ends, are not errors.
+  let start = 0;
+  while (start < chunk.length && start < 3 && (chunk[start]! & 0xc0) === 0x80) start++;
+  for (let i = start; i <= chunk.length; i++) {
+    if (i === chunk.length || chunk[i] === 10) {
+      const part = chunk.subarray(start, i);
+      const cut = i === chunk.length ? [0, 1, 2, 3] : [0];
+      if (!cut.some((n) => n <= part.length && isUtf8(part.subarray(0, part.length - n)))) return line;
+      line++;
+      start = i + 1;
+    }
+  }
+  return before + 1;
 }
 
 /** The stored file, decrypted as it is read. */
@@ -88,14 +133,6 @@ export function readFile(path: string, keys: FileKeys, keyId: string, iv: string
   const file = createReadStream(path);
   file.on('error', (err) => decipher.destroy(err));
   return file.pipe(decipher);
-}
-
-/** Not text: a NUL byte, or bytes that are not UTF-8 (a spreadsheet, a zip, a PDF). */
-export function looksBinary(head: Buffer): boolean {
-  if (head.includes(0)) return true;
-  // The head may cut a multi-byte character at its end: judge all but the last 3 bytes.
-  const body = head.length > HEAD_BYTES - 1 ? head.subarray(0, head.length - 3) : head;
-  return !isUtf8(body);
 }
 
 function isUtf8(bytes: Buffer): boolean {

@@ -13,9 +13,9 @@ import { redactPans } from '../security/card-data';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
-import { looksBinary, receiveFile, uploadsDir, type FileKeys, type ReceivedFile } from './file';
+import { receiveFile, uploadsDir, type FileKeys, type ReceivedFile } from './file';
 import { KINDS, kindOfHeader, unknownColumns, type FileKind } from './kinds';
-import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, getBatch, ofBatch, putBatch, type BatchData, type EchoLine, type LineError } from './records';
+import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, OTHER_DELIMITERS, getBatch, ofBatch, putBatch, type BatchData, type Delimiter, type EchoLine, type LineError } from './records';
 import { runBatch } from './runner';
 
 export { MAX_FILE_BYTES } from './file';
@@ -74,15 +74,26 @@ export function view(b: BatchData): BatchView {
 }
 
 /** What the start of a file says: its kind and header, or why it is refused. */
-function inspect(file: ReceivedFile): { kind: FileKind; header: string[] } {
+function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimiter?: Delimiter } {
   if (file.size === 0) throw fail.precondition('empty_file', 'The file is empty');
-  if (looksBinary(file.head)) throw fail.unsupportedMedia('not_csv', 'The file is not a CSV text file (UTF-8)');
-  let rows: string[][];
-  try {
-    rows = parse(file.head, { bom: true, to: 2, relax_column_count: true, skip_empty_lines: true }) as string[][];
-  } catch {
-    throw fail.unsupportedMedia('not_csv', 'The file is not CSV: its first lines do not parse');
+  if (file.head.includes(0)) throw fail.unsupportedMedia('not_csv', 'The file is not a CSV text file (UTF-8)');
+  if (file.notUtf8Line !== undefined) {
+    // A spreadsheet's plain "CSV" is often saved in its ANSI code page: say where, and what to choose instead.
+    throw fail.unsupportedMedia('not_csv', `The file is not UTF-8 text (line ${file.notUtf8Line} holds other bytes): save it as "CSV UTF-8" and upload it again`);
   }
+  const firstRows = (delimiter: string, to: number) => {
+    try {
+      return parse(file.head, { bom: true, to, relax_column_count: true, skip_empty_lines: true, delimiter }) as string[][];
+    } catch {
+      throw fail.unsupportedMedia('not_csv', 'The file is not CSV: its first lines do not parse');
+    }
+  };
+  // A spreadsheet in a locale whose decimal mark is a comma saves "CSV" with semicolons (or tabs):
+  // a header row that is one column by commas, and names a kind by one of those, is read by it.
+  const byComma = (firstRows(',', 1)[0] ?? []).map((c) => c.trim());
+  const other = byComma.length === 1 && !kindOfHeader(byComma) ? OTHER_DELIMITERS.find((d) => byComma[0]!.includes(d)) : undefined;
+  const delimiter = other && kindOfHeader((firstRows(other, 1)[0] ?? []).map((c) => c.trim())) ? other : undefined;
+  const rows = firstRows(delimiter ?? ',', 2);
   const header = (rows[0] ?? []).map((c) => c.trim());
   if (header.length === 0) throw fail.precondition('empty_file', 'The file is empty');
   const kind = kindOfHeader(header);
@@ -92,7 +103,7 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[] } {
   const unknown = unknownColumns(kind, header);
   if (unknown.length) throw fail.precondition('unknown_header', `A ${kind} file has no column ${unknown.map((c) => JSON.stringify(c)).join(', ')}`);
   if (rows.length < 2) throw fail.precondition('empty_file', 'The file has a header row and no lines to import');
-  return { kind, header };
+  return { kind, header, ...(delimiter ? { delimiter } : {}) };
 }
 
 /** Streams an upload in, checks it and records its batch; on a refusal, nothing is left. */
@@ -100,7 +111,7 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
   const name = `upload-${randomBytes(12).toString('hex')}.csv.enc`;
   const file = await receiveFile(source, join(dir, name), keys);
   try {
-    const { kind } = inspect(file);
+    const { kind, delimiter } = inspect(file);
     const m = await meta();
     const batch = await core.mutate(async (tx) => {
       const seen = await getRecord<{ batch: number; at_ms: number }>(tx, FINGERPRINT, file.fingerprint);
@@ -127,7 +138,7 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
         rows_done: 0,
         records_done: 0,
         complete_ms: null,
-        file: { name, key_id: file.keyId, iv: file.iv },
+        file: { name, key_id: file.keyId, iv: file.iv, ...(delimiter ? { delimiter } : {}) },
       };
       await putBatch(tx, data, 'import.created');
       await putRecord(tx, FINGERPRINT, file.fingerprint, { batch: data.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });

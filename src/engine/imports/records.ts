@@ -13,6 +13,10 @@ export const RECON_PAYMENT = 'recon_payment';
 export type BatchStatus = 'processing' | 'completed' | 'failed';
 
 /** An import batch: the reference's FileImport fields, and how far the run has gone. */
+/** A file's field separator other than the comma. */
+export type Delimiter = ';' | '\t';
+export const OTHER_DELIMITERS: readonly Delimiter[] = [';', '\t'];
+
 export interface BatchData {
   id: number;
   file_name: string;
@@ -35,7 +39,8 @@ export interface BatchData {
   records_done: number;
   complete_ms: number | null;
   /** The encrypted upload (file.ts), until the batch is done. */
-  file: { name: string; key_id: string; iv: string } | null;
+  /** `delimiter`: the file's separator when it is not a comma (a spreadsheet's semicolons or tabs). */
+  file: { name: string; key_id: string; iv: string; delimiter?: Delimiter } | null;
 }
 
 /** A line the batch could not import: where, which column, why. */

@@ -85,7 +85,7 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   };
   try {
     source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-    const parser = source.pipe(parse({ bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true }));
+    const parser = source.pipe(parse({ bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
     // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
     source.on('error', (err) => parser.destroy(err));
     for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
@@ -221,7 +221,7 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void
   if (!start?.file) return;
   const listed = new Set<string>();
   const source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-  const parser = source.pipe(parse({ bom: true, columns: true, skip_empty_lines: true, relax_column_count: true }));
+  const parser = source.pipe(parse({ bom: true, columns: true, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
   source.on('error', (err) => parser.destroy(err));
   for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number) listed.add(row.number.trim());
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });

@@ -22,7 +22,7 @@ import {
 } from '../../shared/schemas/imports';
 
 const TAGS = ['File Imports'];
-const LAYOUTS = 'The layouts (one per kind, told by the header row) are in docs/csv-imports.md.';
+const LAYOUTS = 'The layouts (one per kind, told by the header row) are in docs/csv-imports.md. Fields are separated by commas, or by semicolons or tabs when the header row is written with them (as a spreadsheet saves CSV where the decimal mark is a comma).';
 
 /** Bytes of a refused upload read and dropped so the client gets its answer; past this the connection is cut. */
 const DRAIN_MAX = 2 * MAX_FILE_BYTES;
@@ -79,7 +79,7 @@ export const uploadImport = defineRoute({
   operationId: 'importCsvFile',
   tags: TAGS,
   summary: 'Import a CSV file',
-  description: `multipart/form-data with the file (part \`file\`, at most 25 MB) and its name (\`filename\`). Answered at once with the batch; the lines are imported in the background, each through the rules of its JSON import, and progress is on the event stream (\`import.progress\`). Refused, with nothing written: over 25 MB (413), not CSV (415), an empty file or an unknown header row (412), a file imported in the last 24 hours unless \`force\` (409). ${LAYOUTS}`,
+  description: `multipart/form-data with the file (part \`file\`, at most 25 MB) and its name (\`filename\`). Answered at once with the batch; the lines are imported in the background, each through the rules of its JSON import, and progress is on the event stream (\`import.progress\`). Refused, with nothing written: over 25 MB (413), not CSV (415: binary, or a byte anywhere that is not UTF-8, the line named), an empty file or an unknown header row (412), a file imported in the last 24 hours unless \`force\` (409). ${LAYOUTS}`,
   bodyTypes: ['multipart'],
   multipartBody: ImportUpload,
   query: ImportUploadQuery,
@@ -89,7 +89,7 @@ export const uploadImport = defineRoute({
     409: { description: 'The same file (fingerprint) was imported in the last 24 hours', schema: ref(ErrorBody) },
     412: { description: 'Empty file, unknown header row, or no file part', schema: ref(ErrorBody) },
     413: { description: 'Over 25 MB', schema: ref(ErrorBody) },
-    415: { description: 'Not multipart/form-data, or a file that is not CSV text', schema: ref(ErrorBody) },
+    415: { description: 'Not multipart/form-data, or a file that is not CSV text (binary, or not UTF-8: the message names the first such line)', schema: ref(ErrorBody) },
   },
   handler: ({ engine, req, query }) => receive(engine, req, query.force === true),
 });
