@@ -16,7 +16,7 @@ import { serveNodeFlags } from './serve-flags';
  * no rules), run before and again after the import. While the server imports, a whoami loop
  * measures how the API answers meanwhile, and the server's RSS is sampled.
  *
- *   npm run bench:imports -- [--mb 25] [--cpu-prof DIR]
+ *   npm run bench:imports -- [--mb 25] [--customers 5000] [--cpu-prof DIR]
  *
  * --cpu-prof writes the server's V8 CPU profile (a .cpuprofile) into DIR when it stops.
  *
@@ -24,6 +24,8 @@ import { serveNodeFlags } from './serve-flags';
  * under 150 MB, the API answering meanwhile.
  */
 const megabytes = arg('mb', 25);
+/** Customers the invoices rotate over: each customer's open invoices (its ledger) grow as the file is read. */
+const customerCount = arg('customers', 5000);
 const profileDir = strArg('cpu-prof');
 const here = dirname(fileURLToPath(import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'laneway-bench-imports-'));
@@ -43,7 +45,7 @@ async function generate(bytes: number): Promise<number> {
   await write(`${HEADER}\n`);
   while (size < bytes - 200) {
     n++;
-    await write(`INV${n},CUST${n % 5000},2026-03-01,2026-03-31,1,"Widget, blue, large",2,1250\n,,,,2,Zinc bolts,10,35\n`);
+    await write(`INV${n},CUST${n % customerCount},2026-03-01,2026-03-31,1,"Widget, blue, large",2,1250\n,,,,2,Zinc bolts,10,35\n`);
   }
   await new Promise<void>((r) => out.end(r));
   return n;
@@ -140,7 +142,7 @@ try {
   const baseAfter = await baseline('baseline-after.sqlite');
   const baseMs = (baseBefore + baseAfter) / 2;
 
-  console.log(`\nbench/imports: ${(size / 1024 / 1024).toFixed(1)} MB invoice file, ${invoices} invoices with 2 line items each (${invoices * 2} rows); load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores\n`);
+  console.log(`\nbench/imports: ${(size / 1024 / 1024).toFixed(1)} MB invoice file, ${invoices} invoices with 2 line items each (${invoices * 2} rows) for ${customerCount} customers; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores\n`);
   console.log('| run | time s | invoices/s |');
   console.log('|---|---:|---:|');
   console.log(`| POST /api/imports, upload to batch completed (${final.status}: ${final.result_message}, ${final.file_errors_count} errors) | ${(httpMs / 1000).toFixed(1)} | ${Math.round(invoices / (httpMs / 1000))} |`);
