@@ -83,12 +83,24 @@ describe('the Sync section: what the upstream still counts', { timeout: 120_000 
     await page.keyboard.press('Enter');
     await page.getByLabel('Signed in user').waitFor();
     await page.goto(`${url}/app/sync`);
-    const item = page.getByRole('list', { name: 'Sync exceptions' }).getByRole('listitem').filter({ hasText: 'invoices/HDEL1' });
+    const item = page.getByRole('table', { name: 'Sync exceptions' }).getByRole('row').filter({ hasText: 'invoices/HDEL1' });
     await item.waitFor({ timeout: 20_000 });
     const text = await item.innerText();
     expect(text).toContain('Upstream, invoices/HDEL1 ($45.00 upstream)');
     expect(text).toContain('delete or void it on the upstream');
     expect(text).not.toContain('from lane');
+    expect(text).toMatch(/[A-Z][a-z]{2} \d{1,2}, \d{4}/);
     await screenshot(page, 'backoffice-sync-exception');
+
+    // Once voided upstream by hand, the owner marks it handled: it leaves the open list, kept with who and when.
+    await item.getByRole('button', { name: 'Mark handled' }).click();
+    await page.getByText('Nothing open: every exception has been handled.').waitFor();
+    const [stored] = (await api<{ exceptions: Array<Record<string, unknown>> }>('GET', '/api/sync/resolutions')).exceptions.filter((e) => e.document === 'invoices/HDEL1');
+    expect(stored).toMatchObject({ handled_by: expect.stringContaining(OWNER.email) });
+    expect(typeof stored!.handled_at).toBe('string');
+    await page.getByRole('button', { name: 'Show handled (1)' }).click();
+    const handled = page.getByRole('table', { name: 'Sync exceptions' }).getByRole('row').filter({ hasText: 'invoices/HDEL1' });
+    expect(await handled.innerText()).toMatch(new RegExp(`Handled .+ by .*${OWNER.email}`));
+    await screenshot(page, 'backoffice-sync-exception-handled');
   });
 });

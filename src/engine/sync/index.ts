@@ -15,6 +15,7 @@ import { startLaneClient, type LaneClient, type StreamStatus } from './lane-clie
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import { createUpstream, type Upstream, type UpstreamView } from './upstream';
+import { handleException, listExceptions } from './exceptions';
 
 export type { PairedLane, PairingGrant } from './pairing';
 export type { StreamStatus } from './lane-client';
@@ -63,6 +64,8 @@ export interface Sync {
   status(): Promise<{ peers: PeerStatus[] }>;
   /** Hub: how concurrent customer edits were merged (newest first), and what was refused. */
   resolutions(limit: number): Promise<{ resolutions: Resolution[]; exceptions: Array<Record<string, unknown>> }>;
+  /** Marks a sync exception handled by `by` (exceptions.ts). */
+  handleException(key: string, by: string, note?: string): Promise<Record<string, unknown>>;
   pause(): Promise<void>;
   resume(): Promise<void>;
   awaitInSync(): Promise<void>;
@@ -304,9 +307,10 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       const newest = <T>(rows: Array<RecordDoc<T>>) => rows.slice(-limit).reverse().map((r) => r.data);
       return {
         resolutions: newest(await recordsOfKind<Resolution>(core, 'sync_resolution')),
-        exceptions: newest(await recordsOfKind<Record<string, unknown>>(core, 'sync_exception')),
+        exceptions: await listExceptions(core, limit),
       };
     },
+    handleException: (key, by, note) => handleException(core, key, by, note),
     async pause() {
       const withUpstream = upstream?.running() === true;
       if (!client && !withUpstream) throw fail.precondition('sync_not_paired', 'This install is not a lane of a hub and has no upstream: nothing to pause');

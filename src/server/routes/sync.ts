@@ -15,6 +15,8 @@ import {
   PushBody,
   PushResult,
   ResolutionQuery,
+  SyncException,
+  SyncExceptionHandle,
   SyncResolutions,
   SyncLaneParams,
   SyncStatus,
@@ -181,4 +183,19 @@ const resolutions = defineRoute({
   },
 });
 
-export const syncRoutes: AnyRoute[] = [createPairingCode, pair, listPairedLanes, revokeLane, pull, push, joinHub, status, pause, resume, resolutions];
+const handleException = defineRoute({
+  method: 'post',
+  path: '/api/sync/exceptions/handled',
+  operationId: 'handleSyncException',
+  tags: TAGS,
+  summary: 'Mark a sync exception handled (who and when are kept; a new occurrence opens it again)',
+  description: 'A back-office user needs the `manage` grant (a manager or the owner). Marking one already handled changes nothing.',
+  body: SyncExceptionHandle,
+  responses: { 200: { description: 'The exception, handled', schema: ref(SyncException) }, 404: err('`sync_exception_not_found`') },
+  async handler({ engine, body, principal }) {
+    const by = principal?.user ? `${principal.user.name} <${principal.user.email}>` : `API credential ${principal?.credential ?? ''}`;
+    return { body: await engine.sync.handleException(body.key, by, body.note) };
+  },
+});
+
+export const syncRoutes: AnyRoute[] = [createPairingCode, pair, listPairedLanes, revokeLane, pull, push, joinHub, status, pause, resume, resolutions, handleException];

@@ -92,6 +92,7 @@ export const backofficeRoutes = {
   // Sync (../../renderer/src/backoffice/Sync.tsx)
   syncStatus: { method: 'GET', path: '/api/sync/status' },
   syncResolutions: { method: 'GET', path: '/api/sync/resolutions' },
+  handleSyncException: { method: 'POST', path: '/api/sync/exceptions/handled' },
   pauseSync: { method: 'POST', path: '/api/sync/pause' },
   resumeSync: { method: 'POST', path: '/api/sync/resume' },
   syncUpstream: { method: 'GET', path: '/api/sync/upstream' },

@@ -20,7 +20,7 @@ import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../s
 import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
 import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
-import { ResolutionQuery, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
+import { ResolutionQuery, SyncException, SyncExceptionHandle, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
 import type { Endpoint } from './pos';
 import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../schemas/backoffice-details';
 import { AutopayCreate, AutopayLookup, AutopayRetrieveResponse, AutopayRevoke, Wallet, WalletSearchQuery } from '../schemas/wallets';
@@ -120,6 +120,7 @@ export const backofficeEndpoints = {
   commentOnInvoice: { ...backofficeRoutes.commentOnInvoice, body: CommentCreate, response: Type.Object({ identifier: Type.String() }) },
   syncStatus: { ...backofficeRoutes.syncStatus, response: SyncStatus },
   syncResolutions: { ...backofficeRoutes.syncResolutions, query: ResolutionQuery, response: SyncResolutions },
+  handleSyncException: { ...backofficeRoutes.handleSyncException, body: SyncExceptionHandle, response: SyncException },
   pauseSync: { ...backofficeRoutes.pauseSync, response: SyncStatus },
   resumeSync: { ...backofficeRoutes.resumeSync, response: SyncStatus },
   syncUpstream: { ...backofficeRoutes.syncUpstream, response: Type.Object({ upstream: Type.Union([ref(UpstreamView), Type.Null()]) }) },

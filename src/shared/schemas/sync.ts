@@ -151,9 +151,19 @@ export const SyncResolutions = component(
         ),
       }),
     ),
-    exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Pushed documents the hub refused (`owner_mismatch`, `identifier_taken`), and gift cards spent by lanes while apart beyond the floor limit (`offline_floor_excess`: `card_last4`, `lanes`, `floor_cents`, `spent_cents`, `excess_cents`); for the upstream (`peer` `upstream`, `document` `invoices/NUMBER` etc., `direction`, `message`): records either side\'s import refused (`upstream_refused`), an invoice deleted here the upstream still has (`upstream_not_deleted`, `upstream_owing_cents`), a payment reversed here the upstream still counts (`upstream_not_reversed`, `upstream_status`, `upstream_amount_cents`), and a change made here to an invoice deleted or a payment reversed upstream meanwhile, retired here too (`retired_upstream`)' }),
+    exceptions: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Open ones first, then handled ones, each newest first. Each has `key` (for POST /api/sync/exceptions/handled), `reason`, `at`, and `handled_at` (null while open; with `handled_by` and `handled_note` once handled). Pushed documents the hub refused (`owner_mismatch`, `identifier_taken`), and gift cards spent by lanes while apart beyond the floor limit (`offline_floor_excess`: `card_last4`, `lanes`, `floor_cents`, `spent_cents`, `excess_cents`); for the upstream (`peer` `upstream`, `document` `invoices/NUMBER` etc., `direction`, `message`): records either side\'s import refused (`upstream_refused`), an invoice deleted here the upstream still has (`upstream_not_deleted`, `upstream_owing_cents`), a payment reversed here the upstream still counts (`upstream_not_reversed`, `upstream_status`, `upstream_amount_cents`), and a change made here to an invoice deleted or a payment reversed upstream meanwhile, retired here too (`retired_upstream`)' }),
   }),
 );
+
+export const SyncExceptionHandle = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: 500, description: 'The exception\'s `key`, as GET /api/sync/resolutions lists it' }),
+    note: Type.Optional(Type.String({ maxLength: 500, description: 'What was done (kept with the exception)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SyncException = component('SyncException', Type.Record(Type.String(), Type.Unknown(), { description: 'A sync exception as GET /api/sync/resolutions lists it, with `handled_at`, `handled_by` and `handled_note`' }));
 
 export const UpstreamSet = Type.Object(
   {

@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { formatMoney } from '../../../shared/money';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad } from './common';
 import { UpstreamForm } from './SyncUpstream';
+import { SyncExceptions } from './SyncExceptions';
+import { time } from '../format';
 
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : 'never');
+const when = (iso: string | null) => (iso ? time(iso) : 'never');
 const seconds = (ms: number) => (ms < 1000 ? '0 s' : `${Math.round(ms / 1000)} s`);
 
 /** Sync: per peer, last success, lag, queued changes, last error (GET /api/sync/status); a lane pauses and resumes; a hub lists what it merged and refused. */
@@ -53,23 +54,14 @@ export function SyncSection() {
         </table>
       )}
       <UpstreamForm onChange={status.reload} />
-      {seen.data && seen.data.exceptions.length > 0 && (
-        <div className="card">
-          <h2>Exceptions</h2>
-          <ul aria-label="Sync exceptions">
-            {seen.data.exceptions.map((e, i) => (
-              <li key={i}>{describeException(e)}</li>
-            ))}
-          </ul>
-        </div>
-      )}
+      {seen.data && <SyncExceptions exceptions={seen.data.exceptions} onChange={seen.reload} />}
       {seen.data && seen.data.resolutions.length > 0 && (
         <div className="card">
           <h2>Customer fields merged</h2>
           <ul aria-label="Sync resolutions">
             {seen.data.resolutions.map((r, i) => (
               <li key={i}>
-                {r.identifier} from {r.lane === 'upstream' ? 'the upstream' : `lane ${r.lane}`}: {r.fields.map((f) => `${f.field} → ${f.winner}`).join(', ')}
+                {time(r.at)}: {r.identifier} from {r.lane === 'upstream' ? 'the upstream' : `lane ${r.lane}`}: {r.fields.map((f) => `${f.field} → ${f.winner}`).join(', ')}
               </li>
             ))}
           </ul>
@@ -77,18 +69,4 @@ export function SyncSection() {
       )}
     </section>
   );
-}
-
-function describeException(e: Record<string, unknown>): string {
-  const s = (k: string) => String(e[k] ?? '');
-  if (e.reason === 'offline_floor_excess') {
-    const money = (k: string) => formatMoney(Number(e[k] ?? 0), s('currency'));
-    return `Gift card •••• ${s('card_last4')} on ${s('day')}: lanes ${(e.lanes as string[] | undefined)?.join(', ') ?? ''} spent ${money('spent_cents')} while apart, ${money('excess_cents')} beyond the floor of ${money('floor_cents')}`;
-  }
-  if (e.peer === 'upstream') {
-    const cents = e.upstream_owing_cents ?? e.upstream_amount_cents;
-    const amount = typeof cents === 'number' && e.currency ? ` (${formatMoney(cents, s('currency'))} upstream)` : '';
-    return `Upstream, ${s('document')}${amount}: ${s('message')}`;
-  }
-  return `${s('reason')}: ${s('document')} from lane ${s('laneid')}`;
 }

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { time } from '../format';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { Field, Notice, fieldErrors, useLoad } from './common';
@@ -61,7 +62,7 @@ function Upstream({ onChange }: { onChange(): void }) {
       <h2>Upstream</h2>
       <p className="muted small">
         {upstream
-          ? `Replicating customers, invoices and payments with ${upstream.url} since ${upstream.set_at.replace('T', ' ').slice(0, 16)}${upstream.paused ? ' (paused)' : ''}. Its key is kept sealed and not shown; type it again to change the address or token.`
+          ? `Replicating customers, invoices and payments with ${upstream.url} since ${time(upstream.set_at)}${upstream.paused ? ' (paused)' : ''}. Its key is kept sealed and not shown; type it again to change the address or token.`
           : 'A hub can replicate customers, invoices and payments with another service speaking this API.'}
       </p>
       <Notice error={current.error ?? message} />
