@@ -1,12 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import PDFDocument from 'pdfkit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import { screenshot } from '../helpers/browser';
 import { card, VISA } from '../helpers/cards';
-import { apiOf, start, until, type Proc } from './processes';
+import { apiOf, until } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 import { formatMoney } from '../../src/shared/money';
 
 /**
@@ -25,14 +23,10 @@ const LOCALES = [
   { locale: 'fr-CA', p: 'FR' },
 ] as const;
 
-let dir: string;
-let serve: Proc;
-let browser: Browser;
+let bo: BackofficeInstall;
 let url: string;
-const contexts: BrowserContext[] = [];
 const pages = new Map<string, Page>();
 const api = apiOf(() => url, TOKEN, KEY);
-const pageErrors: string[] = [];
 const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 /** What the screen must show for an amount in its locale ("$1,234.50", "1 234,50 $ US"). */
 const shown = (cents: number, locale: string) => spaces(formatMoney(cents, 'USD', { locale }));
@@ -75,51 +69,21 @@ async function shot(p: Page, name: string) {
   await p.setViewportSize(size);
 }
 
-async function newPage(locale: string): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale });
-  contexts.push(ctx);
-  const p = await ctx.newPage();
-  p.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
-  p.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-  return p;
-}
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'laneway-bo-details-'));
-  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-  const ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
+  bo = await startBackoffice('bo-details', { token: TOKEN, key: KEY });
+  url = bo.url;
   for (const { p } of LOCALES) await seed(p);
-  browser = await launchBrowser();
-  const en = await newPage('en-US');
-  await en.goto(ownerLink);
-  await en.getByLabel('Your e-mail (leave empty to keep the one you were given)', { exact: true }).fill(OWNER.email);
-  await en.getByLabel('New password', { exact: true }).fill(OWNER.password);
-  await en.getByLabel('The same again', { exact: true }).fill(OWNER.password);
-  await en.keyboard.press('Enter');
-  await en.getByLabel('Signed in user').waitFor();
+  const en = await bo.newPage('en-US');
+  await bo.claimOwner(en, OWNER);
   pages.set('en-US', en);
-  const fr = await newPage('fr-CA');
-  await fr.goto(`${url}/app/customers`);
-  await fr.getByLabel('E-mail', { exact: true }).fill(OWNER.email);
-  await fr.getByLabel('Password', { exact: true }).fill(OWNER.password);
-  await fr.keyboard.press('Enter');
-  await fr.getByLabel('Signed in user').waitFor();
+  const fr = await bo.newPage('fr-CA');
+  await bo.signIn(fr, OWNER);
   pages.set('fr-CA', fr);
 }, 120_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state !== 'fail') return;
-  if (pageErrors.length) console.error(pageErrors.splice(0).join('\n'));
-  for (const [locale, p] of pages) await screenshot(p, `failed-backoffice-details-${locale}-${ctx.task.name.slice(0, 30).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
-});
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name.slice(0, 30), [...pages]));
 
-afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => undefined);
-  await browser?.close();
-  await serve?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bo?.close());
 
 for (const { locale, p } of LOCALES) {
   const owing = shown(123450, locale);
@@ -247,7 +211,7 @@ for (const { locale, p } of LOCALES) {
       const disputes = await api<{ disputes: Array<{ invoice_number: string; closed_at: string | null }> }>('GET', '/api/exports/disputes?list=true');
       expect(disputes.disputes.filter((d) => d.invoice_number === `${p}-INV-1`).map((d) => d.closed_at !== null)).toEqual([true]);
       await page().waitForTimeout(800);
-      expect(pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+      expect(bo.pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
       await shot(page(), `backoffice-detail-invoice-${locale}`);
     });
 
@@ -284,7 +248,7 @@ describe('a clerk on the detail views', { timeout: 120_000 }, () => {
     await owner.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('clerk');
     await owner.getByRole('button', { name: 'Add user' }).click();
     const clerkLink = (await owner.locator('.bo-secret').innerText()).trim();
-    const clerk = await newPage('en-US');
+    const clerk = await bo.newPage('en-US');
     await clerk.goto(clerkLink);
     await clerk.getByLabel('New password', { exact: true }).fill('clerk password 1');
     await clerk.getByLabel('The same again', { exact: true }).fill('clerk password 1');

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import { screenshot } from '../helpers/browser';
 import { card, MASTERCARD, VISA } from '../helpers/cards';
-import { apiOf, start, until, type Proc } from './processes';
+import { apiOf, until } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 
 /**
  * The back office's Settlement and Point of sale sections in Debian's Chromium against `npm run
@@ -21,59 +19,30 @@ const TOKEN = 'BACKOFFICEOPS001';
 const KEY = 'back-office-ops-key-0123456789';
 const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
 
-let dir: string;
-let serve: Proc;
-let browser: Browser;
+let bo: BackofficeInstall;
 let page: Page;
 let url: string;
-let ownerLink: string;
-const contexts: BrowserContext[] = [];
 const sales: string[] = [];
 const api = apiOf(() => url, TOKEN, KEY);
-const pageErrors: string[] = [];
 
 const seen = (text: string | RegExp, p = page) => p.getByText(text).first().waitFor({ state: 'visible', timeout: 20_000 });
 const field = (label: string, p = page) => p.getByLabel(label, { exact: true });
-
-async function newPage(locale: string): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale });
-  contexts.push(ctx);
-  const p = await ctx.newPage();
-  p.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
-  p.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-  return p;
-}
+const newPage = (locale: string) => bo.newPage(locale);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'laneway-bo-ops-'));
-  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-  ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
+  bo = await startBackoffice('bo-ops', { token: TOKEN, key: KEY });
+  url = bo.url;
   for (const [i, [pan, cents]] of ([[VISA, 2500], [VISA, 4200], [MASTERCARD, 1899]] as const).entries()) {
     const sale = await api<{ transaction: string }>('POST', '/api/gateway/v1/orders/sale', { amount_cents: cents, credit_card: card(pan), order: { identifier: `SETTLE-${i + 1}` } });
     sales.push(sale.transaction);
   }
-  browser = await launchBrowser();
   page = await newPage('en-US');
-  await page.goto(ownerLink);
-  await field('Your e-mail (leave empty to keep the one you were given)').fill(OWNER.email);
-  await field('New password').fill(OWNER.password);
-  await field('The same again').fill(OWNER.password);
-  await page.keyboard.press('Enter');
-  await page.getByLabel('Signed in user').waitFor();
+  await bo.claimOwner(page, OWNER);
 }, 120_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail' && pageErrors.length) console.error(pageErrors.splice(0).join('\n'));
-  if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-backoffice-ops-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
-});
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page]]));
 
-afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => undefined);
-  await browser?.close();
-  await serve?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bo?.close());
 
 describe('the back office: settlement and point of sale', { timeout: 120_000 }, () => {
   it('moves the sandbox clock past the cut-off and shows the batch, its deposit and its transactions', async () => {
@@ -115,7 +84,7 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     expect(await frame.getAttribute('src')).toMatch(/^blob:/);
     // The page's policy lets it frame its own object URL (frame-src blob:).
     await new Promise((r) => setTimeout(r, 500));
-    expect(pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    expect(bo.pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
     await seen('Net deposits');
     await screenshot(page, 'backoffice-settlement-statement');
   });

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from '../helpers/browser';
-import { apiOf, start, until, type Proc } from './processes';
+import type { Page } from 'playwright-core';
+import { screenshot } from '../helpers/browser';
+import { apiOf, until } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 
 /**
  * The back office's Imports and Webhooks-and-e-mail sections in Debian's Chromium against
@@ -20,9 +20,7 @@ const KEY = 'back-office-ops-key-0123456789';
 const LINES = 12_000;
 const BAD_LINE = 1502;
 
-let dir: string;
-let serve: Proc;
-let browser: Browser;
+let bo: BackofficeInstall;
 let page: Page;
 let url: string;
 let receiver: Server;
@@ -30,12 +28,10 @@ let receiverUrl: string;
 let answer = 500;
 const received: string[] = [];
 const api = apiOf(() => url, TOKEN, KEY);
-const pageErrors: string[] = [];
 
 const seen = (text: string | RegExp) => page.getByText(text).first().waitFor({ state: 'visible', timeout: 30_000 });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'laneway-backoffice-ops-'));
   receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -45,33 +41,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-  const link = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
-  browser = await launchBrowser();
-  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US', acceptDownloads: true });
-  page = await ctx.newPage();
-  page.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
-  await page.goto(link);
-  await page.getByLabel('Your e-mail (leave empty to keep the one you were given)', { exact: true }).fill('owner@example.com');
-  await page.getByLabel('New password', { exact: true }).fill('owner password 1');
-  await page.getByLabel('The same again', { exact: true }).fill('owner password 1');
-  await page.keyboard.press('Enter');
-  await page.getByLabel('Signed in user').waitFor();
+  bo = await startBackoffice('backoffice-ops', { token: TOKEN, key: KEY });
+  url = bo.url;
+  page = await bo.newPage('en-US', { acceptDownloads: true });
+  await bo.claimOwner(page, { email: 'owner@example.com', password: 'owner password 1' });
 }, 120_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') {
-    if (pageErrors.length) console.error(pageErrors.splice(0).join('\n'));
-    if (page) await screenshot(page, `failed-backoffice-ops-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
-  }
-});
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page]]));
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
+  await bo?.close();
   await new Promise((r) => receiver?.close(r));
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 function customersCsv(): string {
@@ -218,7 +198,7 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await page.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('clerk');
     await page.getByRole('button', { name: 'Add user' }).click();
     const clerkLink = (await page.locator('.bo-secret').innerText()).trim();
-    const clerk = await (await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US' })).newPage();
+    const clerk = await bo.newPage('en-US');
     await clerk.goto(clerkLink);
     await clerk.getByLabel('New password', { exact: true }).fill('clerk password 1');
     await clerk.getByLabel('The same again', { exact: true }).fill('clerk password 1');

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import { screenshot } from '../helpers/browser';
 import { card, VISA } from '../helpers/cards';
-import { apiOf, start, until, type Proc } from './processes';
+import { apiOf, until } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 
 /**
  * The back office in Debian's Chromium against `npm run serve` (issue 19): the owner's first-start
@@ -18,64 +16,32 @@ const TOKEN = 'BACKOFFICETOKEN1';
 const KEY = 'back-office-key-0123456789';
 const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
 
-let dir: string;
-let serve: Proc;
-let browser: Browser;
+let bo: BackofficeInstall;
 let page: Page;
 let url: string;
-let ownerLink: string;
 let saleToken: string;
-const contexts: BrowserContext[] = [];
 const api = apiOf(() => url, TOKEN, KEY);
 
 const seen = (text: string | RegExp, p = page) => p.getByText(text).first().waitFor({ state: 'visible', timeout: 20_000 });
 const field = (label: string, p = page) => p.getByLabel(label, { exact: true });
-
-async function signIn(p: Page, who: { email: string; password: string }) {
-  await p.goto(`${url}/app/customers`);
-  await field('E-mail', p).fill(who.email);
-  await field('Password', p).fill(who.password);
-  await p.keyboard.press('Enter');
-  await p.getByLabel('Signed in user').waitFor();
-}
-
-const pageErrors: string[] = [];
-
-async function newPage(locale: string): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale });
-  contexts.push(ctx);
-  const p = await ctx.newPage();
-  p.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
-  p.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-  return p;
-}
+const signIn = (p: Page, who: { email: string; password: string }) => bo.signIn(p, who);
+const newPage = (locale: string) => bo.newPage(locale);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'laneway-backoffice-'));
-  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-  ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
+  bo = await startBackoffice('backoffice', { token: TOKEN, key: KEY });
+  url = bo.url;
   const sale = await api<{ transaction: string }>('POST', '/api/gateway/v1/orders/sale', { amount_cents: 2500, credit_card: card(VISA), order: { identifier: 'WEB-1001', customer_identifier: 'ACME-1' } });
   saleToken = sale.transaction;
-  browser = await launchBrowser();
   page = await newPage('en-US');
 }, 120_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail' && pageErrors.length) console.error(pageErrors.splice(0).join('\n'));
-  if (ctx.task.result?.state === 'fail' && page) await screenshot(page, `failed-backoffice-${ctx.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, '-')}`).catch(() => undefined);
-});
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page]]));
 
-afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => undefined);
-  await browser?.close();
-  await serve?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bo?.close());
 
 describe('the back office', { timeout: 90_000 }, () => {
   it("the owner opens the first start's link, chooses a password, then signs in with it", async () => {
-    await page.goto(ownerLink);
+    await page.goto(bo.ownerLink);
     await field('Your e-mail (leave empty to keep the one you were given)').fill(OWNER.email);
     await field('New password').fill(OWNER.password);
     await field('The same again').fill(OWNER.password);

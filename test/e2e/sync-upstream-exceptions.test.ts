@@ -1,12 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, screenshot } from '../helpers/browser';
+import { screenshot } from '../helpers/browser';
 import { upload } from '../imports/upload';
-import { apiOf, start, until, type Proc } from './processes';
+import { apiOf, until } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 
 /**
  * The back office's Sync section in Debian's Chromium against `npm run serve`, with an upstream
@@ -19,18 +16,14 @@ const TOKEN = 'SYNCEXCEPTIONS01';
 const KEY = 'sync-exceptions-key-0123456789';
 const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
 
-let dir: string;
-let serve: Proc;
-let browser: Browser;
+let bo: BackofficeInstall;
 let server: Server;
 let url = '';
 const api = apiOf(() => url, TOKEN, KEY);
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
+  await bo?.close();
   await new Promise((r) => server?.close(r));
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the Sync section: what the upstream still counts', { timeout: 120_000 }, () => {
@@ -59,10 +52,8 @@ describe('the Sync section: what the upstream still counts', { timeout: 120_000 
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const upstreamUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
-    dir = mkdtempSync(join(tmpdir(), 'laneway-sync-exc-'));
-    serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC', '--sync-poll-ms', '300'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-    url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-    const ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
+    bo = await startBackoffice('sync-exc', { token: TOKEN, key: KEY }, ['--sync-poll-ms', '300']);
+    url = bo.url;
 
     await api('POST', '/api/imports/invoice', { number: 'HDEL1', customer_identifier: 'HC1', customer_name: 'Hub Customer', amount: 4500, currency: 'USD', date: '2026-02-01' });
     await api('POST', '/api/imports/invoice', { number: 'HKEEP1', customer_identifier: 'HC1', amount: 1000, currency: 'USD', date: '2026-02-02' });
@@ -74,14 +65,8 @@ describe('the Sync section: what the upstream still counts', { timeout: 120_000 
     await until(async () => (await api<{ deleted?: boolean }>('GET', '/api/exports/invoice/HDEL1')).deleted === true, 'the deletion on the hub');
     await until(async () => (await api<{ exceptions: Array<{ document: string }> }>('GET', '/api/sync/resolutions')).exceptions.some((e) => e.document === 'invoices/HDEL1'), 'the exception');
 
-    browser = await launchBrowser();
-    const page = await (await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US' })).newPage();
-    await page.goto(ownerLink);
-    await page.getByLabel('Your e-mail (leave empty to keep the one you were given)', { exact: true }).fill(OWNER.email);
-    await page.getByLabel('New password', { exact: true }).fill(OWNER.password);
-    await page.getByLabel('The same again', { exact: true }).fill(OWNER.password);
-    await page.keyboard.press('Enter');
-    await page.getByLabel('Signed in user').waitFor();
+    const page = await bo.newPage('en-US');
+    await bo.claimOwner(page, OWNER);
     await page.goto(`${url}/app/sync`);
     const item = page.getByRole('table', { name: 'Sync exceptions' }).getByRole('row').filter({ hasText: 'invoices/HDEL1' });
     await item.waitFor({ timeout: 20_000 });
