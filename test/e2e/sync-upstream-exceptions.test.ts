@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { screenshot } from '../helpers/browser';
 import { upload } from '../imports/upload';
 import { apiOf, until } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
+import { fakeService, type FakeService } from '../sync/fake-service';
 
 /**
  * The back office's Sync section in Debian's Chromium against `npm run serve`, with an upstream
@@ -17,40 +17,25 @@ const KEY = 'sync-exceptions-key-0123456789';
 const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
 
 let bo: BackofficeInstall;
-let server: Server;
+let service: FakeService;
 let url = '';
 const api = apiOf(() => url, TOKEN, KEY);
 
 afterAll(async () => {
   await bo?.close();
-  await new Promise((r) => server?.close(r));
+  await service?.close();
 });
 
 describe('the Sync section: what the upstream still counts', { timeout: 120_000 }, () => {
   it('lists an invoice deleted on the hub that the upstream still has owing, with its amount', async () => {
-    const sent: string[] = [];
-    server = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method === 'POST') {
-        let text = '';
-        req.on('data', (c: Buffer) => (text += c.toString()));
-        req.on('end', () => {
-          const body = JSON.parse(text) as Record<string, unknown>;
-          sent.push(String(body.number ?? body.identifier));
-          send(201, { identifier: 'x', message: 'ok' });
-        });
-        return;
-      }
-      if (path === '/api/exports/invoice/HDEL1') return send(200, { number: 'HDEL1', customer_identifier: 'HC1', owing_cents: 4500, currency: 'usd', status: 'CURRENT' });
-      if (['/api/exports/invoices', '/api/exports/customers', '/api/exports/payments'].includes(path)) return send(200, { [path.split('/').pop()!]: [] });
-      return send(404, { error: 'not found' });
+    service = await fakeService(({ method, path }) => {
+      if (method === 'POST') return [201, { identifier: 'x', message: 'ok' }];
+      if (path === '/api/exports/invoice/HDEL1') return [200, { number: 'HDEL1', customer_identifier: 'HC1', owing_cents: 4500, currency: 'usd', status: 'CURRENT' }];
+      if (['/api/exports/invoices', '/api/exports/customers', '/api/exports/payments'].includes(path)) return [200, { [path.split('/').pop()!]: [] }];
+      return [404, { error: 'not found' }];
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const upstreamUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const sent = () => service.posted.map((p) => String(p.body.number ?? p.body.identifier));
+    const upstreamUrl = service.url;
 
     bo = await startBackoffice('sync-exc', { token: TOKEN, key: KEY }, ['--sync-poll-ms', '300']);
     url = bo.url;
@@ -58,7 +43,7 @@ describe('the Sync section: what the upstream still counts', { timeout: 120_000 
     await api('POST', '/api/imports/invoice', { number: 'HDEL1', customer_identifier: 'HC1', customer_name: 'Hub Customer', amount: 4500, currency: 'USD', date: '2026-02-01' });
     await api('POST', '/api/imports/invoice', { number: 'HKEEP1', customer_identifier: 'HC1', amount: 1000, currency: 'USD', date: '2026-02-02' });
     await api('PUT', '/api/sync/upstream', { url: upstreamUrl, token: 'UPTOKEN', key: 'up-key' });
-    await until(async () => sent.includes('HDEL1'), 'the invoice sent up');
+    await until(async () => sent().includes('HDEL1'), 'the invoice sent up');
     // The ERP's list of open invoices leaves HDEL1 out: deleted on the hub.
     const recon = await upload(url, 'number,customer_number,balance_in_source_system\nHKEEP1,HC1,1000\n', { force: true, auth: `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}` });
     expect(recon.status).toBe(201);

@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openHarness, type Harness } from '../helpers/harness';
 import { until } from '../e2e/processes';
+import { fakeService, type FakeService } from './fake-service';
 import { centsOf } from '../../src/engine/sync/upstream-shapes';
 
 /**
@@ -13,10 +13,10 @@ import { centsOf } from '../../src/engine/sync/upstream-shapes';
  * upstream, is reported to the operator while the service still counts it.
  */
 let hub: Harness;
-let server: Server;
+let service: FakeService;
 afterAll(async () => {
   await hub?.close();
-  await new Promise((r) => server?.close(r));
+  await service?.close();
 });
 
 type Rec = Record<string, unknown> & { watermark: number };
@@ -52,58 +52,41 @@ describe('an upstream with only the reference feeds: deletions and reversals', (
     const recent: Rec[] = [];
     const payments: Rec[] = [payment('CPAY1', 20, 'PAID')];
     const views = new Map<string, Record<string, unknown>>();
-    const seen: string[] = [];
-    const imported: Array<{ path: string; body: Record<string, unknown> }> = [];
-    server = createServer((req: IncomingMessage, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      seen.push(`${req.method} ${url.pathname}${url.search}`);
-      const after = Number(url.searchParams.get('watermark') ?? 0);
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method === 'POST') {
-        let text = '';
-        req.on('data', (c: Buffer) => (text += c.toString()));
-        req.on('end', () => {
-          const body = JSON.parse(text) as Record<string, unknown>;
-          imported.push({ path: url.pathname, body });
-          // A payment the service reversed cannot be changed (as Laneway's import answers).
-          if (url.pathname === '/api/imports/payment' && views.get(`/api/exports/payment/${String(body.identifier)}`)?.status === 'ERROR (DECLINED)') {
-            return send(412, { error: `payment ${String(body.identifier)} was reversed and cannot be changed`, code: 'payment_reversed' });
-          }
-          // The service shows a payment it took as paid.
-          if (url.pathname === '/api/imports/payment') views.set(`/api/exports/payment/${String(body.identifier)}`, { payment_reference: body.identifier, payment_amount: '40.00', status: 'PAID' });
-          send(201, { identifier: 'x', message: 'ok' });
-        });
-        return;
+    service = await fakeService(({ method, path, url, after, body }) => {
+      if (method === 'POST' && body) {
+        // A payment the service reversed cannot be changed (as Laneway's import answers).
+        if (path === '/api/imports/payment' && views.get(`/api/exports/payment/${String(body.identifier)}`)?.status === 'ERROR (DECLINED)') {
+          return [412, { error: `payment ${String(body.identifier)} was reversed and cannot be changed`, code: 'payment_reversed' }];
+        }
+        // The service shows a payment it took as paid.
+        if (path === '/api/imports/payment') views.set(`/api/exports/payment/${String(body.identifier)}`, { payment_reference: body.identifier, payment_amount: '40.00', status: 'PAID' });
+        return [201, { identifier: 'x', message: 'ok' }];
       }
       // Deleted invoices are in the invoice feeds only when asked for (the reference's option).
       const withDeleted = url.searchParams.get('options[include_deleted_invoices]') === 'true';
       const shown = (list: Rec[]) => list.filter((i) => i.watermark > after && (withDeleted || i.deleted !== true)).map((i) => (withDeleted ? i : { ...i, deleted: undefined }));
       const last = (list: Rec[], key: string, value: string) => list.filter((r) => r[key] === value).pop();
-      switch (url.pathname) {
+      switch (path) {
         case '/api/exports/invoices':
-          return send(404, { error: 'not found' });
+          return [404, { error: 'not found' }];
         case '/api/exports/open_invoices':
-          return send(200, { invoices: shown(open) });
+          return [200, { invoices: shown(open) }];
         case '/api/exports/invoices/recent':
-          return send(200, { invoices: shown(recent) });
+          return [200, { invoices: shown(recent) }];
         case '/api/exports/payments':
-          return send(200, { payments: payments.filter((p) => p.watermark > after) });
+          return [200, { payments: payments.filter((p) => p.watermark > after) }];
         case '/api/exports/customers':
-          return send(200, { customers: [] });
+          return [200, { customers: [] }];
       }
-      const number = url.pathname.startsWith('/api/exports/invoice/') ? decodeURIComponent(url.pathname.split('/').pop()!) : '';
-      const found = number ? (last(recent, 'number', number) ?? last(open, 'number', number)) : views.get(url.pathname);
-      return found ? send(200, found) : send(404, { error: 'not found' });
+      const number = path.startsWith('/api/exports/invoice/') ? decodeURIComponent(path.split('/').pop()!) : '';
+      const found = number ? (last(recent, 'number', number) ?? last(open, 'number', number)) : views.get(path);
+      return found ? [200, found] : [404, { error: 'not found' }];
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as { port: number };
+    const { seen, posted: imported } = service;
 
     hub = await openHarness({ api: true });
     await hub.t.engine.sync.start({ pollMs: 100, retryMs: 100 });
-    expect((await hub.api.put('/api/sync/upstream', { url: `http://127.0.0.1:${port}`, token: 'CLOUDTOKEN', key: 'cloud-key' })).status).toBe(200);
+    expect((await hub.api.put('/api/sync/upstream', { url: service.url, token: 'CLOUDTOKEN', key: 'cloud-key' })).status).toBe(200);
     const balance = async () => centsOf((await hub.api.get<{ balance: string }>('/api/exports/customer/CLOUD1')).body.balance);
     const invoiceOnHub = async (n: string) => (await hub.api.get<{ owing_cents: number; deleted?: boolean; status: string }>(`/api/exports/invoice/${n}`)).body;
     const paymentOnHub = async (p: string) => (await hub.api.get<{ status: string; status_reason: string }>(`/api/exports/payment/${p}`)).body;

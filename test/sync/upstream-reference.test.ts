@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openHarness, type Harness } from '../helpers/harness';
 import { until } from '../e2e/processes';
+import { fakeService, type FakeService } from './fake-service';
 
 /**
  * A hub against an upstream that has only the reference's operations (no full invoice feed, as
@@ -10,10 +10,10 @@ import { until } from '../e2e/processes';
  * it made itself.
  */
 let hub: Harness;
-let server: Server;
+let service: FakeService;
 afterAll(async () => {
   await hub?.close();
-  await new Promise((r) => server?.close(r));
+  await service?.close();
 });
 
 const invoice = (number: string, watermark: number, amount: number) => ({
@@ -37,48 +37,29 @@ describe('an upstream with only the reference feeds', () => {
   it('pulls open invoices, then the recent feed, and pushes only what the hub made', async () => {
     const open = [invoice('OLD-OPEN', 11, 5000), invoice('OLD-OPEN-2', 12, 7000)];
     const recent = [invoice('NEW-1', 30, 1200)];
-    const seen: string[] = [];
-    const imported: Array<{ path: string; body: Record<string, unknown> }> = [];
-    server = createServer((req: IncomingMessage, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      seen.push(`${req.method} ${url.pathname}${url.search}`);
-      const after = Number(url.searchParams.get('watermark') ?? 0);
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method === 'POST') {
-        let text = '';
-        req.on('data', (c: Buffer) => (text += c.toString()));
-        req.on('end', () => {
-          imported.push({ path: url.pathname, body: JSON.parse(text) as Record<string, unknown> });
-          send(201, { identifier: 'x', message: 'ok' });
-        });
-        return;
-      }
-      if (req.headers.authorization !== `Basic ${Buffer.from('CLOUDTOKEN:cloud-key').toString('base64')}`) return send(401, { error: 'unauthorized' });
-      switch (url.pathname) {
-        case '/api/exports/invoices':
-          return send(404, { error: 'not found' });
+    service = await fakeService(({ method, path, headers, after }) => {
+      if (method === 'POST') return [201, { identifier: 'x', message: 'ok' }];
+      if (headers.authorization !== `Basic ${Buffer.from('CLOUDTOKEN:cloud-key').toString('base64')}`) return [401, { error: 'unauthorized' }];
+      switch (path) {
         case '/api/exports/open_invoices':
-          return send(200, { invoices: open.filter((i) => i.watermark > after) });
+          return [200, { invoices: open.filter((i) => i.watermark > after) }];
         case '/api/exports/invoices/recent':
-          return send(200, { invoices: recent.filter((i) => i.watermark > after) });
+          return [200, { invoices: recent.filter((i) => i.watermark > after) }];
         case '/api/exports/customers':
         case '/api/exports/payments':
-          return send(200, { [url.pathname.split('/').pop()!]: [] });
+          return [200, { [path.split('/').pop()!]: [] }];
         default:
-          return send(404, { error: 'not found' });
+          // The full invoice feed (`/api/exports/invoices`) is Laneway's, not the reference's.
+          return [404, { error: 'not found' }];
       }
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as { port: number };
+    const { seen, posted: imported } = service;
 
     hub = await openHarness({ api: true });
     await hub.api.post('/api/imports/customer', { identifier: 'MINE', name: 'Made on the hub' });
     // As `serve` does at launch: sync started (here polling every 100 ms) before the upstream is set.
     await hub.t.engine.sync.start({ pollMs: 100, retryMs: 100 });
-    expect((await hub.api.put('/api/sync/upstream', { url: `http://127.0.0.1:${port}`, token: 'CLOUDTOKEN', key: 'cloud-key' })).status).toBe(200);
+    expect((await hub.api.put('/api/sync/upstream', { url: service.url, token: 'CLOUDTOKEN', key: 'cloud-key' })).status).toBe(200);
 
     const numbers = async () => (await hub.api.get<{ invoices: Array<{ number: string; amount_cents: number }> }>('/api/exports/invoices?list=true')).body.invoices.map((i) => `${i.number}:${i.amount_cents}`).sort();
     await until(async () => (await numbers()).length === 3, 'the three invoices on the hub', 20_000);
