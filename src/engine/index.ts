@@ -33,6 +33,7 @@ import { createNotifications, type Notifications } from './notifications';
 import type { DeliveryOptions } from './webhooks/worker';
 import { createSync, type Sync } from './sync';
 import { createHubGift, shopGiftCards } from './sync/hub-gift-cards';
+import { shopCardRef } from './sync/offline-floor';
 import { createUsers, type Users, type UserView } from './account/users';
 import { createBackofficeQueries, type BackofficeQueries } from './backoffice/queries';
 import { createImports, type Imports } from './imports';
@@ -182,7 +183,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const orders = createOrders({ core, account });
   // Wallets ask autopay for the receivables port only at request time, after it exists.
   const wallets = createWallets({ core, account, keyer, receivables: () => autopay.receivables() });
-  const giftCards = createGiftCards({ core, account, vault });
+  const giftCards = createGiftCards({ core, account, vault, shopRef: (n) => shopCardRef(keys, n) });
   const hubGift = createHubGift({ core, account, keys });
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });

@@ -21,7 +21,7 @@ interface Tendered {
   tender: { status: string; amount_cents: number; label: string; gift_card_last4: string | null };
 }
 
-const CARDS = { a: '6277000011112222', b: '6277000033335555', c: '6277000044446666', d: '6277000055557777' };
+const CARDS = { a: '6277000011112222', b: '6277000033335555', c: '6277000044446666', d: '6277000055557777', e: '6277000066668888', f: '6277000077779999', g: '6277000088881111' };
 
 /** The status and body of a call, whatever the status. */
 async function call(install: Install, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -125,12 +125,60 @@ describe('gift cards across a shop', () => {
     expect(await balance(hub, CARDS.c)).toBe(3000);
   }, 120_000);
 
+  /** Until the lane pulled the hub's records twice after now: what the hub held now is on the lane. */
+  const pulled = async (i: number) => {
+    for (let n = 0; n < 2; n++) {
+      const since = new Date().toISOString();
+      await until(async () => {
+        const peers = (await lanes[i]!.api<{ peers: Array<{ role: string; streams: Array<{ stream: string; last_success_at: string | null }> }> }>('GET', '/api/sync/status')).peers;
+        const at = peers.find((p) => p.role === 'hub')?.streams.find((s) => s.stream === 'hub_records')?.last_success_at;
+        return !!at && at > since;
+      }, `lane ${i} to pull the hub's records`);
+    }
+  };
+  const cutOff = async (i: number) => {
+    proxies[i]!.cut();
+    await until(async () => (await lanes[i]!.api<{ peers: Array<{ role: string; last_error: string | null }> }>('GET', '/api/sync/status')).peers.some((p) => p.role === 'hub' && p.last_error), `lane ${i} to see its hub gone`);
+  };
+
+  it('spends within the floor on a lane apart, from the hub\'s copy, and the hub debits it once pushed', async () => {
+    await hub.api('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.e, activated: 'true', load_amount_cents: 5000 });
+    await hub.api('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.f, activated: 'true', load_amount_cents: 1000 });
+    await hub.api('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.g, pin: '2468', activated: 'true', load_amount_cents: 1000 });
+    await pulled(1);
+    await cutOff(1);
+    const sale = await open(1, 3);
+    // The floor (25.00 by default) bounds what one card pays here until the hub is back.
+    const over = await payGift(1, sale.id, CARDS.e);
+    expect(over.status).toBe(412);
+    expect(over.body.code).toBe('offline_floor_exceeded');
+    const within = await payGift(1, sale.id, CARDS.e, 2000);
+    expect((within.body as unknown as Tendered).tender).toMatchObject({ status: 'approved', amount_cents: 2000, label: 'Gift card •••• 8888' });
+    expect((await payGift(1, sale.id, CARDS.e, 1000)).body.code).toBe('offline_floor_exceeded');
+    // A PIN only the hub can check: not spent apart.
+    expect((await payGift(1, sale.id, CARDS.g)).body.code).toBe('gift_card_pin_needs_hub');
+    // Card F: spent whole on lane 2 from its copy while lane 1 spends it whole on the hub.
+    expect((await payGift(1, sale.id, CARDS.f)).body).toMatchObject({ tender: { status: 'approved', amount_cents: 1000 } });
+    const elsewhere = await open(0, 1);
+    expect((await payGift(0, elsewhere.id, CARDS.f)).body).toMatchObject({ tender: { status: 'approved', amount_cents: 1000 } });
+    expect(await balance(hub, CARDS.e)).toBe(5000);
+    proxies[1]!.restore();
+    await until(async () => (await balance(hub, CARDS.e)) === 3000, 'the offline spend debited on the hub');
+    await until(async () => (await balance(hub, CARDS.f)) === -1000, 'card F overdrawn on the hub');
+    const { exceptions } = await hub.api<{ exceptions: Array<{ reason: string; card_last4?: string; card_balance_cents?: number }> }>('GET', '/api/sync/resolutions');
+    expect(exceptions.find((e) => e.reason === 'offline_floor_excess' && e.card_last4 === '9999')).toMatchObject({ card_balance_cents: -1000 });
+    expect(exceptions.some((e) => e.card_last4 === '8888')).toBe(false);
+    // Pushed again (a lane's retry): debited once.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await balance(hub, CARDS.e)).toBe(3000);
+    expect(await balance(lanes[1]!, CARDS.e)).toBe(3000);
+  }, 120_000);
+
   it('refuses to load a card on a lane that cannot reach its hub, and keeps no card number anywhere', async () => {
     const loaded = await lanes[1]!.api<{ balance: number }>('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.d, load_amount_cents: 700 });
     expect(loaded.balance).toBe(700);
     expect(await balance(hub, CARDS.d)).toBe(700);
-    proxies[1]!.cut();
-    await until(async () => (await lanes[1]!.api<{ peers: Array<{ role: string; last_error: string | null }> }>('GET', '/api/sync/status')).peers.some((p) => p.role === 'hub' && p.last_error), 'lane 3 to see its hub gone');
+    await cutOff(1);
     const refused = await call(lanes[1]!, 'POST', '/api/gateway/v1/gift_card', { card_number: CARDS.d, load_amount_cents: 500 });
     expect(refused.status).toBe(412);
     expect(refused.body.code).toBe('hub_unreachable');

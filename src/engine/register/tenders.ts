@@ -11,6 +11,7 @@ import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleVi
 import { taxesByRate } from './taxes';
 import { tenderView } from './views';
 import { getRecord } from '../records';
+import { GIFT_CARD_COPY, type GiftCardCopy } from '../wallets/gift-cards';
 import type { InstallKeys } from '../security/install-keys';
 import type { HubGift, TenderRecord } from '../sync/hub-gift-cards';
 import { hubLink, recordOfflineSpendInTx, requireWithinFloor, shopCardRef, spentApartInTx, DEFAULT_OFFLINE_FLOOR } from '../sync/offline-floor';
@@ -154,6 +155,8 @@ interface GiftRead {
   viaHub: boolean;
   /** A linked lane whose hub did not answer the read: spent as apart. */
   hubDown: boolean;
+  /** Apart, a card known from the hub's copy: spent here, debited on the hub once pushed. */
+  copy?: GiftCardCopy;
 }
 
 /** A gift card's balance, read on the hub while a lane is linked to it, else on this install. */
@@ -177,10 +180,32 @@ async function readGift(deps: TenderDeps, input: TenderInput): Promise<GiftRead>
     if (isEngineError(err)) throw fail.precondition(err.code, tenderFailureMessage(err.code, '', err.message));
     throw err;
   }
+  const card = deps.keys ? shopCardRef(deps.keys, input.gift_card.card_number) : '';
+  if (!read.token && !viaHub && card) {
+    const copy = (await getRecord<GiftCardCopy>(deps.core, GIFT_CARD_COPY, card))?.data;
+    if (copy) return fromCopy(copy, card, hubDown);
+  }
   if (!read.token) throw fail.precondition('gift_card_unknown', 'This gift card is not known. Check the number, or take another tender.');
   if (!read.activated) throw fail.precondition('gift_card_inactive', tenderFailureMessage('gift_card_inactive', ''));
   if (read.balance <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
-  return { token: read.token, balance: read.balance, card: deps.keys ? shopCardRef(deps.keys, input.gift_card.card_number) : read.token, viaHub, hubDown };
+  return { token: read.token, balance: read.balance, card: card || read.token, viaHub, hubDown };
+}
+
+/** A card this lane knows only from the hub's copy (it cannot reach the hub): the copy's balance, no PIN check possible. */
+function fromCopy(copy: GiftCardCopy, card: string, hubDown: boolean): GiftRead {
+  if (copy.pin) throw fail.precondition('gift_card_pin_needs_hub', 'This gift card has a PIN, which only the hub can check, and the hub cannot be reached: take another tender.');
+  if (!copy.activated) throw fail.precondition('gift_card_inactive', tenderFailureMessage('gift_card_inactive', ''));
+  if (copy.balance_cents <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
+  return { token: copy.token, balance: copy.balance_cents, card, viaHub: false, hubDown, copy };
+}
+
+/** A spend from the hub's copy while apart: approved here within the floor, no transaction until the hub debits it. */
+function copyOutcome(copy: GiftCardCopy, amount: number): GatewayOutcome {
+  const outcome = { approved: true, response_code: 1, error_code: null, message: 'APPROVED OFFLINE', errors: null, authorization_code: null } as unknown as TenderRecord['outcome'];
+  return {
+    result: { approved: true, body: { success: true, transaction: '', authorization: null, gateway_token: null, order: null, wallet: null, response_code: 1, transactions: [] } },
+    record: { card: null, terminal: null, gift_last4: copy.last4, amount_cents: amount, outcome },
+  };
 }
 
 /** The sale of a gift card tender on the hub, idempotent on the tender id. */
@@ -213,8 +238,12 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     if (gift) {
       amount = Math.min(amount, gift.balance);
       const link = await hubLink(tx);
-      if (!gift.viaHub && (link.apart || gift.hubDown)) {
-        requireWithinFloor(await spentApartInTx(tx, gift.card, link.since), amount, deps.settings().offline_floor?.gift_card_cents ?? DEFAULT_OFFLINE_FLOOR.gift_card_cents, sale.currency);
+      if (!gift.viaHub && (link.apart || gift.hubDown || gift.copy)) {
+        const spent = await spentApartInTx(tx, gift.card, link.since);
+        // The copy's balance is as the hub last sent it: what this lane spent since comes off it.
+        if (gift.copy) amount = Math.min(amount, gift.balance - spent);
+        if (amount <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
+        requireWithinFloor(spent, amount, deps.settings().offline_floor?.gift_card_cents ?? DEFAULT_OFFLINE_FLOOR.gift_card_cents, sale.currency);
         apart = { since: link.since };
       }
     }
@@ -238,6 +267,8 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
   try {
     outcome = gift?.viaHub
       ? await hubSale(deps, gift.token, tender)
+      : gift?.copy
+      ? copyOutcome(gift.copy, tender.amount_cents)
       : {
           result: await deps.gateway.transact(
             'sale',
@@ -265,7 +296,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     return await deps.core.mutate(async (tx) => {
       const settled = await settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift);
       if (gift && prep.apart && settled.tender.status === 'approved') {
-        await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.id, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at });
+        await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.id, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at, ...(gift.copy ? { token: gift.copy.token } : {}) });
       }
       return settled;
     });
@@ -289,7 +320,7 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
   } else {
     const body = outcome.result.body;
     const record = outcome.record ?? (await deps.gateway.record(body.transaction));
-    tender = { ...tender, transaction: body.transaction, response_code: body.response_code };
+    tender = { ...tender, transaction: body.transaction || null, response_code: body.response_code };
     if (record?.card) {
       const t = record.terminal;
       tender.card = {

@@ -269,7 +269,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       // The hub owns the catalog, cashiers and settings: this install's own products and cashiers
       // are deactivated (the hub's, pulled next, replace those with the same key; settings too).
       await core.mutate(async (tx) => {
-        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings')) {
+        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings' && k !== 'gift_card_copy')) {
           for (const doc of await tx.find<RecordDoc<{ active?: boolean }> & { [k: string]: unknown }>('records', { selector: { kind } })) {
             if (doc.data.active === false) continue;
             await tx.put('records', { ...doc, data: { ...doc.data, active: false } }, { type: `${kind}.deactivated`, entity: kind, key: doc.key });
