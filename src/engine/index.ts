@@ -32,6 +32,8 @@ import { createCollaboration, type Collaboration } from './collaboration';
 import { createNotifications, type Notifications } from './notifications';
 import type { DeliveryOptions } from './webhooks/worker';
 import { createSync, type Sync } from './sync';
+import { createHubGift, shopGiftCards } from './sync/hub-gift-cards';
+import { shopCardRef } from './sync/offline-floor';
 import { createUsers, type Users, type UserView } from './account/users';
 import { createBackofficeQueries, type BackofficeQueries } from './backoffice/queries';
 import { createImports, type Imports } from './imports';
@@ -181,18 +183,19 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const orders = createOrders({ core, account });
   // Wallets ask autopay for the receivables port only at request time, after it exists.
   const wallets = createWallets({ core, account, keyer, receivables: () => autopay.receivables() });
-  const giftCards = createGiftCards({ core, account, vault });
+  const giftCards = createGiftCards({ core, account, vault, shopRef: (n) => shopCardRef(keys, n) });
+  const hubGift = createHubGift({ core, account, keys });
   const gateway = createGateway({ core, account, orders, wallets, giftCards, keyer, cardPresent: options.cardPresent ?? lanes });
   const receivables = createReceivables(core, account, { exportReadAhead: options.exportReadAhead ?? true, onCustomerRenamed: renameWalletsAndAutopay });
   const autopay: Autopay = createAutopay({ core, account, gateway, receivables: options.receivables ?? receivablesForAutopay(receivables) });
-  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys });
+  const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys, hubGift });
   const onboarding = createOnboarding({ core, account, vault });
   const payport = createPayport({ core, account, gateway, wallets });
   const ecommerce = createEcommerce({ core, account, orders, wallets, giftCards, gateway });
   const deliver = options.deliver ?? true;
   const notifications = createNotifications({ core, account, keys, receivables, orders, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
-  const sync = createSync({ core, account, keys, receivables, orders });
+  const sync = createSync({ core, account, keys, receivables, orders, gifts: { gateway, giftCards } });
   const users = await createUsers(core, keys, account.credentials);
   const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number }), () => undefined);
   const backoffice = createBackofficeQueries(core, account, findSale, receivables);
@@ -230,7 +233,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     orders,
     gateway,
     wallets,
-    giftCards,
+    giftCards: shopGiftCards(giftCards, hubGift),
     autopay,
     register,
     sandboxClock,

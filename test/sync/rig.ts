@@ -58,6 +58,10 @@ export interface Proxy {
   url: string;
   cut(): void;
   restore(): void;
+  /** The next `n` answers to requests whose bytes contain `marker` are lost: the request reaches the hub, its answer never the lane. */
+  loseAnswers(marker: string, n: number): void;
+  /** How many answers were lost so far. */
+  lost(): number;
   close(): Promise<void>;
 }
 
@@ -66,6 +70,8 @@ export async function startProxy(target: string, options: { tap?: (chunk: Buffer
   const { hostname, port } = new URL(target);
   const open = new Set<Socket>();
   let up = true;
+  let lose: { marker: string; left: number } | null = null;
+  let lostCount = 0;
   const server: Server = createServer((client) => {
     if (!up) {
       client.resetAndDestroy();
@@ -83,8 +89,22 @@ export async function startProxy(target: string, options: { tap?: (chunk: Buffer
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     if (options.tap) client.on('data', (chunk: Buffer) => options.tap!(chunk));
+    let losing = false;
+    client.on('data', (chunk: Buffer) => {
+      if (lose && lose.left > 0 && chunk.includes(lose.marker)) {
+        lose.left -= 1;
+        losing = true;
+      }
+    });
     client.pipe(upstream);
-    upstream.pipe(client);
+    upstream.on('data', (chunk: Buffer) => {
+      if (losing) {
+        lostCount += 1;
+        drop();
+      }
+      else client.write(chunk);
+    });
+    upstream.on('end', () => client.end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
@@ -98,6 +118,10 @@ export async function startProxy(target: string, options: { tap?: (chunk: Buffer
     restore() {
       up = true;
     },
+    loseAnswers(marker, n) {
+      lose = { marker, left: n };
+    },
+    lost: () => lostCount,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of open) s.destroy();

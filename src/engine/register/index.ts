@@ -5,6 +5,7 @@ import type { Gateway } from '../gateway';
 import type { Lanes } from '../lanes';
 import type { Orders } from '../orders';
 import type { GiftCards } from '../wallets/gift-cards';
+import type { HubGift } from '../sync/hub-gift-cards';
 import type { InstallKeys } from '../security/install-keys';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import type {
@@ -111,6 +112,8 @@ export interface RegisterDeps {
   giftCards: GiftCards;
   /** The install's key file (cashier code hashes). */
   keys: InstallKeys;
+  /** A lane's gift cards live on its hub (sync/hub-gift-cards.ts). */
+  hubGift?: HubGift;
 }
 
 export async function createRegister(deps: RegisterDeps): Promise<Register> {
@@ -132,6 +135,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     giftCards: deps.giftCards,
     inflight: new Set(),
     keys: deps.keys,
+    ...(deps.hubGift ? { hubGift: deps.hubGift } : {}),
     processor: createProcessorWatch(core, account, () => deps.gateway.probeProcessor()),
   };
   const sales: SaleContext = ctx;

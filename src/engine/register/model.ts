@@ -165,7 +165,7 @@ export interface TenderData {
   created_at: string;
   completed_at: string | null;
   /** Card and gift card tenders: the gateway request, to look the outcome up after a restart. */
-  request: { action: 'sale'; reference: string } | null;
+  request: { action: 'sale'; reference: string; /** Made on the hub (a lane's gift card: sync/hub-gift-cards.ts). */ via?: 'hub' } | null;
 }
 
 export type AllocationMethod = 'void' | 'refund' | 'cash' | 'external';

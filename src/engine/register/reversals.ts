@@ -44,6 +44,8 @@ interface Prepared {
 /** Whether the tender's payment can still be voided: the gateway's one rule (its processing day's cut-off). */
 async function voidable(deps: TenderDeps, tender: TenderData, now: number): Promise<boolean> {
   if (!tender.transaction) return false;
+  // A lane's gift card paid on the hub: the hub's record and rule say.
+  if (tender.request?.via === 'hub') return (await deps.hubGift?.voidable(tender.transaction).catch(() => false)) ?? false;
   const t = await deps.gateway.record(tender.transaction);
   return !!t && voidRefusal(t, now) === null;
 }
@@ -221,7 +223,10 @@ async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: Rever
     if (a.status !== 'pending' || (a.method !== 'void' && a.method !== 'refund')) continue;
     const tender = sale.tenders.find((t) => t.id === a.tender);
     const attempt = async (method: 'void' | 'refund'): Promise<StepResult> => {
-      const result = await deps.gateway.transact(method, { transaction: tender?.transaction ?? '', transaction_reference: a.reference, ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) }, actor);
+      const request = { transaction: tender?.transaction ?? '', ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) };
+      const result = tender?.request?.via === 'hub' && deps.hubGift
+        ? (await deps.hubGift.transact(method, { ...request, reference: a.reference ?? '' })).result
+        : await deps.gateway.transact(method, { ...request, transaction_reference: a.reference }, actor);
       if (result.approved) return { status: 'done', transaction: result.body.transaction, method };
       const message = result.body.transactions[0]?.gateway_response.message ?? '';
       return { status: 'failed', error: { code: 'declined', message: `${refundFailureMessage('declined', a.label)}${message ? ` (${message})` : ''}` } };
@@ -469,8 +474,10 @@ export async function recoverReversals(deps: TenderDeps, inflight: Set<string>):
       const results = new Map<number, StepResult>();
       for (const [i, a] of reversal.allocations.entries()) {
         if (a.status !== 'pending' || !a.reference) continue;
-        const planned = await deps.gateway.view(`${a.method}/${sale.id}/${a.reference}`);
-        const asRefund = !planned && a.method === 'void' ? await deps.gateway.view(`refund/${sale.id}/${a.reference}`) : undefined;
+        const tender = sale.tenders.find((t) => t.id === a.tender);
+        const look = (method: string) => lookUp(deps, tender, method, sale.id, a.reference!);
+        const planned = await look(a.method);
+        const asRefund = !planned && a.method === 'void' ? await look('refund') : undefined;
         const found = planned ?? asRefund;
         results.set(i, found ? { status: 'done', transaction: found.token, method: asRefund ? 'refund' : (a.method as 'void' | 'refund') } : { status: 'failed', error: { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } });
       }
@@ -479,4 +486,13 @@ export async function recoverReversals(deps: TenderDeps, inflight: Set<string>):
     }
   }
   return n;
+}
+
+/** A reversal step's transaction by its reference: on the hub for a lane's gift card paid there (a hub that does not answer throws: asked again on the next tick). */
+async function lookUp(deps: TenderDeps, tender: TenderData | undefined, method: string, saleId: string, reference: string): Promise<{ token: string } | undefined> {
+  if (tender?.request?.via === 'hub' && deps.hubGift) {
+    const made = await deps.hubGift.find(method as 'void' | 'refund', reference);
+    return made ? { token: made.result.body.transaction } : undefined;
+  }
+  return deps.gateway.view(`${method}/${saleId}/${reference}`);
 }

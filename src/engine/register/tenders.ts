@@ -11,7 +11,9 @@ import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleVi
 import { taxesByRate } from './taxes';
 import { tenderView } from './views';
 import { getRecord } from '../records';
+import { GIFT_CARD_COPY, type GiftCardCopy } from '../wallets/gift-cards';
 import type { InstallKeys } from '../security/install-keys';
+import type { HubGift, TenderRecord } from '../sync/hub-gift-cards';
 import { hubLink, recordOfflineSpendInTx, requireWithinFloor, shopCardRef, spentApartInTx, DEFAULT_OFFLINE_FLOOR } from '../sync/offline-floor';
 
 export interface TenderDeps extends SaleContext {
@@ -21,6 +23,8 @@ export interface TenderDeps extends SaleContext {
   inflight: Set<string>;
   /** The install's keys: a gift card spent while the hub is unreachable is named by the shop's key. */
   keys?: InstallKeys;
+  /** On a lane, gift cards live on the hub: reads, sales, voids and refunds go there while linked. */
+  hubGift?: HubGift;
 }
 
 export interface TenderOutcome {
@@ -140,7 +144,75 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
   });
 }
 
-type GatewayOutcome = { result: TransactionResult } | { error: { code: string; message: string } };
+type GatewayOutcome = { result: TransactionResult; record?: TenderRecord } | { error: { code: string; message: string } };
+
+interface GiftRead {
+  token: string;
+  balance: number;
+  /** The card's name across the shop (offline-floor.ts). */
+  card: string;
+  /** Read on the hub: the sale goes there too. */
+  viaHub: boolean;
+  /** A linked lane whose hub did not answer the read: spent as apart. */
+  hubDown: boolean;
+  /** Apart, a card known from the hub's copy: spent here, debited on the hub once pushed. */
+  copy?: GiftCardCopy;
+}
+
+/** A gift card's balance, read on the hub while a lane is linked to it, else on this install. */
+async function readGift(deps: TenderDeps, input: TenderInput): Promise<GiftRead> {
+  if (!input.gift_card) throw fail.invalid('gift_card_required', 'Scan or type the gift card number', [{ field: 'gift_card', message: 'required' }]);
+  const ask = { card_number: input.gift_card.card_number, ...(input.gift_card.pin ? { pin: input.gift_card.pin } : {}) };
+  let read: Awaited<ReturnType<GiftCards['read']>> | undefined;
+  let viaHub = false;
+  let hubDown = false;
+  try {
+    if (deps.hubGift && (await deps.hubGift.route()) === 'hub') {
+      read = await deps.hubGift.read(ask).catch((err: unknown) => {
+        if (isEngineError(err) && err.code === 'hub_unreachable') return undefined;
+        throw err;
+      });
+      viaHub = read !== undefined;
+      hubDown = read === undefined;
+    }
+    read ??= await deps.giftCards.read(ask);
+  } catch (err) {
+    if (isEngineError(err)) throw fail.precondition(err.code, tenderFailureMessage(err.code, '', err.message));
+    throw err;
+  }
+  const card = deps.keys ? shopCardRef(deps.keys, input.gift_card.card_number) : '';
+  if (!read.token && !viaHub && card) {
+    const copy = (await getRecord<GiftCardCopy>(deps.core, GIFT_CARD_COPY, card))?.data;
+    if (copy) return fromCopy(copy, card, hubDown);
+  }
+  if (!read.token) throw fail.precondition('gift_card_unknown', 'This gift card is not known. Check the number, or take another tender.');
+  if (!read.activated) throw fail.precondition('gift_card_inactive', tenderFailureMessage('gift_card_inactive', ''));
+  if (read.balance <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
+  return { token: read.token, balance: read.balance, card: card || read.token, viaHub, hubDown };
+}
+
+/** A card this lane knows only from the hub's copy (it cannot reach the hub): the copy's balance, no PIN check possible. */
+function fromCopy(copy: GiftCardCopy, card: string, hubDown: boolean): GiftRead {
+  if (copy.pin) throw fail.precondition('gift_card_pin_needs_hub', 'This gift card has a PIN, which only the hub can check, and the hub cannot be reached: take another tender.');
+  if (!copy.activated) throw fail.precondition('gift_card_inactive', tenderFailureMessage('gift_card_inactive', ''));
+  if (copy.balance_cents <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
+  return { token: copy.token, balance: copy.balance_cents, card, viaHub: false, hubDown, copy };
+}
+
+/** A spend from the hub's copy while apart: approved here within the floor, no transaction until the hub debits it. */
+function copyOutcome(copy: GiftCardCopy, amount: number): GatewayOutcome {
+  const outcome = { approved: true, response_code: 1, error_code: null, message: 'APPROVED OFFLINE', errors: null, authorization_code: null } as unknown as TenderRecord['outcome'];
+  return {
+    result: { approved: true, body: { success: true, transaction: '', authorization: null, gateway_token: null, order: null, wallet: null, response_code: 1, transactions: [] } },
+    record: { card: null, terminal: null, gift_last4: copy.last4, amount_cents: amount, outcome },
+  };
+}
+
+/** The sale of a gift card tender on the hub, idempotent on the tender id. */
+async function hubSale(deps: TenderDeps, token: string, tender: TenderData): Promise<GatewayOutcome> {
+  const o = await deps.hubGift!.transact('sale', { token, amount_cents: tender.amount_cents, reference: tender.id });
+  return { result: o.result, record: o.record };
+}
 
 /**
  * Card (on the lane's terminal) and gift card tenders. The tender is recorded as pending first, the
@@ -149,21 +221,7 @@ type GatewayOutcome = { result: TransactionResult } | { error: { code: string; m
  * tender left pending by a crash is settled from the gateway's record (see recoverPending).
  */
 async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInput, actor: string | null, words: MoneyFormat): Promise<TenderOutcome> {
-  let gift: { token: string; balance: number; card: string } | undefined;
-  if (input.type === 'gift_card') {
-    if (!input.gift_card) throw fail.invalid('gift_card_required', 'Scan or type the gift card number', [{ field: 'gift_card', message: 'required' }]);
-    let read: Awaited<ReturnType<GiftCards['read']>>;
-    try {
-      read = await deps.giftCards.read({ card_number: input.gift_card.card_number, ...(input.gift_card.pin ? { pin: input.gift_card.pin } : {}) });
-    } catch (err) {
-      if (isEngineError(err)) throw fail.precondition(err.code, tenderFailureMessage(err.code, '', err.message));
-      throw err;
-    }
-    if (!read.token) throw fail.precondition('gift_card_unknown', 'This gift card is not known. Check the number, or take another tender.');
-    if (!read.activated) throw fail.precondition('gift_card_inactive', tenderFailureMessage('gift_card_inactive', ''));
-    if (read.balance <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
-    gift = { token: read.token, balance: read.balance, card: deps.keys ? shopCardRef(deps.keys, input.gift_card.card_number) : read.token };
-  }
+  const gift = input.type === 'gift_card' ? await readGift(deps, input) : undefined;
 
   // In flight before the pending tender is committed, so the recovery task never takes it for abandoned.
   const id = deps.core.ids.token();
@@ -180,8 +238,12 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     if (gift) {
       amount = Math.min(amount, gift.balance);
       const link = await hubLink(tx);
-      if (link.apart) {
-        requireWithinFloor(await spentApartInTx(tx, gift.card, link.since), amount, deps.settings().offline_floor?.gift_card_cents ?? DEFAULT_OFFLINE_FLOOR.gift_card_cents, sale.currency);
+      if (!gift.viaHub && (link.apart || gift.hubDown || gift.copy)) {
+        const spent = await spentApartInTx(tx, gift.card, link.since);
+        // The copy's balance is as the hub last sent it: what this lane spent since comes off it.
+        if (gift.copy) amount = Math.min(amount, gift.balance - spent);
+        if (amount <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
+        requireWithinFloor(spent, amount, deps.settings().offline_floor?.gift_card_cents ?? DEFAULT_OFFLINE_FLOOR.gift_card_cents, sale.currency);
         apart = { since: link.since };
       }
     }
@@ -190,7 +252,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
       ...baseTender(sale, shift, id, tx.at, input.type, input.type === 'card' ? 'Card' : 'Gift card', amount),
       status: 'pending',
       completed_at: null,
-      request: { action: 'sale', reference: id },
+      request: { action: 'sale', reference: id, ...(gift?.viaHub ? { via: 'hub' as const } : {}) },
     };
     sale = { ...sale, tenders: [...sale.tenders, tender], pending_tender: id };
     sale = await saveSale(deps, tx, sale, 'pos_sale.tender_started');
@@ -203,18 +265,29 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
   const { sale, tender, shift } = prep;
   let outcome: GatewayOutcome;
   try {
-    const result = await deps.gateway.transact(
-      'sale',
-      {
-        order: sale.id,
-        amount_cents: tender.amount_cents,
-        transaction_reference: tender.id,
-        ...(input.type === 'card' ? { terminal: { laneid: sale.laneid, enable_manual_entry: prep.manual } } : { gift_card: gift!.token }),
-      },
-      actor,
-    );
-    outcome = { result };
+    outcome = gift?.viaHub
+      ? await hubSale(deps, gift.token, tender)
+      : gift?.copy
+      ? copyOutcome(gift.copy, tender.amount_cents)
+      : {
+          result: await deps.gateway.transact(
+            'sale',
+            {
+              order: sale.id,
+              amount_cents: tender.amount_cents,
+              transaction_reference: tender.id,
+              ...(input.type === 'card' ? { terminal: { laneid: sale.laneid, enable_manual_entry: prep.manual } } : { gift_card: gift!.token }),
+            },
+            actor,
+          ),
+        };
   } catch (err) {
+    if (gift?.viaHub && isEngineError(err) && err.code === 'hub_unreachable') {
+      // No answer from the hub: the tender stays pending and is settled from the hub's record
+      // (recoverPending) once it answers; sent again now it could only be the same request.
+      deps.inflight.delete(tender.id);
+      throw fail.unavailable('hub_unreachable', 'The hub did not answer, so this gift card payment is not confirmed yet: it is settled as soon as the hub answers (nothing is taken twice). Wait, or take another tender after it is settled.');
+    }
     outcome = { error: isEngineError(err) ? { code: err.code, message: err.message } : { code: 'device_error', message: 'unexpected failure' } };
     if (!isEngineError(err)) deps.core.logger.error({ err, sale: sale.id }, 'tender failed unexpectedly');
   }
@@ -223,7 +296,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     return await deps.core.mutate(async (tx) => {
       const settled = await settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift);
       if (gift && prep.apart && settled.tender.status === 'approved') {
-        await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.id, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at });
+        await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.id, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at, ...(gift.copy ? { token: gift.copy.token } : {}) });
       }
       return settled;
     });
@@ -246,8 +319,8 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
     message = tender.error!.message;
   } else {
     const body = outcome.result.body;
-    const record = await deps.gateway.record(body.transaction);
-    tender = { ...tender, transaction: body.transaction, response_code: body.response_code };
+    const record = outcome.record ?? (await deps.gateway.record(body.transaction));
+    tender = { ...tender, transaction: body.transaction || null, response_code: body.response_code };
     if (record?.card) {
       const t = record.terminal;
       tender.card = {
@@ -326,10 +399,18 @@ export async function recoverPending(deps: TenderDeps): Promise<number> {
     const sale = (await getRecord<SaleData>(deps.core, KIND.sale, state.open_sale))?.data;
     const tender = sale?.pending_tender ? sale.tenders.find((t) => t.id === sale.pending_tender) : undefined;
     if (!sale || !tender || deps.inflight.has(tender.id) || !tender.request) continue;
-    const found = await deps.gateway.view(`${tender.request.action}/${sale.id}/${tender.request.reference}`);
-    const outcome: GatewayOutcome = found
-      ? { result: { approved: true, body: { success: true, transaction: found.token, authorization: null, gateway_token: null, order: sale.id, wallet: null, response_code: found.response_code, transactions: [found] } } }
-      : { error: { code: 'interrupted', message: 'interrupted' } };
+    let outcome: GatewayOutcome;
+    if (tender.request.via === 'hub') {
+      // Asked of the hub that made it; while it does not answer, the tender waits (nothing is guessed).
+      const made = await deps.hubGift?.find('sale', tender.request.reference).catch(() => undefined);
+      if (made === undefined) continue;
+      outcome = made ? { result: made.result, record: made.record } : { error: { code: 'interrupted', message: 'interrupted' } };
+    } else {
+      const found = await deps.gateway.view(`${tender.request.action}/${sale.id}/${tender.request.reference}`);
+      outcome = found
+        ? { result: { approved: true, body: { success: true, transaction: found.token, authorization: null, gateway_token: null, order: sale.id, wallet: null, response_code: found.response_code, transactions: [found] } } }
+        : { error: { code: 'interrupted', message: 'interrupted' } };
+    }
     const shift = { id: '', laneid: tender.laneid, cashier: tender.cashier, opened_at: tender.created_at, closed_at: null, closed_reason: null };
     await deps.core.mutate((tx) => settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift));
     settled += 1;

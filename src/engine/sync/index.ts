@@ -16,6 +16,10 @@ import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import { createUpstream, type Upstream, type UpstreamView } from './upstream';
 import { handleException, listExceptions } from './exceptions';
+import { asLaneAnswer, serveLaneGiftCard } from './hub-gift-cards';
+import type { Gateway } from '../gateway';
+import type { GiftCards } from '../wallets/gift-cards';
+import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
 
 export type { PairedLane, PairingGrant } from './pairing';
 export type { StreamStatus } from './lane-client';
@@ -57,6 +61,8 @@ export interface Sync {
   revokeLane(laneid: string): Promise<PairedLane>;
   pull(credential: string, stream: string, watermark: number, limit: number): Promise<PullPage>;
   push(credential: string, stream: string, rows: readonly PushRow[]): Promise<PushOutcome>;
+  /** Hub: a paired lane's gift card request, applied by the hub's own rules (hub-gift-cards.ts). */
+  giftCard(credential: string, request: LaneGiftRequest): Promise<unknown>;
   /** Makes this install a lane of the hub at `url` with a pairing code the hub showed. */
   joinHub(url: string, code: string): Promise<{ laneid: string; hub: string }>;
   /** Starts replication with the hub this install is paired with (nothing when it is none). */
@@ -98,7 +104,7 @@ async function upstreamPeer(u: Upstream, now: number): Promise<PeerStatus> {
   return { peer: 'upstream', role: 'upstream', url: config?.url ?? null, paused: u.paused(), last_success_at: successes[successes.length - 1] ?? null, last_error: lastError, lag_ms: Math.max(0, lag), queued, streams };
 }
 
-export function createSync(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables?: Receivables; orders?: Orders }): Sync {
+export function createSync(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables?: Receivables; orders?: Orders; gifts?: { gateway: Gateway; giftCards: GiftCards } }): Sync {
   const { core, account, keys } = deps;
   const pairing = createPairing(core, account, keys);
   const seen = new Map<string, LaneSeen>();
@@ -238,6 +244,12 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       touch(lane.laneid, 'push', outcome.written);
       return outcome;
     },
+    async giftCard(credential, request) {
+      const lane = await pairing.laneOfCredential(credential);
+      if (!deps.gifts) throw fail.unavailable('gift_cards_unavailable', 'This install holds no gift cards');
+      touch(lane.laneid, 'push');
+      return serveLaneGiftCard({ ...deps.gifts, now: () => core.clock.now() }, lane.laneid, request).catch(asLaneAnswer);
+    },
     async joinHub(url, code) {
       if (await pairing.hub()) throw fail.conflict('sync_already_paired', 'This install is a lane of a hub already');
       const res = await fetch(`${url.replace(/\/$/, '')}/api/sync/pair`, {
@@ -257,7 +269,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       // The hub owns the catalog, cashiers and settings: this install's own products and cashiers
       // are deactivated (the hub's, pulled next, replace those with the same key; settings too).
       await core.mutate(async (tx) => {
-        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings')) {
+        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings' && k !== 'gift_card_copy')) {
           for (const doc of await tx.find<RecordDoc<{ active?: boolean }> & { [k: string]: unknown }>('records', { selector: { kind } })) {
             if (doc.data.active === false) continue;
             await tx.put('records', { ...doc, data: { ...doc.data, active: false } }, { type: `${kind}.deactivated`, entity: kind, key: doc.key });

@@ -1,3 +1,4 @@
+import { debitOfflineSpendInTx } from '../wallets/gift-cards';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
 import { getRecord, putRecord, type RecordDoc } from '../records';
@@ -104,7 +105,12 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         write = merged.doc;
       }
       await tx.put(stream.collection, write, syncEventOf(stream, write));
-      if (write.kind === OFFLINE_SPEND) await offlineExcessInTx(tx, (write as unknown as RecordDoc<OfflineSpend>).data, await giftCardFloorInTx(tx));
+      if (write.kind === OFFLINE_SPEND) {
+        const spend = (write as unknown as RecordDoc<OfflineSpend>).data;
+        // Debited once: a spend is written once by its lane, so only its first arrival is new here.
+        const card = !current && spend.token ? await debitOfflineSpendInTx(tx, spend.token, spend.amount_cents) : undefined;
+        await offlineExcessInTx(tx, spend, await giftCardFloorInTx(tx), card?.balance_cents);
+      }
       outcome.written += 1;
     }
   });

@@ -34,6 +34,8 @@ export interface OfflineSpend {
   tender: string;
   amount_cents: number;
   currency: string;
+  /** The hub's card (its copy's token) when spent from the hub's copy: the hub debits it when the spend arrives. */
+  token?: string;
   /** When the lane last heard from its hub (the start of its offline period). */
   offline_since: string | null;
   at: string;
@@ -85,19 +87,21 @@ export async function recordOfflineSpendInTx(tx: Tx, spend: OfflineSpend): Promi
  * Hub: after a lane's offline spend arrived, the card's offline spends from every lane on that
  * day; beyond the floor, the excess is one exception per card and day (rewritten as spends arrive).
  */
-export async function offlineExcessInTx(tx: Tx, spend: OfflineSpend, floor: number): Promise<void> {
+export async function offlineExcessInTx(tx: Tx, spend: OfflineSpend, floor: number, balanceAfter?: number): Promise<void> {
   const day = spend.at.slice(0, 10);
   const spends = (await recordsByRef<OfflineSpend>(tx, OFFLINE_SPEND, spend.card)).map((r) => r.data).filter((s) => s.at.slice(0, 10) === day);
   const total = spends.reduce((n, s) => n + s.amount_cents, 0);
-  if (total <= floor) return;
+  // Beyond the floor, or the card's balance on the hub taken below zero by spends made apart.
+  const overdrawn = balanceAfter !== undefined && balanceAfter < 0;
+  if (total <= floor && !overdrawn) return;
   const lanes = [...new Set(spends.map((s) => s.laneid))].sort();
   const key = `offline_floor:${spend.card}:${day}`;
   await putRecord(
     tx,
     'sync_exception',
     key,
-    { reason: 'offline_floor_excess', card_last4: spend.last4, day, lanes, floor_cents: floor, spent_cents: total, excess_cents: total - floor, currency: spend.currency, tenders: spends.map((s) => ({ laneid: s.laneid, sale: s.sale, tender: s.tender, amount_cents: s.amount_cents, at: s.at })), at: tx.at },
-    { type: 'sync_exception.created', entity: 'sync_exception', key, data: { reason: 'offline_floor_excess', excess_cents: total - floor } },
+    { reason: 'offline_floor_excess', card_last4: spend.last4, day, lanes, floor_cents: floor, spent_cents: total, excess_cents: Math.max(0, total - floor), ...(overdrawn ? { card_balance_cents: balanceAfter } : {}), currency: spend.currency, tenders: spends.map((s) => ({ laneid: s.laneid, sale: s.sale, tender: s.tender, amount_cents: s.amount_cents, at: s.at })), at: tx.at },
+    { type: 'sync_exception.created', entity: 'sync_exception', key, data: { reason: 'offline_floor_excess', excess_cents: Math.max(0, total - floor) } },
     spend.laneid,
   );
 }

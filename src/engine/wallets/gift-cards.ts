@@ -39,9 +39,28 @@ export interface GiftCardData {
   currency: string;
   created_at: string;
   updated_at: string;
+  /** The card's name across the shop (sync/offline-floor.ts shopCardRef): its copy for the lanes is kept under it. */
+  shop_ref?: string;
 }
 
 export const GIFT_CARD = 'gift_card';
+/**
+ * The hub's copy of a card for its lanes (hub-owned, replicated down): what a lane that cannot
+ * reach the hub needs to spend up to the floor limit. No number, no PIN hash: only whether a PIN
+ * is set (a card with one is not spent apart, since no lane can check it).
+ */
+export const GIFT_CARD_COPY = 'gift_card_copy';
+export interface GiftCardCopy {
+  token: string;
+  last4: string;
+  balance_cents: number;
+  activated: boolean;
+  currency: string;
+  expiry_month: number | null;
+  expiry_year: number | null;
+  pin: boolean;
+  updated_at: string;
+}
 const GIFT_CARD_NUMBER = 'gift_card_number';
 const MAX_BALANCE = 1_000_000_00;
 
@@ -134,6 +153,8 @@ export interface GiftCardsDeps {
   core: EngineCore;
   account: Account;
   vault: VaultKeys;
+  /** The card's name across the shop (a hub keeps a copy of each card under it for its lanes). */
+  shopRef?: (number: string) => string;
 }
 
 export function createGiftCards(deps: GiftCardsDeps): GiftCards {
@@ -209,8 +230,25 @@ function usDateTime(ctx: GiftCardsDeps, ms: number): string {
   return `${m}/${d}/${y} ${h12}:${String(minutes % 60).padStart(2, '0')}:${String(Math.max(0, seconds)).padStart(2, '0')} ${h24 < 12 ? 'AM' : 'PM'}`;
 }
 
-const putGiftCard = (tx: Tx, card: GiftCardData, type: string) =>
-  putRecord(tx, GIFT_CARD, card.token, card, { type, entity: 'gift_card', key: card.token, data: { balance_cents: card.balance_cents, activated: card.activated } });
+async function putGiftCard(tx: Tx, card: GiftCardData, type: string): Promise<void> {
+  await putRecord(tx, GIFT_CARD, card.token, card, { type, entity: 'gift_card', key: card.token, data: { balance_cents: card.balance_cents, activated: card.activated } });
+  if (!card.shop_ref) return;
+  // The lanes' copy moves with the card, in the same unit.
+  const copy: GiftCardCopy = { token: card.token, last4: card.last4, balance_cents: card.balance_cents, activated: card.activated, currency: card.currency, expiry_month: card.expiry_month, expiry_year: card.expiry_year, pin: card.pin_hash !== null, updated_at: card.updated_at };
+  await putRecord(tx, GIFT_CARD_COPY, card.shop_ref, copy, { type: `${GIFT_CARD_COPY}.updated`, entity: GIFT_CARD_COPY, key: card.shop_ref });
+}
+
+/**
+ * A lane's spend made while it could not reach its hub, pushed up afterwards: debited from the
+ * hub's card as it is. The one path by which a balance goes below zero (docs/sync.md).
+ */
+export async function debitOfflineSpendInTx(tx: Tx, token: string, amount: number): Promise<GiftCardData | undefined> {
+  const card = await byToken(tx, token);
+  if (!card) return undefined;
+  const debited = { ...card, balance_cents: card.balance_cents - amount, updated_at: tx.at };
+  await putGiftCard(tx, debited, 'gift_card.redeemed_offline');
+  return debited;
+}
 
 const fingerprint = (ctx: GiftCardsDeps, number: string) => ctx.vault.keyer(`gift:${number}`);
 
@@ -298,6 +336,8 @@ async function loadInTx(
   }
   if (card.balance_cents + amount > MAX_BALANCE) throw fail.gateway('balance_limit', `A gift card balance cannot exceed ${MAX_BALANCE} cents`);
   if (activate !== undefined) card.activated = activate;
+  const shopRef = card.shop_ref ?? ctx.shopRef?.(number);
+  if (shopRef) card.shop_ref = shopRef;
   card.balance_cents += amount;
   card.updated_at = tx.at;
   await putGiftCard(tx, card, created ? 'gift_card.created' : 'gift_card.updated');

@@ -22,6 +22,7 @@ import { webhookRoutes } from './webhooks';
 import { collaborationRoutes } from './collaboration';
 import { notificationRoutes } from './notifications';
 import { syncRoutes } from './sync';
+import { syncGiftCardRoutes } from './sync-gift-cards';
 import { syncUpstreamRoutes } from './sync-upstream';
 import { userRoutes } from './users';
 import { backofficeRoutes } from './backoffice';
@@ -53,6 +54,7 @@ const domainRoutes: AnyRoute[] = [
   ...collaborationRoutes,
   ...notificationRoutes,
   ...syncRoutes,
+  ...syncGiftCardRoutes,
   ...syncUpstreamRoutes,
   ...userRoutes,
   ...backofficeRoutes,

@@ -1,0 +1,182 @@
+import type { EngineCore } from '../core';
+import type { Account } from '../account';
+import { EngineError, fail, isEngineError, type ErrorKind } from '../errors';
+import type { InstallKeys } from '../security/install-keys';
+import { voidRefusal, type Gateway } from '../gateway';
+import type { TransactionResult } from '../gateway/results';
+import type { TxData } from '../gateway/transaction-record';
+import { uniqueKey } from '../gateway/idempotency';
+import type { GiftCards } from '../wallets/gift-cards';
+import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
+import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
+import { createPairing } from './pairing';
+import { hubLink } from './offline-floor';
+
+/**
+ * Shop-wide gift cards (docs/sync.md, "Gift cards across the shop"): the hub is the one place a
+ * balance lives. While a lane is linked to its hub, its gift card tenders' balance reads, sales,
+ * voids and refunds, and its loads, are made on the hub (POST /api/sync/gift-cards, the lane's
+ * `sync` credential) by the hub's own gateway and gift card rules, in one unit of work each: two
+ * lanes spending one card at once cannot take more than its balance. Each is idempotent on the
+ * lane's reference (its tender or reversal id, prefixed by the lane), so a retry after a lost
+ * answer debits once. While apart, a lane loads nothing (no value is created unseen).
+ */
+
+/** What a tender reads of the hub's transaction (the fields settleTenderInTx uses). */
+export type TenderRecord = Pick<TxData, 'card' | 'terminal' | 'gift_last4' | 'amount_cents' | 'outcome'>;
+export interface HubOutcome {
+  result: TransactionResult;
+  record: TenderRecord;
+}
+export type ReadAnswer = Awaited<ReturnType<GiftCards['read']>>;
+
+// ---------------------------------------------------------------- hub side
+
+/** The hub's reference for a lane's request: the lane in it, so lanes never share one and a lane reaches only its own. */
+const hubReference = (laneid: string, reference: string) => `lane-${laneid}-${reference}`;
+
+const slim = (t: TxData): TenderRecord => ({ card: t.card, terminal: t.terminal, gift_last4: t.gift_last4, amount_cents: t.amount_cents, outcome: t.outcome });
+
+async function withRecord(gateway: Gateway, result: TransactionResult): Promise<HubOutcome> {
+  const t = await gateway.record(result.body.transaction);
+  if (!t) throw fail.internal('gift_card_record_missing', 'The gift card transaction was not recorded');
+  return { result, record: slim(t) };
+}
+
+/** The lane's own gift card transaction on this hub (a lane voids or refunds nothing else). */
+async function laneTransaction(gateway: Gateway, laneid: string, token: string): Promise<TxData> {
+  const t = await gateway.record(token);
+  if (!t || t.payment_method !== 'gift_card' || !t.transaction_reference?.startsWith(hubReference(laneid, ''))) {
+    throw fail.notFound('gift_card_transaction_not_found', `No gift card payment ${token} of lane ${laneid}`);
+  }
+  return t;
+}
+
+/** Hub: one request of a lane, through the hub's own gateway and gift card rules. */
+export async function serveLaneGiftCard(deps: { gateway: Gateway; giftCards: GiftCards; now: () => number }, laneid: string, req: LaneGiftRequest): Promise<unknown> {
+  const { gateway, giftCards } = deps;
+  const actor = `lane:${laneid}`;
+  const ref = (r: string | undefined) => hubReference(laneid, r ?? '');
+  switch (req.op) {
+    case 'read':
+      return { read: await giftCards.read({ card_number: req.card_number ?? '', ...(req.pin ? { pin: req.pin } : {}) }) };
+    case 'load': {
+      const input: GiftCardLoad = { card_number: req.card_number ?? '', ...(req.pin ? { pin: req.pin } : {}), ...(req.amount_cents !== undefined ? { load_amount_cents: req.amount_cents } : {}), ...(req.activated !== undefined ? { activated: req.activated } : {}) };
+      return { load: await giftCards.load(input) };
+    }
+    case 'sale':
+      return withRecord(gateway, await gateway.transact('sale', { amount_cents: req.amount_cents ?? 0, transaction_reference: ref(req.reference), gift_card: req.token ?? '' }, actor));
+    case 'void':
+    case 'refund':
+      await laneTransaction(gateway, laneid, req.transaction ?? '');
+      return withRecord(gateway, await gateway.transact(req.op, { transaction: req.transaction ?? '', transaction_reference: ref(req.reference), ...(req.op === 'refund' ? { amount_cents: req.amount_cents ?? 0 } : {}) }, actor));
+    case 'voidable': {
+      const t = await laneTransaction(gateway, laneid, req.transaction ?? '');
+      return { voidable: voidRefusal(t, deps.now()) === null };
+    }
+    case 'find': {
+      // What a request of the lane did, looked up after its answer was lost (a lane restarted mid-tender).
+      const view = await gateway.view(uniqueKey(req.action ?? 'sale', null, ref(req.reference)) ?? '');
+      const t = view ? await gateway.record(view.token) : undefined;
+      if (!view || !t) return { found: null };
+      return { result: { approved: t.outcome.approved, body: { success: true, transaction: t.token, authorization: null, gateway_token: null, order: null, wallet: null, response_code: view.response_code, transactions: [view] } }, record: slim(t) };
+    }
+  }
+}
+
+// ---------------------------------------------------------------- lane side
+
+export interface HubGift {
+  /** `local`: not a lane; `hub`: a lane linked to its hub; `apart`: a lane that cannot reach it now. */
+  route(): Promise<'local' | 'hub' | 'apart'>;
+  read(input: GiftCardRead): Promise<ReadAnswer>;
+  load(input: GiftCardLoad): Promise<Awaited<ReturnType<GiftCards['load']>>>;
+  transact(action: 'sale', request: { token: string; amount_cents: number; reference: string }): Promise<HubOutcome>;
+  transact(action: 'void' | 'refund', request: { transaction: string; reference: string; amount_cents?: number }): Promise<HubOutcome>;
+  voidable(transaction: string): Promise<boolean>;
+  /** The outcome of a sale, void or refund sent earlier under `reference`; null when the hub has none. */
+  find(action: 'sale' | 'void' | 'refund', reference: string): Promise<HubOutcome | null>;
+}
+
+const TIMEOUT_MS = 10_000;
+const ATTEMPTS = 3;
+
+export function createHubGift(deps: { core: EngineCore; account: Account; keys: InstallKeys }): HubGift {
+  const pairing = createPairing(deps.core, deps.account, deps.keys);
+  // The same request again after no answer (a cut link, a lost answer): the hub applies it once.
+  const call = async (body: LaneGiftRequest): Promise<Record<string, unknown>> => {
+    // A pairing this install cannot use (its credential unreadable) is a hub it cannot reach.
+    const hub = await pairing.hub().catch(() => undefined);
+    if (!hub) throw fail.unavailable('hub_unreachable', 'The hub cannot be reached: gift cards are checked on the hub');
+    const auth = `Basic ${Buffer.from(`${hub.token}:${hub.key}`).toString('base64')}`;
+    let lastError = '';
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(`${hub.url.replace(/\/$/, '')}/api/sync/gift-cards`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
+      } catch (err) {
+        lastError = err instanceof Error ? err.message : String(err);
+        continue;
+      }
+      const text = await res.text().catch(() => '');
+      if (!res.ok) {
+        lastError = `hub answered ${res.status}`;
+        if (res.status >= 500) continue;
+        throw fail.unavailable('hub_refused', `The hub refused this lane's gift card request (${res.status})`);
+      }
+      const answer = JSON.parse(text) as Record<string, unknown> & { error?: { kind: ErrorKind; code: string; message: string } };
+      if (answer.error) throw new EngineError(answer.error.kind, answer.error.code, answer.error.message);
+      return answer;
+    }
+    deps.core.logger.warn({ op: body.op, error: lastError }, 'hub gift card request got no answer');
+    throw fail.unavailable('hub_unreachable', 'The hub cannot be reached: gift cards are checked on the hub');
+  };
+  const outcome = (a: Record<string, unknown>) => a as unknown as HubOutcome;
+  return {
+    async route() {
+      const link = await hubLink(deps.core);
+      return !link.paired ? 'local' : link.apart ? 'apart' : 'hub';
+    },
+    read: async (input) => (await call({ op: 'read', card_number: input.card_number, ...(input.pin ? { pin: input.pin } : {}) })).read as ReadAnswer,
+    load: async (input) => {
+      const amount = input.load_amount_cents === undefined ? undefined : Number(input.load_amount_cents);
+      const activated = input.activated === undefined ? undefined : String(input.activated) === 'true';
+      const answer = await call({ op: 'load', card_number: input.card_number, ...(input.pin ? { pin: input.pin } : {}), ...(amount !== undefined ? { amount_cents: amount } : {}), ...(activated !== undefined ? { activated } : {}) });
+      return answer.load as Awaited<ReturnType<GiftCards['load']>>;
+    },
+    transact: async (action: 'sale' | 'void' | 'refund', request: { token?: string; transaction?: string; amount_cents?: number; reference: string }) => outcome(await call({ op: action, ...request })),
+    voidable: async (transaction) => (await call({ op: 'voidable', transaction })).voidable === true,
+    async find(action, reference) {
+      const answer = await call({ op: 'find', action, reference });
+      return 'found' in answer ? null : outcome(answer);
+    },
+  };
+}
+
+/**
+ * The install's gift cards as the API sees them: on a lane, a read or load goes to the hub while
+ * linked; a load while apart is refused, and a read answers what this install holds.
+ */
+export function shopGiftCards(local: GiftCards, hub: HubGift): GiftCards {
+  return {
+    ...local,
+    async read(input) {
+      return (await hub.route()) === 'hub' ? hub.read(input) : local.read(input);
+    },
+    async load(input) {
+      const route = await hub.route();
+      const refusal = () => fail.precondition('hub_unreachable', 'The hub cannot be reached: gift cards are loaded and activated only while it is (no value is created on a lane alone)');
+      if (route === 'apart') throw refusal();
+      if (route === 'local') return local.load(input);
+      return hub.load(input).catch((err: unknown) => {
+        throw isEngineError(err) && err.code === 'hub_unreachable' ? refusal() : err;
+      });
+    },
+  };
+}
+
+/** Engine errors travel to the lane as data (kind, code, message): the gateway's error replies carry no message. */
+export function asLaneAnswer(err: unknown): { error: { kind: ErrorKind; code: string; message: string } } {
+  if (!isEngineError(err)) throw err;
+  return { error: { kind: err.kind, code: err.code, message: err.message } };
+}
