@@ -182,9 +182,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       }
       const names = [...byCollection.keys()];
       if (options.commitAtomically) {
-        const result = await options.commitAtomically(
-          names.map((name) => ({ instance: instance(name), rows: byCollection.get(name) ?? [], context: 'laneway-engine' })),
-        );
+        const attempt = () => options.commitAtomically!(names.map((name) => ({ instance: instance(name), rows: byCollection.get(name) ?? [], context: 'laneway-engine' })));
+        let result = await attempt();
+        // The commit rolled back whole, so it can be made again with those rows as updates of their tombstones.
+        if (!result.ok && overTombstonesOnly(result, names, byCollection, db.token)) result = await attempt();
         if (!result.ok) {
           const first = result.errors?.[0];
           const name = names[first?.instanceIndex ?? 0] ?? '?';
@@ -204,6 +205,28 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       await db.close();
     },
   };
+}
+
+/**
+ * A record written again under the id of one removed earlier: its insert meets the tombstone,
+ * which RxDB reports as a conflict. RxDB's own collection API writes such a row again as an update
+ * of the tombstone (a re-insert); a commit made here does the same. When every conflict of a
+ * failed commit is one of those, the rows are turned into updates of their tombstones (true);
+ * otherwise nothing is changed (false) and the conflict stands.
+ */
+function overTombstonesOnly(result: AtomicCommitResult, names: readonly string[], byCollection: Map<string, BulkWriteRow<StoredDoc>[]>, token: string): boolean {
+  const failures = result.errors ?? [];
+  const reinserts = failures.flatMap((f) => f.errors.map((e) => ({ name: names[f.instanceIndex] ?? '', e })));
+  const isReinsert = ({ e }: { e: RxStorageWriteError<StoredDoc> }) => e.status === 409 && !e.writeRow.previous && !e.writeRow.document._deleted && (e as { documentInDb?: Raw }).documentInDb?._deleted === true;
+  if (reinserts.length === 0 || !reinserts.every(isReinsert)) return false;
+  for (const { name, e } of reinserts) {
+    const rows = byCollection.get(name) ?? [];
+    const at = rows.indexOf(e.writeRow);
+    const tombstone = (e as { documentInDb: Raw }).documentInDb;
+    if (at === -1) return false;
+    rows[at] = { previous: tombstone, document: { ...e.writeRow.document, _rev: createRevision(token, tombstone) } };
+  }
+  return true;
 }
 
 /** The record body without RxDB's bookkeeping fields. */

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACH, AMEX, MASTERCARD, VISA, card, op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
+import { getRecord, putRecord, recordId } from '../../src/engine/records';
+import { GIFT_CARD, GIFT_CARD_COPY, type GiftCardData } from '../../src/engine/wallets/gift-cards';
 
 let h: Harness;
 beforeEach(async () => {
@@ -169,5 +171,27 @@ describe('gift cards', () => {
     const badPin = await h.api.post<GatewayError>('/api/gateway/v1/gift_card/read', { ...GC, pin: '9999' });
     expect(badPin.status).toBe(500);
     expect(badPin.body.errors).toEqual(['incorrect_pin']);
+  });
+});
+
+describe('gift cards stored before cards were shop-wide', () => {
+  it('get their shop name and the lanes\' copy at the first payment by number', async () => {
+    const GC = { card_number: '6035710000000019', expiry_month: '12', expiry_year: '2049' };
+    const loaded = await h.api.post<{ token: string }>('/api/gateway/v1/gift_card', { ...GC, load_amount_cents: 5000, activated: 'true' });
+    const { core } = h.t.engine;
+    // As a data folder of an earlier version holds it: no shop name, no copy.
+    const stored = (await getRecord<GiftCardData>(core, GIFT_CARD, loaded.body.token))!;
+    const shopRef = stored.data.shop_ref!;
+    expect(shopRef).toBeTruthy();
+    await core.mutate(async (tx) => {
+      const { shop_ref: _gone, ...old } = stored.data;
+      await putRecord(tx, GIFT_CARD, loaded.body.token, old, { type: 'gift_card.updated', entity: 'gift_card', key: loaded.body.token });
+      await tx.remove('records', recordId(GIFT_CARD_COPY, shopRef), { type: 'gift_card_copy.removed', entity: GIFT_CARD_COPY, key: shopRef });
+    });
+    expect(await getRecord(core, GIFT_CARD_COPY, shopRef)).toBeUndefined();
+    const sale = await op(h.api, 'sale', { amount_cents: 1200, gift_card: GC });
+    expect(sale.body).toMatchObject({ success: true });
+    expect((await getRecord<GiftCardData>(core, GIFT_CARD, loaded.body.token))!.data.shop_ref).toBe(shopRef);
+    expect((await getRecord<{ balance_cents: number; token: string }>(core, GIFT_CARD_COPY, shopRef))!.data).toMatchObject({ balance_cents: 3800, token: loaded.body.token });
   });
 });

@@ -118,6 +118,17 @@ describe('lanes API', () => {
     // The port is free again.
     expect((await api.post('/api/lanes', { laneid: 'again', port_path: '/dev/ttyGONE' })).status).toBe(201);
   });
+
+  it('adds a lane again under the id of one removed (its record written over the tombstone)', async () => {
+    expect((await api.post('/api/lanes', { laneid: 'back', port_path: '/dev/ttyBACK1' })).status).toBe(201);
+    expect((await api.delete('/api/lanes/back')).status).toBe(200);
+    const again = await api.post<{ laneid: string; port_path: string }>('/api/lanes', { laneid: 'back', port_path: '/dev/ttyBACK2' });
+    expect(again.status).toBe(201);
+    expect((await api.get<{ laneid: string; port_path: string }>('/api/lanes/back')).body).toMatchObject({ laneid: 'back', port_path: '/dev/ttyBACK2' });
+    // Removed and added once more: the same again.
+    expect((await api.delete('/api/lanes/back')).status).toBe(200);
+    expect((await api.post('/api/lanes', { laneid: 'back', port_path: '/dev/ttyBACK3' })).status).toBe(201);
+  });
 });
 
 describe('POST /api/gateway/v1/terminal', () => {

@@ -393,6 +393,9 @@ async function findInTx(ctx: GiftCardsDeps, tx: Tx, tender: Parameters<GiftCards
   else if (tender.card_number) {
     const d = tender.card_number.replace(/[\s-]/g, '');
     card = /^[0-9]{6,19}$/.test(d) ? await byNumber(ctx, tx, d) : undefined;
+    // A card stored before cards were shop-wide has no shop name; its number is here now, so the
+    // write this tender makes gives it one, and with it the lanes' copy.
+    if (card && !card.shop_ref && ctx.shopRef) card = { ...card, shop_ref: ctx.shopRef(d) };
   }
   if (!card) return { pinOk: false, gate: 'open' };
   // Paying by token (from a balance read) needs no PIN; paying by number does when one is set,
