@@ -125,10 +125,11 @@ function CustomerDetail({ identifier }: { identifier: string }) {
       <div className="grid">
         <div className="card">
           <h2>Balance</h2>
-          <p className="big-figure" aria-label="Balance">
-            <Money cents={row?.balance_cents ?? 0} currency={currency} />
+          {/* The balance comes with the list row: until it is read, say so rather than show a zero the customer does not owe. */}
+          <p className="big-figure" aria-label="Balance" aria-busy={!row}>
+            {row ? <Money cents={row.balance_cents} currency={currency} /> : '…'}
           </p>
-          <p className="muted">Unapplied credit: <Money cents={row?.unapplied_payment_cents ?? 0} currency={currency} /></p>
+          <p className="muted">Unapplied credit: {row ? <Money cents={row.unapplied_payment_cents ?? 0} currency={currency} /> : '…'}</p>
         </div>
         <div className="card">
           <h2>Aging</h2>
