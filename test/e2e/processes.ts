@@ -77,6 +77,19 @@ export function start(args: string[], env: Record<string, string> = {}): Proc {
         }
       }, 10_000);
       await done;
+      // npm exits on the signal before the program under it has finished closing (its data
+      // folder's lock, its port): wait until nothing of the group is left, so a restart finds them free.
+      const pid = child.pid;
+      const groupAlive = () => {
+        try {
+          process.kill(-pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      // Bounded: a member the container's init never reaps stays a zombie, which kill(0) still finds.
+      for (const end = Date.now() + 15_000; groupAlive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
       clearTimeout(timer);
     },
   };
