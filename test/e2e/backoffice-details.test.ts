@@ -258,17 +258,7 @@ for (const { locale, p } of LOCALES) {
 describe('a clerk on the detail views', { timeout: 120_000 }, () => {
   it('sees invitations, reminders and comments, but not notes, parent, card removal or autopay', async () => {
     const owner = pages.get('en-US')!;
-    await owner.goto(`${url}/app/users`);
-    await owner.getByLabel('E-mail', { exact: true }).fill('clerk@example.com');
-    await owner.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('clerk');
-    await owner.getByRole('button', { name: 'Add user' }).click();
-    const clerkLink = (await owner.locator('.bo-secret').innerText()).trim();
-    const clerk = await bo.newPage('en-US');
-    await clerk.goto(clerkLink);
-    await clerk.getByLabel('New password', { exact: true }).fill('clerk password 1');
-    await clerk.getByLabel('The same again', { exact: true }).fill('clerk password 1');
-    await clerk.keyboard.press('Enter');
-    await clerk.getByLabel('Signed in user').waitFor();
+    const clerk = await bo.addUser(owner, { email: 'clerk@example.com', role: 'clerk', password: 'clerk password 1' });
     await clerk.goto(`${url}/app/customers/EN-ACME`);
     await clerk.getByRole('list', { name: 'Payment methods' }).getByText(/\*\*0006/).waitFor();
     await clerk.getByRole('button', { name: 'Send invitation' }).waitFor();

@@ -22,6 +22,11 @@ export interface BackofficeInstall {
   newPage(locale: string, options?: BrowserContextOptions): Promise<Page>;
   /** Opens the owner's link and chooses their e-mail and password, as the owner does once. */
   claimOwner(page: Page, owner: { email: string; password: string }): Promise<void>;
+  /**
+   * The owner (signed in on `owner`) adds a user of `role` in the Users section; the new user opens
+   * the one-time link shown, chooses a password, and is signed in on the page answered.
+   */
+  addUser(owner: Page, user: { email: string; role: string; password: string }): Promise<Page>;
   /** Signs in with e-mail and password at the back office. */
   signIn(page: Page, who: { email: string; password: string }): Promise<void>;
   /** For an afterEach: on a failed test, prints the pages' errors and screenshots `pages`. */
@@ -38,6 +43,23 @@ export async function startBackoffice(name: string, credentials: { token: string
   const contexts: BrowserContext[] = [];
   const pageErrors: string[] = [];
   const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+  const newPage = async (locale: string, options: BrowserContextOptions = {}) => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale, ...options });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
+    page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
+    return page;
+  };
+  /** A one-time sign-in link opened: a password chosen (and the owner's e-mail), then signed in. */
+  const redeem = async (page: Page, link: string, password: string, email?: string) => {
+    await page.goto(link);
+    if (email !== undefined) await field(page, 'Your e-mail (leave empty to keep the one you were given)').fill(email);
+    await field(page, 'New password').fill(password);
+    await field(page, 'The same again').fill(password);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Signed in user').waitFor();
+  };
   return {
     dir,
     serve,
@@ -45,21 +67,19 @@ export async function startBackoffice(name: string, credentials: { token: string
     ownerLink,
     browser,
     pageErrors,
-    async newPage(locale, options = {}) {
-      const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale, ...options });
-      contexts.push(context);
-      const page = await context.newPage();
-      page.on('pageerror', (e) => pageErrors.push(`${e.message}\n${e.stack ?? ''}`));
-      page.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())));
-      return page;
-    },
+    newPage,
     async claimOwner(page, owner) {
-      await page.goto(ownerLink);
-      await field(page, 'Your e-mail (leave empty to keep the one you were given)').fill(owner.email);
-      await field(page, 'New password').fill(owner.password);
-      await field(page, 'The same again').fill(owner.password);
-      await page.keyboard.press('Enter');
-      await page.getByLabel('Signed in user').waitFor();
+      await redeem(page, ownerLink, owner.password, owner.email);
+    },
+    async addUser(owner, user) {
+      await owner.goto(`${url}/app/users`);
+      await field(owner, 'E-mail').fill(user.email);
+      await owner.getByRole('form', { name: 'Add a user' }).locator('select').selectOption(user.role);
+      await owner.getByRole('button', { name: 'Add user' }).click();
+      const link = (await owner.locator('.bo-secret').innerText()).trim();
+      const page = await newPage('en-US');
+      await redeem(page, link, user.password);
+      return page;
     },
     async signIn(page, who) {
       await page.goto(`${url}/app/customers`);

@@ -193,17 +193,7 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
   });
 
   it("a clerk sees the batches and the log but not Upload, Add endpoint, Resend or the relay's Save; the API refuses the upload", async () => {
-    await page.goto(`${url}/app/users`);
-    await page.getByLabel('E-mail', { exact: true }).fill('clerk@example.com');
-    await page.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('clerk');
-    await page.getByRole('button', { name: 'Add user' }).click();
-    const clerkLink = (await page.locator('.bo-secret').innerText()).trim();
-    const clerk = await bo.newPage('en-US');
-    await clerk.goto(clerkLink);
-    await clerk.getByLabel('New password', { exact: true }).fill('clerk password 1');
-    await clerk.getByLabel('The same again', { exact: true }).fill('clerk password 1');
-    await clerk.keyboard.press('Enter');
-    await clerk.getByLabel('Signed in user').waitFor();
+    const clerk = await bo.addUser(page, { email: 'clerk@example.com', role: 'clerk', password: 'clerk password 1' });
 
     await clerk.goto(`${url}/app/imports`);
     await clerk.getByRole('table', { name: 'Batches' }).getByRole('row', { name: /customers\.csv/ }).waitFor();

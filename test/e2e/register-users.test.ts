@@ -42,6 +42,18 @@ async function newPage(): Promise<Page> {
   return ctx.newPage();
 }
 
+/** Lane 1 opened with the sample cashier's code, a butter croissant (2001) scanned onto the sale. */
+async function openLaneAndScan(page: Page): Promise<void> {
+  await page.keyboard.press('1');
+  await page.getByLabel('Cashier code').waitFor();
+  await page.keyboard.type(cashierCode);
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan').waitFor();
+  await page.keyboard.type('2001');
+  await page.keyboard.press('Enter');
+  await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the line');
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'laneway-register-users-'));
   serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
@@ -86,14 +98,7 @@ describe('the register signed in by a person', { timeout: 90_000 }, () => {
     await page.keyboard.press('Enter');
     await page.getByTestId('lane-1').waitFor();
     expect(await page.getByTestId('register-user').innerText()).toBe(`${CASHIER.email} · cashier`);
-    await page.keyboard.press('1');
-    await page.getByLabel('Cashier code').waitFor();
-    await page.keyboard.type(cashierCode);
-    await page.keyboard.press('Enter');
-    await page.getByTestId('scan').waitFor();
-    await page.keyboard.type('2001');
-    await page.keyboard.press('Enter');
-    await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the line');
+    await openLaneAndScan(page);
     await page.keyboard.press('F4');
     await page.getByTestId('cash-given').waitFor();
     await page.keyboard.press('Enter');
@@ -161,14 +166,7 @@ describe('the register signed in by a person', { timeout: 90_000 }, () => {
     await page.goto(`${url}/app/register`);
     await signIn();
     await page.getByTestId('lane-1').waitFor();
-    await page.keyboard.press('1');
-    await page.getByLabel('Cashier code').waitFor();
-    await page.keyboard.type(cashierCode);
-    await page.keyboard.press('Enter');
-    await page.getByTestId('scan').waitFor();
-    await page.keyboard.type('2001');
-    await page.keyboard.press('Enter');
-    await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the line');
+    await openLaneAndScan(page);
 
     // The owner disables the user: the register's next call is refused (401) and it asks for a sign-in.
     await api('PATCH', `/api/users/${user.id}`, { enabled: false });

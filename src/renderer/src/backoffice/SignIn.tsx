@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useUser } from '../state/user';
 import { useRoute } from '../state/route';
+import { UserSignInFields } from '../sign-in-fields';
 
 /** Back-office sign-in: e-mail and password. */
 export function UserSignIn() {
@@ -16,14 +17,7 @@ export function UserSignIn() {
       <form className="card signin" onSubmit={submit} aria-labelledby="bo-signin-title">
         <h1 id="bo-signin-title">Laneway back office</h1>
         <p className="muted">Sign in with your e-mail and password. No password yet? Open the sign-in link the owner gave you.</p>
-        <label>
-          E-mail
-          <input autoFocus type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        </label>
-        <label>
-          Password
-          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
-        </label>
+        <UserSignInFields email={email} password={password} onEmail={setEmail} onPassword={setPassword} />
         {error && (
           <p role="alert" className="error">
             {error}

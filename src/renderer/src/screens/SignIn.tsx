@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../state/session';
+import { UserSignInFields } from '../sign-in-fields';
 
 /**
  * The register's sign-in: a person with their back-office e-mail and password (a cashier, manager
@@ -27,14 +28,7 @@ export function SignIn() {
         <form className="card signin" onSubmit={submitUser} aria-labelledby="signin-title">
           <h1 id="signin-title">Laneway register</h1>
           <p className="muted">Sign in with your e-mail and password.</p>
-          <label>
-            E-mail
-            <input autoFocus type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
-          </label>
-          <label>
-            Password
-            <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
-          </label>
+          <UserSignInFields email={email} password={password} onEmail={setEmail} onPassword={setPassword} />
           <button type="submit" className="primary" disabled={busy}>
             {busy ? 'Signing in…' : 'Sign in'} <kbd>Enter</kbd>
           </button>
