@@ -1,11 +1,11 @@
 import { Subject, interval, map, type Subscription } from 'rxjs';
-import { persistedCheckpoint } from './replication-parts';
+import { lostPushGuard, persistedCheckpoint } from './replication-parts';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RxCollection, RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { engineFork } from './fork';
-import { bodyOf, countSince, sameDocument, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
+import { bodyOf, changesSince, countSince, sameDocument, syncEventOf, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
 import type { PullPage } from './master';
 
 /**
@@ -111,7 +111,9 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
     const poll$ = new Subject<'RESYNC'>();
     const streamSubs: Subscription[] = [];
     streamSubs.push(interval(pollMs).pipe(map(() => 'RESYNC' as const)).subscribe(poll$));
-    const state = replicateRxCollection<StoredDoc, { watermark: number }>({
+    const guard = stream.direction === 'both' ? guardOf(core, stream, () => state) : undefined;
+    if (guard) streamSubs.push(interval(pollMs).subscribe(() => void guard.check().catch((err: unknown) => core.logger.warn({ err, stream: stream.name }, 'sync: checking pushed documents failed'))));
+    const state: RxReplicationState<StoredDoc, { watermark: number }> = replicateRxCollection<StoredDoc, { watermark: number }>({
       replicationIdentifier: `laneway-${stream.name}-lane-${hub.laneid}`,
       collection: facade,
       live: true,
@@ -150,6 +152,7 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
                   return { newDocumentState: plain(r.newDocumentState), ...(r.assumedMasterState ? { assumedMasterState: plain(r.assumedMasterState) } : {}), ...(stamp ? { stamp } : {}) };
                 });
                 await call(`/api/sync/push/${stream.name}`, { method: 'POST', body: JSON.stringify({ rows: clean }) });
+                guard?.pushed(clean.map((r) => r.newDocumentState));
                 succeed(s, Math.max(0, ...clean.map((r) => Number(r.newDocumentState.watermark) || 0)));
                 changed();
                 return [];
@@ -210,4 +213,34 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
       await stopAll();
     },
   };
+}
+
+/**
+ * The guard (replication-parts.ts) of a stream edited on both sides: a pushed customer whose push
+ * RxDB forgot is written again as it is, so it goes up again; after a start, every customer of the
+ * stream is looked at once.
+ */
+function guardOf(core: EngineCore, stream: SyncStream, state: () => RxReplicationState<StoredDoc, { watermark: number }> | undefined) {
+  return lostPushGuard({
+    state,
+    read: async (ids) => (await core.store.getMany(stream.collection, ids)).filter((d) => !d._deleted) as unknown as Array<Record<string, unknown>>,
+    same: (a, b) => sameDocument(a, b),
+    repush: async (docs) => {
+      core.logger.warn({ stream: stream.name, ids: docs.map((d) => d.id) }, 'sync: pushing again documents whose push the replication did not record');
+      await core.mutate(async (tx) => {
+        for (const doc of docs) {
+          const current = await tx.get<SyncDoc>(stream.collection, String(doc.id));
+          if (current && sameDocument(current, doc)) await tx.put(stream.collection, bodyOf(current) as SyncDoc, syncEventOf(stream, current));
+        }
+      });
+    },
+    seed: async function* () {
+      for (let after = 0; ; ) {
+        const page = await changesSince(core, stream, after, 500);
+        if (page.length === 0) return;
+        yield page as unknown as Array<Record<string, unknown>>;
+        after = page[page.length - 1]!.watermark;
+      }
+    },
+  });
 }
