@@ -1,10 +1,8 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp';
 import { until } from '../e2e/processes';
 import { startInstall, type Install } from './rig';
+import { metaRecordOf } from './meta-rows';
 
 /**
  * RxDB's replication records a pushed customer as the hub's version after the push; when its
@@ -18,23 +16,6 @@ const cleanups: Array<() => unknown> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-type Row = { tbl: string; id: Buffer; data: string };
-
-/** The lane's replication record (RxDB meta row) of one customer, found by its identifier. */
-function metaRowOf(dir: string, identifier: string): { db: Database.Database; row: Row } {
-  const file = readdirSync(dir).find((f) => f.endsWith('.sqlite'))!;
-  const db = new Database(join(dir, file));
-  const tables = db.prepare("SELECT id FROM laneway_rx_collections WHERE collection_name LIKE 'rx-replication-meta-%'").all() as Array<{ id: number }>;
-  for (const { id } of tables) {
-    for (const r of db.prepare(`SELECT id, data FROM rxc_${id}`).all() as Array<{ id: Buffer; data: string }>) {
-      const data = JSON.parse(r.data) as { isCheckpoint?: string; docData?: { identifier?: string } };
-      if (data.isCheckpoint === '0' && data.docData?.identifier === identifier) return { db, row: { tbl: `rxc_${id}`, ...r } };
-    }
-  }
-  db.close();
-  throw new Error(`no replication record of ${identifier}`);
-}
 
 describe('a customer push the lane replication did not record', () => {
   const hubDir = tempDir();
@@ -52,24 +33,14 @@ describe('a customer push the lane replication did not record', () => {
     lane = await startInstall('lane', laneDir.dir, ['--hub', hub.url, '--pairing-code', code, ...laneArgs]);
     await until(async () => (await lane.api('GET', '/api/exports/customer/C9').catch(() => undefined)) !== undefined, 'C9 on the lane');
 
-    const hubVersion = metaRowOf(laneDir.dir, 'C9');
-    const before = hubVersion.row.data;
-    hubVersion.db.close();
+    const ofC9 = (d: Record<string, unknown>) => d.identifier === 'C9';
+    const before = (await until(async () => metaRecordOf(laneDir.dir, ofC9), "the lane's record of C9")).data;
     await lane.api('POST', '/api/imports/customer', { identifier: 'C9', name: 'Customer 9', telephone: '5145550101' });
     await until(async () => (await hub.api<{ telephone: string }>('GET', '/api/exports/customer/C9')).telephone === '5145550101', "the lane's edit on the hub");
-    await until(async () => {
-      const { db, row } = metaRowOf(laneDir.dir, 'C9');
-      db.close();
-      return (JSON.parse(row.data) as { docData: { data: { telephone?: string } } }).docData.data.telephone === '5145550101';
-    }, "the lane's record of its push");
+    await until(async () => (metaRecordOf(laneDir.dir, ofC9)?.data.docData.data as { telephone?: string } | undefined)?.telephone === '5145550101', "the lane's record of its push");
     await lane.proc.stop();
-
     // The push's record lost, as the race leaves it: the hub's version before the lane's edit.
-    const { db, row } = metaRowOf(laneDir.dir, 'C9');
-    const lost = JSON.parse(before) as { _rev: string };
-    const rev = `${Number(String((JSON.parse(row.data) as { _rev: string })._rev).split('-')[0]) + 1}-lostrecord`;
-    db.prepare(`UPDATE ${row.tbl} SET data = ?, rev = ? WHERE id = ?`).run(JSON.stringify({ ...lost, _rev: rev }), rev, row.id);
-    db.close();
+    metaRecordOf(laneDir.dir, ofC9)!.replace(before);
 
     lane = await startInstall('lane', laneDir.dir, laneArgs);
     cleanups.push(() => lane.proc.stop());

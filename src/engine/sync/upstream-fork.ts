@@ -1,4 +1,4 @@
-import { concatMap, filter, Subject, type Observable } from 'rxjs';
+import { concatMap, EMPTY, filter, map, mergeWith, Subject, type Observable } from 'rxjs';
 import { fillWithDefaultSettings, type BulkWriteRow, type EventBulk, type RxDocumentData, type RxJsonSchema, type RxStorageBulkWriteResponse, type RxStorageWriteError } from 'rxdb';
 import type { EngineCore } from '../core';
 import { unusedForkMethods } from './replication-parts';
@@ -93,7 +93,9 @@ export interface ForkHooks {
   /** Before a pulled body is imported: make what it depends on exist here (a payment's invoices). */
   prepare?(body: Body): Promise<void>;
   /** A pulled body this install's import rules refused: recorded, and the page goes on. */
-  refused(key: string, body: Body, err: unknown): Promise<void>;
+  refused(key: string, body: Body, err: unknown): Promise<unknown>;
+  /** Documents to offer for push again as they are (replication-parts.ts, lostPushGuard), with the push checkpoint to keep. */
+  repush$?: Observable<{ docs: UpstreamDoc[]; checkpoint: number }>;
 }
 
 export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalSide, schema: RxJsonSchema<Raw>, hooks: ForkHooks): unknown {
@@ -155,6 +157,7 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
           return { id: bulk.id, events, checkpoint: { watermark: top }, context: bulk.context } as unknown as EventBulk<Raw, Checkpoint>;
         }),
         filter((bulk) => bulk.events.length > 0),
+        mergeWith(repushBulks(hooks.repush$, withMeta)),
       );
     },
     async bulkWrite(rows: BulkWriteRow<Raw>[], context: string): Promise<RxStorageBulkWriteResponse<Raw>> {
@@ -186,4 +189,14 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
     },
     ...unusedForkMethods('upstream fork', closed$),
   };
+}
+
+/** Documents offered for push again, as change events of the fork (RxDB's upstream takes them as local changes). */
+function repushBulks(repush$: ForkHooks['repush$'], withMeta: (doc: UpstreamDoc) => Raw): Observable<EventBulk<Raw, Checkpoint>> {
+  return (repush$ ?? EMPTY).pipe(
+    map(({ docs, checkpoint }) => {
+      const events = docs.map((d) => ({ operation: 'UPDATE', documentId: d.id, documentData: withMeta(d), previousDocumentData: undefined }));
+      return { id: `repush-${checkpoint}-${docs.length}`, events, checkpoint: { watermark: checkpoint }, context: 'laneway-repush' } as unknown as EventBulk<Raw, Checkpoint>;
+    }),
+  );
 }
