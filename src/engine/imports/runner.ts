@@ -221,7 +221,9 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void
   if (!start?.file) return;
   const listed = new Set<string>();
   const source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-  const parser = source.pipe(parse({ bom: true, columns: true, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
+  // The header's names trimmed, as the batch read them: a `number ` column missed here would close every listed invoice.
+  const columns = (names: string[]) => names.map((c) => c.trim());
+  const parser = source.pipe(parse({ bom: true, columns, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
   source.on('error', (err) => parser.destroy(err));
   for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number) listed.add(row.number.trim());
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });
