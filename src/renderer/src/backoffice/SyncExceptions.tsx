@@ -1,7 +1,6 @@
 import { useState } from 'react';
-import { formatMoney } from '../../../shared/money';
 import { boCall, type BoAnswer } from '../api/backoffice';
-import { time } from '../format';
+import { money as inLocale, time } from '../format';
 import { can, useUser } from '../state/user';
 import { Notice } from './common';
 
@@ -82,12 +81,12 @@ export function SyncExceptions({ exceptions, onChange }: { exceptions: Exception
 export function describeException(e: Record<string, unknown>): string {
   const s = (k: string) => String(e[k] ?? '');
   if (e.reason === 'offline_floor_excess') {
-    const money = (k: string) => formatMoney(Number(e[k] ?? 0), s('currency'));
+    const money = (k: string) => inLocale(Number(e[k] ?? 0), s('currency'));
     return `Gift card •••• ${s('card_last4')} on ${s('day')}: lanes ${(e.lanes as string[] | undefined)?.join(', ') ?? ''} spent ${money('spent_cents')} while apart, ${money('excess_cents')} beyond the floor of ${money('floor_cents')}`;
   }
   if (e.peer === 'upstream') {
     const cents = e.upstream_owing_cents ?? e.upstream_amount_cents;
-    const amount = typeof cents === 'number' && e.currency ? ` (${formatMoney(cents, s('currency'))} upstream)` : '';
+    const amount = typeof cents === 'number' && e.currency ? ` (${inLocale(cents, s('currency'))} upstream)` : '';
     return `Upstream, ${s('document')}${amount}: ${s('message')}`;
   }
   return `${s('reason')}: ${s('document')} from lane ${s('laneid')}`;
