@@ -6,6 +6,9 @@ import { UpstreamForm } from './SyncUpstream';
 import { SyncExceptions } from './SyncExceptions';
 import { time } from '../format';
 
+const PAGE = 50;
+/** GET /api/sync/resolutions answers at most this many. */
+const MAX_LIMIT = 1000;
 const when = (iso: string | null) => (iso ? time(iso) : 'never');
 const seconds = (ms: number) => (ms < 1000 ? '0 s' : `${Math.round(ms / 1000)} s`);
 
@@ -14,7 +17,10 @@ export function SyncSection() {
   const session = useUser((s) => s.session);
   const creds = useUser((s) => s.creds);
   const status = useLoad((c) => boCall(c, 'syncStatus', {}), []);
-  const seen = useLoad((c) => boCall(c, 'syncResolutions', { query: { limit: 50 } }), []);
+  // The newest 50 first; more on request, up to what the API answers at once.
+  const [limit, setLimit] = useState(PAGE);
+  const seen = useLoad((c) => boCall(c, 'syncResolutions', { query: { limit } }), [limit]);
+  const moreExceptions = seen.data && seen.data.exceptions.length >= limit && limit < MAX_LIMIT ? () => setLimit(Math.min(limit + PAGE, MAX_LIMIT)) : undefined;
   // useLoad reads again on every live event, `sync.status` included.
   const [error, setError] = useState<string | null>(null);
   const hub = status.data?.peers.find((p) => p.peer === 'hub');
@@ -54,7 +60,7 @@ export function SyncSection() {
         </table>
       )}
       <UpstreamForm onChange={status.reload} />
-      {seen.data && <SyncExceptions exceptions={seen.data.exceptions} onChange={seen.reload} />}
+      {seen.data && <SyncExceptions exceptions={seen.data.exceptions} onChange={seen.reload} more={moreExceptions} />}
       {seen.data && seen.data.resolutions.length > 0 && (
         <div className="card">
           <h2>Customer fields merged</h2>
