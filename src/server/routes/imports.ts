@@ -46,7 +46,13 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
   // A body that ends mid-part, or a client gone mid-upload, ends neither the file part nor busboy:
   // the part is failed so the engine drops what it stored (otherwise kept in the data folder for good).
   let part: Readable | undefined;
-  const cutShort = () => part?.destroy(fail.invalid('bad_multipart', 'The upload was cut short'));
+  let gone = false;
+  const cutShort = () => {
+    gone = true;
+    part?.destroy(fail.invalid('bad_multipart', 'The upload was cut short'));
+  };
+  // Under load the client may be gone before this handler runs: its close has been emitted already.
+  if (req.destroyed && !req.complete) gone = true;
   req.on('close', () => {
     if (!req.complete) cutShort();
   });
@@ -57,6 +63,7 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
       if (name !== 'file' || seen) return stream.resume();
       seen = true;
       part = stream;
+      if (gone) cutShort();
       const meta = async (): Promise<UploadMeta> => {
         await closed;
         return { fileName: fields.filename || info.filename || 'upload.csv', contentType: info.mimeType || 'text/csv', force: force || truthy(fields.force) };
