@@ -27,7 +27,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-describe('the Sync section: many open exceptions', { timeout: 150_000 }, () => {
+describe('the Sync section: many open exceptions, a lane\'s lag', { timeout: 150_000 }, () => {
   it('says more are open than shown, and shows them on request', async () => {
     service = await fakeService(({ method, path }) => {
       if (method === 'POST' && path === '/api/imports/invoice') return [412, { error: 'division id not specified' }];
@@ -53,5 +53,22 @@ describe('the Sync section: many open exceptions', { timeout: 150_000 }, () => {
     await until(async () => (await rows.count()) === INVOICES, `all ${INVOICES} exceptions`);
     expect(await page.getByText(`${INVOICES} open`, { exact: true }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+  });
+
+  it("writes a lane's lag in the reader's locale", async () => {
+    const { code } = await api<{ code: string }>('POST', '/api/sync/pairing-codes', { laneid: '7' });
+    const res = await fetch(`${url}/api/sync/pair`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    const lane = (await res.json()) as { token: string; key: string };
+    const pulled = await fetch(`${url}/api/sync/pull/customers`, { headers: { Authorization: `Basic ${Buffer.from(`${lane.token}:${lane.key}`).toString('base64')}` } });
+    expect(pulled.status).toBe(200);
+    // An hour without a word from the lane, on the sandbox's clock.
+    await api('POST', '/api/sandbox/v1/clock/advance', { by: 'PT1H' });
+    const fr = await bo.newPage('fr-CA');
+    await bo.signIn(fr, OWNER);
+    await fr.goto(`${url}/app/sync`);
+    const row = fr.getByTestId('sync-peer-lane:7');
+    await row.waitFor();
+    const lag = (await row.locator('td').nth(3).innerText()).replace(/\s/g, ' ');
+    expect(lag).toMatch(/^3 6\d\d s$/);
   });
 });

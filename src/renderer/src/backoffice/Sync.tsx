@@ -4,13 +4,13 @@ import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad } from './common';
 import { UpstreamForm } from './SyncUpstream';
 import { SyncExceptions } from './SyncExceptions';
-import { time } from '../format';
+import { LOCALE, time } from '../format';
 
 const PAGE = 50;
 /** GET /api/sync/resolutions answers at most this many. */
 const MAX_LIMIT = 1000;
 const when = (iso: string | null) => (iso ? time(iso) : 'never');
-const seconds = (ms: number) => (ms < 1000 ? '0 s' : `${Math.round(ms / 1000)} s`);
+const seconds = (ms: number) => `${Math.round(ms < 1000 ? 0 : ms / 1000).toLocaleString(LOCALE)} s`;
 
 /** Sync: per peer, last success, lag, queued changes, last error (GET /api/sync/status); a lane pauses and resumes; a hub lists what it merged and refused. */
 export function SyncSection() {
@@ -52,7 +52,7 @@ export function SyncSection() {
                 <td>{p.paused ? 'paused' : p.last_error ? 'failing' : 'running'}</td>
                 <td>{when(p.last_success_at)}</td>
                 <td>{seconds(p.lag_ms)}</td>
-                <td>{p.queued}</td>
+                <td>{p.queued.toLocaleString(LOCALE)}</td>
                 <td>{p.last_error ?? '—'}</td>
               </tr>
             ))}
