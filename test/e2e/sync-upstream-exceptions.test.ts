@@ -61,6 +61,13 @@ describe('the Sync section: what the upstream still counts', { timeout: 120_000 
     expect(text).not.toContain('from lane');
     expect(text).toMatch(/[A-Z][a-z]{2} \d{1,2}, \d{4}/);
     await screenshot(page, 'backoffice-sync-exception');
+    // The amount is written as the reader writes money, as every other amount of the back office.
+    const fr = await bo.newPage('fr-CA');
+    await bo.signIn(fr, OWNER);
+    await fr.goto(`${url}/app/sync`);
+    const frItem = fr.getByRole('table', { name: 'Sync exceptions' }).getByRole('row').filter({ hasText: 'invoices/HDEL1' });
+    await frItem.waitFor({ timeout: 20_000 });
+    expect((await frItem.innerText()).replace(/\s/g, ' ')).toContain('Upstream, invoices/HDEL1 (45,00 $ US upstream)');
 
     // Once voided upstream by hand, the owner marks it handled: it leaves the open list, kept with who and when.
     await item.getByRole('button', { name: 'Mark handled' }).click();

@@ -95,4 +95,26 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     expect(lines[1]).toMatch(/^5,line_item_attributes\.amount,invalid_integer,/);
     expect(lines[3]).toMatch(/^6,date,invalid_date,date must be a date/);
   });
+
+  it('numbers lines as a text editor does, with quoted line breaks and empty lines, CRLF or LF', async () => {
+    for (const eol of ['\r\n', '\n']) {
+      const c = uid('C');
+      const [q1, q2, q3, q4] = [uid('Q'), uid('Q'), uid('Q'), uid('Q')];
+      const csv = [
+        'number,customer_identifier,date,amount,notes_text',
+        `${q1},${c},2026-03-01,100,"two`,
+        'lines"',
+        `${q2},${c},2026-03-01,abc,`,
+        '',
+        `${q3},,2026-03-01,100,"x`,
+        'y',
+        'z"',
+        `${q4},${c},2026-03-01,zz,`,
+      ].join(eol);
+      const batch = await importCsv(ctx.api, `${csv}${eol}`);
+      expect(batch, JSON.stringify(eol)).toMatchObject({ status: 'completed', result_message: '1 invoice', file_errors_count: 3, lines_total: 9, lines_done: 9 });
+      const json = await ctx.api.get<{ message: Array<{ line_number: number; code: string }> }>(`/api/imports/${batch.id}/errors`);
+      expect([...new Set(json.body.message.map((e) => e.line_number))], JSON.stringify(eol)).toEqual([4, 6, 9]);
+    }
+  });
 });

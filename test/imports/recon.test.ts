@@ -41,6 +41,20 @@ describe('reconciliation files', () => {
     expect(next.body.reconciliation_invoices.map((r) => r.number)).toEqual([missing]);
   });
 
+  it('reads the listed invoices by the header as the rest of the file is read: a header with spaces around its names closes nothing listed', async () => {
+    const c = uid('C');
+    const listed = uid('INV');
+    expect((await ctx.api.post('/api/imports/invoice', { number: listed, customer_identifier: c, amount: 5000, date: '2026-03-01' })).status).toBe(201);
+    // As a spreadsheet saves a header typed with spaces after its commas, lines ending in CRLF.
+    const batch = await importCsv(ctx.api, `number , customer_number , balance_in_source_system\r\n${listed},${c},5000\r\n`);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoice_recon', file_errors_count: 0 });
+    const invoice = await ctx.api.get<{ deleted?: boolean; owing_cents: number }>(`/api/exports/invoice/${listed}`);
+    expect(invoice.body.deleted).not.toBe(true);
+    expect(invoice.body.owing_cents).toBe(5000);
+    const page = await ctx.api.get<{ reconciliation_invoices: Recon[] }>(`/api/exports/invoice_recon/${batch.id}?list=true`);
+    expect(page.body.reconciliation_invoices.map((r) => r.number)).not.toContain(listed);
+  });
+
   it('compares the ERP\'s payments with ours and records what differs, changing nothing', async () => {
     const c = uid('C');
     const inv = uid('INV');

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getRecord } from '../../src/engine/records';
@@ -91,6 +92,25 @@ describe('POST /api/imports refusals: a clear error and nothing written', () => 
     expect(later.status).toBe(201);
     await settled(ctx.api, later.body.id);
     expect(uploads()).toEqual([]);
+  });
+
+  it('leaves nothing in the data folder when an upload is cut short (the client gone, or a body that ends mid-part)', async () => {
+    const { port } = new URL(ctx.api.url);
+    const head = (length: number) =>
+      `POST /api/imports HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${basicAuth()}\r\nContent-Type: multipart/form-data; boundary=CUT\r\nContent-Length: ${length}\r\n\r\n`;
+    const part = `--CUT\r\nContent-Disposition: form-data; name="file"; filename="cards.csv"\r\nContent-Type: text/csv\r\n\r\n${divisions(2000)}`;
+    // The connection dropped half-way (an ERP's network, a killed job): the rest never comes.
+    const dropped = connect(Number(port), '127.0.0.1');
+    dropped.write(head(part.length * 2) + part);
+    await new Promise((r) => setTimeout(r, 300));
+    dropped.destroy();
+    // A body that ends without its closing boundary is answered 400.
+    const cut = await fetch(`${ctx.api.url}/api/imports`, { method: 'POST', headers: { Authorization: basicAuth(), 'Content-Type': 'multipart/form-data; boundary=CUT' }, body: part });
+    expect([cut.status, ((await cut.json()) as { code: string }).code]).toEqual([400, 'bad_multipart']);
+    const until = Date.now() + 5000;
+    while (uploads().length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(uploads()).toEqual([]);
+    expect((await ctx.api.get<Batch[]>('/api/imports/processing')).body).toEqual([]);
   });
 
   it('needs credentials and a multipart body', async () => {

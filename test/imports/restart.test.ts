@@ -1,4 +1,4 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,5 +50,18 @@ describe('an engine closed mid-batch', () => {
     const failed = await t.engine.imports.view(batch.id);
     expect(failed).toMatchObject({ status: 'failed', error: 'The uploaded file is no longer in the data folder; upload it again' });
     expect(failed.complete_at).not.toBeNull();
+  });
+
+  it('removes at its next start the upload a crash cut short (a file no batch names), and resumes the batch whose file it is', async () => {
+    const tmp = tempDir();
+    dirs.push(tmp.cleanup);
+    const batch = await uploadAndStop(tmp.dir, invoices(3000));
+    // What a crash mid-upload leaves: part of a file, encrypted, that no batch was made for.
+    writeFileSync(join(tmp.dir, 'imports', 'upload-0123456789abcdef01234567.csv.enc'), Buffer.alloc(4096, 7));
+    const t = await openTestEngine({ dir: tmp.dir });
+    open.push(t);
+    await t.engine.imports.idle();
+    expect(await t.engine.imports.view(batch.id)).toMatchObject({ status: 'completed', result_message: '3000 invoices' });
+    expect(readdirSync(join(tmp.dir, 'imports'))).toEqual([]);
   });
 });

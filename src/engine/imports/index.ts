@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { FileImport } from '../../shared/schemas/imports';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
@@ -197,8 +197,13 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
     queue = queue.then(() => (stopping ? undefined : runBatch(runner, id))).catch((err: unknown) => core.logger.error({ err, batch: id }, 'import batch did not run'));
   };
 
+  // Uploads a crash cut short (no batch was made for them) or a batch's file left after its end:
+  // listed now, before this run receives any upload, and removed once the batches are read.
+  const before = readdirSync(dir);
   // A restart resumes every batch left processing, oldest first.
   const resumed = recordsByRef<BatchData>(core, BATCH, 'processing').then((docs) => {
+    const named = new Set(docs.map((d) => d.data.file?.name));
+    for (const f of before) if (!named.has(f)) rmSync(join(dir, f), { force: true });
     for (const d of docs.sort((a, b) => a.data.id - b.data.id)) enqueue(d.data.id);
   });
   const settled = async () => {

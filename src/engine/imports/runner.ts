@@ -85,12 +85,12 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   };
   try {
     source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-    const parser = source.pipe(parse({ bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
+    const parser = source.pipe(parse({ bom: true, raw: true, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
     // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
     source.on('error', (err) => parser.destroy(err));
-    for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
-      // info.lines is the line the record ends on; a quoted line break makes it start earlier.
-      const line = info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
+    const startLine = lineCounter();
+    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+      const line = startLine(raw);
       if (!header) {
         header = record.map((c) => c.trim());
         continue;
@@ -127,6 +127,27 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
   } finally {
     source?.destroy();
   }
+}
+
+/**
+ * The line (as a text editor counts them, the header is 1) each record starts on, from the raw
+ * text csv-parse read for it: the empty lines it skipped before the record, the record's quoted
+ * line breaks, and its end. csv-parse's own `info.lines` counts a quoted CRLF as two lines, and
+ * its raw text of a CRLF file holds each record's CR but not its LF, so a break is CRLF, CR or LF
+ * (an LF right after a CR that ended the previous raw text is that same break).
+ */
+function lineCounter(): (raw: string) => number {
+  let done = 0;
+  let endedOnCr = false;
+  const breaks = (text: string) => text.match(/\r\n|\r|\n/g)?.length ?? 0;
+  return (raw) => {
+    const text = endedOnCr && raw.startsWith('\n') ? raw.slice(1) : raw;
+    const skipped = breaks(/^[\r\n]*/.exec(text)![0]);
+    const start = done + skipped + 1;
+    done += breaks(text);
+    endedOnCr = text.endsWith('\r');
+    return start;
+  };
 }
 
 function unitFor<T>(deps: RunnerDeps, fn: (ctx: Omit<ApplyContext, 'batch' | 'header' | 'echo'>) => Promise<T>): Promise<T> {
@@ -221,7 +242,9 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void
   if (!start?.file) return;
   const listed = new Set<string>();
   const source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-  const parser = source.pipe(parse({ bom: true, columns: true, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
+  // The header's names trimmed, as the batch read them: a `number ` column missed here would close every listed invoice.
+  const columns = (names: string[]) => names.map((c) => c.trim());
+  const parser = source.pipe(parse({ bom: true, columns, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
   source.on('error', (err) => parser.destroy(err));
   for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number) listed.add(row.number.trim());
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });

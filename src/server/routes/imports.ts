@@ -1,4 +1,5 @@
 import busboy from 'busboy';
+import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute, type Reply } from '../route';
@@ -42,12 +43,27 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
   }
   const fields: Record<string, string> = {};
   const closed = new Promise<void>((resolve) => bb.on('close', resolve));
+  // A body that ends mid-part, or a client gone mid-upload, ends neither the file part nor busboy:
+  // the part is failed so the engine drops what it stored (otherwise kept in the data folder for good).
+  let part: Readable | undefined;
+  let gone = false;
+  const cutShort = () => {
+    gone = true;
+    part?.destroy(fail.invalid('bad_multipart', 'The upload was cut short'));
+  };
+  // Under load the client may be gone before this handler runs: its close has been emitted already.
+  if (req.destroyed && !req.complete) gone = true;
+  req.on('close', () => {
+    if (!req.complete) cutShort();
+  });
   const outcome = new Promise<Reply>((resolve, reject) => {
     let seen = false;
     bb.on('field', (name, value) => (fields[name] = value));
     bb.on('file', (name, stream, info) => {
       if (name !== 'file' || seen) return stream.resume();
       seen = true;
+      part = stream;
+      if (gone) cutShort();
       const meta = async (): Promise<UploadMeta> => {
         await closed;
         return { fileName: fields.filename || info.filename || 'upload.csv', contentType: info.mimeType || 'text/csv', force: force || truthy(fields.force) };
@@ -57,7 +73,10 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
     bb.on('close', () => {
       if (!seen) reject(fail.precondition('file_missing', 'The form has no `file` part'));
     });
-    bb.on('error', () => reject(fail.invalid('bad_multipart', 'The multipart body is malformed or cut short')));
+    bb.on('error', () => {
+      cutShort();
+      reject(fail.invalid('bad_multipart', 'The multipart body is malformed or cut short'));
+    });
   });
   req.pipe(bb);
   return outcome.catch((err: unknown) => {

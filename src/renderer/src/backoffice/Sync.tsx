@@ -4,17 +4,23 @@ import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad } from './common';
 import { UpstreamForm } from './SyncUpstream';
 import { SyncExceptions } from './SyncExceptions';
-import { time } from '../format';
+import { LOCALE, time } from '../format';
 
+const PAGE = 50;
+/** GET /api/sync/resolutions answers at most this many. */
+const MAX_LIMIT = 1000;
 const when = (iso: string | null) => (iso ? time(iso) : 'never');
-const seconds = (ms: number) => (ms < 1000 ? '0 s' : `${Math.round(ms / 1000)} s`);
+const seconds = (ms: number) => `${Math.round(ms < 1000 ? 0 : ms / 1000).toLocaleString(LOCALE)} s`;
 
 /** Sync: per peer, last success, lag, queued changes, last error (GET /api/sync/status); a lane pauses and resumes; a hub lists what it merged and refused. */
 export function SyncSection() {
   const session = useUser((s) => s.session);
   const creds = useUser((s) => s.creds);
   const status = useLoad((c) => boCall(c, 'syncStatus', {}), []);
-  const seen = useLoad((c) => boCall(c, 'syncResolutions', { query: { limit: 50 } }), []);
+  // The newest 50 first; more on request, up to what the API answers at once.
+  const [limit, setLimit] = useState(PAGE);
+  const seen = useLoad((c) => boCall(c, 'syncResolutions', { query: { limit } }), [limit]);
+  const moreExceptions = seen.data && seen.data.exceptions.length >= limit && limit < MAX_LIMIT ? () => setLimit(Math.min(limit + PAGE, MAX_LIMIT)) : undefined;
   // useLoad reads again on every live event, `sync.status` included.
   const [error, setError] = useState<string | null>(null);
   const hub = status.data?.peers.find((p) => p.peer === 'hub');
@@ -46,7 +52,7 @@ export function SyncSection() {
                 <td>{p.paused ? 'paused' : p.last_error ? 'failing' : 'running'}</td>
                 <td>{when(p.last_success_at)}</td>
                 <td>{seconds(p.lag_ms)}</td>
-                <td>{p.queued}</td>
+                <td>{p.queued.toLocaleString(LOCALE)}</td>
                 <td>{p.last_error ?? '—'}</td>
               </tr>
             ))}
@@ -54,7 +60,7 @@ export function SyncSection() {
         </table>
       )}
       <UpstreamForm onChange={status.reload} />
-      {seen.data && <SyncExceptions exceptions={seen.data.exceptions} onChange={seen.reload} />}
+      {seen.data && <SyncExceptions exceptions={seen.data.exceptions} onChange={seen.reload} more={moreExceptions} />}
       {seen.data && seen.data.resolutions.length > 0 && (
         <div className="card">
           <h2>Customer fields merged</h2>

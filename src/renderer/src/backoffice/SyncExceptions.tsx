@@ -1,7 +1,6 @@
 import { useState } from 'react';
-import { formatMoney } from '../../../shared/money';
 import { boCall, type BoAnswer } from '../api/backoffice';
-import { time } from '../format';
+import { money as inLocale, time } from '../format';
 import { can, useUser } from '../state/user';
 import { Notice } from './common';
 
@@ -12,7 +11,7 @@ type Exception = BoAnswer<'syncResolutions'>['exceptions'][number];
  * deletion the upstream could not be told of): open ones are listed, each with when and what, and
  * a manager marks one handled once it is dealt with; handled ones are kept, shown on request.
  */
-export function SyncExceptions({ exceptions, onChange }: { exceptions: Exception[]; onChange(): void }) {
+export function SyncExceptions({ exceptions, onChange, more }: { exceptions: Exception[]; onChange(): void; more?: () => void }) {
   const session = useUser((s) => s.session);
   const creds = useUser((s) => s.creds);
   const [showHandled, setShowHandled] = useState(false);
@@ -21,6 +20,8 @@ export function SyncExceptions({ exceptions, onChange }: { exceptions: Exception
   const open = exceptions.filter((e) => !e.handled_at);
   const handled = exceptions.filter((e) => e.handled_at);
   const shown = showHandled ? exceptions : open;
+  // Open ones come first: with more to read and no handled one among those read, more are open.
+  const moreOpen = !!more && handled.length === 0;
   const mark = async (key: string) => {
     if (!creds) return;
     setBusy(key);
@@ -38,7 +39,7 @@ export function SyncExceptions({ exceptions, onChange }: { exceptions: Exception
   return (
     <div className="card">
       <h2>
-        Exceptions <span className="pill">{open.length.toLocaleString()} open</span>
+        Exceptions <span className="pill">{open.length.toLocaleString()}{moreOpen ? '+' : ''} open</span>
       </h2>
       <Notice error={error} />
       {open.length === 0 && !showHandled && <p className="muted">Nothing open: every exception has been handled.</p>}
@@ -68,11 +69,18 @@ export function SyncExceptions({ exceptions, onChange }: { exceptions: Exception
           </tbody>
         </table>
       )}
-      {handled.length > 0 && (
+      {(handled.length > 0 || more) && (
         <div className="bo-actions">
-          <button type="button" onClick={() => setShowHandled(!showHandled)}>
-            {showHandled ? 'Hide handled' : `Show handled (${handled.length.toLocaleString()})`}
-          </button>
+          {more && (
+            <button type="button" onClick={more}>
+              Show more
+            </button>
+          )}
+          {handled.length > 0 && (
+            <button type="button" onClick={() => setShowHandled(!showHandled)}>
+              {showHandled ? 'Hide handled' : `Show handled (${handled.length.toLocaleString()}${more ? '+' : ''})`}
+            </button>
+          )}
         </div>
       )}
     </div>
@@ -82,12 +90,12 @@ export function SyncExceptions({ exceptions, onChange }: { exceptions: Exception
 export function describeException(e: Record<string, unknown>): string {
   const s = (k: string) => String(e[k] ?? '');
   if (e.reason === 'offline_floor_excess') {
-    const money = (k: string) => formatMoney(Number(e[k] ?? 0), s('currency'));
+    const money = (k: string) => inLocale(Number(e[k] ?? 0), s('currency'));
     return `Gift card •••• ${s('card_last4')} on ${s('day')}: lanes ${(e.lanes as string[] | undefined)?.join(', ') ?? ''} spent ${money('spent_cents')} while apart, ${money('excess_cents')} beyond the floor of ${money('floor_cents')}`;
   }
   if (e.peer === 'upstream') {
     const cents = e.upstream_owing_cents ?? e.upstream_amount_cents;
-    const amount = typeof cents === 'number' && e.currency ? ` (${formatMoney(cents, s('currency'))} upstream)` : '';
+    const amount = typeof cents === 'number' && e.currency ? ` (${inLocale(cents, s('currency'))} upstream)` : '';
     return `Upstream, ${s('document')}${amount}: ${s('message')}`;
   }
   return `${s('reason')}: ${s('document')} from lane ${s('laneid')}`;

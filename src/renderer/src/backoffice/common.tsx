@@ -32,8 +32,9 @@ export function useLoad<T>(load: (creds: Credentials) => Promise<T>, deps: unkno
 }
 
 /**
- * A paged list newest first: the first page, then "Load more" with the engine's cursor. Reads the
- * first page again on a live change.
+ * A paged list newest first: the first page, then "Load more" with the engine's cursor. On a live
+ * change it reads again as many pages as are shown (an import's progress arrives every few
+ * seconds: reading the first page alone took back every page loaded since).
  */
 export function usePaged<T, C>(load: (creds: Credentials, cursor: C | undefined) => Promise<{ items: T[]; next: C | null }>, deps: unknown[]) {
   const creds = useUser((s) => s.creds);
@@ -44,24 +45,63 @@ export function usePaged<T, C>(load: (creds: Credentials, cursor: C | undefined)
   const [error, setError] = useState<string | null>(null);
   const loader = useRef(load);
   loader.current = load;
+  const pages = useRef(1);
+  // A read started before the latest one must not add its page to the latest one's rows.
+  const generation = useRef(0);
+  // Other inputs (a filter) start the list again from its first page; declared first, so it runs before the read.
+  useEffect(() => {
+    pages.current = 1;
+  }, deps);
   useEffect(() => {
     if (!creds) return;
-    let live = true;
+    const mine = ++generation.current;
+    const wanted = pages.current;
     setLoading(true);
-    loader.current(creds, undefined).then(
-      (p) => live && (setRows(p.items), setNext(p.next), setLoading(false), setError(null)),
-      (e: unknown) => live && (setError((e as Error).message), setLoading(false)),
+    (async () => {
+      let items: T[] = [];
+      let cursor: C | null | undefined;
+      let read = 0;
+      do {
+        const p = await loader.current(creds, cursor ?? undefined);
+        items = items.concat(p.items);
+        cursor = p.next;
+        read++;
+      } while (read < wanted && cursor !== null);
+      return { items, next: cursor ?? null, read };
+    })().then(
+      (p) => {
+        if (mine !== generation.current) return;
+        pages.current = p.read;
+        setRows(p.items);
+        setNext(p.next);
+        setLoading(false);
+        setError(null);
+      },
+      (e: unknown) => mine === generation.current && (setError((e as Error).message), setLoading(false)),
     );
-    return () => {
-      live = false;
-    };
   }, [creds, version, ...deps]);
   const more =
     next === null || !creds
       ? null
       : () => {
+          const mine = ++generation.current;
+          // Counted at once: a live change while this page is on its way reads it with the others.
+          pages.current += 1;
           setLoading(true);
-          void loader.current(creds, next).then((p) => (setRows((r) => [...r, ...p.items]), setNext(p.next), setLoading(false)));
+          loader.current(creds, next).then(
+            (p) => {
+              if (mine !== generation.current) return;
+              setRows((r) => [...r, ...p.items]);
+              setNext(p.next);
+              setLoading(false);
+            },
+            (e: unknown) => {
+              if (mine !== generation.current) return;
+              pages.current -= 1;
+              setError((e as Error).message);
+              setLoading(false);
+            },
+          );
         };
   return { rows, more, loading, error };
 }
