@@ -104,7 +104,8 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         }
         write = merged.doc;
       }
-      await tx.put(stream.collection, write, syncEventOf(stream, write));
+      // The pushed body is this call's own (parsed from the request), so it is staged without a copy.
+      await tx.put(stream.collection, write, syncEventOf(stream, write), { handOver: write === doc });
       if (write.kind === OFFLINE_SPEND) {
         const spend = (write as unknown as RecordDoc<OfflineSpend>).data;
         // Debited once: a spend is written once by its lane, so only its first arrival is new here.
