@@ -13,9 +13,15 @@
  *   npm run bench:sync                                  # all three, 20,000 sales
  *   npm run bench:sync -- --sales 100000 --parts catchup
  *   npm run bench:sync -- --parts lag,central --lanes 10 --rate 50 --seconds 20 --hubs 10 --per-hub 2000
+ *   npm run bench:sync -- --sales 10000 --parts catchup --cpu-prof /tmp/lw-prof
+ *
+ * --cpu-prof writes the catch-up hub's and lane's V8 CPU profiles (.cpuprofile) into DIR/hub and
+ * DIR/lane when they stop (bench/cpu-profile.mjs). The catch-up also reports each install's CPU
+ * seconds during the replication, steadier than times on a shared machine.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import { createEngine, storeLayouts } from '../src/engine';
@@ -27,6 +33,8 @@ import { arg, strArg } from './args';
 import { measureCentral, measureLag } from './sync-live';
 
 const sales = arg('sales', 20_000);
+const profileDir = strArg('cpu-prof');
+const here = dirname(fileURLToPath(import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'laneway-bench-sync-'));
 const hubDir = join(root, 'hub');
 const laneDir = join(root, 'lane');
@@ -73,9 +81,34 @@ async function rawCopy(): Promise<{ exportMs: number; importMs: number; docs: nu
   return { exportMs, importMs, docs: docs.length };
 }
 
+/**
+ * CPU seconds (user + system) used so far by an install's processes (npm and the program under it,
+ * one process group): on a shared machine the work done moves less with other load than times do.
+ */
+function cpuSeconds(install: { proc: { child: { pid?: number } } }): number {
+  const group = install.proc.child.pid;
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+/** The environment that has a started install write its CPU profile into DIR/<name> (--cpu-prof DIR). */
+function profiled(name: string): Record<string, string> {
+  if (!profileDir) return {};
+  return { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${pathToFileURL(resolve(here, 'cpu-profile.mjs')).href}`, LANEWAY_CPU_PROF_DIR: resolve(profileDir, name) };
+}
+
 async function catchUp(): Promise<void> {
   console.log(`sync benchmark: ${sales.toLocaleString('en')} sales (plus their orders) pushed lane → hub after an offline period`);
-  const hub = await startInstall('hub', hubDir);
+  const hub = await startInstall('hub', hubDir, [], undefined, profiled('hub'));
   const { code } = await hub.api<{ code: string }>('POST', '/api/sync/pairing-codes', { laneid: '2' });
   let lane = await startInstall('lane', laneDir, ['--hub', hub.url, '--pairing-code', code, '--sync-poll-ms', '200']);
   await lane.api('POST', '/api/sync/pause');
@@ -85,10 +118,11 @@ async function catchUp(): Promise<void> {
   await seedLane(sales);
   console.log(`  seeded the lane's store in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (the offline period)`);
 
-  lane = await startInstall('lane', laneDir, ['--sync-poll-ms', '200']);
+  lane = await startInstall('lane', laneDir, ['--sync-poll-ms', '200'], undefined, profiled('lane'));
   // A lane sells through an outage: it has been running for a while when the link comes back
   // (its start-up work, the request validators compiled in the background, is done).
   await new Promise((r) => setTimeout(r, 5000));
+  const cpu0 = { hub: cpuSeconds(hub), lane: cpuSeconds(lane) };
   const t0 = performance.now();
   await lane.api('POST', '/api/sync/resume');
   for (;;) {
@@ -97,6 +131,7 @@ async function catchUp(): Promise<void> {
     if (peer.queued === 0 && !peer.last_error) break;
   }
   const syncMs = performance.now() - t0;
+  const cpu = { hub: cpuSeconds(hub) - cpu0.hub, lane: cpuSeconds(lane) - cpu0.lane };
   const onHub = await hub.api<{ watermark: number }>('GET', '/api/status');
   await lane.proc.stop();
   await hub.proc.stop();
@@ -104,6 +139,7 @@ async function catchUp(): Promise<void> {
   const raw = await rawCopy();
   const docs = raw.docs;
   console.log(`  replication (HTTP, RxDB protocol, hub units of work): ${(syncMs / 1000).toFixed(2)} s for ${docs.toLocaleString('en')} documents, ${Math.round(docs / (syncMs / 1000)).toLocaleString('en')} docs/s (hub watermark ${onHub.watermark})`);
+  console.log(`  CPU during the replication: hub ${cpu.hub.toFixed(1)} s, lane ${cpu.lane.toFixed(1)} s (${Math.round((cpu.hub * 1e6) / docs)} µs a document on the hub)`);
   console.log(`  baseline raw export + import, same records, no HTTP: export ${(raw.exportMs / 1000).toFixed(2)} s + import ${(raw.importMs / 1000).toFixed(2)} s = ${((raw.exportMs + raw.importMs) / 1000).toFixed(2)} s`);
   console.log(`  replication / raw: ${(syncMs / (raw.exportMs + raw.importMs)).toFixed(2)}×`);
 }
