@@ -19,6 +19,13 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     expect(view.body.contacts.map((x) => x.email).sort()).toEqual(['ann@acme.test', 'ap@acme.test', 'bob@acme.test']);
   });
 
+  it('counts a completed file as read to its end, empty lines after the last record included', async () => {
+    const csv = `identifier,name\n${uid('C')},Trailing\n\n\n\n`;
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', result_message: '1 customer', lines_total: 5 });
+    expect(batch.lines_done).toBe(batch.lines_total);
+  });
+
   it('imports invoices with line items on the rows that follow (LF, a quoted line break)', async () => {
     const c = uid('C');
     const [a, b] = [uid('INV'), uid('INV')];

@@ -266,6 +266,8 @@ async function finish(deps: RunnerDeps, id: number, reason: string | null): Prom
     const next: BatchData = {
       ...batch,
       status: reason ? 'failed' : 'completed',
+      // Completed: every line was read, empty ones after the last record too.
+      lines_done: reason ? batch.lines_done : Math.max(batch.lines_done, batch.lines_total),
       error: reason,
       result_message: reason ? `stopped after ${plural(batch.records_done, spec.noun)}` : plural(batch.records_done, spec.noun),
       complete_at: tx.at,
