@@ -1,7 +1,7 @@
 import { Subject, filter, map, type Observable } from 'rxjs';
 import type { BulkWriteRow, EventBulk, RxDocumentData, RxJsonSchema, RxStorageBulkWriteResponse, RxStorageWriteError } from 'rxdb';
 import type { EngineCore } from '../core';
-import { unusedForkMethods } from './replication-parts';
+import { unusedForkMethods, withRepushes, type Repush } from './replication-parts';
 import type { StoredDoc } from '../../store/schema';
 import { bodyOf, changesSince, inStream, sameDocument, syncEventOf, type SyncDoc, type SyncStream } from './streams';
 
@@ -19,7 +19,7 @@ type Checkpoint = { watermark: number };
  * meanwhile) is answered 409 with the stored version, as a storage would: the protocol resolves
  * it and writes again.
  */
-export function engineFork(core: EngineCore, stream: SyncStream): unknown {
+export function engineFork(core: EngineCore, stream: SyncStream, repush$?: Observable<Repush>): unknown {
   const collection = core.store.collection(stream.collection);
   const schema = collection.schema.jsonSchema as RxJsonSchema<Raw>;
   const real = collection.storageInstance;
@@ -46,7 +46,7 @@ export function engineFork(core: EngineCore, stream: SyncStream): unknown {
       return { documents: raws.filter((r) => inStream(stream, r)), checkpoint: { watermark: last ? last.watermark : after } };
     },
     changeStream(): Observable<EventBulk<Raw, Checkpoint>> {
-      return real.changeStream().pipe(
+      const changes = real.changeStream().pipe(
         map((bulk) => {
           const events = bulk.events.filter((e) => inStream(stream, e.documentData as Record<string, unknown>));
           const top = events.reduce((w, e) => Math.max(w, Number((e.documentData as Raw).watermark) || 0), 0);
@@ -54,6 +54,8 @@ export function engineFork(core: EngineCore, stream: SyncStream): unknown {
         }),
         filter((bulk) => bulk.events.length > 0),
       );
+      // Offered again by the lane's guard: the stored rows as they are (replication-parts.ts).
+      return withRepushes(changes, repush$, (d) => d as unknown as Raw, (watermark) => ({ watermark }));
     },
     async bulkWrite(rows: BulkWriteRow<Raw>[], context: string): Promise<RxStorageBulkWriteResponse<Raw>> {
       const error: RxStorageWriteError<Raw>[] = [];

@@ -1,11 +1,11 @@
 import { Subject, interval, map, type Subscription } from 'rxjs';
-import { lostPushGuard, persistedCheckpoint } from './replication-parts';
+import { lostPushGuard, persistedCheckpoint, type Repush } from './replication-parts';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RxCollection, RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
 import { engineFork } from './fork';
-import { bodyOf, changesSince, countSince, sameDocument, syncEventOf, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
+import { bodyOf, changesSince, countSince, sameDocument, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
 import type { PullPage } from './master';
 
 /**
@@ -103,16 +103,16 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
       // Customers (two-way) are merged on the hub, whose answer is then the document.
       resolve: async (input) => (stream.direction === 'up' ? input.newDocumentState : input.realMasterState),
     };
+    const repush$ = new Subject<Repush>();
     const facade = Object.create(real, {
-      storageInstance: { value: engineFork(core, stream) },
+      storageInstance: { value: engineFork(core, stream, repush$) },
       conflictHandler: { value: conflictHandler },
       onClose: { value: [] },
     }) as RxCollection<StoredDoc>;
     const poll$ = new Subject<'RESYNC'>();
     const streamSubs: Subscription[] = [];
     streamSubs.push(interval(pollMs).pipe(map(() => 'RESYNC' as const)).subscribe(poll$));
-    const guard = stream.direction === 'both' ? guardOf(core, stream, () => state) : undefined;
-    if (guard) streamSubs.push(interval(pollMs).subscribe(() => void guard.check().catch((err: unknown) => core.logger.warn({ err, stream: stream.name }, 'sync: checking pushed documents failed'))));
+    const guard = stream.direction === 'both' ? bothWaysGuard(core, stream, pollMs, streamSubs, () => state, repush$) : undefined;
     const state: RxReplicationState<StoredDoc, { watermark: number }> = replicateRxCollection<StoredDoc, { watermark: number }>({
       replicationIdentifier: `laneway-${stream.name}-lane-${hub.laneid}`,
       collection: facade,
@@ -217,31 +217,16 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
 }
 
 /**
- * The guard (replication-parts.ts) of a stream edited on both sides: a pushed customer whose push
- * RxDB forgot is written again as it is, so it goes up again; after a start, every customer of the
- * stream is looked at once.
+ * A stream edited on both sides (customers): a push RxDB forgot is offered again
+ * (replication-parts.ts); every document of the stream is looked at once after a start.
  */
-function guardOf(core: EngineCore, stream: SyncStream, state: () => RxReplicationState<StoredDoc, { watermark: number }> | undefined) {
+function bothWaysGuard(core: EngineCore, stream: SyncStream, everyMs: number, subs: Subscription[], state: () => RxReplicationState<StoredDoc, { watermark: number }> | undefined, repush$: Subject<Repush>) {
   return lostPushGuard({
-    state,
-    read: async (ids) => (await core.store.getMany(stream.collection, ids)).filter((d) => !d._deleted) as unknown as Array<Record<string, unknown>>,
-    same: (a, b) => sameDocument(a, b),
-    repush: async (docs) => {
-      core.logger.warn({ stream: stream.name, ids: docs.map((d) => d.id) }, 'sync: pushing again documents whose push the replication did not record');
-      await core.mutate(async (tx) => {
-        for (const doc of docs) {
-          const current = await tx.get<SyncDoc>(stream.collection, String(doc.id));
-          if (current && sameDocument(current, doc)) await tx.put(stream.collection, bodyOf(current) as SyncDoc, syncEventOf(stream, current));
-        }
-      });
-    },
-    seed: async function* () {
-      for (let after = 0; ; ) {
-        const page = await changesSince(core, stream, after, 500);
-        if (page.length === 0) return;
-        yield page as unknown as Array<Record<string, unknown>>;
-        after = page[page.length - 1]!.watermark;
-      }
+    ...{ core, label: stream.name, everyMs, subs, state, repush$, same: sameDocument },
+    read: async (ids) => (await core.store.getMany(stream.collection, ids)).filter((d) => !d._deleted),
+    seedPage: async (after, limit) => {
+      const docs = await changesSince(core, stream, after, limit);
+      return { docs, last: docs.at(-1)?.watermark };
     },
   });
 }

@@ -1,6 +1,7 @@
-import { getComposedPrimaryKeyOfDocumentData } from 'rxdb';
+import { getComposedPrimaryKeyOfDocumentData, type EventBulk } from 'rxdb';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
-import type { Subject } from 'rxjs';
+import { interval, map, mergeWith, type Observable, type Subject, type Subscription } from 'rxjs';
+import type { EngineCore } from '../core';
 
 /**
  * The checkpoint RxDB persisted for one direction of a replication (what the other side
@@ -48,10 +49,18 @@ interface Pushed {
   doc: Record<string, unknown>;
 }
 
+type Doc = Record<string, unknown>;
+
+/** What a guard offers for push again: the documents, and the push checkpoint to keep. */
+export interface Repush {
+  docs: Doc[];
+  checkpoint: number;
+}
+
 export interface LostPushGuard {
   /** Documents the other side has just taken (the push handler's rows, as sent). */
-  pushed(docs: ReadonlyArray<Record<string, unknown>>): void;
-  /** Looks at the documents pushed before the persisted up checkpoint; re-pushes the lost ones. */
+  pushed(docs: readonly Doc[]): void;
+  /** Looks at the documents pushed before the persisted up checkpoint; offers the lost ones again. */
   check(): Promise<void>;
 }
 
@@ -68,61 +77,87 @@ const GUARD_CHUNK = 500;
  * customer while the hub's later edits never came down).
  *
  * So once the up checkpoint has passed a pushed document, this reads it and its meta row; a
- * document still as pushed whose meta row says otherwise (or is missing) is re-pushed, written
- * again as it is (`repush`) so the upstream sends it with the version it now assumes. The other
- * side's merge is by field and stamp, so the second push decides as the first did. `seed` lists
- * the documents to look at once after a start, which heals a document left apart before.
+ * document still as pushed whose meta row says otherwise (or is missing) is offered for push
+ * again on `repush$`, which the fork emits as a change (`repushEvents`): the upstream sends it
+ * with the version it now assumes. The other side's merge is by field and stamp, so the second
+ * push decides as the first did. `seedPage` pages the documents to look at once after a start
+ * (after a watermark; `last` is the page's last watermark), which heals a document left apart
+ * before. Checked every `everyMs`; a failed check is logged and tried again at the next.
  */
 export function lostPushGuard<D, C>(deps: {
+  core: EngineCore;
+  label: string;
+  everyMs: number;
+  subs: Subscription[];
   state: () => RxReplicationState<D, C> | undefined;
-  read: (ids: string[]) => Promise<Array<Record<string, unknown>>>;
-  same: (a: Record<string, unknown>, b: Record<string, unknown>) => boolean;
-  repush: (docs: Array<Record<string, unknown>>) => Promise<void>;
-  seed?: () => AsyncIterable<Array<Record<string, unknown>>>;
+  read: (ids: string[]) => Promise<Doc[]>;
+  same: (a: Doc, b: Doc) => boolean;
+  repush$: Subject<Repush>;
+  seedPage?: (after: number, limit: number) => Promise<{ docs: Doc[]; last?: number }>;
 }): LostPushGuard {
   const pending = new Map<string, Pushed>();
   let running = false;
-  let seeding: AsyncIterator<Array<Record<string, unknown>>> | undefined = deps.seed?.()[Symbol.asyncIterator]();
-  const track = (doc: Record<string, unknown>) => {
+  let seedAfter: number | undefined = deps.seedPage ? 0 : undefined;
+  const track = (doc: Doc) => {
     const id = String(doc.id ?? '');
     if (id) pending.set(id, { id, watermark: Number(doc.watermark) || 0, doc });
   };
+  const check = async () => {
+    const state = deps.state();
+    const meta = state?.metaInstance;
+    if (running || !state || !meta) return;
+    running = true;
+    try {
+      if (seedAfter !== undefined && deps.seedPage && pending.size < GUARD_CHUNK) {
+        const page = await deps.seedPage(seedAfter, GUARD_CHUNK);
+        for (const doc of page.docs) if (!pending.has(String(doc.id))) track(doc);
+        seedAfter = page.last;
+      }
+      if (pending.size === 0) return;
+      const up = await persistedCheckpoint(state, 'up');
+      if (up === undefined) return;
+      const ready = [...pending.values()].filter((p) => p.watermark <= up).slice(0, GUARD_CHUNK);
+      if (ready.length === 0) return;
+      for (const p of ready) pending.delete(p.id);
+      const ids = ready.map((p) => p.id);
+      const metaIds = ids.map((itemId) => getComposedPrimaryKeyOfDocumentData(meta.schema, { itemId, isCheckpoint: '0' } as never));
+      const [current, metas] = await Promise.all([deps.read(ids), meta.findDocumentsById(metaIds, false)]);
+      const now = new Map(current.map((d) => [String(d.id), d]));
+      const assumed = new Map(metas.map((m) => [String((m as { itemId?: string }).itemId), (m as { docData?: Doc }).docData]));
+      const lost = ready.flatMap((p) => {
+        const doc = now.get(p.id);
+        if (!doc || !deps.same(doc, p.doc)) return []; // changed since: its own push follows
+        const base = assumed.get(p.id);
+        return base && deps.same(base, doc) ? [] : [doc];
+      });
+      if (lost.length === 0) return;
+      deps.core.logger.warn({ stream: deps.label, ids: lost.map((d) => d.id) }, 'sync: offering again documents whose push the replication did not record');
+      deps.repush$.next({ docs: lost, checkpoint: up });
+    } finally {
+      running = false;
+    }
+  };
+  deps.subs.push(interval(deps.everyMs).subscribe(() => void check().catch((err: unknown) => deps.core.logger.warn({ err, stream: deps.label }, 'sync: checking pushed documents failed'))));
   return {
     pushed(docs) {
       for (const doc of docs) track(doc);
     },
-    async check() {
-      const state = deps.state();
-      const meta = state?.metaInstance;
-      if (running || !state || !meta) return;
-      running = true;
-      try {
-        if (seeding && pending.size < GUARD_CHUNK) {
-          const next = await seeding.next();
-          if (next.done) seeding = undefined;
-          else for (const doc of next.value) if (!pending.has(String(doc.id))) track(doc);
-        }
-        if (pending.size === 0) return;
-        const up = await persistedCheckpoint(state, 'up');
-        if (up === undefined) return;
-        const ready = [...pending.values()].filter((p) => p.watermark <= up).slice(0, GUARD_CHUNK);
-        if (ready.length === 0) return;
-        for (const p of ready) pending.delete(p.id);
-        const ids = ready.map((p) => p.id);
-        const metaIds = ids.map((itemId) => getComposedPrimaryKeyOfDocumentData(meta.schema, { itemId, isCheckpoint: '0' } as never));
-        const [current, metas] = await Promise.all([deps.read(ids), meta.findDocumentsById(metaIds, false)]);
-        const now = new Map(current.map((d) => [String(d.id), d]));
-        const assumed = new Map(metas.map((m) => [String((m as { itemId?: string }).itemId), (m as { docData?: Record<string, unknown> }).docData]));
-        const lost = ready.flatMap((p) => {
-          const doc = now.get(p.id);
-          if (!doc || !deps.same(doc, p.doc)) return []; // changed since: its own push follows
-          const base = assumed.get(p.id);
-          return base && deps.same(base, doc) ? [] : [doc];
-        });
-        if (lost.length > 0) await deps.repush(lost);
-      } finally {
-        running = false;
-      }
-    },
+    check,
   };
+}
+
+/**
+ * A fork's change stream with the documents a guard offers again (lostPushGuard): change events
+ * RxDB's upstream takes as local changes. Their checkpoint is the persisted one, so the push
+ * checkpoint does not move back past what was confirmed.
+ */
+export function withRepushes<R, K>(changes: Observable<EventBulk<R, K>>, repush$: Observable<Repush> | undefined, toRaw: (doc: Doc) => R, checkpointOf: (watermark: number) => K): Observable<EventBulk<R, K>> {
+  if (!repush$) return changes;
+  const offered = repush$.pipe(
+    map(({ docs, checkpoint }) => {
+      const events = docs.map((d) => ({ operation: 'UPDATE', documentId: String(d.id), documentData: toRaw(d), previousDocumentData: undefined }));
+      return { id: `repush-${checkpoint}-${docs.length}`, events, checkpoint: checkpointOf(checkpoint), context: 'laneway-repush' } as unknown as EventBulk<R, K>;
+    }),
+  );
+  return changes.pipe(mergeWith(offered));
 }

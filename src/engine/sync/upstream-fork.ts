@@ -1,7 +1,7 @@
-import { concatMap, EMPTY, filter, map, mergeWith, Subject, type Observable } from 'rxjs';
+import { concatMap, filter, Subject, type Observable } from 'rxjs';
 import { fillWithDefaultSettings, type BulkWriteRow, type EventBulk, type RxDocumentData, type RxJsonSchema, type RxStorageBulkWriteResponse, type RxStorageWriteError } from 'rxdb';
 import type { EngineCore } from '../core';
-import { unusedForkMethods } from './replication-parts';
+import { unusedForkMethods, withRepushes, type Repush } from './replication-parts';
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import type { StoredDoc } from '../../store/schema';
@@ -94,8 +94,8 @@ export interface ForkHooks {
   prepare?(body: Body): Promise<void>;
   /** A pulled body this install's import rules refused: recorded, and the page goes on. */
   refused(key: string, body: Body, err: unknown): Promise<unknown>;
-  /** Documents to offer for push again as they are (replication-parts.ts, lostPushGuard), with the push checkpoint to keep. */
-  repush$?: Observable<{ docs: UpstreamDoc[]; checkpoint: number }>;
+  /** Documents to offer for push again as they are (replication-parts.ts, lostPushGuard). */
+  repush$?: Observable<Repush>;
 }
 
 export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalSide, schema: RxJsonSchema<Raw>, hooks: ForkHooks): unknown {
@@ -148,7 +148,7 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
     changeStream(): Observable<EventBulk<Raw, Checkpoint>> {
       // A change of the collection is read back through the export, in order, as the document
       // the upstream would be sent.
-      return real.changeStream().pipe(
+      const changes = real.changeStream().pipe(
         concatMap(async (bulk) => {
           const keys = [...new Set(bulk.events.filter((e) => !(e.documentData as { _deleted?: boolean })._deleted).map((e) => keyOf(e.documentData as Record<string, unknown>)))];
           const docs = (await Promise.all(keys.map(one))).filter((d): d is UpstreamDoc => !!d && !echo(d));
@@ -157,8 +157,8 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
           return { id: bulk.id, events, checkpoint: { watermark: top }, context: bulk.context } as unknown as EventBulk<Raw, Checkpoint>;
         }),
         filter((bulk) => bulk.events.length > 0),
-        mergeWith(repushBulks(hooks.repush$, withMeta)),
       );
+      return withRepushes(changes, hooks.repush$, (d) => withMeta(d as unknown as UpstreamDoc), (watermark) => ({ watermark }));
     },
     async bulkWrite(rows: BulkWriteRow<Raw>[], context: string): Promise<RxStorageBulkWriteResponse<Raw>> {
       const error: RxStorageWriteError<Raw>[] = [];
@@ -191,12 +191,3 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
   };
 }
 
-/** Documents offered for push again, as change events of the fork (RxDB's upstream takes them as local changes). */
-function repushBulks(repush$: ForkHooks['repush$'], withMeta: (doc: UpstreamDoc) => Raw): Observable<EventBulk<Raw, Checkpoint>> {
-  return (repush$ ?? EMPTY).pipe(
-    map(({ docs, checkpoint }) => {
-      const events = docs.map((d) => ({ operation: 'UPDATE', documentId: d.id, documentData: withMeta(d), previousDocumentData: undefined }));
-      return { id: `repush-${checkpoint}-${docs.length}`, events, checkpoint: { watermark: checkpoint }, context: 'laneway-repush' } as unknown as EventBulk<Raw, Checkpoint>;
-    }),
-  );
-}

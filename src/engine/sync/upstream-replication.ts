@@ -8,7 +8,7 @@ import { UpstreamRefused, type UpstreamLink } from './upstream-link';
 import { invoiceBody, invoicesOfPayment, isRetired, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
 import { reportRetired, retireAsUpstream, upstreamHolds, type RecordException } from './upstream-retire';
 import { mergeBeforePush } from './upstream-merge';
-import { lostPushGuard, persistedCheckpoint } from './replication-parts';
+import { lostPushGuard, type Repush } from './replication-parts';
 
 /** The spec's largest page (`limit` 1..2500). */
 export const UPSTREAM_PAGE = 2500;
@@ -75,7 +75,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
   const real = core.store.collection(entity.collection);
   const schema = UPSTREAM_DOC_SCHEMA(real.schema.version);
   const ownInvoice = async (number: string) => docsOf(INVOICES, await local('invoices').page(((await local('invoices').watermarkOf(number)) ?? 1) - 1, 1))[0];
-  const repush$ = new Subject<{ docs: UpstreamDoc[]; checkpoint: number }>();
+  const repush$ = new Subject<Repush>();
   const fork = upstreamFork(core, entity, local(entity.name), schema, {
     repush$,
     refused: (key, _body, err) => ctx.refused(entity.name, key, 'pull', err),
@@ -196,30 +196,20 @@ async function pushRecord(ctx: EntityReplicationContext, doc: UpstreamDoc, ownIn
  * Customers are all looked at once after a start; invoices and payments, which run to a million,
  * only as they are pushed.
  */
-function pushGuardOf(ctx: EntityReplicationContext, fork: unknown, state: () => RxReplicationState<UpstreamDoc, PullCheckpoint> | undefined, repush$: Subject<{ docs: UpstreamDoc[]; checkpoint: number }>, subs: Subscription[]) {
+function pushGuardOf(ctx: EntityReplicationContext, fork: unknown, state: () => RxReplicationState<UpstreamDoc, PullCheckpoint> | undefined, repush$: Subject<Repush>, subs: Subscription[]) {
   const { core, entity } = ctx;
-  const guard = lostPushGuard({
-    state,
-    read: async (ids) => (await (fork as { findDocumentsById(ids: string[]): Promise<UpstreamDoc[]> }).findDocumentsById(ids)) as unknown as Array<Record<string, unknown>>,
-    same: (a, b) => sameBody(a as unknown as UpstreamDoc, b as unknown as UpstreamDoc),
-    repush: async (docs) => {
-      core.logger.warn({ entity: entity.name, ids: docs.map((d) => d.id) }, 'upstream sync: offering again records whose push the replication did not record');
-      const at = state();
-      repush$.next({ docs: docs as unknown as UpstreamDoc[], checkpoint: (at ? await persistedCheckpoint(at, 'up') : undefined) ?? 0 });
-    },
+  const doc = (d: Record<string, unknown>) => d as unknown as UpstreamDoc;
+  return lostPushGuard<UpstreamDoc, PullCheckpoint>({
+    ...{ core, label: `upstream ${entity.name}`, everyMs: ctx.options.pollMs ?? 5000, subs, state, repush$ },
+    read: async (ids) => (await (fork as { findDocumentsById(ids: string[]): Promise<Array<Record<string, unknown>>> }).findDocumentsById(ids)),
+    same: (a, b) => sameBody(doc(a), doc(b)),
     ...(entity.name === 'customers'
       ? {
-          seed: async function* () {
-            for (let after = 0; ; ) {
-              const records = await ctx.local('customers').page(after, 500);
-              if (records.length === 0) return;
-              yield docsOf(entity, records) as unknown as Array<Record<string, unknown>>;
-              after = records[records.length - 1]!.watermark;
-            }
+          seedPage: async (after: number, limit: number) => {
+            const records = await ctx.local('customers').page(after, limit);
+            return { docs: docsOf(entity, records) as unknown as Array<Record<string, unknown>>, last: records.at(-1)?.watermark };
           },
         }
       : {}),
   });
-  subs.push(interval(ctx.options.pollMs ?? 5000).subscribe(() => void guard.check().catch((err: unknown) => core.logger.warn({ err, entity: entity.name }, 'upstream sync: checking pushed records failed'))));
-  return guard;
 }
