@@ -87,9 +87,13 @@ export async function receiveFile(source: Readable, path: string, keys: FileKeys
       done(null, chunk);
     },
   });
+  const out = createWriteStream(path, { mode: 0o600 });
   try {
-    await pipeline(source, meter, createCipheriv('aes-256-ctr', deriveKey(vaultKey), iv), createWriteStream(path, { mode: 0o600 }));
+    await pipeline(source, meter, createCipheriv('aes-256-ctr', deriveKey(vaultKey), iv), out);
   } catch (err) {
+    // A source failed at once can reject the pipeline while the file is still being opened: removed
+    // then, the open that completes after would leave an empty file behind for good.
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
     rmSync(path, { force: true });
     throw err;
   }
