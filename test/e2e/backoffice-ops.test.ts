@@ -131,8 +131,18 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.waitForURL(/\/app\/imports\/\d+$/);
     await until(async () => (await page.getByText('Completed', { exact: true }).count()) > 0, 'the sample batch to complete', 60_000);
-    const [sampleBatch] = await api<Array<{ file_name: string; file_errors_count: number; status: string }>>('GET', '/api/imports/completed');
+    const [sampleBatch] = await api<Array<{ id: number; file_name: string; file_errors_count: number; status: string }>>('GET', '/api/imports/completed');
     expect(sampleBatch).toMatchObject({ file_name: 'invoices.csv', file_errors_count: 0, status: 'completed' });
+
+    // The same file again within 24 hours: the screen says so in its own words and offers the way on.
+    await page.getByRole('button', { name: '← Back' }).click();
+    await page.getByLabel('CSV file').setInputFiles({ name: 'invoices.csv', mimeType: 'text/csv', buffer: sampleCsv });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe(`Already imported: This file was imported in the last 24 hours (batch ${sampleBatch!.id.toLocaleString('en-US')}). Nothing was imported.`);
+    await page.getByRole('button', { name: 'Import it again anyway' }).click();
+    await page.waitForURL(/\/app\/imports\/\d+$/);
+    expect((await api<unknown[]>('GET', '/api/imports')).length).toBe(3);
   });
 
   it('shows a failed webhook delivery in the log, then 200 after the receiver recovers and Resend', async () => {

@@ -87,6 +87,14 @@ describe('POST /api/imports refusals: a clear error and nothing written', () => 
     expect(forced.status).toBe(201);
     expect(forced.body.file_fingerprint).toBe(first.body.file_fingerprint);
     await settled(ctx.api, forced.body.id);
+    // The query takes the words the form field does.
+    const no = await upload(ctx.api.url, csv, { path: '/api/imports?force=no' });
+    expect([no.status, no.body.code]).toEqual([409, 'duplicate_file']);
+    const one = await upload(ctx.api.url, csv, { path: '/api/imports?force=1' });
+    expect(one.status).toBe(201);
+    await settled(ctx.api, one.body.id);
+    const odd = await upload(ctx.api.url, csv, { path: '/api/imports?force=maybe' });
+    expect(odd.status).toBe(400);
     ctx.t.clock.advance(24 * 3_600_000 + 1000);
     const later = await upload(ctx.api.url, csv);
     expect(later.status).toBe(201);

@@ -365,7 +365,7 @@ function invoiceAmount(
   const { amountIn, amountOverride, annualized, effective, expiry, lines, lineInputs, replaceLines, tax1, tax2 } = sent;
   let amount: number | undefined;
   if (amountOverride) {
-    if (amountIn === undefined) problems.add('amount', 'missing_amount', 'is required with amount_override');
+    if (amountIn === undefined && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required with amount_override');
     amount = amountIn;
   } else if (annualized !== undefined && effective && expiry) amount = prorate(annualized, effective, expiry);
   else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
@@ -374,7 +374,7 @@ function invoiceAmount(
     const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
     amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2;
   } else amount = amountIn ?? prev.amount_cents;
-  if (amount === undefined && !amountOverride) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
+  if (amount === undefined && !amountOverride && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
   return amount;
 }
 

@@ -76,7 +76,9 @@ export function mergeLineItems(stored: LineItemData[], inputs: LineInput[] | und
     const existing = out.find((l) => l.number === number);
     const base = existing ?? (previous ? { ...previous } : undefined);
     if (!base && input.amount === undefined) {
-      problems.add(`line_item_attributes.${i}.amount`, 'missing_line_amount', 'is required (or quantity and unit_cost_cents)');
+      // An amount that did not parse has its problem already: it is not also "required".
+      const field = `line_item_attributes.${i}.amount`;
+      if (!problems.has(field)) problems.add(field, 'missing_line_amount', 'is required (or quantity and unit_cost_cents)');
       return;
     }
     const amount = input.amount ?? base?.amount_cents ?? 0;
@@ -107,7 +109,7 @@ export function readAdjustments(raw: unknown, problems: Problems): AdjustmentDat
     const f = new Fields((item ?? {}) as Record<string, unknown>, p);
     const label = f.str('label', { max: 200 });
     const amount = f.int('amount') ?? f.int('amount_cents');
-    if (amount === undefined) p.add('amount', 'missing_adjustment_amount', 'is required');
+    if (amount === undefined && !p.has('amount') && !p.has('amount_cents')) p.add('amount', 'missing_adjustment_amount', 'is required');
     else out.push({ ...(label !== undefined ? { label } : {}), amount_cents: amount });
   });
   return out;

@@ -24,6 +24,12 @@ export class Problems {
     return new Problems(prefix, this);
   }
 
+  /** Whether a field already has a problem: a value that did not parse is not also "required". */
+  has(field: string): boolean {
+    const name = this.prefix + field;
+    return (this.root ?? this).list.some((p) => p.field === name);
+  }
+
   get empty(): boolean {
     return (this.root ?? this).list.length === 0;
   }

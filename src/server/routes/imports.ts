@@ -110,7 +110,7 @@ export const uploadImport = defineRoute({
     413: { description: 'Over 25 MB', schema: ref(ErrorBody) },
     415: { description: 'Not multipart/form-data, or a file that is not CSV text (binary, or not UTF-8: the message names the first such line)', schema: ref(ErrorBody) },
   },
-  handler: ({ engine, req, query }) => receive(engine, req, query.force === true),
+  handler: ({ engine, req, query }) => receive(engine, req, truthy(query.force)),
 });
 
 const listing = (path: string, operationId: string, summary: string, filter: 'all' | 'processing' | 'completed') =>

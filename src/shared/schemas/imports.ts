@@ -29,11 +29,16 @@ export const FileImport = component(
 export const ImportUpload = Type.Object({
   file: Type.String({ contentEncoding: 'binary', description: 'The CSV file (UTF-8, with or without BOM; CRLF or LF), at most 25 MB.' }),
   filename: Type.Optional(Type.String({ description: 'Name of the original file.' })),
-  force: Type.Optional(Type.String({ description: '`true`: import a file whose fingerprint was imported in the last 24 hours.' })),
+  force: Type.Optional(Type.String({ description: '`true` (or 1, y, yes): import a file whose fingerprint was imported in the last 24 hours.' })),
 });
 
 export const ImportUploadQuery = Type.Object({
-  force: Type.Optional(Type.Boolean({ description: 'Same as the `force` form field.' })),
+  // The words the form field takes, so `?force=1` (as a shell script writes it) is not a 400.
+  force: Type.Optional(
+    Type.Union([Type.Boolean(), Type.String({ enum: ['1', '0', 'y', 'n', 'yes', 'no'] })], {
+      description: 'Same as the `force` form field: import a file seen in the last 24 hours again. true, 1, y or yes.',
+    }),
+  ),
 });
 
 export const BatchPageQuery = Type.Object({

@@ -42,6 +42,17 @@ function SampleFiles() {
   );
 }
 
+/**
+ * What the screen says of a refused upload. The API's message for a repeated file tells an
+ * integration to send `force=true`; here the button under it does that.
+ */
+function refusalText(err: unknown): string {
+  const message = (err as Error).message;
+  if (!(err instanceof ApiError) || err.code !== 'duplicate_file') return message;
+  const batch = /batch (\d+)/.exec(message)?.[1];
+  return `This file was imported in the last 24 hours${batch ? ` (batch ${Number(batch).toLocaleString()})` : ''}`;
+}
+
 /** Imports: upload a CSV, the batches with live progress (`import.progress` on /api/events), a batch's errors. */
 export function ImportsSection({ rest }: { rest: string[] }) {
   return rest[0] ? <BatchDetail id={Number(rest[0])} /> : <ImportsList />;
@@ -96,7 +107,7 @@ function Upload() {
       go(link('imports', String(batch.id)));
     } catch (err) {
       // The file stays chosen: fix it and send again, or (409) import it anyway.
-      setRefusal({ status: err instanceof ApiError ? err.status : 0, message: (err as Error).message });
+      setRefusal({ status: err instanceof ApiError ? err.status : 0, message: refusalText(err) });
     } finally {
       setBusy(false);
     }
