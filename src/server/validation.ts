@@ -74,6 +74,13 @@ function fieldOf(e: ErrorObject, source: string): string {
   return parts.join('.');
 }
 
+const FORMAT_TEXT: Record<string, string> = {
+  uri: 'must be a full address, such as https://api.example.com',
+  email: 'must be an e-mail address',
+  date: 'must be a date (YYYY-MM-DD)',
+  'date-time': 'must be a date and time (ISO 8601, such as 2026-03-01T09:30:00Z)',
+};
+
 function describe(e: ErrorObject): string {
   switch (e.keyword) {
     case 'required':
@@ -82,6 +89,11 @@ function describe(e: ErrorObject): string {
       return `has an unknown field ${String((e.params as { additionalProperty?: string }).additionalProperty)}`;
     case 'enum':
       return `must be one of ${((e.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ')}`;
+    case 'format':
+      // Read by people in the back office's forms too, not only by a developer who knows the format's name.
+      return FORMAT_TEXT[String((e.params as { format?: string }).format)] ?? e.message ?? 'is invalid';
+    case 'pattern':
+      return String((e.params as { pattern?: string }).pattern).startsWith('^https?://') ? 'must start with https:// (or http://)' : (e.message ?? 'is invalid');
     default:
       return e.message ?? 'is invalid';
   }

@@ -163,6 +163,8 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await page.getByRole('button', { name: 'Set upstream' }).click();
     // The engine's refusal, beside the field it is about.
     await page.locator('#field-url-error').waitFor();
+    // In words a person reads, not the validator's ('must match pattern "^https?://"').
+    expect(await page.locator('#field-url-error').innerText()).toBe('url must start with https:// (or http://)');
     expect(await field('Address').getAttribute('aria-invalid')).toBe('true');
     expect(await api<{ upstream: unknown }>('GET', '/api/sync/upstream')).toEqual({ upstream: null });
     // Nothing listens on port 9: replication fails, which the peer table says, but the upstream is set.

@@ -84,6 +84,14 @@ describe('HTTP core', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     expect(res.body.details.map((d) => d.field).sort()).toEqual(['capabilities.orders', 'processing_cutoff']);
+    // A format or an address rule is said in words (the back office shows these beside its fields).
+    const address = await api.request<{ details: Array<{ field: string; message: string }> }>('PUT', '/api/sync/upstream', { body: { url: 'ftp://files.example.com', token: 'T', key: 'K' } });
+    expect(address.status).toBe(400);
+    expect(address.body.details).toMatchObject([{ field: 'url', message: 'url must start with https:// (or http://)' }]);
+    const noScheme = await api.request<{ details: Array<{ field: string; message: string }> }>('PUT', '/api/sync/upstream', { body: { url: 'api.example.com', token: 'T', key: 'K' } });
+    expect(noScheme.body.details.map((d) => d.message)).toContain('url must start with https:// (or http://)');
+    const spaces = await api.request<{ details: Array<{ field: string; message: string }> }>('PUT', '/api/sync/upstream', { body: { url: 'http://not an address', token: 'T', key: 'K' } });
+    expect(spaces.body.details.map((d) => d.message)).toEqual(['url must be a full address, such as https://api.example.com']);
     expect(t.engine.core.currentWatermark()).toBe(before);
   });
 

@@ -109,8 +109,8 @@ export function readAdjustments(raw: unknown, problems: Problems): AdjustmentDat
     const f = new Fields((item ?? {}) as Record<string, unknown>, p);
     const label = f.str('label', { max: 200 });
     const amount = f.int('amount') ?? f.int('amount_cents');
-    if (amount === undefined && !p.has('amount') && !p.has('amount_cents')) p.add('amount', 'missing_adjustment_amount', 'is required');
-    else out.push({ ...(label !== undefined ? { label } : {}), amount_cents: amount });
+    if (amount !== undefined) out.push({ ...(label !== undefined ? { label } : {}), amount_cents: amount });
+    else if (!p.has('amount') && !p.has('amount_cents')) p.add('amount', 'missing_adjustment_amount', 'is required');
   });
   return out;
 }
