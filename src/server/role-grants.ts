@@ -45,6 +45,9 @@ const RULES: readonly Rule[] = [
   // Money moves: transactions, refunds, wallets, autopay, gift cards.
   { methods: WRITE, path: /^\/api\/gateway\/v1\//, grants: ['money'] },
   { methods: WRITE, path: /^\/api\/autopay(\/|$)/, grants: ['money'] },
+  // A card file's tokenized results hand out a wallet, fund and vault token per card, all at once:
+  // what charges those cards, so theirs who move money (a clerk reads wallets one at a time).
+  { methods: ['get'], path: /^\/api\/imports\/:id\/echo$/, grants: ['money'] },
   { methods: ['get', 'head'], path: /./, grants: ['read'] },
   { methods: '*', path: /./, grants: ['manage'] },
 ];

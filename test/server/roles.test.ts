@@ -56,9 +56,9 @@ describe('role rules over every operation', () => {
       'POST /api/notifications/remind',
       'POST /api/notifications/remind/:number_or_id',
     ]);
-    // Reads: every read but users and credentials.
+    // Reads: every read but users, credentials and a card file's tokens (what charges those cards).
     const reads = authed.filter((r) => r.method === 'get' && !kindOnly(r));
-    expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual(['GET /api/account/credentials', 'GET /api/users']);
+    expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual(['GET /api/account/credentials', 'GET /api/imports/:id/echo', 'GET /api/users']);
   });
 
   it('cashiers work the register only: its sales, shifts and terminal, and read the register', () => {
@@ -119,6 +119,8 @@ describe('roles over HTTP', () => {
     expect((await h.api.patch('/api/account', { name: 'Nope' }, clerk)).status).toBe(403);
     expect((await h.api.post('/api/users', { email: 'x@example.com', role: 'owner' }, clerk)).status).toBe(403);
     expect((await h.api.post('/api/imports/customer', { identifier: uid('C') }, clerk)).status).toBe(403);
+    expect((await h.api.get('/api/imports/1/echo', clerk)).status).toBe(403);
+    expect((await h.api.get('/api/imports/1/echo', `Bearer ${sessions.manager}`)).status).toBe(404);
     // A manager voids it.
     const byManager = await h.api.post<{ success: boolean }>('/api/gateway/v1/orders/void', { transaction: sale.body.transaction }, `Bearer ${sessions.manager}`);
     expect(byManager.status).toBe(200);

@@ -179,7 +179,7 @@ export const echoResults = defineRoute({
   tags: TAGS,
   summary: 'View tokenized results of file-imported payment methods',
   description:
-    'The lines of a credit card file, without the header, card number and expiry masked (last four digits at most), each followed by its wallet token, fund token and vault token. Available for 24 hours after the import completes.',
+    'The lines of a credit card file, without the header, card number and expiry masked (last four digits at most), each followed by its wallet token, fund token and vault token. Available for 24 hours after the import completes. The tokens charge those cards: a back-office user needs the grant that moves money (owner, manager); a clerk is answered 403.',
   params: BatchParams,
   responses: { 200: { description: 'CSV', schema: Type.String(), contentType: 'text/csv' }, 404: { description: 'No such batch, not a card import, or past 24 hours', schema: ref(ErrorBody) } },
   async handler({ engine, params }) {

@@ -207,6 +207,7 @@ function ImportsList() {
 
 function BatchDetail({ id }: { id: number }) {
   const creds = useUser((s) => s.creds);
+  const session = useUser((s) => s.session);
   const batch = useLoad((c) => boCall(c, 'importBatch', { params: { id } }), [id]);
   const b = batch.data;
   const done = b?.status !== 'processing';
@@ -238,7 +239,7 @@ function BatchDetail({ id }: { id: number }) {
             <button type="button" disabled={b.file_errors_count === 0} onClick={() => download('importErrorsCsv', `batch-${id}-errors.csv`)}>
               Download errors (.csv)
             </button>
-            {b.kind === 'credit_cards' && (
+            {b.kind === 'credit_cards' && can(session, 'money') && (
               <button type="button" disabled={b.status !== 'completed'} onClick={() => download('importEcho', `batch-${id}-tokens.csv`)}>
                 Download tokenized results
               </button>
