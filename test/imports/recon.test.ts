@@ -77,5 +77,27 @@ describe('reconciliation files', () => {
       payment_amount: '$60.00',
       payment_amount_in_source_system: '$70.00',
     });
+    // Without their columns in the file, the optional fields are not answered.
+    expect(again.body.reconciliation_payments[0]).not.toHaveProperty('external_payment_number');
+    expect(again.body.reconciliation_payments[0]).not.toHaveProperty('currency');
+
+    // The external number and the currency, when the file has them, are compared too.
+    const q = uid('P');
+    await ctx.api.post('/api/imports/payment', { identifier: q, customer_identifier: c, amount_cents: 2500, invoice_number: inv, date: '2026-03-03', external_payment_number: 'CHQ-1001' });
+    const header = 'payment_reconciliation_identifier,payment_amount_in_source_system,external_payment_number_in_source_system,currency_in_source_system';
+    const agrees = await importCsv(ctx.api, `${header}\n${q},2500,CHQ-1001,USD\n`);
+    expect((await ctx.api.get<{ reconciliation_payments: Recon[] }>(`/api/exports/payment_recon/${agrees.id}?list=true`)).body.reconciliation_payments).toEqual([]);
+    const other = await importCsv(ctx.api, `${header}\n${q},2500,CHQ-1002,CAD\n`);
+    expect((await ctx.api.get<{ reconciliation_payments: Recon[] }>(`/api/exports/payment_recon/${other.id}?list=true`)).body.reconciliation_payments[0]).toMatchObject({
+      discrepancy_message: 'These fields do not match: External payment number, Currency',
+      external_payment_number: 'CHQ-1001',
+      external_payment_number_in_source_system: 'CHQ-1002',
+      currency: 'usd',
+      currency_in_source_system: 'cad',
+      payment_amount: '$25.00',
+      payment_amount_in_source_system: 'CA$25.00',
+    });
+    const bad = await importCsv(ctx.api, `${header}\n${q},2500,CHQ-1001,DOLLARS\n`);
+    expect(bad.file_errors_count).toBe(1);
   });
 });

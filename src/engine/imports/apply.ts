@@ -194,6 +194,8 @@ async function reconcilePayment(ctx: ApplyContext, group: Group): Promise<void> 
   const applied = f.int('applied_amount_in_source_system', { code: 'invalid_amount' });
   const unapplied = f.int('unapplied_amount_in_source_system', { code: 'invalid_amount' });
   const date = f.date('payment_date_in_source_system');
+  const external = f.str('external_payment_number_in_source_system', { max: 100 });
+  const sourceCurrency = f.currency('currency_in_source_system');
   problems.throwIfAny();
   if (id === undefined) return;
   const payment = await ctx.unit.payment(id);
@@ -206,20 +208,28 @@ async function reconcilePayment(ctx: ApplyContext, group: Group): Promise<void> 
     if (amount !== undefined && amount !== ours.amount) differs.push('Payment amount');
     if (applied !== undefined && applied !== ours.applied) differs.push('Applied amount');
     if (unapplied !== undefined && unapplied !== ours.unapplied) differs.push('Unapplied amount');
+    if (external !== undefined && external !== (p.external_payment_number ?? '')) differs.push('External payment number');
+    if (sourceCurrency !== undefined && sourceCurrency !== p.currency) differs.push('Currency');
     if (differs.length === 0) return;
   }
+  // The reference answers these two only when the file has their column.
+  const has = (column: string) => column in row.values;
+  // The source system's amounts are in its currency when the file names one.
+  const theirs = sourceCurrency ?? currency;
   await putRecon(ctx.tx, RECON_PAYMENT, ctx.batch, row.line, {
     payment_reconciliation_identifier: id,
     customer_identifier: p?.customer_identifier ?? row.values.customer_identifier ?? '',
     discrepancy_message: ours ? `These fields do not match: ${differs.join(', ')}` : 'Payment Not Present in Laneway',
     payment_amount: money(ours?.amount, currency),
-    payment_amount_in_source_system: money(amount, currency),
+    payment_amount_in_source_system: money(amount, theirs),
     applied_amount: money(ours?.applied, currency),
-    applied_amount_in_source_system: money(applied, currency),
+    applied_amount_in_source_system: money(applied, theirs),
     unapplied_amount: money(ours?.unapplied, currency),
-    unapplied_amount_in_source_system: money(unapplied, currency),
+    unapplied_amount_in_source_system: money(unapplied, theirs),
     payment_date: p?.date ?? '',
     payment_date_in_source_system: date ?? '',
+    ...(has('external_payment_number_in_source_system') ? { external_payment_number: p?.external_payment_number ?? '', external_payment_number_in_source_system: external ?? '' } : {}),
+    ...(has('currency_in_source_system') ? { currency: p?.currency ?? '', currency_in_source_system: sourceCurrency ?? '' } : {}),
   });
 }
 

@@ -91,6 +91,10 @@ export const PaymentRecon = component(
     unapplied_amount_in_source_system: Type.String(),
     payment_date: Type.String(),
     payment_date_in_source_system: Type.String(),
+    external_payment_number: Type.Optional(Type.String({ description: 'Ours; answered when the file has `external_payment_number_in_source_system`' })),
+    external_payment_number_in_source_system: Type.Optional(Type.String()),
+    currency: Type.Optional(Type.String({ description: 'Ours (ISO 4217, lower case); answered when the file has `currency_in_source_system`, whose amounts are then shown in it' })),
+    currency_in_source_system: Type.Optional(Type.String()),
     watermark: Type.Optional(Type.Integer()),
   }),
 );
