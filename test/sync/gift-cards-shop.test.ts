@@ -172,7 +172,35 @@ describe('gift cards across a shop', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(await balance(hub, CARDS.e)).toBe(3000);
     expect(await balance(lanes[1]!, CARDS.e)).toBe(3000);
-  }, 120_000);
+
+    // A refund of those tenders goes back to the cards on the hub. Apart again, it cannot: the
+    // reversal stays incomplete, with nothing given back, until it is retried with the hub back.
+    type Reversed = { reversal: { number: number; status: string; outstanding_cents: number; allocations: Array<{ status: string; error: { message: string } | null }> } };
+    await cutOff(1);
+    const apart = await call(lanes[1]!, 'POST', `/api/pos/sales/${sale.id}/refunds`, { shift: shifts[1], lines: [{ line: 1, quantity: 1 }] });
+    const pending = (apart.body as unknown as Reversed).reversal;
+    expect(pending).toMatchObject({ status: 'incomplete', outstanding_cents: 1000 });
+    expect(pending.allocations[0]!.error!.message).toContain('hub, which cannot be reached');
+    proxies[1]!.restore();
+    await pulled(1);
+    let retried: Reversed['reversal'] | undefined;
+    await until(async () => {
+      const r = await call(lanes[1]!, 'POST', `/api/pos/sales/${sale.id}/reversals/${pending.number}/settle`, { shift: shifts[1], method: 'retry' });
+      retried = (r.body as unknown as Reversed).reversal;
+      return retried?.status === 'completed';
+    }, 'the retried refund to reach the hub');
+    expect(retried).toMatchObject({ status: 'completed', outstanding_cents: 0 });
+    // The last tender first: card F, overdrawn by the two lanes, gets its 10.00 back.
+    expect(await balance(hub, CARDS.f)).toBe(0);
+    const rest = await call(lanes[1]!, 'POST', `/api/pos/sales/${sale.id}/refunds`, { shift: shifts[1], all: true });
+    expect((rest.body as unknown as Reversed).reversal).toMatchObject({ status: 'completed', outstanding_cents: 0 });
+    expect(await balance(hub, CARDS.e)).toBe(5000);
+    // (The lane reads the hub's balance while linked; its link may still be settling from the cut.)
+    await until(async () => (await balance(lanes[1]!, CARDS.e)) === 5000, "lane 1 to read the hub's balance");
+    // Everything went back once: nothing more to refund, and the balances stay.
+    expect((await call(lanes[1]!, 'POST', `/api/pos/sales/${sale.id}/refunds`, { shift: shifts[1], all: true })).body.code).toBe('sale_not_refundable');
+    expect([await balance(hub, CARDS.e), await balance(hub, CARDS.f)]).toEqual([5000, 0]);
+  }, 180_000);
 
   it('refuses to load a card on a lane that cannot reach its hub, and keeps no card number anywhere', async () => {
     const loaded = await lanes[1]!.api<{ balance: number }>('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.d, load_amount_cents: 700 });

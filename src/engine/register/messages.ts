@@ -42,6 +42,11 @@ export function refundFailureMessage(code: string, label: string): string {
       return `The gift card's balance was already spent, so ${label} cannot be reversed. Give the money back in cash instead.`;
     case 'declined':
       return `The refund to ${label} was declined. Retry it, or give the money back in cash.`;
+    case 'hub_unreachable':
+    case 'hub_refused':
+      return `${label} is refunded on the hub, which cannot be reached now. Retry once the lane is back in touch with it, or give the money back in cash.`;
+    case 'offline_spend_not_synced':
+      return `${label} was paid while this lane was apart from the hub, which has not received that payment yet. Retry in a moment, or give the money back in cash.`;
     default:
       return `The refund to ${label} did not go through (${code}). Retry it, or give the money back in cash.`;
   }

@@ -41,6 +41,12 @@ interface Prepared {
   shift: ShiftData;
 }
 
+/**
+ * A gift card tender a lane took apart from the hub's copy: approved here with no transaction, the
+ * hub debiting the card when the spend reached it. Money goes back to that card on the hub.
+ */
+const takenApart = (tender: TenderData | undefined): boolean => tender?.type === 'gift_card' && !tender.transaction;
+
 /** Whether the tender's payment can still be voided: the gateway's one rule (its processing day's cut-off). */
 async function voidable(deps: TenderDeps, tender: TenderData, now: number): Promise<boolean> {
   if (!tender.transaction) return false;
@@ -66,7 +72,8 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
     else {
       const whole = take === t.amount_cents && t.refunded_cents === 0;
       const canVoid = whole && (await voidable(deps, t, now));
-      if (strictVoid && !canVoid) {
+      // A tender taken apart has no transaction to void: the whole of it goes back to its card as a refund.
+      if (strictVoid && !canVoid && !takenApart(t)) {
         throw fail.precondition('void_window_closed', `${t.label} was already sent in the day's card batch, so this sale cannot be voided. Refund it instead.`);
       }
       method = canVoid ? 'void' : 'refund';
@@ -223,6 +230,10 @@ async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: Rever
     if (a.status !== 'pending' || (a.method !== 'void' && a.method !== 'refund')) continue;
     const tender = sale.tenders.find((t) => t.id === a.tender);
     const attempt = async (method: 'void' | 'refund'): Promise<StepResult> => {
+      if (tender && takenApart(tender) && deps.hubGift) {
+        const given = await deps.hubGift.refundOffline({ tender: tender.id, amount_cents: a.amount_cents, reference: a.reference ?? '' });
+        return { status: 'done', transaction: given.result.body.transaction, method: 'refund' };
+      }
       const request = { transaction: tender?.transaction ?? '', ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) };
       const result = tender?.request?.via === 'hub' && deps.hubGift
         ? (await deps.hubGift.transact(method, { ...request, reference: a.reference ?? '' })).result
@@ -490,7 +501,7 @@ export async function recoverReversals(deps: TenderDeps, inflight: Set<string>):
 
 /** A reversal step's transaction by its reference: on the hub for a lane's gift card paid there (a hub that does not answer throws: asked again on the next tick). */
 async function lookUp(deps: TenderDeps, tender: TenderData | undefined, method: string, saleId: string, reference: string): Promise<{ token: string } | undefined> {
-  if (tender?.request?.via === 'hub' && deps.hubGift) {
+  if ((tender?.request?.via === 'hub' || takenApart(tender)) && deps.hubGift) {
     const made = await deps.hubGift.find(method as 'void' | 'refund', reference);
     return made ? { token: made.result.body.transaction } : undefined;
   }

@@ -10,7 +10,8 @@ import type { GiftCards } from '../wallets/gift-cards';
 import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
 import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
 import { createPairing } from './pairing';
-import { hubLink } from './offline-floor';
+import { hubLink, OFFLINE_REFUND, refundOfflineSpendInTx, type OfflineRefund } from './offline-floor';
+import { getRecord } from '../records';
 
 /**
  * Shop-wide gift cards (docs/sync.md, "Gift cards across the shop"): the hub is the one place a
@@ -53,7 +54,7 @@ async function laneTransaction(gateway: Gateway, laneid: string, token: string):
 }
 
 /** Hub: one request of a lane, through the hub's own gateway and gift card rules. */
-export async function serveLaneGiftCard(deps: { gateway: Gateway; giftCards: GiftCards; now: () => number }, laneid: string, req: LaneGiftRequest): Promise<unknown> {
+export async function serveLaneGiftCard(deps: { core: EngineCore; gateway: Gateway; giftCards: GiftCards; now: () => number }, laneid: string, req: LaneGiftRequest): Promise<unknown> {
   const { gateway, giftCards } = deps;
   const actor = `lane:${laneid}`;
   const ref = (r: string | undefined) => hubReference(laneid, r ?? '');
@@ -70,6 +71,10 @@ export async function serveLaneGiftCard(deps: { gateway: Gateway; giftCards: Gif
     case 'refund':
       await laneTransaction(gateway, laneid, req.transaction ?? '');
       return withRecord(gateway, await gateway.transact(req.op, { transaction: req.transaction ?? '', transaction_reference: ref(req.reference), ...(req.op === 'refund' ? { amount_cents: req.amount_cents ?? 0 } : {}) }, actor));
+    case 'offline_refund': {
+      const request = { tender: req.tender ?? '', amount_cents: req.amount_cents ?? 0, reference: ref(req.reference) };
+      return offlineRefundOutcome(await deps.core.mutate((tx) => refundOfflineSpendInTx(tx, laneid, request)), request.reference);
+    }
     case 'voidable': {
       const t = await laneTransaction(gateway, laneid, req.transaction ?? '');
       return { voidable: voidRefusal(t, deps.now()) === null };
@@ -78,10 +83,23 @@ export async function serveLaneGiftCard(deps: { gateway: Gateway; giftCards: Gif
       // What a request of the lane did, looked up after its answer was lost (a lane restarted mid-tender).
       const view = await gateway.view(uniqueKey(req.action ?? 'sale', null, ref(req.reference)) ?? '');
       const t = view ? await gateway.record(view.token) : undefined;
-      if (!view || !t) return { found: null };
+      if (!view || !t) {
+        // A refund of a tender taken apart has no transaction: its record says whether it was made.
+        const offline = req.action === 'refund' ? await getRecord<OfflineRefund>(deps.core, OFFLINE_REFUND, ref(req.reference)) : undefined;
+        return offline ? offlineRefundOutcome(offline.data, ref(req.reference)) : { found: null };
+      }
       return { result: { approved: t.outcome.approved, body: { success: true, transaction: t.token, authorization: null, gateway_token: null, order: null, wallet: null, response_code: view.response_code, transactions: [view] } }, record: slim(t) };
     }
   }
+}
+
+/** A refund of a spend taken apart, answered as the lane's reversal step reads a gateway refund. */
+function offlineRefundOutcome(refund: OfflineRefund, reference: string): HubOutcome {
+  const outcome = { approved: true, response_code: 1, error_code: null, message: 'REFUNDED TO CARD', errors: null, authorization_code: null } as unknown as TenderRecord['outcome'];
+  return {
+    result: { approved: true, body: { success: true, transaction: reference, authorization: null, gateway_token: null, order: null, wallet: null, response_code: 1, transactions: [] } },
+    record: { card: null, terminal: null, gift_last4: null, amount_cents: refund.amount_cents, outcome },
+  };
 }
 
 // ---------------------------------------------------------------- lane side
@@ -94,6 +112,8 @@ export interface HubGift {
   transact(action: 'sale', request: { token: string; amount_cents: number; reference: string }): Promise<HubOutcome>;
   transact(action: 'void' | 'refund', request: { transaction: string; reference: string; amount_cents?: number }): Promise<HubOutcome>;
   voidable(transaction: string): Promise<boolean>;
+  /** Gives back on the hub's card part of a gift card tender this lane took apart from the hub's copy (no hub transaction). */
+  refundOffline(request: { tender: string; amount_cents: number; reference: string }): Promise<HubOutcome>;
   /** The outcome of a sale, void or refund sent earlier under `reference`; null when the hub has none. */
   find(action: 'sale' | 'void' | 'refund', reference: string): Promise<HubOutcome | null>;
 }
@@ -146,6 +166,7 @@ export function createHubGift(deps: { core: EngineCore; account: Account; keys: 
     },
     transact: async (action: 'sale' | 'void' | 'refund', request: { token?: string; transaction?: string; amount_cents?: number; reference: string }) => outcome(await call({ op: action, ...request })),
     voidable: async (transaction) => (await call({ op: 'voidable', transaction })).voidable === true,
+    refundOffline: async (request) => outcome(await call({ op: 'offline_refund', ...request })),
     async find(action, reference) {
       const answer = await call({ op: 'find', action, reference });
       return 'found' in answer ? null : outcome(answer);

@@ -248,7 +248,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       const lane = await pairing.laneOfCredential(credential);
       if (!deps.gifts) throw fail.unavailable('gift_cards_unavailable', 'This install holds no gift cards');
       touch(lane.laneid, 'push');
-      return serveLaneGiftCard({ ...deps.gifts, now: () => core.clock.now() }, lane.laneid, request).catch(asLaneAnswer);
+      return serveLaneGiftCard({ ...deps.gifts, core, now: () => core.clock.now() }, lane.laneid, request).catch(asLaneAnswer);
     },
     async joinHub(url, code) {
       if (await pairing.hub()) throw fail.conflict('sync_already_paired', 'This install is a lane of a hub already');

@@ -4,6 +4,7 @@ import { fail } from '../errors';
 import { getRecord, putRecord, recordsByRef } from '../records';
 import { LEGACY_KEY_ID, type InstallKeys } from '../security/install-keys';
 import { formatMoney } from '../../shared/money';
+import { creditOfflineRefundInTx } from '../wallets/gift-cards';
 
 /**
  * Balances two lanes could spend while apart (docs/sync.md, "Balances two lanes could spend while
@@ -104,4 +105,39 @@ export async function offlineExcessInTx(tx: Tx, spend: OfflineSpend, floor: numb
     { type: 'sync_exception.created', entity: 'sync_exception', key, data: { reason: 'offline_floor_excess', excess_cents: Math.max(0, total - floor) } },
     spend.laneid,
   );
+}
+
+export const OFFLINE_REFUND = 'pos_offline_refund';
+
+export interface OfflineRefund {
+  laneid: string;
+  tender: string;
+  token: string;
+  amount_cents: number;
+  at: string;
+}
+
+/**
+ * Hub: a lane's refund of a gift card tender it took apart from the hub's copy (a tender with no
+ * hub transaction). The spend must have reached the hub (it is what the card was debited by), and
+ * what goes back to the card over all refunds of that tender is at most what the spend took. Once
+ * per lane and reference: the same refund sent again (a lost answer) credits nothing more.
+ */
+export async function refundOfflineSpendInTx(tx: Tx, laneid: string, request: { tender: string; amount_cents: number; reference: string }): Promise<OfflineRefund> {
+  const done = await getRecord<OfflineRefund>(tx, OFFLINE_REFUND, request.reference);
+  if (done) return done.data;
+  const spend = (await getRecord<OfflineSpend>(tx, OFFLINE_SPEND, `${laneid}/${request.tender}`))?.data;
+  if (!spend?.token) {
+    throw fail.unavailable('offline_spend_not_synced', 'The hub has not received this gift card payment from the lane yet: try the refund again in a moment, or refund it in cash');
+  }
+  const of = `${laneid}/${request.tender}`;
+  const before = (await recordsByRef<OfflineRefund>(tx, OFFLINE_REFUND, of)).reduce((sum, r) => sum + r.data.amount_cents, 0);
+  if (request.amount_cents <= 0 || before + request.amount_cents > spend.amount_cents) {
+    throw fail.precondition('refund_exceeds_payment', `Refund of ${formatMoney(request.amount_cents, spend.currency)} on a gift card payment of ${formatMoney(spend.amount_cents, spend.currency)} (${formatMoney(before, spend.currency)} refunded already)`);
+  }
+  const card = await creditOfflineRefundInTx(tx, spend.token, request.amount_cents);
+  if (!card) throw fail.notFound('gift_card_not_found', 'The gift card of this payment is no longer on the hub');
+  const refund: OfflineRefund = { laneid, tender: request.tender, token: spend.token, amount_cents: request.amount_cents, at: tx.at };
+  await putRecord(tx, OFFLINE_REFUND, request.reference, refund, { type: `${OFFLINE_REFUND}.created`, entity: OFFLINE_REFUND, key: request.reference }, of);
+  return refund;
 }

@@ -250,6 +250,15 @@ export async function debitOfflineSpendInTx(tx: Tx, token: string, amount: numbe
   return debited;
 }
 
+/** A lane's refund of such a spend, on the hub once the spend is there: the amount goes back on the card. */
+export async function creditOfflineRefundInTx(tx: Tx, token: string, amount: number): Promise<GiftCardData | undefined> {
+  const card = await byToken(tx, token);
+  if (!card) return undefined;
+  const credited = { ...card, balance_cents: card.balance_cents + amount, updated_at: tx.at };
+  await putGiftCard(tx, credited, 'gift_card.refunded_offline');
+  return credited;
+}
+
 const fingerprint = (ctx: GiftCardsDeps, number: string) => ctx.vault.keyer(`gift:${number}`);
 
 // Gift cards are stored under their token (so a sale by token is one read); a second record

@@ -6,13 +6,15 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 export const LaneGiftRequest = Type.Object(
   {
-    op: Type.Union([Type.Literal('read'), Type.Literal('load'), Type.Literal('sale'), Type.Literal('void'), Type.Literal('refund'), Type.Literal('voidable'), Type.Literal('find')], {
-      description: '`read` a balance (number and PIN), `load` (and activate) a card, `sale` by the token a read answered, `void` or `refund` a sale of this lane, `voidable` whether it still can be voided, `find` what a request sent under `reference` did (after a lost answer)',
+    op: Type.Union([Type.Literal('read'), Type.Literal('load'), Type.Literal('sale'), Type.Literal('void'), Type.Literal('refund'), Type.Literal('offline_refund'), Type.Literal('voidable'), Type.Literal('find')], {
+      description:
+        '`read` a balance (number and PIN), `load` (and activate) a card, `sale` by the token a read answered, `void` or `refund` a sale of this lane, `offline_refund` part of a tender this lane took apart from the hub (its `tender`; at most what that spend took, once it reached the hub), `voidable` whether it still can be voided, `find` what a request sent under `reference` did (after a lost answer)',
     }),
     card_number: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'read and load only; never stored or logged by the hub (it keeps a keyed fingerprint)' })),
     pin: Type.Optional(Type.Union([Type.String({ maxLength: 12 }), Type.Null()])),
     token: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The card token a read answered (sale)' })),
     transaction: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The hub transaction of this lane to void or refund' })),
+    tender: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "offline_refund only: the lane's tender id its offline spend was pushed under" })),
     amount_cents: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
     activated: Type.Optional(Type.Boolean()),
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: "The lane's tender or reversal id: the hub applies a request once per lane and reference" })),
