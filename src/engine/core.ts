@@ -151,7 +151,9 @@ export class Tx {
    * them that follow (a replicated page of 1,000) answer from memory.
    */
   async prefetch(collection: string, ids: readonly string[]): Promise<void> {
-    const wanted = ids.filter((id) => !this.loaded.has(this.slot(collection, id)) && !this.pending.has(this.slot(collection, id)));
+    // Once each: a file import's chunk names its few big customers once per invoice, and each
+    // repeat read and parsed the whole document again (a customer with its open invoices).
+    const wanted = [...new Set(ids)].filter((id) => !this.loaded.has(this.slot(collection, id)) && !this.pending.has(this.slot(collection, id)));
     if (wanted.length === 0) return;
     const found = await this.store.getMany(collection, wanted);
     for (const id of wanted) this.loaded.set(this.slot(collection, id), null);

@@ -59,7 +59,7 @@ export function createBackofficeDetails(core: EngineCore, account: Account, rece
     },
 
     async customersByBalance(query) {
-      await ensureRanks(core, () => ({ timezone: account.profile().timezone, accountCurrency: account.profile().currency }));
+      await ensureRanks(core, () => ({ accountCurrency: account.profile().currency }));
       const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
       const q = query.q?.trim() ?? '';
       const ctx = listContext();

@@ -1,7 +1,7 @@
 import type { EngineCore, Tx } from '../core';
-import { dateInZone } from '../clock';
 import { getRecord, putRecord } from '../records';
-import { customerListItem } from './customer-view';
+import { primaryCurrency } from './customer-view';
+import { owingIn } from './ledger';
 import type { CustomerDoc } from './types';
 
 /**
@@ -33,12 +33,15 @@ export function rankRef(balanceCents: number, identifier: string): string {
 }
 
 /** Writes the customer's rank when its balance or identifier moved (called with every customer write of a unit). */
-export async function rankCustomerInTx(tx: Tx, doc: CustomerDoc, ctx: { timezone: string; accountCurrency: string }, backfill = false): Promise<void> {
-  const item = customerListItem(doc, { today: dateInZone(tx.now, ctx.timezone), accountCurrency: ctx.accountCurrency });
-  const ref = rankRef(item.balance_cents, doc.identifier);
+export async function rankCustomerInTx(tx: Tx, doc: CustomerDoc, ctx: { accountCurrency: string }, backfill = false): Promise<void> {
+  // The list's balance without its aging: a customer with thousands of open invoices is ranked at
+  // every write of it, and aging them by date there took most of a file import's time.
+  const currency = primaryCurrency(doc, ctx.accountCurrency);
+  const balance = owingIn(doc.data.ledger, currency);
+  const ref = rankRef(balance, doc.identifier);
   const before = await getRecord<RankData>(tx, CUSTOMER_RANK, doc.id);
-  if (before?.ref === ref && before.data.currency === item.currency) return;
-  const data: RankData = { identifier: doc.identifier, balance_cents: item.balance_cents, currency: item.currency, ...(backfill ? { backfilled: true as const } : {}) };
+  if (before?.ref === ref && before.data.currency === currency) return;
+  const data: RankData = { identifier: doc.identifier, balance_cents: balance, currency, ...(backfill ? { backfilled: true as const } : {}) };
   await putRecord(tx, CUSTOMER_RANK, doc.id, data, { type: 'customer_rank.updated', entity: 'customer_rank', key: doc.id, data: { identifier: doc.identifier } }, ref);
 }
 
@@ -51,7 +54,7 @@ const BUILT = 'customer_rank_built';
  * customer written after it was ranked by its write too. A new folder stops at its first customer.
  * Units of 500; idempotent, so an interrupted or doubled run only repeats work.
  */
-export async function ensureRanks(core: EngineCore, ctx: () => { timezone: string; accountCurrency: string }): Promise<void> {
+export async function ensureRanks(core: EngineCore, ctx: () => { accountCurrency: string }): Promise<void> {
   if (await getRecord(core, 'sequence', BUILT)) return;
   let after = -1;
   let done = false;

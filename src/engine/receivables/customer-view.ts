@@ -188,6 +188,7 @@ export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today
   const currency = primaryCurrency(doc, ctx.accountCurrency);
   const a = agingOf(d.ledger, ctx.today).byCurrency.get(currency) ?? emptyAging;
   const n = (v: string | undefined) => v ?? null;
+  // (owingIn's sum: the rank sorts the list by it.)
   const balance = a.current + a.aging;
   return {
     identifier: d.identifier,

@@ -126,6 +126,17 @@ export function agingOf(ledger: Ledger, today: string): LedgerAging {
   return { byCurrency, ...(oldest ? { oldest } : {}) };
 }
 
+/**
+ * What a customer owes in one currency, credits (negative items) apart: the aging's current plus
+ * past due, which does not depend on the day. The customer list's balance and its rank; without
+ * agingOf's dates, as a rank is written with every customer write of a unit.
+ */
+export function owingIn(ledger: Ledger, currency: string): number {
+  let owing = 0;
+  for (const item of Object.values(ledger.open) as OpenItem[]) if (item[3] === currency && item[2] > 0) owing += item[2];
+  return owing;
+}
+
 /** The credit-limit currency default: the currency of most of the customer's invoices, else the account's. */
 export function majorityCurrency(ledger: Ledger, fallback: string): string {
   let best = fallback;

@@ -341,7 +341,7 @@ export class ReceivablesUnit {
       slot.doc.watermark = stamped.watermark;
     }
     // Last, so the unit's own records keep their order: the back office's balance index (customer-rank.ts).
-    const rankContext = { timezone: this.account.profile().timezone, accountCurrency: this.account.profile().currency };
+    const rankContext = { accountCurrency: this.account.profile().currency };
     const ranked = [...this.customers.values()].filter((slot) => slot.dirty).map((slot) => recordId(CUSTOMER_RANK, slot.doc.id));
     if (ranked.length > 1) await tx.prefetch('records', ranked);
     for (const slot of this.customers.values()) if (slot.dirty) await rankCustomerInTx(tx, slot.doc, rankContext);
