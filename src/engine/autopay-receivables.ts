@@ -63,6 +63,9 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
       });
       return { identifier: p.identifier };
     },
+    async reversePayment(identifier, status, reason) {
+      if (await viewPayment(identifier)) await receivables.reversePayment(identifier, status, reason);
+    },
     viewPayment,
   };
 }

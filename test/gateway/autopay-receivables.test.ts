@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { card, startGateway, type Harness } from '../helpers/gateway';
+import { ACH, card, startGateway, type Harness } from '../helpers/gateway';
 
 /**
  * Autopay against the real receivables domain: on the due date it charges the customer's due
@@ -49,6 +49,36 @@ describe('autopay with receivables', () => {
     await h.t.engine.tick();
     expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/AP-2')).body.owing_cents).toBe(0);
     expect((await h.api.get<{ payments: PaymentView[] }>('/api/exports/payments?list=true')).body.payments).toHaveLength(2);
+  });
+
+  it('takes a bank payment the bank returned off the invoices it paid: they are owed again', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-01T12:00:00Z');
+    await h.api.post('/api/imports/customer', { identifier: 'NSF01', name: 'Bounce Ltd' });
+    await h.api.post('/api/imports/invoice', { number: 'NSF-1', customer_identifier: 'NSF01', amount: 12_500, date: '2026-02-20', due_date: '2026-03-02' });
+    // The sandbox's return account: settles, then comes back R01 three processing days later.
+    const wallet = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: 'NSF01', bank_account: { ...ACH, account_number: '0000000024' } });
+    expect(wallet.status).toBe(200);
+    const agreement = await h.api.post<{ token: string }>('/api/autopay', { customer_identifier: 'NSF01', fund_token: wallet.body.fund_token });
+    h.t.clock.set('2026-03-02T09:00:00Z');
+    await h.t.engine.tick();
+    const [payment] = (await h.api.get<{ payments: Array<PaymentView & { status: string }> }>('/api/exports/payments?list=true')).body.payments;
+    expect(payment).toMatchObject({ payment_amount: '125.00', status: 'IN PROGRESS' });
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/NSF-1')).body.owing_cents).toBe(0);
+    // No new charge in the way of what follows.
+    expect((await h.api.post('/api/autopay/revoke', { customer_identifier: 'NSF01', token: agreement.body.token })).status).toBeLessThan(300);
+
+    h.t.clock.set('2026-03-06T09:00:00Z');
+    await h.t.engine.tick();
+    const exceptions = (await h.t.engine.gateway.settlement.exceptionsSince(0, 10)).map((e) => e.data);
+    expect(exceptions).toEqual([expect.objectContaining({ exception_type: 'return', exception_transaction: expect.objectContaining({ token: payment!.payment_reference }) })]);
+    const after = await h.api.get<{ status: string; payment_amounts: Array<{ invoice_number: string }> }>(`/api/exports/payment/${payment!.payment_reference}`);
+    expect(after.body.status).toBe('ERROR (NSF)');
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/NSF-1')).body.owing_cents).toBe(12_500);
+    expect((await h.api.get<{ balance: string }>('/api/exports/customer/NSF01')).body.balance).toBe('$125.00');
+    // Ticks repeat: the return is taken off once.
+    await h.t.engine.tick();
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/NSF-1')).body.owing_cents).toBe(12_500);
   });
 
   it('a renamed customer keeps its wallet and agreement, and is charged under its new identifier', async () => {

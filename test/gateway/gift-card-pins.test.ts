@@ -67,6 +67,19 @@ describe('gift card PIN attempts', () => {
     expect((await h.api.get(`/api/gateway/v1/gift_card/NOSUCHCARD`)).status).toBe(404);
   });
 
+  it('the card number without the PIN neither loads the card nor answers its token (which pays with no PIN)', async () => {
+    for (const body of [{ card_number: NUMBER }, { card_number: NUMBER, load_amount_cents: 1 }, { card_number: NUMBER, activated: 'false' }]) {
+      const res = await h.api.post<GatewayError & { token?: string }>('/api/gateway/v1/gift_card', body);
+      expect(res.status).toBe(500);
+      expect(res.body.errors).toEqual(['incorrect_pin']);
+      expect(res.body.token).toBeUndefined();
+    }
+    expect(await view()).toMatchObject({ balance: 10_000, activated: true });
+    // With its PIN, a load goes through as before.
+    const topUp = await h.api.post<{ token: string; balance: number }>('/api/gateway/v1/gift_card', { ...GC, load_amount_cents: 500 });
+    expect(topUp.body).toMatchObject({ token, balance: 10_500 });
+  });
+
   it('the count is kept across a restart, and paying by token (no PIN) is not affected', async () => {
     for (let i = 0; i < 3; i++) await guess('9999');
     await h.restart();

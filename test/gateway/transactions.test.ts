@@ -229,6 +229,22 @@ describe('money as a state machine', () => {
     expect((await op<GatewayError>(h.api, 'refund', { transaction: auth.body.transaction })).body.errors).toEqual(['transaction_not_refundable']);
   });
 
+  it('refunds nothing a chargeback already gave back to the cardholder', async () => {
+    // 50.66 is the sandbox's charged-back amount: 10.00 refunded first, the 40.66 left charged back.
+    const sale = await op(h.api, 'sale', { amount_cents: 5066, credit_card: card() });
+    await op(h.api, 'refund', { amount_cents: 1000, transaction: sale.body.transaction });
+    expect((await h.api.post('/api/sandbox/v1/clock/advance', { by: 'P20D' })).status).toBe(200);
+    const [chargeback] = (await h.t.engine.gateway.settlement.exceptionsSince(0, 10)).map((e) => e.data);
+    expect(chargeback).toMatchObject({ exception_type: 'chargeback', exception_amount_in_cents: 4066, exception_transaction: { token: sale.body.transaction } });
+    // Refunding it now would pay the cardholder the 40.66 a second time.
+    for (const amount_cents of [undefined, 100]) {
+      const again = await op<GatewayError>(h.api, 'refund', { amount_cents, transaction: sale.body.transaction });
+      expect(again.body.errors).toEqual(['transaction_charged_back']);
+    }
+    const view = await h.api.get<{ refunded_cents: number }>(`/api/exports/transaction/${sale.body.transaction}`);
+    expect(view.body.refunded_cents).toBe(1000);
+  });
+
   it('releases an uncaptured authorization after the configured hold days', async () => {
     await h.t.engine.account.update({ authorization_hold_days: 3 });
     const auth = await op(h.api, 'auth', { amount_cents: 800, credit_card: card() });

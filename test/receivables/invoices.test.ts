@@ -41,6 +41,18 @@ describe('invoice import', () => {
     expect(v.delivery_status).toBe('not_sent');
   });
 
+  it('rounds a line of quantity × unit cost half away from zero: a credit memo mirrors its invoice to the cent', async () => {
+    const customer = uid('C');
+    const invoice = uid('INV');
+    const memo = uid('CM');
+    // 1.5 × 3.33 = 4.995: 5.00 on the invoice, so -5.00 on the credit memo that cancels it (not -4.99).
+    await importInvoice({ number: invoice, customer_identifier: customer, line_item_attributes: [{ quantity: 1.5, unit_cost_cents: 333 }] });
+    await importInvoice({ number: memo, customer_identifier: customer, line_item_attributes: [{ quantity: 1.5, unit_cost_cents: -333 }] });
+    expect([(await view(invoice)).amount_cents, (await view(memo)).amount_cents]).toEqual([500, -500]);
+    const c = (await ctx.api.get<{ balance: string; credit: string }>(`/api/exports/customer/${customer}`)).body;
+    expect([c.balance, c.credit]).toEqual(['$5.00', '-$5.00']);
+  });
+
   it('amount_override keeps the amount sent; replace_line_items drops absent lines, else lines merge by number', async () => {
     const number = uid('INV');
     const customer = uid('C');

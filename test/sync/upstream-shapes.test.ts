@@ -15,6 +15,15 @@ describe('export records as import bodies', () => {
     expect([centsOf('$1,234.56'), centsOf('-12.00 €'), centsOf('0.00'), centsOf(''), centsOf(null)]).toEqual([123456, -1200, 0, null, null]);
   });
 
+  it('reads an amount in its own currency\'s minor units: a yen has no cents, a dinar has fils', () => {
+    // A hub pulling a 20,000 yen payment booked it as 2,000,000 yen (and a 20 dinar one as 2 dinars).
+    expect(paymentBody({ payment_reference: 'PJ', currency: 'jpy', payment_amount: '20000', payment_amounts: [{ invoice_number: 'IJ', amount: '12345' }] })).toEqual({ identifier: 'PJ', amount_cents: 20_000, currency: 'JPY', payment_amounts_attributes: [{ invoice_number: 'IJ', amount: 12_345 }] });
+    expect(paymentBody({ payment_reference: 'PK', currency: 'kwd', payment_amount: '20.000', payment_amounts: [{ invoice_number: 'IK', amount: '12.345' }] })).toEqual({ identifier: 'PK', amount_cents: 20_000, currency: 'KWD', payment_amounts_attributes: [{ invoice_number: 'IK', amount: 12_345 }] });
+    expect(invoiceBody({ number: 'IB', customer_identifier: 'C1', currency: 'bhd', amount_cents: 12_345, subtotal_tax1: 'BHD 1.005', subtotal_tax2: '¥0' })).toMatchObject({ amount: 12_345, subtotal_tax1: 1005 });
+    expect(invoiceBody({ number: 'IY', customer_identifier: 'C1', currency: 'jpy', amount_cents: 12_345, subtotal_tax1: '¥1,005' })).toMatchObject({ subtotal_tax1: 1005 });
+    expect(customerBody({ identifier: 'CY', name: 'Tokyo', credit_limit: '¥500,000', credit_limit_currency: 'jpy' })).toMatchObject({ credit_limit_cents: 500_000 });
+  });
+
   it('carries what an import sets and nothing computed, and no nulls', () => {
     expect(customerBody({ identifier: 'C1', name: 'Acme', email: null, credit_limit: '$500.00', balance_cents: 900, notification_suppressed: 'Y', watermark: 4 })).toEqual({ identifier: 'C1', name: 'Acme', credit_limit_cents: 50000, notification_suppressed: true });
     const invoice = invoiceBody({ number: 'I1', customer_identifier: 'C1', currency: 'cad', amount_cents: 10000, owing_cents: 5000, subtotal_tax1: '$13.00', subtotal_tax2: '$0.00', auto_debit: false, shipping_address: { city: 'Laval', zip: 'H7A' }, line_item_attributes: [{ number: '1', description: 'Box', quantity: 2, unit_cost_cents: 4350, amount_cents: 8700, balance_cents: 8700, id: 7, extended_attributes: { colour: 'red' } }] });

@@ -198,4 +198,17 @@ describe('a hub and its upstream service, two processes', () => {
     expect(await counts(apiOf(hub))).toEqual({ customers: 55, invoices: 3 + N, payments: 4 });
     expect(await counts(apiOf(upstream))).toEqual({ customers: 55, invoices: 3 + N, payments: 4 });
   }, 300_000);
+
+  it('carries yen and dinar amounts in their own minor units, not as cents', async () => {
+    for (const [cur, amount, paid] of [['JPY', 12_345, 20_000], ['KWD', 12_345, 20_000]] as const) {
+      await upstream.api('POST', '/api/imports/invoice', { number: `FX-${cur}`, customer_identifier: `FX${cur}`, currency: cur, amount, subtotal_tax1: 1005, date: '2026-03-01' });
+      await upstream.api('POST', '/api/imports/payment', { identifier: `FXP-${cur}`, currency: cur, amount_cents: paid, invoice_number: `FX-${cur}`, external_payment_type: 'wire' });
+    }
+    await agree(hub, upstream, 'the foreign-currency payments on both sides');
+    for (const cur of ['JPY', 'KWD']) {
+      const onHub = await hub.api<{ payment_amount: string; unapplied_amount: string }>('GET', `/api/exports/payment/FXP-${cur}`);
+      expect(onHub).toMatchObject({ payment_amount: cur === 'JPY' ? '20000' : '20.000', unapplied_amount: cur === 'JPY' ? '7655' : '7.655' });
+      expect(await hub.api('GET', `/api/exports/invoice/FX-${cur}`)).toMatchObject({ amount_cents: 12_345, owing_cents: 0, subtotal_tax1: cur === 'JPY' ? '¥1,005' : expect.stringMatching(/^KWD\s1\.005$/) });
+    }
+  }, 120_000);
 });

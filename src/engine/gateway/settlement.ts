@@ -203,7 +203,7 @@ async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<stri
         exception_transaction: exceptionTransaction(t),
       };
       await putRecord(tx, EXCEPTION, t.token, exception, { type: 'settlement_exception.created', entity: 'settlement_exception', key: t.token, data: { exception_type: 'chargeback', amount_cents: left } }, date);
-      return { ...t, due: null, due_at: 0 };
+      return { ...t, charged_back_cents: left, due: null, due_at: 0 };
     }
     default:
       return { ...t, due: null, due_at: 0 };

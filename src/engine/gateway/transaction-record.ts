@@ -107,6 +107,8 @@ export interface TxData {
   outcome: Outcome;
   auth: AuthState | null;
   refunded_cents: number;
+  /** What a chargeback took back for the cardholder (absent on records from before it was kept: none). */
+  charged_back_cents?: number;
   voided_by: string | null;
   payments: Array<{ identifier: string; amount_cents: number }>;
   fee_exempt: boolean;
@@ -195,7 +197,10 @@ export function refundAmount(t: TxData, requested: number | null): number {
   if (t.state === 'cancelled') throw fail.gateway('transaction_voided', `Transaction ${t.token} was voided: there is nothing to refund`);
   if (t.state === 'in_progress') throw fail.gateway('transaction_not_settled', `Bank transaction ${t.token} has not settled yet: void it before the cut-off, or refund it once it settles`);
   if (t.state === 'completed_but_nsfed') throw fail.gateway('transaction_returned', `Bank transaction ${t.token} was returned by the bank: there is nothing to refund`);
-  const refundable = t.amount_cents - t.refunded_cents;
+  // A chargeback gave the cardholder what was left: refunding it too would pay them twice.
+  const chargedBack = t.charged_back_cents ?? 0;
+  const refundable = t.amount_cents - t.refunded_cents - chargedBack;
+  if (refundable <= 0 && chargedBack > 0) throw fail.gateway('transaction_charged_back', `Transaction ${t.token} was charged back: the cardholder already has the ${chargedBack} cents not refunded`);
   if (refundable <= 0) throw fail.gateway('nothing_to_refund', `Transaction ${t.token} is fully refunded`);
   const amount = requested ?? refundable;
   if (amount > refundable) throw fail.gateway('amount_exceeds_refundable', `amount_cents ${amount} exceeds the ${refundable} cents still refundable on ${t.token}`);
@@ -307,6 +312,7 @@ export function buildTransaction(stamp: TransactionStamp, n: NewTransaction): Tx
     outcome: n.outcome,
     auth: holdUntil ? { authorized_cents: n.amount_cents, captured_cents: 0, voided_cents: 0, released_cents: 0, hold_expires_at: holdUntil, status: 'open' } : null,
     refunded_cents: 0,
+    charged_back_cents: 0,
     voided_by: null,
     payments: [],
     fee_exempt: n.fee_exempt,

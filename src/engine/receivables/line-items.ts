@@ -39,7 +39,11 @@ export function readLineItems(raw: unknown, problems: Problems): LineInput[] | u
     const unitCost = f.int('unit_cost_cents');
     if (unitCost !== undefined) patch.unit_cost_cents = unitCost;
     let amount = f.int('amount');
-    if (amount === undefined && quantity !== undefined && unitCost !== undefined) amount = Math.round(quantity * unitCost);
+    if (amount === undefined && quantity !== undefined && unitCost !== undefined) {
+      // Half away from zero, as pro-rating does: a credit line is its debit line with the sign turned.
+      const exact = quantity * unitCost;
+      amount = Math.sign(exact) * Math.round(Math.abs(exact)) || 0;
+    }
     const balance = f.int('balance_cents');
     return {
       ...(number !== undefined ? { number } : {}),

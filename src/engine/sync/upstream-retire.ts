@@ -29,7 +29,7 @@ export async function reportRetired(link: UpstreamLink, entity: EntitySpec, doc:
     throw err;
   }
   if (entity.name === 'invoices') {
-    const owing = typeof theirs.owing_cents === 'number' ? theirs.owing_cents : centsOf(theirs.owing);
+    const owing = typeof theirs.owing_cents === 'number' ? theirs.owing_cents : centsOf(theirs.owing, theirs.currency);
     // Nothing owed there (deleted too, or paid): no money is counted on one side only. The
     // reference's single view does not say `deleted`, so its owing is what tells.
     if (theirs.deleted === true || owing === 0) return;
@@ -38,7 +38,7 @@ export async function reportRetired(link: UpstreamLink, entity: EntitySpec, doc:
     return;
   }
   if (isRetired('payments', { status: theirs.status })) return;
-  const amount = centsOf(theirs.payment_amount);
+  const amount = centsOf(theirs.payment_amount, theirs.currency);
   const message = `payment ${doc.id} was reversed here (${String(doc.body.status)}) but the upstream still counts it as ${String(theirs.status ?? 'paid')}: the API cannot reverse a payment by import, reverse it on the upstream`;
   await record(entity.name, doc.id, 'push', new Error(message), { reason: 'upstream_not_reversed', upstream_status: theirs.status ?? null, upstream_amount_cents: amount, currency: currencyOf(theirs) });
 }

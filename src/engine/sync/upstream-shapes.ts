@@ -1,3 +1,5 @@
+import { minorDigits } from '../../shared/money';
+
 /**
  * What flows between a hub and an upstream service: customers, invoices and payments as the
  * import operations take them, made from the records the export operations give. One conversion
@@ -66,13 +68,17 @@ function pick(source: Rec, fields: readonly string[], map: Record<string, string
   return out;
 }
 
-/** "$1,234.56", "1234.56", "-12.00 €" → cents; null when there is no number in it. */
-export function centsOf(formatted: unknown): number | null {
-  if (typeof formatted === 'number') return Math.round(formatted * 100);
+/**
+ * "$1,234.56", "1234.56", "-12.00 €" → minor units of `currency`, the record's own ("¥1,235" is
+ * 1235 yen, "KWD 1.005" 1005 fils; cents when the record names none); null when there is no number in it.
+ */
+export function centsOf(formatted: unknown, currency?: unknown): number | null {
+  const scale = 10 ** (typeof currency === 'string' && /^[A-Za-z]{3}$/.test(currency) ? minorDigits(currency) : 2);
+  if (typeof formatted === 'number') return Math.round(formatted * scale);
   if (typeof formatted !== 'string') return null;
   const cleaned = formatted.replace(/[^0-9.-]/g, '');
   if (!/\d/.test(cleaned)) return null;
-  return Math.round(Number.parseFloat(cleaned) * 100);
+  return Math.round(Number.parseFloat(cleaned) * scale);
 }
 
 const CUSTOMER_FIELDS = [
@@ -87,7 +93,7 @@ const CUSTOMER_FIELDS = [
 export function customerBody(r: Rec): Body | null {
   if (typeof r.identifier !== 'string' || typeof r.name !== 'string' || !r.name) return null;
   const body: Body = { identifier: r.identifier, ...pick(r, CUSTOMER_FIELDS) };
-  const limit = typeof r.credit_limit_cents === 'number' ? r.credit_limit_cents : centsOf(r.credit_limit);
+  const limit = typeof r.credit_limit_cents === 'number' ? r.credit_limit_cents : centsOf(r.credit_limit, r.credit_limit_currency ?? r.currency);
   if (limit !== null) body.credit_limit_cents = limit;
   if (typeof r.notification_suppressed === 'boolean') body.notification_suppressed = r.notification_suppressed;
   else if (r.notification_suppressed === 'Y' || r.notification_suppressed === 'N') body.notification_suppressed = r.notification_suppressed === 'Y';
@@ -115,7 +121,7 @@ export function invoiceBody(r: Rec): Body | null {
     body.amount_override = true;
   }
   for (const tax of ['subtotal_tax1', 'subtotal_tax2'] as const) {
-    const cents = centsOf(r[tax]);
+    const cents = centsOf(r[tax], r.currency);
     if (cents) body[tax] = cents;
   }
   const shipping = (r.shipping_address ?? {}) as Rec;
@@ -146,7 +152,7 @@ const PAYMENT_FIELDS = ['date', 'customer_identifier', 'customer_name', 'payment
  */
 export function paymentBody(r: Rec): Body | null {
   if (typeof r.payment_reference === 'string' && isReversal(r.status)) return { identifier: r.payment_reference, status: r.status, ...(typeof r.status_reason === 'string' && r.status_reason ? { status_reason: r.status_reason } : {}) };
-  const amount = centsOf(r.payment_amount);
+  const amount = centsOf(r.payment_amount, r.currency);
   if (typeof r.payment_reference !== 'string' || amount === null) return null;
   const body: Body = { identifier: r.payment_reference, amount_cents: amount, ...pick(r, PAYMENT_FIELDS) };
   if (typeof r.currency === 'string') body.currency = r.currency.toUpperCase();
@@ -154,7 +160,7 @@ export function paymentBody(r: Rec): Body | null {
   if (typeof method === 'string' && method) body.external_payment_type = method;
   const allocations = (Array.isArray(r.payment_amounts) ? (r.payment_amounts as Rec[]) : [])
     .filter((a) => a.removed !== true && typeof a.invoice_number === 'string')
-    .map((a) => ({ invoice_number: a.invoice_number as string, amount: centsOf(a.amount) ?? 0 }))
+    .map((a) => ({ invoice_number: a.invoice_number as string, amount: centsOf(a.amount, r.currency) ?? 0 }))
     .filter((a) => a.amount > 0);
   if (allocations.length > 0) body.payment_amounts_attributes = allocations;
   return body;

@@ -43,6 +43,11 @@ export interface ReceivablesPort {
   dueInvoices(customerIdentifier: string, asOfDate: string): Promise<DueInvoice[]>;
   /** Records the payment and applies it to the invoices; idempotent by `identifier`. */
   recordPayment(payment: AutopayPayment): Promise<{ identifier: string }>;
+  /**
+   * Takes a recorded payment off the invoices it paid, its status saying why: its money came back
+   * (an ACH return, a chargeback). Harmless for a payment already reversed or never recorded.
+   */
+  reversePayment?(identifier: string, status: 'ERROR (NSF)' | 'REVERSAL', reason: string): Promise<void>;
   /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}), for /api/gateway/v1/payments/{token}. */
   viewPayment?(referenceOrToken: string): Promise<Record<string, unknown> | undefined>;
 }

@@ -228,10 +228,42 @@ function covered(a: AutopayData, all: AutopayData[], invoices: DueInvoice[]): Du
   });
 }
 
+const RETURNS_SEEN = 'autopay_returns_seen';
+
+/**
+ * A payment autopay recorded no longer pays its invoices once its money came back: each settlement
+ * exception (an ACH return, a chargeback) since the last one seen reverses the invoicing payments
+ * recorded with its transaction, so the invoices are owed again (and charged again while due, as
+ * after a decline). A failure leaves the exception unseen: the next tick tries again.
+ */
+async function reverseReturnedPayments(ctx: AutopayContext, port: ReceivablesPort): Promise<void> {
+  const { core, gateway } = ctx;
+  if (!port.reversePayment) return;
+  let after = (await getRecord<{ watermark: number }>(core, RETURNS_SEEN, 'last'))?.data.watermark ?? 0;
+  for (;;) {
+    const page = await gateway.settlement.exceptionsSince(after, 100);
+    if (page.length === 0) return;
+    for (const { data: e } of page) {
+      const status = e.exception_type === 'return' && e.return_code === 'R01' ? 'ERROR (NSF)' : 'REVERSAL';
+      const t = await gateway.record(e.exception_transaction.token);
+      for (const p of t?.payments ?? []) await port.reversePayment(p.identifier, status, e.exception_description);
+    }
+    after = page[page.length - 1]!.watermark;
+    const seen = after;
+    await core.mutate((tx) => putRecord(tx, RETURNS_SEEN, 'last', { watermark: seen }, { type: 'autopay.returns_seen', entity: 'autopay', key: 'last' }));
+  }
+}
+
 async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
   const { core, account } = ctx;
   const port = ctx.port();
-  if (!port || !account.can('autopay')) return;
+  if (!port) return;
+  try {
+    await reverseReturnedPayments(ctx, port);
+  } catch (err) {
+    core.logger.error({ err }, 'autopay could not reverse a returned payment');
+  }
+  if (!account.can('autopay')) return;
   const today = localParts(now, account.profile().timezone).date;
   const agreements = (await recordsOfKind<AutopayData>(core, AUTOPAY)).map((r) => r.data).filter((a) => a.state === 'approved');
   for (const a of agreements) {

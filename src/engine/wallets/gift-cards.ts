@@ -335,7 +335,8 @@ async function loadInTx(
   let card = await byNumber(ctx, tx, number);
   const created = !card;
   if (card) {
-    if (card.pin_hash && input.pin && attempt?.token !== card.token) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
+    // Its PIN is what stands between the number and the money: a load answers the token, which pays with no PIN.
+    if (card.pin_hash && attempt?.token !== card.token) throw fail.gateway('incorrect_pin', input.pin ? 'The PIN does not match this gift card' : 'This gift card has a PIN: send it to load the card');
     if (!expiryMatches(card, month, year)) throw fail.gateway('gift_card_mismatch', 'The expiry does not match this gift card');
     card = { ...card };
   } else {
