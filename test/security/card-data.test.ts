@@ -88,12 +88,14 @@ describe('card numbers where free text goes', () => {
     expect(ecommerce.text).not.toContain(AMEX);
   });
 
-  it("masks card numbers in a CSV file's name and free-text cells; a card number as a customer is refused", async () => {
+  it("masks card numbers in a CSV file's name, media type and free-text cells; a card number as a customer is refused", async () => {
     const header = 'customer_identifier,name,first_name,last_name,number,expiry,postal_code,create_debit_agreement,auto_debit_reference';
     const csv = `${header}\nC-CSV1,John ${MASTERCARD},John,Doe,${VISA},1230,H0H 0H0,N,ref ${MASTERCARD}\n${MASTERCARD},John Doe,John,Doe,${VISA},1230,H0H 0H0,N,\n`;
-    const up = await upload(h.api.url, csv, { force: true, filename: `cards-${MASTERCARD}.csv` });
+    const up = await upload(h.api.url, csv, { force: true, filename: `cards-${MASTERCARD}.csv`, type: `text/${MASTERCARD}` });
     expect(up.status).toBe(201);
     expect(up.body.file_name).toBe('cards-554103******4422.csv');
+    // The part's media type is the client's text too, kept and answered with the batch.
+    expect(up.body.file_content_type).toBe('text/554103******4422');
     const batch = await settled(h.api, up.body.id);
     expect(batch.result_message).toBe('1 credit card');
     const errors = await h.api.get<{ message: Array<{ line_number: number; field: string }> }>(`/api/imports/${batch.id}/errors`);
