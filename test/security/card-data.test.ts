@@ -60,6 +60,24 @@ describe('card numbers where free text goes', () => {
     expect(seen.body.attributes_marshal).toMatchObject({ card_on_file: '489528******0006', last_seen_ms: 1772463600000 });
   });
 
+  it("masks a card number used as a free-form attribute's name, in a JSON body and as a CSV column", async () => {
+    const made = await raw('POST', '/api/imports/customer', `{"identifier":"C-KEY","name":"Key","${AMEX}":"on file","nested":{"${DISCOVER}":1}}`);
+    expect(made.status).toBe(201);
+    const seen = await raw('GET', '/api/exports/customer/C-KEY');
+    expect(seen.text).not.toContain(AMEX);
+    expect(seen.text).not.toContain(DISCOVER);
+    expect(JSON.parse(seen.text).attributes_marshal).toMatchObject({ '341111*****2000': 'on file', nested: { '601100******1111': 1 } });
+
+    const csv = `identifier,name,${MASTERCARD}\nC-KEY2,Bob,x\n`;
+    const batch = await settled(h.api, (await upload(h.api.url, csv, { force: true, filename: 'customers.csv' })).body.id);
+    expect(batch.result_message).toBe('1 customer');
+    const seen2 = await raw('GET', '/api/exports/customer/C-KEY2');
+    expect(seen2.text).not.toContain(MASTERCARD);
+    expect(JSON.parse(seen2.text).attributes_marshal).toMatchObject({ '554103******4422': 'x' });
+    await new Promise((r) => setTimeout(r, 200));
+    for (const pan of [AMEX, DISCOVER, MASTERCARD]) expect(filesHolding(h.t.dir, pan), pan).toEqual([]);
+  });
+
   it('never repeats a card number sent in a path or a field in an error', async () => {
     for (const path of [`/api/exports/customer/${AMEX}`, `/api/exports/invoice/${AMEX}`, `/api/gateway/v1/orders/${AMEX}`, `/api/exports/payment/${AMEX}`]) {
       const res = await raw('GET', path);
@@ -70,12 +88,14 @@ describe('card numbers where free text goes', () => {
     expect(ecommerce.text).not.toContain(AMEX);
   });
 
-  it("masks card numbers in a CSV file's name and free-text cells; a card number as a customer is refused", async () => {
+  it("masks card numbers in a CSV file's name, media type and free-text cells; a card number as a customer is refused", async () => {
     const header = 'customer_identifier,name,first_name,last_name,number,expiry,postal_code,create_debit_agreement,auto_debit_reference';
     const csv = `${header}\nC-CSV1,John ${MASTERCARD},John,Doe,${VISA},1230,H0H 0H0,N,ref ${MASTERCARD}\n${MASTERCARD},John Doe,John,Doe,${VISA},1230,H0H 0H0,N,\n`;
-    const up = await upload(h.api.url, csv, { force: true, filename: `cards-${MASTERCARD}.csv` });
+    const up = await upload(h.api.url, csv, { force: true, filename: `cards-${MASTERCARD}.csv`, type: `text/${MASTERCARD}` });
     expect(up.status).toBe(201);
     expect(up.body.file_name).toBe('cards-554103******4422.csv');
+    // The part's media type is the client's text too, kept and answered with the batch.
+    expect(up.body.file_content_type).toBe('text/554103******4422');
     const batch = await settled(h.api, up.body.id);
     expect(batch.result_message).toBe('1 credit card');
     const errors = await h.api.get<{ message: Array<{ line_number: number; field: string }> }>(`/api/imports/${batch.id}/errors`);

@@ -76,3 +76,43 @@ describe('GET /api/events', () => {
     expect(got.map((e) => e.id)).toEqual([...got.map((e) => e.id)].sort((x, y) => x - y));
   });
 });
+
+describe('GET /api/events after its credential is taken away', () => {
+  /** The keys of the events a stream sends until it ends, or until `ms` passed (then `ended` is false). */
+  async function keysUntilEnd(res: Response, ms: number): Promise<{ keys: string[]; ended: boolean }> {
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms));
+    for (;;) {
+      const next = await Promise.race([reader.read(), timer]);
+      if (next === 'timeout') {
+        await reader.cancel();
+        return { keys: [...text.matchAll(/"key":"([^"]+)"/g)].map((m) => m[1]!), ended: false };
+      }
+      if (next.done) return { keys: [...text.matchAll(/"key":"([^"]+)"/g)].map((m) => m[1]!), ended: true };
+      text += next.value;
+    }
+  }
+
+  it("ends a user's open stream when the user is disabled, and an API credential's when it is disabled", async () => {
+    const made = await api.post<{ user: { id: string }; link: string }>('/api/users', { email: 'sse-clerk@x.test', role: 'clerk' });
+    const session = await api.post<{ jwt: string }>('/api/session/link', { link: made.body.link, password: 'Clerk-password-123!' }, null);
+    const cred = await t.engine.account.credentials.create({ name: 'sse' });
+    const who = await api.get<{ whoami: Record<string, { jwt: string }> }>('/api/whoami', basicAuth(cred.token, cred.key));
+    const streams = await Promise.all(
+      [`Bearer ${session.body.jwt}`, `Bearer ${who.body.whoami[cred.token]!.jwt}`].map((auth) => fetch(`${api.url}/api/events`, { headers: { Authorization: auth } })),
+    );
+    for (const s of streams) expect(s.status).toBe(200);
+    const reading = streams.map((s) => keysUntilEnd(s, 3000));
+    await new Promise((r) => setTimeout(r, 50));
+    await note('before-disable');
+    expect((await api.patch(`/api/users/${made.body.user.id}`, { enabled: false })).status).toBe(200);
+    expect((await api.post(`/api/account/credentials/${cred.token}/disable`, {})).status).toBe(200);
+    await note('after-disable');
+    for (const got of await Promise.all(reading)) {
+      expect(got.keys).toContain('before-disable');
+      expect(got.keys).not.toContain('after-disable');
+      expect(got.ended).toBe(true);
+    }
+  });
+});

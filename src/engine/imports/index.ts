@@ -121,10 +121,11 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
       const data: BatchData = {
         // Like an invoice's id, the watermark of its first version: units are serialised.
         id: core.currentWatermark() + 1,
-        // Shown in lists and the back office: a card number in the name is masked like any free text.
+        // Shown in lists and the back office: a card number in the name (or the part's media type,
+        // the client's text as well) is masked like any free text.
         file_name: redactPans(m.fileName).slice(0, 255),
         file_size: file.size,
-        file_content_type: m.contentType.slice(0, 100),
+        file_content_type: redactPans(m.contentType).slice(0, 100),
         file_fingerprint: file.fingerprint,
         file_errors_count: 0,
         error: null,

@@ -52,6 +52,19 @@ function maskedNumber(v: number): number | string {
 }
 
 /**
+ * A free-form attribute's name is stored and exported like its value (a customer's extra JSON key,
+ * a CSV file's extra column), so a card number used as a name is masked too. The object is rebuilt
+ * in its key order only when a name changes; defineProperty keeps a `__proto__` key a plain key.
+ */
+function maskCardNumberKeys(o: Record<string, unknown>): void {
+  const keys = Object.keys(o);
+  if (!keys.some((k) => redactPans(k) !== k)) return;
+  const entries = keys.map((k) => [redactPans(k), o[k]] as const);
+  for (const k of keys) delete o[k];
+  for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
+/**
  * The engine's edge for free text (issue 13): a card number typed into a note, a reference, a name
  * or any other text of a request body is masked like a receipt shows it (first six, last four)
  * before anything stores or indexes it. Identifiers refuse the mask's `*`, so a card number sent
@@ -71,6 +84,7 @@ export function maskCardNumbersInFreeText<T>(body: T): T {
       }
     } else if (node && typeof node === 'object') {
       const o = node as Record<string, unknown>;
+      maskCardNumberKeys(o);
       for (const k of Object.keys(o)) {
         if (NUMBER_FIELDS.has(k)) continue;
         const v = o[k];

@@ -1,4 +1,5 @@
 import { minorDigits } from '../../shared/money';
+import { maskCardNumbersInFreeText } from '../security/card-data';
 
 /**
  * What flows between a hub and an upstream service: customers, invoices and payments as the
@@ -182,7 +183,18 @@ export function orderBody(r: Rec): Body | null {
   return body;
 }
 
+/**
+ * An upstream's records reach this install here, not through the HTTP edge that masks card numbers
+ * in request bodies (the cloud service masks nothing), and the replication stores the body as the
+ * upstream's state: a card number in its free text is masked here, as in a request body. This
+ * install's own records are masked already, so both sides still hold the same body.
+ */
 export function bodyOfRecord(entity: UpstreamEntity, record: Rec): Body | null {
+  const body = bodyOfEntity(entity, record);
+  return body && maskCardNumbersInFreeText(structuredClone(body));
+}
+
+function bodyOfEntity(entity: UpstreamEntity, record: Rec): Body | null {
   switch (entity) {
     case 'customers':
       return customerBody(record);

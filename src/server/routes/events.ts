@@ -1,11 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { DomainEvent } from '../../engine/events';
+import { authorize } from '../../engine/account';
+import { authenticate } from '../auth';
 import { defineRoute } from '../route';
+import { grantsOf } from '../role-grants';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 
 const HEARTBEAT_MS = 15_000;
 const REPLAY_PAGE = 500;
+const GRANTS = grantsOf({ method: 'get', path: '/api/events' });
+/** Events that may take a stream's right away: a credential or a user disabled, a role changed. */
+const REVOKING = new Set(['credential', 'user']);
 
 function frame(e: DomainEvent): string {
   return `id: ${e.watermark}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
@@ -41,17 +47,55 @@ export const eventStream = defineRoute({
     res.flushHeaders();
     res.write(': connected\n\n');
 
-    // Subscribe before replaying, hold live events until the replay has caught up.
+    // Subscribe before replaying, hold live events until the replay has caught up. An open stream
+    // is checked again as a new request would be (credential or user disabled, role changed, JWT
+    // expired or its key rotated) whenever a credential or a user changes, and at each heartbeat;
+    // events wait while the check runs, and a stream that fails it ends.
     const held: DomainEvent[] = [];
-    let live = false;
-    const unsubscribe = engine.core.bus.subscribe((e) => {
-      if (!live) held.push(e);
-      else if (e.watermark > cursor) {
+    let holds = 1;
+    let ended = false;
+    const deliver = (e: DomainEvent) => {
+      if (e.watermark > cursor) {
         cursor = e.watermark;
         res.write(frame(e));
       }
+    };
+    const release = () => {
+      if (--holds > 0 || ended) return;
+      for (const e of held) deliver(e);
+      held.length = 0;
+    };
+    const end = () => {
+      ended = true;
+      held.length = 0;
+      stop();
+      res.end();
+    };
+    let checking = false;
+    const recheck = () => {
+      if (checking || ended) return;
+      checking = true;
+      holds++;
+      void authenticate(engine, req)
+        .then((principal) => authorize(principal, 'api', GRANTS))
+        .then(
+          () => {
+            checking = false;
+            release();
+          },
+          () => end(),
+        );
+    };
+    const unsubscribe = engine.core.bus.subscribe((e) => {
+      if (ended) return;
+      if (holds > 0) held.push(e);
+      else deliver(e);
+      if (REVOKING.has(e.entity)) recheck();
     });
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => {
+      res.write(': heartbeat\n\n');
+      recheck();
+    }, HEARTBEAT_MS);
     const stop = () => {
       clearInterval(heartbeat);
       unsubscribe();
@@ -60,20 +104,14 @@ export const eventStream = defineRoute({
 
     for (;;) {
       const page = await engine.core.eventsSince(cursor, REPLAY_PAGE);
+      if (ended) return {};
       for (const e of page) {
         cursor = e.watermark;
         res.write(frame(e));
       }
       if (page.length < REPLAY_PAGE) break;
     }
-    for (const e of held) {
-      if (e.watermark > cursor) {
-        cursor = e.watermark;
-        res.write(frame(e));
-      }
-    }
-    held.length = 0;
-    live = true;
+    release();
     return {};
   },
 });

@@ -7,7 +7,9 @@ import { UpstreamSet, UpstreamView } from '../../shared/schemas/sync';
 /**
  * Laneway's own operations (not in the reference): the upstream service a hub replicates its
  * customers, invoices and payments with (docs/sync.md, "Hub ↔ upstream"). Owner's settings: the
- * API key (`api`) or a back-office user with the `settings` grant (role-grants.ts).
+ * `settings` scope (the API key, an owner's or manager's session, a JWT minted with it), as
+ * PATCH /api/account. Setting it sends the install's records to that address until removed, so
+ * the screens' default JWT (a day long, `api` only) must not: the `api` scope alone would admit it.
  */
 const TAGS = ['Sync'];
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
@@ -17,6 +19,7 @@ const setUpstream = defineRoute({
   path: '/api/sync/upstream',
   operationId: 'setSyncUpstream',
   tags: TAGS,
+  scope: 'settings',
   summary: 'Hub: replicate with an upstream service (Laneway)',
   description:
     "Sets the upstream's address and API key and (re)starts replication with it: its customers, invoices and payments exports are polled by the watermark protocol (list=true, limit 2500) and imported here by this install's import rules; records created or changed here are sent to its import operations, which upsert on their identifiers. " +
@@ -45,6 +48,7 @@ const removeUpstream = defineRoute({
   path: '/api/sync/upstream',
   operationId: 'removeSyncUpstream',
   tags: TAGS,
+  scope: 'settings',
   summary: 'Hub: stop replicating with the upstream and forget its key (Laneway)',
   responses: { 200: { description: 'Removed', schema: Type.Object({ upstream: Type.Null() }) } },
   async handler({ engine }) {
