@@ -136,6 +136,22 @@ describe('roles over HTTP', () => {
     expect((await h.api.post('/api/gateway/v1/orders/sale', { amount_cents: 100, credit_card: gatewayCard(VISA) }, cashier)).status).toBe(403);
   });
 
+  it('a password set again by a new link ends the sessions made before it; the new one works', async () => {
+    const before = `Bearer ${sessions.cashier}`;
+    expect((await h.api.get('/api/session', before)).status).toBe(200);
+    const id = (await h.api.get<{ users: Array<{ id: string; email: string }> }>('/api/users', ownerAuth())).body.users.find((u) => u.email === 'cashier@example.com')!.id;
+    const { link } = (await h.api.post<{ link: string }>(`/api/users/${id}/link`, {}, ownerAuth())).body;
+    // Issued, not used yet: nothing ends.
+    expect((await h.api.get('/api/session', before)).status).toBe(200);
+    // JWTs carry whole seconds: the reset comes seconds after the session it ends.
+    h.t.clock.advance(2000);
+    const again = await h.api.post<Session>('/api/session/link', { link, password: 'a new cashier password' }, null);
+    expect(again.status).toBe(200);
+    expect((await h.api.get('/api/session', before)).status).toBe(401);
+    expect((await h.api.get('/api/session', `Bearer ${again.body.jwt}`)).status).toBe(200);
+    sessions.cashier = again.body.jwt;
+  });
+
   it("changing a user's role changes what their live session may do; disabling ends it; the last owner stays", async () => {
     const manager = `Bearer ${sessions.manager}`;
     const id = (await h.api.get<{ users: Array<{ id: string; email: string }> }>('/api/users', ownerAuth())).body.users.find((u) => u.email === 'manager@example.com')!.id;

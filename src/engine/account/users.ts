@@ -32,6 +32,8 @@ export interface UserRecord {
   created_at: string;
   updated_at: string;
   last_sign_in_at: string | null;
+  /** Sessions issued before this (epoch seconds) are over: set when a password is set by a link. */
+  sessions_after?: number;
 }
 
 export interface UserView {
@@ -211,8 +213,11 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       const nextEmail = email ? checkEmail(email, u.id) : u.email;
       const salt = randomBytes(16);
       const hashed = (await scrypt(password, salt)).toString('hex');
+      // A password set again (forgotten, or the account taken over) ends every session made before:
+      // whoever holds one of them needs the new password. The session answered here is after it.
+      const sessionsAfter = Math.floor(realNow(core.clock) / 1000);
       const saved = await save(
-        { ...u, email: nextEmail, password: { salt: salt.toString('hex'), hash: hashed }, link: null, failures: 0, locked_until: null, last_sign_in_at: new Date(core.clock.now()).toISOString() },
+        { ...u, email: nextEmail, password: { salt: salt.toString('hex'), hash: hashed }, link: null, failures: 0, locked_until: null, last_sign_in_at: new Date(core.clock.now()).toISOString(), sessions_after: sessionsAfter },
         'user.password_set',
       );
       return session(saved);
@@ -229,8 +234,9 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         if (!token.startsWith(USER_PREFIX)) return null;
         const u = cache.get(token.slice(USER_PREFIX.length));
         if (!u || u.disabled_at) return null;
-        // A session issued before the password was reset (or the link reissued) stays valid: the
-        // lockout and the link do not end sessions; disabling the user does.
+        // Disabling the user ends its sessions, and so does a password set by a link (issued before
+        // it); a lockout or a link issued but not used yet does not.
+        if (u.sessions_after !== undefined && (payload.iat ?? 0) < u.sessions_after) return null;
         return { credential: token, via: 'jwt', scopes: ROLE_SCOPES[u.role], exp: payload.exp!, user: { id: u.id, email: u.email, name: u.name, role: u.role } };
       } catch (err) {
         if (err instanceof joseErrors.JOSEError) return null;
