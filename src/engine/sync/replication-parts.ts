@@ -80,7 +80,8 @@ const GUARD_CHUNK = 500;
  * document still as pushed whose meta row says otherwise (or is missing) is offered for push
  * again on `repush$`, which the fork emits as a change (`repushEvents`): the upstream sends it
  * with the version it now assumes. The other side's merge is by field and stamp, so the second
- * push decides as the first did. `seedPage` pages the documents to look at once after a start
+ * push decides as the first did (a document is offered once found so at two checks in a row: a
+ * push answered by a merge looks the same until the merge is written). `seedPage` pages the documents to look at once after a start
  * (after a watermark; `last` is the page's last watermark), which heals a document left apart
  * before. Checked every `everyMs`; a failed check is logged and tried again at the next.
  */
@@ -96,6 +97,8 @@ export function lostPushGuard<D, C>(deps: {
   seedPage?: (after: number, limit: number) => Promise<{ docs: Doc[]; last?: number }>;
 }): LostPushGuard {
   const pending = new Map<string, Pushed>();
+  /** Found apart at the last check, with the meta row seen then: offered only if still so at the next. */
+  const suspects = new Map<string, string>();
   let running = false;
   let seedAfter: number | undefined = deps.seedPage ? 0 : undefined;
   const track = (doc: Doc) => {
@@ -126,9 +129,24 @@ export function lostPushGuard<D, C>(deps: {
       const assumed = new Map(metas.map((m) => [String((m as { itemId?: string }).itemId), (m as { docData?: Doc }).docData]));
       const lost = ready.flatMap((p) => {
         const doc = now.get(p.id);
-        if (!doc || !deps.same(doc, p.doc)) return []; // changed since: its own push follows
         const base = assumed.get(p.id);
-        return base && deps.same(base, doc) ? [] : [doc];
+        if (!doc || !deps.same(doc, p.doc) || (base && deps.same(base, doc))) {
+          // Changed since (its own push follows), or recorded as pushed.
+          suspects.delete(p.id);
+          return [];
+        }
+        // A push the other side answered with its merge (a conflict) looks the same for a moment:
+        // the meta row holds the other side's version until RxDB writes the merged document into
+        // the fork. So a document is offered again only when found so at two checks in a row,
+        // with the same meta row; a forgotten push stays so for good.
+        const seen = JSON.stringify(base ?? null);
+        if (suspects.get(p.id) === seen) {
+          suspects.delete(p.id);
+          return [doc];
+        }
+        suspects.set(p.id, seen);
+        pending.set(p.id, p);
+        return [];
       });
       if (lost.length === 0) return;
       deps.core.logger.warn({ stream: deps.label, ids: lost.map((d) => d.id) }, 'sync: offering again documents whose push the replication did not record');
