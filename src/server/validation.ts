@@ -81,6 +81,11 @@ const FORMAT_TEXT: Record<string, string> = {
   'date-time': 'must be a date and time (ISO 8601, such as 2026-03-01T09:30:00Z)',
 };
 
+/** Patterns a form's field is held to, said in words (an address: the hub's, the upstream's, onboarding's). */
+const PATTERN_TEXT: Record<string, string> = {
+  '^https?://': 'must start with https:// (or http://)',
+};
+
 function describe(e: ErrorObject): string {
   switch (e.keyword) {
     case 'required':
@@ -93,7 +98,7 @@ function describe(e: ErrorObject): string {
       // Read by people in the back office's forms too, not only by a developer who knows the format's name.
       return FORMAT_TEXT[String((e.params as { format?: string }).format)] ?? e.message ?? 'is invalid';
     case 'pattern':
-      return String((e.params as { pattern?: string }).pattern).startsWith('^https?://') ? 'must start with https:// (or http://)' : (e.message ?? 'is invalid');
+      return PATTERN_TEXT[String((e.params as { pattern?: string }).pattern)] ?? e.message ?? 'is invalid';
     default:
       return e.message ?? 'is invalid';
   }

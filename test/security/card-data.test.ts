@@ -1,8 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
 import { MASTERCARD, VISA } from '../helpers/cards';
+import { filesHolding } from '../helpers/data-folder';
 import { settled, upload } from '../imports/upload';
 
 /**
@@ -12,20 +11,6 @@ import { settled, upload } from '../imports/upload';
 const h = useHarness({ api: true });
 const DISCOVER = '6011000990911111';
 const AMEX = '341111597242000';
-
-/** The files of the data folder (database, WAL, logs, uploads) holding `text`. */
-function filesHolding(dir: string, text: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (readFileSync(p).includes(Buffer.from(text))) out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 const raw = async (method: string, path: string, body?: string) => {
   const res = await fetch(`${h.api.url}${path}`, {

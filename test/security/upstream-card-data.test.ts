@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openHarness, type Harness } from '../helpers/harness';
 import { until } from '../e2e/processes';
 import { fakeService, type FakeService } from '../sync/fake-service';
 import { MASTERCARD, VISA } from '../helpers/cards';
+import { filesHolding } from '../helpers/data-folder';
 
 /**
  * Records pulled from an upstream service (the cloud service masks nothing) reach the engine
@@ -17,19 +16,6 @@ afterAll(async () => {
   await hub?.close();
   await service?.close();
 });
-
-function filesHolding(dir: string, text: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (readFileSync(p).includes(Buffer.from(text))) out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 describe('card numbers in records pulled from the upstream', () => {
   it('are masked before the hub stores them', async () => {

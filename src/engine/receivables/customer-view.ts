@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { CustomerListItem, CustomerView } from '../../shared/schemas/receivables-customers';
 import { daysBetween } from '../clock';
-import { agingOf, majorityCurrency, type Aging } from './ledger';
+import { agingOf, majorityCurrency, owingIn, type Aging } from './ledger';
 import { formatMoney } from './money';
 import type { ContactData, CustomerDoc } from './types';
 
@@ -188,8 +188,8 @@ export function customerListItem(doc: CustomerDoc, ctx: Pick<ViewContext, 'today
   const currency = primaryCurrency(doc, ctx.accountCurrency);
   const a = agingOf(d.ledger, ctx.today).byCurrency.get(currency) ?? emptyAging;
   const n = (v: string | undefined) => v ?? null;
-  // (owingIn's sum: the rank sorts the list by it.)
-  const balance = a.current + a.aging;
+  // The one definition of the list's balance, which its rank sorts by (current plus past due).
+  const balance = owingIn(d.ledger, currency);
   return {
     identifier: d.identifier,
     display_number: n(d.display_number),
