@@ -65,6 +65,10 @@ export interface LostPushGuard {
 }
 
 const GUARD_CHUNK = 500;
+/** Checks an offered document is left to its push before it counts as apart again (a slow hub's push is in flight meanwhile). */
+export const REOFFER_CHECKS = 10;
+/** Offers of one document before the guard stops and says so: past that the cause is not a lost event. */
+const MAX_OFFERS = 5;
 
 /**
  * A two-way replication's guard against a push RxDB forgets. After a push it records the pushed
@@ -81,7 +85,11 @@ const GUARD_CHUNK = 500;
  * again on `repush$`, which the fork emits as a change (`repushEvents`): the upstream sends it
  * with the version it now assumes. The other side's merge is by field and stamp, so the second
  * push decides as the first did (a document is offered once found so at two checks in a row: a
- * push answered by a merge looks the same until the merge is written). `seedPage` pages the documents to look at once after a start
+ * push answered by a merge looks the same until the merge is written). An offer can be lost too:
+ * RxDB's upstream drops a change event queued behind a RESYNC (the poll's), since the initial sync
+ * it runs then reads only after the checkpoint, and an offered document is behind it. So an
+ * offered document stays watched, and one still apart with the same meta row `REOFFER_CHECKS`
+ * checks later is offered again (up to `MAX_OFFERS` times, then an error in the log). `seedPage` pages the documents to look at once after a start
  * (after a watermark; `last` is the page's last watermark), which heals a document left apart
  * before. Checked every `everyMs`; a failed check is logged and tried again at the next.
  */
@@ -99,6 +107,9 @@ export function lostPushGuard<D, C>(deps: {
   const pending = new Map<string, Pushed>();
   /** Found apart at the last check, with the meta row seen then: offered only if still so at the next. */
   const suspects = new Map<string, string>();
+  /** Offered at check `at`, with the meta row seen then. */
+  const offered = new Map<string, { seen: string; at: number; times: number }>();
+  let checks = 0;
   let running = false;
   let seedAfter: number | undefined = deps.seedPage ? 0 : undefined;
   const track = (doc: Doc) => {
@@ -117,6 +128,7 @@ export function lostPushGuard<D, C>(deps: {
         seedAfter = page.last;
       }
       if (pending.size === 0) return;
+      checks += 1;
       const up = await persistedCheckpoint(state, 'up');
       if (up === undefined) return;
       const ready = [...pending.values()].filter((p) => p.watermark <= up).slice(0, GUARD_CHUNK);
@@ -133,15 +145,29 @@ export function lostPushGuard<D, C>(deps: {
         if (!doc || !deps.same(doc, p.doc) || (base && deps.same(base, doc))) {
           // Changed since (its own push follows), or recorded as pushed.
           suspects.delete(p.id);
+          offered.delete(p.id);
+          return [];
+        }
+        const seen = JSON.stringify(base ?? null);
+        const offer = offered.get(p.id);
+        if (offer && offer.seen === seen && checks - offer.at < REOFFER_CHECKS) {
+          pending.set(p.id, p);
           return [];
         }
         // A push the other side answered with its merge (a conflict) looks the same for a moment:
         // the meta row holds the other side's version until RxDB writes the merged document into
         // the fork. So a document is offered again only when found so at two checks in a row,
         // with the same meta row; a forgotten push stays so for good.
-        const seen = JSON.stringify(base ?? null);
         if (suspects.get(p.id) === seen) {
           suspects.delete(p.id);
+          const times = (offer?.times ?? 0) + 1;
+          if (times > MAX_OFFERS) {
+            offered.delete(p.id);
+            deps.core.logger.error({ stream: deps.label, id: p.id, offers: MAX_OFFERS }, 'sync: a document is still apart from the other side after being offered again; left until the next start');
+            return [];
+          }
+          offered.set(p.id, { seen, at: checks, times });
+          pending.set(p.id, p);
           return [doc];
         }
         suspects.set(p.id, seen);
