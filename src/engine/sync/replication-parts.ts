@@ -105,10 +105,7 @@ export function lostPushGuard<D, C>(deps: {
   seedPage?: (after: number, limit: number) => Promise<{ docs: Doc[]; last?: number }>;
 }): LostPushGuard {
   const pending = new Map<string, Pushed>();
-  /** Found apart at the last check, with the meta row seen then: offered only if still so at the next. */
-  const suspects = new Map<string, string>();
-  /** Offered at check `at`, with the meta row seen then. */
-  const offered = new Map<string, { seen: string; at: number; times: number }>();
+  const watch = apartWatch();
   let checks = 0;
   let running = false;
   let seedAfter: number | undefined = deps.seedPage ? 0 : undefined;
@@ -142,37 +139,12 @@ export function lostPushGuard<D, C>(deps: {
       const lost = ready.flatMap((p) => {
         const doc = now.get(p.id);
         const base = assumed.get(p.id);
-        if (!doc || !deps.same(doc, p.doc) || (base && deps.same(base, doc))) {
-          // Changed since (its own push follows), or recorded as pushed.
-          suspects.delete(p.id);
-          offered.delete(p.id);
-          return [];
-        }
-        const seen = JSON.stringify(base ?? null);
-        const offer = offered.get(p.id);
-        if (offer && offer.seen === seen && checks - offer.at < REOFFER_CHECKS) {
-          pending.set(p.id, p);
-          return [];
-        }
-        // A push the other side answered with its merge (a conflict) looks the same for a moment:
-        // the meta row holds the other side's version until RxDB writes the merged document into
-        // the fork. So a document is offered again only when found so at two checks in a row,
-        // with the same meta row; a forgotten push stays so for good.
-        if (suspects.get(p.id) === seen) {
-          suspects.delete(p.id);
-          const times = (offer?.times ?? 0) + 1;
-          if (times > MAX_OFFERS) {
-            offered.delete(p.id);
-            deps.core.logger.error({ stream: deps.label, id: p.id, offers: MAX_OFFERS }, 'sync: a document is still apart from the other side after being offered again; left until the next start');
-            return [];
-          }
-          offered.set(p.id, { seen, at: checks, times });
-          pending.set(p.id, p);
-          return [doc];
-        }
-        suspects.set(p.id, seen);
-        pending.set(p.id, p);
-        return [];
+        // Changed since (its own push follows), or recorded as pushed: settled.
+        const apart = !!doc && deps.same(doc, p.doc) && !(base && deps.same(base, doc));
+        const step = watch.step(p.id, apart ? JSON.stringify(base ?? null) : undefined, checks);
+        if (step === 'watch' || step === 'offer') pending.set(p.id, p);
+        if (step === 'give-up') deps.core.logger.error({ stream: deps.label, id: p.id, offers: MAX_OFFERS }, 'sync: a document is still apart from the other side after being offered again; left until the next start');
+        return step === 'offer' ? [doc!] : [];
       });
       if (lost.length === 0) return;
       deps.core.logger.warn({ stream: deps.label, ids: lost.map((d) => d.id) }, 'sync: offering again documents whose push the replication did not record');
@@ -187,6 +159,41 @@ export function lostPushGuard<D, C>(deps: {
       for (const doc of docs) track(doc);
     },
     check,
+  };
+}
+
+/**
+ * What the guard does with a document found apart (`seen`, its meta row) or settled (undefined)
+ * at check `at`. A push the other side answered with its merge (a conflict) looks apart for a
+ * moment: the meta row holds the other side's version until RxDB writes the merged document into
+ * the fork. So a document is offered only when found so at two checks in a row with the same meta
+ * row; a forgotten push stays so for good. An offered one is left `REOFFER_CHECKS` checks to land.
+ */
+function apartWatch() {
+  const suspects = new Map<string, string>();
+  const offered = new Map<string, { seen: string; at: number; times: number }>();
+  return {
+    step(id: string, seen: string | undefined, at: number): 'settled' | 'watch' | 'offer' | 'give-up' {
+      if (seen === undefined) {
+        suspects.delete(id);
+        offered.delete(id);
+        return 'settled';
+      }
+      const offer = offered.get(id);
+      if (offer && offer.seen === seen && at - offer.at < REOFFER_CHECKS) return 'watch';
+      if (suspects.get(id) !== seen) {
+        suspects.set(id, seen);
+        return 'watch';
+      }
+      suspects.delete(id);
+      const times = (offer?.times ?? 0) + 1;
+      if (times > MAX_OFFERS) {
+        offered.delete(id);
+        return 'give-up';
+      }
+      offered.set(id, { seen, at, times });
+      return 'offer';
+    },
   };
 }
 
