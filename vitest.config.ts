@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -11,6 +13,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // Every install a test makes keeps its key file here (named by its install id), not in the
+    // runner's own keys folder; the processes tests start inherit it.
+    env: { LANEWAY_KEYS_HOME: join(tmpdir(), 'laneway-test-keys') },
     reporters: ['default'],
     projects: [
       {

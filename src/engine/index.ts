@@ -45,7 +45,7 @@ export interface EngineOptions {
    * created for a new install, upgraded from keys an earlier version kept in the database.
    */
   keys?: InstallKeys;
-  /** Where the key file is, when not `<data folder>/keys/` (default LANEWAY_KEY_FILE). */
+  /** Where the key file is, when not `<keys home>/<install id>.json` (install-keys.ts; default LANEWAY_KEY_FILE). */
   keyFile?: string;
   /** Seals the key file with the OS keychain (the desktop window: Electron's safeStorage). */
   keyProtector?: KeyProtector;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createHmac, scryptSync } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT } from 'jose';
 import { openTestEngine, TEST_KEY, TEST_TOKEN, startApi } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { luhnValid } from '../../src/engine/security/card-data';
-import { KEY_FILE_NAME, KEYS_FOLDER, KeyFileError } from '../../src/engine/security/install-keys';
+import { INSTALL_ID_FILE, KEY_FILE_NAME, KEYS_FOLDER, KEYS_HOME_ENV, KeyFileError, keyFilePath } from '../../src/engine/security/install-keys';
 import { getRecord, putRecord } from '../../src/engine/records';
 import { DISCOVER, MASTERCARD, VISA, card } from '../helpers/cards';
 
@@ -134,11 +134,14 @@ describe('a data folder copied without its key file', () => {
       const isDir = statSync(join(t.dir, path)).isDirectory();
       expect(mode, path).toBe(isDir ? '700' : '600');
     }
-    expect(existsSync(join(t.dir, KEYS_FOLDER, KEY_FILE_NAME))).toBe(true);
+    // The key file is not in the data folder: a copy of the folder leaves it behind.
+    const keyFile = keyFilePath(t.dir);
+    expect(existsSync(keyFile)).toBe(true);
+    expect(keyFile.startsWith(t.dir)).toBe(false);
 
-    // The copy: everything but the key file.
+    // The copy: the whole data folder.
     const copy = tempDir('laneway-copy-');
-    cpSync(t.dir, copy.dir, { recursive: true, filter: (src) => !src.startsWith(join(t.dir, KEYS_FOLDER)) });
+    cpSync(t.dir, copy.dir, { recursive: true });
     const files = filesOf(copy.dir);
     expect([...files.keys()].some((p) => p.includes(KEY_FILE_NAME))).toBe(false);
     const { all: keys, likely } = candidateKeys(files);
@@ -197,8 +200,17 @@ describe('a data folder copied without its key file', () => {
       expect(keyHashes.has(createHmac('sha256', key).update(TEST_KEY).digest('hex'))).toBe(false);
     }
 
-    // The copy does not start: its key file is missing, and new keys would not be made for it.
-    await expect(openTestEngine({ dir: copy.dir })).rejects.toBeInstanceOf(KeyFileError);
+    // On another machine (another keys folder) the copy does not start: its key file is missing,
+    // and new keys would not be made for it.
+    const elsewhere = tempDir('laneway-keys-');
+    const home = process.env[KEYS_HOME_ENV];
+    process.env[KEYS_HOME_ENV] = elsewhere.dir;
+    try {
+      await expect(openTestEngine({ dir: copy.dir })).rejects.toBeInstanceOf(KeyFileError);
+    } finally {
+      process.env[KEYS_HOME_ENV] = home;
+      elsewhere.cleanup();
+    }
 
     // JWTs signed with anything found in the copy are refused by the install; its own JWT works.
     const again = await openTestEngine({ dir: t.dir, clock: t.clock });
@@ -251,7 +263,8 @@ describe('an earlier version data folder', () => {
     });
     await t.engine.close();
     // The earlier version's layout: no key file, world-readable folder and files.
-    rmSync(join(t.dir, KEYS_FOLDER), { recursive: true, force: true });
+    rmSync(keyFilePath(t.dir), { force: true });
+    rmSync(join(t.dir, INSTALL_ID_FILE), { force: true });
     chmodSync(t.dir, 0o755);
     for (const f of ['laneway.sqlite', 'laneway.sqlite-wal', 'logs/laneway.log']) if (existsSync(join(t.dir, f))) chmodSync(join(t.dir, f), 0o644);
     chmodSync(join(t.dir, 'logs'), 0o755);
@@ -262,7 +275,7 @@ describe('an earlier version data folder', () => {
     const api = await startApi(up.engine);
     try {
       expect(modes(t.dir).filter((m) => m.mode !== (statSync(join(t.dir, m.path)).isDirectory() ? '700' : '600'))).toEqual([{ path: 'README.txt', mode: '644' }]);
-      const keyFile = JSON.parse(readFileSync(join(t.dir, KEYS_FOLDER, KEY_FILE_NAME), 'utf8')) as Record<string, { current: { secret: string }; previous: Array<{ secret: string }> }>;
+      const keyFile = JSON.parse(readFileSync(keyFilePath(t.dir), 'utf8')) as Record<string, { current: { secret: string }; previous: Array<{ secret: string }> }>;
       expect(keyFile.vault!.previous.map((k) => k.secret)).toContain(LEGACY.vault);
       expect(keyFile.api_key_hash!.previous.map((k) => k.secret)).toContain(LEGACY.hmac);
       // The old JWT secret is not kept: a copy of the old database could sign with it.
@@ -299,6 +312,53 @@ describe('an earlier version data folder', () => {
     } finally {
       await api.close();
       await up.close();
+      rmSync(t.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('a data folder whose key file an earlier version kept inside it', () => {
+  it('is opened with that key file, moved out of the folder; a move cut short is finished at the next open', async () => {
+    const t = await openTestEngine();
+    const api = await startApi(t.engine);
+    const basic = `Basic ${Buffer.from(`${TEST_TOKEN}:${TEST_KEY}`).toString('base64')}`;
+    expect((await api.get('/api/whoami', basic)).status).toBe(200);
+    await api.close();
+    await t.engine.close();
+    const moved = keyFilePath(t.dir);
+    const bytes = readFileSync(moved);
+    const inside = join(t.dir, KEYS_FOLDER, KEY_FILE_NAME);
+    const asBefore = () => {
+      cpSync(moved, inside);
+      rmSync(moved);
+      rmSync(join(t.dir, INSTALL_ID_FILE));
+    };
+    asBefore();
+
+    let again = await openTestEngine({ dir: t.dir, clock: t.clock });
+    let api2 = await startApi(again.engine);
+    try {
+      expect((await api2.get('/api/whoami', basic)).status).toBe(200);
+      expect(existsSync(join(t.dir, KEYS_FOLDER))).toBe(false);
+      expect(keyFilePath(t.dir).startsWith(t.dir)).toBe(false);
+      expect(readFileSync(keyFilePath(t.dir))).toEqual(bytes);
+    } finally {
+      await api2.close();
+      await again.engine.close();
+    }
+
+    // Cut short after the copy was written: both files are there; the one inside goes.
+    mkdirSync(join(t.dir, KEYS_FOLDER));
+    cpSync(keyFilePath(t.dir), inside);
+    again = await openTestEngine({ dir: t.dir, clock: t.clock });
+    api2 = await startApi(again.engine);
+    try {
+      expect((await api2.get('/api/whoami', basic)).status).toBe(200);
+      expect(existsSync(inside)).toBe(false);
+    } finally {
+      await api2.close();
+      await again.engine.close();
+      rmSync(keyFilePath(t.dir), { force: true });
       rmSync(t.dir, { recursive: true, force: true });
     }
   }, 60_000);

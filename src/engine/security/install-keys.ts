@@ -1,10 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { homedir, platform } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
 /**
- * The install's secret keys, kept in a key file and never in the database (issue 13): a copy of
- * the SQLite file, a backup of the data folder without its `keys/` folder, or a replica of the
+ * The install's secret keys, kept in a key file outside the data folder and never in the
+ * database (issue 13): a copy of the SQLite file, a backup of the data folder, or a replica of the
  * records reveals no key, so none of its fingerprints, PIN hashes or API key hashes can be checked
  * offline, and no JWT can be forged from it. See docs/key-management.md.
  *
@@ -74,14 +75,85 @@ const KEY_FILE_FORMAT = 'laneway-keys/1';
 const SEALED_FORMAT = 'laneway-keys-sealed/1';
 /** The id of a key moved out of the database of an earlier version. */
 export const LEGACY_KEY_ID = 'legacy';
+/** Where earlier versions kept the key file, inside the data folder: moved out when found. */
 export const KEYS_FOLDER = 'keys';
 export const KEY_FILE_NAME = 'install-keys.json';
-/** Puts the key file elsewhere than `<data folder>/keys/` (another volume, a mount left out of backups). */
+/** Names the key file itself (another volume, a mount left out of backups). */
 export const KEY_FILE_ENV = 'LANEWAY_KEY_FILE';
+/** The folder key files are kept in by default (defaultKeysHome). */
+export const KEYS_HOME_ENV = 'LANEWAY_KEYS_HOME';
+/** The data folder's install id (not secret): its key file's name in the keys folder. */
+export const INSTALL_ID_FILE = 'install-id';
 
-/** Where an install's key file is: `LANEWAY_KEY_FILE`, else `<data folder>/keys/install-keys.json`. */
+/**
+ * The per-user folder key files live in by default, apart from every data folder, so a copy, a
+ * backup or a support bundle of a data folder carries no key. On Windows it is the local (not
+ * roaming) profile, so keys do not follow a roaming data folder either.
+ */
+export function defaultKeysHome(): string {
+  const named = process.env[KEYS_HOME_ENV];
+  if (named) return named;
+  const home = homedir();
+  switch (platform()) {
+    case 'darwin':
+      return join(home, 'Library', 'Application Support', 'Laneway Keys');
+    case 'win32':
+      return join(process.env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'Laneway', 'keys');
+    default:
+      return join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'laneway', 'keys');
+  }
+}
+
+const legacyKeyFile = (dataDir: string) => join(dataDir, KEYS_FOLDER, KEY_FILE_NAME);
+
+function readInstallId(dataDir: string): string | undefined {
+  const path = join(dataDir, INSTALL_ID_FILE);
+  if (!existsSync(path)) return undefined;
+  const id = readFileSync(path, 'utf8').trim();
+  if (!/^[0-9a-f]{32}$/.test(id)) throw new KeyFileError(`${path} is not a Laneway install id`, 'key_file_unreadable');
+  return id;
+}
+
+/**
+ * Where an install's key file is: the path given, `LANEWAY_KEY_FILE`, else
+ * `<keys home>/<install id>.json`. A data folder without an install id yet answers where an
+ * earlier version kept it (`<data folder>/keys/install-keys.json`), which openInstallKeys moves.
+ */
 export function keyFilePath(dataDir: string, explicit?: string): string {
-  return explicit ?? process.env[KEY_FILE_ENV] ?? join(dataDir, KEYS_FOLDER, KEY_FILE_NAME);
+  const named = explicit ?? process.env[KEY_FILE_ENV];
+  if (named) return named;
+  const id = readInstallId(dataDir);
+  return id ? join(defaultKeysHome(), `${id}.json`) : legacyKeyFile(dataDir);
+}
+
+/**
+ * The key file's path for an open: the data folder gets an install id when it has none (a new
+ * install, or one whose key file an earlier version kept inside it, or one that may not make keys:
+ * then the error names the keys folder). A key file found inside the data folder is moved out.
+ */
+function keyFileForOpen(options: OpenKeysOptions): string {
+  const named = options.keyFile ?? process.env[KEY_FILE_ENV];
+  if (named) return named;
+  const legacy = legacyKeyFile(options.dataDir);
+  let id = readInstallId(options.dataDir);
+  if (!id) {
+    if (!existsSync(legacy) && options.mayCreate === false) return join(defaultKeysHome(), '<install id>.json');
+    id = randomBytes(16).toString('hex');
+    writeDurably(join(options.dataDir, INSTALL_ID_FILE), Buffer.from(`${id}\n`));
+  }
+  const path = join(defaultKeysHome(), `${id}.json`);
+  if (existsSync(legacy)) {
+    // Written and synced at its new place before the old one goes: a crash between leaves both,
+    // and the next open removes the old copy.
+    if (!existsSync(path)) writeDurably(path, readFileSync(legacy));
+    unlinkSync(legacy);
+    try {
+      rmdirSync(dirname(legacy));
+    } catch {
+      // Something else is in it: the operator's, left as it is.
+    }
+  }
+  return path;
 }
 
 export class KeyFileError extends Error {
@@ -132,23 +204,29 @@ function freshData(now: Date): KeyFileData {
 }
 
 /**
- * The key file 0600 and, when it is the data folder's own `keys/`, that folder 0700, whatever the
- * umask made. A folder named by LANEWAY_KEY_FILE is the operator's: it is created 0700 when it does
+ * The key file 0600 and, when it is in the keys home (or an earlier version's `keys/`), that
+ * folder 0700, whatever the umask made. A folder named by LANEWAY_KEY_FILE is the operator's: it is created 0700 when it does
  * not exist, and otherwise left as it is.
  */
 function tighten(path: string): void {
   if (process.platform === 'win32') return;
-  if (basename(dirname(path)) === KEYS_FOLDER && basename(path) === KEY_FILE_NAME) chmodSync(dirname(path), 0o700);
+  const folder = dirname(path);
+  if (folder === defaultKeysHome() || (basename(folder) === KEYS_FOLDER && basename(path) === KEY_FILE_NAME)) chmodSync(folder, 0o700);
   if (existsSync(path)) chmodSync(path, 0o600);
 }
 
 /** Replaces the file atomically (write a 0600 temporary beside it, fsync, rename). */
 function writeKeyFile(path: string, data: KeyFileData, protector: KeyProtector | undefined): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const plain = Buffer.from(JSON.stringify(data, null, 2) + '\n');
   const body = protector
     ? Buffer.from(JSON.stringify({ format: SEALED_FORMAT, protector: protector.name, sealed: protector.seal(plain).toString('base64') } satisfies SealedFile) + '\n')
     : plain;
+  writeDurably(path, body);
+}
+
+/** A 0600 file written atomically and durably (a temporary beside it, fsync, rename, fsync of the folder). */
+function writeDurably(path: string, body: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
@@ -221,7 +299,7 @@ export interface OpenKeysOptions {
 
 /** Opens (or, for a new install, creates) the install's key file. */
 export function openInstallKeys(options: OpenKeysOptions): InstallKeys {
-  const path = keyFilePath(options.dataDir, options.keyFile);
+  const path = keyFileForOpen(options);
   const now = () => options.now ?? new Date();
   let created = false;
   let data: KeyFileData;
