@@ -55,5 +55,10 @@ describe('logs never hold card data or credentials', () => {
     expect(luhnValid('4895281000000007')).toBe(false);
     // Not Luhn-valid: an order number or a timestamp stays readable.
     expect(redactPans('order 1234567890123')).toBe('order 1234567890123');
+    // However it is grouped: spaces, no-break spaces, dashes, dots.
+    for (const written of ['4895 2810 0000 0006', '4895\u00a02810\u00a00000\u00a00006', '4895-2810-0000-0006', '4895.2810.0000.0006'])
+      expect(redactPans(`card ${written}.`)).toBe('card 489528******0006.');
+    // An amount with cents is not a card number.
+    expect(redactPans('total 1234.56')).toBe('total 1234.56');
   });
 });

@@ -14,13 +14,15 @@ export function maskPan(pan: string): string {
   return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
 }
 
-// 13 to 19 digits, optionally grouped by spaces or dashes, not part of a longer digit run.
-const PAN_LIKE = /(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)/g;
+// 13 to 19 digits, optionally grouped by spaces (a no-break space too), dashes or dots, not part of
+// a longer digit run: a number written 4895.2810.0000.0006 is still the card's.
+const SEPARATORS = /[ \u00a0.-]/g;
+const PAN_LIKE = /(?<!\d)(?:\d[ \u00a0.-]?){12,18}\d(?!\d)/g;
 
 /** Replaces anything in free text that looks like a card number (and passes Luhn) by its mask. */
 export function redactPans(text: string): string {
   return text.replace(PAN_LIKE, (match) => {
-    const digits = match.replace(/[ -]/g, '');
+    const digits = match.replace(SEPARATORS, '');
     return luhnValid(digits) ? maskPan(digits) : match;
   });
 }
