@@ -42,7 +42,11 @@ describe('back-office users', () => {
     await expect(users.signIn('clerk@example.com', 'clerk password 1')).rejects.toSatisfy(code('user_locked'));
     h.t.clock.advance(LOCK_MS + 1000);
     expect((await users.signIn('clerk@example.com', 'clerk password 1')).user.role).toBe('clerk');
-    // An unknown e-mail answers exactly as a wrong password does.
+    // An unknown e-mail answers exactly as a wrong password does, lock included: a lock does not
+    // tell which e-mails are users.
+    for (let i = 0; i < MAX_FAILURES; i++) await expect(users.signIn('nobody@example.com', 'clerk password 1')).rejects.toSatisfy(code('sign_in_failed'));
+    await expect(users.signIn('Nobody@example.com', 'clerk password 1')).rejects.toSatisfy(code('user_locked'));
+    h.t.clock.advance(LOCK_MS + 1000);
     await expect(users.signIn('nobody@example.com', 'clerk password 1')).rejects.toSatisfy(code('sign_in_failed'));
   });
 

@@ -107,6 +107,21 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     last_sign_in_at: u.last_sign_in_at,
   });
   const byEmail = (email: string) => [...cache.values()].find((u) => u.email === email.trim().toLowerCase());
+  /**
+   * Wrong passwords for an e-mail that names no enabled user, counted like a user's (in memory,
+   * bounded): such an e-mail is locked after as many tries as a user, so a lock does not tell a
+   * guesser which e-mails are users.
+   */
+  const strangers = new Map<string, { failures: number; locked_until: number }>();
+  const strangerFailed = (email: string, now: number) => {
+    const key = email.trim().toLowerCase();
+    const was = strangers.get(key);
+    const failures = (was?.failures ?? 0) + 1;
+    strangers.delete(key);
+    if (strangers.size >= 10_000) strangers.delete(strangers.keys().next().value!);
+    strangers.set(key, failures >= MAX_FAILURES ? { failures: 0, locked_until: now + LOCK_MS } : { failures, locked_until: 0 });
+  };
+  const lockedMessage = (until: string) => `Too many wrong passwords: try again after ${until}, or ask the owner for a sign-in link.`;
   const mustGet = (id: string) => {
     const u = cache.get(id);
     if (!u) throw fail.notFound('user_not_found', `no user ${id}`);
@@ -190,10 +205,13 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       const equal = timingSafeEqual(candidate, Buffer.from(stored.hash, 'hex'));
       const now = core.clock.now();
       const refused = () => fail.unauthorized('sign_in_failed', 'That e-mail and password do not match an enabled user.');
-      if (!u || u.disabled_at) throw refused();
-      if (u.locked_until && Date.parse(u.locked_until) > now) {
-        throw fail.forbidden('user_locked', `Too many wrong passwords: try again after ${u.locked_until}, or ask the owner for a sign-in link.`);
+      if (!u || u.disabled_at) {
+        const lock = strangers.get(email.trim().toLowerCase())?.locked_until ?? 0;
+        if (lock > now) throw fail.forbidden('user_locked', lockedMessage(new Date(lock).toISOString()));
+        strangerFailed(email, now);
+        throw refused();
       }
+      if (u.locked_until && Date.parse(u.locked_until) > now) throw fail.forbidden('user_locked', lockedMessage(u.locked_until));
       if (!u.password || !equal) {
         const failures = u.failures + 1;
         const locked = failures >= MAX_FAILURES ? new Date(now + LOCK_MS).toISOString() : null;

@@ -21,7 +21,7 @@ export const signIn = defineRoute({
   operationId: 'signInUser',
   tags: TAGS,
   summary: 'Sign a back-office user in with e-mail and password',
-  description: `${OURS}Answers a session JWT holding the user's role. Five wrong passwords in a row lock the user for 15 minutes (403 user_locked).`,
+  description: `${OURS}Answers a session JWT holding the user's role. Five wrong passwords in a row lock the user for 15 minutes (403 user_locked); an e-mail that names no enabled user is answered alike, lock included, so answers do not tell which e-mails are users.`,
   auth: false,
   body: SignInBody,
   responses: { 200: { description: 'Signed in', schema: ref(UserSession) }, 401: err('Wrong e-mail or password'), 403: err('Locked after too many wrong passwords') },
