@@ -66,6 +66,9 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
     async reversePayment(identifier, status, reason) {
       if (await viewPayment(identifier)) await receivables.reversePayment(identifier, status, reason);
     },
+    async keepOfPayment(identifier, keepCents, reason) {
+      if (await viewPayment(identifier)) await receivables.keepOfPayment(identifier, keepCents, reason);
+    },
     viewPayment,
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ACH, card, startGateway, type Harness } from '../helpers/gateway';
+import { ACH, card, op, startGateway, type Harness } from '../helpers/gateway';
 
 /**
  * Autopay against the real receivables domain: on the due date it charges the customer's due
@@ -79,6 +79,59 @@ describe('autopay with receivables', () => {
     // Ticks repeat: the return is taken off once.
     await h.t.engine.tick();
     expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/NSF-1')).body.owing_cents).toBe(12_500);
+  });
+
+  it('takes a refunded card payment off the invoices it paid, last applied first, and all of it once voided or refunded in full', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-01T12:00:00Z');
+    await h.api.post('/api/imports/customer', { identifier: 'REF01', name: 'Refund Ltd' });
+    await h.api.post('/api/imports/invoice', { number: 'RF-1', customer_identifier: 'REF01', amount: 12_500, date: '2026-02-20', due_date: '2026-03-01' });
+    await h.api.post('/api/imports/invoice', { number: 'RF-2', customer_identifier: 'REF01', amount: 4_000, date: '2026-02-21', due_date: '2026-03-02' });
+    const wallet = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: 'REF01', credit_card: card() });
+    const agreement = await h.api.post<{ token: string }>('/api/autopay', { customer_identifier: 'REF01', fund_token: wallet.body.fund_token });
+    h.t.clock.set('2026-03-02T09:00:00Z');
+    await h.t.engine.tick();
+    // No new charge in the way of what follows.
+    expect((await h.api.post('/api/autopay/revoke', { customer_identifier: 'REF01', token: agreement.body.token })).status).toBeLessThan(300);
+    type Paid = { payment_reference: string; payment_amount: string; status: string; payment_transaction_token: string; payment_amounts: Array<{ invoice_number: string; amount: string }> };
+    const [paid] = (await h.api.get<{ payments: Paid[] }>('/api/exports/payments?list=true')).body.payments;
+    expect(paid).toMatchObject({ payment_amount: '165.00', status: 'PAID' });
+    const owing = async (n: string) => (await h.api.get<{ owing_cents: number }>(`/api/exports/invoice/${n}`)).body.owing_cents;
+    const payment = async () => (await h.api.get<Paid>(`/api/exports/payment/${paid!.payment_reference}`)).body;
+
+    // 50.00 back to the card: RF-2 (applied last) is owed again in full, RF-1 for 10.00.
+    const partial = await op(h.api, 'refund', { amount_cents: 5_000, transaction: paid!.payment_transaction_token });
+    expect(partial.body.success).toBe(true);
+    await h.t.engine.tick();
+    expect([await owing('RF-1'), await owing('RF-2')]).toEqual([1_000, 4_000]);
+    expect(await payment()).toMatchObject({ payment_amount: '115.00', status: 'PAID', payment_amounts: [expect.objectContaining({ invoice_number: 'RF-1', amount: '115.00' })] });
+    expect((await h.api.get<{ balance: string }>('/api/exports/customer/REF01')).body.balance).toBe('$50.00');
+    await h.t.engine.tick();
+    expect([await owing('RF-1'), await owing('RF-2')]).toEqual([1_000, 4_000]);
+
+    // The rest back: nothing of the payment is left, and both invoices are owed in full.
+    await op(h.api, 'refund', { transaction: paid!.payment_transaction_token });
+    await h.t.engine.tick();
+    expect([await owing('RF-1'), await owing('RF-2')]).toEqual([12_500, 4_000]);
+    expect((await payment()).status).toBe('REVERSAL');
+    expect((await h.api.get<{ balance: string }>('/api/exports/customer/REF01')).body.balance).toBe('$165.00');
+  });
+
+  it('reverses a card payment whose sale is voided before its cut-off', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-02T09:00:00Z');
+    await h.api.post('/api/imports/customer', { identifier: 'VOID01', name: 'Void Ltd' });
+    await h.api.post('/api/imports/invoice', { number: 'VD-1', customer_identifier: 'VOID01', amount: 7_700, date: '2026-02-20', due_date: '2026-03-01' });
+    const wallet = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: 'VOID01', credit_card: card() });
+    await h.api.post('/api/autopay', { customer_identifier: 'VOID01', fund_token: wallet.body.fund_token });
+    await h.t.engine.tick();
+    const [paid] = (await h.api.get<{ payments: Array<{ payment_reference: string; payment_transaction_token: string }> }>('/api/exports/payments?list=true')).body.payments;
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/VD-1')).body.owing_cents).toBe(0);
+    const voided = await op(h.api, 'void', { amount_cents: 7_700, transaction: paid!.payment_transaction_token });
+    expect(voided.body.success).toBe(true);
+    await h.t.engine.tick();
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/VD-1')).body.owing_cents).toBe(7_700);
+    expect((await h.api.get<{ status: string; status_reason: string }>(`/api/exports/payment/${paid!.payment_reference}`)).body).toMatchObject({ status: 'REVERSAL' });
   });
 
   it('a renamed customer keeps its wallet and agreement, and is charged under its new identifier', async () => {

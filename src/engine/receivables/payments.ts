@@ -456,6 +456,60 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
 }
 
 /**
+ * A payment made here whose money went partly back to the payer (its card transaction refunded or
+ * voided): it keeps `keepCents`, and the rest comes off its unapplied credit first, then off its
+ * invoices, last applied first, so they are owed again. Keeping nothing reverses it. A payment
+ * already at or under `keepCents` (or reversed) is left as it is, so a repeat does nothing.
+ */
+export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepCents: number, reason: string): Promise<PaymentDoc> {
+  const doc = await s.payment(reference);
+  if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
+  const p = doc.data;
+  if (REVERSED.has(p.status) || p.amount_cents <= keepCents) return doc;
+  if (keepCents <= 0) return reversePayment(s, reference, 'REVERSAL', reason);
+  const previous = p.allocations.map((a) => ({ ...a }));
+  let back = p.amount_cents - keepCents;
+  const fromCredit = Math.min(back, p.unapplied_cents);
+  p.unapplied_cents -= fromCredit;
+  back -= fromCredit;
+  for (let i = p.allocations.length - 1; i >= 0 && back > 0; i--) {
+    const a = p.allocations[i]!;
+    const take = Math.min(back, a.amount_cents);
+    if (take <= 0) continue;
+    back -= take;
+    a.amount_cents -= take;
+    const inv = await s.invoice(a.invoice_number);
+    if (!inv) continue;
+    inv.data.applied_cents -= take;
+    inv.data.owing_cents += take;
+    let left = take;
+    for (let j = a.lines.length - 1; j >= 0 && left > 0; j--) {
+      const l = a.lines[j]!;
+      const t = Math.min(left, l.amount_cents);
+      left -= t;
+      l.amount_cents -= t;
+      const line = inv.data.line_items.find((x) => x.number === l.line_item_number);
+      if (line) line.balance_cents += t;
+      l.balance_cents = line?.balance_cents ?? l.balance_cents + t;
+    }
+    a.lines = a.lines.filter((l) => l.amount_cents > 0);
+    a.invoice_balance_cents = inv.data.owing_cents;
+    a.short_pay = inv.data.owing_cents > 0;
+    a.invoice = { ...a.invoice, amount_paid_cents: inv.data.applied_cents };
+    s.putInvoice(inv);
+  }
+  // Allocation ids are positions: only those emptied at the end go (their amount records say removed).
+  while (p.allocations.length > 0 && p.allocations.at(-1)!.amount_cents === 0 && p.allocations.at(-1)!.discount_cents === 0) p.allocations.pop();
+  p.amount_cents = keepCents;
+  p.status_reason = reason;
+  p.updated_at = s.tx.at;
+  p.updated_ms = s.tx.now;
+  s.putPayment(doc);
+  writeAmountRecords(s, doc, previous);
+  return doc;
+}
+
+/**
  * Reverses a payment (an ACH return, a chargeback, a decline found later): its allocations come
  * off the invoices, its unapplied credit off the customer, and its status says why.
  */

@@ -48,6 +48,11 @@ export interface ReceivablesPort {
    * (an ACH return, a chargeback). Harmless for a payment already reversed or never recorded.
    */
   reversePayment?(identifier: string, status: 'ERROR (NSF)' | 'REVERSAL', reason: string): Promise<void>;
+  /**
+   * The recorded payment keeps `keepCents`; the rest goes back on the invoices it paid (its
+   * transaction was refunded or voided). Harmless when it already keeps no more, or was never recorded.
+   */
+  keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<void>;
   /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}), for /api/gateway/v1/payments/{token}. */
   viewPayment?(referenceOrToken: string): Promise<Record<string, unknown> | undefined>;
 }

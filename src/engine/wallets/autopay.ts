@@ -8,6 +8,7 @@ import type { AutopayCreate } from '../../shared/schemas/wallets';
 import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
+import { takeBackRefundedPayments } from './autopay-refunds';
 
 /**
  * Autopay agreements (records kind `autopay`, key = agreement token, ref = customer identifier):
@@ -262,6 +263,11 @@ async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
     await reverseReturnedPayments(ctx, port);
   } catch (err) {
     core.logger.error({ err }, 'autopay could not reverse a returned payment');
+  }
+  try {
+    await takeBackRefundedPayments(core, ctx.gateway, port);
+  } catch (err) {
+    core.logger.error({ err }, 'autopay could not take a refunded payment off its invoices');
   }
   if (!account.can('autopay')) return;
   const today = localParts(now, account.profile().timezone).date;
