@@ -69,6 +69,9 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
     async keepOfPayment(identifier, keepCents, reason) {
       if (await viewPayment(identifier)) await receivables.keepOfPayment(identifier, keepCents, reason);
     },
+    async settlePayment(identifier) {
+      if (await viewPayment(identifier)) await receivables.settlePayment(identifier);
+    },
     viewPayment,
   };
 }

@@ -51,7 +51,7 @@ describe('autopay with receivables', () => {
     expect((await h.api.get<{ payments: PaymentView[] }>('/api/exports/payments?list=true')).body.payments).toHaveLength(2);
   });
 
-  it('takes a bank payment the bank returned off the invoices it paid: they are owed again', async () => {
+  it('marks a bank payment PAID once it settles, and takes one the bank returned off the invoices it paid: they are owed again', async () => {
     h = await startGateway({ timezone: 'UTC' });
     h.t.clock.set('2026-03-01T12:00:00Z');
     await h.api.post('/api/imports/customer', { identifier: 'NSF01', name: 'Bounce Ltd' });
@@ -67,6 +67,12 @@ describe('autopay with receivables', () => {
     expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/NSF-1')).body.owing_cents).toBe(0);
     // No new charge in the way of what follows.
     expect((await h.api.post('/api/autopay/revoke', { customer_identifier: 'NSF01', token: agreement.body.token })).status).toBeLessThan(300);
+
+    // Settled one processing day later: PAID, until the bank takes it back.
+    h.t.clock.set('2026-03-04T09:00:00Z');
+    await h.t.engine.tick();
+    expect((await h.api.get<{ status: string }>(`/api/exports/payment/${payment!.payment_reference}`)).body.status).toBe('PAID');
+    expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/NSF-1')).body.owing_cents).toBe(0);
 
     h.t.clock.set('2026-03-06T09:00:00Z');
     await h.t.engine.tick();

@@ -17,7 +17,7 @@ import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
 import { createInvoicePages, type InvoiceFeed } from './fast-export';
-import { importPayment, keepOfPayment, recordPayment, reversePayment, type ImportChannel, type RecordPaymentInput } from './payments';
+import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
@@ -97,6 +97,8 @@ export interface Receivables {
   reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
   /** A payment made here keeps `keepCents` of its amount; the rest goes back on its invoices (payments.ts, keepOfPayment). */
   keepOfPayment(reference: string, keepCents: number, reason: string): Promise<Static<typeof PaymentView>>;
+  /** A payment made here that was IN PROGRESS (a bank payment) is PAID once its money settled. */
+  settlePayment(reference: string): Promise<Static<typeof PaymentView>>;
   viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Static<typeof PaymentView>>;
   exportPayments(page: Page, recent: boolean, options?: { tree?: boolean }): Promise<Array<Static<typeof PaymentView>>>;
   exportPaymentAmounts(page: Page): Promise<Array<PaymentAmountRecord & { watermark: number }>>;
@@ -352,6 +354,10 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
     },
     async keepOfPayment(reference, keepCents, reason) {
       const doc = await run((s) => keepOfPayment(s, reference, keepCents, reason));
+      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+    },
+    async settlePayment(reference) {
+      const doc = await run((s) => settlePayment(s, reference));
       return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
     },
 

@@ -455,6 +455,19 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
   return doc;
 }
 
+/** A payment made here that was IN PROGRESS (its bank transaction had not settled) is PAID; any other status stays. */
+export async function settlePayment(s: ReceivablesUnit, reference: string): Promise<PaymentDoc> {
+  const doc = await s.payment(reference);
+  if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
+  if (doc.data.status !== 'IN PROGRESS') return doc;
+  doc.data.status = 'PAID';
+  doc.data.updated_at = s.tx.at;
+  doc.data.updated_ms = s.tx.now;
+  s.putPayment(doc);
+  writeAmountRecords(s, doc, doc.data.allocations);
+  return doc;
+}
+
 /**
  * A payment made here whose money went partly back to the payer (its card transaction refunded or
  * voided): it keeps `keepCents`, and the rest comes off its unapplied credit first, then off its

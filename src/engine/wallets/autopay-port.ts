@@ -53,6 +53,8 @@ export interface ReceivablesPort {
    * transaction was refunded or voided). Harmless when it already keeps no more, or was never recorded.
    */
   keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<void>;
+  /** A recorded bank payment whose transaction settled: IN PROGRESS becomes PAID (any other status stays). */
+  settlePayment?(identifier: string): Promise<void>;
   /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}), for /api/gateway/v1/payments/{token}. */
   viewPayment?(referenceOrToken: string): Promise<Record<string, unknown> | undefined>;
 }

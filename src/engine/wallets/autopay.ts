@@ -8,7 +8,7 @@ import type { AutopayCreate } from '../../shared/schemas/wallets';
 import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
-import { takeBackRefundedPayments } from './autopay-refunds';
+import { followAutopaySales } from './autopay-sales';
 
 /**
  * Autopay agreements (records kind `autopay`, key = agreement token, ref = customer identifier):
@@ -265,9 +265,9 @@ async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
     core.logger.error({ err }, 'autopay could not reverse a returned payment');
   }
   try {
-    await takeBackRefundedPayments(core, ctx.gateway, port);
+    await followAutopaySales(core, ctx.gateway, port);
   } catch (err) {
-    core.logger.error({ err }, 'autopay could not take a refunded payment off its invoices');
+    core.logger.error({ err }, 'autopay could not follow a refunded or settled sale to its payments');
   }
   if (!account.can('autopay')) return;
   const today = localParts(now, account.profile().timezone).date;

@@ -1,0 +1,75 @@
+import type { EngineCore } from '../core';
+import type { Gateway } from '../gateway';
+import { getRecord, putRecord } from '../records';
+import type { ReceivablesPort } from './autopay-port';
+
+const SALES_SEEN = 'autopay_sales_seen';
+/** Outbox pages read per tick: a data folder from before this rule catches up over several ticks. */
+const PAGES_PER_TICK = 20;
+const PAGE = 500;
+
+interface TxEvent {
+  id: string;
+  watermark: number;
+  type: string;
+  key: string;
+  data?: { summary?: { action?: string; state?: string } };
+}
+
+/**
+ * What happens to an autopay sale after its invoicing payment was recorded, followed through the
+ * outbox's transaction events since the last one seen:
+ * - Refunded or voided through the gateway: the cardholder has the money back, so the invoices must
+ *   be owed again or the shop never collects them. The payments recorded with the sale keep the
+ *   sale's amount less what was refunded, taken off the last payment first.
+ * - A bank payment settled: its payments, IN PROGRESS until then, are PAID. (One the bank returns
+ *   later is reversed by the returns rule, autopay.ts.)
+ * Worked out from the sale as it stands, so a tick repeated or resumed after a failure changes
+ * nothing more.
+ */
+export async function followAutopaySales(core: EngineCore, gateway: Gateway, port: ReceivablesPort): Promise<void> {
+  if (!port.keepOfPayment || !port.settlePayment) return;
+  let after = (await getRecord<{ watermark: number }>(core, SALES_SEEN, 'last'))?.data.watermark ?? 0;
+  for (let pages = 0; pages < PAGES_PER_TICK; pages++) {
+    const page = await core.find<TxEvent & { [k: string]: unknown }>('events', {
+      selector: { entity: 'transaction', watermark: { $gt: after } },
+      sort: [{ entity: 'asc' }, { watermark: 'asc' }],
+      limit: PAGE,
+    });
+    if (page.length === 0) return;
+    const refunded = new Set<string>();
+    const settled = new Set<string>();
+    for (const e of page) {
+      const s = e.data?.summary;
+      if (s?.state !== 'completed') continue;
+      if (e.type === 'transaction.updated' && s.action === 'sale') settled.add(e.key);
+      if (e.type !== 'transaction.created' || (s.action !== 'refund' && s.action !== 'void')) continue;
+      const parent = (await gateway.record(e.key))?.parent;
+      if (parent) refunded.add(parent);
+    }
+    for (const token of settled) await paidOnceSettled(gateway, port, token);
+    for (const token of refunded) await keepWhatWasNotRefunded(gateway, port, token);
+    after = page[page.length - 1]!.watermark;
+    const seen = after;
+    await core.mutate((tx) => putRecord(tx, SALES_SEEN, 'last', { watermark: seen }, { type: 'autopay.sales_seen', entity: 'autopay', key: 'last' }));
+  }
+}
+
+async function keepWhatWasNotRefunded(gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {
+  const sale = await gateway.record(token);
+  if (!sale || sale.payments.length === 0) return;
+  let back = sale.voided_by ? sale.amount_cents : sale.refunded_cents;
+  const reason = sale.voided_by ? `Transaction ${token} voided` : `Transaction ${token} refunded (${back} of ${sale.amount_cents} in minor units)`;
+  for (const p of [...sale.payments].reverse()) {
+    const take = Math.min(back, p.amount_cents);
+    back -= take;
+    if (take > 0) await port.keepOfPayment!(p.identifier, p.amount_cents - take, reason);
+  }
+}
+
+async function paidOnceSettled(gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {
+  const sale = await gateway.record(token);
+  if (!sale || sale.payments.length === 0 || sale.payment_method !== 'bank_account') return;
+  if (sale.state !== 'completed' || sale.settlement.status !== 'settled') return;
+  for (const p of sale.payments) await port.settlePayment!(p.identifier);
+}
