@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { upload } from '../imports/upload';
@@ -16,6 +18,8 @@ const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 
 let bo: BackofficeInstall;
 let page: Page;
+/** The same owner in en-US, beside `page` in fr-CA: money is shown in each reader's locale. */
+let us: Page;
 
 const divisions = (n: number) => `code,name\nLIST${n},Branch ${n}\n`;
 async function importDivisions(n: number): Promise<number> {
@@ -24,13 +28,29 @@ async function importDivisions(n: number): Promise<number> {
   return res.body.id;
 }
 
+/** A file imported through the API, answered once its batch is done. */
+async function importFile(csv: string, filename: string): Promise<number> {
+  const res = await upload(bo.url, csv, { filename, auth, force: true });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  await until(async () => {
+    const batch = (await (await fetch(`${bo.url}/api/imports/${res.body.id}`, { headers: { Authorization: auth } })).json()) as { status: string };
+    return batch.status !== 'processing';
+  }, `batch ${res.body.id}`);
+  return res.body.id;
+}
+/** fr-CA groups digits and sets "$ US" apart with no-break spaces. */
+const spaced = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
+const sample = (kind: string) => readFileSync(join('resources', 'samples', `${kind}.csv`), 'utf8');
+
 beforeAll(async () => {
   bo = await startBackoffice('imports-lists', { token: TOKEN, key: KEY });
   page = await bo.newPage('fr-CA');
   await bo.claimOwner(page, OWNER);
+  us = await bo.newPage('en-US');
+  await bo.signIn(us, OWNER);
 }, 120_000);
 
-afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page]]));
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page], ['us', us]]));
 
 afterAll(async () => {
   await bo?.close();
@@ -55,3 +75,23 @@ describe('the Imports section: long lists', { timeout: 120_000 }, () => {
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
   });
 });
+
+describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, () => {
+  it('shows what an invoice reconciliation found: the invoice unknown here and the one it closed, with both balances', async () => {
+    for (const kind of ['customers', 'invoices', 'payments']) await importFile(sample(kind), `${kind}.csv`);
+    const id = await importFile(sample('invoice_recon'), 'invoice_recon.csv');
+    for (const [p, unknown, closed] of [[page, '112,00 $ US', '239,90 $ US'], [us, '$112.00', '$239.90']] as const) {
+      await p.goto(`${bo.url}/app/imports/${id}`);
+      const rows = p.getByRole('table', { name: 'Invoices reconciled' }).locator('tbody tr');
+      await until(async () => (await rows.count()) === 2, 'the two findings');
+      const texts = (await rows.allInnerTexts()).map(spaced);
+      const missing = texts.find((t) => t.includes('INV-4999'))!;
+      expect(missing).toContain('Invoice Not Present in Laneway');
+      expect(missing).toContain(unknown);
+      const gone = texts.find((t) => t.includes('INV-5002'))!;
+      expect(gone).toContain('closed');
+      expect(gone).toContain(closed);
+    }
+  });
+});
+

@@ -127,6 +127,17 @@ export function fromDecimal(text: string | null | undefined, currency: string): 
 }
 
 /**
+ * An amount of a reconciliation record ("CA$1,234.50", "$112.00": the reference's shape, which the
+ * engine always writes in en-US) in minor units, to show it in this screen's locale; undefined
+ * when it is not one (an empty cell: nothing on that side).
+ */
+export function fromReconAmount(text: string | null | undefined, currency: string): number | undefined {
+  if (!text?.trim()) return undefined;
+  const parsed = parseMoney(text, currency, 'en-US', { allowNegative: true, max: Number.MAX_SAFE_INTEGER });
+  return parsed.ok ? parsed.minor : undefined;
+}
+
+/**
  * An amount the API sends already formatted ("$1.30": the reference's invoice taxes), written by
  * the server in the currency's home locale, back in minor units to show it in this screen's locale.
  */

@@ -7,6 +7,7 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad, usePaged } from './common';
 import { CSV_SAMPLES } from './csv-samples';
+import { ReconResults } from './ImportRecon';
 
 type Batch = BoAnswer<'importBatch'>;
 const PAGE = 50;
@@ -247,6 +248,7 @@ function BatchDetail({ id }: { id: number }) {
           </div>
         </div>
       )}
+      {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} />}
       <div className="card">
         <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
         <table className="bo-simple" aria-label="Errors">
