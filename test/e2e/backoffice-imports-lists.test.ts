@@ -93,5 +93,25 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
       expect(gone).toContain(closed);
     }
   });
+
+  it('shows a large invoice amount whole in the invoice list and on the aging chart\'s axis', async () => {
+    await importFile('number,customer_identifier,date,due_date,amount\nINV-9003,C1002,2026-03-05,2026-03-20,123456789\n', 'large.csv');
+    for (const [p, amount, tick] of [[page, '1 234 567,89 $ US', /M \$ US$/], [us, '$1,234,567.89', /M$/]] as const) {
+      await p.goto(`${bo.url}/app/invoices`);
+      const row = p.getByRole('table', { name: 'Invoices' }).getByRole('row').filter({ hasText: 'INV-9003' });
+      await row.waitFor();
+      const cells = row.getByRole('cell').filter({ hasText: /\d/ }).filter({ hasText: /[$]/ });
+      expect((await cells.allInnerTexts()).map(spaced)).toEqual([amount, amount]);
+      // Not cut with an ellipsis: the cell is as wide as its text.
+      for (const fits of await cells.evaluateAll((els) => els.map((e) => e.scrollWidth <= e.clientWidth))) expect(fits).toBe(true);
+      // Every tick of the money axis inside the chart, short enough to read.
+      const chart = p.getByLabel('Aging summary').locator('svg.recharts-surface');
+      const ticks = p.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value');
+      await until(async () => (await ticks.count()) > 1, 'the axis ticks');
+      const left = (await chart.boundingBox())!.x;
+      for (const t of await ticks.all()) expect((await t.boundingBox())!.x).toBeGreaterThanOrEqual(left);
+      expect(spaced((await ticks.allTextContents()).at(-1)!)).toMatch(tick);
+    }
+  });
 });
 

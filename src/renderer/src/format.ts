@@ -1,4 +1,4 @@
-import { defaultLocale, formatAmount, formatMoney, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
+import { defaultLocale, formatAmount, formatMoney, minorDigits, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
 
 /**
  * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
@@ -9,6 +9,14 @@ export const LOCALE = (typeof navigator !== 'undefined' && navigator.language) |
 /** Amounts as the account's currency in the screen's locale (presentation only: the engine computes every amount). */
 export function money(cents: number, currency: string): string {
   return formatMoney(cents, currency, { locale: LOCALE });
+}
+
+/**
+ * An amount short enough for a chart's axis ("1,2 M $ US", "$350K"): a full one ("1 234 567,89 $ US")
+ * is wider than the axis and was cut to its last characters, every tick reading "0,00 $ US".
+ */
+export function moneyShort(cents: number, currency: string): string {
+  return new Intl.NumberFormat(LOCALE, { style: 'currency', currency, notation: 'compact', minimumFractionDigits: 0, maximumFractionDigits: 1 }).format(cents / 10 ** minorDigits(currency));
 }
 
 /** An amount as the cashier would type it ("12,50" in fr-CA), for fields and placeholders. */

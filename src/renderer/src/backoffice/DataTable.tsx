@@ -1,10 +1,24 @@
 import { useRef } from 'react';
 import { tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { money } from '../format';
 import './datatable.css';
 
 const features = tableFeatures({});
 export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T>>;
+
+/**
+ * DataTable's `numeric` for money columns: each one's longest amount as this screen writes it
+ * ("1 234 567,89 $ US" in fr-CA), or its header with the sort mark if longer.
+ */
+export function moneyWidths<T extends RowData>(columns: Columns<T>, rows: T[], amounts: Record<string, (row: T) => [cents: number | null | undefined, currency: string | null | undefined]>): Record<string, number> {
+  const widths: Record<string, number> = {};
+  for (const [id, get] of Object.entries(amounts)) {
+    const header = String(columns.find((c) => (c.id ?? (c as { accessorKey?: string }).accessorKey) === id)?.header ?? '');
+    widths[id] = Math.max(header.length + 2, ...rows.map((r) => { const [cents, currency] = get(r); return money(cents ?? 0, (currency ?? 'usd').toUpperCase()).length; }));
+  }
+  return widths;
+}
 
 /**
  * A list's rows, drawn virtually (only the rows in view exist in the page), with a sortable header

@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { fromDecimal, fromFormatted, money, parseAmount } from '../format';
-import { DataTable, type Columns } from './DataTable';
+import { fromDecimal, fromFormatted, money, moneyShort, parseAmount } from '../format';
+import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Money, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
 
@@ -20,16 +20,18 @@ const columns: Columns<Row> = [
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
   { accessorKey: 'owing_cents', header: 'Owing', cell: (c) => <Money cents={c.row.original.owing_cents} currency={c.row.original.currency} /> },
 ];
+const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], owing_cents: (r) => [r.owing_cents, r.currency] };
 
 /** Invoices newest first through the engine's filtered list query; rows open the invoice. */
 export function InvoiceTable({ filter }: { filter: Filter }) {
   const go = useRoute((s) => s.go);
   const key = JSON.stringify(filter);
   const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'invoices', { query: { ...filter, ...(before ? { before } : {}), limit: 100 } }), [key]);
+  const widths = useMemo(() => moneyWidths(columns, rows, MONEY_COLUMNS), [rows]);
   return (
     <>
       <Notice error={error} />
-      <DataTable label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty="No invoice matches." />
+      <DataTable numeric={widths} label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty="No invoice matches." />
     </>
   );
 }
@@ -42,6 +44,8 @@ function AgingChart() {
   const { data } = useLoad((creds) => boCall(creds, 'aging', {}), []);
   if (!data) return <div className="card bo-chart muted">Loading aging…</div>;
   const cur = data.currency.toUpperCase();
+  // Room for the longest tick ("1,4 M $ US" in fr-CA), which is a little above the largest bucket.
+  const axis = Math.max(60, (moneyShort(Math.max(0, ...data.buckets.map((b) => b.cents)), cur).length + 2) * 9);
   return (
     <div className="card bo-chart" aria-label="Aging summary">
       <h2>
@@ -51,7 +55,7 @@ function AgingChart() {
         <BarChart data={data.buckets.map((b) => ({ bucket: b.bucket, amount: b.cents / 100 }))}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="bucket" />
-          <YAxis width={80} tickFormatter={(v: number) => money(Math.round(v * 100), cur)} />
+          <YAxis width={axis} tickFormatter={(v: number) => moneyShort(Math.round(v * 100), cur)} />
           <Tooltip formatter={(v) => money(Math.round(Number(v) * 100), cur)} />
           <Bar dataKey="amount" fill="#1f5eff" radius={[4, 4, 0, 0]} isAnimationActive={false} />
         </BarChart>

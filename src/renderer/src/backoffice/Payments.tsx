@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
-import { DataTable, type Columns } from './DataTable';
+import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
@@ -18,6 +18,7 @@ const columns: Columns<Row> = [
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
   { accessorKey: 'unapplied_cents', header: 'Unapplied', cell: (c) => <Money cents={c.row.original.unapplied_cents} currency={c.row.original.currency} /> },
 ];
+const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], unapplied_cents: (r) => [r.unapplied_cents, r.currency] };
 
 export function PaymentTable({ customer }: { customer?: string }) {
   const go = useRoute((s) => s.go);
@@ -25,10 +26,11 @@ export function PaymentTable({ customer }: { customer?: string }) {
     (creds, before) => boCall(creds, 'payments', { query: { ...(customer ? { customer } : {}), ...(before ? { before } : {}), limit: 100 } }),
     [customer],
   );
+  const widths = useMemo(() => moneyWidths(columns, rows, MONEY_COLUMNS), [rows]);
   return (
     <>
       <Notice error={error} />
-      <DataTable label="Payments" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('payments', r.reference))} empty="No payment yet." />
+      <DataTable numeric={widths} label="Payments" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('payments', r.reference))} empty="No payment yet." />
     </>
   );
 }
