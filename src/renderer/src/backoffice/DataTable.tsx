@@ -54,10 +54,18 @@ export function DataTable<T extends RowData>(props: {
             const id = header.column.id;
             const sortable = props.sort?.sortable.includes(id);
             const mark = props.sort?.by === id ? (props.sort.desc ? ' ▼' : ' ▲') : '';
+            const sorted = props.sort?.by === id ? (props.sort.desc ? 'descending' : 'ascending') : undefined;
+            // A sortable header is a button, so the keyboard can sort as the mouse does.
             return (
-              <div role="columnheader" key={header.id} className={[sortable ? 'sortable' : '', isNum(id) ? 'bo-num' : ''].join(' ').trim() || undefined} onClick={sortable ? () => props.sort!.set(id) : undefined}>
-                <table.FlexRender header={header} />
-                {mark}
+              <div role="columnheader" key={header.id} aria-sort={sorted} className={[sortable ? 'sortable' : '', isNum(id) ? 'bo-num' : ''].join(' ').trim() || undefined}>
+                {sortable ? (
+                  <button type="button" className="bo-sort" onClick={() => props.sort!.set(id)}>
+                    <table.FlexRender header={header} />
+                    {mark}
+                  </button>
+                ) : (
+                  <table.FlexRender header={header} />
+                )}
               </div>
             );
           })}
