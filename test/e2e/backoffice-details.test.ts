@@ -191,6 +191,10 @@ for (const { locale, p } of LOCALES) {
         return { align: style.textAlign, numerals: style.fontVariantNumeric, inside: text.left >= box.left - 0.5 && text.right <= box.right + 0.5 };
       });
       expect(fit).toEqual({ align: 'right', numerals: 'tabular-nums', inside: true });
+      // Its header stands over it: the head row's columns are as wide as the rows' (the same `ch`).
+      const head = (await table.getByRole('columnheader', { name: /Balance/ }).boundingBox())!;
+      const cell = (await balance.boundingBox())!;
+      expect(Math.abs(head.x + head.width - (cell.x + cell.width))).toBeLessThan(1);
       await shot(page(), `backoffice-detail-customers-by-balance-${locale}`);
     });
 
