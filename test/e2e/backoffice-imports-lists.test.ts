@@ -94,12 +94,14 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
     }
   });
 
-  it('shows a large invoice amount whole in the invoice list and on the aging chart\'s axis', async () => {
+  it('shows a large invoice amount whole in the invoice list and on the aging chart\'s axis, and its day in the locale', async () => {
     await importFile('number,customer_identifier,date,due_date,amount\nINV-9003,C1002,2026-03-05,2026-03-20,123456789\n', 'large.csv');
-    for (const [p, amount, tick] of [[page, '1 234 567,89 $ US', /M \$ US$/], [us, '$1,234,567.89', /M$/]] as const) {
+    for (const [p, amount, tick, dated] of [[page, '1 234 567,89 $ US', /M \$ US$/, '5 mars 2026'], [us, '$1,234,567.89', /M$/, 'Mar 5, 2026']] as const) {
       await p.goto(`${bo.url}/app/invoices`);
       const row = p.getByRole('table', { name: 'Invoices' }).getByRole('row').filter({ hasText: 'INV-9003' });
       await row.waitFor();
+      // Its day as the reader writes one, not 2026-03-05.
+      expect(spaced(await row.getByRole('cell').nth(2).innerText())).toBe(dated);
       const cells = row.getByRole('cell').filter({ hasText: /\d/ }).filter({ hasText: /[$]/ });
       expect((await cells.allInnerTexts()).map(spaced)).toEqual([amount, amount]);
       // Not cut with an ellipsis: the cell is as wide as its text.

@@ -43,6 +43,17 @@ export function percentInput(percent: number): string {
   return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 2, useGrouping: false }).format(percent);
 }
 
+/**
+ * A calendar day in the screen's locale ("Mar 5, 2026", "5 mars 2026"): a date (YYYY-MM-DD) is
+ * that day wherever the reader is; a timestamp is the reader's own day of it.
+ */
+export function dayText(iso: string): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(iso);
+  const at = new Date(dateOnly ? `${iso}T00:00:00Z` : iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return at.toLocaleDateString(LOCALE, { dateStyle: 'medium', ...(dateOnly ? { timeZone: 'UTC' } : {}) });
+}
+
 export function time(iso: string): string {
   return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
 }

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import type { Credentials } from '../api/client';
 import { fromReconAmount, money } from '../format';
-import { Money, Notice, useLoad, usePaged } from './common';
+import { Money, Notice, day, useLoad, usePaged } from './common';
 
 type InvoiceRecon = Extract<BoAnswer<'invoiceRecon'>['reconciliation_invoices'], unknown[]>[number];
 type PaymentRecon = Extract<BoAnswer<'paymentRecon'>['reconciliation_payments'], unknown[]>[number];
@@ -38,7 +38,7 @@ function Table(props: { label: string; head: string[]; amounts: number[]; rows: 
   const cls = (i: number) => (props.amounts.includes(i) ? 'num' : i === props.head.length - 1 ? 'bo-finding' : undefined);
   return (
     <>
-      <table className="bo-simple" aria-label={props.label}>
+      <table className="bo-simple bo-recon" aria-label={props.label}>
         <thead>
           <tr>{props.head.map((h, i) => <th key={h} className={cls(i)}>{h}</th>)}</tr>
         </thead>
@@ -113,7 +113,9 @@ function PaymentReconTable({ id }: { id: number }) {
         rows={rows.map((r) => [
           r.payment_reconciliation_identifier,
           r.customer_identifier || '—',
-          `${r.payment_date || '—'} / ${r.payment_date_in_source_system || '—'}`,
+          <>
+            <span className="bo-nowrap">{day(r.payment_date)}</span> / <span className="bo-nowrap">{day(r.payment_date_in_source_system)}</span>
+          </>,
           pair(r.payment_amount, r.payment_amount_in_source_system, r),
           pair(r.applied_amount, r.applied_amount_in_source_system, r),
           pair(r.unapplied_amount, r.unapplied_amount_in_source_system, r),

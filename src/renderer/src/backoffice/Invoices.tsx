@@ -14,7 +14,7 @@ type Filter = NonNullable<BoCall<'invoices'>['query']>;
 const columns: Columns<Row> = [
   { accessorKey: 'display_number', header: 'Invoice' },
   { accessorKey: 'customer_identifier', header: 'Customer' },
-  { accessorKey: 'date', header: 'Date' },
+  { accessorKey: 'date', header: 'Date', cell: (c) => day(c.row.original.date) },
   { accessorKey: 'due_date', header: 'Due', cell: (c) => day(c.row.original.due_date) },
   { accessorKey: 'status', header: 'Status', cell: (c) => <span className={`pill ${String(c.getValue()).toLowerCase()}`}>{String(c.getValue())}</span> },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
@@ -49,7 +49,7 @@ function AgingChart() {
   return (
     <div className="card bo-chart" aria-label="Aging summary">
       <h2>
-        Aging on {data.as_of}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
+        Aging on {day(data.as_of)}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
       </h2>
       <ResponsiveContainer width="100%" height={180}>
         <BarChart data={data.buckets.map((b) => ({ bucket: b.bucket, amount: b.cents / 100 }))}>
@@ -173,7 +173,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         <div className="card">
           <h2>Customer</h2>
           <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a></p>
-          <p className="muted">Dated {data.date} · due {day(data.due_date)}{data.division ? ` · division ${data.division}` : ''}</p>
+          <p className="muted">Dated {day(data.date)} · due {day(data.due_date)}{data.division ? ` · division ${data.division}` : ''}</p>
         </div>
         <div className="card">
           <h2>Taxes</h2>
@@ -200,7 +200,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
           <ul className="bo-list">
             {payments.map((p, i) => (
               <li key={i}>
-                <a href={link('payments', p.payment_reference ?? '')} onClick={(e) => (e.preventDefault(), go(link('payments', p.payment_reference ?? '')))}>{p.payment_reference}</a> · {p.date} · <Money cents={fromDecimal(p.amount, cur)} currency={cur} />
+                <a href={link('payments', p.payment_reference ?? '')} onClick={(e) => (e.preventDefault(), go(link('payments', p.payment_reference ?? '')))}>{p.payment_reference}</a> · {day(p.date)} · <Money cents={fromDecimal(p.amount, cur)} currency={cur} />
               </li>
             ))}
           </ul>

@@ -12,7 +12,7 @@ type Row = BoAnswer<'payments'>['items'][number];
 const columns: Columns<Row> = [
   { accessorKey: 'reference', header: 'Payment' },
   { accessorKey: 'customer_identifier', header: 'Customer' },
-  { accessorKey: 'date', header: 'Date' },
+  { accessorKey: 'date', header: 'Date', cell: (c) => day(c.row.original.date) },
   { accessorKey: 'method', header: 'Method' },
   { accessorKey: 'status', header: 'Status' },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
