@@ -92,6 +92,10 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
       expect(gone).toContain('closed');
       expect(gone).toContain(closed);
     }
+    // The sample's cheque reads as one (its payment_code), not as the channel it came by ("ERP").
+    await us.goto(`${bo.url}/app/payments/CHQ-88120`);
+    await us.getByText('· cheque', { exact: false }).first().waitFor();
+    expect(await us.getByText(/\bERP\b/i).count()).toBe(0);
   });
 
   it('shows a large invoice amount whole in the invoice list and on the aging chart\'s axis, and its day in the locale', async () => {

@@ -67,7 +67,7 @@ function PaymentDetail({ reference }: { reference: string }) {
         <div className="card">
           <h2>From</h2>
           <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a> {data.customer_name}</p>
-          <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_source} {data.external_payment_number ?? ''}</p>
+          <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_code ?? data.payment_source} {data.external_payment_number ?? ''}</p>
         </div>
       </div>
       <PaymentTree data={data} />
