@@ -96,6 +96,9 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
     await us.goto(`${bo.url}/app/payments/CHQ-88120`);
     await us.getByText('· cheque', { exact: false }).first().waitFor();
     expect(await us.getByText(/\bERP\b/i).count()).toBe(0);
+    // C1001 paid its one invoice: its page says so, rather than that a search matched nothing.
+    await us.goto(`${bo.url}/app/customers/C1001`);
+    await us.getByRole('table', { name: 'Invoices' }).getByText('No open invoice.').waitFor();
   });
 
   it('shows a large invoice amount whole in the invoice list and on the aging chart\'s axis, and its day in the locale', async () => {

@@ -147,7 +147,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
         {account?.capabilities.wallets && <WalletsPanel identifier={identifier} autopayOn={account.capabilities.autopay} />}
       </div>
       <h2>Open invoices</h2>
-      <InvoiceTable filter={{ customer: identifier, status: 'open' }} />
+      <InvoiceTable filter={{ customer: identifier, status: 'open' }} empty="No open invoice." />
       <h2>Payments</h2>
       <PaymentTable customer={identifier} />
     </section>

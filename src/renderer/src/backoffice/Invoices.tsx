@@ -23,7 +23,8 @@ const columns: Columns<Row> = [
 const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], owing_cents: (r) => [r.owing_cents, r.currency] };
 
 /** Invoices newest first through the engine's filtered list query; rows open the invoice. */
-export function InvoiceTable({ filter }: { filter: Filter }) {
+/** `empty`: what the list says when nothing is in it (a customer's open invoices are not a filter that matched nothing). */
+export function InvoiceTable({ filter, empty = 'No invoice matches.' }: { filter: Filter; empty?: string }) {
   const go = useRoute((s) => s.go);
   const key = JSON.stringify(filter);
   const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'invoices', { query: { ...filter, ...(before ? { before } : {}), limit: 100 } }), [key]);
@@ -31,7 +32,7 @@ export function InvoiceTable({ filter }: { filter: Filter }) {
   return (
     <>
       <Notice error={error} />
-      <DataTable numeric={widths} label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty="No invoice matches." />
+      <DataTable numeric={widths} label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty={empty} />
     </>
   );
 }
