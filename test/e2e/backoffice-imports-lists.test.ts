@@ -46,7 +46,7 @@ beforeAll(async () => {
   bo = await startBackoffice('imports-lists', { token: TOKEN, key: KEY });
   page = await bo.newPage('fr-CA');
   await bo.claimOwner(page, OWNER);
-  us = await bo.newPage('en-US');
+  us = await bo.newPage('en-US', { acceptDownloads: true });
   await bo.signIn(us, OWNER);
 }, 120_000);
 
@@ -99,6 +99,23 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
     // C1001 paid its one invoice: its page says so, rather than that a search matched nothing.
     await us.goto(`${bo.url}/app/customers/C1001`);
     await us.getByRole('table', { name: 'Invoices' }).getByText('No open invoice.').waitFor();
+  });
+
+  it("offers a card file's tokenized results, saying until when, and downloads them masked", async () => {
+    const id = await importFile(sample('credit_cards'), 'credit_cards.csv');
+    const batch = (await (await fetch(`${bo.url}/api/imports/${id}`, { headers: { Authorization: auth } })).json()) as { complete_at: string };
+    const until = new Date(Date.parse(batch.complete_at) + 24 * 3600_000);
+    for (const [p, locale] of [[page, 'fr-CA'], [us, 'en-US']] as const) {
+      await p.goto(`${bo.url}/app/imports/${id}`);
+      const hint = p.getByLabel('Tokenized results');
+      await hint.waitFor();
+      expect(spaced(await hint.innerText())).toContain(`for 24 hours after the import finished, until ${spaced(until.toLocaleDateString(locale, { dateStyle: 'medium' }))}`);
+    }
+    const [download] = await Promise.all([us.waitForEvent('download'), us.getByRole('button', { name: 'Download tokenized results' }).click()]);
+    const lines = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^C1001,Northwind Traders,Ann,Lee,\*{12}0006,\*{4},/);
+    expect(lines.join('\n')).not.toContain('4895281000000006');
   });
 
   it('shows a large invoice amount whole in the invoice list and on the aging chart\'s axis, and its day in the locale', async () => {

@@ -225,6 +225,17 @@ function ImportsList() {
   );
 }
 
+/** The tokenized results are deleted 24 hours after the batch completes (docs/csv-imports.md): said before, not found out by a 404. */
+function EchoHint({ batch }: { batch: Batch }) {
+  const until = batch.complete_at ? new Date(Date.parse(batch.complete_at) + 24 * 3600_000).toISOString() : null;
+  return (
+    <p className="muted small" aria-label="Tokenized results">
+      The tokenized results (each card masked, with its wallet, fund and vault tokens) can be downloaded for 24 hours after the import finished
+      {until ? `, until ${time(until)}` : ''}.
+    </p>
+  );
+}
+
 function BatchDetail({ id }: { id: number }) {
   const creds = useUser((s) => s.creds);
   const session = useUser((s) => s.session);
@@ -265,6 +276,7 @@ function BatchDetail({ id }: { id: number }) {
               </button>
             )}
           </div>
+          {b.kind === 'credit_cards' && can(session, 'money') && <EchoHint batch={b} />}
         </div>
       )}
       {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} />}
