@@ -139,5 +139,18 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
       expect(spaced((await ticks.allTextContents()).at(-1)!)).toMatch(tick);
     }
   });
-});
 
+  it('words a corrected balance in the locale too (balance sync on)', async () => {
+    const res = await fetch(`${bo.url}/api/account`, { method: 'PATCH', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ capabilities: { balance_sync: true } }) });
+    expect(res.status).toBe(200);
+    const id = await importFile('number,balance_in_source_system\nINV-9003,100000\n', 'open-invoices.csv');
+    for (const [p, was, now] of [[page, '1 234 567,89 $ US', '1 000,00 $ US'], [us, '$1,234,567.89', '$1,000.00']] as const) {
+      await p.goto(`${bo.url}/app/imports/${id}`);
+      const row = p.getByRole('table', { name: 'Invoices reconciled' }).getByRole('row').filter({ hasText: 'INV-9003' });
+      await row.waitFor();
+      const text = spaced(await row.innerText());
+      expect(text).toContain(`Balance corrected from ${was}`);
+      expect(text).toContain(now);
+    }
+  });
+});
