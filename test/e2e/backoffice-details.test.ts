@@ -30,6 +30,8 @@ const api = apiOf(() => url, TOKEN, KEY);
 const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 /** What the screen must show for an amount in its locale ("$1,234.50", "1 234,50 $ US"). */
 const shown = (cents: number, locale: string) => spaces(formatMoney(cents, 'USD', { locale }));
+/** Today as the screen writes a day in its locale ("Mar 5, 2026", "5 mars 2026"). */
+const today = (locale: string) => spaces(new Date().toLocaleDateString(locale, { dateStyle: 'medium' }));
 
 function invoicePdf(title: string): Promise<string> {
   return new Promise((resolve) => {
@@ -130,7 +132,7 @@ for (const { locale, p } of LOCALES) {
       await page().getByRole('button', { name: 'Send invitation' }).click();
       await seen(`Invitation sent to ${email}.`);
       const row = page().getByRole('table', { name: 'Contacts' }).getByRole('row', { name: new RegExp(email) });
-      await until(async () => /invited \d{4}-\d{2}-\d{2}/.test(await row.innerText()), 'the invited pill');
+      await until(async () => spaces(await row.innerText()).includes(`invited ${today(locale)}`), 'the invited pill, its day in the locale');
       await row.getByRole('button', { name: 'Cancel invitation' }).click();
       await seen(`Invitation to ${email} cancelled.`);
       await until(async () => /not invited/.test(await row.innerText()), 'the cancelled invitation');
@@ -139,7 +141,7 @@ for (const { locale, p } of LOCALES) {
       // The billing contact's invitation stays, so a reminder can reach someone.
       const billing = page().getByRole('table', { name: 'Contacts' }).getByRole('row', { name: /billing@/ });
       await billing.getByRole('button', { name: 'Invite' }).click();
-      await until(async () => /invited \d{4}-\d{2}-\d{2}/.test(await billing.innerText()), "the billing contact's invitation");
+      await until(async () => spaces(await billing.innerText()).includes(`invited ${today(locale)}`), "the billing contact's invitation");
       expect(await row.getByRole('button', { name: 'Cancel invitation' }).count()).toBe(0);
       // Wallet: the card shows masked (brand and last four), never its number; autopay can be turned on.
       const methods = page().getByRole('list', { name: 'Payment methods' });
@@ -172,10 +174,13 @@ for (const { locale, p } of LOCALES) {
       const table = page().getByRole('table', { name: 'Customers' });
       await table.getByText(`${p}-QUIET`, { exact: true }).waitFor();
       const sorted = page().waitForRequest((r) => r.url().includes('/api/backoffice/customers') && r.url().includes('sort=balance'));
-      await table.getByRole('columnheader', { name: /Balance/ }).click();
+      // From the keyboard: the header is a button that takes the focus.
+      await table.getByRole('columnheader', { name: /Balance/ }).getByRole('button').focus();
+      await page().keyboard.press('Enter');
       await sorted;
       await page().waitForURL(/sort=balance/);
       await until(async () => /▼/.test(await table.getByRole('columnheader', { name: /Balance/ }).innerText()), 'the sort mark');
+      expect(await table.getByRole('columnheader', { name: /Balance/ }).getAttribute('aria-sort')).toBe('descending');
       const first = table.getByRole('row').nth(1);
       await until(async () => new RegExp(`^${p}-ACME\\s`).test(await first.innerText()), 'the largest balance first');
       // The money columns have room for the amount ("1 234,50 $ US" in fr-CA): whole, right-aligned, digits lined up.
@@ -188,6 +193,10 @@ for (const { locale, p } of LOCALES) {
         return { align: style.textAlign, numerals: style.fontVariantNumeric, inside: text.left >= box.left - 0.5 && text.right <= box.right + 0.5 };
       });
       expect(fit).toEqual({ align: 'right', numerals: 'tabular-nums', inside: true });
+      // Its header stands over it: the head row's columns are as wide as the rows' (the same `ch`).
+      const head = (await table.getByRole('columnheader', { name: /Balance/ }).boundingBox())!;
+      const cell = (await balance.boundingBox())!;
+      expect(Math.abs(head.x + head.width - (cell.x + cell.width))).toBeLessThan(1);
       await shot(page(), `backoffice-detail-customers-by-balance-${locale}`);
     });
 

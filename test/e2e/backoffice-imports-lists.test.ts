@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { upload } from '../imports/upload';
@@ -16,6 +18,8 @@ const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 
 let bo: BackofficeInstall;
 let page: Page;
+/** The same owner in en-US, beside `page` in fr-CA: money is shown in each reader's locale. */
+let us: Page;
 
 const divisions = (n: number) => `code,name\nLIST${n},Branch ${n}\n`;
 async function importDivisions(n: number): Promise<number> {
@@ -24,13 +28,29 @@ async function importDivisions(n: number): Promise<number> {
   return res.body.id;
 }
 
+/** A file imported through the API, answered once its batch is done. */
+async function importFile(csv: string, filename: string): Promise<number> {
+  const res = await upload(bo.url, csv, { filename, auth, force: true });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  await until(async () => {
+    const batch = (await (await fetch(`${bo.url}/api/imports/${res.body.id}`, { headers: { Authorization: auth } })).json()) as { status: string };
+    return batch.status !== 'processing';
+  }, `batch ${res.body.id}`);
+  return res.body.id;
+}
+/** fr-CA groups digits and sets "$ US" apart with no-break spaces. */
+const spaced = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
+const sample = (kind: string) => readFileSync(join('resources', 'samples', `${kind}.csv`), 'utf8');
+
 beforeAll(async () => {
   bo = await startBackoffice('imports-lists', { token: TOKEN, key: KEY });
   page = await bo.newPage('fr-CA');
   await bo.claimOwner(page, OWNER);
+  us = await bo.newPage('en-US', { acceptDownloads: true });
+  await bo.signIn(us, OWNER);
 }, 120_000);
 
-afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page]]));
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page], ['us', us]]));
 
 afterAll(async () => {
   await bo?.close();
@@ -53,5 +73,84 @@ describe('the Imports section: long lists', { timeout: 120_000 }, () => {
     expect(await rows.count()).toBe(56);
     expect(await rows.last().innerText()).toContain('branches-1.csv');
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+  });
+});
+
+describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, () => {
+  it('shows what an invoice reconciliation found: the invoice unknown here and the one it closed, with both balances', async () => {
+    for (const kind of ['customers', 'invoices', 'payments']) await importFile(sample(kind), `${kind}.csv`);
+    const id = await importFile(sample('invoice_recon'), 'invoice_recon.csv');
+    for (const [p, unknown, closed] of [[page, '112,00 $ US', '239,90 $ US'], [us, '$112.00', '$239.90']] as const) {
+      await p.goto(`${bo.url}/app/imports/${id}`);
+      const rows = p.getByRole('table', { name: 'Invoices reconciled' }).locator('tbody tr');
+      await until(async () => (await rows.count()) === 2, 'the two findings');
+      const texts = (await rows.allInnerTexts()).map(spaced);
+      const missing = texts.find((t) => t.includes('INV-4999'))!;
+      expect(missing).toContain('Invoice Not Present in Laneway');
+      expect(missing).toContain(unknown);
+      const gone = texts.find((t) => t.includes('INV-5002'))!;
+      expect(gone).toContain('closed');
+      expect(gone).toContain(closed);
+    }
+    // The sample's cheque reads as one (its payment_code), not as the channel it came by ("ERP").
+    await us.goto(`${bo.url}/app/payments/CHQ-88120`);
+    await us.getByText('· cheque', { exact: false }).first().waitFor();
+    expect(await us.getByText(/\bERP\b/i).count()).toBe(0);
+    // C1001 paid its one invoice: its page says so, rather than that a search matched nothing.
+    await us.goto(`${bo.url}/app/customers/C1001`);
+    await us.getByRole('table', { name: 'Invoices' }).getByText('No open invoice.').waitFor();
+  });
+
+  it("offers a card file's tokenized results, saying until when, and downloads them masked", async () => {
+    const id = await importFile(sample('credit_cards'), 'credit_cards.csv');
+    const batch = (await (await fetch(`${bo.url}/api/imports/${id}`, { headers: { Authorization: auth } })).json()) as { complete_at: string };
+    const until = new Date(Date.parse(batch.complete_at) + 24 * 3600_000);
+    for (const [p, locale] of [[page, 'fr-CA'], [us, 'en-US']] as const) {
+      await p.goto(`${bo.url}/app/imports/${id}`);
+      const hint = p.getByLabel('Tokenized results');
+      await hint.waitFor();
+      expect(spaced(await hint.innerText())).toContain(`for 24 hours after the import finished, until ${spaced(until.toLocaleDateString(locale, { dateStyle: 'medium' }))}`);
+    }
+    const [download] = await Promise.all([us.waitForEvent('download'), us.getByRole('button', { name: 'Download tokenized results' }).click()]);
+    const lines = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^C1001,Northwind Traders,Ann,Lee,\*{12}0006,\*{4},/);
+    expect(lines.join('\n')).not.toContain('4895281000000006');
+  });
+
+  it('shows a large invoice amount whole in the invoice list and on the aging chart\'s axis, and its day in the locale', async () => {
+    await importFile('number,customer_identifier,date,due_date,amount\nINV-9003,C1002,2026-03-05,2026-03-20,123456789\n', 'large.csv');
+    for (const [p, amount, tick, dated] of [[page, '1 234 567,89 $ US', /M \$ US$/, '5 mars 2026'], [us, '$1,234,567.89', /M$/, 'Mar 5, 2026']] as const) {
+      await p.goto(`${bo.url}/app/invoices`);
+      const row = p.getByRole('table', { name: 'Invoices' }).getByRole('row').filter({ hasText: 'INV-9003' });
+      await row.waitFor();
+      // Its day as the reader writes one, not 2026-03-05.
+      expect(spaced(await row.getByRole('cell').nth(2).innerText())).toBe(dated);
+      const cells = row.getByRole('cell').filter({ hasText: /\d/ }).filter({ hasText: /[$]/ });
+      expect((await cells.allInnerTexts()).map(spaced)).toEqual([amount, amount]);
+      // Not cut with an ellipsis: the cell is as wide as its text.
+      for (const fits of await cells.evaluateAll((els) => els.map((e) => e.scrollWidth <= e.clientWidth))) expect(fits).toBe(true);
+      // Every tick of the money axis inside the chart, short enough to read.
+      const chart = p.getByLabel('Aging summary').locator('svg.recharts-surface');
+      const ticks = p.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value');
+      await until(async () => (await ticks.count()) > 1, 'the axis ticks');
+      const left = (await chart.boundingBox())!.x;
+      for (const t of await ticks.all()) expect((await t.boundingBox())!.x).toBeGreaterThanOrEqual(left);
+      expect(spaced((await ticks.allTextContents()).at(-1)!)).toMatch(tick);
+    }
+  });
+
+  it('words a corrected balance in the locale too (balance sync on)', async () => {
+    const res = await fetch(`${bo.url}/api/account`, { method: 'PATCH', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ capabilities: { balance_sync: true } }) });
+    expect(res.status).toBe(200);
+    const id = await importFile('number,balance_in_source_system\nINV-9003,100000\n', 'open-invoices.csv');
+    for (const [p, was, now] of [[page, '1 234 567,89 $ US', '1 000,00 $ US'], [us, '$1,234,567.89', '$1,000.00']] as const) {
+      await p.goto(`${bo.url}/app/imports/${id}`);
+      const row = p.getByRole('table', { name: 'Invoices reconciled' }).getByRole('row').filter({ hasText: 'INV-9003' });
+      await row.waitFor();
+      const text = spaced(await row.innerText());
+      expect(text).toContain(`Balance corrected from ${was}`);
+      expect(text).toContain(now);
+    }
   });
 });

@@ -59,6 +59,13 @@ describe('back-office lists', () => {
     expect(aging.buckets.find((b) => b.bucket === '1-30')!.cents).toBe(15000);
   });
 
+  it("shows an imported payment's method by its payment_code (as the CSV sample sends it), not the channel it came by", async () => {
+    expect((await h.api.post('/api/imports/customer', { identifier: 'PC-ONE', name: 'Code Only Ltd' })).status).toBeLessThan(300);
+    expect((await h.api.post('/api/imports/payment', { identifier: 'PC-CHQ-1', customer_identifier: 'PC-ONE', amount_cents: 100, payment_code: 'cheque' })).status).toBe(201);
+    const p = (await h.api.get<PaymentPage>('/api/backoffice/payments?customer=PC-ONE')).body.items;
+    expect(p.map((x) => [x.reference, x.method])).toEqual([['PC-CHQ-1', 'cheque']]);
+  });
+
   it('finds a customer, an invoice and a payment from one box', async () => {
     const kinds = async (q: string) => (await h.api.get<SearchResult>(`/api/backoffice/search?q=${encodeURIComponent(q)}`)).body.hits.map((x) => `${x.kind}:${x.key}`);
     expect(await kinds('BL-ACME')).toEqual(['customer:BL-ACME']);

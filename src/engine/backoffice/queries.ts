@@ -352,7 +352,8 @@ function paymentRow(d: PaymentDoc): PaymentRowView {
     date: p.date,
     amount_cents: p.amount_cents,
     currency: p.currency,
-    method: p.external_payment_type ?? p.payment_method ?? p.source,
+    // An ERP names a cheque by payment_code (the CSV sample does); the channel ("erp") only when nothing names it.
+    method: p.external_payment_type ?? p.payment_method ?? p.payment_code ?? p.source,
     status: p.status,
     unapplied_cents: p.unapplied_cents,
     watermark: d.watermark,

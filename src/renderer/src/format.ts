@@ -1,4 +1,4 @@
-import { defaultLocale, formatAmount, formatMoney, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
+import { defaultLocale, formatAmount, formatMoney, minorDigits, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
 
 /**
  * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
@@ -9,6 +9,14 @@ export const LOCALE = (typeof navigator !== 'undefined' && navigator.language) |
 /** Amounts as the account's currency in the screen's locale (presentation only: the engine computes every amount). */
 export function money(cents: number, currency: string): string {
   return formatMoney(cents, currency, { locale: LOCALE });
+}
+
+/**
+ * An amount short enough for a chart's axis ("1,2 M $ US", "$350K"): a full one ("1 234 567,89 $ US")
+ * is wider than the axis and was cut to its last characters, every tick reading "0,00 $ US".
+ */
+export function moneyShort(cents: number, currency: string): string {
+  return new Intl.NumberFormat(LOCALE, { style: 'currency', currency, notation: 'compact', minimumFractionDigits: 0, maximumFractionDigits: 1 }).format(cents / 10 ** minorDigits(currency));
 }
 
 /** An amount as the cashier would type it ("12,50" in fr-CA), for fields and placeholders. */
@@ -33,6 +41,17 @@ export function percentText(percent: number): string {
 /** A percentage as this locale writes it in a field ("12,5"). */
 export function percentInput(percent: number): string {
   return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 2, useGrouping: false }).format(percent);
+}
+
+/**
+ * A calendar day in the screen's locale ("Mar 5, 2026", "5 mars 2026"): a date (YYYY-MM-DD) is
+ * that day wherever the reader is; a timestamp is the reader's own day of it.
+ */
+export function dayText(iso: string): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(iso);
+  const at = new Date(dateOnly ? `${iso}T00:00:00Z` : iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return at.toLocaleDateString(LOCALE, { dateStyle: 'medium', ...(dateOnly ? { timeZone: 'UTC' } : {}) });
 }
 
 export function time(iso: string): string {
@@ -124,6 +143,17 @@ export function fromDecimal(text: string | null | undefined, currency: string): 
   if (!m) return undefined;
   const parsed = parseMoney(`${m[2]}${m[3] ? `.${m[3]}` : ''}`, currency, 'en-US');
   return parsed.ok ? (m[1] ? -parsed.minor : parsed.minor) : undefined;
+}
+
+/**
+ * An amount of a reconciliation record ("CA$1,234.50", "$112.00": the reference's shape, which the
+ * engine always writes in en-US) in minor units, to show it in this screen's locale; undefined
+ * when it is not one (an empty cell: nothing on that side).
+ */
+export function fromReconAmount(text: string | null | undefined, currency: string): number | undefined {
+  if (!text?.trim()) return undefined;
+  const parsed = parseMoney(text, currency, 'en-US', { allowNegative: true, max: Number.MAX_SAFE_INTEGER });
+  return parsed.ok ? parsed.minor : undefined;
 }
 
 /**

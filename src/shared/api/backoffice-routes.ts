@@ -62,6 +62,8 @@ export const backofficeRoutes = {
   importErrors: { method: 'GET', path: '/api/imports/:id/errors' },
   importErrorsCsv: { method: 'GET', path: '/api/imports/:id/errors.csv' },
   importEcho: { method: 'GET', path: '/api/imports/:id/echo' },
+  invoiceRecon: { method: 'GET', path: '/api/exports/invoice_recon/:batch_file_id' },
+  paymentRecon: { method: 'GET', path: '/api/exports/payment_recon/:batch_file_id' },
   // Webhooks and e-mail.
   webhooks: { method: 'GET', path: '/api/account/webhooks' },
   createWebhook: { method: 'POST', path: '/api/account/webhooks' },

@@ -16,7 +16,7 @@ import { SandboxClockMove, SandboxClockState } from '../schemas/sandbox-clock';
 import { Cashier, CashierCreate, CashierPatch, CashierWithCode, Product, ProductCreate, ProductList, ProductPatch, ProductQuery } from '../schemas/register-catalog';
 import { RegisterReport, ZList } from '../schemas/register-reports';
 import { Lane, LaneCreate, LaneDeleted, LaneList, LanePatch, TerminalRequest, TerminalResponse } from '../schemas/lanes';
-import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery } from '../schemas/imports';
+import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery, InvoiceReconPage, PaymentReconPage, ReconQuery } from '../schemas/imports';
 import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
 import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
@@ -91,6 +91,8 @@ export const backofficeEndpoints = {
   importErrors: { ...backofficeRoutes.importErrors, response: BatchErrors },
   importErrorsCsv: { ...backofficeRoutes.importErrorsCsv, response: Type.String() },
   importEcho: { ...backofficeRoutes.importEcho, response: Type.String() },
+  invoiceRecon: { ...backofficeRoutes.invoiceRecon, query: ReconQuery, response: InvoiceReconPage },
+  paymentRecon: { ...backofficeRoutes.paymentRecon, query: ReconQuery, response: PaymentReconPage },
   webhooks: { ...backofficeRoutes.webhooks, response: WebhookSettings },
   createWebhook: { ...backofficeRoutes.createWebhook, body: WebhookEndpointCreate, response: WebhookEndpointCreated },
   updateWebhook: { ...backofficeRoutes.updateWebhook, body: WebhookEndpointPatch, response: WebhookEndpoint },

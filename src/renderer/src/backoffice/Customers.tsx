@@ -2,8 +2,8 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { amountInput, money, parseAmount } from '../format';
-import { DataTable, type Columns } from './DataTable';
+import { amountInput, parseAmount } from '../format';
+import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
 import { InvoiceTable } from './Invoices';
 import { PaymentTable } from './Payments';
@@ -31,24 +31,14 @@ const columns: Columns<Customer> = [
 ];
 
 const older = (c: Customer) => (c.aging_120_cents ?? 0) + (c.aging_180_cents ?? 0) + (c.aging_older_cents ?? 0);
-const MONEY_COLUMNS: Record<string, (c: Customer) => number | null | undefined> = {
-  balance_cents: (c) => c.balance_cents,
-  current: (c) => c.current_cents,
-  d30: (c) => c.aging_30_cents,
-  d60: (c) => c.aging_60_cents,
-  d90: (c) => c.aging_90_cents,
-  older,
+const MONEY_COLUMNS: Record<string, (c: Customer) => [number | null | undefined, string]> = {
+  balance_cents: (c) => [c.balance_cents, c.currency],
+  current: (c) => [c.current_cents, c.currency],
+  d30: (c) => [c.aging_30_cents, c.currency],
+  d60: (c) => [c.aging_60_cents, c.currency],
+  d90: (c) => [c.aging_90_cents, c.currency],
+  older: (c) => [older(c), c.currency],
 };
-
-/** The longest amount of each money column as this screen writes it, and its header's length. */
-function moneyWidths(rows: Customer[]): Record<string, number> {
-  const widths: Record<string, number> = {};
-  for (const [id, get] of Object.entries(MONEY_COLUMNS)) {
-    const header = String(columns.find((c) => (c.id ?? (c as { accessorKey?: string }).accessorKey) === id)?.header ?? '');
-    widths[id] = Math.max(header.length + 2, ...rows.map((r) => money(get(r) ?? 0, (r.currency ?? 'usd').toUpperCase()).length));
-  }
-  return widths;
-}
 
 function CustomerList() {
   const { search, go } = useRoute();
@@ -62,7 +52,7 @@ function CustomerList() {
     (creds, after) => boCall(creds, 'customers', { query: { ...(q ? { q } : {}), ...(status ? { status: status as 'open' } : {}), ...(after ? { after } : {}), sort, limit: 100 } }),
     [q, status, sort],
   );
-  const widths = useMemo(() => moneyWidths(rows), [rows]);
+  const widths = useMemo(() => moneyWidths(columns, rows, MONEY_COLUMNS), [rows]);
   const setQuery = (next: Record<string, string>) => {
     const params = new URLSearchParams({ ...(q ? { q } : {}), ...(status ? { status } : {}), ...(sort === 'balance' ? { sort } : {}), ...next });
     for (const [k, v] of [...params]) if (!v) params.delete(k);
@@ -157,7 +147,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
         {account?.capabilities.wallets && <WalletsPanel identifier={identifier} autopayOn={account.capabilities.autopay} />}
       </div>
       <h2>Open invoices</h2>
-      <InvoiceTable filter={{ customer: identifier, status: 'open' }} />
+      <InvoiceTable filter={{ customer: identifier, status: 'open' }} empty="No open invoice." />
       <h2>Payments</h2>
       <PaymentTable customer={identifier} />
     </section>

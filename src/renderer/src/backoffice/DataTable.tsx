@@ -1,10 +1,24 @@
 import { useRef } from 'react';
 import { tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { money } from '../format';
 import './datatable.css';
 
 const features = tableFeatures({});
 export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T>>;
+
+/**
+ * DataTable's `numeric` for money columns: each one's longest amount as this screen writes it
+ * ("1 234 567,89 $ US" in fr-CA), or its header with the sort mark if longer.
+ */
+export function moneyWidths<T extends RowData>(columns: Columns<T>, rows: T[], amounts: Record<string, (row: T) => [cents: number | null | undefined, currency: string | null | undefined]>): Record<string, number> {
+  const widths: Record<string, number> = {};
+  for (const [id, get] of Object.entries(amounts)) {
+    const header = String(columns.find((c) => (c.id ?? (c as { accessorKey?: string }).accessorKey) === id)?.header ?? '');
+    widths[id] = Math.max(header.length + 2, ...rows.map((r) => { const [cents, currency] = get(r); return money(cents ?? 0, (currency ?? 'usd').toUpperCase()).length; }));
+  }
+  return widths;
+}
 
 /**
  * A list's rows, drawn virtually (only the rows in view exist in the page), with a sortable header
@@ -40,10 +54,18 @@ export function DataTable<T extends RowData>(props: {
             const id = header.column.id;
             const sortable = props.sort?.sortable.includes(id);
             const mark = props.sort?.by === id ? (props.sort.desc ? ' ▼' : ' ▲') : '';
+            const sorted = props.sort?.by === id ? (props.sort.desc ? 'descending' : 'ascending') : undefined;
+            // A sortable header is a button, so the keyboard can sort as the mouse does.
             return (
-              <div role="columnheader" key={header.id} className={[sortable ? 'sortable' : '', isNum(id) ? 'bo-num' : ''].join(' ').trim() || undefined} onClick={sortable ? () => props.sort!.set(id) : undefined}>
-                <table.FlexRender header={header} />
-                {mark}
+              <div role="columnheader" key={header.id} aria-sort={sorted} className={[sortable ? 'sortable' : '', isNum(id) ? 'bo-num' : ''].join(' ').trim() || undefined}>
+                {sortable ? (
+                  <button type="button" className="bo-sort" onClick={() => props.sort!.set(id)}>
+                    <table.FlexRender header={header} />
+                    {mark}
+                  </button>
+                ) : (
+                  <table.FlexRender header={header} />
+                )}
               </div>
             );
           })}

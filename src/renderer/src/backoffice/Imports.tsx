@@ -7,6 +7,7 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad, usePaged } from './common';
 import { CSV_SAMPLES } from './csv-samples';
+import { ReconResults } from './ImportRecon';
 
 type Batch = BoAnswer<'importBatch'>;
 const PAGE = 50;
@@ -44,13 +45,14 @@ function SampleFiles() {
 
 /**
  * What the screen says of a refused upload. The API's message for a repeated file tells an
- * integration to send `force=true`; here the button under it does that.
+ * integration to send `force=true`; here the button under it does that, and the earlier batch is a
+ * link (was it complete? what did it refuse?).
  */
-function refusalText(err: unknown): string {
+function refusalText(err: unknown): { message: string; batch?: number } {
   const message = (err as Error).message;
-  if (!(err instanceof ApiError) || err.code !== 'duplicate_file') return message;
+  if (!(err instanceof ApiError) || err.code !== 'duplicate_file') return { message };
   const batch = /batch (\d+)/.exec(message)?.[1];
-  return `This file was imported in the last 24 hours${batch ? ` (batch ${Number(batch).toLocaleString()})` : ''}`;
+  return { message: 'This file was imported in the last 24 hours', ...(batch ? { batch: Number(batch) } : {}) };
 }
 
 /** Imports: upload a CSV, the batches with live progress (`import.progress` on /api/events), a batch's errors. */
@@ -88,6 +90,30 @@ const StatusPill = ({ status }: { status: Batch['status'] }) => (
   <span className={`pill ${status === 'completed' ? 'paid' : status === 'failed' ? 'voided' : 'open'}`}>{status === 'processing' ? 'Processing' : status === 'completed' ? 'Completed' : 'Failed'}</span>
 );
 
+type Refusal = { status: number; message: string; batch?: number };
+const WHY: Record<number, string> = { 413: 'File too large', 415: 'Not a CSV file', 412: 'Nothing to import', 409: 'Already imported' };
+
+function RefusalNotice({ refusal }: { refusal: Refusal }) {
+  const go = useRoute((s) => s.go);
+  const batch = refusal.batch;
+  return (
+    <p role="alert" className="notice error">
+      {WHY[refusal.status] ? `${WHY[refusal.status]}: ` : ''}
+      {refusal.message}
+      {batch !== undefined && (
+        <>
+          {' ('}
+          <a href={link('imports', String(batch))} onClick={(e) => (e.preventDefault(), go(link('imports', String(batch))))}>
+            batch {batch.toLocaleString()}
+          </a>
+          {')'}
+        </>
+      )}
+      . Nothing was imported.
+    </p>
+  );
+}
+
 function Upload() {
   const creds = useUser((s) => s.creds);
   const go = useRoute((s) => s.go);
@@ -95,7 +121,7 @@ function Upload() {
   const [file, setFile] = useState<File | null>(null);
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
-  const [refusal, setRefusal] = useState<{ status: number; message: string } | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
   const send = async (force = false) => {
     if (!creds || !file) return;
     setBusy(true);
@@ -107,7 +133,7 @@ function Upload() {
       go(link('imports', String(batch.id)));
     } catch (err) {
       // The file stays chosen: fix it and send again, or (409) import it anyway.
-      setRefusal({ status: err instanceof ApiError ? err.status : 0, message: refusalText(err) });
+      setRefusal({ status: err instanceof ApiError ? err.status : 0, ...refusalText(err) });
     } finally {
       setBusy(false);
     }
@@ -122,7 +148,6 @@ function Upload() {
     setOver(false);
     pick(e.dataTransfer.files[0]);
   };
-  const why: Record<number, string> = { 413: 'File too large', 415: 'Not a CSV file', 412: 'Nothing to import', 409: 'Already imported' };
   return (
     <div className="card bo-form bo-upload" aria-label="Upload a CSV">
       <h2>Upload a CSV</h2>
@@ -141,12 +166,7 @@ function Upload() {
       </div>
       <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which. At most 25 MB.</p>
       <SampleFiles />
-      {refusal && (
-        <p role="alert" className="notice error">
-          {why[refusal.status] ? `${why[refusal.status]}: ` : ''}
-          {refusal.message}. Nothing was imported.
-        </p>
-      )}
+      {refusal && <RefusalNotice refusal={refusal} />}
       <div className="bo-actions">
         {refusal?.status === 409 && (
           <button type="button" disabled={busy} onClick={() => void send(true)}>
@@ -205,6 +225,17 @@ function ImportsList() {
   );
 }
 
+/** The tokenized results are deleted 24 hours after the batch completes (docs/csv-imports.md): said before, not found out by a 404. */
+function EchoHint({ batch }: { batch: Batch }) {
+  const until = batch.complete_at ? new Date(Date.parse(batch.complete_at) + 24 * 3600_000).toISOString() : null;
+  return (
+    <p className="muted small" aria-label="Tokenized results">
+      The tokenized results (each card masked, with its wallet, fund and vault tokens) can be downloaded for 24 hours after the import finished
+      {until ? `, until ${time(until)}` : ''}.
+    </p>
+  );
+}
+
 function BatchDetail({ id }: { id: number }) {
   const creds = useUser((s) => s.creds);
   const session = useUser((s) => s.session);
@@ -245,8 +276,10 @@ function BatchDetail({ id }: { id: number }) {
               </button>
             )}
           </div>
+          {b.kind === 'credit_cards' && can(session, 'money') && <EchoHint batch={b} />}
         </div>
       )}
+      {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} />}
       <div className="card">
         <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
         <table className="bo-simple" aria-label="Errors">

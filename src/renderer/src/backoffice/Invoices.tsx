@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { fromDecimal, fromFormatted, money, parseAmount } from '../format';
-import { DataTable, type Columns } from './DataTable';
+import { fromDecimal, fromFormatted, money, moneyShort, parseAmount } from '../format';
+import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Money, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
 
@@ -14,22 +14,25 @@ type Filter = NonNullable<BoCall<'invoices'>['query']>;
 const columns: Columns<Row> = [
   { accessorKey: 'display_number', header: 'Invoice' },
   { accessorKey: 'customer_identifier', header: 'Customer' },
-  { accessorKey: 'date', header: 'Date' },
+  { accessorKey: 'date', header: 'Date', cell: (c) => day(c.row.original.date) },
   { accessorKey: 'due_date', header: 'Due', cell: (c) => day(c.row.original.due_date) },
   { accessorKey: 'status', header: 'Status', cell: (c) => <span className={`pill ${String(c.getValue()).toLowerCase()}`}>{String(c.getValue())}</span> },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
   { accessorKey: 'owing_cents', header: 'Owing', cell: (c) => <Money cents={c.row.original.owing_cents} currency={c.row.original.currency} /> },
 ];
+const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], owing_cents: (r) => [r.owing_cents, r.currency] };
 
 /** Invoices newest first through the engine's filtered list query; rows open the invoice. */
-export function InvoiceTable({ filter }: { filter: Filter }) {
+/** `empty`: what the list says when nothing is in it (a customer's open invoices are not a filter that matched nothing). */
+export function InvoiceTable({ filter, empty = 'No invoice matches.' }: { filter: Filter; empty?: string }) {
   const go = useRoute((s) => s.go);
   const key = JSON.stringify(filter);
   const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'invoices', { query: { ...filter, ...(before ? { before } : {}), limit: 100 } }), [key]);
+  const widths = useMemo(() => moneyWidths(columns, rows, MONEY_COLUMNS), [rows]);
   return (
     <>
       <Notice error={error} />
-      <DataTable label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty="No invoice matches." />
+      <DataTable numeric={widths} label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty={empty} />
     </>
   );
 }
@@ -42,16 +45,18 @@ function AgingChart() {
   const { data } = useLoad((creds) => boCall(creds, 'aging', {}), []);
   if (!data) return <div className="card bo-chart muted">Loading aging…</div>;
   const cur = data.currency.toUpperCase();
+  // Room for the longest tick ("1,4 M $ US" in fr-CA), which is a little above the largest bucket.
+  const axis = Math.max(60, (moneyShort(Math.max(0, ...data.buckets.map((b) => b.cents)), cur).length + 2) * 9);
   return (
     <div className="card bo-chart" aria-label="Aging summary">
       <h2>
-        Aging on {data.as_of}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
+        Aging on {day(data.as_of)}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
       </h2>
       <ResponsiveContainer width="100%" height={180}>
         <BarChart data={data.buckets.map((b) => ({ bucket: b.bucket, amount: b.cents / 100 }))}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="bucket" />
-          <YAxis width={80} tickFormatter={(v: number) => money(Math.round(v * 100), cur)} />
+          <YAxis width={axis} tickFormatter={(v: number) => moneyShort(Math.round(v * 100), cur)} />
           <Tooltip formatter={(v) => money(Math.round(Number(v) * 100), cur)} />
           <Bar dataKey="amount" fill="#1f5eff" radius={[4, 4, 0, 0]} isAnimationActive={false} />
         </BarChart>
@@ -169,7 +174,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         <div className="card">
           <h2>Customer</h2>
           <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a></p>
-          <p className="muted">Dated {data.date} · due {day(data.due_date)}{data.division ? ` · division ${data.division}` : ''}</p>
+          <p className="muted">Dated {day(data.date)} · due {day(data.due_date)}{data.division ? ` · division ${data.division}` : ''}</p>
         </div>
         <div className="card">
           <h2>Taxes</h2>
@@ -196,7 +201,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
           <ul className="bo-list">
             {payments.map((p, i) => (
               <li key={i}>
-                <a href={link('payments', p.payment_reference ?? '')} onClick={(e) => (e.preventDefault(), go(link('payments', p.payment_reference ?? '')))}>{p.payment_reference}</a> · {p.date} · <Money cents={fromDecimal(p.amount, cur)} currency={cur} />
+                <a href={link('payments', p.payment_reference ?? '')} onClick={(e) => (e.preventDefault(), go(link('payments', p.payment_reference ?? '')))}>{p.payment_reference}</a> · {day(p.date)} · <Money cents={fromDecimal(p.amount, cur)} currency={cur} />
               </li>
             ))}
           </ul>

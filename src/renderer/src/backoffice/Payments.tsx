@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
-import { DataTable, type Columns } from './DataTable';
+import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
@@ -12,12 +12,13 @@ type Row = BoAnswer<'payments'>['items'][number];
 const columns: Columns<Row> = [
   { accessorKey: 'reference', header: 'Payment' },
   { accessorKey: 'customer_identifier', header: 'Customer' },
-  { accessorKey: 'date', header: 'Date' },
+  { accessorKey: 'date', header: 'Date', cell: (c) => day(c.row.original.date) },
   { accessorKey: 'method', header: 'Method' },
   { accessorKey: 'status', header: 'Status' },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
   { accessorKey: 'unapplied_cents', header: 'Unapplied', cell: (c) => <Money cents={c.row.original.unapplied_cents} currency={c.row.original.currency} /> },
 ];
+const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], unapplied_cents: (r) => [r.unapplied_cents, r.currency] };
 
 export function PaymentTable({ customer }: { customer?: string }) {
   const go = useRoute((s) => s.go);
@@ -25,10 +26,11 @@ export function PaymentTable({ customer }: { customer?: string }) {
     (creds, before) => boCall(creds, 'payments', { query: { ...(customer ? { customer } : {}), ...(before ? { before } : {}), limit: 100 } }),
     [customer],
   );
+  const widths = useMemo(() => moneyWidths(columns, rows, MONEY_COLUMNS), [rows]);
   return (
     <>
       <Notice error={error} />
-      <DataTable label="Payments" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('payments', r.reference))} empty="No payment yet." />
+      <DataTable numeric={widths} label="Payments" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('payments', r.reference))} empty="No payment yet." />
     </>
   );
 }
@@ -65,7 +67,7 @@ function PaymentDetail({ reference }: { reference: string }) {
         <div className="card">
           <h2>From</h2>
           <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a> {data.customer_name}</p>
-          <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_source} {data.external_payment_number ?? ''}</p>
+          <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_code ?? data.payment_source} {data.external_payment_number ?? ''}</p>
         </div>
       </div>
       <PaymentTree data={data} />

@@ -3,7 +3,7 @@ import { ApiError, type Credentials } from '../api/client';
 import { useLive } from '../state/live';
 import { useUser } from '../state/user';
 import { useRoute } from '../state/route';
-import { money } from '../format';
+import { dayText, money } from '../format';
 
 /**
  * Reads `load` when its inputs change and again on every live change (GET /api/events), keeping
@@ -196,4 +196,5 @@ export function Confirm(props: { title: string; body: ReactNode; confirm: string
   );
 }
 
-export const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : '—');
+/** A day in the reader's locale (dates and timestamps alike); '—' for none. */
+export const day = (iso: string | null | undefined) => (iso ? dayText(iso) : '—');
