@@ -364,6 +364,40 @@ describe('a data folder whose key file an earlier version kept inside it', () =>
   }, 60_000);
 });
 
+describe('a keys home that cannot be written (a locked-down account)', () => {
+  it('keeps the key file inside the data folder, as before, and moves it out at an open that can write it', async () => {
+    const home = process.env[KEYS_HOME_ENV];
+    process.env[KEYS_HOME_ENV] = '/dev/null/laneway-keys';
+    let t: Awaited<ReturnType<typeof openTestEngine>>;
+    const basic = `Basic ${Buffer.from(`${TEST_TOKEN}:${TEST_KEY}`).toString('base64')}`;
+    try {
+      t = await openTestEngine();
+      await t.engine.close();
+      expect(existsSync(join(t.dir, KEYS_FOLDER, KEY_FILE_NAME))).toBe(true);
+      // Opened again the same way: the same keys.
+      const again = await openTestEngine({ dir: t.dir, clock: t.clock });
+      const api = await startApi(again.engine);
+      expect((await api.get('/api/whoami', basic)).status).toBe(200);
+      await api.close();
+      await again.engine.close();
+    } finally {
+      process.env[KEYS_HOME_ENV] = home;
+    }
+    const later = await openTestEngine({ dir: t.dir, clock: t.clock });
+    const api = await startApi(later.engine);
+    try {
+      expect((await api.get('/api/whoami', basic)).status).toBe(200);
+      expect(existsSync(join(t.dir, KEYS_FOLDER))).toBe(false);
+      expect(keyFilePath(t.dir).startsWith(t.dir)).toBe(false);
+    } finally {
+      await api.close();
+      await later.engine.close();
+      rmSync(keyFilePath(t.dir), { force: true });
+      rmSync(t.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('key rotation', () => {
   it('refuses JWTs signed before a jwt rotation; credentials, gift cards and cashier codes keep working across the others', async () => {
     const t = await openTestEngine();

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -116,20 +116,37 @@ function readInstallId(dataDir: string): string | undefined {
 
 /**
  * Where an install's key file is: the path given, `LANEWAY_KEY_FILE`, else
- * `<keys home>/<install id>.json`. A data folder without an install id yet answers where an
- * earlier version kept it (`<data folder>/keys/install-keys.json`), which openInstallKeys moves.
+ * `<keys home>/<install id>.json`. Where the keys home cannot be written (a locked-down account)
+ * it stays where an earlier version kept it, `<data folder>/keys/install-keys.json`, which is also
+ * the answer for a data folder without an install id yet.
  */
 export function keyFilePath(dataDir: string, explicit?: string): string {
   const named = explicit ?? process.env[KEY_FILE_ENV];
   if (named) return named;
   const id = readInstallId(dataDir);
-  return id ? join(defaultKeysHome(), `${id}.json`) : legacyKeyFile(dataDir);
+  const legacy = legacyKeyFile(dataDir);
+  if (!id) return legacy;
+  const home = join(defaultKeysHome(), `${id}.json`);
+  return !existsSync(home) && existsSync(legacy) ? legacy : home;
+}
+
+/** Whether the keys home can hold a key file (made 0700 when missing). */
+function keysHomeWritable(): boolean {
+  try {
+    mkdirSync(defaultKeysHome(), { recursive: true, mode: 0o700 });
+    accessSync(defaultKeysHome(), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The key file's path for an open: the data folder gets an install id when it has none (a new
  * install, or one whose key file an earlier version kept inside it, or one that may not make keys:
- * then the error names the keys folder). A key file found inside the data folder is moved out.
+ * then the error names the keys folder). A key file found inside the data folder is moved out to
+ * the keys home; where that cannot be written, a new key file is made inside the data folder as
+ * before, and moved out at an open that can.
  */
 function keyFileForOpen(options: OpenKeysOptions): string {
   const named = options.keyFile ?? process.env[KEY_FILE_ENV];
@@ -142,18 +159,28 @@ function keyFileForOpen(options: OpenKeysOptions): string {
     writeDurably(join(options.dataDir, INSTALL_ID_FILE), Buffer.from(`${id}\n`));
   }
   const path = join(defaultKeysHome(), `${id}.json`);
+  if (existsSync(path)) {
+    // A move cut short after the copy was written: the copy inside goes.
+    if (existsSync(legacy)) removeLegacy(legacy);
+    return path;
+  }
+  if (!keysHomeWritable()) return existsSync(legacy) || options.mayCreate !== false ? legacy : path;
   if (existsSync(legacy)) {
     // Written and synced at its new place before the old one goes: a crash between leaves both,
     // and the next open removes the old copy.
-    if (!existsSync(path)) writeDurably(path, readFileSync(legacy));
-    unlinkSync(legacy);
-    try {
-      rmdirSync(dirname(legacy));
-    } catch {
-      // Something else is in it: the operator's, left as it is.
-    }
+    writeDurably(path, readFileSync(legacy));
+    removeLegacy(legacy);
   }
   return path;
+}
+
+function removeLegacy(legacy: string): void {
+  unlinkSync(legacy);
+  try {
+    rmdirSync(dirname(legacy));
+  } catch {
+    // Something else is in it: the operator's, left as it is.
+  }
 }
 
 export class KeyFileError extends Error {
