@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT } from 'jose';
 import { openTestEngine, TEST_KEY, TEST_TOKEN, startApi } from '../helpers/harness';
+import type { ManualClock } from '../../src/engine';
 import { tempDir } from '../helpers/tmp';
 import { luhnValid } from '../../src/engine/security/card-data';
 import { INSTALL_ID_FILE, KEY_FILE_NAME, KEYS_FOLDER, KEYS_HOME_ENV, KeyFileError, keyFilePath } from '../../src/engine/security/install-keys';
@@ -203,12 +204,9 @@ describe('a data folder copied without its key file', () => {
     // On another machine (another keys folder) the copy does not start: its key file is missing,
     // and new keys would not be made for it.
     const elsewhere = tempDir('laneway-keys-');
-    const home = process.env[KEYS_HOME_ENV];
-    process.env[KEYS_HOME_ENV] = elsewhere.dir;
     try {
-      await expect(openTestEngine({ dir: copy.dir })).rejects.toBeInstanceOf(KeyFileError);
+      await withKeysHome(elsewhere.dir, () => expect(openTestEngine({ dir: copy.dir })).rejects.toBeInstanceOf(KeyFileError));
     } finally {
-      process.env[KEYS_HOME_ENV] = home;
       elsewhere.cleanup();
     }
 
@@ -317,47 +315,53 @@ describe('an earlier version data folder', () => {
   }, 60_000);
 });
 
+/** Runs `fn` with LANEWAY_KEYS_HOME set to `home` (another machine's, or one that cannot be written). */
+async function withKeysHome<T>(home: string, fn: () => Promise<T>): Promise<T> {
+  const before = process.env[KEYS_HOME_ENV];
+  process.env[KEYS_HOME_ENV] = home;
+  try {
+    return await fn();
+  } finally {
+    process.env[KEYS_HOME_ENV] = before;
+  }
+}
+
+/** Opens the install in `dir` again and signs in with its first credential: it found its key file. */
+async function signsInAgain(dir: string, clock: ManualClock): Promise<void> {
+  const again = await openTestEngine({ dir, clock });
+  const api = await startApi(again.engine);
+  try {
+    expect((await api.get('/api/whoami')).status).toBe(200);
+  } finally {
+    await api.close();
+    await again.engine.close();
+  }
+}
+
 describe('a data folder whose key file an earlier version kept inside it', () => {
   it('is opened with that key file, moved out of the folder; a move cut short is finished at the next open', async () => {
     const t = await openTestEngine();
-    const api = await startApi(t.engine);
-    const basic = `Basic ${Buffer.from(`${TEST_TOKEN}:${TEST_KEY}`).toString('base64')}`;
-    expect((await api.get('/api/whoami', basic)).status).toBe(200);
-    await api.close();
     await t.engine.close();
+    await signsInAgain(t.dir, t.clock);
     const moved = keyFilePath(t.dir);
     const bytes = readFileSync(moved);
     const inside = join(t.dir, KEYS_FOLDER, KEY_FILE_NAME);
-    const asBefore = () => {
+    try {
+      // As an earlier version left it: the key file inside, no install id.
       cpSync(moved, inside);
       rmSync(moved);
       rmSync(join(t.dir, INSTALL_ID_FILE));
-    };
-    asBefore();
-
-    let again = await openTestEngine({ dir: t.dir, clock: t.clock });
-    let api2 = await startApi(again.engine);
-    try {
-      expect((await api2.get('/api/whoami', basic)).status).toBe(200);
+      await signsInAgain(t.dir, t.clock);
       expect(existsSync(join(t.dir, KEYS_FOLDER))).toBe(false);
       expect(keyFilePath(t.dir).startsWith(t.dir)).toBe(false);
       expect(readFileSync(keyFilePath(t.dir))).toEqual(bytes);
-    } finally {
-      await api2.close();
-      await again.engine.close();
-    }
 
-    // Cut short after the copy was written: both files are there; the one inside goes.
-    mkdirSync(join(t.dir, KEYS_FOLDER));
-    cpSync(keyFilePath(t.dir), inside);
-    again = await openTestEngine({ dir: t.dir, clock: t.clock });
-    api2 = await startApi(again.engine);
-    try {
-      expect((await api2.get('/api/whoami', basic)).status).toBe(200);
+      // Cut short after the copy was written: both files are there; the one inside goes.
+      mkdirSync(join(t.dir, KEYS_FOLDER));
+      cpSync(keyFilePath(t.dir), inside);
+      await signsInAgain(t.dir, t.clock);
       expect(existsSync(inside)).toBe(false);
     } finally {
-      await api2.close();
-      await again.engine.close();
       rmSync(keyFilePath(t.dir), { force: true });
       rmSync(t.dir, { recursive: true, force: true });
     }
@@ -366,32 +370,19 @@ describe('a data folder whose key file an earlier version kept inside it', () =>
 
 describe('a keys home that cannot be written (a locked-down account)', () => {
   it('keeps the key file inside the data folder, as before, and moves it out at an open that can write it', async () => {
-    const home = process.env[KEYS_HOME_ENV];
-    process.env[KEYS_HOME_ENV] = '/dev/null/laneway-keys';
-    let t: Awaited<ReturnType<typeof openTestEngine>>;
-    const basic = `Basic ${Buffer.from(`${TEST_TOKEN}:${TEST_KEY}`).toString('base64')}`;
-    try {
-      t = await openTestEngine();
+    const t = await withKeysHome('/dev/null/laneway-keys', async () => {
+      const t = await openTestEngine();
       await t.engine.close();
       expect(existsSync(join(t.dir, KEYS_FOLDER, KEY_FILE_NAME))).toBe(true);
       // Opened again the same way: the same keys.
-      const again = await openTestEngine({ dir: t.dir, clock: t.clock });
-      const api = await startApi(again.engine);
-      expect((await api.get('/api/whoami', basic)).status).toBe(200);
-      await api.close();
-      await again.engine.close();
-    } finally {
-      process.env[KEYS_HOME_ENV] = home;
-    }
-    const later = await openTestEngine({ dir: t.dir, clock: t.clock });
-    const api = await startApi(later.engine);
+      await signsInAgain(t.dir, t.clock);
+      return t;
+    });
     try {
-      expect((await api.get('/api/whoami', basic)).status).toBe(200);
+      await signsInAgain(t.dir, t.clock);
       expect(existsSync(join(t.dir, KEYS_FOLDER))).toBe(false);
       expect(keyFilePath(t.dir).startsWith(t.dir)).toBe(false);
     } finally {
-      await api.close();
-      await later.engine.close();
       rmSync(keyFilePath(t.dir), { force: true });
       rmSync(t.dir, { recursive: true, force: true });
     }
