@@ -1,8 +1,29 @@
 import { isEngineError } from './errors';
 import type { Receivables } from './receivables';
-import type { ReceivablesPort } from './wallets/autopay-port';
+import type { PutBack, ReceivablesPort } from './wallets/autopay-port';
 
 const missing = (err: unknown) => isEngineError(err) && err.kind === 'not_found';
+
+type Applied = { customer_identifier: string; payment_amounts: Array<{ invoice_number?: string; amount: string; status: string }>; status: string };
+const REVERSED = new Set(['REVERSAL', 'ERROR (NSF)', 'ERROR (DECLINED)']);
+
+/** What a payment pays each invoice, as the view says it (a reversed payment pays nothing). */
+function appliedTo(p: Applied): Map<string, number> {
+  const out = new Map<string, number>();
+  if (REVERSED.has(p.status)) return out;
+  for (const a of p.payment_amounts) {
+    if (a.invoice_number) out.set(a.invoice_number, (out.get(a.invoice_number) ?? 0) + Number(a.amount));
+  }
+  return out;
+}
+
+/** The invoices a change of the payment left with less of it applied: owing again. */
+function lessApplied(before: Applied, after: Applied): PutBack {
+  const now = appliedTo(after);
+  const invoices = [...appliedTo(before)].filter(([number, amount]) => amount > 0 && (now.get(number) ?? 0) < amount).map(([number]) => number);
+  return { customer_identifier: before.customer_identifier, invoices };
+}
+const NOTHING: PutBack = { customer_identifier: '', invoices: [] };
 
 /**
  * Autopay reaches the receivables domain through the port it defines; this is the wiring. A
@@ -64,10 +85,12 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
       return { identifier: p.identifier };
     },
     async reversePayment(identifier, status, reason) {
-      if (await viewPayment(identifier)) await receivables.reversePayment(identifier, status, reason);
+      const before = await viewPayment(identifier);
+      return before ? lessApplied(before, await receivables.reversePayment(identifier, status, reason)) : NOTHING;
     },
     async keepOfPayment(identifier, keepCents, reason) {
-      if (await viewPayment(identifier)) await receivables.keepOfPayment(identifier, keepCents, reason);
+      const before = await viewPayment(identifier);
+      return before ? lessApplied(before, await receivables.keepOfPayment(identifier, keepCents, reason)) : NOTHING;
     },
     async settlePayment(identifier) {
       if (await viewPayment(identifier)) await receivables.settlePayment(identifier);

@@ -37,6 +37,12 @@ export interface AutopayPayment {
   invoices: Array<{ number: string; amount_cents: number }>;
 }
 
+/** The invoices a payment's change put back owing, and the payment's customer. */
+export interface PutBack {
+  customer_identifier: string;
+  invoices: string[];
+}
+
 export interface ReceivablesPort {
   customerExists(identifier: string): Promise<boolean>;
   /** Open invoices of the customer with a balance, due on or before `asOfDate` (YYYY-MM-DD). */
@@ -46,13 +52,15 @@ export interface ReceivablesPort {
   /**
    * Takes a recorded payment off the invoices it paid, its status saying why: its money came back
    * (an ACH return, a chargeback). Harmless for a payment already reversed or never recorded.
+   * Answers the invoices it put back owing (none when it changed nothing).
    */
-  reversePayment?(identifier: string, status: 'ERROR (NSF)' | 'REVERSAL', reason: string): Promise<void>;
+  reversePayment?(identifier: string, status: 'ERROR (NSF)' | 'REVERSAL', reason: string): Promise<PutBack>;
   /**
    * The recorded payment keeps `keepCents`; the rest goes back on the invoices it paid (its
    * transaction was refunded or voided). Harmless when it already keeps no more, or was never recorded.
+   * Answers the invoices it put back owing.
    */
-  keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<void>;
+  keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<PutBack>;
   /** A recorded bank payment whose transaction settled: IN PROGRESS becomes PAID (any other status stays). */
   settlePayment?(identifier: string): Promise<void>;
   /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}), for /api/gateway/v1/payments/{token}. */

@@ -2,6 +2,7 @@ import type { EngineCore } from '../core';
 import type { Gateway } from '../gateway';
 import { getRecord, putRecord } from '../records';
 import type { ReceivablesPort } from './autopay-port';
+import { holdInvoices } from './autopay-holds';
 
 const SALES_SEEN = 'autopay_sales_seen';
 /** Outbox pages read per tick: a data folder from before this rule catches up over several ticks. */
@@ -48,14 +49,15 @@ export async function followAutopaySales(core: EngineCore, gateway: Gateway, por
       if (parent) refunded.add(parent);
     }
     for (const token of settled) await paidOnceSettled(gateway, port, token);
-    for (const token of refunded) await keepWhatWasNotRefunded(gateway, port, token);
+    for (const token of refunded) await keepWhatWasNotRefunded(core, gateway, port, token);
     after = page[page.length - 1]!.watermark;
     const seen = after;
     await core.mutate((tx) => putRecord(tx, SALES_SEEN, 'last', { watermark: seen }, { type: 'autopay.sales_seen', entity: 'autopay', key: 'last' }));
   }
 }
 
-async function keepWhatWasNotRefunded(gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {
+/** The refunded part comes off the payments, and autopay leaves the invoices it put back owing alone (autopay-holds.ts). */
+async function keepWhatWasNotRefunded(core: EngineCore, gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {
   const sale = await gateway.record(token);
   if (!sale || sale.payments.length === 0) return;
   let back = sale.voided_by ? sale.amount_cents : sale.refunded_cents;
@@ -63,7 +65,10 @@ async function keepWhatWasNotRefunded(gateway: Gateway, port: ReceivablesPort, t
   for (const p of [...sale.payments].reverse()) {
     const take = Math.min(back, p.amount_cents);
     back -= take;
-    if (take > 0) await port.keepOfPayment!(p.identifier, p.amount_cents - take, reason);
+    if (take <= 0) continue;
+    const putBack = await port.keepOfPayment!(p.identifier, p.amount_cents - take, reason);
+    const held = await holdInvoices(core, putBack.customer_identifier, putBack.invoices, sale.voided_by ? 'voided' : 'refunded', token);
+    if (held.length) core.logger.warn({ transaction: token, invoices: held }, 'autopay will not charge these invoices again: their payment was refunded');
   }
 }
 

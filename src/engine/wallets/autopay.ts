@@ -9,6 +9,7 @@ import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
 import { followAutopaySales } from './autopay-sales';
+import { heldOf, holdInvoices, isNsfReturn, releaseHolds, renameHolds } from './autopay-holds';
 
 /**
  * Autopay agreements (records kind `autopay`, key = agreement token, ref = customer identifier):
@@ -51,6 +52,7 @@ export async function renameWalletsAndAutopay(tx: Tx, from: string, to: string):
   for (const record of await recordsByRef<AutopayData>(tx, AUTOPAY, from)) {
     await putAutopay(tx, { ...record.data, customer_identifier: to }, 'autopay.updated');
   }
+  await renameHolds(tx, from, to);
   const wallets = await tx.find<WalletDoc & { [k: string]: unknown }>(WALLETS, { selector: { customer: from }, sort: [{ customer: 'asc' }, { id: 'asc' }] });
   for (const wallet of wallets) {
     await putWallet(tx, { ...wallet.data, customer: { identifier: to, name: wallet.data.customer?.name ?? null }, updated_at: tx.at }, false);
@@ -216,14 +218,15 @@ async function createAgreementInTx(ctx: AutopayContext, tx: Tx, input: AutopayCr
     last_transaction: null,
   };
   await putAutopay(tx, a, 'autopay.created');
+  await releaseHolds(tx, a.customer_identifier);
   return { token: a.token };
 }
 
-/** Which of the due invoices an agreement covers (see the module comment). */
-function covered(a: AutopayData, all: AutopayData[], invoices: DueInvoice[]): DueInvoice[] {
+/** Which of the due invoices an agreement covers (see the module comment); a held one never. */
+function covered(a: AutopayData, all: AutopayData[], invoices: DueInvoice[], held: ReadonlySet<string>): DueInvoice[] {
   const claimed = new Set(all.filter((o) => o.references.length).flatMap((o) => o.references));
   return invoices.filter((inv) => {
-    if (!inv.auto_debit || inv.owing_cents <= 0) return false;
+    if (!inv.auto_debit || inv.owing_cents <= 0 || held.has(inv.number)) return false;
     if (a.references.length) return inv.auto_debit_reference !== null && a.references.includes(inv.auto_debit_reference);
     return inv.auto_debit_reference === null || !claimed.has(inv.auto_debit_reference);
   });
@@ -234,8 +237,9 @@ const RETURNS_SEEN = 'autopay_returns_seen';
 /**
  * A payment autopay recorded no longer pays its invoices once its money came back: each settlement
  * exception (an ACH return, a chargeback) since the last one seen reverses the invoicing payments
- * recorded with its transaction, so the invoices are owed again (and charged again while due, as
- * after a decline). A failure leaves the exception unseen: the next tick tries again.
+ * recorded with its transaction, so the invoices are owed again. They are charged again while due
+ * only after a return for missing funds, and at most twice (autopay-holds.ts). A failure leaves the
+ * exception unseen: the next tick tries again.
  */
 async function reverseReturnedPayments(ctx: AutopayContext, port: ReceivablesPort): Promise<void> {
   const { core, gateway } = ctx;
@@ -245,9 +249,15 @@ async function reverseReturnedPayments(ctx: AutopayContext, port: ReceivablesPor
     const page = await gateway.settlement.exceptionsSince(after, 100);
     if (page.length === 0) return;
     for (const { data: e } of page) {
-      const status = e.exception_type === 'return' && e.return_code === 'R01' ? 'ERROR (NSF)' : 'REVERSAL';
+      const nsf = e.exception_type === 'return' && isNsfReturn(e.return_code);
+      const status = nsf ? 'ERROR (NSF)' : 'REVERSAL';
       const t = await gateway.record(e.exception_transaction.token);
-      for (const p of t?.payments ?? []) await port.reversePayment(p.identifier, status, e.exception_description);
+      for (const p of t?.payments ?? []) {
+        const putBack = await port.reversePayment(p.identifier, status, e.exception_description);
+        const cause = e.exception_type === 'chargeback' ? 'charged_back' : nsf ? 'returned_nsf' : 'returned';
+        const held = await holdInvoices(core, putBack.customer_identifier, putBack.invoices, cause, e.exception_transaction.token);
+        if (held.length) core.logger.warn({ transaction: e.exception_transaction.token, invoices: held, cause }, 'autopay will not charge these invoices again: their payment came back');
+      }
     }
     after = page[page.length - 1]!.watermark;
     const seen = after;
@@ -285,7 +295,8 @@ async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
 
 /** Charges what one agreement covers today, one sale per currency, and marks the agreement run. */
 async function chargeOne(ctx: AutopayContext, port: ReceivablesPort, a: AutopayData, all: AutopayData[], today: string): Promise<void> {
-  const due = covered(a, all, await port.dueInvoices(a.customer_identifier, today)).filter((i) => i.due_date <= today);
+  const open = (await port.dueInvoices(a.customer_identifier, today)).filter((i) => i.due_date <= today);
+  const due = covered(a, all, open, await heldOf(ctx.core, open.map((i) => i.number)));
   const byCurrency = new Map<string, DueInvoice[]>();
   for (const inv of due) {
     const c = inv.currency.toLowerCase();

@@ -166,7 +166,10 @@ export const exportRecentWallets = defineRoute({
 const AUTOPAY_RULES = `An agreement lets the service charge a customer's vaulted fund (in a wallet of that customer) on each due date.
 Without \`autopay_reference\` it covers the customer's invoices that no specific agreement claims; with references it covers the
 invoices whose \`auto_debit_reference\` it lists. Once per local day the due open invoices (auto_debit not N) are charged in one sale per
-currency and recorded as an invoicing payment; a decline is tried again the next day while the invoices stay due.`;
+currency and recorded as an invoicing payment; a decline is tried again the next day while the invoices stay due.
+An invoice whose charged money came back is not charged again by autopay: after a refund or void of the sale (for the invoices it put
+back owing), a chargeback, or a bank return other than for missing funds. A return for missing funds (R01, R09) is presented again at most
+twice, then held. Creating a new agreement for the customer (a new authorization) releases its held invoices.`;
 
 const autopayFailure = { 412: { description: 'Precondition failed (customer_not_found, payment_method_not_found, fund_not_authorized, autopay_exists, autopay_not_found)', schema: ref(ErrorBody) } };
 
