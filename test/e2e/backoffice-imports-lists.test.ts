@@ -101,6 +101,27 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
     await us.getByRole('table', { name: 'Invoices' }).getByText('No open invoice.').waitFor();
   });
 
+  it('says a reconciliation that found nothing yet is still running, and that all matched once it is done', async () => {
+    // A payment that matches the one here: the batch finds nothing.
+    const id = await importFile('payment_reconciliation_identifier\nCHQ-88120\n', 'payment_recon.csv');
+    const table = us.getByRole('table', { name: 'Payments reconciled' });
+    const empty = us.locator('.card', { has: table }).locator('.bo-empty');
+    // The same batch as a reader sees it while its file is still being read.
+    await us.route(`**/api/imports/${id}`, async (route) => {
+      const real = await route.fetch();
+      await route.fulfill({ response: real, json: { ...((await real.json()) as object), status: 'processing', complete_at: null } });
+    });
+    await us.goto(`${bo.url}/app/imports/${id}`);
+    await table.waitFor();
+    await empty.waitFor();
+    expect(await empty.innerText()).toContain('still being read');
+    await us.unroute(`**/api/imports/${id}`);
+    await us.goto(`${bo.url}/app/imports/${id}`);
+    await table.waitFor();
+    await empty.waitFor();
+    expect(await empty.innerText()).toBe('Every payment in the file matches the one here.');
+  });
+
   it("offers a card file's tokenized results, saying until when, and downloads them masked", async () => {
     const id = await importFile(sample('credit_cards'), 'credit_cards.csv');
     const batch = (await (await fetch(`${bo.url}/api/imports/${id}`, { headers: { Authorization: auth } })).json()) as { complete_at: string };

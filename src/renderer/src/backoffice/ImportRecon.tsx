@@ -7,6 +7,8 @@ import { Money, Notice, day, useLoad, usePaged } from './common';
 type InvoiceRecon = Extract<BoAnswer<'invoiceRecon'>['reconciliation_invoices'], unknown[]>[number];
 type PaymentRecon = Extract<BoAnswer<'paymentRecon'>['reconciliation_payments'], unknown[]>[number];
 const PAGE = 100;
+/** Said while the batch runs: an empty list then means "not found yet", not "all matched". */
+const STILL_RUNNING = 'The file is still being read: what the reconciliation finds appears here as it goes (invoices the file leaves out once it is read to the end).';
 
 /** One page of a batch's reconciliation records after a watermark (the export's own paging). */
 async function page<T extends { watermark?: number }>(read: () => Promise<T[] | Record<string, T>>): Promise<{ items: T[]; next: number | null }> {
@@ -63,7 +65,7 @@ function useCurrency(): string {
   return (data?.currency ?? 'usd').toUpperCase();
 }
 
-function InvoiceReconTable({ id }: { id: number }) {
+function InvoiceReconTable({ id, running }: { id: number; running: boolean }) {
   const currency = useCurrency();
   const read = (c: Credentials, after: number | undefined) =>
     page(async () => (await boCall(c, 'invoiceRecon', { params: { batch_file_id: id }, query: { list: true, limit: PAGE, watermark: after ?? 0 } })).reconciliation_invoices);
@@ -84,13 +86,13 @@ function InvoiceReconTable({ id }: { id: number }) {
         ])}
         loading={loading}
         more={more}
-        empty="Every invoice in the file has the same balance here: nothing to correct."
+        empty={running ? STILL_RUNNING : 'Every invoice in the file has the same balance here, and every open invoice here is in the file: nothing to correct.'}
       />
     </>
   );
 }
 
-function PaymentReconTable({ id }: { id: number }) {
+function PaymentReconTable({ id, running }: { id: number; running: boolean }) {
   const currency = useCurrency();
   const read = (c: Credentials, after: number | undefined) =>
     page(async () => (await boCall(c, 'paymentRecon', { params: { batch_file_id: id }, query: { list: true, limit: PAGE, watermark: after ?? 0 } })).reconciliation_payments);
@@ -123,7 +125,7 @@ function PaymentReconTable({ id }: { id: number }) {
         ])}
         loading={loading}
         more={more}
-        empty="Every payment in the file matches the one here."
+        empty={running ? STILL_RUNNING : 'Every payment in the file matches the one here.'}
       />
     </>
   );
@@ -133,7 +135,7 @@ function PaymentReconTable({ id }: { id: number }) {
  * What a reconciliation file found (GET /api/exports/{invoice,payment}_recon/{batch}): without it
  * the batch said "2 invoices reconciled" and nothing of the invoices it closed or corrected.
  */
-export function ReconResults({ id, kind }: { id: number; kind: 'invoice_recon' | 'payment_recon' }) {
+export function ReconResults({ id, kind, running }: { id: number; kind: 'invoice_recon' | 'payment_recon'; running: boolean }) {
   return (
     <div className="card">
       <h2>What the reconciliation found</h2>
@@ -142,7 +144,7 @@ export function ReconResults({ id, kind }: { id: number; kind: 'invoice_recon' |
           ? 'Only the invoices that did not match are listed: an invoice open here that the file leaves out is closed; a different balance is corrected when the account uses balance sync.'
           : 'Only the payments that did not match are listed; nothing was changed.'}
       </p>
-      {kind === 'invoice_recon' ? <InvoiceReconTable id={id} /> : <PaymentReconTable id={id} />}
+      {kind === 'invoice_recon' ? <InvoiceReconTable id={id} running={running} /> : <PaymentReconTable id={id} running={running} />}
     </div>
   );
 }

@@ -279,7 +279,7 @@ function BatchDetail({ id }: { id: number }) {
           {b.kind === 'credit_cards' && can(session, 'money') && <EchoHint batch={b} />}
         </div>
       )}
-      {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} />}
+      {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} running={b.status === 'processing'} />}
       <div className="card">
         <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
         <table className="bo-simple" aria-label="Errors">
