@@ -278,3 +278,32 @@ describe('a clerk on the detail views', { timeout: 120_000 }, () => {
     await clerk.getByRole('button', { name: 'Add comment' }).waitFor();
   });
 });
+
+describe("autopay's held invoices on the customer page", { timeout: 120_000 }, () => {
+  it('lists an invoice autopay leaves alone after its payment was refunded, with why and since when, in each locale', async () => {
+    // Due before the engine's today: the next autopay run charges it.
+    await api('POST', '/api/imports/customer', { identifier: 'HELD-1', name: 'Held Ltd' });
+    await api('POST', '/api/imports/invoice', { number: 'HELD-INV-1', customer_identifier: 'HELD-1', amount: 4200, date: '2026-01-05', due_date: '2026-01-20' });
+    const wallet = await api<{ fund_token: string }>('POST', '/api/gateway/v1/wallets', { customer: 'HELD-1', credit_card: card(VISA) });
+    await api('POST', '/api/autopay', { customer_identifier: 'HELD-1', fund_token: wallet.fund_token });
+    await api('POST', '/api/sandbox/v1/clock/advance', { by: 'P1D' });
+    const paid = await api<{ owing_cents: number }>('GET', '/api/exports/invoice/HELD-INV-1');
+    expect(paid.owing_cents).toBe(0);
+    const { payments } = await api<{ payments: Array<{ customer_identifier: string; payment_transaction_token: string }> }>('GET', '/api/exports/payments?list=true&limit=1000');
+    const sale = payments.find((x) => x.customer_identifier === 'HELD-1')!;
+    expect((await api<{ success: boolean }>('POST', '/api/gateway/v1/orders/refund', { transaction: sale.payment_transaction_token })).success).toBe(true);
+    // The next run takes the refund off the invoice and holds it rather than charge it again.
+    await api('POST', '/api/sandbox/v1/clock/advance', { by: 'P1D' });
+    expect((await api<{ owing_cents: number }>('GET', '/api/exports/invoice/HELD-INV-1')).owing_cents).toBe(4200);
+    const { held_invoices: held } = await api<{ held_invoices: Array<{ invoice_number: string; held_at: string }> }>('GET', '/api/autopay?customer_identifier=HELD-1');
+    expect(held.map((h) => h.invoice_number)).toEqual(['HELD-INV-1']);
+    for (const [locale, p] of pages) {
+      await p.goto(`${url}/app/customers/HELD-1`);
+      const region = p.getByLabel('Invoices autopay leaves alone');
+      await region.waitFor();
+      const when = spaces(new Date(`${held[0]!.held_at.slice(0, 10)}T12:00:00`).toLocaleDateString(locale, { dateStyle: 'medium' }));
+      expect(spaces(await region.innerText())).toContain(`HELD-INV-1: its payment was refunded (${when})`);
+      expect(await region.innerText()).toContain('Turning autopay off and on again');
+    }
+  });
+});

@@ -52,6 +52,11 @@ describe('autopay after a charge came back', () => {
     await daily('2026-03-02', 5);
     expect([await owing('HD-1'), await owing('HD-2')]).toEqual([1_000, 4_000]);
     expect(await payments()).toHaveLength(1);
+    // Said where the agreement is read, and a reminder is no longer skipped as "autopay will pay it".
+    const held = async () => (await h.api.get<{ held_invoices: Array<{ invoice_number: string; cause: string }> }>('/api/autopay?customer_identifier=HOLD01')).body.held_invoices;
+    expect((await held()).map((i) => [i.invoice_number, i.cause]).sort()).toEqual([['HD-1', 'refunded'], ['HD-2', 'refunded']]);
+    const remind = await h.t.engine.notifications.remind(['HD-2']);
+    expect(remind.scheduled).toBe(0);
 
     // An invoice the refund did not touch is still charged when it falls due.
     await h.api.post('/api/imports/invoice', { number: 'HD-3', customer_identifier: 'HOLD01', amount: 2_200, date: '2026-03-05', due_date: '2026-03-08' });
@@ -63,6 +68,7 @@ describe('autopay after a charge came back', () => {
     // The customer authorizes again: the held invoices are charged at the next run.
     expect((await h.api.post('/api/autopay/revoke', { customer_identifier: 'HOLD01', token: agreement })).status).toBeLessThan(300);
     expect((await h.api.post('/api/autopay', { customer_identifier: 'HOLD01', fund_token: fund })).status).toBe(201);
+    expect(await held()).toEqual([]);
     await daily('2026-03-09', 1);
     expect([await owing('HD-1'), await owing('HD-2')]).toEqual([0, 0]);
     expect((await payments()).map((p) => p.payment_amount).sort()).toEqual(['115.00', '22.00', '50.00']);

@@ -1,3 +1,4 @@
+import { heldOf } from '../wallets/autopay-holds';
 import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import type { Receivables } from '../receivables';
@@ -42,7 +43,7 @@ export interface Notifications {
   close(): void;
 }
 
-type InvoiceLike = InvoiceForPdf & { plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string };
+type InvoiceLike = InvoiceForPdf & { auto_debit?: boolean; plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string };
 
 const ROLES_REFUSED = new Set(['disabled', 'read_only', 'read-only', 'readonly']);
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -109,8 +110,10 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     if (customer?.data.notification_suppressed) return void (counts.suppressed += 1);
     if (inv.delivery_status === 'new') return void (counts.invoice_suppressed += 1);
     if (inv.plan_identifier) return void (counts.on_plan += 1);
+    // Autopay pays it only if the invoice lets it and no charge of it came back (autopay-holds.ts).
     const autopays = await recordsByRef<{ state: string }>(core, 'autopay', inv.customer_identifier);
-    if (autopays.some((a) => a.data.state === 'approved')) return void (counts.scheduled += 1);
+    const autopaid = inv.auto_debit !== false && autopays.some((a) => a.data.state === 'approved') && !(await heldOf(core, [inv.number])).size;
+    if (autopaid) return void (counts.scheduled += 1);
     const recipients = (customer?.data.contacts ?? []).filter(reachable);
     if (recipients.length === 0) return void (counts.not_invited += 1);
     counts.sent += 1;

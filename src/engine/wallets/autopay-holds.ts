@@ -64,6 +64,14 @@ export async function heldOf(core: EngineCore, numbers: readonly string[]): Prom
   return held;
 }
 
+/** The customer's invoices autopay leaves alone, oldest hold first (GET /api/autopay, the customer page). */
+export async function holdsOf(reader: Tx | EngineCore, customer: string): Promise<Array<{ invoice_number: string; cause: HoldCause; held_at: string }>> {
+  return (await recordsByRef<AutopayHold>(reader, AUTOPAY_HOLD, customer))
+    .filter((r) => r.data.held)
+    .sort((a, b) => a.watermark - b.watermark)
+    .map((r) => ({ invoice_number: r.data.invoice_number, cause: r.data.cause, held_at: r.data.at }));
+}
+
 /** A new authorization from the customer: its invoices may be charged again, returns counted anew. */
 export async function releaseHolds(tx: Tx, customer: string): Promise<void> {
   for (const r of await recordsByRef<AutopayHold>(tx, AUTOPAY_HOLD, customer)) {

@@ -9,7 +9,7 @@ import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
 import { followAutopaySales } from './autopay-sales';
-import { heldOf, holdInvoices, isNsfReturn, releaseHolds, renameHolds } from './autopay-holds';
+import { heldOf, holdInvoices, holdsOf, isNsfReturn, releaseHolds, renameHolds, type HoldCause } from './autopay-holds';
 
 /**
  * Autopay agreements (records kind `autopay`, key = agreement token, ref = customer identifier):
@@ -59,6 +59,12 @@ export async function renameWalletsAndAutopay(tx: Tx, from: string, to: string):
   }
 }
 
+export interface HeldInvoice {
+  invoice_number: string;
+  cause: HoldCause;
+  held_at: string;
+}
+
 export interface AutopayView {
   agreement_token: string;
   fund_token: string;
@@ -81,7 +87,9 @@ export interface Autopay {
   createInTx(tx: Tx, input: AutopayCreate): Promise<{ token: string }>;
   /** Moves the customer's agreements from fund `oldFund` to `newFund`. */
   update(input: { customer_identifier: string; fund_token: string; token: string }): Promise<{ token: string }>;
-  retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[] } & Partial<AutopayView>>;
+  retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[]; held_invoices: HeldInvoice[] } & Partial<AutopayView>>;
+  /** Whether autopay leaves this invoice alone (its charged money came back: autopay-holds.ts). */
+  isHeld(invoiceNumber: string): Promise<boolean>;
   revoke(input: { customer_identifier: string; token: string }): Promise<void>;
   /** Charges what is due today (also the `autopay.due` tick task). */
   runDue(now: number): Promise<void>;
@@ -153,7 +161,11 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
     async retrieve(customer) {
       account.require('autopay');
       const list = (await activeAgreements(core, customer)).sort((a, b) => b.created_at.localeCompare(a.created_at)).map(view);
-      return { ...(list[0] ?? {}), autopays: list };
+      return { ...(list[0] ?? {}), autopays: list, held_invoices: await holdsOf(core, customer) };
+    },
+
+    async isHeld(invoiceNumber) {
+      return (await heldOf(core, [invoiceNumber])).has(invoiceNumber);
     },
 
     async revoke(input) {

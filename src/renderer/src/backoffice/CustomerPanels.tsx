@@ -216,6 +216,33 @@ function methodsOf(wallets: BoAnswer<'wallets'>['wallets']): Method[] {
   ]);
 }
 
+type Held = NonNullable<BoAnswer<'autopay'>['held_invoices']>[number];
+const HELD_BECAUSE: Record<Held['cause'], string> = {
+  refunded: 'its payment was refunded',
+  voided: 'its payment was voided',
+  charged_back: 'the cardholder charged it back',
+  returned: 'the bank returned the debit',
+  returned_nsf: 'the bank returned the debit three times for missing funds',
+};
+
+/** Invoices autopay no longer charges on its own: said, with why and how to charge them again. */
+function HeldInvoices({ held }: { held: Held[] }) {
+  const go = useRoute((s) => s.go);
+  if (held.length === 0) return null;
+  return (
+    <div aria-label="Invoices autopay leaves alone">
+      <p className="small">Autopay no longer charges {held.length === 1 ? 'this invoice' : 'these invoices'} on its own, because a charge came back. Turning autopay off and on again (a new authorization from the customer) lets it charge {held.length === 1 ? 'it' : 'them'} again.</p>
+      <ul className="small">
+        {held.map((h) => (
+          <li key={h.invoice_number}>
+            <a href={link('invoices', h.invoice_number)} onClick={(e) => (e.preventDefault(), go(link('invoices', h.invoice_number)))}>{h.invoice_number}</a>: {HELD_BECAUSE[h.cause]} ({day(h.held_at.slice(0, 10))})
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 export function WalletsPanel({ identifier, autopayOn }: { identifier: string; autopayOn: boolean }) {
   const creds = useUser((s) => s.creds);
   const session = useUser((s) => s.session);
@@ -276,6 +303,7 @@ export function WalletsPanel({ identifier, autopayOn }: { identifier: string; au
               )}
             </>
           )}
+          <HeldInvoices held={autopay?.held_invoices ?? []} />
         </div>
       )}
       <Notice error={result.error} />
