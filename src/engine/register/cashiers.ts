@@ -6,9 +6,17 @@ import { KIND, type CashierData, type RegisterState, type ShiftData } from './mo
 import type { Registers } from './registers';
 import { keyedHash, type InstallKeys } from '../security/install-keys';
 
-/** Wrong codes in a row on one lane before sign-in pauses, and for how long. */
+/**
+ * Wrong codes in a row on one lane before sign-in pauses, and for how long. Each further pause
+ * before a right code doubles, up to MAX_CODE_LOCK_MS: someone trying codes at a lane gets about
+ * 20 tries an hour after the first half hour, where a fixed pause let them try 600.
+ */
 export const MAX_CODE_ATTEMPTS = 5;
 export const CODE_LOCK_MS = 30_000;
+export const MAX_CODE_LOCK_MS = 15 * 60_000;
+
+/** How long the lane's `pauses`-th pause in a row lasts. */
+export const codeLockMs = (pauses: number) => Math.min(CODE_LOCK_MS * 2 ** Math.max(pauses - 1, 0), MAX_CODE_LOCK_MS);
 
 const CODE_RULE = /^[0-9]{4,8}$/;
 
@@ -50,7 +58,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     for (const k of keys.all('cashier_code')) out.push(...(await recordsByRef<CashierData>(reader, KIND.cashier, keyedHash(k, `cashier-code:${code}`, 40))).map((r) => r.data));
     return out;
   };
-  const failures = new Map<string, { count: number; until: number }>();
+  const failures = new Map<string, { count: number; until: number; pauses: number }>();
 
   const put = (tx: Tx, c: CashierData, type: string) =>
     putRecord(tx, KIND.cashier, c.id, c, { type, entity: 'pos_cashier', key: c.id, data: { name: c.name, active: c.active } }, c.code_hash);
@@ -143,7 +151,11 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
       const found = CODE_RULE.test(code) ? (await byCode(core, code))[0] : undefined;
       if (!found || !found.active) {
         const count = (f?.count ?? 0) + 1;
-        failures.set(laneid, count >= MAX_CODE_ATTEMPTS ? { count: 0, until: now + CODE_LOCK_MS } : { count, until: 0 });
+        const pauses = (f?.pauses ?? 0) + (count >= MAX_CODE_ATTEMPTS ? 1 : 0);
+        if (count >= MAX_CODE_ATTEMPTS) {
+          failures.set(laneid, { count: 0, until: now + codeLockMs(pauses), pauses });
+          core.logger.warn({ laneid, pauses, seconds: codeLockMs(pauses) / 1000 }, 'cashier sign-in paused on a lane after wrong codes in a row');
+        } else failures.set(laneid, { count, until: 0, pauses });
         throw fail.forbidden('cashier_code_invalid', found ? 'This cashier is not active. Ask a manager.' : 'That code does not match a cashier. Check it and try again.');
       }
       failures.delete(laneid);
