@@ -104,7 +104,10 @@ function describe(e: ErrorObject): string {
   }
 }
 
-/** One readable error for a failed validation, with a detail per field. */
+/** Details an answer lists at most: the summary still counts them all. */
+export const MAX_ERROR_DETAILS = 100;
+
+/** One readable error for a failed validation, with a detail per field (the first MAX_ERROR_DETAILS). */
 export function validationError(errors: ErrorObject[] | null | undefined, source: string, kind: 'invalid' | 'precondition'): EngineError {
   // anyOf/oneOf branches repeat themselves; keep one line per field and rule.
   const seen = new Set<string>();
@@ -119,5 +122,5 @@ export function validationError(errors: ErrorObject[] | null | undefined, source
   }
   const first = details[0]?.message ?? `${source} is invalid`;
   const summary = details.length > 1 ? `${first} (and ${details.length - 1} more)` : first;
-  return (kind === 'precondition' ? fail.precondition : fail.invalid)('validation_failed', summary, details);
+  return (kind === 'precondition' ? fail.precondition : fail.invalid)('validation_failed', summary, details.slice(0, MAX_ERROR_DETAILS));
 }

@@ -93,7 +93,8 @@ async function as400<T>(work: () => Promise<T>): Promise<T> {
 
 /** An operation of the reference: open to all (credentials, when needed, are checked in the handler), answering in its error shape. */
 function route<P extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(def: Omit<RouteDef<P, undefined, B>, 'tags'>): AnyRoute {
-  return defineRoute<P, undefined, B>({ ...def, tags: [TAG], auth: false, errorShape: 'ecommerce' });
+  // A web shop's sale carries its cart: more than the 64 KB other open routes take.
+  return defineRoute<P, undefined, B>({ bodyLimit: '256kb', ...def, tags: [TAG], auth: false, errorShape: 'ecommerce' });
 }
 
 const walletEntryRoutes = (kind: 'credit_card' | 'bank_account'): AnyRoute[] => {
