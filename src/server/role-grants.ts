@@ -48,6 +48,8 @@ const RULES: readonly Rule[] = [
   // A card file's tokenized results hand out a wallet, fund and vault token per card, all at once:
   // what charges those cards, so theirs who move money (a clerk reads wallets one at a time).
   { methods: ['get'], path: /^\/api\/imports\/:id\/echo$/, grants: ['money'] },
+  // The wallet exports list every wallet's fund and vault tokens at once, as the echo does.
+  { methods: ['get'], path: /^\/api\/exports\/wallets(\/|$)/, grants: ['money'] },
   { methods: ['get', 'head'], path: /./, grants: ['read'] },
   { methods: '*', path: /./, grants: ['manage'] },
 ];

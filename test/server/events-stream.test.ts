@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness, type TestEngine, basicAuth, type ApiClient } from '../helpers/harness';
 import { putRecord } from '../../src/engine/records';
+import { readEvents } from '../helpers/sse';
 
 const h = useHarness({ api: true });
 let t: TestEngine;
@@ -8,31 +9,6 @@ let api: ApiClient;
 beforeAll(() => {
   ({ t, api } = h);
 });
-
-/** Reads SSE frames until `count` events arrived. */
-async function readEvents(res: Response, count: number): Promise<Array<{ id: number; type: string; key: string }>> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const out: Array<{ id: number; type: string; key: string }> = [];
-  let buffer = '';
-  while (out.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const id = /^id: (\d+)$/m.exec(frame)?.[1];
-      const data = /^data: (.*)$/m.exec(frame)?.[1];
-      if (id && data) {
-        const e = JSON.parse(data) as { type: string; key: string };
-        out.push({ id: Number(id), type: e.type, key: e.key });
-      }
-    }
-  }
-  await reader.cancel();
-  return out;
-}
 
 const note = (key: string) => t.engine.core.mutate((tx) => putRecord(tx, 'note', key, { key }, { type: 'note.updated', entity: 'note', key }));
 
@@ -53,8 +29,8 @@ describe('GET /api/events', () => {
     const got = await reading;
     controller.abort();
     expect(got).toEqual([
-      { id: a.watermark, type: 'note.updated', key: 'live-a' },
-      { id: b.watermark, type: 'note.updated', key: 'live-b' },
+      { id: a.watermark, type: 'note.updated', key: 'live-a', entity: 'note' },
+      { id: b.watermark, type: 'note.updated', key: 'live-b', entity: 'note' },
     ]);
   });
 

@@ -6,6 +6,8 @@ import { grantsOf } from '../../src/server/role-grants';
 import { basicAuth, useHarness } from '../helpers/harness';
 import { card as gatewayCard, VISA } from '../helpers/cards';
 import { uid } from '../helpers/receivables';
+import { readEvents } from '../helpers/sse';
+import { putRecord } from '../../src/engine/records';
 
 /**
  * Roles are scopes: every operation of the API, for every role, admitted or refused by the one
@@ -58,7 +60,7 @@ describe('role rules over every operation', () => {
     ]);
     // Reads: every read but users, credentials and a card file's tokens (what charges those cards).
     const reads = authed.filter((r) => r.method === 'get' && !kindOnly(r));
-    expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual(['GET /api/account/credentials', 'GET /api/imports/:id/echo', 'GET /api/users']);
+    expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual(['GET /api/account/credentials', 'GET /api/exports/wallets', 'GET /api/exports/wallets/recent', 'GET /api/imports/:id/echo', 'GET /api/users']);
   });
 
   it('cashiers work the register only: its sales, shifts and terminal, and read the register', () => {
@@ -134,6 +136,31 @@ describe('roles over HTTP', () => {
     expect((await h.api.get('/api/lanes', cashier)).status).toBe(200);
     expect((await h.api.get('/api/exports/customers', cashier)).status).toBe(403);
     expect((await h.api.post('/api/gateway/v1/orders/sale', { amount_cents: 100, credit_card: gatewayCard(VISA) }, cashier)).status).toBe(403);
+  });
+
+  it("a cashier's event stream carries the register's events only; a clerk's every event; a clerk may not export every wallet's tokens", async () => {
+    const from = h.t.engine.core.currentWatermark();
+    const change = (entity: string, key: string) => h.t.engine.core.mutate((tx) => putRecord(tx, 'note', key, { key }, { type: `${entity}.updated`, entity, key }));
+    const stream = async (auth: string, count: number) => {
+      const controller = new AbortController();
+      const res = await fetch(`${h.api.url}/api/events?watermark=${from}`, { headers: { Authorization: auth }, signal: controller.signal });
+      expect(res.status).toBe(200);
+      const got = await readEvents(res, count);
+      controller.abort();
+      return got.map((e) => e.key);
+    };
+    await change('customer', 'ev-customer');
+    await change('pos_sale', 'ev-sale');
+    await change('fund', 'ev-fund');
+    await change('lane', 'ev-lane');
+    await change('user', 'ev-user');
+    await change('pos_shift', 'ev-shift');
+    expect(await stream(`Bearer ${sessions.cashier}`, 3)).toEqual(['ev-sale', 'ev-lane', 'ev-shift']);
+    expect(await stream(`Bearer ${sessions.clerk}`, 6)).toEqual(['ev-customer', 'ev-sale', 'ev-fund', 'ev-lane', 'ev-user', 'ev-shift']);
+    for (const path of ['/api/exports/wallets', '/api/exports/wallets/recent']) {
+      expect((await h.api.get(path, `Bearer ${sessions.clerk}`)).status, path).toBe(403);
+      expect((await h.api.get(path, `Bearer ${sessions.manager}`)).status, path).toBe(200);
+    }
   });
 
   it('a password set again by a new link ends the sessions made before it; the new one works', async () => {

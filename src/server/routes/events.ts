@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { DomainEvent } from '../../engine/events';
-import { authorize } from '../../engine/account';
+import { authorize, type Principal } from '../../engine/account';
 import { authenticate } from '../auth';
 import { defineRoute } from '../route';
 import { grantsOf } from '../role-grants';
@@ -12,6 +12,16 @@ const REPLAY_PAGE = 500;
 const GRANTS = grantsOf({ method: 'get', path: '/api/events' });
 /** Events that may take a stream's right away: a credential or a user disabled, a role changed. */
 const REVOKING = new Set(['credential', 'user']);
+
+/**
+ * What someone who may only work the register (a cashier) follows: lanes, the register's sales,
+ * shifts, drawer and settings, the sync badge, the sandbox clock. Every other event names customers,
+ * payments, wallet tokens or users, which their role does not read.
+ */
+const REGISTER_ENTITIES = new Set(['lane', 'drawer', 'sync', 'sandbox_clock']);
+const registerEvent = (e: DomainEvent) => e.entity.startsWith('pos_') || REGISTER_ENTITIES.has(e.entity);
+const everyEvent = () => true;
+const eventsFor = (p: Principal): ((e: DomainEvent) => boolean) => (p.scopes.includes('api') || p.scopes.includes('read') ? everyEvent : registerEvent);
 
 function frame(e: DomainEvent): string {
   return `id: ${e.watermark}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
@@ -29,14 +39,15 @@ export const eventStream = defineRoute({
   tags: ['Laneway'],
   summary: 'Live domain events (text/event-stream)',
   description:
-    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`.',
+    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`. A user who may only work the register (a cashier) gets only the register\'s events: `lane`, `drawer`, `sync`, `sandbox_clock` and `pos_*` entities.',
   query: Type.Object({ watermark: Type.Optional(Type.Integer({ minimum: 0, format: 'int64' })) }),
   streams: true,
   responses: {
     200: { description: 'Event stream', contentType: 'text/event-stream', schema: Type.String() },
     401: { description: 'Missing or invalid credentials', schema: ref(ErrorBody) },
   },
-  async handler({ engine, req, res, query }) {
+  async handler({ engine, principal, req, res, query }) {
+    let visible = eventsFor(principal!);
     const header = Number(req.headers['last-event-id']);
     let cursor = Number.isInteger(header) && header >= 0 ? header : (query.watermark ?? engine.core.currentWatermark());
     res.status(200);
@@ -57,7 +68,7 @@ export const eventStream = defineRoute({
     const deliver = (e: DomainEvent) => {
       if (e.watermark > cursor) {
         cursor = e.watermark;
-        res.write(frame(e));
+        if (visible(e)) res.write(frame(e));
       }
     };
     const release = () => {
@@ -77,7 +88,10 @@ export const eventStream = defineRoute({
       checking = true;
       holds++;
       void authenticate(engine, req)
-        .then((principal) => authorize(principal, 'api', GRANTS))
+        .then((now) => {
+          authorize(now, 'api', GRANTS);
+          visible = eventsFor(now);
+        })
         .then(
           () => {
             checking = false;
@@ -107,7 +121,7 @@ export const eventStream = defineRoute({
       if (ended) return {};
       for (const e of page) {
         cursor = e.watermark;
-        res.write(frame(e));
+        if (visible(e)) res.write(frame(e));
       }
       if (page.length < REPLAY_PAGE) break;
     }
