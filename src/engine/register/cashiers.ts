@@ -7,13 +7,15 @@ import type { Registers } from './registers';
 import { keyedHash, type InstallKeys } from '../security/install-keys';
 
 /**
- * Wrong codes in a row on one lane before sign-in pauses, and for how long. Each further pause
- * before a right code doubles, up to MAX_CODE_LOCK_MS: someone trying codes at a lane gets about
- * 20 tries an hour after the first half hour, where a fixed pause let them try 600.
+ * Every MAX_CODE_ATTEMPTS wrong codes on one lane within CODE_WINDOW_MS pause sign-in there, each
+ * pause twice the one before, up to MAX_CODE_LOCK_MS. A right code does not clear the count: a
+ * cashier who types their own code between guesses would otherwise guess on for ever (1,200 codes a
+ * minute were tried that way). Someone trying codes at a lane gets about 40 tries an hour.
  */
 export const MAX_CODE_ATTEMPTS = 5;
 export const CODE_LOCK_MS = 30_000;
 export const MAX_CODE_LOCK_MS = 15 * 60_000;
+export const CODE_WINDOW_MS = 60 * 60_000;
 
 /** How long the lane's `pauses`-th pause in a row lasts. */
 export const codeLockMs = (pauses: number) => Math.min(CODE_LOCK_MS * 2 ** Math.max(pauses - 1, 0), MAX_CODE_LOCK_MS);
@@ -58,7 +60,8 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     for (const k of keys.all('cashier_code')) out.push(...(await recordsByRef<CashierData>(reader, KIND.cashier, keyedHash(k, `cashier-code:${code}`, 40))).map((r) => r.data));
     return out;
   };
-  const failures = new Map<string, { count: number; until: number; pauses: number }>();
+  /** Per lane: when its wrong codes of the last CODE_WINDOW_MS were typed, and until when it is paused. */
+  const failures = new Map<string, { at: number[]; until: number }>();
 
   const put = (tx: Tx, c: CashierData, type: string) =>
     putRecord(tx, KIND.cashier, c.id, c, { type, entity: 'pos_cashier', key: c.id, data: { name: c.name, active: c.active } }, c.code_hash);
@@ -150,15 +153,12 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
       if (!lane) throw notFound('lane_not_found', `No lane ${laneid}: add it under /api/lanes first`);
       const found = CODE_RULE.test(code) ? (await byCode(core, code))[0] : undefined;
       if (!found || !found.active) {
-        const count = (f?.count ?? 0) + 1;
-        const pauses = (f?.pauses ?? 0) + (count >= MAX_CODE_ATTEMPTS ? 1 : 0);
-        if (count >= MAX_CODE_ATTEMPTS) {
-          failures.set(laneid, { count: 0, until: now + codeLockMs(pauses), pauses });
-          core.logger.warn({ laneid, pauses, seconds: codeLockMs(pauses) / 1000 }, 'cashier sign-in paused on a lane after wrong codes in a row');
-        } else failures.set(laneid, { count, until: 0, pauses });
+        const at = [...(f?.at ?? []).filter((t) => t > now - CODE_WINDOW_MS), now];
+        const pauses = at.length % MAX_CODE_ATTEMPTS === 0 ? at.length / MAX_CODE_ATTEMPTS : 0;
+        failures.set(laneid, { at, until: pauses ? now + codeLockMs(pauses) : 0 });
+        if (pauses) core.logger.warn({ laneid, wrong_codes: at.length, seconds: codeLockMs(pauses) / 1000 }, 'cashier sign-in paused on a lane after wrong codes');
         throw fail.forbidden('cashier_code_invalid', found ? 'This cashier is not active. Ask a manager.' : 'That code does not match a cashier. Check it and try again.');
       }
-      failures.delete(laneid);
       return core.mutate(async (tx) => {
         const state = await registers.getInTx(tx, laneid);
         if (state.shift) {

@@ -53,8 +53,8 @@ import {
 export const POS_RULES = `
 **Cashiers and shifts**: a cashier signs in on a lane with their code (POST /api/pos/shifts) and gets a \`shift\` id, sent as \`shift\`
 with every register call: it names the cashier and the lane, and is recorded on each sale, tender, refund and report. One shift per
-lane: a new sign-in ends the previous one. Five wrong codes in a row on a lane pause sign-in there for 30 seconds; each further pause
-before a right code doubles, up to 15 minutes.
+lane: a new sign-in ends the previous one. Five wrong codes within an hour on a lane pause sign-in there for 30 seconds; each
+further five pause it twice as long, up to 15 minutes (a right code in between does not clear the count).
 
 **Sales**: a sale is a draft order (\`order\` = the sale id, \`order_items\` in the reference's shape) plus the register's record; the
 order is published when the sale is fully paid. Lines come from the catalog (by code or barcode; a scanner's \`3*CODE\` sells 3) or
@@ -225,7 +225,7 @@ export const registerRoutes: AnyRoute[] = [
     operationId: 'openPosShift',
     tags: TAGS,
     summary: 'A cashier signs in on a lane with their code',
-    description: `Answers the shift: send its \`id\` as \`shift\` with every register call. A previous shift on the lane ends (\`replaced\`). A wrong code is 403 \`cashier_code_invalid\`; after five in a row, sign-in on that lane pauses for 30 seconds (403 \`cashier_sign_in_locked\`), and each further pause before a right code is twice as long, up to 15 minutes.\n\n${POS_RULES}`,
+    description: `Answers the shift: send its \`id\` as \`shift\` with every register call. A previous shift on the lane ends (\`replaced\`). A wrong code is 403 \`cashier_code_invalid\`; after five within an hour, sign-in on that lane pauses for 30 seconds (403 \`cashier_sign_in_locked\`), and each further five pause it twice as long, up to 15 minutes; a right code in between does not clear the count.\n\n${POS_RULES}`,
     body: ShiftOpen,
     responses: {
       201: { description: 'The shift', schema: ref(Shift) },
