@@ -25,13 +25,15 @@ describe('webhook endpoints of a production account', () => {
   it('refuses URLs naming this machine or a link-local address; a private network address is allowed', async () => {
     await h.t.engine.account.update({ environment: 'production' });
     try {
-      for (const url of ['https://localhost/hook', 'https://127.0.0.1/hook', 'https://127.9.9.9:8443/hook', 'https://[::1]/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://169.254.169.254/latest/meta-data', 'https://0.0.0.0/hook', 'https://2130706433/hook', 'https://shop.localhost/hook', 'https://[fe80::1]/hook']) {
+      for (const url of ['https://localhost/hook', 'https://127.0.0.1/hook', 'https://127.9.9.9:8443/hook', 'https://[::1]/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://169.254.169.254/latest/meta-data', 'https://0.0.0.0/hook', 'https://2130706433/hook', 'https://shop.localhost/hook', 'https://[fe80::1]/hook', 'https://[fd00:ec2::254]/latest/meta-data', 'https://100.100.100.200/latest/meta-data']) {
         const res = await h.api.post<Err>('/api/account/webhooks', { url });
         expect([res.status, res.body.code], url).toEqual([400, 'webhook_url_internal']);
       }
-      const lan = await h.api.post<{ endpoint: { id: string } }>('/api/account/webhooks', { url: 'https://10.20.30.40/hook' });
-      expect(lan.status).toBe(201);
-      expect((await h.api.delete(`/api/account/webhooks/${lan.body.endpoint.id}`)).status).toBeLessThan(300);
+      for (const url of ['https://10.20.30.40/hook', 'https://[fd00:ec2::1]/hook', 'https://100.100.100.201/hook']) {
+        const lan = await h.api.post<{ endpoint: { id: string } }>('/api/account/webhooks', { url });
+        expect(lan.status, url).toBe(201);
+        expect((await h.api.delete(`/api/account/webhooks/${lan.body.endpoint.id}`)).status).toBeLessThan(300);
+      }
     } finally {
       await h.t.engine.account.update({ environment: 'sandbox' });
     }

@@ -56,7 +56,9 @@ describe('lane port paths', () => {
     const dir = join(tmp.dir, 'folder');
     mkdirSync(dir);
     expect(readlinkSync(linkToFile)).toBe('/etc/passwd');
-    const refused = ['/etc/passwd', '/etc/no-such-file-here', file, join(tmp.dir, 'missing'), linkToFile, dangling, dir, '/dev/null', '/dev/../etc/passwd', '/dev/tty/../../etc/shadow', 'ttyUSB0', '/dev//ttyUSB0'];
+    const refused = ['/etc/passwd', '/etc/no-such-file-here', file, join(tmp.dir, 'missing'), linkToFile, dangling, dir, '/dev/null', '/dev/../etc/passwd', '/dev/tty/../../etc/shadow', 'ttyUSB0', '/dev//ttyUSB0',
+      // Terminals, not serial ports: the operator's own terminal and the consoles.
+      '/dev/tty', '/dev/tty0', '/dev/tty12', '/dev/console', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'];
     const before = t.engine.core.currentWatermark();
     const answers = new Set<string>();
     for (const [i, port_path] of refused.entries()) {

@@ -4,7 +4,8 @@ import { isIP } from 'node:net';
 /**
  * Where a production account's webhooks may not go (server-side request forgery): this machine
  * (loopback, `localhost`, the unspecified address) and link-local addresses (169.254/16, where
- * cloud hosts answer their metadata service with credentials; fe80::/10), plus multicast. Private
+ * cloud hosts answer their metadata service with credentials; fe80::/10), the metadata services
+ * some clouds answer elsewhere (fd00:ec2::254, 100.100.100.200), plus multicast. Private
  * networks (10/8, 172.16/12, 192.168/16, fc00::/7) stay allowed: a shop's ERP on its own network
  * is a real endpoint. A sandbox account may post anywhere (tests and local receivers).
  *
@@ -22,11 +23,14 @@ export function isInternalAddress(address: string): boolean {
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible) carry an IPv4 address; :: and ::1 are this machine.
   if (zeros(5) && groups[5] === 0xffff) return internalV4(v4());
   if (zeros(6)) return (groups[6] === 0 && groups[7]! <= 1) || internalV4(v4());
-  return (groups[0]! & 0xffc0) === 0xfe80 || (groups[0]! & 0xff00) === 0xff00;
+  // fd00:ec2::254: a cloud's metadata service inside fc00::/7 (AWS's, over IPv6).
+  const awsMetadata = groups[0] === 0xfd00 && groups[1] === 0x0ec2 && groups.slice(2, 7).every((g) => g === 0) && groups[7] === 0x254;
+  return (groups[0]! & 0xffc0) === 0xfe80 || (groups[0]! & 0xff00) === 0xff00 || awsMetadata;
 }
 
-function internalV4([a, b]: number[]): boolean {
-  return a === 127 || a === 0 || (a === 169 && b === 254) || a! >= 224;
+function internalV4([a, b, c, d]: number[]): boolean {
+  // 100.100.100.200: a cloud's metadata service outside link-local (Alibaba's).
+  return a === 127 || a === 0 || (a === 169 && b === 254) || a! >= 224 || (a === 100 && b === 100 && c === 100 && d === 200);
 }
 
 /** Eight 16-bit groups; a trailing dotted IPv4 part becomes the last two. */
