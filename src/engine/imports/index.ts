@@ -14,7 +14,7 @@ import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
 import { receiveFile, uploadsDir, type FileKeys, type ReceivedFile } from './file';
-import { KINDS, kindOfHeader, unknownColumns, type FileKind } from './kinds';
+import { KINDS, kindOfHeader, miscasedColumns, unknownColumns, type FileKind } from './kinds';
 import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, OTHER_DELIMITERS, getBatch, ofBatch, putBatch, type BatchData, type Delimiter, type EchoLine, type LineError } from './records';
 import { runBatch } from './runner';
 
@@ -102,6 +102,11 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
   }
   const unknown = unknownColumns(kind, header);
   if (unknown.length) throw fail.precondition('unknown_header', `A ${kind} file has no column ${unknown.map((c) => JSON.stringify(c)).join(', ')}`);
+  const miscased = miscasedColumns(kind, header);
+  if (miscased.length) {
+    const names = miscased.map((m) => `${JSON.stringify(m.column)} (${m.field})`).join(', ');
+    throw fail.precondition('unknown_header', `A ${kind} file's columns are the fields' names as written in the layout, in lower case: rename ${names}`);
+  }
   if (rows.length < 2) throw fail.precondition('empty_file', 'The file has a header row and no lines to import');
   return { kind, header, ...(delimiter ? { delimiter } : {}) };
 }
@@ -175,7 +180,8 @@ async function reconRecords(core: EngineCore, kind: 'invoice_recon' | 'payment_r
   } else {
     const b = await getBatch(core, id);
     if (!b) throw fail.notFound('import_not_found', `No import batch ${id}`);
-    if (b.kind !== kind) return [];
+    // Another kind of batch has no such records: said, not answered as an empty reconciliation.
+    if (b.kind !== kind) throw fail.notFound('recon_not_found', `Batch ${id} imported ${KINDS[b.kind].noun[1]}, not ${kind === 'invoice_recon' ? 'an invoice' : 'a payment'} reconciliation`);
   }
   const docs = await ofBatch<Record<string, unknown>>(core, kind === 'invoice_recon' ? RECON_INVOICE : RECON_PAYMENT, id);
   return docs

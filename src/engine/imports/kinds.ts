@@ -6,6 +6,10 @@
  * key column is empty or repeats the parent's key continues the parent.
  */
 import { carriesNumberOnPurpose, redactPans } from '../security/card-data';
+import type { EngineError } from '../errors';
+import { CustomerImport } from '../../shared/schemas/receivables-customers';
+import { InvoiceImport } from '../../shared/schemas/receivables-invoices';
+import { PaymentImport } from '../../shared/schemas/receivables-payments';
 
 export type FileKind = 'customers' | 'invoices' | 'payments' | 'divisions' | 'credit_cards' | 'invoice_recon' | 'payment_recon';
 
@@ -71,6 +75,31 @@ export function unknownColumns(kind: FileKind, header: readonly string[]): strin
   return header.filter((c) => !spec.columns.includes(c));
 }
 
+const fieldsOf = (schema: unknown) => Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
+/** The fields of an open kind's import operation: its other columns are extended attributes. */
+const OPEN_FIELDS: Partial<Record<FileKind, readonly string[]>> = {
+  customers: fieldsOf(CustomerImport),
+  invoices: fieldsOf(InvoiceImport),
+  payments: [...fieldsOf(PaymentImport), 'payment_total'],
+};
+
+/**
+ * Columns of an open kind that name one of its fields in other letters (`Due_Date`): kept as they
+ * are, they would be extended attributes while the field took its default, with no error.
+ */
+export function miscasedColumns(kind: FileKind, header: readonly string[]): Array<{ column: string; field: string }> {
+  const spec = KINDS[kind];
+  const fields = OPEN_FIELDS[kind] ?? [];
+  const out: Array<{ column: string; field: string }> = [];
+  for (const column of header) {
+    const lower = column.toLowerCase();
+    const field = fields.find((f) => f !== column && f.toLowerCase() === lower);
+    if (field) out.push({ column, field });
+    else if (spec.nested && lower.startsWith(`${spec.nested}.`) && !column.startsWith(`${spec.nested}.`)) out.push({ column, field: `${spec.nested}.${column.slice(spec.nested.length + 1)}` });
+  }
+  return out;
+}
+
 export interface Row {
   /** The line of the file the row starts on (the header is line 1). */
   line: number;
@@ -80,6 +109,8 @@ export interface Row {
 /** One record of a file: its first row and the rows that continue it. */
 export interface Group {
   rows: Row[];
+  /** Refused before any rule reads it (a line csv-parse could not read, a stray column): the error line it gets. */
+  refusal?: EngineError;
 }
 
 /** The row's cells by column, blanks left out ('' is "not given" for every import field). */
@@ -106,6 +137,21 @@ export function maskFreeTextCells(kind: FileKind, values: Record<string, string>
     values[name] = redactPans(v);
   }
   return values;
+}
+
+/**
+ * A column other than the nested ones to which a row continuing `group` gives a value of its own
+ * (not the record's): such a row is a record whose key was left out, never part of the one
+ * above (its amount and customer would land on another invoice). Undefined when there is none.
+ */
+export function strayParentColumn(spec: KindSpec, group: Group, row: Row): string | undefined {
+  const prefix = `${spec.nested ?? ''}.`;
+  const first = group.rows[0]!.values;
+  for (const [column, value] of Object.entries(row.values)) {
+    if (column === spec.key || (spec.nested && column.startsWith(prefix))) continue;
+    if (first[column] !== value) return column;
+  }
+  return undefined;
 }
 
 /** True when `row` continues `group` (same key, or key left blank). */

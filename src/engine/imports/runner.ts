@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse';
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { isEngineError, type EngineError } from '../errors';
+import { fail, isEngineError, type EngineError } from '../errors';
 import { redactPans } from '../security/card-data';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
@@ -11,7 +11,7 @@ import { inUnitOfWork } from '../receivables/unit-of-work';
 import type { CustomerDoc } from '../receivables/types';
 import { APPLIERS, cardField, closeUnlisted, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
-import { continues, KINDS, locate, groupInput, maskFreeTextCells, rowValues, type Group, type Row } from './kinds';
+import { continues, KINDS, locate, groupInput, maskFreeTextCells, rowValues, strayParentColumn, type Group, type Row } from './kinds';
 import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLine, type LineError } from './records';
 
 /** Rows per unit of work: one commit and one progress event each. */
@@ -83,13 +83,49 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
     // its change events run on a timer: let the event loop turn (as importInvoices does).
     await new Promise((resolve) => setImmediate(resolve));
   };
+  /** A new record (or a refused line, its own record), the chunk flushed first when full. */
+  const startRecord = async (next: Group): Promise<boolean> => {
+    if (chunkRows >= CHUNK_ROWS) {
+      await flush();
+      if (deps.stopping()) return false;
+    }
+    group = next;
+    chunk.push(next);
+    chunkRows++;
+    return true;
+  };
+  // Records csv-parse could not read (a stray or unclosed quote): skipped by the parser, each
+  // becomes a refused line in its place, so the lines around it go on and the line count holds.
+  const unreadable: Array<{ after: number; raw: string; code: string }> = [];
+  let taken = 0;
   try {
     source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-    const parser = source.pipe(parse({ bom: true, raw: true, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
+    const parser = source.pipe(
+      parse({
+        bom: true,
+        raw: true,
+        skip_empty_lines: true,
+        relax_column_count: true,
+        delimiter: start.file.delimiter ?? ',',
+        skip_records_with_error: true,
+        on_skip: (err, raw) => void unreadable.push({ after: parser.info.records, raw: raw ?? '', code: (err as { code?: string } | undefined)?.code ?? '' }),
+      }),
+    );
     // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
     source.on('error', (err) => parser.destroy(err));
     const startLine = lineCounter();
+    const takeUnreadable = async (upTo: number): Promise<boolean> => {
+      while (unreadable.length && unreadable[0]!.after <= upTo) {
+        const bad = unreadable.shift()!;
+        const line = startLine(bad.raw);
+        if (!header || rowIndex++ < start.rows_done) continue;
+        if (!(await startRecord({ rows: [{ line, values: {} }], refusal: unreadableLine(bad.code) }))) return false;
+      }
+      return true;
+    };
     for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+      if (!(await takeUnreadable(taken))) return;
+      taken++;
       const line = startLine(raw);
       if (!header) {
         header = record.map((c) => c.trim());
@@ -97,26 +133,38 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
       }
       if (rowIndex++ < start.rows_done) continue;
       const row: Row = { line, values: maskFreeTextCells(start.kind, rowValues(header, record)) };
-      if (group && continues(spec, group, row)) {
-        group.rows.push(row);
-        chunkRows++;
+      const extra = record.slice(header.length).filter((c) => c.trim() !== '').length;
+      if (extra) {
+        const refusal = fail.invalid('too_many_values', `has ${header.length + extra} values where the header has ${header.length} columns: a comma inside a field that is not quoted? Quote the field`);
+        if (!(await startRecord({ rows: [row], refusal }))) return;
         continue;
       }
-      if (chunkRows >= CHUNK_ROWS) {
-        await flush();
-        if (deps.stopping()) return;
+      if (group && continues(spec, group, row)) {
+        // A row under a record may carry only its nested columns (or repeat the record's own values).
+        const stray = group.refusal ? undefined : strayParentColumn(spec, group, row);
+        if (stray === undefined) {
+          group.rows.push(row);
+          chunkRows++;
+          continue;
+        }
+        const refusal = fail.invalid('continuation_not_nested', `continues the record above (its ${spec.key} is empty or the same) but gives ${stray} a value of its own: only ${spec.nested}.* columns may follow a record; give this line its own ${spec.key}`, [
+          { field: stray, code: 'continuation_not_nested', message: `continues the record above but gives ${stray} a value of its own: only ${spec.nested}.* columns may follow a record; give this line its own ${spec.key}` },
+        ]);
+        if (!(await startRecord({ rows: [row], refusal }))) return;
+        continue;
       }
-      group = { rows: [row] };
-      chunk.push(group);
-      chunkRows++;
+      if (!(await startRecord({ rows: [row] }))) return;
     }
+    if (!(await takeUnreadable(Infinity))) return;
     await flush();
     if (deps.stopping()) return;
-    if (start.kind === 'invoice_recon' && header) await closeUnlistedInvoices(deps, id);
-    await finish(deps, id, null);
+    const note = start.kind === 'invoice_recon' && header ? await closeUnlistedInvoices(deps, id) : null;
+    await finish(deps, id, null, note);
   } catch (err) {
     if (deps.stopping()) return;
-    deps.core.logger.error({ err, batch: id }, 'import batch failed');
+    // A parser's message quotes the cells it read (a card number's digits): the log gets its code only.
+    const code = (err as { code?: string }).code;
+    deps.core.logger.error(code?.startsWith('CSV_') ? { code, batch: id } : { err, batch: id }, 'import batch failed');
     const gone = (err as { code?: string }).code === 'ENOENT';
     const reason = gone
       ? 'The uploaded file is no longer in the data folder; upload it again'
@@ -185,6 +233,8 @@ async function commitChunk(deps: RunnerDeps, id: number, groups: Group[], header
             // API answer other requests while a long file is imported.
             if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
             try {
+              const refusal = rest[i]!.refusal;
+              if (refusal) throw refusal;
               await APPLIERS[batch.kind](ctx, rest[i]!);
             } catch (err) {
               if (isEngineError(err) && err.kind !== 'internal') throw new RecordFailed(i, err);
@@ -236,17 +286,35 @@ async function progress(tx: Tx, batch: BatchData, done: Group[], imported: numbe
   );
 }
 
-/** The reconciliation's last step: open invoices the ERP's list leaves out are closed. */
-async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void> {
+/** What a line csv-parse could not read is refused with (its cells are not quoted back: they may hold a card number). */
+function unreadableLine(code: string): EngineError {
+  const why =
+    code === 'CSV_QUOTE_NOT_CLOSED'
+      ? 'a quoted field is not closed: this line and every line after it to the end of the file could not be read'
+      : code === 'CSV_INVALID_OPENING_QUOTE' || code === 'CSV_INVALID_CLOSING_QUOTE'
+        ? 'a quote inside a field that is not quoted, or text after a closing quote: quote the whole field and double each quote inside it ("")'
+        : 'this line could not be read as CSV';
+  return fail.invalid('unreadable_line', why);
+}
+
+/**
+ * The reconciliation's last step: open invoices the ERP's list leaves out are closed. Closing
+ * cannot be undone (a closed number is never imported again), so it happens only when the file
+ * listed invoices and refused no line: a refused line may be an invoice the ERP meant to list.
+ * Answers what the result message adds when it did not close.
+ */
+async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<string | null> {
   const start = await getBatch(deps.core, id);
-  if (!start?.file) return;
+  if (!start?.file) return null;
+  if (start.file_errors_count > 0) return `open invoices the file leaves out were not closed: ${plural(start.file_errors_count, ['line was', 'lines were'])} refused; correct the file and import it again`;
   const listed = new Set<string>();
   const source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
   // The header's names trimmed, as the batch read them: a `number ` column missed here would close every listed invoice.
   const columns = (names: string[]) => names.map((c) => c.trim());
   const parser = source.pipe(parse({ bom: true, columns, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
   source.on('error', (err) => parser.destroy(err));
-  for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number) listed.add(row.number.trim());
+  for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number?.trim()) listed.add(row.number.trim());
+  if (listed.size === 0) return 'open invoices were not closed: the file lists no invoice number';
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });
   const open = customers.flatMap((c) => Object.entries(c.data.ledger.open).filter(([n, v]) => v[2] !== 0 && !listed.has(n)).map(([n]) => n));
   for (let i = 0; i < open.length; i += CHUNK_ROWS) {
@@ -256,9 +324,10 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<void
       for (const number of part) await closeUnlisted(ctx, number);
     });
   }
+  return null;
 }
 
-async function finish(deps: RunnerDeps, id: number, reason: string | null): Promise<void> {
+async function finish(deps: RunnerDeps, id: number, reason: string | null, note: string | null = null): Promise<void> {
   const done = await deps.core.mutate(async (tx) => {
     const batch = await getBatch(tx, id);
     if (!batch || batch.status !== 'processing') return batch;
@@ -269,7 +338,7 @@ async function finish(deps: RunnerDeps, id: number, reason: string | null): Prom
       // Completed: every line was read, empty ones after the last record too.
       lines_done: reason ? batch.lines_done : Math.max(batch.lines_done, batch.lines_total),
       error: reason,
-      result_message: reason ? `stopped after ${plural(batch.records_done, spec.noun)}` : plural(batch.records_done, spec.noun),
+      result_message: reason ? `stopped after ${plural(batch.records_done, spec.noun)}` : `${plural(batch.records_done, spec.noun)}${note ? `; ${note}` : ''}`,
       complete_at: tx.at,
       complete_ms: tx.now,
       file: null,
