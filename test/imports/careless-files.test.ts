@@ -76,6 +76,23 @@ describe('lines a careless ERP writes', () => {
     for (const f of readdirSync(logs)) expect(readFileSync(join(logs, f), 'utf8'), f).not.toContain('5541032');
   });
 
+  it('refuses at upload a file whose first lines cannot be read or that is binary, saying where and what to save it as', async () => {
+    const quote = await upload(ctx.api.url, 'number,customer_identifier,date,amount\nINV-Q1,C1,2026-04-01,"100\nINV-Q2,C1,2026-04-01,200\n', { force: true });
+    expect([quote.status, quote.body.code]).toEqual([415, 'not_csv']);
+    expect(quote.body.error).toMatch(/line \d+ cannot be read/);
+    expect(quote.body.error).toContain('CSV UTF-8');
+    const binary = await upload(ctx.api.url, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0x14, 0]), { force: true });
+    expect([binary.status, binary.body.code]).toEqual([415, 'not_csv']);
+    expect(binary.body.error).toContain('CSV UTF-8');
+  });
+
+  it("words a card's impossible expiry month in the file's own column", async () => {
+    const batch = await importCsv(ctx.api, `customer_identifier,name,number,expiry\n${uid('C')},Ann Lee,4895281000000006,1330\n`);
+    const [e] = await errors(batch.id);
+    expect([e!.line_number, e!.field, e!.code]).toEqual([2, 'expiry', 'invalid_expiry']);
+    expect(e!.error).toContain('expiry must be MMYY with a month from 01 to 12');
+  });
+
   it('refuses a line with more values than the header has columns', async () => {
     const c = uid('C');
     const [ok, extra] = [uid('INV'), uid('INV')];

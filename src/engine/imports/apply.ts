@@ -81,7 +81,9 @@ export const cardField = (code: string): string => CARD_FIELD[code] ?? '';
 /** MMYY (the seed's), MM/YY or MM/YYYY. */
 function expiryOf(text: string | undefined): { month: string; year: string } {
   const m = /^(\d{2})\/?(\d{2}|\d{4})$/.exec((text ?? '').trim());
-  if (!m?.[1] || !m[2]) throw fail.precondition('invalid_expiry', 'expiry must be MMYY (for example 0328)');
+  // Checked here, in the file's own words: the wallet rule would name its JSON fields (expiry_month).
+  const month = Number(m?.[1]);
+  if (!m?.[1] || !m[2] || month < 1 || month > 12) throw fail.precondition('invalid_expiry', 'expiry must be MMYY with a month from 01 to 12 (for example 0328)');
   return { month: m[1], year: m[2] };
 }
 

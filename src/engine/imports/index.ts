@@ -76,7 +76,7 @@ export function view(b: BatchData): BatchView {
 /** What the start of a file says: its kind and header, or why it is refused. */
 function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimiter?: Delimiter } {
   if (file.size === 0) throw fail.precondition('empty_file', 'The file is empty');
-  if (file.head.includes(0)) throw fail.unsupportedMedia('not_csv', 'The file is not a CSV text file (UTF-8)');
+  if (file.head.includes(0)) throw fail.unsupportedMedia('not_csv', 'The file is not CSV text (it holds binary bytes, as a spreadsheet or an archive does): save it as "CSV UTF-8" and upload it again');
   if (file.notUtf8Line !== undefined) {
     // A spreadsheet's plain "CSV" is often saved in its ANSI code page: say where, and what to choose instead.
     throw fail.unsupportedMedia('not_csv', `The file is not UTF-8 text (line ${file.notUtf8Line} holds other bytes): save it as "CSV UTF-8" and upload it again`);
@@ -84,8 +84,10 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
   const firstRows = (delimiter: string, to: number) => {
     try {
       return parse(file.head, { bom: true, to, relax_column_count: true, skip_empty_lines: true, delimiter }) as string[][];
-    } catch {
-      throw fail.unsupportedMedia('not_csv', 'The file is not CSV: its first lines do not parse');
+    } catch (err) {
+      // The parser's own message quotes cells (a card number): only its line is said.
+      const line = (err as { lines?: number }).lines;
+      throw fail.unsupportedMedia('not_csv', `The file is not CSV: ${line ? `line ${line}` : 'its first lines'} cannot be read (a quote not closed, or a quote inside a field that is not quoted): save it as "CSV UTF-8" and upload it again`);
     }
   };
   // A spreadsheet in a locale whose decimal mark is a comma saves "CSV" with semicolons (or tabs):
