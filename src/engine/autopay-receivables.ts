@@ -1,11 +1,11 @@
 import { isEngineError } from './errors';
 import type { Receivables } from './receivables';
+import { REVERSED } from './receivables/ledger';
 import type { PutBack, ReceivablesPort } from './wallets/autopay-port';
 
 const missing = (err: unknown) => isEngineError(err) && err.kind === 'not_found';
 
 type Applied = { customer_identifier: string; payment_amounts: Array<{ invoice_number?: string; amount: string; status: string }>; status: string };
-const REVERSED = new Set(['REVERSAL', 'ERROR (NSF)', 'ERROR (DECLINED)']);
 
 /** What a payment pays each invoice, as the view says it (a reversed payment pays nothing). */
 function appliedTo(p: Applied): Map<string, number> {

@@ -193,7 +193,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const payport = createPayport({ core, account, gateway, wallets });
   const ecommerce = createEcommerce({ core, account, orders, wallets, giftCards, gateway });
   const deliver = options.deliver ?? true;
-  const notifications = createNotifications({ core, account, keys, receivables, orders, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
+  const notifications = createNotifications({ core, account, keys, receivables, orders, autopay, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const sync = createSync({ core, account, keys, receivables, orders, gifts: { gateway, giftCards } });
   const users = await createUsers(core, keys, account.credentials);

@@ -11,7 +11,7 @@ import { inUnitOfWork } from '../receivables/unit-of-work';
 import type { CustomerDoc } from '../receivables/types';
 import { APPLIERS, cardField, closeUnlisted, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
-import { continues, KINDS, locate, groupInput, maskFreeTextCells, rowValues, strayParentColumn, type Group, type Row } from './kinds';
+import { continues, KINDS, locate, groupInput, maskFreeTextCells, rowValues, strayParentColumn, type Group, type KindSpec, type Row } from './kinds';
 import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLine, type LineError } from './records';
 
 /** Rows per unit of work: one commit and one progress event each. */
@@ -94,25 +94,11 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
     chunkRows++;
     return true;
   };
-  // Records csv-parse could not read (a stray or unclosed quote): skipped by the parser, each
-  // becomes a refused line in its place, so the lines around it go on and the line count holds.
-  const unreadable: Array<{ after: number; raw: string; code: string }> = [];
   let taken = 0;
   try {
-    source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
-    const parser = source.pipe(
-      parse({
-        bom: true,
-        raw: true,
-        skip_empty_lines: true,
-        relax_column_count: true,
-        delimiter: start.file.delimiter ?? ',',
-        skip_records_with_error: true,
-        on_skip: (err, raw) => void unreadable.push({ after: parser.info.records, raw: raw ?? '', code: (err as { code?: string } | undefined)?.code ?? '' }),
-      }),
-    );
-    // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
-    source.on('error', (err) => parser.destroy(err));
+    const rows = fileRows(deps, start.file);
+    source = rows.source;
+    const { parser, unreadable } = rows;
     const startLine = lineCounter();
     const takeUnreadable = async (upTo: number): Promise<boolean> => {
       while (unreadable.length && unreadable[0]!.after <= upTo) {
@@ -133,27 +119,13 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
       }
       if (rowIndex++ < start.rows_done) continue;
       const row: Row = { line, values: maskFreeTextCells(start.kind, rowValues(header, record)) };
-      const extra = record.slice(header.length).filter((c) => c.trim() !== '').length;
-      if (extra) {
-        const refusal = fail.invalid('too_many_values', `has ${header.length + extra} values where the header has ${header.length} columns: a comma inside a field that is not quoted? Quote the field`);
-        if (!(await startRecord({ rows: [row], refusal }))) return;
+      const refusal = lineRefusal(spec, header, record, group, row);
+      if (!refusal && group && continues(spec, group, row)) {
+        group.rows.push(row);
+        chunkRows++;
         continue;
       }
-      if (group && continues(spec, group, row)) {
-        // A row under a record may carry only its nested columns (or repeat the record's own values).
-        const stray = group.refusal ? undefined : strayParentColumn(spec, group, row);
-        if (stray === undefined) {
-          group.rows.push(row);
-          chunkRows++;
-          continue;
-        }
-        const refusal = fail.invalid('continuation_not_nested', `continues the record above (its ${spec.key} is empty or the same) but gives ${stray} a value of its own: only ${spec.nested}.* columns may follow a record; give this line its own ${spec.key}`, [
-          { field: stray, code: 'continuation_not_nested', message: `continues the record above but gives ${stray} a value of its own: only ${spec.nested}.* columns may follow a record; give this line its own ${spec.key}` },
-        ]);
-        if (!(await startRecord({ rows: [row], refusal }))) return;
-        continue;
-      }
-      if (!(await startRecord({ rows: [row] }))) return;
+      if (!(await startRecord(refusal ? { rows: [row], refusal } : { rows: [row] }))) return;
     }
     if (!(await takeUnreadable(Infinity))) return;
     await flush();
@@ -162,19 +134,44 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
     await finish(deps, id, null, note);
   } catch (err) {
     if (deps.stopping()) return;
-    // A parser's message quotes the cells it read (a card number's digits): the log gets its code only.
-    const code = (err as { code?: string }).code;
-    deps.core.logger.error(code?.startsWith('CSV_') ? { code, batch: id } : { err, batch: id }, 'import batch failed');
-    const gone = (err as { code?: string }).code === 'ENOENT';
-    const reason = gone
-      ? 'The uploaded file is no longer in the data folder; upload it again'
-      : isEngineError(err) && err.kind !== 'internal'
-        ? err.message
-        : 'The import stopped on an unexpected error; it has been logged.';
-    await finish(deps, id, reason);
+    await finish(deps, id, failureReason(deps, id, err));
   } finally {
     source?.destroy();
   }
+}
+
+/**
+ * The stored file's records, streamed. Records csv-parse cannot read (a stray or unclosed quote)
+ * are skipped by the parser and listed in `unreadable`, with how many records came before each:
+ * the caller puts a refused line in each one's place, so the lines around it go on and the line
+ * count holds.
+ */
+function fileRows(deps: RunnerDeps, file: NonNullable<BatchData['file']>) {
+  const unreadable: Array<{ after: number; raw: string; code: string }> = [];
+  const source = readFile(join(deps.dir, file.name), deps.keys, file.key_id, file.iv);
+  const parser = source.pipe(
+    parse({
+      bom: true,
+      raw: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      delimiter: file.delimiter ?? ',',
+      skip_records_with_error: true,
+      on_skip: (err, raw) => void unreadable.push({ after: parser.info.records, raw: raw ?? '', code: (err as { code?: string } | undefined)?.code ?? '' }),
+    }),
+  );
+  // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
+  source.on('error', (err) => parser.destroy(err));
+  return { source, parser, unreadable };
+}
+
+/** Why a batch stopped, as its record says it; the error is logged. */
+function failureReason(deps: RunnerDeps, id: number, err: unknown): string {
+  // A parser's message quotes the cells it read (a card number's digits): the log gets its code only.
+  const code = (err as { code?: string }).code;
+  deps.core.logger.error(code?.startsWith('CSV_') ? { code, batch: id } : { err, batch: id }, 'import batch failed');
+  if (code === 'ENOENT') return 'The uploaded file is no longer in the data folder; upload it again';
+  return isEngineError(err) && err.kind !== 'internal' ? err.message : 'The import stopped on an unexpected error; it has been logged.';
 }
 
 /**
@@ -284,6 +281,22 @@ async function progress(tx: Tx, batch: BatchData, done: Group[], imported: numbe
     },
     'import.progress',
   );
+}
+
+/**
+ * Why a line is refused before any rule reads it: more values than the header has columns, or a
+ * row continuing a record that gives a column other than the nested ones a value of its own (a
+ * record whose key was left out). Undefined for a line the rules decide.
+ */
+function lineRefusal(spec: KindSpec, header: readonly string[], record: readonly string[], group: Group | undefined, row: Row): EngineError | undefined {
+  const extra = record.slice(header.length).filter((c) => c.trim() !== '').length;
+  if (extra) return fail.invalid('too_many_values', `has ${header.length + extra} values where the header has ${header.length} columns: a comma inside a field that is not quoted? Quote the field`);
+  // Rows under a refused record go with it.
+  if (!group || group.refusal || !continues(spec, group, row)) return undefined;
+  const stray = strayParentColumn(spec, group, row);
+  if (stray === undefined) return undefined;
+  const message = `continues the record above but gives ${stray} a value of its own: only ${spec.nested}.* columns may follow a record; give this line its own ${spec.key}`;
+  return fail.invalid('continuation_not_nested', message, [{ field: stray, code: 'continuation_not_nested', message }]);
 }
 
 /** What a line csv-parse could not read is refused with (its cells are not quoted back: they may hold a card number). */

@@ -1,11 +1,10 @@
-import { heldOf } from '../wallets/autopay-holds';
 import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
+import type { Autopay } from '../wallets/autopay';
 import type { CustomerDoc, ContactData } from '../receivables/types';
 import { fail } from '../errors';
-import { recordsByRef } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import { formatMoney } from '../../shared/money';
 import { invoicePdf, type InvoiceForPdf } from './pdf';
@@ -50,8 +49,8 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /** A contact who can be emailed: not disabled, and invited, activated or signed up. */
 const reachable = (c: ContactData) => !c.disabled && !!(c.activated_at || c.signed_up_at || c.invited_at);
 
-export function createNotifications(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables: Receivables; orders: Orders; options?: Partial<DeliveryOptions>; deliver?: boolean }): Notifications {
-  const { core, account, keys, receivables, orders } = deps;
+export function createNotifications(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables: Receivables; orders: Orders; autopay: Pick<Autopay, 'willPay'>; options?: Partial<DeliveryOptions>; deliver?: boolean }): Notifications {
+  const { core, account, keys, receivables, orders, autopay } = deps;
   const supplier = () => account.profile().name;
 
   const findInvoice = async (key: string): Promise<InvoiceLike | undefined> => {
@@ -110,10 +109,7 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     if (customer?.data.notification_suppressed) return void (counts.suppressed += 1);
     if (inv.delivery_status === 'new') return void (counts.invoice_suppressed += 1);
     if (inv.plan_identifier) return void (counts.on_plan += 1);
-    // Autopay pays it only if the invoice lets it and no charge of it came back (autopay-holds.ts).
-    const autopays = await recordsByRef<{ state: string }>(core, 'autopay', inv.customer_identifier);
-    const autopaid = inv.auto_debit !== false && autopays.some((a) => a.data.state === 'approved') && !(await heldOf(core, [inv.number])).size;
-    if (autopaid) return void (counts.scheduled += 1);
+    if (await autopay.willPay(inv)) return void (counts.scheduled += 1);
     const recipients = (customer?.data.contacts ?? []).filter(reachable);
     if (recipients.length === 0) return void (counts.not_invited += 1);
     counts.sent += 1;

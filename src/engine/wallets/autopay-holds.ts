@@ -1,5 +1,7 @@
+import type { Static } from '@sinclair/typebox';
 import type { EngineCore, Tx } from '../core';
 import { getRecord, putRecord, recordsByRef } from '../records';
+import type { AutopayHoldCause, HeldInvoice } from '../../shared/schemas/wallets';
 
 /**
  * Invoices autopay must not charge again on its own (records kind `autopay_hold`, key = invoice
@@ -19,7 +21,7 @@ export const AUTOPAY_HOLD = 'autopay_hold';
 export const NSF_REPRESENTMENTS = 2;
 const NSF_CODES = new Set(['R01', 'R09']);
 
-export type HoldCause = 'refunded' | 'voided' | 'charged_back' | 'returned' | 'returned_nsf';
+export type HoldCause = Static<typeof AutopayHoldCause>;
 
 export interface AutopayHold {
   invoice_number: string;
@@ -34,25 +36,22 @@ export interface AutopayHold {
 
 export const isNsfReturn = (returnCode: string | undefined) => returnCode !== undefined && NSF_CODES.has(returnCode);
 
-/**
- * Records that `transaction`'s money came back for these invoices. Answers the invoices held by
- * this call (not those held already), for the log.
- */
-export async function holdInvoices(core: EngineCore, customer: string, invoices: readonly string[], cause: HoldCause, transaction: string): Promise<string[]> {
-  if (invoices.length === 0) return [];
-  return core.mutate(async (tx) => {
-    const held: string[] = [];
+/** Records that `transaction`'s money came back for these invoices; the ones it holds are logged. */
+export async function holdInvoices(core: EngineCore, customer: string, invoices: readonly string[], cause: HoldCause, transaction: string): Promise<void> {
+  if (invoices.length === 0) return;
+  const held = await core.mutate(async (tx) => {
+    const out: string[] = [];
     for (const number of new Set(invoices)) {
       const current = (await getRecord<AutopayHold>(tx, AUTOPAY_HOLD, number))?.data;
       if (current?.held || current?.transactions.includes(transaction)) continue;
       const transactions = [...(current?.transactions ?? []), transaction];
-      const nsfCount = cause === 'returned_nsf' ? transactions.length : 0;
-      const hold = cause !== 'returned_nsf' || nsfCount > NSF_REPRESENTMENTS;
+      const hold = cause !== 'returned_nsf' || transactions.length > NSF_REPRESENTMENTS;
       await putHold(tx, { invoice_number: number, customer_identifier: customer, held: hold, cause, transactions, at: tx.at });
-      if (hold) held.push(number);
+      if (hold) out.push(number);
     }
-    return held;
+    return out;
   });
+  if (held.length) core.logger.warn({ transaction, invoices: held, cause }, 'autopay will not charge these invoices again: their charged money came back');
 }
 
 /** Of these invoice numbers, those autopay must leave alone. */
@@ -65,7 +64,7 @@ export async function heldOf(core: EngineCore, numbers: readonly string[]): Prom
 }
 
 /** The customer's invoices autopay leaves alone, oldest hold first (GET /api/autopay, the customer page). */
-export async function holdsOf(reader: Tx | EngineCore, customer: string): Promise<Array<{ invoice_number: string; cause: HoldCause; held_at: string }>> {
+export async function holdsOf(reader: Tx | EngineCore, customer: string): Promise<HeldInvoice[]> {
   return (await recordsByRef<AutopayHold>(reader, AUTOPAY_HOLD, customer))
     .filter((r) => r.data.held)
     .sort((a, b) => a.watermark - b.watermark)

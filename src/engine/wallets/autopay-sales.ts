@@ -67,8 +67,7 @@ async function keepWhatWasNotRefunded(core: EngineCore, gateway: Gateway, port: 
     back -= take;
     if (take <= 0) continue;
     const putBack = await port.keepOfPayment!(p.identifier, p.amount_cents - take, reason);
-    const held = await holdInvoices(core, putBack.customer_identifier, putBack.invoices, sale.voided_by ? 'voided' : 'refunded', token);
-    if (held.length) core.logger.warn({ transaction: token, invoices: held }, 'autopay will not charge these invoices again: their payment was refunded');
+    await holdInvoices(core, putBack.customer_identifier, putBack.invoices, sale.voided_by ? 'voided' : 'refunded', token);
   }
 }
 

@@ -9,7 +9,8 @@ import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
 import { followAutopaySales } from './autopay-sales';
-import { heldOf, holdInvoices, holdsOf, isNsfReturn, releaseHolds, renameHolds, type HoldCause } from './autopay-holds';
+import { heldOf, holdInvoices, holdsOf, isNsfReturn, releaseHolds, renameHolds } from './autopay-holds';
+import type { HeldInvoice } from '../../shared/schemas/wallets';
 
 /**
  * Autopay agreements (records kind `autopay`, key = agreement token, ref = customer identifier):
@@ -59,12 +60,6 @@ export async function renameWalletsAndAutopay(tx: Tx, from: string, to: string):
   }
 }
 
-export interface HeldInvoice {
-  invoice_number: string;
-  cause: HoldCause;
-  held_at: string;
-}
-
 export interface AutopayView {
   agreement_token: string;
   fund_token: string;
@@ -88,8 +83,11 @@ export interface Autopay {
   /** Moves the customer's agreements from fund `oldFund` to `newFund`. */
   update(input: { customer_identifier: string; fund_token: string; token: string }): Promise<{ token: string }>;
   retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[]; held_invoices: HeldInvoice[] } & Partial<AutopayView>>;
-  /** Whether autopay leaves this invoice alone (its charged money came back: autopay-holds.ts). */
-  isHeld(invoiceNumber: string): Promise<boolean>;
+  /**
+   * Whether autopay will pay this open invoice on its due date: the invoice lets it (auto_debit),
+   * its customer has an agreement, and no charge of it came back (autopay-holds.ts).
+   */
+  willPay(invoice: { number: string; customer_identifier: string; auto_debit?: boolean }): Promise<boolean>;
   revoke(input: { customer_identifier: string; token: string }): Promise<void>;
   /** Charges what is due today (also the `autopay.due` tick task). */
   runDue(now: number): Promise<void>;
@@ -164,8 +162,9 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       return { ...(list[0] ?? {}), autopays: list, held_invoices: await holdsOf(core, customer) };
     },
 
-    async isHeld(invoiceNumber) {
-      return (await heldOf(core, [invoiceNumber])).has(invoiceNumber);
+    async willPay(invoice) {
+      if (invoice.auto_debit === false || (await activeAgreements(core, invoice.customer_identifier)).length === 0) return false;
+      return !(await heldOf(core, [invoice.number])).has(invoice.number);
     },
 
     async revoke(input) {
@@ -267,8 +266,7 @@ async function reverseReturnedPayments(ctx: AutopayContext, port: ReceivablesPor
       for (const p of t?.payments ?? []) {
         const putBack = await port.reversePayment(p.identifier, status, e.exception_description);
         const cause = e.exception_type === 'chargeback' ? 'charged_back' : nsf ? 'returned_nsf' : 'returned';
-        const held = await holdInvoices(core, putBack.customer_identifier, putBack.invoices, cause, e.exception_transaction.token);
-        if (held.length) core.logger.warn({ transaction: e.exception_transaction.token, invoices: held, cause }, 'autopay will not charge these invoices again: their payment came back');
+        await holdInvoices(core, putBack.customer_identifier, putBack.invoices, cause, e.exception_transaction.token);
       }
     }
     after = page[page.length - 1]!.watermark;

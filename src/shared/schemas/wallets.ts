@@ -207,20 +207,17 @@ const autopayFields = {
 
 export const Autopay = component('Autopay', Type.Object(autopayFields));
 
+export const AutopayHoldCause = Type.Union(['refunded', 'voided', 'charged_back', 'returned', 'returned_nsf'].map((c) => Type.Literal(c)), {
+  description: 'Why its charged money came back: a refund or void of the sale, a chargeback, a bank return (returned_nsf: the third for missing funds).',
+});
+export const HeldInvoice = Type.Object({ invoice_number: Type.String(), cause: AutopayHoldCause, held_at: Type.String() });
+export type HeldInvoice = Static<typeof HeldInvoice>;
+
 export const AutopayRetrieveResponse = Type.Object({
   ...Object.fromEntries(Object.entries(autopayFields).map(([k, v]) => [k, Type.Optional(v)])),
   autopays: Type.Array(ref(Autopay), { description: "Every active agreement of the customer; the top-level fields repeat the newest one's." }),
   held_invoices: Type.Optional(
-    Type.Array(
-      Type.Object({
-        invoice_number: Type.String(),
-        cause: Type.Union(['refunded', 'voided', 'charged_back', 'returned', 'returned_nsf'].map((c) => Type.Literal(c)), {
-          description: 'Why its charged money came back: a refund or void of the sale, a chargeback, a bank return (returned_nsf: the third for missing funds).',
-        }),
-        held_at: Type.String(),
-      }),
-      { description: 'Invoices autopay no longer charges on its own because a charge of theirs came back. A new agreement releases them.' },
-    ),
+    Type.Array(HeldInvoice, { description: 'Invoices autopay no longer charges on its own because a charge of theirs came back. A new agreement releases them.' }),
   ),
 });
 
