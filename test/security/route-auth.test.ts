@@ -132,5 +132,12 @@ describe('the ecommerce API checks the shop credentials it is sent', () => {
     expect((await session(undefined)).status).toBe(401);
     expect((await session({ apiToken: 'TESTTOKEN0001', apiKey: 'test-key-0123456789abcdef' })).status).toBe(201);
   });
+
+  it('accepts a key that holds a digit run shaped like a card number: a secret is compared as sent, never masked', async () => {
+    // One random hex key in about 300 holds a Luhn-valid run like this one (4895281000000006).
+    const made = await h.t.engine.account.credentials.create({ name: 'shop with an unlucky key', key: 'ab4895281000000006cd0123456789ef' });
+    expect((await session({ apiToken: made.token, apiKey: made.key })).status).toBe(201);
+    expect((await session(undefined, basicAuth(made.token, made.key))).status).toBe(201);
+  });
 });
 

@@ -36,6 +36,13 @@ const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_acco
   // The ecommerce API's (/api/v2) camelCase names for the same.
   'accountNumber', 'routingNumber', 'cardVerificationValue', 'token']);
 
+/**
+ * Request fields that carry a secret the engine only hashes or compares: an API key (a random hex
+ * string holds a Luhn-valid digit run about once in 300), a password, a sign-in link's secret.
+ * Masked, it no longer matches what was issued, and that credential can never authenticate.
+ */
+const SECRET_FIELDS = new Set(['apiKey', 'apiToken', 'key', 'api_key', 'password', 'link']);
+
 /** Whether a field named `key` carries a card, account or routing number (or a PIN, CVV, token) on purpose. */
 export const carriesNumberOnPurpose = (key: string): boolean => NUMBER_FIELDS.has(key);
 
@@ -88,7 +95,7 @@ export function maskCardNumbersInFreeText<T>(body: T): T {
       const o = node as Record<string, unknown>;
       maskCardNumberKeys(o);
       for (const k of Object.keys(o)) {
-        if (NUMBER_FIELDS.has(k)) continue;
+        if (NUMBER_FIELDS.has(k) || SECRET_FIELDS.has(k)) continue;
         const v = o[k];
         if (typeof v === 'string') o[k] = redactPans(v);
         else if (typeof v === 'number') o[k] = maskedNumber(v);
