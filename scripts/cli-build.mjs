@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(root, 'out', 'cli');
 export const PROGRAMS = ['serve', 'admin', 'terminal-sim'];
-// The ecommerce SDK (client.js) and its hosted payment frame: browser bundles that serve sends.
+// The ecommerce SDK (client.js), its hosted payment frame and the click-to-pay page: browser bundles that serve sends.
 export const webDir = join(root, 'out', 'ecommerce');
-export const WEB_BUNDLES = ['client', 'frame'];
+export const WEB_BUNDLES = ['client', 'frame', 'pay'];
 // What each build was made from, so a start can tell in a few stats whether it is current.
 const inputsFile = join(outDir, 'inputs.json');
 

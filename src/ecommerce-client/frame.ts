@@ -1,7 +1,7 @@
-import { abaValid, cvvLengthFor, expiryPassed, luhnValid } from '../shared/payment-fields';
 import { CHANNEL, isEnvelope, type FrameMessage, type PaymentTypeName } from './protocol';
 import { allowedFontUrls, sanitizeStyles } from './styles';
-import { buildForms, type Method, type WalletChoices } from './frame-forms';
+import { buildForms, type WalletChoices } from './frame-forms';
+import { problems, tokenRequest } from './method-checks';
 
 /**
  * The hosted payment frame: the forms of the session's payment types, checked here (Luhn, expiry,
@@ -37,49 +37,6 @@ function walletChoices(w: SessionView['wallet']): WalletChoices | undefined {
 
 function post(message: FrameMessage): void {
   window.parent.postMessage({ ...message, channel: CHANNEL, session }, parentOrigin);
-}
-
-const digits = (v: string) => v.replace(/[\s-]/g, '');
-const today = () => {
-  const d = new Date();
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-01`;
-};
-
-/** Each field's problem, in the words the session gave it (errorLabel). */
-function problems(m: Method): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  const f = m.fields;
-  const value = (id: string) => f[id]?.input.value.trim() ?? '';
-  const bad = (id: string, why: string) => out.push([id, `${f[id]?.errorLabel ?? id} ${why}`]);
-  if (m.name === 'creditCard') {
-    const pan = digits(value('accountNo'));
-    if (!value('cardholderName')) bad('cardholderName', 'is required');
-    if (!/^[0-9]{12,19}$/.test(pan) || !luhnValid(pan)) bad('accountNo', 'is not a valid card number');
-    const month = Number(value('expMonth'));
-    const year = Number(value('expYear'));
-    if (!month || !year || expiryPassed(month, year, today())) bad('expMonth', 'has passed or is missing');
-    const cvvLength = cvvLengthFor(pan);
-    if (!new RegExp(`^[0-9]{${cvvLength}}$`).test(value('cvv'))) bad('cvv', `must be ${cvvLength} digits`);
-  } else if (m.name === 'ach') {
-    if (!value('accountHolder')) bad('accountHolder', 'is required');
-    if (!abaValid(digits(value('routingNo')))) bad('routingNo', 'is not a valid 9-digit routing number');
-    if (!/^[0-9]{4,17}$/.test(digits(value('achAccountNo')))) bad('achAccountNo', 'must be 4 to 17 digits');
-  } else if (m.name === 'giftCard') {
-    if (!/^[0-9]{6,19}$/.test(digits(value('gcAccountNo')))) bad('gcAccountNo', 'must be 6 to 19 digits');
-    if (value('pin') && !/^[0-9]{3,12}$/.test(value('pin'))) bad('pin', 'must be 3 to 12 digits');
-  }
-  return out;
-}
-
-function tokenRequest(m: Method): Record<string, unknown> {
-  const v = (id: string) => m.fields[id]?.input.value.trim() ?? '';
-  if (m.name === 'creditCard') {
-    return { type: 'creditCard', accountHolder: v('cardholderName'), accountNumber: digits(v('accountNo')), expirationMonth: Number(v('expMonth')), expirationYear: Number(v('expYear')), cardVerificationValue: v('cvv') };
-  }
-  if (m.name === 'ach') {
-    return { type: 'ach', accountHolder: v('accountHolder'), routingNumber: digits(v('routingNo')), accountNumber: digits(v('achAccountNo')), accountType: v('accountType') || 'checking', checkType: v('checkType') || 'personal' };
-  }
-  return { type: 'giftCard', accountNumber: digits(v('gcAccountNo')), ...(v('pin') ? { pin: v('pin') } : {}) };
 }
 
 /** The page's messages: its styles and fonts once, then submits. */

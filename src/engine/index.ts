@@ -26,6 +26,7 @@ import { createSettlementReporting, type SettlementReporting } from './settlemen
 import { createSandboxClock, loadOffset, OffsetClock, type SandboxClock } from './sandbox-clock';
 import { createOnboarding, type Onboarding } from './onboarding';
 import { createPayport, type Payport } from './payport';
+import { createPayLinks, type PayLinks } from './pay-links';
 import { createEcommerce, type Ecommerce } from './ecommerce';
 import { createWebhooks, type Webhooks } from './webhooks';
 import { createCollaboration, type Collaboration } from './collaboration';
@@ -108,6 +109,8 @@ export interface Engine {
   readonly onboarding: Onboarding;
   /** Fund sources, transactions by email (request/send money) and debit agreements. */
   readonly payport: Payport;
+  /** Click-to-pay: the page an invoice's pay_url opens, and its payments. */
+  readonly payLinks: PayLinks;
   /** Ecommerce payment sessions, their hosted frame's tokens, and sales on a session (/api/v2). */
   readonly ecommerce: Ecommerce;
   /** Webhook endpoints, the signing key and deliveries (spec: Events). */
@@ -191,6 +194,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const register = await createRegister({ core, account, orders, lanes, gateway, giftCards, keys, hubGift });
   const onboarding = createOnboarding({ core, account, vault });
   const payport = createPayport({ core, account, gateway, wallets });
+  const payLinks = createPayLinks({ core, account, receivables, gateway, wallets });
   const ecommerce = createEcommerce({ core, account, orders, wallets, giftCards, gateway });
   const deliver = options.deliver ?? true;
   const notifications = createNotifications({ core, account, keys, receivables, orders, autopay, deliver, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
@@ -240,6 +244,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     settlementReporting,
     onboarding,
     payport,
+    payLinks,
     ecommerce,
     webhooks,
     collaboration: createCollaboration({ core, account, receivables }),

@@ -18,6 +18,7 @@ import { staticDispatch, type RouteHandler } from './static-dispatch';
 import { lazyCompile, validationError } from './validation';
 import { allRoutes } from './routes';
 import { mountEcommerceAssets } from './ecommerce-assets';
+import { mountPayPage } from './pay-page';
 
 export interface AppOptions {
   engine: Engine;
@@ -236,6 +237,7 @@ export function createApp(options: AppOptions): Express {
 
   // client.js and the payment frame are built beside the screens (out/ecommerce beside out/renderer).
   mountEcommerceAssets(app, engine, options.uiDir ? join(dirname(options.uiDir), 'ecommerce') : undefined);
+  mountPayPage(app, engine);
 
   if (options.uiDir && existsSync(join(options.uiDir, 'index.html'))) {
     const uiDir = options.uiDir;

@@ -32,6 +32,8 @@ fieldset.saved { border: 0; padding: 0; margin: 0 0 10px; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 `;
 
+export { escape as escapeHtml };
+
 function framePage(session: string, parentOrigin: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -58,6 +60,7 @@ export function mountEcommerceAssets(app: Express, engine: Engine, dir: string |
   };
   app.get('/client.js', script('client.js', true));
   app.get('/ecommerce/frame.js', script('frame.js', false));
+  app.get('/ecommerce/pay.js', script('pay.js', false));
 
   app.get('/ecommerce/frame', async (req, res) => {
     const session = typeof req.query.session === 'string' ? req.query.session : '';

@@ -85,6 +85,6 @@ describe('npm run serve: configured names and public URL', () => {
   it('builds pay_url on --public-url, whatever Host the request named', async () => {
     const res = await call('POST', '/api/imports/invoice', { Host: 'till-1.shop.lan' }, JSON.stringify({ number: 'INV-SERVE-1', customer_identifier: 'C1', customer_name: 'Payer', amount: 700, echo: 'pay_urls' }));
     expect(res.status).toBe(201);
-    expect(res.json.pay_url).toMatch(/^https:\/\/pay\.shop\.example\/pay\/[A-Z0-9]+$/);
+    expect(res.json.pay_url).toMatch(/^https:\/\/pay\.shop\.example\/pay\/[0-9]+-[A-Z0-9]+$/);
   });
 });

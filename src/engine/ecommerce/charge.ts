@@ -7,6 +7,7 @@ import { avsResponse } from '../gateway/sandbox/checks';
 import { responseCodeFor } from '../gateway/reference-data';
 import { FUNDS, type FundDoc } from '../wallets/records';
 import { getRecord, putRecord } from '../records';
+import { perKeyQueue } from '../per-key-queue';
 import type { EcommercePayment, PaymentResponse } from '../../shared/schemas/ecommerce';
 import { SALE, TOKEN, accountTypeOf, type SessionData, type TokenData } from './sessions';
 import { avsRefusal, toDecimal, toMinor, type SaleData, type SalePayment } from './sales';
@@ -33,23 +34,6 @@ export async function loadSale(reader: Tx | EngineCore, s: SessionData, saleId: 
 }
 
 export const bad = (code: string, path: string, message: string) => fail.invalid(code, message, [{ field: path, message }]);
-
-/** Runs the work given under one key one after another (in this process: one per data folder). */
-function perKeyQueue() {
-  const queues = new Map<string, Promise<unknown>>();
-  return <T>(key: string, work: () => Promise<T>): Promise<T> => {
-    const run = (queues.get(key) ?? Promise.resolve()).then(work, work);
-    const done = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(key, done);
-    void done.then(() => {
-      if (queues.get(key) === done) queues.delete(key);
-    });
-    return run;
-  };
-}
 
 export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; gateway: Gateway }) {
   const { core, giftCards, gateway } = deps;

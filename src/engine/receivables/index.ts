@@ -21,9 +21,11 @@ import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePaym
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
+import { parsePayKey, payKey, sameSecret, type PayableInvoice } from './pay-key';
 import type { CustomerDoc, CustomerImportInput, DivisionData, DivisionImportInput, InvoiceDoc, InvoiceImportInput, PaymentAmountDoc, PaymentAmountRecord, PaymentCsvRow, PaymentDoc, PaymentImportInput } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
+export type { PayableInvoice } from './pay-key';
 export type { JsonParts, Page } from './exports';
 
 export type { CustomerImportInput, DivisionImportInput, InvoiceImportInput, PaymentCsvRow, PaymentImportInput } from './types';
@@ -73,6 +75,8 @@ export interface Receivables {
   importInvoices(inputs: InvoiceImportInput[]): Promise<number>;
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
   viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Static<typeof InvoiceView>>;
+  /** The invoice a click-to-pay link opens (its numeric id and pay token, see payKey), or undefined for any other key. */
+  payableInvoice(key: string): Promise<PayableInvoice | undefined>;
   /**
    * A page of the invoice export as JSON per record, as UTF-8 parts made of the stored
    * renderings (sent without parsing or re-serialising anything), and the day its statuses are
@@ -155,7 +159,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
   const isRecent = (doc: { data: { updated_ms?: number } }) => (doc.data.updated_ms ?? 0) >= core.clock.now() - RECENT_MS;
 
   const payUrls = (invoice: InvoiceDoc, customer: CustomerDoc) => {
-    const path = `/pay/${invoice.data.pay_token}`;
+    const path = `/pay/${payKey(invoice.iid, invoice.data.pay_token)}`;
     const urls: Record<string, string> = {};
     for (const c of customer.data.contacts) if (!c.disabled) urls[c.email] = `${path}?contact=${c.token}`;
     return { url: path, urls };
@@ -237,12 +241,11 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
     },
 
     async importInvoice(input) {
-      return run(async (s) => {
-        const r = await importInvoice(s, input);
-        const reply: InvoiceImportReply = { identifier: r.invoice.id, message: `1 invoice ${r.lineItems} line items` };
-        if (r.echoPayUrls && r.invoice.data.owing_cents > 0) reply.pay = payUrls(r.invoice, r.customer);
-        return reply;
-      });
+      const r = await run((s) => importInvoice(s, input));
+      const reply: InvoiceImportReply = { identifier: r.invoice.id, message: `1 invoice ${r.lineItems} line items` };
+      // After the unit: a new invoice's numeric id (part of its link) is given when it is written.
+      if (r.echoPayUrls && r.invoice.data.owing_cents > 0) reply.pay = payUrls(r.invoice, r.customer);
+      return reply;
     },
 
     async importInvoices(inputs) {
@@ -274,6 +277,31 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         await attach(s, invoice, file, primary);
         return { identifier: file.fileName, message: `1 attachment for invoice ${invoice.id}` };
       });
+    },
+
+    async payableInvoice(key) {
+      const parsed = parsePayKey(key);
+      if (!parsed) return undefined;
+      const row = await findInvoice(parsed.id);
+      if (!row) return undefined;
+      const doc = decodeInvoice(row);
+      if (String(doc.iid) !== parsed.id || !sameSecret(doc.data.pay_token, parsed.token)) return undefined;
+      const customer = await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.customer);
+      if (!customer) return undefined;
+      const d = doc.data;
+      return {
+        number: doc.id,
+        display_number: doc.display_number,
+        customer_identifier: customer.identifier,
+        customer_name: customer.data.name,
+        contacts: customer.data.contacts.filter((c) => !c.disabled).map((c) => ({ token: c.token, email: c.email })),
+        currency: d.currency,
+        date: d.date,
+        due_date: d.due_date ?? null,
+        amount_cents: d.amount_cents,
+        owing_cents: d.deleted ? 0 : d.owing_cents,
+        deleted: d.deleted,
+      };
     },
 
     async viewInvoice(numberOrId, options = {}) {

@@ -17,6 +17,7 @@ import { sandboxClockRoutes } from './sandbox-clock';
 import { settlementRoutes } from './settlement';
 import { onboardingRoutes } from './onboarding';
 import { payportRoutes } from './payport';
+import { payLinkRoutes } from './pay-links';
 import { allEcommerceRoutes } from './ecommerce';
 import { webhookRoutes } from './webhooks';
 import { collaborationRoutes } from './collaboration';
@@ -49,6 +50,7 @@ const domainRoutes: AnyRoute[] = [
   ...settlementRoutes,
   ...onboardingRoutes,
   ...payportRoutes,
+  ...payLinkRoutes,
   ...allEcommerceRoutes,
   ...webhookRoutes,
   ...collaborationRoutes,

@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { op, startGateway, VISA, VISA_DECLINE, type Harness } from '../helpers/gateway';
+
+/**
+ * Click-to-pay over real HTTP: the pay_url an invoice import answers opens a page, the page's
+ * operations pay that invoice's balance and nothing else, a retried press never charges twice, a
+ * refund puts the invoice back owing, card testing on a link is stopped, and no number rests.
+ */
+let h: Harness;
+afterEach(async () => {
+  await h.close();
+});
+
+type Outcome = { status: string; transaction: string; attempts_left: number; payment_method: string; amount_cents: number; message: string };
+type Payment = { payment_transaction_token: string; payment_amount: string; payment_method: string; status: string; payment_source: string };
+const cardPay = (amount: number, attempt: string, number = VISA) => ({ type: 'creditCard', amount_cents: amount, name: 'Ann Payer', card_number: number, expiry_month: 12, expiry_year: 2031, cvv: '123', attempt });
+
+async function invoiceWithLink(number: string, amount: number): Promise<string> {
+  await h.api.post('/api/imports/customer', { identifier: 'PAYER1', name: 'Acme Hardware', contacts: [{ email: 'ap@acme.test', first_name: 'Ann' }] });
+  const r = await h.api.post<{ pay_url: string; pay_urls: Record<string, string> }>('/api/imports/invoice', { number, customer_identifier: 'PAYER1', amount, date: '2026-03-01', due_date: '2026-03-31', echo: 'pay_urls' });
+  expect(r.status).toBe(201);
+  expect(r.body.pay_urls['ap@acme.test']).toContain(`${r.body.pay_url}?contact=`);
+  return new URL(r.body.pay_url).pathname.replace('/pay/', '');
+}
+
+const payments = async () => (await h.api.get<{ payments: Payment[] }>('/api/exports/payments?list=true')).body.payments;
+const owing = async (n: string) => (await h.api.get<{ owing_cents: number }>(`/api/exports/invoice/${n}`)).body.owing_cents;
+const pay = (key: string, body: unknown) => h.api.post<Outcome & { code?: string }>(`/api/pay/${key}/payments`, body, null);
+
+describe('click-to-pay links', () => {
+  it('opens the invoice from its pay_url and pays its balance once, by card', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-05T15:00:00Z');
+    const key = await invoiceWithLink('PL-1', 123_456);
+
+    const page = await fetch(`${h.api.url}/pay/${key}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/ecommerce/pay.js');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+
+    const view = await h.api.get<{ invoice: { number: string; owing_cents: number; status: string; currency: string }; customer: { name: string }; methods: string[] }>(`/api/pay/${key}`, null);
+    expect(view.status).toBe(200);
+    expect(view.body.invoice).toMatchObject({ number: 'PL-1', owing_cents: 123_456, status: 'owing', currency: 'USD' });
+    expect(view.body.customer.name).toBe('Acme Hardware');
+    expect(view.body.methods).toEqual(['creditCard', 'ach']);
+
+    // The right id with a wrong token is answered as a key that names nothing.
+    const [id] = key.split('-');
+    const forged = await h.api.get<{ code: string }>(`/api/pay/${id}-AAAAAAAAAAAAAAAA`, null);
+    expect(forged.status).toBe(404);
+    expect(forged.body.code).toBe('pay_link_not_found');
+    expect((await fetch(`${h.api.url}/pay/${id}-AAAAAAAAAAAAAAAA`)).status).toBe(404);
+
+    // A balance other than the one shown is refused before anything is charged.
+    const stale = await pay(key, cardPay(100, 'attempt-stale'));
+    expect([stale.status, stale.body.code]).toEqual([409, 'amount_changed']);
+
+    const declined = await pay(key, cardPay(123_456, 'attempt-1', VISA_DECLINE));
+    expect(declined.status).toBe(200);
+    expect(declined.body).toMatchObject({ status: 'declined', attempts_left: 4 });
+    expect(await owing('PL-1')).toBe(123_456);
+
+    const paid = await pay(key, cardPay(123_456, 'attempt-2'));
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'approved', amount_cents: 123_456, payment_method: 'Visa **0006' });
+    expect(await owing('PL-1')).toBe(0);
+
+    // The page lost the answer and sent the same press again: the same sale, no second payment.
+    const again = await pay(key, cardPay(123_456, 'attempt-2'));
+    expect(again.body.transaction).toBe(paid.body.transaction);
+    const once = await payments();
+    expect(once).toHaveLength(1);
+    expect(once[0]).toMatchObject({ payment_transaction_token: paid.body.transaction, payment_amount: '1234.56', payment_method: 'Visa **0006', status: 'PAID', payment_source: 'ARC' });
+
+    // A new press on a paid invoice charges nothing.
+    const more = await pay(key, cardPay(123_456, 'attempt-3'));
+    expect([more.status, more.body.code]).toEqual([409, 'invoice_not_owing']);
+    expect((await h.api.get<{ invoice: { status: string } }>(`/api/pay/${key}`, null)).body.invoice.status).toBe('paid');
+    expect(await payments()).toHaveLength(1);
+
+    // The merchant refunds part of it: the invoice is owed again by that much, and the link takes it.
+    expect((await op(h.api, 'refund', { amount_cents: 23_456, transaction: paid.body.transaction })).body.success).toBe(true);
+    await h.t.engine.tick();
+    expect(await owing('PL-1')).toBe(23_456);
+    const view2 = await h.api.get<{ invoice: { owing_cents: number; status: string } }>(`/api/pay/${key}`, null);
+    expect(view2.body.invoice).toMatchObject({ owing_cents: 23_456, status: 'owing' });
+  });
+
+  it('pays a USD invoice by bank account, in progress until the debit settles', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-05T15:00:00Z');
+    const key = await invoiceWithLink('PL-ACH', 50_000);
+    const r = await pay(key, { type: 'ach', amount_cents: 50_000, name: 'Acme Hardware', routing_number: '122105278', account_number: '0000000016', account_type: 'checking', check_type: 'business', attempt: 'attempt-ach' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'in_progress', payment_method: 'Bank account **0016' });
+    expect(await owing('PL-ACH')).toBe(0);
+    expect((await payments())[0]).toMatchObject({ status: 'IN PROGRESS' });
+  });
+
+  it('pauses a link after five refused payments, and takes payments again a day after the first', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    h.t.clock.set('2026-03-05T15:00:00Z');
+    const key = await invoiceWithLink('PL-TEST', 1_000);
+    for (let i = 1; i <= 5; i++) {
+      h.t.clock.set(`2026-03-05T15:0${i}:00Z`);
+      // Declines at the processor and numbers the rules refuse count alike.
+      const r = await pay(key, cardPay(1_000, `probe-0${i}`, i % 2 ? VISA_DECLINE : '4111111111111112'));
+      if (i % 2) expect(r.body).toMatchObject({ status: 'declined', attempts_left: 5 - i });
+      else expect(r.status).toBe(412);
+    }
+    const paused = await pay(key, cardPay(1_000, 'probe-06'));
+    expect([paused.status, paused.body.code]).toEqual([409, 'pay_link_paused']);
+    expect((await h.api.get<{ locked_until: string }>(`/api/pay/${key}`, null)).body.locked_until).toBe('2026-03-06T15:01:00.000Z');
+    expect(await owing('PL-TEST')).toBe(1_000);
+
+    h.t.clock.set('2026-03-06T15:01:30Z');
+    const later = await pay(key, cardPay(1_000, 'probe-07'));
+    expect(later.body.status).toBe('approved');
+    expect(await owing('PL-TEST')).toBe(0);
+  });
+
+  it('keeps no card or account number in the data folder', async () => {
+    h = await startGateway({ timezone: 'UTC', keep: true });
+    h.t.clock.set('2026-03-05T15:00:00Z');
+    const key = await invoiceWithLink('PL-PAN', 2_000);
+    await pay(key, cardPay(2_000, 'attempt-pan-1', VISA_DECLINE));
+    await pay(key, cardPay(2_000, 'attempt-pan-2', '4111111111111112'));
+    expect((await pay(key, cardPay(2_000, 'attempt-pan-3'))).body.status).toBe('approved');
+    const text: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(d, e.name));
+        else text.push(readFileSync(join(d, e.name)).toString('latin1'));
+      }
+    };
+    walk(h.t.dir);
+    const all = text.join('\n');
+    for (const pan of [VISA, VISA_DECLINE, '4111111111111112']) expect(all).not.toContain(pan);
+    expect(all).toContain('0006');
+  });
+});
