@@ -60,6 +60,7 @@ function paymentRequest(m: Method, owing: number, attempt: string): PayLinkPayme
 
 function receipt(view: PayLinkView, outcome: PayLinkOutcome): void {
   $('payment').hidden = true;
+  $('sandbox').hidden = true;
   const box = $('receipt');
   box.hidden = false;
   $('receiptTitle').textContent = outcome.status === 'in_progress' ? 'Payment accepted' : 'Payment approved';

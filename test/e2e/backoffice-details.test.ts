@@ -211,6 +211,11 @@ for (const { locale, p } of LOCALES) {
       await frame.waitFor();
       expect(await frame.getAttribute('src')).toMatch(/^blob:/);
       expect(spaces(await page().getByLabel('Owing').innerText())).toBe(owing);
+      // The customer's payment link, to copy into a message: it opens the click-to-pay page of this invoice.
+      const payLink = await page().getByRole('link', { name: 'payment link' }).getAttribute('href');
+      expect(payLink).toMatch(/\/pay\/[0-9]+-[A-Z0-9]+$/);
+      const opened = await page().request.get(`${payLink}`);
+      expect(opened.status()).toBe(200);
       // A reminder: the engine's counts, in words.
       await page().getByRole('button', { name: 'Send a reminder' }).click();
       await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');

@@ -91,7 +91,7 @@ export const InvoiceImport = component(
 export const InvoiceImportResult = Type.Object({
   identifier: Type.String(),
   message: Type.String({ description: 'e.g. "1 invoice 2 line items".' }),
-  pay_url: Type.Optional(Type.String({ description: 'With echo=pay_urls, for an invoice in an owing position.' })),
+  pay_url: Type.Optional(Type.String({ description: 'With echo=pay_urls, for an invoice in an owing position: the click-to-pay page of the invoice (tag Click to pay).' })),
   pay_urls: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Click-to-pay URL per contact email.' })),
 });
 

@@ -139,6 +139,23 @@ function InvoiceDetail({ number }: { number: string }) {
   return <InvoicePage data={data} />;
 }
 
+/** The click-to-pay link the customer pays this invoice with (the page it opens is public: the link is its key). */
+function PayLink({ url }: { url: string }) {
+  const [said, setSaid] = useState('');
+  const copy = () => {
+    navigator.clipboard.writeText(url).then(
+      () => setSaid('Link copied'),
+      () => setSaid('Copy did not work: select the link and copy it'),
+    );
+  };
+  return (
+    <p className="muted">
+      Customer's <a href={url} target="_blank" rel="noreferrer">payment link</a>{' '}
+      <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
+    </p>
+  );
+}
+
 function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
   const go = useRoute((s) => s.go);
   const session = useUser((s) => s.session);
@@ -170,6 +187,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
           <h2>Amount</h2>
           <p className="big-figure"><Money cents={data.amount_cents} currency={cur} /></p>
           <p>Owing <strong aria-label="Owing"><Money cents={data.owing_cents} currency={cur} /></strong></p>
+          {data.owing_cents > 0 && data.pay_url && <PayLink url={data.pay_url} />}
         </div>
         <div className="card">
           <h2>Customer</h2>
