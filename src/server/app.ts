@@ -203,6 +203,7 @@ export function createApp(options: AppOptions): Express {
   const configured = options.publicUrl;
   const publicUrl = () => (typeof configured === 'function' ? configured() : (configured ?? '')).replace(/\/+$/, '');
   engine.webhooks.setPublicUrl(publicUrl);
+  engine.notifications.setPublicUrl(publicUrl);
   const checkHost = hostChecker(options.hostNames ?? []);
   app.use((req, res, next) => {
     try {

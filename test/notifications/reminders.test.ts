@@ -84,6 +84,14 @@ describe('reminders', () => {
     const stored = mails.find((m) => m.raw.includes(`Subject: Reminder: invoice ${withStored} `))!;
     expect(attachmentOf(stored.raw, 'stored-invoice.pdf')?.equals(Buffer.from(PDF, 'base64'))).toBe(true);
     expect(mails[0]!.from).toBe('ar@store.test');
+    // Each contact's own click-to-pay link, and it opens the invoice's payment page.
+    const to = rendered.to[0]!;
+    const body = rendered.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const link = /Pay it online: (\S+)/.exec(body)?.[1];
+    const { pay_urls: urls } = (await h.api.get<{ pay_urls: Record<string, string> }>(`/api/exports/invoice/${sent}`)).body;
+    expect(link).toBe(urls[to]);
+    expect(link).toMatch(new RegExp(`^${h.api.url}/pay/[0-9]+-[A-Z0-9]+\\?contact=`));
+    expect((await fetch(link!)).status).toBe(200);
   });
 
   it('an invitation is emailed; not when the customer suppresses notifications', async () => {

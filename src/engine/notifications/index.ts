@@ -38,11 +38,13 @@ export interface Notifications {
   removeRelay(): Promise<void>;
   outbox(page: { before?: number; limit: number }): Promise<{ messages: Array<MessageData & { watermark: number }>; next_before: number | null }>;
   /** Resolves once no message is due (tests). */
+  /** The server's public base URL, for the click-to-pay links reminders carry (none until it is said). */
+  setPublicUrl(url: () => string): void;
   drain(): Promise<void>;
   close(): void;
 }
 
-type InvoiceLike = InvoiceForPdf & { auto_debit?: boolean; plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string };
+type InvoiceLike = InvoiceForPdf & { auto_debit?: boolean; plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string; pay_urls?: Record<string, string> };
 
 const ROLES_REFUSED = new Set(['disabled', 'read_only', 'read-only', 'readonly']);
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -79,13 +81,20 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
   core.onTick('mail', async () => sender.pump());
   sender.pump();
 
-  const reminderText = (inv: InvoiceLike): NewMessage => {
+  let publicUrl = () => '';
+  /** The contact's own click-to-pay link (the invoice's, for an address that is no contact), once the server said its public URL. */
+  const payLine = (inv: InvoiceLike, email: string) => {
+    const path = inv.pay_urls?.[email] ?? inv.pay_url;
+    const base = publicUrl();
+    return path && base ? `\n\nPay it online: ${base}${path}` : '';
+  };
+  const reminderText = (inv: InvoiceLike, email: string): NewMessage => {
     const owing = formatMoney(inv.owing_cents, inv.currency.toUpperCase());
     return {
       purpose: 'reminder',
-      to: '',
+      to: email,
       subject: `Reminder: invoice ${inv.number} from ${supplier()}, ${owing} owing`,
-      text: `This is a reminder that invoice ${inv.number} has ${owing} owing${inv.due_date ? `, due ${inv.due_date}` : ''}.\n\n${supplier()}`,
+      text: `This is a reminder that invoice ${inv.number} has ${owing} owing${inv.due_date ? `, due ${inv.due_date}` : ''}.${payLine(inv, email)}\n\n${supplier()}`,
       attach_invoice: null,
     };
   };
@@ -114,7 +123,7 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     if (recipients.length === 0) return void (counts.not_invited += 1);
     counts.sent += 1;
     const attach = customer?.data.pdf_attachment_opt_in ? inv.number : null;
-    for (const c of recipients) out.push({ ...reminderText(inv), to: c.email, attach_invoice: attach });
+    for (const c of recipients) out.push({ ...reminderText(inv, c.email), attach_invoice: attach });
   };
 
   return {
@@ -161,6 +170,9 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       const messages = rows.map((r) => ({ ...r.data, watermark: r.watermark }));
       return { messages, next_before: messages.length === page.limit ? messages.at(-1)!.watermark : null };
     },
+    setPublicUrl(url) {
+      publicUrl = url;
+    },
     drain: () => sender.drain(),
     close: () => sender.close(),
   };
@@ -186,7 +198,7 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       if (!inv) throw fail.notFound('record_not_found', 'Record not found');
       const customer = await findCustomer(inv.customer_identifier);
       if (customer) await contactFor(customer, input, false);
-      return [{ ...reminderText(inv), to: input.email, attach_invoice: customer?.data.pdf_attachment_opt_in ? inv.number : null }];
+      return [{ ...reminderText(inv, input.email), attach_invoice: customer?.data.pdf_attachment_opt_in ? inv.number : null }];
     }
     if (input.object_type === 'order') {
       if (!input.object_identifier) throw fail.invalid('object_identifier_required', 'object_identifier is required for an order', [{ field: 'object_identifier', message: 'required' }]);

@@ -39,7 +39,7 @@ export function rememberAttempt(core: EngineCore, invoice: string, attempt: stri
     const outcomes = [...(before?.outcomes ?? []), ...(outcome ? [{ attempt, outcome }] : [])].slice(-KEPT_OUTCOMES);
     await putRecord(tx, ATTEMPTS, invoice, { refused, outcomes }, {
       type: refusedNow ? 'pay_link.refused' : 'pay_link.paid',
-      entity: 'invoice',
+      entity: 'pay_link',
       key: invoice,
       data: outcome ? { status: outcome.status, amount_cents: outcome.amount_cents, transaction: outcome.transaction } : { status: 'refused' },
     });
