@@ -49,11 +49,34 @@ function attemptId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-function paymentRequest(m: Method, owing: number, attempt: string): PayLinkPaymentRequest {
+/** The billing postal code (the processor's AVS check), after the card's fields: the frame has none. */
+function postalField(): HTMLInputElement | null {
+  const section = document.getElementById('creditCardForm');
+  if (!section) return null;
+  const wrap = document.createElement('div');
+  wrap.className = 'field';
+  const label = document.createElement('label');
+  label.htmlFor = 'postalCode';
+  label.textContent = 'Billing Postal Code';
+  const input = document.createElement('input');
+  input.id = 'postalCode';
+  input.autocomplete = 'postal-code';
+  input.maxLength = 10;
+  const error = document.createElement('span');
+  error.id = 'postalCode-error';
+  error.className = 'error';
+  error.setAttribute('aria-live', 'polite');
+  input.setAttribute('aria-describedby', error.id);
+  wrap.append(label, input, error);
+  section.appendChild(wrap);
+  return input;
+}
+
+function paymentRequest(m: Method, owing: number, attempt: string, postal: string): PayLinkPaymentRequest {
   const t = tokenRequest(m) as Record<string, string | number | undefined>;
   const common = { amount_cents: owing, attempt, name: String(t.accountHolder ?? '') };
   if (m.name === 'creditCard') {
-    return { ...common, type: 'creditCard', card_number: digits(String(t.accountNumber ?? '')), expiry_month: Number(t.expirationMonth), expiry_year: Number(t.expirationYear), cvv: String(t.cardVerificationValue ?? '') };
+    return { ...common, type: 'creditCard', card_number: digits(String(t.accountNumber ?? '')), expiry_month: Number(t.expirationMonth), expiry_year: Number(t.expirationYear), cvv: String(t.cardVerificationValue ?? ''), postal_code: postal };
   }
   return { ...common, type: 'ach', routing_number: String(t.routingNumber ?? ''), account_number: String(t.accountNumber ?? ''), account_type: t.accountType === 'savings' ? 'savings' : 'checking', check_type: t.checkType === 'business' ? 'business' : 'personal' };
 }
@@ -80,6 +103,7 @@ function receipt(view: PayLinkView, outcome: PayLinkOutcome): void {
 /** The page once nothing can be paid here: the reason, and no form. */
 function closed(text: string): void {
   $('payment').hidden = true;
+  $('sandbox').hidden = true;
   $('notice').textContent = text;
   $('notice').hidden = false;
 }
@@ -90,6 +114,7 @@ async function start(): Promise<void> {
   const view = (await res.json().catch(() => ({}))) as PayLinkView & { error?: string };
   if (!res.ok) {
     $('merchant').textContent = 'Payment link';
+    $('details').hidden = true;
     closed(view.error ?? 'This payment link cannot be used now.');
     return;
   }
@@ -106,6 +131,7 @@ async function start(): Promise<void> {
   const labels: Record<string, string> = { creditCard: 'Card', ach: 'Bank account (ACH)' };
   const form = $('paymentForm') as HTMLFormElement;
   const ui = buildForms(form, view.methods.map((name) => ({ name, label: labels[name] ?? name })));
+  const postal = postalField();
   const button = document.createElement('button');
   button.type = 'submit';
   button.id = 'payButton';
@@ -123,15 +149,24 @@ async function start(): Promise<void> {
       ui.clearErrors();
       formError.textContent = '';
       const found = problems(m);
+      if (m.name === 'creditCard' && postal && !postal.value.trim()) found.push(['postalCode', 'Billing postal code is required']);
       if (found.length > 0) {
-        for (const [id, message] of found) ui.showError(id, message);
+        for (const [id, message] of found) {
+          if (id !== 'postalCode') ui.showError(id, message);
+          else {
+            $('postalCode-error').textContent = message;
+            postal?.setAttribute('aria-invalid', 'true');
+          }
+        }
         return;
       }
+      postal?.removeAttribute('aria-invalid');
+      $('postalCode-error').textContent = '';
       button.disabled = true;
       button.setAttribute('aria-busy', 'true');
       ui.status('Paying…');
       try {
-        const r = await fetch(`${api}/payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(paymentRequest(m, inv.owing_cents, attempt)) });
+        const r = await fetch(`${api}/payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(paymentRequest(m, inv.owing_cents, attempt, postal?.value.trim() ?? '')) });
         const answer = (await r.json().catch(() => ({}))) as PayLinkOutcome & { error?: string; code?: string; details?: Array<{ field?: string; message?: string }> };
         ui.status('');
         if (r.ok && answer.status !== 'declined') {
@@ -144,7 +179,7 @@ async function start(): Promise<void> {
         if (r.ok) {
           ui.clearSecrets();
           formError.textContent = `${answer.message} ${answer.attempts_left > 0 ? `${answer.attempts_left} more ${answer.attempts_left === 1 ? 'try' : 'tries'} on this link today.` : ''}`.trim();
-          if (answer.attempts_left === 0) closed(answer.message);
+          if (answer.attempts_left === 0) closed(`${answer.message} Too many payments were refused on this link: it takes no more for a day. Contact ${view.merchant} to pay another way.`);
           return;
         }
         if (r.status === 409) {

@@ -12,6 +12,7 @@ import { escapeHtml } from './ecommerce-assets';
 const PAGE_CSS = `
 :root { font-family: system-ui, sans-serif; color: #1a1a1a; background: #f4f5f7; }
 body { margin: 0; }
+[hidden] { display: none !important; }
 main { max-width: 34rem; margin: 2rem auto; background: #fff; padding: 1.5rem; border-radius: 8px; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
 h1 { font-size: 1.3rem; margin: 0 0 1rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0 0 1.25rem; }

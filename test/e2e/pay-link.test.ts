@@ -42,6 +42,7 @@ async function fillCard(page: Page, pan: string) {
   await page.locator('#expMonth').selectOption('12');
   await page.locator('#expYear').selectOption(String(new Date().getFullYear() + 3));
   await page.getByLabel('Security Code').fill('123');
+  await page.getByLabel('Billing Postal Code').fill('K1C 2N6');
 }
 
 const CASES = [
@@ -108,6 +109,10 @@ describe('the click-to-pay page', { timeout: 120_000 }, () => {
       const res = await page.goto(`${api.url}/pay/99999-ABCDEFGHJKLMNPQR`);
       expect(res?.status()).toBe(404);
       await expect.poll(() => page.locator('#notice').innerText(), { timeout: 20_000 }).toContain('not valid');
+      // A key of another shape reads the same: no pattern, no "Loading".
+      expect((await page.goto(`${api.url}/pay/abc`))?.status()).toBe(404);
+      await expect.poll(() => page.locator('#notice').innerText(), { timeout: 20_000 }).toBe('This payment link is not valid. Ask the sender for a new one.');
+      expect(await page.locator('#details').isHidden()).toBe(true);
     } finally {
       await context.close();
     }

@@ -15,7 +15,9 @@ afterEach(async () => {
 
 type Outcome = { status: string; transaction: string; attempts_left: number; payment_method: string; amount_cents: number; message: string };
 type Payment = { payment_transaction_token: string; payment_amount: string; payment_method: string; status: string; payment_source: string };
-const cardPay = (amount: number, attempt: string, number = VISA) => ({ type: 'creditCard', amount_cents: amount, name: 'Ann Payer', card_number: number, expiry_month: 12, expiry_year: 2031, cvv: '123', attempt });
+const cardPay = (amount: number, attempt: string, number = VISA, expiry_year = 2031) => ({ type: 'creditCard', amount_cents: amount, name: 'Ann Payer', card_number: number, expiry_month: 12, expiry_year, cvv: '123', postal_code: 'K1C2N6', attempt });
+type Tx = { wallet: string | null; credit_card: string | null; bank_account: string | null; sec_code: string | null; cvv_response: string | null };
+const transaction = async (token: string) => (await h.api.get<Tx>(`/api/exports/transaction/${token}`)).body;
 
 async function invoiceWithLink(number: string, amount: number): Promise<string> {
   await h.api.post('/api/imports/customer', { identifier: 'PAYER1', name: 'Acme Hardware', contacts: [{ email: 'ap@acme.test', first_name: 'Ann' }] });
@@ -63,11 +65,23 @@ describe('click-to-pay links', () => {
     expect(declined.status).toBe(200);
     expect(declined.body).toMatchObject({ status: 'declined', attempts_left: 4 });
     expect(await owing('PL-1')).toBe(123_456);
+    // The processor approves a security code the issuer says does not match (the sandbox's 345): the sale is voided, the payer declined.
+    const wrongCode = await pay(key, { ...cardPay(123_456, 'attempt-cvv'), cvv: '345' });
+    expect(wrongCode.body).toMatchObject({ status: 'declined', attempts_left: 3 });
+    expect(wrongCode.body.message).toContain('security code');
+    expect(await owing('PL-1')).toBe(123_456);
+    expect((await h.api.get<{ state: string }>(`/api/exports/transaction/${wrongCode.body.transaction}`)).body.state).toBe('cancelled');
 
     const paid = await pay(key, cardPay(123_456, 'attempt-2'));
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ status: 'approved', amount_cents: 123_456, payment_method: 'Visa **0006' });
     expect(await owing('PL-1')).toBe(0);
+    // The gateway checked the security code, and the card is not kept for anyone to charge again.
+    const sale = await transaction(paid.body.transaction);
+    expect(sale.cvv_response).toBe('P');
+    expect(sale.credit_card).toBeTruthy();
+    const reuse = await h.api.post<{ success: boolean }>('/api/gateway/v1/orders/sale', { amount_cents: 777, currency: 'usd', fund_token: sale.credit_card });
+    expect(reuse.body.success).toBe(false);
 
     // The page lost the answer and sent the same press again: the same sale, no second payment.
     const again = await pay(key, cardPay(123_456, 'attempt-2'));
@@ -99,6 +113,12 @@ describe('click-to-pay links', () => {
     expect(r.body).toMatchObject({ status: 'in_progress', payment_method: 'Bank account **0016' });
     expect(await owing('PL-ACH')).toBe(0);
     expect((await payments())[0]).toMatchObject({ status: 'IN PROGRESS' });
+    // Authorized on a web page: a WEB entry, and the account is not kept either.
+    const debit = await transaction(r.body.transaction);
+    expect(debit.sec_code).toBe('WEB');
+    expect(debit.bank_account).toBeTruthy();
+    const reuse = await h.api.post<{ success: boolean }>('/api/gateway/v1/orders/sale', { amount_cents: 555, currency: 'usd', fund_token: debit.bank_account });
+    expect(reuse.body.success).toBe(false);
   });
 
   it('pauses a link after five refused payments, and takes payments again a day after the first', async () => {
@@ -107,10 +127,10 @@ describe('click-to-pay links', () => {
     const key = await invoiceWithLink('PL-TEST', 1_000);
     for (let i = 1; i <= 5; i++) {
       h.t.clock.set(`2026-03-05T15:0${i}:00Z`);
-      // Declines at the processor and numbers the rules refuse count alike.
-      const r = await pay(key, cardPay(1_000, `probe-0${i}`, i % 2 ? VISA_DECLINE : '4111111111111112'));
-      if (i % 2) expect(r.body).toMatchObject({ status: 'declined', attempts_left: 5 - i });
-      else expect(r.status).toBe(412);
+      // Declines (a made-up number too) and cards the gateway refuses outright (a past expiry) count alike.
+      const r = await pay(key, i === 4 ? cardPay(1_000, 'probe-04', VISA, 2020) : cardPay(1_000, `probe-0${i}`, i % 2 ? VISA_DECLINE : '4111111111111112'));
+      if (i === 4) expect([r.status, r.body.code]).toEqual([412, 'payment_method_refused']);
+      else expect(r.body).toMatchObject({ status: 'declined', attempts_left: 5 - i });
     }
     const paused = await pay(key, cardPay(1_000, 'probe-06'));
     expect([paused.status, paused.body.code]).toEqual([409, 'pay_link_paused']);

@@ -8,7 +8,7 @@ import type { PayableInvoice, Receivables } from '../receivables';
 import type { Wallets } from '../wallets';
 import type { PayLinkOutcome, PayLinkPaymentRequest, PayLinkView } from '../../shared/schemas/pay-links';
 import { linkAttempts, rememberAttempt } from './attempts';
-import { methodText, methodsFor, vaultPayerMethod } from './payer-method';
+import { methodText, methodsFor, payerMethod } from './payer-method';
 
 export { MAX_REFUSED, REFUSED_WINDOW_MS } from './attempts';
 
@@ -40,13 +40,9 @@ async function requireInvoice(deps: PayLinkDeps, key: string): Promise<PayableIn
   return inv;
 }
 
-/** The gateway's sale for the whole balance, with the payer's method vaulted for it. */
+/** The gateway's sale for the whole balance, the payer's card or account sent with it as new. */
 async function sell(deps: PayLinkDeps, inv: PayableInvoice, r: PayLinkPaymentRequest) {
-  const method = await vaultPayerMethod(deps.core, deps.wallets, r, inv.currency).catch(async (err: unknown) => {
-    // A card or account the rules refuse counts as a refused payment: so do a tester's made-up numbers.
-    if (isEngineError(err) && err.kind === 'precondition') await rememberAttempt(deps.core, inv.number, r.attempt, null, true);
-    throw err;
-  });
+  const method = payerMethod(r, inv.currency);
   const result = await deps.gateway
     .transact(
       'sale',
@@ -61,12 +57,25 @@ async function sell(deps: PayLinkDeps, inv: PayableInvoice, r: PayLinkPaymentReq
       },
       'pay_link',
     )
-    .catch((err: unknown) => {
-      // The gateway's refusal of what was typed (its reference shape names a code only): said in words here.
-      if (isEngineError(err) && err.kind === 'gateway') throw fail.precondition(err.code, err.message);
-      throw err;
+    .catch(async (err: unknown) => {
+      if (!isEngineError(err) || err.kind !== 'gateway') throw err;
+      // Refused before the processor (a past expiry, a malformed code): a refusal all the same, as a
+      // tester's made-up numbers are; said in words (the gateway's reference shape names a code only).
+      await rememberAttempt(deps.core, inv.number, r.attempt, null, true);
+      // Some of the gateway's codes are the reference's sentences: the page gets a code it can read as one.
+      throw fail.precondition(/^[a-z0-9_]+$/.test(err.code) ? err.code : 'payment_method_refused', err.message);
     });
-  return { approved: result.approved, tx: result.body.transactions[0]! };
+  const tx = result.body.transactions[0]!;
+  const fund = tx.credit_card ?? tx.bank_account;
+  // Single use: the sale keeps its card facts for refunds and reports, nobody can charge the card again.
+  if (result.approved && tx.wallet && fund) await deps.wallets.removeMethod(tx.wallet, fund);
+  // A security code the issuer says does not match: whoever typed it may not hold the card. The
+  // processor approved, so the sale is voided (same day: nothing settles) and the payer is declined.
+  if (result.approved && tx.cvv_response === 'N') {
+    await deps.gateway.transact('void', { transaction: tx.token }, 'pay_link');
+    return { approved: false, tx, fund, why: 'the security code does not match the card' };
+  }
+  return { approved: result.approved, tx, fund, why: tx.gateway_error_message || tx.gateway_response.message || 'declined' };
 }
 
 /** An approved sale as the invoice's payment, recorded once by its transaction token (a retried attempt after a stop records it then). */
@@ -110,13 +119,12 @@ async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest):
     currency: inv.currency.toUpperCase(),
     transaction: t.tx.token,
     authorization_code: t.tx.gateway_authorization_code,
-    payment_method: await methodText(core, t.tx.credit_card ?? t.tx.bank_account, r.type),
+    payment_method: await methodText(core, t.fund, r.type, (r.type === 'creditCard' ? r.card_number : r.account_number)?.replace(/\D/g, '').slice(-4) ?? null),
     attempts_left: 0,
   };
   let outcome: PayLinkOutcome;
   if (!t.approved) {
-    const why = t.tx.gateway_error_message || t.tx.gateway_response.message || 'declined';
-    outcome = { ...base, status: 'declined', message: `The payment was declined (${why}). Check what you typed, or pay with another card or account.` };
+    outcome = { ...base, status: 'declined', message: `The payment was declined (${t.why}). Check what you typed, or pay with another card or account.` };
   } else {
     const inProgress = t.tx.state === 'in_progress';
     await recordPaid(deps, inv, t.tx, base.payment_method, inProgress);

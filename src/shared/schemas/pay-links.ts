@@ -5,7 +5,8 @@ import { component } from './components';
  * Click-to-pay: the page a pay_url opens (GET /pay/{key}) and the two public operations behind it.
  * One definition for the OpenAPI document, the request validator and the page's script.
  */
-export const PayLinkKey = Type.Object({ key: Type.String({ pattern: '^[0-9]{1,15}-[A-Za-z0-9]{8,64}$', description: "The link's key: the last part of pay_url." }) });
+// No pattern: a malformed key is the same 404 as any key that names no invoice.
+export const PayLinkKey = Type.Object({ key: Type.String({ maxLength: 100, description: "The link's key: the last part of pay_url ({invoice id}-{token})." }) });
 
 export const PayLinkMethod = Type.Union([Type.Literal('creditCard'), Type.Literal('ach')]);
 export type PayLinkMethod = Static<typeof PayLinkMethod>;
@@ -42,6 +43,7 @@ export const PayLinkPaymentRequest = component(
       expiry_month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })),
       expiry_year: Type.Optional(Type.Integer({ minimum: 2000, maximum: 2100 })),
       cvv: Type.Optional(Type.String({ maxLength: 4 })),
+      postal_code: Type.Optional(Type.String({ maxLength: 20, description: 'creditCard: the billing postal code (the processor checks it: AVS).' })),
       routing_number: Type.Optional(Type.String({ maxLength: 9 })),
       account_number: Type.Optional(Type.String({ maxLength: 17, description: 'ach: used once; only the last four digits are kept.' })),
       account_type: Type.Optional(Type.Union([Type.Literal('checking'), Type.Literal('savings')])),
@@ -62,7 +64,7 @@ export const PayLinkOutcome = component(
     currency: Type.String(),
     transaction: Type.String({ description: 'The gateway transaction token (the receipt number).' }),
     authorization_code: Type.Union([Type.String(), Type.Null()]),
-    payment_method: Type.String({ description: 'e.g. "Visa ending 0006"; never a full number.' }),
+    payment_method: Type.String({ description: 'e.g. "Visa **0006"; never a full number.' }),
     attempts_left: Type.Integer({ description: 'Refused payments the link still takes before it pauses.' }),
   }),
 );
