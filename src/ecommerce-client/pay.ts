@@ -128,6 +128,12 @@ async function start(): Promise<void> {
     closed(`Too many payments were refused on this link. It takes payments again on ${new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short' }).format(new Date(view.locked_until))}, or contact ${view.merchant} to pay another way.`);
     return;
   }
+  payForm(view);
+}
+
+/** The form for what the invoice owes, and what each press of Pay answers. */
+function payForm(view: PayLinkView): void {
+  const inv = view.invoice;
   const labels: Record<string, string> = { creditCard: 'Card', ach: 'Bank account (ACH)' };
   const form = $('paymentForm') as HTMLFormElement;
   const ui = buildForms(form, view.methods.map((name) => ({ name, label: labels[name] ?? name })));
@@ -150,6 +156,8 @@ async function start(): Promise<void> {
       formError.textContent = '';
       const found = problems(m);
       if (m.name === 'creditCard' && postal && !postal.value.trim()) found.push(['postalCode', 'Billing postal code is required']);
+      postal?.removeAttribute('aria-invalid');
+      $('postalCode-error').textContent = '';
       if (found.length > 0) {
         for (const [id, message] of found) {
           if (id !== 'postalCode') ui.showError(id, message);
@@ -160,8 +168,6 @@ async function start(): Promise<void> {
         }
         return;
       }
-      postal?.removeAttribute('aria-invalid');
-      $('postalCode-error').textContent = '';
       button.disabled = true;
       button.setAttribute('aria-busy', 'true');
       ui.status('Paying…');
