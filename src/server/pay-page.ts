@@ -7,7 +7,7 @@ import { escapeHtml } from './ecommerce-assets';
  * GET /pay/{key}: the click-to-pay page an invoice's pay_url opens (src/ecommerce-client/pay.ts
  * draws it from GET /api/pay/{key}). Its Content-Security-Policy loads nothing but its own script
  * and talks only to this server; no other page may frame it (a payment form is what clickjacking
- * aims at), and the key in its address is not sent on as a referrer nor kept in a cache.
+ * aims at), and the key in its address is sent as a referrer to no other site nor kept in a cache.
  */
 const PAGE_CSS = `
 :root { font-family: system-ui, sans-serif; color: #1a1a1a; background: #f4f5f7; }
@@ -66,7 +66,10 @@ const CSP = [
 export function mountPayPage(app: Express, engine: Engine): void {
   app.get('/pay/:key', async (req, res) => {
     res.setHeader('Content-Security-Policy', CSP);
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the page's own
+    // POST, and one without Sec-Fetch-Site (Safari before 16.4) would then be refused as cross-site.
+    // Nothing on the page leads elsewhere, so the key in its address still goes nowhere.
+    res.setHeader('Referrer-Policy', 'same-origin');
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Robots-Tag', 'noindex');
     try {

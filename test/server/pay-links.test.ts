@@ -41,7 +41,7 @@ describe('click-to-pay links', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('/ecommerce/pay.js');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     expect(page.headers.get('cache-control')).toBe('no-store');
 
     const view = await h.api.get<{ invoice: { number: string; owing_cents: number; status: string; currency: string }; customer: { name: string }; methods: string[] }>(`/api/pay/${key}`, null);
