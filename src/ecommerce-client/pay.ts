@@ -128,6 +128,10 @@ async function start(): Promise<void> {
     closed(`Too many payments were refused on this link. It takes payments again on ${new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short' }).format(new Date(view.locked_until))}, or contact ${view.merchant} to pay another way.`);
     return;
   }
+  if (view.methods.length === 0) {
+    closed(`Invoice ${inv.number} owes more than one payment can take here: contact ${view.merchant} to pay it another way.`);
+    return;
+  }
   payForm(view);
 }
 

@@ -143,6 +143,15 @@ describe('click-to-pay links', () => {
     expect(await owing('PL-TEST')).toBe(0);
   });
 
+  it('offers no way to pay an invoice over what one transaction takes', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    const key = await invoiceWithLink('PL-HUGE', 1_000_000_000);
+    const view = await h.api.get<{ methods: string[]; invoice: { status: string } }>(`/api/pay/${key}`, null);
+    expect(view.body).toMatchObject({ methods: [], invoice: { status: 'owing' } });
+    const r = await pay(key, cardPay(1_000_000_000, 'attempt-huge'));
+    expect([r.status, r.body.code]).toEqual([409, 'amount_too_large']);
+  });
+
   it('keeps no card or account number in the data folder', async () => {
     h = await startGateway({ timezone: 'UTC', keep: true });
     h.t.clock.set('2026-03-05T15:00:00Z');

@@ -2,7 +2,7 @@ import { fail } from '../errors';
 import type { GatewayContext } from './context';
 
 /** The largest amount one transaction takes (the reference's limit). */
-const MAX_AMOUNT = 999_999_999;
+export const MAX_AMOUNT = 999_999_999;
 
 export function parseAmount(value: number | string | null | undefined, options: { required: boolean; allowZero: boolean }): number | null {
   if (value === null || value === undefined || value === '') {

@@ -2,6 +2,7 @@ import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail, isEngineError } from '../errors';
 import type { Gateway } from '../gateway';
+import { MAX_AMOUNT } from '../gateway/amounts';
 import { fingerprintOf } from '../gateway/idempotency';
 import { perKeyQueue } from '../per-key-queue';
 import type { PayableInvoice, Receivables } from '../receivables';
@@ -112,6 +113,7 @@ async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest):
     throw fail.conflict('pay_link_paused', `Too many payments were refused on this link: it takes payments again after ${new Date(attempts.pausedUntil).toISOString()}. Contact ${deps.account.profile().name} to pay another way.`);
   }
   if (inv.owing_cents <= 0) throw fail.conflict('invoice_not_owing', `Invoice ${inv.display_number} has nothing left to pay.`);
+  if (inv.owing_cents > MAX_AMOUNT) throw fail.conflict('amount_too_large', `Invoice ${inv.display_number} owes more than one payment can take here: contact ${deps.account.profile().name} to pay it another way.`);
   if (r.amount_cents !== inv.owing_cents) throw fail.conflict('amount_changed', `What is owed on invoice ${inv.display_number} changed since this page was opened: reload it to see the amount now.`);
   const t = await sell(deps, inv, r);
   const base = {
@@ -158,7 +160,8 @@ export function createPayLinks(deps: PayLinkDeps): PayLinks {
           status: inv.deleted ? 'closed' : inv.owing_cents > 0 ? 'owing' : 'paid',
         },
         customer: { name: inv.customer_name },
-        methods: methodsFor(inv.currency),
+        // Over what one transaction takes, nothing can pay it here: the page says so instead of a form.
+        methods: inv.owing_cents > MAX_AMOUNT ? [] : methodsFor(inv.currency),
         locked_until: pausedUntil === null ? null : new Date(pausedUntil).toISOString(),
       };
     },
