@@ -216,6 +216,8 @@ for (const { locale, p } of LOCALES) {
       expect(payLink).toMatch(/\/pay\/[0-9]+-[A-Z0-9]+$/);
       const opened = await page().request.get(`${payLink}`);
       expect(opened.status()).toBe(200);
+      // serve runs on 127.0.0.1 without --public-url here: the page says customers cannot open such a link.
+      expect(await page().getByLabel('Payment link warning').innerText()).toContain('--public-url');
       // A reminder: the engine's counts, in words.
       await page().getByRole('button', { name: 'Send a reminder' }).click();
       await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');

@@ -46,7 +46,7 @@ describe('tips taken on the terminal', () => {
     await rig.tender(b, { type: 'cash', tendered_cents: 500 });
 
     // Pat: a card sale with a tip, and another that is voided the same day: its tip goes back too.
-    const pat = await rig.register.createCashier({ name: 'Pat Lee', code: '97531' });
+    const pat = await rig.register.createCashier({ name: 'Pat Lee', code: '97531', supervisor: true });
     rig.shift = (await rig.register.signIn('1', '97531')).id;
     const c = await rig.sale('3001'); // 1699; tip 305.82 → 306
     await rig.tender(c, { type: 'card' });

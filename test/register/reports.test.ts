@@ -10,7 +10,7 @@ afterEach(async () => {
 describe('X and Z reports', () => {
   it('adds up the lane since its last Z by tender, by cashier and by tax rate; Z closes it and the day\'s card batch', async () => {
     rig = await openRegister();
-    const pat = await rig.register.createCashier({ name: 'Pat Lee', code: '97531' });
+    const pat = await rig.register.createCashier({ name: 'Pat Lee', code: '97531', supervisor: true });
     expect(pat.name).toBe('Pat Lee');
 
     // Sam: a card sale and a cash sale; one declined card attempt.

@@ -62,7 +62,7 @@ describe('gift cards across a shop', () => {
     hub = await startInstall('hub', dirs.hub.dir);
     cleanups.push(() => hub.proc.stop());
     await hub.api('POST', '/api/pos/products', { code: 'GIFT10', description: 'Ten', price_cents: 1000, tax_rate: 0, category: 'Shop' });
-    await hub.api('POST', '/api/pos/cashiers', { name: 'Mina', code: '482913' });
+    await hub.api('POST', '/api/pos/cashiers', { name: 'Mina', code: '482913', supervisor: true });
     for (const i of [0, 1]) {
       proxies[i] = await startProxy(hub.url);
       cleanups.push(() => proxies[i]!.close());

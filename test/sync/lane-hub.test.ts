@@ -44,7 +44,7 @@ describe('a lane and its hub, two processes', () => {
     proxy = await startProxy(hub.url);
     cleanups.push(() => proxy.close());
     await hub.api('POST', '/api/pos/products', { code: 'TEA', description: 'Green tea', price_cents: 450, tax_rate: 13, category: 'Drinks' });
-    await hub.api('POST', '/api/pos/cashiers', { name: 'Mina', code: '482913' });
+    await hub.api('POST', '/api/pos/cashiers', { name: 'Mina', code: '482913', supervisor: true });
     const { code } = await hub.api<{ code: string }>('POST', '/api/sync/pairing-codes', { laneid: '2' });
     expect(code).toMatch(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/);
 

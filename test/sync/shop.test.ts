@@ -83,7 +83,7 @@ describe('a hub and two lanes', () => {
     hub = await startInstall('hub', dirs.hub.dir);
     cleanups.push(() => hub.proc.stop());
     for (const [i, code] of PRODUCTS.entries()) await hub.api('POST', '/api/pos/products', { code, description: code, price_cents: 300 + i * 100, tax_rate: 13, category: 'Shop' });
-    await hub.api('POST', '/api/pos/cashiers', { name: 'Mina', code: '482913' });
+    await hub.api('POST', '/api/pos/cashiers', { name: 'Mina', code: '482913', supervisor: true });
     for (let n = 1; n <= 4; n++) await hub.api('POST', '/api/imports/customer', { identifier: `C${n}`, name: `Customer ${n}`, city: 'Laval' });
     for (const i of [0, 1]) {
       proxies[i] = await startProxy(hub.url);

@@ -22,8 +22,10 @@ export const codeLockMs = (pauses: number) => Math.min(CODE_LOCK_MS * 2 ** Math.
 
 const CODE_RULE = /^[0-9]{4,8}$/;
 
+const isSupervisor = (c: CashierData) => c.supervisor !== false;
+
 export function cashierView(c: CashierData): Cashier {
-  return { id: c.id, name: c.name, active: c.active, created_at: c.created_at, updated_at: c.updated_at, last_sign_in_at: c.last_sign_in_at };
+  return { id: c.id, name: c.name, active: c.active, supervisor: isSupervisor(c), created_at: c.created_at, updated_at: c.updated_at, last_sign_in_at: c.last_sign_in_at };
 }
 
 export function shiftView(s: ShiftData): Shift {
@@ -40,8 +42,14 @@ export interface Cashiers {
   signOut(shiftId: string): Promise<Shift>;
   /** Inside a unit: the open shift or a clear error (closed, unknown). */
   requireShiftInTx(tx: Tx, shiftId: string): Promise<ShiftData>;
-  /** Creates a cashier inside a unit (the sample cashier of a new install). */
-  createInTx(tx: Tx, name: string, code: string): Promise<CashierData>;
+  /** Creates a cashier inside a unit (the sample cashier of a new install, a supervisor). */
+  createInTx(tx: Tx, name: string, code: string, supervisor: boolean): Promise<CashierData>;
+  /**
+   * Who approves money given back on this shift: nobody more when its cashier is a supervisor
+   * (null), else the active supervisor whose code was typed. A code that is not one counts as a
+   * wrong code on the lane, as at sign-in: approvals are no way around the pause.
+   */
+  approverInTx(tx: Tx, shift: ShiftData, code: string | undefined): Promise<{ id: string; name: string } | null>;
   /** A fresh code for the cashier with this id or name (one match only), returned to show once. */
   resetCode(who: string): Promise<{ cashier: Cashier; code: string }>;
 }
@@ -62,6 +70,19 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
   };
   /** Per lane: when its wrong codes of the last CODE_WINDOW_MS were typed, and until when it is paused. */
   const failures = new Map<string, { at: number[]; until: number }>();
+  const refuseWhilePaused = (laneid: string) => {
+    const now = core.clock.now();
+    const f = failures.get(laneid);
+    if (f && f.until > now) throw fail.forbidden('cashier_sign_in_locked', `Too many wrong codes on this lane. Wait ${Math.ceil((f.until - now) / 1000)} seconds, then try again.`);
+  };
+  /** A wrong code typed on a lane (at sign-in or to approve): every MAX_CODE_ATTEMPTS of them pause the lane's codes. */
+  const wrongCode = (laneid: string) => {
+    const now = core.clock.now();
+    const at = [...(failures.get(laneid)?.at ?? []).filter((t) => t > now - CODE_WINDOW_MS), now];
+    const pauses = at.length % MAX_CODE_ATTEMPTS === 0 ? at.length / MAX_CODE_ATTEMPTS : 0;
+    failures.set(laneid, { at, until: pauses ? now + codeLockMs(pauses) : 0 });
+    if (pauses) core.logger.warn({ laneid, wrong_codes: at.length, seconds: codeLockMs(pauses) / 1000 }, 'cashier codes paused on a lane after wrong codes');
+  };
 
   const put = (tx: Tx, c: CashierData, type: string) =>
     putRecord(tx, KIND.cashier, c.id, c, { type, entity: 'pos_cashier', key: c.id, data: { name: c.name, active: c.active } }, c.code_hash);
@@ -94,10 +115,10 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     throw fail.conflict('cashier_code_taken', 'No free six-digit code was found: try again');
   };
 
-  const createInTx = async (tx: Tx, name: string, code: string) => {
+  const createInTx = async (tx: Tx, name: string, code: string, supervisor: boolean) => {
     if (!CODE_RULE.test(code)) throw fail.invalid('invalid_cashier_code', 'A cashier code is 4 to 8 digits', [{ field: 'code', message: '4 to 8 digits' }]);
     await codeFree(tx, code);
-    const c: CashierData = { id: core.ids.token(), name: name.trim(), code_hash: hash(code), active: true, created_at: tx.at, updated_at: tx.at, last_sign_in_at: null };
+    const c: CashierData = { id: core.ids.token(), name: name.trim(), code_hash: hash(code), active: true, supervisor, created_at: tx.at, updated_at: tx.at, last_sign_in_at: null };
     await put(tx, c, 'pos_cashier.created');
     return c;
   };
@@ -110,6 +131,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
       ...existing,
       ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
       ...(patch.active !== undefined ? { active: patch.active } : {}),
+      ...(patch.supervisor !== undefined ? { supervisor: patch.supervisor } : {}),
       ...(patch.code !== undefined ? { code_hash: hash(patch.code) } : {}),
       updated_at: tx.at,
     };
@@ -132,9 +154,10 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
 
     create(input) {
       return core.mutate(async (tx) => {
-        if (input.code !== undefined) return cashierView(await createInTx(tx, input.name, input.code));
+        const supervisor = input.supervisor ?? false;
+        if (input.code !== undefined) return cashierView(await createInTx(tx, input.name, input.code, supervisor));
         const code = await madeCodeInTx(tx);
-        return { ...cashierView(await createInTx(tx, input.name, code)), code };
+        return { ...cashierView(await createInTx(tx, input.name, code, supervisor)), code };
       });
     },
 
@@ -144,19 +167,12 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     },
 
     async signIn(laneid, code) {
-      const now = core.clock.now();
-      const f = failures.get(laneid);
-      if (f && f.until > now) {
-        throw fail.forbidden('cashier_sign_in_locked', `Too many wrong codes on this lane. Wait ${Math.ceil((f.until - now) / 1000)} seconds, then try again.`);
-      }
+      refuseWhilePaused(laneid);
       const lane = await registers.lane(laneid);
       if (!lane) throw notFound('lane_not_found', `No lane ${laneid}: add it under /api/lanes first`);
       const found = CODE_RULE.test(code) ? (await byCode(core, code))[0] : undefined;
       if (!found || !found.active) {
-        const at = [...(f?.at ?? []).filter((t) => t > now - CODE_WINDOW_MS), now];
-        const pauses = at.length % MAX_CODE_ATTEMPTS === 0 ? at.length / MAX_CODE_ATTEMPTS : 0;
-        failures.set(laneid, { at, until: pauses ? now + codeLockMs(pauses) : 0 });
-        if (pauses) core.logger.warn({ laneid, wrong_codes: at.length, seconds: codeLockMs(pauses) / 1000 }, 'cashier sign-in paused on a lane after wrong codes');
+        wrongCode(laneid);
         throw fail.forbidden('cashier_code_invalid', found ? 'This cashier is not active. Ask a manager.' : 'That code does not match a cashier. Check it and try again.');
       }
       return core.mutate(async (tx) => {
@@ -165,7 +181,7 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
           const previous = (await getRecord<ShiftData>(tx, KIND.shift, state.shift))?.data;
           if (previous && previous.closed_at === null) await closeShift(tx, previous, 'replaced', state);
         }
-        const shift: ShiftData = { id: core.ids.token(), laneid, cashier: { id: found.id, name: found.name }, opened_at: tx.at, closed_at: null, closed_reason: null };
+        const shift: ShiftData = { id: core.ids.token(), laneid, cashier: { id: found.id, name: found.name, supervisor: isSupervisor(found) }, opened_at: tx.at, closed_at: null, closed_reason: null };
         await putShift(tx, shift, 'pos_shift.opened');
         await registers.putInTx(tx, { ...(await registers.getInTx(tx, laneid)), shift: shift.id });
         await put(tx, { ...found, last_sign_in_at: tx.at }, 'pos_cashier.signed_in');
@@ -193,6 +209,19 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     },
 
     createInTx,
+
+    async approverInTx(tx, shift, code) {
+      const own = (await getRecord<CashierData>(tx, KIND.cashier, shift.cashier.id))?.data;
+      if (own?.active && isSupervisor(own)) return null;
+      if (!code) throw fail.forbidden('supervisor_required', 'Money given back needs a supervisor: ask one to enter their code.');
+      refuseWhilePaused(shift.laneid);
+      const found = CODE_RULE.test(code) ? (await byCode(tx, code))[0] : undefined;
+      if (!found || !found.active || !isSupervisor(found)) {
+        wrongCode(shift.laneid);
+        throw fail.forbidden('supervisor_code_invalid', 'That code is not an active supervisor\'s. Ask a supervisor to enter theirs.');
+      }
+      return { id: found.id, name: found.name };
+    },
 
     async resetCode(who) {
       const all = (await recordsOfKind<CashierData>(core, KIND.cashier)).map((r) => r.data);

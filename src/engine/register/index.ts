@@ -154,7 +154,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
       }
       // The sample's rates get their letters lowest first: A 0%, B 5%, C 13%.
       await settings.ensureMarksInTx(tx, [...new Set([...products.map((p) => p.tax_rate), settings.current().default_tax_rate])].sort((a, b) => a - b));
-      const cashier = await cashiers.createInTx(tx, SAMPLE_CASHIER_NAME, code);
+      const cashier = await cashiers.createInTx(tx, SAMPLE_CASHIER_NAME, code, true);
       return { id: cashier.id, name: cashier.name, code };
     });
     if (made) firstCashier = made;

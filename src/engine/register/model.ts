@@ -58,6 +58,8 @@ export interface CashierData {
   name: string;
   code_hash: string;
   active: boolean;
+  /** Approves money given back (refunds, voids of paid sales). Absent on cashiers made before supervisors: they still approve, so a shop's register works as it did. */
+  supervisor?: boolean;
   created_at: string;
   updated_at: string;
   last_sign_in_at: string | null;
@@ -66,7 +68,8 @@ export interface CashierData {
 export interface ShiftData {
   id: string;
   laneid: string;
-  cashier: PersonRef;
+  /** `supervisor` as the cashier was when they signed in (the screens' hint; the rule reads the cashier). */
+  cashier: PersonRef & { supervisor?: boolean };
   opened_at: string;
   closed_at: string | null;
   closed_reason: 'signed_out' | 'replaced' | 'deactivated' | null;
@@ -209,6 +212,8 @@ export interface ReversalData {
   outstanding_cents: number;
   allocations: AllocationData[];
   cashier: PersonRef;
+  /** The supervisor whose code approved it, when its cashier is not one. */
+  approved_by?: PersonRef | null;
   laneid: string;
   drawer_opened: boolean;
   created_at: string;

@@ -2,7 +2,7 @@ import type { Tx } from '../core';
 import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
-import { KIND, reversalDocument, type AllocationData, type DocumentData, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { KIND, reversalDocument, type AllocationData, type DocumentData, type PersonRef, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
 import { taxesByRate } from './taxes';
 import { returnedPart } from './money';
 import { formatMoney, type MoneyFormat } from '../../shared/money';
@@ -134,7 +134,7 @@ function requireNoPending(sale: SaleData): void {
   if (sale.pending_reversal) throw fail.conflict('reversal_in_progress', 'A refund or void is already in progress on this sale');
 }
 
-function newReversal(deps: TenderDeps, tx: Tx, sale: SaleData, shift: ShiftData, kind: ReversalData['kind'], lines: ReversalLineData[], amount: number, reason: string | undefined): ReversalData {
+function newReversal(deps: TenderDeps, tx: Tx, sale: SaleData, shift: ShiftData, kind: ReversalData['kind'], lines: ReversalLineData[], amount: number, reason: string | undefined, approvedBy: PersonRef | null = null): ReversalData {
   return {
     id: deps.core.ids.token(),
     number: sale.reversals.length + 1,
@@ -148,6 +148,7 @@ function newReversal(deps: TenderDeps, tx: Tx, sale: SaleData, shift: ShiftData,
     outstanding_cents: 0,
     allocations: [],
     cashier: person(shift),
+    approved_by: approvedBy,
     laneid: shift.laneid,
     drawer_opened: false,
     created_at: tx.at,
@@ -390,7 +391,8 @@ export async function voidSale(deps: TenderDeps, inflight: Set<string>, saleId: 
         return { sale: saleView(deps, sale), reversal: null, message: `Sale ${sale.number} voided.` };
       }
       const amount = paid.reduce((s, t) => s + t.amount_cents, 0);
-      const reversal = newReversal(deps, tx, sale, shift, 'void', [], amount, input.reason);
+      const approvedBy = await deps.cashiers.approverInTx(tx, shift, input.approval_code);
+      const reversal = newReversal(deps, tx, sale, shift, 'void', [], amount, input.reason, approvedBy);
       inflight.add(reversal.id);
       return begin(deps, tx, { sale, reversal, shift }, false);
     }
@@ -398,7 +400,8 @@ export async function voidSale(deps: TenderDeps, inflight: Set<string>, saleId: 
       throw fail.precondition('sale_has_refunds', `Sale ${sale.number} has refunds, so it cannot be voided: refund what is left instead`);
     }
     const lines = liveLines(sale).map((l) => ({ line: l.line, description: l.description, quantity: l.quantity, net_cents: l.net_cents, tax_cents: l.tax_cents, total_cents: l.total_cents }));
-    const reversal = newReversal(deps, tx, sale, shift, 'void', lines, totalsOf(sale).total_cents, input.reason);
+    const approvedBy = await deps.cashiers.approverInTx(tx, shift, input.approval_code);
+    const reversal = newReversal(deps, tx, sale, shift, 'void', lines, totalsOf(sale).total_cents, input.reason, approvedBy);
     inflight.add(reversal.id);
     return begin(deps, tx, { sale, reversal, shift }, false);
   });
@@ -418,7 +421,9 @@ export async function refundSale(deps: TenderDeps, inflight: Set<string>, saleId
       }
       const lines = refundLines(sale, input);
       const amount = lines.reduce((s, l) => s + l.total_cents, 0);
-      const reversal = newReversal(deps, tx, sale, shift, 'refund', lines, amount, input.reason);
+      // A dry run shows the plan to anyone; giving the money back needs a supervisor.
+      const approvedBy = input.dry_run ? null : await deps.cashiers.approverInTx(tx, shift, input.approval_code);
+      const reversal = newReversal(deps, tx, sale, shift, 'refund', lines, amount, input.reason, approvedBy);
       if (!input.dry_run) {
         reserved = reversal.id;
         inflight.add(reversal.id);

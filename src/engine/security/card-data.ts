@@ -34,7 +34,11 @@ export function redactPans(text: string): string {
  */
 const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_account_number', 'routing_number', 'gateway_token', 'cvv', 'cvv2', 'cvc', 'pin', 'track', 'track1', 'track2', 'content',
   // The ecommerce API's (/api/v2) camelCase names for the same.
-  'accountNumber', 'routingNumber', 'cardVerificationValue', 'token']);
+  'accountNumber', 'routingNumber', 'cardVerificationValue', 'token',
+  // Ids this product issued and gets back: a register shift's token, a pay page's attempt id (random
+  // hex). A digit run in one that passes Luhn was masked, and the id no longer named anything (a
+  // cashier's refund on a new shift was "not known").
+  'shift', 'attempt']);
 
 /**
  * Request fields that carry a secret the engine only hashes or compares: an API key (a random hex

@@ -75,6 +75,7 @@ export const Cashier = component(
     id: Type.String(),
     name: Type.String(),
     active: Type.Boolean(),
+    supervisor: Type.Boolean({ description: 'Approves money given back: refunds and voids of paid sales. Another cashier\'s refund or void needs a supervisor\'s code (`approval_code`).' }),
     created_at: Type.String(),
     updated_at: Type.String(),
     last_sign_in_at: nullableString,
@@ -86,13 +87,14 @@ export const CashierCreate = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 60 }),
     code: Type.Optional({ ...CashierCode, description: `${CashierCode.description} Leave it out and Laneway makes a six-digit code, answered once.` }),
+    supervisor: Type.Optional(Type.Boolean({ default: false, description: 'Approves refunds and voids (default false: their own need a supervisor\'s code).' })),
   },
   { additionalProperties: false },
 );
 export type CashierCreate = Static<typeof CashierCreate>;
 
 export const CashierPatch = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })), code: Type.Optional(CashierCode), active: Type.Optional(Type.Boolean()) },
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })), code: Type.Optional(CashierCode), active: Type.Optional(Type.Boolean()), supervisor: Type.Optional(Type.Boolean()) },
   { additionalProperties: false },
 );
 export type CashierPatch = Static<typeof CashierPatch>;
@@ -112,6 +114,8 @@ export type CashierWithCode = Static<typeof CashierWithCode>;
 export const CashierParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const CashierRef = Type.Object({ id: Type.String(), name: Type.String() });
+/** A shift's cashier: whether they approve their own refunds and voids (as when they signed in). */
+export const ShiftCashier = Type.Object({ id: Type.String(), name: Type.String(), supervisor: Type.Optional(Type.Boolean()) });
 
 export const ShiftOpen = Type.Object({ laneid: LaneId, code: Type.String({ minLength: 1, maxLength: 8 }) }, { additionalProperties: false });
 export type ShiftOpen = Static<typeof ShiftOpen>;
@@ -121,7 +125,7 @@ export const Shift = component(
   Type.Object({
     id: Type.String({ description: 'Send it as `shift` with every register call made by this cashier on this lane.' }),
     laneid: Type.String(),
-    cashier: CashierRef,
+    cashier: ShiftCashier,
     opened_at: Type.String(),
     closed_at: nullableString,
     closed_reason: Type.Union([literals(['signed_out', 'replaced', 'deactivated'] as const), Type.Null()]),

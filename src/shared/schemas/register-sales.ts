@@ -96,6 +96,7 @@ export const Reversal = component(
     outstanding_cents: Cents,
     allocations: Type.Array(Allocation),
     cashier: CashierRef,
+    approved_by: Type.Optional(Type.Union([CashierRef, Type.Null()], { description: 'The supervisor who approved it, when the cashier is not one.' })),
     laneid: Type.String(),
     drawer_opened: Type.Boolean(),
     created_at: Type.String(),
@@ -260,7 +261,9 @@ export const TenderResult = Type.Object({
   message: Type.String({ description: 'What happened, in words for the cashier, with the next step.' }),
 });
 
-export const VoidInput = Type.Object({ shift: ShiftId, reason: Type.Optional(Type.String({ maxLength: 120 })) }, { additionalProperties: false });
+const ApprovalCode = Type.String({ minLength: 1, maxLength: 8, description: "A supervisor's cashier code, when the shift's cashier is not one: money given back needs their approval (403 `supervisor_required` without it)." });
+
+export const VoidInput = Type.Object({ shift: ShiftId, reason: Type.Optional(Type.String({ maxLength: 120 })), approval_code: Type.Optional(ApprovalCode) }, { additionalProperties: false });
 export type VoidInput = Static<typeof VoidInput>;
 
 export const RefundInput = Type.Object(
@@ -270,6 +273,7 @@ export const RefundInput = Type.Object(
     all: Type.Optional(Type.Boolean({ description: 'Return everything not returned yet.' })),
     reason: Type.Optional(Type.String({ maxLength: 120 })),
     dry_run: Type.Optional(Type.Boolean({ description: 'Only show how the money would go back; nothing changes.' })),
+    approval_code: Type.Optional(ApprovalCode),
   },
   { additionalProperties: false },
 );

@@ -37,7 +37,7 @@ export function posApi(creds: Credentials) {
     changeLine: (sale: string, line: number, body: LinePatch) => call('changeLine', { params: { sale, line }, body }),
     voidLine: (sale: string, line: number, shift: string) => call('voidLine', { params: { sale, line }, body: { shift } }),
     tender: (sale: string, input: TenderInput) => call('tender', { params: { sale }, body: input }),
-    voidSale: (sale: string, shift: string, reason?: string) => call('voidSale', { params: { sale }, body: { shift, ...(reason ? { reason } : {}) } }),
+    voidSale: (sale: string, shift: string, approval_code?: string) => call('voidSale', { params: { sale }, body: { shift, ...(approval_code ? { approval_code } : {}) } }),
     refund: (sale: string, input: RefundInput) => call('refund', { params: { sale }, body: input }),
     settle: (sale: string, reversal: number, shift: string, method: 'retry' | 'cash') => call('settle', { params: { sale, reversal }, body: { shift, method } }),
     receipt: (sale: string, options: { reversal?: number; copy?: boolean } = {}) =>

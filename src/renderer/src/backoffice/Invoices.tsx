@@ -148,11 +148,16 @@ function PayLink({ url }: { url: string }) {
       () => setSaid('Copy did not work: select the link and copy it'),
     );
   };
+  // A link on this computer's own address opens nowhere else: customers need the shop's public address.
+  const local = /^https?:\/\/(localhost|127\.|\[::1\])/i.test(url);
   return (
-    <p className="muted">
-      Customer's <a href={url} target="_blank" rel="noreferrer">payment link</a>{' '}
-      <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
-    </p>
+    <>
+      <p className="muted">
+        Customer's <a href={url} target="_blank" rel="noreferrer">payment link</a>{' '}
+        <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
+      </p>
+      {local && <p className="muted" aria-label="Payment link warning">This link points at this computer: customers cannot open it. Start the server with --public-url set to the address customers reach it at.</p>}
+    </>
   );
 }
 

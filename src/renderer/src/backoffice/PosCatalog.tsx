@@ -115,12 +115,13 @@ function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Pro
   );
 }
 
-/** Cashiers: add, rename, reset the code (shown once), deactivate. */
+/** Cashiers: add, rename, reset the code (shown once), make a supervisor (approves refunds and voids), deactivate. */
 export function CashiersPanel() {
   const { creds, session } = useUser();
   const edit = can(session, 'settings');
   const { data, error, reload } = useLoad((c) => boCall(c, 'posCashiers', {}), []);
   const [name, setName] = useState('');
+  const [supervisor, setSupervisor] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [shown, setShown] = useState<{ name: string; code: string } | null>(null);
@@ -130,9 +131,10 @@ export function CashiersPanel() {
     if (!creds) return;
     try {
       // Laneway makes the code and answers it this once; the screen only shows it.
-      const made = await boCall(creds, 'createCashier', { body: { name: name.trim() } });
+      const made = await boCall(creds, 'createCashier', { body: { name: name.trim(), supervisor } });
       if (made.code) setShown({ name: made.name, code: made.code });
       setName('');
+      setSupervisor(false);
       setErrors({});
       setMessage(null);
       reload();
@@ -142,7 +144,7 @@ export function CashiersPanel() {
       setMessage(f.message);
     }
   };
-  const change = async (c: Cashier, patch: { name?: string; active?: boolean } | 'new-code') => {
+  const change = async (c: Cashier, patch: CashierChange) => {
     if (!creds) return;
     try {
       if (patch === 'new-code') {
@@ -167,12 +169,16 @@ export function CashiersPanel() {
       {edit && (
         <form className="card bo-inline" aria-label="Add a cashier" onSubmit={(e) => void add(e)}>
           <Field label="Cashier name" name="name" value={name} onChange={setName} errors={errors} required />
+          <label className="bo-check">
+            <input type="checkbox" checked={supervisor} onChange={(e) => setSupervisor(e.target.checked)} /> Supervisor: approves refunds and voids
+          </label>
           <button type="submit" className="primary">Add cashier</button>
         </form>
       )}
       <div className="card">
+        <p className="muted">A cashier who is not a supervisor gives money back (a refund, the void of a paid sale) only once a supervisor types their code at the register.</p>
         <table className="bo-simple" aria-label="Cashiers">
-          <thead><tr><th>Name</th><th>Last sign-in</th><th>State</th>{edit && <th />}</tr></thead>
+          <thead><tr><th>Name</th><th>Last sign-in</th><th>Supervisor</th><th>State</th>{edit && <th />}</tr></thead>
           <tbody>
             {(data?.cashiers ?? []).map((c) => (
               <CashierRow key={c.id} c={c} edit={edit} renaming={renaming} setRenaming={setRenaming} change={(patch) => void change(c, patch)} />
@@ -185,7 +191,9 @@ export function CashiersPanel() {
   );
 }
 
-function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; name: string } | null; setRenaming(r: { id: string; name: string } | null): void; change(patch: { name?: string; active?: boolean } | 'new-code'): void }) {
+type CashierChange = { name?: string; active?: boolean; supervisor?: boolean } | 'new-code';
+
+function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; name: string } | null; setRenaming(r: { id: string; name: string } | null): void; change(patch: CashierChange): void }) {
   const { c, edit, renaming, setRenaming, change } = props;
   return (
     <tr className={c.active ? undefined : 'inactive'}>
@@ -199,11 +207,13 @@ function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; 
         ) : c.name}
       </td>
       <td>{c.last_sign_in_at ? new Date(c.last_sign_in_at).toLocaleString() : '—'}</td>
+      <td>{c.supervisor ? 'Yes' : 'No'}</td>
       <td>{c.active ? 'Active' : 'Inactive'}</td>
       {edit && (
         <td>
           <div className="bo-actions">
             <button type="button" onClick={() => setRenaming({ id: c.id, name: c.name })}>Rename</button>
+            <button type="button" onClick={() => change({ supervisor: !c.supervisor })}>{c.supervisor ? 'No longer supervisor' : 'Make supervisor'}</button>
             <button type="button" onClick={() => change('new-code')}>Reset code</button>
             <button type="button" className={c.active ? 'danger' : undefined} onClick={() => change({ active: !c.active })}>{c.active ? 'Deactivate' : 'Reactivate'}</button>
           </div>

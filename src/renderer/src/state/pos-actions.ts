@@ -256,16 +256,16 @@ export function saleActions(k: PosKit): Actions<'scan' | 'addOpen' | 'changeLine
       if (sale) set({ sale, dialog: null, notice: { kind: 'info', text: `Line ${line} voided.` } });
     },
 
-    voidSale: () => voidSale(k),
+    voidSale: (approvalCode) => voidSale(k, approvalCode),
     tender: (input) => tender(k, input),
   };
 }
 
-async function voidSale(k: PosKit): Promise<void> {
+async function voidSale(k: PosKit, approvalCode?: string): Promise<void> {
   const { set, get } = k;
   const current = get().sale;
   if (!current) return;
-  const out = await get().run((api, shift) => api.voidSale(current.id, shift.id), { movesMoney: true });
+  const out = await get().run((api, shift) => api.voidSale(current.id, shift.id, approvalCode), { movesMoney: true });
   if (!out) return;
   if (out.reversal) {
     const api = get().api!;

@@ -93,7 +93,8 @@ export interface PosState {
   addOpen(description: string, unit_price_cents: number, tax_rate: number | undefined): Promise<boolean>;
   changeLine(line: number, body: LineChange): Promise<boolean>;
   voidLine(line: number): Promise<void>;
-  voidSale(): Promise<void>;
+  /** `approvalCode`: a supervisor's, when money goes back and the cashier is not one. */
+  voidSale(approvalCode?: string): Promise<void>;
   tender(input: Omit<TenderInput, 'shift'>): Promise<boolean>;
   payCard(amount_cents: number, manual: boolean): Promise<void>;
   cancelCard(): Promise<void>;

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
 import { amountInput, money, parseAmount, parsePercent, percentInput } from '../../format';
@@ -220,14 +220,15 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
   );
 }
 
-export function ConfirmDialog({ title, text, confirm, onConfirm, danger }: { title: string; text: string; confirm: string; onConfirm: () => void; danger?: boolean }) {
+export function ConfirmDialog({ title, text, confirm, onConfirm, danger, children }: { title: string; text: string; confirm: string; onConfirm: () => void; danger?: boolean; children?: ReactNode }) {
   const { setDialog, busy } = usePos();
   useKeys({ Escape: () => setDialog(null), Enter: () => !busy && onConfirm() }, { modal: true });
   return (
     <Modal title={title} onClose={() => setDialog(null)}>
       <p>{text}</p>
+      {children}
       <div className="row">
-        <button type="button" className={`${danger ? 'solid danger' : 'primary'} big`} onClick={onConfirm} disabled={busy} autoFocus>
+        <button type="button" className={`${danger ? 'solid danger' : 'primary'} big`} onClick={onConfirm} disabled={busy} autoFocus={!children}>
           {confirm} <kbd>Enter</kbd>
         </button>
         <button type="button" className="big" onClick={() => setDialog(null)}>

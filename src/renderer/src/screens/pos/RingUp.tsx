@@ -6,6 +6,7 @@ import type { Sale } from '../../api/pos';
 import { ConfirmDialog, LineDialog, OpenItemDialog, SearchDialog } from './ItemDialogs';
 import { CardDialog, CashDialog, OtherDialog } from './Tender';
 import { TenderAmount } from './TenderAmount';
+import { SupervisorCode } from './SaleDetail';
 
 function Key({ k }: { k: string }) {
   return <kbd>{k}</kbd>;
@@ -321,6 +322,12 @@ function PayPane({ v }: { v: RingUpState }) {
 /** The dialog open on the sale, if any. */
 function RingUpDialogs({ currency }: { currency: string }) {
   const { sale, dialog, voidLine, voidSale } = usePos();
+  const [code, setCode] = useState('');
+  const supervisorNeeded = usePos((s) => s.shift?.cashier.supervisor === false) && (sale?.totals.paid_cents ?? 0) > 0;
+  const confirmVoid = () => {
+    setCode('');
+    void voidSale(code || undefined);
+  };
   return (
     <>
       {dialog?.kind === 'search' && <SearchDialog />}
@@ -340,8 +347,10 @@ function RingUpDialogs({ currency }: { currency: string }) {
           text={sale.totals.paid_cents > 0 ? `Everything paid so far (${money(sale.totals.collected_cents, currency)}${sale.totals.tip_cents > 0 ? `, tip included` : ''}) goes back to where it came from.` : 'Every line comes off; nothing was paid.'}
           confirm="Void sale"
           danger
-          onConfirm={() => void voidSale()}
-        />
+          onConfirm={confirmVoid}
+        >
+          {supervisorNeeded && <SupervisorCode approval={{ needed: true, code, setCode }} confirm={confirmVoid} />}
+        </ConfirmDialog>
       )}
       {dialog?.kind === 'cash' && sale && <CashDialog sale={sale} currency={currency} />}
       {dialog?.kind === 'card' && sale && <CardDialog sale={sale} currency={currency} />}

@@ -140,15 +140,33 @@ export function SaleActions(props: { sale: Sale; currency: string; outstanding: 
   );
 }
 
+export interface ApprovalField {
+  needed: boolean;
+  code: string;
+  setCode(code: string): void;
+}
+
+/** Where a supervisor types their code, when the cashier is not one (the engine checks it). */
+export function SupervisorCode({ approval, confirm }: { approval: ApprovalField; confirm(): void }) {
+  if (!approval.needed) return null;
+  return (
+    <form className="field" onSubmit={(e) => (e.preventDefault(), confirm())}>
+      <label htmlFor="approval-code">Supervisor code (money given back needs a supervisor)</label>
+      <input id="approval-code" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={approval.code} onChange={(e) => approval.setCode(e.target.value.replace(/\D/g, ''))} autoFocus />
+    </form>
+  );
+}
+
 /** The refund as the engine planned it (a dry run), to confirm. */
-export function RefundPlan({ plan, currency, confirm, close }: { plan: ReversalOutcome; currency: string; confirm(): void; close(): void }) {
+export function RefundPlan({ plan, currency, confirm, close, approval }: { plan: ReversalOutcome; currency: string; confirm(): void; close(): void; approval: ApprovalField }) {
   return (
     <Modal title="Refund" onClose={close}>
       <p className="big-text" data-testid="refund-plan">
         {plan.message}
       </p>
+      <SupervisorCode approval={approval} confirm={confirm} />
       <div className="row">
-        <button type="button" className="primary big" onClick={confirm} autoFocus>
+        <button type="button" className="primary big" onClick={confirm} autoFocus={!approval.needed}>
           Refund {money(plan.reversal?.amount_cents ?? 0, currency)} <kbd>Enter</kbd>
         </button>
         <button type="button" className="big" onClick={close}>
@@ -160,15 +178,16 @@ export function RefundPlan({ plan, currency, confirm, close }: { plan: ReversalO
 }
 
 /** Voiding the whole sale: every payment goes back. */
-export function VoidSale({ sale, currency, confirm, close }: { sale: Sale; currency: string; confirm(): void; close(): void }) {
+export function VoidSale({ sale, currency, confirm, close, approval }: { sale: Sale; currency: string; confirm(): void; close(): void; approval: ApprovalField }) {
   return (
     <Modal title={`Void sale ${sale.number}?`} onClose={close}>
       <p>
         Every payment of this sale goes back: {money(sale.totals.collected_cents, currency)}
         {sale.totals.tip_cents > 0 ? `, its ${money(sale.totals.tip_cents, currency)} tip included` : ''}.
       </p>
+      {sale.totals.collected_cents > 0 && <SupervisorCode approval={approval} confirm={confirm} />}
       <div className="row">
-        <button type="button" className="solid danger big" onClick={confirm} autoFocus>
+        <button type="button" className="solid danger big" onClick={confirm} autoFocus={!approval.needed || sale.totals.collected_cents === 0}>
           Void sale <kbd>Enter</kbd>
         </button>
         <button type="button" className="big" onClick={close}>

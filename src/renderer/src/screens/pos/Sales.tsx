@@ -9,7 +9,7 @@ import { useSaleKeys, useSaleLookup } from './sale-lookup';
 export function Sales() {
   const lookup = useSaleLookup();
   useSaleKeys(lookup);
-  const { currency, query, setQuery, recent, sale, mode, setMode, qty, setQty, plan, setPlan, result, receipt, list, find, open, back, reprint, preview, confirmRefund, confirmVoid, settle, all, incomplete } = lookup;
+  const { currency, query, setQuery, recent, sale, mode, setMode, qty, setQty, plan, setPlan, result, receipt, list, find, open, back, reprint, preview, confirmRefund, confirmVoid, settle, all, incomplete, approvalField } = lookup;
 
   if (!sale) return <SaleFinder query={query} setQuery={setQuery} recent={recent} currency={currency} open={(id) => void open(id)} find={find} list={list} />;
 
@@ -62,8 +62,8 @@ export function Sales() {
         )}
       </section>
       {(result?.receipt ?? receipt) && <ReceiptView receipt={(result?.receipt ?? receipt)!} />}
-      {plan && <RefundPlan plan={plan} currency={currency} confirm={() => void confirmRefund()} close={() => setPlan(null)} />}
-      {mode === 'void' && <VoidSale sale={sale} currency={currency} confirm={() => void confirmVoid()} close={() => setMode('view')} />}
+      {plan && <RefundPlan plan={plan} currency={currency} confirm={() => void confirmRefund()} close={() => setPlan(null)} approval={approvalField} />}
+      {mode === 'void' && <VoidSale sale={sale} currency={currency} confirm={() => void confirmVoid()} close={() => setMode('view')} approval={approvalField} />}
     </div>
   );
 }

@@ -15,6 +15,9 @@ export function useSaleLookup() {
   const [plan, setPlan] = useState<ReversalOutcome | null>(null);
   const [result, setResult] = useState<{ outcome: ReversalOutcome; receipt: Receipt | null } | null>(null);
   const [receipt, setReceipt] = useState<Receipt | null>(null);
+  /** A supervisor's code, typed in the refund or void dialog when the cashier is not one (cleared once sent). */
+  const [approval, setApproval] = useState('');
+  const needsApproval = usePos((s) => s.shift?.cashier.supervisor === false);
   const list = useRef<HTMLDivElement>(null);
   const find = useRef<HTMLInputElement>(null);
 
@@ -81,11 +84,15 @@ export function useSaleLookup() {
 
   const confirmRefund = async () => {
     if (!sale || !plan) return;
-    await settled(await run((a, shift) => a.refund(sale.id, { shift: shift.id, lines: refundLines() }), { movesMoney: true }));
+    const code = approval;
+    setApproval('');
+    await settled(await run((a, shift) => a.refund(sale.id, { shift: shift.id, lines: refundLines(), ...(code ? { approval_code: code } : {}) }), { movesMoney: true }));
   };
   const confirmVoid = async () => {
     if (!sale) return;
-    await settled(await run((a, shift) => a.voidSale(sale.id, shift.id), { movesMoney: true }));
+    const code = approval;
+    setApproval('');
+    await settled(await run((a, shift) => a.voidSale(sale.id, shift.id, code || undefined), { movesMoney: true }));
   };
   const settle = async (method: 'retry' | 'cash') => {
     const r = result?.outcome.reversal;
@@ -98,7 +105,8 @@ export function useSaleLookup() {
   };
 
   const incomplete = result?.outcome.reversal?.status === 'incomplete';
-  return { currency, query, setQuery, recent, sale, mode, setMode, qty, setQty, plan, setPlan, result, receipt, list, find, open, back, reprint, preview, confirmRefund, confirmVoid, settle, all, incomplete };
+  const approvalField = { needed: needsApproval, code: approval, setCode: setApproval };
+  return { currency, query, setQuery, recent, sale, mode, setMode, qty, setQty, plan, setPlan, result, receipt, list, find, open, back, reprint, preview, confirmRefund, confirmVoid, settle, all, incomplete, approvalField };
 }
 
 export type SaleLookup = ReturnType<typeof useSaleLookup>;
