@@ -134,6 +134,14 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     const again = (await fr.locator('.bo-secret').innerText()).trim();
     expect(again).toMatch(/^\d{6}$/);
     expect(again).not.toBe(code);
+    // Not a supervisor when made: a supervisor's code approves what Camille gives back, until she is made one.
+    const camille = fr.getByRole('table', { name: 'Cashiers' }).getByRole('row', { name: /Camille/ });
+    expect(await camille.getByRole('cell').nth(2).innerText()).toBe('No');
+    await camille.getByRole('button', { name: 'Make supervisor' }).click();
+    await camille.getByRole('button', { name: 'No longer supervisor' }).waitFor();
+    expect(await camille.getByRole('cell').nth(2).innerText()).toBe('Yes');
+    const after = await api<{ cashiers: Array<{ name: string; supervisor: boolean }> }>('GET', '/api/pos/cashiers');
+    expect(after.cashiers).toContainEqual(expect.objectContaining({ name: 'Camille', supervisor: true }));
   });
 
   it('adds a lane whose live status shows, asks its device for its status, and removes it', async () => {
