@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Engine } from '../engine';
 import { isEngineError } from '../engine/errors';
+import { BANK_TEST_LIST, TEST_CARD_LIST } from '../engine/gateway/sandbox/test-data';
 import { escapeHtml } from './ecommerce-assets';
 
 /**
@@ -41,7 +42,7 @@ function payPage(key: string): string {
 <body data-key="${escapeHtml(key)}"><main>
 <h1 id="merchant">Pay an invoice</h1>
 <dl id="details" aria-label="Invoice"><dt>Loading…</dt><dd></dd></dl>
-<p id="sandbox" hidden>Sandbox: no real money moves. Card 4895281000000006 (any security code, a future expiry) is approved, 4264280001234500 is declined; bank routing 122105278 with account 0000000016.</p>
+<p id="sandbox" hidden>Sandbox: no real money moves. Cards: ${TEST_CARD_LIST}, any security code and a future expiry. Bank: ${BANK_TEST_LIST}.</p>
 <p id="notice" role="alert" hidden></p>
 <section id="payment" hidden aria-label="Payment">
 <form id="paymentForm" novalidate autocomplete="on"></form>

@@ -37,9 +37,9 @@ export interface Notifications {
   setRelay(input: RelayInput): Promise<RelayView>;
   removeRelay(): Promise<void>;
   outbox(page: { before?: number; limit: number }): Promise<{ messages: Array<MessageData & { watermark: number }>; next_before: number | null }>;
-  /** Resolves once no message is due (tests). */
   /** The server's public base URL, for the click-to-pay links reminders carry (none until it is said). */
   setPublicUrl(url: () => string): void;
+  /** Resolves once no message is due (tests). */
   drain(): Promise<void>;
   close(): void;
 }

@@ -294,7 +294,6 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         display_number: doc.display_number,
         customer_identifier: customer.identifier,
         customer_name: customer.data.name,
-        contacts: customer.data.contacts.filter((c) => !c.disabled).map((c) => ({ token: c.token, email: c.email })),
         currency: d.currency,
         date: d.date,
         due_date: d.due_date ?? null,

@@ -26,8 +26,6 @@ export interface PayableInvoice {
   display_number: string;
   customer_identifier: string;
   customer_name: string;
-  /** The customer's contacts who may follow a link (`?contact=` names one by its token). */
-  contacts: Array<{ token: string; email: string }>;
   currency: string;
   date: string;
   due_date: string | null;
