@@ -36,7 +36,11 @@ function summary(view: PayLinkView): void {
   row(list, 'Invoice date', day(inv.date));
   if (inv.due_date) row(list, 'Due', day(inv.due_date));
   row(list, 'Invoice total', money(inv.amount_cents, inv.currency));
-  row(list, 'To pay now', money(inv.owing_cents, inv.currency), 'owing');
+  if (inv.discount_cents > 0 && inv.discount_expiry_date) {
+    row(list, 'Owing', money(inv.owing_cents, inv.currency));
+    row(list, `Early-payment discount, if paid by ${day(inv.discount_expiry_date)}`, `−${money(inv.discount_cents, inv.currency)}`, 'discount');
+  }
+  row(list, 'To pay now', money(inv.pay_cents, inv.currency), 'owing');
   if (view.environment === 'sandbox') {
     $('sandbox').hidden = false;
   }
@@ -72,9 +76,9 @@ function postalField(): HTMLInputElement | null {
   return input;
 }
 
-function paymentRequest(m: Method, owing: number, attempt: string, postal: string): PayLinkPaymentRequest {
+function paymentRequest(m: Method, amount: number, attempt: string, postal: string): PayLinkPaymentRequest {
   const t = tokenRequest(m) as Record<string, string | number | undefined>;
-  const common = { amount_cents: owing, attempt, name: String(t.accountHolder ?? '') };
+  const common = { amount_cents: amount, attempt, name: String(t.accountHolder ?? '') };
   if (m.name === 'creditCard') {
     return { ...common, type: 'creditCard', card_number: digits(String(t.accountNumber ?? '')), expiry_month: Number(t.expirationMonth), expiry_year: Number(t.expirationYear), cvv: String(t.cardVerificationValue ?? ''), postal_code: postal };
   }
@@ -91,6 +95,8 @@ function receipt(view: PayLinkView, outcome: PayLinkOutcome): void {
   const list = $('receiptDetails');
   list.replaceChildren();
   row(list, 'Amount', money(outcome.amount_cents, outcome.currency), 'paidAmount');
+  // The server charged pay_cents, so the discount the page showed is the one taken.
+  if (view.invoice.discount_cents > 0) row(list, 'Early-payment discount taken', money(view.invoice.discount_cents, outcome.currency));
   row(list, 'Paid with', outcome.payment_method);
   row(list, 'Invoice', view.invoice.number);
   row(list, 'Receipt number', outcome.transaction);
@@ -145,7 +151,7 @@ function payForm(view: PayLinkView): void {
   const button = document.createElement('button');
   button.type = 'submit';
   button.id = 'payButton';
-  button.textContent = `Pay ${money(inv.owing_cents, inv.currency)}`;
+  button.textContent = `Pay ${money(inv.pay_cents, inv.currency)}`;
   form.appendChild(button);
   $('payment').hidden = false;
   const formError = $('formError');
@@ -176,7 +182,7 @@ function payForm(view: PayLinkView): void {
       button.setAttribute('aria-busy', 'true');
       ui.status('Paying…');
       try {
-        const r = await fetch(`${api}/payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(paymentRequest(m, inv.owing_cents, attempt, postal?.value.trim() ?? '')) });
+        const r = await fetch(`${api}/payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(paymentRequest(m, inv.pay_cents, attempt, postal?.value.trim() ?? '')) });
         const answer = (await r.json().catch(() => ({}))) as PayLinkOutcome & { error?: string; code?: string; details?: Array<{ field?: string; message?: string }> };
         ui.status('');
         if (r.ok && answer.status !== 'declined') {

@@ -62,6 +62,7 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
         customer_identifier: customerIdentifier,
         currency: i.currency,
         owing_cents: i.owing_cents,
+        discount_cents: i.discount_cents,
         due_date: i.due_date ?? i.date,
         auto_debit: i.auto_debit,
         auto_debit_reference: i.auto_debit_reference,

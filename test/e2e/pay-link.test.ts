@@ -11,7 +11,7 @@ import { startServer, type RunningServer } from '../../src/server/http';
  * invoice with its amounts and dates in the payer's locale, a declined card said in words with the
  * tries left, then an approved one and its receipt, and the invoice paid in the back office's
  * exports. The card number never stays in the page. Needs `npm run build` (out/ecommerce).
- * Screenshots: test-output/screenshots/pay-link-{en-US,fr-CA}.png.
+ * Screenshots: test-output/screenshots/pay-link-{,discount-}{en-US,fr-CA}.png.
  */
 let t: TestEngine;
 let api: RunningServer;
@@ -96,6 +96,36 @@ describe('the click-to-pay page', { timeout: 120_000 }, () => {
         await page.reload();
         await expect.poll(() => page.locator('#notice').innerText(), { timeout: 20_000 }).toContain('is paid');
         expect(await page.locator('#payButton').count()).toBe(0);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  const DISCOUNTED = [
+    { locale: 'en-US', discount: '−$20.00', pay: '$980.00', by: 'if paid by March 10, 2027' },
+    { locale: 'fr-CA', discount: '−20,00 $ US', pay: '980,00 $ US', by: 'if paid by 10 mars 2027' },
+  ] as const;
+  for (const c of DISCOUNTED) {
+    it(`offers the early-payment discount the ERP sent and charges the rest (${c.locale})`, async () => {
+      await call('PATCH', '/api/account', { capabilities: { discounts: true } });
+      const number = `DISC-${c.locale}`;
+      const created = await call('POST', '/api/imports/invoice', { number, customer_identifier: 'PAGE1', amount: 100_000, date: '2027-03-01', due_date: '2027-03-31', discount_rate: 0.02, discount_expiry_date: '2027-03-10', echo: 'pay_urls' });
+      const context = await browser.newContext({ locale: c.locale });
+      const page = await context.newPage();
+      try {
+        await page.goto(created.pay_url as string);
+        await expect.poll(async () => spaces(await page.locator('#owing').innerText()), { timeout: 20_000 }).toBe(c.pay);
+        expect(spaces(await page.locator('#discount').innerText())).toBe(c.discount);
+        expect(spaces(await page.locator('#details').innerText())).toContain(c.by);
+        expect(spaces(await page.locator('#payButton').innerText())).toBe(`Pay ${c.pay}`);
+        await screenshot(page, `pay-link-discount-${c.locale}`);
+        await fillCard(page, VISA);
+        await page.locator('#payButton').click();
+        await expect.poll(() => page.locator('#receiptTitle').innerText(), { timeout: 20_000 }).toBe('Payment approved');
+        expect(spaces(await page.locator('#paidAmount').innerText())).toBe(c.pay);
+        expect(await page.locator('#receipt').innerText()).toContain('Early-payment discount taken');
+        expect((await call('GET', `/api/exports/invoice/${number}`)).owing_cents).toBe(0);
       } finally {
         await context.close();
       }

@@ -51,6 +51,30 @@ describe('autopay with receivables', () => {
     expect((await h.api.get<{ payments: PaymentView[] }>('/api/exports/payments?list=true')).body.payments).toHaveLength(2);
   });
 
+  it('takes an early-payment discount still open on the day it charges, and none once it has lapsed', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    expect((await h.api.patch('/api/account', { capabilities: { discounts: true } })).status).toBe(200);
+    h.t.clock.set('2026-03-01T12:00:00Z');
+    await h.api.post('/api/imports/customer', { identifier: 'DISC01', name: 'Early Bird Ltd' });
+    // Due on the last day of its discount, and one whose discount ended before it fell due.
+    await h.api.post('/api/imports/invoice', { number: 'ED-1', customer_identifier: 'DISC01', amount: 50_000, date: '2026-02-25', due_date: '2026-03-05', discount_amount_cents: 1_000, discount_expiry_date: '2026-03-05' });
+    await h.api.post('/api/imports/invoice', { number: 'ED-2', customer_identifier: 'DISC01', amount: 20_000, date: '2026-02-25', due_date: '2026-03-05', discount_amount_cents: 400, discount_expiry_date: '2026-03-04' });
+    const wallet = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: 'DISC01', credit_card: card() });
+    expect((await h.api.post('/api/autopay', { customer_identifier: 'DISC01', fund_token: wallet.body.fund_token })).status).toBe(201);
+
+    h.t.clock.set('2026-03-05T09:00:00Z');
+    await h.t.engine.tick();
+    for (const n of ['ED-1', 'ED-2']) expect((await h.api.get<{ owing_cents: number }>(`/api/exports/invoice/${n}`)).body.owing_cents).toBe(0);
+    const [payment] = (await h.api.get<{ payments: Array<PaymentView & { payment_amounts: Array<{ invoice_number: string; amount: string; discount_amount: string }> }> }>('/api/exports/payments?list=true')).body.payments;
+    // One charge of 490.00 + 200.00: ED-1's 10.00 off, ED-2 in full.
+    expect(payment).toMatchObject({ payment_amount: '690.00' });
+    expect(payment!.payment_amounts).toEqual([
+      expect.objectContaining({ invoice_number: 'ED-1', amount: '490.00', discount_amount: '10.00' }),
+      expect.objectContaining({ invoice_number: 'ED-2', amount: '200.00', discount_amount: '0.00' }),
+    ]);
+    expect((await h.api.get<{ amount_in_cents: number }>(`/api/exports/transaction/${payment!.payment_reference}`)).body.amount_in_cents).toBe(69_000);
+  });
+
   it('marks a bank payment PAID once it settles, and takes one the bank returned off the invoices it paid: they are owed again', async () => {
     h = await startGateway({ timezone: 'UTC' });
     h.t.clock.set('2026-03-01T12:00:00Z');

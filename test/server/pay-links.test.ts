@@ -143,6 +143,61 @@ describe('click-to-pay links', () => {
     expect(await owing('PL-TEST')).toBe(0);
   });
 
+  it('takes the early-payment discount the ERP sent when the invoice is paid in full by its date, and not after', async () => {
+    h = await startGateway({ timezone: 'America/Toronto' });
+    expect((await h.api.patch('/api/account', { capabilities: { discounts: true } })).status).toBe(200);
+    // 2/10 net 30: $1,000.00 with $20.00 off when paid by March 10 (Toronto).
+    h.t.clock.set('2026-03-05T15:00:00Z');
+    await h.api.post('/api/imports/customer', { identifier: 'PAYER1', name: 'Acme Hardware' });
+    const link = async (number: string) => {
+      const r = await h.api.post<{ pay_url: string }>('/api/imports/invoice', { number, customer_identifier: 'PAYER1', amount: 100_000, date: '2026-03-01', due_date: '2026-03-31', discount_rate: 0.02, discount_expiry_date: '2026-03-10', echo: 'pay_urls' });
+      expect(r.status).toBe(201);
+      return new URL(r.body.pay_url).pathname.replace('/pay/', '');
+    };
+    type View = { invoice: { owing_cents: number; discount_cents: number; discount_expiry_date: string | null; pay_cents: number; status: string } };
+    const view = async (key: string) => (await h.api.get<View>(`/api/pay/${key}`, null)).body.invoice;
+    const key = await link('PL-DISC');
+    expect(await view(key)).toMatchObject({ owing_cents: 100_000, discount_cents: 2_000, discount_expiry_date: '2026-03-10', pay_cents: 98_000 });
+
+    // A payer cannot name a discount of their own: only the invoice's, on a payment of the rest of it.
+    const bogus = h.t.engine.receivables.recordPayment({ customer_identifier: 'PAYER1', amount_cents: 95_000, channel: 'portal', invoices: [{ number: 'PL-DISC', amount_cents: 95_000, discount_cents: 5_000 }] });
+    await expect(bogus).rejects.toMatchObject({ code: 'discount_not_available' });
+    const short = h.t.engine.receivables.recordPayment({ customer_identifier: 'PAYER1', amount_cents: 50_000, channel: 'portal', invoices: [{ number: 'PL-DISC', amount_cents: 50_000, discount_cents: 2_000 }] });
+    await expect(short).rejects.toMatchObject({ code: 'discount_not_available' });
+    // The whole balance is not what the page asks for: refused, nothing charged.
+    expect((await pay(key, cardPay(100_000, 'attempt-full'))).body.code).toBe('amount_changed');
+    const paid = await pay(key, cardPay(98_000, 'attempt-disc'));
+    expect(paid.body).toMatchObject({ status: 'approved', amount_cents: 98_000 });
+    expect(paid.body.message).toContain('discount');
+    expect(await owing('PL-DISC')).toBe(0);
+    const [payment] = await payments();
+    expect(payment).toMatchObject({ payment_amount: '980.00' });
+    const amounts = (await h.api.get<{ payment_amounts: Array<{ invoice_number: string; amount: string; discount_amount: string }> }>(`/api/exports/payment/${paid.body.transaction}`)).body.payment_amounts;
+    expect(amounts).toEqual([expect.objectContaining({ invoice_number: 'PL-DISC', amount: '980.00', discount_amount: '20.00' })]);
+    expect((await transaction(paid.body.transaction)) as unknown).toMatchObject({ amount_in_cents: 98_000, payments: [{ amount_cents: 98_000 }] });
+
+    // Refunded in full: the invoice owes its whole amount again, discount included.
+    expect((await op(h.api, 'void', { transaction: paid.body.transaction })).body.success).toBe(true);
+    await h.t.engine.tick();
+    expect(await owing('PL-DISC')).toBe(100_000);
+
+    // Part paid another way: the discount is for paying all of it early, so none is offered.
+    const part = await link('PL-PART');
+    expect((await h.api.post('/api/imports/payment', { identifier: 'CHQ-1', customer_identifier: 'PAYER1', amount_cents: 10_000, invoice_number: 'PL-PART' })).status).toBe(201);
+    expect(await view(part)).toMatchObject({ owing_cents: 90_000, discount_cents: 0, pay_cents: 90_000 });
+
+    // 11:30 pm on March 10 in Toronto (EDT since March 8) is March 11 in UTC: still the last day of the discount there.
+    const late = await link('PL-LATE');
+    h.t.clock.set('2026-03-11T03:30:00Z');
+    expect(await view(late)).toMatchObject({ discount_cents: 2_000, pay_cents: 98_000 });
+    h.t.clock.set('2026-03-11T04:30:00Z');
+    expect(await view(late)).toMatchObject({ discount_cents: 0, discount_expiry_date: null, pay_cents: 100_000 });
+    // The page shown before midnight asks for the discounted amount: refused, the payer sees the new one.
+    expect((await pay(late, cardPay(98_000, 'attempt-late'))).body.code).toBe('amount_changed');
+    expect((await pay(late, cardPay(100_000, 'attempt-late-2'))).body).toMatchObject({ status: 'approved', amount_cents: 100_000 });
+    expect(await owing('PL-LATE')).toBe(0);
+  });
+
   it('offers no way to pay an invoice over what one transaction takes', async () => {
     h = await startGateway({ timezone: 'UTC' });
     const key = await invoiceWithLink('PL-HUGE', 1_000_000_000);

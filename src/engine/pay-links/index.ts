@@ -15,8 +15,8 @@ export { MAX_REFUSED, REFUSED_WINDOW_MS } from './attempts';
 
 /**
  * Click-to-pay: the invoice a pay_url names, paid by whoever holds the link, by card or bank
- * account. A link is a key to one invoice's balance and nothing else: it pays all that is owed,
- * the amount the payer saw (a balance that moved meanwhile is refused, nothing charged), one
+ * account. A link is a key to one invoice's balance and nothing else: it pays all that is owed
+ * (less an early-payment discount still open: receivables' early-discount.ts), the amount the payer saw (a balance that moved meanwhile is refused, nothing charged), one
  * payment at a time, and pauses after repeated refusals (attempts.ts).
  */
 export interface PayLinks {
@@ -34,6 +34,9 @@ interface PayLinkDeps {
 
 const missing = (err: unknown) => isEngineError(err) && err.kind === 'not_found';
 
+/** What a payment here charges: all that is owed, less the early-payment discount it takes today. */
+const chargeOf = (inv: PayableInvoice) => inv.owing_cents - inv.discount_cents;
+
 async function requireInvoice(deps: PayLinkDeps, key: string): Promise<PayableInvoice> {
   const inv = await deps.receivables.payableInvoice(key);
   // One answer for a key that names no invoice and one whose token is wrong: a probe learns nothing.
@@ -48,7 +51,7 @@ async function sell(deps: PayLinkDeps, inv: PayableInvoice, r: PayLinkPaymentReq
     .transact(
       'sale',
       {
-        amount_cents: inv.owing_cents,
+        amount_cents: chargeOf(inv),
         currency: inv.currency.toLowerCase(),
         ...method,
         // The same attempt sent again is the same sale: the gateway answers it, it does not charge twice.
@@ -88,9 +91,9 @@ async function recordPaid(deps: PayLinkDeps, inv: PayableInvoice, tx: { token: s
   if (!recorded) {
     await deps.receivables.recordPayment({
       customer_identifier: inv.customer_identifier,
-      amount_cents: inv.owing_cents,
+      amount_cents: chargeOf(inv),
       currency: inv.currency,
-      invoices: [{ number: inv.number, amount_cents: inv.owing_cents }],
+      invoices: [{ number: inv.number, amount_cents: chargeOf(inv), ...(inv.discount_cents ? { discount_cents: inv.discount_cents } : {}) }],
       channel: 'portal',
       payment_method: paymentMethod,
       transaction_token: tx.token,
@@ -100,7 +103,7 @@ async function recordPaid(deps: PayLinkDeps, inv: PayableInvoice, tx: { token: s
     });
   }
   // Linked, a refund or void of the sale puts the invoice back owing, and a bank payment becomes PAID once it settles.
-  await deps.gateway.linkPayment(tx.token, { identifier: tx.token, amount_cents: inv.owing_cents });
+  await deps.gateway.linkPayment(tx.token, { identifier: tx.token, amount_cents: chargeOf(inv) });
 }
 
 async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest): Promise<PayLinkOutcome> {
@@ -113,11 +116,12 @@ async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest):
     throw fail.conflict('pay_link_paused', `Too many payments were refused on this link: it takes payments again after ${new Date(attempts.pausedUntil).toISOString()}. Contact ${deps.account.profile().name} to pay another way.`);
   }
   if (inv.owing_cents <= 0) throw fail.conflict('invoice_not_owing', `Invoice ${inv.display_number} has nothing left to pay.`);
-  if (inv.owing_cents > MAX_AMOUNT) throw fail.conflict('amount_too_large', `Invoice ${inv.display_number} owes more than one payment can take here: contact ${deps.account.profile().name} to pay it another way.`);
-  if (r.amount_cents !== inv.owing_cents) throw fail.conflict('amount_changed', `What is owed on invoice ${inv.display_number} changed since this page was opened: reload it to see the amount now.`);
+  if (chargeOf(inv) > MAX_AMOUNT) throw fail.conflict('amount_too_large', `Invoice ${inv.display_number} owes more than one payment can take here: contact ${deps.account.profile().name} to pay it another way.`);
+  // The discount ending at midnight moves the amount too: the payer confirms the new one.
+  if (r.amount_cents !== chargeOf(inv)) throw fail.conflict('amount_changed', `What is owed on invoice ${inv.display_number} changed since this page was opened: reload it to see the amount now.`);
   const t = await sell(deps, inv, r);
   const base = {
-    amount_cents: inv.owing_cents,
+    amount_cents: chargeOf(inv),
     currency: inv.currency.toUpperCase(),
     transaction: t.tx.token,
     authorization_code: t.tx.gateway_authorization_code,
@@ -133,7 +137,7 @@ async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest):
     outcome = {
       ...base,
       status: inProgress ? 'in_progress' : 'approved',
-      message: inProgress ? `Thank you: your payment of invoice ${inv.display_number} was accepted and is on its way from your bank.` : `Thank you: invoice ${inv.display_number} is paid.`,
+      message: `${inProgress ? `Thank you: your payment of invoice ${inv.display_number} was accepted and is on its way from your bank.` : `Thank you: invoice ${inv.display_number} is paid.`}${inv.discount_cents ? ' The early-payment discount was taken off it.' : ''}`,
     };
   }
   await rememberAttempt(core, inv.number, r.attempt, outcome, !t.approved);
@@ -157,11 +161,14 @@ export function createPayLinks(deps: PayLinkDeps): PayLinks {
           currency: inv.currency.toUpperCase(),
           amount_cents: inv.amount_cents,
           owing_cents: inv.owing_cents,
+          discount_cents: inv.discount_cents,
+          discount_expiry_date: inv.discount_cents ? inv.discount_expiry_date : null,
+          pay_cents: chargeOf(inv),
           status: inv.deleted ? 'closed' : inv.owing_cents > 0 ? 'owing' : 'paid',
         },
         customer: { name: inv.customer_name },
         // Over what one transaction takes, nothing can pay it here: the page says so instead of a form.
-        methods: inv.owing_cents > MAX_AMOUNT ? [] : methodsFor(inv.currency),
+        methods: chargeOf(inv) > MAX_AMOUNT ? [] : methodsFor(inv.currency),
         locked_until: pausedUntil === null ? null : new Date(pausedUntil).toISOString(),
       };
     },

@@ -21,6 +21,7 @@ import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePaym
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
+import { earlyPaymentDiscount } from './early-discount';
 import { parsePayKey, payKey, sameSecret, type PayableInvoice } from './pay-key';
 import type { CustomerDoc, CustomerImportInput, DivisionData, DivisionImportInput, InvoiceDoc, InvoiceImportInput, PaymentAmountDoc, PaymentAmountRecord, PaymentCsvRow, PaymentDoc, PaymentImportInput } from './types';
 
@@ -47,6 +48,8 @@ export interface DueInvoice {
   currency: string;
   amount_cents: number;
   owing_cents: number;
+  /** The early-payment discount a payment of all of it on the as-of date takes (early-discount.ts); 0 for none. */
+  discount_cents: number;
   date: string;
   due_date: string | null;
   /** false when the invoice is marked auto_debit N: the customer pays it by hand. */
@@ -299,6 +302,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         due_date: d.due_date ?? null,
         amount_cents: d.amount_cents,
         owing_cents: d.deleted ? 0 : d.owing_cents,
+        discount_cents: earlyPaymentDiscount(d, today(), account.can('discounts')),
+        discount_expiry_date: d.discount_expiry_date ?? null,
         deleted: d.deleted,
       };
     },
@@ -357,6 +362,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
           currency: i.data.currency,
           amount_cents: i.data.amount_cents,
           owing_cents: i.data.owing_cents,
+          discount_cents: earlyPaymentDiscount(i.data, asOf, account.can('discounts')),
           date: i.data.date,
           due_date: i.data.due_date ?? null,
           auto_debit: i.data.auto_debit,

@@ -32,5 +32,8 @@ export interface PayableInvoice {
   amount_cents: number;
   /** 0 once paid, closed or deleted. */
   owing_cents: number;
+  /** The early-payment discount a payment of the whole balance takes today (early-discount.ts); 0 for none. */
+  discount_cents: number;
+  discount_expiry_date: string | null;
   deleted: boolean;
 }

@@ -2,6 +2,7 @@ import { fail, notFound } from '../errors';
 import { upsertCustomer, IDENTIFIER_RULE } from './customers';
 import { Fields } from './fields';
 import { NUMBER_RE } from './invoices';
+import { earlyPaymentDiscount } from './early-discount';
 import { REVERSED } from './ledger';
 import { paymentAmountView } from './payment-view';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
@@ -379,8 +380,12 @@ export interface RecordPaymentInput {
   currency?: string;
   /** YYYY-MM-DD; today in the shop's zone by default. */
   date?: string;
-  /** Invoices paid and how much each; by default the customer's open invoices, oldest due first. */
-  invoices?: Array<{ number: string; amount_cents: number }>;
+  /**
+   * Invoices paid and how much each; by default the customer's open invoices, oldest due first.
+   * `discount_cents`: the invoice's early-payment discount taken with a payment of the rest of it;
+   * it must be what early-discount.ts gives on the payment's date, or the payment is refused.
+   */
+  invoices?: Array<{ number: string; amount_cents: number; discount_cents?: number }>;
   /** What took it: 'autopay', 'portal', 'terminal'... */
   channel: string;
   /** Shown as payment_method, e.g. "Visa (4242)". Never a full card or account number. */
@@ -417,12 +422,17 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
       left -= take;
     }
   }
-  const entries: Entry[] = targets.map((t) => ({ invoice_number: t.number, amount: t.amount_cents, discount: 0 }));
+  const entries: Entry[] = targets.map((t) => ({ invoice_number: t.number, amount: t.amount_cents, discount: t.discount_cents ?? 0 }));
   const problems = new Problems();
   const invoices = await loadInvoices(s, entries, problems);
+  const date = input.date ?? s.today;
   invoices.forEach((inv, i) => {
     if (inv && inv.data.currency !== currency) problems.add(`invoices.${i}`, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}`);
     if (inv && inv.customer !== customer.id) problems.add(`invoices.${i}`, 'invoice_of_other_customer', `invoice ${inv.id} belongs to ${inv.data.customer_identifier}`);
+    const e = entries[i]!;
+    if (inv && e.discount && (e.discount !== earlyPaymentDiscount(inv.data, date, s.account.can('discounts')) || e.amount + e.discount !== inv.data.owing_cents)) {
+      problems.add(`invoices.${i}`, 'discount_not_available', `invoice ${inv.id} has no early-payment discount of ${e.discount} for a payment of the rest of it on ${date}`);
+    }
   });
   if (entries.reduce((sum, e) => sum + e.amount, 0) > input.amount_cents) problems.add('invoices', 'allocations_exceed_amount', 'apply more than amount_cents');
   problems.throwIfAny();
@@ -432,7 +442,7 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
     token: input.transaction_token ?? s.core.ids.token(),
     customer_identifier: customer.identifier,
     customer_name: customer.data.name,
-    date: input.date ?? s.today,
+    date,
     currency,
     amount_cents: input.amount_cents,
     fee_cents: fee,

@@ -10,6 +10,8 @@ export interface DueInvoice {
   currency: string;
   /** Open balance still owed, in cents (> 0 for a due invoice). */
   owing_cents: number;
+  /** The early-payment discount a payment of all of it takes on the charge's date (receivables' early-discount.ts). */
+  discount_cents?: number;
   /** YYYY-MM-DD */
   due_date: string;
   /** false when the invoice was imported with auto_debit N: autopay must leave it alone. */
@@ -34,7 +36,7 @@ export interface AutopayPayment {
   /** Card payments are final now; bank payments are IN PROGRESS until the ACH/EFT settles. */
   status: 'PAID' | 'IN PROGRESS';
   autopay_agreement: string;
-  invoices: Array<{ number: string; amount_cents: number }>;
+  invoices: Array<{ number: string; amount_cents: number; discount_cents?: number }>;
 }
 
 /** The invoices a payment's change put back owing, and the payment's customer. */

@@ -341,7 +341,8 @@ async function chargeCurrency(
   invoices: DueInvoice[],
 ): Promise<{ outcome: 'error'; token: null } | { outcome: 'declined' | 'approved'; token: string }> {
   const { core, gateway } = ctx;
-  const amount = invoices.reduce((s, i) => s + i.owing_cents, 0);
+  const due = (i: DueInvoice) => i.owing_cents - (i.discount_cents ?? 0);
+  const amount = invoices.reduce((s, i) => s + due(i), 0);
   let outcome: Awaited<ReturnType<Gateway['transact']>>;
   try {
     outcome = await gateway.transact(
@@ -370,7 +371,7 @@ async function chargeCurrency(
     authorization_code: t.gateway_authorization_code,
     status: t.state === 'in_progress' ? 'IN PROGRESS' : 'PAID',
     autopay_agreement: a.token,
-    invoices: invoices.map((i) => ({ number: i.number, amount_cents: i.owing_cents })),
+    invoices: invoices.map((i) => ({ number: i.number, amount_cents: due(i), ...(i.discount_cents ? { discount_cents: i.discount_cents } : {}) })),
   });
   await gateway.linkPayment(t.token, { identifier: t.token, amount_cents: amount });
   return { outcome: 'approved', token: t.token };

@@ -22,7 +22,10 @@ export const PayLinkView = component(
       due_date: Type.Union([Type.String(), Type.Null()]),
       currency: Type.String({ description: 'ISO 4217, upper case.' }),
       amount_cents: Type.Integer(),
-      owing_cents: Type.Integer({ description: 'What a payment here pays: all that is owed.' }),
+      owing_cents: Type.Integer({ description: 'All that is owed.' }),
+      discount_cents: Type.Integer({ description: "The invoice's early-payment discount a payment here takes today (paid in full by discount_expiry_date); 0 for none." }),
+      discount_expiry_date: Type.Union([Type.String(), Type.Null()], { description: 'The last day the discount is taken (the shop\'s zone); null without a discount.' }),
+      pay_cents: Type.Integer({ description: 'What a payment here charges: owing_cents less discount_cents.' }),
       status: Type.Union([Type.Literal('owing'), Type.Literal('paid'), Type.Literal('closed')]),
     }),
     customer: Type.Object({ name: Type.String() }),
@@ -37,7 +40,7 @@ export const PayLinkPaymentRequest = component(
   Type.Object(
     {
       type: PayLinkMethod,
-      amount_cents: Type.Integer({ minimum: 1, description: 'What the payer saw and agreed to pay: must equal what the invoice still owes (409 otherwise, nothing charged).' }),
+      amount_cents: Type.Integer({ minimum: 1, description: 'What the payer saw and agreed to pay: must equal the invoice\'s pay_cents now (409 otherwise, nothing charged).' }),
       name: Type.Optional(Type.String({ maxLength: 50, description: 'Cardholder or account holder.' })),
       card_number: Type.Optional(Type.String({ maxLength: 23, description: 'creditCard: used once for the processor; never stored, logged or echoed.' })),
       expiry_month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })),
