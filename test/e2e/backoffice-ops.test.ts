@@ -29,6 +29,7 @@ let answer = 500;
 const received: string[] = [];
 const api = apiOf(() => url, TOKEN, KEY);
 
+const spaced = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 const seen = (text: string | RegExp) => page.getByText(text).first().waitFor({ state: 'visible', timeout: 30_000 });
 
 beforeAll(async () => {
@@ -225,4 +226,36 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     expect(refused.status).toBe(403);
     await clerk.context().close();
   });
+
+  // Last: the customers it uploads import in the background, and their events would reach the webhook above.
+  it('shows how much of a file went out while it uploads, in the reader\'s locale', async () => {
+    const fr = await bo.newPage('fr-CA');
+    await bo.signIn(fr, { email: 'owner@example.com', password: 'owner password 1' });
+    for (const [p, locale, pattern] of [[page, 'en-US', /^\d{1,2}% sent \(\d\.\d of 0\.5 MB\)$/], [fr, 'fr-CA', /^\d{1,2} % sent \(\d,\d of 0,5 MB\)$/]] as const) {
+      await p.goto(`${url}/app/imports`);
+      await p.getByText('Drop a CSV file here, or choose one.').waitFor();
+      // A back-office server across the shop's network: the browser sends at 128 KB/s (Chromium's own throttling).
+      const cdp = await p.context().newCDPSession(p);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 128 * 1024 });
+      // Half a megabyte of customers: four seconds on the way.
+      let csv = 'identifier,name\n';
+      for (let i = 0; csv.length < 512 * 1024 - 100; i++) csv += `UP-${locale}-${String(i).padStart(6, '0')},Upload progress customer number ${i}\n`;
+      await p.getByLabel('CSV file').setInputFiles({ name: `upload-${locale}.csv`, mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await p.getByRole('button', { name: 'Import', exact: true }).click();
+      const bar = p.getByRole('progressbar', { name: 'Upload' });
+      // Part of the file sent: the bar and the words say how much, the button says it is busy.
+      await until(async () => {
+        const now = Number((await bar.getAttribute('aria-valuenow', { timeout: 1_000 }).catch(() => null)) ?? 0);
+        return now > 0 && now < 100;
+      }, 'the upload under way', 20_000);
+      expect(spaced(await bar.locator('xpath=..').innerText())).toMatch(pattern);
+      expect(await p.getByRole('button', { name: 'Uploading…' }).isDisabled()).toBe(true);
+      await screenshot(p, `backoffice-imports-uploading-${locale}`);
+      await p.waitForURL(/\/app\/imports\/\d+$/, { timeout: 60_000 });
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    }
+    await fr.context().close();
+  });
+
 });

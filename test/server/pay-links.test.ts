@@ -159,11 +159,6 @@ describe('click-to-pay links', () => {
     const key = await link('PL-DISC');
     expect(await view(key)).toMatchObject({ owing_cents: 100_000, discount_cents: 2_000, discount_expiry_date: '2026-03-10', pay_cents: 98_000 });
 
-    // A payer cannot name a discount of their own: only the invoice's, on a payment of the rest of it.
-    const bogus = h.t.engine.receivables.recordPayment({ customer_identifier: 'PAYER1', amount_cents: 95_000, channel: 'portal', invoices: [{ number: 'PL-DISC', amount_cents: 95_000, discount_cents: 5_000 }] });
-    await expect(bogus).rejects.toMatchObject({ code: 'discount_not_available' });
-    const short = h.t.engine.receivables.recordPayment({ customer_identifier: 'PAYER1', amount_cents: 50_000, channel: 'portal', invoices: [{ number: 'PL-DISC', amount_cents: 50_000, discount_cents: 2_000 }] });
-    await expect(short).rejects.toMatchObject({ code: 'discount_not_available' });
     // The whole balance is not what the page asks for: refused, nothing charged.
     expect((await pay(key, cardPay(100_000, 'attempt-full'))).body.code).toBe('amount_changed');
     const paid = await pay(key, cardPay(98_000, 'attempt-disc'));
@@ -181,20 +176,36 @@ describe('click-to-pay links', () => {
     await h.t.engine.tick();
     expect(await owing('PL-DISC')).toBe(100_000);
 
+    // The ERP's payment of part of it lands while a card is charged for the discounted rest: the
+    // money taken is recorded all the same, without the discount the invoice no longer gives, and
+    // what it pays beyond the balance is the customer's credit (never a charge left unrecorded).
+    const race = await link('PL-RACE');
+    expect((await view(race)).pay_cents).toBe(98_000);
+    expect((await h.api.post('/api/imports/payment', { identifier: 'CHQ-RACE', customer_identifier: 'PAYER1', amount_cents: 5_000, invoice_number: 'PL-RACE' })).status).toBe(201);
+    const late = await h.t.engine.receivables.recordPayment({ customer_identifier: 'PAYER1', amount_cents: 98_000, channel: 'portal', invoices: [{ number: 'PL-RACE', amount_cents: 98_000, discount_cents: 2_000 }] });
+    expect(late).toMatchObject({ payment_amount: '980.00', unapplied_amount: '30.00' });
+    expect(late.payment_amounts).toEqual([expect.objectContaining({ invoice_number: 'PL-RACE', amount: '950.00', discount_amount: '0.00' })]);
+    expect(await owing('PL-RACE')).toBe(0);
+    // Nor does a caller name a discount of its own: more than the invoice gives is not taken.
+    const bogus = await link('PL-BOGUS');
+    await h.t.engine.receivables.recordPayment({ customer_identifier: 'PAYER1', amount_cents: 95_000, channel: 'portal', invoices: [{ number: 'PL-BOGUS', amount_cents: 95_000, discount_cents: 5_000 }] });
+    expect(await owing('PL-BOGUS')).toBe(5_000);
+    expect((await view(bogus)).discount_cents).toBe(0);
+
     // Part paid another way: the discount is for paying all of it early, so none is offered.
     const part = await link('PL-PART');
     expect((await h.api.post('/api/imports/payment', { identifier: 'CHQ-1', customer_identifier: 'PAYER1', amount_cents: 10_000, invoice_number: 'PL-PART' })).status).toBe(201);
     expect(await view(part)).toMatchObject({ owing_cents: 90_000, discount_cents: 0, pay_cents: 90_000 });
 
     // 11:30 pm on March 10 in Toronto (EDT since March 8) is March 11 in UTC: still the last day of the discount there.
-    const late = await link('PL-LATE');
+    const lastDay = await link('PL-LATE');
     h.t.clock.set('2026-03-11T03:30:00Z');
-    expect(await view(late)).toMatchObject({ discount_cents: 2_000, pay_cents: 98_000 });
+    expect(await view(lastDay)).toMatchObject({ discount_cents: 2_000, pay_cents: 98_000 });
     h.t.clock.set('2026-03-11T04:30:00Z');
-    expect(await view(late)).toMatchObject({ discount_cents: 0, discount_expiry_date: null, pay_cents: 100_000 });
+    expect(await view(lastDay)).toMatchObject({ discount_cents: 0, discount_expiry_date: null, pay_cents: 100_000 });
     // The page shown before midnight asks for the discounted amount: refused, the payer sees the new one.
-    expect((await pay(late, cardPay(98_000, 'attempt-late'))).body.code).toBe('amount_changed');
-    expect((await pay(late, cardPay(100_000, 'attempt-late-2'))).body).toMatchObject({ status: 'approved', amount_cents: 100_000 });
+    expect((await pay(lastDay, cardPay(98_000, 'attempt-late'))).body.code).toBe('amount_changed');
+    expect((await pay(lastDay, cardPay(100_000, 'attempt-late-2'))).body).toMatchObject({ status: 'approved', amount_cents: 100_000 });
     expect(await owing('PL-LATE')).toBe(0);
   });
 

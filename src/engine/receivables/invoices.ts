@@ -206,7 +206,7 @@ function readDiscount(s: ReceivablesUnit, f: Fields, problems: Problems) {
   const expiry = f.date('discount_expiry_date');
   const enabled = s.account.can('discounts');
   if (enabled && rate !== undefined && (rate < 0 || rate >= 1)) {
-    problems.add('discount_rate', 'invalid_discount_rate', 'must be a fraction from 0 up to 1 (0.05 is 5%)');
+    problems.add('discount_rate', 'invalid_discount_rate', 'must be a fraction from 0 to less than 1 (0.05 is 5%)');
   }
   return { enabled, amount, rate, expiry };
 }

@@ -383,7 +383,8 @@ export interface RecordPaymentInput {
   /**
    * Invoices paid and how much each; by default the customer's open invoices, oldest due first.
    * `discount_cents`: the invoice's early-payment discount taken with a payment of the rest of it;
-   * it must be what early-discount.ts gives on the payment's date, or the payment is refused.
+   * taken only while early-discount.ts still gives at least that much on the payment's date and the
+   * two close the invoice; otherwise the payment is recorded without it.
    */
   invoices?: Array<{ number: string; amount_cents: number; discount_cents?: number }>;
   /** What took it: 'autopay', 'portal', 'terminal'... */
@@ -429,9 +430,14 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
   invoices.forEach((inv, i) => {
     if (inv && inv.data.currency !== currency) problems.add(`invoices.${i}`, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}`);
     if (inv && inv.customer !== customer.id) problems.add(`invoices.${i}`, 'invoice_of_other_customer', `invoice ${inv.id} belongs to ${inv.data.customer_identifier}`);
+    // The money was taken before this records it (a card sale, a debit), so nothing here may refuse
+    // it. A discount the invoice no longer gives (an ERP payment or a new version of the invoice
+    // landed while the card was charged) is not taken: the money applies as money, any excess is the
+    // customer's credit, and the merchant sees both.
     const e = entries[i]!;
-    if (inv && e.discount && (e.discount !== earlyPaymentDiscount(inv.data, date, s.account.can('discounts')) || e.amount + e.discount !== inv.data.owing_cents)) {
-      problems.add(`invoices.${i}`, 'discount_not_available', `invoice ${inv.id} has no early-payment discount of ${e.discount} for a payment of the rest of it on ${date}`);
+    if (inv && e.discount && (e.discount > earlyPaymentDiscount(inv.data, date, s.account.can('discounts')) || e.amount + e.discount !== inv.data.owing_cents)) {
+      s.core.logger.warn({ invoice: inv.id, discount_cents: e.discount, owing_cents: inv.data.owing_cents }, 'early-payment discount no longer available when its payment was recorded: applied without it');
+      e.discount = 0;
     }
   });
   if (entries.reduce((sum, e) => sum + e.amount, 0) > input.amount_cents) problems.add('invoices', 'allocations_exceed_amount', 'apply more than amount_cents');

@@ -28,28 +28,41 @@ export function boCall<K extends keyof BackofficeEndpoints>(creds: Credentials, 
   return apiFetch(creds, endpoint.method, qs ? `${path}?${qs}` : path, endpoint.method === 'GET' ? undefined : body);
 }
 
+const refusal = (status: number, e: { error?: string; code?: string }, statusText: string) => new ApiError(status, String(e.code ?? status), e.error ?? statusText);
+
 async function refused(res: Response): Promise<ApiError> {
-  const e = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
-  return new ApiError(res.status, String(e.code ?? res.status), e.error ?? res.statusText);
+  return refusal(res.status, (await res.json().catch(() => ({}))) as { error?: string; code?: string }, res.statusText);
 }
 
 /**
  * POST /api/imports: the file as multipart/form-data (parts `file` and `filename`), streamed by the
- * browser; refusals (413, 415, 412, 409) arrive as ApiError with the engine's message.
+ * browser; refusals (413, 415, 412, 409) arrive as ApiError with the engine's message. Sent with
+ * XMLHttpRequest, the one browser API that reports how much of a body went out: `onProgress` gets
+ * the bytes sent and the total (a 25 MB file to a back-office server across the shop takes a while).
  */
-export async function boUpload(creds: Credentials, file: File, force = false): Promise<BoAnswer<'uploadImport'>> {
+export function boUpload(creds: Credentials, file: File, force = false, onProgress?: (sent: number, total: number) => void): Promise<BoAnswer<'uploadImport'>> {
   const form = new FormData();
   form.append('filename', file.name);
   form.append('file', file, file.name);
   const endpoint = backofficeRoutes.uploadImport;
-  let res: Response;
-  try {
-    res = await fetch(`${creds.baseUrl}${endpoint.path}${force ? '?force=true' : ''}`, { method: endpoint.method, headers: { Authorization: creds.authorization }, body: form });
-  } catch {
-    throw new ApiError(0, 'network', 'Laneway is not answering. Check that it is running, then try again.');
-  }
-  if (!res.ok) throw await refused(res);
-  return (await res.json()) as BoAnswer<'uploadImport'>;
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(endpoint.method, `${creds.baseUrl}${endpoint.path}${force ? '?force=true' : ''}`);
+    xhr.setRequestHeader('Authorization', creds.authorization);
+    if (onProgress) xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded, e.total);
+    xhr.onload = () => {
+      let body: unknown = {};
+      try {
+        body = JSON.parse(xhr.responseText || '{}');
+      } catch {
+        // A proxy's HTML error page: the status says enough.
+      }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(body as BoAnswer<'uploadImport'>);
+      else reject(refusal(xhr.status, body as { error?: string; code?: string }, xhr.statusText));
+    };
+    xhr.onerror = () => reject(new ApiError(0, 'network', 'Laneway is not answering. Check that it is running, then try again.'));
+    xhr.send(form);
+  });
 }
 
 /** A CSV answer (batch errors, tokenized results) as a file: fetched with the user's credentials, then saved. */

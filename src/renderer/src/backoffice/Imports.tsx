@@ -114,6 +114,22 @@ function RefusalNotice({ refusal }: { refusal: Refusal }) {
   );
 }
 
+/** How much of the file went out; once all of it has, the server is storing it and opening the batch. */
+function UploadProgress({ bytes, total }: { bytes: number; total: number }) {
+  const share = total > 0 ? Math.min(bytes / total, 1) : 0;
+  const mb = (n: number) => (n / 1024 / 1024).toLocaleString(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  return (
+    <div className="bo-progress-wrap">
+      <div className="bo-progress processing" role="progressbar" aria-label="Upload" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)}>
+        <span style={{ width: `${share * 100}%` }} />
+      </div>
+      <span className="muted small num">
+        {share < 1 ? `${share.toLocaleString(undefined, { style: 'percent' })} sent (${mb(bytes)} of ${mb(total)} MB)` : 'Sent: opening the batch…'}
+      </span>
+    </div>
+  );
+}
+
 function Upload() {
   const creds = useUser((s) => s.creds);
   const go = useRoute((s) => s.go);
@@ -121,12 +137,14 @@ function Upload() {
   const [file, setFile] = useState<File | null>(null);
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useState<{ bytes: number; total: number } | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const send = async (force = false) => {
     if (!creds || !file) return;
     setBusy(true);
+    setSent({ bytes: 0, total: file.size });
     try {
-      const batch = await boUpload(creds, file, force);
+      const batch = await boUpload(creds, file, force, (bytes, total) => setSent({ bytes, total }));
       setFile(null);
       setRefusal(null);
       if (input.current) input.current.value = '';
@@ -136,6 +154,7 @@ function Upload() {
       setRefusal({ status: err instanceof ApiError ? err.status : 0, ...refusalText(err) });
     } finally {
       setBusy(false);
+      setSent(null);
     }
   };
   const pick = (f: File | undefined) => {
@@ -167,6 +186,7 @@ function Upload() {
       <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which. At most 25 MB.</p>
       <SampleFiles />
       {refusal && <RefusalNotice refusal={refusal} />}
+      {sent && <UploadProgress bytes={sent.bytes} total={sent.total} />}
       <div className="bo-actions">
         {refusal?.status === 409 && (
           <button type="button" disabled={busy} onClick={() => void send(true)}>
