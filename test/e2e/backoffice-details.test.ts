@@ -267,6 +267,15 @@ for (const { locale, p } of LOCALES) {
       expect(spaces(await node('Invoice').innerText())).toContain(shown(123450, locale));
       expect(spaces(await node('Credit').innerText())).toContain(shown(26550, locale));
       await shot(page(), `backoffice-detail-payment-${locale}`);
+
+      // A paid invoice with lines (no line-item short pay here): no line shown still owed, no reminder offered.
+      await api('POST', '/api/imports/invoice', { number: `${p}-INV-L`, customer_identifier: `${p}-ACME`, date: '2026-01-05', line_item_attributes: [{ number: '1', description: 'Widget', quantity: 2, unit_cost_cents: 1500 }] });
+      await api('POST', '/api/imports/payment', { identifier: `${p}-CHQ-L`, customer_identifier: `${p}-ACME`, amount_cents: 3000, invoice_number: `${p}-INV-L` });
+      await page().goto(`${url}/app/invoices/${p}-INV-L`);
+      await seen('Widget');
+      expect(spaces(await page().getByLabel('Owing').innerText())).toBe(shown(0, locale));
+      expect(await page().getByRole('columnheader', { name: 'Balance' }).count()).toBe(0);
+      expect(await page().getByRole('button', { name: 'Send a reminder' }).count()).toBe(0);
     });
   });
 }
@@ -280,7 +289,8 @@ describe('a clerk on the detail views', { timeout: 120_000 }, () => {
     await clerk.getByRole('button', { name: 'Send invitation' }).waitFor();
     for (const hidden of ['Save notes', 'Set parent', 'Remove', 'Turn autopay on', 'Turn autopay off']) expect(await clerk.getByRole('button', { name: hidden }).count(), hidden).toBe(0);
     expect(await clerk.getByText('Prefers e-mail. Net 30 agreed (en-US).').count()).toBe(1);
-    await clerk.goto(`${url}/app/invoices/EN-INV-1`);
+    // EN-INV-2 still owes (EN-INV-1 was paid above: no reminder is offered for it).
+    await clerk.goto(`${url}/app/invoices/EN-INV-2`);
     await clerk.getByRole('button', { name: 'Send a reminder' }).waitFor();
     await clerk.getByRole('button', { name: 'Add comment' }).waitFor();
   });

@@ -94,7 +94,7 @@ describe('the back office', { timeout: 90_000 }, () => {
     await until(async () => (await page.getByLabel('Payment summary').innerText()).includes('unapplied credit $1,025.00'), 'the unapplied credit');
     await screenshot(page, 'backoffice-3-record-payment');
     await page.getByRole('button', { name: 'Record $1,175.00' }).click();
-    await page.waitForURL(/\/app\/payments\/CHQ-5521$/);
+    await page.waitForURL(/\/app\/payments\/CHQ-ACME-1-5521$/);
     // The payment tree: the cheque, the two invoices it paid, the rest kept as credit.
     const tree = page.getByRole('tree', { name: 'Payment tree' });
     await tree.getByText('Invoice INV-100').waitFor();
@@ -106,6 +106,28 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.goto(`${url}/app/customers/ACME-1`);
     await until(async () => (await page.getByLabel('Balance').innerText()) === '$50.00', 'the balance after the cheque');
     await screenshot(page, 'backoffice-5-customer-after-payment');
+
+    // The same cheque typed again is said to be recorded already, beside its number: the first one stays.
+    await page.getByRole('button', { name: 'Record a payment' }).click();
+    await field('Cheque number').fill('5521');
+    await field('Amount received (USD)').fill('10.00');
+    // More than an invoice owes is a typo caught on the form (INV-101 owes $50.00 now).
+    await field('Apply to INV-101').fill('500');
+    await seen('More than INV-101 owes ($50.00)');
+    await field('Apply to INV-101').fill('');
+    await page.getByRole('button', { name: 'Record $10.00' }).click();
+    await until(async () => (await field('Cheque number').getAttribute('aria-invalid')) === 'true', 'the cheque number refused');
+    await seen(/CHQ-ACME-1-5521 is already recorded: a payment of \$1,175\.00 from Acme Hardware/);
+    expect((await api<{ payment_amount: string }>('GET', '/api/exports/payment/CHQ-ACME-1-5521')).payment_amount).toBe('1175.00');
+    // A mistyped customer makes no new customer.
+    await field('Customer').fill('ACME-X');
+    await field('Cheque number').fill('5522');
+    await page.getByRole('button', { name: 'Record $10.00' }).click();
+    await seen('No customer ACME-X: check the identifier');
+    expect(page.url()).toMatch(/\/app\/payments\/new/);
+    expect((await fetch(`${url}/api/exports/customer/ACME-X`, { headers: { Authorization: `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}` } })).status).toBe(404);
+    await page.goto(`${url}/app/customers/ACME-1`);
+    await until(async () => (await page.getByLabel('Balance').innerText()) === '$50.00', 'the balance unchanged');
     await page.goto(`${url}/app/invoices?status=open`);
     await seen('INV-101');
     await page.getByLabel('Aging summary').waitFor();

@@ -12,6 +12,7 @@ describe('reconciliation files', () => {
   it('closes an open invoice the file leaves out, corrects a balance that differs, and records each decision', async () => {
     const c = uid('C');
     const [kept, left, differs] = [uid('INV'), uid('INV'), uid('INV')];
+    expect((await ctx.api.post('/api/imports/customer', { identifier: c, name: 'Contoso Pharmacy' })).status).toBe(201);
     for (const n of [kept, left, differs]) expect((await ctx.api.post('/api/imports/invoice', { number: n, customer_identifier: c, amount: 10000, owing_cents: 10000, date: '2026-03-01' })).status).toBe(201);
     const missing = uid('INV');
     const csv = `number,customer_number,balance_in_source_system\n${kept},${c},10000\n${differs},${c},2500\n${missing},${c},11200\n`;
@@ -32,7 +33,9 @@ describe('reconciliation files', () => {
       [missing, 'Invoice Not Present in Laneway'],
       [left, 'Invoice Not Present in Source System; closed'],
     ]);
-    expect(records[0]).toMatchObject({ balance_in_arc: '$25.00', balance_in_source_system: '$25.00', customer_number: c });
+    expect(records[0]).toMatchObject({ balance_in_arc: '$25.00', balance_in_source_system: '$25.00', customer_number: c, customer_name: 'Contoso Pharmacy' });
+    // The file has no customer_name column: the closed invoice's record names its customer as known here.
+    expect(records[2]).toMatchObject({ customer_number: c, customer_name: 'Contoso Pharmacy' });
     // Most recent by default; list form; watermark paging.
     const latest = await ctx.api.get<{ reconciliation_invoices: Recon[] }>('/api/exports/invoice_recon?list=true');
     expect(latest.body.reconciliation_invoices.map((r) => r.number)).toEqual([differs, missing, left]);

@@ -9,8 +9,8 @@ export interface Batch {
   file_content_type: string;
   file_fingerprint: string;
   file_errors_count: number;
-  error: string | null;
-  result_message: string | null;
+  error: string;
+  result_message: string;
   complete_at: string | null;
   status: 'processing' | 'completed' | 'failed';
   kind: string;

@@ -27,6 +27,25 @@ describe('payment import', () => {
     for (const bad of [' lead', 'bell\u0007', 'x'.repeat(101)]) expect(fields((await importPayment({ identifier: bad, invoice_number: inv, amount_cents: 1 })).body), bad).toContain('identifier');
   });
 
+  it('create_only refuses an identifier already recorded, naming that payment, and changes nothing (the back office\'s cheques)', async () => {
+    const [a, b] = [uid('C'), uid('C')];
+    const inv = await invoice(a, 5000);
+    const reference = uid('CHQ');
+    const first = await ctx.api.post('/api/imports/payment?create_only=true', { identifier: reference, invoice_number: inv, amount_cents: 5000, customer_identifier: a });
+    expect(first.status).toBe(201);
+    const again = await ctx.api.post<ErrorReply>('/api/imports/payment?create_only=true', { identifier: reference, amount_cents: 1000, customer_identifier: b });
+    expect(again.status).toBe(412);
+    expect(fields(again.body)).toEqual(['identifier']);
+    expect(JSON.stringify(again.body)).toContain('payment_exists');
+    expect(JSON.stringify(again.body)).toContain('$50.00');
+    const view = await ctx.api.get<Payment>(`/api/exports/payment/${reference}`);
+    expect(view.body).toMatchObject({ customer_identifier: a, payment_amount: '50.00' });
+    expect((await owing(inv)).owing_cents).toBe(0);
+    // Without it, the reference's import updates the payment, as ERPs expect.
+    expect((await importPayment({ identifier: reference, invoice_number: inv, amount_cents: 4000, customer_identifier: a })).status).toBe(201);
+    expect((await owing(inv)).owing_cents).toBe(1000);
+  });
+
   it('the last payment is found again among the others when the last one is edited to an older date', async () => {
     const c = uid('C');
     const inv = await invoice(c, 100000);

@@ -142,7 +142,7 @@ async function reconcileInvoice(ctx: ApplyContext, group: Group): Promise<void> 
     number,
     division_code: invoice?.data.division ?? row.values.division_code ?? null,
     customer_number: invoice?.data.customer_identifier ?? row.values.customer_number ?? '',
-    customer_name: row.values.customer_name ?? '',
+    customer_name: row.values.customer_name || (invoice ? await customerName(ctx, invoice.customer) : ''),
     invoice_date: invoice?.data.date ?? row.values.invoice_date ?? null,
     payment_identifier: null,
     payment_date: null,
@@ -163,6 +163,9 @@ async function reconcileInvoice(ctx: ApplyContext, group: Group): Promise<void> 
   await putRecon(ctx.tx, RECON_INVOICE, ctx.batch, row.line, { ...base, balance_in_arc: money(balance, currency), discrepancy_message: message });
 }
 
+/** The name of the customer an invoice belongs to here (a reconciliation record shows it). */
+const customerName = async (ctx: ApplyContext, customerId: string) => (await ctx.unit.customerById(customerId))?.data.name ?? '';
+
 /** An invoice open here that the ERP's list leaves out: closed (deleted), and said so. */
 export async function closeUnlisted(ctx: ApplyContext, number: string): Promise<void> {
   const invoice = await ctx.unit.invoice(number);
@@ -173,7 +176,7 @@ export async function closeUnlisted(ctx: ApplyContext, number: string): Promise<
     number,
     division_code: invoice.data.division ?? null,
     customer_number: invoice.data.customer_identifier,
-    customer_name: '',
+    customer_name: await customerName(ctx, invoice.customer),
     invoice_date: invoice.data.date,
     payment_identifier: null,
     payment_date: null,

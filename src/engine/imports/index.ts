@@ -62,8 +62,9 @@ export function view(b: BatchData): BatchView {
     file_content_type: b.file_content_type,
     file_fingerprint: b.file_fingerprint,
     file_errors_count: b.file_errors_count,
-    error: b.error,
-    result_message: b.result_message,
+    // Strings, as the reference's FileImport has them (its example: "error": ""), never null.
+    error: b.error ?? '',
+    result_message: b.result_message ?? '',
     complete_at: b.complete_at,
     status: b.status,
     kind: b.kind,

@@ -53,6 +53,28 @@ export const KINDS: Record<FileKind, KindSpec> = {
   divisions: { kind: 'divisions', key: 'code', columns: DIVISION_COLUMNS, noun: ['division', 'divisions'] },
 };
 
+/**
+ * The cells that name a refused record in the batch's errors, as the reference's errors carry the
+ * record itself: an ERP matches an error to its invoice or customer by these. Never a card's number
+ * or expiry; a division's `code` is left out, since `code` is the error's own there.
+ */
+export const NAMING_COLUMNS: Record<FileKind, readonly string[]> = {
+  customers: ['identifier'],
+  invoices: ['number', 'customer_identifier'],
+  payments: ['identifier', 'customer_identifier', 'invoice_number'],
+  divisions: [],
+  credit_cards: ['customer_identifier'],
+  invoice_recon: ['number'],
+  payment_recon: ['payment_reconciliation_identifier'],
+};
+
+/** A record's naming cells (NAMING_COLUMNS) from its first row, trimmed; undefined when it has none. */
+export function namingCells(kind: FileKind, group: Group): Record<string, string> | undefined {
+  const first = group.rows[0]?.values ?? {};
+  const cells = NAMING_COLUMNS[kind].flatMap((c) => (first[c]?.trim() ? [[c, first[c].trim()] as const] : []));
+  return cells.length ? Object.fromEntries(cells) : undefined;
+}
+
 const PAYMENT_MARKERS = ['payment_total', 'amount_cents', 'invoice_number', 'payment_amounts_attributes.invoice_number', 'external_payment_number', 'payor_name'];
 
 /** The kind a header names, or undefined (an unknown header: the file is refused). */

@@ -43,13 +43,15 @@ export interface BatchData {
   file: { name: string; key_id: string; iv: string; delimiter?: Delimiter } | null;
 }
 
-/** A line the batch could not import: where, which column, why. */
+/** A line the batch could not import: where, which column, why, and which record it was. */
 export interface LineError {
   batch: number;
   line: number;
   field: string;
   code: string;
   message: string;
+  /** The refused record's naming cells as the file has them (kinds.ts, NAMING_COLUMNS); never a card's. */
+  record?: Record<string, string>;
 }
 
 /** A tokenized card line of the echo: its masked cells and the tokens made for it. */

@@ -11,7 +11,7 @@ import { inUnitOfWork } from '../receivables/unit-of-work';
 import type { CustomerDoc } from '../receivables/types';
 import { APPLIERS, cardField, closeUnlisted, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
-import { continues, KINDS, locate, groupInput, maskFreeTextCells, rowValues, strayParentColumn, type Group, type KindSpec, type Row } from './kinds';
+import { continues, KINDS, locate, groupInput, maskFreeTextCells, namingCells, rowValues, strayParentColumn, type Group, type KindSpec, type Row } from './kinds';
 import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLine, type LineError } from './records';
 
 /** Rows per unit of work: one commit and one progress event each. */
@@ -51,9 +51,10 @@ function lineErrors(batch: BatchData, group: Group, e: EngineError): LineError[]
   const spec = KINDS[batch.kind];
   const { nestedLines } = groupInput(spec, group);
   const details = e.details?.length ? e.details : [{ field: batch.kind === 'credit_cards' ? cardField(e.code) : '', code: e.code, message: e.message }];
+  const record = namingCells(batch.kind, group);
   return details.map((d) => {
     const at = locate(spec, group, nestedLines, d.field ?? '');
-    return { batch: batch.id, line: at.line, field: at.field, code: d.code ?? e.code, message: redactPans(d.message ?? e.message) };
+    return { batch: batch.id, line: at.line, field: at.field, code: d.code ?? e.code, message: redactPans(d.message ?? e.message), ...(record ? { record } : {}) };
   });
 }
 

@@ -98,7 +98,8 @@ export interface Receivables {
   deleteInvoice(number: string): Promise<void>;
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
-  importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>): Promise<ImportReply>;
+  /** `createOnly`: an identifier already recorded is refused (412 payment_exists) instead of updated. */
+  importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>, options?: { createOnly?: boolean }): Promise<ImportReply>;
   importPayment(input: PaymentCsvRow, channel: 'csv'): Promise<ImportReply>;
   recordPayment(input: RecordPaymentInput): Promise<Static<typeof PaymentView>>;
   reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
@@ -371,8 +372,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         .sort((a, b) => (a.due_date ?? a.date).localeCompare(b.due_date ?? b.date) || a.number.localeCompare(b.number));
     },
 
-    async importPayment(input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json') {
-      const r = await run((s) => importPayment(s, input, channel));
+    async importPayment(input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json', options: { createOnly?: boolean } = {}) {
+      const r = await run((s) => importPayment(s, input, channel, options));
       return { identifier: r.payment.id, message: `1 payment ${r.allocations} invoice amounts` };
     },
 

@@ -1,4 +1,5 @@
 import { fail, notFound } from '../errors';
+import { formatMoney } from '../../shared/money';
 import { upsertCustomer, IDENTIFIER_RULE } from './customers';
 import { Fields } from './fields';
 import { NUMBER_RE } from './invoices';
@@ -65,7 +66,7 @@ export interface PaymentImportResult {
  * the total and is refused in JSON, where the total is `amount_cents`. Updating a payment that
  * originated here accepts only its total with or without fees.
  */
-export async function importPayment(s: ReceivablesUnit, input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json'): Promise<PaymentImportResult> {
+export async function importPayment(s: ReceivablesUnit, input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json', options: { createOnly?: boolean } = {}): Promise<PaymentImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const identifier = f.str('identifier', { pattern: PAYMENT_KEY.pattern, patternText: PAYMENT_KEY.rule, code: 'invalid_identifier' });
@@ -74,6 +75,12 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   let total = readTotal(f, problems, channel);
 
   const existing = identifier ? await s.payment(identifier) : undefined;
+  // A clerk recording a cheque means a new payment: one already recorded under that identifier is
+  // said so, never replaced (the same cheque typed twice, or another payment's number).
+  if (existing && options.createOnly) {
+    problems.add('identifier', 'payment_exists', `${identifier} is already recorded: a payment of ${formatMoney(existing.data.amount_cents, existing.data.currency, { locale: 'en-US' })} from ${existing.data.customer_name || existing.data.customer_identifier} on ${existing.data.date}`);
+    problems.throwIfAny();
+  }
   if (existing && existing.data.source === 'arc') {
     problems.throwIfAny();
     return { payment: updateOriginated(s, existing, input, total), created: false, allocations: existing.data.allocations.length };

@@ -158,14 +158,14 @@ const errorsRoute = (path: string, operationId: string, format: 'json' | 'csv') 
     operationId,
     tags: TAGS,
     summary: `View batch errors${format === 'csv' ? ' (CSV)' : ''}`,
-    description: 'One entry per broken field of a refused line: its line, column, code and message. `.json` (the default) or `.csv`.',
+    description: 'One entry per broken field of a refused line: its line, column, code and message, and in `.json` (the default) the refused record\'s naming fields as the file gives them (`number`, `identifier`, `customer_identifier`...), to match an error to its record. `.csv` has the first four columns.',
     params: BatchParams,
     responses: {
       200: format === 'json' ? { description: 'Errors', schema: BatchErrors } : { description: 'Errors as CSV', schema: Type.String(), contentType: 'text/csv' },
       ...notFound,
     },
     async handler({ engine, params }) {
-      const errors = (await engine.imports.errors(params.id)).map((e) => ({ line_number: e.line, field: e.field, code: e.code, error: e.message }));
+      const errors = (await engine.imports.errors(params.id)).map((e) => ({ ...e.record, line_number: e.line, field: e.field, code: e.code, error: e.message }));
       if (format === 'json') return { body: { message: errors } };
       const body = csvLine(['line_number', 'field', 'code', 'error']) + errors.map((e) => csvLine([e.line_number, e.field, e.code, e.error])).join('');
       return { body, contentType: 'text/csv; charset=utf-8' };

@@ -4,7 +4,7 @@ import { exportParams, exportShape } from '../exports';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { ImportResult, PaymentExportQuery } from '../../shared/schemas/receivables-common';
-import { PaymentAmountView, PaymentImport, PaymentView, PaymentViewQuery } from '../../shared/schemas/receivables-payments';
+import { PaymentAmountView, PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../../shared/schemas/receivables-payments';
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Invoicing Payments'];
@@ -21,10 +21,11 @@ export const importPayment = defineRoute({
     'The customer is created when absent. An existing identifier is updated: its allocations are taken back and applied anew. A payment made in Laneway accepts only its total without or with fees. ' +
     'payment_total is the CSV name of the total and is refused here (send amount_cents). A bank account number is kept as its last four digits. Any broken rule answers 412.',
   body: PaymentImport,
+  query: PaymentImportQuery,
   invalidKind: 'precondition',
-  responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed') },
-  async handler({ engine, body }) {
-    return { status: 201, body: await engine.receivables.importPayment(body, 'json') };
+  responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed (with create_only, `payment_exists` for an identifier already recorded)') },
+  async handler({ engine, body, query }) {
+    return { status: 201, body: await engine.receivables.importPayment(body, 'json', { createOnly: query.create_only === true }) };
   },
 });
 

@@ -7,7 +7,7 @@ import { Order } from '../schemas/orders';
 import { ImportResult } from '../schemas/receivables-common';
 import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
 import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
-import { PaymentImport, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
+import { PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
 import { ExportQuery } from '../schemas/common';
 import { InstallStatus } from '../schemas/system';
@@ -50,7 +50,7 @@ export const backofficeEndpoints = {
   invoice: { ...backofficeRoutes.invoice, query: InvoiceViewQuery, response: InvoiceView },
   payments: { ...backofficeRoutes.payments, query: PaymentListQuery, response: PaymentPage },
   payment: { ...backofficeRoutes.payment, query: PaymentViewQuery, response: PaymentView },
-  recordPayment: { ...backofficeRoutes.recordPayment, body: PaymentImport, response: ImportResult },
+  recordPayment: { ...backofficeRoutes.recordPayment, query: PaymentImportQuery, body: PaymentImport, response: ImportResult },
   orders: { ...backofficeRoutes.orders, query: OrderListQuery, response: OrderPage },
   order: { ...backofficeRoutes.order, response: Order },
   transaction: { ...backofficeRoutes.transaction, response: OrderTransaction },

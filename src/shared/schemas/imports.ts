@@ -13,8 +13,8 @@ export const FileImport = component(
     file_content_type: Type.String(),
     file_fingerprint: Type.String({ description: 'SHA-256 of the file as uploaded (hex). The same file is refused for 24 hours unless forced.' }),
     file_errors_count: Type.Integer({ description: 'Records refused for a data error (see the batch errors).' }),
-    error: Type.Union([Type.String(), Type.Null()], { description: 'Why a failed batch stopped.' }),
-    result_message: Type.Union([Type.String(), Type.Null()], { description: 'e.g. `5487 invoices`, once complete.' }),
+    error: Type.String({ description: 'Why a failed batch stopped; empty otherwise.' }),
+    result_message: Type.String({ description: 'e.g. `5487 invoices`, once complete; empty while the batch runs.' }),
     complete_at: Type.Union([Type.String(), Type.Null()]),
     status: Type.Union([Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]),
     kind: Type.Union(['customers', 'invoices', 'payments', 'divisions', 'credit_cards', 'invoice_recon', 'payment_recon'].map((k) => Type.Literal(k)), {
@@ -54,6 +54,12 @@ export const BatchError = component(
     field: Type.String({ description: 'The column (`line_item_attributes.amount` for a line item\'s); empty when the error is the whole line\'s.' }),
     code: Type.String(),
     error: Type.String(),
+    // The refused record's naming cells (the reference's errors carry the record): an ERP matches an error to its record by them.
+    number: Type.Optional(Type.String({ description: "The refused invoice's number (invoice and invoice reconciliation files)." })),
+    identifier: Type.Optional(Type.String({ description: "The refused customer's or payment's identifier." })),
+    customer_identifier: Type.Optional(Type.String({ description: 'The customer the refused invoice, payment or card names.' })),
+    invoice_number: Type.Optional(Type.String({ description: 'The invoice the refused payment names (one-invoice payment rows).' })),
+    payment_reconciliation_identifier: Type.Optional(Type.String({ description: "The refused payment reconciliation line's identifier." })),
   }),
 );
 

@@ -113,6 +113,11 @@ export const PaymentView = component(
   }),
 );
 
+/** Not in the reference (its import always creates or updates): the back office records a new payment with it. */
+export const PaymentImportQuery = Type.Object({
+  create_only: Type.Optional(Type.Boolean({ description: 'Create only: an identifier already recorded answers 412 `payment_exists` and changes nothing, instead of updating that payment.' })),
+});
+
 export const PaymentViewQuery = Type.Object({
   options: Type.Optional(
     Type.Object({

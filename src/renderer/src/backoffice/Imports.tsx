@@ -24,7 +24,7 @@ const KIND: Record<Batch['kind'], string> = {
 };
 
 /** The batch's result ("11998 customers"), its counts in the reader's locale. */
-const resultText = (b: Batch) => b.result_message?.replace(/\d{4,}/g, (n) => Number(n).toLocaleString()) ?? b.error ?? '—';
+const resultText = (b: Batch) => (b.result_message ? b.result_message.replace(/\d{4,}/g, (n) => Number(n).toLocaleString()) : b.error || '—');
 
 /** One sample file per kind, with the columns its header row must have: a starting point that imports as it is. */
 function SampleFiles() {
@@ -274,7 +274,7 @@ function BatchDetail({ id }: { id: number }) {
   return (
     <section className="bo-section">
       <Title back={link('imports')}>Batch #{id}{b ? ` · ${b.file_name}` : ''}</Title>
-      <Notice error={batch.error ?? message} />
+      <Notice error={batch.error || message} />
       {b && (
         <div className="card">
           <dl className="bo-dl">

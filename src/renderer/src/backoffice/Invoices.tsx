@@ -169,13 +169,18 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
   // The API formats taxes in the currency's home locale; shown again in the screen's (as it came if unreadable).
   const tax = (text: string) => { const cents = fromFormatted(text, cur); return cents === undefined ? text : <Money cents={cents} currency={cur} />; };
   const payments = (data.payments ?? []) as Array<Record<string, string>>;
+  // A line's balance moves only where payments are applied to lines (line-item short pay); otherwise
+  // it would show every line still owed on a paid invoice.
+  const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
+  const lineBalances = account?.capabilities.line_item_short_pay === true;
   return (
     <section className="bo-section">
       <Title
         back="/app/invoices"
         actions={
           <>
-            {can(session, 'collect') && reminder.button}
+            {/* Nothing to remind of once nothing is owed (the engine would send none either). */}
+            {can(session, 'collect') && data.owing_cents > 0 && !data.deleted && reminder.button}
             {can(session, 'collect') && data.owing_cents > 0 && (
               <button type="button" className="primary" onClick={() => go(`/app/payments/new?customer=${encodeURIComponent(data.customer_identifier)}&invoice=${encodeURIComponent(data.number)}`)}>
                 Record a payment
@@ -209,10 +214,10 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         <h2>Lines</h2>
         {data.line_item_attributes.length === 0 ? <p className="muted">No line items: the invoice was imported with its amount only.</p> : (
         <table className="bo-simple">
-          <thead><tr><th>#</th><th>Description</th><th>Qty</th><th>Amount</th><th>Balance</th></tr></thead>
+          <thead><tr><th>#</th><th>Description</th><th>Qty</th><th>Amount</th>{lineBalances && <th>Balance</th>}</tr></thead>
           <tbody>
             {data.line_item_attributes.map((l, i) => (
-              <tr key={i}><td>{l.number}</td><td>{l.description}</td><td>{l.quantity ?? ''}</td><td><Money cents={l.amount_cents} currency={cur} /></td><td><Money cents={l.balance_cents} currency={cur} /></td></tr>
+              <tr key={i}><td>{l.number}</td><td>{l.description}</td><td>{l.quantity ?? ''}</td><td><Money cents={l.amount_cents} currency={cur} /></td>{lineBalances && <td><Money cents={l.balance_cents} currency={cur} /></td>}</tr>
             ))}
           </tbody>
         </table>

@@ -1,4 +1,5 @@
 import { useMemo, useState, type FormEvent } from 'react';
+import { ApiError } from '../api/client';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -101,6 +102,8 @@ function RecordPayment() {
     if (!text) continue;
     const p = parseAmount(text, cur);
     if (!p.ok) local[`apply-${inv.number}`] = p.message;
+    // More than the invoice owes would not be applied to it (the rest is credit): a typo, most likely.
+    else if (p.minor > inv.owing_cents) local[`apply-${inv.number}`] = `More than ${inv.display_number} owes (${money(inv.owing_cents, cur)}): leave the rest in the amount received, it stays as credit`;
     else if (p.minor > 0) {
       allocated += p.minor;
       allocations.push({ invoice_number: inv.number, amount: p.minor });
@@ -117,7 +120,8 @@ function RecordPayment() {
     if (!customer.trim()) problems.customer_identifier = 'Which customer paid?';
     setErrors(problems);
     if (Object.keys(problems).length) return;
-    const reference = `${method === 'wire' ? 'WIRE' : 'CHQ'}-${number.trim() || Date.now().toString(36).toUpperCase()}`;
+    // Two customers' cheques may carry the same number; the same customer's cheque number twice is the same cheque.
+    const reference = `${method === 'wire' ? 'WIRE' : 'CHQ'}-${customer.trim()}-${number.trim() || Date.now().toString(36).toUpperCase()}`;
     const body: BoCall<'recordPayment'>['body'] = {
       identifier: reference,
       customer_identifier: customer.trim(),
@@ -128,11 +132,24 @@ function RecordPayment() {
     };
     setBusy(true);
     try {
-      await boCall(creds, 'recordPayment', { body });
+      // A mistyped identifier would make a new, empty customer (the import creates one it does not
+      // know): the form records payments of customers that exist.
+      const known = await boCall(creds, 'customer', { params: { identifier: customer.trim() } }).then(
+        () => true,
+        (err: unknown) => (err instanceof ApiError && err.status === 404 ? false : Promise.reject(err)),
+      );
+      if (!known) {
+        setErrors({ customer_identifier: `No customer ${customer.trim()}: check the identifier (Customers lists them)` });
+        return;
+      }
+      // Create only: a payment already recorded under this reference is said so, never replaced.
+      await boCall(creds, 'recordPayment', { query: { create_only: true }, body });
       go(link('payments', reference), { replace: true });
     } catch (err) {
       const f = fieldErrors(err);
-      setErrors(f.fields);
+      // The reference is made of the cheque or wire number: its problem is said beside that field.
+      const { identifier, ...fields } = f.fields;
+      setErrors(identifier ? { ...fields, external_payment_number: identifier } : fields);
       setMessage(f.message);
     } finally {
       setBusy(false);
