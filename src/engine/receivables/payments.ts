@@ -60,6 +60,17 @@ export interface PaymentImportResult {
 }
 
 /**
+ * A clerk recording a cheque means a new payment: one already recorded under that identifier is
+ * said so, never replaced (the same cheque typed twice, or another payment's number).
+ */
+function refuseRecorded(existing: PaymentDoc, problems: Problems): never {
+  const p = existing.data;
+  problems.add('identifier', 'payment_exists', `${p.reference} is already recorded: a payment of ${formatMoney(p.amount_cents, p.currency, { locale: 'en-US' })} from ${p.customer_name || p.customer_identifier} on ${p.date}`);
+  problems.throwIfAny();
+  throw fail.internal('payment_exists', 'unreachable');
+}
+
+/**
  * Creates or updates an invoicing payment from an import (JSON, CSV or the cashier screens).
  * A single invoice (`invoice_number`) or several (`payment_amounts_attributes`); what exceeds an
  * invoice's owing becomes unapplied credit on the customer. `payment_total` is the CSV name of
@@ -75,12 +86,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   let total = readTotal(f, problems, channel);
 
   const existing = identifier ? await s.payment(identifier) : undefined;
-  // A clerk recording a cheque means a new payment: one already recorded under that identifier is
-  // said so, never replaced (the same cheque typed twice, or another payment's number).
-  if (existing && options.createOnly) {
-    problems.add('identifier', 'payment_exists', `${identifier} is already recorded: a payment of ${formatMoney(existing.data.amount_cents, existing.data.currency, { locale: 'en-US' })} from ${existing.data.customer_name || existing.data.customer_identifier} on ${existing.data.date}`);
-    problems.throwIfAny();
-  }
+  if (existing && options.createOnly) refuseRecorded(existing, problems);
   if (existing && existing.data.source === 'arc') {
     problems.throwIfAny();
     return { payment: updateOriginated(s, existing, input, total), created: false, allocations: existing.data.allocations.length };
