@@ -72,6 +72,9 @@ describe('back-office lists', () => {
     expect(await kinds('BL-2')).toEqual(['invoice:BL-2']);
     expect(await kinds('BL-CHQ-1')).toEqual(['payment:BL-CHQ-1']);
     expect(await kinds('ZZZ-nothing')).toEqual([]);
+    // Typed in lower case, as a clerk often does: found in upper case when nothing matches as typed.
+    expect(await kinds('bl-2')).toEqual(['invoice:BL-2']);
+    expect(await kinds('bl-ac')).toEqual(['customer:BL-ACME']);
   });
 
   it("filters by the invoice's own date, whatever its other fields hold", async () => {

@@ -369,10 +369,16 @@ export interface SearchHit {
 /**
  * The back office's one search box: a customer (identifier prefix), an invoice number or display
  * number, a payment reference or token, an order, a transaction token, a receipt number. Each is
- * one index lookup; nothing is scanned.
+ * one index lookup; nothing is scanned. Keys are exact, so what finds nothing typed in lower case
+ * (an ERP's numbers and identifiers are upper case, mostly) is looked up again in upper case.
  */
 export async function searchEverything(core: EngineCore, q: string, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): Promise<SearchHit[]> {
-  const key = q.trim();
+  const hits = await searchExactly(core, q.trim(), findSale);
+  const upper = q.trim().toUpperCase();
+  return hits.length === 0 && upper !== q.trim() ? searchExactly(core, upper, findSale) : hits;
+}
+
+async function searchExactly(core: EngineCore, key: string, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): Promise<SearchHit[]> {
   if (!key) return [];
   const hits: SearchHit[] = [];
   const customers = await core.find<CustomerDoc & Row>('customers', { selector: { identifier: { $gte: key, $lt: `${key}\uffff` } }, sort: [{ identifier: 'asc' }], limit: 5 });
