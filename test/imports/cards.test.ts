@@ -25,7 +25,10 @@ describe('credit card files: tokenized into wallets, echoed masked for 24 hours'
     expect(echo.status).toBe(200);
     expect(echo.headers.get('content-type')).toContain('text/csv');
     const lines = echo.body.trim().split('\r\n').map((l) => l.split(','));
-    expect(lines).toHaveLength(2);
+    // One echo line per line of the file: the refused one too, masked, with no tokens (a client matches them by position).
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toEqual([c, 'John Doe', 'John', 'Doe', '************1112', '****', 'H0H 0H0', 'N', '', '', '', '']);
+    expect(echo.body).not.toContain('4111111111111112');
     expect(lines[0]!.slice(0, 9)).toEqual([c, 'John Doe', 'John', 'Doe', `************${VISA.slice(-4)}`, '****', 'H0H 0H0', 'N', 'POLICY_1']);
     expect(lines[1]![4]).toBe(`************${MASTERCARD.slice(-4)}`);
     const [walletToken, fundToken, vaultToken] = lines[0]!.slice(9);

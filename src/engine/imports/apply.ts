@@ -112,14 +112,22 @@ async function importCard(ctx: ApplyContext, group: Group): Promise<void> {
   if (agreement === 'Y') {
     await ctx.autopay.createInTx(ctx.tx, { customer_identifier: v.customer_identifier, fund_token: tokens.fund_token, ...(v.auto_debit_reference ? { autopay_reference: v.auto_debit_reference } : {}) });
   }
-  // The echo: the line as sent, card number and expiry masked (last four at most), then the tokens.
-  const cells = ctx.header.map((name) => {
+  ctx.echo.push({ batch: ctx.batch, line: row.line, cells: echoCells(ctx.header, v), ...tokens });
+}
+
+/**
+ * A card line as the echo repeats it: the line as sent, card number and expiry masked (last four
+ * digits at most), other columns than the seed's left empty. A refused line is echoed too, with no
+ * tokens, so the echo's lines stay those of the file, one for one.
+ */
+export function echoCells(header: readonly string[], v: Readonly<Record<string, string>>): string[] {
+  return header.map((name) => {
     const value = v[name] ?? '';
-    if (name === 'number') return value ? `${'*'.repeat(Math.max(0, value.replace(/\D/g, '').length - 4))}${value.replace(/\D/g, '').slice(-4)}` : '';
+    const digits = value.replace(/\D/g, '');
+    if (name === 'number') return value ? `${'*'.repeat(Math.max(0, digits.length - 4))}${digits.slice(-4)}` : '';
     if (name === 'expiry') return value ? '****' : '';
     return (CARD_COLUMNS as readonly string[]).includes(name) ? value : '';
   });
-  ctx.echo.push({ batch: ctx.batch, line: row.line, cells, ...tokens });
 }
 
 const money = (cents: number | undefined, currency: string) => (cents === undefined ? '' : formatMoney(cents, currency, { locale: 'en-US' }));

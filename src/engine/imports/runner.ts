@@ -9,7 +9,7 @@ import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
 import { inUnitOfWork } from '../receivables/unit-of-work';
 import type { CustomerDoc } from '../receivables/types';
-import { APPLIERS, cardField, closeUnlisted, type ApplyContext } from './apply';
+import { APPLIERS, cardField, closeUnlisted, echoCells, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
 import { continues, KINDS, locate, groupInput, maskFreeTextCells, namingCells, rowValues, strayParentColumn, type Group, type KindSpec, type Row } from './kinds';
 import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLine, type LineError } from './records';
@@ -240,6 +240,8 @@ async function commitChunk(deps: RunnerDeps, id: number, groups: Group[], header
             }
           }
           const errors = bad ? lineErrors(batch, rest[end]!, bad.error) : [];
+          const refused = bad && batch.kind === 'credit_cards' ? rest[end]!.rows[0] : undefined;
+          if (refused) ctx.echo.push({ batch: id, line: refused.line, cells: echoCells(header, refused.values), wallet_token: '', fund_token: '', vault_token: '' });
           await progress(ctx.tx, batch, rest.slice(0, bad ? end + 1 : end), end, errors, ctx.echo);
         });
         break;
