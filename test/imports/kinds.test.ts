@@ -105,7 +105,9 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     const lines = csvErrors.body.trim().split('\r\n');
     expect(lines[0]).toBe('line_number,field,code,error');
     expect(lines[1]).toMatch(/^5,line_item_attributes\.amount,invalid_integer,/);
-    expect(lines[2]).toMatch(/^6,date,invalid_date,date must be a date/);
+    expect(lines[2]).toMatch(/^6,date,invalid_date,date must be a date YYYY-MM-DD that exists \(2026-02-30 is not in the calendar\)/);
+    // A line item's error names the file's column, not the rule's JSON path (line_item_attributes.1.amount).
+    expect(json.body.message[0]!.error).toMatch(/^line_item_attributes\.amount /);
   });
 
   it('numbers lines as a text editor does, with quoted line breaks and empty lines, CRLF or LF', async () => {

@@ -54,7 +54,10 @@ function lineErrors(batch: BatchData, group: Group, e: EngineError): LineError[]
   const record = namingCells(batch.kind, group);
   return details.map((d) => {
     const at = locate(spec, group, nestedLines, d.field ?? '');
-    return { batch: batch.id, line: at.line, field: at.field, code: d.code ?? e.code, message: redactPans(d.message ?? e.message), ...(record ? { record } : {}) };
+    // The rule names the JSON path (line_item_attributes.0.quantity); the file's reader knows the column.
+    const said = d.message ?? e.message;
+    const message = d.field && at.field && said.startsWith(`${d.field} `) ? `${at.field}${said.slice(d.field.length)}` : said;
+    return { batch: batch.id, line: at.line, field: at.field, code: d.code ?? e.code, message: redactPans(message), ...(record ? { record } : {}) };
   });
 }
 

@@ -82,7 +82,8 @@ export class Fields {
     const raw = this.str(name);
     if (raw === undefined) return undefined;
     if (!DATE_RE.test(raw) || !validDate(raw)) {
-      this.problems.add(name, 'invalid_date', 'must be a date YYYY-MM-DD');
+      // 2026-02-30 has the shape: say it is the day that is not in the calendar.
+      this.problems.add(name, 'invalid_date', DATE_RE.test(raw) ? `must be a date YYYY-MM-DD that exists (${raw} is not in the calendar)` : 'must be a date YYYY-MM-DD');
       return undefined;
     }
     return raw;
