@@ -251,7 +251,8 @@ function EchoHint({ batch }: { batch: Batch }) {
   return (
     <p className="muted small" aria-label="Tokenized results">
       The tokenized results (each card masked, with its wallet, fund and vault tokens) can be downloaded for 24 hours after the import finished
-      {until ? `, until ${time(until)}` : ''}.
+      {until ? `, until ${time(until)}` : ''}. Like the reference's, the file has no header row: each line is a line of yours in the same
+      order, card number and expiry masked, followed by the wallet token, the fund token and the vault token (empty for a refused line).
     </p>
   );
 }
