@@ -225,7 +225,7 @@ function ImportsList() {
                 <td className="num">#{b.id}</td>
                 <td>{b.file_name}</td>
                 <td>{KIND[b.kind]}</td>
-                <td>{time(b.created_at)}</td>
+                <td style={{ whiteSpace: 'nowrap' }}>{time(b.created_at)}</td>
                 <td><StatusPill status={b.status} /></td>
                 <td><Progress batch={b} /></td>
                 <td className="num">{b.file_errors_count.toLocaleString()}</td>
