@@ -16,8 +16,9 @@ export { MAX_REFUSED, REFUSED_WINDOW_MS } from './attempts';
 /**
  * Click-to-pay: the invoice a pay_url names, paid by whoever holds the link, by card or bank
  * account. A link is a key to one invoice's balance and nothing else: it pays all that is owed
- * (less an early-payment discount still open: receivables' early-discount.ts), the amount the payer saw (a balance that moved meanwhile is refused, nothing charged), one
- * payment at a time, and pauses after repeated refusals (attempts.ts).
+ * (less an early-payment discount still open: receivables' early-discount.ts), the amount the
+ * payer saw (a balance that moved meanwhile is refused, nothing charged), one payment at a time,
+ * and pauses after repeated refusals (attempts.ts).
  */
 export interface PayLinks {
   view(key: string): Promise<PayLinkView>;
