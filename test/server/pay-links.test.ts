@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 type Outcome = { status: string; transaction: string; attempts_left: number; payment_method: string; amount_cents: number; message: string };
-type Payment = { payment_transaction_token: string; payment_amount: string; payment_method: string; status: string; payment_source: string };
+type Payment = { payment_transaction_token: string; payment_amount: string; payment_method: string; status: string; payment_source: string; date: string };
 const cardPay = (amount: number, attempt: string, number = VISA, expiry_year = 2031) => ({ type: 'creditCard', amount_cents: amount, name: 'Ann Payer', card_number: number, expiry_month: 12, expiry_year, cvv: '123', postal_code: 'K1C2N6', attempt });
 type Tx = { wallet: string | null; credit_card: string | null; bank_account: string | null; sec_code: string | null; cvv_response: string | null };
 const transaction = async (token: string) => (await h.api.get<Tx>(`/api/exports/transaction/${token}`)).body;
@@ -149,8 +149,8 @@ describe('click-to-pay links', () => {
     // 2/10 net 30: $1,000.00 with $20.00 off when paid by March 10 (Toronto).
     h.t.clock.set('2026-03-05T15:00:00Z');
     await h.api.post('/api/imports/customer', { identifier: 'PAYER1', name: 'Acme Hardware' });
-    const link = async (number: string) => {
-      const r = await h.api.post<{ pay_url: string }>('/api/imports/invoice', { number, customer_identifier: 'PAYER1', amount: 100_000, date: '2026-03-01', due_date: '2026-03-31', discount_rate: 0.02, discount_expiry_date: '2026-03-10', echo: 'pay_urls' });
+    const link = async (number: string, expiry = '2026-03-10') => {
+      const r = await h.api.post<{ pay_url: string }>('/api/imports/invoice', { number, customer_identifier: 'PAYER1', amount: 100_000, date: '2026-03-01', due_date: '2026-03-31', discount_rate: 0.02, discount_expiry_date: expiry, echo: 'pay_urls' });
       expect(r.status).toBe(201);
       return new URL(r.body.pay_url).pathname.replace('/pay/', '');
     };
@@ -207,6 +207,27 @@ describe('click-to-pay links', () => {
     expect((await pay(lastDay, cardPay(98_000, 'attempt-late'))).body.code).toBe('amount_changed');
     expect((await pay(lastDay, cardPay(100_000, 'attempt-late-2'))).body).toMatchObject({ status: 'approved', amount_cents: 100_000 });
     expect(await owing('PL-LATE')).toBe(0);
+
+    // Pay pressed at 11:59:59 pm on the last day, the sale answered after midnight: the payment is of
+    // the day it was made, with its discount (not recorded without it, leaving $20.00 owed).
+    const midnight = await link('PL-MID', '2026-03-11');
+    h.t.clock.set('2026-03-12T03:59:59Z');
+    expect((await view(midnight)).pay_cents).toBe(98_000);
+    const gateway = h.t.engine.gateway;
+    const transact = gateway.transact.bind(gateway);
+    gateway.transact = async (...args) => {
+      const answer = await transact(...args);
+      h.t.clock.set('2026-03-12T04:00:30Z');
+      return answer;
+    };
+    try {
+      expect((await pay(midnight, cardPay(98_000, 'attempt-midnight'))).body).toMatchObject({ status: 'approved', amount_cents: 98_000 });
+    } finally {
+      gateway.transact = transact;
+    }
+    expect(await owing('PL-MID')).toBe(0);
+    const [atMidnight] = (await payments()).filter((p) => p.payment_amount === '980.00' && p.date === '2026-03-11');
+    expect(atMidnight).toBeDefined();
   });
 
   it('offers no way to pay an invoice over what one transaction takes', async () => {

@@ -94,6 +94,8 @@ async function recordPaid(deps: PayLinkDeps, inv: PayableInvoice, tx: { token: s
       customer_identifier: inv.customer_identifier,
       amount_cents: chargeOf(inv),
       currency: inv.currency,
+      // The day the payer pressed Pay and the discount was decided, even if the sale ends after midnight.
+      date: inv.as_of,
       invoices: [{ number: inv.number, amount_cents: chargeOf(inv), ...(inv.discount_cents ? { discount_cents: inv.discount_cents } : {}) }],
       channel: 'portal',
       payment_method: paymentMethod,

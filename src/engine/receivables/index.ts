@@ -290,6 +290,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       if (!row) return undefined;
       const doc = decodeInvoice(row);
       if (String(doc.iid) !== parsed.id || !sameSecret(doc.data.pay_token, parsed.token)) return undefined;
+      const asOf = today();
       const customer = await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.customer);
       if (!customer) return undefined;
       const d = doc.data;
@@ -303,7 +304,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         due_date: d.due_date ?? null,
         amount_cents: d.amount_cents,
         owing_cents: d.deleted ? 0 : d.owing_cents,
-        discount_cents: earlyPaymentDiscount(d, today(), account.can('discounts')),
+        as_of: asOf,
+        discount_cents: earlyPaymentDiscount(d, asOf, account.can('discounts')),
         discount_expiry_date: d.discount_expiry_date ?? null,
         deleted: d.deleted,
       };

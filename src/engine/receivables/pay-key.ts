@@ -32,7 +32,9 @@ export interface PayableInvoice {
   amount_cents: number;
   /** 0 once paid, closed or deleted. */
   owing_cents: number;
-  /** The early-payment discount a payment of the whole balance takes today (early-discount.ts); 0 for none. */
+  /** The shop's date this was read on: a payment made from it is of that day (its discount too). */
+  as_of: string;
+  /** The early-payment discount a payment of the whole balance takes on as_of (early-discount.ts); 0 for none. */
   discount_cents: number;
   discount_expiry_date: string | null;
   deleted: boolean;
