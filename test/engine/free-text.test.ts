@@ -30,6 +30,14 @@ describe('card numbers in free text', () => {
     expect(body).toEqual({ shift: 'R896095X000000000000026', attempt: '4895281000000006ab', reason: 'card 489528******0006 scratched' });
   });
 
+  it("leaves a lane's sync clock stamp as sent, though its digits read as a card number that passes Luhn", () => {
+    // Masked ("001795*********0003@lane:2"), the hub could not read the lane's stamp and merged
+    // the lane's edit as if made at its wall-clock time: about one push in ten lost its clock.
+    const stamp = '001795762320191.0003@lane:2';
+    const body = maskCardNumbersInFreeText({ rows: [{ newDocumentState: { id: 'C1', data: { city: 'Lévis' } }, stamp }] });
+    expect(body).toEqual({ rows: [{ newDocumentState: { id: 'C1', data: { city: 'Lévis' } }, stamp }] });
+  });
+
   it('walks a deeply nested body without overflowing the stack', () => {
     let deep: Record<string, unknown> = { note: '4111111111111111' };
     for (let i = 0; i < 50_000; i++) deep = { a: deep };

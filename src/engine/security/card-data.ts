@@ -36,9 +36,10 @@ const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_acco
   // The ecommerce API's (/api/v2) camelCase names for the same.
   'accountNumber', 'routingNumber', 'cardVerificationValue', 'token',
   // Ids this product issued and gets back: a register shift's token, a pay page's attempt id (random
-  // hex). A digit run in one that passes Luhn was masked, and the id no longer named anything (a
-  // cashier's refund on a new shift was "not known").
-  'shift', 'attempt']);
+  // hex), a lane's sync clock stamp (`<ms>.<counter>@<node>`, its 19 digits read as a card number).
+  // A digit run in one that passes Luhn was masked, and the id no longer named anything (a
+  // cashier's refund on a new shift was "not known"; a lane's edit merged on its wall clock).
+  'shift', 'attempt', 'stamp']);
 
 /**
  * Request fields that carry a secret the engine only hashes or compares: an API key (a random hex
