@@ -230,6 +230,60 @@ describe('click-to-pay links', () => {
     expect(atMidnight).toBeDefined();
   });
 
+  it('records a sale the processor took before a stop, as it was priced: on the payer\'s retry after the discount lapsed, and by a tick when nobody retries', async () => {
+    h = await startGateway({ timezone: 'UTC' });
+    expect((await h.api.patch('/api/account', { capabilities: { discounts: true } })).status).toBe(200);
+    h.t.clock.set('2026-03-10T23:59:00Z');
+    await h.api.post('/api/imports/customer', { identifier: 'PAYER1', name: 'Acme Hardware' });
+    const link = async (number: string) => {
+      const r = await h.api.post<{ pay_url: string }>('/api/imports/invoice', { number, customer_identifier: 'PAYER1', amount: 100_000, date: '2026-03-01', due_date: '2026-03-31', discount_rate: 0.02, discount_expiry_date: '2026-03-10', echo: 'pay_urls' });
+      return new URL(r.body.pay_url).pathname.replace('/pay/', '');
+    };
+    const retried = await link('PL-STOP-1');
+    const abandoned = await link('PL-STOP-2');
+    /** The server stops once the processor has answered, before the payment is written. */
+    const stopAfterSale = async (key: string, attempt: string) => {
+      const receivables = h.t.engine.receivables;
+      const record = receivables.recordPayment.bind(receivables);
+      receivables.recordPayment = () => Promise.reject(new Error('the server stopped'));
+      try {
+        await expect(h.t.engine.payLinks.pay(key, cardPay(98_000, attempt) as Parameters<typeof h.t.engine.payLinks.pay>[1])).rejects.toThrow('the server stopped');
+      } finally {
+        receivables.recordPayment = record;
+      }
+      await h.restart();
+    };
+    await stopAfterSale(retried, 'attempt-stop-1');
+    await stopAfterSale(abandoned, 'attempt-stop-2');
+    expect(await owing('PL-STOP-1')).toBe(100_000);
+
+    // Past midnight the discount is over, but the payer pressed Pay before it: the retry of that
+    // press records the sale already taken, with its discount, and charges nothing more.
+    h.t.clock.set('2026-03-11T00:00:30Z');
+    const again = await pay(retried, cardPay(98_000, 'attempt-stop-1'));
+    expect(again.body).toMatchObject({ status: 'approved', amount_cents: 98_000 });
+    expect(await owing('PL-STOP-1')).toBe(0);
+    const amounts = (await h.api.get<{ payment_amounts: Array<{ amount: string; discount_amount: string }>; date: string }>(`/api/exports/payment/${again.body.transaction}`)).body;
+    expect(amounts.payment_amounts).toEqual([expect.objectContaining({ amount: '980.00', discount_amount: '20.00' })]);
+    expect(amounts.date).toBe('2026-03-10');
+
+    // Nobody comes back for the other: a tick records its sale once the press is minutes old.
+    await h.t.engine.tick();
+    expect(await owing('PL-STOP-2')).toBe(100_000);
+    h.t.clock.set('2026-03-11T00:05:00Z');
+    await h.t.engine.tick();
+    expect(await owing('PL-STOP-2')).toBe(0);
+    // One payment and one sale per press, each the discounted amount.
+    const all = await payments();
+    expect(all.map((p) => p.payment_amount)).toEqual(['980.00', '980.00']);
+    const sales = await Promise.all(all.map((p) => transaction(p.payment_transaction_token)));
+    expect(sales.map((t) => (t as unknown as { amount_in_cents: number }).amount_in_cents)).toEqual([98_000, 98_000]);
+    // The abandoned press's page, opened again, shows it paid; the same press answers the same sale.
+    expect((await h.api.get<{ invoice: { status: string } }>(`/api/pay/${abandoned}`, null)).body.invoice.status).toBe('paid');
+    const replay = await pay(abandoned, cardPay(98_000, 'attempt-stop-2'));
+    expect(replay.body).toMatchObject({ status: 'approved', transaction: all.find((p) => p.payment_transaction_token !== again.body.transaction)!.payment_transaction_token });
+  });
+
   it('offers no way to pay an invoice over what one transaction takes', async () => {
     h = await startGateway({ timezone: 'UTC' });
     const key = await invoiceWithLink('PL-HUGE', 1_000_000_000);

@@ -9,7 +9,7 @@ import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
 import { ProcessingCalendar } from './processing-day';
 import { gatewayGuard, type GatewayContext } from './context';
-import { getTx, putTx } from './transaction-store';
+import { getTx, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
 import { chargeInTx, prepareCharge, type ChargeAction } from './payment-method-ops';
 import { priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
@@ -43,6 +43,8 @@ export interface Gateway {
   view(tokenOrReference: string): Promise<OrderTransactionView | undefined>;
   /** The stored record (for other domains: receipts, reports). */
   record(token: string): Promise<TxData | undefined>;
+  /** The stored record of the request sent with this transaction_reference (no order), undefined if none reached the gateway. */
+  recordByReference(action: GatewayAction, reference: string): Promise<TxData | undefined>;
   /** Runs the clock-driven work due at `now` (also registered as the `gateway.due` tick task). */
   runDue(now: number): Promise<number>;
   /** Closes the current processing day's card batch now, before its cut-off (a register's Z). */
@@ -127,6 +129,7 @@ export function createGateway(deps: {
     },
 
     record: (token) => getTx(deps.core, token),
+    recordByReference: (action, reference) => getTxByReference(deps.core, action, reference),
     runDue: (now) => runDue(ctx, now),
     closeDay: (now) => closeDay(ctx, now),
     settlement: settlementReader(deps.core),

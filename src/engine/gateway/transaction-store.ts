@@ -1,6 +1,7 @@
 import type { EngineCore, Tx } from '../core';
 import { notFound } from '../errors';
 import type { GatewayContext } from './context';
+import { uniqueKey } from './idempotency';
 import { holdExpiry, processingDay } from './processing-day';
 import { TRANSACTIONS, txDoc, type TransactionStamp, type TxData, type TxDoc } from './transaction-record';
 
@@ -20,6 +21,12 @@ export function newTxToken(ctx: GatewayContext, nowMs: number): string {
     n = Math.floor(n / 34);
   }
   return prefix + ctx.core.ids.token().slice(-9);
+}
+
+/** The transaction a request without an order sent under `reference` made, if it reached the gateway. */
+export async function getTxByReference(core: EngineCore, action: string, reference: string): Promise<TxData | undefined> {
+  const key = uniqueKey(action, null, reference);
+  return key ? (await core.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: key }, limit: 1 }))[0]?.data : undefined;
 }
 
 export async function putTx(tx: Tx, data: TxData, created: boolean): Promise<void> {

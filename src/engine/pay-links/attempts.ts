@@ -1,6 +1,7 @@
 import type { EngineCore } from '../core';
 import { getRecord, putRecord } from '../records';
 import type { PayLinkOutcome } from '../../shared/schemas/pay-links';
+import { clearPending } from './pending';
 
 /**
  * What a link remembers of the payments tried on it: when each refused one was made (card testing
@@ -30,18 +31,23 @@ export async function linkAttempts(core: EngineCore, invoice: string) {
   };
 }
 
-/** Keeps an attempt's outcome with the refusals the link still takes (a refusal without one: what was typed was refused before the processor). */
+/**
+ * Keeps an attempt's outcome with the refusals the link still takes (a refusal without one: what
+ * was typed was refused before the processor); its sale, if one was pending, no longer is.
+ */
 export function rememberAttempt(core: EngineCore, invoice: string, attempt: string, outcome: PayLinkOutcome | null, refusedNow: boolean): Promise<void> {
   return core.mutate(async (tx) => {
     const before = (await getRecord<AttemptsData>(tx, ATTEMPTS, invoice))?.data;
     const refused = [...refusedInWindow(before, tx.now), ...(refusedNow ? [tx.now] : [])];
     if (outcome) outcome.attempts_left = Math.max(0, MAX_REFUSED - refused.length);
     const outcomes = [...(before?.outcomes ?? []), ...(outcome ? [{ attempt, outcome }] : [])].slice(-KEPT_OUTCOMES);
+    await clearPending(tx, invoice, attempt);
     await putRecord(tx, ATTEMPTS, invoice, { refused, outcomes }, {
-      type: refusedNow ? 'pay_link.refused' : 'pay_link.paid',
+      // Neither: a pending press found never sent to the gateway.
+      type: refusedNow ? 'pay_link.refused' : outcome ? 'pay_link.paid' : 'pay_link.not_sent',
       entity: 'pay_link',
       key: invoice,
-      data: outcome ? { status: outcome.status, amount_cents: outcome.amount_cents, transaction: outcome.transaction } : { status: 'refused' },
+      data: outcome ? { status: outcome.status, amount_cents: outcome.amount_cents, transaction: outcome.transaction } : { status: refusedNow ? 'refused' : 'not_sent' },
     });
   });
 }

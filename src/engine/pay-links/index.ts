@@ -1,15 +1,15 @@
 import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail, isEngineError } from '../errors';
-import type { Gateway } from '../gateway';
+import type { Gateway, TxData } from '../gateway';
 import { MAX_AMOUNT } from '../gateway/amounts';
-import { fingerprintOf } from '../gateway/idempotency';
 import { perKeyQueue } from '../per-key-queue';
 import type { PayableInvoice, Receivables } from '../receivables';
 import type { Wallets } from '../wallets';
 import type { PayLinkOutcome, PayLinkPaymentRequest, PayLinkView } from '../../shared/schemas/pay-links';
 import { linkAttempts, rememberAttempt } from './attempts';
 import { methodText, methodsFor, payerMethod } from './payer-method';
+import { notePending, pendingSale, RECOVER_AFTER_MS, saleReference, stalePending, type PricedSale } from './pending';
 
 export { MAX_REFUSED, REFUSED_WINDOW_MS } from './attempts';
 
@@ -34,6 +34,8 @@ interface PayLinkDeps {
 }
 
 const missing = (err: unknown) => isEngineError(err) && err.kind === 'not_found';
+/** Concluded again after a stop, the sale's card may be gone already. */
+const alreadyRemoved = (err: unknown) => missing(err) || (isEngineError(err) && err.code === 'payment_method_inactive');
 
 /** What a payment here charges: all that is owed, less the early-payment discount it takes today. */
 const chargeOf = (inv: PayableInvoice) => inv.owing_cents - inv.discount_cents;
@@ -46,18 +48,18 @@ async function requireInvoice(deps: PayLinkDeps, key: string): Promise<PayableIn
 }
 
 /** The gateway's sale for the whole balance, the payer's card or account sent with it as new. */
-async function sell(deps: PayLinkDeps, inv: PayableInvoice, r: PayLinkPaymentRequest) {
-  const method = payerMethod(r, inv.currency);
+async function sell(deps: PayLinkDeps, sale: PricedSale, r: PayLinkPaymentRequest): Promise<SaleAnswer> {
+  const method = payerMethod(r, sale.currency);
   const result = await deps.gateway
     .transact(
       'sale',
       {
-        amount_cents: chargeOf(inv),
-        currency: inv.currency.toLowerCase(),
+        amount_cents: sale.amount_cents,
+        currency: sale.currency.toLowerCase(),
         ...method,
         // The same attempt sent again is the same sale: the gateway answers it, it does not charge twice.
-        transaction_reference: `paylink-${fingerprintOf([inv.number, r.attempt])}`,
-        customer_identifier: inv.customer_identifier,
+        transaction_reference: sale.reference,
+        customer_identifier: sale.customer_identifier,
         industry: 'ecommerce',
       },
       'pay_link',
@@ -66,47 +68,131 @@ async function sell(deps: PayLinkDeps, inv: PayableInvoice, r: PayLinkPaymentReq
       if (!isEngineError(err) || err.kind !== 'gateway') throw err;
       // Refused before the processor (a past expiry, a malformed code): a refusal all the same, as a
       // tester's made-up numbers are; said in words (the gateway's reference shape names a code only).
-      await rememberAttempt(deps.core, inv.number, r.attempt, null, true);
+      await rememberAttempt(deps.core, sale.invoice, sale.attempt, null, true);
       // Some of the gateway's codes are the reference's sentences: the page gets a code it can read as one.
       throw fail.precondition(/^[a-z0-9_]+$/.test(err.code) ? err.code : 'payment_method_refused', err.message);
     });
   const tx = result.body.transactions[0]!;
-  const fund = tx.credit_card ?? tx.bank_account;
+  return settleSale(deps, {
+    token: tx.token,
+    approved: result.approved,
+    in_progress: tx.state === 'in_progress',
+    authorization_code: tx.gateway_authorization_code,
+    wallet: tx.wallet,
+    fund: tx.credit_card ?? tx.bank_account,
+    cvv: tx.cvv_response,
+    voided: false,
+    why: tx.gateway_error_message || tx.gateway_response.message || 'declined',
+  });
+}
+
+interface SaleAnswer {
+  token: string;
+  approved: boolean;
+  in_progress: boolean;
+  authorization_code: string | null;
+  wallet: string | null;
+  fund: string | null;
+  cvv: string | null;
+  voided: boolean;
+  why: string;
+}
+
+/** The gateway's stored sale as sell() reads its answer (a sale found again after a stop). */
+function answerOf(t: TxData): SaleAnswer {
+  return {
+    token: t.token,
+    approved: t.outcome.approved,
+    in_progress: t.state === 'in_progress',
+    authorization_code: t.outcome.authorization_code,
+    wallet: t.wallet,
+    fund: t.fund,
+    cvv: t.outcome.cvv,
+    voided: t.voided_by !== null,
+    why: t.outcome.message || 'declined',
+  };
+}
+
+/**
+ * What an approved sale still needs before it pays the invoice, done again harmlessly after a
+ * stop: the card is not kept, and a sale whose security code the issuer says does not match is
+ * voided and declined.
+ */
+async function settleSale(deps: PayLinkDeps, a: SaleAnswer): Promise<SaleAnswer> {
+  if (!a.approved) return a;
   // Single use: the sale keeps its card facts for refunds and reports, nobody can charge the card again.
-  if (result.approved && tx.wallet && fund) await deps.wallets.removeMethod(tx.wallet, fund);
-  // A security code the issuer says does not match: whoever typed it may not hold the card. The
-  // processor approved, so the sale is voided (same day: nothing settles) and the payer is declined.
-  if (result.approved && tx.cvv_response === 'N') {
-    await deps.gateway.transact('void', { transaction: tx.token }, 'pay_link');
-    return { approved: false, tx, fund, why: 'the security code does not match the card' };
+  if (a.wallet && a.fund) await deps.wallets.removeMethod(a.wallet, a.fund).catch((err: unknown) => (alreadyRemoved(err) ? undefined : Promise.reject(err)));
+  // Whoever typed a code the issuer says does not match may not hold the card. The processor
+  // approved, so the sale is voided (same day: nothing settles) and the payer is declined.
+  if (a.cvv === 'N') {
+    if (!a.voided) await deps.gateway.transact('void', { transaction: a.token }, 'pay_link');
+    return { ...a, approved: false, voided: true, why: 'the security code does not match the card' };
   }
-  return { approved: result.approved, tx, fund, why: tx.gateway_error_message || tx.gateway_response.message || 'declined' };
+  if (a.voided) return { ...a, approved: false, why: 'the sale was voided' };
+  return a;
 }
 
 /** An approved sale as the invoice's payment, recorded once by its transaction token (a retried attempt after a stop records it then). */
-async function recordPaid(deps: PayLinkDeps, inv: PayableInvoice, tx: { token: string; gateway_authorization_code: string | null }, paymentMethod: string, inProgress: boolean) {
-  const recorded = await deps.receivables.viewPayment(tx.token).then(
+async function recordPaid(deps: PayLinkDeps, sale: PricedSale, a: SaleAnswer, paymentMethod: string) {
+  const recorded = await deps.receivables.viewPayment(a.token).then(
     () => true,
     (err: unknown) => (missing(err) ? false : Promise.reject(err)),
   );
   if (!recorded) {
     await deps.receivables.recordPayment({
-      customer_identifier: inv.customer_identifier,
-      amount_cents: chargeOf(inv),
-      currency: inv.currency,
+      customer_identifier: sale.customer_identifier,
+      amount_cents: sale.amount_cents,
+      currency: sale.currency,
       // The day the payer pressed Pay and the discount was decided, even if the sale ends after midnight.
-      date: inv.as_of,
-      invoices: [{ number: inv.number, amount_cents: chargeOf(inv), ...(inv.discount_cents ? { discount_cents: inv.discount_cents } : {}) }],
+      date: sale.as_of,
+      invoices: [{ number: sale.invoice, amount_cents: sale.amount_cents, ...(sale.discount_cents ? { discount_cents: sale.discount_cents } : {}) }],
       channel: 'portal',
       payment_method: paymentMethod,
-      transaction_token: tx.token,
-      ...(tx.gateway_authorization_code ? { authorization_code: tx.gateway_authorization_code } : {}),
-      status: inProgress ? 'IN PROGRESS' : 'PAID',
-      reference: tx.token,
+      transaction_token: a.token,
+      ...(a.authorization_code ? { authorization_code: a.authorization_code } : {}),
+      status: a.in_progress ? 'IN PROGRESS' : 'PAID',
+      reference: a.token,
     });
   }
   // Linked, a refund or void of the sale puts the invoice back owing, and a bank payment becomes PAID once it settles.
-  await deps.gateway.linkPayment(tx.token, { identifier: tx.token, amount_cents: chargeOf(inv) });
+  await deps.gateway.linkPayment(a.token, { identifier: a.token, amount_cents: sale.amount_cents });
+}
+
+/** The sale's answer as the invoice's payment and the page's outcome, kept for the attempt. */
+async function conclude(deps: PayLinkDeps, sale: PricedSale, a: SaleAnswer): Promise<PayLinkOutcome> {
+  const base = {
+    amount_cents: sale.amount_cents,
+    currency: sale.currency.toUpperCase(),
+    transaction: a.token,
+    authorization_code: a.authorization_code,
+    payment_method: await methodText(deps.core, a.fund, sale.type, sale.last4),
+    attempts_left: 0,
+  };
+  let outcome: PayLinkOutcome;
+  if (!a.approved) {
+    outcome = { ...base, status: 'declined', message: `The payment was declined (${a.why}). Check what you typed, or pay with another card or account.` };
+  } else {
+    await recordPaid(deps, sale, a, base.payment_method);
+    outcome = {
+      ...base,
+      status: a.in_progress ? 'in_progress' : 'approved',
+      message: `${a.in_progress ? `Thank you: your payment of invoice ${sale.display_number} was accepted and is on its way from your bank.` : `Thank you: invoice ${sale.display_number} is paid.`}${sale.discount_cents ? ' The early-payment discount was taken off it.' : ''}`,
+    };
+  }
+  await rememberAttempt(deps.core, sale.invoice, sale.attempt, outcome, !a.approved);
+  return outcome;
+}
+
+/**
+ * A press whose sale was pending when the server stopped: the sale the gateway took is concluded
+ * as it was priced. Undefined when no sale reached the gateway (nothing was charged): the press
+ * is then a new one.
+ */
+async function concludePending(deps: PayLinkDeps, sale: PricedSale): Promise<PayLinkOutcome | undefined> {
+  const taken = await deps.gateway.recordByReference('sale', sale.reference);
+  if (!taken) return undefined;
+  deps.core.logger.warn({ invoice: sale.invoice, transaction: taken.token }, 'pay link: a sale taken before a stop is recorded now');
+  return conclude(deps, sale, await settleSale(deps, answerOf(taken)));
 }
 
 async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest): Promise<PayLinkOutcome> {
@@ -115,6 +201,9 @@ async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest):
   const attempts = await linkAttempts(core, inv.number);
   const prior = attempts.outcomeOf(r.attempt);
   if (prior) return prior;
+  const left = await pendingSale(core, inv.number, r.attempt);
+  const recovered = left && (await concludePending(deps, left));
+  if (recovered) return recovered;
   if (attempts.pausedUntil !== null) {
     throw fail.conflict('pay_link_paused', `Too many payments were refused on this link: it takes payments again after ${new Date(attempts.pausedUntil).toISOString()}. Contact ${deps.account.profile().name} to pay another way.`);
   }
@@ -122,34 +211,27 @@ async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest):
   if (chargeOf(inv) > MAX_AMOUNT) throw fail.conflict('amount_too_large', `Invoice ${inv.display_number} owes more than one payment can take here: contact ${deps.account.profile().name} to pay it another way.`);
   // The discount ending at midnight moves the amount too: the payer confirms the new one.
   if (r.amount_cents !== chargeOf(inv)) throw fail.conflict('amount_changed', `What is owed on invoice ${inv.display_number} changed since this page was opened: reload it to see the amount now.`);
-  const t = await sell(deps, inv, r);
-  const base = {
+  const sale: PricedSale = {
+    invoice: inv.number,
+    display_number: inv.display_number,
+    attempt: r.attempt,
+    reference: saleReference(inv.number, r.attempt),
+    customer_identifier: inv.customer_identifier,
+    currency: inv.currency,
     amount_cents: chargeOf(inv),
-    currency: inv.currency.toUpperCase(),
-    transaction: t.tx.token,
-    authorization_code: t.tx.gateway_authorization_code,
-    payment_method: await methodText(core, t.fund, r.type, (r.type === 'creditCard' ? r.card_number : r.account_number)?.replace(/\D/g, '').slice(-4) ?? null),
-    attempts_left: 0,
+    discount_cents: inv.discount_cents,
+    as_of: inv.as_of,
+    type: r.type,
+    last4: (r.type === 'creditCard' ? r.card_number : r.account_number)?.replace(/\D/g, '').slice(-4) ?? null,
+    at: core.clock.now(),
   };
-  let outcome: PayLinkOutcome;
-  if (!t.approved) {
-    outcome = { ...base, status: 'declined', message: `The payment was declined (${t.why}). Check what you typed, or pay with another card or account.` };
-  } else {
-    const inProgress = t.tx.state === 'in_progress';
-    await recordPaid(deps, inv, t.tx, base.payment_method, inProgress);
-    outcome = {
-      ...base,
-      status: inProgress ? 'in_progress' : 'approved',
-      message: `${inProgress ? `Thank you: your payment of invoice ${inv.display_number} was accepted and is on its way from your bank.` : `Thank you: invoice ${inv.display_number} is paid.`}${inv.discount_cents ? ' The early-payment discount was taken off it.' : ''}`,
-    };
-  }
-  await rememberAttempt(core, inv.number, r.attempt, outcome, !t.approved);
-  return outcome;
+  await notePending(core, sale);
+  return conclude(deps, sale, await sell(deps, sale, r));
 }
 
 export function createPayLinks(deps: PayLinkDeps): PayLinks {
   const oneAtATime = perKeyQueue();
-  return {
+  const links: PayLinks = {
     async view(key) {
       const inv = await requireInvoice(deps, key);
       const { pausedUntil } = await linkAttempts(deps.core, inv.number);
@@ -182,4 +264,14 @@ export function createPayLinks(deps: PayLinkDeps): PayLinks {
       return oneAtATime(inv.number, () => payNow(deps, key, request));
     },
   };
+  // A press nobody retried after a stop: its sale is recorded (or found never sent) all the same.
+  deps.core.onTick('pay_links.recover', async (now) => {
+    for (const sale of await stalePending(deps.core, now - RECOVER_AFTER_MS)) {
+      await oneAtATime(sale.invoice, async () => {
+        if (!(await pendingSale(deps.core, sale.invoice, sale.attempt))) return;
+        if (!(await concludePending(deps, sale))) await rememberAttempt(deps.core, sale.invoice, sale.attempt, null, false);
+      }).catch((err: unknown) => deps.core.logger.error({ err, invoice: sale.invoice }, 'pay link: a pending sale could not be concluded; retried next tick'));
+    }
+  });
+  return links;
 }
