@@ -25,12 +25,46 @@ let queryAjv: Ajv2020 | undefined;
  * query values are strings, coerced to their types by Ajv.
  */
 export function compile(schema: TSchema, source: 'body' | 'query' | 'params'): ValidateFunction {
-  if (source !== 'body') return (queryAjv ??= makeAjv(true)).compile(schema);
+  if (source === 'params') return (queryAjv ??= makeAjv(true)).compile(schema);
+  if (source === 'query') {
+    const validate = (queryAjv ??= makeAjv(true)).compile(schema);
+    const flags = flagFields(schema);
+    if (flags.length === 0) return validate;
+    const withFlags = ((data: unknown) => validate(flagsAsWords(data, flags))) as ValidateFunction;
+    Object.defineProperty(withFlags, 'errors', { get: () => validate.errors });
+    return withFlags;
+  }
   const validate = (bodyAjv ??= makeAjv(false)).compile(schema);
   const coerce = coercer(schema);
   const coerced = ((data: unknown) => validate(coerce(data))) as ValidateFunction;
   Object.defineProperty(coerced, 'errors', { get: () => validate.errors });
   return coerced;
+}
+
+type FlagPath = readonly string[];
+
+/** Paths of the boolean fields of a query schema (`list`, `options[payments]`). */
+function flagFields(schema: TSchema, at: FlagPath = []): FlagPath[] {
+  const { properties, anyOf } = schema as { properties?: Record<string, TSchema>; anyOf?: TSchema[] };
+  if (anyOf) return anyOf.flatMap((s) => flagFields(s, at));
+  if (!properties) return [];
+  return Object.entries(properties).flatMap(([name, s]) => ((s as { type?: unknown }).type === 'boolean' ? [[...at, name]] : flagFields(s, [...at, name])));
+}
+
+/**
+ * `list=1` and `list=0` as the flags they mean: query strings from form posts and from Rails-era
+ * clients write booleans that way (the reference's service reads them so), where Ajv takes only
+ * `true`/`false`.
+ */
+function flagsAsWords(data: unknown, flags: readonly FlagPath[]): unknown {
+  for (const path of flags) {
+    let holder = data as Record<string, unknown> | undefined;
+    for (const part of path.slice(0, -1)) holder = holder && typeof holder[part] === 'object' ? (holder[part] as Record<string, unknown>) : undefined;
+    const name = path.at(-1)!;
+    const value = holder?.[name];
+    if (value === '1' || value === '0') holder![name] = value === '1' ? 'true' : 'false';
+  }
+  return data;
 }
 
 const cold = new Set<() => ValidateFunction>();

@@ -64,3 +64,21 @@ describe('body coercion', () => {
     expect(t.engine.core.currentWatermark()).toBe(before);
   });
 });
+
+describe('query flags', () => {
+  it('reads list=1 and list=0 as the flags they mean, as list=true and list=false are, and still refuses other words', async () => {
+    await api.post('/api/imports/customer', { identifier: 'QF-1', name: 'Query Flags Ltd' });
+    await api.post('/api/imports/invoice', { number: 'QF-INV-1', customer_identifier: 'QF-1', amount: 1_000, date: '2026-03-01', due_date: '2026-03-31' });
+    const flat = await api.get<unknown>('/api/exports/invoices?list=1');
+    expect(flat.status).toBe(200);
+    expect(flat.body).toEqual((await api.get<unknown>('/api/exports/invoices?list=true')).body);
+    const paged = await api.get<unknown>('/api/exports/invoices?list=0');
+    expect(paged.body).toEqual((await api.get<unknown>('/api/exports/invoices?list=false')).body);
+    expect(paged.body).not.toEqual(flat.body);
+    const nested = await api.get<{ payments?: unknown }>('/api/exports/invoice/QF-INV-1?options[payments]=1');
+    expect(nested.status).toBe(200);
+    expect(nested.body.payments).toBeDefined();
+    const bad = await api.get<ErrorBody>('/api/exports/invoices?list=maybe');
+    expect([bad.status, bad.body.code]).toEqual([400, 'validation_failed']);
+  });
+});

@@ -47,7 +47,7 @@ export const Watermark = Type.Integer({
 /** The polling convention shared by every export: watermark, list, limit. */
 export const ExportQuery = Type.Object({
   watermark: Type.Optional(Type.Integer({ minimum: 0, maximum: INT64_MAX, format: 'int64', default: 0 })),
-  list: Type.Optional(Type.Boolean({ default: false, description: 'true: a flat array whose records carry `watermark`.' })),
+  list: Type.Optional(Type.Boolean({ default: false, description: 'true (or 1): a flat array whose records carry `watermark`.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2500, default: 100 })),
 });
 export type ExportQuery = Static<typeof ExportQuery>;
