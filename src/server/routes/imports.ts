@@ -71,7 +71,10 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
       engine.imports.upload(stream, meta).then((batch) => resolve({ status: 201, body: batch }), reject);
     });
     bb.on('close', () => {
-      if (!seen) reject(fail.precondition('file_missing', 'The form has no `file` part'));
+      if (seen) return;
+      // Without a file name in its Content-Disposition a part is a form field (1 KB at most here).
+      if (fields.file !== undefined) reject(fail.precondition('file_missing', 'The `file` part was sent as a form field, without a file name: send it as a file (a `filename` in its Content-Disposition, as `curl -F file=@invoices.csv` does)'));
+      else reject(fail.precondition('file_missing', 'The form has no `file` part'));
     });
     bb.on('error', () => {
       cutShort();
