@@ -161,6 +161,22 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
     }
   });
 
+  it('filters invoices by an amount typed in the locale, and shows no stale rows under an amount it cannot read', async () => {
+    for (const [p, from, bad] of [[page, '1000000,00', '12,3,4'], [us, '1,000,000.00', '12.3.4']] as const) {
+      await p.goto(`${bo.url}/app/invoices`);
+      const table = p.getByRole('table', { name: 'Invoices' });
+      await table.getByRole('row').filter({ hasText: 'INV-9003' }).waitFor();
+      await p.getByLabel('Amount from (USD)').fill(from);
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await until(async () => (await table.getByRole('row').count()) === 2, 'the one invoice of a million or more');
+      expect(await table.getByRole('row').nth(1).innerText()).toContain('INV-9003');
+      await p.getByLabel('Amount from (USD)').fill(bad);
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.getByText('Minimum amount:').waitFor();
+      expect(await table.count()).toBe(0);
+    }
+  });
+
   it('words a corrected balance in the locale too (balance sync on)', async () => {
     const res = await fetch(`${bo.url}/api/account`, { method: 'PATCH', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ capabilities: { balance_sync: true } }) });
     expect(res.status).toBe(200);

@@ -127,7 +127,8 @@ function InvoiceList() {
         <button type="submit" className="primary">Apply</button>
       </form>
       <Notice error={problem} />
-      <InvoiceTable filter={filter} />
+      {/* The rows below would be those of the last filter, read as the answer to this one. */}
+      {problem ? <p className="muted">Correct the filter above and press Apply to see the invoices.</p> : <InvoiceTable filter={filter} />}
     </section>
   );
 }
