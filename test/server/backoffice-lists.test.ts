@@ -75,6 +75,12 @@ describe('back-office lists', () => {
     // Typed in lower case, as a clerk often does: found in upper case when nothing matches as typed.
     expect(await kinds('bl-2')).toEqual(['invoice:BL-2']);
     expect(await kinds('bl-ac')).toEqual(['customer:BL-ACME']);
+    // By the words of a name, as a clerk types it: any case, with or without accents, in any order.
+    expect((await h.api.post('/api/imports/customer', { identifier: 'C-7731', name: 'Quincaillerie Étienne & Fils' })).status).toBeLessThan(300);
+    for (const q of ['quincaillerie', 'etienne QUINC', 'Étienne', 'fils']) expect(await kinds(q), q).toEqual(['customer:C-7731']);
+    expect(await kinds('etienne zinc')).toEqual([]);
+    const [hit] = (await h.api.get<SearchResult>('/api/backoffice/search?q=etienne')).body.hits;
+    expect(hit!.label).toBe('C-7731 · Quincaillerie Étienne & Fils');
   });
 
   it("filters by the invoice's own date, whatever its other fields hold", async () => {
