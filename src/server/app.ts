@@ -12,7 +12,7 @@ import { grantsOf } from './role-grants';
 import { toErrorReply, type ErrorShape } from './errors';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
-import { checkBodyType, checkDepth, checkText, httpError, JSON_TYPES, MAX_BODY_DEPTH, MAX_OBJECT_KEYS } from './request-body';
+import { checkBodyType, checkDepth, checkText, dropPrototypeKeys, httpError, JSON_TYPES, MAX_BODY_DEPTH, MAX_OBJECT_KEYS } from './request-body';
 import type { AnyRoute, Reply } from './route';
 import { staticDispatch, type RouteHandler } from './static-dispatch';
 import { lazyCompile, validationError } from './validation';
@@ -82,7 +82,7 @@ export function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) if (v !== null) out[key] = withoutNulls(v);
+  for (const [key, v] of Object.entries(value)) if (v !== null && key !== '__proto__') out[key] = withoutNulls(v);
   return out;
 }
 
@@ -141,6 +141,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
         raw = req.body ?? {};
         checkDepth(raw, MAX_BODY_DEPTH, invalidKind, route.auth === false ? ANONYMOUS_OBJECT_KEYS : MAX_OBJECT_KEYS);
         checkText(raw, invalidKind);
+        dropPrototypeKeys(raw);
       } else if (route.multipartBody) checkBodyType(req, ['multipart']);
       const validate = { params: validator.params?.(), query: validator.query?.(), body: validator.body?.() };
       const params: Record<string, unknown> = { ...req.params };

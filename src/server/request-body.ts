@@ -86,6 +86,21 @@ export function checkText(value: unknown, kind: 'invalid' | 'precondition'): voi
   }
 }
 
+/**
+ * JSON.parse keeps a `__proto__` key as a plain field, but any copy made with `out[key] = v` turns
+ * it into the copy's prototype: its fields are then read by the rules as if sent, and missed by
+ * every walk over own keys (card-number masking among them). No schema has such a field: it goes.
+ */
+export function dropPrototypeKeys(value: unknown): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (Object.hasOwn(v, '__proto__')) delete (v as Record<string, unknown>)['__proto__'];
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push(child);
+  }
+}
+
 interface HttpishError {
   type?: string;
   status?: number;

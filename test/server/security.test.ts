@@ -273,6 +273,28 @@ describe('free-form attributes are bounded (item 5)', () => {
   const importCustomer = (identifier: string, extra: string) =>
     raw(api.url, 'POST', '/api/imports/customer', { ...AUTH, 'Content-Type': 'application/json' }, `{"identifier":"${identifier}","name":"Deep","profile":${extra}}`);
 
+  it('a `__proto__` key in a JSON body is no field: nothing under it is taken, and a card number under it is stored nowhere', async () => {
+    // The name under it is not taken: the customer has none, and is refused as such.
+    const unnamed = await api.request<{ code: string }>('POST', '/api/imports/customer', { raw: '{"identifier":"PROTO0","__proto__":{"name":"N 4895281000000006"}}' });
+    expect([unnamed.status, unnamed.body.code]).toEqual([412, 'validation_failed']);
+    const made = await api.request('POST', '/api/imports/customer', { raw: '{"identifier":"PROTO1","name":"Proto Ltd","__proto__":{"notes":"5541032000004422"}}' });
+    expect(made.status, made.text).toBe(201);
+    const view = await api.get<{ name: string; notes: string | null }>('/api/exports/customer/PROTO1');
+    expect(view.body.name).toBe('Proto Ltd');
+    expect(view.text).not.toContain('5541032000004422');
+    const invoice = '{"number":"PROTO-INV","customer_identifier":"PROTO1","amount":5000,"__proto__":{"amount":100,"notes_text":"card 4895281000000006"}}';
+    expect((await api.request('POST', '/api/imports/invoice', { raw: invoice })).status).toBe(201);
+    const inv = await api.get<{ amount_cents: number }>('/api/exports/invoice/PROTO-INV');
+    expect(inv.body.amount_cents).toBe(5_000);
+    expect(inv.text).not.toContain('4895281000000006');
+    await t.engine.core.mutate(async () => undefined);
+    for (const f of ['laneway.sqlite', 'laneway.sqlite-wal']) {
+      const bytes = (() => { try { return readFileSync(join(t.dir, f)); } catch { return Buffer.alloc(0); } })();
+      expect(bytes.includes('4895281000000006'), f).toBe(false);
+      expect(bytes.includes('5541032000004422'), f).toBe(false);
+    }
+  });
+
   it('a customer with an attribute nested past 16 levels is 412 and not written; 16 levels is kept and exported', async () => {
     for (const [levels, code] of [[1500, 'nesting_too_deep'], [17, 'attribute_too_deep']] as const) {
       const before = watermark();
