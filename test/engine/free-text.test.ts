@@ -24,6 +24,19 @@ describe('card numbers in free text', () => {
     });
   });
 
+  it('masks a card number however its digits are grouped: any white space, slashes, underscores, any dash, full-width digits, beside its expiry', () => {
+    const fullWidth = '4895281000000006'.replace(/\d/g, (d) => String.fromCharCode(0xff10 + Number(d)));
+    const written = ['4895  2810  0000  0006', '4895\t2810\t0000\t0006', '4895\n2810\n0000\n0006', '4895/2810/0000/0006', '4895_2810_0000_0006', '4895\u20102810\u20100000\u20100006', fullWidth];
+    for (const w of written) expect(maskCardNumbersInFreeText({ notes: `paid with ${w}` }), JSON.stringify(w)).toEqual({ notes: 'paid with 489528******0006' });
+    // Beside other numbers: the card is masked, they are kept.
+    expect(maskCardNumbersInFreeText({ notes: '4895 2810 0000 0006 12/30' })).toEqual({ notes: '489528******0006 12/30' });
+    expect(maskCardNumbersInFreeText({ notes: 'ref 12 5541/0320/0000/4422' })).toEqual({ notes: 'ref 12 554103******4422' });
+    // An id of digit groups is a UUID, not a card: kept whole.
+    const uuid = '00000000-0000-4000-8000-000000000006';
+    expect(maskCardNumbersInFreeText({ message: `No application ${uuid}` })).toEqual({ message: `No application ${uuid}` });
+    expect(maskCardNumbersInFreeText({ notes: 'dated 2026-03-01 12:30:45, order 1234 qty 5' })).toEqual({ notes: 'dated 2026-03-01 12:30:45, order 1234 qty 5' });
+  });
+
   it('leaves ids this product issued as they are, though a digit run in one passes Luhn', () => {
     // 000000000000026 passes Luhn: masked, the shift no longer named the cashier's session.
     const body = maskCardNumbersInFreeText({ shift: 'R896095X000000000000026', attempt: '4895281000000006ab', reason: 'card 4895281000000006 scratched' });

@@ -14,17 +14,44 @@ export function maskPan(pan: string): string {
   return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
 }
 
-// 13 to 19 digits, optionally grouped by spaces (a no-break space too), dashes or dots, not part of
-// a longer digit run: a number written 4895.2810.0000.0006 is still the card's.
-const SEPARATORS = /[ \u00a0.-]/g;
-const PAN_LIKE = /(?<!\d)(?:\d[ \u00a0.-]?){12,18}\d(?!\d)/g;
+// 13 to 19 digits (full-width ones too: ４８９５ reads as a card to whoever sees it), not part of a
+// longer digit run, grouped by up to four of: any white space (tabs and line breaks too, which the
+// card parser strips as it strips spaces: "4895  2810  0000  0006" pays), dots, slashes,
+// underscores and any dash. A number written 4895/2810/0000/0006 is still the card's.
+// A UUID is matched first and kept: its digit groups (an application id of all-digit groups) would
+// otherwise read as a grouped card number and the id would no longer name anything.
+const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<![0-9\uff10-\uff19])(?:[0-9\uff10-\uff19][\s./_\p{Pd}]{0,4}){12,18}[0-9\uff10-\uff19](?![0-9\uff10-\uff19])/giu;
+const UUID_LENGTH = 36;
+const NOT_DIGIT = /[^0-9\uff10-\uff19]/gu;
+const FULL_WIDTH_DIGIT = /[\uff10-\uff19]/gu;
+
+const DIGIT_GROUP = /[0-9\uff10-\uff19]+|[^0-9\uff10-\uff19]+/gu;
+const asciiDigits = (text: string) => text.replace(NOT_DIGIT, '').replace(FULL_WIDTH_DIGIT, (d) => String(d.charCodeAt(0) - 0xff10));
+
+/**
+ * A grouped run that is not a card as a whole may hold one beside other numbers: a card and its
+ * expiry ("4895 2810 0000 0006 12 30"), a reference before it. The longest whole groups that
+ * pass as a card are masked, the rest kept.
+ */
+function maskGroupedRun(match: string): string {
+  const whole = asciiDigits(match);
+  if (luhnValid(whole)) return maskPan(whole);
+  const tokens = match.match(DIGIT_GROUP)!;
+  // Digit groups are at the even positions (a run starts and ends with a digit).
+  for (let width = tokens.length - 2; width >= 1; width -= 2) {
+    for (let from = 0; from + width <= tokens.length; from += 2) {
+      const digits = asciiDigits(tokens.slice(from, from + width).join(''));
+      if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) {
+        return [...tokens.slice(0, from), maskPan(digits), ...tokens.slice(from + width)].join('');
+      }
+    }
+  }
+  return match;
+}
 
 /** Replaces anything in free text that looks like a card number (and passes Luhn) by its mask. */
 export function redactPans(text: string): string {
-  return text.replace(PAN_LIKE, (match) => {
-    const digits = match.replace(SEPARATORS, '');
-    return luhnValid(digits) ? maskPan(digits) : match;
-  });
+  return text.replace(PAN_LIKE, (match) => (match.length === UUID_LENGTH && match[8] === '-' && match[13] === '-' ? match : maskGroupedRun(match)));
 }
 
 /**
