@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
-import { MASTERCARD, VISA } from '../helpers/cards';
+import { AMEX, MASTERCARD, VISA } from '../helpers/cards';
 import { uid } from '../helpers/receivables';
 import { importCsv } from './upload';
 
@@ -56,6 +56,18 @@ describe('credit card files: tokenized into wallets, echoed masked for 24 hours'
     await ctx.t.engine.tick();
     const left = await ctx.t.engine.core.find('records', { selector: { kind: 'import_echo', ref: String(batch.id) } });
     expect(left).toEqual([]);
+  });
+
+  it('keeps the echo one line per line of the file, and each error on its own line, around a line it cannot read', async () => {
+    const c = uid('C');
+    const csv = `${HEADER}\n${c},John Doe,John,Doe,${VISA},1230,H0H 0H0,N,\n${c},na"me,John,Doe,${MASTERCARD},1230,H0H 0H0,N,\n${c},John Doe,John,Doe,4895281000000007,1230,H0H 0H0,N,\n${c},John Doe,John,Doe,${AMEX},1230,H0H 0H0,N,\n`;
+    const batch = await importCsv(ctx.api, csv, { filename: 'cards-unreadable.csv' });
+    expect(batch).toMatchObject({ status: 'completed', result_message: '2 credit cards', file_errors_count: 2 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field])).toEqual([[3, ''], [4, 'number']]);
+    const lines = (await ctx.api.get<string>(`/api/imports/${batch.id}/echo`)).body.trim().split('\r\n').map((l) => l.split(','));
+    expect(lines.map((l) => l[4])).toEqual([`************${VISA.slice(-4)}`, '', '************0007', `***********${AMEX.slice(-4)}`]);
+    expect(lines[3]![9]).toMatch(/\S/);
   });
 
   it('makes the autopay agreement a Y in create_debit_agreement asks for, on the imported card', async () => {

@@ -54,6 +54,16 @@ describe('lines a careless ERP writes', () => {
     expect((await errors(batch.id)).map((e) => [e.line_number, e.code])).toEqual([[3, 'unreadable_line']]);
   });
 
+  it('a line with several stray quotes is one error on its line, and the errors after it keep their lines', async () => {
+    const c = uid('C');
+    const [one, two, three, four] = [uid('INV'), uid('INV'), uid('INV'), uid('INV')];
+    const rows = [`${one},${c},2026-04-01,100,Plain`, `${two},${c},2026-04-01,200,"ab"c"d"`, `${three},${c},2026-04-01,abc,Bad amount`, `${four},${c},2026-04-01,400,Fine`];
+    const batch = await importCsv(ctx.api, `number,customer_identifier,date,amount,notes_text\n${rows.join('\n')}\n`);
+    expect(batch).toMatchObject({ status: 'completed', result_message: '2 invoices', file_errors_count: 2 });
+    expect((await errors(batch.id)).map((e) => [e.line_number, e.code === 'unreadable_line' ? e.code : e.field])).toEqual([[3, 'unreadable_line'], [4, 'amount']]);
+    expect((await invoice(four)).body.amount_cents).toBe(400);
+  });
+
   it('an unclosed quote keeps the lines before it and says the rest could not be read', async () => {
     const c = uid('C');
     const [one, two, three] = [uid('INV'), uid('INV'), uid('INV')];

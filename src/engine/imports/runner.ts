@@ -107,7 +107,7 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
     const takeUnreadable = async (upTo: number): Promise<boolean> => {
       while (unreadable.length && unreadable[0]!.after <= upTo) {
         const bad = unreadable.shift()!;
-        const line = startLine(bad.raw);
+        const line = startLine(bad.raw, true);
         if (!header || rowIndex++ < start.rows_done) continue;
         if (!(await startRecord({ rows: [{ line, values: {} }], refusal: unreadableLine(bad.code) }))) return false;
       }
@@ -161,7 +161,13 @@ function fileRows(deps: RunnerDeps, file: NonNullable<BatchData['file']>) {
       relax_column_count: true,
       delimiter: file.delimiter ?? ',',
       skip_records_with_error: true,
-      on_skip: (err, raw) => void unreadable.push({ after: parser.info.records, raw: raw ?? '', code: (err as { code?: string } | undefined)?.code ?? '' }),
+      on_skip: (err, raw) => {
+        const entry = { after: parser.info.records, raw: raw ?? '', code: (err as { code?: string } | undefined)?.code ?? '' };
+        // csv-parse reports each error it meets in one record, its raw text longer each time: one line, the last word.
+        const last = unreadable.at(-1);
+        if (last && last.after === entry.after && entry.raw.startsWith(last.raw)) unreadable[unreadable.length - 1] = entry;
+        else unreadable.push(entry);
+      },
     }),
   );
   // pipe() does not carry errors: a file gone or unreadable must end the loop, not hang it.
@@ -185,16 +191,22 @@ function failureReason(deps: RunnerDeps, id: number, err: unknown): string {
  * its raw text of a CRLF file holds each record's CR but not its LF, so a break is CRLF, CR or LF
  * (an LF right after a CR that ended the previous raw text is that same break).
  */
-function lineCounter(): (raw: string) => number {
+function lineCounter(): (raw: string, unreadable?: boolean) => number {
   let done = 0;
   let endedOnCr = false;
   const breaks = (text: string) => text.match(/\r\n|\r|\n/g)?.length ?? 0;
-  return (raw) => {
+  return (raw, unreadable = false) => {
     const text = endedOnCr && raw.startsWith('\n') ? raw.slice(1) : raw;
     const skipped = breaks(/^[\r\n]*/.exec(text)![0]);
     const start = done + skipped + 1;
     done += breaks(text);
     endedOnCr = text.endsWith('\r');
+    // An unreadable record's raw text stops where the error is; csv-parse skips the rest of its
+    // line unread and goes on at the next one. Its break counts, or every later line is one short.
+    if (unreadable && !/[\r\n]$/.test(text)) {
+      done += 1;
+      endedOnCr = false;
+    }
     return start;
   };
 }
