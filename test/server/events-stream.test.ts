@@ -53,6 +53,39 @@ describe('GET /api/events', () => {
   });
 });
 
+describe('GET /api/events by role', () => {
+  it("gives a clerk no wallet, payment-method or gift card event (their keys are tokens that charge); a manager gets them", async () => {
+    const from = t.engine.core.currentWatermark();
+    const wallet = await api.post<{ wallet_token: string; fund_token: string }>('/api/gateway/v1/wallets', { credit_card: { name: 'Ann Payer', card_number: '4895281000000006', expiry_month: 12, expiry_year: 2031, cvv: '123', address: { postal_code: 'K1C2N6' } } });
+    expect(wallet.status).toBe(200);
+    const last = await note('after-wallet');
+    const jwtOf = async (role: string) => {
+      const made = await api.post<{ link: string }>('/api/users', { email: `sse-${role}-money@x.test`, role });
+      return (await api.post<{ jwt: string }>('/api/session/link', { link: made.body.link, password: `${role}-Password-123!` }, null)).body.jwt;
+    };
+    const seen = async (jwt: string) => {
+      const controller = new AbortController();
+      const res = await fetch(`${api.url}/api/events`, { headers: { Authorization: `Bearer ${jwt}`, 'Last-Event-ID': String(from) }, signal: controller.signal });
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      const events = () => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { watermark: number; key: string; entity: string });
+      while (!events().some((e) => e.watermark >= last.watermark)) {
+        const next = await reader.read();
+        if (next.done) break;
+        text += next.value;
+      }
+      controller.abort();
+      return events();
+    };
+    const clerk = await seen(await jwtOf('clerk'));
+    expect(clerk.map((e) => e.key)).toContain('after-wallet');
+    expect(clerk.filter((e) => ['wallet', 'fund'].includes(e.entity))).toEqual([]);
+    expect(JSON.stringify(clerk)).not.toContain(wallet.body.fund_token);
+    const manager = await seen(await jwtOf('manager'));
+    expect(manager.map((e) => e.key)).toEqual(expect.arrayContaining([wallet.body.wallet_token, wallet.body.fund_token]));
+  });
+});
+
 describe('GET /api/events after its credential is taken away', () => {
   /** The keys of the events a stream sends until it ends, or until `ms` passed (then `ended` is false). */
   async function keysUntilEnd(res: Response, ms: number): Promise<{ keys: string[]; ended: boolean }> {

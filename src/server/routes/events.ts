@@ -20,8 +20,19 @@ const REVOKING = new Set(['credential', 'user']);
  */
 const REGISTER_ENTITIES = new Set(['lane', 'drawer', 'sync', 'sandbox_clock']);
 const registerEvent = (e: DomainEvent) => e.entity.startsWith('pos_') || REGISTER_ENTITIES.has(e.entity);
+/**
+ * Events whose key or data is a token that charges (a wallet, its payment methods, a gift card, an
+ * autopay or debit agreement): every one of them from the first watermark is the whole vault's
+ * tokens at once, which only those who move money get (as the wallet exports and a card file's
+ * echo are). A clerk reads a wallet one at a time, on its customer's page.
+ */
+const MONEY_ENTITIES = new Set(['wallet', 'fund', 'gift_card', 'autopay', 'debit_agreement']);
+const readEvent = (e: DomainEvent) => !MONEY_ENTITIES.has(e.entity);
 const everyEvent = () => true;
-const eventsFor = (p: Principal): ((e: DomainEvent) => boolean) => (p.scopes.includes('api') || p.scopes.includes('read') ? everyEvent : registerEvent);
+function eventsFor(p: Principal): (e: DomainEvent) => boolean {
+  if (p.scopes.includes('api') || (p.scopes.includes('read') && p.scopes.includes('money'))) return everyEvent;
+  return p.scopes.includes('read') ? readEvent : registerEvent;
+}
 
 function frame(e: DomainEvent): string {
   return `id: ${e.watermark}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
@@ -39,7 +50,7 @@ export const eventStream = defineRoute({
   tags: ['Laneway'],
   summary: 'Live domain events (text/event-stream)',
   description:
-    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`. A user who may only work the register (a cashier) gets only the register\'s events: `lane`, `drawer`, `sync`, `sandbox_clock` and `pos_*` entities.',
+    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`. A user who may only work the register (a cashier) gets only the register\'s events: `lane`, `drawer`, `sync`, `sandbox_clock` and `pos_*` entities. A user who reads but does not move money (a clerk) gets every event but those of `wallet`, `fund`, `gift_card`, `autopay` and `debit_agreement` (their keys are tokens that charge).',
   query: Type.Object({ watermark: Type.Optional(Type.Integer({ minimum: 0, format: 'int64' })) }),
   streams: true,
   responses: {
