@@ -33,6 +33,8 @@ const RULES: readonly Rule[] = [
   { methods: WRITE, path: /^\/api\/account(\/|$)/, grants: ['settings'] },
   { methods: WRITE, path: /^\/api\/lanes(\/|$)/, grants: ['settings'] },
   { methods: WRITE, path: /^\/api\/pos\/(settings|products|cashiers)/, grants: ['settings'] },
+  // Which sites may frame the payment frame: who may collect cards on the shop's behalf.
+  { methods: WRITE, path: /^\/api\/ecommerce\/settings$/, grants: ['settings'] },
   // Collecting: record a payment, send (or cancel) an invitation or a reminder.
   { methods: WRITE, path: /^\/api\/imports\/payment$/, grants: ['collect'] },
   { methods: WRITE, path: /^\/api\/(invitations|reminders)(\/|$)/, grants: ['collect'] },
