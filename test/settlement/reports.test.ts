@@ -47,7 +47,8 @@ describe('daily batch deposits', () => {
     const batches = await batchesOf();
     const card0302 = batches.find((x) => x.processing_date === '2026-03-02' && x.payment_method_group === 'card')!;
     // Sales 100.00 + 50.66 (the voided 30.00 is not there), refund 10.00; fees 1.50% of 150.66 = 2.26 and 2 x 0.10.
-    expect(card0302).toMatchObject({ sales_cents: 15066, sales_count: 2, refunds_cents: 1000, refunds_count: 1, batch_net_amount_cents: 14066, fees_cents: 246, deposit_amount_cents: 13820, batch_deposit_date: '2026-03-03', closed_at: '2026-03-02T23:00:00.000Z', mid: merchantId(h.t.engine.account.profile()) });
+    // The net is the reference's "amount, less fees": 150.66 - 10.00 - 2.46, all of it deposited.
+    expect(card0302).toMatchObject({ sales_cents: 15066, sales_count: 2, refunds_cents: 1000, refunds_count: 1, batch_net_amount_cents: 13820, fees_cents: 246, fee_withdrawal_amount_cents: 0, deposit_amount_cents: 13820, batch_deposit_date: '2026-03-03', closed_at: '2026-03-02T23:00:00.000Z', mid: merchantId(h.t.engine.account.profile()) });
     expect(card0302.fees.map((f) => [f.fee_type, f.fee_amount_cents, f.included_in_batch_deposit])).toEqual([['interchange', 226, true], ['processor', 20, true]]);
     expect(card0302.count_by_brand).toEqual([
       { brand: 'master', count: 1, sales_count: 1, sales_cents: 5066, refunds_count: 0, refunds_cents: 0 },
@@ -57,7 +58,7 @@ describe('daily batch deposits', () => {
     expect(card0302.transactions!.find((t) => t.token === tx.b)).toMatchObject({ amount_cents: 5066, card_brand: 'master', orders: [{ identifier: 'ORD-CB', number: 'S-1042' }], transaction_date: '2026-03-02' });
     expect((card0302 as BatchView & { exceptions: ExceptionView[] }).exceptions.map((e) => [e.exception_type, e.exception_transaction.token])).toEqual([['chargeback', tx.b]]);
     const signed = card0302.transactions!.reduce((s, t) => s + (t.action === 'refund' || t.action === 'credit' ? -t.amount_cents : t.amount_cents), 0);
-    expect(signed).toBe(card0302.batch_net_amount_cents);
+    expect(signed - card0302.fees_cents).toBe(card0302.batch_net_amount_cents);
 
     const card0303 = batches.find((x) => x.processing_date === '2026-03-03' && x.payment_method_group === 'card')!;
     expect(card0303).toMatchObject({ sales_cents: 1234, refunds_cents: 500, fees_cents: 19 + 10, deposit_amount_cents: 705, batch_deposit_date: '2026-03-04' });

@@ -23,6 +23,9 @@ import { type GatewayContext } from './context';
  * exceptions (kind `settlement_exception`, key = transaction token, ref = exception date) are what
  * the settlement reports (daily batch deposits, transaction exceptions) read.
  */
+/** The reference's batch net: sales less refunds, less the batch's fees. */
+export const netOfFees = (b: Pick<SettlementBatch, 'sales_cents' | 'refunds_cents' | 'fees_cents'>): number => b.sales_cents - b.refunds_cents - (b.fees_cents ?? 0);
+
 export interface SettlementBatch extends BatchBooks {
   /** `<processing date>-<settlement token>-<currency>` */
   token: string;
@@ -40,7 +43,10 @@ export interface SettlementBatch extends BatchBooks {
   sales_cents: number;
   refunds_count: number;
   refunds_cents: number;
-  /** sales - refunds; may be negative (a withdrawal). */
+  /**
+   * Stored as sales - refunds (may be negative): what the register's Z ties its card sales to. The
+   * API's `batch_net_amount_cents` is the reference's "amount, less fees": netOfFees().
+   */
   batch_net_amount_cents: number;
   fee_withdrawal_amount_cents: number;
   deposit_amount_cents: number;

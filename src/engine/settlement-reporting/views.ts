@@ -4,6 +4,7 @@ import { dateInZone } from '../clock';
 import type { RecordDoc } from '../records';
 import type { SettlementBatch, SettlementException, TxData } from '../gateway';
 import { brandOf } from '../gateway/settlement-books';
+import { netOfFees } from '../gateway/settlement';
 
 /** The sandbox's merchant id (MID): twelve digits fixed by the account token. */
 export function merchantId(profile: Pick<AccountProfile, 'token'>): string {
@@ -59,7 +60,7 @@ export function batchView(rec: RecordDoc<SettlementBatch>, mid: string, transact
     sales_cents: b.sales_cents,
     refunds_count: b.refunds_count,
     refunds_cents: b.refunds_cents,
-    batch_net_amount_cents: b.batch_net_amount_cents,
+    batch_net_amount_cents: netOfFees(b),
     fees_cents: b.fees_cents ?? 0,
     fee_withdrawal_amount_cents: b.fee_withdrawal_amount_cents,
     deposit_amount_cents: b.deposit_amount_cents,
