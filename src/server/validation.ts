@@ -52,8 +52,9 @@ function flagFields(schema: TSchema, at: FlagPath = []): FlagPath[] {
 }
 
 /**
- * `list=1` and `list=0` as the flags they mean: query strings from form posts and from Rails-era
- * clients write booleans that way (the reference's service reads them so), where Ajv takes only
+ * `list=1` and `list=0` as the flags they mean, and `True`/`False` in any case: query strings from
+ * form posts, PHP's http_build_query and Rails-era clients write booleans as 1 and 0, Python's
+ * requests as True and False (the reference's service reads them so), where Ajv takes only
  * `true`/`false`.
  */
 function flagsAsWords(data: unknown, flags: readonly FlagPath[]): unknown {
@@ -62,7 +63,12 @@ function flagsAsWords(data: unknown, flags: readonly FlagPath[]): unknown {
     for (const part of path.slice(0, -1)) holder = holder && typeof holder[part] === 'object' ? (holder[part] as Record<string, unknown>) : undefined;
     const name = path.at(-1)!;
     const value = holder?.[name];
-    if (value === '1' || value === '0') holder![name] = value === '1' ? 'true' : 'false';
+    if (typeof value !== 'string') continue;
+    const word = value.toLowerCase();
+    if (word === '1' || word === 'true') holder![name] = 'true';
+    else if (word === '0' || word === 'false') holder![name] = 'false';
+    // `?list` or `?list=`: said without a value, as absent (its default).
+    else if (word === '') delete holder![name];
   }
   return data;
 }

@@ -78,6 +78,10 @@ describe('query flags', () => {
     const nested = await api.get<{ payments?: unknown }>('/api/exports/invoice/QF-INV-1?options[payments]=1');
     expect(nested.status).toBe(200);
     expect(nested.body.payments).toBeDefined();
+    // Python's requests writes True and False; a flag without a value is its default.
+    expect((await api.get<unknown>('/api/exports/invoices?list=True')).body).toEqual(flat.body);
+    expect((await api.get<unknown>('/api/exports/invoices?list=FALSE')).body).toEqual(paged.body);
+    expect((await api.get<unknown>('/api/exports/invoices?list=')).body).toEqual(paged.body);
     const bad = await api.get<ErrorBody>('/api/exports/invoices?list=maybe');
     expect([bad.status, bad.body.code]).toEqual([400, 'validation_failed']);
   });
