@@ -125,8 +125,17 @@ describe('onboarding: application rules', () => {
     expect(found.body).toEqual({ application_token: token });
   });
 
+  it("takes an address written as the reference's example writes it (\"state_province\": \"OR\", \"country\": \"US\")", async () => {
+    const upper = { ...address, state_province: 'OR', country: 'US' };
+    const res = await h.api.post<{ application_token: string }>('/api/onboarding/v1/applications', application({ business_physical_address: upper, business_billing_address: upper }), partner);
+    expect(res.status).toBe(201);
+  });
+
   it('answers 404 for an unknown application or reference token', async () => {
-    expect((await h.api.get('/api/onboarding/v1/applications/1c47dece-489b-4521-89db-000000000000', partner)).status).toBe(404);
+    const unknown = await h.api.get<{ error: string }>('/api/onboarding/v1/applications/1c47dece-489b-4521-89db-000000000000', partner);
+    expect(unknown.status).toBe(404);
+    // The id is said back whole: its digit groups are no card number.
+    expect(unknown.body.error).toContain('1c47dece-489b-4521-89db-000000000000');
     expect((await h.api.get('/api/onboarding/v1/applications/search/nobody', partner)).status).toBe(404);
   });
 

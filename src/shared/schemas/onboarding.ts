@@ -47,9 +47,11 @@ const Address = component(
     address1: Type.String({ minLength: 1, maxLength: 25 }),
     address2: Type.Optional(Type.String({ maxLength: 25 })),
     city: Type.String({ minLength: 1, maxLength: 20 }),
-    state_province: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+    // The reference's pattern is lower case, its example `"state_province": "OR"`: clients copy
+    // the example, so either case is taken.
+    state_province: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two letters, either case (`or`, `OR`)' })),
     post_code: Type.String({ minLength: 1, maxLength: 5 }),
-    country: Type.String({ pattern: '^[a-z]{2}$' }),
+    country: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166 alpha-2, either case (`us`, `US`)' }),
     override_validation: Override,
   }),
 );
