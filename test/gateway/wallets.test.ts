@@ -90,10 +90,14 @@ describe('wallets', () => {
     expect(removed.body).toEqual({ fund_token: w.body.fund_token });
     const gone = await op<GatewayError>(h.api, 'sale', { amount_cents: 100, fund_token: w.body.fund_token });
     expect(gone.body.errors).toEqual(['payment_method_inactive']);
-    const twice = await h.api.delete<{ code: string }>(`/api/gateway/v1/wallets/${w.body.wallet_token}/methods/${w.body.fund_token}`);
+    // The reference's 412 for a method: the code in `error` (a client switches on it), the sentence in `message`.
+    const twice = await h.api.delete<{ error: string; code: string; message: string }>(`/api/gateway/v1/wallets/${w.body.wallet_token}/methods/${w.body.fund_token}`);
     expect(twice.status).toBe(412);
-    const unknown = await h.api.delete<{ code: string }>(`/api/gateway/v1/wallets/${w.body.wallet_token}/methods/CCNOPE`);
-    expect(unknown.body.code).toBe('payment_method_not_found');
+    expect(twice.body).toMatchObject({ error: 'payment_method_inactive', code: 'payment_method_inactive', message: expect.stringContaining('removed') });
+    const unknown = await h.api.delete<{ error: string; code: string }>(`/api/gateway/v1/wallets/${w.body.wallet_token}/methods/CCNOPE`);
+    expect(unknown.body).toMatchObject({ error: 'payment_method_not_found', code: 'payment_method_not_found' });
+    const patch = await h.api.patch<{ error: string }>(`/api/gateway/v1/wallets/${w.body.wallet_token}/methods/CCNOPE`, { nickname: 'x' });
+    expect([patch.status, patch.body.error]).toEqual([412, 'payment_method_not_found']);
   });
 
   it('answers the reference\'s 412 wallet errors', async () => {

@@ -17,6 +17,7 @@ import {
   GiftCardView,
   Wallet,
   WalletErrorBody,
+  WalletMethodErrorBody,
   WalletExportPage,
   WalletExportQuery,
   WalletMethodPatch,
@@ -34,7 +35,12 @@ const walletFailure = {
   412: { description: 'Precondition failed (reference codes such as customer_not_found, name_unspecified, fund_address_unspecified, payment_method_not_found)', schema: Type.Union([ref(WalletErrorBody), ref(ErrorBody)]) },
   503: { description: 'Production install without a payment processor: methods cannot be vaulted', schema: ref(ErrorBody) },
 };
-const methodFailure = { 412: { description: 'Precondition failed (payment_method_not_found, payment_method_inactive, card_expired...)', schema: ref(ErrorBody) } };
+const methodFailure = {
+  412: {
+    description: 'Precondition failed: the reference\'s `{"error": "<code>"}` (payment_method_not_found, payment_method_inactive, card_expired...), with `code` and `message`. A malformed request has the common error shape.',
+    schema: Type.Union([ref(WalletMethodErrorBody), ref(ErrorBody)]),
+  },
+};
 
 const WalletParams = Type.Object({ wallet_token: Type.String({ minLength: 1, maxLength: 40 }) });
 const MethodParams = Type.Object({ wallet_token: Type.String({ minLength: 1, maxLength: 40 }), fund_token: Type.String({ minLength: 1, maxLength: 40 }) });
@@ -111,6 +117,7 @@ export const updateWalletMethod = defineRoute({
   params: MethodParams,
   body: WalletMethodPatch,
   invalidKind: 'precondition',
+  errorShape: 'wallet_method',
   responses: { 200: { description: 'Updated', schema: Type.Object({ fund_token: Type.String() }) }, ...methodFailure },
   async handler({ engine, params, body }) {
     return { body: await engine.wallets.updateMethod(params.wallet_token, params.fund_token, body) };
@@ -126,6 +133,7 @@ export const removeWalletMethod = defineRoute({
   description: 'It no longer shows in the wallet and can no longer pay; past transactions still name its token.',
   params: MethodParams,
   invalidKind: 'precondition',
+  errorShape: 'wallet_method',
   responses: { 200: { description: 'Removed', schema: Type.Object({ fund_token: Type.String() }) }, ...methodFailure },
   async handler({ engine, params }) {
     return { body: await engine.wallets.removeMethod(params.wallet_token, params.fund_token) };

@@ -156,6 +156,17 @@ export const WalletErrorBody = component(
   }),
 );
 
+/** The reference's 412 body for changing or removing one payment method: the code in `error`. */
+export const WalletMethodErrorBody = component(
+  'WalletMethodError',
+  Type.Object({
+    error: Type.String({ description: 'Stable code, as the reference answers it: payment_method_not_found, payment_method_inactive, card_expired...' }),
+    code: Type.String({ description: 'The same code, where every other error of this API has it.' }),
+    message: Type.String({ description: 'What went wrong, for people.' }),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.Optional(Type.String()), code: Type.Optional(Type.String()), message: Type.String() }))),
+  }),
+);
+
 export const WalletSearchQuery = Type.Object({
   type: Type.Union([Type.Literal('email'), Type.Literal('customer'), Type.Literal('fund'), Type.Literal('vault')]),
   locator: Type.String({ minLength: 1, maxLength: 200 }),

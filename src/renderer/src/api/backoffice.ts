@@ -28,7 +28,8 @@ export function boCall<K extends keyof BackofficeEndpoints>(creds: Credentials, 
   return apiFetch(creds, endpoint.method, qs ? `${path}?${qs}` : path, endpoint.method === 'GET' ? undefined : body);
 }
 
-const refusal = (status: number, e: { error?: string; code?: string }, statusText: string) => new ApiError(status, String(e.code ?? status), e.error ?? statusText);
+// A shape whose `error` is the reference's code (a wallet method's) says it in words as `message`.
+const refusal = (status: number, e: { error?: string; message?: string; code?: string }, statusText: string) => new ApiError(status, String(e.code ?? status), e.message ?? e.error ?? statusText);
 
 async function refused(res: Response): Promise<ApiError> {
   return refusal(res.status, (await res.json().catch(() => ({}))) as { error?: string; code?: string }, res.statusText);

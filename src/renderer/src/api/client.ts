@@ -40,8 +40,9 @@ export async function apiFetch<T>(creds: Credentials, method: string, path: stri
   const text = await res.text();
   const data: unknown = text ? JSON.parse(text) : undefined;
   if (!res.ok) {
-    const e = (data ?? {}) as { error?: string; code?: string | number; errors?: string[]; details?: Array<{ field?: string; message: string }> };
-    throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.error ?? e.errors?.join(', ') ?? res.statusText, e.details ?? []);
+    const e = (data ?? {}) as { error?: string; message?: string; code?: string | number; errors?: string[]; details?: Array<{ field?: string; message: string }> };
+    // A shape whose `error` is the reference's code (a wallet method's) says it in words as `message`.
+    throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.message ?? e.error ?? e.errors?.join(', ') ?? res.statusText, e.details ?? []);
   }
   return data as T;
 }
