@@ -37,6 +37,8 @@ export interface ErrorReply {
  *   `error`/`code`/`details`;
  * - `wallet_method` (changing or removing one payment method): a 412 is the reference's
  *   `{error: <code>}`, with our `code` and the sentence as `message`;
+ * - `message` (a direct message): a 400 carries the reference's `errors: {base: [<sentence>]}`
+ *   beside our `error`, which the reference also uses for some of them;
  * - `importer`: a 412 carries, beside our fields, `importer`: the importer's errors as Ruby prints a
  *   hash, e.g. `{:customer=>["not found."]}`.
  * - `ecommerce`: the ecommerce API's (/api/v2) `{message, errors: [{path, message}]}`, for malformed
@@ -45,7 +47,7 @@ export interface ErrorReply {
  *   `field_errors`, see onboarding-errors.ts) plus our `error`/`code`/`details`, for malformed requests too.
  * The gateway's own shape needs no declaring: a `gateway` error is the gateway's on any route.
  */
-export type ErrorShape = 'wallet' | 'wallet_method' | 'importer' | 'ecommerce' | 'onboarding';
+export type ErrorShape = 'wallet' | 'wallet_method' | 'message' | 'importer' | 'ecommerce' | 'onboarding';
 
 function importerText(e: EngineError): string {
   const errors: Record<string, string[]> =
@@ -69,6 +71,7 @@ export function toErrorReply(err: unknown, shape?: ErrorShape): ErrorReply {
   if (e.kind === 'precondition' && shape === 'wallet') {
     return { status, body: { wallet_token: null, fund_token: null, wallets: { error: e.code }, error: e.message, code: e.code, ...details } };
   }
+  if (e.kind === 'invalid' && shape === 'message') return { status, body: { error: e.message, code: e.code, errors: { base: [e.message] }, ...details } };
   if (e.kind === 'precondition' && shape === 'wallet_method') return { status, body: { error: e.code, code: e.code, message: e.message, ...details } };
   if (e.kind === 'invalid' && shape === 'onboarding') return { status, body: { ...applicationErrors(e), error: e.message, code: e.code, ...details } };
   if (e.kind === 'precondition' && shape === 'importer') return { status, body: { error: e.message, code: e.code, ...details, importer: importerText(e) } };

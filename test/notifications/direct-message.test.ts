@@ -34,7 +34,10 @@ describe('direct message: invoice', () => {
     expect([ok.status, ok.body]).toEqual([200, {}]);
     expect((await outbox())[0]).toMatchObject({ to: 'ap@acme.test', purpose: 'reminder' });
     // create_contact false: an email that is no contact of the customer is refused.
-    expect((await dm({ email: 'stranger@acme.test', object_type: 'invoice', object_identifier: number, create_contact: false })).body.code).toBe('contact_not_activated');
+    const stranger = await dm({ email: 'stranger@acme.test', object_type: 'invoice', object_identifier: number, create_contact: false });
+    expect(stranger.body.code).toBe('contact_not_activated');
+    // The reference's validation failures are in errors.base; the sentence is in error too.
+    expect((stranger.body as Err & { errors: { base: string[] } }).errors.base).toEqual([stranger.body.error]);
   });
 });
 

@@ -45,7 +45,15 @@ export const directMessage = defineRoute({
   description:
     'One email to `email` about the object: `invoice` a reminder, `order` a deposit request, `payment_method` a request to add a card. 400 when: object_identifier missing (invoice, order) or customer_identifier missing (payment_method); for an order, deposit requests not enabled (the `orders` capability), a draft, nothing owing, no deposit asked (`deposit_amount_cents` attribute), no customer; for a payment_method, the customer unknown, closed or suspended (`suspended` attribute), cards not accepted (the `wallets` capability off), the customer exempted (`credit_card_exempt` attribute); and, with create_contact false, the email not a contact of the customer (`contact_not_activated`), a disabled contact, or (payment_method) a disabled or read-only role. create_contact true makes the contact, activated; false activates an existing one.',
   body: DirectMessage,
-  responses: { 200: { description: 'Queued', schema: Type.Object({}) }, 404: err('`record_not_found`: no such invoice or order') },
+  errorShape: 'message',
+  responses: {
+    200: { description: 'Queued', schema: Type.Object({}) },
+    400: {
+      description: 'Refused: the sentence in `error` and, as the reference gives it, in `errors.base` (a malformed request has the common error shape)',
+      schema: Type.Union([Type.Object({ error: Type.String(), code: Type.String(), errors: Type.Object({ base: Type.Array(Type.String()) }) }), ref(ErrorBody)]),
+    },
+    404: err('`record_not_found`: no such invoice or order'),
+  },
   async handler({ engine, body }) {
     await engine.notifications.directMessage(body);
     return { body: {} };
