@@ -89,7 +89,9 @@ describe('daily batch deposits', () => {
 
 describe('daily transaction exceptions', () => {
   it('lists the ACH return and the .66 chargeback with reason, amount, original transaction and order', async () => {
-    const res = await h.api.get<{ exceptions: ExceptionView[] }>('/api/gateway/v1/settlement/exceptions?list=true');
+    // An array without asking, as the reference answers it.
+    const res = await h.api.get<{ exceptions: ExceptionView[] }>('/api/gateway/v1/settlement/exceptions');
+    expect(Array.isArray(res.body.exceptions)).toBe(true);
     expect(res.body.exceptions).toEqual([
       expect.objectContaining({ exception_type: 'return', reason_code: 'R01', exception_date: '2026-03-06', exception_amount_in_cents: 7000, exception_transaction: expect.objectContaining({ token: tx.ach, payment_method: 'bank_account', order: { identifier: 'ORD-ACH', number: null } }) }),
       expect.objectContaining({ exception_type: 'chargeback', reason_code: '10.4', exception_date: '2026-03-12', exception_amount_in_cents: 5066, exception_transaction: expect.objectContaining({ token: tx.b, payment_method: 'credit_card', order: { identifier: 'ORD-CB', number: 'S-1042' } }) }),

@@ -5,7 +5,7 @@ import { renderStatementPdf } from '../../engine/settlement-reporting/pdf';
 import { ErrorBody, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { exportParams, exportShape } from '../exports';
-import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, MonthlyStatementDocument, StatementParams, StatementsAnswer, StatementsQuery } from '../../shared/schemas/settlement';
+import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, ExceptionsQuery, MonthlyStatementDocument, StatementParams, StatementsAnswer, StatementsQuery } from '../../shared/schemas/settlement';
 
 const TAGS = ['Settlement Reporting'];
 const forbidden = { 403: { description: 'The account is not enabled for settlement reporting', schema: ref(ErrorBody) } };
@@ -37,8 +37,9 @@ export const listExceptions = defineRoute({
   summary: 'Retrieve daily transaction exceptions',
   description:
     'ACH/EFT returns (the sandbox return account 0000000024: R01 three processing days later) and card chargebacks (the sandbox charges back an approved card sale or capture whose amount ' +
-    'ends in .66, for what is left after refunds, ten processing days after its processing day, reason 10.4), with the original transaction and its order.',
-  query: ExportQuery,
+    'ends in .66, for what is left after refunds, ten processing days after its processing day, reason 10.4), with the original transaction and its order. ' +
+    '`exceptions` is an array, as the reference answers it (its only documented query is `watermark`); `list=false` keys them by watermark as other exports do.',
+  query: ExceptionsQuery,
   responses: { 200: { description: 'Exceptions', schema: ExceptionsAnswer }, ...badQuery, ...forbidden },
   async handler({ engine, query }) {
     const p = exportParams(query);

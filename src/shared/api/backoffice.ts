@@ -11,7 +11,7 @@ import { PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
 import { ExportQuery } from '../schemas/common';
 import { InstallStatus } from '../schemas/system';
-import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, MonthlyStatementDocument, StatementsAnswer, StatementsQuery } from '../schemas/settlement';
+import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, ExceptionsQuery, MonthlyStatementDocument, StatementsAnswer, StatementsQuery } from '../schemas/settlement';
 import { SandboxClockMove, SandboxClockState } from '../schemas/sandbox-clock';
 import { Cashier, CashierCreate, CashierPatch, CashierWithCode, Product, ProductCreate, ProductList, ProductPatch, ProductQuery } from '../schemas/register-catalog';
 import { RegisterReport, ZList } from '../schemas/register-reports';
@@ -65,7 +65,7 @@ export const backofficeEndpoints = {
   disableCredential: { ...backofficeRoutes.disableCredential, response: Credential },
   status: { ...backofficeRoutes.status, response: InstallStatus },
   batches: { ...backofficeRoutes.batches, query: BatchesQuery, response: BatchesAnswer },
-  exceptions: { ...backofficeRoutes.exceptions, query: ExportQuery, response: ExceptionsAnswer },
+  exceptions: { ...backofficeRoutes.exceptions, query: ExceptionsQuery, response: ExceptionsAnswer },
   statements: { ...backofficeRoutes.statements, query: StatementsQuery, response: StatementsAnswer },
   statement: { ...backofficeRoutes.statement, response: MonthlyStatementDocument },
   advanceClock: { ...backofficeRoutes.advanceClock, body: SandboxClockMove, response: SandboxClockState },

@@ -88,6 +88,12 @@ export const BatchesQuery = Type.Composite([
 ]);
 
 export const BatchesAnswer = Type.Object({ batches: ExportPage(ref(SettlementBatchView)) });
+/** The export convention, but `list` defaults to true: the reference answers exceptions as an array. */
+export const ExceptionsQuery = Type.Composite([
+  Type.Omit(ExportQuery, ['list']),
+  Type.Object({ list: Type.Optional(Type.Boolean({ default: true, description: 'true (the default, as the reference answers): an array; false: keyed by watermark.' })) }),
+]);
+
 export const ExceptionsAnswer = Type.Object({ exceptions: ExportPage(ref(SettlementExceptionView)) });
 
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'yyyy-mm-dd' });
