@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../route';
 import { fail } from '../../engine/errors';
 import { renderStatementPdf } from '../../engine/settlement-reporting/pdf';
-import { ErrorBody, ExportQuery } from '../../shared/schemas/common';
+import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { exportParams, exportShape } from '../exports';
 import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, ExceptionsQuery, MonthlyStatementDocument, StatementParams, StatementsAnswer, StatementsQuery } from '../../shared/schemas/settlement';

@@ -9,7 +9,6 @@ import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
 import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
 import { PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
-import { ExportQuery } from '../schemas/common';
 import { InstallStatus } from '../schemas/system';
 import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, ExceptionsQuery, MonthlyStatementDocument, StatementsAnswer, StatementsQuery } from '../schemas/settlement';
 import { SandboxClockMove, SandboxClockState } from '../schemas/sandbox-clock';
