@@ -197,13 +197,18 @@ export function parseMoney(text: string, currency: string, locale: string, optio
   return { ok: true, minor: negative && minor !== 0 ? -minor : minor };
 }
 
-/** A percentage typed the locale's way ("12,5" in fr-CA), at most two decimals, from 0 to 100. */
-export function parsePercent(text: string, locale: string): { ok: true; percent: number } | { ok: false; message: string } {
-  const example = `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(12.5)} or 10`;
-  const r = parseMoney(text.replace(/%/g, ''), 'USD', locale, { max: 10_000 });
-  if (r.ok) return { ok: true, percent: r.minor / 100 };
+/**
+ * A percentage typed the locale's way ("12,5" in fr-CA), from 0 to 100, with at most two decimals,
+ * or three for a tax rate (Québec's QST is 9,975 %; 8.875 % in New York City). Read as an amount
+ * of a currency with as many minor digits, so the locale's separators are read as for money.
+ */
+export function parsePercent(text: string, locale: string, decimals: 2 | 3 = 2): { ok: true; percent: number } | { ok: false; message: string } {
+  const example = decimals === 3 ? `${new Intl.NumberFormat(locale, { maximumFractionDigits: 3 }).format(9.975)} or 13` : `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(12.5)} or 10`;
+  const scale = 10 ** decimals;
+  const r = parseMoney(text.replace(/%/g, ''), decimals === 3 ? 'KWD' : 'USD', locale, { max: 100 * scale });
+  if (r.ok) return { ok: true, percent: r.minor / scale };
   if (r.problem === 'too_large') return { ok: false, message: 'A percentage is at most 100.' };
-  return { ok: false, message: `Type a percentage such as ${example} (at most two decimals).` };
+  return { ok: false, message: `Type a percentage such as ${example} (at most ${decimals === 3 ? 'three' : 'two'} decimals).` };
 }
 
 // ---------------------------------------------------------------------------------------------

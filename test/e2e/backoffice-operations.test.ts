@@ -101,17 +101,18 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await field('Barcode', fr).fill('4006381333931');
     await field('Name', fr).fill('Large coffee');
     await field('Price (USD)', fr).fill('12,50');
-    await field('Tax rate (%)', fr).fill('14,975');
+    await field('Tax rate (%)', fr).fill('14,9755');
     await fr.getByRole('button', { name: 'Add product' }).click();
-    // Three decimals in a tax rate are refused beside the field, nothing saved.
+    // Four decimals in a tax rate are refused beside the field, nothing saved.
     await until(async () => (await field('Tax rate (%)', fr).getAttribute('aria-invalid')) === 'true', 'the tax rate refused');
-    await field('Tax rate (%)', fr).fill('15');
+    // Québec's GST and QST together: three decimals are a tax rate.
+    await field('Tax rate (%)', fr).fill('14,975');
     await fr.getByRole('button', { name: 'Add product' }).click();
     const row = fr.getByRole('table', { name: 'Products' }).getByRole('row', { name: /COFFEE-L/ });
     await row.waitFor();
     expect((await row.innerText()).replace(/[\u00a0\u202f]/g, ' ')).toMatch(/12,50 \$/);
     const stored = await api<{ price_cents: number; tax_rate: number; barcode: string | null }>('GET', '/api/pos/products/COFFEE-L');
-    expect(stored).toMatchObject({ price_cents: 1250, tax_rate: 15, barcode: '4006381333931' });
+    expect(stored).toMatchObject({ price_cents: 1250, tax_rate: 14.975, barcode: '4006381333931' });
     await screenshot(fr, 'backoffice-pos');
 
     await fr.getByRole('tab', { name: 'Cashiers' }).click();

@@ -130,5 +130,15 @@ describe('parsePercent', () => {
     expect(parsePercent('10', 'fr-CA')).toEqual({ ok: true, percent: 10 });
     expect(parsePercent('12.5', 'fr-CA')).toMatchObject({ ok: false });
     expect(parsePercent('150', 'en-US')).toEqual({ ok: false, message: 'A percentage is at most 100.' });
+    expect(parsePercent('9,975', 'fr-CA')).toMatchObject({ ok: false });
+  });
+
+  it('reads a tax rate with three decimals (Québec QST 9,975 %, GST and QST 14,975 %, New York City 8.875%)', () => {
+    expect(parsePercent('9,975', 'fr-CA', 3)).toEqual({ ok: true, percent: 9.975 });
+    expect(parsePercent('14,975 %', 'fr-CA', 3)).toEqual({ ok: true, percent: 14.975 });
+    expect(parsePercent('8.875', 'en-US', 3)).toEqual({ ok: true, percent: 8.875 });
+    expect(parsePercent('13', 'en-US', 3)).toEqual({ ok: true, percent: 13 });
+    expect(parsePercent('14,9755', 'fr-CA', 3)).toMatchObject({ ok: false });
+    expect(parsePercent('100,001', 'fr-CA', 3)).toEqual({ ok: false, message: 'A percentage is at most 100.' });
   });
 });

@@ -29,8 +29,8 @@ export function parseAmount(text: string, currency: string): ParsedAmount {
   return parseMoney(text, currency, LOCALE);
 }
 
-export function parsePercent(text: string): ReturnType<typeof parsePercentIn> {
-  return parsePercentIn(text, LOCALE);
+export function parsePercent(text: string, decimals: 2 | 3 = 2): ReturnType<typeof parsePercentIn> {
+  return parsePercentIn(text, LOCALE, decimals);
 }
 
 /** A percentage for reading ("12,5 %" in fr-CA, "12.5%" in en-US). */
@@ -40,7 +40,7 @@ export function percentText(percent: number): string {
 
 /** A percentage as this locale writes it in a field ("12,5"). */
 export function percentInput(percent: number): string {
-  return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 2, useGrouping: false }).format(percent);
+  return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 3, useGrouping: false }).format(percent);
 }
 
 /**

@@ -32,7 +32,7 @@ export function ProductsPanel() {
     e.preventDefault();
     if (!creds) return;
     const price = parseAmount(form.price, cur);
-    const tax = form.tax.trim() ? parsePercent(form.tax) : ({ ok: true, percent: 0 } as const);
+    const tax = form.tax.trim() ? parsePercent(form.tax, 3) : ({ ok: true, percent: 0 } as const);
     const local: Record<string, string> = {};
     if (!price.ok) local.price_cents = price.message;
     if (!tax.ok) local.tax_rate = tax.message;
