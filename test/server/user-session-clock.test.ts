@@ -28,3 +28,14 @@ describe('back-office sessions under a moved sandbox clock', () => {
     expect((await h.api.get('/api/status', `Bearer ${again.body.jwt}`)).status).toBe(200);
   });
 });
+
+describe('sign-in links and lock-outs under a moved sandbox clock', () => {
+  it('a link made before the move still signs in after it (links expire a day later in real time: test/account/users.test.ts)', async () => {
+    const owner = h.t.engine.users.owner()!;
+    const { link } = await h.t.engine.users.newLink(owner.id);
+    const key = await h.api.post('/api/sandbox/v1/clock/advance', { by: 'P2D' });
+    expect(key.status).toBe(200);
+    const s = await h.api.post<{ jwt: string }>('/api/session/link', { link, password: 'owner password', email: 'owner@example.com' }, null);
+    expect(s.status).toBe(200);
+  });
+});

@@ -143,9 +143,11 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     cache.set(saved.id, saved);
     return saved;
   };
+  // Links and lock-outs run on real time, as sessions do: moving the sandbox clock (days ahead, to
+  // see a cut-off) must neither expire the owner's own sign-in link nor end a lock-out early.
   const makeLink = () => {
     const secret = randomBytes(24).toString('base64url');
-    return { secret, link: { hash: sha256(secret), expires_at: new Date(core.clock.now() + LINK_MS).toISOString() } };
+    return { secret, link: { hash: sha256(secret), expires_at: new Date(realNow(core.clock) + LINK_MS).toISOString() } };
   };
   const enabledOwners = () => [...cache.values()].filter((u) => u.role === 'owner' && !u.disabled_at);
   const session = async (u: UserRecord, notAfter?: number): Promise<Session> => {
@@ -203,7 +205,7 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       const stored = u?.password ?? decoy;
       const candidate = await scrypt(password, Buffer.from(stored.salt, 'hex'));
       const equal = timingSafeEqual(candidate, Buffer.from(stored.hash, 'hex'));
-      const now = core.clock.now();
+      const now = realNow(core.clock);
       const refused = () => fail.unauthorized('sign_in_failed', 'That e-mail and password do not match an enabled user.');
       if (!u || u.disabled_at) {
         const lock = strangers.get(email.trim().toLowerCase())?.locked_until ?? 0;
@@ -224,7 +226,7 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     async redeemLink(secret, password, email) {
       const hash = sha256(secret);
       const u = [...cache.values()].find((x) => x.link && timingSafeEqual(Buffer.from(x.link.hash, 'hex'), Buffer.from(hash, 'hex')));
-      if (!u || !u.link || Date.parse(u.link.expires_at) <= core.clock.now() || u.disabled_at) {
+      if (!u || !u.link || Date.parse(u.link.expires_at) <= realNow(core.clock) || u.disabled_at) {
         throw fail.unauthorized('link_invalid', 'This sign-in link has expired or was already used: ask the owner for a new one.');
       }
       checkPassword(password);
