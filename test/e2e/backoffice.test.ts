@@ -140,14 +140,23 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.waitForURL(/\/app\/orders\/WEB-1001$/);
     await page.getByRole('row', { name: new RegExp(saleToken) }).click();
     await page.waitForURL(new RegExp(`/app/orders/transactions/${saleToken}$`));
+    // What paid, as a person names it: never the card's token.
+    expect(await page.getByText('Visa •••• 0006').count()).toBe(1);
     await page.getByRole('button', { name: 'Refund' }).click();
     const dialog = page.getByRole('dialog');
+    // More than the sale is refused before anything is sent.
+    await dialog.getByLabel('Amount').fill('30.00');
+    await dialog.getByText('At most $25.00.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Refund $30.00' }).isDisabled()).toBe(true);
     await dialog.getByLabel('Amount').fill('10.00');
     await dialog.getByRole('button', { name: 'Refund $10.00' }).waitFor();
     await screenshot(page, 'backoffice-7-refund-confirm');
     await dialog.getByRole('button', { name: 'Refund $10.00' }).click();
     await seen('Refunded $10.00.');
     await until(async () => (await page.getByText('Refunded $10.00', { exact: false }).count()) > 0, 'the refunded amount');
+    // Part refunded: the rest can be refunded, the whole no longer voided.
+    expect(await page.getByRole('button', { name: 'Void' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(1);
     await screenshot(page, 'backoffice-8-transaction');
   });
 

@@ -38,18 +38,6 @@ const BRAND_CODES: Record<string, string> = {
   UNIONPAY: 'unionpay',
 };
 
-/** Display names ("Visa **0006"). */
-const BRAND_NAMES: Record<string, string> = {
-  visa: 'Visa',
-  master: 'Mastercard',
-  american_express: 'Amex',
-  discover: 'Discover',
-  diners_club: 'Diners Club',
-  jcb: 'JCB',
-  unionpay: 'UnionPay',
-  unknown: 'Card',
-};
-
 export function allBins(): BinRecord[] {
   return BINS.map((b) => ({ ...b }));
 }
@@ -75,9 +63,7 @@ export function brandOf(digits: string): string {
   return record ? (BRAND_CODES[record.brand] ?? record.brand.toLowerCase().replace(/\s+/g, '_')) : 'unknown';
 }
 
-export function brandName(code: string): string {
-  return BRAND_NAMES[code] ?? code;
-}
+export { brandName } from '../../shared/card-brands';
 
 export interface ResponseCodeEntry {
   code: number;

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { brandName } from '../../../shared/card-brands';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -66,13 +67,43 @@ function OrderDetail({ identifier }: { identifier: string }) {
 
 type Move = 'capture' | 'void' | 'refund';
 
-/** Which money moves a transaction offers; the engine decides whether each one is allowed. */
+/** "Visa •••• 0006", "Bank account •••• 0016": what paid, as a person names it (never a token). */
+function methodText(t: Txn): string {
+  const last4 = (masked: string | null) => (masked ? `•••• ${masked.slice(-4)}` : '');
+  if (t.credit_card_masked_number) return `${brandName(t.credit_card_brand ?? 'unknown')} ${last4(t.credit_card_masked_number)}`;
+  if (t.bank_account_masked_number) return `Bank account ${last4(t.bank_account_masked_number)}`;
+  return t.payment_method.replace(/_/g, ' ');
+}
+
+/**
+ * Which money moves a transaction offers; the engine decides whether each one is allowed. A void
+ * only before the cut-off batches it and before any refund; a refund while something is left to
+ * refund.
+ */
 function movesOf(t: Txn): Move[] {
   if (t.state !== 'completed') return [];
   if (t.authorization && t.authorization.remaining_cents > 0) return ['capture', 'void'];
-  if (['sale', 'capture'].includes(t.action ?? '')) return t.voided_by ? [] : ['void', 'refund'];
-  return [];
+  if (!['sale', 'capture'].includes(t.action ?? '') || t.voided_by) return [];
+  const moves: Move[] = [];
+  if (t.settlement.status === 'pending' && t.refunded_cents === 0) moves.push('void');
+  if (t.refunded_cents < t.amount_in_cents) moves.push('refund');
+  return moves;
 }
+
+/** The gateway's refusals (the reference's shape carries a code only) in words. */
+const REFUSALS: Record<string, string> = {
+  amount_exceeds_refundable: 'That is more than is left to refund on this transaction.',
+  amount_exceeds_authorization: 'That is more than is left to capture on this authorization.',
+  void_window_closed: 'This transaction was already batched at the cut-off: it can no longer be voided. Refund it instead.',
+  transaction_charged_back: 'The card holder charged this transaction back: the money is already returned to them, so it cannot be refunded.',
+  transaction_already_voided: 'This transaction was already voided.',
+  transaction_not_settled: 'This bank payment has not settled yet: void it before the cut-off, or refund it once it settles.',
+  invalid_amount: 'Type an amount above zero.',
+};
+const refusalText = (err: unknown) => {
+  const e = err as { code?: string; message?: string };
+  return (e.code && REFUSALS[e.code]) ?? e.message ?? String(err);
+};
 
 function TransactionDetail({ token }: { token: string }) {
   const { creds, session } = useUser();
@@ -88,6 +119,7 @@ function TransactionDetail({ token }: { token: string }) {
   const left = move === 'capture' ? (data.authorization?.remaining_cents ?? 0) : move === 'refund' ? data.amount_in_cents - data.refunded_cents : data.amount_in_cents;
   const parsed = amount.trim() ? parseAmount(amount, cur) : null;
   const cents = move === 'void' ? data.amount_in_cents : parsed?.ok ? parsed.minor : left;
+  const tooMuch = move !== 'void' && (cents > left || cents <= 0);
   const run = async () => {
     if (!creds || !move) return;
     setBusy(true);
@@ -96,7 +128,7 @@ function TransactionDetail({ token }: { token: string }) {
       const r = await boCall(creds, move, { body });
       setOutcome(r.success ? { ok: true, text: `${move === 'void' ? 'Voided' : move === 'refund' ? 'Refunded' : 'Captured'} ${money(cents, cur)}.` } : { ok: false, text: `Declined: ${r.response_code ?? 'refused'}` });
     } catch (err) {
-      setOutcome({ ok: false, text: (err as Error).message });
+      setOutcome({ ok: false, text: refusalText(err) });
     } finally {
       setBusy(false);
       setMove(null);
@@ -117,16 +149,16 @@ function TransactionDetail({ token }: { token: string }) {
           <p className="muted">Refunded <Money cents={data.refunded_cents} currency={cur} />{data.voided_by ? ` · voided by ${data.voided_by}` : ''}</p>
         </div>
         <div className="card">
-          <h2>Card</h2>
-          <p>{data.payment_method.replace('_', ' ')} {data.credit_card ?? ''}</p>
-          <p className="muted">{day(data.created_at)} · {data.message ?? ''}</p>
+          <h2>{data.payment_method === 'bank_account' ? 'Bank account' : 'Card'}</h2>
+          <p>{methodText(data)}</p>
+          <p className="muted">{[day(data.created_at), data.message].filter(Boolean).join(' · ')}</p>
         </div>
       </div>
       {move && (
         <Confirm
           title={`${move[0]!.toUpperCase() + move.slice(1)} ${money(cents, cur)}?`}
           danger={move !== 'capture'}
-          busy={busy || (parsed !== null && !parsed.ok)}
+          busy={busy || (parsed !== null && !parsed.ok) || tooMuch}
           confirm={`${move[0]!.toUpperCase() + move.slice(1)} ${money(cents, cur)}`}
           onCancel={() => setMove(null)}
           onConfirm={() => void run()}
@@ -140,6 +172,7 @@ function TransactionDetail({ token }: { token: string }) {
                   Amount ({cur})
                   <input aria-label="Amount" value={amount} placeholder={amountInput(left, cur)} onChange={(e) => setAmount(e.target.value)} />
                   {parsed && !parsed.ok && <span className="error small">{parsed.message}</span>}
+                  {parsed?.ok && tooMuch && <span className="error small">{cents <= 0 ? 'Type an amount above zero.' : `At most ${money(left, cur)}.`}</span>}
                 </label>
               )}
             </>
