@@ -31,6 +31,11 @@ describe('back-office lists', () => {
     expect((await invoices('date_from=2026-02-01&status=open')).items.map((i) => i.number)).toEqual(['BL-2']);
     expect((await invoices('due_to=2026-02-28')).items.map((i) => i.number)).toEqual(['BL-3', 'BL-1']);
     expect((await invoices('customer=NOBODY')).items).toEqual([]);
+    // The customer typed as a clerk types it: in lower case, or by the one customer of that name.
+    expect((await invoices('customer=bl-acme')).items.map((i) => i.number)).toEqual(['BL-2', 'BL-1']);
+    expect((await invoices('customer=ACME%20inc')).items.map((i) => i.number)).toEqual(['BL-2', 'BL-1']);
+    // A name several customers have names none of them.
+    expect((await invoices('customer=inc')).items).toEqual([]);
   });
 
   it('pages with the cursor without repeating or skipping', async () => {
@@ -48,6 +53,11 @@ describe('back-office lists', () => {
     const paged = (await h.api.get<CustomerPage>('/api/backoffice/customers?q=BL-&limit=2')).body;
     expect(paged.next).toBe('BL-BETA');
     expect((await h.api.get<CustomerPage>(`/api/backoffice/customers?q=BL-&after=${paged.next}`)).body.items.map((c) => c.identifier)).toEqual(['BL-GAMMA']);
+    // Typed in lower case, then by name, as a clerk types: "bl-b", "gamma inc".
+    const ids = async (q: string) => (await h.api.get<CustomerPage>(`/api/backoffice/customers?q=${encodeURIComponent(q)}`)).body.items.map((c) => c.identifier);
+    expect(await ids('bl-b')).toEqual(['BL-BETA']);
+    expect(await ids('gamma inc')).toEqual(['BL-GAMMA']);
+    expect(await ids('nobody at all')).toEqual([]);
   });
 
   it('lists payments with what is unapplied, and sums aging', async () => {

@@ -157,9 +157,45 @@ export function createBackofficeQueries(
   receivables: Pick<Receivables, 'viewInvoice'>,
 ): BackofficeQueries {
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
-  const customerIdOf = async (identifier: string) =>
+  const byIdentifier = async (identifier: string) =>
     (await core.find<CustomerDoc & Row>('customers', { selector: { identifier }, sort: [{ identifier: 'asc' }], limit: 1 }))[0]?.id;
+  /** The customer a list filter names: its identifier as typed, in upper case, or the one customer of that name. */
+  const customerIdOf = async (typed: string) => {
+    const key = typed.trim();
+    const found = (await byIdentifier(key)) ?? (key.toUpperCase() !== key ? await byIdentifier(key.toUpperCase()) : undefined);
+    if (found) return found;
+    const named = await customersNamed(core, key, 2);
+    return named.length === 1 ? named[0]!.id : undefined;
+  };
   let agingCache: { key: string; value: AgingSummary } | undefined;
+
+  type CustomerQuery = Parameters<BackofficeQueries['customers']>[0];
+  type CustomerPage = Awaited<ReturnType<BackofficeQueries['customers']>>;
+  /** Customers in identifier order, on the identifier index; a search is a prefix range of it. */
+  const customersByIdentifier = async (query: CustomerQuery): Promise<CustomerPage> => {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+    const ctx = { today: today(), accountCurrency: account.profile().currency };
+    const q = query.q?.trim() ?? '';
+    const lower = query.after ?? q;
+    const items: Array<ReturnType<typeof customerListItem>> = [];
+    let cursor = lower;
+    let first = !query.after;
+    for (let read = 0; read < SCAN_BUDGET && items.length < limit; ) {
+      const selector = { identifier: { ...(first ? { $gte: cursor } : { $gt: cursor }), ...(q ? { $lt: `${q}\uffff` } : {}) } };
+      const docs = await core.find<CustomerDoc & Row>('customers', { selector, sort: [{ identifier: 'asc' }], limit: query.status ? 500 : limit });
+      first = false;
+      if (docs.length === 0) return { items, next: null };
+      read += docs.length;
+      for (const d of docs) {
+        cursor = d.identifier;
+        if (query.status && d.data.account_status !== query.status) continue;
+        items.push(customerListItem(d, ctx));
+        if (items.length === limit) return { items, next: d.identifier };
+      }
+      if (docs.length < (query.status ? 500 : limit)) return { items, next: null };
+    }
+    return { items, next: cursor };
+  };
 
   const details = createBackofficeDetails(core, account, receivables);
   return {
@@ -191,29 +227,17 @@ export function createBackofficeQueries(
 
     async customers(query) {
       if (query.sort === 'balance') return details.customersByBalance(query);
-      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
-      const ctx = { today: today(), accountCurrency: account.profile().currency };
       const q = query.q?.trim() ?? '';
-      const lower = query.after ?? q;
-      const items: Array<ReturnType<typeof customerListItem>> = [];
-      let cursor = lower;
-      let first = !query.after;
-      // Identifier order, on the identifier index; a search is a prefix range of it.
-      for (let read = 0; read < SCAN_BUDGET && items.length < limit; ) {
-        const selector = { identifier: { ...(first ? { $gte: cursor } : { $gt: cursor }), ...(q ? { $lt: `${q}\uffff` } : {}) } };
-        const docs = await core.find<CustomerDoc & Row>('customers', { selector, sort: [{ identifier: 'asc' }], limit: query.status ? 500 : limit });
-        first = false;
-        if (docs.length === 0) return { items, next: null };
-        read += docs.length;
-        for (const d of docs) {
-          cursor = d.identifier;
-          if (query.status && d.data.account_status !== query.status) continue;
-          items.push(customerListItem(d, ctx));
-          if (items.length === limit) return { items, next: d.identifier };
-        }
-        if (docs.length < (query.status ? 500 : limit)) return { items, next: null };
+      const found = await customersByIdentifier(query);
+      if (found.items.length || query.after || !q) return found;
+      // Nothing starts with what was typed: an identifier typed in lower case, then a name.
+      if (q.toUpperCase() !== q) {
+        const upper = await customersByIdentifier({ ...query, q: q.toUpperCase() });
+        if (upper.items.length) return upper;
       }
-      return { items, next: cursor };
+      const ctx = { today: today(), accountCurrency: account.profile().currency };
+      const named = await customersNamed(core, q, Math.min(Math.max(query.limit ?? 50, 1), 200));
+      return { items: named.filter((c) => !query.status || c.data.account_status === query.status).map((c) => customerListItem(c, ctx)), next: null };
     },
 
     async payments(query) {

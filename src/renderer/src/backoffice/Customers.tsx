@@ -63,7 +63,7 @@ function CustomerList() {
     <section className="bo-section">
       <Title actions={can(session, 'manage') && <button type="button" className="primary" onClick={() => go('/app/customers/new')}>New customer</button>}>Customers</Title>
       <form className="bo-filters" onSubmit={submit}>
-        <input aria-label="Customer identifier starts with" placeholder="Identifier starts with…" value={text} onChange={(e) => setText(e.target.value)} />
+        <input aria-label="Customer identifier or name" placeholder="Identifier starts with, or name…" value={text} onChange={(e) => setText(e.target.value)} />
         <select aria-label="Status" value={status} onChange={(e) => setQuery({ status: e.target.value })}>
           <option value="">Any status</option>
           <option value="open">Open</option>
