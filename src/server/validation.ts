@@ -124,6 +124,8 @@ const FORMAT_TEXT: Record<string, string> = {
 /** Patterns a form's field is held to, said in words (an address: the hub's, the upstream's, onboarding's). */
 const PATTERN_TEXT: Record<string, string> = {
   '^https?://': 'must start with https:// (or http://)',
+  '^([01][0-9]|2[0-3]):[0-5][0-9]$': 'must be a time of day on the 24-hour clock, HH:MM (23:00 for 11 pm)',
+  '^[A-Za-z]{2}$': 'must be two letters',
 };
 
 function describe(e: ErrorObject): string {

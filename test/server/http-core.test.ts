@@ -84,6 +84,12 @@ describe('HTTP core', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     expect(res.body.details.map((d) => d.field).sort()).toEqual(['capabilities.orders', 'processing_cutoff']);
+    const cutoff = await api.patch<{ details: Array<{ field: string; message: string }> }>('/api/account', { processing_cutoff: '11 PM' });
+    expect(cutoff.body.details).toMatchObject([{ field: 'processing_cutoff', message: 'processing_cutoff must be a time of day on the 24-hour clock, HH:MM (23:00 for 11 pm)' }]);
+    // A city that is no zone's name is told what is: beside the field, with the zones like it.
+    const zone = await api.patch<{ code: string; details: Array<{ field: string; message: string }> }>('/api/account', { timezone: 'Toronto' });
+    expect(zone.body.code).toBe('invalid_timezone');
+    expect(zone.body.details).toMatchObject([{ field: 'timezone', message: expect.stringContaining('such as America/Toronto') }]);
     // A format or an address rule is said in words (the back office shows these beside its fields).
     const address = await api.request<{ details: Array<{ field: string; message: string }> }>('PUT', '/api/sync/upstream', { body: { url: 'ftp://files.example.com', token: 'T', key: 'K' } });
     expect(address.status).toBe(400);

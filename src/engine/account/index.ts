@@ -40,6 +40,13 @@ export interface FirstCredentials {
 
 export const ACCOUNT_KEY = 'supplier';
 
+/** ", such as America/Toronto", or the zones whose city holds what was typed ("toronto"; "Montreal" is no zone's name). */
+function zonesLike(typed: string): string {
+  const word = typed.trim().toLowerCase().replace(/\s+/g, '_');
+  const zones = word.length < 3 ? [] : Intl.supportedValuesOf('timeZone').filter((z) => z.toLowerCase().split('/').pop()!.includes(word)).slice(0, 3);
+  return `, such as ${zones.length ? zones.join(' or ') : 'America/Toronto'}`;
+}
+
 export async function openAccount(core: EngineCore, keys: InstallKeys, options: { timezone?: string } = {}): Promise<BootstrapResult> {
   let profile = (await getRecord<AccountProfile>(core, 'account', ACCOUNT_KEY))?.data;
   const credentials = await createCredentials(core, keys);
@@ -57,7 +64,10 @@ export async function openAccount(core: EngineCore, keys: InstallKeys, options: 
       current = await core.mutate(async (tx) => {
         const stored = (await getRecord<AccountProfile>(tx, 'account', ACCOUNT_KEY))?.data ?? current;
         const { capabilities, ...rest } = patch;
-        if (rest.timezone !== undefined && !validTimeZone(rest.timezone)) throw fail.invalid('invalid_timezone', `unknown time zone ${rest.timezone}`);
+        if (rest.timezone !== undefined && !validTimeZone(rest.timezone)) {
+          const message = `unknown time zone ${rest.timezone}: give its name as Region/City${zonesLike(rest.timezone)}`;
+          throw fail.invalid('invalid_timezone', message, [{ field: 'timezone', code: 'invalid_timezone', message }]);
+        }
         if (capabilities) {
           for (const name of Object.keys(capabilities)) {
             if (!(CAPABILITIES as readonly string[]).includes(name)) throw fail.invalid('unknown_capability', `unknown capability ${name}`);

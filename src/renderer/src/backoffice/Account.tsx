@@ -31,6 +31,9 @@ function InApp({ to, children }: { to: string; children: ReactNode }) {
   );
 }
 
+/** The zones the browser knows, offered as the time zone is typed. */
+const TIME_ZONES: readonly string[] = Intl.supportedValuesOf('timeZone');
+
 function Profile({ editable }: { editable: boolean }) {
   const creds = useUser((s) => s.creds);
   const { data, reload } = useLoad((c) => boCall(c, 'account', {}), []);
@@ -63,8 +66,8 @@ function Profile({ editable }: { editable: boolean }) {
         {data.environment} · {data.currency.toUpperCase()} · account {data.token}
       </p>
       <Field label="Business name" name="name" value={value('name')} onChange={set('name')} errors={errors} />
-      <Field label="Time zone" name="timezone" value={value('timezone')} onChange={set('timezone')} errors={errors} hint="For example America/Toronto" />
-      <Field label="Processing cut-off (HH:MM, local)" name="processing_cutoff" value={value('processing_cutoff')} onChange={set('processing_cutoff')} errors={errors} />
+      <Field label="Time zone" name="timezone" value={value('timezone')} onChange={set('timezone')} errors={errors} hint="Region/City, for example America/Toronto" suggestions={TIME_ZONES} />
+      <Field label="Processing cut-off (HH:MM, local)" name="processing_cutoff" value={value('processing_cutoff')} onChange={set('processing_cutoff')} errors={errors} hint="24-hour clock: 23:00 for 11 pm" />
       {editable && (
         <div className="bo-actions">
           <button type="submit" className="primary">Save</button>

@@ -133,7 +133,7 @@ export const Notice = ({ error }: { error: string | null | undefined }) =>
   ) : null;
 
 /** A labelled field with the engine's error for it beside it (described by, not inside, the label). */
-export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean }) {
+export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean; suggestions?: readonly string[] }) {
   const error = props.errors[props.name];
   const id = `field-${props.name}`;
   const note = error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
@@ -148,8 +148,16 @@ export function Field(props: { label: string; name: string; value: string; onCha
         required={props.required}
         aria-invalid={error ? true : undefined}
         aria-describedby={note}
+        list={props.suggestions ? `${id}-suggestions` : undefined}
         onChange={(e) => props.onChange(e.target.value)}
       />
+      {props.suggestions && (
+        <datalist id={`${id}-suggestions`}>
+          {props.suggestions.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+      )}
       {props.hint && !error && (
         <span id={`${id}-hint`} className="muted small">
           {props.hint}
