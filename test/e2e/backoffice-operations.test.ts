@@ -56,7 +56,9 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     const [batch] = (await api<{ batches: Array<{ token: string; sales_cents: number; deposit_amount_cents: number; batch_deposit_date: string; mid: string }> }>('GET', '/api/gateway/v1/settlement/batches?list=true')).batches;
     expect(batch!.sales_cents).toBe(2500 + 4200 + 1899);
     const table = page.getByRole('table', { name: 'Batch deposits' });
-    const row = table.getByRole('row', { name: new RegExp(batch!.batch_deposit_date) });
+    // Its deposit day as the reader writes a day (Mar 3, 2026), not 2026-03-03.
+    const deposited = new Date(`${batch!.batch_deposit_date}T00:00:00Z`).toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' });
+    const row = table.getByRole('row', { name: new RegExp(deposited) });
     await until(async () => (await row.count()) > 0, 'the batch row');
     const text = await row.first().innerText();
     expect(text).toContain('$85.99');

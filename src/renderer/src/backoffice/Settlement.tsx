@@ -4,7 +4,8 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { money } from '../format';
+import { money, moneyShort } from '../format';
+import { brandName } from '../../../shared/card-brands';
 import { Money, Notice, Title, day, useLoad } from './common';
 import './operations.css';
 
@@ -97,20 +98,23 @@ function Charts({ batches }: { batches: Batch[] }) {
     d.sales += b.sales_cents;
     d.refunds += b.refunds_cents;
     days.set(b.processing_date, d);
-    for (const v of b.count_by_brand) brands.set(v.brand, (brands.get(v.brand) ?? 0) + v.sales_cents);
+    for (const v of b.count_by_brand) brands.set(brandName(v.brand), (brands.get(brandName(v.brand)) ?? 0) + v.sales_cents);
     tenders.set(b.payment_method_group, (tenders.get(b.payment_method_group) ?? 0) + b.sales_cents);
   }
   const fmt = (v: unknown) => money(Number(v), cur);
+  const dayList = [...days.values()].slice(-31);
+  // Room for the longest tick ("1,4 k $ US" in fr-CA), a little above the largest day.
+  const axis = Math.max(60, (moneyShort(Math.max(0, ...dayList.map((d) => Math.max(d.sales, d.refunds))), cur).length + 2) * 9);
   const pie = (m: Map<string, number>) => [...m].filter(([, v]) => v > 0).map(([name, value]) => ({ name, value }));
   return (
     <div className="bo-charts">
       <div className="card" aria-label="Daily volume">
         <h2>Daily volume</h2>
         <ResponsiveContainer width="100%" height={200}>
-          <BarChart data={[...days.values()].slice(-31)}>
+          <BarChart data={dayList}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="day" />
-            <YAxis width={90} tickFormatter={fmt} />
+            <XAxis dataKey="day" tickFormatter={(d: string) => day(d)} />
+            <YAxis width={axis} tickFormatter={(v: number) => moneyShort(v, cur)} />
             <Tooltip formatter={fmt} />
             <Legend />
             <Bar dataKey="sales" name="Sales" fill={COLORS[0]} radius={[4, 4, 0, 0]} isAnimationActive={false} />
@@ -150,14 +154,14 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
             {rows.map((b) => (
               <Fragment key={b.token}>
                 <tr tabIndex={0} className="clickable" aria-expanded={open === b.token} onClick={() => setOpen(open === b.token ? null : b.token)} onKeyDown={(e) => e.key === 'Enter' && setOpen(open === b.token ? null : b.token)}>
-                  <td>{b.processing_date}</td>
+                  <td className="nowrap">{day(b.processing_date)}</td>
                   <td>{b.mid} <span className="muted small">{b.merchant_account_token}</span></td>
                   <td>{b.payment_method_group}</td>
                   <td className="num"><Money cents={b.sales_cents} currency={b.currency} /> <span className="muted small">×{b.sales_count}</span></td>
                   <td className="num"><Money cents={-b.refunds_cents} currency={b.currency} /></td>
                   <td className="num"><Money cents={-b.fees_cents} currency={b.currency} /></td>
                   <td className="num"><strong><Money cents={b.deposit_amount_cents} currency={b.deposit_currency} /></strong></td>
-                  <td>{b.batch_deposit_date}</td>
+                  <td className="nowrap">{day(b.batch_deposit_date)}</td>
                 </tr>
                 {open === b.token && (
                   <tr className="bo-expanded">
@@ -199,10 +203,11 @@ function Exceptions({ rows }: { rows: Exception[] }) {
               const t = x.exception_transaction;
               return (
                 <tr key={`${x.exception_type}:${t.token}:${x.exception_date}`}>
-                  <td>{x.exception_date}</td>
+                  <td className="nowrap">{day(x.exception_date)}</td>
                   <td><span className="pill">{x.exception_type}</span></td>
-                  <td>{x.reason_code} <span className="muted small">{x.exception_description}</span></td>
-                  <td><a href={link('orders', 'transactions', t.token)} onClick={(e) => (e.preventDefault(), go(link('orders', 'transactions', t.token)))}>{t.token}</a> <span className="muted small">{t.action} · {t.processing_date}</span></td>
+                  {/* The description often starts with its code ("10.4 Other Fraud"): the code is not said twice. */}
+                  <td>{x.exception_description.startsWith(x.reason_code) ? x.exception_description : `${x.reason_code} ${x.exception_description}`}</td>
+                  <td><a href={link('orders', 'transactions', t.token)} onClick={(e) => (e.preventDefault(), go(link('orders', 'transactions', t.token)))}>{t.token}</a> <span className="muted small">{t.action} · {day(t.processing_date)}</span></td>
                   <td>{t.order ? <a href={link('orders', t.order.identifier)} onClick={(e) => (e.preventDefault(), go(link('orders', t.order!.identifier)))}>{t.order.identifier}</a> : '—'}</td>
                   <td className="num"><Money cents={-x.exception_amount_in_cents} currency={t.currency} /></td>
                 </tr>
@@ -230,7 +235,7 @@ function Statements({ rows }: { rows: Statement[] }) {
           <tbody>
             {rows.map((s) => (
               <tr key={s.identifier} tabIndex={0} className="clickable" onClick={() => open(s.identifier)} onKeyDown={(e) => e.key === 'Enter' && open(s.identifier)}>
-                <td>{s.identifier}</td><td>{s.start_date} – {s.end_date}</td><td>{s.merchant_account_identifier}</td><td className="num"><Money cents={s.net_cents} currency={s.currency} /></td>
+                <td>{s.identifier}</td><td>{day(s.start_date)} – {day(s.end_date)}</td><td>{s.merchant_account_identifier}</td><td className="num"><Money cents={s.net_cents} currency={s.currency} /></td>
               </tr>
             ))}
           </tbody>

@@ -76,7 +76,10 @@ export function BackOffice() {
           Laneway <span className="muted">· {session.account_name}</span>
         </h1>
         <Search />
-        <span className={`badge ${connected ? 'live' : 'offline'}`}>{connected ? 'Live' : 'Offline'}</span>
+        {/* Whether this screen follows changes as they happen: not whether the account is in production. */}
+        <span className={`badge ${connected ? 'live' : 'offline'}`} title={connected ? 'Changes made elsewhere show here as they happen' : 'Not following changes: reload the page to see new ones'}>
+          {connected ? 'Live updates' : 'Updates paused'}
+        </span>
         <span className="badge" aria-label="Signed in user">
           {session.user.name} · {session.user.role}
         </span>
