@@ -160,6 +160,25 @@ describe('the back office', { timeout: 90_000 }, () => {
     await screenshot(page, 'backoffice-8-transaction');
   });
 
+  it('lists a card sale made without an order under Orders, naming the card, and opens it', async () => {
+    const loose = await api<{ transaction: string }>('POST', '/api/gateway/v1/orders/sale', { amount_cents: 123_456, credit_card: card(VISA) });
+    await page.goto(`${url}/app/orders`);
+    const row = page.getByRole('table', { name: 'Transactions without an order' }).getByRole('row', { name: new RegExp(loose.transaction) });
+    await row.waitFor();
+    expect(await row.innerText()).toContain('Visa •••• 0006');
+    expect(await row.innerText()).toContain('$1,234.56');
+    await row.click();
+    await page.waitForURL(new RegExp(`/app/orders/transactions/${loose.transaction}$`));
+    await page.getByRole('button', { name: 'Refund' }).waitFor();
+    const fr = await newPage('fr-CA');
+    await signIn(fr, OWNER);
+    await fr.goto(`${url}/app/orders`);
+    const frRow = fr.getByRole('table', { name: 'Transactions without an order' }).getByRole('row', { name: new RegExp(loose.transaction) });
+    await frRow.waitFor();
+    expect((await frRow.innerText()).replace(/[\u00a0\u202f]/g, ' ')).toMatch(/1 234,56 \$/);
+    await fr.close();
+  });
+
   it("changes a manager to clerk: the manager's open screen hides Refund and the API refuses it", async () => {
     await page.goto(`${url}/app/users`);
     await field('E-mail').fill('manager@example.com');

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
-import type { CustomerPage, InvoicePage, PaymentPage, SearchResult, AgingSummary } from '../../src/shared/schemas/backoffice';
+import type { CustomerPage, InvoicePage, PaymentPage, SearchResult, AgingSummary, TransactionPage } from '../../src/shared/schemas/backoffice';
+import { card, MASTERCARD, VISA } from '../helpers/cards';
 
 /** The back office's list queries over HTTP: filters, newest first, cursor paging, search, aging. */
 const h = useHarness({ api: true });
@@ -74,6 +75,21 @@ describe('back-office lists', () => {
     expect((await h.api.post('/api/imports/payment', { identifier: 'PC-CHQ-1', customer_identifier: 'PC-ONE', amount_cents: 100, payment_code: 'cheque' })).status).toBe(201);
     const p = (await h.api.get<PaymentPage>('/api/backoffice/payments?customer=PC-ONE')).body.items;
     expect(p.map((x) => [x.reference, x.method])).toEqual([['PC-CHQ-1', 'cheque']]);
+  });
+
+  it('lists the card sales made without an order, newest first, naming the card; sales on an order are the orders list\'s', async () => {
+    const sale = async (number: string, order?: string) => (await h.api.post<{ transactions: Array<{ token: string }> }>('/api/gateway/v1/orders/sale', { amount_cents: 1_234, credit_card: card(number), ...(order ? { order: { identifier: order } } : {}) })).body.transactions[0]!.token;
+    const first = await sale(VISA);
+    await sale(VISA, 'BL-ORDER-1');
+    const second = await sale(MASTERCARD);
+    const page = (await h.api.get<TransactionPage>('/api/backoffice/transactions')).body;
+    expect(page.items.map((t) => [t.token, t.method, t.amount_cents, t.action])).toEqual([
+      [second, 'Mastercard •••• 4422', 1_234, 'sale'],
+      [first, 'Visa •••• 0006', 1_234, 'sale'],
+    ]);
+    const one = (await h.api.get<TransactionPage>('/api/backoffice/transactions?limit=1')).body;
+    expect(one.items.map((t) => t.token)).toEqual([second]);
+    expect((await h.api.get<TransactionPage>(`/api/backoffice/transactions?limit=1&before=${one.next}`)).body.items.map((t) => t.token)).toEqual([first]);
   });
 
   it('finds a customer, an invoice and a payment from one box', async () => {

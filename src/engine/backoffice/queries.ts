@@ -9,6 +9,8 @@ import { INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH } from '../receivables/invoice
 import { agingOf } from '../receivables/ledger';
 import type { CustomerDoc, PaymentDoc } from '../receivables/types';
 import { hydrateOrder, type OrderDoc } from '../orders/order-record';
+import { TRANSACTIONS, type TxData, type TxDoc } from '../gateway/transaction-record';
+import { brandName } from '../../shared/card-brands';
 import type { Receivables } from '../receivables';
 import { createBackofficeDetails, type BackofficeDetails } from './details';
 
@@ -123,6 +125,8 @@ export interface BackofficeQueries extends BackofficeDetails {
   customers(query: { q?: string; status?: 'open' | 'closed'; after?: string; limit?: number; sort?: 'identifier' | 'balance' }): Promise<{ items: Array<ReturnType<typeof customerListItem>>; next: string | null }>;
   payments(query: { customer?: string; before?: number; limit?: number }): Promise<Paged<PaymentRowView>>;
   orders(query: { before?: number; limit?: number }): Promise<Paged<OrderRowView>>;
+  /** Gateway transactions made without an order, newest first (orders list the others). */
+  transactions(query: { before?: number; limit?: number }): Promise<Paged<TransactionRowView>>;
   aging(): Promise<AgingSummary>;
   search(q: string): Promise<SearchHit[]>;
 }
@@ -146,6 +150,18 @@ export interface OrderRowView {
   amount_cents: number | null;
   currency: string | null;
   draft: boolean;
+  created_at: string;
+  watermark: number;
+}
+
+export interface TransactionRowView {
+  token: string;
+  action: string;
+  state: string;
+  amount_cents: number;
+  currency: string;
+  method: string;
+  refunded_cents: number;
   created_at: string;
   watermark: number;
 }
@@ -264,6 +280,16 @@ export function createBackofficeQueries(
       return newestFirst(core, read, query.before, limit);
     },
 
+    async transactions(query) {
+      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+      // Without an order, a transaction's order_id is '': a range of the [order_id, watermark] index.
+      const read = async (lo: number, hi: number) => {
+        const docs = await core.find<TxDoc & Row>(TRANSACTIONS, { selector: { order_id: '', watermark: { $gte: lo, $lt: hi } }, sort: [{ order_id: 'asc' }, { watermark: 'asc' }] });
+        return docs.map((raw) => ({ watermark: raw.watermark, value: () => transactionRow(raw.data, raw.watermark) }));
+      };
+      return newestFirst(core, read, query.before, limit);
+    },
+
     async aging() {
       const day = today();
       const currency = account.profile().currency;
@@ -352,6 +378,17 @@ function invoiceRow(filter: InvoiceFilter, day: string, watermark: number, feed:
     division,
     watermark,
   };
+}
+
+function transactionRow(t: TxData, watermark: number): TransactionRowView {
+  const method = t.card
+    ? `${brandName(t.card.brand)} •••• ${t.card.last4}`
+    : t.bank
+      ? `Bank account •••• ${t.bank.last4}`
+      : t.gift_last4
+        ? `Gift card •••• ${t.gift_last4}`
+        : t.payment_method.replace(/_/g, ' ');
+  return { token: t.token, action: t.action, state: t.state, amount_cents: t.amount_cents, currency: t.currency, method, refunded_cents: t.refunded_cents, created_at: t.created_at, watermark };
 }
 
 function orderRow(raw: OrderDoc): OrderRowView {

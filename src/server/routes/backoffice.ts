@@ -1,5 +1,5 @@
 import { defineRoute } from '../route';
-import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult } from '../../shared/schemas/backoffice';
+import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult, TransactionListQuery, TransactionPage } from '../../shared/schemas/backoffice';
 import { ref } from '../../shared/schemas/components';
 
 const TAGS = ['Back office lists'];
@@ -53,6 +53,18 @@ export const listOrders = defineRoute({
   handler: async ({ engine, query }) => ({ body: await engine.backoffice.orders(query) }),
 });
 
+export const listTransactions = defineRoute({
+  method: 'get',
+  path: '/api/backoffice/transactions',
+  operationId: 'backofficeListTransactions',
+  tags: TAGS,
+  summary: 'Gateway transactions made without an order, newest first',
+  description: `${OURS}card sales and other gateway transactions sent without an order (orders list the others), read on the [order_id, watermark] index in windows; follow \`next\`.`,
+  query: TransactionListQuery,
+  responses: { 200: { description: 'A page', schema: TransactionPage } },
+  handler: async ({ engine, query }) => ({ body: await engine.backoffice.transactions(query) }),
+});
+
 export const agingSummary = defineRoute({
   method: 'get',
   path: '/api/backoffice/aging',
@@ -76,4 +88,4 @@ export const search = defineRoute({
   handler: async ({ engine, query }) => ({ body: { hits: await engine.backoffice.search(query.q) } }),
 });
 
-export const backofficeRoutes = [listInvoices, listCustomers, listPayments, listOrders, agingSummary, search];
+export const backofficeRoutes = [listInvoices, listCustomers, listPayments, listOrders, listTransactions, agingSummary, search];

@@ -23,6 +23,7 @@ export const backofficeRoutes = {
   payment: { method: 'GET', path: '/api/exports/payment/:reference_or_token' },
   recordPayment: { method: 'POST', path: '/api/imports/payment' },
   orders: { method: 'GET', path: '/api/backoffice/orders' },
+  transactions: { method: 'GET', path: '/api/backoffice/transactions' },
   order: { method: 'GET', path: '/api/exports/order/:identifier' },
   transaction: { method: 'GET', path: '/api/gateway/v1/transaction/:token_or_reference' },
   capture: { method: 'POST', path: '/api/gateway/v1/orders/capture' },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../schemas/account';
 import { ref } from '../schemas/components';
-import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult } from '../schemas/backoffice';
+import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult, TransactionListQuery, TransactionPage } from '../schemas/backoffice';
 import { OrderTransaction, TransactionRequest, TransactionResponse } from '../schemas/gateway';
 import { Order } from '../schemas/orders';
 import { ImportResult } from '../schemas/receivables-common';
@@ -51,6 +51,7 @@ export const backofficeEndpoints = {
   payment: { ...backofficeRoutes.payment, query: PaymentViewQuery, response: PaymentView },
   recordPayment: { ...backofficeRoutes.recordPayment, query: PaymentImportQuery, body: PaymentImport, response: ImportResult },
   orders: { ...backofficeRoutes.orders, query: OrderListQuery, response: OrderPage },
+  transactions: { ...backofficeRoutes.transactions, query: TransactionListQuery, response: TransactionPage },
   order: { ...backofficeRoutes.order, response: Order },
   transaction: { ...backofficeRoutes.transaction, response: OrderTransaction },
   capture: { ...backofficeRoutes.capture, body: TransactionRequest, response: TransactionResponse },

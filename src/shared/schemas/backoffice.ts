@@ -109,6 +109,26 @@ export type OrderRow = Static<typeof OrderRow>;
 export const OrderPage = pageOf(ref(OrderRow));
 export type OrderPage = Static<typeof OrderPage>;
 
+export const TransactionListQuery = Type.Object({ before: Type.Optional(Cursor), limit: Type.Optional(Limit) });
+/** A gateway transaction made without an order (a card sale through the API or a terminal): orders list the others. */
+export const TransactionRow = component(
+  'BackOfficeTransactionRow',
+  Type.Object({
+    token: Type.String(),
+    action: Type.String(),
+    state: Type.String(),
+    amount_cents: Type.Integer(),
+    currency: Type.String(),
+    method: Type.String({ description: 'What paid, as a person names it: "Visa •••• 0006", "Bank account •••• 0016".' }),
+    refunded_cents: Type.Integer(),
+    created_at: Type.String(),
+    watermark: Type.Integer(),
+  }),
+);
+export type TransactionRow = Static<typeof TransactionRow>;
+export const TransactionPage = pageOf(ref(TransactionRow));
+
+
 export const AgingSummary = component(
   'BackOfficeAgingSummary',
   Type.Object({

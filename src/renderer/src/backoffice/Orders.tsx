@@ -19,16 +19,36 @@ const columns: Columns<Row> = [
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
 ];
 
+type LooseTxn = BoAnswer<'transactions'>['items'][number];
+
+const looseColumns: Columns<LooseTxn> = [
+  { accessorKey: 'token', header: 'Transaction' },
+  { accessorKey: 'method', header: 'Paid with' },
+  { accessorKey: 'action', header: 'Action' },
+  { accessorKey: 'state', header: 'State', cell: (c) => (c.row.original.refunded_cents > 0 ? `${c.row.original.state}, ${c.row.original.refunded_cents >= c.row.original.amount_cents ? 'refunded' : 'part refunded'}` : c.row.original.state) },
+  { accessorKey: 'created_at', header: 'When', cell: (c) => day(c.row.original.created_at) },
+  { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
+];
+
 export function OrdersSection({ rest }: { rest: string[] }) {
-  const go = useRoute((s) => s.go);
-  const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'orders', { query: { ...(before ? { before } : {}), limit: 100 } }), []);
   if (rest[0] === 'transactions' && rest[1]) return <TransactionDetail token={rest[1]} />;
   if (rest[0]) return <OrderDetail identifier={rest[0]} />;
+  return <OrderLists />;
+}
+
+function OrderLists() {
+  const go = useRoute((s) => s.go);
+  const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'orders', { query: { ...(before ? { before } : {}), limit: 100 } }), []);
+  const loose = usePaged<LooseTxn, number>((creds, before) => boCall(creds, 'transactions', { query: { ...(before ? { before } : {}), limit: 100 } }), []);
   return (
     <section className="bo-section">
       <Title>Orders</Title>
       <Notice error={error} />
       <DataTable label="Orders" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('orders', r.identifier))} empty="No order yet." />
+      {/* A card sale sent without an order (an API client's, a terminal's) is on no order: it is listed here. */}
+      <h2>Transactions without an order</h2>
+      <Notice error={loose.error} />
+      <DataTable label="Transactions without an order" columns={looseColumns} rows={loose.rows} more={loose.more} loading={loose.loading} onOpen={(t) => go(link('orders', 'transactions', t.token))} empty="No transaction without an order." />
     </section>
   );
 }
