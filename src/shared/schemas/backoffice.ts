@@ -127,6 +127,7 @@ export const TransactionRow = component(
 );
 export type TransactionRow = Static<typeof TransactionRow>;
 export const TransactionPage = pageOf(ref(TransactionRow));
+export type TransactionPage = Static<typeof TransactionPage>;
 
 
 export const AgingSummary = component(
