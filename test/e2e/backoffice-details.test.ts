@@ -222,6 +222,8 @@ for (const { locale, p } of LOCALES) {
       await page().getByRole('button', { name: 'Send a reminder' }).click();
       await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');
       expect(await page().getByLabel('Reminder result').innerText()).toBe('Reminder sent for 1 invoice of 1.');
+      // Sent once from this page: no second e-mail by a second press.
+      expect(await page().getByRole('button', { name: 'Reminder sent' }).isDisabled()).toBe(true);
       // A dispute opened, then closed with a comment; then a plain comment.
       await field('Comment, or what the customer disputes').fill('The quantity is wrong: 8 widgets came, not 10.');
       await field('Raised by (to open a dispute)').fill(`billing@${p.toLowerCase()}-acme.test`);

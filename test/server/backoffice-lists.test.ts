@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
-import type { CustomerPage, InvoicePage, PaymentPage, SearchResult, AgingSummary, TransactionPage } from '../../src/shared/schemas/backoffice';
+import type { CustomerPage, InvoicePage, OrderPage, PaymentPage, SearchResult, AgingSummary, TransactionPage } from '../../src/shared/schemas/backoffice';
 import { card, MASTERCARD, VISA } from '../helpers/cards';
 
 /** The back office's list queries over HTTP: filters, newest first, cursor paging, search, aging. */
@@ -87,6 +87,10 @@ describe('back-office lists', () => {
       [second, 'Mastercard •••• 4422', 1_234, 'sale'],
       [first, 'Visa •••• 0006', 1_234, 'sale'],
     ]);
+    // The orders list has the sale on an order, and an order's own number (a register sale's receipt number).
+    expect((await h.api.post('/api/imports/order', { identifier: 'BL-ORDER-2', number: '1-000003', amount_cents: 500 })).status).toBe(201);
+    const orders = (await h.api.get<OrderPage>('/api/backoffice/orders')).body.items;
+    expect(orders.map((o) => [o.identifier, o.number])).toEqual([['BL-ORDER-2', '1-000003'], ['BL-ORDER-1', null]]);
     const one = (await h.api.get<TransactionPage>('/api/backoffice/transactions?limit=1')).body;
     expect(one.items.map((t) => t.token)).toEqual([second]);
     expect((await h.api.get<TransactionPage>(`/api/backoffice/transactions?limit=1&before=${one.next}`)).body.items.map((t) => t.token)).toEqual([first]);

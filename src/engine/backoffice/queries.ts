@@ -146,6 +146,8 @@ export interface PaymentRowView {
 
 export interface OrderRowView {
   identifier: string;
+  /** The order's own number: a register sale's receipt number (1-000003). */
+  number: string | null;
   customer_identifier: string | null;
   amount_cents: number | null;
   currency: string | null;
@@ -395,6 +397,7 @@ function orderRow(raw: OrderDoc): OrderRowView {
   const d = hydrateOrder(raw);
   return {
     identifier: d.data.identifier,
+    number: d.data.number ?? null,
     customer_identifier: d.data.customer_identifier ?? null,
     amount_cents: d.data.amount_cents,
     currency: d.data.currency,

@@ -97,6 +97,7 @@ export const OrderRow = component(
   'BackOfficeOrderRow',
   Type.Object({
     identifier: Type.String(),
+    number: Nullable(Type.String({ description: "The order's number: a register sale's receipt number (1-000003)." })),
     customer_identifier: Nullable(Type.String()),
     amount_cents: Type.Union([Type.Integer(), Type.Null()]),
     currency: Nullable(Type.String()),

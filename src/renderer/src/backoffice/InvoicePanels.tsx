@@ -108,8 +108,14 @@ export function useReminder(data: Invoice): { button: ReactNode; result: ReactNo
       setBusy(false);
     }
   };
+  // Sent once from this page: a second press would e-mail the customer again (reload to send another).
+  const sent = (result.counts?.sent ?? 0) > 0;
   return {
-    button: <button type="button" disabled={busy} onClick={() => void send()}>{busy ? 'Sending…' : 'Send a reminder'}</button>,
+    button: (
+      <button type="button" disabled={busy || sent} title={sent ? 'Sent: reload the page to send another' : undefined} onClick={() => void send()}>
+        {busy ? 'Sending…' : sent ? 'Reminder sent' : 'Send a reminder'}
+      </button>
+    ),
     result: (
       <>
         {result.counts && <p role="status" className={`notice ${result.counts.sent > 0 ? 'ok' : 'warn'} bo-counts`} aria-label="Reminder result">{reminderWords(result.counts)}</p>}

@@ -13,6 +13,7 @@ type OrderTxn = { token: string; action: string | null; state: string; amount_in
 
 const columns: Columns<Row> = [
   { accessorKey: 'identifier', header: 'Order' },
+  { accessorKey: 'number', header: 'Number', cell: (c) => c.row.original.number ?? '—' },
   { accessorKey: 'customer_identifier', header: 'Customer', cell: (c) => c.row.original.customer_identifier ?? '—' },
   { accessorKey: 'created_at', header: 'Created', cell: (c) => day(c.row.original.created_at) },
   { accessorKey: 'draft', header: 'State', cell: (c) => (c.row.original.draft ? 'Draft' : 'Published') },
