@@ -49,6 +49,9 @@ describe('/api/pos over HTTP (every answer checked against the OpenAPI document)
     expect(receipt.body.tenders[0]).toMatchObject({ card: { aid: 'A0000000031010', application_label: 'VISA CREDIT', tvr: '0000008000', tsi: 'E800' }, signature: { media_type: 'image/svg+xml' } });
     expect(receipt.body.taxes).toEqual([{ mark: 'C', tax_rate: 13, taxable_cents: 1495 + 498, tax_cents: 194 + 65 }]);
     expect(receipt.body.lines.map((l) => l.notes)).toEqual([[], ['2 @ $2.99', 'Discount (Loyalty): −$1.00']]);
+    // A screen in fr-CA reads the amounts in the notes its way, as it reads every other amount.
+    const fr = await api.request<Receipt>('GET', `/api/pos/sales/${started.body.number}/receipt`, { headers: { 'Accept-Language': 'fr-CA,fr;q=0.9' } });
+    expect(fr.body.lines.map((l) => l.notes.map((n) => n.replace(/[\u00a0\u202f]/g, ' ')))).toEqual([[], ['2 @ 2,99 $ US', 'Discount (Loyalty): −1,00 $ US']]);
     expect((await api.get<Receipt>(`/api/pos/sales/${id}/receipt?copy=true`)).body.copy).toBe(true);
 
     const refund = await api.post<{ sale: Sale; reversal: { number: number; status: string } }>(`/api/pos/sales/${id}/refunds`, { shift, lines: [{ line: 1, quantity: 1 }] });

@@ -92,7 +92,7 @@ export interface Register {
   voidSale(sale: string, input: VoidInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
   refund(sale: string, input: RefundInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
   settleReversal(sale: string, number: number, input: SettleInput, actor: string | null, locale?: string): Promise<ReversalOutcome>;
-  receipt(sale: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt>;
+  receipt(sale: string, options: { reversal?: number | undefined; copy?: boolean | undefined; locale?: string | undefined }): Promise<Receipt>;
 
   xReport(laneid: string): Promise<RegisterReport>;
   zClose(laneid: string, input: ZInput): Promise<RegisterReport>;

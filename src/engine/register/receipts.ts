@@ -27,7 +27,8 @@ export interface ReceiptDeps {
 
 type Base = Pick<Receipt, 'copy' | 'merchant' | 'lane' | 'sale_number' | 'status' | 'currency' | 'footer'>;
 
-export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, options: { reversal?: number | undefined; copy?: boolean | undefined }): Promise<Receipt> {
+/** `locale`: the reader's (the screen's Accept-Language), for the amounts inside the lines' notes ("3 @ 4,25 $ US"). */
+export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, options: { reversal?: number | undefined; copy?: boolean | undefined; locale?: string | undefined }): Promise<Receipt> {
   const sale = await loadSale(deps.core, idOrNumber);
   if (!sale) throw notFound('sale_not_found', `No sale ${idOrNumber}: check the receipt number`);
   // A refund's or void's own number asks for that document's receipt.
@@ -43,9 +44,9 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
     currency: sale.currency,
     footer: [...deps.settings().receipt_footer],
   };
-  if (reversal !== undefined) return reversalReceipt(sale, reversal, base, marks);
+  if (reversal !== undefined) return reversalReceipt(sale, reversal, base, marks, options.locale);
 
-  const amount = (cents: number) => formatMoney(cents, sale.currency);
+  const amount = (cents: number) => formatMoney(cents, sale.currency, { locale: options.locale });
   const live = liveLines(sale);
   const totals = totalsOf(sale);
   const tenders = await Promise.all(
@@ -102,8 +103,8 @@ const back = (cents: number) => (cents === 0 ? 0 : -cents);
  * sale still open lists the sale's lines as they were rung up; its tenders say what went back.
  */
 
-function reversalReceipt(sale: SaleData, number: number, base: Base, marks: ReadonlyArray<TaxMark>): Receipt {
-  const amount = (cents: number) => formatMoney(cents, sale.currency);
+function reversalReceipt(sale: SaleData, number: number, base: Base, marks: ReadonlyArray<TaxMark>, locale: string | undefined): Receipt {
+  const amount = (cents: number) => formatMoney(cents, sale.currency, { locale });
   const r = sale.reversals.find((x) => x.number === number && x.status !== 'planned');
   if (!r) throw notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
   const rated = r.kind === 'void' && r.lines.length === 0

@@ -510,12 +510,12 @@ export const registerRoutes: AnyRoute[] = [
     operationId: 'getPosReceipt',
     tags: TAGS,
     summary: 'The receipt of a sale (or of one of its refunds or voids), for the screen and for printing',
-    description: 'Card tenders carry the EMV details a card receipt needs and the signature image when one was captured on the device. `copy=true` marks a reprint.',
+    description: 'Card tenders carry the EMV details a card receipt needs and the signature image when one was captured on the device. `copy=true` marks a reprint. Amounts inside the lines\' notes ("3 @ 4,25 $ US") follow the request\'s Accept-Language.',
     params: SaleParams,
     query: ReceiptQuery,
     responses: { 200: { description: 'The receipt', schema: ref(Receipt) }, 400: err('Invalid parameters'), ...notFound('`sale_not_found`, `reversal_not_found`') },
-    async handler({ engine, params, query }) {
-      return { body: await engine.register.receipt(params.sale, { reversal: query.reversal, copy: query.copy }) };
+    async handler({ engine, params, query, req }) {
+      return { body: await engine.register.receipt(params.sale, { reversal: query.reversal, copy: query.copy, locale: requestLocale(req) }) };
     },
   }),
 ];
