@@ -13,3 +13,7 @@ const BRAND_NAMES: Record<string, string> = {
 export function brandName(code: string): string {
   return BRAND_NAMES[code] ?? code;
 }
+
+/** What paid, as a list or a screen names it: "Visa •••• 0006", "Bank account •••• 0016" (never a token). */
+export const cardLabel = (brandCode: string, last4: string) => `${brandName(brandCode)} •••• ${last4}`;
+export const bankLabel = (last4: string) => `Bank account •••• ${last4}`;

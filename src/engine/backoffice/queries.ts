@@ -10,7 +10,7 @@ import { agingOf } from '../receivables/ledger';
 import type { CustomerDoc, PaymentDoc } from '../receivables/types';
 import { hydrateOrder, type OrderDoc } from '../orders/order-record';
 import { TRANSACTIONS, type TxData, type TxDoc } from '../gateway/transaction-record';
-import { brandName } from '../../shared/card-brands';
+import { bankLabel, cardLabel } from '../../shared/card-brands';
 import type { Receivables } from '../receivables';
 import { createBackofficeDetails, type BackofficeDetails } from './details';
 
@@ -168,6 +168,9 @@ export interface TransactionRowView {
   watermark: number;
 }
 
+/** A list page's rows: 50 unless asked, 1 to 200. */
+const pageLimit = (asked: number | undefined) => Math.min(Math.max(asked ?? 50, 1), 200);
+
 export function createBackofficeQueries(
   core: EngineCore,
   account: Account,
@@ -191,7 +194,7 @@ export function createBackofficeQueries(
   type CustomerPage = Awaited<ReturnType<BackofficeQueries['customers']>>;
   /** Customers in identifier order, on the identifier index; a search is a prefix range of it. */
   const customersByIdentifier = async (query: CustomerQuery): Promise<CustomerPage> => {
-    const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+    const limit = pageLimit(query.limit);
     const ctx = { today: today(), accountCurrency: account.profile().currency };
     const q = query.q?.trim() ?? '';
     const lower = query.after ?? q;
@@ -221,7 +224,7 @@ export function createBackofficeQueries(
     search: (q) => searchEverything(core, q, findSale),
     async invoices(filter) {
       const day = today();
-      const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
+      const limit = pageLimit(filter.limit);
       const status = filter.status ?? 'all';
       const feed: string | undefined = status === 'open' || status === 'overdue' ? 'open' : status === 'closed' || status === 'paid' ? 'closed' : undefined;
       const customer = filter.customer ? await customerIdOf(filter.customer) : undefined;
@@ -254,12 +257,12 @@ export function createBackofficeQueries(
         if (upper.items.length) return upper;
       }
       const ctx = { today: today(), accountCurrency: account.profile().currency };
-      const named = await customersNamed(core, q, Math.min(Math.max(query.limit ?? 50, 1), 200));
+      const named = await customersNamed(core, q, pageLimit(query.limit));
       return { items: named.filter((c) => !query.status || c.data.account_status === query.status).map((c) => customerListItem(c, ctx)), next: null };
     },
 
     async payments(query) {
-      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+      const limit = pageLimit(query.limit);
       const customer = query.customer ? await customerIdOf(query.customer) : undefined;
       if (query.customer && !customer) return { items: [], next: null, scanned: 0 };
       const read = async (lo: number, hi: number) => {
@@ -274,7 +277,7 @@ export function createBackofficeQueries(
     },
 
     async orders(query) {
-      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+      const limit = pageLimit(query.limit);
       const read = async (lo: number, hi: number) => {
         const docs = await core.find<OrderDoc & Row>('orders', { selector: { watermark: { $gte: lo, $lt: hi } }, sort: [{ watermark: 'asc' }] });
         return docs.map((raw) => ({ watermark: raw.watermark, value: () => orderRow(raw) }));
@@ -283,7 +286,7 @@ export function createBackofficeQueries(
     },
 
     async transactions(query) {
-      const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
+      const limit = pageLimit(query.limit);
       // Without an order, a transaction's order_id is '': a range of the [order_id, watermark] index.
       const read = async (lo: number, hi: number) => {
         const docs = await core.find<TxDoc & Row>(TRANSACTIONS, { selector: { order_id: '', watermark: { $gte: lo, $lt: hi } }, sort: [{ order_id: 'asc' }, { watermark: 'asc' }] });
@@ -384,9 +387,9 @@ function invoiceRow(filter: InvoiceFilter, day: string, watermark: number, feed:
 
 function transactionRow(t: TxData, watermark: number): TransactionRowView {
   const method = t.card
-    ? `${brandName(t.card.brand)} •••• ${t.card.last4}`
+    ? cardLabel(t.card.brand, t.card.last4)
     : t.bank
-      ? `Bank account •••• ${t.bank.last4}`
+      ? bankLabel(t.bank.last4)
       : t.gift_last4
         ? `Gift card •••• ${t.gift_last4}`
         : t.payment_method.replace(/_/g, ' ');
@@ -431,10 +434,11 @@ export interface SearchHit {
 }
 
 /**
- * The back office's one search box: a customer (identifier prefix, or words of its name), an invoice number or display
- * number, a payment reference or token, an order, a transaction token, a receipt number. Each is
- * one index lookup; nothing is scanned. Keys are exact, so what finds nothing typed in lower case
- * (an ERP's numbers and identifiers are upper case, mostly) is looked up again in upper case.
+ * The back office's one search box: a customer (identifier prefix), an invoice number or display
+ * number, a payment reference or token, an order, a transaction token, a receipt number, each one
+ * index lookup. Keys are exact, so what finds nothing typed in lower case (an ERP's numbers and
+ * identifiers are upper case, mostly) is looked up again in upper case; what no key matches is
+ * looked for in customers' names (customersNamed, which reads them all).
  */
 export async function searchEverything(core: EngineCore, q: string, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): Promise<SearchHit[]> {
   const key = q.trim();
@@ -457,7 +461,8 @@ const folded = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').to
  * Customers whose name holds every word typed (in any case, with or without accents), oldest
  * first. A clerk types a name more often than an identifier; names have no index, so this reads
  * the customers in pages until it has `limit` of them: a shop's few thousand customers answer in
- * milliseconds, 100,000 in about a second (a search is a submitted form, not a keystroke).
+ * milliseconds, 100,000 in the order of a second by the store's read rate (estimated, not
+ * measured; a search is a submitted form, not a keystroke).
  */
 async function customersNamed(core: EngineCore, q: string, limit: number): Promise<CustomerDoc[]> {
   const words = folded(q).split(/\s+/).filter(Boolean);

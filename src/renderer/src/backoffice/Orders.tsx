@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { brandName } from '../../../shared/card-brands';
+import { bankLabel, cardLabel } from '../../../shared/card-brands';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -90,9 +90,8 @@ type Move = 'capture' | 'void' | 'refund';
 
 /** "Visa •••• 0006", "Bank account •••• 0016": what paid, as a person names it (never a token). */
 function methodText(t: Txn): string {
-  const last4 = (masked: string | null) => (masked ? `•••• ${masked.slice(-4)}` : '');
-  if (t.credit_card_masked_number) return `${brandName(t.credit_card_brand ?? 'unknown')} ${last4(t.credit_card_masked_number)}`;
-  if (t.bank_account_masked_number) return `Bank account ${last4(t.bank_account_masked_number)}`;
+  if (t.credit_card_masked_number) return cardLabel(t.credit_card_brand ?? 'unknown', t.credit_card_masked_number.slice(-4));
+  if (t.bank_account_masked_number) return bankLabel(t.bank_account_masked_number.slice(-4));
   return t.payment_method.replace(/_/g, ' ');
 }
 
