@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MASTERCARD, card } from '../helpers/cards';
+import { ACH, MASTERCARD, card } from '../helpers/cards';
 import { openHarness, type Harness } from '../helpers/harness';
 import { getRecord, putRecord } from '../../src/engine/records';
 
@@ -161,6 +161,29 @@ describe('transactions', () => {
     const unknownFund = await create({ transaction_type: 'send', amount_in_cents: 2000, email: 'carol@example.com', fund_token: 'NOPE' });
     expect(unknownFund.status).toBe(412);
     expect(unknownFund.body.code).toBe('fund_not_found');
+  });
+
+  it('direct_credit: paid at once from your fund into the recipient\'s bank account, never to a card, and kept in error when refused', async () => {
+    const bank = await vaultOwnBank();
+    await customerWithCard('dora@example.com');
+    const cardOnly = await create({ transaction_type: 'direct_credit', amount_in_cents: 2500, email: 'dora@example.com' });
+    expect(cardOnly.status).toBe(412);
+    expect(cardOnly.body.code).toBe('recipient_has_no_bank_account');
+    expect((await h.api.get<Txn[]>('/api/transactions')).body).toHaveLength(0);
+    const payee = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: { identifier: 'C-PAYEE', name: 'Erin Payee' }, contact: { email: 'erin@example.com' }, bank_account: ACH });
+    expect(payee.status).toBe(200);
+    const made = await create({ transaction_type: 'direct_credit', amount_in_cents: 2500, email: 'erin@example.com', unique_reference: 'PAYOUT-7' });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ transaction_type: 'direct_credit', from_fund: bank.name, payment_method: 'bank_account', gateway_transaction: expect.any(String) });
+    expect(['in_progress', 'completed']).toContain(made.body.state);
+    const order = await h.api.get<{ action: string; approved_amount_cents: number }>(`/api/exports/transaction/${made.body.gateway_transaction}`);
+    expect(order.body).toMatchObject({ action: 'credit', approved_amount_cents: 2500 });
+    // A retry under the same unique_reference is the same payout: one credit.
+    const retry = await create({ transaction_type: 'direct_credit', amount_in_cents: 2500, email: 'erin@example.com', unique_reference: 'PAYOUT-7' });
+    expect(retry.body.gateway_transaction).toBe(made.body.gateway_transaction);
+    const declined = await create({ transaction_type: 'direct_credit', amount_in_cents: 2501, email: 'erin@example.com' });
+    expect(declined.body.state).toBe('error');
+    expect((await approve(declined.body.token)).body.code).toBe('illegal_transition');
   });
 
   it('cancel applies before money moves only; approve after cancel is illegal', async () => {

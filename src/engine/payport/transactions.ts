@@ -22,6 +22,7 @@ import type { DebitAgreements } from './agreements';
  * - request (request_money): wait_for_request_approval --approve(payer's fund)--> money (a sale)
  * - send (send_money): new --approve(your fund)--> money (a credit to the recipient's wallet method)
  * - direct_debit: money at once (a sale on the fund of an approved debit agreement with `email`)
+ * - direct_credit: money at once (a credit from your fund to the bank account `email`'s wallet holds)
  * - cancel: new, wait_for_request_approval, wait_for_bank_account_verification --> cancelled
  */
 type PreMoneyState = Extract<PayportTransactionState, 'new' | 'wait_for_request_approval' | 'wait_for_bank_account_verification' | 'cancelled' | 'error'>;
@@ -47,10 +48,10 @@ interface PayportTxData {
   process_on: string | null;
   auto_withdraw: boolean;
   created_by: string;
-  /** send: the account's fund the money leaves from; request/direct debit: the payer's. */
+  /** send/direct credit: the account's fund the money leaves from; request/direct debit: the payer's. */
   fund: string | null;
   fund_name: string | null;
-  /** send: the recipient's payment method, fixed when the approval starts. */
+  /** send/direct credit: the recipient's payment method, fixed when the approval starts (a direct credit's when it is made). */
   destination: string | null;
   debit_agreement: string | null;
   /** Set when an approval starts: from then on only the gateway decides (no cancel). */
@@ -64,7 +65,12 @@ interface PayportTxData {
 
 export const PAYPORT_TRANSACTION = 'payport_transaction';
 const PAGE = 50;
-const TYPE_NAMES = { request: 'request_money', send: 'send_money', direct_debit: 'direct_debit' } as const;
+const TYPE_NAMES = { request: 'request_money', send: 'send_money', direct_debit: 'direct_debit', direct_credit: 'direct_credit' } as const;
+
+/** Money leaving the account (to `email`) rather than coming in from them. */
+const outgoing = (type: PayportTransactionType) => type === 'send' || type === 'direct_credit';
+/** Money that moves when the transaction is made: the agreement, or the sender's own say-so, is the approval. */
+const approvedAtOnce = (type: PayportTransactionType) => type === 'direct_debit' || type === 'direct_credit';
 
 /** The gateway's state as the reference's transaction lifecycle names it. */
 function moneyState(t: TxData): PayportTransactionState {
@@ -93,7 +99,7 @@ function underWay(d: PayportTxData): boolean {
 }
 
 function transactionView(d: PayportTxData, money: TxData | undefined, name: string, today: string): PayportTransactionView {
-  const send = d.transaction_type === 'send';
+  const send = outgoing(d.transaction_type);
   return {
     token: d.token,
     type: 'transaction',
@@ -142,6 +148,7 @@ interface NewTransaction {
   sendFund: { token: string; name: string } | null;
   agreementFund: string | null;
   agreementToken: string | null;
+  destination: string | null;
 }
 
 function newTransaction(input: PayportTransactionInput, ctx: NewTransaction): PayportTxData {
@@ -162,9 +169,9 @@ function newTransaction(input: PayportTransactionInput, ctx: NewTransaction): Pa
     created_by: ctx.actor,
     fund: ctx.sendFund?.token ?? ctx.agreementFund,
     fund_name: ctx.sendFund?.name ?? null,
-    destination: null,
+    destination: ctx.destination,
     debit_agreement: ctx.agreementToken,
-    approving: input.transaction_type === 'direct_debit',
+    approving: approvedAtOnce(input.transaction_type),
     gateway: null,
     error: null,
     seq: ctx.seq,
@@ -192,7 +199,7 @@ async function moveMoneyOf(core: EngineCore, gateway: Gateway, d: PayportTxData,
   let gatewayToken: string | null = null;
   let error: string | null = null;
   try {
-    const result = await gateway.transact(d.transaction_type === 'send' ? 'credit' : 'sale', {
+    const result = await gateway.transact(outgoing(d.transaction_type) ? 'credit' : 'sale', {
       amount_cents: d.amount_in_cents,
       currency: d.currency,
       fund_token: fund,
@@ -233,8 +240,8 @@ async function newestFirst(core: EngineCore): Promise<PayportTxData[]> {
   return (await recordsOfKind<PayportTxData>(core, PAYPORT_TRANSACTION)).map((r) => r.data).sort((a, b) => b.seq - a.seq);
 }
 
-/** What a new transaction names before it exists: a direct debit's agreement, a send's fund. */
-async function fundsForNew(funds: FundSources, agreements: DebitAgreements, input: PayportTransactionInput) {
+/** What a new transaction names before it exists: a direct debit's agreement, a send's fund, a direct credit's both ends. */
+async function fundsForNew(funds: FundSources, agreements: DebitAgreements, wallets: Wallets, input: PayportTransactionInput) {
   let agreementFund: string | null = null;
   let agreementToken: string | null = null;
   if (input.transaction_type === 'direct_debit') {
@@ -244,13 +251,21 @@ async function fundsForNew(funds: FundSources, agreements: DebitAgreements, inpu
     agreementToken = agreement.token;
   }
   let sendFund: { token: string; name: string } | null = null;
-  if (input.transaction_type === 'send') {
+  if (outgoing(input.transaction_type)) {
     const chosen = input.fund_token ? await funds.find(input.fund_token) : await funds.defaultBank();
     if (!chosen && input.fund_token) throw fail.precondition('fund_not_found', `${input.fund_token} is not one of your fund sources (GET /api/funds)`);
     if (!chosen) throw fail.precondition('fund_token_required', 'Name the fund_token to send from: you have no bank account to default to');
     sendFund = { token: chosen.token, name: chosen.name };
   }
-  return { agreementFund, agreementToken, sendFund };
+  // A direct credit is paid without the recipient's say, so only into a bank account they gave (a
+  // credit to a card is a refund's business, not a payment to someone).
+  let destination: string | null = null;
+  if (input.transaction_type === 'direct_credit') {
+    const bank = (await wallets.search('email', input.email)).flatMap((w) => w.bank_accounts)[0];
+    if (!bank) throw fail.precondition('recipient_has_no_bank_account', `${input.email} has no wallet with a bank account to pay into: vault one for them first (POST /api/gateway/v1/wallets with their email as contact)`);
+    destination = String(bank.token);
+  }
+  return { agreementFund, agreementToken, sendFund, destination };
 }
 
 export function createPayportTransactions(deps: { core: EngineCore; account: Account; gateway: Gateway; wallets: Wallets; funds: FundSources; agreements: DebitAgreements }): PayportTransactions {
@@ -262,17 +277,17 @@ export function createPayportTransactions(deps: { core: EngineCore; account: Acc
   /** Where a transaction is, as a client sees it: the order transaction's state once money moved. */
   const stateOf = async (d: PayportTxData) => stateWith(d, d.gateway ? await gateway.record(d.gateway) : undefined, today());
   const due = (d: PayportTxData) => d.process_on === null || d.process_on <= today();
-  const moneyFund = (d: PayportTxData) => (d.transaction_type === 'send' ? d.destination! : d.fund!);
+  const moneyFund = (d: PayportTxData) => (outgoing(d.transaction_type) ? d.destination! : d.fund!);
 
   const counterpartyFund = (d: PayportTxData, fundToken: string | undefined) => fundForApproval(wallets, funds, d, fundToken);
 
   const moveMoney = (d: PayportTxData, fund: string, actor: string) => moveMoneyOf(core, gateway, d, fund, actor);
 
-  /** Moves an approved transaction's money once its day has come. A refused direct debit is left in `error`. */
+  /** Moves an approved transaction's money once its day has come. A refused direct debit or credit is left in `error`. */
   const settle = async (d: PayportTxData, actor: string): Promise<PayportTxData> => {
     if (!underWay(d) || !due(d)) return d;
     return moveMoney(d, moneyFund(d), actor).catch(async (err: unknown) => {
-      if (d.transaction_type !== 'direct_debit' || !isEngineError(err) || err.kind !== 'precondition') throw err;
+      if (!approvedAtOnce(d.transaction_type) || !isEngineError(err) || err.kind !== 'precondition') throw err;
       return core.mutate(async (tx) => {
         const failed: PayportTxData = { ...(await load(tx, d.token)), state: 'error', updated_at: tx.at };
         await put(tx, failed, 'payport_transaction.failed');
@@ -293,7 +308,7 @@ export function createPayportTransactions(deps: { core: EngineCore; account: Acc
     async create(input, actor) {
       const currency = account.profile().currency;
       const fingerprint = fingerprintOf([input.transaction_type, input.amount_in_cents, input.email.toLowerCase(), input.fund_token ?? null]);
-      const { agreementFund, agreementToken, sendFund } = await fundsForNew(funds, agreements, input);
+      const { agreementFund, agreementToken, sendFund, destination } = await fundsForNew(funds, agreements, wallets, input);
       const made = await core.mutate(async (tx) => {
         if (input.unique_reference) {
           const prior = (await recordsByRef<PayportTxData>(tx, PAYPORT_TRANSACTION, input.unique_reference))[0]?.data;
@@ -302,11 +317,11 @@ export function createPayportTransactions(deps: { core: EngineCore; account: Acc
         }
         const count = (await getRecord<{ value: number }>(tx, 'sequence', PAYPORT_TRANSACTION))?.data.value ?? 0;
         await putRecord(tx, 'sequence', PAYPORT_TRANSACTION, { value: count + 1 }, { type: 'sequence.updated', entity: 'sequence', key: PAYPORT_TRANSACTION });
-        const data = newTransaction(input, { token: core.ids.token(), currency, fingerprint, actor, seq: count + 1, at: tx.at, sendFund, agreementFund, agreementToken });
+        const data = newTransaction(input, { token: core.ids.token(), currency, fingerprint, actor, seq: count + 1, at: tx.at, sendFund, agreementFund, agreementToken, destination });
         await put(tx, data, 'payport_transaction.created');
         return { data, replay: false };
       });
-      // A direct debit needs no approval: the agreement is it.
+      // A direct debit or credit needs no approval: the agreement, or the sender's request, is it.
       return viewOf(await settle(made.data, actor));
     },
 
@@ -326,7 +341,7 @@ export function createPayportTransactions(deps: { core: EngineCore; account: Acc
         const next: PayportTxData = {
           ...d,
           approving: true,
-          ...(d.transaction_type === 'send' ? { destination: target.fund } : { fund: target.fund, fund_name: target.name }),
+          ...(outgoing(d.transaction_type) ? { destination: target.fund } : { fund: target.fund, fund_name: target.name }),
           updated_at: tx.at,
         };
         await put(tx, next, 'payport_transaction.approved');

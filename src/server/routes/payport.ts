@@ -26,7 +26,8 @@ const illegal = 'Not allowed in the record\'s state (`illegal_transition`, namin
 
 const TRANSACTION_RULES = `States (the reference's transaction lifecycle): a \`request\` waits in wait_for_request_approval and a \`send\` in new until approved;
 cancel applies to new, wait_for_request_approval and wait_for_bank_account_verification only (412 \`illegal_transition\` otherwise).
-Approving moves the money as one order transaction of the gateway (a sale for request and direct_debit, a credit to the recipient's wallet method for send),
+A \`direct_debit\` (under an approved debit agreement) and a \`direct_credit\` (paid from your fund into the bank account the recipient's wallet holds; 412 \`recipient_has_no_bank_account\` when it holds none) need no approval: their money moves when they are made.
+Approving moves the money as one order transaction of the gateway (a sale for request and direct_debit, a credit to the recipient's wallet method for send and direct_credit),
 keyed by the transaction so a retried approval never charges twice; from then on the state is that order transaction's:
 in_progress (a bank transfer until it settles), completed, completed_but_nsfed (returned by the bank), cancelled (voided), or error (declined).
 It settles and shows in exports and settlement like any order transaction (\`gateway_transaction\`). With a later \`process_on\` an approved transaction stays new (and cancellable) until that day, when the money moves. The sandbox's test cards, bank accounts and amounts apply (an amount ending in .01 declines).`;

@@ -44,7 +44,7 @@ export const VaultBankRequest = Type.Object({
 });
 export type VaultBankInput = Static<typeof VaultBankRequest>;
 
-export const TRANSACTION_TYPES = ['request', 'send', 'direct_debit'] as const;
+export const TRANSACTION_TYPES = ['request', 'send', 'direct_debit', 'direct_credit'] as const;
 export type PayportTransactionType = (typeof TRANSACTION_TYPES)[number];
 
 export const TRANSACTION_STATES = [
@@ -64,7 +64,7 @@ export type PayportTransactionState = (typeof TRANSACTION_STATES)[number];
 
 export const PayportTransactionRequest = Type.Object({
   transaction_type: Type.Union(TRANSACTION_TYPES.map((t) => Type.Literal(t)), {
-    description: '`request`: ask `email` for money (they approve it with their fund). `send`: send money to `email` (approved from your fund). `direct_debit`: take money under an approved debit agreement with `email`.',
+    description: '`request`: ask `email` for money (they approve it with their fund). `send`: send money to `email` (approved from your fund). `direct_debit`: take money under an approved debit agreement with `email`. `direct_credit`: pay `email` at once from your fund (no approval) into the bank account their wallet holds (412 `recipient_has_no_bank_account` when it holds none).',
   }),
   amount_in_cents: Type.Integer({ minimum: 1, maximum: 99_999_999_99 }),
   email: Type.String({ format: 'email', maxLength: 254 }),
@@ -73,7 +73,7 @@ export const PayportTransactionRequest = Type.Object({
   unique_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Unique per account: the same request sent again answers the first transaction (a retry); another request under it is refused (412).' })),
   process_on: Type.Optional(Type.String({ format: 'date' })),
   auto_withdraw: Type.Optional(Type.Boolean()),
-  fund_token: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'send: the fund the money leaves from (default your first bank account).' })),
+  fund_token: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'send and direct_credit: the fund the money leaves from (default your first bank account).' })),
   link_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
 });
 export type PayportTransactionInput = Static<typeof PayportTransactionRequest>;
@@ -83,7 +83,7 @@ export const PayportTransaction = component(
   Type.Object({
     token: Type.String(),
     type: Type.Literal('transaction'),
-    transaction_type: Type.Union([Type.Literal('request_money'), Type.Literal('send_money'), Type.Literal('direct_debit')]),
+    transaction_type: Type.Union([Type.Literal('request_money'), Type.Literal('send_money'), Type.Literal('direct_debit'), Type.Literal('direct_credit')]),
     amount_in_cents: Type.Integer(),
     currency: Type.String(),
     email: Type.String(),
