@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
+import { getRecord, putRecord, recordId } from '../../src/engine/records';
 import { AMEX, MASTERCARD, VISA } from '../helpers/cards';
 import { uid } from '../helpers/receivables';
 import { importCsv } from './upload';
@@ -47,6 +49,12 @@ describe('credit card files: tokenized into wallets, echoed masked for 24 hours'
     const files = readdirSync(dir).filter((f) => f.startsWith('laneway.sqlite'));
     for (const f of files) expect(readFileSync(join(dir, f)).includes(Buffer.from(VISA))).toBe(false);
     expect(readdirSync(join(dir, 'imports'))).toEqual([]);
+    // Nor a plain hash of the file: with the wallet's first six and last four, guessing the middle
+    // digits of a one-card file against it gives the number back in seconds.
+    const plain = createHash('sha256').update(csv).digest('hex');
+    expect(batch.file_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(batch.file_fingerprint).not.toBe(plain);
+    for (const f of files) expect(readFileSync(join(dir, f)).includes(Buffer.from(plain))).toBe(false);
 
     ctx.t.clock.advance(23 * 3_600_000);
     expect((await ctx.api.get(`/api/imports/${batch.id}/echo`)).status).toBe(200);
@@ -91,5 +99,28 @@ describe('credit card files: tokenized into wallets, echoed masked for 24 hours'
     const batch = await importCsv(ctx.api, `code,name\n${uid('D')},X\n`);
     const res = await ctx.api.get<{ code: string }>(`/api/imports/${batch.id}/echo`);
     expect([res.status, res.body.code]).toEqual([404, 'echo_not_found']);
+  });
+
+  it('keys the plain fingerprints a data folder kept before, once, at the next start', async () => {
+    const c = uid('C');
+    const csv = `${HEADER}\n${c},Ann Old,Ann,Old,${VISA},1230,H0H 0H0,N,\n`;
+    const batch = await importCsv(ctx.api, csv, { filename: 'old-cards.csv' });
+    // The folder as the version before kept it: the batch and its duplicate-file record under the plain SHA-256.
+    const plain = createHash('sha256').update(csv).digest('hex');
+    const core = ctx.t.engine.core;
+    await core.mutate(async (tx) => {
+      const stored = await getRecord<Record<string, unknown>>(tx, 'import_batch', String(batch.id));
+      await putRecord(tx, 'import_batch', String(batch.id), { ...stored!.data, file_fingerprint: plain }, { type: 'import.completed', entity: 'import', key: String(batch.id) }, 'completed');
+      await putRecord(tx, 'import_fingerprint', plain, { batch: batch.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(batch.id) });
+      await tx.remove('records', recordId('sequence', 'import_fingerprints_keyed'), { type: 'sequence.updated', entity: 'sequence', key: 'import_fingerprints_keyed' });
+    });
+    await ctx.restart();
+    const after = await ctx.api.get<{ file_fingerprint: string }>(`/api/imports/${batch.id}`);
+    expect(after.body.file_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(after.body.file_fingerprint).not.toBe(plain);
+    expect(await getRecord(ctx.t.engine.core, 'import_fingerprint', plain)).toBeUndefined();
+    // Keyed once: the next start leaves it as it is.
+    await ctx.restart();
+    expect((await ctx.api.get<{ file_fingerprint: string }>(`/api/imports/${batch.id}`)).body.file_fingerprint).toBe(after.body.file_fingerprint);
   });
 });

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -22,6 +22,24 @@ export interface FileKeys {
 }
 
 const deriveKey = (vaultKey: Buffer) => createHmac('sha256', vaultKey).update('laneway import file v1').digest();
+/**
+ * The fingerprint is keyed (HMAC-SHA-256) rather than a plain SHA-256: a card file of one line is
+ * a card number, a name and an expiry, and a plain hash of it, beside the wallet's first six and
+ * last four digits, gives the number back in seconds of guessing. Keyed, it still tells the same
+ * bytes apart on this install (the 24-hour duplicate refusal) and gives nothing to whoever reads it.
+ */
+const fingerprintKey = (vaultKey: Buffer) => createHmac('sha256', vaultKey).update('laneway import fingerprint v1').digest();
+
+/**
+ * What a fingerprint stored before they were keyed becomes: a plain SHA-256 of a card file gives
+ * its card number back, so it is replaced by a keyed digest of itself (never matched again: a new
+ * upload's fingerprint is of the bytes).
+ */
+export function rekeyedFingerprint(keys: FileKeys, plain: string): string {
+  const vaultKey = keys.key(keys.currentId());
+  if (!vaultKey) throw fail.internal('vault_key_missing', 'The vault key is missing');
+  return createHmac('sha256', fingerprintKey(vaultKey)).update(`plain sha-256 ${plain}`).digest('hex');
+}
 
 export interface ReceivedFile {
   path: string;
@@ -49,7 +67,7 @@ export function uploadsDir(dataDir: string): string {
 }
 
 /**
- * Streams an upload to an encrypted file while hashing it (SHA-256 of the bytes as sent) and
+ * Streams an upload to an encrypted file while fingerprinting it (keyed, of the bytes as sent) and
  * counting its lines; over the limit it is refused (413) and the file removed.
  */
 export async function receiveFile(source: Readable, path: string, keys: FileKeys, limit = MAX_FILE_BYTES): Promise<ReceivedFile> {
@@ -57,7 +75,7 @@ export async function receiveFile(source: Readable, path: string, keys: FileKeys
   const vaultKey = keys.key(keyId);
   if (!vaultKey) throw fail.internal('vault_key_missing', 'The vault key is missing');
   const iv = randomBytes(16);
-  const hash = createHash('sha256');
+  const hash = createHmac('sha256', fingerprintKey(vaultKey));
   let size = 0;
   let lines = 0;
   let last = -1;

@@ -13,7 +13,7 @@ import { redactPans } from '../security/card-data';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
-import { receiveFile, uploadsDir, type FileKeys, type ReceivedFile } from './file';
+import { receiveFile, rekeyedFingerprint, uploadsDir, type FileKeys, type ReceivedFile } from './file';
 import { KINDS, kindOfHeader, miscasedColumns, unknownColumns, type FileKind } from './kinds';
 import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, OTHER_DELIMITERS, getBatch, ofBatch, putBatch, type BatchData, type Delimiter, type EchoLine, type LineError } from './records';
 import { runBatch } from './runner';
@@ -197,6 +197,30 @@ async function reconRecords(core: EngineCore, kind: 'invoice_recon' | 'payment_r
     });
 }
 
+const FINGERPRINTS_KEYED = 'import_fingerprints_keyed';
+
+/**
+ * Once per data folder made before fingerprints were keyed (file.ts): each batch's plain SHA-256
+ * is replaced, and the duplicate-file records named by one are removed. Idempotent in units of 500.
+ */
+async function keyOldFingerprints(core: EngineCore, keys: FileKeys): Promise<void> {
+  if (await getRecord(core, 'sequence', FINGERPRINTS_KEYED)) return;
+  const batches = [...(await recordsByRef<BatchData>(core, BATCH, 'processing')), ...(await recordsByRef<BatchData>(core, BATCH, 'completed'))];
+  for (let i = 0; i < batches.length; i += 500) {
+    await core.mutate(async (tx) => {
+      for (const { data } of batches.slice(i, i + 500)) {
+        const current = await getBatch(tx, data.id);
+        if (current) await putBatch(tx, { ...current, file_fingerprint: rekeyedFingerprint(keys, current.file_fingerprint) }, 'import.fingerprint_keyed');
+      }
+    });
+  }
+  const plain = await recordsOfKind(core, FINGERPRINT);
+  await core.mutate(async (tx) => {
+    for (const r of plain) await tx.remove('records', r.id, { type: 'import.fingerprint_removed', entity: 'import', key: String((r.data as { batch: number }).batch) });
+    await putRecord(tx, 'sequence', FINGERPRINTS_KEYED, { value: 1 }, { type: 'sequence.updated', entity: 'sequence', key: FINGERPRINTS_KEYED });
+  });
+}
+
 export function createImports(deps: { core: EngineCore; account: Account; wallets: Wallets; autopay: Autopay; keys: FileKeys; dataDir: string }): Imports {
   const { core } = deps;
   const dir = uploadsDir(deps.dataDir);
@@ -210,8 +234,10 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
   // Uploads a crash cut short (no batch was made for them) or a batch's file left after its end:
   // listed now, before this run receives any upload, and removed once the batches are read.
   const before = readdirSync(dir);
-  // A restart resumes every batch left processing, oldest first.
-  const resumed = recordsByRef<BatchData>(core, BATCH, 'processing').then((docs) => {
+  // A restart resumes every batch left processing, oldest first (after old fingerprints are keyed:
+  // a batch's progress must not write its plain one back).
+  const keyed = keyOldFingerprints(core, deps.keys);
+  const resumed = keyed.then(() => recordsByRef<BatchData>(core, BATCH, 'processing')).then((docs) => {
     const named = new Set(docs.map((d) => d.data.file?.name));
     for (const f of before) if (!named.has(f)) rmSync(join(dir, f), { force: true });
     for (const d of docs.sort((a, b) => a.data.id - b.data.id)) enqueue(d.data.id);
@@ -232,6 +258,7 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
 
   return {
     async upload(source, meta) {
+      await keyed;
       const batch = await receiveBatch(core, dir, deps.keys, source, meta);
       enqueue(batch.id);
       return view(batch);

@@ -73,7 +73,7 @@ export async function getBatch(reader: Tx | EngineCore, id: number): Promise<Bat
   return (await getRecord<BatchData>(reader, BATCH, String(id)))?.data;
 }
 
-export async function putBatch(tx: Tx, batch: BatchData, type: 'import.created' | 'import.progress' | 'import.completed' | 'import.failed'): Promise<void> {
+export async function putBatch(tx: Tx, batch: BatchData, type: 'import.created' | 'import.progress' | 'import.completed' | 'import.failed' | 'import.fingerprint_keyed'): Promise<void> {
   await putRecord(
     tx,
     BATCH,

@@ -11,7 +11,7 @@ export const FileImport = component(
     file_name: Type.String({ description: 'The original file name (the `filename` part, else the file part\'s own name).' }),
     file_size: Type.Integer({ description: 'Bytes as uploaded.' }),
     file_content_type: Type.String(),
-    file_fingerprint: Type.String({ description: 'SHA-256 of the file as uploaded (hex). The same file is refused for 24 hours unless forced.' }),
+    file_fingerprint: Type.String({ description: 'HMAC-SHA-256 of the file as uploaded (hex), under a key of this install: the same bytes give the same fingerprint here, and nothing about the file can be learned from it (a plain hash of a card file gives its card number back). The same file is refused for 24 hours unless forced.' }),
     file_errors_count: Type.Integer({ description: 'Records refused for a data error (see the batch errors).' }),
     error: Type.String({ description: 'Why a failed batch stopped; empty otherwise.' }),
     result_message: Type.String({ description: 'e.g. `5487 invoices`, once complete; empty while the batch runs.' }),

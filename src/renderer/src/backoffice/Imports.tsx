@@ -286,7 +286,7 @@ function BatchDetail({ id }: { id: number }) {
             <div><dt>Result</dt><dd>{resultText(b)}</dd></div>
           </dl>
           <Progress batch={b} />
-          <p className="muted small">{(b.file_size / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} KB · SHA-256 {b.file_fingerprint.slice(0, 16)}…</p>
+          <p className="muted small">{(b.file_size / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} KB · fingerprint {b.file_fingerprint.slice(0, 16)}…</p>
           <div className="bo-actions">
             <button type="button" disabled={b.file_errors_count === 0} onClick={() => download('importErrorsCsv', `batch-${id}-errors.csv`)}>
               Download errors (.csv)
