@@ -69,7 +69,7 @@ describe('card-present payments on a lane', () => {
     const lane = new FakeTerminal();
     lane.completeError = fail.unavailable('device_error', 'unplugged');
     h = await startGateway({ cardPresent: lane });
-    const res = await op(h.api, 'sale', { amount_cents: 4200, transaction_reference: 'LANE1-0001', terminal: { laneid: '1' } });
+    const res = await op(h.api, 'sale', { amount_cents: 4200, unique_reference: 'LANE1-0001', terminal: { laneid: '1' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: false, response_code: 260 });
     const t = res.body.transactions[0] as unknown as TerminalTx;
@@ -80,7 +80,7 @@ describe('card-present payments on a lane', () => {
     // The same request may be tried again (once the device is back): it is a new payment.
     lane.completeError = undefined;
     h.t.clock.set('2026-03-02T15:05:00Z');
-    const retry = await op(h.api, 'sale', { amount_cents: 4200, transaction_reference: 'LANE1-0001', terminal: { laneid: '1' } });
+    const retry = await op(h.api, 'sale', { amount_cents: 4200, unique_reference: 'LANE1-0001', terminal: { laneid: '1' } });
     expect(retry.body.success).toBe(true);
     expect(retry.body.transaction).not.toBe(res.body.transaction);
   });
@@ -99,7 +99,7 @@ describe('card-present payments on a lane', () => {
     let release!: () => void;
     lane.gate = new Promise((r) => (release = r));
     h = await startGateway({ cardPresent: lane });
-    const body = { amount_cents: 1500, order: { identifier: 'POS-7' }, transaction_reference: 'R-1', terminal: { laneid: '3' } };
+    const body = { amount_cents: 1500, order: { identifier: 'POS-7' }, unique_reference: 'R-1', terminal: { laneid: '3' } };
     const first = op(h.api, 'sale', body);
     await new Promise((r) => setTimeout(r, 50));
     const second = op(h.api, 'sale', body);

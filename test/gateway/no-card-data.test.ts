@@ -65,11 +65,12 @@ describe('card data at rest', () => {
         amount_cents: 1000,
         credit_card: card(VISA, { name: `Pat ${IN_NAME}` }),
         transaction_reference: IN_REFERENCE,
+        unique_reference: IN_REFERENCE,
       });
       expect(referenced.body.success).toBe(true);
       expect(referenced.body.transactions[0]!.transaction_reference).toBe('378282*****0005');
-      // Sent again, the same (masked) reference answers the original transaction.
-      const again = await api.post<{ transactions: Array<{ token: string }> }>('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card(VISA), transaction_reference: IN_REFERENCE });
+      // Sent again, the same (masked) retry key answers the original transaction.
+      const again = await api.post<{ transactions: Array<{ token: string }> }>('/api/gateway/v1/orders/sale', { amount_cents: 1000, credit_card: card(VISA), transaction_reference: IN_REFERENCE, unique_reference: IN_REFERENCE });
       expect(again.body.transactions[0]!.token).toBe((referenced.body as unknown as { transactions: Array<{ token: string }> }).transactions[0]!.token);
       // As an identifier the mask is refused: a card number is not a key.
       expect((await api.post('/api/imports/customer', { identifier: AS_IDENTIFIER, name: 'Nobody' })).status).toBe(412);

@@ -298,25 +298,41 @@ describe('money as a state machine', () => {
 });
 
 describe('retries and errors', () => {
-  it('never charges twice for the same order and transaction_reference', async () => {
-    const body = { amount_cents: 1234, order: { identifier: 'PO-9' }, transaction_reference: 'attempt-1', credit_card: card() };
+  it('never charges twice for the same order and unique_reference', async () => {
+    const body = { amount_cents: 1234, order: { identifier: 'PO-9' }, unique_reference: 'attempt-1', credit_card: card() };
     const first = await op(h.api, 'sale', body);
     const second = await op(h.api, 'sale', body);
     expect(second.body.transaction).toBe(first.body.transaction);
     expect(tx0(first.body).unique_reference).toBe('sale/PO-9/attempt-1');
     const byReference = await h.api.get<{ token: string }>('/api/exports/transaction/sale%2FPO-9%2Fattempt-1');
     expect(byReference.body.token).toBe(first.body.transaction);
-    const parallel = await Promise.all(Array.from({ length: 5 }, () => op(h.api, 'sale', { ...body, transaction_reference: 'attempt-2' })));
+    const parallel = await Promise.all(Array.from({ length: 5 }, () => op(h.api, 'sale', { ...body, unique_reference: 'attempt-2' })));
     expect(new Set(parallel.map((r) => r.body.transaction)).size).toBe(1);
     const order = await h.api.get<{ transactions: Array<{ action: string }> }>('/api/exports/order/PO-9');
     expect(order.body.transactions.filter((t) => t.action === 'sale')).toHaveLength(2);
     const changed = await op<GatewayError>(h.api, 'sale', { ...body, amount_cents: 999 });
-    expect(changed.body.errors).toEqual(['duplicate_transaction_reference']);
-    const refundBody = { amount_cents: 100, transaction: first.body.transaction, transaction_reference: 'r1' };
+    expect(changed.body.errors).toEqual(['duplicate_unique_reference']);
+    const refundBody = { amount_cents: 100, transaction: first.body.transaction, unique_reference: 'r1' };
     const r1 = await op(h.api, 'refund', refundBody);
     const r2 = await op(h.api, 'refund', refundBody);
     expect(r2.body.transaction).toBe(r1.body.transaction);
     expect((await h.api.get<{ refunded_cents: number }>(`/api/exports/transaction/${first.body.transaction}`)).body.refunded_cents).toBe(100);
+  });
+
+  it('takes transaction_reference as the client\'s free text: payments and refunds sharing a PO number each move money', async () => {
+    const sale = await op(h.api, 'sale', { amount_cents: 3000, order: { identifier: 'PO-4521' }, transaction_reference: 'PO-4521', credit_card: card() });
+    const refund = { amount_cents: 1000, transaction: sale.body.transaction, transaction_reference: 'PO-4521' };
+    const r1 = await op(h.api, 'refund', refund);
+    const r2 = await op(h.api, 'refund', refund);
+    expect([r1.body.success, r2.body.success]).toEqual([true, true]);
+    expect(r2.body.transaction).not.toBe(r1.body.transaction);
+    expect(tx0(r2.body)).toMatchObject({ transaction_reference: 'PO-4521', unique_reference: null });
+    expect((await h.api.get<{ refunded_cents: number }>(`/api/exports/transaction/${sale.body.transaction}`)).body.refunded_cents).toBe(2000);
+    // Three charges on one order under one PO number are three charges, whatever their amounts.
+    const charges = await Promise.all([300, 300, 450].map((amount_cents) => op(h.api, 'sale', { amount_cents, order: 'PO-4521', transaction_reference: 'PO-4521', credit_card: card() })));
+    expect(new Set(charges.map((c) => c.body.transaction)).size).toBe(3);
+    const order = await h.api.get<{ transactions: Array<{ action: string; approved_amount_cents: number }> }>('/api/exports/order/PO-4521');
+    expect(order.body.transactions.filter((t) => t.action === 'sale').map((t) => t.approved_amount_cents).sort((a, b) => a - b)).toEqual([300, 300, 450, 3000]);
   });
 
   it('answers operation errors with 500 and a stable code, writing nothing', async () => {

@@ -100,7 +100,7 @@ describe('transactions', () => {
       const doc = await getRecord<Record<string, unknown>>(tx, 'payport_transaction', made.body.token);
       await putRecord(tx, 'payport_transaction', made.body.token, { ...doc!.data, approving: true, fund: payer }, { type: 'test.crash', entity: 'payport_transaction', key: made.body.token });
     });
-    const charged = await h.t.engine.gateway.transact('sale', { amount_cents: 7700, fund_token: payer, transaction_reference: `payport/${made.body.token}`, contact: { email: 'crash@example.com' } }, 'test');
+    const charged = await h.t.engine.gateway.transact('sale', { amount_cents: 7700, fund_token: payer, transaction_reference: `payport/${made.body.token}`, unique_reference: `payport/${made.body.token}`, contact: { email: 'crash@example.com' } }, 'test');
     expect((await h.api.get<Txn>(`/api/transactions/${made.body.token}`)).body.state).toBe('in_progress');
     expect((await cancel(made.body.token)).body.code).toBe('illegal_transition');
     await h.t.engine.tick();

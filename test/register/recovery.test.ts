@@ -40,7 +40,7 @@ describe('a stop in the middle of a card payment', () => {
     rig = await openRegister();
     const { sale, tender } = await stuckCardTender(rig, '3002');
     again = await rig.t.restart();
-    const charged = await again.engine.gateway.transact('sale', { order: sale.id, amount_cents: 1250, credit_card: card(), transaction_reference: tender }, null);
+    const charged = await again.engine.gateway.transact('sale', { order: sale.id, amount_cents: 1250, credit_card: card(), transaction_reference: tender, unique_reference: tender }, null);
     expect(charged.approved).toBe(true);
     await again.engine.tick();
     const after = await again.engine.register.sale(sale.id);

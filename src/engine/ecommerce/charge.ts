@@ -89,6 +89,7 @@ export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; ga
         currency: sale.currency,
         ...(p.type === 'giftCard' ? { gift_card: p.token } : p.type === 'ach' ? { bank_account: p.token } : { credit_card: p.token }),
         transaction_reference: `ecom-${fingerprintOf([s.id, saleId, key])}`,
+        unique_reference: `ecom-${fingerprintOf([s.id, saleId, key])}`,
         industry: 'ecommerce',
       },
       actor,

@@ -11,7 +11,7 @@ import { chargeCard, outcomeOf, type Decision } from './sandbox/processor';
 import { responseCodeFor } from './reference-data';
 import { buildTransaction, captureAmount, refundAmount, remainingOf, type TerminalFacts, type TxData } from './transaction-record';
 import { priorOpInTx, preparePriorOp } from './prior-transaction-ops';
-import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { findByUnique, fingerprintOf, replayOf, retryKeyOf, uniqueKey } from './idempotency';
 import { getTx, putTx, requireTx, stampOf } from './transaction-store';
 import { parseAmount, resolveCurrency } from './amounts';
 import { resultOf, type TransactionResult } from './results';
@@ -105,6 +105,8 @@ interface TerminalPayment {
   action: TerminalAction;
   amount: number;
   reference: string | null;
+  /** unique_reference: the retry key (idempotency.ts). */
+  retryKey: string | null;
   orderInput: string | OrderInput | null;
   requestFingerprint: string;
   req: TransactionRequest;
@@ -120,6 +122,7 @@ function prepareTerminalPayment(action: TerminalAction, req: TransactionRequest,
     action,
     amount,
     reference: typeof req.transaction_reference === 'string' && req.transaction_reference.trim() ? req.transaction_reference.trim() : null,
+    retryKey: retryKeyOf(req),
     orderInput: req.order ?? null,
     requestFingerprint: fingerprintOf([action, amount, 'terminal', req.terminal!.laneid]),
     req,
@@ -132,7 +135,7 @@ export async function cardPresentPayment(deps: CardPresentDeps, action: Terminal
   const port = requirePort(deps);
   const p = prepareTerminalPayment(action, req, actor);
   const pre = await ctx.core.mutate((tx) => checkBeforeDevice(ctx, tx, p));
-  if (pre.prior) return replayOf(ctx, pre.prior, p.requestFingerprint, action, p.reference);
+  if (pre.prior) return replayOf(ctx, pre.prior, p.requestFingerprint, action, p.retryKey);
   const flightKey = pre.key ?? ctx.core.ids.token();
   const running = deps.inflight.get(flightKey);
   if (running) return running;
@@ -173,7 +176,7 @@ async function checkBeforeDevice(ctx: GatewayContext, tx: Tx, p: TerminalPayment
   const order = p.orderInput ? await ctx.orders.resolveInTx(tx, p.orderInput, { amountCents: p.amount, currency: (p.req.currency ?? ctx.account.profile().currency).toLowerCase() }) : null;
   const currency = resolveCurrency(ctx, p.req.currency, order?.data.currency);
   settlementTokenFor(ctx, 'pos_terminal', order?.data.settlement_token ?? null);
-  const key = uniqueKey(p.action, order?.data.identifier ?? null, p.reference);
+  const key = uniqueKey(p.action, order?.data.identifier ?? null, p.retryKey);
   const prior = key ? await findByUnique(tx, key) : undefined;
   return { currency, key, prior };
 }
@@ -181,7 +184,7 @@ async function checkBeforeDevice(ctx: GatewayContext, tx: Tx, p: TerminalPayment
 /** Authorizes the card read on the lane (with the tip the customer added) and records the transaction. */
 async function recordCardRead(ctx: GatewayContext, tx: Tx, p: TerminalPayment, currency: string, read: CardRead): Promise<TxData> {
   const order = p.orderInput ? await ctx.orders.resolveInTx(tx, p.orderInput, { amountCents: p.amount, currency }) : null;
-  const key = uniqueKey(p.action, order?.data.identifier ?? null, p.reference);
+  const key = uniqueKey(p.action, order?.data.identifier ?? null, p.retryKey);
   const prior = key ? await findByUnique(tx, key) : undefined;
   if (prior) return prior;
   const tip = tipOf(read);
@@ -329,7 +332,7 @@ export async function cardPresentPriorOp(deps: CardPresentDeps, action: 'capture
   } catch {
     if (!result.approved) return result;
     // The device could not confirm: undo the capture or refund (same processing day, so a void).
-    await ctx.core.mutate((tx) => priorOpInTx(ctx, tx, { action: 'void', amount: null, parent: result.body.transaction, reference: null, actor }));
+    await ctx.core.mutate((tx) => priorOpInTx(ctx, tx, { action: 'void', amount: null, parent: result.body.transaction, reference: null, retryKey: null, actor }));
     const voided = await getTx(ctx.core, result.body.transaction);
     return voided ? resultOf(ctx, { ...voided, state: 'cancelled' }) : result;
   }

@@ -6,14 +6,21 @@ import { resultOf, type TransactionResult } from './results';
 import { TRANSACTIONS, type TxData, type TxDoc } from './transaction-record';
 
 /**
- * Retries never charge twice: a request with a `transaction_reference` is keyed by action + order +
- * reference, and the first transaction under the key answers every later request with it.
+ * Retries never charge twice: a request with a `unique_reference` is keyed by action + order +
+ * that reference, and the first transaction under the key answers every later request with it.
+ * `transaction_reference` is the client's free text (a PO number several payments share), never a
+ * key: read as one, a second refund under the same PO answered the first and moved nothing.
  */
 export function fingerprintOf(parts: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
 }
 
-/** The idempotency key of a request: `<action>/<order>/<transaction_reference>`. */
+/** A request's retry key: its `unique_reference`, trimmed; null when it has none. */
+export function retryKeyOf(req: { unique_reference?: string | null }): string | null {
+  return typeof req.unique_reference === 'string' && req.unique_reference.trim() ? req.unique_reference.trim() : null;
+}
+
+/** The idempotency key of a request: `<action>/<order>/<unique_reference>`. */
 export function uniqueKey(action: string, orderId: string | null, reference: string | null): string | null {
   return reference ? `${action}/${orderId ?? '-'}/${reference}`.slice(0, 240) : null;
 }
@@ -28,12 +35,12 @@ export async function findByUnique(tx: Tx, key: string): Promise<TxData | undefi
 }
 
 /**
- * A request sent again under its transaction_reference gets the first answer again; another
- * request under the same reference is refused.
+ * A request sent again under its unique_reference gets the first answer again; another request
+ * under the same reference is refused.
  */
 export function replayOf(ctx: GatewayContext, prior: TxData, requestFingerprint: string, action: string, reference: string | null | undefined): TransactionResult {
   if (prior.request_fingerprint !== requestFingerprint) {
-    throw fail.gateway('duplicate_transaction_reference', `transaction_reference ${String(reference)} was already used for a different ${action} on this order`);
+    throw fail.gateway('duplicate_unique_reference', `unique_reference ${String(reference)} was already used for a different ${action} on this order`);
   }
   return resultOf(ctx, prior);
 }

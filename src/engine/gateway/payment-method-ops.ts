@@ -10,7 +10,7 @@ import { avsResponse, cvvResponse } from './sandbox/checks';
 import { APPROVED, chargeBank, chargeCard, giftDecision, outcomeOf, verifyCard, type Decision } from './sandbox/processor';
 import { buildTransaction, type Action, type BankFacts, type CardFacts, type PaymentMethod } from './transaction-record';
 import { asGatewayError, type GatewayContext } from './context';
-import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { findByUnique, fingerprintOf, replayOf, retryKeyOf, uniqueKey } from './idempotency';
 import { putTx, stampOf } from './transaction-store';
 import { parseAmount, resolveCurrency } from './amounts';
 import { resultOf, type TransactionResult } from './results';
@@ -38,6 +38,8 @@ export interface PreparedCharge {
   contact: { email: string | null; first_name: string | null; last_name: string | null } | null;
   customerIdentifier: string | null;
   reference: string | null;
+  /** unique_reference: the retry key (idempotency.ts). */
+  retryKey: string | null;
   actor: string | null;
   feeExempt: boolean;
   secCode: string | null;
@@ -93,6 +95,7 @@ export function prepareCharge(ctx: GatewayContext, action: ChargeAction, req: Tr
     contact: req.contact ? { email: str(req.contact.email), first_name: str(req.contact.first_name), last_name: str(req.contact.last_name) } : null,
     customerIdentifier: str(req.customer_identifier),
     reference: str(req.transaction_reference),
+    retryKey: retryKeyOf(req),
     actor,
     feeExempt: req.fee_exempt === true,
     secCode: req.sec_code ?? null,
@@ -196,10 +199,10 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
   if (p.order) order = await orders.resolveInTx(tx, p.order, { amountCents: p.amount, currency: (p.currency ?? ctx.account.profile().currency).toLowerCase() });
   const currency = resolveCurrency(ctx, p.currency, order?.data.currency);
   const orderId = order?.data.identifier ?? null;
-  const key = uniqueKey(p.action, orderId, p.reference);
+  const key = uniqueKey(p.action, orderId, p.retryKey);
   const requestFingerprint = fingerprintOf([p.action, p.amount, currency, p.sourceId]);
   const prior = key ? await findByUnique(tx, key) : undefined;
-  if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.reference);
+  if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.retryKey);
   const r = await resolveSource(ctx, tx, p).catch((err: unknown) => {
     throw asGatewayError(err);
   });

@@ -4,7 +4,7 @@ import type { TransactionRequest } from '../../shared/schemas/gateway';
 import { chargeBank, chargeCard, outcomeOf, voidDecision, APPROVED, type Decision } from './sandbox/processor';
 import { amountDeclines } from './sandbox/checks';
 import { authAfter, buildTransaction, captureAmount, refundAmount, remainingOf, voidRefusal, type TxData } from './transaction-record';
-import { findByUnique, fingerprintOf, replayOf, uniqueKey } from './idempotency';
+import { findByUnique, fingerprintOf, replayOf, retryKeyOf, uniqueKey } from './idempotency';
 import { getTx, newTxToken, putTx, requireTx, stampOf } from './transaction-store';
 import { parseAmount } from './amounts';
 import { resultOf, type TransactionResult } from './results';
@@ -25,6 +25,8 @@ export interface PreparedPriorOp {
   amount: number | null;
   parent: string;
   reference: string | null;
+  /** unique_reference: the retry key (idempotency.ts). */
+  retryKey: string | null;
   actor: string | null;
 }
 
@@ -35,6 +37,7 @@ export function preparePriorOp(action: PriorTransactionAction, req: TransactionR
     amount: parseAmount(req.amount_cents, { required: false, allowZero: false }),
     parent: req.transaction,
     reference: typeof req.transaction_reference === 'string' && req.transaction_reference.trim() ? req.transaction_reference.trim() : null,
+    retryKey: retryKeyOf(req),
     actor,
   };
 }
@@ -52,10 +55,10 @@ interface Plan {
 export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorOp): Promise<TransactionResult> {
   // ---- reads and checks ----
   const parent = await requireTx(tx, p.parent);
-  const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.reference);
+  const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.retryKey);
   const requestFingerprint = fingerprintOf([p.action, p.amount, p.parent]);
   const prior = key ? await findByUnique(tx, key) : undefined;
-  if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.reference);
+  if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.retryKey);
 
   const token = newTxToken(ctx, tx.now);
   const plan = p.action === 'capture' ? planCapture(parent, p, tx.now) : p.action === 'refund' ? planRefund(parent, p) : await planVoid(tx, parent, p, token);

@@ -59,6 +59,7 @@ async function sell(deps: PayLinkDeps, sale: PricedSale, r: PayLinkPaymentReques
         ...method,
         // The same attempt sent again is the same sale: the gateway answers it, it does not charge twice.
         transaction_reference: sale.reference,
+        unique_reference: sale.reference,
         customer_identifier: sale.customer_identifier,
         industry: 'ecommerce',
       },

@@ -204,6 +204,7 @@ async function moveMoneyOf(core: EngineCore, gateway: Gateway, d: PayportTxData,
       currency: d.currency,
       fund_token: fund,
       transaction_reference: `payport/${d.token}`,
+      unique_reference: `payport/${d.token}`,
       contact: { email: d.email },
     }, actor);
     gatewayToken = result.body.transaction;

@@ -238,7 +238,7 @@ async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: Rever
       const request = { transaction: tender?.transaction ?? '', ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) };
       const result = tender?.request?.via === 'hub' && deps.hubGift
         ? (await deps.hubGift.transact(method, { ...request, reference: a.reference ?? '' })).result
-        : await deps.gateway.transact(method, { ...request, transaction_reference: a.reference }, actor);
+        : await deps.gateway.transact(method, { ...request, transaction_reference: a.reference, unique_reference: a.reference }, actor);
       if (result.approved) return { status: 'done', transaction: result.body.transaction, method };
       const message = result.body.transactions[0]?.gateway_response.message ?? '';
       return { status: 'failed', error: { code: 'declined', message: `${refundFailureMessage('declined', a.label)}${message ? ` (${message})` : ''}` } };

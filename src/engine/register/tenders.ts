@@ -276,6 +276,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
               order: sale.id,
               amount_cents: tender.amount_cents,
               transaction_reference: tender.id,
+              unique_reference: tender.id,
               ...(input.type === 'card' ? { terminal: { laneid: sale.laneid, enable_manual_entry: prep.manual } } : { gift_card: gift!.token }),
             },
             actor,

@@ -66,11 +66,11 @@ export async function serveLaneGiftCard(deps: { core: EngineCore; gateway: Gatew
       return { load: await giftCards.load(input) };
     }
     case 'sale':
-      return withRecord(gateway, await gateway.transact('sale', { amount_cents: req.amount_cents ?? 0, transaction_reference: ref(req.reference), gift_card: req.token ?? '' }, actor));
+      return withRecord(gateway, await gateway.transact('sale', { amount_cents: req.amount_cents ?? 0, transaction_reference: ref(req.reference), unique_reference: ref(req.reference), gift_card: req.token ?? '' }, actor));
     case 'void':
     case 'refund':
       await laneTransaction(gateway, laneid, req.transaction ?? '');
-      return withRecord(gateway, await gateway.transact(req.op, { transaction: req.transaction ?? '', transaction_reference: ref(req.reference), ...(req.op === 'refund' ? { amount_cents: req.amount_cents ?? 0 } : {}) }, actor));
+      return withRecord(gateway, await gateway.transact(req.op, { transaction: req.transaction ?? '', transaction_reference: ref(req.reference), unique_reference: ref(req.reference), ...(req.op === 'refund' ? { amount_cents: req.amount_cents ?? 0 } : {}) }, actor));
     case 'offline_refund': {
       const request = { tender: req.tender ?? '', amount_cents: req.amount_cents ?? 0, reference: ref(req.reference) };
       return offlineRefundOutcome(await deps.core.mutate((tx) => refundOfflineSpendInTx(tx, laneid, request)), request.reference);

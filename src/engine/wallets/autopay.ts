@@ -347,7 +347,7 @@ async function chargeCurrency(
   try {
     outcome = await gateway.transact(
       'sale',
-      { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: `autopay:${a.token}:${today}:${currency}`, customer_identifier: a.customer_identifier },
+      { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: `autopay:${a.token}:${today}:${currency}`, unique_reference: `autopay:${a.token}:${today}:${currency}`, customer_identifier: a.customer_identifier },
       `autopay:${a.token}`,
     );
   } catch (err) {

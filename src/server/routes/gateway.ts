@@ -47,9 +47,10 @@ its processing day (the account's \`processing_cutoff\` in its \`timezone\`), wh
 \`void_window_closed\` and a refund is needed. A refund takes at most what was sold or captured minus earlier refunds. An uncaptured
 authorization is released \`authorization_hold_days\` (2..14) after it was made. ACH/EFT sales stay \`in_progress\` until they settle.
 
-**Retries**: a request carrying \`transaction_reference\` is idempotent per action and order: repeating it (same amount and payment
+**Retries**: a request carrying \`unique_reference\` is idempotent per action and order: repeating it (same amount and payment
 method) answers the original transaction and charges nothing; the same reference with a different amount or payment method is
-\`duplicate_transaction_reference\`. Declines do not hold the reference. Without \`transaction_reference\` every request is a new transaction.
+\`duplicate_unique_reference\`. Declines do not hold the reference. Without \`unique_reference\` every request is a new transaction.
+\`transaction_reference\` is your free text (a PO number) and never deduplicates: two refunds under one PO are two refunds.
 `.trim();
 
 const errors = {

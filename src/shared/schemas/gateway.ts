@@ -112,7 +112,13 @@ export const TransactionRequest = component(
     gift_card: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 40 }), GiftCardTender, Type.Null()])),
     terminal: Type.Optional(TerminalInput),
     transaction: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Null()], { description: 'The prior transaction (capture, refund, void).' })),
-    transaction_reference: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+    transaction_reference: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Your own text to link the transaction to other systems (a PO number, an account number): kept and shown, never unique. Several charges or refunds may carry the same one.' })),
+    unique_reference: Type.Optional(
+      Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+        description:
+          'A retry key, as the reference\'s transactions have one ("must be unique, can be used as a duplicate transaction check"): the same request sent again with it (same action and order) answers the first transaction and charges nothing; another request under it is refused (`duplicate_unique_reference`). Declines do not hold it. Without it every request is a new transaction.',
+      }),
+    ),
     customer_identifier: optText(100),
     fee_exempt: Type.Optional(Type.Boolean()),
     device: optText(100),
@@ -169,7 +175,7 @@ export const OrderTransaction = component(
       email: nullableString,
       state: Type.String({ description: 'completed, declined, in_progress, cancelled (voided or reversed), completed_but_nsfed (ACH returned)' }),
       transaction_reference: nullableString,
-      unique_reference: Type.Union([Type.String(), Type.Null()], { description: '`<action>/<order>/<transaction_reference>` on approved requests that carried a transaction_reference.' }),
+      unique_reference: Type.Union([Type.String(), Type.Null()], { description: '`<action>/<order>/<unique_reference>` on approved requests that carried a unique_reference (the retry key).' }),
       from_account: nullableString,
       to_account: nullableString,
       process_on: nullableString,
