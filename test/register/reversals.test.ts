@@ -89,6 +89,31 @@ describe('refunds', () => {
     expect(await code(rig.register.refund(sale.id, { shift: rig.shift, all: true }, null))).toBe('sale_not_refundable');
   });
 
+  it('counts what the back office refunded on the sale\'s card: never offers it again, in cash or on the card', async () => {
+    rig = await openRegister();
+    let sale = await rig.sale('1002');
+    sale = await rig.register.changeLine(sale.id, sale.lines[0]!.line, { shift: rig.shift, quantity: 3 }); // 1339
+    const card = await rig.tender(sale, { type: 'card' });
+    // The back office (or an ERP through the API) refunds $5.00 of the card payment.
+    const outside = await rig.t.engine.gateway.transact('refund', { transaction: card.tender.transaction!, amount_cents: 500 }, 'backoffice');
+    expect(outside.approved).toBe(true);
+    const voided = await rig.register.voidSale(sale.id, { shift: rig.shift }, null).catch((e: unknown) => e);
+    expect(isEngineError(voided) && voided.code).toBe('refunded_outside_register');
+    expect((voided as Error).message).toMatch(/\$5\.00 of .* was already refunded outside the register/);
+    const all = await rig.register.refund(sale.id, { shift: rig.shift, all: true }, null).catch((e: unknown) => e);
+    expect(isEngineError(all) && all.code).toBe('refunded_outside_register');
+    expect((all as Error).message).toMatch(/at most \$8\.39 can go back here/);
+    expect((await rig.register.sale(sale.id)).status).toBe('paid');
+    // One unit (425 + 21) fits in what the card still holds; then two more do not.
+    const one = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null);
+    expect(one.reversal).toMatchObject({ status: 'completed', refunded_cents: 446, allocations: [{ method: 'refund', amount_cents: 446, status: 'done' }] });
+    const rest = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 2 }] }, null).catch((e: unknown) => e);
+    expect(isEngineError(rest) && rest.code).toBe('refunded_outside_register');
+    expect((rest as Error).message).toMatch(/at most \$3\.93/);
+    const tx = await rig.t.engine.gateway.view(card.tender.transaction!);
+    expect(tx).toMatchObject({ refunded_cents: 946 });
+  });
+
   it('leaves a refund the gateway declines incomplete, says what is owed, and settles it in cash', async () => {
     rig = await openRegister();
     let sale = await rig.sale();

@@ -42,6 +42,11 @@ export function refundFailureMessage(code: string, label: string): string {
       return `The gift card's balance was already spent, so ${label} cannot be reversed. Give the money back in cash instead.`;
     case 'declined':
       return `The refund to ${label} was declined. Retry it, or give the money back in cash.`;
+    case 'amount_exceeds_refundable':
+    case 'nothing_to_refund':
+    case 'transaction_already_voided':
+      // Not a refusal to make up in cash: the money already went back to the card another way.
+      return `${label} was already refunded outside the register (in the back office or through the API), so this part went back to the card already. Do not give it in cash.`;
     case 'hub_unreachable':
     case 'hub_refused':
       return `${label} is refunded on the hub, which cannot be reached now. Retry once the lane is back in touch with it, or give the money back in cash.`;

@@ -56,14 +56,35 @@ async function voidable(deps: TenderDeps, tender: TenderData, now: number): Prom
   return !!t && voidRefusal(t, now) === null;
 }
 
+/**
+ * What of a card or gift card tender's payment went back outside the register: refunded or voided
+ * in the back office or through the API, on the same gateway transaction. The register's own
+ * refunds are in the tender; the gateway's record has every one. Without this, the register
+ * offered the whole sale again (and cash when the card refused it) after the back office had
+ * already refunded part of it.
+ */
+async function refundedOutside(deps: TenderDeps, t: TenderData): Promise<number> {
+  if (!t.transaction || t.request?.via === 'hub' || (t.type !== 'card' && t.type !== 'gift_card')) return 0;
+  const record = await deps.gateway.record(t.transaction);
+  if (!record) return 0;
+  const gatewayLeft = record.state === 'cancelled' ? 0 : Math.max(0, record.amount_cents - record.refunded_cents);
+  return Math.max(0, t.amount_cents - t.refunded_cents - gatewayLeft);
+}
+
 /** Spreads `amount` over the sale's paid tenders, last tender first. */
 async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, strictVoid: boolean, now: number): Promise<AllocationData[]> {
   const out: AllocationData[] = [];
   let left = amount;
+  let outside = 0;
   for (const t of [...sale.tenders].reverse()) {
     if (left <= 0) break;
     if (t.status !== 'approved') continue;
-    const remaining = t.amount_cents - t.refunded_cents;
+    const elsewhere = await refundedOutside(deps, t);
+    outside += elsewhere;
+    if (strictVoid && elsewhere > 0) {
+      throw fail.precondition('refunded_outside_register', `${formatMoney(elsewhere, sale.currency)} of ${t.label} was already refunded outside the register (in the back office or through the API), so this sale cannot be voided. Refund what is left instead.`);
+    }
+    const remaining = t.amount_cents - t.refunded_cents - elsewhere;
     const take = Math.min(left, remaining);
     if (take <= 0) continue;
     let method: AllocationData['method'];
@@ -92,6 +113,12 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
       tip_cents: method === 'void' ? t.tip_cents : 0,
     });
     left -= take;
+  }
+  if (left > 0 && outside > 0) {
+    throw fail.precondition(
+      'refunded_outside_register',
+      `${formatMoney(outside, sale.currency)} of this sale's card payments was already refunded outside the register (in the back office or through the API): at most ${formatMoney(amount - left, sale.currency)} can go back here. Refund fewer items.`,
+    );
   }
   if (left > 0) throw fail.internal('refund_unallocated', 'The refund could not be matched to the sale\'s payments');
   return out;
