@@ -77,7 +77,8 @@ app.whenReady().then(async () => {
     // Answer our own page only.
     if (new URL(event.senderFrame?.url ?? 'about:blank').origin !== new URL(l.server.url).origin) throw new Error('not allowed');
     const token = await desktopCredential(l.engine);
-    const { jwt } = await l.engine.account.credentials.issueJwt(token, 1);
+    // The owner's own window: settings too (lanes, cashiers, the payment frame's sites), never credentials.
+    const { jwt } = await l.engine.account.credentials.issueJwt(token, 1, { scopes: ['api', 'settings'] });
     return { apiUrl: l.server.url, jwt };
   });
   await createWindow(l);

@@ -20,6 +20,9 @@ challenge, so a browser never prompts for the key).
 \`options[jwt_scope]\` asked for more: managing credentials (\`/api/account/credentials\`) needs the
 \`credentials\` scope, so the key or a JWT minted with \`options[jwt_scope]=api credentials\`. A JWT
 calling \`GET /api/whoami\` gets a JWT that expires no later than itself and holds no scope it lacks.
+Settings that outlive a JWT need the \`settings\` scope (the key, an owner's or a manager's session, or
+a JWT minted with \`options[jwt_scope]=api settings\`): the account, cashiers and their codes, lanes, the
+register's settings and catalog, the sites that may frame the payment frame, the sandbox clock.
 Otherwise: **403** \`insufficient_scope\`.
 
 **Browsers.** Bodies are JSON (\`Content-Type: application/json\`; anything else is **415**).

@@ -8,7 +8,7 @@ import { fail, isEngineError, notFound } from '../engine/errors';
 import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-data';
 import { authorize } from '../engine/account';
 import { authenticate } from './auth';
-import { grantsOf } from './role-grants';
+import { grantsOf, scopeOf } from './role-grants';
 import { toErrorReply, type ErrorShape } from './errors';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
@@ -104,7 +104,7 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
   const bodyTypes = route.bodyTypes ?? ['json'];
   if (bodyTypes.includes('multipart') && route.body) throw new Error(`${route.operationId}: multipart bodies need a parser in src/server/request-body.ts first`);
   const jsonParser = express.json({ limit, type: JSON_TYPES });
-  const scope = route.scope ?? 'api';
+  const scope = scopeOf(route);
   const grants = grantsOf(route);
 
   const handler: RouteHandler = async (req, res) => {

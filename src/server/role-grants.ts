@@ -56,6 +56,18 @@ const RULES: readonly Rule[] = [
   { methods: '*', path: /./, grants: ['manage'] },
 ];
 
+/**
+ * The scope an operation needs of every caller. An operation only the `settings` grant admits needs
+ * the `settings` scope from API credentials too, not only from users: a leaked screen JWT (`api`)
+ * must not leave something that outlives it (a supervisor cashier with a chosen code, a site allowed
+ * to frame the payment frame, a lane, a moved sandbox clock).
+ */
+export function scopeOf(route: Pick<AnyRoute, 'method' | 'path' | 'scope'>): Scope {
+  if (route.scope) return route.scope;
+  const grants = grantsOf(route);
+  return grants.length === 1 && grants[0] === 'settings' ? 'settings' : 'api';
+}
+
 export function grantsOf(route: Pick<AnyRoute, 'method' | 'path'>): readonly Scope[] {
   const rule = RULES.find((r) => (r.methods === '*' || r.methods.includes(route.method)) && r.path.test(route.path));
   return rule?.grants ?? [];

@@ -227,6 +227,30 @@ describe('scopes of JWTs (item 4)', () => {
     expect((await api.post('/api/account/credentials', { name: 'Backdoor' }, `Bearer ${longer.jwt}`)).status).toBe(403);
   });
 
+  it('the screens\' JWT leaves nothing that outlives it: no cashier, lane, framing site, register setting or sandbox clock move', async () => {
+    const bearer = `Bearer ${(await mint(basicAuth(), '?options[jwt_expiry]=1')).jwt}`;
+    const { cashiers } = (await api.get<{ cashiers: Array<{ id: string }> }>('/api/pos/cashiers')).body;
+    const refused: Array<[string, string, unknown]> = [
+      ['post', '/api/pos/cashiers', { name: 'Mallory', code: '864209' }],
+      ['post', `/api/pos/cashiers/${cashiers[0]!.id}/code`, {}],
+      ['patch', `/api/pos/cashiers/${cashiers[0]!.id}`, { supervisor: true }],
+      ['put', '/api/ecommerce/settings', { allowedOrigins: ['https://evil.example'] }],
+      ['post', '/api/lanes', { laneid: '77', port: '/dev/ttyS77' }],
+      ['patch', '/api/pos/settings', { receipt_footer: 'x' }],
+      ['post', '/api/pos/products', { code: 'X1', description: 'X', price_cents: 1 }],
+      ['post', '/api/sandbox/v1/clock/advance', { by: 'P1D' }],
+    ];
+    const before = t.engine.core.currentWatermark();
+    for (const [method, path, body] of refused) {
+      const res = await (api as unknown as Record<string, (p: string, b: unknown, a: string) => Promise<{ status: number; body: { code: string } }>>)[method]!(path, body, bearer);
+      expect([path, res.status, res.body.code]).toEqual([path, 403, 'insufficient_scope']);
+    }
+    expect(t.engine.core.currentWatermark()).toBe(before);
+    // The key holds settings, and a JWT the key mints with it may do them.
+    const owner = `Bearer ${(await mint(basicAuth(), '?options[jwt_expiry]=1&options[jwt_scope]=api%20settings')).jwt}`;
+    expect((await api.post('/api/pos/cashiers', { name: 'Dana', code: '864209' }, owner)).status).toBe(201);
+  });
+
   it("the key, or an owner's session minted with it, manages credentials", async () => {
     const owner = await mint(basicAuth(), '?options[jwt_expiry]=1&options[jwt_scope]=api%20credentials');
     const made = await api.post<{ token: string }>('/api/account/credentials', { name: 'Owner-made' }, `Bearer ${owner.jwt}`);
