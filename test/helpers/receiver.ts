@@ -21,8 +21,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP receiver on loopback, scripted per test. */
-export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+/**
+ * A real HTTP receiver on loopback, scripted per test. `listenOn: '0.0.0.0'` makes it answer on
+ * every address of the machine, as a service that listens everywhere does (`url` stays loopback's).
+ */
+export async function startReceiver(path = '/hooks', listenOn = '127.0.0.1'): Promise<Receiver> {
   let queue: Answer[] = [];
   let otherwise: Answer = 200;
   const received: Received[] = [];
@@ -48,7 +51,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       else send();
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, listenOn, r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${path}`,
