@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 
 /** What a test receiver does with one request: answer a status, or never answer (the sender times out). */
-export type Answer = number | 'hang' | { status: number; delayMs?: number; headers?: Record<string, string> };
+export type Answer = number | 'hang' | { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -46,7 +46,7 @@ export async function startReceiver(path = '/hooks', listenOn = '127.0.0.1'): Pr
         return;
       }
       const a = typeof answer === 'number' ? { status: answer } : answer;
-      const send = () => res.writeHead(a.status, { 'Content-Type': 'text/plain', ...(a.headers ?? {}) }).end(`answer ${a.status}`);
+      const send = () => res.writeHead(a.status, { 'Content-Type': 'text/plain', ...(a.headers ?? {}) }).end(a.body ?? `answer ${a.status}`);
       if (a.delayMs) setTimeout(send, a.delayMs);
       else send();
     });
