@@ -42,6 +42,9 @@ const RULES: readonly Rule[] = [
   { methods: ['post'], path: /^\/api\/notifications\/(remind|direct_message)(\/|$)/, grants: ['collect'] },
   // What a clerk types after a phone call: a dispute opened or closed, a comment.
   { methods: ['post'], path: /^\/api\/(invoices|customers)\/[^/]+\/(disputes|comments)(\/|$)/, grants: ['collect'] },
+  // Webhook endpoints and their delivery log are read by who holds settings, never a clerk: a URL
+  // often carries the receiver's token, and the log shows each URL and the start of each answer.
+  { methods: ['get'], path: /^\/api\/(account\/webhooks|developers\/webhook_responses)(\/|$)/, grants: ['settings'] },
   // The sandbox clock and a webhook sent again by hand are settings.
   { methods: WRITE, path: /^\/api\/(sandbox|developers)\//, grants: ['settings'] },
   // Money moves: transactions, refunds, wallets, autopay, gift cards.

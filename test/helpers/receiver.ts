@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 
 /** What a test receiver does with one request: answer a status, or never answer (the sender times out). */
-export type Answer = number | 'hang' | { status: number; delayMs?: number; headers?: Record<string, string> };
+export type Answer = number | 'hang' | { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -21,8 +21,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP receiver on loopback, scripted per test. */
-export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+/**
+ * A real HTTP receiver on loopback, scripted per test. `listenOn: '0.0.0.0'` makes it answer on
+ * every address of the machine, as a service that listens everywhere does (`url` stays loopback's).
+ */
+export async function startReceiver(path = '/hooks', listenOn = '127.0.0.1'): Promise<Receiver> {
   let queue: Answer[] = [];
   let otherwise: Answer = 200;
   const received: Received[] = [];
@@ -43,12 +46,12 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
         return;
       }
       const a = typeof answer === 'number' ? { status: answer } : answer;
-      const send = () => res.writeHead(a.status, { 'Content-Type': 'text/plain', ...(a.headers ?? {}) }).end(`answer ${a.status}`);
+      const send = () => res.writeHead(a.status, { 'Content-Type': 'text/plain', ...(a.headers ?? {}) }).end(a.body ?? `answer ${a.status}`);
       if (a.delayMs) setTimeout(send, a.delayMs);
       else send();
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, listenOn, r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${path}`,

@@ -10,19 +10,26 @@ export interface Mail {
 export interface SmtpRig {
   port: number;
   mails: Mail[];
+  /** The user names of the AUTH commands received (right or wrong), in order. */
+  logins: string[];
   waitFor(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A real SMTP server on loopback that takes one user's password (AUTH over plain TCP: loopback only). */
-export async function startSmtp(user = 'relay-user', pass = 'relay-pass-0123'): Promise<SmtpRig> {
+/**
+ * A real SMTP server on loopback that takes one user's password over plain TCP (it offers no
+ * STARTTLS). `listenOn: '0.0.0.0'` makes it answer on the machine's other addresses too.
+ */
+export async function startSmtp(user = 'relay-user', pass = 'relay-pass-0123', listenOn = '127.0.0.1'): Promise<SmtpRig> {
   const mails: Mail[] = [];
+  const logins: string[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, cb) {
+      logins.push(auth.username ?? '');
       if (auth.username === user && auth.password === pass) cb(null, { user });
       else cb(new Error('Invalid username or password'));
     },
@@ -39,11 +46,12 @@ export async function startSmtp(user = 'relay-user', pass = 'relay-pass-0123'): 
       });
     },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, listenOn, r));
   const { port } = server.server.address() as AddressInfo;
   return {
     port,
     mails,
+    logins,
     waitFor(n, timeoutMs = 10_000) {
       if (mails.length >= n) return Promise.resolve();
       return new Promise((resolve, reject) => {

@@ -58,9 +58,18 @@ describe('role rules over every operation', () => {
       'POST /api/notifications/remind',
       'POST /api/notifications/remind/:number_or_id',
     ]);
-    // Reads: every read but users, credentials and a card file's tokens (what charges those cards).
+    // Reads: every read but users, credentials, a card file's tokens (what charges those cards), and
+    // webhook endpoints with their delivery log (URLs that often carry a receiver's token).
     const reads = authed.filter((r) => r.method === 'get' && !kindOnly(r));
-    expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual(['GET /api/account/credentials', 'GET /api/exports/wallets', 'GET /api/exports/wallets/recent', 'GET /api/imports/:id/echo', 'GET /api/users']);
+    expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual([
+      'GET /api/account/credentials',
+      'GET /api/account/webhooks',
+      'GET /api/developers/webhook_responses',
+      'GET /api/exports/wallets',
+      'GET /api/exports/wallets/recent',
+      'GET /api/imports/:id/echo',
+      'GET /api/users',
+    ]);
   });
 
   it('cashiers work the register only: its sales, shifts and terminal, and read the register', () => {

@@ -2,6 +2,7 @@ import type { EngineCore, Tx } from '../core';
 import { getRecord, putRecord, recordsByRef } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import { relayConfig, type RelayConfig } from './relay';
+import { sendError, transportOptions } from './transport';
 import { backoffMs, DEFAULT_DELIVERY, type DeliveryOptions } from '../webhooks/worker';
 
 /**
@@ -74,18 +75,11 @@ export function createSender(ports: SenderPorts): Sender {
     const file = m.attach_invoice ? await ports.attachment(m.attach_invoice) : undefined;
     const attachment = file ? { file_name: file.file_name, size: file.content.length } : null;
     if (!relay) return { ...m, attachment, state: 'sent', transport: 'sandbox', attempts: m.attempts + 1, first_attempt_ms: first, sent_at: new Date(now).toISOString(), error: null };
+    const smtp = transportOptions(relay, options.timeoutMs);
     try {
       // Loaded on the first message sent through a relay: most installs never send one, and every start paid for it.
       const { default: nodemailer } = await import('nodemailer');
-      const transport = nodemailer.createTransport({
-        host: relay.host,
-        port: relay.port,
-        secure: relay.secure,
-        ...(relay.user ? { auth: { user: relay.user, pass: relay.password } } : {}),
-        connectionTimeout: options.timeoutMs,
-        greetingTimeout: options.timeoutMs,
-        socketTimeout: options.timeoutMs,
-      });
+      const transport = nodemailer.createTransport(smtp);
       const info = await transport.sendMail({ from: relay.from, to: m.to, subject: m.subject, text: m.text, ...(file ? { attachments: [{ filename: file.file_name, content: file.content, contentType: 'application/pdf' }] } : {}) });
       transport.close();
       return { ...m, attachment, state: 'sent', transport: 'smtp', attempts: m.attempts + 1, first_attempt_ms: first, sent_at: new Date(core.clock.now()).toISOString(), message_id: String(info.messageId ?? ''), error: null };
@@ -93,7 +87,7 @@ export function createSender(ports: SenderPorts): Sender {
       const later = core.clock.now();
       const attempts = m.attempts + 1;
       const failed = later - first >= options.retryForMs;
-      return { ...m, attachment, state: failed ? 'failed' : 'queued', transport: 'smtp', attempts, first_attempt_ms: first, next_attempt_ms: later + backoffMs(attempts, options), error: err instanceof Error ? err.message.slice(0, 300) : String(err) };
+      return { ...m, attachment, state: failed ? 'failed' : 'queued', transport: 'smtp', attempts, first_attempt_ms: first, next_attempt_ms: later + backoffMs(attempts, options), error: sendError(err, smtp) };
     }
   };
 

@@ -15,7 +15,7 @@ const SLOT = 'smtp';
 interface RelayData {
   host: string;
   port: number;
-  /** true: TLS from the first byte (port 465); false: STARTTLS when the server offers it. */
+  /** true: TLS from the first byte (port 465); false: STARTTLS (required before AUTH to a relay not on this machine, ./transport.ts). */
   secure: boolean;
   user: string;
   password: SealedSecret | null;

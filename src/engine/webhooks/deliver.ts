@@ -18,12 +18,13 @@ export interface AttemptOutcome {
   status: number;
   ok: boolean;
   latency_ms: number;
-  /** The first characters of the answer's body, or what went wrong. */
+  /** The first EXCERPT_CHARS characters of the answer's body (to debug a receiver), or what went wrong. */
   excerpt: string;
   error: string | null;
 }
 
-export const EXCERPT_CHARS = 500;
+/** Enough of an answer to see why a receiver refused; little of whatever else it answers. */
+export const EXCERPT_CHARS = 200;
 
 /** Endpoint URLs parsed once (a delivery is made thousands of times to the same few URLs). */
 const parsed = new Map<string, { https: boolean; options: RequestOptions }>();

@@ -2,6 +2,7 @@ import type { EngineCore, Tx } from '../core';
 import { eventId } from '../core';
 import type { DomainEvent } from '../events';
 import { getRecord, putRecord, type RecordDoc } from '../records';
+import { EXCERPT_CHARS } from './deliver';
 
 /** The persisted side of deliveries: where each endpoint is in the stream, retries, and the attempt log. */
 export const CURSOR = 'webhook_cursor';
@@ -128,7 +129,7 @@ function unpack(pack: AttemptPack, i: number): AttemptData {
     latency_ms: latency,
     outcome: 'delivered',
     error: null,
-    body_excerpt: excerpt,
+    body_excerpt: excerpt.slice(0, EXCERPT_CHARS),
   };
 }
 
@@ -160,7 +161,9 @@ export async function attemptsBefore(core: EngineCore, before: number, limit: nu
   while (out.length < limit && (single || pack)) {
     if (single && (!pack || single.watermark > pack.watermark)) {
       const place = single.watermark * PACK_SLOTS;
-      if (place < before) out.push({ ...(single.data as AttemptData), watermark: place });
+      const own = single.data as AttemptData;
+      // Attempts logged when excerpts were longer are shown as short as new ones.
+      if (place < before) out.push({ ...own, body_excerpt: own.body_excerpt.slice(0, EXCERPT_CHARS), watermark: place });
       single = (await singles.next()).value as LogRecord | undefined;
     } else {
       const data = pack!.data as AttemptPack;

@@ -79,7 +79,8 @@ export const putMailSettings = defineRoute({
   scope: 'credentials',
   tags: ['Account settings'],
   summary: 'Set the SMTP relay (the password is kept encrypted with an install key)',
-  description: 'Needs the `credentials` scope.',
+  description:
+    'Needs the `credentials` scope. The user name and password are sent to the relay only over TLS: from the first byte (`secure`), else after STARTTLS, which is then required. A relay that does not offer STARTTLS gets no password and no message: each stays queued (then failed after the retry period) with the reason in `error` (GET /api/notifications/outbox). A relay on this machine (`localhost`, 127.0.0.0/8, ::1) may stay plaintext.',
   body: MailRelayInput,
   responses: { 200: { description: 'The relay', schema: ref(MailRelay) }, 400: err('`invalid_smtp_host`, `invalid_from`') },
   async handler({ engine, body }) {

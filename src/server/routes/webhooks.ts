@@ -21,6 +21,9 @@ const TAGS = ['Account settings'];
 const SCOPE_NOTE =
   'Needs the `credentials` scope (the API key, or a JWT minted with `options[jwt_scope]=api credentials`): an endpoint receives every record it subscribes to, so a screen JWT that leaked must not be able to add one.';
 
+const READ_NOTE =
+  'Read by the API key, the owner and a manager (the `settings` grant), never a clerk: a URL often carries the receiver\'s token, and the delivery log shows each URL and the start of each answer.';
+
 const kindTable = Object.entries(WEBHOOK_EVENT_KINDS)
   .map(([kind, what]) => `| \`${kind}\` | ${what} |`)
   .join('\n');
@@ -39,7 +42,7 @@ export const getWebhooks = defineRoute({
   operationId: 'listWebhookEndpoints',
   tags: TAGS,
   summary: 'Webhook endpoints and the signing key (never the key itself)',
-  description: WEBHOOKS_DESCRIPTION,
+  description: `${READ_NOTE}\n\n${WEBHOOKS_DESCRIPTION}`,
   responses: { 200: { description: 'Settings', schema: WebhookSettings } },
   async handler({ engine }) {
     return { body: await engine.webhooks.settings() };
@@ -116,7 +119,7 @@ export const webhookResponses = defineRoute({
   operationId: 'listWebhookResponses',
   tags: ['Laneway'],
   summary: 'The webhook delivery log: each attempt, newest first',
-  description: 'Ours (the spec names the portal page `/developers/webhook_responses`). Pages of `limit` attempts older than `before`; `next_before` is null on the last page.',
+  description: `Ours (the spec names the portal page \`/developers/webhook_responses\`). Pages of \`limit\` attempts older than \`before\`; \`next_before\` is null on the last page. ${READ_NOTE}`,
   query: WebhookResponsesQuery,
   responses: { 200: { description: 'A page', schema: WebhookResponsesPage }, 400: err('Invalid query') },
   async handler({ engine, query }) {

@@ -56,7 +56,12 @@ export const MailRelayInput = Type.Object(
   {
     host: Type.String({ minLength: 1, maxLength: 255 }),
     port: Type.Integer({ minimum: 1, maximum: 65535 }),
-    secure: Type.Optional(Type.Boolean({ description: 'TLS from the first byte (default: port 465); otherwise STARTTLS when offered' })),
+    secure: Type.Optional(
+      Type.Boolean({
+        description:
+          'TLS from the first byte (default: port 465); otherwise STARTTLS. With a `user` and a relay not on this machine, STARTTLS is required: a relay that does not offer it gets no password and no message (it stays queued, the reason in the outbox); a relay on this machine (localhost, 127.0.0.0/8, ::1) may stay plaintext',
+      }),
+    ),
     user: Type.Optional(Type.String({ maxLength: 255 })),
     password: Type.Optional(Type.String({ maxLength: 1024, description: 'Kept encrypted; omitted keeps the stored one, empty removes it' })),
     from: Type.String({ minLength: 3, maxLength: 320, description: 'address, or "Name <address>"' }),

@@ -91,7 +91,7 @@ export const WebhookResponse = component(
     latency_ms: Type.Integer(),
     outcome: Type.Union([Type.Literal('delivered'), Type.Literal('retry'), Type.Literal('failed')]),
     error: Type.Union([Type.String(), Type.Null()]),
-    body_excerpt: Type.String({ description: 'The first 500 characters of the answer' }),
+    body_excerpt: Type.String({ description: 'The first 200 characters of the answer' }),
     watermark: Type.Integer({
       format: 'int64',
       description:

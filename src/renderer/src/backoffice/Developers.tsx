@@ -34,10 +34,12 @@ const TABS = [
 /**
  * Webhooks and e-mail (`/app/developers/webhook_responses`, the page the spec names, and
  * `/app/developers/mail`): endpoints, the signing key, the delivery log with Resend, the SMTP
- * relay and the sandbox outbox. Changing them needs the `credentials` grant (the owner's).
+ * relay and the sandbox outbox. Changing them needs the `credentials` grant (the owner's); reading
+ * the endpoints and their log, the `settings` grant (a clerk sees the e-mail tab only).
  */
 export function DevelopersSection({ rest }: { rest: string[] }) {
   const go = useRoute((s) => s.go);
+  const session = useUser((s) => s.session);
   const tab = rest[0] === 'mail' ? 'mail' : 'webhook_responses';
   // `/app/developers` alone is the log's page under its own name, so a reload or a shared link says where it is.
   useEffect(() => {
@@ -55,11 +57,13 @@ export function DevelopersSection({ rest }: { rest: string[] }) {
       </nav>
       {tab === 'mail' ? (
         <MailSection />
-      ) : (
+      ) : can(session, 'settings') ? (
         <>
           <Endpoints />
           <DeliveryLog />
         </>
+      ) : (
+        <p className="notice info" role="status">Webhook endpoints and their delivery log are shown to managers and the owner.</p>
       )}
     </section>
   );

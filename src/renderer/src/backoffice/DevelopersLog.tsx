@@ -136,7 +136,7 @@ function Relay() {
         <Field label="Host" name="host" value={value('host')} onChange={set('host')} errors={errors} hint="For example smtp.example.com" />
         <Field label="Port" name="port" value={value('port')} onChange={set('port')} errors={errors} type="number" />
         <label className="bo-check">
-          <input type="checkbox" checked={secure ?? r?.secure ?? false} onChange={(e) => setSecure(e.target.checked)} /> TLS from the first byte (port 465); otherwise STARTTLS when offered
+          <input type="checkbox" checked={secure ?? r?.secure ?? false} onChange={(e) => setSecure(e.target.checked)} /> TLS from the first byte (port 465); otherwise STARTTLS, required to send the password to a relay not on this machine
         </label>
         <Field label="User" name="user" value={value('user')} onChange={set('user')} errors={errors} />
         <Field label="Password" name="password" type="password" value={value('password')} onChange={set('password')} errors={errors} hint={r?.password_set ? 'Set (never shown). Leave empty to keep it.' : 'Kept encrypted.'} />
