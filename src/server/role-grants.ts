@@ -22,7 +22,7 @@ const RULES: readonly Rule[] = [
   { methods: ['get'], path: /^\/api\/events$/, grants: ['read', 'register'] },
   { methods: ['get'], path: /^\/api\/whoami$/, grants: ['read', 'register'] },
   // Every user reads their own session (a cashier's back office shows only the way to the register).
-  { methods: ['get'], path: /^\/api\/session$/, grants: ['read', 'register'] },
+  { methods: ['get', 'delete'], path: /^\/api\/session$/, grants: ['read', 'register'] },
   // The register's status badge shows the lane's sync with its hub.
   { methods: ['get'], path: /^\/api\/sync\/status$/, grants: ['read', 'register'] },
   // The upstream a hub replicates with holds an API key of another service: the owner's settings.

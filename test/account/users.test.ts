@@ -64,6 +64,26 @@ describe('back-office users', () => {
     await expect(users.signIn('mgr@example.com', 'manager password')).rejects.toSatisfy(code('sign_in_failed'));
   });
 
+  it('a disabled user\'s sessions stay ended when a new link enables them again; signing out ends every copy of a session', async () => {
+    const users = h.t.engine.users;
+    const { user, link } = await users.create({ email: 'gone@example.com', role: 'clerk' });
+    const old = await users.redeemLink(link, 'clerk password 2');
+    await users.update(user.id, { enabled: false });
+    expect(await users.verifyJwt(old.jwt)).toBeNull();
+    const again = await users.newLink(user.id);
+    expect(again.user.enabled).toBe(true);
+    // Issued, not yet used: the session from before the disabling does not come back.
+    expect(await users.verifyJwt(old.jwt)).toBeNull();
+    const fresh = await users.redeemLink(again.link, 'clerk password 3');
+    expect((await users.verifyJwt(fresh.jwt))?.user?.id).toBe(user.id);
+    // Sign out: this session and a copy of it end; signing in again at once works.
+    const copy = fresh.jwt;
+    await users.signOut(user.id);
+    expect(await users.verifyJwt(copy)).toBeNull();
+    const back = await users.signIn('gone@example.com', 'clerk password 3');
+    expect((await users.verifyJwt(back.jwt))?.user?.id).toBe(user.id);
+  });
+
   it('the last owner cannot be demoted or disabled; e-mails are unique; roles are checked', async () => {
     const users = h.t.engine.users;
     const owner = users.owner()!;

@@ -48,6 +48,8 @@ describe('role rules over every operation', () => {
     const allowed = writes.filter((r) => admits('clerk', r)).map(op).sort();
     expect(allowed).toEqual([
       'DELETE /api/invitations',
+      // Signing out (every role may end its own sessions).
+      'DELETE /api/session',
       'POST /api/customers/:identifier/comments',
       'POST /api/imports/payment',
       'POST /api/invitations',
@@ -74,7 +76,7 @@ describe('role rules over every operation', () => {
 
   it('cashiers work the register only: its sales, shifts and terminal, and read the register', () => {
     const allowed = authed.filter((r) => admits('cashier', r));
-    for (const r of allowed) expect(op(r)).toMatch(/^(GET \/api\/(pos|lanes|events|whoami|session|sync\/status)|POST \/api\/pos\/(shifts|sales|registers)|PATCH \/api\/pos\/sales|POST \/api\/gateway\/v1\/terminal$)/);
+    for (const r of allowed) expect(op(r)).toMatch(/^(GET \/api\/(pos|lanes|events|whoami|session|sync\/status)|DELETE \/api\/session$|POST \/api\/pos\/(shifts|sales|registers)|PATCH \/api\/pos\/sales|POST \/api\/gateway\/v1\/terminal$)/);
     expect(allowed.map(op)).toContain('POST /api/pos/sales/:sale/refunds');
     expect(allowed.map(op)).not.toContain('GET /api/exports/customers');
     expect(allowed.map(op)).not.toContain('PATCH /api/pos/products/:code');
@@ -210,5 +212,17 @@ describe('roles over HTTP', () => {
   it('API credentials keep working as before, users API included', async () => {
     expect((await h.api.get('/api/users', basicAuth())).status).toBe(200);
     expect((await h.api.get('/api/exports/customers', basicAuth())).status).toBe(200);
+  });
+
+  it('signing out (DELETE /api/session) ends the session and every copy of it; a key is told to disable its credential', async () => {
+    const cashier = `Bearer ${sessions.cashier}`;
+    expect((await h.api.get('/api/session', cashier)).status).toBe(200);
+    expect((await h.api.delete('/api/session', undefined, cashier)).status).toBe(200);
+    expect((await h.api.get('/api/session', cashier)).status).toBe(401);
+    expect((await h.api.get('/api/lanes', cashier)).status).toBe(401);
+    const key = await h.api.delete<{ code: string }>('/api/session', undefined, basicAuth());
+    expect([key.status, key.body.code]).toEqual([403, 'not_a_user']);
+    const back = await h.api.post<Session>('/api/session', { email: 'cashier@example.com', password: 'a new cashier password' }, null);
+    expect((await h.api.get('/api/session', `Bearer ${back.body.jwt}`)).status).toBe(200);
   });
 });

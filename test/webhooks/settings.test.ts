@@ -49,10 +49,13 @@ describe('webhook settings', () => {
     }
   });
 
-  it('changing endpoints and the key needs the credentials scope; reading them does not', async () => {
+  it('changing endpoints and the key needs the credentials scope; reading them, the settings scope', async () => {
     const who = (await h.api.get<{ whoami: Record<string, { jwt: string }> }>('/api/whoami')).body.whoami;
     const bearer = `Bearer ${Object.values(who)[0]!.jwt}`;
-    expect((await h.api.get('/api/account/webhooks', bearer)).status).toBe(200);
+    // A screen's default JWT (api) does not read the endpoints: their URLs may carry a receiver's secret.
+    expect((await h.api.get('/api/account/webhooks', bearer)).status).toBe(403);
+    const settings = (await h.api.get<{ whoami: Record<string, { jwt: string }> }>('/api/whoami?options[jwt_scope]=api%20settings')).body.whoami;
+    expect((await h.api.get('/api/account/webhooks', `Bearer ${Object.values(settings)[0]!.jwt}`)).status).toBe(200);
     expect((await h.api.post<Err>('/api/account/webhooks', { url: fast.url }, bearer)).status).toBe(403);
     expect((await h.api.post<Err>('/api/account/webhooks/signing_key', {}, bearer)).status).toBe(403);
     expect((await h.api.post('/api/account/webhooks', { url: fast.url }, null)).status).toBe(401);

@@ -61,7 +61,8 @@ export interface Credentials {
    * A JWT for `credential`, valid `days` (1..365), holding `scopes` (default `api` only) and
    * expiring no later than `notAfter` (seconds since the epoch) when given.
    */
-  issueJwt(credential: string, days?: number, options?: { scopes?: readonly Scope[]; notAfter?: number }): Promise<{ jwt: string; exp: number; scopes: readonly Scope[] }>;
+  /** `notBefore`: the issue time at least (seconds): a user's new session after a sign-out in the same second. */
+  issueJwt(credential: string, days?: number, options?: { scopes?: readonly Scope[]; notAfter?: number; notBefore?: number }): Promise<{ jwt: string; exp: number; scopes: readonly Scope[] }>;
   hasAny(): boolean;
   /** Ids of the API-key hash keys that enabled credentials still need (the rest may be dropped). */
   hashKeysInUse(): Set<string>;
@@ -193,7 +194,7 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
       const exp = options.notAfter !== undefined ? Math.min(wanted, options.notAfter) : wanted;
       const jwt = await new SignJWT({ token: credential, scope: scopes.join(' ') })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setIssuedAt(Math.floor(realNow(core.clock) / 1000))
+        .setIssuedAt(Math.max(Math.floor(realNow(core.clock) / 1000), options.notBefore ?? 0))
         .setExpirationTime(exp)
         .sign(jwtKey());
       return { jwt, exp, scopes };

@@ -81,6 +81,8 @@ export interface Users {
   /** Opens a one-time link: sets the password (and the e-mail, if given) and signs in. */
   redeemLink(link: string, password: string, email?: string): Promise<Session>;
   verifyJwt(jwt: string): Promise<Principal | null>;
+  /** Ends every session of the user made so far (signing out: a copied JWT stops working too). */
+  signOut(id: string): Promise<void>;
   /** The session again with a new JWT, expiring no later than `notAfter` (a session never extends itself). */
   refresh(id: string, notAfter?: number): Promise<Session>;
   /** First start: the owner, when the install has no user yet, with a sign-in link. */
@@ -89,6 +91,8 @@ export interface Users {
 }
 
 export async function createUsers(core: EngineCore, keys: InstallKeys, credentials: Credentials): Promise<Users> {
+  // A JWT's iat is in whole seconds: ending sessions "now" ends those minted in this second too.
+  const endOfThisSecond = () => Math.ceil((realNow(core.clock) + 1) / 1000);
   const cache = new Map<string, UserRecord>();
   for (const r of await recordsOfKind<UserRecord>(core, 'user')) cache.set(r.key, r.data);
   // A hash to compare against when the e-mail is unknown, so timing does not tell which e-mails exist.
@@ -151,7 +155,7 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
   };
   const enabledOwners = () => [...cache.values()].filter((u) => u.role === 'owner' && !u.disabled_at);
   const session = async (u: UserRecord, notAfter?: number): Promise<Session> => {
-    const { jwt, exp } = await credentials.issueJwt(`${USER_PREFIX}${u.id}`, SESSION_DAYS, { scopes: ROLE_SCOPES[u.role], ...(notAfter ? { notAfter } : {}) });
+    const { jwt, exp } = await credentials.issueJwt(`${USER_PREFIX}${u.id}`, SESSION_DAYS, { scopes: ROLE_SCOPES[u.role], ...(notAfter ? { notAfter } : {}), ...(u.sessions_after ? { notBefore: u.sessions_after } : {}) });
     return { jwt, exp, user: view(u) };
   };
   const checkPassword = (password: string) => {
@@ -191,13 +195,17 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       if (u.role === 'owner' && !u.disabled_at && (role !== 'owner' || disabled) && enabledOwners().length === 1) {
         throw fail.conflict('last_owner', 'This is the only owner: make another user owner first');
       }
-      const next: UserRecord = { ...u, role, disabled_at: disabled, name: patch.name?.trim() || u.name };
+      // Disabling ends every session made before, for good: enabling again (or a new link) must not bring them back.
+      const ended = disabled && !u.disabled_at ? { sessions_after: endOfThisSecond() } : {};
+      const next: UserRecord = { ...u, role, disabled_at: disabled, name: patch.name?.trim() || u.name, ...ended };
       return view(await save(next, 'user.updated'));
     },
     async newLink(id) {
       const u = mustGet(id);
       const { secret, link } = makeLink();
-      const saved = await save({ ...u, link, failures: 0, locked_until: null, disabled_at: null }, 'user.link_issued');
+      // A link may enable a disabled user again; sessions from before stay ended (only the link's own will work).
+      const ended = u.disabled_at ? { sessions_after: Math.max(u.sessions_after ?? 0, endOfThisSecond()) } : {};
+      const saved = await save({ ...u, link, failures: 0, locked_until: null, disabled_at: null, ...ended }, 'user.link_issued');
       return { user: view(saved), link: secret };
     },
     async signIn(email, password) {
@@ -262,6 +270,10 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         if (err instanceof joseErrors.JOSEError) return null;
         throw err;
       }
+    },
+    async signOut(id) {
+      const u = mustGet(id);
+      await save({ ...u, sessions_after: Math.max(u.sessions_after ?? 0, endOfThisSecond()) }, 'user.signed_out');
     },
     async refresh(id, notAfter) {
       const u = mustGet(id);

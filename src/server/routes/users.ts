@@ -60,6 +60,21 @@ export const currentSession = defineRoute({
   },
 });
 
+export const signOutUser = defineRoute({
+  method: 'delete',
+  path: '/api/session',
+  operationId: 'signOutUser',
+  tags: TAGS,
+  summary: 'Sign out: end every session of the signed-in user',
+  description: `${OURS}Every JWT of this user made until now stops working (401), on this browser and any other, a copied one included. Only for a user's session (403 for API credentials: disable a credential instead).`,
+  responses: { 200: { description: 'Signed out', schema: Type.Object({}) }, 403: err('Not a user session') },
+  async handler({ engine, principal }) {
+    if (!principal?.user) throw fail.forbidden('not_a_user', 'This is an API credential, not a back-office user: disable the credential instead');
+    await engine.users.signOut(principal.user.id);
+    return { body: {} };
+  },
+});
+
 export const listUsers = defineRoute({
   method: 'get',
   path: '/api/users',
@@ -118,4 +133,4 @@ export const newUserLink = defineRoute({
   },
 });
 
-export const userRoutes = [signIn, redeemLink, currentSession, listUsers, createUser, updateUser, newUserLink];
+export const userRoutes = [signIn, redeemLink, currentSession, signOutUser, listUsers, createUser, updateUser, newUserLink];

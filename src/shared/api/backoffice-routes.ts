@@ -8,6 +8,7 @@ export const backofficeRoutes = {
   signIn: { method: 'POST', path: '/api/session' },
   redeemLink: { method: 'POST', path: '/api/session/link' },
   session: { method: 'GET', path: '/api/session' },
+  signOut: { method: 'DELETE', path: '/api/session' },
   users: { method: 'GET', path: '/api/users' },
   createUser: { method: 'POST', path: '/api/users' },
   updateUser: { method: 'PATCH', path: '/api/users/:id' },

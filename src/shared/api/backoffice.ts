@@ -36,6 +36,7 @@ export const backofficeEndpoints = {
   signIn: { ...backofficeRoutes.signIn, body: SignInBody, response: UserSession },
   redeemLink: { ...backofficeRoutes.redeemLink, body: LinkBody, response: UserSession },
   session: { ...backofficeRoutes.session, response: UserSession },
+  signOut: { ...backofficeRoutes.signOut, response: Type.Object({}) },
   users: { ...backofficeRoutes.users, response: UserList },
   createUser: { ...backofficeRoutes.createUser, body: UserCreate, response: UserCreated },
   updateUser: { ...backofficeRoutes.updateUser, body: UserPatch, response: User },

@@ -79,6 +79,9 @@ export const useUser = create<UserState>((set, get) => {
       }
     },
     signOut() {
+      // Ended on the server too (every copy of the JWT), without waiting: the screen signs out at once.
+      const creds = get().creds;
+      if (creds) void boCall(creds, 'signOut', {}).catch(() => undefined);
       localStorage.removeItem(STORAGE_KEY);
       set({ session: null, creds: null });
     },
