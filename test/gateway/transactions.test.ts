@@ -319,6 +319,26 @@ describe('retries and errors', () => {
     expect((await h.api.get<{ refunded_cents: number }>(`/api/exports/transaction/${first.body.transaction}`)).body.refunded_cents).toBe(100);
   });
 
+  it('captures or voids by order, as the reference\'s capture examples send it: the order\'s one open authorization', async () => {
+    const auth = await op(h.api, 'auth', { amount_cents: 4200, order: { identifier: 'ORD-CAP' }, credit_card: card() });
+    expect(auth.body.success).toBe(true);
+    // The reference's example: order, amount and the card, no `transaction`.
+    const captured = await op(h.api, 'capture', { fee_exempt: true, order: 'ORD-CAP', amount_cents: 3000, credit_card: auth.body.credit_card });
+    expect(captured.body.success).toBe(true);
+    expect(tx0(captured.body)).toMatchObject({ action: 'capture', amount_in_cents: 3000 });
+    const released = await op(h.api, 'void', { order: 'ORD-CAP' });
+    expect(released.body.success).toBe(true);
+    const none = await op<GatewayError>(h.api, 'capture', { order: 'ORD-CAP', amount_cents: 100 });
+    expect(none.body.errors).toEqual(['nothing_to_capture']);
+    // Two open authorizations on one order: which one is the client's to say.
+    await op(h.api, 'auth', { amount_cents: 1000, order: { identifier: 'ORD-TWO' }, credit_card: card() });
+    await op(h.api, 'auth', { amount_cents: 2000, order: 'ORD-TWO', credit_card: card() });
+    const which = await op<GatewayError>(h.api, 'capture', { order: 'ORD-TWO', amount_cents: 500 });
+    expect(which.body.errors).toEqual(['transaction_unspecified']);
+    // A refund still names its transaction.
+    expect((await op<GatewayError>(h.api, 'refund', { order: 'ORD-CAP', amount_cents: 100 })).body.errors).toEqual(['transaction_unspecified']);
+  });
+
   it('takes transaction_reference as the client\'s free text: payments and refunds sharing a PO number each move money', async () => {
     const sale = await op(h.api, 'sale', { amount_cents: 3000, order: { identifier: 'PO-4521' }, transaction_reference: 'PO-4521', credit_card: card() });
     const refund = { amount_cents: 1000, transaction: sale.body.transaction, transaction_reference: 'PO-4521' };

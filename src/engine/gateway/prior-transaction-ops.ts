@@ -3,7 +3,7 @@ import { fail } from '../errors';
 import type { TransactionRequest } from '../../shared/schemas/gateway';
 import { chargeBank, chargeCard, outcomeOf, voidDecision, APPROVED, type Decision } from './sandbox/processor';
 import { amountDeclines } from './sandbox/checks';
-import { authAfter, buildTransaction, captureAmount, refundAmount, remainingOf, voidRefusal, type TxData } from './transaction-record';
+import { authAfter, buildTransaction, captureAmount, refundAmount, remainingOf, voidRefusal, TRANSACTIONS, type TxData, type TxDoc } from './transaction-record';
 import { findByUnique, fingerprintOf, replayOf, retryKeyOf, uniqueKey } from './idempotency';
 import { getTx, newTxToken, putTx, requireTx, stampOf } from './transaction-store';
 import { parseAmount } from './amounts';
@@ -23,7 +23,10 @@ export type PriorTransactionAction = 'capture' | 'refund' | 'void';
 export interface PreparedPriorOp {
   action: PriorTransactionAction;
   amount: number | null;
+  /** The prior transaction's token; empty when the request named its order instead (`orderOfParent`). */
   parent: string;
+  /** A capture (or void) naming only its order, as most of the reference's capture examples do. */
+  orderOfParent?: string;
   reference: string | null;
   /** unique_reference: the retry key (idempotency.ts). */
   retryKey: string | null;
@@ -31,11 +34,14 @@ export interface PreparedPriorOp {
 }
 
 export function preparePriorOp(action: PriorTransactionAction, req: TransactionRequest, actor: string | null): PreparedPriorOp {
-  if (!req.transaction) throw fail.gateway('transaction_unspecified', `A ${action} needs \`transaction\`: the token of the prior transaction`);
+  const order = typeof req.order === 'string' ? req.order.trim() : req.order?.identifier?.trim();
+  const byOrder = !req.transaction && action !== 'refund' && order ? order : undefined;
+  if (!req.transaction && !byOrder) throw fail.gateway('transaction_unspecified', `A ${action} needs \`transaction\`: the token of the prior transaction${action === 'refund' ? '' : ' (or `order`, when the order has one open authorization)'}`);
   return {
     action,
     amount: parseAmount(req.amount_cents, { required: false, allowZero: false }),
-    parent: req.transaction,
+    parent: req.transaction ?? '',
+    ...(byOrder ? { orderOfParent: byOrder } : {}),
     reference: typeof req.transaction_reference === 'string' && req.transaction_reference.trim() ? req.transaction_reference.trim() : null,
     retryKey: retryKeyOf(req),
     actor,
@@ -52,9 +58,24 @@ interface Plan {
   giftDelta: number;
 }
 
+/**
+ * The authorization a capture or void names by its order: the order's one authorization still
+ * holding money. None or several is refused: which card to take, or how much of which, is the
+ * client's to say (`transaction`).
+ */
+async function openAuthorizationOf(tx: Tx, p: PreparedPriorOp): Promise<TxData> {
+  const docs = await tx.find<TxDoc>(TRANSACTIONS, { selector: { order_id: p.orderOfParent! }, sort: [{ order_id: 'asc' }, { watermark: 'asc' }] });
+  const open = docs.map((d) => d.data).filter((t) => t.action === 'authorize' && t.state !== 'declined' && t.auth !== null && remainingOf(t.auth) > 0);
+  if (open.length === 1) return open[0]!;
+  if (docs.length === 0) throw fail.gateway('order_not_found', `No transaction on order ${p.orderOfParent}`);
+  if (open.length === 0) throw fail.gateway('nothing_to_capture', `Order ${p.orderOfParent} has no authorization still holding money to ${p.action}`);
+  throw fail.gateway('transaction_unspecified', `Order ${p.orderOfParent} has ${open.length} open authorizations: name the one to ${p.action} in \`transaction\``);
+}
+
 export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorOp): Promise<TransactionResult> {
   // ---- reads and checks ----
-  const parent = await requireTx(tx, p.parent);
+  const parent = p.orderOfParent ? await openAuthorizationOf(tx, p) : await requireTx(tx, p.parent);
+  if (p.orderOfParent) p = { ...p, parent: parent.token };
   const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.retryKey);
   const requestFingerprint = fingerprintOf([p.action, p.amount, p.parent]);
   const prior = key ? await findByUnique(tx, key) : undefined;
