@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
 import type { CustomerPage, InvoicePage, OrderPage, PaymentPage, SearchResult, AgingSummary, TransactionPage } from '../../src/shared/schemas/backoffice';
 import { card, MASTERCARD, VISA } from '../helpers/cards';
+import { inUnitOfWork } from '../../src/engine/receivables/unit-of-work';
+import { deleteInvoice } from '../../src/engine/receivables/invoices';
 
 /** The back office's list queries over HTTP: filters, newest first, cursor paging, search, aging. */
 const h = useHarness({ api: true });
@@ -122,5 +124,14 @@ describe('back-office lists', () => {
     expect((await invoices('date_from=2099-01-01')).items).toEqual([]);
     expect((await invoices('date_from=2026-01-15&date_to=2026-01-25')).items.map((i) => [i.number, i.customer_identifier, i.date])).toEqual([['BL-Q', tricky, '2026-01-20']]);
     expect((await invoices('date_to=2026-01-09')).items.map((i) => i.number)).toEqual(['BL-3']);
+  });
+
+  it('keeps an invoice a reconciliation closed in All and Closed (and only there); Closed is not Paid', async () => {
+    expect((await h.api.post('/api/imports/invoice', { number: 'BL-GONE', customer_identifier: 'BL-BETA', amount: 23990, date: '2026-02-25', due_date: '2026-03-25' })).status).toBeLessThan(300);
+    await inUnitOfWork(h.t.engine.core, h.t.engine.account, (unit) => deleteInvoice(unit, 'BL-GONE'));
+    const all = (await invoices('')).items;
+    expect(all.find((i) => i.number === 'BL-GONE')?.status).toBe('CLOSED');
+    expect((await invoices('status=closed')).items.map((i) => [i.number, i.status])).toEqual([['BL-GONE', 'CLOSED']]);
+    for (const status of ['open', 'overdue', 'paid']) expect((await invoices(`status=${status}`)).items.map((i) => i.number)).not.toContain('BL-GONE');
   });
 });

@@ -226,7 +226,8 @@ export function createBackofficeQueries(
       const day = today();
       const limit = pageLimit(filter.limit);
       const status = filter.status ?? 'all';
-      const feed: string | undefined = status === 'open' || status === 'overdue' ? 'open' : status === 'closed' || status === 'paid' ? 'closed' : undefined;
+      // Closed (status CLOSED) is read off every feed: an invoice a reconciliation closed is in `deleted`, a settled zero or credit in `closed`.
+      const feed: string | undefined = status === 'open' || status === 'overdue' ? 'open' : status === 'paid' ? 'closed' : undefined;
       const customer = filter.customer ? await customerIdOf(filter.customer) : undefined;
       if (filter.customer && !customer) return { items: [], next: null, scanned: 0 };
       const read = async (lo: number, hi: number) => {
@@ -345,9 +346,12 @@ export function createBackofficeQueries(
 }
 
 /** Whether an invoice's status basis passes the filter (no parsing: the basis is a stored projection). */
-function keepBasis(filter: InvoiceFilter, day: string, [amount, owing, due, deleted]: StatusBasis, feed: string): boolean {
+function keepBasis(filter: InvoiceFilter, day: string, basis: StatusBasis, feed: string): boolean {
+  const [amount, owing, due, deleted] = basis;
   const status = filter.status ?? 'all';
-  if (feed === 'deleted' || deleted) return false;
+  // Closed invoices (a reconciliation closes those the ERP no longer lists) stay in All and Closed.
+  if ((feed === 'deleted' || deleted) && status !== 'all' && status !== 'closed') return false;
+  if (status === 'closed' && invoiceStatusOf(basis, day) !== 'CLOSED') return false;
   if (status === 'overdue' && !(owing > 0 && due < day)) return false;
   if (status === 'paid' && !(owing <= 0 && amount > 0)) return false;
   if (filter.amount_min !== undefined && amount < filter.amount_min) return false;

@@ -182,7 +182,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
           <>
             {/* Nothing to remind of once nothing is owed (the engine would send none either). */}
             {can(session, 'collect') && data.owing_cents > 0 && !data.deleted && reminder.button}
-            {can(session, 'collect') && data.owing_cents > 0 && (
+            {can(session, 'collect') && data.owing_cents > 0 && !data.deleted && (
               <button type="button" className="primary" onClick={() => go(`/app/payments/new?customer=${encodeURIComponent(data.customer_identifier)}&invoice=${encodeURIComponent(data.number)}`)}>
                 Record a payment
               </button>
@@ -197,8 +197,13 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         <div className="card">
           <h2>Amount</h2>
           <p className="big-figure"><Money cents={data.amount_cents} currency={cur} /></p>
-          <p>Owing <strong aria-label="Owing"><Money cents={data.owing_cents} currency={cur} /></strong></p>
-          {data.owing_cents > 0 && data.pay_url && <PayLink url={data.pay_url} />}
+          {data.deleted ? (
+            // Closed (a reconciliation found it no longer in the ERP's open invoices): nothing is collected on it.
+            <p>Closed{data.owing_cents !== 0 && <> with <Money cents={data.owing_cents} currency={cur} /> owing when it was closed</>}</p>
+          ) : (
+            <p>Owing <strong aria-label="Owing"><Money cents={data.owing_cents} currency={cur} /></strong></p>
+          )}
+          {data.owing_cents > 0 && !data.deleted && data.pay_url && <PayLink url={data.pay_url} />}
         </div>
         <div className="card">
           <h2>Customer</h2>
