@@ -292,5 +292,14 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     await seen('report-x', p);
     expect(await text('tips', p)).toMatch(/^0,00\s\$/);
     await screenshot(p, 'pos-money-8-x-report-fr-CA');
+    // A long amount in fr-CA ("17 982,00 $ US C"): its cell shows all of it, tax letter included.
+    await p.keyboard.press('Escape');
+    await seen('scan', p);
+    await p.keyboard.type('999*4001');
+    await p.keyboard.press('Enter');
+    await until(async () => /17\s982,00\s\$/.test(await text('lines', p)), 'the long line');
+    const cut = await p.locator('[data-testid="lines"] td.amount').evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+    expect(cut).toEqual([]);
+    await screenshot(p, 'pos-money-9-long-amount-fr-CA');
   });
 });

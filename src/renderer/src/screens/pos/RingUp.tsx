@@ -233,8 +233,8 @@ function SaleLines({ v }: { v: RingUpState }) {
         <tr>
           <th>#</th>
           <th>Item</th>
-          <th className="num">Qty</th>
-          <th className="num">Amount</th>
+          <th className="num qty">Qty</th>
+          <th className="num amount">Amount</th>
         </tr>
       </thead>
       <tbody>
@@ -250,8 +250,8 @@ function SaleLines({ v }: { v: RingUpState }) {
               {l.description}
               {l.voided ? <span className="pill offline">voided</span> : <LineNotes line={l} currency={currency} />}
             </td>
-            <td className="num">{l.quantity}</td>
-            <td className="num">
+            <td className="num qty">{l.quantity}</td>
+            <td className="num amount">
               {money(l.net_cents, currency)} <span className="muted">{l.tax_mark}</span>
             </td>
           </tr>
