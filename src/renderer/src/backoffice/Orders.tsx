@@ -176,7 +176,9 @@ function TransactionDetail({ token }: { token: string }) {
       </div>
       {move && (
         <Confirm
-          title={`${move[0]!.toUpperCase() + move.slice(1)} ${money(cents, cur)}?`}
+          // While the amount typed cannot be read, the title names no amount rather than the whole one.
+          title={`${move[0]!.toUpperCase() + move.slice(1)} ${parsed && !parsed.ok ? 'how much' : money(cents, cur)}?`}
+          fieldFirst={move !== 'void'}
           danger={move !== 'capture'}
           busy={busy || (parsed !== null && !parsed.ok) || tooMuch}
           confirm={`${move[0]!.toUpperCase() + move.slice(1)} ${money(cents, cur)}`}

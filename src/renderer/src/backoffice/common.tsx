@@ -179,23 +179,40 @@ export function fieldErrors(err: unknown): { fields: Record<string, string>; mes
   return { fields, message: (err as Error).message };
 }
 
-/** Asks before a money move, stating the amount; Escape or Cancel closes it. */
-export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean }) {
+/**
+ * Asks before a money move, stating the amount; Escape or Cancel closes it, and Tab stays inside.
+ * The confirm button takes the focus unless the body has a field to fill first (`fieldFirst`: an
+ * amount to type), so Enter never moves the whole amount by reflex.
+ */
+export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean; fieldFirst?: boolean }) {
+  const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    const key = (e: KeyboardEvent) => e.key === 'Escape' && props.onCancel();
+    const key = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') props.onCancel();
+      if (e.key !== 'Tab' || !box.current) return;
+      const stops = [...box.current.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled]), select, textarea, a[href]')];
+      if (stops.length === 0) return;
+      const at = stops.indexOf(document.activeElement as HTMLElement);
+      const next = e.shiftKey ? (at <= 0 ? stops.length - 1 : at - 1) : at === -1 || at === stops.length - 1 ? 0 : at + 1;
+      e.preventDefault();
+      stops[next]!.focus();
+    };
     window.addEventListener('keydown', key);
     return () => window.removeEventListener('keydown', key);
   }, [props]);
+  useEffect(() => {
+    if (props.fieldFirst) box.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, [props.fieldFirst]);
   return (
     <div className="overlay">
-      <div className="dialog" role="dialog" aria-modal="true" aria-label={props.title}>
+      <div className="dialog" role="dialog" aria-modal="true" aria-label={props.title} ref={box}>
         <h2 className="page-title">{props.title}</h2>
         <div>{props.body}</div>
         <div className="bo-actions">
           <button type="button" onClick={props.onCancel}>
             Cancel
           </button>
-          <button type="button" autoFocus className={props.danger ? 'primary danger-fill' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
+          <button type="button" autoFocus={!props.fieldFirst} className={props.danger ? 'primary danger-fill' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
             {props.confirm}
           </button>
         </div>
