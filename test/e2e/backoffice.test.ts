@@ -135,7 +135,12 @@ describe('the back office', { timeout: 90_000 }, () => {
   });
 
   it('finds an order from the search box and refunds part of it after a confirmation stating the amount', async () => {
-    await page.getByLabel('Search').fill('WEB-1001');
+    await page.getByLabel('Search', { exact: true }).fill('NO-SUCH-THING');
+    await page.keyboard.press('Enter');
+    await page.getByText('Nothing found for “NO-SUCH-THING”.').waitFor();
+    // Typing again takes the old answer away: it was not about what the box now says.
+    await page.getByLabel('Search', { exact: true }).fill('WEB-1001');
+    await until(async () => (await page.getByText(/Nothing found/).count()) === 0, 'the old answer to go');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/app\/orders\/WEB-1001$/);
     await page.getByRole('row', { name: new RegExp(saleToken) }).click();

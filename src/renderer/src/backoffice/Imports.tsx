@@ -262,7 +262,8 @@ function BatchDetail({ id }: { id: number }) {
   const session = useUser((s) => s.session);
   const batch = useLoad((c) => boCall(c, 'importBatch', { params: { id } }), [id]);
   const b = batch.data;
-  const done = b?.status !== 'processing';
+  // Unknown until the batch is read: "every line was imported" must not flash before "processing".
+  const done = b !== undefined && b.status !== 'processing';
   // The errors are read once the batch is over (they come in with each unit of work before that).
   const errors = useLoad((c) => boCall(c, 'importErrors', { params: { id } }), [id, done]);
   const [message, setMessage] = useState<string | null>(null);
@@ -315,7 +316,7 @@ function BatchDetail({ id }: { id: number }) {
             ))}
           </tbody>
         </table>
-        {list.length === 0 && <p className="muted bo-empty">{done ? 'Every line was imported.' : 'None so far.'}</p>}
+        {list.length === 0 && b && errors.data && <p className="muted bo-empty">{done ? 'Every line was imported.' : 'None so far.'}</p>}
         {all.length > list.length && <p className="muted bo-empty">The first {list.length.toLocaleString()} of {all.length.toLocaleString()}: download the errors for all of them.</p>}
       </div>
     </section>

@@ -21,10 +21,14 @@ function Search() {
   const go = useRoute((s) => s.go);
   const [q, setQ] = useState('');
   const [hits, setHits] = useState<Hit[] | null>(null);
+  // What the hits are for: the box may have changed since (the answers are for what was searched).
+  const [searched, setSearched] = useState('');
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds || !q.trim()) return;
-    const found = (await boCall(creds, 'search', { query: { q: q.trim() } })).hits;
+    const asked = q.trim();
+    const found = (await boCall(creds, 'search', { query: { q: asked } })).hits;
+    setSearched(asked);
     if (found.length === 1) {
       setHits(null);
       go(hitPath(found[0]!));
@@ -32,10 +36,10 @@ function Search() {
   };
   return (
     <form className="bo-search" role="search" onSubmit={(e) => void submit(e)}>
-      <input aria-label="Search" placeholder="Customer, invoice number, order, transaction, receipt…" value={q} onChange={(e) => setQ(e.target.value)} />
+      <input aria-label="Search" placeholder="Customer, invoice number, order, transaction, receipt…" value={q} onChange={(e) => (setQ(e.target.value), setHits(null))} />
       {hits && (
         <ul className="bo-hits card" aria-label="Search results">
-          {hits.length === 0 && <li className="muted">Nothing found for “{q}”.</li>}
+          {hits.length === 0 && <li className="muted">Nothing found for “{searched}”.</li>}
           {hits.map((h) => (
             <li key={`${h.kind}:${h.key}`}>
               <button type="button" onClick={() => (setHits(null), go(hitPath(h)))}>
@@ -72,7 +76,7 @@ export function BackOffice() {
   return (
     <div className="bo">
       <header className="bo-top topbar">
-        <h1>
+        <h1 title={`Laneway · ${session.account_name}`}>
           Laneway <span className="muted">· {session.account_name}</span>
         </h1>
         <Search />
