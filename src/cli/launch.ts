@@ -105,7 +105,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     const banner = [
       `Laneway ${status.version}: ${status.name} (${status.environment}), data folder ${options.dataDir}`,
       `API:     ${server.url}/api   (docs ${server.url}/api/docs)`,
-      `Screens: ${server.url}/app`,
+      `Screens: ${server.url}/app/customers (back office)   ${server.url}/app/register (register)`,
     ];
     banner.push(...firstStartLines(first, server.url));
     logger.info({ url: server.url, dataDir: options.dataDir, environment: status.environment }, 'laneway started');

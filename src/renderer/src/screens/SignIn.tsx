@@ -54,6 +54,10 @@ export function SignIn() {
           {error}
         </p>
       )}
+      {/* /app opens the register: the way to the back office is one link away, not in the README. */}
+      <p className="muted">
+        Customers, invoices, payments, reports and settings are in the <a href="/app/customers">back office</a>.
+      </p>
     </main>
   );
 }
