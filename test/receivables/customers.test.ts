@@ -129,6 +129,18 @@ describe('customer import', () => {
     expect((await view(id)).attributes_marshal).toEqual({ sales_region: 'North', loyalty: 3 });
   });
 
+  it('ignores the read-only watermark a client sends back with what it read, never keeping it as an extra attribute', async () => {
+    const id = uid('C');
+    await importCustomer({ identifier: id, name: 'X', sales_region: 'North' });
+    const read = await view(id);
+    const again = await importCustomer({ identifier: id, name: 'Y', sales_region: 'South', watermark: read.watermark });
+    expect(again.status).toBe(201);
+    const after = await view(id);
+    expect(after.name).toBe('Y');
+    expect(after.attributes_marshal).toEqual({ sales_region: 'South' });
+    expect(after.watermark).toBeGreaterThan(read.watermark as number);
+  });
+
   it('defaults credit_limit_currency to the currency of most invoices, else the account currency', async () => {
     const id = uid('C');
     await importCustomer({ identifier: id, name: 'X', credit_limit_cents: 500000 });

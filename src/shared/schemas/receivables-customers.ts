@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component, ref } from './components';
 import { Watermark } from './common';
-import { CentsField, Date8601, Nullable, NullableString, Text } from './receivables-common';
+import { CentsField, Date8601, Nullable, NullableString, ReadOnlyImportFields, Text } from './receivables-common';
 
 /** The reference's own examples send some numbers and flags as strings ("2000000", "false"). */
 const IntLike = (description: string) => Type.Union([Type.Integer(), Type.String({ pattern: '^-?[0-9]+$' })], { description });
@@ -68,8 +68,9 @@ export const CustomerImport = component(
       ),
       contacts: Type.Optional(Type.Array(ref(ContactInput))),
       line_item_attributes: Type.Optional(Type.Array(ref(ContactInput), { description: 'The name the reference schema gives the contacts array; accepted as `contacts`.' })),
+      ...ReadOnlyImportFields,
     },
-    { description: 'Any other attribute is stored and returned in `attributes_marshal`.' },
+    { description: 'Any other attribute is stored and returned in `attributes_marshal`; `watermark` (read-only) is ignored.' },
   ),
 );
 
