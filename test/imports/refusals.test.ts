@@ -130,13 +130,11 @@ describe('POST /api/imports refusals: a clear error and nothing written', () => 
     const slash = await upload(ctx.api.url, divisions(), { path: '/api/imports/' });
     expect(slash.status).toBe(201);
     await settled(ctx.api, slash.body.id);
-    // The file sent as a plain form field (no file name: `curl -F "file=<x.csv"`): told how to send it.
+    // A form without `file` at all.
     const form = new FormData();
-    form.append('file', 'code,name\nA,B\n');
-    const field = await fetch(`${ctx.api.url}/api/imports`, { method: 'POST', headers: { Authorization: basicAuth() }, body: form });
-    const body = (await field.json()) as { code: string; error: string };
-    expect([field.status, body.code]).toEqual([412, 'file_missing']);
-    expect(body.error).toContain('without a file name');
+    form.append('filename', 'nothing.csv');
+    const none = await fetch(`${ctx.api.url}/api/imports`, { method: 'POST', headers: { Authorization: basicAuth() }, body: form });
+    expect([none.status, ((await none.json()) as { code: string }).code]).toEqual([412, 'file_missing']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fields, uid, withCapabilities, type ErrorReply } from '../helpers/receivables';
 import { useHarness } from '../helpers/harness';
+import { startReceiver } from '../helpers/receiver';
 
 const ctx = useHarness({ api: true });
 type View = Record<string, unknown> & { contacts: Array<{ email: string; first_name: string | null; disabled: boolean }> };
@@ -129,6 +130,18 @@ describe('customer import', () => {
     expect((await view(id)).attributes_marshal).toEqual({ sales_region: 'North', loyalty: 3 });
   });
 
+  it('ignores the read-only watermark a client sends back with what it read, never keeping it as an extra attribute', async () => {
+    const id = uid('C');
+    await importCustomer({ identifier: id, name: 'X', sales_region: 'North' });
+    const read = await view(id);
+    const again = await importCustomer({ identifier: id, name: 'Y', sales_region: 'South', watermark: read.watermark });
+    expect(again.status).toBe(201);
+    const after = await view(id);
+    expect(after.name).toBe('Y');
+    expect(after.attributes_marshal).toEqual({ sales_region: 'South' });
+    expect(after.watermark).toBeGreaterThan(read.watermark as number);
+  });
+
   it('defaults credit_limit_currency to the currency of most invoices, else the account currency', async () => {
     const id = uid('C');
     await importCustomer({ identifier: id, name: 'X', credit_limit_cents: 500000 });
@@ -221,6 +234,35 @@ describe('update identifier', () => {
     expect((clash.body as ErrorReply & { importer?: string }).importer).toBe('{:identifier=>["is already taken."]}');
     const noBody = await ctx.api.post<ErrorReply>(`/api/imports/customers/${b}/update_identifier`, {});
     expect(noBody.status).toBe(412);
+  });
+});
+
+describe('the single customer view', () => {
+  it('answers null, as the list does, for dates and the last payment source it has none of; GET and the webhook body alike', async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await ctx.t.engine.webhooks.create({ url: receiver.url, events: ['customer.created'] });
+      const id = uid('C');
+      await importCustomer({ identifier: id, name: 'Nothing yet' });
+      await ctx.t.engine.webhooks.drain();
+      const single = await view(id);
+      const listed = (await ctx.api.get<{ customers: Array<Record<string, unknown>> }>(`/api/exports/customers?list=true&watermark=${(single.watermark as number) - 1}&limit=1`)).body.customers[0]!;
+      expect(listed.identifier).toBe(id);
+      const unset = { invite_sent: null, signed_up: null, last_payment_date: null, last_payment_source: null };
+      expect(single).toMatchObject(unset);
+      expect({ invite_sent: listed.invite_sent, signed_up: listed.signed_up }).toEqual({ invite_sent: null, signed_up: null });
+      const delivered = receiver.received.map((r) => JSON.parse(r.body.toString()) as Record<string, unknown>).find((b) => b.identifier === id);
+      expect(delivered).toMatchObject(unset);
+      await ctx.t.engine.webhooks.remove(hook.endpoint.id);
+
+      // Once they happen: a date and the reference's source.
+      await ctx.api.post('/api/invitations', { identifier: id, email: 'first@x.test' });
+      await ctx.api.post('/api/imports/invoice', { number: uid('INV'), customer_identifier: id, amount: 1000 });
+      await ctx.api.post('/api/imports/payment', { identifier: uid('P'), customer_identifier: id, amount_cents: 500, date: '2026-03-01' });
+      expect(await view(id)).toMatchObject({ invite_sent: '2026-03-02', signed_up: null, last_payment_date: '2026-03-01', last_payment_source: 'erp' });
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -41,6 +41,19 @@ describe('invoice import', () => {
     expect(v.delivery_status).toBe('not_sent');
   });
 
+  it('ignores the read-only watermark a client sends back with what it read, never keeping it as an extended attribute', async () => {
+    const number = uid('INV');
+    const customer = uid('C');
+    await importInvoice({ number, customer_identifier: customer, amount: 1000, lease_type: 'LS' });
+    const read = await view(number);
+    const again = await importInvoice({ number, customer_identifier: customer, amount: 1200, lease_type: 'LT', watermark: read.watermark });
+    expect(again.status).toBe(201);
+    const after = await view(number);
+    expect(after.amount_cents).toBe(1200);
+    expect(after.extended_attributes).toEqual({ lease_type: 'LT' });
+    expect(after.watermark).toBeGreaterThan(read.watermark as number);
+  });
+
   it('rounds a line of quantity × unit cost half away from zero: a credit memo mirrors its invoice to the cent', async () => {
     const customer = uid('C');
     const invoice = uid('INV');

@@ -27,6 +27,19 @@ describe('payment import', () => {
     for (const bad of [' lead', 'bell\u0007', 'x'.repeat(101)]) expect(fields((await importPayment({ identifier: bad, invoice_number: inv, amount_cents: 1 })).body), bad).toContain('identifier');
   });
 
+  it('accepts the read-only watermark a client sends back with what it read, and ignores it', async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 5000);
+    const reference = uid('P');
+    expect((await importPayment({ identifier: reference, invoice_number: inv, amount_cents: 1200, customer_identifier: c })).status).toBe(201);
+    const read = (await ctx.api.get<Payment>(`/api/exports/payment/${reference}`)).body;
+    const again = await importPayment({ identifier: reference, invoice_number: inv, amount_cents: 1500, customer_identifier: c, watermark: read.watermark });
+    expect(again.status).toBe(201);
+    const after = (await ctx.api.get<Payment>(`/api/exports/payment/${reference}`)).body;
+    expect(after.payment_amount).toBe('15.00');
+    expect(after.watermark).toBeGreaterThan(read.watermark as number);
+  });
+
   it('create_only refuses an identifier already recorded, naming that payment, and changes nothing (the back office\'s cheques)', async () => {
     const [a, b] = [uid('C'), uid('C')];
     const inv = await invoice(a, 5000);

@@ -12,10 +12,12 @@ import { card as frameCard, gatewayAuthorization, sale as shopSale, SALE_TOTAL }
  * and the field is named below (the real service answers as its examples do):
  * - a transaction's `credit_card` is the fund token string (schema: an object);
  * - `payment_from_bank_account` / `payment_from_credit_card` are booleans (schema: strings);
- * - a wallet card's `address` has the example's fields, not the request Address's required ones.
+ * - a wallet card's `address` has the example's fields, not the request Address's required ones;
+ * - whoami's `merchant_accounts[].acceptable_cards` is an array of brands (schema: a string, which
+ *   its own description calls "an array of accepted credit cards").
  */
 const h = useHarness({ api: true });
-const EXAMPLES_WIN = [/\/credit_card$/, /\/payment_from_(bank_account|credit_card)$/, /\/credit_cards\/\d+\/address$/];
+const EXAMPLES_WIN = [/\/credit_card$/, /\/payment_from_(bank_account|credit_card)$/, /\/credit_cards\/\d+\/address$/, /\/merchant_accounts\/\d+\/acceptable_cards$/];
 
 async function expectReferenceShape(method: string, referencePath: string, path: string, body?: unknown) {
   const res = await h.api.request(method, path, body === undefined ? {} : { body });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACH, AMEX, MASTERCARD, card, op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
 import { basicAuth } from '../helpers/harness';
-import { merchantId } from '../../src/engine/settlement-reporting/views';
+import { merchantId } from '../../src/engine/account/merchant-id';
 import type { BatchView, ExceptionView, Statement, StatementSummary } from '../../src/engine/settlement-reporting';
 
 /**

@@ -12,6 +12,7 @@ export * from './profile';
 export * from './scopes';
 export type { Credentials, CredentialView } from './credentials';
 export * from './merchant-accounts';
+export { merchantId } from './merchant-id';
 
 export interface Account {
   profile(): AccountProfile;

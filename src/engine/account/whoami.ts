@@ -1,6 +1,8 @@
 import type { EngineCore } from '../core';
 import { recordsOfKind } from '../records';
 import type { AccountProfile } from './profile';
+import { merchantId } from './merchant-id';
+import { TEST_CARDS } from '../gateway/sandbox/test-data';
 
 /** The division record as the receivables domain stores it (records kind `division`). */
 export interface DivisionData {
@@ -33,6 +35,7 @@ export async function whoamiEntry(core: EngineCore, profile: AccountProfile, jwt
       },
     }));
   const caps = profile.capabilities;
+  const giftCards = caps.gift_cards ? [processor(profile, 'GC', 'Gift card processor')] : [];
   return {
     token: profile.token,
     name: profile.name,
@@ -52,22 +55,69 @@ export async function whoamiEntry(core: EngineCore, profile: AccountProfile, jwt
     branding_partner_config: profile.branding_partner_config,
     external_link: profile.external_link,
     environment: profile.environment,
-    merchant_accounts: caps.order_transactions ? [processor(profile, 'MA', 'Card processor')] : [],
-    settlement_bank_accounts: caps.order_transactions ? [{ ...processor(profile, 'BA', 'Bank (ACH/EFT) processor'), account_type: 'checking' }] : [],
+    merchant_accounts: caps.order_transactions ? [merchantAccount(profile)] : [],
+    settlement_bank_accounts: caps.order_transactions ? [bankProcessor(profile)] : [],
     terminal_processors: caps.card_present_emv ? [processor(profile, 'TP', 'Card-present EMV lanes')] : [],
-    gift_card_processors: caps.gift_cards ? [processor(profile, 'GC', 'Gift card processor')] : [],
+    gift_card_processors: giftCards,
+    gift_cards: giftCards,
     divisions,
     autopay_api_enabled: caps.autopay,
+    // Payments are applied to the invoices their import (or the back office) names, the rest kept as
+    // unapplied credit: there is no manual or automatic matching step to turn on.
+    arc_payment_match_mode: 'off' as const,
+    erp_payment_match_mode: 'off' as const,
+    external_payment_match_mode: 'off' as const,
+    erp_payment_auto_match_mode: false,
+    external_payment_auto_match_mode: false,
     capabilities: { ...caps },
   };
 }
 
-/** The processors of this install; their tokens are the settlement tokens orders may name. */
+/** The card brands the sandbox processor approves (its test cards'); any other card declines. */
+const ACCEPTABLE_CARDS = [...new Set(TEST_CARDS.filter((c) => c.profile === 'approve').map((c) => c.brand))];
+
+const label = (profile: AccountProfile, nickname: string) => `${nickname}${profile.environment === 'sandbox' ? ' (sandbox)' : ''}`;
+
+/**
+ * The processors of this install; their tokens are the settlement tokens orders may name. No
+ * deposit or settlement bank account is on file for the install's own account, so their numbers
+ * are null, and so are the hashes: with no full account number kept, there is nothing to hash.
+ */
 function processor(profile: AccountProfile, suffix: string, nickname: string) {
   return {
     token: `${profile.token}${suffix}`,
     currency: profile.currency,
-    nickname: `${nickname}${profile.environment === 'sandbox' ? ' (sandbox)' : ''}`,
+    nickname: label(profile, nickname),
+    deposit_account_masked_number: null,
+    deposit_account_routing_number: null,
+    deposit_routing_account_hash: null,
+    deposit_routing_account_hash_function: null,
+    gl_account: null,
+    mid: merchantId(profile),
+    tid: null,
+    is_default: true,
+  };
+}
+
+function merchantAccount(profile: AccountProfile) {
+  return { ...processor(profile, 'MA', 'Card processor'), acceptable_cards: ACCEPTABLE_CARDS, deposit_accounts: [], reference_token: null };
+}
+
+function bankProcessor(profile: AccountProfile) {
+  const address = { address_1: profile.address_1, address_2: profile.address_2, city: profile.city, province: profile.province, postal_code: profile.postal_code, country: profile.country };
+  return {
+    token: `${profile.token}BA`,
+    currency: profile.currency,
+    nickname: label(profile, 'Bank (ACH/EFT) processor'),
+    account_type: 'checking',
+    routing_number: null,
+    masked_account_number: null,
+    routing_account_hash_function: null,
+    routing_account_hash: null,
+    reference_token: null,
+    gl_number: null,
+    is_default: true,
+    address: Object.values(address).some((v) => v) ? address : null,
     deposit_account_masked_number: null,
     deposit_account_routing_number: null,
   };

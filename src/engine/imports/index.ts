@@ -74,13 +74,17 @@ export function view(b: BatchData): BatchView {
   };
 }
 
+/** A file holding bytes that are not UTF-8, from `line` on (the HTTP edge also finds them in a text field's content). */
+export const notUtf8 = (line: number) =>
+  fail.unsupportedMedia('not_csv', `The file is not UTF-8 text (line ${line} holds other bytes): save it as "CSV UTF-8" and upload it again`);
+
 /** What the start of a file says: its kind and header, or why it is refused. */
 function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimiter?: Delimiter } {
   if (file.size === 0) throw fail.precondition('empty_file', 'The file is empty');
   if (file.head.includes(0)) throw fail.unsupportedMedia('not_csv', 'The file is not CSV text (it holds binary bytes, as a spreadsheet or an archive does): save it as "CSV UTF-8" and upload it again');
   if (file.notUtf8Line !== undefined) {
     // A spreadsheet's plain "CSV" is often saved in its ANSI code page: say where, and what to choose instead.
-    throw fail.unsupportedMedia('not_csv', `The file is not UTF-8 text (line ${file.notUtf8Line} holds other bytes): save it as "CSV UTF-8" and upload it again`);
+    throw notUtf8(file.notUtf8Line);
   }
   const firstRows = (delimiter: string, to: number) => {
     try {

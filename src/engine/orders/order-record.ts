@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { StoredDoc } from '../../store/schema';
 import { fail } from '../errors';
 import { freeFormProblem } from '../free-form';
-import type { OrderInput, OrderItemInput } from '../../shared/schemas/orders';
+import { ORDER_READ_ONLY_FIELDS, type OrderInput, type OrderItemInput } from '../../shared/schemas/orders';
 
 /** An order as stored. Extended attributes sent as top-level keys (`order_att1`) live in `extra`. */
 export type Scalar = string | number | boolean | null;
@@ -68,9 +68,9 @@ const ITEM_KNOWN = new Set<string>([
   'attributes',
   ...ITEM_L3,
 ]);
-const ORDER_KNOWN = new Set<string>([...ORDER_TEXT_FIELDS, 'identifier', 'currency', 'amount_cents', 'draft', 'attributes', 'order_items']);
-/** Keys an import may not set: the reference fails an import that carries them. */
-const NOT_IMPORTABLE = ['watermark', 'transactions'];
+// The read-only keys of an order's view (watermark, transactions...) are known so that an order read
+// and sent back has them ignored, never stored as extended attributes.
+const ORDER_KNOWN = new Set<string>([...ORDER_TEXT_FIELDS, ...ORDER_READ_ONLY_FIELDS, 'identifier', 'currency', 'amount_cents', 'draft', 'attributes', 'order_items']);
 
 export interface OrderData extends Record<TextField, string | null> {
   identifier: string;
@@ -140,11 +140,8 @@ function toItem(input: OrderItemInput): OrderItem {
   };
 }
 
-/** Refuses what the reference refuses on import, and free-form values past their bounds, before anything is written. */
+/** Refuses free-form values past their bounds, before anything is written (read-only keys are not looked at). */
 export function checkImportable(input: Record<string, unknown>): void {
-  for (const key of NOT_IMPORTABLE) {
-    if (key in input) throw fail.precondition('not_importable', `${key} cannot be imported: it is assigned by the service`);
-  }
   const unnamed = (record: Record<string, unknown>, known: ReadonlySet<string>) => Object.fromEntries(Object.entries(record).filter(([k]) => !known.has(k)));
   const records: Array<[string, Record<string, unknown>]> = [['', unnamed(input, ORDER_KNOWN)]];
   if (Array.isArray(input.order_items)) {

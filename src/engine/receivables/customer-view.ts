@@ -96,7 +96,9 @@ function oldestOpenInvoice(oldest: ReturnType<typeof agingOf>['oldest'], today: 
 /**
  * GET /api/exports/customer/{identifier} (and the customer webhook payload): money as formatted
  * strings in the customer's main currency (most of its invoices, else the account's), plus
- * `<currency>_<field>` for every currency when it transacts in more than one. Absent text is ''.
+ * `<currency>_<field>` for every currency when it transacts in more than one. Absent text is '';
+ * the dates and the last payment source it has none of are null (the reference types them as a date
+ * and an enum, and the list export answers null for them too, from the same functions).
  */
 export function customerView(
   doc: CustomerDoc,
@@ -129,8 +131,8 @@ export function customerView(
     fax: s(d.fax),
     status: adoption(doc),
     auto_debit: yn(d.auto_debit),
-    invite_sent: inviteSent(d.contacts) ?? '',
-    signed_up: signedUp(d.contacts) ?? '',
+    invite_sent: inviteSent(d.contacts),
+    signed_up: signedUp(d.contacts),
     notification_suppressed: yn(d.notification_suppressed),
     notification_override: 'N',
     paper_invoices: 'N',
@@ -150,9 +152,9 @@ export function customerView(
     credit_limit: formatMoney(d.credit_limit_cents ?? 0, creditCurrency),
     credit_limit_currency: creditCurrency,
     ...oldestOpenInvoice(fig.oldest, ctx.today),
-    last_payment_date: last?.date ?? '',
+    last_payment_date: last?.date ?? null,
     last_payment_amount: formatMoney(last?.amount_cents ?? 0, last?.currency ?? currency),
-    last_payment_source: last?.source ?? '',
+    last_payment_source: last?.source ?? null,
     account_status: d.account_status,
     tags: s(d.tags),
     user_tags: '',

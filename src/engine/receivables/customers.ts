@@ -6,6 +6,7 @@ import { KEY_RE, NOTES_MAX, Problems } from './problems';
 import { emptyLedger, type ReceivablesUnit } from './unit-of-work';
 import type { CustomerData, CustomerDoc, CustomerImportInput, InvoiceImportInput, PaymentAmountDoc, PaymentDoc } from './types';
 import type { InvoiceRow } from './invoice-codec';
+import { IMPORT_READ_ONLY_FIELDS } from '../../shared/schemas/receivables-common';
 
 /** The customer import's own fields; anything else is an extra attribute kept for presentment. */
 export const CUSTOMER_FIELDS = new Set([
@@ -65,7 +66,7 @@ export async function upsertCustomer(
   const contactInputs = readContactInputs(own, p, sent.email, sent.patch);
   await checkRestrictedGrouping(s, p, existing, groupIdentifier);
 
-  const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS, p);
+  const extra = prefix ? {} : extraAttributes(own, CUSTOMER_FIELDS, p, (k) => IMPORT_READ_ONLY_FIELDS.has(k));
   problems.throwIfAny();
   if (!identifier) throw fail.internal('no_identifier', 'identifier missing after validation');
 

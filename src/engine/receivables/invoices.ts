@@ -8,6 +8,7 @@ import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
 import type { CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
+import { IMPORT_READ_ONLY_FIELDS } from '../../shared/schemas/receivables-common';
 
 /** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
 const INVOICE_KEY = freeKey(64);
@@ -87,7 +88,7 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
   const attachment = readAttachment(input, problems);
   const amount = invoiceAmount({ ...header, ...plan, lines, lineInputs }, prev, problems);
   const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, header.currency, problems) : undefined;
-  const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k));
+  const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k) || IMPORT_READ_ONLY_FIELDS.has(k));
   problems.throwIfAny();
   if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
 

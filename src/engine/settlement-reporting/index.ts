@@ -7,7 +7,8 @@ import { EXCEPTION } from '../gateway/settlement';
 import { chargedBack } from '../gateway/sandbox/test-data';
 import { ProcessingCalendar } from '../gateway/processing-day';
 import { settlementTokens } from '../gateway/settlement-tokens';
-import { batchTransactionView, batchView, exceptionView, merchantId, type BatchView, type ExceptionView } from './views';
+import { batchTransactionView, batchView, exceptionView, type BatchView, type ExceptionView } from './views';
+import { merchantId } from '../account/merchant-id';
 import { closeMonths, STATEMENT, type Statement } from './statements';
 import { sampleStatement } from './sample';
 

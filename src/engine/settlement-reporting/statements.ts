@@ -6,7 +6,7 @@ import { BATCH, EXCEPTION } from '../gateway/settlement';
 import type { SettlementBatch, SettlementException } from '../gateway';
 import type { ProcessingCalendar } from '../gateway/processing-day';
 import { settlementTokens } from '../gateway/settlement-tokens';
-import { merchantId } from './views';
+import { merchantId } from '../account/merchant-id';
 
 /**
  * Monthly statements (records kind `settlement_statement`, key = identifier, ref = end date). A

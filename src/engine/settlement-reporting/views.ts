@@ -1,16 +1,8 @@
-import { createHash } from 'node:crypto';
-import type { AccountProfile } from '../account';
 import { dateInZone } from '../clock';
 import type { RecordDoc } from '../records';
 import type { SettlementBatch, SettlementException, TxData } from '../gateway';
 import { brandOf } from '../gateway/settlement-books';
 import { netOfFees } from '../gateway/settlement';
-
-/** The sandbox's merchant id (MID): twelve digits fixed by the account token. */
-export function merchantId(profile: Pick<AccountProfile, 'token'>): string {
-  const digits = BigInt(`0x${createHash('sha256').update(`mid:${profile.token}`).digest('hex').slice(0, 15)}`).toString().padStart(12, '0');
-  return digits.slice(-12);
-}
 
 export interface BatchTransactionView {
   token: string;

@@ -1,12 +1,12 @@
 import busboy from 'busboy';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Request } from 'express';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute, type Reply } from '../route';
 import { exportParams, exportShape } from '../exports';
 import { fail } from '../../engine/errors';
 import type { Engine } from '../../engine';
-import { MAX_FILE_BYTES, type UploadMeta } from '../../engine/imports';
+import { MAX_FILE_BYTES, notUtf8, type UploadMeta } from '../../engine/imports';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import {
@@ -30,18 +30,43 @@ const DRAIN_MAX = 2 * MAX_FILE_BYTES;
 
 const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'y', 'yes'].includes(v.toLowerCase()));
 
+/** The small form fields (`filename`, `force`) are kept to this many characters. */
+const SMALL_FIELD_MAX = 1024;
+
+/**
+ * The file sent as a text field (generated clients of the reference, which types `file` as a plain
+ * string; Python's `data={'file': text}`), as the bytes a file part would have carried. busboy
+ * decodes a field as UTF-8 unless the part declares another charset, putting U+FFFD for bytes that
+ * are not UTF-8: that is a file that is not UTF-8, refused as a file part holding them is (415,
+ * naming the line). A field cut at the size limit goes on as it is, for the file's own limit (413).
+ */
+function textFieldBytes(value: string | undefined, truncated: boolean): Buffer {
+  if (typeof value !== 'string') throw fail.unsupportedMedia('not_csv', 'The `file` field declares a charset that cannot be read: send the file as UTF-8');
+  const bad = truncated ? -1 : value.indexOf('\uFFFD');
+  if (bad !== -1) {
+    let line = 1;
+    for (let i = value.indexOf('\n'); i !== -1 && i < bad; i = value.indexOf('\n', i + 1)) line++;
+    throw notUtf8(line);
+  }
+  return Buffer.from(value, 'utf8');
+}
+
 /**
  * Streams the `file` part into the engine (never held in memory) and gathers the other parts;
- * the engine asks for them once the file is in.
+ * the engine asks for them once the file is in. A `file` sent as a text field instead is held in
+ * memory by busboy (up to the file limit) and takes the same way in once the form is read.
  */
 function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 1024, fileSize: MAX_FILE_BYTES + 1 } });
+    // fieldSize is for a `file` text field (the file's limit, and one byte to tell a larger one);
+    // the other fields are cut to SMALL_FIELD_MAX as they arrive, one held at a time.
+    bb = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: MAX_FILE_BYTES + 1, fileSize: MAX_FILE_BYTES + 1 } });
   } catch {
     return Promise.reject(fail.unsupportedMedia('unsupported_media_type', 'Upload the file as multipart/form-data (parts `file` and `filename`)'));
   }
   const fields: Record<string, string> = {};
+  let textFile: { value: string | undefined; truncated: boolean } | undefined;
   const closed = new Promise<void>((resolve) => bb.on('close', resolve));
   // A body that ends mid-part, or a client gone mid-upload, ends neither the file part nor busboy:
   // the part is failed so the engine drops what it stored (otherwise kept in the data folder for good).
@@ -58,23 +83,35 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
   });
   const outcome = new Promise<Reply>((resolve, reject) => {
     let seen = false;
-    bb.on('field', (name, value) => (fields[name] = value));
+    const meta = (fileName: string | undefined, contentType: string) => async (): Promise<UploadMeta> => {
+      await closed;
+      return { fileName: fields.filename || fileName || 'upload.csv', contentType, force: force || truthy(fields.force) };
+    };
+    const take = (stream: Readable, fileMeta: () => Promise<UploadMeta>) => {
+      seen = true;
+      engine.imports.upload(stream, fileMeta).then((batch) => resolve({ status: 201, body: batch }), reject);
+    };
+    bb.on('field', (name, value, info) => {
+      if (name === 'file') textFile = { value: value as string | undefined, truncated: info.valueTruncated };
+      else if (name === 'filename' || name === 'force') fields[name] = value.slice(0, SMALL_FIELD_MAX);
+    });
     bb.on('file', (name, stream, info) => {
       if (name !== 'file' || seen) return stream.resume();
-      seen = true;
       part = stream;
       if (gone) cutShort();
-      const meta = async (): Promise<UploadMeta> => {
-        await closed;
-        return { fileName: fields.filename || info.filename || 'upload.csv', contentType: info.mimeType || 'text/csv', force: force || truthy(fields.force) };
-      };
-      engine.imports.upload(stream, meta).then((batch) => resolve({ status: 201, body: batch }), reject);
+      take(stream, meta(info.filename, info.mimeType || 'text/csv'));
     });
     bb.on('close', () => {
       if (seen) return;
-      // Without a file name in its Content-Disposition a part is a form field (1 KB at most here).
-      if (fields.file !== undefined) reject(fail.precondition('file_missing', 'The `file` part was sent as a form field, without a file name: send it as a file (a `filename` in its Content-Disposition, as `curl -F file=@invoices.csv` does)'));
-      else reject(fail.precondition('file_missing', 'The form has no `file` part'));
+      if (!textFile) return reject(fail.precondition('file_missing', 'The form has no `file` part'));
+      let bytes: Buffer;
+      try {
+        bytes = textFieldBytes(textFile.value, textFile.truncated);
+      } catch (err) {
+        return reject(err);
+      }
+      textFile = undefined;
+      take(Readable.from([bytes], { objectMode: false }), meta(undefined, 'text/csv'));
     });
     bb.on('error', () => {
       cutShort();
@@ -101,7 +138,7 @@ export const uploadImport = defineRoute({
   operationId: 'importCsvFile',
   tags: TAGS,
   summary: 'Import a CSV file',
-  description: `multipart/form-data with the file (part \`file\`, at most 25 MB) and its name (\`filename\`). Answered at once with the batch; the lines are imported in the background, each through the rules of its JSON import, and progress is on the event stream (\`import.progress\`). Refused, with nothing written: over 25 MB (413), not CSV (415: binary, or a byte anywhere that is not UTF-8, the line named), an empty file or an unknown header row (412), a file imported in the last 24 hours unless \`force\` (409). ${LAYOUTS}`,
+  description: `multipart/form-data with the file (\`file\`, at most 25 MB) and its name (\`filename\`). \`file\` is a file part (preferred: it is streamed to the data folder as it arrives) or a text field holding the file's content (as clients generated from the reference, which types it a plain string, send it: a text field is held in memory until the form is read); either goes through the same checks, encryption at rest and 25 MB limit. Answered at once with the batch; the lines are imported in the background, each through the rules of its JSON import, and progress is on the event stream (\`import.progress\`). Refused, with nothing written: over 25 MB (413), not CSV (415: binary, or a byte anywhere that is not UTF-8, the line named), an empty file or an unknown header row (412), a file imported in the last 24 hours unless \`force\` (409). ${LAYOUTS}`,
   bodyTypes: ['multipart'],
   multipartBody: ImportUpload,
   query: ImportUploadQuery,
@@ -109,7 +146,7 @@ export const uploadImport = defineRoute({
     201: { description: 'The batch, queued', schema: ref(FileImport) },
     400: { description: 'A malformed multipart body', schema: ref(ErrorBody) },
     409: { description: 'The same file (fingerprint) was imported in the last 24 hours', schema: ref(ErrorBody) },
-    412: { description: 'Empty file, unknown header row, or no file part', schema: ref(ErrorBody) },
+    412: { description: 'Empty file, unknown header row, or no `file` part or field', schema: ref(ErrorBody) },
     413: { description: 'Over 25 MB', schema: ref(ErrorBody) },
     415: { description: 'Not multipart/form-data, or a file that is not CSV text (binary, or not UTF-8: the message names the first such line)', schema: ref(ErrorBody) },
   },

@@ -14,7 +14,8 @@ const IMPORT_RULES = `Fields as in the reference's Order, all optional. \`identi
 accept integers or digit strings. Keys not listed (\`order_att1\`, \`orderitem_attr1\`) are kept as extended attributes and returned as sent.
 \`draft: true\` keeps the order out of the published export; \`false\` or absent publishes it. A published order cannot become a draft again.
 \`order_items\`, when sent, replaces the whole list. \`settlement_token\` must be one of the processor tokens of GET /api/whoami.
-\`watermark\` and \`transactions\` cannot be imported (412).`;
+\`watermark\`, \`transactions\`, \`created_at\` and \`updated_at\` (read-only: what GET answers) are accepted and ignored, so an order
+read can be edited and sent back.`;
 
 export const createOrder = defineRoute({
   method: 'post',

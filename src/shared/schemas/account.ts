@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { component } from './components';
+import { component, ref } from './components';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -20,6 +20,79 @@ export const DivisionSummary = component(
     }),
   }),
 );
+
+const NO_ACCOUNT_NUMBER = 'null: no full account number is kept here to hash (and an unkeyed hash of a routing and account number gives the number back by guessing).';
+const masked = (what: string) => Type.Union([Type.String({ pattern: '^X*[0-9]{0,4}$' }), Type.Null()], { description: `${what}, masked to its last four digits (never the full number); null when none is on file.` });
+
+/** The deposit fields every card-type processor carries (the reference's MerchantAccount, TerminalProcessor, GiftCardProcessor). */
+const processorFields = {
+  token: Type.String({ description: 'The processor token: a settlement token orders may name.' }),
+  currency: Type.String(),
+  nickname: nullableString,
+  deposit_account_masked_number: masked('The deposit account'),
+  deposit_account_routing_number: Type.Union([Type.String(), Type.Null()], { description: 'The deposit account\'s routing number; null when none is on file.' }),
+  deposit_routing_account_hash: Type.Union([Type.String(), Type.Null()], { description: NO_ACCOUNT_NUMBER }),
+  deposit_routing_account_hash_function: Type.Union([Type.String(), Type.Null()], { description: `The hash function of deposit_routing_account_hash; ${NO_ACCOUNT_NUMBER}` }),
+  gl_account: Type.Union([Type.String(), Type.Null()], { description: 'The general ledger account of the deposits; null: none is set.' }),
+  mid: Type.Union([Type.String(), Type.Null()], { description: 'The merchant id, as the settlement reports carry it.' }),
+  tid: Type.Union([Type.String(), Type.Null()], { description: 'The terminal id; null: the processor is not one terminal\'s.' }),
+  is_default: Type.Boolean({ description: 'The default processor of its kind for its currency (the only one here).' }),
+};
+
+export const DepositAccount = component(
+  'DepositAccount',
+  Type.Object({
+    purpose: Type.String({ description: 'primary, fees...' }),
+    deposit_account_routing_number: nullableString,
+    deposit_account_masked_number: masked('The account'),
+    deposit_routing_account_hash_function: nullableString,
+    deposit_routing_account_hash: nullableString,
+  }),
+);
+
+export const MerchantAccount = component(
+  'MerchantAccount',
+  Type.Object({
+    ...processorFields,
+    acceptable_cards: Type.Array(Type.String(), { description: 'The card brands the processor approves (the reference\'s example answers an array; its schema says string).' }),
+    deposit_accounts: Type.Array(ref(DepositAccount), { description: 'The deposit accounts on file; empty when none is.' }),
+    reference_token: Type.Union([Type.String(), Type.Null()], { description: 'The reference token of the merchant application this account came from; null for the install\'s own account.' }),
+  }),
+);
+
+const Address = Type.Object({
+  address_1: nullableString,
+  address_2: nullableString,
+  city: nullableString,
+  province: nullableString,
+  postal_code: nullableString,
+  country: nullableString,
+});
+
+export const BankProcessor = component(
+  'BankProcessor',
+  Type.Object({
+    token: Type.String({ description: 'The bank (ACH/EFT) processor token: a settlement token orders may name.' }),
+    currency: Type.String(),
+    nickname: nullableString,
+    account_type: Type.String({ description: 'checking or savings.' }),
+    routing_number: Type.Union([Type.String(), Type.Null()], { description: 'The settlement bank account\'s routing number (US), institution and transit (CA); null when none is on file.' }),
+    masked_account_number: masked('The settlement bank account'),
+    routing_account_hash_function: Type.Union([Type.String(), Type.Null()], { description: `The hash function of routing_account_hash; ${NO_ACCOUNT_NUMBER}` }),
+    routing_account_hash: Type.Union([Type.String(), Type.Null()], { description: NO_ACCOUNT_NUMBER }),
+    reference_token: nullableString,
+    gl_number: nullableString,
+    is_default: Type.Boolean({ description: 'The default bank processor for its currency (the only one here).' }),
+    address: Type.Union([Address, Type.Null()], { description: 'The account holder\'s address: the account profile\'s; null when the profile has none.' }),
+    deposit_account_masked_number: masked('Same as masked_account_number'),
+    deposit_account_routing_number: Type.Union([Type.String(), Type.Null()], { description: 'Same as routing_number.' }),
+  }),
+);
+
+export const TerminalProcessor = component('TerminalProcessor', Type.Object(processorFields));
+export const GiftCardProcessor = component('GiftCardProcessor', Type.Object(processorFields));
+
+const MATCHING = 'Laneway applies a payment to the invoices its import (or the back office) names and keeps the rest as unapplied credit: it has no manual matching step';
 
 export const WhoamiEntry = component(
   'Whoami',
@@ -42,12 +115,18 @@ export const WhoamiEntry = component(
     branding_partner_config: nullableString,
     external_link: nullableString,
     environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')]),
-    merchant_accounts: Type.Array(Type.Object({}, { additionalProperties: true })),
-    settlement_bank_accounts: Type.Array(Type.Object({}, { additionalProperties: true })),
-    terminal_processors: Type.Array(Type.Object({}, { additionalProperties: true })),
-    gift_card_processors: Type.Array(Type.Object({}, { additionalProperties: true })),
+    merchant_accounts: Type.Array(ref(MerchantAccount)),
+    settlement_bank_accounts: Type.Array(ref(BankProcessor)),
+    terminal_processors: Type.Array(ref(TerminalProcessor)),
+    gift_card_processors: Type.Array(ref(GiftCardProcessor)),
+    gift_cards: Type.Array(ref(GiftCardProcessor), { description: 'The gift card processors again, under the name the reference\'s example gives them.' }),
     divisions: Type.Array(DivisionSummary),
     autopay_api_enabled: Type.Boolean(),
+    arc_payment_match_mode: Type.Literal('off', { description: `Manual matching of payments made here: ${MATCHING}.` }),
+    erp_payment_match_mode: Type.Literal('off', { description: `Manual matching of ERP payments: ${MATCHING}.` }),
+    external_payment_match_mode: Type.Literal('off', { description: `Manual matching of external payments: ${MATCHING}.` }),
+    erp_payment_auto_match_mode: Type.Boolean({ description: `Automatic matching of ERP payments: false. ${MATCHING}.` }),
+    external_payment_auto_match_mode: Type.Boolean({ description: `Automatic matching of external payments: false. ${MATCHING}.` }),
     capabilities: Type.Record(Type.String(), Type.Boolean()),
   }),
 );

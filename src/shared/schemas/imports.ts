@@ -8,7 +8,7 @@ export const FileImport = component(
   'FileImport',
   Type.Object({
     id: Type.Integer({ description: 'The import batch identifier.' }),
-    file_name: Type.String({ description: 'The original file name (the `filename` part, else the file part\'s own name).' }),
+    file_name: Type.String({ description: 'The original file name (the `filename` part, else the file part\'s own name, else `upload.csv`).' }),
     file_size: Type.Integer({ description: 'Bytes as uploaded.' }),
     file_content_type: Type.String(),
     file_fingerprint: Type.String({ description: 'HMAC-SHA-256 of the file as uploaded (hex), under a key of this install: the same bytes give the same fingerprint here, and nothing about the file can be learned from it (a plain hash of a card file gives its card number back). The same file is refused for 24 hours unless forced.' }),
@@ -27,8 +27,12 @@ export const FileImport = component(
 );
 
 export const ImportUpload = Type.Object({
-  file: Type.String({ contentEncoding: 'binary', description: 'The CSV file (UTF-8, with or without BOM; CRLF or LF), at most 25 MB.' }),
-  filename: Type.Optional(Type.String({ description: 'Name of the original file.' })),
+  file: Type.String({
+    contentEncoding: 'binary',
+    description:
+      'The CSV file (UTF-8, with or without BOM; CRLF or LF), at most 25 MB (413 above): a file part, or a text field holding the file\'s content. A file part is preferred: it is streamed to the data folder as it arrives, while a text field is held in memory until the whole form is read. Both take the same checks, encryption at rest and size limit.',
+  }),
+  filename: Type.Optional(Type.String({ description: 'Name of the original file (first 1024 characters); without it, the file part\'s own name, else `upload.csv`.' })),
   force: Type.Optional(Type.String({ description: '`true` (or 1, y, yes): import a file whose fingerprint was imported in the last 24 hours.' })),
 });
 

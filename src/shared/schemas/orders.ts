@@ -41,6 +41,17 @@ export const OrderItemInput = Type.Object(
 );
 export type OrderItemInput = Static<typeof OrderItemInput>;
 
+/** What an order's view carries and the service assigns: sent back on import, accepted and ignored. */
+const ignored = (what: string) => `Read-only (${what}): accepted on import so that an order read can be sent back, and ignored.`;
+const readOnlyOrderFields = {
+  watermark: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: ignored('assigned at each change') })),
+  transactions: Type.Optional(Type.Union([Type.Array(Type.Unknown(), { maxItems: 10_000 }), Type.Null()], { description: ignored("the order's gateway transactions") })),
+  created_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: ignored('set when the order is created') })),
+  updated_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: ignored('set at each change') })),
+};
+/** The keys of readOnlyOrderFields: the order import skips them (never stored, not extended attributes). */
+export const ORDER_READ_ONLY_FIELDS: readonly string[] = Object.keys(readOnlyOrderFields);
+
 const orderFields = {
   identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f/]+$', description: 'Generated when absent.' })),
   number: optText(100),
@@ -76,6 +87,7 @@ const orderFields = {
   L3_ship_from_zip: optText(20),
   L3_ship_from_country: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z]{2}$' }), Type.Null(), Type.Literal('')])),
   order_items: Type.Optional(Type.Union([Type.Array(OrderItemInput, { maxItems: 1000 }), Type.Null()])),
+  ...readOnlyOrderFields,
 };
 
 export const OrderInput = component(
@@ -83,7 +95,7 @@ export const OrderInput = component(
   Type.Object(orderFields, {
     additionalProperties: ExtraValue,
     description:
-      'An order. Keys not listed (such as `order_att1`) are kept as extended attributes. `watermark` and `transactions` cannot be imported.',
+      'An order. Keys not listed (such as `order_att1`) are kept as extended attributes. The read-only fields of the order as it is read (`watermark`, `transactions`, `created_at`, `updated_at`) are accepted and ignored, so an order read with GET can be edited and sent back.',
   }),
 );
 export type OrderInput = Static<typeof OrderInput>;

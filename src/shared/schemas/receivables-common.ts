@@ -8,6 +8,16 @@ export const Text = (description: string, maxLength = 200) => Type.String({ maxL
 export const Date8601 = (description: string) => Type.String({ format: 'date', description });
 export const CentsField = (description: string) => Type.Integer({ description: `${description} Minor currency units.` });
 
+/**
+ * The read-only fields every export record of a customer, invoice or payment carries and the import
+ * operations skip: a client that sends back what it read is not refused, and they are never stored
+ * as extra attributes.
+ */
+export const ReadOnlyImportFields = {
+  watermark: Type.Optional(Type.Integer({ minimum: 0, description: 'Read-only (assigned at each change, as exports show it): accepted so that a record read can be sent back, and ignored.' })),
+};
+export const IMPORT_READ_ONLY_FIELDS: ReadonlySet<string> = new Set(Object.keys(ReadOnlyImportFields));
+
 /** The answer of every import operation (customer, invoice, payment, division). */
 export const ImportResult = component(
   'ImportResult',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component, ref } from './components';
 import { Watermark } from './common';
-import { CentsField, Date8601, Nullable, NullableString, Text } from './receivables-common';
+import { CentsField, Date8601, Nullable, NullableString, ReadOnlyImportFields, Text } from './receivables-common';
 
 /** The reference's own examples send some numbers and flags as strings ("2000000", "false"). */
 const IntLike = (description: string) => Type.Union([Type.Integer(), Type.String({ pattern: '^-?[0-9]+$' })], { description });
@@ -68,8 +68,9 @@ export const CustomerImport = component(
       ),
       contacts: Type.Optional(Type.Array(ref(ContactInput))),
       line_item_attributes: Type.Optional(Type.Array(ref(ContactInput), { description: 'The name the reference schema gives the contacts array; accepted as `contacts`.' })),
+      ...ReadOnlyImportFields,
     },
-    { description: 'Any other attribute is stored and returned in `attributes_marshal`.' },
+    { description: 'Any other attribute is stored and returned in `attributes_marshal`; `watermark` (read-only) is ignored.' },
   ),
 );
 
@@ -116,8 +117,8 @@ export const CustomerView = component(
       fax: Type.String(),
       status: Type.String({ description: 'Not Activated, Invited, Activated, Signed Up or Paying.' }),
       auto_debit: YN,
-      invite_sent: Type.String(),
-      signed_up: Type.String(),
+      invite_sent: Nullable(Type.String({ format: 'date', description: 'The latest invitation, YYYY-MM-DD; null when none was sent.' })),
+      signed_up: Nullable(Type.String({ format: 'date', description: 'The first sign-up, YYYY-MM-DD; null when no contact signed up.' })),
       notification_suppressed: YN,
       notification_override: YN,
       paper_invoices: YN,
@@ -146,9 +147,9 @@ export const CustomerView = component(
       oldest_open_invoice: Type.String(),
       oldest_open_invoice_age: Type.String({ description: 'Days since its invoice date.' }),
       oldest_open_invoice_balance: Type.String(),
-      last_payment_date: Type.String(),
+      last_payment_date: Nullable(Type.String({ format: 'date', description: 'The latest payment\'s date, YYYY-MM-DD; null before any payment.' })),
       last_payment_amount: Type.String(),
-      last_payment_source: Type.String({ description: 'arc (made here), external, erp or manual (cashier), or empty.' }),
+      last_payment_source: Nullable(Type.Union(['arc', 'external', 'erp', 'manual'].map((s) => Type.Literal(s)), { description: 'arc (made here), external, erp or manual (cashier); null before any payment.' })),
       account_status: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
       tags: Type.String(),
       user_tags: Type.String(),

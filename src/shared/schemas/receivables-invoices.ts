@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { component, ref } from './components';
 import { Watermark } from './common';
-import { Date8601, Nullable, NullableString, Text } from './receivables-common';
+import { Date8601, Nullable, NullableString, ReadOnlyImportFields, Text } from './receivables-common';
 
 export const LineItemInput = component(
   'LineItem',
@@ -83,8 +83,9 @@ export const InvoiceImport = component(
       L3_shipping: Type.Optional(Type.String()),
       L3_ship_from_zip: Type.Optional(Type.String()),
       L3_ship_from_country: Type.Optional(Type.String()),
+      ...ReadOnlyImportFields,
     },
-    { description: 'customer_<field> attributes create or update the customer; any other attribute is stored and returned in `extended_attributes`.' },
+    { description: 'customer_<field> attributes create or update the customer; any other attribute is stored and returned in `extended_attributes`; `watermark` (read-only) is ignored.' },
   ),
 );
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { component, ref } from './components';
 import { Watermark } from './common';
-import { Date8601, NullableString } from './receivables-common';
+import { Date8601, NullableString, ReadOnlyImportFields } from './receivables-common';
 
 const PaymentAmountInput = Type.Object(
   {
@@ -52,6 +52,7 @@ export const PaymentImport = component(
     notes: Type.Optional(Type.String()),
     ref1: Type.Optional(Type.String()),
     ref2: Type.Optional(Type.String()),
+    ...ReadOnlyImportFields,
   }),
 );
 

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { card, op, startGateway, type Harness } from '../helpers/gateway';
+import { TEST_TOKEN } from '../helpers/harness';
+import { TEST_CARDS } from '../../src/engine/gateway/sandbox/test-data';
+
+/**
+ * GET /api/whoami carries every field the reference's own example shows, with what this account
+ * really has: the brands its processor approves, the MID its settlement reports carry, no deposit
+ * or settlement bank account on file (so no number, masked or hashed), no payment matching step.
+ */
+type Rec = Record<string, unknown>;
+type Entry = Rec & { merchant_accounts: Rec[]; settlement_bank_accounts: Rec[]; terminal_processors: Rec[]; gift_card_processors: Rec[]; gift_cards: Rec[] };
+
+const reference = JSON.parse(readFileSync('/work/shared/spec/reference/api-reference-1.3.35.openapi.json', 'utf8')) as {
+  paths: { '/api/whoami': { get: { responses: { 200: { content: { 'application/json': { examples: Record<string, { value: { whoami: Record<string, Rec> } }> } } } } } } };
+};
+const example = Object.values(Object.values(reference.paths['/api/whoami'].get.responses[200].content['application/json'].examples)[0]!.value.whoami)[0]!;
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startGateway();
+  await h.t.engine.account.update({ address_1: '12 Bank Street', city: 'Ottawa', province: 'ON', postal_code: 'K1P 5N2', country: 'CA' });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const whoami = async () => {
+  const res = await h.api.get<{ whoami: Record<string, Entry> }>('/api/whoami');
+  expect(res.status).toBe(200);
+  return res.body.whoami[TEST_TOKEN]!;
+};
+const missing = (ours: Rec, theirs: Rec) => Object.keys(theirs).filter((k) => !(k in ours));
+
+describe('GET /api/whoami against the reference example', () => {
+  it('has every field of the example: top level, merchant accounts, settlement bank accounts, terminal and gift card processors', async () => {
+    const entry = await whoami();
+    expect(missing(entry, example)).toEqual([]);
+    for (const list of ['merchant_accounts', 'settlement_bank_accounts', 'terminal_processors', 'gift_cards'] as const) {
+      const theirs = example[list] as Rec[];
+      expect(entry[list].length, list).toBeGreaterThan(0);
+      expect(missing(entry[list][0]!, theirs[0]!), list).toEqual([]);
+    }
+  });
+
+  it('answers what the account has: the brands the sandbox approves, its MID, no bank number on file, no matching step', async () => {
+    const entry = await whoami();
+    const ma = entry.merchant_accounts[0]!;
+    expect([...(ma.acceptable_cards as string[])].sort()).toEqual(['american_express', 'discover', 'master', 'visa']);
+    for (const brand of ma.acceptable_cards as string[]) {
+      const test = TEST_CARDS.find((c) => c.brand === brand && c.profile === 'approve')!;
+      expect((await op(h.api, 'sale', { amount_cents: 1000, credit_card: card(test.number, brand === 'american_express' ? { cvv: '6789' } : {}) })).body.success, brand).toBe(true);
+    }
+    expect(ma).toMatchObject({ is_default: true, tid: null, gl_account: null, reference_token: null, deposit_accounts: [], deposit_account_masked_number: null, deposit_routing_account_hash: null, deposit_routing_account_hash_function: null });
+    // The MID is the one the settlement reports carry.
+    await h.api.post('/api/sandbox/v1/clock/advance', { by: 'P2D' });
+    const batches = (await h.api.get<{ batches: Array<{ mid: string; payment_method_group: string }> }>('/api/gateway/v1/settlement/batches?list=true')).body.batches;
+    expect(batches.length).toBeGreaterThan(0);
+    expect(new Set(batches.map((b) => b.mid))).toEqual(new Set([ma.mid]));
+
+    const ba = entry.settlement_bank_accounts[0]!;
+    expect(ba).toMatchObject({ token: `${entry.token as string}BA`, is_default: true, routing_number: null, masked_account_number: null, routing_account_hash: null, routing_account_hash_function: null });
+    expect(ba.address).toEqual({ address_1: '12 Bank Street', address_2: null, city: 'Ottawa', province: 'ON', postal_code: 'K1P 5N2', country: 'CA' });
+
+    expect(entry.gift_cards).toEqual(entry.gift_card_processors);
+    expect(entry).toMatchObject({ arc_payment_match_mode: 'off', erp_payment_match_mode: 'off', external_payment_match_mode: 'off', erp_payment_auto_match_mode: false, external_payment_auto_match_mode: false });
+  });
+});
