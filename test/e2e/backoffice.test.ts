@@ -70,9 +70,15 @@ describe('the back office', { timeout: 90_000 }, () => {
     await expect.poll(() => field('E-mail').getAttribute('aria-invalid')).toBe('true');
     await screenshot(page, 'backoffice-1-customer-field-errors');
     await field('E-mail').fill('ap@acme.example');
+    await field('Credit limit (USD)').fill('2,500.00');
     await page.getByRole('button', { name: 'Save customer' }).click();
     await page.waitForURL(/\/app\/customers\/ACME-1$/);
     await seen('Acme Hardware');
+    // The credit limit is on the customer's page, and the edit form starts from it (it started blank).
+    await seen('Credit limit: $2,500.00');
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await expect.poll(() => field('Credit limit (USD)').inputValue()).toBe('2500.00');
+    await page.goBack();
     // Back goes to the form's place in the history; the list has the customer.
     await page.goto(`${url}/app/customers`);
     await seen('ACME-1');

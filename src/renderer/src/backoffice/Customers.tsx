@@ -120,6 +120,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
             {row ? <Money cents={row.balance_cents} currency={currency} /> : '…'}
           </p>
           <p className="muted">Unapplied credit: {row ? <Money cents={row.unapplied_payment_cents ?? 0} currency={currency} /> : '…'}</p>
+          <p className="muted">Credit limit: {row ? (row.credit_limit_cents ? <Money cents={row.credit_limit_cents} currency={currency} /> : 'none') : '…'}</p>
         </div>
         <div className="card">
           <h2>Aging</h2>
@@ -170,6 +171,8 @@ function CustomerForm({ identifier }: { identifier?: string }) {
   const go = useRoute((s) => s.go);
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const { data: existing } = useLoad(async (c) => (identifier ? boCall(c, 'customer', { params: { identifier } }) : undefined), [identifier]);
+  // The credit limit in cents comes with the list row (the single view has it as the reference's formatted text).
+  const { data: row } = useLoad(async (c) => (identifier ? (await boCall(c, 'customers', { query: { q: identifier, limit: 1 } })).items.find((x) => x.identifier === identifier) : undefined), [identifier]);
   const [values, setValues] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
@@ -177,7 +180,7 @@ function CustomerForm({ identifier }: { identifier?: string }) {
   const cur = (account?.currency ?? 'usd').toUpperCase();
   const value = (name: string) => values[name] ?? (existing ? String((existing as Record<string, unknown>)[name] ?? '') : '');
   const set = (name: string) => (v: string) => setValues((s) => ({ ...s, [name]: v }));
-  const creditText = values.credit_limit ?? '';
+  const creditText = values.credit_limit ?? (row?.credit_limit_cents ? amountInput(row.credit_limit_cents, cur) : '');
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -191,7 +194,7 @@ function CustomerForm({ identifier }: { identifier?: string }) {
       const parsed = parseAmount(creditText, cur);
       if (parsed.ok) body.credit_limit_cents = parsed.minor;
       else local.credit_limit_cents = parsed.message;
-    }
+    } else if (values.credit_limit !== undefined) body.credit_limit_cents = 0; // emptied: no limit
     setErrors(local);
     if (Object.keys(local).length) return;
     setBusy(true);
