@@ -143,6 +143,7 @@ async function main(): Promise<void> {
     const lists = [
       await measure('invoices, first page, no filter', () => '/api/backoffice/invoices?limit=50', url),
       await measure('invoices, first page, status=overdue', () => '/api/backoffice/invoices?status=overdue&limit=50', url),
+      await measure('invoices, first page, status=closed (two feeds)', () => '/api/backoffice/invoices?status=closed&limit=50', url),
       await measure('invoices, first page, open, $1,000 to $2,000', () => '/api/backoffice/invoices?status=open&amount_min=100000&amount_max=200000&limit=50', url),
       await measure('invoices, first page, dated 2027-03', () => '/api/backoffice/invoices?date_from=2027-03-01&date_to=2027-03-31&limit=50', url),
       await measure('invoices, first page, one customer', (i) => `/api/backoffice/invoices?customer=${customer(i)}&limit=50`, url),

@@ -226,23 +226,28 @@ export function createBackofficeQueries(
       const day = today();
       const limit = pageLimit(filter.limit);
       const status = filter.status ?? 'all';
-      // Closed (status CLOSED) is read off every feed: an invoice a reconciliation closed is in `deleted`, a settled zero or credit in `closed`.
-      const feed: string | undefined = status === 'open' || status === 'overdue' ? 'open' : status === 'paid' ? 'closed' : undefined;
+      // Closed (status CLOSED) is read off two feeds, each on its index: an invoice a reconciliation
+      // closed is in `deleted`, a settled zero or credit in `closed`.
+      const feeds: readonly string[] = status === 'open' || status === 'overdue' ? ['open'] : status === 'paid' ? ['closed'] : status === 'closed' ? ['closed', 'deleted'] : [];
       const customer = filter.customer ? await customerIdOf(filter.customer) : undefined;
       if (filter.customer && !customer) return { items: [], next: null, scanned: 0 };
       const read = async (lo: number, hi: number) => {
         const range = { $gte: lo, $lt: hi };
         const packed = hi - lo <= WINDOW ? { limit: hi - lo } : {};
-        const query: MangoQuery<StoredDoc> = customer
-          ? { selector: { customer, watermark: range }, sort: [{ customer: 'asc' }, { watermark: 'asc' }], ...packed }
-          : feed
-            ? { selector: { feed, watermark: range }, sort: [{ feed: 'asc' }, { watermark: 'asc' }], ...packed }
-            : { selector: { watermark: range }, sort: [{ watermark: 'asc' }], ...packed };
-        const { values, bytes } = await core.project('invoices', query, INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH);
-        return values.map((v, i) => {
-          const [watermark, f, , st] = v as [number, string, number | null, StatusBasis];
-          return { watermark, value: () => (feed && f !== feed ? undefined : invoiceRow(filter, day, watermark, f, st, bytes[i]!)) };
-        });
+        const queries: Array<MangoQuery<StoredDoc>> = customer
+          ? [{ selector: { customer, watermark: range }, sort: [{ customer: 'asc' }, { watermark: 'asc' }], ...packed }]
+          : feeds.length
+            ? feeds.map((feed): MangoQuery<StoredDoc> => ({ selector: { feed, watermark: range }, sort: [{ feed: 'asc' }, { watermark: 'asc' }], ...packed }))
+            : [{ selector: { watermark: range }, sort: [{ watermark: 'asc' }], ...packed }];
+        const rows = [];
+        for (const query of queries) {
+          const { values, bytes } = await core.project('invoices', query, INVOICE_EXPORT_FIELDS, INVOICE_VIEW_PATH);
+          for (const [i, v] of values.entries()) {
+            const [watermark, f, , st] = v as [number, string, number | null, StatusBasis];
+            rows.push({ watermark, value: () => (feeds.length && !feeds.includes(f) ? undefined : invoiceRow(filter, day, watermark, f, st, bytes[i]!)) });
+          }
+        }
+        return queries.length > 1 ? rows.sort((a, b) => a.watermark - b.watermark) : rows;
       };
       return newestFirst(core, read, filter.before, limit);
     },
