@@ -77,6 +77,14 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request, sh
 }
 
 
+/**
+ * A request's path as the log keeps it: card numbers masked, and a pay link's key left out (the
+ * key alone opens the invoice and pays it, so a log line must not hand it to whoever reads logs).
+ */
+export function loggedPath(path: string): string {
+  return redactPans(path).replace(/(\/pay\/)[^/]+/g, '$1[key]');
+}
+
 /** A JSON value with every object's null-valued fields left out, at any depth (see RouteDef.nullMeansAbsent). */
 export function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
@@ -193,7 +201,7 @@ export function createApp(options: AppOptions): Express {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
         engine.logger.debug(
-          { method: req.method, path: redactPans(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+          { method: req.method, path: loggedPath(req.path), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
           'request',
         );
       });

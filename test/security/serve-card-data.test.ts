@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AMEX, DISCOVER, MASTERCARD, VISA, card } from '../helpers/cards';
@@ -100,8 +100,19 @@ describe('serve keeps no card data', () => {
     await call('POST', '/api/gateway/v1/orders/sale', `{"amount_cents":"${AMEX}","credit_card":${JSON.stringify(card(VISA, { cvv: CVV }))}}`);
     await call('POST', '/api/imports/customer', `{"identifier":"C-NOTE","notes":${DISCOVER}}`);
 
+    // A pay link's key opens and pays its invoice: the request log (debug) leaves it out.
+    expect((await call('POST', '/api/imports/invoice', { number: 'INV-PAYKEY', customer_identifier: 'C-SERVE', amount: 1000, date: '2026-01-01', due_date: '2026-02-01' })).status).toBeLessThan(300);
+    const payUrl = String((await call('GET', '/api/exports/invoice/INV-PAYKEY')).json.pay_url);
+    const payKey = /\/pay\/([^/?#]+)/.exec(payUrl)?.[1];
+    expect(payKey, payUrl).toBeTruthy();
+    expect((await call('GET', `/api/pay/${payKey}`, undefined, null)).status).toBe(200);
+
     child!.kill('SIGTERM');
     await new Promise<void>((resolve) => child!.once('exit', () => resolve()));
+    const logFile = join(tmp.dir, 'shop', 'logs', 'laneway.log');
+    const logs = `${printed}\n${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}`;
+    expect(logs).toContain('/api/pay/[key]');
+    expect(logs.includes(payKey!)).toBe(false);
     const everything = `${folderText(join(tmp.dir, 'shop'))}\n${printed}`;
     expect(everything).toContain('489528'); // the masked forms are there: the search reads the right place
     for (const pan of [VISA, MASTERCARD, DISCOVER, AMEX, GIFT]) expect(everything.includes(pan), pan).toBe(false);
