@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorize, type Principal } from '../../src/engine/account';
-import { ROLE_SCOPES, ROLES, roleAllows, type Role } from '../../src/engine/account/roles';
+import { ROLES, roleAllows, type Role } from '../../src/engine/account/roles';
 import { allRoutes } from '../../src/server/routes';
-import { grantsOf } from '../../src/server/role-grants';
 import { basicAuth, useHarness } from '../helpers/harness';
+import { admits } from '../helpers/roles';
+import { grantsOf } from '../../src/server/role-grants';
 import { card as gatewayCard, VISA } from '../helpers/cards';
 import { uid } from '../helpers/receivables';
 import { readEvents } from '../helpers/sse';
@@ -15,15 +15,6 @@ import { putRecord } from '../../src/engine/records';
  */
 const h = useHarness({ api: true });
 
-const admits = (role: Role, route: (typeof allRoutes)[number]) => {
-  const principal: Principal = { credential: 'user:X', via: 'jwt', scopes: ROLE_SCOPES[role], user: { id: 'X', email: 'x@example.com', name: 'X', role } };
-  try {
-    authorize(principal, route.scope ?? 'api', grantsOf(route));
-    return true;
-  } catch {
-    return false;
-  }
-};
 const op = (r: (typeof allRoutes)[number]) => `${r.method.toUpperCase()} ${r.path}`;
 // Onboarding and sync belong to partner and lane credentials (credential kinds), never to a user.
 const kindOnly = (r: (typeof allRoutes)[number]) => r.scope === 'onboarding' || r.scope === 'sync';
