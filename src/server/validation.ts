@@ -128,6 +128,8 @@ const PATTERN_TEXT: Record<string, string> = {
   '^[A-Za-z]{2}$': 'must be two letters',
 };
 
+const TYPE_TEXT: Record<string, string> = { integer: 'a whole number', number: 'a number', string: 'text', boolean: 'true or false', object: 'an object', array: 'a list' };
+
 function describe(e: ErrorObject): string {
   switch (e.keyword) {
     case 'required':
@@ -141,6 +143,30 @@ function describe(e: ErrorObject): string {
       return FORMAT_TEXT[String((e.params as { format?: string }).format)] ?? e.message ?? 'is invalid';
     case 'pattern':
       return PATTERN_TEXT[String((e.params as { pattern?: string }).pattern)] ?? e.message ?? 'is invalid';
+    // In words a person at the back office's forms reads, not Ajv's ("must NOT have fewer than 1 characters").
+    case 'minLength': {
+      const n = Number((e.params as { limit?: number }).limit);
+      return n === 1 ? 'must not be empty' : `must be at least ${n} characters long`;
+    }
+    case 'maxLength':
+      return `must be at most ${Number((e.params as { limit?: number }).limit)} characters long`;
+    case 'minItems':
+      return `must list at least ${Number((e.params as { limit?: number }).limit)}`;
+    case 'maxItems':
+      return `must list at most ${Number((e.params as { limit?: number }).limit)}`;
+    case 'minimum':
+      return `must be ${Number((e.params as { limit?: number }).limit)} or more`;
+    case 'maximum':
+      return `must be ${Number((e.params as { limit?: number }).limit)} or less`;
+    case 'exclusiveMinimum':
+      return `must be more than ${Number((e.params as { limit?: number }).limit)}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${Number((e.params as { limit?: number }).limit)}`;
+    case 'type': {
+      const types = [(e.params as { type?: string | string[] }).type ?? []].flat().filter((t) => t !== 'null');
+      const words = types.map((t) => TYPE_TEXT[t] ?? t);
+      return words.length ? `must be ${words.join(' or ')}` : (e.message ?? 'is invalid');
+    }
     default:
       return e.message ?? 'is invalid';
   }
