@@ -123,7 +123,11 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
     try {
       let principal = null;
       if (route.auth === false) {
-        limits.unauthenticated(req.ip, res);
+        // A client of the reference sends its credentials with every call, open ones included: then
+        // they spend that credential's budget, not the tenth of it an IP without credentials gets.
+        const known = req.headers.authorization ? await authenticate(engine, req).catch(() => null) : null;
+        if (known) limits.credential(known.credential, res);
+        else limits.unauthenticated(req.ip, res);
       } else {
         try {
           principal = await authenticate(engine, req);

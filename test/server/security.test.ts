@@ -186,6 +186,10 @@ describe('rate-limit buckets (item 3)', () => {
       expect((await raw(server.url, 'GET', '/api/reference_data/v1/response_codes')).status).toBe(200);
       expect((await raw(server.url, 'GET', '/api/reference_data/v1/response_codes')).status).toBe(200);
       expect((await raw(server.url, 'GET', '/api/reference_data/v1/response_codes')).status).toBe(429);
+      // An open operation called with valid credentials spends the credential's budget, not the IP's.
+      expect((await raw(server.url, 'GET', '/api/reference_data/v1/response_codes', { Authorization: basicAuth(other.token, other.key) })).status).toBe(200);
+      // Bad credentials there spend the IP's (already spent) budget.
+      expect((await raw(server.url, 'GET', '/api/reference_data/v1/response_codes', { Authorization: basicAuth(other.token, 'wrong-key') })).status).toBe(429);
       expect((await whoami(basicAuth(other.token, other.key))).status).toBe(200);
     } finally {
       await server.close();
