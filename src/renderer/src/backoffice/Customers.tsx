@@ -184,6 +184,8 @@ function CustomerForm({ identifier }: { identifier?: string }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
+    // The last refusal's banner goes with a new try: it may be about a field fixed since.
+    setMessage(null);
     const body: Record<string, unknown> = { identifier: identifier ?? value('identifier').trim() };
     for (const [name] of FIELDS) {
       const v = value(name).trim();

@@ -114,6 +114,8 @@ function RecordPayment() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
+    // The last refusal's banner goes with a new try: it may be about a field fixed since.
+    setMessage(null);
     const problems = { ...local };
     if (parsedTotal && !parsedTotal.ok) problems.amount_cents = parsedTotal.message;
     if (unapplied < 0) problems.amount_cents = `The amounts applied (${money(allocated, cur)}) exceed the payment`;
