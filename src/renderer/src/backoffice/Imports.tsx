@@ -215,25 +215,27 @@ function ImportsList() {
       <Notice error={error} />
       <div className="card">
         <h2>Batches</h2>
-        <table className="bo-simple" aria-label="Batches">
-          <thead>
-            <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Errors</th><th>Result</th></tr>
-          </thead>
-          <tbody>
-            {rows.map((b) => (
-              <tr key={b.id} className="clickable" tabIndex={0} onClick={() => go(link('imports', String(b.id)))} onKeyDown={(e) => e.key === 'Enter' && go(link('imports', String(b.id)))}>
-                <td className="num">#{b.id}</td>
-                <td>{b.file_name}</td>
-                <td>{KIND[b.kind]}</td>
-                <td style={{ whiteSpace: 'nowrap' }}>{time(b.created_at)}</td>
-                <td><StatusPill status={b.status} /></td>
-                <td><Progress batch={b} /></td>
-                <td className="num">{b.file_errors_count.toLocaleString()}</td>
-                <td>{resultText(b)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div className="bo-table-scroll">
+          <table className="bo-simple" aria-label="Batches">
+            <thead>
+              <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Errors</th><th>Result</th></tr>
+            </thead>
+            <tbody>
+              {rows.map((b) => (
+                <tr key={b.id} className="clickable" tabIndex={0} onClick={() => go(link('imports', String(b.id)))} onKeyDown={(e) => e.key === 'Enter' && go(link('imports', String(b.id)))}>
+                  <td className="num">#{b.id}</td>
+                  <td>{b.file_name}</td>
+                  <td>{KIND[b.kind]}</td>
+                  <td style={{ whiteSpace: 'nowrap' }}>{time(b.created_at)}</td>
+                  <td><StatusPill status={b.status} /></td>
+                  <td><Progress batch={b} /></td>
+                  <td className="num">{b.file_errors_count.toLocaleString()}</td>
+                  <td>{resultText(b)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         {rows.length === 0 && !loading && <p className="muted bo-empty">No file imported yet.</p>}
         <div className="bo-foot">
           <span className="muted">{rows.length} shown</span>
