@@ -64,7 +64,7 @@ describe('back-office users', () => {
     await expect(users.signIn('mgr@example.com', 'manager password')).rejects.toSatisfy(code('sign_in_failed'));
   });
 
-  it('a disabled user\'s sessions stay ended when a new link enables them again; signing out ends every copy of a session', async () => {
+  it('a disabled user\'s sessions stay ended when a new link enables them again; signing out ends that session and its copies only', async () => {
     const users = h.t.engine.users;
     const { user, link } = await users.create({ email: 'gone@example.com', role: 'clerk' });
     const old = await users.redeemLink(link, 'clerk password 2');
@@ -76,12 +76,18 @@ describe('back-office users', () => {
     expect(await users.verifyJwt(old.jwt)).toBeNull();
     const fresh = await users.redeemLink(again.link, 'clerk password 3');
     expect((await users.verifyJwt(fresh.jwt))?.user?.id).toBe(user.id);
-    // Sign out: this session and a copy of it end; signing in again at once works.
+    // Sign out: this session and a copy of it end, another browser's session goes on; signing in again works.
+    const elsewhere = await users.signIn('gone@example.com', 'clerk password 3');
     const copy = fresh.jwt;
-    await users.signOut(user.id);
+    await users.signOut(user.id, fresh.jwt, fresh.exp);
     expect(await users.verifyJwt(copy)).toBeNull();
+    expect((await users.verifyJwt(elsewhere.jwt))?.user?.id).toBe(user.id);
     const back = await users.signIn('gone@example.com', 'clerk password 3');
     expect((await users.verifyJwt(back.jwt))?.user?.id).toBe(user.id);
+    // Signed out stays signed out across a restart.
+    await h.restart();
+    expect(await h.t.engine.users.verifyJwt(copy)).toBeNull();
+    expect((await h.t.engine.users.verifyJwt(elsewhere.jwt))?.user?.id).toBe(user.id);
   });
 
   it('the last owner cannot be demoted or disabled; e-mails are unique; roles are checked', async () => {

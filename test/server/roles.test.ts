@@ -205,12 +205,14 @@ describe('roles over HTTP', () => {
     expect((await h.api.get('/api/exports/customers', basicAuth())).status).toBe(200);
   });
 
-  it('signing out (DELETE /api/session) ends the session and every copy of it; a key is told to disable its credential', async () => {
+  it('signing out (DELETE /api/session) ends the session and every copy of it, not the user\'s other sessions; a key is told to disable its credential', async () => {
     const cashier = `Bearer ${sessions.cashier}`;
+    const other = await h.api.post<Session>('/api/session', { email: 'cashier@example.com', password: 'a new cashier password' }, null);
     expect((await h.api.get('/api/session', cashier)).status).toBe(200);
     expect((await h.api.delete('/api/session', undefined, cashier)).status).toBe(200);
     expect((await h.api.get('/api/session', cashier)).status).toBe(401);
     expect((await h.api.get('/api/lanes', cashier)).status).toBe(401);
+    expect((await h.api.get('/api/session', `Bearer ${other.body.jwt}`)).status).toBe(200);
     const key = await h.api.delete<{ code: string }>('/api/session', undefined, basicAuth());
     expect([key.status, key.body.code]).toEqual([403, 'not_a_user']);
     const back = await h.api.post<Session>('/api/session', { email: 'cashier@example.com', password: 'a new cashier password' }, null);

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { EngineCore, Tx } from '../core';
 import { fail, notFound } from '../errors';
@@ -192,7 +192,9 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
       const scopes = options.scopes ?? DEFAULT_JWT_SCOPES;
       const wanted = Math.floor((realNow(core.clock) + days * DAY_MS) / 1000);
       const exp = options.notAfter !== undefined ? Math.min(wanted, options.notAfter) : wanted;
+      // A jti of its own: two sessions minted in the same second are two JWTs (one can be signed out alone).
       const jwt = await new SignJWT({ token: credential, scope: scopes.join(' ') })
+        .setJti(randomBytes(12).toString('base64url'))
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt(Math.max(Math.floor(realNow(core.clock) / 1000), options.notBefore ?? 0))
         .setExpirationTime(exp)

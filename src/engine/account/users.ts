@@ -68,6 +68,8 @@ export const USER_PREFIX = 'user:';
 const scrypt = (password: string, salt: Buffer) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, KEYLEN, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** Records of sessions signed out before they expired (key: a hash of the JWT). */
+const SIGNED_OUT = 'session_signed_out';
 
 export interface Users {
   list(): UserView[];
@@ -81,8 +83,11 @@ export interface Users {
   /** Opens a one-time link: sets the password (and the e-mail, if given) and signs in. */
   redeemLink(link: string, password: string, email?: string): Promise<Session>;
   verifyJwt(jwt: string): Promise<Principal | null>;
-  /** Ends every session of the user made so far (signing out: a copied JWT stops working too). */
-  signOut(id: string): Promise<void>;
+  /**
+   * Signing out: ends this session (the JWT given, every copy of it), not the user's sessions on
+   * other browsers. Disabling the user or a password set by a link ends them all.
+   */
+  signOut(id: string, jwt: string, exp: number): Promise<void>;
   /** The session again with a new JWT, expiring no later than `notAfter` (a session never extends itself). */
   refresh(id: string, notAfter?: number): Promise<Session>;
   /** First start: the owner, when the install has no user yet, with a sign-in link. */
@@ -95,6 +100,9 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
   const endOfThisSecond = () => Math.ceil((realNow(core.clock) + 1) / 1000);
   const cache = new Map<string, UserRecord>();
   for (const r of await recordsOfKind<UserRecord>(core, 'user')) cache.set(r.key, r.data);
+  // Sessions signed out before they expired, by a hash of their JWT (never the JWT itself), until then.
+  const signedOut = new Map<string, number>();
+  for (const r of await recordsOfKind<{ exp: number }>(core, SIGNED_OUT)) if (r.data.exp * 1000 > realNow(core.clock)) signedOut.set(r.key, r.data.exp);
   // A hash to compare against when the e-mail is unknown, so timing does not tell which e-mails exist.
   const decoy = { salt: randomBytes(16).toString('hex'), hash: randomBytes(KEYLEN).toString('hex') };
 
@@ -262,6 +270,7 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         if (!token.startsWith(USER_PREFIX)) return null;
         const u = cache.get(token.slice(USER_PREFIX.length));
         if (!u || u.disabled_at) return null;
+        if (signedOut.has(sha256(jwt))) return null;
         // Disabling the user ends its sessions, and so does a password set by a link (issued before
         // it); a lockout or a link issued but not used yet does not.
         if (u.sessions_after !== undefined && (payload.iat ?? 0) < u.sessions_after) return null;
@@ -271,9 +280,13 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         throw err;
       }
     },
-    async signOut(id) {
-      const u = mustGet(id);
-      await save({ ...u, sessions_after: Math.max(u.sessions_after ?? 0, endOfThisSecond()) }, 'user.signed_out');
+    async signOut(id, jwt, exp) {
+      mustGet(id);
+      const key = sha256(jwt);
+      const now = realNow(core.clock);
+      for (const [k, until] of signedOut) if (until * 1000 <= now) signedOut.delete(k);
+      await core.mutate((tx) => putRecord(tx, SIGNED_OUT, key, { exp, user: id }, { type: 'user.signed_out', entity: 'user', key: id }, String(exp)));
+      signedOut.set(key, exp);
     },
     async refresh(id, notAfter) {
       const u = mustGet(id);

@@ -65,12 +65,13 @@ export const signOutUser = defineRoute({
   path: '/api/session',
   operationId: 'signOutUser',
   tags: TAGS,
-  summary: 'Sign out: end every session of the signed-in user',
-  description: `${OURS}Every JWT of this user made until now stops working (401), on this browser and any other, a copied one included. Only for a user's session (403 for API credentials: disable a credential instead).`,
+  summary: 'Sign out: end this session',
+  description: `${OURS}This session's JWT stops working (401), every copy of it included; the user's sessions on other browsers go on. Only for a user's session (403 for API credentials: disable a credential instead).`,
   responses: { 200: { description: 'Signed out', schema: Type.Object({}) }, 403: err('Not a user session') },
-  async handler({ engine, principal }) {
+  async handler({ engine, principal, req }) {
     if (!principal?.user) throw fail.forbidden('not_a_user', 'This is an API credential, not a back-office user: disable the credential instead');
-    await engine.users.signOut(principal.user.id);
+    const jwt = (req.headers.authorization ?? '').replace(/^bearer\s+/i, '').trim();
+    await engine.users.signOut(principal.user.id, jwt, principal.exp ?? 0);
     return { body: {} };
   },
 });
