@@ -174,7 +174,8 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await page.keyboard.press('Enter');
       await seen('change');
       expect(await text('change')).toContain(m(301));
-      expect(await text('done-message')).toBe(`Change due: ${m(301)}.`);
+      // The done screen's message follows the sale's answer: wait for it, never read it once (CI read "is paid." first).
+      await until(async () => (await text('done-message')) === `Change due: ${m(301)}.`, 'the change due message');
       const paid = await api<Sale>('GET', `/api/pos/sales/${sale.id}`);
       expect(paid.tenders[0]).toMatchObject({ tendered_cents: 2000, change_cents: 301 });
       await shot('3-cash-change');
@@ -213,7 +214,7 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await seen('receipt');
       expect(await text('receipt')).toContain(m(1699));
       expect(await text('receipt')).toMatch(/Visa •••• 0006/);
-      expect(await text('done-message')).toBe('Visa •••• 0006: approved.');
+      await until(async () => (await text('done-message')) === 'Visa •••• 0006: approved.', 'the approval message');
       expect((await api<Sale>('GET', `/api/pos/sales/${sale.id}`)).status).toBe('paid');
       await shot('5-receipt-after-reload');
       // A reload on the receipt brings the receipt back, not an empty sale.
