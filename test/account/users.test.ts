@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isEngineError } from '../../src/engine';
-import { LOCK_MS, MAX_FAILURES } from '../../src/engine/account/users';
+import { LOCK_MS, MAX_FAILURES, MAX_FAILURES_ALL } from '../../src/engine/account/users';
 import { useHarness } from '../helpers/harness';
 
 /** Back-office users in the engine: sign-in links, passwords, lockout, the last owner, sessions. */
@@ -48,6 +48,26 @@ describe('back-office users', () => {
     await expect(users.signIn('Nobody@example.com', 'clerk password 1')).rejects.toSatisfy(code('user_locked'));
     h.t.clock.advance(LOCK_MS + 1000);
     await expect(users.signIn('nobody@example.com', 'clerk password 1')).rejects.toSatisfy(code('sign_in_failed'));
+  });
+
+  it("a stranger's wrong passwords lock out the stranger's address, not the user at another; many addresses lock everyone", async () => {
+    const users = h.t.engine.users;
+    const { link } = await users.create({ email: 'second.owner@example.com', role: 'manager' });
+    await users.redeemLink(link, 'manager password 1');
+    for (let i = 0; i < MAX_FAILURES; i++) await expect(users.signIn('second.owner@example.com', 'guess', '203.0.113.9')).rejects.toSatisfy(code('sign_in_failed'));
+    await expect(users.signIn('second.owner@example.com', 'manager password 1', '203.0.113.9')).rejects.toSatisfy(code('user_locked'));
+    // The user, at the desk, is not locked out by it.
+    expect((await users.signIn('second.owner@example.com', 'manager password 1', '127.0.0.1')).user.role).toBe('manager');
+    expect(users.list().find((u) => u.email === 'second.owner@example.com')?.locked_until).toBeNull();
+    // A guesser spreading tries over many addresses: fifty in a row lock the user for everyone.
+    for (let i = 0; i < MAX_FAILURES_ALL; i++) await expect(users.signIn('second.owner@example.com', 'guess', `198.51.100.${Math.floor(i / 4)}`)).rejects.toSatisfy(code('sign_in_failed'));
+    await expect(users.signIn('second.owner@example.com', 'manager password 1', '127.0.0.1')).rejects.toSatisfy(code('user_locked'));
+    expect(users.list().find((u) => u.email === 'second.owner@example.com')?.locked_until).not.toBeNull();
+    // An unknown e-mail meets the same two locks.
+    for (let i = 0; i < MAX_FAILURES_ALL; i++) await expect(users.signIn('ghost@example.com', 'guess', `198.51.100.${Math.floor(i / 4)}`)).rejects.toSatisfy(code('sign_in_failed'));
+    await expect(users.signIn('ghost@example.com', 'guess', '127.0.0.1')).rejects.toSatisfy(code('user_locked'));
+    h.t.clock.advance(LOCK_MS + 1000);
+    expect((await users.signIn('second.owner@example.com', 'manager password 1', '127.0.0.1')).user.role).toBe('manager');
   });
 
   it("a role change or a disabled user takes effect on the user's live session", async () => {

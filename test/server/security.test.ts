@@ -26,10 +26,10 @@ interface Raw {
 }
 
 /** One HTTP request with exactly these headers (fetch would not let a test set Host). */
-function raw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Raw> {
+function raw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer, localAddress?: string): Promise<Raw> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, method, path, headers: { ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
+    const req = httpRequest({ host: u.hostname, port: u.port, method, path, ...(localAddress ? { localAddress } : {}), headers: { ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -432,6 +432,23 @@ describe('client errors are 4xx, never 500 (item 6)', () => {
       await withUi.close();
       ui.cleanup();
     }
+  });
+});
+
+describe('sign-in lockout', () => {
+  it("wrong passwords from one address lock that address out, not the user signing in from another (a stranger cannot keep the owner out)", async () => {
+    const { link } = await t.engine.users.create({ email: 'desk@example.com', role: 'manager' });
+    await t.engine.users.redeemLink(link, 'desk password 1');
+    const json = { 'Content-Type': 'application/json' };
+    const signIn = (password: string, from: string) => raw(api.url, 'POST', '/api/session', json, JSON.stringify({ email: 'desk@example.com', password }), from);
+    // Another machine's address, as the server sees it: all of 127/8 is this machine's loopback.
+    for (let i = 0; i < 5; i++) expect((await signIn('not it at all', '127.0.0.2')).status).toBe(401);
+    const there = await signIn('desk password 1', '127.0.0.2');
+    expect(there.status).toBe(403);
+    expect(there.json.code).toBe('user_locked');
+    const here = await signIn('desk password 1', '127.0.0.1');
+    expect(here.status).toBe(200);
+    expect(typeof here.json.jwt).toBe('string');
   });
 });
 

@@ -11,8 +11,11 @@ import type { Principal } from './scopes';
 
 /**
  * Back-office users: people who sign in with their e-mail and a password, not with API keys.
- * Passwords are kept as scrypt hashes with a salt of their own and compared in constant time;
- * after MAX_FAILURES wrong passwords in a row the user is locked for LOCK_MS. A new user (and the
+ * Passwords are kept as scrypt hashes with a salt of their own and compared in constant time.
+ * After MAX_FAILURES wrong passwords in a row from one client address, that address is locked out
+ * of the user for LOCK_MS; after MAX_FAILURES_ALL in a row from any addresses, everyone is. So a
+ * stranger who knows the owner's e-mail cannot keep the owner out by typing wrong passwords, and
+ * a guesser with many addresses is stopped all the same. A new user (and the
  * owner at first start or after `admin reset-owner`) gets a one-time sign-in link instead of a
  * password: opening it sets the password. Sessions are JWTs signed with the install's JWT key,
  * whose `token` claim is `user:<id>`; the role is read again on every request, so a role change
@@ -56,6 +59,8 @@ export interface Session {
 }
 
 export const MAX_FAILURES = 5;
+/** Wrong passwords in a row from all addresses together before the user is locked for everyone. */
+export const MAX_FAILURES_ALL = 50;
 export const LOCK_MS = 15 * 60_000;
 export const LINK_MS = 24 * 3_600_000;
 export const SESSION_DAYS = 1;
@@ -79,7 +84,8 @@ export interface Users {
   update(id: string, patch: { role?: string; name?: string; enabled?: boolean }): Promise<UserView>;
   /** A new one-time sign-in link for the user (the owner's lost password: `admin reset-owner`). */
   newLink(id: string): Promise<{ user: UserView; link: string }>;
-  signIn(email: string, password: string): Promise<Session>;
+  /** `from`: the client's address; its wrong passwords lock it out before they lock out the user. */
+  signIn(email: string, password: string, from?: string): Promise<Session>;
   /** Opens a one-time link: sets the password (and the e-mail, if given) and signs in. */
   redeemLink(link: string, password: string, email?: string): Promise<Session>;
   verifyJwt(jwt: string): Promise<Principal | null>;
@@ -120,18 +126,19 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
   });
   const byEmail = (email: string) => [...cache.values()].find((u) => u.email === email.trim().toLowerCase());
   /**
-   * Wrong passwords for an e-mail that names no enabled user, counted like a user's (in memory,
-   * bounded): such an e-mail is locked after as many tries as a user, so a lock does not tell a
-   * guesser which e-mails are users.
+   * Wrong passwords in a row, in memory and bounded: per e-mail and client address (the lock a
+   * guesser meets first), and, for an e-mail that names no enabled user, per e-mail too (a user's
+   * count is on its record). An unknown e-mail is counted and locked exactly like a user, so a lock
+   * does not tell a guesser which e-mails are users.
    */
-  const strangers = new Map<string, { failures: number; locked_until: number }>();
-  const strangerFailed = (email: string, now: number) => {
-    const key = email.trim().toLowerCase();
-    const was = strangers.get(key);
-    const failures = (was?.failures ?? 0) + 1;
-    strangers.delete(key);
-    if (strangers.size >= 10_000) strangers.delete(strangers.keys().next().value!);
-    strangers.set(key, failures >= MAX_FAILURES ? { failures: 0, locked_until: now + LOCK_MS } : { failures, locked_until: 0 });
+  const counts = new Map<string, { failures: number; locked_until: number }>();
+  const countKey = (email: string, from: string | null) => `${email.trim().toLowerCase()}\n${from ?? '*'}`;
+  const lockOf = (key: string) => counts.get(key)?.locked_until ?? 0;
+  const failed = (key: string, now: number, max: number) => {
+    const failures = (counts.get(key)?.failures ?? 0) + 1;
+    counts.delete(key);
+    if (counts.size >= 20_000) counts.delete(counts.keys().next().value!);
+    counts.set(key, failures >= max ? { failures: 0, locked_until: now + LOCK_MS } : { failures, locked_until: 0 });
   };
   const lockedMessage = (until: string) => `Too many wrong passwords: try again after ${until}, or ask the owner for a sign-in link.`;
   const mustGet = (id: string) => {
@@ -216,26 +223,32 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       const saved = await save({ ...u, link, failures: 0, locked_until: null, disabled_at: null, ...ended }, 'user.link_issued');
       return { user: view(saved), link: secret };
     },
-    async signIn(email, password) {
+    async signIn(email, password, from = '') {
       const u = byEmail(email);
       const stored = u?.password ?? decoy;
       const candidate = await scrypt(password, Buffer.from(stored.salt, 'hex'));
       const equal = timingSafeEqual(candidate, Buffer.from(stored.hash, 'hex'));
       const now = realNow(core.clock);
       const refused = () => fail.unauthorized('sign_in_failed', 'That e-mail and password do not match an enabled user.');
+      const here = countKey(email, from);
+      const locked = (until: number) => fail.forbidden('user_locked', lockedMessage(new Date(until).toISOString()));
+      if (lockOf(here) > now) throw locked(lockOf(here));
       if (!u || u.disabled_at) {
-        const lock = strangers.get(email.trim().toLowerCase())?.locked_until ?? 0;
-        if (lock > now) throw fail.forbidden('user_locked', lockedMessage(new Date(lock).toISOString()));
-        strangerFailed(email, now);
+        const everyone = countKey(email, null);
+        if (lockOf(everyone) > now) throw locked(lockOf(everyone));
+        failed(here, now, MAX_FAILURES);
+        failed(everyone, now, MAX_FAILURES_ALL);
         throw refused();
       }
       if (u.locked_until && Date.parse(u.locked_until) > now) throw fail.forbidden('user_locked', lockedMessage(u.locked_until));
       if (!u.password || !equal) {
+        failed(here, now, MAX_FAILURES);
         const failures = u.failures + 1;
-        const locked = failures >= MAX_FAILURES ? new Date(now + LOCK_MS).toISOString() : null;
-        await save({ ...u, failures: locked ? 0 : failures, locked_until: locked }, 'user.sign_in_failed');
+        const lockAll = failures >= MAX_FAILURES_ALL ? new Date(now + LOCK_MS).toISOString() : null;
+        await save({ ...u, failures: lockAll ? 0 : failures, locked_until: lockAll }, 'user.sign_in_failed');
         throw refused();
       }
+      counts.delete(here);
       const saved = await save({ ...u, failures: 0, locked_until: null, last_sign_in_at: new Date(now).toISOString() }, 'user.signed_in');
       return session(saved);
     },

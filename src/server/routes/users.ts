@@ -21,12 +21,12 @@ export const signIn = defineRoute({
   operationId: 'signInUser',
   tags: TAGS,
   summary: 'Sign a back-office user in with e-mail and password',
-  description: `${OURS}Answers a session JWT holding the user's role. Five wrong passwords in a row lock the user for 15 minutes (403 user_locked); an e-mail that names no enabled user is answered alike, lock included, so answers do not tell which e-mails are users.`,
+  description: `${OURS}Answers a session JWT holding the user's role. Five wrong passwords in a row from one client address lock that address out of the user for 15 minutes (403 user_locked), and fifty in a row from any addresses lock the user for everyone, so nobody can keep a user out from their own address; an e-mail that names no enabled user is answered alike, lock included, so answers do not tell which e-mails are users.`,
   auth: false,
   body: SignInBody,
   responses: { 200: { description: 'Signed in', schema: ref(UserSession) }, 401: err('Wrong e-mail or password'), 403: err('Locked after too many wrong passwords') },
-  async handler({ engine, body }) {
-    return { body: sessionBody(engine, await engine.users.signIn(body.email, body.password)) };
+  async handler({ engine, body, req }) {
+    return { body: sessionBody(engine, await engine.users.signIn(body.email, body.password, req.ip ?? req.socket.remoteAddress ?? '')) };
   },
 });
 
