@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gtinValid } from '../../src/engine/register/catalog';
 import { SAMPLE_PRODUCTS } from '../../src/engine/register/sample';
-import { CODE_LOCK_MS, CODE_WINDOW_MS, MAX_CODE_ATTEMPTS, MAX_CODE_LOCK_MS, codeLockMs } from '../../src/engine/register/cashiers';
+import { CODE_LOCK_MS, CODE_WINDOW_MS, MAX_CODE_ATTEMPTS, MAX_CODE_LOCK_MS, MAX_TAKEN_CODES, codeLockMs } from '../../src/engine/register/cashiers';
 import { code, openRegister, type RegisterRig } from '../helpers/register';
 
 let rig: RegisterRig;
@@ -80,6 +80,19 @@ describe('cashiers', () => {
     await rig.register.updateCashier(pat.id, { active: false });
     expect(await code(rig.register.addLine(sale.id, { shift: shift.id, scan: '1001' }))).toBe('shift_closed');
     expect(await code(rig.register.signIn('1', '24680913'))).toBe('cashier_code_invalid');
+  });
+
+  it('after three chosen codes found taken, choosing a code pauses for an hour (trying codes on the cashier form does not find a supervisor\'s); made codes go on', async () => {
+    rig = await openRegister();
+    const pat = await rig.register.createCashier({ name: 'Pat Lee', code: '24680913' });
+    for (let i = 0; i < MAX_TAKEN_CODES; i++) expect(await code(rig.register.createCashier({ name: 'Guess', code: rig.code }))).toBe('cashier_code_taken');
+    // Now even a free code, or the supervisor's own, answers alike: nothing more is told.
+    expect(await code(rig.register.createCashier({ name: 'Guess', code: '13572468' }))).toBe('cashier_code_choice_paused');
+    expect(await code(rig.register.updateCashier(pat.id, { code: rig.code }))).toBe('cashier_code_choice_paused');
+    const made = await rig.register.createCashier({ name: 'Made Code' });
+    expect(made.code).toMatch(/^\d{6}$/);
+    rig.t.clock.advance(CODE_WINDOW_MS);
+    expect((await rig.register.createCashier({ name: 'Chosen Again', code: '13572468' })).name).toBe('Chosen Again');
   });
 
   it(`pauses sign-in on a lane for ${CODE_LOCK_MS / 1000} s after ${MAX_CODE_ATTEMPTS} wrong codes`, async () => {

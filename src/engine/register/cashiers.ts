@@ -20,6 +20,14 @@ export const CODE_WINDOW_MS = 60 * 60_000;
 /** How long the lane's `pauses`-th pause in a row lasts. */
 export const codeLockMs = (pauses: number) => Math.min(CODE_LOCK_MS * 2 ** Math.max(pauses - 1, 0), MAX_CODE_LOCK_MS);
 
+/**
+ * A chosen code must be free (the code alone says who signs in), so a taken answer tells the one
+ * choosing that some cashier has that code. After MAX_TAKEN_CODES such answers within
+ * CODE_WINDOW_MS choosing codes pauses for CODE_WINDOW_MS (Laneway still makes them): a manager
+ * cannot find a supervisor's code by trying codes on the cashier form.
+ */
+export const MAX_TAKEN_CODES = 3;
+
 const CODE_RULE = /^[0-9]{4,8}$/;
 
 const isSupervisor = (c: CashierData) => c.supervisor !== false;
@@ -90,9 +98,22 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
   const putShift = (tx: Tx, s: ShiftData, type: string) =>
     putRecord(tx, KIND.shift, s.id, s, { type, entity: 'pos_shift', key: s.laneid, data: { laneid: s.laneid, cashier: s.cashier.name, open: s.closed_at === null } }, s.laneid);
 
+  /** When a chosen code was answered taken, within the last CODE_WINDOW_MS. */
+  let takenAt: number[] = [];
+  /** Before a code someone chose is looked up (a code Laneway makes is never taken, never paused). */
+  const refuseWhileChoosingPaused = () => {
+    const now = core.clock.now();
+    takenAt = takenAt.filter((t) => t > now - CODE_WINDOW_MS);
+    if (takenAt.length < MAX_TAKEN_CODES) return;
+    const minutes = Math.ceil((takenAt[0]! + CODE_WINDOW_MS - now) / 60_000);
+    throw fail.conflict('cashier_code_choice_paused', `${MAX_TAKEN_CODES} chosen codes were already taken within the hour, so choosing a code is paused for ${minutes} more minutes: leave the code empty and Laneway makes one`);
+  };
   const codeFree = async (tx: Tx, code: string, self?: string) => {
     const taken = (await byCode(tx, code)).some((c) => c.id !== self);
-    if (taken) throw fail.conflict('cashier_code_taken', 'That code is already used by another cashier: choose a different one');
+    if (!taken) return;
+    takenAt.push(core.clock.now());
+    if (takenAt.length >= MAX_TAKEN_CODES) core.logger.warn({ taken_codes: takenAt.length }, 'choosing cashier codes paused after codes already taken');
+    throw fail.conflict('cashier_code_taken', 'That code is already used by another cashier: choose a different one');
   };
 
   const closeShift = async (tx: Tx, shift: ShiftData, reason: NonNullable<ShiftData['closed_reason']>, state?: RegisterState) => {
@@ -126,7 +147,10 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
   const updateInTx = async (tx: Tx, id: string, patch: CashierPatch) => {
     const existing = (await getRecord<CashierData>(tx, KIND.cashier, id))?.data;
     if (!existing) throw notFound('cashier_not_found', `No cashier ${id}`);
-    if (patch.code !== undefined) await codeFree(tx, patch.code, id);
+    if (patch.code !== undefined) {
+      refuseWhileChoosingPaused();
+      await codeFree(tx, patch.code, id);
+    }
     const next: CashierData = {
       ...existing,
       ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
@@ -155,7 +179,10 @@ export function createCashiers(core: EngineCore, registers: Registers, keys: Ins
     create(input) {
       return core.mutate(async (tx) => {
         const supervisor = input.supervisor ?? false;
-        if (input.code !== undefined) return cashierView(await createInTx(tx, input.name, input.code, supervisor));
+        if (input.code !== undefined) {
+          refuseWhileChoosingPaused();
+          return cashierView(await createInTx(tx, input.name, input.code, supervisor));
+        }
         const code = await madeCodeInTx(tx);
         return { ...cashierView(await createInTx(tx, input.name, code, supervisor)), code };
       });

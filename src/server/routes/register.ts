@@ -187,7 +187,7 @@ export const registerRoutes: AnyRoute[] = [
       "Laneway's own operation. Without `code`, Laneway makes a six-digit code free on this install and answers it once as `code` (the way the back office adds cashiers); " +
       'a code that is sent is never echoed. Either way only a keyed hash of the code is stored.',
     body: CashierCreate,
-    responses: { 201: { description: 'The cashier, with `code` when Laneway made it (shown this once)', schema: ref(CashierWithCode) }, ...conflict('`cashier_code_taken`: choose another code') },
+    responses: { 201: { description: 'The cashier, with `code` when Laneway made it (shown this once)', schema: ref(CashierWithCode) }, ...conflict('`cashier_code_taken`: choose another code; `cashier_code_choice_paused`: three chosen codes were taken within the hour, so for an hour only a code Laneway makes is given (leave `code` out)') },
     async handler({ engine, body }) {
       return { status: 201, body: await engine.register.createCashier(body) };
     },
@@ -200,7 +200,7 @@ export const registerRoutes: AnyRoute[] = [
     summary: 'Rename a cashier, change their code, or deactivate them (their open shifts end)',
     params: CashierParams,
     body: CashierPatch,
-    responses: { 200: { description: 'The cashier', schema: ref(Cashier) }, ...notFound('`cashier_not_found`'), ...conflict('`cashier_code_taken`') },
+    responses: { 200: { description: 'The cashier', schema: ref(Cashier) }, ...notFound('`cashier_not_found`'), ...conflict('`cashier_code_taken`; `cashier_code_choice_paused` (see createCashier)') },
     async handler({ engine, params, body }) {
       return { body: await engine.register.updateCashier(params.id, body) };
     },
