@@ -125,7 +125,8 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
       if (route.auth === false) {
         // A client of the reference sends its credentials with every call, open ones included: then
         // they spend that credential's budget, not the tenth of it an IP without credentials gets.
-        const known = req.headers.authorization ? await authenticate(engine, req).catch(() => null) : null;
+        // Guesses at a secret (a password, a link, a pay key) are budgeted per address, credentials or not.
+        const known = req.headers.authorization && !route.guessable ? await authenticate(engine, req).catch(() => null) : null;
         if (known) limits.credential(known.credential, res);
         else limits.unauthenticated(req.ip, res);
       } else {

@@ -55,6 +55,13 @@ export interface RouteDef<P extends TSchema | undefined = undefined, Q extends T
   description?: string;
   /** Default true: the route needs Basic or Bearer credentials. */
   auth?: boolean;
+  /**
+   * With `auth: false`: the request carries a secret someone may try to guess (a password, a
+   * sign-in link, a pay link's key, a pairing code). Its tries spend the client address's budget
+   * whatever credentials come with them: a cashier's session must not buy a guesser ten times the
+   * tries. Other open routes (reference data) spend the budget of the credentials sent, if any.
+   */
+  guessable?: boolean;
   /** The scope the credential must hold (default `api`); see src/engine/account/scopes.ts. */
   scope?: Scope;
   /**

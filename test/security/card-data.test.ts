@@ -98,6 +98,41 @@ describe('card numbers where free text goes', () => {
   });
 });
 
+describe('card data in free-form attributes, whatever their names', () => {
+  // Luhn-valid numbers a probe stored in clear under names the edge leaves alone (they carry a card on purpose elsewhere).
+  const PANS = ['4111110000000013', '4111110000000021', '4111110000000039', '4111110000000062'];
+
+  it('masks a card number under card_number, token, key or account_number and blanks a CVV or PIN, in customers, orders and a CSV file', async () => {
+    const customer = await raw('POST', '/api/imports/customer', JSON.stringify({ identifier: 'C-FF1', name: 'Gina', card_number: VISA, cvv: '9731', custom: { token: PANS[0], pin: '4321', key: PANS[2], account_number: PANS[3] } }));
+    expect(customer.status).toBe(201);
+    expect(customer.text).not.toContain(VISA);
+    const seen = await h.api.get<{ attributes_marshal: Record<string, unknown> }>('/api/exports/customer/C-FF1');
+    expect(seen.body.attributes_marshal).toEqual({ card_number: '489528******0006', cvv: '****', custom: { token: '411111******0013', pin: '****', key: '411111******0039', account_number: '411111******0062' } });
+
+    const order = await raw('POST', '/api/imports/order', JSON.stringify({ identifier: 'O-FF1', customer_identifier: 'C-FF1', amount_cents: 1000, card_number: MASTERCARD, cvv: 9732, attributes: { card_number: DISCOVER }, order_items: [{ description: 'Mug', amount_cents: 1000, CVV2: '123', track2: `;${AMEX}=2512?` }] }));
+    expect(order.status).toBe(201);
+    for (const pan of [MASTERCARD, DISCOVER, AMEX, '9732']) expect(order.text, pan).not.toContain(pan);
+    const exported = await raw('GET', '/api/exports/order/O-FF1');
+    for (const pan of [MASTERCARD, DISCOVER, AMEX, '9732']) expect(exported.text, pan).not.toContain(pan);
+    expect(JSON.parse(exported.text)).toMatchObject({ card_number: '554103******4422', cvv: '****', attributes: { card_number: '601100******1111' } });
+
+    const csv = `identifier,name,card_number,cvv\nC-FF2,Hal,${PANS[1]},8642\n`;
+    const batch = await settled(h.api, (await upload(h.api.url, csv, { force: true, filename: 'customers.csv' })).body.id);
+    expect(batch.result_message).toBe('1 customer');
+    expect((await h.api.get<{ attributes_marshal: Record<string, unknown> }>('/api/exports/customer/C-FF2')).body.attributes_marshal).toEqual({ card_number: '411111******0021', cvv: '****' });
+    await new Promise((r) => setTimeout(r, 200));
+    for (const secret of [VISA, MASTERCARD, DISCOVER, AMEX, ...PANS, '"9731"', '"8642"', ':9732']) expect(filesHolding(h.t.dir, secret), secret).toEqual([]);
+  });
+
+  it('masks a card number grouped by commas, asterisks or invisible spaces, or written in Arabic-Indic digits; a date and time stays', async () => {
+    const notes = ['4111,1100,0000,0070', '4111*1100*0000*0112', '4111\u200b1100\u200b0000\u200b0096', '\u0664\u0661\u0661\u0661\u0661\u0661\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0661\u0660\u0664', 'paid 2026-11-27 14:05:33'];
+    const made = await raw('POST', '/api/imports/customer', JSON.stringify({ identifier: 'C-SEP', name: 'Sep', notes: notes.join(' | ') }));
+    expect(made.status).toBe(201);
+    const seen = await h.api.get<{ notes: string }>('/api/exports/customer/C-SEP');
+    expect(seen.body.notes).toBe('411111******0070 | 411111******0112 | 411111******0096 | 411111******0104 | paid 2026-11-27 14:05:33');
+  });
+});
+
 describe('text that is not Unicode', () => {
   it('refuses a lone surrogate escape or a NUL anywhere in a body, and writes nothing; an emoji is fine', async () => {
     for (const body of ['{"identifier":"C-U1","name":"a\\ud800b"}', '{"identifier":"C-U1","name":"x","notes":"\\udfff"}', '{"identifier":"C-U1","name":"a\\u0000b"}', '{"identifier":"C-U1","name":"x","contacts":[{"email":"a@b.test","\\ud800":1}]}']) {

@@ -191,6 +191,13 @@ describe('rate-limit buckets (item 3)', () => {
       // Bad credentials there spend the IP's (already spent) budget.
       expect((await raw(server.url, 'GET', '/api/reference_data/v1/response_codes', { Authorization: basicAuth(other.token, 'wrong-key') })).status).toBe(429);
       expect((await whoami(basicAuth(other.token, other.key))).status).toBe(200);
+      // Guesses at a secret spend the address's budget whatever credentials come with them: a
+      // cashier's session must not buy ten times the password, link or pay-key tries.
+      const json = { 'Content-Type': 'application/json', Authorization: basicAuth(other.token, other.key) };
+      expect((await raw(server.url, 'POST', '/api/session', json, JSON.stringify({ email: 'who@example.com', password: 'a guess at it' }))).status).toBe(429);
+      expect((await raw(server.url, 'POST', '/api/session/link', json, JSON.stringify({ link: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', password: 'a guess at it' }))).status).toBe(429);
+      expect((await raw(server.url, 'GET', '/api/pay/95-AAAAAAAAAAAAAAAA', { Authorization: basicAuth(other.token, other.key) })).status).toBe(429);
+      expect((await raw(server.url, 'POST', '/api/sync/pair', json, JSON.stringify({ code: 'ABCDE-FGHIJ' }))).status).toBe(429);
     } finally {
       await server.close();
       await t.engine.account.credentials.disable(other.token);

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { StoredDoc } from '../../store/schema';
 import { fail } from '../errors';
 import { freeFormProblem } from '../free-form';
+import { maskFreeFormCardData } from '../security/card-data';
 import { ORDER_READ_ONLY_FIELDS, type OrderInput, type OrderItemInput } from '../../shared/schemas/orders';
 
 /** An order as stored. Extended attributes sent as top-level keys (`order_att1`) live in `extra`. */
@@ -121,6 +122,7 @@ const text = (v: unknown): string | null => (v === null || v === undefined ? nul
 function toItem(input: OrderItemInput): OrderItem {
   const extra: Record<string, Scalar> = {};
   for (const [k, v] of Object.entries(input)) if (!ITEM_KNOWN.has(k)) extra[k] = v as Scalar;
+  const free = maskFreeFormCardData({ extra, attributes: input.attributes ?? null });
   const L3: Record<string, string | null> = {};
   for (const k of ITEM_L3) if (input[k] !== undefined) L3[k] = input[k] ?? null;
   const quantity = input.quantity === null || input.quantity === undefined ? null : Number(input.quantity);
@@ -134,9 +136,9 @@ function toItem(input: OrderItemInput): OrderItem {
     discount_amount_cents: cents(input.discount_amount_cents),
     product_code: input.product_code ?? null,
     category: input.category ?? null,
-    attributes: input.attributes ?? null,
+    attributes: free.attributes,
     L3,
-    extra,
+    extra: free.extra,
   };
 }
 
@@ -187,10 +189,11 @@ export function applyOrderInput(existing: OrderData | undefined, input: OrderInp
   if (input.currency !== undefined) next.currency = input.currency ? input.currency.toLowerCase() : null;
   if (input.amount_cents !== undefined) next.amount_cents = cents(input.amount_cents);
   if (input.draft !== undefined) next.draft = input.draft;
-  if (input.attributes !== undefined) next.attributes = input.attributes ?? null;
+  // Free-form: card data in them is masked whatever its key (checkImportable bounded their depth).
+  if (input.attributes !== undefined) next.attributes = maskFreeFormCardData(input.attributes ?? null);
   if (input.order_items !== undefined) next.order_items = (input.order_items ?? []).map(toItem);
   for (const [k, v] of Object.entries(record)) {
-    if (!ORDER_KNOWN.has(k)) next.extra[k] = v as Scalar;
+    if (!ORDER_KNOWN.has(k)) next.extra[k] = maskFreeFormCardData({ [k]: v })[k] as Scalar;
   }
   if (!next.draft && !next.published_at) next.published_at = at;
   return next;

@@ -1,4 +1,5 @@
 import { freeFormProblem } from '../free-form';
+import { maskFreeFormCardData } from '../security/card-data';
 import { isCurrency } from './money';
 import { normalizeCountry, normalizeProvince } from './countries';
 import type { Problems } from './problems';
@@ -146,7 +147,8 @@ export class Fields {
 
 /**
  * Keys not named by the schema: stored and returned for presentment. Free-form, so bounded
- * (src/engine/free-form.ts): a record breaking a bound is refused (412) naming the field.
+ * (src/engine/free-form.ts): a record breaking a bound is refused (412) naming the field; and card
+ * data in them is masked whatever its key (maskFreeFormCardData).
  */
 export function extraAttributes(input: Input, known: ReadonlySet<string>, problems: Problems, isKnown?: (key: string) => boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -156,6 +158,9 @@ export function extraAttributes(input: Input, known: ReadonlySet<string>, proble
     out[key] = value;
   }
   const problem = freeFormProblem(out);
-  if (problem) problems.add(problem.field, problem.code, problem.message);
-  return out;
+  if (problem) {
+    problems.add(problem.field, problem.code, problem.message);
+    return out;
+  }
+  return maskFreeFormCardData(out);
 }

@@ -14,19 +14,34 @@ export function maskPan(pan: string): string {
   return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
 }
 
-// 13 to 19 digits (full-width ones too: ４８９５ reads as a card to whoever sees it), not part of a
-// longer digit run, grouped by up to four of: any white space (tabs and line breaks too, which the
-// card parser strips as it strips spaces: "4895  2810  0000  0006" pays), dots, slashes,
-// underscores and any dash. A number written 4895/2810/0000/0006 is still the card's.
+// 13 to 19 digits of any script (full-width ４８９５ and Arabic-Indic ٤٨٩٥ read as a card to whoever
+// sees them), not part of a longer digit run, grouped by up to four of: any white space (tabs and
+// line breaks too, which the card parser strips as it strips spaces: "4895  2810  0000  0006"
+// pays), invisible joiners (a zero-width space between groups), dots, slashes, underscores,
+// commas, asterisks and any dash. A number written 4895/2810/0000/0006 or 4895,2810,0000,0006 is
+// still the card's. Not a colon: a date and time ("2026-11-27 14:05:33") is 14 digits.
 // A UUID is matched first and kept: its digit groups (an application id of all-digit groups) would
 // otherwise read as a grouped card number and the id would no longer name anything.
-const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<![0-9\uff10-\uff19])(?:[0-9\uff10-\uff19][\s./_\p{Pd}]{0,4}){12,18}[0-9\uff10-\uff19](?![0-9\uff10-\uff19])/giu;
+const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<!\p{Nd})(?:\p{Nd}[\s./_,*\p{Pd}\u00ad\u200b-\u200d\u2060\ufeff]{0,4}){12,18}\p{Nd}(?!\p{Nd})/giu;
 const UUID_LENGTH = 36;
-const NOT_DIGIT = /[^0-9\uff10-\uff19]/gu;
-const FULL_WIDTH_DIGIT = /[\uff10-\uff19]/gu;
+const DIGIT = /\p{Nd}/u;
+const NOT_DIGIT = /\P{Nd}/gu;
+const NON_ASCII_DIGIT = /[^\P{Nd}0-9]/gu;
 
-const DIGIT_GROUP = /[0-9\uff10-\uff19]+|[^0-9\uff10-\uff19]+/gu;
-const asciiDigits = (text: string) => text.replace(NOT_DIGIT, '').replace(FULL_WIDTH_DIGIT, (d) => String(d.charCodeAt(0) - 0xff10));
+const DIGIT_GROUP = /\p{Nd}+|\P{Nd}+/gu;
+
+/**
+ * A decimal digit of any script as 0-9. Unicode keeps each script's digits in a run of ten from
+ * zero (mathematical digits in runs of ten after one another), so a digit's value is how far it
+ * is from the start of its run, modulo ten.
+ */
+function asciiDigit(d: string): string {
+  const code = d.codePointAt(0)!;
+  let start = code;
+  while (DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  return String((code - start) % 10);
+}
+const asciiDigits = (text: string) => text.replace(NOT_DIGIT, '').replace(NON_ASCII_DIGIT, asciiDigit);
 
 /**
  * A grouped run that is not a card as a whole may hold one beside other numbers: a card and its
@@ -136,6 +151,34 @@ export function maskCardNumbersInFreeText<T>(body: T): T {
     }
   }
   return body;
+}
+
+/** Names a CVV, PIN or magnetic track goes by, compared without case, spaces, dashes or underscores. */
+const CARD_SECRET_NAMES = new Set(['cvv', 'cvv2', 'cvc', 'cvc2', 'cid', 'csc', 'pin', 'pinblock', 'securitycode', 'cardsecuritycode', 'cardverificationvalue', 'cardverificationcode', 'track', 'track1', 'track2', 'track2data']);
+const isCardSecretName = (key: string) => CARD_SECRET_NAMES.has(key.toLowerCase().replace(/[\s_-]/g, ''));
+
+/**
+ * Free-form values (a customer's or order's extra keys and `attributes`, kept as sent and sent
+ * back in exports and webhooks) are nobody's card input, so nothing in them is a number on
+ * purpose: every string is masked whatever its key (`card_number` and `token` included), and the
+ * value under a CVV's or PIN's name becomes asterisks when it holds a digit (3 or 4 digits cannot
+ * be told from other numbers, so the name is what says it). Answers a masked copy.
+ */
+export function maskFreeFormCardData<T>(value: T): T {
+  const mask = (key: string | null, v: unknown): unknown => {
+    if (key !== null && isCardSecretName(key) && (typeof v === 'number' || (typeof v === 'string' && /\p{Nd}/u.test(v)))) return '*'.repeat(String(v).length);
+    if (typeof v === 'string') return redactPans(v);
+    if (typeof v === 'number') return maskedNumber(v);
+    if (Array.isArray(v)) return v.map((item) => mask(null, item));
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      // defineProperty keeps a `__proto__` key a plain key, as the edge does.
+      for (const [k, item] of Object.entries(v)) Object.defineProperty(out, redactPans(k), { value: mask(k, item), enumerable: true, writable: true, configurable: true });
+      return out;
+    }
+    return v;
+  };
+  return mask(null, value) as T;
 }
 
 const SENSITIVE_KEYS = new Set([

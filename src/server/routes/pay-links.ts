@@ -27,6 +27,7 @@ const view = defineRoute({
   summary: 'The invoice a click-to-pay link opens',
   description: `No credentials: the link is the key. An unknown key and a wrong token are the same 404.\n\n${RULES}`,
   auth: false,
+  guessable: true,
   params: PayLinkKey,
   responses: { 200: { description: 'What the page shows', schema: ref(PayLinkView) }, 404: err('No such link') },
   async handler({ engine, params }) {
@@ -44,6 +45,7 @@ const pay = defineRoute({
 and nothing is charged. \`attempt\` is one press of Pay: the same attempt sent again answers the first outcome, never a second charge. A
 decline is 200 with \`status: declined\` and \`attempts_left\`.\n\n${RULES}`,
   auth: false,
+  guessable: true,
   bodyLimit: '8kb',
   params: PayLinkKey,
   body: PayLinkPaymentRequest,

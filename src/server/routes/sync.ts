@@ -49,6 +49,7 @@ const pair = defineRoute({
   summary: 'Hub: exchange a pairing code for a lane credential',
   description: 'Called by the lane (the code is the credential). Answers a credential of the `lane` kind, which holds the `sync` scope only, and the hub\'s cashier-code key. Rate limited as every unauthenticated request.',
   auth: false,
+  guessable: true,
   body: PairRequest,
   responses: { 201: { description: 'The lane credential, shown once', schema: ref(PairingGrant) }, 403: err('`pairing_code_invalid`: unknown, used or expired') },
   async handler({ engine, body }) {

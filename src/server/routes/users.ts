@@ -23,6 +23,7 @@ export const signIn = defineRoute({
   summary: 'Sign a back-office user in with e-mail and password',
   description: `${OURS}Answers a session JWT holding the user's role. Five wrong passwords in a row from one client address lock that address out of the user for 15 minutes (403 user_locked), and fifty in a row from any addresses lock the user for everyone, so nobody can keep a user out from their own address; an e-mail that names no enabled user is answered alike, lock included, so answers do not tell which e-mails are users.`,
   auth: false,
+  guessable: true,
   body: SignInBody,
   responses: { 200: { description: 'Signed in', schema: ref(UserSession) }, 401: err('Wrong e-mail or password'), 403: err('Locked after too many wrong passwords') },
   async handler({ engine, body, req }) {
@@ -38,6 +39,7 @@ export const redeemLink = defineRoute({
   summary: 'Open a one-time sign-in link: choose a password and sign in',
   description: `${OURS}The link is made when a user is created, at first start for the owner, and by \`npm run admin -- reset-owner\`; it works once, for 24 hours.`,
   auth: false,
+  guessable: true,
   body: LinkBody,
   responses: { 200: { description: 'Signed in', schema: ref(UserSession) }, 401: err('Link expired or used'), 409: err('E-mail taken') },
   async handler({ engine, body }) {
