@@ -205,13 +205,20 @@ describe('roles over HTTP', () => {
     expect((await h.api.get('/api/exports/customers', basicAuth())).status).toBe(200);
   });
 
-  it('signing out (DELETE /api/session) ends the session and every copy of it, not the user\'s other sessions; a key is told to disable its credential', async () => {
+  it('signing out (DELETE /api/session) ends the session, every copy of it and the JWTs refreshed from it, not the user\'s other sessions; a key is told to disable its credential', async () => {
     const cashier = `Bearer ${sessions.cashier}`;
     const other = await h.api.post<Session>('/api/session', { email: 'cashier@example.com', password: 'a new cashier password' }, null);
-    expect((await h.api.get('/api/session', cashier)).status).toBe(200);
+    const refreshed = await h.api.get<Session>('/api/session', cashier);
+    expect(refreshed.status).toBe(200);
+    const again = `Bearer ${refreshed.body.jwt}`;
+    expect(again).not.toBe(cashier);
+    expect((await h.api.get('/api/lanes', again)).status).toBe(200);
     expect((await h.api.delete('/api/session', undefined, cashier)).status).toBe(200);
     expect((await h.api.get('/api/session', cashier)).status).toBe(401);
     expect((await h.api.get('/api/lanes', cashier)).status).toBe(401);
+    // A JWT refreshed from the session is the same session: whoever took one cannot go on after sign-out.
+    expect((await h.api.get('/api/lanes', again)).status).toBe(401);
+    expect((await h.api.get('/api/session', again)).status).toBe(401);
     expect((await h.api.get('/api/session', `Bearer ${other.body.jwt}`)).status).toBe(200);
     const key = await h.api.delete<{ code: string }>('/api/session', undefined, basicAuth());
     expect([key.status, key.body.code]).toEqual([403, 'not_a_user']);

@@ -61,6 +61,8 @@ export interface Principal {
   account?: string;
   /** Set for a back-office user's session: who signed in, and the role their scopes come from. */
   user?: { id: string; email: string; name: string; role: string };
+  /** A user's session: the id every JWT of one sign-in shares (refreshed ones too), which sign-out ends. */
+  session?: string;
 }
 
 const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);

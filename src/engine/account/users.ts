@@ -1,5 +1,5 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { jwtVerify, errors as joseErrors } from 'jose';
+import { decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
 import { realNow } from '../clock';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
@@ -73,8 +73,9 @@ export const USER_PREFIX = 'user:';
 const scrypt = (password: string, salt: Buffer) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, KEYLEN, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-/** Records of sessions signed out before they expired (key: a hash of the JWT). */
+/** Records of sessions signed out before they expired (key: a hash of the session id; of the JWT for one minted without). */
 const SIGNED_OUT = 'session_signed_out';
+const signedOutKey = (jwt: string, sid: string | undefined) => (sid ? sha256(`session:${sid}`) : sha256(jwt));
 
 export interface Users {
   list(): UserView[];
@@ -94,8 +95,11 @@ export interface Users {
    * other browsers. Disabling the user or a password set by a link ends them all.
    */
   signOut(id: string, jwt: string, exp: number): Promise<void>;
-  /** The session again with a new JWT, expiring no later than `notAfter` (a session never extends itself). */
-  refresh(id: string, notAfter?: number): Promise<Session>;
+  /**
+   * The session again with a new JWT of the same session (`session`, its id: signing out ends
+   * both), expiring no later than `notAfter` (a session never extends itself).
+   */
+  refresh(id: string, notAfter?: number, session?: string): Promise<Session>;
   /** First start: the owner, when the install has no user yet, with a sign-in link. */
   ensureOwner(): Promise<{ user: UserView; link: string } | undefined>;
   owner(): UserView | undefined;
@@ -169,8 +173,9 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     return { secret, link: { hash: sha256(secret), expires_at: new Date(realNow(core.clock) + LINK_MS).toISOString() } };
   };
   const enabledOwners = () => [...cache.values()].filter((u) => u.role === 'owner' && !u.disabled_at);
-  const session = async (u: UserRecord, notAfter?: number): Promise<Session> => {
-    const { jwt, exp } = await credentials.issueJwt(`${USER_PREFIX}${u.id}`, SESSION_DAYS, { scopes: ROLE_SCOPES[u.role], ...(notAfter ? { notAfter } : {}), ...(u.sessions_after ? { notBefore: u.sessions_after } : {}) });
+  /** A sign-in's JWT; a refresh keeps the sign-in's session id, so signing out ends every JWT it made. */
+  const session = async (u: UserRecord, notAfter?: number, id = randomBytes(12).toString('base64url')): Promise<Session> => {
+    const { jwt, exp } = await credentials.issueJwt(`${USER_PREFIX}${u.id}`, SESSION_DAYS, { scopes: ROLE_SCOPES[u.role], session: id, ...(notAfter ? { notAfter } : {}), ...(u.sessions_after ? { notBefore: u.sessions_after } : {}) });
     return { jwt, exp, user: view(u) };
   };
   const checkPassword = (password: string) => {
@@ -283,11 +288,12 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         if (!token.startsWith(USER_PREFIX)) return null;
         const u = cache.get(token.slice(USER_PREFIX.length));
         if (!u || u.disabled_at) return null;
-        if (signedOut.has(sha256(jwt))) return null;
+        const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
+        if (signedOut.has(signedOutKey(jwt, sid))) return null;
         // Disabling the user ends its sessions, and so does a password set by a link (issued before
         // it); a lockout or a link issued but not used yet does not.
         if (u.sessions_after !== undefined && (payload.iat ?? 0) < u.sessions_after) return null;
-        return { credential: token, via: 'jwt', scopes: ROLE_SCOPES[u.role], exp: payload.exp!, user: { id: u.id, email: u.email, name: u.name, role: u.role } };
+        return { credential: token, via: 'jwt', scopes: ROLE_SCOPES[u.role], exp: payload.exp!, user: { id: u.id, email: u.email, name: u.name, role: u.role }, ...(sid ? { session: sid } : {}) };
       } catch (err) {
         if (err instanceof joseErrors.JOSEError) return null;
         throw err;
@@ -295,16 +301,18 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     },
     async signOut(id, jwt, exp) {
       mustGet(id);
-      const key = sha256(jwt);
+      // The caller verified this JWT; its session id names every JWT of the session.
+      const { sid } = decodeJwt(jwt);
+      const key = signedOutKey(jwt, typeof sid === 'string' ? sid : undefined);
       const now = realNow(core.clock);
       for (const [k, until] of signedOut) if (until * 1000 <= now) signedOut.delete(k);
       await core.mutate((tx) => putRecord(tx, SIGNED_OUT, key, { exp, user: id }, { type: 'user.signed_out', entity: 'user', key: id }, String(exp)));
       signedOut.set(key, exp);
     },
-    async refresh(id, notAfter) {
+    async refresh(id, notAfter, sid) {
       const u = mustGet(id);
       if (u.disabled_at) throw fail.unauthorized('unauthorized', 'This user is disabled');
-      return session(u, notAfter);
+      return session(u, notAfter, sid);
     },
     async ensureOwner() {
       if (cache.size > 0) return undefined;

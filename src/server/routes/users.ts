@@ -57,7 +57,7 @@ export const currentSession = defineRoute({
   responses: { 200: { description: 'Session', schema: ref(UserSession) }, 403: err('Not a user session') },
   async handler({ engine, principal }) {
     if (!principal?.user) throw fail.forbidden('not_a_user', 'This is an API credential, not a back-office user');
-    const s = await engine.users.refresh(principal.user.id, principal.exp);
+    const s = await engine.users.refresh(principal.user.id, principal.exp, principal.session);
     return { body: sessionBody(engine, s) };
   },
 });
@@ -68,7 +68,7 @@ export const signOutUser = defineRoute({
   operationId: 'signOutUser',
   tags: TAGS,
   summary: 'Sign out: end this session',
-  description: `${OURS}This session's JWT stops working (401), every copy of it included; the user's sessions on other browsers go on. Only for a user's session (403 for API credentials: disable a credential instead).`,
+  description: `${OURS}Every JWT of this session stops working (401): this one, its copies and those \`GET /api/session\` refreshed from it; the user's sessions on other browsers go on. Only for a user's session (403 for API credentials: disable a credential instead).`,
   responses: { 200: { description: 'Signed out', schema: Type.Object({}) }, 403: err('Not a user session') },
   async handler({ engine, principal, req }) {
     if (!principal?.user) throw fail.forbidden('not_a_user', 'This is an API credential, not a back-office user: disable the credential instead');
