@@ -44,6 +44,16 @@ describe('GET /api/whoami against the reference example', () => {
     }
   });
 
+  it("a division has the address fields of the reference's Divisions schema (flat) and of its example (under address)", async () => {
+    expect((await h.api.post('/api/imports/division', { code: 'EAST', name: 'East' })).status).toBeLessThan(300);
+    const division = ((await whoami()).divisions as Rec[]).find((d) => d.division_code === 'EAST')!;
+    const schema = (reference as unknown as { components: { schemas: { Divisions: { properties: Rec } } } }).components.schemas.Divisions.properties;
+    expect(missing(division, schema)).toEqual([]);
+    expect(missing(division, ((example.divisions as Rec[])[0])!)).toEqual([]);
+    const address = division.address as Rec;
+    for (const field of ['address_1', 'address_2', 'postal_code', 'city', 'province', 'country']) expect(division[field], field).toBe(address[field]);
+  });
+
   it('answers what the account has: the brands the sandbox approves, its MID, no bank number on file, no matching step', async () => {
     const entry = await whoami();
     const ma = entry.merchant_accounts[0]!;

@@ -20,20 +20,17 @@ export async function whoamiEntry(core: EngineCore, profile: AccountProfile, jwt
   // A hosted merchant account has none of the install's divisions.
   const divisions = (options.divisions === false ? [] : await recordsOfKind<DivisionData>(core, 'division'))
     .filter((d) => !d.data.deleted)
-    .map((d) => ({
-      division_code: d.data.code,
-      division_name: d.data.name,
-      parent_code: d.data.parent_code ?? null,
-      company_name: d.data.company_name ?? null,
-      address: {
+    .map((d) => {
+      const address = {
         address_1: d.data.address?.address_1 ?? null,
         address_2: d.data.address?.address_2 ?? null,
         postal_code: d.data.address?.postal_code ?? null,
         city: d.data.address?.city ?? null,
         province: d.data.address?.province ?? null,
         country: d.data.address?.country ?? null,
-      },
-    }));
+      };
+      return { division_code: d.data.code, division_name: d.data.name, parent_code: d.data.parent_code ?? null, company_name: d.data.company_name ?? null, ...address, address };
+    });
   const caps = profile.capabilities;
   const giftCards = caps.gift_cards ? [processor(profile, 'GC', 'Gift card processor')] : [];
   return {

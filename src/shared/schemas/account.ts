@@ -10,6 +10,14 @@ export const DivisionSummary = component(
     division_name: Type.String(),
     parent_code: nullableString,
     company_name: nullableString,
+    // The reference's Divisions schema has the address fields flat, its example nests them under
+    // `address`: both are sent, so a client written to either reads them.
+    address_1: nullableString,
+    address_2: nullableString,
+    postal_code: nullableString,
+    city: nullableString,
+    province: nullableString,
+    country: nullableString,
     address: Type.Object({
       address_1: nullableString,
       address_2: nullableString,
