@@ -34,7 +34,7 @@ export interface WalletChoices {
   saveByDefault: boolean;
 }
 
-type FieldOptions = Array<{ name: string; label?: string; errorLabel?: string; placeholder?: string }>;
+type FieldOptions = Array<{ name?: string; label?: string; errorLabel?: string; placeholder?: string }>;
 
 interface Spec {
   id: string;

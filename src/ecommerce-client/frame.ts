@@ -14,7 +14,7 @@ const parentOrigin = document.body.dataset.parentOrigin ?? '';
 const base = `/api/v2/sessions/${encodeURIComponent(session)}`;
 
 interface SessionView {
-  paymentTypes: Array<{ name: PaymentTypeName; label: string; promoted?: boolean; fields?: Array<{ name: string; label?: string; errorLabel?: string; placeholder?: string }> }>;
+  paymentTypes: Array<{ name: PaymentTypeName; label: string; promoted?: boolean; fields?: Array<{ name?: string; label?: string; errorLabel?: string; placeholder?: string }> }>;
   amount?: number;
   wallet?: {
     allowAdd?: boolean;

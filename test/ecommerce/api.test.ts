@@ -52,6 +52,17 @@ describe('sessions', () => {
   });
 });
 
+describe("the reference's own examples", () => {
+  it('takes the PaymentTypes example as it is (its applePay field options name no field) and offers the four methods', async () => {
+    const reference = JSON.parse(readFileSync('/work/shared/spec/reference/ecommerce-api-2.0.0.openapi.json', 'utf8')) as { components: { schemas: { PaymentTypes: { example: unknown } } } };
+    const paymentTypes = reference.components.schemas.PaymentTypes.example;
+    const id = await newSession(h.api, { paymentTypes });
+    const res = await h.api.get<{ paymentTypes: Array<{ name: string }> }>(`/api/v2/sessions/${id}`, null);
+    expect(res.status).toBe(200);
+    expect(res.body.paymentTypes.map((p) => p.name).sort()).toEqual(['ach', 'applePay', 'creditCard', 'giftCard']);
+  });
+});
+
 describe('tokens', () => {
   it('tokenizes a test card; refuses a bad number (412), a type the session does not take (403), missing fields (400)', async () => {
     const id = await newSession(h.api);

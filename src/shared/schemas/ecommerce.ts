@@ -49,8 +49,10 @@ export const GatewayAuthorization = component(
 const PaymentMethod = Type.Union(['creditCard', 'ach', 'giftCard', 'applePay'].map((v) => Type.Literal(v)));
 export type PaymentMethodName = 'creditCard' | 'ach' | 'giftCard' | 'applePay';
 
+// `name` names the field an option is for. The reference's own PaymentTypes example sends applePay
+// entries without one ({"label": "applePay"}): accepted, and they change no field.
 const FieldOption = Type.Object({
-  name: text(60),
+  name: Type.Optional(text(60)),
   label: Type.Optional(text(120)),
   placeholder: Type.Optional(text(120)),
   errorLabel: Type.Optional(text(200)),
