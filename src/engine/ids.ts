@@ -53,6 +53,14 @@ export function randomString(alphabet: string, length: number, bytes: (n: number
   return out;
 }
 
+/**
+ * A token of the reference's twelve letters and digits, `prefix` included (a fund's `CC`/`BA`): the
+ * ecommerce reference's WalletID and FundToken are `^[0-9A-Z]{12}$`, and a client generated from it
+ * refuses a longer one. The last letters of a token: random in production (34^10 and more), unique
+ * in tests.
+ */
+export const referenceToken = (ids: Ids, prefix = ''): string => `${prefix}${ids.token().slice(-(12 - prefix.length))}`;
+
 export const randomIds: Ids = {
   token() {
     return randomString(TOKEN_ALPHABET, 16);

@@ -1,4 +1,5 @@
 import { Tx, type EngineCore } from '../core';
+import { referenceToken } from '../ids';
 import type { Account } from '../account';
 import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordId } from '../records';
@@ -173,7 +174,7 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
       // PINs are checked and hashed outside the unit of work (scrypt takes tens of milliseconds).
       const attempt = input.pin ? await attemptPin(ctx, number, input.pin) : undefined;
       if (attempt && !attempt.ok) throw pinRefusal(attempt);
-      const newToken = core.ids.token();
+      const newToken = referenceToken(core.ids);
       const newPinHash = !attempt && input.pin ? await hashPin(ctx.vault, newToken, input.pin) : null;
       return core.mutate((tx) => loadInTx(ctx, tx, input, { ...sent, number, attempt, newToken, newPinHash }));
     },

@@ -1,4 +1,5 @@
 import type { EngineCore, Tx } from '../core';
+import { referenceToken } from '../ids';
 import type { Account } from '../account';
 import { fail, notFound } from '../errors';
 import type { WalletMethodRequest } from '../../shared/schemas/wallets';
@@ -94,7 +95,7 @@ async function walletToVaultIn(ctx: WalletsContext, tx: Tx, request: VaultReques
     if (!doc) throw notFound('wallet_not_found', `No wallet ${request.walletToken}`, 'precondition');
     wallet = structuredClone(doc.data);
   } else {
-    wallet = { token: ctx.core.ids.token(), customer: null, contacts: [], created_at: tx.at, updated_at: tx.at };
+    wallet = { token: referenceToken(ctx.core.ids), customer: null, contacts: [], created_at: tx.at, updated_at: tx.at };
     created = true;
   }
   const customer = request.customer;
@@ -127,7 +128,7 @@ async function sameMethodInWallet(tx: Tx, walletToken: string, request: VaultReq
 
 function newFundData(core: EngineCore, tx: Tx, walletToken: string, request: VaultRequest): FundData {
   return {
-    token: `${request.card ? 'CC' : 'BA'}${core.ids.token()}`,
+    token: referenceToken(core.ids, request.card ? 'CC' : 'BA'),
     wallet: walletToken,
     kind: request.card ? 'credit_card' : 'bank_account',
     gateway_token: request.card?.gatewayToken ?? request.bank?.gatewayToken ?? core.ids.token().toLowerCase(),
