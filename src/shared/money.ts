@@ -186,7 +186,8 @@ export function parseMoney(text: string, currency: string, locale: string, optio
     const groups = whole.split(/[^\d]/);
     const mixed = new Set(whole.replace(/\d/g, '')).size > 1;
     const middleOk = (g: string) => g.length === 3 || (sep.indian && g.length === 2);
-    const valid = !mixed && groups.length > 1 && /^\d{1,3}$/.test(groups[0]!) && groups[groups.length - 1]!.length === 3 && groups.slice(1, -1).every(middleOk);
+    // A thousands group never follows a lone 0 ("0,500" is not 500): such a number is refused as ambiguous.
+    const valid = !mixed && groups.length > 1 && /^[1-9]\d{0,2}$/.test(groups[0]!) && groups[groups.length - 1]!.length === 3 && groups.slice(1, -1).every(middleOk);
     // "12,50" in en-US is a decimal comma, not a thousands group: refuse rather than read 1250.
     if (!valid) return sep.group === ' ' && !/[.,]/.test(whole) ? bad('not_an_amount', `Type an amount such as ${example}.`) : ambiguous();
   }

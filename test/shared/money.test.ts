@@ -38,6 +38,13 @@ describe('parseMoney: the locale\'s own separators', () => {
     expect(minor('12,345.6', 'usd', 'en-US')).toBe(1234560);
   });
 
+  it('refuses "0,500" in en-US instead of reading 500 dollars: no thousands group follows a lone zero', () => {
+    for (const typed of ['0,500', '0,001', '00,100', '0,250.00', '0,999']) expect(parseMoney(typed, 'usd', 'en-US'), typed).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('0 500', 'usd', 'fr-CA')).toMatchObject({ ok: false });
+    expect(minor('1,000', 'usd', 'en-US')).toBe(100000);
+    expect(minor('0.50', 'usd', 'en-US')).toBe(50);
+  });
+
   it('refuses a separator the locale does not use: "." in fr-CA, "1.234,5" in fr-CA and en-US', () => {
     expect(parseMoney('12.50', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'ambiguous' });
     expect(parseMoney('1.234', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'ambiguous' });
