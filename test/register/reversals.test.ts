@@ -100,18 +100,25 @@ describe('refunds', () => {
     const voided = await rig.register.voidSale(sale.id, { shift: rig.shift }, null).catch((e: unknown) => e);
     expect(isEngineError(voided) && voided.code).toBe('refunded_outside_register');
     expect((voided as Error).message).toMatch(/\$5\.00 of .* was already refunded outside the register/);
-    const all = await rig.register.refund(sale.id, { shift: rig.shift, all: true }, null).catch((e: unknown) => e);
-    expect(isEngineError(all) && all.code).toBe('refunded_outside_register');
-    expect((all as Error).message).toMatch(/at most \$8\.39 can go back here/);
+    // More than the card still holds, and not everything left: refused, in the screen's own words.
+    const two = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 2 }] }, null, 'fr-CA').catch((e: unknown) => e);
+    expect(isEngineError(two) && two.code).toBe('refunded_outside_register');
+    expect((two as Error).message).toMatch(/at most 8,39\s\$\sUS can go back here/);
     expect((await rig.register.sale(sale.id)).status).toBe('paid');
-    // One unit (425 + 21) fits in what the card still holds; then two more do not.
+    // Everything left goes back: the $5.00 refunded outside is that much of these goods already.
+    const plan = await rig.register.refund(sale.id, { shift: rig.shift, all: true, dry_run: true }, null);
+    expect(plan.reversal).toMatchObject({ amount_cents: 839, allocations: [{ method: 'refund', amount_cents: 839 }] });
+    expect(plan.message).toMatch(/\$5\.00 of these items went back earlier, outside the register/);
+    // One unit (425 + 21) fits in what the card still holds; then the last two take what is left.
     const one = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null);
     expect(one.reversal).toMatchObject({ status: 'completed', refunded_cents: 446, allocations: [{ method: 'refund', amount_cents: 446, status: 'done' }] });
-    const rest = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 2 }] }, null).catch((e: unknown) => e);
-    expect(isEngineError(rest) && rest.code).toBe('refunded_outside_register');
-    expect((rest as Error).message).toMatch(/at most \$3\.93/);
+    const rest = await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 2 }] }, null);
+    expect(rest.reversal).toMatchObject({ status: 'completed', amount_cents: 393, refunded_cents: 393, allocations: [{ method: 'refund', amount_cents: 393, status: 'done' }] });
+    expect(rest.sale.status).toBe('refunded');
+    // Never more back than was paid: 500 outside + 446 + 393 = 1339.
     const tx = await rig.t.engine.gateway.view(card.tender.transaction!);
-    expect(tx).toMatchObject({ refunded_cents: 946 });
+    expect(tx).toMatchObject({ refunded_cents: 1339 });
+    expect(await code(rig.register.refund(sale.id, { shift: rig.shift, all: true }, null))).toBe('sale_not_refundable');
   });
 
   it('leaves a refund the gateway declines incomplete, says what is owed, and settles it in cash', async () => {

@@ -71,8 +71,14 @@ async function refundedOutside(deps: TenderDeps, t: TenderData): Promise<number>
   return Math.max(0, t.amount_cents - t.refunded_cents - gatewayLeft);
 }
 
-/** Spreads `amount` over the sale's paid tenders, last tender first. */
-async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, strictVoid: boolean, now: number): Promise<AllocationData[]> {
+/**
+ * Spreads `amount` over the sale's paid tenders, last tender first. What the tenders no longer hold
+ * because it went back outside the register is `short`: allowed only for a refund that returns
+ * everything left on the sale (`last`), where that money is the part of these goods already given
+ * back; otherwise the cashier is told how much can go back here.
+ */
+async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, options: { strictVoid: boolean; now: number; words: MoneyFormat; last: boolean }): Promise<{ allocations: AllocationData[]; short: number }> {
+  const { strictVoid, now, words } = options;
   const out: AllocationData[] = [];
   let left = amount;
   let outside = 0;
@@ -82,7 +88,7 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
     const elsewhere = await refundedOutside(deps, t);
     outside += elsewhere;
     if (strictVoid && elsewhere > 0) {
-      throw fail.precondition('refunded_outside_register', `${formatMoney(elsewhere, sale.currency)} of ${t.label} was already refunded outside the register (in the back office or through the API), so this sale cannot be voided. Refund what is left instead.`);
+      throw fail.precondition('refunded_outside_register', `${formatMoney(elsewhere, sale.currency, words)} of ${t.label} was already refunded outside the register (in the back office or through the API), so this sale cannot be voided. Refund what is left instead.`);
     }
     const remaining = t.amount_cents - t.refunded_cents - elsewhere;
     const take = Math.min(left, remaining);
@@ -115,13 +121,14 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
     left -= take;
   }
   if (left > 0 && outside > 0) {
+    if (options.last) return { allocations: out, short: Math.min(left, outside) };
     throw fail.precondition(
       'refunded_outside_register',
-      `${formatMoney(outside, sale.currency)} of this sale's card payments was already refunded outside the register (in the back office or through the API): at most ${formatMoney(amount - left, sale.currency)} can go back here. Refund fewer items.`,
+      `${formatMoney(outside, sale.currency, words)} of this sale's card payments was already refunded outside the register (in the back office or through the API): at most ${formatMoney(amount - left, sale.currency, words)} can go back here. Refund fewer items, or everything left on the sale (what went back outside is then taken off).`,
     );
   }
   if (left > 0) throw fail.internal('refund_unallocated', 'The refund could not be matched to the sale\'s payments');
-  return out;
+  return { allocations: out, short: 0 };
 }
 
 function refundLines(sale: SaleData, input: RefundInput): ReversalLineData[] {
@@ -186,9 +193,14 @@ function newReversal(deps: TenderDeps, tx: Tx, sale: SaleData, shift: ShiftData,
 async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boolean, words: MoneyFormat = {}): Promise<ReversalOutcome | Prepared> {
   const { shift } = prepared;
   let { sale, reversal } = prepared;
-  reversal.allocations = await allocate(deps, sale, reversal.id, reversal.amount_cents, reversal.kind === 'void' && sale.status === 'paid', tx.now);
+  // Everything left on the sale goes back: what was refunded outside the register is that much of it already.
+  const last = reversal.kind === 'refund' && refundableOf(withReturned(sale, reversal.lines)) === 0;
+  const { allocations, short } = await allocate(deps, sale, reversal.id, reversal.amount_cents, { strictVoid: reversal.kind === 'void' && sale.status === 'paid', now: tx.now, words, last });
+  reversal.allocations = allocations;
+  if (short > 0) reversal = { ...reversal, amount_cents: reversal.amount_cents - short };
   if (dryRun) {
-    return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: planMessage(reversal, sale.currency, words) };
+    const outside = short > 0 ? ` ${formatMoney(short, sale.currency, words)} of these items went back earlier, outside the register.` : '';
+    return { sale: saleView(deps, sale), reversal: reversalView({ ...reversal, status: 'planned' }), message: `${planMessage(reversal, sale.currency, words)}${outside}` };
   }
   // Its own document number on the lane where it is done, from the lane's refund or void series.
   const lane = await deps.registers.getInTx(tx, shift.laneid);
