@@ -285,6 +285,10 @@ describe('the back office', { timeout: 90_000 }, () => {
     await fr.goto(`${url}/app/payments/new?customer=ACME-1`);
     await field('Montant reçu (USD)', fr).or(field('Amount received (USD)', fr)).fill('1 234,56');
     await until(async () => /1 234,56 \$US|1 234,56 \$/.test((await fr.getByLabel('Payment summary').innerText()).replace(/[\u00a0\u202f]/g, ' ')), 'the amount read the fr-CA way');
+    // An amount that cannot be read is not taken as empty: no total is offered for it.
+    await field('Amount received (USD)', fr).fill('1234.5');
+    await until(async () => (await fr.getByLabel('Payment summary').innerText()).includes('cannot be read yet'), 'the summary saying the amount cannot be read');
+    await fr.getByRole('button', { name: 'Record the payment' }).waitFor();
     await field('Amount received (USD)', fr).fill('1.234,56');
     await fr.getByRole('button', { name: /^Record/ }).click();
     // Ambiguous in fr-CA: refused beside the field, nothing recorded.
@@ -296,5 +300,17 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.goto(`${url}/app/payments/new?customer=ACME-1`);
     await field('Amount received (USD)').fill('1,234.56');
     await until(async () => (await page.getByLabel('Payment summary').innerText()).includes('Payment $1,234.56'), 'the amount read the en-US way');
+    // "0,500" is not five hundred dollars in en-US: refused, nothing recorded.
+    await field('Customer').fill('acme-1');
+    await field('Cheque number').fill('5530');
+    await field('Amount received (USD)').fill('0,500');
+    await until(async () => (await page.getByLabel('Payment summary').innerText()).includes('cannot be read yet'), 'the summary refusing 0,500');
+    await page.getByRole('button', { name: 'Record the payment' }).click();
+    await seen('could mean two amounts');
+    // The customer typed in lower case is the customer the list shows: recorded for ACME-1.
+    await field('Amount received (USD)').fill('5.00');
+    await page.getByRole('button', { name: 'Record $5.00' }).click();
+    await page.waitForURL(/\/app\/payments\/CHQ-ACME-1-5530$/);
+    expect((await api<{ payment_amount: string; customer_identifier: string }>('GET', '/api/exports/payment/CHQ-ACME-1-5530'))).toMatchObject({ payment_amount: '5.00', customer_identifier: 'ACME-1' });
   });
 });

@@ -109,6 +109,8 @@ function RecordPayment() {
       allocations.push({ invoice_number: inv.number, amount: p.minor });
     }
   }
+  // An amount that cannot be read is said at once, and no total is offered for it (not the sum applied).
+  const unreadable = parsedTotal !== null && !parsedTotal.ok;
   const totalCents = parsedTotal?.ok ? parsedTotal.minor : allocated;
   const unapplied = totalCents - allocated;
   const submit = async (e: FormEvent) => {
@@ -122,31 +124,26 @@ function RecordPayment() {
     if (!customer.trim()) problems.customer_identifier = 'Which customer paid?';
     setErrors(problems);
     if (Object.keys(problems).length) return;
-    // Two customers' cheques may carry the same number; the same customer's cheque number twice is the same cheque.
-    const reference = `${method === 'wire' ? 'WIRE' : 'CHQ'}-${customer.trim()}-${number.trim() || Date.now().toString(36).toUpperCase()}`;
-    const body: BoCall<'recordPayment'>['body'] = {
-      identifier: reference,
-      customer_identifier: customer.trim(),
-      amount_cents: totalCents,
-      external_payment_type: method,
-      ...(number.trim() ? { external_payment_number: number.trim() } : {}),
-      ...(allocations.length ? { payment_amounts_attributes: allocations } : {}),
-    };
     setBusy(true);
     try {
       // A mistyped identifier would make a new, empty customer (the import creates one it does not
-      // know): the form records payments of customers that exist.
-      const known = await boCall(creds, 'customer', { params: { identifier: customer.trim() } }).then(
-        () => true,
-        (err: unknown) => (err instanceof ApiError && err.status === 404 ? false : Promise.reject(err)),
+      // know): the form records payments of customers that exist. Typed in another case ("c2001"),
+      // it names the customer the list and the invoices found, as they are written.
+      const typed = customer.trim();
+      const known = await boCall(creds, 'customer', { params: { identifier: typed } }).then(
+        () => typed,
+        async (err: unknown) => {
+          if (!(err instanceof ApiError && err.status === 404)) throw err;
+          const found = (await boCall(creds, 'customers', { query: { q: typed, limit: 20 } })).items.find((c) => c.identifier.toLowerCase() === typed.toLowerCase());
+          return found?.identifier ?? null;
+        },
       );
       if (!known) {
-        setErrors({ customer_identifier: `No customer ${customer.trim()}: check the identifier (Customers lists them)` });
+        setErrors({ customer_identifier: `No customer ${typed}: check the identifier (Customers lists them)` });
         return;
       }
-      // Create only: a payment already recorded under this reference is said so, never replaced.
-      await boCall(creds, 'recordPayment', { query: { create_only: true }, body });
-      go(link('payments', reference), { replace: true });
+      if (known !== typed) setCustomer(known);
+      await record(known);
     } catch (err) {
       const f = fieldErrors(err);
       // The reference is made of the cheque or wire number: its problem is said beside that field.
@@ -156,6 +153,22 @@ function RecordPayment() {
     } finally {
       setBusy(false);
     }
+  };
+  const record = async (identifierOfCustomer: string) => {
+    if (!creds) return;
+    // Two customers' cheques may carry the same number; the same customer's cheque number twice is the same cheque.
+    const reference = `${method === 'wire' ? 'WIRE' : 'CHQ'}-${identifierOfCustomer}-${number.trim() || Date.now().toString(36).toUpperCase()}`;
+    const body: BoCall<'recordPayment'>['body'] = {
+      identifier: reference,
+      customer_identifier: identifierOfCustomer,
+      amount_cents: totalCents,
+      external_payment_type: method,
+      ...(number.trim() ? { external_payment_number: number.trim() } : {}),
+      ...(allocations.length ? { payment_amounts_attributes: allocations } : {}),
+    };
+    // Create only: a payment already recorded under this reference is said so, never replaced.
+    await boCall(creds, 'recordPayment', { query: { create_only: true }, body });
+    go(link('payments', reference), { replace: true });
   };
   return (
     <section className="bo-section">
@@ -183,11 +196,17 @@ function RecordPayment() {
           </div>
         ))}
         <p aria-label="Payment summary">
-          Payment <strong>{money(totalCents, cur)}</strong> · applied {money(allocated, cur)} · unapplied credit <strong>{money(Math.max(unapplied, 0), cur)}</strong>
+          {unreadable ? (
+            <>Payment: the amount received cannot be read yet · applied {money(allocated, cur)}</>
+          ) : (
+            <>
+              Payment <strong>{money(totalCents, cur)}</strong> · applied {money(allocated, cur)} · unapplied credit <strong>{money(Math.max(unapplied, 0), cur)}</strong>
+            </>
+          )}
         </p>
         <div className="bo-actions">
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Recording…' : `Record ${money(totalCents, cur)}`}
+            {busy ? 'Recording…' : unreadable ? 'Record the payment' : `Record ${money(totalCents, cur)}`}
           </button>
         </div>
       </form>
