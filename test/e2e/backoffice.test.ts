@@ -170,10 +170,16 @@ describe('the back office', { timeout: 90_000 }, () => {
     await dialog.getByLabel('Amount').fill('30.00');
     await dialog.getByText('At most $25.00.').waitFor();
     expect(await dialog.getByRole('button', { name: 'Refund $30.00' }).isDisabled()).toBe(true);
+    // Not shown as what the card holder will see, nor taken by Enter.
+    expect(await dialog.getByText('the card holder sees').count()).toBe(0);
+    expect(await dialog.getAttribute('aria-label')).toBe('Refund how much?');
+    await dialog.getByLabel('Amount').press('Enter');
+    expect(await dialog.isVisible()).toBe(true);
     await dialog.getByLabel('Amount').fill('10.00');
     await dialog.getByRole('button', { name: 'Refund $10.00' }).waitFor();
     await screenshot(page, 'backoffice-7-refund-confirm');
-    await dialog.getByRole('button', { name: 'Refund $10.00' }).click();
+    // Enter in the amount confirms what was typed.
+    await dialog.getByLabel('Amount').press('Enter');
     await seen('Refunded $10.00.');
     await until(async () => (await page.getByText('Refunded $10.00', { exact: false }).count()) > 0, 'the refunded amount');
     // Part refunded: the rest can be refunded, the whole no longer voided.

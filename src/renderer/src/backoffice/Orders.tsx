@@ -177,7 +177,7 @@ function TransactionDetail({ token }: { token: string }) {
       {move && (
         <Confirm
           // While the amount typed cannot be read, the title names no amount rather than the whole one.
-          title={`${move[0]!.toUpperCase() + move.slice(1)} ${parsed && !parsed.ok ? 'how much' : money(cents, cur)}?`}
+          title={`${move[0]!.toUpperCase() + move.slice(1)} ${(parsed && !parsed.ok) || tooMuch ? 'how much' : money(cents, cur)}?`}
           fieldFirst={move !== 'void'}
           danger={move !== 'capture'}
           busy={busy || (parsed !== null && !parsed.ok) || tooMuch}
@@ -187,7 +187,9 @@ function TransactionDetail({ token }: { token: string }) {
           body={
             <>
               <p>
-                {move === 'void' ? 'The whole transaction is cancelled' : `Up to ${money(left, cur)} can be ${move === 'refund' ? 'refunded' : 'captured'}`}: the card holder sees <strong>{money(cents, cur)}</strong>.
+                {move === 'void' ? 'The whole transaction is cancelled' : `Up to ${money(left, cur)} can be ${move === 'refund' ? 'refunded' : 'captured'}`}
+                {/* An amount that cannot be taken is not shown as what the card holder will see. */}
+                {(parsed && !parsed.ok) || tooMuch ? '.' : <>: the card holder sees <strong>{money(cents, cur)}</strong>.</>}
               </p>
               {move !== 'void' && (
                 <label className="bo-field">

@@ -182,13 +182,21 @@ export function fieldErrors(err: unknown): { fields: Record<string, string>; mes
 /**
  * Asks before a money move, stating the amount; Escape or Cancel closes it, and Tab stays inside.
  * The confirm button takes the focus unless the body has a field to fill first (`fieldFirst`: an
- * amount to type), so Enter never moves the whole amount by reflex.
+ * amount to type), so Enter never moves the whole amount by reflex; Enter in that field confirms
+ * what was typed.
  */
 export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean; fieldFirst?: boolean }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
       if (e.key === 'Escape') props.onCancel();
+      // Enter in the amount typed first confirms it, as in any form (the title states that amount).
+      const target = e.target as HTMLElement | null;
+      if (e.key === 'Enter' && props.fieldFirst && !props.busy && target instanceof HTMLInputElement && box.current?.contains(target)) {
+        e.preventDefault();
+        props.onConfirm();
+        return;
+      }
       if (e.key !== 'Tab' || !box.current) return;
       const stops = [...box.current.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled]), select, textarea, a[href]')];
       if (stops.length === 0) return;
