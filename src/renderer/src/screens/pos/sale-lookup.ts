@@ -113,7 +113,7 @@ export type SaleLookup = ReturnType<typeof useSaleLookup>;
 
 /** The sales screen's keys, by what is on screen: a refund plan, a void, refund quantities, a sale, or the list. */
 export function useSaleKeys(s: SaleLookup) {
-  const { plan, mode, sale, incomplete, list, find, back, all, setMode } = s;
+  const { plan, mode, sale, incomplete, list, find, back, all, setMode, preview } = s;
   const { confirmRefund, confirmVoid, reprint, settle } = s;
   useKeys(
     plan
@@ -121,7 +121,8 @@ export function useSaleKeys(s: SaleLookup) {
       : mode === 'void'
         ? { Enter: () => void confirmVoid(), Escape: back }
         : mode === 'refund'
-          ? { F8: all, Escape: back }
+          ? // Enter shows the refund wherever the focus is (after F8 or a click on Everything it is on no field).
+            { F8: all, Enter: () => void preview(), Escape: back }
           : sale
             ? {
                 Escape: back,
