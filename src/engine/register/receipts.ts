@@ -47,6 +47,8 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
   if (reversal !== undefined) return reversalReceipt(sale, reversal, base, marks, options.locale);
 
   const amount = (cents: number) => formatMoney(cents, sale.currency, { locale: options.locale });
+  // "12,5 %" in fr-CA, as the screens write a rate.
+  const percent = (p: number) => new Intl.NumberFormat(options.locale ?? 'en-US', { style: 'percent', maximumFractionDigits: 4 }).format(p / 100);
   const live = liveLines(sale);
   const totals = totalsOf(sale);
   const tenders = await Promise.all(
@@ -78,7 +80,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
       const notes: string[] = [];
       if (l.quantity > 1) notes.push(`${l.quantity} @ ${amount(l.unit_price_cents)}`);
       if (l.price_override) notes.push(`Price changed from ${amount(l.price_override.list_price_cents)}: ${l.price_override.reason}`);
-      if (l.discount) notes.push(`${l.discount.kind === 'percent' ? `${l.discount.basis_points / 100}% off` : 'Discount'}${l.discount.reason ? ` (${l.discount.reason})` : ''}: −${amount(l.discount_cents)}`);
+      if (l.discount) notes.push(`${l.discount.kind === 'percent' ? `${percent(l.discount.basis_points / 100)} off` : 'Discount'}${l.discount.reason ? ` (${l.discount.reason})` : ''}: −${amount(l.discount_cents)}`);
       if (l.returned_quantity > 0) notes.push(`Returned: ${l.returned_quantity}`);
       return { description: l.description, product_code: l.product_code, quantity: l.quantity, unit_price_cents: l.unit_price_cents, amount_cents: l.net_cents, tax_mark: markOf(marks, l.tax_rate), notes };
     }),

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { money, time } from '../../format';
+import { money, percentText, time } from '../../format';
 import { counted } from '../../../../shared/words';
 import { ApiError } from '../../api/client';
 import type { RegisterReport } from '../../api/pos';
@@ -66,7 +66,7 @@ function ReportSales({ report }: { report: RegisterReport }) {
           {report.taxes.map((t) => (
             <tr key={t.tax_rate} className="muted">
               <td>
-                {t.mark} Tax {t.tax_rate}% on {m(t.taxable_cents)}
+                {t.mark} Tax {percentText(t.tax_rate)} on {m(t.taxable_cents)}
               </td>
               <td className="num">{m(t.tax_cents)}</td>
             </tr>

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { amountInput, money, parseAmount, parsePercent, percentInput } from '../../format';
+import { amountInput, money, parseAmount, parsePercent, percentInput, percentText } from '../../format';
 import type { LineChange, Product, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -58,7 +58,7 @@ export function SearchDialog() {
           <li key={p.code} role="option" aria-selected={i === index} className={i === index ? 'selected' : ''} onMouseDown={() => void add(p)}>
             <span>{p.description}</span>
             <span className="muted">
-              {p.code} · {p.category} · tax {p.tax_rate}%
+              {p.code} · {p.category} · tax {percentText(p.tax_rate)}
             </span>
             <span className="num">{money(p.price_cents, currency)}</span>
           </li>

@@ -1,5 +1,5 @@
 import type { Receipt } from '../../api/pos';
-import { money, time } from '../../format';
+import { money, percentText, time } from '../../format';
 
 const ENTRY: Record<string, string> = { chip: 'Chip', contactless: 'Contactless', swipe: 'Swiped', manual: 'Keyed' };
 const CVM: Record<string, string> = { pin: 'Verified by PIN', signature: 'Signature', none: 'No cardholder verification' };
@@ -98,7 +98,7 @@ function ReceiptSums({ receipt }: { receipt: Receipt }) {
         {receipt.taxes.map((t) => (
           <tr key={t.mark}>
             <td>
-              {t.mark} Tax {t.tax_rate}% on {m(t.taxable_cents)}
+              {t.mark} Tax {percentText(t.tax_rate)} on {m(t.taxable_cents)}
             </td>
             <td className="num">{m(t.tax_cents)}</td>
           </tr>

@@ -40,7 +40,7 @@ export function Totals({ sale, currency }: { sale: Sale | null; currency: string
       {(sale?.taxes.length ? sale.taxes : []).map((tax) => (
         <div key={tax.tax_rate} className="tax">
           <dt>
-            {tax.mark} Tax {tax.tax_rate}%
+            {tax.mark} Tax {percentText(tax.tax_rate)}
           </dt>
           <dd>{money(tax.tax_cents, currency)}</dd>
         </div>

@@ -1,5 +1,5 @@
 import type { Dispatch, SetStateAction } from 'react';
-import { money } from '../../format';
+import { money, percentText } from '../../format';
 import type { ReversalOutcome, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 import { TenderAmount } from './TenderAmount';
@@ -72,7 +72,7 @@ function SaleLinesFoot({ sale, currency }: { sale: Sale; currency: string }) {
         <tr key={t.mark} className="muted">
           <td />
           <td>
-            {t.mark} Tax {t.tax_rate}%
+            {t.mark} Tax {percentText(t.tax_rate)}
           </td>
           <td />
           <td />
