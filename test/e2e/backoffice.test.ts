@@ -245,10 +245,16 @@ describe('the back office', { timeout: 90_000 }, () => {
     await field('Processing cut-off (HH:MM, local)').fill('25:00');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => field('Processing cut-off (HH:MM, local)').getAttribute('aria-invalid')).toBe('true');
-    await field('Processing cut-off (HH:MM, local)').fill('18:30');
+    // Said in words, never the API's field name.
+    expect(await page.getByText('processing_cutoff').count()).toBe(0);
+    // Typed the way French Canada writes a time: taken as 22:30.
+    await field('Processing cut-off (HH:MM, local)').fill('22 h 30');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await seen('Saved.');
-    expect((await api<{ processing_cutoff: string }>('GET', '/api/account')).processing_cutoff).toBe('18:30');
+    expect((await api<{ processing_cutoff: string }>('GET', '/api/account')).processing_cutoff).toBe('22:30');
+    await field('Processing cut-off (HH:MM, local)').fill('6:30 pm');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(async () => (await api<{ processing_cutoff: string }>('GET', '/api/account')).processing_cutoff).toBe('18:30');
     await page.getByLabel('New credential name').fill('ERP sync');
     await page.getByRole('button', { name: 'Create credential' }).click();
     await seen('the key is shown this once');

@@ -164,3 +164,22 @@ export function fromFormatted(text: string | null | undefined, currency: string)
   const parsed = parseMoney(text ?? '', currency, defaultLocale(currency), { allowNegative: true });
   return parsed.ok ? parsed.minor : undefined;
 }
+
+/**
+ * A time of day as people type it ("22:30", "22 h 30" in fr-CA, "22h", "10:30 pm", "2230") as the
+ * 24-hour HH:MM the API takes; null when it is not one.
+ */
+export function parseTimeOfDay(text: string): string | null {
+  const t = text.trim().toLowerCase().replace(/\s+/g, ' ');
+  const m = /^(\d{1,2})(?:\s?(?:h|:|\.)\s?(\d{2})?|(\d{2}))?\s?(am|pm|a\.m\.|p\.m\.)?$/.exec(t);
+  if (!m) return null;
+  let hour = Number(m[1]);
+  const minute = Number(m[2] ?? m[3] ?? '0');
+  const half = m[4]?.replace(/\./g, '');
+  if (half) {
+    if (hour < 1 || hour > 12) return null;
+    hour = (hour % 12) + (half === 'pm' ? 12 : 0);
+  }
+  if (hour > 23 || minute > 59) return null;
+  return `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+}

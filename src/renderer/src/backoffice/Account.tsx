@@ -4,6 +4,7 @@ import { can, useUser } from '../state/user';
 import { useRoute } from '../state/route';
 import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
 import { Capabilities } from './AccountCapabilities';
+import { parseTimeOfDay } from '../format';
 
 /** Account: the profile, processing cut-off and time zone, capability flags (settings), and API credentials (the owner's). */
 export function AccountSection() {
@@ -46,8 +47,15 @@ function Profile({ editable }: { editable: boolean }) {
   const save = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
+    // The cut-off as people type it ("22 h 30", "10:30 pm"), sent as the 24-hour HH:MM the API takes.
+    const cutoff = parseTimeOfDay(value('processing_cutoff'));
+    if (!cutoff) {
+      setErrors({ processing_cutoff: 'Type a time of day such as 22:30 (24-hour clock) or 10:30 pm' });
+      setMessage({ ok: false, text: 'The processing cut-off is not a time of day.' });
+      return;
+    }
     try {
-      await boCall(creds, 'updateAccount', { body: { name: value('name'), timezone: value('timezone'), processing_cutoff: value('processing_cutoff') } });
+      await boCall(creds, 'updateAccount', { body: { name: value('name'), timezone: value('timezone'), processing_cutoff: cutoff } });
       setErrors({});
       setValues({});
       setMessage({ ok: true, text: 'Saved.' });
