@@ -30,6 +30,9 @@ const columns: Columns<Customer> = [
   { id: 'older', header: 'Over 90', cell: (c) => <Money cents={older(c.row.original)} currency={c.row.original.currency} /> },
 ];
 
+/** Who the customer is stays readable however wide the amounts are (in characters). */
+const CUSTOMER_MIN = { identifier: 14, name: 16, account_status: 8 };
+
 const older = (c: Customer) => (c.aging_120_cents ?? 0) + (c.aging_180_cents ?? 0) + (c.aging_older_cents ?? 0);
 const MONEY_COLUMNS: Record<string, (c: Customer) => [number | null | undefined, string]> = {
   balance_cents: (c) => [c.balance_cents, c.currency],
@@ -74,6 +77,7 @@ function CustomerList() {
       <Notice error={error} />
       <DataTable
         numeric={widths}
+        minWidths={CUSTOMER_MIN}
         label="Customers"
         columns={columns}
         rows={rows}

@@ -5,6 +5,8 @@ import { money } from '../format';
 import './datatable.css';
 
 const features = tableFeatures({});
+/** The narrowest a column other than money gets, in characters, unless the list names its own. */
+const TEXT_MIN = 8;
 export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T>>;
 
 /**
@@ -18,6 +20,19 @@ export function moneyWidths<T extends RowData>(columns: Columns<T>, rows: T[], a
     widths[id] = Math.max(header.length + 2, ...rows.map((r) => { const [cents, currency] = get(r); return money(cents ?? 0, (currency ?? 'usd').toUpperCase()).length; }));
   }
   return widths;
+}
+
+/**
+ * Every row is its own grid (rows are virtual), so a money column's width comes from the longest
+ * amount of all the rows (tabular digits are 1ch wide), not from each row's content. The other
+ * columns share what is left, none narrower than its minimum: who a row is stays readable, and a
+ * table wider than its card scrolls sideways inside it (head and rows together, `minWidth`).
+ */
+function columnWidths(ids: string[], numeric: Readonly<Record<string, number>> = {}, minWidths: Readonly<Record<string, number>> = {}) {
+  const chars = ids.map((id) => (numeric[id] !== undefined ? Math.max(numeric[id], 6) + 1 : (minWidths[id] ?? TEXT_MIN)));
+  const template = ids.map((id, i) => (numeric[id] !== undefined ? `${chars[i]}ch` : `minmax(${chars[i]}ch, 1fr)`)).join(' ');
+  const minWidth = `calc(${chars.reduce((a, b) => a + b, 0)}ch + ${ids.length - 1} * 0.6rem + 2rem)`;
+  return { template, minWidth };
 }
 
 /**
@@ -36,6 +51,8 @@ export function DataTable<T extends RowData>(props: {
   empty?: string;
   /** Money columns by id, each with its longest text in characters: that wide, right-aligned (datatable.css). */
   numeric?: Readonly<Record<string, number>>;
+  /** Other columns by id, the narrowest each may get in characters (TEXT_MIN if not named). */
+  minWidths?: Readonly<Record<string, number>>;
 }) {
   const table = useTable({ features, columns: props.columns, data: props.rows });
   const scroller = useRef<HTMLDivElement>(null);
@@ -43,68 +60,75 @@ export function DataTable<T extends RowData>(props: {
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => 44, overscan: 12 });
   const ids = table.getAllLeafColumns().map((c) => c.id);
   const isNum = (id: string) => props.numeric?.[id] !== undefined;
-  // Every row is its own grid (rows are virtual), so a money column's width comes from the longest
-  // amount of all the rows (tabular digits are 1ch wide), not from each row's content.
-  const template = ids.map((id) => (isNum(id) ? `calc(${Math.max(props.numeric![id]!, 6) + 1}ch)` : 'minmax(0, 1fr)')).join(' ');
+  const { template, minWidth } = columnWidths(ids, props.numeric, props.minWidths);
   return (
     <div className="bo-table card" role="table" aria-label={props.label}>
-      {table.getHeaderGroups().map((group) => (
-        <div className="bo-row bo-head" role="row" key={group.id} style={{ gridTemplateColumns: template }}>
-          {group.headers.map((header) => {
-            const id = header.column.id;
-            const sortable = props.sort?.sortable.includes(id);
-            const mark = props.sort?.by === id ? (props.sort.desc ? ' ▼' : ' ▲') : '';
-            const sorted = props.sort?.by === id ? (props.sort.desc ? 'descending' : 'ascending') : undefined;
-            // A sortable header is a button, so the keyboard can sort as the mouse does.
-            return (
-              <div role="columnheader" key={header.id} aria-sort={sorted} className={[sortable ? 'sortable' : '', isNum(id) ? 'bo-num' : ''].join(' ').trim() || undefined}>
-                {sortable ? (
-                  <button type="button" className="bo-sort" onClick={() => props.sort!.set(id)}>
+      <div className="bo-table-wide" style={{ minWidth }}>
+        {table.getHeaderGroups().map((group) => (
+          <div className="bo-row bo-head" role="row" key={group.id} style={{ gridTemplateColumns: template }}>
+            {group.headers.map((header) => {
+              const id = header.column.id;
+              const sortable = props.sort?.sortable.includes(id);
+              const mark = props.sort?.by === id ? (props.sort.desc ? ' ▼' : ' ▲') : '';
+              const sorted = props.sort?.by === id ? (props.sort.desc ? 'descending' : 'ascending') : undefined;
+              // A sortable header is a button, so the keyboard can sort as the mouse does.
+              return (
+                <div role="columnheader" key={header.id} aria-sort={sorted} className={[sortable ? 'sortable' : '', isNum(id) ? 'bo-num' : ''].join(' ').trim() || undefined}>
+                  {sortable ? (
+                    <button type="button" className="bo-sort" onClick={() => props.sort!.set(id)}>
+                      <table.FlexRender header={header} />
+                      {mark}
+                    </button>
+                  ) : (
                     <table.FlexRender header={header} />
-                    {mark}
-                  </button>
-                ) : (
-                  <table.FlexRender header={header} />
-                )}
-              </div>
-            );
-          })}
-        </div>
-      ))}
-      <div ref={scroller} className="bo-body">
-        {rows.length === 0 && !props.loading && <p className="muted bo-empty">{props.empty ?? 'Nothing here yet.'}</p>}
-        <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
-          {virtual.getVirtualItems().map((item) => {
-            const row = rows[item.index]!;
-            return (
-              <div
-                key={row.id}
-                role="row"
-                tabIndex={0}
-                className="bo-row"
-                style={{ gridTemplateColumns: template, position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)`, height: item.size }}
-                onClick={() => props.onOpen?.(row.original)}
-                onKeyDown={(e) => e.key === 'Enter' && props.onOpen?.(row.original)}
-              >
-                {row.getAllCells().map((cell) => (
-                  <div role="cell" key={cell.id} className={isNum(cell.column.id) ? 'bo-num' : undefined}>
-                    <table.FlexRender cell={cell} />
-                  </div>
-                ))}
-              </div>
-            );
-          })}
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        ))}
+        <div ref={scroller} className="bo-body">
+          {rows.length === 0 && !props.loading && <p className="muted bo-empty">{props.empty ?? 'Nothing here yet.'}</p>}
+          <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+            {virtual.getVirtualItems().map((item) => {
+              const row = rows[item.index]!;
+              return (
+                <div
+                  key={row.id}
+                  role="row"
+                  tabIndex={0}
+                  className="bo-row"
+                  style={{ gridTemplateColumns: template, position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)`, height: item.size }}
+                  onClick={() => props.onOpen?.(row.original)}
+                  onKeyDown={(e) => e.key === 'Enter' && props.onOpen?.(row.original)}
+                >
+                  {row.getAllCells().map((cell) => (
+                    <div role="cell" key={cell.id} className={isNum(cell.column.id) ? 'bo-num' : undefined}>
+                      <table.FlexRender cell={cell} />
+                    </div>
+                  ))}
+                </div>
+              );
+            })}
+          </div>
         </div>
       </div>
-      <div className="bo-foot">
-        <span className="muted">{rows.length} shown</span>
-        {props.loading && <span className="muted">Loading…</span>}
-        {props.more && !props.loading && (
-          <button type="button" onClick={props.more}>
-            Load more
-          </button>
-        )}
-      </div>
+      <TableFoot shown={rows.length} loading={props.loading} more={props.more} />
+    </div>
+  );
+}
+
+/** How many rows are shown, and "Load more" when the engine has more. */
+function TableFoot({ shown, loading, more }: { shown: number; loading?: boolean; more?: (() => void) | null }) {
+  return (
+    <div className="bo-foot">
+      <span className="muted">{shown} shown</span>
+      {loading && <span className="muted">Loading…</span>}
+      {more && !loading && (
+        <button type="button" onClick={more}>
+          Load more
+        </button>
+      )}
     </div>
   );
 }

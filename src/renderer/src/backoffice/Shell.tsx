@@ -84,7 +84,7 @@ export function BackOffice() {
         <span className={`badge ${connected ? 'live' : 'offline'}`} title={connected ? 'Changes made elsewhere show here as they happen' : 'Not following changes: reload the page to see new ones'}>
           {connected ? 'Live updates' : 'Updates paused'}
         </span>
-        <span className="badge" aria-label="Signed in user">
+        <span className="badge bo-user" aria-label="Signed in user" title={`${session.user.name} · ${session.user.role}`}>
           {session.user.name} · {session.user.role}
         </span>
         <button type="button" onClick={signOut}>

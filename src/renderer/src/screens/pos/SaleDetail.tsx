@@ -16,7 +16,7 @@ export function SaleLines(props: { sale: Sale; currency: string; refunding: bool
           <th>Item</th>
           <th className="num">Sold</th>
           <th className="num">Returned</th>
-          <th className="num">Amount</th>
+          <th className="num amount">Amount</th>
           {mode === 'refund' && <th className="num">Refund</th>}
         </tr>
       </thead>
@@ -29,7 +29,7 @@ export function SaleLines(props: { sale: Sale; currency: string; refunding: bool
               <td>{l.description}</td>
               <td className="num">{l.quantity}</td>
               <td className="num">{l.returned_quantity || ''}</td>
-              <td className="num">
+              <td className="num amount">
                 {money(l.net_cents, currency)} <span className="muted">{l.tax_mark}</span>
               </td>
               {mode === 'refund' && (
@@ -50,23 +50,29 @@ export function SaleLines(props: { sale: Sale; currency: string; refunding: bool
             </tr>
           ))}
       </tbody>
-      <SaleLinesFoot sale={sale} currency={currency} />
+      <SaleLinesFoot sale={sale} currency={currency} refunding={props.refunding} />
     </table>
   );
 }
 
-/** Subtotal, taxes by rate and total, under the lines. */
-function SaleLinesFoot({ sale, currency }: { sale: Sale; currency: string }) {
+/**
+ * Subtotal, taxes by rate and total, under the lines: every row is its own table (.lines), so each
+ * has the head's columns (with the refund column's room while refunding) and its amount stands in
+ * the Amount column, inside the card.
+ */
+function SaleLinesFoot({ sale, currency, refunding }: { sale: Sale; currency: string; refunding: boolean }) {
+  const rest = refunding ? <td className="num" /> : null;
   return (
     <tfoot>
       <tr>
         <td />
         <td>Subtotal</td>
-        <td />
-        <td />
-        <td className="num" data-testid="detail-subtotal">
+        <td className="num" />
+        <td className="num" />
+        <td className="num amount" data-testid="detail-subtotal">
           {money(sale.totals.subtotal_cents, currency)}
         </td>
+        {rest}
       </tr>
       {sale.taxes.map((t) => (
         <tr key={t.mark} className="muted">
@@ -74,9 +80,10 @@ function SaleLinesFoot({ sale, currency }: { sale: Sale; currency: string }) {
           <td>
             {t.mark} Tax {percentText(t.tax_rate)}
           </td>
-          <td />
-          <td />
-          <td className="num">{money(t.tax_cents, currency)}</td>
+          <td className="num" />
+          <td className="num" />
+          <td className="num amount">{money(t.tax_cents, currency)}</td>
+          {rest}
         </tr>
       ))}
       <tr>
@@ -84,11 +91,12 @@ function SaleLinesFoot({ sale, currency }: { sale: Sale; currency: string }) {
         <td>
           <strong>Total</strong>
         </td>
-        <td />
-        <td />
-        <td className="num">
+        <td className="num" />
+        <td className="num" />
+        <td className="num amount">
           <strong>{money(sale.totals.total_cents, currency)}</strong>
         </td>
+        {rest}
       </tr>
     </tfoot>
   );

@@ -1,0 +1,281 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { screenshot } from '../helpers/browser';
+import { SocatPair } from '../serial/helpers';
+import { apiOf, start, until, type Proc } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
+import { formatMoney } from '../../src/shared/money';
+
+/**
+ * The screens' layout measured in Debian's Chromium (boxes, not pixels), in en-US and in fr-CA
+ * ("12 345,67 $ US"), at 1024 and 1280 wide, with long names and large amounts: the back office's
+ * customer list keeps who the customer is readable (the table scrolls inside its card instead),
+ * its top bar stays on one line; the register's X report parts never overlap nor widen the page,
+ * and a sale's totals stand in its Amount column, inside the card, beside names not squeezed to a
+ * word a line. Screenshots: test-output/screenshots/layout-*.png.
+ */
+const TOKEN = 'SCREENLAYOUT01';
+const KEY = 'screen-layout-key-0123456789';
+const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
+const LOCALES = [
+  { locale: 'en-US', p: 'EN' },
+  { locale: 'fr-CA', p: 'FR' },
+] as const;
+const SIZES = [
+  { width: 1024, height: 700 },
+  { width: 1280, height: 800 },
+] as const;
+const LONG_NAMES = ['Northwind Traders Wholesale Distribution', 'Boulangerie Pâtisserie du Vieux-Montréal', 'Contoso Hospitality Group International'];
+
+let bo: BackofficeInstall;
+let url: string;
+let cashierCode: string;
+let pair: SocatPair;
+let sim: Proc;
+const pages = new Map<string, Page>();
+const api = apiOf(() => url, TOKEN, KEY);
+const plain = (s: string) => s.replace(/[\s\u00a0\u202f]+/g, ' ').trim();
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+async function box(l: Locator) {
+  const b = await l.boundingBox();
+  expect(b, 'a box for the element').not.toBeNull();
+  return { left: b!.x, right: b!.x + b!.width, top: b!.y, bottom: b!.y + b!.height, width: b!.width, height: b!.height };
+}
+
+/** The page is no wider than the window: nothing to scroll sideways. */
+async function noSidewaysScroll(page: Page) {
+  const [scroll, width] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
+  expect(scroll, 'the page width').toBeLessThanOrEqual(width);
+}
+
+/** The box of an element's text itself (not its cell), and on how many lines it is drawn. */
+async function textBox(l: Locator) {
+  return l.evaluate((el) => {
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    const b = range.getBoundingClientRect();
+    const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top / 4)));
+    return { left: b.left, right: b.right, lines: tops.size };
+  });
+}
+
+async function seed(p: string) {
+  const names = LONG_NAMES.map((n, i) => ({ identifier: `${p}-${['NORTHWIND', 'BOULANGE', 'CONTOSO'][i]}`, name: `${n} (${p})` }));
+  for (const c of names) await api('POST', '/api/imports/customer', c);
+  // Every aging bucket holds a large amount, so the money columns are as wide as they get.
+  let n = 0;
+  for (const c of names) {
+    for (const due of [30, -10, -45, -75, -200]) {
+      n += 1;
+      await api('POST', '/api/imports/invoice', { number: `${p}-L-${n}`, customer_identifier: c.identifier, amount: 1234567, date: day(due - 30), due_date: day(due) });
+    }
+  }
+}
+
+beforeAll(async () => {
+  bo = await startBackoffice('screen-layout', { token: TOKEN, key: KEY });
+  url = bo.url;
+  cashierCode = (await bo.serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
+  for (const { p } of LOCALES) await seed(p);
+  pair = new SocatPair(bo.dir, 'lane1');
+  await pair.plug();
+  sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast']);
+  await sim.waitFor(/terminal simulator/, 'the simulator to start');
+  await api('POST', '/api/lanes', { laneid: '1', port_path: pair.host, name: 'Lane 1' });
+  await until(async () => (await api<{ last_setup_at: string | null }>('GET', '/api/lanes/1')).last_setup_at !== null, 'lane 1 to connect and be set up');
+  // Long names, large prices: "Planche de service en noyer, grand format" at 12 345,67 $ US.
+  await api('POST', '/api/pos/products', { code: '7101', description: 'Planche de service en noyer, grand format', price_cents: 1234567, tax_rate: 13, category: 'Cuisine' });
+  await api('POST', '/api/pos/products', { code: '7102', description: 'Handmade stoneware dinner set for twelve', price_cents: 987654, tax_rate: 13, category: 'Kitchen' });
+  const en = await bo.newPage('en-US');
+  await bo.claimOwner(en, OWNER);
+  pages.set('en-US', en);
+  const fr = await bo.newPage('fr-CA');
+  await bo.signIn(fr, OWNER);
+  pages.set('fr-CA', fr);
+}, 120_000);
+
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name.slice(0, 30), [...pages]));
+
+afterAll(async () => {
+  await sim?.stop();
+  await bo?.close();
+  await pair?.unplug();
+});
+
+for (const { locale, p } of LOCALES) {
+  describe(`the back office's layout in ${locale}`, { timeout: 120_000 }, () => {
+    const page = () => pages.get(locale)!;
+
+    for (const size of SIZES) {
+      it(`keeps who each customer is readable at ${size.width}×${size.height}, the amounts whole (the table scrolls in its card)`, async () => {
+        await page().setViewportSize(size);
+        await page().goto(`${url}/app/customers?q=${p}-`);
+        const table = page().getByRole('table', { name: 'Customers' });
+        const rows = table.getByRole('row');
+        await table.getByText(`${p}-NORTHWIND`, { exact: true }).waitFor();
+        await expect.poll(async () => plain(await rows.nth(1).getByRole('cell').nth(3).innerText())).toBe(plain(formatMoney(6172835, 'USD', { locale })));
+        await noSidewaysScroll(page());
+        const card = await box(table);
+        for (let r = 1; r <= 3; r += 1) {
+          const cells = rows.nth(r).getByRole('cell');
+          // The identifier whole; the name given room (16 characters or more); the status pill whole.
+          const id = cells.nth(0);
+          expect(await id.evaluate((el) => el.scrollWidth <= el.clientWidth), `${await id.innerText()} whole`).toBe(true);
+          expect((await box(id)).width).toBeGreaterThan(100);
+          expect((await box(cells.nth(1))).width).toBeGreaterThan(130);
+          const status = await box(cells.nth(2));
+          const pill = await box(cells.nth(2).locator('.pill'));
+          expect(pill.right).toBeLessThanOrEqual(status.right + 0.5);
+        }
+        // Over 90: reached by scrolling the table sideways (inside the card), whole.
+        await table.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+        const over = await box(table.getByRole('columnheader', { name: 'Over 90' }));
+        expect(over.width).toBeGreaterThan(40);
+        expect(over.right).toBeLessThanOrEqual(card.right + 0.5);
+        const last = await textBox(rows.nth(1).getByRole('cell').nth(8));
+        expect(last.right).toBeLessThanOrEqual(card.right + 0.5);
+        await screenshot(page(), `layout-customers-${locale}-${size.width}`);
+        await table.evaluate((el) => el.scrollTo({ left: 0 }));
+      });
+    }
+
+    it('keeps the top bar on one line at 1024: the store name cut with its title, Sign out whole', async () => {
+      await page().setViewportSize({ width: 1024, height: 700 });
+      await page().goto(`${url}/app/users`);
+      const bar = page().locator('header.bo-top');
+      await bar.getByRole('button', { name: 'Sign out' }).waitFor();
+      await noSidewaysScroll(page());
+      for (const part of [bar.getByRole('button', { name: 'Sign out' }), bar.getByLabel('Signed in user'), bar.locator('.badge').first()]) {
+        expect((await textBox(part)).lines, await part.innerText()).toBe(1);
+      }
+      const h1 = bar.locator('h1');
+      expect(await h1.getAttribute('title')).toMatch(/^Laneway · \S/);
+      expect((await textBox(h1)).lines).toBe(1);
+      const search = await box(bar.locator('input').first());
+      expect(search.width).toBeGreaterThan(200);
+      expect((await box(bar)).height).toBeLessThan(72);
+      await screenshot(page(), `layout-topbar-${locale}`);
+    });
+  });
+}
+
+for (const { locale } of LOCALES) {
+  describe(`the register's layout in ${locale}`, { timeout: 120_000 }, () => {
+    let context: BrowserContext;
+    let page: Page;
+    let number: string;
+    const seen = (testid: string) => page.getByTestId(testid).waitFor({ state: 'visible', timeout: 30_000 });
+    /** Esc until the sale screen is back (the refund form, then the sale, then the finder). */
+    const backToTheSale = () => until(async () => (await page.getByTestId('scan').isVisible()) || void (await page.keyboard.press('Escape')), 'the sale screen');
+    const scan = async (code: string) => {
+      await page.keyboard.type(code);
+      await page.keyboard.press('Enter');
+    };
+
+    beforeAll(async () => {
+      context = await bo.browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
+      page = await context.newPage();
+      pages.set(`register-${locale}`, page);
+      await page.goto(`${url}/app/`);
+      await page.getByLabel('API token').fill(TOKEN);
+      await page.getByLabel('API key').fill(KEY);
+      await page.keyboard.press('Enter');
+      await seen('lane-1');
+      await page.keyboard.press('1');
+      await page.getByLabel('Cashier code').waitFor();
+      await page.keyboard.type(cashierCode);
+      await page.keyboard.press('Enter');
+      await seen('scan');
+      // A cash sale of two long, costly lines.
+      await scan('7101');
+      await scan('7102');
+      await until(async () => plain(await page.getByTestId('lines').innerText()).includes('Handmade stoneware'), 'both lines on the sale');
+      const sale = (await api<{ open_sale: { number: string } | null }>('GET', '/api/pos/registers/1')).open_sale!;
+      number = sale.number;
+      await page.keyboard.press('F4');
+      await seen('cash-given');
+      await page.keyboard.press('Enter');
+      await seen('receipt');
+      await page.keyboard.press('Enter');
+      await seen('scan');
+    });
+
+    afterAll(async () => {
+      pages.delete(`register-${locale}`);
+      await context?.close();
+    });
+
+    for (const size of SIZES) {
+      it(`shows a sale's refund form at ${size.width}×${size.height}: totals in the Amount column inside the card, names not squeezed`, async () => {
+        await page.setViewportSize(size);
+        await backToTheSale();
+        await page.keyboard.press('F10');
+        await page.keyboard.press('1');
+        await seen('find');
+        await page.keyboard.type(number);
+        await page.keyboard.press('Enter');
+        await page.getByText(`Sale ${number}`).first().waitFor();
+        await page.keyboard.press('F7');
+        await page.getByLabel('Refund quantity of line 1').waitFor();
+        await noSidewaysScroll(page);
+        const card = await box(page.locator('.sales.detail > section.card'));
+        const amount = await box(page.locator('table.lines th', { hasText: 'Amount' }));
+        const totals = page.locator('table.lines tfoot td.num:not(:empty)');
+        expect(await totals.count()).toBeGreaterThanOrEqual(3);
+        for (const cell of await totals.all()) {
+          const b = await box(cell);
+          const t = await textBox(cell);
+          expect(Math.abs(b.right - amount.right), `${await cell.innerText()} under Amount`).toBeLessThan(1);
+          expect(t.right, `${await cell.innerText()} inside the card`).toBeLessThanOrEqual(card.right - 8);
+          expect(t.right).toBeLessThanOrEqual(b.right + 0.5);
+        }
+        // Each line's amount (with its tax letter) inside its own cell.
+        for (const cell of await page.locator('table.lines tbody td.amount').all()) expect((await textBox(cell)).right).toBeLessThanOrEqual((await box(cell)).right + 0.5);
+        // Names of 40 characters on two lines at most.
+        for (const name of ['Planche de service en noyer, grand format', 'Handmade stoneware dinner set for twelve']) {
+          const cell = page.locator('table.lines tbody td', { hasText: name });
+          expect((await textBox(cell)).lines, name).toBeLessThanOrEqual(2);
+          expect((await box(cell)).width).toBeGreaterThan(180);
+        }
+        // The refund's buttons in view without scrolling.
+        const show = await box(page.getByRole('button', { name: /Show the refund/ }));
+        expect(show.bottom).toBeLessThanOrEqual(size.height);
+        await screenshot(page, `layout-refund-${locale}-${size.width}`);
+        await backToTheSale();
+      });
+    }
+
+    for (const size of SIZES) {
+      it(`lays the X report's parts side by side or under each other at ${size.width}×${size.height}, never over each other`, async () => {
+        await page.setViewportSize(size);
+        await backToTheSale();
+        await page.keyboard.press('F10');
+        await page.keyboard.press('2');
+        await seen('report-x');
+        await expect.poll(async () => plain(await page.getByTestId('report-cashiers').innerText())).toContain('Sam Rivera');
+        await noSidewaysScroll(page);
+        const report = await box(page.getByTestId('report-x'));
+        const parts = await Promise.all(['report-tenders', 'report-cashiers'].map((t) => box(page.getByTestId(t))));
+        const sales = await box(page.getByTestId('net-sales').locator('xpath=ancestor::table'));
+        const all = [sales, ...parts];
+        for (const b of all) expect(b.right).toBeLessThanOrEqual(report.right + 0.5);
+        for (let i = 0; i < all.length; i += 1) {
+          for (let j = i + 1; j < all.length; j += 1) {
+            const [a, b] = [all[i]!, all[j]!];
+            const apart = a.right <= b.left + 0.5 || b.right <= a.left + 0.5 || a.bottom <= b.top + 0.5 || b.bottom <= a.top + 0.5;
+            expect(apart, `report tables ${i} and ${j} apart`).toBe(true);
+          }
+        }
+        // Every amount within its own table.
+        for (const t of ['report-tenders', 'report-cashiers']) {
+          const table = await box(page.getByTestId(t));
+          for (const cell of await page.getByTestId(t).locator('td.num').all()) expect((await textBox(cell)).right).toBeLessThanOrEqual(table.right + 0.5);
+        }
+        await screenshot(page, `layout-x-report-${locale}-${size.width}`);
+        await page.keyboard.press('Escape');
+        await seen('scan');
+      });
+    }
+  });
+}
