@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isEngineError } from '../../src/engine';
 import { LOCK_MS, MAX_FAILURES, MAX_FAILURES_ALL } from '../../src/engine/account/users';
 import { useHarness } from '../helpers/harness';
+import { recordsOfKind } from '../../src/engine/records';
 
 /** Back-office users in the engine: sign-in links, passwords, lockout, the last owner, sessions. */
 const h = useHarness();
@@ -108,6 +109,12 @@ describe('back-office users', () => {
     await h.restart();
     expect(await h.t.engine.users.verifyJwt(copy)).toBeNull();
     expect((await h.t.engine.users.verifyJwt(elsewhere.jwt))?.user?.id).toBe(user.id);
+    expect(await recordsOfKind(h.t.engine.core, 'session_signed_out')).toHaveLength(1);
+    // Once the session would have expired anyway, its record goes at the next start.
+    h.t.clock.advanceDays(2);
+    await h.restart();
+    expect(await h.t.engine.users.verifyJwt(copy)).toBeNull();
+    expect(await recordsOfKind(h.t.engine.core, 'session_signed_out')).toEqual([]);
   });
 
   it('the last owner cannot be demoted or disabled; e-mails are unique; roles are checked', async () => {

@@ -3,7 +3,7 @@ import { decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
 import { realNow } from '../clock';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
-import { putRecord, recordsOfKind } from '../records';
+import { putRecord, recordId, recordsOfKind } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import type { Credentials } from './credentials';
 import { ROLE_SCOPES, isRole, type Role } from './roles';
@@ -112,7 +112,15 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
   for (const r of await recordsOfKind<UserRecord>(core, 'user')) cache.set(r.key, r.data);
   // Sessions signed out before they expired, by a hash of their JWT (never the JWT itself), until then.
   const signedOut = new Map<string, number>();
-  for (const r of await recordsOfKind<{ exp: number }>(core, SIGNED_OUT)) if (r.data.exp * 1000 > realNow(core.clock)) signedOut.set(r.key, r.data.exp);
+  const expired: Array<{ key: string; user: string }> = [];
+  for (const r of await recordsOfKind<{ exp: number; user: string }>(core, SIGNED_OUT)) {
+    if (r.data.exp * 1000 > realNow(core.clock)) signedOut.set(r.key, r.data.exp);
+    else expired.push({ key: r.key, user: r.data.user });
+  }
+  // Past its expiry a signed-out session's JWT is refused anyway: its record has nothing left to say.
+  if (expired.length) await core.mutate(async (tx) => {
+    for (const e of expired) await tx.remove('records', recordId(SIGNED_OUT, e.key), { type: 'user.signed_out_expired', entity: 'user', key: e.user });
+  });
   // A hash to compare against when the e-mail is unknown, so timing does not tell which e-mails exist.
   const decoy = { salt: randomBytes(16).toString('hex'), hash: randomBytes(KEYLEN).toString('hex') };
 
