@@ -180,6 +180,24 @@ describe('payment import', () => {
     expect(last.find((x) => x.removed === true)).toMatchObject({ invoice_number: b, amount: '0.00' });
   });
 
+  it('an update that names no invoice keeps what the payment paid (a new note does not reopen invoices); an empty list takes it off them', async () => {
+    const c = uid('C');
+    const [a, b] = [await invoice(c, 1001), await invoice(c, 5000)];
+    const id = uid('P');
+    expect((await importPayment({ identifier: id, amount_cents: 3100, payment_amounts_attributes: [{ invoice_number: a, amount: 1001 }, { invoice_number: b, amount: 2000 }] })).status).toBe(201);
+    expect((await importPayment({ identifier: id, amount_cents: 3100, payment_code: 'RECHECKED' })).status).toBeLessThan(300);
+    expect([(await owing(a)).owing_cents, (await owing(b)).owing_cents]).toEqual([0, 3000]);
+    const view = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body;
+    expect(view).toMatchObject({ payment_code: 'RECHECKED' });
+    expect(view.payment_amounts.map((x) => [x.invoice_number, x.amount])).toEqual([[a, '10.01'], [b, '20.00']]);
+    // Less than it applies, with no invoice named: refused, nothing changes.
+    expect((await importPayment({ identifier: id, amount_cents: 1000 })).status).toBe(412);
+    expect((await owing(b)).owing_cents).toBe(3000);
+    // Named as none: off both invoices, all credit.
+    expect((await importPayment({ identifier: id, amount_cents: 3100, payment_amounts_attributes: [] })).status).toBeLessThan(300);
+    expect([(await owing(a)).owing_cents, (await owing(b)).owing_cents]).toEqual([1001, 5000]);
+  });
+
   it('a payment made here (autopay) accepts only its total without or with fees on update', async () => {
     const c = uid('C');
     const inv = await invoice(c, 10000);

@@ -100,7 +100,10 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   const division = f.str('division', { max: 60 });
   const externalType = f.str('external_payment_type', { max: 40 });
   const external = externalType !== undefined;
-  const entries = readEntries(input, problems, { invoiceNumber, multi, total, external, division });
+  // An update that names no invoice keeps what the payment was applied to (a changed note must not
+  // reopen the invoices it paid); `payment_amounts_attributes: []` takes it off them.
+  const kept = existing && invoiceNumber === undefined && multi === undefined ? keptEntries(existing.data.allocations) : undefined;
+  const entries = kept ?? readEntries(input, problems, { invoiceNumber, multi, total, external, division });
   const allocated = entries.reduce((sum, e) => sum + e.amount, 0);
   if (total === undefined) {
     if (entries.length === 0) problems.add('amount_cents', 'missing_amount', 'is required');
@@ -162,6 +165,11 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   const doc: PaymentDoc = existing ? { ...existing, customer: customer.id, data } : { id: identifier, watermark: 0, token: data.token, customer: customer.id, data };
   await applyAllocations(s, doc, entries, invoices, existing?.data.allocations ?? []);
   return { payment: doc, created: !existing, allocations: entries.length };
+}
+
+/** A stored payment's allocations as the entries an update applies again. */
+function keptEntries(allocations: readonly AllocationData[]): Entry[] {
+  return allocations.filter((a) => a.amount_cents + a.discount_cents > 0).map(({ id: _id, amount_cents, discount_cents, invoice_balance_cents: _b, short_pay: _s, lines: _l, invoice: _i, ...refs }) => ({ ...refs, amount: amount_cents, discount: discount_cents }));
 }
 
 /** The payment's total: amount_cents, or the CSV's payment_total, or `amount` (the reference's single-invoice sample's name). */

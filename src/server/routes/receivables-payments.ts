@@ -18,7 +18,7 @@ export const importPayment = defineRoute({
   summary: 'Create or update a payment',
   description:
     'One invoice (invoice_number with amount_cents) or several (payment_amounts_attributes). Each invoice takes at most what it owes; the rest of the payment is unapplied credit on the customer. ' +
-    'The customer is created when absent. An existing identifier is updated: its allocations are taken back and applied anew. A payment made in Laneway accepts only its total without or with fees. ' +
+    'The customer is created when absent. An existing identifier is updated: its allocations are taken back and applied anew, to the invoices the update names; an update that names none (neither invoice_number nor payment_amounts_attributes) keeps the ones it had, and `payment_amounts_attributes: []` takes the payment off every invoice. A payment made in Laneway accepts only its total without or with fees. ' +
     'payment_total is the CSV name of the total and is refused here (send amount_cents). A bank account number is kept as its last four digits. Any broken rule answers 412.',
   body: PaymentImport,
   query: PaymentImportQuery,
