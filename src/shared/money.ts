@@ -220,6 +220,12 @@ export function parsePercent(text: string, locale: string, decimals: 2 | 3 = 2):
  * opens: ten times the balance or more, and change of at least 100 major units (a 100 note for a
  * coffee is normal; 1 250 for 12,50 is a slip of the decimal separator).
  */
+/** Cash handed over for a balance: what pays the sale, and the change given back (the register's rule and the screen's preview). */
+export function cashSplit(tenderedMinor: number, dueMinor: number): { applied: number; change: number } {
+  const applied = Math.min(tenderedMinor, dueMinor);
+  return { applied, change: tenderedMinor - applied };
+}
+
 export function cashFarAboveDue(tenderedMinor: number, dueMinor: number, currency: string): boolean {
   const hundred = 100 * 10 ** minorDigits(currency);
   return tenderedMinor >= dueMinor * 10 && tenderedMinor - dueMinor >= hundred;

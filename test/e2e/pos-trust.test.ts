@@ -170,7 +170,12 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
 
       // The locale's way: 20,00 in fr-CA is twenty, and the change reads the same way everywhere on screen.
       await page.keyboard.press('Control+A');
+      await page.keyboard.type(`10${dec}00`);
+      // Before the drawer opens, the amount typed says what it does: part of the balance, then the change to count out.
+      await until(async () => (await text('cash-preview').catch(() => '')) === `Pays part: ${m(699)} left to pay`, 'what is left after 10');
+      await page.keyboard.press('Control+A');
       await page.keyboard.type(`20${dec}00`);
+      await until(async () => (await text('cash-preview').catch(() => '')) === `Change: ${m(301)}`, 'the change of 20 for 16.99');
       await page.keyboard.press('Enter');
       await seen('change');
       expect(await text('change')).toContain(m(301));

@@ -5,7 +5,7 @@ import type { GiftCards } from '../wallets/gift-cards';
 import { brandName } from '../gateway/reference-data';
 import type { Sale, Tender, TenderInput, TenderType } from '../../shared/schemas/register';
 import { KIND, type SaleData, type ShiftData, type TenderData } from './model';
-import { cashFarAboveDue, formatMoney, type MoneyFormat } from '../../shared/money';
+import { cashFarAboveDue, cashSplit, formatMoney, type MoneyFormat } from '../../shared/money';
 import { declineMessage, tenderFailureMessage } from './messages';
 import { allowedTenders, liveLines, person, requireSale, requireSameLane, saleView, saveSale, totalsOf, type SaleContext } from './sales';
 import { taxesByRate } from './taxes';
@@ -115,8 +115,8 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
           [{ field: 'tendered_cents', message: 'far above the balance: confirm it' }],
         );
       }
-      const applied = Math.min(tendered, due);
-      tender = { ...baseTender(sale, shift, id, tx.at, 'cash', 'Cash', applied), tendered_cents: tendered, change_cents: tendered - applied };
+      const { applied, change } = cashSplit(tendered, due);
+      tender = { ...baseTender(sale, shift, id, tx.at, 'cash', 'Cash', applied), tendered_cents: tendered, change_cents: change };
       await deps.registers.openDrawerInTx(tx, { laneid: shift.laneid, reason: 'cash_sale', sale: sale.id, amount_cents: tendered, cashier: person(shift) });
       tender.drawer_opened = true;
       message = tender.change_cents > 0 ? `Change due: ${formatMoney(tender.change_cents, sale.currency, words)}.` : 'Cash taken.';

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
 import { activityText, amountInput, cardOutcomeTitle, money, parseAmount, terminalDown } from '../../format';
-import { cashFarAboveDue } from '../../../../shared/money';
+import { cashFarAboveDue, cashSplit } from '../../../../shared/money';
 import type { Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -74,6 +74,16 @@ export function CashDialog({ sale, currency }: { sale: Sale; currency: string })
         {showError && (
           <p className="error" role="alert" data-testid="cash-error">
             {parsed.message}
+          </p>
+        )}
+        {/* What the amount typed does, before the drawer opens: the change to count out, or what is left to pay. */}
+        {parsed.ok && parsed.minor > 0 && (
+          <p className="big-text" aria-live="polite" data-testid="cash-preview">
+            {cashSplit(parsed.minor, due).change > 0
+              ? `Change: ${money(cashSplit(parsed.minor, due).change, currency)}`
+              : parsed.minor < due
+                ? `Pays part: ${money(due - parsed.minor, currency)} left to pay`
+                : 'Exact amount: no change'}
           </p>
         )}
         <div className="quick">
