@@ -121,7 +121,8 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
     left -= take;
   }
   if (left > 0 && outside > 0) {
-    if (options.last) return { allocations: out, short: Math.min(left, outside) };
+    // Only when all that is missing went back outside (a gap of another kind is still refused).
+    if (options.last && left <= outside) return { allocations: out, short: left };
     throw fail.precondition(
       'refunded_outside_register',
       `${formatMoney(outside, sale.currency, words)} of this sale's card payments was already refunded outside the register (in the back office or through the API): at most ${formatMoney(amount - left, sale.currency, words)} can go back here. Refund fewer items, or everything left on the sale (what went back outside is then taken off).`,
