@@ -152,7 +152,7 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     if (counts.size >= 20_000) counts.delete(counts.keys().next().value!);
     counts.set(key, failures >= max ? { failures: 0, locked_until: now + LOCK_MS } : { failures, locked_until: 0 });
   };
-  const lockedMessage = (until: string) => `Too many wrong passwords: try again after ${until}, or ask the owner for a sign-in link.`;
+  const locked = (until: number) => fail.forbidden('user_locked', `Too many wrong passwords: try again after ${new Date(until).toISOString()}, or ask the owner for a sign-in link.`);
   const mustGet = (id: string) => {
     const u = cache.get(id);
     if (!u) throw fail.notFound('user_not_found', `no user ${id}`);
@@ -244,7 +244,6 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       const now = realNow(core.clock);
       const refused = () => fail.unauthorized('sign_in_failed', 'That e-mail and password do not match an enabled user.');
       const here = countKey(email, from);
-      const locked = (until: number) => fail.forbidden('user_locked', lockedMessage(new Date(until).toISOString()));
       if (lockOf(here) > now) throw locked(lockOf(here));
       if (!u || u.disabled_at) {
         const everyone = countKey(email, null);
@@ -253,7 +252,7 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         failed(everyone, now, MAX_FAILURES_ALL);
         throw refused();
       }
-      if (u.locked_until && Date.parse(u.locked_until) > now) throw fail.forbidden('user_locked', lockedMessage(u.locked_until));
+      if (u.locked_until && Date.parse(u.locked_until) > now) throw locked(Date.parse(u.locked_until));
       if (!u.password || !equal) {
         failed(here, now, MAX_FAILURES);
         const failures = u.failures + 1;

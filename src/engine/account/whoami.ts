@@ -3,6 +3,7 @@ import { recordsOfKind } from '../records';
 import type { AccountProfile } from './profile';
 import { merchantId } from './merchant-id';
 import { TEST_CARDS } from '../gateway/sandbox/test-data';
+import { settlementTokens } from '../gateway/settlement-tokens';
 
 /** The division record as the receivables domain stores it (records kind `division`). */
 export interface DivisionData {
@@ -32,7 +33,8 @@ export async function whoamiEntry(core: EngineCore, profile: AccountProfile, jwt
       return { division_code: d.data.code, division_name: d.data.name, parent_code: d.data.parent_code ?? null, company_name: d.data.company_name ?? null, ...address, address };
     });
   const caps = profile.capabilities;
-  const giftCards = caps.gift_cards ? [processor(profile, 'GC', 'Gift card processor')] : [];
+  const tokens = settlementTokens(profile);
+  const giftCards = caps.gift_cards ? [processor(profile, tokens.gift, 'Gift card processor')] : [];
   return {
     token: profile.token,
     name: profile.name,
@@ -52,9 +54,9 @@ export async function whoamiEntry(core: EngineCore, profile: AccountProfile, jwt
     branding_partner_config: profile.branding_partner_config,
     external_link: profile.external_link,
     environment: profile.environment,
-    merchant_accounts: caps.order_transactions ? [merchantAccount(profile)] : [],
-    settlement_bank_accounts: caps.order_transactions ? [bankProcessor(profile)] : [],
-    terminal_processors: caps.card_present_emv ? [processor(profile, 'TP', 'Card-present EMV lanes')] : [],
+    merchant_accounts: caps.order_transactions ? [merchantAccount(profile, tokens.card)] : [],
+    settlement_bank_accounts: caps.order_transactions ? [bankProcessor(profile, tokens.bank)] : [],
+    terminal_processors: caps.card_present_emv ? [processor(profile, tokens.terminal, 'Card-present EMV lanes')] : [],
     gift_card_processors: giftCards,
     gift_cards: giftCards,
     divisions,
@@ -76,13 +78,14 @@ const ACCEPTABLE_CARDS = [...new Set(TEST_CARDS.filter((c) => c.profile === 'app
 const label = (profile: AccountProfile, nickname: string) => `${nickname}${profile.environment === 'sandbox' ? ' (sandbox)' : ''}`;
 
 /**
- * The processors of this install; their tokens are the settlement tokens orders may name. No
+ * The processors of this install; their tokens are the settlement tokens orders may name (the
+ * gateway's settlementTokens). No
  * deposit or settlement bank account is on file for the install's own account, so their numbers
  * are null, and so are the hashes: with no full account number kept, there is nothing to hash.
  */
-function processor(profile: AccountProfile, suffix: string, nickname: string) {
+function processor(profile: AccountProfile, token: string, nickname: string) {
   return {
-    token: `${profile.token}${suffix}`,
+    token,
     currency: profile.currency,
     nickname: label(profile, nickname),
     deposit_account_masked_number: null,
@@ -96,14 +99,14 @@ function processor(profile: AccountProfile, suffix: string, nickname: string) {
   };
 }
 
-function merchantAccount(profile: AccountProfile) {
-  return { ...processor(profile, 'MA', 'Card processor'), acceptable_cards: ACCEPTABLE_CARDS, deposit_accounts: [], reference_token: null };
+function merchantAccount(profile: AccountProfile, token: string) {
+  return { ...processor(profile, token, 'Card processor'), acceptable_cards: ACCEPTABLE_CARDS, deposit_accounts: [], reference_token: null };
 }
 
-function bankProcessor(profile: AccountProfile) {
+function bankProcessor(profile: AccountProfile, token: string) {
   const address = { address_1: profile.address_1, address_2: profile.address_2, city: profile.city, province: profile.province, postal_code: profile.postal_code, country: profile.country };
   return {
-    token: `${profile.token}BA`,
+    token,
     currency: profile.currency,
     nickname: label(profile, 'Bank (ACH/EFT) processor'),
     account_type: 'checking',

@@ -3,6 +3,15 @@ import { component, ref } from './components';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
+const addressFields = {
+  address_1: nullableString,
+  address_2: nullableString,
+  postal_code: nullableString,
+  city: nullableString,
+  province: nullableString,
+  country: nullableString,
+};
+
 export const DivisionSummary = component(
   'WhoamiDivision',
   Type.Object({
@@ -12,20 +21,8 @@ export const DivisionSummary = component(
     company_name: nullableString,
     // The reference's Divisions schema has the address fields flat, its example nests them under
     // `address`: both are sent, so a client written to either reads them.
-    address_1: nullableString,
-    address_2: nullableString,
-    postal_code: nullableString,
-    city: nullableString,
-    province: nullableString,
-    country: nullableString,
-    address: Type.Object({
-      address_1: nullableString,
-      address_2: nullableString,
-      postal_code: nullableString,
-      city: nullableString,
-      province: nullableString,
-      country: nullableString,
-    }),
+    ...addressFields,
+    address: Type.Object(addressFields),
   }),
 );
 
@@ -68,14 +65,7 @@ export const MerchantAccount = component(
   }),
 );
 
-const Address = Type.Object({
-  address_1: nullableString,
-  address_2: nullableString,
-  city: nullableString,
-  province: nullableString,
-  postal_code: nullableString,
-  country: nullableString,
-});
+const Address = Type.Object(addressFields);
 
 export const BankProcessor = component(
   'BankProcessor',
