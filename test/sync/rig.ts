@@ -63,6 +63,8 @@ export interface Proxy {
   loseAnswers(marker: string, n: number): void;
   /** How many answers were lost so far. */
   lost(): number;
+  /** Answers to requests whose bytes contain `marker` reach the lane `ms` late (a slow link back), until cleared with 0. */
+  delayAnswers(marker: string, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ export async function startProxy(target: string, options: { tap?: (chunk: Buffer
   let up = true;
   let lose: { marker: string; left: number } | null = null;
   let lostCount = 0;
+  let delay: { marker: string; ms: number } | null = null;
   const server: Server = createServer((client) => {
     if (!up) {
       client.resetAndDestroy();
@@ -91,21 +94,28 @@ export async function startProxy(target: string, options: { tap?: (chunk: Buffer
     upstream.on('error', drop).on('close', drop);
     if (options.tap) client.on('data', (chunk: Buffer) => options.tap!(chunk));
     let losing = false;
+    let lateMs = 0;
     client.on('data', (chunk: Buffer) => {
       if (lose && lose.left > 0 && chunk.includes(lose.marker)) {
         lose.left -= 1;
         losing = true;
       }
+      // A new request on a kept-alive connection decides for its own answer.
+      if (/^[A-Z]+ \//.test(chunk.subarray(0, 16).toString('latin1'))) lateMs = delay && chunk.includes(delay.marker) ? delay.ms : 0;
     });
     client.pipe(upstream);
+    // Held answers keep their order: each chunk waits for the one before it.
+    let sent = Promise.resolve();
     upstream.on('data', (chunk: Buffer) => {
       if (losing) {
         lostCount += 1;
         drop();
-      }
-      else client.write(chunk);
+      } else if (lateMs > 0) {
+        const ms = lateMs;
+        sent = sent.then(() => new Promise((r) => setTimeout(r, ms))).then(() => void client.write(chunk));
+      } else sent = sent.then(() => void client.write(chunk));
     });
-    upstream.on('end', () => client.end());
+    upstream.on('end', () => void sent.then(() => client.end()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
@@ -123,6 +133,9 @@ export async function startProxy(target: string, options: { tap?: (chunk: Buffer
       lose = { marker, left: n };
     },
     lost: () => lostCount,
+    delayAnswers(marker, ms) {
+      delay = { marker, ms };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of open) s.destroy();

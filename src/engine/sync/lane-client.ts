@@ -152,11 +152,12 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
                   const stamp = stamps?.get(String(r.newDocumentState.id));
                   return { newDocumentState: plain(r.newDocumentState), ...(r.assumedMasterState ? { assumedMasterState: plain(r.assumedMasterState) } : {}), ...(stamp ? { stamp } : {}) };
                 });
-                await call(`/api/sync/push/${stream.name}`, { method: 'POST', body: JSON.stringify({ rows: clean }) });
+                const answer = (await call(`/api/sync/push/${stream.name}`, { method: 'POST', body: JSON.stringify({ rows: clean }) })) as { conflicts?: StoredDoc[] };
                 guard?.pushed(clean.map((r) => r.newDocumentState));
                 succeed(s, Math.max(0, ...clean.map((r) => Number(r.newDocumentState.watermark) || 0)));
                 changed();
-                return [];
+                // The hub's merges, which RxDB writes here (conflictHandler: the hub's version).
+                return (stream.direction === 'both' ? (answer?.conflicts ?? []) : []) as never;
               },
             },
           }

@@ -4,6 +4,7 @@ import { fail } from '../errors';
 import { getRecord, putRecord, type RecordDoc } from '../records';
 import { DEFAULT_OFFLINE_FLOOR, OFFLINE_SPEND, offlineExcessInTx, type OfflineFloor, type OfflineSpend } from './offline-floor';
 import type { Tx } from '../core';
+import { stripMeta } from '../../store/database';
 import { mergeCustomerInTx } from './customer-merge';
 import { formatStamp, readHlcInTx } from './hlc';
 import { KIND } from '../register/model';
@@ -13,7 +14,9 @@ import { bodyOf, changesSince, inStream, laneOfDocument, laneOfNumber, sameDocum
  * The hub's side of replication (RxDB's "master"): pull pages of its documents after a watermark,
  * and take pushed lane documents. A push is idempotent by document id: the same sale pushed twice,
  * or pushed, lost in flight and pushed again, is written once (an identical version writes
- * nothing). The lane owns what it pushes, so a push never conflicts: its version wins. A document
+ * nothing). The lane owns what it pushes, so a push never conflicts: its version wins, except a
+ * customer, which both sides edit: the hub merges it by field, and a merge that differs from the
+ * pushed version is answered as a conflict (the hub's version, which the lane then takes). A document
  * that names another lane than the pushing one, or a new one that is not the pushing lane's own
  * (laneOfNew), is refused and recorded (`sync_exception`); the rest of the push goes on.
  */
@@ -55,6 +58,12 @@ export interface PushOutcome {
   written: number;
   unchanged: number;
   refused: number;
+  /**
+   * The hub's versions of pushed customers its merge made differ from the pushed ones, as a pull
+   * page has them. The answer is the lane's one sure way to learn the merge: a pull of it can
+   * reach the lane before this answer does, and RxDB skips it then as a lane edit not yet pushed.
+   */
+  conflicts: SyncDoc[];
 }
 
 /**
@@ -63,7 +72,8 @@ export interface PushOutcome {
  */
 export async function applyPush(core: EngineCore, streamName: string, laneid: string | null, rows: readonly PushRow[]): Promise<PushOutcome> {
   const stream = requireStream(streamName, 'up');
-  const outcome: PushOutcome = { written: 0, unchanged: 0, refused: 0 };
+  const outcome: PushOutcome = { written: 0, unchanged: 0, refused: 0, conflicts: [] };
+  const merges: string[] = [];
   await core.mutate(async (tx) => {
     // One read for the page's current versions instead of one per document.
     await tx.prefetch(stream.collection, rows.map((r) => String(r.newDocumentState.id ?? '')).filter((id) => id !== ''));
@@ -106,6 +116,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
           continue;
         }
         write = merged.doc;
+        if (!sameDocument(write, doc)) merges.push(doc.id);
       }
       // The pushed body is this call's own (parsed from the request), so it is staged without a copy.
       await tx.put(stream.collection, write, syncEventOf(stream, write), { handOver: write === doc });
@@ -118,6 +129,10 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
       outcome.written += 1;
     }
   });
+  if (merges.length > 0) {
+    const stored = await core.store.getMany(stream.collection, merges);
+    outcome.conflicts = stored.filter((raw) => !raw._deleted).map((raw) => ({ ...stripMeta(raw), _deleted: false }) as SyncDoc);
+  }
   return outcome;
 }
 

@@ -105,7 +105,7 @@ const push = defineRoute({
   operationId: 'pushSyncStream',
   tags: TAGS,
   summary: 'Hub: take a lane\'s documents (replication push, idempotent by id)',
-  description: 'The same document pushed again (a retry after a lost answer) changes nothing. The lane owns what it pushes: no conflicts are returned. A document of another lane is refused and recorded as a sync exception.',
+  description: 'The same document pushed again (a retry after a lost answer) changes nothing. The lane owns what it pushes, except customers, which both sides edit: the hub merges them by field, and `conflicts` holds the hub\'s version of each pushed customer the merge made differ from the pushed one (a pull page\'s shape), for the lane to take. A document of another lane is refused and recorded as a sync exception.',
   scope: 'sync',
   params: SyncStreamParams,
   body: PushBody,
@@ -113,7 +113,7 @@ const push = defineRoute({
   responses: { 200: { description: 'What the push changed', schema: ref(PushResult) }, 403: err('`lane_not_paired`'), 404: err('`sync_stream_not_found`') },
   async handler({ engine, principal, params, body }) {
     const outcome = await engine.sync.push(principal!.credential, params.stream, body.rows);
-    return { body: { ...outcome, conflicts: [] } };
+    return { body: outcome };
   },
 });
 

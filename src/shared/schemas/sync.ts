@@ -94,7 +94,7 @@ export const PushResult = component(
     written: Type.Integer(),
     unchanged: Type.Integer({ description: 'Documents the hub held already in this version (a repeated push)' }),
     refused: Type.Integer({ description: 'Documents of another lane, recorded as sync exceptions' }),
-    conflicts: Type.Array(Type.Unknown(), { description: 'Always empty: the owner of a document wins (RxDB push protocol)' }),
+    conflicts: Type.Array(Type.Unknown(), { description: 'The hub\'s versions of pushed customers its field merge made differ from the pushed ones (RxDB push protocol: the master state to take). Empty for every other stream: the owner of a document wins' }),
   }),
 );
 
