@@ -70,7 +70,9 @@ describe('GET /api/whoami against the reference example', () => {
     expect(new Set(batches.map((b) => b.mid))).toEqual(new Set([ma.mid]));
 
     const ba = entry.settlement_bank_accounts[0]!;
-    expect(ba).toMatchObject({ token: `${entry.token as string}BA`, is_default: true, routing_number: null, masked_account_number: null, routing_account_hash: null, routing_account_hash_function: null });
+    // The reference's form of a settlement token (ecommerce SettlementToken: ^[0-9A-Z]{12}$, `MA1F8B2E87AM`).
+    for (const t of [ma.token, ba.token, entry.terminal_processors[0]?.token, entry.gift_card_processors[0]?.token].filter(Boolean)) expect(t).toMatch(/^(MA|BA|TP|GC)[0-9A-Z]{10}$/);
+    expect(ba).toMatchObject({ token: `BA${(entry.token as string).slice(0, 10)}`, is_default: true, routing_number: null, masked_account_number: null, routing_account_hash: null, routing_account_hash_function: null });
     expect(ba.address).toEqual({ address_1: '12 Bank Street', address_2: null, city: 'Ottawa', province: 'ON', postal_code: 'K1P 5N2', country: 'CA' });
 
     expect(entry.gift_cards).toEqual(entry.gift_card_processors);

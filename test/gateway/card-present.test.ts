@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fail } from '../../src/engine/errors';
+import { settlementTokens } from '../../src/engine/gateway/settlement-tokens';
 import { VISA, VISA_DECLINE, op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
 import { FakeTerminal } from '../helpers/terminal';
 
@@ -122,7 +123,7 @@ describe('card-present payments on a lane', () => {
     const pending = op<GatewayError>(h.api, 'sale', { amount_cents: 1000, order: 'POS-9', terminal: { laneid: '1' } });
     await new Promise((r) => setTimeout(r, 50));
     // Meanwhile the order is routed to another processor: the terminal payment no longer fits it.
-    const giftProcessor = `${h.t.engine.account.profile().token}GC`;
+    const giftProcessor = settlementTokens(h.t.engine.account.profile()).gift;
     await h.api.patch('/api/imports/order', { identifier: 'POS-9', settlement_token: giftProcessor });
     release();
     const res = await pending;

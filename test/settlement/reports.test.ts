@@ -6,6 +6,7 @@ import { ACH, AMEX, MASTERCARD, card, op, startGateway, type GatewayError, type 
 import { basicAuth } from '../helpers/harness';
 import { merchantId } from '../../src/engine/account/merchant-id';
 import type { BatchView, ExceptionView, Statement, StatementSummary } from '../../src/engine/settlement-reporting';
+import { settlementTokens } from '../../src/engine/gateway/settlement-tokens';
 
 /**
  * A month of a shop's sales over real HTTP, moved through with the sandbox clock: card sales, a
@@ -127,7 +128,7 @@ describe('monthly statements', () => {
     const ids = async (q: string) => (await h.api.get<{ statements: StatementSummary[] }>(`/api/gateway/v1/settlement/statements?list=true&${q}`)).body.statements.map((s) => s.identifier);
     const p = h.t.engine.account.profile();
     expect(await ids(`mid=${merchantId(p)}`)).toEqual(['ST202603USD']);
-    expect(await ids(`mid=${p.token}BA`)).toEqual(['ST202603USD']);
+    expect(await ids(`mid=${settlementTokens(p).bank}`)).toEqual(['ST202603USD']);
     expect(await ids('mid=999999999999')).toEqual([]);
     expect(await ids('enddate_from=2026-03-31&enddate_to=2026-03-31')).toEqual(['ST202603USD']);
     expect(await ids('enddate_from=2026-04-01')).toEqual([]);

@@ -50,6 +50,12 @@ export interface AccountProfile {
   /** Days after which an uncaptured card authorization is released (the issuer's 2..14). */
   authorization_hold_days: number;
   capabilities: Capabilities;
+  /**
+   * The processors' settlement tokens (gateway/settlement-tokens.ts), fixed when the account is
+   * made: the reference's form, two letters and ten (`MA1F8B2E87AM`, `^[0-9A-Z]{12}$`). Absent
+   * on an account made before them, whose transactions and batches carry its earlier tokens.
+   */
+  settlement_tokens?: { card: string; bank: string; terminal: string; gift: string };
   created_at: string;
   updated_at: string;
 }
@@ -99,11 +105,12 @@ export function defaultProfile(token: string, at: string, timezone: string): Acc
     processing_cutoff: '23:00',
     authorization_hold_days: 7,
     capabilities: { ...DEFAULT_CAPABILITIES },
+    settlement_tokens: { card: `MA${token.slice(0, 10)}`, bank: `BA${token.slice(0, 10)}`, terminal: `TP${token.slice(0, 10)}`, gift: `GC${token.slice(0, 10)}` },
     created_at: at,
     updated_at: at,
   };
 }
 
-export type ProfilePatch = Partial<Omit<AccountProfile, 'token' | 'capabilities' | 'created_at' | 'updated_at'>> & {
+export type ProfilePatch = Partial<Omit<AccountProfile, 'token' | 'capabilities' | 'settlement_tokens' | 'created_at' | 'updated_at'>> & {
   capabilities?: Partial<Capabilities>;
 };

@@ -17,9 +17,10 @@ export interface SettlementTokens {
 }
 
 export function settlementTokens(profile: AccountProfile): SettlementTokens {
+  // An account made before the tokens were fixed in its profile keeps the ones its records carry.
   const t = (suffix: string) => `${profile.token}${suffix}`;
-  const tokens = { card: t('MA'), bank: t('BA'), terminal: t('TP'), gift: t('GC') };
-  return { ...tokens, all: Object.values(tokens) };
+  const tokens = profile.settlement_tokens ?? { card: t('MA'), bank: t('BA'), terminal: t('TP'), gift: t('GC') };
+  return { card: tokens.card, bank: tokens.bank, terminal: tokens.terminal, gift: tokens.gift, all: [tokens.card, tokens.bank, tokens.terminal, tokens.gift] };
 }
 
 /** The settlement token of a payment method, honouring an order's explicit routing when it fits. */

@@ -200,7 +200,7 @@ export const EcommercePayment = component(
   'EcommercePayment',
   Type.Object({
     type: PaymentMethod,
-    settlementToken: Type.Optional(Type.String({ pattern: '^[0-9A-Z]{12,40}$' })),
+    settlementToken: Type.Optional(Type.String({ pattern: '^[0-9A-Z]{12,40}$', description: 'A processor token of GET /api/whoami: twelve letters and digits, or eighteen on an account made before they took the reference\'s form' })),
     token: FundToken,
     amount: Decimal('The payment amount, in the currency of the sale'),
     capture: Type.Boolean({ description: 'true: a sale; false: an authorization (cards only), captured later through the gateway API.' }),
