@@ -17,6 +17,7 @@ import { createAutopay, renameWalletsAndAutopay, type Autopay } from './wallets/
 import type { ReceivablesPort } from './wallets/autopay-port';
 import { vaultKeys } from './wallets/secrets';
 import { openEngineKeys, type EngineKeysOptions, type ScrubbableStore } from './security/key-upgrade';
+import { scrubFreeFormCardData } from './security/free-form-scrub';
 import type { InstallKeys, KeyPurpose, KeyProtector } from './security/install-keys';
 import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
@@ -226,6 +227,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  let scrubbing: Promise<void> = Promise.resolve();
   const startedAt = new Date(clock.now()).toISOString();
   return {
     core,
@@ -287,6 +289,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       if (timer || closed) return;
       lanes.start().catch((err: unknown) => logger.error({ err }, 'lanes did not start'));
       void core.tick();
+      // In the background: a large install's first start after the upgrade answers meanwhile.
+      scrubbing = scrubFreeFormCardData(core, options.store, () => closed).catch((err: unknown) => logger.error({ err }, 'masking card data in stored free-form values failed; tried again at the next start'));
       timer = setInterval(() => void core.tick(), intervalMs);
       timer.unref();
     },
@@ -301,6 +305,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await sync.close();
       // A running import stops between two units of work; the next start resumes it.
       await imports.close();
+      await scrubbing;
       // Let queued units of work and reads ahead finish before the store goes away.
       await core.mutate(async () => undefined);
       await receivables.close();
