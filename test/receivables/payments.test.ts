@@ -198,6 +198,17 @@ describe('payment import', () => {
     expect([(await owing(a)).owing_cents, (await owing(b)).owing_cents]).toEqual([1001, 5000]);
   });
 
+  it('an update that sends no total keeps the amount received and its credit (it was cut to what the payment applied)', async () => {
+    const c = uid('C');
+    const a = await invoice(c, 1001);
+    const id = uid('P');
+    expect((await importPayment({ identifier: id, amount_cents: 5000, invoice_number: a })).status).toBe(201);
+    expect((await importPayment({ identifier: id, payment_code: 'RECHECKED' })).status).toBeLessThan(300);
+    const view = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body;
+    expect([view.payment_amount, view.unapplied_amount, view.payment_code]).toEqual(['50.00', '39.99', 'RECHECKED']);
+    expect((await owing(a)).owing_cents).toBe(0);
+  });
+
   it('a payment made here (autopay) accepts only its total without or with fees on update', async () => {
     const c = uid('C');
     const inv = await invoice(c, 10000);

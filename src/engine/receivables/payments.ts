@@ -104,6 +104,8 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   // reopen the invoices it paid); `payment_amounts_attributes: []` takes it off them.
   const kept = existing && invoiceNumber === undefined && multi === undefined ? keptEntries(existing.data.allocations) : undefined;
   const entries = kept ?? readEntries(input, problems, { invoiceNumber, multi, total, external, division });
+  // Nor does it change the amount received when it sends none (its credit would be lost).
+  if (kept) total ??= existing?.data.amount_cents;
   const allocated = entries.reduce((sum, e) => sum + e.amount, 0);
   if (total === undefined) {
     if (entries.length === 0) problems.add('amount_cents', 'missing_amount', 'is required');
