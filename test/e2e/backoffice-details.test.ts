@@ -269,6 +269,8 @@ for (const { locale, p } of LOCALES) {
       expect(spaces(await node('Invoice').innerText())).toContain(`Invoice ${p}-INV-1`);
       expect(spaces(await node('Invoice').innerText())).toContain(shown(123450, locale));
       expect(spaces(await node('Credit').innerText())).toContain(shown(26550, locale));
+      // The status in words; the reference's value (what an ERP reads) is its title.
+      expect(await page().locator('.pill[title="PAID"]').innerText()).toBe('Paid');
       await shot(page(), `backoffice-detail-payment-${locale}`);
 
       // A paid invoice with lines (no line-item short pay here): no line shown still owed, no reminder offered.

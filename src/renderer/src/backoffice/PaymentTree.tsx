@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { fromDecimal } from '../format';
 import { link, useRoute } from '../state/route';
-import { Money, day, useLoad } from './common';
+import { Money, day, paymentStatus, useLoad } from './common';
 import './details.css';
 
 /**
@@ -45,7 +45,7 @@ function ChildPayment({ reference, currency }: { reference: string; currency: st
       tone="refund"
       title={<Go to={link('payments', reference)}>{reference}</Go>}
       amount={data ? <Money cents={cents === undefined ? undefined : -Math.abs(cents)} currency={currency} /> : '…'}
-      sub={data ? `${day(data.date)} · ${data.status}` : undefined}
+      sub={data ? `${day(data.date)} · ${paymentStatus(data.status).words}` : undefined}
     />
   );
 }

@@ -6,7 +6,7 @@ import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
+import { Field, Money, Notice, PaymentStatus, Title, day, fieldErrors, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
 
@@ -15,7 +15,7 @@ const columns: Columns<Row> = [
   { accessorKey: 'customer_identifier', header: 'Customer' },
   { accessorKey: 'date', header: 'Date', cell: (c) => day(c.row.original.date) },
   { accessorKey: 'method', header: 'Method' },
-  { accessorKey: 'status', header: 'Status' },
+  { accessorKey: 'status', header: 'Status', cell: (c) => <PaymentStatus status={c.row.original.status} /> },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
   { accessorKey: 'unapplied_cents', header: 'Unapplied', cell: (c) => <Money cents={c.row.original.unapplied_cents} currency={c.row.original.currency} /> },
 ];
@@ -57,7 +57,7 @@ function PaymentDetail({ reference }: { reference: string }) {
   return (
     <section className="bo-section">
       <Title back="/app/payments">
-        Payment {data.payment_reference} <span className="pill">{data.status}</span>
+        Payment {data.payment_reference} <PaymentStatus status={data.status} />
       </Title>
       <div className="grid">
         <div className="card">

@@ -231,3 +231,22 @@ export function Confirm(props: { title: string; body: ReactNode; confirm: string
 
 /** A day in the reader's locale (dates and timestamps alike); '—' for none. */
 export const day = (iso: string | null | undefined) => (iso ? dayText(iso) : '—');
+
+/**
+ * A payment's status in words, with its pill's tone. The API keeps the reference's values
+ * (`ERROR (DECLINED)`, `REVERSAL`...), which an ERP reads; a person reads these.
+ */
+const PAYMENT_STATUS: Record<string, { words: string; tone: string }> = {
+  PAID: { words: 'Paid', tone: 'paid' },
+  'PAID (UNVERIFIED)': { words: 'Paid, not verified yet', tone: 'partial' },
+  'IN PROGRESS': { words: 'In progress', tone: 'busy' },
+  REVERSAL: { words: 'Reversed', tone: 'refunded' },
+  'ERROR (NSF)': { words: 'Returned: insufficient funds', tone: 'overdue' },
+  'ERROR (DECLINED)': { words: 'Declined', tone: 'overdue' },
+};
+export const paymentStatus = (status: string) => PAYMENT_STATUS[status] ?? { words: status, tone: '' };
+
+export function PaymentStatus({ status }: { status: string }) {
+  const { words, tone } = paymentStatus(status);
+  return <span className={`pill ${tone}`} title={status}>{words}</span>;
+}
