@@ -37,6 +37,7 @@ const RULES: readonly Rule[] = [
   { methods: WRITE, path: /^\/api\/ecommerce\/settings$/, grants: ['settings'] },
   // Collecting: record a payment, send (or cancel) an invitation or a reminder.
   { methods: WRITE, path: /^\/api\/imports\/payment$/, grants: ['collect'] },
+  { methods: ['post'], path: /^\/api\/receivables\/payments\/[^/]+\/applications$/, grants: ['collect'] },
   { methods: WRITE, path: /^\/api\/(invitations|reminders)(\/|$)/, grants: ['collect'] },
   { methods: WRITE, path: /^\/api\/receivables\/invoices\/[^/]+\/reminders$/, grants: ['collect'] },
   { methods: ['post'], path: /^\/api\/notifications\/(remind|direct_message)(\/|$)/, grants: ['collect'] },

@@ -209,6 +209,39 @@ describe('payment import', () => {
     expect((await owing(a)).owing_cents).toBe(0);
   });
 
+  it("applies a payment's unapplied credit to open invoices of its customer, keeping what it paid, and refuses what does not fit", async () => {
+    const c = uid('C');
+    const [a, b, d] = [await invoice(c, 1001), await invoice(c, 2500), await invoice(c, 5000)];
+    const other = await invoice(uid('C'), 700);
+    const id = uid('P');
+    expect((await importPayment({ identifier: id, customer_identifier: c, amount_cents: 5000, payment_amounts_attributes: [{ invoice_number: a, amount: 1001, notes: 'first cheque stub' }] })).status).toBe(201);
+    const apply = (applications: unknown) => ctx.api.post<Payment & ErrorReply>(`/api/receivables/payments/${id}/applications`, { applications });
+    const state = async () => [(await owing(a)).owing_cents, (await owing(b)).owing_cents, (await owing(d)).owing_cents, (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body.unapplied_amount];
+    const before = await state();
+    expect(before).toEqual([0, 2500, 5000, '39.99']);
+    // Each refusal changes nothing.
+    for (const [applications, code] of [
+      [[{ invoice_number: b, amount_cents: 2500 }, { invoice_number: d, amount_cents: 1500 }], 'more_than_credit'],
+      [[{ invoice_number: b, amount_cents: 2000 }, { invoice_number: b, amount_cents: 501 }], 'more_than_owing'],
+      [[{ invoice_number: other, amount_cents: 100 }], 'invoice_of_another_customer'],
+      [[{ invoice_number: 'NO-SUCH-INVOICE', amount_cents: 100 }], 'invoice_not_found'],
+    ] as const) {
+      const refused = await apply(applications);
+      expect(refused.status, code).toBe(412);
+      expect(JSON.stringify(refused.body), code).toContain(code);
+      expect(await state(), code).toEqual(before);
+    }
+    expect((await ctx.api.post(`/api/receivables/payments/NO-SUCH-PAYMENT/applications`, { applications: [{ invoice_number: b, amount_cents: 1 }] })).status).toBe(404);
+
+    const done = await apply([{ invoice_number: b, amount_cents: 2500 }, { invoice_number: d, amount_cents: 1499 }]);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect([done.body.payment_amount, done.body.unapplied_amount]).toEqual(['50.00', '0.00']);
+    expect(await state()).toEqual([0, 0, 3501, '0.00']);
+    const view = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body;
+    expect(view.payment_amounts.map((x) => [x.invoice_number, x.amount])).toEqual([[a, '10.01'], [b, '25.00'], [d, '14.99']]);
+    expect(view.payment_amounts[0]).toMatchObject({ payment_note: 'first cheque stub' });
+  });
+
   it('a payment made here (autopay) accepts only its total without or with fees on update', async () => {
     const c = uid('C');
     const inv = await invoice(c, 10000);

@@ -50,6 +50,7 @@ describe('role rules over every operation', () => {
       'POST /api/notifications/direct_message',
       'POST /api/notifications/remind',
       'POST /api/notifications/remind/:number_or_id',
+      'POST /api/receivables/payments/:reference/applications',
     ]);
     // Reads: every read but users, credentials, a card file's tokens (what charges those cards), and
     // webhook endpoints with their delivery log (URLs that often carry a receiver's token).

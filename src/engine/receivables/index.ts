@@ -17,6 +17,7 @@ import { deleteInvoice, importInvoice } from './invoices';
 import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
 import { createInvoicePages, type InvoiceFeed } from './fast-export';
+import { applyCredit, type CreditApplication } from './payment-credit';
 import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePayment, type ImportChannel, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
@@ -101,6 +102,8 @@ export interface Receivables {
   /** `createOnly`: an identifier already recorded is refused (412 payment_exists) instead of updated. */
   importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>, options?: { createOnly?: boolean }): Promise<ImportReply>;
   importPayment(input: PaymentCsvRow, channel: 'csv'): Promise<ImportReply>;
+  /** A payment's unapplied credit applied to open invoices of its customer (payment-credit.ts). */
+  applyCredit(reference: string, applications: readonly CreditApplication[]): Promise<Static<typeof PaymentView>>;
   recordPayment(input: RecordPaymentInput): Promise<Static<typeof PaymentView>>;
   reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
   /** A payment made here keeps `keepCents` of its amount; the rest goes back on its invoices (payments.ts, keepOfPayment). */
@@ -381,6 +384,11 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async recordPayment(input) {
       const doc = await run((s) => recordPayment(s, input));
+      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+    },
+
+    async applyCredit(reference, applications) {
+      const doc = await run((s) => applyCredit(s, reference, applications));
       return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
     },
 

@@ -13,7 +13,7 @@ import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc,
 /** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
 export type ImportChannel = 'json' | 'csv' | 'cashier';
 
-interface Entry extends AllocationReferences {
+export interface Entry extends AllocationReferences {
   invoice_number: string;
   amount: number;
   discount: number;
@@ -170,7 +170,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
 }
 
 /** A stored payment's allocations as the entries an update applies again. */
-function keptEntries(allocations: readonly AllocationData[]): Entry[] {
+export function keptEntries(allocations: readonly AllocationData[]): Entry[] {
   return allocations.filter((a) => a.amount_cents + a.discount_cents > 0).map(({ id: _id, amount_cents, discount_cents, invoice_balance_cents: _b, short_pay: _s, lines: _l, invoice: _i, ...refs }) => ({ ...refs, amount: amount_cents, discount: discount_cents }));
 }
 
@@ -217,7 +217,7 @@ function readEntries(
 }
 
 /** Each invoice paid must be in the payment's currency and division, and have the line item named. */
-function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean): void {
+export function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean): void {
   entries.forEach((e, i) => {
     const inv = invoices[i];
     if (!inv) return;
@@ -249,7 +249,7 @@ async function paymentCustomer(
   return customer;
 }
 
-async function loadInvoices(s: ReceivablesUnit, entries: Entry[], problems: Problems): Promise<Array<InvoiceDoc | undefined>> {
+export async function loadInvoices(s: ReceivablesUnit, entries: Entry[], problems: Problems): Promise<Array<InvoiceDoc | undefined>> {
   const out: Array<InvoiceDoc | undefined> = [];
   for (const [i, e] of entries.entries()) {
     const inv = await s.invoice(e.invoice_number);
@@ -269,7 +269,7 @@ function describeMethod(d: PaymentData): string | undefined {
 }
 
 /** Takes a payment's allocations back off their invoices (an update re-applies, a reversal does not). */
-async function reverseAllocations(s: ReceivablesUnit, p: PaymentData, known: Array<InvoiceDoc | undefined>): Promise<void> {
+export async function reverseAllocations(s: ReceivablesUnit, p: PaymentData, known: Array<InvoiceDoc | undefined>): Promise<void> {
   for (const a of p.allocations) {
       const inv = known.find((i) => i?.id === a.invoice_number) ?? (await s.invoice(a.invoice_number));
       if (!inv) continue;
@@ -289,7 +289,7 @@ async function reverseAllocations(s: ReceivablesUnit, p: PaymentData, known: Arr
  * invoice takes nothing); the rest of the payment is unapplied credit. With line-item short pay,
  * an amount goes to its named line first, then to the other lines in order.
  */
-async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[]): Promise<void> {
+export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[]): Promise<void> {
   const p = doc.data;
   const lineShortPay = s.account.can('line_item_short_pay');
   let applied = 0;

@@ -4,7 +4,7 @@ import { exportParams, exportShape } from '../exports';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { ImportResult, PaymentExportQuery } from '../../shared/schemas/receivables-common';
-import { PaymentAmountView, PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../../shared/schemas/receivables-payments';
+import { CreditApplications, PaymentAmountView, PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../../shared/schemas/receivables-payments';
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Invoicing Payments'];
@@ -89,4 +89,22 @@ export const exportPaymentAmounts = defineRoute({
   },
 });
 
-export const paymentRoutes = [importPayment, viewPayment, exportPayments, exportPaymentsRecent, exportPaymentAmounts];
+export const applyPaymentCredit = defineRoute({
+  method: 'post',
+  path: '/api/receivables/payments/:reference/applications',
+  operationId: 'applyPaymentCredit',
+  tags: TAGS,
+  summary: "Apply a payment's unapplied credit to open invoices",
+  description:
+    'Not in the reference (its payment import replaces the whole list of invoices a payment pays). Each amount is added to what the payment gives that invoice; what it paid before stays as it was, lines, discounts and remittance details included. ' +
+    'Refused with 412, nothing changed, unless every invoice is an open one of the payment\'s customer in its currency, owes at least its amount, and the amounts together fit in the unapplied credit (`invoice_not_found`, `invoice_of_another_customer`, `currency_mismatch`, `more_than_owing`, `more_than_credit`, `payment_reversed`). Needs the `collect` grant (a clerk records payments too).',
+  params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: 100 }) }),
+  body: CreditApplications,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'The payment as it now stands', schema: ref(PaymentView) }, 404: err('`payment_not_found`'), 412: err('A rule failed (see the description)') },
+  async handler({ engine, params, body }) {
+    return { body: await engine.receivables.applyCredit(params.reference, body.applications) };
+  },
+});
+
+export const paymentRoutes = [importPayment, applyPaymentCredit, viewPayment, exportPayments, exportPaymentsRecent, exportPaymentAmounts];

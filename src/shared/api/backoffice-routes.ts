@@ -23,6 +23,7 @@ export const backofficeRoutes = {
   payments: { method: 'GET', path: '/api/backoffice/payments' },
   payment: { method: 'GET', path: '/api/exports/payment/:reference_or_token' },
   recordPayment: { method: 'POST', path: '/api/imports/payment' },
+  applyCredit: { method: 'POST', path: '/api/receivables/payments/:reference/applications' },
   orders: { method: 'GET', path: '/api/backoffice/orders' },
   transactions: { method: 'GET', path: '/api/backoffice/transactions' },
   order: { method: 'GET', path: '/api/exports/order/:identifier' },

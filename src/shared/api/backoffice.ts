@@ -7,7 +7,7 @@ import { Order } from '../schemas/orders';
 import { ImportResult } from '../schemas/receivables-common';
 import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
 import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
-import { PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
+import { CreditApplications, PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
 import { InstallStatus } from '../schemas/system';
 import { BatchesAnswer, BatchesQuery, ExceptionsAnswer, ExceptionsQuery, MonthlyStatementDocument, StatementsAnswer, StatementsQuery } from '../schemas/settlement';
@@ -51,6 +51,7 @@ export const backofficeEndpoints = {
   payments: { ...backofficeRoutes.payments, query: PaymentListQuery, response: PaymentPage },
   payment: { ...backofficeRoutes.payment, query: PaymentViewQuery, response: PaymentView },
   recordPayment: { ...backofficeRoutes.recordPayment, query: PaymentImportQuery, body: PaymentImport, response: ImportResult },
+  applyCredit: { ...backofficeRoutes.applyCredit, body: CreditApplications, response: PaymentView },
   orders: { ...backofficeRoutes.orders, query: OrderListQuery, response: OrderPage },
   transactions: { ...backofficeRoutes.transactions, query: TransactionListQuery, response: TransactionPage },
   order: { ...backofficeRoutes.order, response: Order },

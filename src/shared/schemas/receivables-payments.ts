@@ -115,6 +115,22 @@ export const PaymentView = component(
 );
 
 /** Not in the reference (its import always creates or updates): the back office records a new payment with it. */
+export const CreditApplications = Type.Object(
+  {
+    applications: Type.Array(
+      Type.Object(
+        {
+          invoice_number: Type.String({ minLength: 1, maxLength: 100, description: 'An open invoice of the payment\'s customer' }),
+          amount_cents: Type.Integer({ minimum: 1, description: 'What to apply to it, in minor units: at most what it owes' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 100 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const PaymentImportQuery = Type.Object({
   create_only: Type.Optional(Type.Boolean({ description: 'Create only: an identifier already recorded answers 412 `payment_exists` and changes nothing, instead of updating that payment.' })),
 });
