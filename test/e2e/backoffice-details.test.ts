@@ -273,6 +273,20 @@ for (const { locale, p } of LOCALES) {
       expect(await page().locator('.pill[title="PAID"]').innerText()).toBe('Paid');
       await shot(page(), `backoffice-detail-payment-${locale}`);
 
+      // The credit it left goes on another open invoice, typed in the screen's locale.
+      await api('POST', '/api/imports/invoice', { number: `${p}-INV-C`, customer_identifier: `${p}-ACME`, amount: 10000, date: '2026-01-07' });
+      const form = page().getByRole('form', { name: 'Apply the credit' });
+      const onC = form.getByLabel(`Apply to ${p}-INV-C`);
+      await onC.waitFor();
+      await onC.fill(locale === 'fr-CA' ? '100,01' : '100.01');
+      await form.getByText(/More than .*INV-C owes/).waitFor();
+      await onC.fill(locale === 'fr-CA' ? '99,50' : '99.50');
+      expect(spaces(await form.getByLabel('Credit summary').innerText())).toBe(`Credit ${shown(26550, locale)} · applying ${shown(9950, locale)} · left ${shown(16600, locale)}`);
+      await form.getByRole('button', { name: `Apply ${shown(9950, locale)}` }).click();
+      await form.getByRole('status').getByText(`${shown(9950, locale)} applied.`).waitFor();
+      await until(async () => spaces(await node('Credit').innerText()).includes(shown(16600, locale)), 'the credit left in the tree');
+      expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${p}-INV-C`)).owing_cents).toBe(50);
+
       // A paid invoice with lines (no line-item short pay here): no line shown still owed, no reminder offered.
       await api('POST', '/api/imports/invoice', { number: `${p}-INV-L`, customer_identifier: `${p}-ACME`, date: '2026-01-05', line_item_attributes: [{ number: '1', description: 'Widget', quantity: 2, unit_cost_cents: 1500 }] });
       await api('POST', '/api/imports/payment', { identifier: `${p}-CHQ-L`, customer_identifier: `${p}-ACME`, amount_cents: 3000, invoice_number: `${p}-INV-L` });

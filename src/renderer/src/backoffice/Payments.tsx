@@ -51,7 +51,8 @@ export function PaymentsSection({ rest }: { rest: string[] }) {
 
 function PaymentDetail({ reference }: { reference: string }) {
   const go = useRoute((s) => s.go);
-  const { data, error } = useLoad((creds) => boCall(creds, 'payment', { params: { reference_or_token: reference }, query: { options: { export_payment_tree: true } } }), [reference]);
+  const session = useUser((s) => s.session);
+  const { data, error, reload } = useLoad((creds) => boCall(creds, 'payment', { params: { reference_or_token: reference }, query: { options: { export_payment_tree: true } } }), [reference]);
   if (error) return <Notice error={error} />;
   if (!data) return <p className="muted">Loading…</p>;
   return (
@@ -71,6 +72,9 @@ function PaymentDetail({ reference }: { reference: string }) {
           <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_code ?? data.payment_source} {data.external_payment_number ?? ''}</p>
         </div>
       </div>
+      {can(session, 'collect') && data.status === 'PAID' && (fromDecimal(data.unapplied_amount, data.currency) ?? 0) > 0 && (
+        <ApplyCredit reference={data.payment_reference} customer={data.customer_identifier} currency={data.currency} credit={fromDecimal(data.unapplied_amount, data.currency) ?? 0} done={reload} />
+      )}
       <PaymentTree data={data} />
     </section>
   );
@@ -211,5 +215,87 @@ function RecordPayment() {
         </div>
       </form>
     </section>
+  );
+}
+
+/**
+ * A payment's unapplied credit put on open invoices of its customer (a clerk after a call). Each
+ * amount is read in the screen's locale, at most what its invoice owes and, together, the credit;
+ * the engine checks the same again (payment-credit.ts) and adds them to what the payment paid.
+ */
+function ApplyCredit({ reference, customer, currency, credit, done }: { reference: string; customer: string; currency: string; credit: number; done(): void }) {
+  const creds = useUser((s) => s.creds);
+  const cur = currency.toUpperCase();
+  const [typed, setTyped] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { data: open, reload } = useLoad(async (c) => (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items.filter((i) => i.currency.toUpperCase() === cur && i.owing_cents > 0), [customer, cur]);
+  const local: Record<string, string> = {};
+  const applications: Array<{ invoice_number: string; amount_cents: number }> = [];
+  let total = 0;
+  for (const inv of open ?? []) {
+    const text = (typed[inv.number] ?? '').trim();
+    if (!text) continue;
+    const p = parseAmount(text, cur);
+    if (!p.ok) local[`credit-${inv.number}`] = p.message;
+    else if (p.minor > inv.owing_cents) local[`credit-${inv.number}`] = `More than ${inv.display_number} owes (${money(inv.owing_cents, cur)})`;
+    else if (p.minor > 0) {
+      total += p.minor;
+      applications.push({ invoice_number: inv.number, amount_cents: p.minor });
+    }
+  }
+  const over = total > credit;
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!creds) return;
+    setMessage(null);
+    setSaid(null);
+    setErrors(local);
+    if (Object.keys(local).length > 0) return;
+    if (applications.length === 0) return setMessage('Type an amount beside an invoice first.');
+    if (over) return setMessage(`The amounts come to ${money(total, cur)}, more than the credit (${money(credit, cur)}).`);
+    setBusy(true);
+    try {
+      await boCall(creds, 'applyCredit', { params: { reference }, body: { applications } });
+      setTyped({});
+      setSaid(`${money(total, cur)} applied.`);
+      reload();
+      done();
+    } catch (err) {
+      setMessage(fieldErrors(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="card bo-form" aria-label="Apply the credit" onSubmit={(e) => void submit(e)} noValidate>
+      <h2>Apply the credit</h2>
+      <Notice error={message} />
+      {said && <p role="status" className="ok small">{said}</p>}
+      {open && open.length === 0 && <p className="muted">{customer} has no open invoice in {cur}: the credit stays on account.</p>}
+      {(open ?? []).map((inv) => (
+        <div key={inv.number} className="bo-apply">
+          <span>
+            {inv.display_number} <span className="muted">due {day(inv.due_date)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
+          </span>
+          <Field label={`Apply to ${inv.display_number}`} name={`credit-${inv.number}`} value={typed[inv.number] ?? ''} onChange={(v) => setTyped((t) => ({ ...t, [inv.number]: v }))} errors={{ ...errors, ...local }} />
+        </div>
+      ))}
+      {(open ?? []).length > 0 && (
+        <>
+          <p aria-label="Credit summary">
+            Credit <strong>{money(credit, cur)}</strong> · applying {money(total, cur)} · left <strong>{money(Math.max(credit - total, 0), cur)}</strong>
+            {over && <span className="error"> · more than the credit</span>}
+          </p>
+          <div className="bo-actions">
+            <button type="submit" className="primary" disabled={busy}>
+              {busy ? 'Applying…' : total > 0 ? `Apply ${money(total, cur)}` : 'Apply'}
+            </button>
+          </div>
+        </>
+      )}
+    </form>
   );
 }
