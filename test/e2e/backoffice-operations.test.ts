@@ -49,10 +49,19 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await page.goto(`${url}/app/settlement`);
     await seen('No batch closed yet');
     expect(await field('Sandbox clock').count()).toBe(0);
+    // Moving the clock runs every cut-off and cannot be undone: it is asked first, and Cancel moves nothing.
     await page.getByRole('button', { name: 'Advance 1 day' }).click();
+    const ask = page.getByRole('dialog', { name: 'Move the sandbox clock 1 day ahead?' });
+    await ask.waitFor();
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForTimeout(300);
+    expect(await field('Sandbox clock').count()).toBe(0);
+    expect((await api<{ clock_offset_seconds: number }>('GET', '/api/status')).clock_offset_seconds).toBe(0);
+    await page.getByRole('button', { name: 'Advance 1 day' }).click();
+    await ask.getByRole('button', { name: 'Advance 1 day' }).click();
     // The clock is moved: the banner says so, and the batch of the three sales closed.
     await until(async () => (await field('Sandbox clock').count()) > 0, 'the moved-clock banner');
-    expect(await field('Sandbox clock').innerText()).toMatch(/moved .* ahead of the real time/);
+    expect(await field('Sandbox clock').innerText()).toMatch(/moved 1 day ahead of the real time/);
     const [batch] = (await api<{ batches: Array<{ token: string; sales_cents: number; deposit_amount_cents: number; batch_deposit_date: string; mid: string }> }>('GET', '/api/gateway/v1/settlement/batches?list=true')).batches;
     expect(batch!.sales_cents).toBe(2500 + 4200 + 1899);
     const table = page.getByRole('table', { name: 'Batch deposits' });

@@ -4,9 +4,9 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { money, moneyShort } from '../format';
+import { LOCALE, money, moneyShort } from '../format';
 import { brandName } from '../../../shared/card-brands';
-import { Money, Notice, Title, day, useLoad } from './common';
+import { Confirm, Money, Notice, Title, day, useLoad } from './common';
 import './operations.css';
 
 type Page<T> = Record<string, T> | T[];
@@ -42,12 +42,23 @@ function SettlementHome() {
   );
 }
 
-/** Says plainly when the sandbox is not at the real time; owners and managers may move it on. */
+/** How far the clock is ahead, in words, to the minute (a move of one day reads "1 day", not the "23 h 59 min" the request's seconds leave). */
+function aheadWords(offsetSeconds: number): string {
+  const minutes = Math.round(offsetSeconds / 60);
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  if (days > 0) return hours > 0 ? `${plural(days, 'day')} ${plural(hours, 'hour')}` : plural(days, 'day');
+  return hours > 0 ? `${plural(hours, 'hour')} ${plural(minutes % 60, 'minute')}` : plural(minutes % 60, 'minute');
+}
+
+/** Says plainly when the sandbox is not at the real time; owners and managers may move it on, once they confirm. */
 function ClockBanner() {
   const { creds, session } = useUser();
   const { data: status, reload } = useLoad((c) => boCall(c, 'status', {}), []);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [asked, setAsked] = useState<{ by: string; words: string } | null>(null);
   if (!status) return null;
   const offset = status.clock_offset_seconds ?? 0;
   const sandbox = status.environment === 'sandbox';
@@ -61,26 +72,39 @@ function ClockBanner() {
       setError((err as Error).message);
     } finally {
       setBusy(false);
+      setAsked(null);
       reload();
     }
   };
-  // To the minute: a move of one day reads "1 d", not the "23 h 59 min" the seconds of the request leave.
-  const minutes = Math.round(offset / 60);
-  const ahead = minutes >= 1440 ? `${Math.floor(minutes / 1440)} d${minutes % 1440 >= 60 ? ` ${Math.floor((minutes % 1440) / 60)} h` : ''}` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  const now = new Date(status.now).toLocaleString(LOCALE, { dateStyle: 'full', timeStyle: 'short' });
   return (
     <>
       {offset > 0 && (
         <p role="status" className="notice warn" aria-label="Sandbox clock">
-          The sandbox clock is moved {ahead} ahead of the real time: it is {new Date(status.now).toLocaleString()} here. Cut-offs, deposits and statements follow this time.
+          The sandbox clock is moved {aheadWords(offset)} ahead of the real time: it is {now} here. Cut-offs, deposits and statements follow this time.
         </p>
       )}
       {sandbox && can(session, 'settings') && (
         <div className="bo-actions bo-clock" aria-label="Move the sandbox clock">
           <span className="muted small">Sandbox clock</span>
-          <button type="button" disabled={busy} onClick={() => void move('P1D')}>Advance 1 day</button>
-          <button type="button" disabled={busy} onClick={() => void move('P7D')}>Advance 1 week</button>
+          <button type="button" disabled={busy} onClick={() => setAsked({ by: 'P1D', words: '1 day' })}>Advance 1 day</button>
+          <button type="button" disabled={busy} onClick={() => setAsked({ by: 'P7D', words: '1 week' })}>Advance 1 week</button>
           {busy && <span className="muted small">Running the cut-offs…</span>}
         </div>
+      )}
+      {asked && (
+        <Confirm
+          title={`Move the sandbox clock ${asked.words} ahead?`}
+          body={
+            <p>
+              It is {now} here. Every cut-off in that time runs as it would have: open batches close, deposits are made and statements are issued. The clock only moves forward: it cannot be put back.
+            </p>
+          }
+          confirm={`Advance ${asked.words}`}
+          busy={busy}
+          onCancel={() => setAsked(null)}
+          onConfirm={() => void move(asked.by)}
+        />
       )}
       <Notice error={error} />
     </>
