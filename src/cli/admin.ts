@@ -6,6 +6,7 @@ import { DATA_FILE, openDataStore } from '../store';
 import { parseArgs } from './args';
 import { FolderLockedError, lockDataFolder } from './folder-lock';
 import { defaultDataDir, DEFAULT_PORT } from './paths';
+import { welcomeLink } from '../shared/welcome-link';
 
 const USAGE = `Usage: npm run admin -- COMMAND [--data-dir DIR]
 
@@ -53,7 +54,7 @@ const COMMANDS: Record<string, Command> = {
     const { user, link } = await engine.users.newLink(owner.id);
     const base = process.env.LANEWAY_PUBLIC_URL ?? `http://127.0.0.1:${process.env.LANEWAY_PORT ?? DEFAULT_PORT}`;
     console.log(`New sign-in link for the owner ${user.email} (works once, for 24 hours; start Laneway first):`);
-    console.log(`  ${base}/app/welcome#link=${link}`);
+    console.log(`  ${welcomeLink(base, link, user.email)}`);
   },
   async 'list-cashiers'(engine) {
     const all = await engine.register.cashiers();

@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '../server/http';
 import { createSerialLaneDriver } from '../terminal';
 import { lockDataFolder } from './folder-lock';
 import type { KeyProtector } from '../engine/security/install-keys';
+import { welcomeLink } from '../shared/welcome-link';
 
 export interface LaunchOptions {
   dataDir: string;
@@ -157,7 +158,7 @@ function firstStartLines(first: FirstStart, url: string): string[] {
   if (first.owner) {
     lines.push(
       `Back-office owner (${first.owner.user.email}): open this one-time link within 24 hours to choose a password:`,
-      `  ${url}/app/welcome#link=${first.owner.link}`,
+      `  ${welcomeLink(url, first.owner.link, first.owner.user.email)}`,
     );
   }
   if (!first.credentials) lines.push('Lost the API key or a cashier code? Stop Laneway, then: npm run admin -- help');

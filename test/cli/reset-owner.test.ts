@@ -14,7 +14,7 @@ describe('admin reset-owner', () => {
 
       const run = spawnSync('npm', ['run', '--silent', 'admin', '--', 'reset-owner', '--data-dir', tmp.dir], { encoding: 'utf8', timeout: 120_000 });
       expect(run.status, run.stderr).toBe(0);
-      const secret = /\/app\/welcome#link=(\S+)/.exec(run.stdout)?.[1];
+      const secret = /\/app\/welcome#link=([^\s&]+)/.exec(run.stdout)?.[1];
       expect(secret, run.stdout).toBeTruthy();
 
       const again = await openTestEngine({ dir: tmp.dir, keep: true });

@@ -54,7 +54,7 @@ export async function startBackoffice(name: string, credentials: { token: string
   /** A one-time sign-in link opened: a password chosen (and the owner's e-mail), then signed in. */
   const redeem = async (page: Page, link: string, password: string, email?: string) => {
     await page.goto(link);
-    if (email !== undefined) await field(page, 'Your e-mail (leave empty to keep the one you were given)').fill(email);
+    if (email !== undefined) await page.getByLabel(/e-mail \(leave empty to keep /).fill(email);
     await field(page, 'New password').fill(password);
     await field(page, 'The same again').fill(password);
     await page.keyboard.press('Enter');

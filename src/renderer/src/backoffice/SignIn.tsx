@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useUser } from '../state/user';
 import { useRoute } from '../state/route';
 import { UserSignInFields } from '../sign-in-fields';
+import { readWelcomeLink } from '../../../shared/welcome-link';
 
 /** Back-office sign-in: e-mail and password. */
 export function UserSignIn() {
@@ -38,7 +39,7 @@ export function UserSignIn() {
 export function Welcome() {
   const { redeem, busy, error, session } = useUser();
   const go = useRoute((s) => s.go);
-  const secret = new URLSearchParams(window.location.hash.slice(1)).get('link') ?? '';
+  const { secret, email: given } = readWelcomeLink(window.location.hash);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
@@ -56,10 +57,15 @@ export function Welcome() {
     <main className="centered">
       <form className="card signin" onSubmit={submit} aria-labelledby="welcome-title">
         <h1 id="welcome-title">Welcome to Laneway</h1>
+        {given && (
+          <p>
+            This link is for <strong>{given}</strong>: the e-mail you sign in with afterwards.
+          </p>
+        )}
         <p className="muted">Choose your password (10 characters or more). This link works once.</p>
         {!secret && <p className="error">This page needs the link you were given (it ends with #link=…).</p>}
         <label>
-          Your e-mail (leave empty to keep the one you were given)
+          {given ? `Another e-mail (leave empty to keep ${given})` : 'Your e-mail (leave empty to keep the one you were given)'}
           <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} />
         </label>
         <label>

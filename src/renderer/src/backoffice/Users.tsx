@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { useUser } from '../state/user';
 import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { welcomeLink } from '../../../shared/welcome-link';
 
 type Role = BoAnswer<'users'>['users'][number]['role'];
 const ROLES: Array<[Role, string]> = [
@@ -22,13 +23,12 @@ export function UsersSection() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [shown, setShown] = useState<{ email: string; url: string } | null>(null);
-  const linkUrl = (secret: string) => `${window.location.origin}/app/welcome#link=${secret}`;
   const add = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
     try {
       const made = await boCall(creds, 'createUser', { body: { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) } });
-      setShown({ email: made.user.email, url: linkUrl(made.link) });
+      setShown({ email: made.user.email, url: welcomeLink(window.location.origin, made.link, made.user.email) });
       setEmail('');
       setName('');
       setErrors({});
@@ -53,7 +53,7 @@ export function UsersSection() {
   const newLink = async (id: string, who: string) => {
     if (!creds) return;
     const made = await boCall(creds, 'userLink', { params: { id } });
-    setShown({ email: who, url: linkUrl(made.link) });
+    setShown({ email: who, url: welcomeLink(window.location.origin, made.link, who) });
   };
   return (
     <section className="bo-section">
