@@ -292,6 +292,10 @@ for (const { locale, p } of LOCALES) {
       await api('POST', '/api/imports/payment', { identifier: `${p}-CHQ-L`, customer_identifier: `${p}-ACME`, amount_cents: 3000, invoice_number: `${p}-INV-L` });
       await page().goto(`${url}/app/invoices/${p}-INV-L`);
       await seen('Widget');
+      // The line's quantity, unit price and amount, right-aligned as figures are.
+      const line = page().getByRole('row', { name: /Widget/ });
+      expect((await line.getByRole('cell').allInnerTexts()).map(spaces)).toEqual(['1', 'Widget', '2', shown(1500, locale), shown(3000, locale)]);
+      expect(await line.getByRole('cell').nth(4).evaluate((td) => getComputedStyle(td).textAlign)).toBe('right');
       expect(spaces(await page().getByLabel('Owing').innerText())).toBe(shown(0, locale));
       expect(await page().getByRole('columnheader', { name: 'Balance' }).count()).toBe(0);
       expect(await page().getByRole('button', { name: 'Send a reminder' }).count()).toBe(0);

@@ -38,6 +38,11 @@ export function percentText(percent: number): string {
   return new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 4 }).format(percent / 100);
 }
 
+/** A quantity for reading ("1 234,5" in fr-CA, "1,234.5" in en-US). */
+export function quantityText(quantity: number): string {
+  return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 4 }).format(quantity);
+}
+
 /** A percentage as this locale writes it in a field ("12,5"). */
 export function percentInput(percent: number): string {
   return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 3, useGrouping: false }).format(percent);

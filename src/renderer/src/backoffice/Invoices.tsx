@@ -3,7 +3,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { fromDecimal, fromFormatted, money, moneyShort, parseAmount } from '../format';
+import { fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Money, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
@@ -220,10 +220,17 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         <h2>Lines</h2>
         {data.line_item_attributes.length === 0 ? <p className="muted">No line items: the invoice was imported with its amount only.</p> : (
         <table className="bo-simple">
-          <thead><tr><th>#</th><th>Description</th><th>Qty</th><th>Amount</th>{lineBalances && <th>Balance</th>}</tr></thead>
+          <thead><tr><th>#</th><th>Description</th><th className="num">Qty</th><th className="num">Unit price</th><th className="num">Amount</th>{lineBalances && <th className="num">Balance</th>}</tr></thead>
           <tbody>
             {data.line_item_attributes.map((l, i) => (
-              <tr key={i}><td>{l.number}</td><td>{l.description}</td><td>{l.quantity ?? ''}</td><td><Money cents={l.amount_cents} currency={cur} /></td>{lineBalances && <td><Money cents={l.balance_cents} currency={cur} /></td>}</tr>
+              <tr key={i}>
+                <td>{l.number}</td>
+                <td>{l.description}</td>
+                <td className="num">{l.quantity === null || l.quantity === undefined ? '' : quantityText(Number(l.quantity))}</td>
+                <td className="num">{l.unit_cost_cents === null || l.unit_cost_cents === undefined ? '' : <Money cents={l.unit_cost_cents} currency={cur} />}</td>
+                <td className="num"><Money cents={l.amount_cents} currency={cur} /></td>
+                {lineBalances && <td className="num"><Money cents={l.balance_cents} currency={cur} /></td>}
+              </tr>
             ))}
           </tbody>
         </table>
