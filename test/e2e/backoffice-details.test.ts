@@ -295,7 +295,7 @@ for (const { locale, p } of LOCALES) {
       // The line's quantity, unit price and amount, right-aligned as figures are.
       const line = page().getByRole('row', { name: /Widget/ });
       expect((await line.getByRole('cell').allInnerTexts()).map(spaces)).toEqual(['1', 'Widget', '2', shown(1500, locale), shown(3000, locale)]);
-      expect(await line.getByRole('cell').nth(4).evaluate((td) => getComputedStyle(td).textAlign)).toBe('right');
+      expect(await line.getByRole('cell').nth(4).evaluate((td) => (globalThis as unknown as { getComputedStyle(e: unknown): { textAlign: string } }).getComputedStyle(td).textAlign)).toBe('right');
       expect(spaces(await page().getByLabel('Owing').innerText())).toBe(shown(0, locale));
       expect(await page().getByRole('columnheader', { name: 'Balance' }).count()).toBe(0);
       expect(await page().getByRole('button', { name: 'Send a reminder' }).count()).toBe(0);

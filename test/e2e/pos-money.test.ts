@@ -1,11 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser';
-import { SocatPair } from '../serial/helpers';
-import { apiOf, start, until, type Proc } from './processes';
+import { apiOf, until, type Proc } from './processes';
+import { startRegisterInstall, type RegisterInstall } from './register-install';
 import type { Sale } from '../../src/shared/schemas/register';
 
 /**
@@ -20,10 +17,8 @@ const TOKEN = 'POSMONEYTOKEN01';
 const KEY = 'pos-money-key-0123456789';
 const VISA = '4895281000000006';
 
-let dir: string;
-let serve: Proc;
+let register: RegisterInstall | undefined;
 let sim: Proc;
-let pair: SocatPair;
 let browser: Browser;
 let page: Page;
 let fr: BrowserContext | undefined;
@@ -83,17 +78,8 @@ async function signIn(p: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'laneway-pos-money-'));
-  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-  cashierCode = (await serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
-
-  pair = new SocatPair(dir, 'lane1');
-  await pair.plug();
-  sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast', '--tip', '18']);
-  await sim.waitFor(/terminal simulator/, 'the simulator to start');
-  await api('POST', '/api/lanes', { laneid: '1', port_path: pair.host, name: 'Lane 1', tip: { enabled: true, percentages: [15, 18, 20] } });
-  await until(async () => (await api<{ last_setup_at: string | null }>('GET', '/api/lanes/1')).last_setup_at !== null, 'lane 1 to connect and be set up');
+  register = await startRegisterInstall('pos-money', { token: TOKEN, key: KEY }, { simArgs: ['--tip', '18'], lane: { tip: { enabled: true, percentages: [15, 18, 20] } } });
+  ({ sim, url, cashierCode } = register);
 
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
@@ -106,10 +92,7 @@ afterEach(async (ctx) => {
 afterAll(async () => {
   await fr?.close();
   await browser?.close();
-  await sim?.stop();
-  await serve?.stop();
-  await pair?.unplug();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await register?.close();
 });
 
 describe('the money a cashier reads', { timeout: 90_000 }, () => {

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser';
-import { SocatPair } from '../serial/helpers';
-import { apiOf, start, until, type Proc } from './processes';
+import type { SocatPair } from '../serial/helpers';
+import { apiOf, until, type Proc } from './processes';
+import { startRegisterInstall, type RegisterInstall } from './register-install';
 import type { Sale } from '../../src/shared/schemas/register';
 
 /**
@@ -19,8 +17,7 @@ const DECLINE = '4264280001234500';
 const MASTERCARD = '5541032000004422';
 const AMEX = '341111597242000';
 
-let dir: string;
-let serve: Proc;
+let register: RegisterInstall | undefined;
 let sim: Proc;
 let pair: SocatPair;
 let browser: Browser;
@@ -61,17 +58,8 @@ async function currentSale(): Promise<Sale> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'laneway-pos-e2e-'));
-  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-  cashierCode = (await serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
-
-  pair = new SocatPair(dir, 'lane1');
-  await pair.plug();
-  sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast']);
-  await sim.waitFor(/terminal simulator/, 'the simulator to start');
-  await api('POST', '/api/lanes', { laneid: '1', port_path: pair.host, name: 'Lane 1' });
-  await until(async () => (await api<{ status: string; last_setup_at: string | null }>('GET', '/api/lanes/1')).last_setup_at !== null, 'lane 1 to connect and be set up');
+  register = await startRegisterInstall('pos-e2e', { token: TOKEN, key: KEY });
+  ({ sim, pair, url, cashierCode } = register);
   await api('POST', '/api/gateway/v1/gift_card', { card_number: '6277000012345678', pin: '2468', activated: 'true', load_amount_cents: 1500 });
 
   browser = await launchBrowser();
@@ -85,10 +73,7 @@ afterEach(async (ctx) => {
 
 afterAll(async () => {
   await browser?.close();
-  await sim?.stop();
-  await serve?.stop();
-  await pair?.unplug();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await register?.close();
 });
 
 describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {

@@ -1,11 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser';
-import { SocatPair } from '../serial/helpers';
-import { apiOf, start, until, type Proc } from './processes';
+import { apiOf, until } from './processes';
+import { startRegisterInstall, type RegisterInstall } from './register-install';
 
 /**
  * The register signed in by a person (issue 19, "cashier: the register only"), in Debian's
@@ -20,10 +17,7 @@ const KEY = 'register-users-key-0123456789';
 const CASHIER = { email: 'till@example.com', password: 'cashier password 1' };
 const MANAGER = { email: 'boss@example.com', password: 'manager password 1' };
 
-let dir: string;
-let serve: Proc;
-let sim: Proc;
-let pair: SocatPair;
+let register: RegisterInstall | undefined;
 let browser: Browser;
 let url: string;
 let cashierCode: string;
@@ -55,16 +49,8 @@ async function openLaneAndScan(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'laneway-register-users-'));
-  serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC'], { LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY });
-  url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
-  cashierCode = (await serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
-  pair = new SocatPair(dir, 'lane1');
-  await pair.plug();
-  sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast']);
-  await sim.waitFor(/terminal simulator/, 'the simulator to start');
-  await api('POST', '/api/lanes', { laneid: '1', port_path: pair.host, name: 'Lane 1' });
-  await until(async () => (await api<{ last_setup_at: string | null }>('GET', '/api/lanes/1')).last_setup_at !== null, 'lane 1 to connect and be set up');
+  register = await startRegisterInstall('register-users', { token: TOKEN, key: KEY });
+  ({ url, cashierCode } = register);
   await userWithPassword(CASHIER.email, 'cashier', CASHIER.password);
   await userWithPassword(MANAGER.email, 'manager', MANAGER.password);
   browser = await launchBrowser();
@@ -73,10 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => undefined);
   await browser?.close();
-  await sim?.stop();
-  await serve?.stop();
-  await pair?.unplug();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await register?.close();
 });
 
 describe('the register signed in by a person', { timeout: 90_000 }, () => {
