@@ -226,4 +226,25 @@ describe('roles over HTTP', () => {
     const back = await h.api.post<Session>('/api/session', { email: 'cashier@example.com', password: 'a new cashier password' }, null);
     expect((await h.api.get('/api/session', `Bearer ${back.body.jwt}`)).status).toBe(200);
   });
+
+  it("a JWT a user's session mints with jwt_scope holds only what it was given, does not renew into a session, and ends with the session's sign-out", async () => {
+    const session = (await h.api.post<Session>('/api/session', { email: 'owner@example.com', password: 'owner password' }, null)).body.jwt;
+    expect(session).toBeTruthy();
+    const mint = async (scope: string) => (await h.api.get<{ whoami: Record<string, { jwt: string }> }>(`/api/whoami?options[jwt_scope]=${encodeURIComponent(scope)}`, `Bearer ${session}`)).body.whoami;
+    const readOnly = `Bearer ${Object.values(await mint('read'))[0]!.jwt}`;
+    expect((await h.api.get('/api/exports/customers', readOnly)).status).toBe(200);
+    // The owner's role makes API keys and users; a read-only JWT of theirs does not.
+    expect((await h.api.get('/api/users', readOnly)).status).toBe(403);
+    expect((await h.api.post('/api/account/credentials', { name: 'from a read-only JWT' }, readOnly)).status).toBe(403);
+    expect((await h.api.patch('/api/account', { name: 'read-only' }, readOnly)).status).toBe(403);
+    const renew = await h.api.get<{ code: string }>('/api/session', readOnly);
+    expect([renew.status, renew.body.code]).toEqual([403, 'not_a_session']);
+    // Minted with every grant of the role: it still ends when the session it came from signs out.
+    const wide = `Bearer ${Object.values(await mint('api credentials users'))[0]!.jwt}`;
+    expect((await h.api.get('/api/users', wide)).status).toBe(200);
+    expect((await h.api.delete('/api/session', undefined, `Bearer ${session}`)).status).toBe(200);
+    expect((await h.api.get('/api/users', wide)).status).toBe(401);
+    expect((await h.api.post('/api/account/credentials', { name: 'after sign-out' }, wide)).status).toBe(401);
+    expect((await h.api.get('/api/exports/customers', readOnly)).status).toBe(401);
+  });
 });

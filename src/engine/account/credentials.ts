@@ -62,7 +62,7 @@ export interface Credentials {
    * expiring no later than `notAfter` (seconds since the epoch) when given.
    */
   /** `notBefore`: the issue time at least (seconds): a user's new session after a sign-out in the same second. */
-  issueJwt(credential: string, days?: number, options?: { scopes?: readonly Scope[]; notAfter?: number; notBefore?: number; session?: string }): Promise<{ jwt: string; exp: number; scopes: readonly Scope[] }>;
+  issueJwt(credential: string, days?: number, options?: { scopes?: readonly Scope[]; notAfter?: number; notBefore?: number; session?: string; minted?: boolean }): Promise<{ jwt: string; exp: number; scopes: readonly Scope[] }>;
   hasAny(): boolean;
   /** Ids of the API-key hash keys that enabled credentials still need (the rest may be dropped). */
   hashKeysInUse(): Set<string>;
@@ -193,7 +193,7 @@ export async function createCredentials(core: EngineCore, keys: InstallKeys): Pr
       const wanted = Math.floor((realNow(core.clock) + days * DAY_MS) / 1000);
       const exp = options.notAfter !== undefined ? Math.min(wanted, options.notAfter) : wanted;
       // A jti of its own: two sessions minted in the same second are two JWTs (one can be signed out alone).
-      const jwt = await new SignJWT({ token: credential, scope: scopes.join(' '), ...(options.session ? { sid: options.session } : {}) })
+      const jwt = await new SignJWT({ token: credential, scope: scopes.join(' '), ...(options.session ? { sid: options.session } : {}), ...(options.minted ? { minted: true } : {}) })
         .setJti(randomBytes(12).toString('base64url'))
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt(Math.max(Math.floor(realNow(core.clock) / 1000), options.notBefore ?? 0))

@@ -63,6 +63,11 @@ export interface Principal {
   user?: { id: string; email: string; name: string; role: string };
   /** A user's session: the id every JWT of one sign-in shares (refreshed ones too), which sign-out ends. */
   session?: string;
+  /**
+   * A user's JWT minted by GET /api/whoami (for an integration, often narrowed with jwt_scope):
+   * it holds no more than it was given, and it is not a session (it neither refreshes nor signs out).
+   */
+  minted?: boolean;
 }
 
 const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
@@ -104,12 +109,14 @@ export function authorize(principal: Principal, scope: Scope, grants: readonly S
  * What a JWT minted for `principal` may hold: never a scope the caller lacks, never past the
  * caller's own expiry, so a JWT cannot extend or widen itself by minting another.
  */
-export function mintLimits(principal: Principal, requested: readonly Scope[] | undefined): { scopes: readonly Scope[]; notAfter?: number } {
+export function mintLimits(principal: Principal, requested: readonly Scope[] | undefined): { scopes: readonly Scope[]; notAfter?: number; minted?: boolean; session?: string } {
   // A user's session renews with its role's scopes (which are read again on every request anyway).
   const scopes = requested ?? (principal.user ? principal.scopes : DEFAULT_JWT_SCOPES);
   const missing = scopes.filter((s) => !principal.scopes.includes(s));
   if (missing.length) {
     throw fail.forbidden('insufficient_scope', `This credential cannot mint a JWT with ${missing.join(', ')}: it does not hold that scope itself.`);
   }
-  return { scopes, ...(principal.exp !== undefined ? { notAfter: principal.exp } : {}) };
+  // A user's minted JWT keeps the session's id, so signing out ends it with the session.
+  const ofUser = principal.user ? { minted: true, ...(principal.session ? { session: principal.session } : {}) } : {};
+  return { scopes, ...(principal.exp !== undefined ? { notAfter: principal.exp } : {}), ...ofUser };
 }

@@ -7,7 +7,7 @@ import { putRecord, recordId, recordsOfKind } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import type { Credentials } from './credentials';
 import { ROLE_SCOPES, isRole, type Role } from './roles';
-import type { Principal } from './scopes';
+import { scopesOfClaim, type Principal } from './scopes';
 
 /**
  * Back-office users: people who sign in with their e-mail and a password, not with API keys.
@@ -300,7 +300,12 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
         // Disabling the user ends its sessions, and so does a password set by a link (issued before
         // it); a lockout or a link issued but not used yet does not.
         if (u.sessions_after !== undefined && (payload.iat ?? 0) < u.sessions_after) return null;
-        return { credential: token, via: 'jwt', scopes: ROLE_SCOPES[u.role], exp: payload.exp!, user: { id: u.id, email: u.email, name: u.name, role: u.role }, ...(sid ? { session: sid } : {}) };
+        // A session's own JWT follows the role as it is now; one minted from it (whoami's jwt_scope)
+        // holds no more than it was given either.
+        const minted = payload.minted === true;
+        const claimed = scopesOfClaim(payload.scope);
+        const scopes = minted ? ROLE_SCOPES[u.role].filter((s) => claimed.includes(s)) : ROLE_SCOPES[u.role];
+        return { credential: token, via: 'jwt', scopes, exp: payload.exp!, user: { id: u.id, email: u.email, name: u.name, role: u.role }, ...(sid ? { session: sid } : {}), ...(minted ? { minted } : {}) };
       } catch (err) {
         if (err instanceof joseErrors.JOSEError) return null;
         throw err;

@@ -57,6 +57,7 @@ export const currentSession = defineRoute({
   responses: { 200: { description: 'Session', schema: ref(UserSession) }, 403: err('Not a user session') },
   async handler({ engine, principal }) {
     if (!principal?.user) throw fail.forbidden('not_a_user', 'This is an API credential, not a back-office user');
+    if (principal.minted) throw fail.forbidden('not_a_session', 'This JWT was minted by GET /api/whoami for an integration, not a sign-in: it does not renew into a session');
     const s = await engine.users.refresh(principal.user.id, principal.exp, principal.session);
     return { body: sessionBody(engine, s) };
   },
@@ -72,6 +73,7 @@ export const signOutUser = defineRoute({
   responses: { 200: { description: 'Signed out', schema: Type.Object({}) }, 403: err('Not a user session') },
   async handler({ engine, principal, req }) {
     if (!principal?.user) throw fail.forbidden('not_a_user', 'This is an API credential, not a back-office user: disable the credential instead');
+    if (principal.minted) throw fail.forbidden('not_a_session', 'This JWT was minted by GET /api/whoami, not a sign-in: sign out with the session it came from, which ends it too');
     const jwt = (req.headers.authorization ?? '').replace(/^bearer\s+/i, '').trim();
     await engine.users.signOut(principal.user.id, jwt, principal.exp ?? 0);
     return { body: {} };
