@@ -17,12 +17,13 @@ export function maskPan(pan: string): string {
 // 13 to 19 digits of any script (full-width ４８９５ and Arabic-Indic ٤٨٩٥ read as a card to whoever
 // sees them), not part of a longer digit run, grouped by up to four of: any white space (tabs and
 // line breaks too, which the card parser strips as it strips spaces: "4895  2810  0000  0006"
-// pays), invisible joiners (a zero-width space between groups), dots, slashes, underscores,
-// commas, asterisks and any dash. A number written 4895/2810/0000/0006 or 4895,2810,0000,0006 is
-// still the card's. Not a colon: a date and time ("2026-11-27 14:05:33") is 14 digits.
+// pays), invisible joiners (a zero-width space between groups), dots and middle dots, slashes,
+// underscores, commas, asterisks, plus and equals signs, bars, tildes, semicolons, hashes and any
+// dash. A number written 4895/2810/0000/0006 or 4895+2810+0000+0006 is still the card's. Not a
+// colon: a date and time ("2026-11-27 14:05:33") is 14 digits.
 // A UUID is matched first and kept: its digit groups (an application id of all-digit groups) would
 // otherwise read as a grouped card number and the id would no longer name anything.
-const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<!\p{Nd})(?:\p{Nd}[\s./_,*\p{Pd}\u00ad\u200b-\u200d\u2060\ufeff]{0,4}){12,18}\p{Nd}(?!\p{Nd})/giu;
+const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<!\p{Nd})(?:\p{Nd}[\s./_,*+=|~;#\u00b7\u2219\u22c5\p{Pd}\u00ad\u200b-\u200d\u2060\ufeff]{0,4}){12,18}\p{Nd}(?!\p{Nd})/giu;
 const UUID_LENGTH = 36;
 const DIGIT = /\p{Nd}/u;
 const NOT_DIGIT = /\P{Nd}/gu;
