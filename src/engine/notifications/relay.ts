@@ -67,6 +67,9 @@ export async function relayConfig(reader: Tx | EngineCore, keys: InstallKeys): P
 
 export async function setRelay(tx: Tx, keys: InstallKeys, input: RelayInput): Promise<RelayView> {
   if (!/^[A-Za-z0-9.-]+$/.test(input.host) && !/^\[?[0-9a-fA-F:.]+\]?$/.test(input.host)) throw fail.invalid('invalid_smtp_host', 'host is a host name or an IP address', [{ field: 'host', message: 'host name' }]);
+  // A line break or other control character in the sender would start a header of its own when a
+  // mail library less careful than ours writes it: refused when saved, not cleaned when sent.
+  if (/\p{Cc}/u.test(input.from)) throw fail.invalid('invalid_from', 'from may not hold a line break or another control character', [{ field: 'from', message: 'one line, no control characters' }]);
   const fromAddress = /<([^>]+)>\s*$/.exec(input.from)?.[1] ?? input.from;
   if (!EMAIL_RE.test(fromAddress)) throw fail.invalid('invalid_from', 'from is an email address (optionally "Name <address>")', [{ field: 'from', message: 'email address' }]);
   const stored = (await getRecord<RelayData>(tx, RELAY, SLOT))?.data;
