@@ -190,6 +190,24 @@ describe('the back office', { timeout: 90_000 }, () => {
     await screenshot(page, 'backoffice-8-transaction');
   });
 
+  it('captures part of an authorization, then releases the rest: the void names what is released, not the whole authorization', async () => {
+    const auth = await api<{ transaction: string }>('POST', '/api/gateway/v1/orders/auth', { amount_cents: 50_000, credit_card: card(VISA) });
+    await page.goto(`${url}/app/orders/transactions/${auth.transaction}`);
+    await page.getByRole('button', { name: 'Capture' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Amount').fill('300.00');
+    await dialog.getByRole('button', { name: 'Capture $300.00' }).click();
+    await seen('Captured $300.00.');
+    await until(async () => (await page.getByLabel('Authorization').innerText()).includes('$200.00'), 'what is still held');
+    expect(await page.getByLabel('Authorization').innerText()).toBe('Captured $300.00 · still held $200.00');
+    await page.getByRole('button', { name: 'Void' }).click();
+    expect(await dialog.getAttribute('aria-label')).toBe('Void $200.00?');
+    expect(await dialog.innerText()).toContain('the $300.00 captured stays captured: the card holder sees $200.00 released.');
+    await dialog.getByRole('button', { name: 'Void $200.00' }).click();
+    await seen('Released $200.00.');
+    await until(async () => (await page.getByLabel('Authorization').innerText()) === 'Captured $300.00 · released $200.00', 'the released amount');
+  });
+
   it('lists a card sale made without an order under Orders, naming the card, and opens it', async () => {
     const loose = await api<{ transaction: string }>('POST', '/api/gateway/v1/orders/sale', { amount_cents: 123_456, credit_card: card(VISA) });
     await page.goto(`${url}/app/orders`);

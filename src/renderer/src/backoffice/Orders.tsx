@@ -136,9 +136,12 @@ function TransactionDetail({ token }: { token: string }) {
   if (!data) return <p className="muted">Loading…</p>;
   const cur = (data.currency ?? 'usd').toUpperCase();
   const allowed = can(session, 'money');
-  const left = move === 'capture' ? (data.authorization?.remaining_cents ?? 0) : move === 'refund' ? data.amount_in_cents - data.refunded_cents : data.amount_in_cents;
+  const auth = data.authorization;
+  // Voiding an authorization releases what is still held; what was captured stays captured.
+  const voids = auth ? auth.remaining_cents : data.amount_in_cents;
+  const left = move === 'capture' ? (auth?.remaining_cents ?? 0) : move === 'refund' ? data.amount_in_cents - data.refunded_cents : voids;
   const parsed = amount.trim() ? parseAmount(amount, cur) : null;
-  const cents = move === 'void' ? data.amount_in_cents : parsed?.ok ? parsed.minor : left;
+  const cents = move === 'void' ? voids : parsed?.ok ? parsed.minor : left;
   const tooMuch = move !== 'void' && (cents > left || cents <= 0);
   const run = async () => {
     if (!creds || !move) return;
@@ -146,7 +149,7 @@ function TransactionDetail({ token }: { token: string }) {
     try {
       const body = { transaction: data.token, ...(move !== 'void' ? { amount_cents: cents } : {}) };
       const r = await boCall(creds, move, { body });
-      setOutcome(r.success ? { ok: true, text: `${move === 'void' ? 'Voided' : move === 'refund' ? 'Refunded' : 'Captured'} ${money(cents, cur)}.` } : { ok: false, text: `Declined: ${r.response_code ?? 'refused'}` });
+      setOutcome(r.success ? { ok: true, text: `${move === 'void' ? (auth ? 'Released' : 'Voided') : move === 'refund' ? 'Refunded' : 'Captured'} ${money(cents, cur)}.` } : { ok: false, text: `Declined: ${r.response_code ?? 'refused'}` });
     } catch (err) {
       setOutcome({ ok: false, text: refusalText(err) });
     } finally {
@@ -159,14 +162,20 @@ function TransactionDetail({ token }: { token: string }) {
   return (
     <section className="bo-section">
       <Title back="/app/orders" actions={allowed && movesOf(data).map((m) => <button key={m} type="button" className={m === 'capture' ? 'primary' : 'danger'} onClick={() => (setOutcome(null), setMove(m))}>{m[0]!.toUpperCase() + m.slice(1)}</button>)}>
-        Transaction {data.token} <span className="pill">{data.action}</span> <span className="pill">{data.state}</span>
+        Transaction {data.token} <span className="pill">{data.action}</span> <span className="pill">{auth && data.state === 'completed' ? auth.status : data.state}</span>
       </Title>
       {outcome && <p role="status" className={`notice ${outcome.ok ? 'ok' : 'error'}`}>{outcome.text}</p>}
       <div className="grid">
         <div className="card">
           <h2>Amount</h2>
           <p className="big-figure"><Money cents={data.amount_in_cents} currency={cur} /></p>
-          <p className="muted">Refunded <Money cents={data.refunded_cents} currency={cur} />{data.voided_by ? ` · voided by ${data.voided_by}` : ''}</p>
+          {auth ? (
+            <p className="muted" aria-label="Authorization">
+              Captured <Money cents={auth.captured_cents} currency={cur} /> · {auth.remaining_cents > 0 ? 'still held' : 'released'} <Money cents={auth.remaining_cents > 0 ? auth.remaining_cents : auth.voided_cents + auth.released_cents} currency={cur} />
+            </p>
+          ) : (
+            <p className="muted">Refunded <Money cents={data.refunded_cents} currency={cur} />{data.voided_by ? ` · voided by ${data.voided_by}` : ''}</p>
+          )}
         </div>
         <div className="card">
           <h2>{data.payment_method === 'bank_account' ? 'Bank account' : 'Card'}</h2>
@@ -187,9 +196,15 @@ function TransactionDetail({ token }: { token: string }) {
           body={
             <>
               <p>
-                {move === 'void' ? 'The whole transaction is cancelled' : `Up to ${money(left, cur)} can be ${move === 'refund' ? 'refunded' : 'captured'}`}
+                {move === 'void'
+                  ? auth && auth.captured_cents > 0
+                    ? `What is still held is released; the ${money(auth.captured_cents, cur)} captured stays captured`
+                    : auth
+                      ? 'The authorization is cancelled'
+                      : 'The whole transaction is cancelled'
+                  : `Up to ${money(left, cur)} can be ${move === 'refund' ? 'refunded' : 'captured'}`}
                 {/* An amount that cannot be taken is not shown as what the card holder will see. */}
-                {(parsed && !parsed.ok) || tooMuch ? '.' : <>: the card holder sees <strong>{money(cents, cur)}</strong>.</>}
+                {(parsed && !parsed.ok) || tooMuch ? '.' : <>: the card holder sees <strong>{money(cents, cur)}</strong>{move === 'void' && auth ? ' released' : ''}.</>}
               </p>
               {move !== 'void' && (
                 <label className="bo-field">
