@@ -316,6 +316,10 @@ describe('a clerk on the detail views', { timeout: 120_000 }, () => {
     await clerk.goto(`${url}/app/invoices/EN-INV-2`);
     await clerk.getByRole('button', { name: 'Send a reminder' }).waitFor();
     await clerk.getByRole('button', { name: 'Add comment' }).waitFor();
+    // The edit form's address, opened anyway: said at once, no form that can only fail once filled in.
+    await clerk.goto(`${url}/app/customers/EN-ACME/edit`);
+    await clerk.getByText('Your role (clerk) may not edit a customer. Ask the owner or a manager.').waitFor();
+    expect(await clerk.getByRole('button', { name: 'Save customer' }).count()).toBe(0);
   });
 });
 

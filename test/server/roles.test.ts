@@ -165,7 +165,7 @@ describe('roles over HTTP', () => {
     // A manager refused the users list is told what it needs: the users grant, not read (which they hold).
     const users = await h.api.get<{ error: string }>('/api/users', `Bearer ${sessions.manager}`);
     expect(users.status).toBe(403);
-    expect(users.body.error).toBe('Your role (manager) may not do this: it needs users. Ask the owner.');
+    expect(users.body.error).toBe('Your role (manager) may not do this: the owner may. Ask the owner.');
     for (const path of ['/api/exports/wallets', '/api/exports/wallets/recent']) {
       expect((await h.api.get(path, `Bearer ${sessions.clerk}`)).status, path).toBe(403);
       expect((await h.api.get(path, `Bearer ${sessions.manager}`)).status, path).toBe(200);

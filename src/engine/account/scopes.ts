@@ -1,3 +1,4 @@
+import { ROLES, ROLE_SCOPES, roleAllows, type Role } from './roles';
 import { fail } from '../errors';
 
 /**
@@ -97,9 +98,11 @@ export function authorize(principal: Principal, scope: Scope, grants: readonly S
   if (scope === 'api' && grants.some((g) => principal.scopes.includes(g))) return;
   if (scope === 'onboarding') throw fail.forbidden('partner_credentials_required', 'Onboarding operations need partner credentials, arranged through support (a credential of kind partner).');
   if (principal.user) {
-    // The grants name who passes an `api` operation; any other scope is what the operation needs.
-    const needs = scope === 'api' && grants.length ? grants.join(' or ') : scope;
-    throw fail.forbidden('role_forbidden', `Your role (${principal.user.role}) may not do this: it needs ${needs}. Ask the owner.`);
+    // Said with the roles that may (a person knows roles, not grant names). The grants name who
+    // passes an `api` operation; any other scope is what the operation needs.
+    const mayDo = (r: Role) => (scope === 'api' && grants.length ? roleAllows(r, grants) : ROLE_SCOPES[r].includes(scope));
+    const who = ROLES.filter((r) => r !== principal.user!.role && mayDo(r)).map((r) => (r === 'owner' ? 'the owner' : `a ${r}`));
+    throw fail.forbidden('role_forbidden', `Your role (${principal.user.role}) may not do this${who.length ? `: ${who.join(' or ')} may` : ''}. Ask the owner.`);
   }
   const how = scope === 'credentials' ? 'Sign in with the API key (HTTP Basic), or with a JWT minted with jwt_scope including credentials' : `Use a credential with the ${scope} scope`;
   throw fail.forbidden('insufficient_scope', `This credential may not do this (it needs the ${scope} scope). ${how}.`);

@@ -4,7 +4,7 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, parseAmount } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Field, Money, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
+import { Field, Money, NotForYourRole, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
 import { InvoiceTable } from './Invoices';
 import { PaymentTable } from './Payments';
 import { HierarchyPanel, InvitationsPanel, NotesPanel, WalletsPanel } from './CustomerPanels';
@@ -12,6 +12,9 @@ import { HierarchyPanel, InvitationsPanel, NotesPanel, WalletsPanel } from './Cu
 type Customer = BoAnswer<'customers'>['items'][number];
 
 export function CustomersSection({ rest }: { rest: string[] }) {
+  const session = useUser((s) => s.session);
+  const editing = rest[0] === 'new' || (rest[0] && rest[1] === 'edit');
+  if (editing && !can(session, 'manage')) return <NotForYourRole what={rest[0] === 'new' ? 'Add a customer' : 'Edit a customer'} back={rest[0] === 'new' ? '/app/customers' : link('customers', rest[0]!)} />;
   if (rest[0] === 'new') return <CustomerForm />;
   if (rest[0] && rest[1] === 'edit') return <CustomerForm identifier={rest[0]} />;
   if (rest[0]) return <CustomerDetail identifier={rest[0]} />;

@@ -6,7 +6,7 @@ import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Field, Money, Notice, PaymentStatus, Title, day, fieldErrors, useLoad, usePaged } from './common';
+import { Field, Money, NotForYourRole, Notice, PaymentStatus, Title, day, fieldErrors, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
 
@@ -39,7 +39,7 @@ export function PaymentTable({ customer }: { customer?: string }) {
 export function PaymentsSection({ rest }: { rest: string[] }) {
   const go = useRoute((s) => s.go);
   const session = useUser((s) => s.session);
-  if (rest[0] === 'new') return <RecordPayment />;
+  if (rest[0] === 'new') return can(session, 'collect') ? <RecordPayment /> : <NotForYourRole what="Record a payment" back="/app/payments" />;
   if (rest[0]) return <PaymentDetail reference={rest[0]} />;
   return (
     <section className="bo-section">

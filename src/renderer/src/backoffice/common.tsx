@@ -250,3 +250,19 @@ export function PaymentStatus({ status }: { status: string }) {
   const { words, tone } = paymentStatus(status);
   return <span className={`pill ${tone}`} title={status}>{words}</span>;
 }
+
+/**
+ * Where a form's address was opened by someone whose role may not send it (a link, a bookmark):
+ * said at once, instead of a form that can only fail once filled in.
+ */
+export function NotForYourRole({ what, back }: { what: string; back: string }) {
+  const role = useUser((s) => s.session?.user.role);
+  return (
+    <section className="bo-section">
+      <Title back={back}>{what}</Title>
+      <p className="notice warn" role="status">
+        Your role ({role ?? 'none'}) may not {what.toLowerCase()}. Ask the owner or a manager.
+      </p>
+    </section>
+  );
+}
