@@ -130,7 +130,7 @@ describe('the back office', { timeout: 90_000 }, () => {
     await field('Apply to INV-101').fill('');
     await page.getByRole('button', { name: 'Record $10.00' }).click();
     await until(async () => (await field('Cheque number').getAttribute('aria-invalid')) === 'true', 'the cheque number refused');
-    await seen(/CHQ-ACME-1-5521 is already recorded: a payment of \$1,175\.00 from Acme Hardware/);
+    await seen(/This cheque is already recorded \(CHQ-ACME-1-5521\): a payment of \$1,175\.00 from Acme Hardware on [A-Z][a-z]{2} \d{1,2}, \d{4}\./);
     expect((await api<{ payment_amount: string }>('GET', '/api/exports/payment/CHQ-ACME-1-5521')).payment_amount).toBe('1175.00');
     // A mistyped customer makes no new customer.
     await field('Customer').fill('ACME-X');
@@ -328,6 +328,11 @@ describe('the back office', { timeout: 90_000 }, () => {
     await expect.poll(() => field('Amount received (USD)', fr).getAttribute('aria-invalid')).toBe('true');
     expect(fr.url()).toMatch(/\/app\/payments\/new/);
     await screenshot(fr, 'backoffice-11-fr-CA');
+    // A cheque recorded already is said in the screen's money and dates.
+    await field('Cheque number', fr).fill('5521');
+    await field('Amount received (USD)', fr).fill('10,00');
+    await fr.getByRole('button', { name: /^Record/ }).click();
+    await seen(/This cheque is already recorded \(CHQ-ACME-1-5521\): a payment of 1\s175,00\s\$\sUS from Acme Hardware on \d{1,2} [a-zéû]+\.? \d{4}\./, fr);
 
     await page.goto(`${url}/app/payments/new?customer=ACME-1`);
     await field('Amount received (USD)').fill('1,234.56');

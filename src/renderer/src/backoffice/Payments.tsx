@@ -170,8 +170,16 @@ function RecordPayment() {
       ...(number.trim() ? { external_payment_number: number.trim() } : {}),
       ...(allocations.length ? { payment_amounts_attributes: allocations } : {}),
     };
-    // Create only: a payment already recorded under this reference is said so, never replaced.
-    await boCall(creds, 'recordPayment', { query: { create_only: true }, body });
+    // Create only: a payment already recorded under this reference is said so, never replaced; in
+    // the screen's words and locale (the engine words its refusal for the API, in en-US).
+    await boCall(creds, 'recordPayment', { query: { create_only: true }, body }).catch(async (err: unknown) => {
+      if (!(err instanceof ApiError && err.code === 'payment_exists')) throw err;
+      const p = await boCall(creds, 'payment', { params: { reference_or_token: reference }, query: {} }).catch(() => undefined);
+      if (!p) throw err;
+      const kind = method === 'wire' ? 'This wire' : 'This cheque';
+      const said = `${kind} is already recorded (${p.payment_reference}): a payment of ${money(fromDecimal(p.payment_amount, p.currency) ?? 0, p.currency.toUpperCase())} from ${p.customer_name || p.customer_identifier} on ${day(p.date)}.`;
+      throw new ApiError(err.status, err.code, said, [{ field: 'identifier', message: said }]);
+    });
     go(link('payments', reference), { replace: true });
   };
   return (
