@@ -6,7 +6,8 @@ import { systemClock, type Clock } from './clock';
 import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
 import { createLogger, type Logger } from './logger';
-import { ensureFirstCredentials, openAccount, type Account, type FirstCredentials } from './account';
+import { ACCOUNT_KEY, ensureFirstCredentials, openAccount, type Account, type FirstCredentials } from './account';
+import { getRecord } from './records';
 import { createLanes, type Lanes } from './lanes';
 import type { LaneDriver } from './lanes/driver-port';
 import type { CardPresentPort } from './card-present';
@@ -17,7 +18,7 @@ import { createAutopay, renameWalletsAndAutopay, type Autopay } from './wallets/
 import type { ReceivablesPort } from './wallets/autopay-port';
 import { vaultKeys } from './wallets/secrets';
 import { openEngineKeys, type EngineKeysOptions, type ScrubbableStore } from './security/key-upgrade';
-import { scrubFreeFormCardData } from './security/free-form-scrub';
+import { freeFormScrubNotNeeded, scrubFreeFormCardData } from './security/free-form-scrub';
 import type { InstallKeys, KeyPurpose, KeyProtector } from './security/install-keys';
 import { createGateway, type Gateway } from './gateway';
 import { createReceivables, type Receivables } from './receivables';
@@ -175,7 +176,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     ...(options.keyProtector ? { protector: options.keyProtector } : {}),
   };
   const keys = await openEngineKeys(core, options.store, keyOptions);
+  const newInstall = (await getRecord(core, 'account', ACCOUNT_KEY)) === undefined;
   const { account } = await openAccount(core, keys, options.timezone ? { timezone: options.timezone } : {});
+  if (newInstall) await freeFormScrubNotNeeded(core);
   // A moved clock is a sandbox's: production always runs on the real time.
   if (account.profile().environment !== 'sandbox') clock.setOffset(0);
   const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});

@@ -11,7 +11,8 @@ import { until } from '../e2e/processes';
  * An install upgraded from a version that kept free-form values as sent: a card number and CVV an
  * ERP put under `card_number` and `cvv` rest in its customers, invoices (and their lines) and
  * orders (and their items). They are put there here as that version stored them, straight into
- * the closed install's store. The next start masks them in place and rewrites the file, once.
+ * the closed install's store, without the record of the walk a new install starts with. The next
+ * start masks them in place and rewrites the file, once.
  */
 const PAN = '4895281000000006';
 const OTHER_PAN = '5413330089099130';
@@ -36,6 +37,9 @@ async function storeAsEarlierVersion(dir: string, edits: Array<{ collection: str
       edit(doc);
       await store.commit([{ collection, doc: doc as never, previous }]);
     }
+    // An earlier version kept no record of the walk (this one marks a new install as needing none).
+    const marker = await store.get('records', 'maintenance/free_form_card_data');
+    if (marker) await store.commit([{ collection: 'records', doc: bodyOf(marker as never) as never, previous: marker, delete: true }]);
   } finally {
     await store.close();
   }

@@ -41,6 +41,11 @@ const WALKS: Array<{ collection: string; entity: string; key: (d: Doc) => string
   },
 ];
 
+/** A new install masks free-form values from its first write: nothing to walk, ever. */
+export async function freeFormScrubNotNeeded(core: EngineCore): Promise<void> {
+  await core.mutate((tx) => putRecord(tx, KIND, KEY, { until: 0, collection: WALKS.length, after: 0, done_at: tx.at } satisfies Progress, { type: 'maintenance.progress', entity: KIND, key: KEY }));
+}
+
 export async function scrubFreeFormCardData(core: EngineCore, store: ScrubbableStore, stopped: () => boolean): Promise<void> {
   const stored = (await getRecord<Progress>(core, KIND, KEY))?.data;
   let progress = stored ?? { until: core.currentWatermark(), collection: 0, after: 0 };
