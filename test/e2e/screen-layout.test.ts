@@ -12,7 +12,8 @@ import { formatMoney } from '../../src/shared/money';
  * customer list keeps who the customer is readable (the table scrolls inside its card instead),
  * its top bar stays on one line; the register's X report parts never overlap nor widen the page,
  * and a sale's totals stand in its Amount column, inside the card, beside names not squeezed to a
- * word a line. Screenshots: test-output/screenshots/layout-*.png.
+ * word a line. The Users rows' cells (buttons included) share one top and bottom. Screenshots:
+ * test-output/screenshots/layout-*.png.
  */
 const TOKEN = 'SCREENLAYOUT01';
 const KEY = 'screen-layout-key-0123456789';
@@ -139,6 +140,25 @@ for (const { locale, p } of LOCALES) {
         await table.evaluate((el) => el.scrollTo({ left: 0 }));
       });
     }
+
+    it("draws each Users row as one line: its buttons' cell shares the row's top and bottom", async () => {
+      await page().setViewportSize({ width: 1024, height: 700 });
+      await page().goto(`${url}/app/users`);
+      const table = page().getByRole('table', { name: 'Users' });
+      await table.getByRole('button', { name: 'New link' }).first().waitFor();
+      const rows = await table.locator('tbody tr').all();
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        const cells = await Promise.all((await row.locator('td').all()).map((c) => box(c)));
+        expect(cells.length).toBe(5);
+        for (const [i, c] of cells.entries()) {
+          expect(Math.abs(c.top - cells[0]!.top), `cell ${i + 1}'s top`).toBeLessThan(0.5);
+          expect(Math.abs(c.bottom - cells[0]!.bottom), `cell ${i + 1}'s bottom`).toBeLessThan(0.5);
+        }
+        expect(cells[4]!.left, 'the buttons in the last column').toBeGreaterThanOrEqual(cells[3]!.right - 0.5);
+      }
+      await screenshot(page(), `layout-users-${locale}`);
+    });
 
     it('keeps the top bar on one line at 1024: the store name cut with its title, Sign out whole', async () => {
       await page().setViewportSize({ width: 1024, height: 700 });
