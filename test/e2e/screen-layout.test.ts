@@ -5,6 +5,8 @@ import { SocatPair } from '../serial/helpers';
 import { apiOf, start, until, type Proc } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 import { formatMoney } from '../../src/shared/money';
+import { upload } from '../imports/upload';
+import { card, MASTERCARD, VISA } from '../helpers/cards';
 
 /**
  * The screens' layout measured in Debian's Chromium (boxes, not pixels), in en-US and in fr-CA
@@ -12,7 +14,8 @@ import { formatMoney } from '../../src/shared/money';
  * customer list keeps who the customer is readable (the table scrolls inside its card instead),
  * its top bar stays on one line; the register's X report parts never overlap nor widen the page,
  * and a sale's totals stand in its Amount column, inside the card, beside names not squeezed to a
- * word a line. The Users rows' cells (buttons included) share one top and bottom. Screenshots:
+ * word a line. The Imports and Settlement batch tables scroll inside their cards, not the page; the
+ * Users rows' cells (buttons included) share one top and bottom. Screenshots:
  * test-output/screenshots/layout-*.png.
  */
 const TOKEN = 'SCREENLAYOUT01';
@@ -36,6 +39,7 @@ let sim: Proc;
 const pages = new Map<string, Page>();
 const api = apiOf(() => url, TOKEN, KEY);
 const plain = (s: string) => s.replace(/[\s\u00a0\u202f]+/g, ' ').trim();
+const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 async function box(l: Locator) {
@@ -61,6 +65,19 @@ async function textBox(l: Locator) {
   });
 }
 
+/** An import batch with a long file name, and a settled batch of card sales with large amounts (the clock moved past the cut-off). */
+async function seedBatches() {
+  const csv = 'code,name\nLAYOUT1,Northwind Traders Wholesale Distribution\n';
+  const res = await upload(url, csv, { filename: 'northwind-traders-wholesale-distribution-branches-2026.csv', auth, force: true });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  await until(async () => (await api<{ status: string }>('GET', `/api/imports/${res.body.id}`)).status !== 'processing', 'the import batch');
+  for (const [i, pan] of [VISA, MASTERCARD].entries()) {
+    await api('POST', '/api/gateway/v1/orders/sale', { amount_cents: 987654 + i, credit_card: card(pan), order: { identifier: `LAYOUT-SETTLE-${i + 1}` } });
+  }
+  await api('POST', '/api/sandbox/v1/clock/advance', { by: 'P1D' });
+  await until(async () => (await api<{ batches: unknown[] }>('GET', '/api/gateway/v1/settlement/batches?list=true')).batches.length > 0, 'the settlement batch');
+}
+
 async function seed(p: string) {
   const names = LONG_NAMES.map((n, i) => ({ identifier: `${p}-${['NORTHWIND', 'BOULANGE', 'CONTOSO'][i]}`, name: `${n} (${p})` }));
   for (const c of names) await api('POST', '/api/imports/customer', c);
@@ -79,6 +96,7 @@ beforeAll(async () => {
   url = bo.url;
   cashierCode = (await bo.serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
   for (const { p } of LOCALES) await seed(p);
+  await seedBatches();
   pair = new SocatPair(bo.dir, 'lane1');
   await pair.plug();
   sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast']);
@@ -140,6 +158,35 @@ for (const { locale, p } of LOCALES) {
         await table.evaluate((el) => el.scrollTo({ left: 0 }));
       });
     }
+
+    it('keeps the Imports batches in their card at 1024: the page does not scroll sideways, the table does', async () => {
+      await page().setViewportSize({ width: 1024, height: 700 });
+      await page().goto(`${url}/app/imports`);
+      const table = page().getByRole('table', { name: 'Batches' });
+      await table.getByText('northwind-traders-wholesale-distribution-branches-2026.csv').waitFor();
+      await noSidewaysScroll(page());
+      const card = await box(table.locator('xpath=ancestor::div[contains(@class, "card")][1]'));
+      expect(card.right).toBeLessThanOrEqual(1024);
+      const scroller = table.locator('xpath=..');
+      await scroller.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+      expect((await box(table.getByRole('columnheader', { name: 'Result' }))).right).toBeLessThanOrEqual(card.right + 0.5);
+      await scroller.evaluate((el) => el.scrollTo({ left: 0 }));
+      await screenshot(page(), `layout-imports-${locale}`);
+    });
+
+    it('keeps the Settlement batches in their card at 1024: the page does not scroll sideways, the table does', async () => {
+      await page().setViewportSize({ width: 1024, height: 700 });
+      await page().goto(`${url}/app/settlement`);
+      const table = page().getByRole('table', { name: 'Batch deposits' });
+      await table.getByRole('row').nth(1).waitFor();
+      // A batch opened shows its transactions in a table within the row.
+      await table.getByRole('row').nth(1).click();
+      await page().getByRole('table', { name: /^Transactions of / }).getByText('LAYOUT-SETTLE-1').waitFor();
+      await noSidewaysScroll(page());
+      const card = await box(table.locator('xpath=ancestor::div[contains(@class, "card")][1]'));
+      expect(card.right).toBeLessThanOrEqual(1024);
+      await screenshot(page(), `layout-settlement-${locale}`);
+    });
 
     it("draws each Users row as one line: its buttons' cell shares the row's top and bottom", async () => {
       await page().setViewportSize({ width: 1024, height: 700 });
