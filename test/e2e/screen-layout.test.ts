@@ -15,8 +15,9 @@ import { card, MASTERCARD, VISA } from '../helpers/cards';
  * its top bar stays on one line; the register's X report parts never overlap nor widen the page,
  * and a sale's totals stand in its Amount column, inside the card, beside names not squeezed to a
  * word a line. The Imports and Settlement batch tables scroll inside their cards, not the page; the
- * Users rows' cells (buttons included) share one top and bottom. Screenshots:
- * test-output/screenshots/layout-*.png.
+ * Users rows' cells (buttons included) share one top and bottom. The register with a long sale fits
+ * the window: its lines scroll in their pane, the newest in view, the totals and every tender and
+ * line button visible. Screenshots: test-output/screenshots/layout-*.png.
  */
 const TOKEN = 'SCREENLAYOUT01';
 const KEY = 'screen-layout-key-0123456789';
@@ -52,6 +53,21 @@ async function box(l: Locator) {
 async function noSidewaysScroll(page: Page) {
   const [scroll, width] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
   expect(scroll, 'the page width').toBeLessThanOrEqual(width);
+}
+
+/** The page is no taller than the window: nothing below the fold. */
+async function noDownwardScroll(page: Page) {
+  const [scroll, height] = (await page.evaluate('[document.documentElement.scrollHeight, window.innerHeight]')) as [number, number];
+  expect(scroll, 'the page height').toBeLessThanOrEqual(height);
+}
+
+/** Wholly within the window, as the page first shows it. */
+async function inView(page: Page, l: Locator, what: string) {
+  const b = await box(l);
+  const size = page.viewportSize()!;
+  expect(b.top, `${what}: top`).toBeGreaterThanOrEqual(0);
+  expect(b.bottom, `${what}: bottom`).toBeLessThanOrEqual(size.height);
+  expect(b.right, `${what}: right`).toBeLessThanOrEqual(size.width);
 }
 
 /** The box of an element's text itself (not its cell), and on how many lines it is drawn. */
@@ -271,6 +287,44 @@ for (const { locale } of LOCALES) {
     afterAll(async () => {
       pages.delete(`register-${locale}`);
       await context?.close();
+    });
+
+    it('keeps a long sale on one screen at both sizes: its lines scroll in their pane, the totals and tender buttons in view', async () => {
+      // Rung up at the smaller size: the window is not resized mid-sale on a till.
+      await page.setViewportSize(SIZES[0]);
+      await backToTheSale();
+      const codes = ['1001', '1002', '1003', '1004', '2001', '2002', '2003', '2004', '3001', '3002', '3003', '3004', '4002'];
+      for (const code of codes) await scan(code);
+      const rows = page.getByTestId('lines').locator('tbody tr');
+      await until(async () => (await rows.count()) === codes.length, `${codes.length} lines on the sale`);
+      await until(async () => plain(await rows.last().innerText()).includes('French press'), 'the last line');
+      try {
+        for (const size of SIZES) {
+          await page.setViewportSize(size);
+          await page.waitForTimeout(100);
+          await noDownwardScroll(page);
+          await noSidewaysScroll(page);
+          await inView(page, page.getByTestId('total'), 'the total');
+          for (const name of [/^Cash/, /^Card/, /^Gift card, cheque, other/, /^Search/, /^Void sale/]) await inView(page, page.getByRole('button', { name }), String(name));
+          // The lines scroll in their pane, the newest (just scanned) in view.
+          const lines = page.getByTestId('lines');
+          expect(await lines.evaluate((el) => el.scrollHeight > el.clientHeight), 'the lines scroll').toBe(true);
+          const pane = await box(lines);
+          expect(pane.bottom).toBeLessThanOrEqual(size.height);
+          const last = await box(rows.last());
+          expect(last.bottom, 'the newest line in view').toBeLessThanOrEqual(pane.bottom + 0.5);
+          expect(last.top).toBeGreaterThanOrEqual(pane.top);
+          await screenshot(page, `layout-long-sale-${locale}-${size.width}`);
+        }
+      } finally {
+        // Paid in cash even when a measure failed: the tests after start from an empty sale.
+        await page.keyboard.press('F4');
+        await seen('cash-given');
+        await page.keyboard.press('Enter');
+        await seen('receipt');
+        await page.keyboard.press('Enter');
+        await seen('scan');
+      }
     });
 
     for (const size of SIZES) {
