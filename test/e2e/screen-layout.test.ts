@@ -5,6 +5,8 @@ import { SocatPair } from '../serial/helpers';
 import { apiOf, start, until, type Proc } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 import { formatMoney } from '../../src/shared/money';
+import { upload } from '../imports/upload';
+import { card, MASTERCARD, VISA } from '../helpers/cards';
 
 /**
  * The screens' layout measured in Debian's Chromium (boxes, not pixels), in en-US and in fr-CA
@@ -12,7 +14,10 @@ import { formatMoney } from '../../src/shared/money';
  * customer list keeps who the customer is readable (the table scrolls inside its card instead),
  * its top bar stays on one line; the register's X report parts never overlap nor widen the page,
  * and a sale's totals stand in its Amount column, inside the card, beside names not squeezed to a
- * word a line. Screenshots: test-output/screenshots/layout-*.png.
+ * word a line. The Imports and Settlement batch tables scroll inside their cards, not the page; the
+ * Users rows' cells (buttons included) share one top and bottom. The register with a long sale fits
+ * the window: its lines scroll in their pane, the newest in view, the totals and every tender and
+ * line button visible. Screenshots: test-output/screenshots/layout-*.png.
  */
 const TOKEN = 'SCREENLAYOUT01';
 const KEY = 'screen-layout-key-0123456789';
@@ -35,6 +40,7 @@ let sim: Proc;
 const pages = new Map<string, Page>();
 const api = apiOf(() => url, TOKEN, KEY);
 const plain = (s: string) => s.replace(/[\s\u00a0\u202f]+/g, ' ').trim();
+const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 async function box(l: Locator) {
@@ -49,6 +55,21 @@ async function noSidewaysScroll(page: Page) {
   expect(scroll, 'the page width').toBeLessThanOrEqual(width);
 }
 
+/** The page is no taller than the window: nothing below the fold. */
+async function noDownwardScroll(page: Page) {
+  const [scroll, height] = (await page.evaluate('[document.documentElement.scrollHeight, window.innerHeight]')) as [number, number];
+  expect(scroll, 'the page height').toBeLessThanOrEqual(height);
+}
+
+/** Wholly within the window, as the page first shows it. */
+async function inView(page: Page, l: Locator, what: string) {
+  const b = await box(l);
+  const size = page.viewportSize()!;
+  expect(b.top, `${what}: top`).toBeGreaterThanOrEqual(0);
+  expect(b.bottom, `${what}: bottom`).toBeLessThanOrEqual(size.height);
+  expect(b.right, `${what}: right`).toBeLessThanOrEqual(size.width);
+}
+
 /** The box of an element's text itself (not its cell), and on how many lines it is drawn. */
 async function textBox(l: Locator) {
   return l.evaluate((el) => {
@@ -58,6 +79,19 @@ async function textBox(l: Locator) {
     const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top / 4)));
     return { left: b.left, right: b.right, lines: tops.size };
   });
+}
+
+/** An import batch with a long file name, and a settled batch of card sales with large amounts (the clock moved past the cut-off). */
+async function seedBatches() {
+  const csv = 'code,name\nLAYOUT1,Northwind Traders Wholesale Distribution\n';
+  const res = await upload(url, csv, { filename: 'northwind-traders-wholesale-distribution-branches-2026.csv', auth, force: true });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  await until(async () => (await api<{ status: string }>('GET', `/api/imports/${res.body.id}`)).status !== 'processing', 'the import batch');
+  for (const [i, pan] of [VISA, MASTERCARD].entries()) {
+    await api('POST', '/api/gateway/v1/orders/sale', { amount_cents: 987654 + i, credit_card: card(pan), order: { identifier: `LAYOUT-SETTLE-${i + 1}` } });
+  }
+  await api('POST', '/api/sandbox/v1/clock/advance', { by: 'P1D' });
+  await until(async () => (await api<{ batches: unknown[] }>('GET', '/api/gateway/v1/settlement/batches?list=true')).batches.length > 0, 'the settlement batch');
 }
 
 async function seed(p: string) {
@@ -78,6 +112,7 @@ beforeAll(async () => {
   url = bo.url;
   cashierCode = (await bo.serve.waitFor(/Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/, 'the sample cashier line'))[1]!;
   for (const { p } of LOCALES) await seed(p);
+  await seedBatches();
   pair = new SocatPair(bo.dir, 'lane1');
   await pair.plug();
   sim = start(['terminal-sim', '--', '--port', pair.device, '--interactive', '--pace', 'fast']);
@@ -139,6 +174,54 @@ for (const { locale, p } of LOCALES) {
         await table.evaluate((el) => el.scrollTo({ left: 0 }));
       });
     }
+
+    it('keeps the Imports batches in their card at 1024: the page does not scroll sideways, the table does', async () => {
+      await page().setViewportSize({ width: 1024, height: 700 });
+      await page().goto(`${url}/app/imports`);
+      const table = page().getByRole('table', { name: 'Batches' });
+      await table.getByText('northwind-traders-wholesale-distribution-branches-2026.csv').waitFor();
+      await noSidewaysScroll(page());
+      const card = await box(table.locator('xpath=ancestor::div[contains(@class, "card")][1]'));
+      expect(card.right).toBeLessThanOrEqual(1024);
+      const scroller = table.locator('xpath=..');
+      await scroller.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+      expect((await box(table.getByRole('columnheader', { name: 'Result' }))).right).toBeLessThanOrEqual(card.right + 0.5);
+      await scroller.evaluate((el) => el.scrollTo({ left: 0 }));
+      await screenshot(page(), `layout-imports-${locale}`);
+    });
+
+    it('keeps the Settlement batches in their card at 1024: the page does not scroll sideways, the table does', async () => {
+      await page().setViewportSize({ width: 1024, height: 700 });
+      await page().goto(`${url}/app/settlement`);
+      const table = page().getByRole('table', { name: 'Batch deposits' });
+      await table.getByRole('row').nth(1).waitFor();
+      // A batch opened shows its transactions in a table within the row.
+      await table.getByRole('row').nth(1).click();
+      await page().getByRole('table', { name: /^Transactions of / }).getByText('LAYOUT-SETTLE-1').waitFor();
+      await noSidewaysScroll(page());
+      const card = await box(table.locator('xpath=ancestor::div[contains(@class, "card")][1]'));
+      expect(card.right).toBeLessThanOrEqual(1024);
+      await screenshot(page(), `layout-settlement-${locale}`);
+    });
+
+    it("draws each Users row as one line: its buttons' cell shares the row's top and bottom", async () => {
+      await page().setViewportSize({ width: 1024, height: 700 });
+      await page().goto(`${url}/app/users`);
+      const table = page().getByRole('table', { name: 'Users' });
+      await table.getByRole('button', { name: 'New link' }).first().waitFor();
+      const rows = await table.locator('tbody tr').all();
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        const cells = await Promise.all((await row.locator('td').all()).map((c) => box(c)));
+        expect(cells.length).toBe(5);
+        for (const [i, c] of cells.entries()) {
+          expect(Math.abs(c.top - cells[0]!.top), `cell ${i + 1}'s top`).toBeLessThan(0.5);
+          expect(Math.abs(c.bottom - cells[0]!.bottom), `cell ${i + 1}'s bottom`).toBeLessThan(0.5);
+        }
+        expect(cells[4]!.left, 'the buttons in the last column').toBeGreaterThanOrEqual(cells[3]!.right - 0.5);
+      }
+      await screenshot(page(), `layout-users-${locale}`);
+    });
 
     it('keeps the top bar on one line at 1024: the store name cut with its title, Sign out whole', async () => {
       await page().setViewportSize({ width: 1024, height: 700 });
@@ -204,6 +287,44 @@ for (const { locale } of LOCALES) {
     afterAll(async () => {
       pages.delete(`register-${locale}`);
       await context?.close();
+    });
+
+    it('keeps a long sale on one screen at both sizes: its lines scroll in their pane, the totals and tender buttons in view', async () => {
+      // Rung up at the smaller size: the window is not resized mid-sale on a till.
+      await page.setViewportSize(SIZES[0]);
+      await backToTheSale();
+      const codes = ['1001', '1002', '1003', '1004', '2001', '2002', '2003', '2004', '3001', '3002', '3003', '3004', '4002'];
+      for (const code of codes) await scan(code);
+      const rows = page.getByTestId('lines').locator('tbody tr');
+      await until(async () => (await rows.count()) === codes.length, `${codes.length} lines on the sale`);
+      await until(async () => plain(await rows.last().innerText()).includes('French press'), 'the last line');
+      try {
+        for (const size of SIZES) {
+          await page.setViewportSize(size);
+          await page.waitForTimeout(100);
+          await noDownwardScroll(page);
+          await noSidewaysScroll(page);
+          await inView(page, page.getByTestId('total'), 'the total');
+          for (const name of [/^Cash/, /^Card/, /^Gift card, cheque, other/, /^Search/, /^Void sale/]) await inView(page, page.getByRole('button', { name }), String(name));
+          // The lines scroll in their pane, the newest (just scanned) in view.
+          const lines = page.getByTestId('lines');
+          expect(await lines.evaluate((el) => el.scrollHeight > el.clientHeight), 'the lines scroll').toBe(true);
+          const pane = await box(lines);
+          expect(pane.bottom).toBeLessThanOrEqual(size.height);
+          const last = await box(rows.last());
+          expect(last.bottom, 'the newest line in view').toBeLessThanOrEqual(pane.bottom + 0.5);
+          expect(last.top).toBeGreaterThanOrEqual(pane.top);
+          await screenshot(page, `layout-long-sale-${locale}-${size.width}`);
+        }
+      } finally {
+        // Paid in cash even when a measure failed: the tests after start from an empty sale.
+        await page.keyboard.press('F4');
+        await seen('cash-given');
+        await page.keyboard.press('Enter');
+        await seen('receipt');
+        await page.keyboard.press('Enter');
+        await seen('scan');
+      }
     });
 
     for (const size of SIZES) {

@@ -172,43 +172,45 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
       {rows.length === 0 ? (
         <p className="muted">{loading ? 'Loading…' : 'No batch closed yet: batches close at the processing cut-off.'}</p>
       ) : (
-        <table className="bo-simple" aria-label="Batch deposits">
-          <thead><tr><th>Date</th><th>Merchant</th><th>Tender</th><th className="num">Sales</th><th className="num">Refunds</th><th className="num">Fees</th><th className="num">Net deposit</th><th>Deposit date</th></tr></thead>
-          <tbody>
-            {rows.map((b) => (
-              <Fragment key={b.token}>
-                <tr tabIndex={0} className="clickable" aria-expanded={open === b.token} onClick={() => setOpen(open === b.token ? null : b.token)} onKeyDown={(e) => e.key === 'Enter' && setOpen(open === b.token ? null : b.token)}>
-                  <td className="nowrap">{day(b.processing_date)}</td>
-                  <td>{b.mid} <span className="muted small">{b.merchant_account_token}</span></td>
-                  <td>{b.payment_method_group}</td>
-                  <td className="num"><Money cents={b.sales_cents} currency={b.currency} /> <span className="muted small">×{b.sales_count}</span></td>
-                  <td className="num"><Money cents={-b.refunds_cents} currency={b.currency} /></td>
-                  <td className="num"><Money cents={-b.fees_cents} currency={b.currency} /></td>
-                  <td className="num"><strong><Money cents={b.deposit_amount_cents} currency={b.deposit_currency} /></strong></td>
-                  <td className="nowrap">{day(b.batch_deposit_date)}</td>
-                </tr>
-                {open === b.token && (
-                  <tr className="bo-expanded">
-                    <td colSpan={8}>
-                      <table className="bo-simple" aria-label={`Transactions of ${b.token}`}>
-                        <thead><tr><th>Transaction</th><th>Action</th><th>Card</th><th>Order</th><th className="num">Amount</th></tr></thead>
-                        <tbody>
-                          {(b.transactions ?? []).map((t) => (
-                            <tr key={t.token}>
-                              <td>{t.token}</td><td>{t.action}</td><td>{t.card_brand || t.payment_method}</td>
-                              <td>{t.orders.map((o) => o.identifier).join(', ') || '—'}</td>
-                              <td className="num"><Money cents={['refund', 'credit'].includes(t.action) ? -t.amount_cents : t.amount_cents} currency={t.currency} /></td>
-                            </tr>
-                          ))}
-                        </tbody>
-                      </table>
-                    </td>
+        <div className="bo-table-scroll">
+          <table className="bo-simple" aria-label="Batch deposits">
+            <thead><tr><th>Date</th><th>Merchant</th><th>Tender</th><th className="num">Sales</th><th className="num">Refunds</th><th className="num">Fees</th><th className="num">Net deposit</th><th>Deposit date</th></tr></thead>
+            <tbody>
+              {rows.map((b) => (
+                <Fragment key={b.token}>
+                  <tr tabIndex={0} className="clickable" aria-expanded={open === b.token} onClick={() => setOpen(open === b.token ? null : b.token)} onKeyDown={(e) => e.key === 'Enter' && setOpen(open === b.token ? null : b.token)}>
+                    <td className="nowrap">{day(b.processing_date)}</td>
+                    <td>{b.mid} <span className="muted small">{b.merchant_account_token}</span></td>
+                    <td>{b.payment_method_group}</td>
+                    <td className="num"><Money cents={b.sales_cents} currency={b.currency} /> <span className="muted small">×{b.sales_count}</span></td>
+                    <td className="num"><Money cents={-b.refunds_cents} currency={b.currency} /></td>
+                    <td className="num"><Money cents={-b.fees_cents} currency={b.currency} /></td>
+                    <td className="num"><strong><Money cents={b.deposit_amount_cents} currency={b.deposit_currency} /></strong></td>
+                    <td className="nowrap">{day(b.batch_deposit_date)}</td>
                   </tr>
-                )}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
+                  {open === b.token && (
+                    <tr className="bo-expanded">
+                      <td colSpan={8}>
+                        <table className="bo-simple" aria-label={`Transactions of ${b.token}`}>
+                          <thead><tr><th>Transaction</th><th>Action</th><th>Card</th><th>Order</th><th className="num">Amount</th></tr></thead>
+                          <tbody>
+                            {(b.transactions ?? []).map((t) => (
+                              <tr key={t.token}>
+                                <td>{t.token}</td><td>{t.action}</td><td>{t.card_brand || t.payment_method}</td>
+                                <td>{t.orders.map((o) => o.identifier).join(', ') || '—'}</td>
+                                <td className="num"><Money cents={['refund', 'credit'].includes(t.action) ? -t.amount_cents : t.amount_cents} currency={t.currency} /></td>
+                              </tr>
+                            ))}
+                          </tbody>
+                        </table>
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );
@@ -220,25 +222,27 @@ function Exceptions({ rows }: { rows: Exception[] }) {
     <div className="card">
       <h2>Exceptions</h2>
       {rows.length === 0 ? <p className="muted">No ACH return or chargeback.</p> : (
-        <table className="bo-simple" aria-label="Exceptions">
-          <thead><tr><th>Date</th><th>Type</th><th>Reason</th><th>Original transaction</th><th>Order</th><th className="num">Amount</th></tr></thead>
-          <tbody>
-            {rows.map((x) => {
-              const t = x.exception_transaction;
-              return (
-                <tr key={`${x.exception_type}:${t.token}:${x.exception_date}`}>
-                  <td className="nowrap">{day(x.exception_date)}</td>
-                  <td><span className="pill">{x.exception_type}</span></td>
-                  {/* The description often starts with its code ("10.4 Other Fraud"): the code is not said twice. */}
-                  <td>{x.exception_description.startsWith(x.reason_code) ? x.exception_description : `${x.reason_code} ${x.exception_description}`}</td>
-                  <td><a href={link('orders', 'transactions', t.token)} onClick={(e) => (e.preventDefault(), go(link('orders', 'transactions', t.token)))}>{t.token}</a> <span className="muted small">{t.action} · {day(t.processing_date)}</span></td>
-                  <td>{t.order ? <a href={link('orders', t.order.identifier)} onClick={(e) => (e.preventDefault(), go(link('orders', t.order!.identifier)))}>{t.order.identifier}</a> : '—'}</td>
-                  <td className="num"><Money cents={-x.exception_amount_in_cents} currency={t.currency} /></td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <div className="bo-table-scroll">
+          <table className="bo-simple" aria-label="Exceptions">
+            <thead><tr><th>Date</th><th>Type</th><th>Reason</th><th>Original transaction</th><th>Order</th><th className="num">Amount</th></tr></thead>
+            <tbody>
+              {rows.map((x) => {
+                const t = x.exception_transaction;
+                return (
+                  <tr key={`${x.exception_type}:${t.token}:${x.exception_date}`}>
+                    <td className="nowrap">{day(x.exception_date)}</td>
+                    <td><span className="pill">{x.exception_type}</span></td>
+                    {/* The description often starts with its code ("10.4 Other Fraud"): the code is not said twice. */}
+                    <td>{x.exception_description.startsWith(x.reason_code) ? x.exception_description : `${x.reason_code} ${x.exception_description}`}</td>
+                    <td><a href={link('orders', 'transactions', t.token)} onClick={(e) => (e.preventDefault(), go(link('orders', 'transactions', t.token)))}>{t.token}</a> <span className="muted small">{t.action} · {day(t.processing_date)}</span></td>
+                    <td>{t.order ? <a href={link('orders', t.order.identifier)} onClick={(e) => (e.preventDefault(), go(link('orders', t.order!.identifier)))}>{t.order.identifier}</a> : '—'}</td>
+                    <td className="num"><Money cents={-x.exception_amount_in_cents} currency={t.currency} /></td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );
@@ -254,16 +258,18 @@ function Statements({ rows }: { rows: Statement[] }) {
         <button type="button" onClick={() => open('sample')}>Open the sample statement</button>
       </div>
       {rows.length === 0 ? <p className="muted">No month closed yet: a statement is made when a month's last cut-off passes.</p> : (
-        <table className="bo-simple" aria-label="Monthly statements">
-          <thead><tr><th>Statement</th><th>Period</th><th>Merchant</th><th className="num">Net deposits</th></tr></thead>
-          <tbody>
-            {rows.map((s) => (
-              <tr key={s.identifier} tabIndex={0} className="clickable" onClick={() => open(s.identifier)} onKeyDown={(e) => e.key === 'Enter' && open(s.identifier)}>
-                <td>{s.identifier}</td><td>{day(s.start_date)} – {day(s.end_date)}</td><td>{s.merchant_account_identifier}</td><td className="num"><Money cents={s.net_cents} currency={s.currency} /></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div className="bo-table-scroll">
+          <table className="bo-simple" aria-label="Monthly statements">
+            <thead><tr><th>Statement</th><th>Period</th><th>Merchant</th><th className="num">Net deposits</th></tr></thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.identifier} tabIndex={0} className="clickable" onClick={() => open(s.identifier)} onKeyDown={(e) => e.key === 'Enter' && open(s.identifier)}>
+                  <td>{s.identifier}</td><td>{day(s.start_date)} – {day(s.end_date)}</td><td>{s.merchant_account_identifier}</td><td className="num"><Money cents={s.net_cents} currency={s.currency} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

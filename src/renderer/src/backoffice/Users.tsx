@@ -78,9 +78,12 @@ export function UsersSection() {
                 </td>
                 <td>{day(u.last_sign_in_at)}</td>
                 <td>{u.enabled ? (u.has_password ? 'Active' : 'Invited') : 'Disabled'}{u.locked_until ? ' · locked' : ''}</td>
-                <td className="bo-actions">
-                  <button type="button" onClick={() => void newLink(u.id, u.email)}>New link</button>
-                  {u.id !== me && <button type="button" className="danger" onClick={() => void change(u.id, { enabled: !u.enabled })}>{u.enabled ? 'Disable' : 'Enable'}</button>}
+                <td>
+                  {/* The flex box inside the cell, not the cell itself: a flex td is no longer a table cell and leaves the row. */}
+                  <div className="bo-actions">
+                    <button type="button" onClick={() => void newLink(u.id, u.email)}>New link</button>
+                    {u.id !== me && <button type="button" className="danger" onClick={() => void change(u.id, { enabled: !u.enabled })}>{u.enabled ? 'Disable' : 'Enable'}</button>}
+                  </div>
                 </td>
               </tr>
             ))}

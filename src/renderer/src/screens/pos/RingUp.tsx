@@ -217,6 +217,11 @@ export function RingUp() {
 function SaleLines({ v }: { v: RingUpState }) {
   const { sale, select } = usePos();
   const { chosen, currency } = v;
+  const table = useRef<HTMLTableElement>(null);
+  // The lines scroll in their pane: the one just scanned or chosen with the arrows is brought into view.
+  useEffect(() => {
+    table.current?.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
+  }, [chosen?.line, sale?.lines.length]);
   if (!sale || sale.lines.length === 0) {
     return (
       <div className="empty">
@@ -228,7 +233,7 @@ function SaleLines({ v }: { v: RingUpState }) {
     );
   }
   return (
-    <table className="lines" data-testid="lines">
+    <table className="lines" data-testid="lines" ref={table}>
       <thead>
         <tr>
           <th>#</th>
