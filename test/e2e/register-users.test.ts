@@ -124,6 +124,14 @@ describe('the register signed in by a person', { timeout: 90_000 }, () => {
     await page.getByLabel('Password').fill(MANAGER.password);
     await page.keyboard.press('Enter');
     await page.getByLabel('Signed in user').waitFor();
+    // The cash sale's order in the back office says what the register took (cash takes no gateway transaction).
+    const [sale] = (await api<{ sales: Array<{ id: string; number: string; totals: { total_cents: number } }> }>('GET', '/api/pos/sales')).sales;
+    await page.goto(`${url}/app/orders/${sale!.id}`);
+    const atRegister = page.getByLabel('At the register');
+    await atRegister.getByText(`Receipt ${sale!.number}`, { exact: false }).waitFor();
+    expect((await atRegister.getByRole('row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual([`Paid Cash $${(sale!.totals.total_cents / 100).toFixed(2)}`]);
+    expect(await page.getByText('No card or gift card payment: what the register took is above.').count()).toBe(1);
+    await page.goto(`${url}/app/customers`);
     await page.getByRole('link', { name: 'Register' }).click();
     await page.getByTestId('lane-1').waitFor();
     expect(await page.getByTestId('register-user').innerText()).toBe(`${MANAGER.email} · manager`);

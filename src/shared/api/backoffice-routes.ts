@@ -27,6 +27,7 @@ export const backofficeRoutes = {
   orders: { method: 'GET', path: '/api/backoffice/orders' },
   transactions: { method: 'GET', path: '/api/backoffice/transactions' },
   order: { method: 'GET', path: '/api/exports/order/:identifier' },
+  registerSale: { method: 'GET', path: '/api/pos/sales/:sale' },
   transaction: { method: 'GET', path: '/api/gateway/v1/transaction/:token_or_reference' },
   capture: { method: 'POST', path: '/api/gateway/v1/orders/capture' },
   void: { method: 'POST', path: '/api/gateway/v1/orders/void' },

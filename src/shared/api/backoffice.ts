@@ -4,6 +4,7 @@ import { ref } from '../schemas/components';
 import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult, TransactionListQuery, TransactionPage } from '../schemas/backoffice';
 import { OrderTransaction, TransactionRequest, TransactionResponse } from '../schemas/gateway';
 import { Order } from '../schemas/orders';
+import { Sale } from '../schemas/register-sales';
 import { ImportResult } from '../schemas/receivables-common';
 import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
 import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
@@ -55,6 +56,7 @@ export const backofficeEndpoints = {
   orders: { ...backofficeRoutes.orders, query: OrderListQuery, response: OrderPage },
   transactions: { ...backofficeRoutes.transactions, query: TransactionListQuery, response: TransactionPage },
   order: { ...backofficeRoutes.order, response: Order },
+  registerSale: { ...backofficeRoutes.registerSale, response: Sale },
   transaction: { ...backofficeRoutes.transaction, response: OrderTransaction },
   capture: { ...backofficeRoutes.capture, body: TransactionRequest, response: TransactionResponse },
   void: { ...backofficeRoutes.void, body: TransactionRequest, response: TransactionResponse },

@@ -59,6 +59,8 @@ function OrderDetail({ identifier }: { identifier: string }) {
   const { data, error } = useLoad((creds) => boCall(creds, 'order', { params: { identifier } }), [identifier]);
   if (error) return <Notice error={error} />;
   if (!data) return <p className="muted">Loading…</p>;
+  // A register sale's order: its tenders and refunds are the register's (cash takes no gateway transaction).
+  const lane = typeof data.attributes?.pos_lane === 'string' ? data.attributes.pos_lane : null;
   return (
     <section className="bo-section">
       <Title back="/app/orders">Order {data.identifier}</Title>
@@ -67,9 +69,10 @@ function OrderDetail({ identifier }: { identifier: string }) {
           <Money cents={data.amount_cents} currency={data.currency} /> {data.customer_identifier && <span className="muted">· customer {data.customer_identifier}</span>}
         </p>
       </div>
+      {lane && <RegisterSale sale={data.identifier} />}
       <div className="card">
         <h2>Transactions</h2>
-        {data.transactions.length === 0 ? <p className="muted">No transaction on this order.</p> : (
+        {data.transactions.length === 0 ? <p className="muted">{lane ? 'No card or gift card payment: what the register took is above.' : 'No transaction on this order.'}</p> : (
           <table className="bo-simple">
             <thead><tr><th>Token</th><th>Action</th><th>State</th><th>Amount</th><th>When</th></tr></thead>
             <tbody>
@@ -83,6 +86,33 @@ function OrderDetail({ identifier }: { identifier: string }) {
         )}
       </div>
     </section>
+  );
+}
+
+/** What the register took and gave back on a sale, as its receipts say: each tender, then each refund or void. */
+function RegisterSale({ sale }: { sale: string }) {
+  const { data } = useLoad((c) => boCall(c, 'registerSale', { params: { sale } }), [sale]);
+  if (!data) return null;
+  const cur = data.currency;
+  const taken = data.tenders.filter((t) => t.status === 'approved' || t.status === 'reversed');
+  const back = data.reversals.filter((r) => r.status !== 'planned');
+  return (
+    <div className="card" aria-label="At the register">
+      <h2>At the register</h2>
+      <p>
+        Receipt {data.number} · lane {data.laneid} · {data.cashier.name} · {day(data.at)} <span className="pill">{data.status.replace(/_/g, ' ')}</span>
+      </p>
+      <table className="bo-simple">
+        <tbody>
+          {taken.map((t) => (
+            <tr key={t.id}><td>Paid</td><td>{t.label}</td><td className="num"><Money cents={t.amount_cents} currency={cur} /></td></tr>
+          ))}
+          {back.map((r) => (
+            <tr key={r.id}><td>{r.kind === 'void' ? 'Voided' : 'Refunded'}</td><td>{r.document}{r.status === 'incomplete' ? ' (not all of it went back)' : ''}</td><td className="num"><Money cents={-r.refunded_cents} currency={cur} /></td></tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
