@@ -76,6 +76,10 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await row.first().click();
     const txns = page.getByRole('table', { name: `Transactions of ${batch!.token}` });
     for (const t of sales) await txns.getByText(t).waitFor();
+    // Brands and the tender read as the charts and the statement name them, not the engine's codes.
+    expect(await row.first().locator('td').nth(2).innerText()).toBe('Card (keyed / online)');
+    const paid = await txns.locator('tbody tr td:nth-child(3)').allInnerTexts();
+    expect(paid.sort()).toEqual(['Mastercard', 'Visa', 'Visa']);
     await page.getByLabel('Mix by card brand').locator('svg').first().waitFor();
     await screenshot(page, 'backoffice-settlement');
   });
