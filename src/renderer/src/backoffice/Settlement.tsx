@@ -6,6 +6,7 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { LOCALE, money, moneyShort } from '../format';
 import { brandName, paidWith, tenderGroupName } from '../../../shared/card-brands';
+import { signedCents } from '../../../shared/money-moves';
 import { Confirm, Money, Notice, Title, day, useLoad } from './common';
 import './operations.css';
 
@@ -197,7 +198,7 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
                             <tr key={t.token}>
                               <td>{t.token}</td><td>{t.action}</td><td>{paidWith(t.payment_method, t.card_brand)}</td>
                               <td>{t.orders.map((o) => o.identifier).join(', ') || '—'}</td>
-                              <td className="num"><Money cents={['refund', 'credit'].includes(t.action) ? -t.amount_cents : t.amount_cents} currency={t.currency} /></td>
+                              <td className="num"><Money cents={signedCents(t.action, t.amount_cents)} currency={t.currency} /></td>
                             </tr>
                           ))}
                         </tbody>
