@@ -266,6 +266,9 @@ for (const { locale, p } of LOCALES) {
       const node = (kind: string) => tree.getByRole('treeitem', { name: kind });
       await node('Invoice').waitFor();
       expect(spaces(await node('Payment').innerText())).toContain(shown(150000, locale));
+      // The method as the Record a payment form names it, not the stored value ("cheque").
+      expect(spaces(await node('Payment').innerText())).toContain(' · Cheque 1042 · ');
+      await page().getByText(/ · Cheque 1042$/).first().waitFor();
       expect(spaces(await node('Invoice').innerText())).toContain(`Invoice ${p}-INV-1`);
       expect(spaces(await node('Invoice').innerText())).toContain(shown(123450, locale));
       expect(spaces(await node('Credit').innerText())).toContain(shown(26550, locale));

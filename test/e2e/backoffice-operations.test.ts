@@ -76,6 +76,10 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await row.first().click();
     const txns = page.getByRole('table', { name: `Transactions of ${batch!.token}` });
     for (const t of sales) await txns.getByText(t).waitFor();
+    // Brands and the tender read as the charts and the statement name them, not the engine's codes.
+    expect(await row.first().locator('td').nth(2).innerText()).toBe('Card (keyed / online)');
+    const paid = await txns.locator('tbody tr td:nth-child(3)').allInnerTexts();
+    expect(paid.sort()).toEqual(['Mastercard', 'Visa', 'Visa']);
     await page.getByLabel('Mix by card brand').locator('svg').first().waitFor();
     await screenshot(page, 'backoffice-settlement');
   });
@@ -227,5 +231,35 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await clerk.goto(`${url}/app/sync`);
     await clerk.getByRole('heading', { name: 'Sync' }).waitFor();
     expect(await clerk.getByRole('form', { name: 'Upstream' }).count()).toBe(0);
+  });
+
+  it("writes a Z report's times as the reader's locale writes a date and a time, in the list and the report", async () => {
+    // A Z of a lane with no device: a cashier's shift (the sample cashier) closes an empty period.
+    await api('POST', '/api/lanes', { laneid: '8', port_path: '/dev/ttyUSB8', name: 'Back counter' });
+    const code = /Sample cashier of this sandbox \(shown once\): Sam Rivera, code (\d{4})/.exec(bo.serve.output())![1]!;
+    const shift = await api<{ id: string }>('POST', '/api/pos/shifts', { laneid: '8', code });
+    const z = await api<{ from: string; to: string; period: number }>('POST', '/api/pos/registers/8/z', { shift: shift.id, close_batch: false, confirm_empty: true });
+    const plain = (s: string) => s.replace(/[\s\u00a0\u202f]+/g, ' ').trim();
+    // The sandbox clock was moved ahead above: the sign-in is on its day.
+    const { now } = await api<{ now: string }>('GET', '/api/status');
+    const fr = await newPage('fr-CA');
+    await bo.signIn(fr, OWNER);
+    for (const [p, locale] of [[page, 'en-US'], [fr, 'fr-CA']] as const) {
+      const at = (iso: string) => plain(new Date(iso).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' }));
+      await p.goto(`${url}/app/pos/z/8`);
+      const row = p.getByRole('table', { name: 'Z reports' }).getByRole('row', { name: new RegExp(`^Z ${z.period}\\b`) });
+      await row.waitFor();
+      // "27 nov. 2026, 12 h 33" in fr-CA, as every other date of the back office: not "2026-11-27 12 h 33 min 18 s".
+      expect(plain(await row.getByRole('cell').nth(1).innerText())).toBe(at(z.from));
+      expect(plain(await row.getByRole('cell').nth(2).innerText())).toBe(at(z.to));
+      await row.click();
+      await p.getByRole('heading', { name: `Z ${z.period} · lane 8` }).waitFor();
+      expect(plain(await p.locator('.bo-title + p.muted').innerText())).toBe(`${at(z.from)} – ${at(z.to)}`);
+      // The cashier's last sign-in (the shift above) too.
+      await p.goto(`${url}/app/pos/cashiers`);
+      const sam = p.getByRole('table', { name: 'Cashiers' }).getByRole('row', { name: /Sam Rivera/ });
+      await sam.waitFor();
+      expect(plain(await sam.innerText())).toContain(plain(new Date(now).toLocaleDateString(locale, { dateStyle: 'medium' })));
+    }
   });
 });

@@ -4,6 +4,7 @@ import { screenshot } from '../helpers/browser';
 import { card, VISA } from '../helpers/cards';
 import { apiOf, until } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
+import { formatMoney } from '../../src/shared/money';
 
 /**
  * The back office in Debian's Chromium against `npm run serve` (issue 19): the owner's first-start
@@ -224,6 +225,20 @@ describe('the back office', { timeout: 90_000 }, () => {
     const frRow = fr.getByRole('table', { name: 'Transactions without an order' }).getByRole('row', { name: new RegExp(loose.transaction) });
     await frRow.waitFor();
     expect((await frRow.innerText()).replace(/[\u00a0\u202f]/g, ' ')).toMatch(/1 234,56 \$/);
+    // Money going back reads negative, as Settlement counts it: the loose sale's refund, and the order's refund of $10.00.
+    const refund = await api<{ transaction: string }>('POST', '/api/gateway/v1/orders/refund', { transaction: loose.transaction, amount_cents: 20_050 });
+    const plain = (t: string) => t.replace(/[\s\u00a0\u202f]+/g, ' ').trim();
+    for (const [p, locale] of [[page, 'en-US'], [fr, 'fr-CA']] as const) {
+      const back = (cents: number) => plain(formatMoney(-cents, 'USD', { locale }));
+      await p.goto(`${url}/app/orders`);
+      const refundRow = p.getByRole('table', { name: 'Transactions without an order' }).getByRole('row', { name: new RegExp(refund.transaction) });
+      await refundRow.waitFor();
+      expect(plain(await refundRow.getByRole('cell').last().innerText())).toBe(back(20_050));
+      await p.goto(`${url}/app/orders/WEB-1001`);
+      const orderRefund = p.getByRole('row', { name: /\brefund\b/ });
+      await orderRefund.waitFor();
+      expect(plain(await orderRefund.getByRole('cell').nth(3).innerText())).toBe(back(1000));
+    }
     await fr.close();
   });
 

@@ -250,6 +250,11 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     expect(await text('batch-net')).toBe('$59.99');
     expect(await text('reconciliation')).toMatch(/This lane's card net \(sales \+ tips − money back\)\s+\$59\.99[\s\S]*In the batch from this lane\s+\$59\.99[\s\S]*Card batch net\s+\$59\.99/);
     expect(await text('batches')).toMatch(/net \$59\.99/);
+    // The cashier reads the batch's day, not its id ("2026-11-27-MA…-usd"), which stays its title.
+    const [batch] = (await api<{ batches: Array<{ token: string; processing_date: string }> }>('GET', '/api/gateway/v1/settlement/batches?list=true')).batches;
+    const batchDay = new Date(`${batch!.processing_date}T00:00:00Z`).toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' });
+    expect(await words('batches')).toMatch(new RegExp(`^Card batch of ${batchDay}: \\d+ transactions?, net \\$59\\.99$`));
+    expect(await page.getByTestId('batches').locator('li').first().getAttribute('title')).toBe(`Batch ${batch!.token}`);
     await screenshot(page, 'pos-money-6-z-report');
     await page.keyboard.press('Escape');
     await seen('scan');

@@ -359,6 +359,19 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       expect(z).not.toMatch(/\(s\)/);
       expect(z).not.toMatch(/[-−]\s*\$?\s*0[.,]00/);
       expect(z).toMatch(/drawer opened \d+ times?/);
+      // The card batch by its day in this locale ("Card batch of 27 nov. 2026"); its id only as the item's title.
+      const { batches } = await api<{ batches: Array<{ token: string; processing_date: string }> }>('GET', '/api/gateway/v1/settlement/batches?list=true');
+      const items = page.getByTestId('batches').locator('li');
+      expect(await items.count()).toBeGreaterThan(0);
+      for (const item of await items.all()) {
+        const token = (await item.getAttribute('title'))?.replace(/^Batch /, '');
+        const batch = batches.find((b) => b.token === token)!;
+        expect(batch).toBeDefined();
+        const day = plain(new Date(`${batch.processing_date}T00:00:00Z`).toLocaleDateString(locale, { dateStyle: 'medium', timeZone: 'UTC' }));
+        const said = plain(await item.innerText());
+        expect(said).toMatch(new RegExp(`^Card batch (\\d+ )?of ${day.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+        expect(said).not.toContain(batch.token);
+      }
       await shot('11-z-report');
       await page.keyboard.press('z');
       await page.getByText('Close the day (Z report)?').waitFor();

@@ -1,6 +1,7 @@
 import { addDays } from '../clock';
 import { CHARGEBACK_REASON, FEE_SCHEDULE } from './sandbox/test-data';
 import type { TxData } from './transaction-record';
+import { isOutgoing } from '../../shared/money-moves';
 
 /**
  * What a batch keeps beside its totals, for the settlement reports: sales and refunds by card brand
@@ -35,10 +36,6 @@ export interface BatchBooks {
 export function brandOf(t: Pick<TxData, 'card' | 'payment_method'>): string {
   if (t.card?.brand) return t.card.brand;
   return t.payment_method === 'bank_account' ? 'ach' : t.payment_method === 'gift_card' ? 'gift_card' : 'other';
-}
-
-export function isOutgoing(action: string): boolean {
-  return action === 'refund' || action === 'credit';
 }
 
 /** The date `days` business days (Monday to Friday) after `date`. */

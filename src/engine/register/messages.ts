@@ -27,8 +27,18 @@ export function tenderFailureMessage(code: string, laneid: string, detail?: stri
   return `The payment did not go through${detail ? ` (${detail})` : ''}. Nothing was charged. Try again or take another tender.`;
 }
 
+/**
+ * The processor's reason as a cashier reads it ("expired card"), or nothing when it only says
+ * "DECLINED" again: the sentence says declined already.
+ */
+function declineReason(processorMessage: string): string {
+  const text = processorMessage.trim().toLowerCase();
+  if (!text || /^declined?\b[\s.!]*$/.test(text)) return '';
+  return `: ${text.replace(/\bpin\b/g, 'PIN')}`;
+}
+
 export function declineMessage(type: 'card' | 'gift_card', processorMessage: string): string {
-  const why = processorMessage ? ` (${processorMessage})` : '';
+  const why = declineReason(processorMessage);
   return type === 'card'
     ? `The card was declined${why}. Try another card or another tender.`
     : `The gift card was declined${why}. Try another tender.`;

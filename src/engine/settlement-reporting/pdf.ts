@@ -1,5 +1,6 @@
 import { loadPdfKit } from '../pdf-kit';
 import { formatMoney } from '../../shared/money';
+import { tenderGroupName } from '../../shared/card-brands';
 import type { Statement } from './statements';
 
 /**
@@ -78,7 +79,7 @@ export async function renderStatementPdf(s: Statement): Promise<Buffer> {
   const volume = (key: string) => [c(0.28, key, 'left'), c(0.14, 'Count'), c(0.2, 'Sales'), c(0.18, 'Refunds'), c(0.2, 'Net')];
   const volumeTotal = ['Total', String(t.transaction_count), money(t.sales_cents), money(t.refunds_cents), money(t.net_sales_cents)];
   table('Volume by card brand', volume('Brand'), s.volume_by_brand.map((v) => [brandName(v.brand), String(v.count), money(v.sales_cents), money(v.refunds_cents), money(v.net_cents)]), volumeTotal);
-  table('Volume by tender', volume('Tender'), s.volume_by_tender.map((v) => [tenderName(v.tender), String(v.count), money(v.sales_cents), money(v.refunds_cents), money(v.net_cents)]), volumeTotal);
+  table('Volume by tender', volume('Tender'), s.volume_by_tender.map((v) => [tenderGroupName(v.tender), String(v.count), money(v.sales_cents), money(v.refunds_cents), money(v.net_cents)]), volumeTotal);
 
   const range = doc.bufferedPageRange();
   for (let i = 0; i < range.count; i++) {
@@ -196,5 +197,4 @@ function niceStep(raw: number): number {
 
 const feeName = (t: string) => ({ interchange: 'Interchange (1.50% of card sales)', processor: 'Processor (per transaction)', network: 'Network', payfac: 'Payment facilitator' })[t] ?? t;
 const brandName = (b: string) => ({ visa: 'Visa', master: 'Mastercard', american_express: 'American Express', discover: 'Discover', ach: 'ACH/EFT', gift_card: 'Gift card' })[b] ?? b;
-const tenderName = (t: string) => ({ card: 'Card (keyed / online)', terminal: 'Card-present lanes', bank: 'Bank (ACH/EFT)' })[t] ?? t;
 const tenderShort = (t: string) => ({ card: 'Card', terminal: 'Lanes', bank: 'ACH/EFT' })[t] ?? t;

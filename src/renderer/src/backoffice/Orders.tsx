@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { bankLabel, cardLabel } from '../../../shared/card-brands';
+import { signedCents } from '../../../shared/money-moves';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -28,7 +29,7 @@ const looseColumns: Columns<LooseTxn> = [
   { accessorKey: 'action', header: 'Action' },
   { accessorKey: 'state', header: 'State', cell: (c) => (c.row.original.refunded_cents > 0 ? `${c.row.original.state}, ${c.row.original.refunded_cents >= c.row.original.amount_cents ? 'refunded' : 'part refunded'}` : c.row.original.state) },
   { accessorKey: 'created_at', header: 'When', cell: (c) => day(c.row.original.created_at) },
-  { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
+  { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={signedCents(c.row.original.action, c.row.original.amount_cents)} currency={c.row.original.currency} /> },
 ];
 
 export function OrdersSection({ rest }: { rest: string[] }) {
@@ -78,7 +79,7 @@ function OrderDetail({ identifier }: { identifier: string }) {
             <tbody>
               {(data.transactions as OrderTxn[]).map((t) => (
                 <tr key={t.token} tabIndex={0} className="clickable" onClick={() => go(link('orders', 'transactions', t.token))} onKeyDown={(e) => e.key === 'Enter' && go(link('orders', 'transactions', t.token))}>
-                  <td>{t.token}</td><td>{t.action}</td><td>{t.state}</td><td><Money cents={t.amount_in_cents} currency={t.currency} /></td><td>{day(t.created_at)}</td>
+                  <td>{t.token}</td><td>{t.action}</td><td>{t.state}</td><td><Money cents={signedCents(t.action, t.amount_in_cents)} currency={t.currency} /></td><td>{day(t.created_at)}</td>
                 </tr>
               ))}
             </tbody>
@@ -198,7 +199,7 @@ function TransactionDetail({ token }: { token: string }) {
       <div className="grid">
         <div className="card">
           <h2>Amount</h2>
-          <p className="big-figure"><Money cents={data.amount_in_cents} currency={cur} /></p>
+          <p className="big-figure"><Money cents={signedCents(data.action, data.amount_in_cents)} currency={cur} /></p>
           {auth ? (
             <p className="muted" aria-label="Authorization">
               Captured <Money cents={auth.captured_cents} currency={cur} /> · {auth.remaining_cents > 0 ? 'still held' : 'released'} <Money cents={auth.remaining_cents > 0 ? auth.remaining_cents : auth.voided_cents + auth.released_cents} currency={cur} />

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { fromDecimal } from '../format';
 import { link, useRoute } from '../state/route';
-import { Money, day, paymentStatus, useLoad } from './common';
+import { Money, day, paidBy, paymentStatus, useLoad } from './common';
 import './details.css';
 
 /**
@@ -65,7 +65,7 @@ export function PaymentTree({ data }: { data: Payment }) {
           tone="root"
           title={<strong>{data.payment_reference}</strong>}
           amount={<Money cents={fromDecimal(data.payment_amount, cur)} currency={cur} />}
-          sub={`${day(data.date)} · ${data.external_payment_type ?? data.payment_method ?? data.payment_code ?? data.payment_source.toLowerCase()}${data.external_payment_number ? ` ${data.external_payment_number}` : ''} · from ${data.customer_name || data.customer_identifier}`}
+          sub={`${day(data.date)} · ${paidBy(data)} · from ${data.customer_name || data.customer_identifier}`}
         >
           {applied.map((a, i) => (
             <Node

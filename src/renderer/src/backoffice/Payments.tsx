@@ -6,7 +6,7 @@ import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Field, Money, NotForYourRole, Notice, PaymentStatus, Title, day, fieldErrors, useLoad, usePaged } from './common';
+import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, day, fieldErrors, paidBy, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
 
@@ -69,7 +69,7 @@ function PaymentDetail({ reference }: { reference: string }) {
         <div className="card">
           <h2>From</h2>
           <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a> {data.customer_name}</p>
-          <p className="muted">{day(data.date)} · {data.external_payment_type ?? data.payment_method ?? data.payment_code ?? data.payment_source} {data.external_payment_number ?? ''}</p>
+          <p className="muted">{day(data.date)} · {paidBy(data)}</p>
         </div>
       </div>
       {can(session, 'collect') && data.status === 'PAID' && (fromDecimal(data.unapplied_amount, data.currency) ?? 0) > 0 && (
@@ -191,8 +191,7 @@ function RecordPayment() {
         <label className="bo-field">
           Method
           <select value={method} onChange={(e) => setMethod(e.target.value)}>
-            <option value="cheque">Cheque</option>
-            <option value="wire">Wire transfer</option>
+            {Object.entries(EXTERNAL_PAYMENT_TYPES).map(([value, words]) => <option key={value} value={value}>{words}</option>)}
           </select>
         </label>
         <Field label={method === 'wire' ? 'Wire reference' : 'Cheque number'} name="external_payment_number" value={number} onChange={setNumber} errors={errors} />

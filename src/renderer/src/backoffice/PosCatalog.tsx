@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
-import { amountInput, parseAmount, parsePercent, percentInput, percentText } from '../format';
+import { amountInput, parseAmount, parsePercent, percentInput, percentText, time } from '../format';
 import { Field, Money, Notice, fieldErrors, useLoad } from './common';
 
 type Product = BoAnswer<'posProducts'>['products'][number];
@@ -206,7 +206,7 @@ function CashierRow(props: { c: Cashier; edit: boolean; renaming: { id: string; 
           </form>
         ) : c.name}
       </td>
-      <td>{c.last_sign_in_at ? new Date(c.last_sign_in_at).toLocaleString() : '—'}</td>
+      <td>{c.last_sign_in_at ? time(c.last_sign_in_at) : '—'}</td>
       <td>{c.supervisor ? 'Yes' : 'No'}</td>
       <td>{c.active ? 'Active' : 'Inactive'}</td>
       {edit && (

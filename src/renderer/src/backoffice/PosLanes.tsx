@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { activityText, statusText } from '../format';
+import { activityText, statusText, time } from '../format';
 import { Confirm, Field, Money, Notice, Title, fieldErrors, useLoad } from './common';
 
 type Lane = BoAnswer<'lanes'>['lanes'][number];
@@ -145,7 +145,7 @@ export function ZPanel({ rest }: { rest: string[] }) {
             <tbody>
               {[...(data?.reports ?? [])].reverse().map((z) => (
                 <tr key={z.period} tabIndex={0} className="clickable" onClick={() => go(link('pos', 'z', z.laneid, String(z.period)))} onKeyDown={(e) => e.key === 'Enter' && go(link('pos', 'z', z.laneid, String(z.period)))}>
-                  <td>Z {z.period}</td><td>{new Date(z.from).toLocaleString()}</td><td>{new Date(z.to).toLocaleString()}</td>
+                  <td>Z {z.period}</td><td>{time(z.from)}</td><td>{time(z.to)}</td>
                   <td className="num">{z.sales.count}</td><td className="num"><Money cents={z.net_sales_cents} currency={z.currency} /></td>
                 </tr>
               ))}
@@ -165,7 +165,7 @@ function ZReportView({ laneid, number }: { laneid: string; number: string }) {
   return (
     <>
       <Title back={link('pos', 'z', laneid)}>Z {z.period} · lane {laneid}</Title>
-      <p className="muted">{new Date(z.from).toLocaleString()} – {new Date(z.to).toLocaleString()}</p>
+      <p className="muted">{time(z.from)} – {time(z.to)}</p>
       <div className="grid">
         <div className="card"><h2>Net sales</h2><p className="big-figure"><Money cents={z.net_sales_cents} currency={cur} /></p><p className="muted">Tax <Money cents={z.net_tax_cents} currency={cur} /></p></div>
         <div className="card"><h2>Sales</h2><p>{z.sales.count} · <Money cents={z.sales.total_cents} currency={cur} /></p><p className="muted">Voids {z.voids.count} · refunds {z.refunds.count}</p></div>

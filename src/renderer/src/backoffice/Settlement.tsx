@@ -5,7 +5,8 @@ import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { LOCALE, money, moneyShort } from '../format';
-import { brandName } from '../../../shared/card-brands';
+import { brandName, paidWith, tenderGroupName } from '../../../shared/card-brands';
+import { signedCents } from '../../../shared/money-moves';
 import { Confirm, Money, Notice, Title, day, useLoad } from './common';
 import './operations.css';
 
@@ -123,7 +124,7 @@ function Charts({ batches }: { batches: Batch[] }) {
     d.refunds += b.refunds_cents;
     days.set(b.processing_date, d);
     for (const v of b.count_by_brand) brands.set(brandName(v.brand), (brands.get(brandName(v.brand)) ?? 0) + v.sales_cents);
-    tenders.set(b.payment_method_group, (tenders.get(b.payment_method_group) ?? 0) + b.sales_cents);
+    tenders.set(tenderGroupName(b.payment_method_group), (tenders.get(tenderGroupName(b.payment_method_group)) ?? 0) + b.sales_cents);
   }
   const fmt = (v: unknown) => money(Number(v), cur);
   const dayList = [...days.values()].slice(-31);
@@ -181,7 +182,7 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
                   <tr tabIndex={0} className="clickable" aria-expanded={open === b.token} onClick={() => setOpen(open === b.token ? null : b.token)} onKeyDown={(e) => e.key === 'Enter' && setOpen(open === b.token ? null : b.token)}>
                     <td className="nowrap">{day(b.processing_date)}</td>
                     <td>{b.mid} <span className="muted small">{b.merchant_account_token}</span></td>
-                    <td>{b.payment_method_group}</td>
+                    <td>{tenderGroupName(b.payment_method_group)}</td>
                     <td className="num"><Money cents={b.sales_cents} currency={b.currency} /> <span className="muted small">×{b.sales_count}</span></td>
                     <td className="num"><Money cents={-b.refunds_cents} currency={b.currency} /></td>
                     <td className="num"><Money cents={-b.fees_cents} currency={b.currency} /></td>
@@ -196,9 +197,9 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
                           <tbody>
                             {(b.transactions ?? []).map((t) => (
                               <tr key={t.token}>
-                                <td>{t.token}</td><td>{t.action}</td><td>{t.card_brand || t.payment_method}</td>
+                                <td>{t.token}</td><td>{t.action}</td><td>{paidWith(t.payment_method, t.card_brand)}</td>
                                 <td>{t.orders.map((o) => o.identifier).join(', ') || '—'}</td>
-                                <td className="num"><Money cents={['refund', 'credit'].includes(t.action) ? -t.amount_cents : t.amount_cents} currency={t.currency} /></td>
+                                <td className="num"><Money cents={signedCents(t.action, t.amount_cents)} currency={t.currency} /></td>
                               </tr>
                             ))}
                           </tbody>

@@ -266,3 +266,15 @@ export function NotForYourRole({ what, back }: { what: string; back: string }) {
     </section>
   );
 }
+
+/**
+ * How a payment was made, in words ("Cheque 1042"): the Record a payment form's names for the
+ * external types it offers, the engine's values (`cheque`, `wire`, as an ERP sends them) otherwise.
+ */
+export const EXTERNAL_PAYMENT_TYPES: Record<string, string> = { cheque: 'Cheque', wire: 'Wire transfer' };
+
+export function paidBy(p: { external_payment_type: string | null; external_payment_number: string | null; payment_method: string | null; payment_code: string | null; payment_source: string }): string {
+  const type = p.external_payment_type;
+  const how = (type && (EXTERNAL_PAYMENT_TYPES[type.toLowerCase()] ?? type)) ?? p.payment_method ?? p.payment_code ?? p.payment_source.toLowerCase();
+  return p.external_payment_number ? `${how} ${p.external_payment_number}` : how;
+}

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { money, percentText, time } from '../../format';
+import { dayText, money, percentText, time } from '../../format';
 import { counted } from '../../../../shared/words';
 import { ApiError } from '../../api/client';
 import type { RegisterReport } from '../../api/pos';
@@ -176,11 +176,16 @@ function ReportBatch({ report, z }: { report: RegisterReport; z: NonNullable<Reg
       {z.batch_closed ? (
         z.batches.length ? (
           <ul data-testid="batches">
-            {z.batches.map((b) => (
-              <li key={b.token}>
-                Batch {b.token} ({b.processing_date}): {counted(b.transaction_count, { one: 'transaction', other: 'transactions' })}, net {m(b.net_cents)}
-              </li>
-            ))}
+            {z.batches.map((b) => {
+              // A cashier reads the day; the batch's id is for the back office and support, kept as its title.
+              const sameDay = z.batches.filter((o) => o.processing_date === b.processing_date);
+              const nth = sameDay.length > 1 ? ` ${sameDay.indexOf(b) + 1}` : '';
+              return (
+                <li key={b.token} title={`Batch ${b.token}`}>
+                  Card batch{nth} of {dayText(b.processing_date)}: {counted(b.transaction_count, { one: 'transaction', other: 'transactions' })}, net {m(b.net_cents)}
+                </li>
+              );
+            })}
           </ul>
         ) : (
           <p data-testid="batches">The day's card batch is closed; it had no card payments left to send.</p>
