@@ -255,6 +255,15 @@ for (const { locale } of LOCALES) {
       await page.keyboard.type(code);
       await page.keyboard.press('Enter');
     };
+    /** The open sale paid in cash, the receipt closed: the sale screen is empty again. */
+    const payInCash = async () => {
+      await page.keyboard.press('F4');
+      await seen('cash-given');
+      await page.keyboard.press('Enter');
+      await seen('receipt');
+      await page.keyboard.press('Enter');
+      await seen('scan');
+    };
 
     beforeAll(async () => {
       context = await bo.browser.newContext({ locale, viewport: { width: 1280, height: 800 } });
@@ -276,12 +285,7 @@ for (const { locale } of LOCALES) {
       await until(async () => plain(await page.getByTestId('lines').innerText()).includes('Handmade stoneware'), 'both lines on the sale');
       const sale = (await api<{ open_sale: { number: string } | null }>('GET', '/api/pos/registers/1')).open_sale!;
       number = sale.number;
-      await page.keyboard.press('F4');
-      await seen('cash-given');
-      await page.keyboard.press('Enter');
-      await seen('receipt');
-      await page.keyboard.press('Enter');
-      await seen('scan');
+      await payInCash();
     });
 
     afterAll(async () => {
@@ -318,12 +322,7 @@ for (const { locale } of LOCALES) {
         }
       } finally {
         // Paid in cash even when a measure failed: the tests after start from an empty sale.
-        await page.keyboard.press('F4');
-        await seen('cash-given');
-        await page.keyboard.press('Enter');
-        await seen('receipt');
-        await page.keyboard.press('Enter');
-        await seen('scan');
+        await payInCash();
       }
     });
 
