@@ -80,6 +80,15 @@ export function activityText(activity: string): string {
   return ACTIVITY[activity] ?? activity;
 }
 
+/** A gateway transaction's action and state as a person says them (the API keeps the reference's values). */
+const TX_ACTION: Record<string, string> = { verify: 'Verification', authorize: 'Authorization', capture: 'Capture', sale: 'Sale', void: 'Void', refund: 'Refund', credit: 'Credit' };
+const TX_STATE: Record<string, string> = { completed: 'Completed', declined: 'Declined', in_progress: 'In progress', cancelled: 'Cancelled', completed_but_nsfed: 'Returned (insufficient funds)' };
+export const transactionActionText = (action: string | null | undefined): string => (action ? (TX_ACTION[action] ?? action) : '');
+export const transactionStateText = (state: string): string => TX_STATE[state] ?? state.replace(/_/g, ' ');
+
+/** A settlement exception's kind in words (the API keeps `chargeback`, `return`, `reject`). */
+export const exceptionTypeText = (type: string): string => ({ chargeback: 'Chargeback', return: 'Bank return', reject: 'Rejected' })[type] ?? type;
+
 export function statusText(status: string): string {
   return { connected: 'Connected', busy: 'Busy', offline: 'Offline', disabled: 'Disabled' }[status] ?? status;
 }

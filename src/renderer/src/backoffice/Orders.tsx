@@ -4,7 +4,7 @@ import { signedCents } from '../../../shared/money-moves';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { amountInput, money, parseAmount } from '../format';
+import { amountInput, money, parseAmount, transactionActionText, transactionStateText } from '../format';
 import { DataTable, type Columns } from './DataTable';
 import { Confirm, Money, Notice, Title, day, useLoad, usePaged } from './common';
 
@@ -26,8 +26,8 @@ type LooseTxn = BoAnswer<'transactions'>['items'][number];
 const looseColumns: Columns<LooseTxn> = [
   { accessorKey: 'token', header: 'Transaction' },
   { accessorKey: 'method', header: 'Paid with' },
-  { accessorKey: 'action', header: 'Action' },
-  { accessorKey: 'state', header: 'State', cell: (c) => (c.row.original.refunded_cents > 0 ? `${c.row.original.state}, ${c.row.original.refunded_cents >= c.row.original.amount_cents ? 'refunded' : 'part refunded'}` : c.row.original.state) },
+  { accessorKey: 'action', header: 'Action', cell: (c) => transactionActionText(c.row.original.action) },
+  { accessorKey: 'state', header: 'State', cell: (c) => (c.row.original.refunded_cents > 0 ? `${transactionStateText(c.row.original.state)}, ${c.row.original.refunded_cents >= c.row.original.amount_cents ? 'refunded' : 'part refunded'}` : transactionStateText(c.row.original.state)) },
   { accessorKey: 'created_at', header: 'When', cell: (c) => day(c.row.original.created_at) },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={signedCents(c.row.original.action, c.row.original.amount_cents)} currency={c.row.original.currency} /> },
 ];
@@ -79,7 +79,7 @@ function OrderDetail({ identifier }: { identifier: string }) {
             <tbody>
               {(data.transactions as OrderTxn[]).map((t) => (
                 <tr key={t.token} tabIndex={0} className="clickable" onClick={() => go(link('orders', 'transactions', t.token))} onKeyDown={(e) => e.key === 'Enter' && go(link('orders', 'transactions', t.token))}>
-                  <td>{t.token}</td><td>{t.action}</td><td>{t.state}</td><td><Money cents={signedCents(t.action, t.amount_in_cents)} currency={t.currency} /></td><td>{day(t.created_at)}</td>
+                  <td>{t.token}</td><td>{transactionActionText(t.action)}</td><td>{transactionStateText(t.state)}</td><td><Money cents={signedCents(t.action, t.amount_in_cents)} currency={t.currency} /></td><td>{day(t.created_at)}</td>
                 </tr>
               ))}
             </tbody>
@@ -193,7 +193,7 @@ function TransactionDetail({ token }: { token: string }) {
   return (
     <section className="bo-section">
       <Title back="/app/orders" actions={allowed && movesOf(data).map((m) => <button key={m} type="button" className={m === 'capture' ? 'primary' : 'danger'} onClick={() => (setOutcome(null), setMove(m))}>{m[0]!.toUpperCase() + m.slice(1)}</button>)}>
-        Transaction {data.token} <span className="pill">{data.action}</span> <span className="pill">{auth && data.state === 'completed' ? auth.status : data.state}</span>
+        Transaction {data.token} <span className="pill">{transactionActionText(data.action)}</span> <span className="pill">{auth && data.state === 'completed' ? auth.status : transactionStateText(data.state)}</span>
       </Title>
       {outcome && <p role="status" className={`notice ${outcome.ok ? 'ok' : 'error'}`}>{outcome.text}</p>}
       <div className="grid">

@@ -4,7 +4,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { LOCALE, money, moneyShort } from '../format';
+import { LOCALE, exceptionTypeText, money, moneyShort, transactionActionText } from '../format';
 import { brandName, paidWith, tenderGroupName } from '../../../shared/card-brands';
 import { signedCents } from '../../../shared/money-moves';
 import { Confirm, Money, Notice, Title, day, useLoad } from './common';
@@ -197,7 +197,7 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
                           <tbody>
                             {(b.transactions ?? []).map((t) => (
                               <tr key={t.token}>
-                                <td>{t.token}</td><td>{t.action}</td><td>{paidWith(t.payment_method, t.card_brand)}</td>
+                                <td>{t.token}</td><td>{transactionActionText(t.action)}</td><td>{paidWith(t.payment_method, t.card_brand)}</td>
                                 <td>{t.orders.map((o) => o.identifier).join(', ') || '—'}</td>
                                 <td className="num"><Money cents={signedCents(t.action, t.amount_cents)} currency={t.currency} /></td>
                               </tr>
@@ -232,10 +232,10 @@ function Exceptions({ rows }: { rows: Exception[] }) {
                 return (
                   <tr key={`${x.exception_type}:${t.token}:${x.exception_date}`}>
                     <td className="nowrap">{day(x.exception_date)}</td>
-                    <td><span className="pill">{x.exception_type}</span></td>
+                    <td><span className="pill" title={x.exception_type}>{exceptionTypeText(x.exception_type)}</span></td>
                     {/* The description often starts with its code ("10.4 Other Fraud"): the code is not said twice. */}
                     <td>{x.exception_description.startsWith(x.reason_code) ? x.exception_description : `${x.reason_code} ${x.exception_description}`}</td>
-                    <td><a href={link('orders', 'transactions', t.token)} onClick={(e) => (e.preventDefault(), go(link('orders', 'transactions', t.token)))}>{t.token}</a> <span className="muted small">{t.action} · {day(t.processing_date)}</span></td>
+                    <td><a href={link('orders', 'transactions', t.token)} onClick={(e) => (e.preventDefault(), go(link('orders', 'transactions', t.token)))}>{t.token}</a> <span className="muted small">{transactionActionText(t.action)} · {day(t.processing_date)}</span></td>
                     <td>{t.order ? <a href={link('orders', t.order.identifier)} onClick={(e) => (e.preventDefault(), go(link('orders', t.order!.identifier)))}>{t.order.identifier}</a> : '—'}</td>
                     <td className="num"><Money cents={-x.exception_amount_in_cents} currency={t.currency} /></td>
                   </tr>
