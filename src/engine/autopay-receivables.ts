@@ -40,6 +40,14 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
     }
   };
   return {
+    async customerName(identifier) {
+      try {
+        return (await receivables.viewCustomer(identifier)).name ?? null;
+      } catch (err) {
+        if (missing(err)) return undefined;
+        throw err;
+      }
+    },
     async customerExists(identifier) {
       try {
         await receivables.viewCustomer(identifier);

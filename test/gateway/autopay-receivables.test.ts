@@ -191,4 +191,15 @@ describe('autopay with receivables', () => {
     expect(wallet.status).toBe(412);
     expect(wallet.body.wallets.error).toBe('customer_not_found');
   });
+
+  it("names a wallet made for an existing customer by identifier alone with the customer's name, as one made with the name", async () => {
+    h = await startGateway();
+    expect((await h.api.post('/api/imports/customer', { identifier: 'C1234', name: 'Starblux' })).status).toBe(201);
+    type Made = { wallets: Array<{ customers: Array<{ identifier: string; name: string | null }> }> };
+    for (const customer of [{ identifier: 'C1234' }, 'C1234', { identifier: 'C1234', name: 'Starblux' }]) {
+      const made = await h.api.post<Made>('/api/gateway/v1/wallets', { customer, credit_card: card() });
+      expect(made.status, JSON.stringify(customer)).toBeLessThan(300);
+      expect(made.body.wallets[0]!.customers, JSON.stringify(customer)).toEqual([expect.objectContaining({ identifier: 'C1234', name: 'Starblux' })]);
+    }
+  });
 });

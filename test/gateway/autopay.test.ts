@@ -18,6 +18,9 @@ class FakeReceivables implements ReceivablesPort {
   async customerExists(identifier: string) {
     return this.customers.has(identifier);
   }
+  async customerName(identifier: string) {
+    return this.customers.has(identifier) ? null : undefined;
+  }
   async dueInvoices(customer: string, asOf: string) {
     return this.invoices.filter((i) => i.customer_identifier === customer && i.due_date <= asOf && i.owing_cents > 0).map((i) => ({ ...i }));
   }

@@ -47,6 +47,8 @@ export interface PutBack {
 
 export interface ReceivablesPort {
   customerExists(identifier: string): Promise<boolean>;
+  /** The customer's name (null when it has none), or undefined when there is no such customer. */
+  customerName(identifier: string): Promise<string | null | undefined>;
   /** Open invoices of the customer with a balance, due on or before `asOfDate` (YYYY-MM-DD). */
   dueInvoices(customerIdentifier: string, asOfDate: string): Promise<DueInvoice[]>;
   /** Records the payment and applies it to the invoices; idempotent by `identifier`. */

@@ -51,8 +51,7 @@ export function createWallets(deps: WalletsDeps): Wallets {
     async create(input) {
       requireWallets();
       const methods = vaultableMethods(ctx, input);
-      const customer = walletCustomer(input.customer);
-      await checkCustomer(ctx, customer);
+      const customer = await checkCustomer(ctx, walletCustomer(input.customer));
       const walletToken = input.wallet ? (typeof input.wallet === 'string' ? input.wallet : input.wallet.token) : undefined;
       return core.mutate(async (tx) => {
         const { wallet, fund } = await vaultInTx(ctx, tx, { ...(walletToken ? { walletToken } : {}), customer, contact: input.contact ?? null, ...methods });
@@ -127,13 +126,17 @@ function walletCustomer(input: WalletRequest['customer']) {
   return { identifier: str(input.identifier), name: str(input.name) };
 }
 
-async function checkCustomer(ctx: WalletsContext, customer: { identifier: string | null; name: string | null } | null): Promise<void> {
+/**
+ * A reference to an existing customer (identifier only) must exist, and the wallet takes its name
+ * (a wallet made with `{"identifier":"C1234"}` showed `name: null` where one made with the name
+ * showed it); with a name, the wallet may be created ahead of the customer's import.
+ */
+async function checkCustomer<C extends { identifier: string | null; name: string | null } | null>(ctx: WalletsContext, customer: C): Promise<C> {
   const port = ctx.receivables();
-  // A reference to an existing customer (identifier only) must exist; with a name, the wallet
-  // may be created ahead of the customer's import.
-  if (port && customer?.identifier && !customer.name && !(await port.customerExists(customer.identifier))) {
-    throw notFound('customer_not_found', `No customer ${customer.identifier}`, 'precondition');
-  }
+  if (!port || !customer?.identifier || customer.name) return customer;
+  const name = await port.customerName(customer.identifier);
+  if (name === undefined) throw notFound('customer_not_found', `No customer ${customer.identifier}`, 'precondition');
+  return { ...customer, name };
 }
 
 async function loadWallet(core: EngineCore, token: string): Promise<WalletDoc> {
