@@ -224,7 +224,8 @@ function ImportsList() {
               {rows.map((b) => (
                 <tr key={b.id} className="clickable" tabIndex={0} onClick={() => go(link('imports', String(b.id)))} onKeyDown={(e) => e.key === 'Enter' && go(link('imports', String(b.id)))}>
                   <td className="num">#{b.id}</td>
-                  <td>{b.file_name}</td>
+                  {/* Room for a file name: squeezed by the wider columns it wrapped one word a line. */}
+                  <td style={{ minWidth: '16ch', overflowWrap: 'anywhere' }}>{b.file_name}</td>
                   <td>{KIND[b.kind]}</td>
                   <td style={{ whiteSpace: 'nowrap' }}>{time(b.created_at)}</td>
                   <td><StatusPill status={b.status} /></td>
@@ -306,18 +307,20 @@ function BatchDetail({ id }: { id: number }) {
       {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} running={b.status === 'processing'} />}
       <div className="card">
         <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
-        <table className="bo-simple" aria-label="Errors">
-          <thead><tr><th>Line</th><th>Field</th><th>Message</th></tr></thead>
-          <tbody>
-            {list.map((e, i) => (
-              <tr key={`${e.line_number}:${e.field}:${i}`}>
-                <td>{e.line_number}</td>
-                <td><code>{e.field || '(the line)'}</code></td>
-                <td>{e.error}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div className="bo-table-scroll">
+          <table className="bo-simple" aria-label="Errors">
+            <thead><tr><th>Line</th><th>Field</th><th>Message</th></tr></thead>
+            <tbody>
+              {list.map((e, i) => (
+                <tr key={`${e.line_number}:${e.field}:${i}`}>
+                  <td>{e.line_number}</td>
+                  <td><code>{e.field || '(the line)'}</code></td>
+                  <td>{e.error}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         {list.length === 0 && b && errors.data && <p className="muted bo-empty">{done ? 'Every line was imported.' : 'None so far.'}</p>}
         {all.length > list.length && <p className="muted bo-empty">The first {list.length.toLocaleString()} of {all.length.toLocaleString()}: download the errors for all of them.</p>}
       </div>
