@@ -39,23 +39,18 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
       throw err;
     }
   };
+  const customerName = async (identifier: string): Promise<string | null | undefined> => {
+    try {
+      return (await receivables.viewCustomer(identifier)).name ?? null;
+    } catch (err) {
+      if (missing(err)) return undefined;
+      throw err;
+    }
+  };
   return {
-    async customerName(identifier) {
-      try {
-        return (await receivables.viewCustomer(identifier)).name ?? null;
-      } catch (err) {
-        if (missing(err)) return undefined;
-        throw err;
-      }
-    },
+    customerName,
     async customerExists(identifier) {
-      try {
-        await receivables.viewCustomer(identifier);
-        return true;
-      } catch (err) {
-        if (missing(err)) return false;
-        throw err;
-      }
+      return (await customerName(identifier)) !== undefined;
     },
     async dueInvoices(customerIdentifier, asOfDate) {
       let due;

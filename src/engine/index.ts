@@ -6,8 +6,7 @@ import { systemClock, type Clock } from './clock';
 import { randomIds, type Ids } from './ids';
 import { createCore, type EngineCore } from './core';
 import { createLogger, type Logger } from './logger';
-import { ACCOUNT_KEY, ensureFirstCredentials, openAccount, type Account, type FirstCredentials } from './account';
-import { getRecord } from './records';
+import { ensureFirstCredentials, openAccount, type Account, type FirstCredentials } from './account';
 import { createLanes, type Lanes } from './lanes';
 import type { LaneDriver } from './lanes/driver-port';
 import type { CardPresentPort } from './card-present';
@@ -176,9 +175,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     ...(options.keyProtector ? { protector: options.keyProtector } : {}),
   };
   const keys = await openEngineKeys(core, options.store, keyOptions);
-  const newInstall = (await getRecord(core, 'account', ACCOUNT_KEY)) === undefined;
-  const { account } = await openAccount(core, keys, options.timezone ? { timezone: options.timezone } : {});
-  if (newInstall) await freeFormScrubNotNeeded(core);
+  const { account, created } = await openAccount(core, keys, options.timezone ? { timezone: options.timezone } : {});
+  if (created) await freeFormScrubNotNeeded(core);
   // A moved clock is a sandbox's: production always runs on the real time.
   if (account.profile().environment !== 'sandbox') clock.setOffset(0);
   const lanes = createLanes(core, account, options.laneDriver ? { driver: options.laneDriver } : {});

@@ -31,6 +31,8 @@ export interface Account {
 
 export interface BootstrapResult {
   account: Account;
+  /** This start made the account: a new install. */
+  created: boolean;
 }
 
 /** What a first start shows once: the clear key exists only in this object, never at rest. */
@@ -50,6 +52,7 @@ function zonesLike(typed: string): string {
 
 export async function openAccount(core: EngineCore, keys: InstallKeys, options: { timezone?: string } = {}): Promise<BootstrapResult> {
   let profile = (await getRecord<AccountProfile>(core, 'account', ACCOUNT_KEY))?.data;
+  const created = !profile;
   const credentials = await createCredentials(core, keys);
   if (!profile) {
     const timezone = options.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
@@ -103,7 +106,7 @@ export async function openAccount(core: EngineCore, keys: InstallKeys, options: 
       return { [principal.credential]: await whoamiEntry(core, current, jwt) };
     },
   };
-  return { account };
+  return { account, created };
 }
 
 /**

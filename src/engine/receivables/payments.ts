@@ -217,7 +217,7 @@ function readEntries(
 }
 
 /** Each invoice paid must be in the payment's currency and division, and have the line item named. */
-export function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean): void {
+function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean): void {
   entries.forEach((e, i) => {
     const inv = invoices[i];
     if (!inv) return;

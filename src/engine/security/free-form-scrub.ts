@@ -47,24 +47,16 @@ export async function freeFormScrubNotNeeded(core: EngineCore): Promise<void> {
 }
 
 export async function scrubFreeFormCardData(core: EngineCore, store: ScrubbableStore, stopped: () => boolean): Promise<void> {
-  const stored = (await getRecord<Progress>(core, KIND, KEY))?.data;
-  let progress = stored ?? { until: core.currentWatermark(), collection: 0, after: 0 };
+  let progress = (await getRecord<Progress>(core, KIND, KEY))?.data ?? { until: core.currentWatermark(), collection: 0, after: 0 };
   if (progress.done_at) return;
   const removed = new Set<string>();
   let rewritten = 0;
-  // An install with none of these records yet writes nothing (a new one): its next start looks again.
-  let seen = stored !== undefined;
   while (progress.collection < WALKS.length) {
     if (stopped()) return;
     const walk = WALKS[progress.collection]!;
     const page = await core.find<Doc>(walk.collection, { selector: { watermark: { $gt: progress.after, $lte: progress.until } }, sort: [{ watermark: 'asc' }], limit: PAGE });
     const at = progress;
     const next: Progress = page.length < PAGE ? { ...at, collection: at.collection + 1, after: 0 } : { ...at, after: page.at(-1)!.watermark };
-    seen ||= page.length > 0;
-    if (!seen) {
-      progress = next;
-      continue;
-    }
     await core.mutate(async (tx) => {
       await tx.prefetch(walk.collection, page.map((d) => d.id));
       for (const found of page) {

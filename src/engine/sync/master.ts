@@ -4,7 +4,6 @@ import { fail } from '../errors';
 import { getRecord, putRecord, type RecordDoc } from '../records';
 import { DEFAULT_OFFLINE_FLOOR, OFFLINE_SPEND, offlineExcessInTx, type OfflineFloor, type OfflineSpend } from './offline-floor';
 import type { Tx } from '../core';
-import { stripMeta } from '../../store/database';
 import { mergeCustomerInTx } from './customer-merge';
 import { formatStamp, readHlcInTx } from './hlc';
 import { KIND } from '../register/model';
@@ -73,7 +72,6 @@ export interface PushOutcome {
 export async function applyPush(core: EngineCore, streamName: string, laneid: string | null, rows: readonly PushRow[]): Promise<PushOutcome> {
   const stream = requireStream(streamName, 'up');
   const outcome: PushOutcome = { written: 0, unchanged: 0, refused: 0, conflicts: [] };
-  const merges: string[] = [];
   await core.mutate(async (tx) => {
     // One read for the page's current versions instead of one per document.
     await tx.prefetch(stream.collection, rows.map((r) => String(r.newDocumentState.id ?? '')).filter((id) => id !== ''));
@@ -105,6 +103,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         continue;
       }
       let write: SyncDoc = doc;
+      let merge = false;
       if (stream.collection === 'customers' && laneid !== null) {
         const merged = await customerWrite(tx, laneid, current, doc, row.assumedMasterState ? (bodyOf(row.assumedMasterState) as SyncDoc) : undefined, row.stamp);
         if (!merged) {
@@ -116,10 +115,12 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
           continue;
         }
         write = merged.doc;
-        if (!sameDocument(write, doc)) merges.push(doc.id);
+        merge = !sameDocument(write, doc);
       }
       // The pushed body is this call's own (parsed from the request), so it is staged without a copy.
-      await tx.put(stream.collection, write, syncEventOf(stream, write), { handOver: write === doc });
+      const stamped = await tx.put(stream.collection, write, syncEventOf(stream, write), { handOver: write === doc });
+      // The merge as a pull page has it (its watermark set): the lane takes it from the answer.
+      if (merge) outcome.conflicts.push(Object.assign(stamped, { _deleted: false }));
       if (write.kind === OFFLINE_SPEND) {
         const spend = (write as unknown as RecordDoc<OfflineSpend>).data;
         // Debited once: a spend is written once by its lane, so only its first arrival is new here.
@@ -129,10 +130,6 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
       outcome.written += 1;
     }
   });
-  if (merges.length > 0) {
-    const stored = await core.store.getMany(stream.collection, merges);
-    outcome.conflicts = stored.filter((raw) => !raw._deleted).map((raw) => ({ ...stripMeta(raw), _deleted: false }) as SyncDoc);
-  }
   return outcome;
 }
 

@@ -49,6 +49,30 @@ export function PaymentsSection({ rest }: { rest: string[] }) {
   );
 }
 
+type OpenInvoice = { number: string; display_number: string; owing_cents: number };
+
+/**
+ * The amounts typed beside open invoices, read in the screen's locale: each at most what its
+ * invoice owes (more is a typo, most likely), problems keyed `<prefix>-<number>` for their fields.
+ */
+function invoiceAmounts(open: readonly OpenInvoice[], textOf: (inv: OpenInvoice) => string, cur: string, prefix: string, overHint = '') {
+  const amounts: Array<{ invoice_number: string; cents: number }> = [];
+  const problems: Record<string, string> = {};
+  let total = 0;
+  for (const inv of open) {
+    const text = textOf(inv).trim();
+    if (!text) continue;
+    const p = parseAmount(text, cur);
+    if (!p.ok) problems[`${prefix}-${inv.number}`] = p.message;
+    else if (p.minor > inv.owing_cents) problems[`${prefix}-${inv.number}`] = `More than ${inv.display_number} owes (${money(inv.owing_cents, cur)})${overHint}`;
+    else if (p.minor > 0) {
+      total += p.minor;
+      amounts.push({ invoice_number: inv.number, cents: p.minor });
+    }
+  }
+  return { amounts, total, problems };
+}
+
 function PaymentDetail({ reference }: { reference: string }) {
   const go = useRoute((s) => s.go);
   const session = useUser((s) => s.session);
@@ -98,21 +122,9 @@ function RecordPayment() {
   const { data: open } = useLoad(async (c) => (customer ? (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items : []), [customer]);
   const amountOf = (inv: { number: string; owing_cents: number }) => applied[inv.number] ?? (invoiceParam === inv.number ? amountInput(inv.owing_cents, cur) : '');
   const parsedTotal = total.trim() ? parseAmount(total, cur) : null;
-  let allocated = 0;
-  const allocations: Array<{ invoice_number: string; amount: number }> = [];
-  const local: Record<string, string> = {};
-  for (const inv of open ?? []) {
-    const text = amountOf(inv).trim();
-    if (!text) continue;
-    const p = parseAmount(text, cur);
-    if (!p.ok) local[`apply-${inv.number}`] = p.message;
-    // More than the invoice owes would not be applied to it (the rest is credit): a typo, most likely.
-    else if (p.minor > inv.owing_cents) local[`apply-${inv.number}`] = `More than ${inv.display_number} owes (${money(inv.owing_cents, cur)}): leave the rest in the amount received, it stays as credit`;
-    else if (p.minor > 0) {
-      allocated += p.minor;
-      allocations.push({ invoice_number: inv.number, amount: p.minor });
-    }
-  }
+  const read = invoiceAmounts(open ?? [], amountOf, cur, 'apply', ': leave the rest in the amount received, it stays as credit');
+  const { total: allocated, problems: local } = read;
+  const allocations = read.amounts.map((a) => ({ invoice_number: a.invoice_number, amount: a.cents }));
   // An amount that cannot be read is said at once, and no total is offered for it (not the sum applied).
   const unreadable = parsedTotal !== null && !parsedTotal.ok;
   const totalCents = parsedTotal?.ok ? parsedTotal.minor : allocated;
@@ -239,20 +251,9 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
   const [said, setSaid] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const { data: open, reload } = useLoad(async (c) => (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items.filter((i) => i.currency.toUpperCase() === cur && i.owing_cents > 0), [customer, cur]);
-  const local: Record<string, string> = {};
-  const applications: Array<{ invoice_number: string; amount_cents: number }> = [];
-  let total = 0;
-  for (const inv of open ?? []) {
-    const text = (typed[inv.number] ?? '').trim();
-    if (!text) continue;
-    const p = parseAmount(text, cur);
-    if (!p.ok) local[`credit-${inv.number}`] = p.message;
-    else if (p.minor > inv.owing_cents) local[`credit-${inv.number}`] = `More than ${inv.display_number} owes (${money(inv.owing_cents, cur)})`;
-    else if (p.minor > 0) {
-      total += p.minor;
-      applications.push({ invoice_number: inv.number, amount_cents: p.minor });
-    }
-  }
+  const read = invoiceAmounts(open ?? [], (inv) => typed[inv.number] ?? '', cur, 'credit');
+  const { total, problems: local } = read;
+  const applications = read.amounts.map((a) => ({ invoice_number: a.invoice_number, amount_cents: a.cents }));
   const over = total > credit;
   const submit = async (e: FormEvent) => {
     e.preventDefault();

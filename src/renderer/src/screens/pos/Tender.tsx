@@ -26,6 +26,7 @@ export function CashDialog({ sale, currency }: { sale: Sale; currency: string })
   const [confirming, setConfirming] = useState<number | null>(null);
   const parsed = parseAmount(given, currency);
   const due = sale.totals.balance_cents;
+  const change = parsed.ok ? cashSplit(parsed.minor, due).change : 0;
   const showError = !parsed.ok && parsed.problem !== 'empty' && (tried || given.trim() !== '');
 
   const pay = (tendered: number | undefined, confirmed = false) => {
@@ -79,8 +80,8 @@ export function CashDialog({ sale, currency }: { sale: Sale; currency: string })
         {/* What the amount typed does, before the drawer opens: the change to count out, or what is left to pay. */}
         {parsed.ok && parsed.minor > 0 && (
           <p className="big-text" aria-live="polite" data-testid="cash-preview">
-            {cashSplit(parsed.minor, due).change > 0
-              ? `Change: ${money(cashSplit(parsed.minor, due).change, currency)}`
+            {change > 0
+              ? `Change: ${money(change, currency)}`
               : parsed.minor < due
                 ? `Pays part: ${money(due - parsed.minor, currency)} left to pay`
                 : 'Exact amount: no change'}
