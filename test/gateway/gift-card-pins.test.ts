@@ -80,6 +80,28 @@ describe('gift card PIN attempts', () => {
     expect(topUp.body).toMatchObject({ token, balance: 10_500 });
   });
 
+  it('the right PIN sent from several lanes at once is never called a wrong one: a check under way answers 209, try again', async () => {
+    const sales = await Promise.all(Array.from({ length: 8 }, () => guess(PIN)));
+    const codes = sales.map((r) => r.body.response_code);
+    // The first attempts pass; those that met a card closed only by checks under way are told so, not "too many wrong PINs".
+    expect(codes).toContain(100);
+    expect(codes.every((c) => c === 100 || c === 209)).toBe(true);
+    const busy = sales.find((r) => r.body.response_code === 209);
+    if (busy) expect(busy.body.transactions?.[0]).toMatchObject({ state: 'declined', gateway_error_code: 'pin_check_in_progress' });
+    const paid = codes.filter((c) => c === 100).length;
+    const v = await view();
+    expect(v.balance).toBe(10_000 - 100 * paid);
+    // Nothing is left counted against the card, so the next sale goes through at once.
+    expect(v.pin).toMatchObject({ failures: 0, paused_until: null, locked: false });
+    expect((await guess(PIN)).body).toMatchObject({ success: true });
+
+    // Wrong PINs sent at once are still stopped after three, and known as wrong once checked.
+    const wrong = await Promise.all(Array.from({ length: 8 }, (_, i) => guess(String(3000 + i))));
+    expect(wrong.every((r) => r.body.success === false)).toBe(true);
+    expect((await guess(PIN)).body).toMatchObject({ success: false, response_code: 208 });
+    expect((await view()).pin.failures).toBe(3);
+  });
+
   it('the count is kept across a restart, and paying by token (no PIN) is not affected', async () => {
     for (let i = 0; i < 3; i++) await guess('9999');
     await h.restart();

@@ -2,7 +2,7 @@ import type { EngineCore } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import type { Wallets } from '../wallets';
-import type { GiftCards } from '../wallets/gift-cards';
+import type { GiftCards, PinAttempt } from '../wallets/gift-cards';
 import { cardProblemMessage, bankProblemMessage } from '../wallets/instruments';
 import type { TokenRequest } from '../../shared/schemas/ecommerce';
 import { paymentTypesOf, putToken, type SessionData } from './sessions';
@@ -64,7 +64,7 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
     need('accountNumber');
     const attempt = await giftCards.attemptPin(request.accountNumber!, request.pin ?? null);
     if (!attempt) throw fail.precondition('gift_card_unknown', 'This gift card is not known');
-    if (!attempt.ok) throw fail.precondition(attempt.gate === 'open' ? 'incorrect_pin' : 'pin_tries_exceeded', attempt.gate === 'open' ? 'Incorrect PIN' : 'Too many wrong PINs: try later');
+    if (!attempt.ok) throw pinFailure(attempt.gate);
     const card = await giftCards.view(attempt.token);
     if (!card.activated) throw fail.precondition('gift_card_inactive', 'This gift card is not activated');
     return core.mutate(async (tx) => {
@@ -73,3 +73,10 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
     });
   }
 }
+
+const pinFailure = (gate: PinAttempt['gate']) =>
+  gate === 'open'
+    ? fail.precondition('incorrect_pin', 'Incorrect PIN')
+    : gate === 'busy'
+      ? fail.precondition('pin_check_in_progress', 'Another PIN check on this gift card is under way: try again in a moment')
+      : fail.precondition('pin_tries_exceeded', 'Too many wrong PINs: try later');

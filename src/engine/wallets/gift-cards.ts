@@ -20,7 +20,8 @@ import { hashPin, verifyPin } from './gift-pins';
  * checks on the card (30 s, doubling, at most an hour), and at PIN_LOCK_FAILURES the card's PIN is
  * locked until the back office unlocks it. While paused or locked no PIN is checked, not even the
  * right one. The right PIN resets the count. An attempt is counted before its PIN is checked, so
- * parallel guesses cannot slip past the limit; the right PIN then takes its count back.
+ * parallel guesses cannot slip past the limit; the right PIN then takes its count back. A card closed
+ * only by attempts still being checked is busy (pin_check_in_progress), not guessed at.
  */
 export interface GiftCardData {
   id: number;
@@ -35,6 +36,11 @@ export interface GiftCardData {
   pin_paused_until?: string | null;
   /** Too many wrong PINs: no PIN is checked until the back office unlocks the card. */
   pin_locked?: boolean;
+  /**
+   * When each attempt counted in pin_failures but not checked yet was made (ISO): a card paused
+   * only by these is busy with a check, not guessed at, and says so.
+   */
+  pin_checks?: string[];
   balance_cents: number;
   activated: boolean;
   currency: string;
@@ -70,7 +76,10 @@ export const PIN_LOCK_FAILURES = 10;
 export const PIN_PAUSE_MS = 30_000;
 const PIN_PAUSE_MAX_MS = 60 * 60_000;
 
-export type PinGate = 'open' | 'paused' | 'locked';
+/** busy: paused only by attempts still being checked (the right PIN sent twice at once, say). */
+export type PinGate = 'open' | 'paused' | 'locked' | 'busy';
+/** An attempt still unchecked after this long was cut short (a stop mid-check): it stays a wrong PIN. */
+const PIN_CHECK_MS = 60_000;
 
 /** The outcome of a PIN attempt on a card found by number, made before the unit that uses it. */
 export interface PinAttempt {
@@ -114,10 +123,21 @@ export interface GiftCards {
 }
 
 export function pinGate(card: GiftCardData, now: number): PinGate {
-  if (card.pin_locked) return 'locked';
-  if (card.pin_paused_until && Date.parse(card.pin_paused_until) > now) return 'paused';
-  return 'open';
+  const closed = card.pin_locked ? 'locked' : card.pin_paused_until && Date.parse(card.pin_paused_until) > now ? 'paused' : 'open';
+  if (closed === 'open') return 'open';
+  // The wrong PINs known to be wrong would not have closed it.
+  return (card.pin_failures ?? 0) - checksUnderWay(card, now).length < PIN_FREE_FAILURES ? 'busy' : closed;
 }
+
+const checksUnderWay = (card: GiftCardData, now: number) => (card.pin_checks ?? []).filter((at) => Date.parse(at) > now - PIN_CHECK_MS);
+
+/** The card once the check counted at `at` has ended; the others under way stay counted. */
+const checkEnded = (card: GiftCardData, at: string, now: number): GiftCardData => {
+  const left = checksUnderWay(card, now);
+  const i = left.indexOf(at);
+  if (i >= 0) left.splice(i, 1);
+  return { ...card, pin_checks: left };
+};
 
 /** The card after one more wrong PIN. */
 function afterWrongPin(card: GiftCardData, now: number): GiftCardData {
@@ -129,10 +149,15 @@ function afterWrongPin(card: GiftCardData, now: number): GiftCardData {
     pin_failures: failures,
     pin_paused_until: pause > 0 ? new Date(now + pause).toISOString() : null,
     pin_locked: failures >= PIN_LOCK_FAILURES,
+    pin_checks: [...checksUnderWay(card, now), new Date(now).toISOString()],
   };
 }
 
-const pinCleared = (card: GiftCardData): GiftCardData => ({ ...card, pin_failures: 0, pin_paused_until: null, pin_locked: false });
+/** The right PIN (or the back office) clears the count; attempts still being checked stay counted. */
+const pinCleared = (card: GiftCardData, now: number): GiftCardData => {
+  const underWay = checksUnderWay(card, now);
+  return { ...card, pin_failures: underWay.length, pin_paused_until: null, pin_locked: false, pin_checks: underWay };
+};
 
 export function giftCardView(card: GiftCardData): GiftCardView {
   return {
@@ -193,7 +218,7 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
       return core.mutate(async (tx) => {
         const card = await byToken(tx, token);
         if (!card) throw notFound('gift_card_not_found', `No gift card ${token}`);
-        const cleared = { ...pinCleared(card), updated_at: tx.at };
+        const cleared = { ...pinCleared(card, tx.now), updated_at: tx.at };
         await putGiftCard(tx, cleared, 'gift_card.pin_unlocked');
         return giftCardView(cleared);
       });
@@ -295,32 +320,37 @@ async function attemptPin(ctx: GiftCardsDeps, cardNumber: string, pin: Parameter
   // Counted first, in the write queue: each attempt sees the ones before it.
   const reserved = await core.mutate(async (tx) => {
     const fresh = await byToken(tx, card.token);
-    if (!fresh?.pin_hash) return { gate: 'open' as const, hash: null };
+    if (!fresh?.pin_hash) return { gate: 'open' as const, hash: null, at: tx.at };
     const gate = pinGate(fresh, tx.now);
-    if (gate !== 'open') return { gate, hash: fresh.pin_hash };
+    if (gate !== 'open') return { gate, hash: fresh.pin_hash, at: tx.at };
     await putGiftCard(tx, { ...afterWrongPin(fresh, tx.now), updated_at: tx.at }, 'gift_card.pin_attempted');
-    return { gate, hash: fresh.pin_hash };
+    return { gate, hash: fresh.pin_hash, at: tx.at };
   });
   if (reserved.gate !== 'open') return { token: card.token, ok: false, gate: reserved.gate };
   if (!reserved.hash) return { token: card.token, ok: true, gate: 'open' };
   const { ok, stale } = await verifyPin(ctx.vault, card.token, pin, reserved.hash);
-  if (ok) {
-    const rehashed = stale ? await hashPin(ctx.vault, card.token, pin) : undefined;
-    await core.mutate(async (tx) => {
-      const fresh = await byToken(tx, card.token);
-      if (!fresh) return;
-      const cleared = pinCleared(fresh);
-      if (rehashed && fresh.pin_hash === reserved.hash) cleared.pin_hash = rehashed;
-      await putGiftCard(tx, { ...cleared, updated_at: tx.at }, 'gift_card.pin_accepted');
-    });
-  }
+  const rehashed = ok && stale ? await hashPin(ctx.vault, card.token, pin) : undefined;
+  await core.mutate(async (tx) => {
+    const fresh = await byToken(tx, card.token);
+    if (!fresh) return;
+    const ended = checkEnded(fresh, reserved.at, tx.now);
+    if (!ok) {
+      await putGiftCard(tx, { ...ended, updated_at: tx.at }, 'gift_card.pin_refused');
+      return;
+    }
+    const cleared = pinCleared(ended, tx.now);
+    if (rehashed && fresh.pin_hash === reserved.hash) cleared.pin_hash = rehashed;
+    await putGiftCard(tx, { ...cleared, updated_at: tx.at }, 'gift_card.pin_accepted');
+  });
   return { token: card.token, ok, gate: 'open' };
 }
 
 const pinRefusal = (attempt: PinAttempt) =>
   attempt.gate === 'open'
     ? fail.gateway('incorrect_pin', 'The PIN does not match this gift card')
-    : fail.gateway('pin_tries_exceeded', attempt.gate === 'locked' ? 'Too many wrong PINs: this gift card is locked until the back office unlocks it' : 'Too many wrong PINs: try this gift card again later');
+    : attempt.gate === 'busy'
+      ? fail.gateway('pin_check_in_progress', 'Another PIN check on this gift card is under way: try again in a moment')
+      : fail.gateway('pin_tries_exceeded', attempt.gate === 'locked' ? 'Too many wrong PINs: this gift card is locked until the back office unlocks it' : 'Too many wrong PINs: try this gift card again later');
 
 const expiryMatches = (card: GiftCardData, month: number | undefined, year: number | undefined) =>
   (month === undefined || card.expiry_month === null || card.expiry_month === month) && (year === undefined || card.expiry_year === null || card.expiry_year === year);

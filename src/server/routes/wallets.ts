@@ -247,7 +247,7 @@ export const revokeAutopay = defineRoute({
 
 // ---- Gift cards ----
 
-const giftErrors = { 500: { description: 'Gateway error (invalid_card_number, incorrect_pin, pin_tries_exceeded, gift_card_mismatch, balance_limit, processor_unavailable)', schema: ref(GatewayErrorBody) } };
+const giftErrors = { 500: { description: 'Gateway error (invalid_card_number, incorrect_pin, pin_tries_exceeded, pin_check_in_progress, gift_card_mismatch, balance_limit, processor_unavailable)', schema: ref(GatewayErrorBody) } };
 
 export const loadGiftCard = defineRoute({
   method: 'post',
@@ -281,7 +281,9 @@ export const readGiftCard = defineRoute({
 const GiftCardToken = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
 const PIN_RULES = `Wrong PINs are counted per card: after 3 in a row each further one pauses PIN checks on the card (30 s, doubling, at most an hour), and
 the 10th locks its PIN until it is unlocked here. While paused or locked no PIN is checked, not even the right one (a sale declines with
-response code 208, a read or load answers \`pin_tries_exceeded\`). The right PIN resets the count.`;
+response code 208, a read or load answers \`pin_tries_exceeded\`). The right PIN resets the count. An attempt is counted before its PIN
+is checked; a card closed only by attempts still being checked (the same card tried twice at once) answers response code 209,
+\`pin_check_in_progress\`: try again in a moment.`;
 
 export const viewGiftCard = defineRoute({
   method: 'get',

@@ -74,13 +74,14 @@ export function giftDecision(input: {
   known: boolean;
   pinOk: boolean;
   /** Whether the card's PIN checks are paused or locked after repeated wrong PINs. */
-  pinGate?: 'open' | 'paused' | 'locked';
+  pinGate?: 'open' | 'paused' | 'locked' | 'busy';
   activated: boolean;
   expired: boolean;
   balanceCents: number;
   amountCents: number;
 }): Decision {
   if (!input.known) return decline('gift_card_unknown', 'UNKNOWN GIFT CARD', 'gift_card');
+  if (!input.pinOk && input.pinGate === 'busy') return decline('pin_check_in_progress', 'PIN CHECK IN PROGRESS: TRY AGAIN', 'gift_card');
   if (!input.pinOk && input.pinGate && input.pinGate !== 'open') return decline('pin_tries_exceeded', input.pinGate === 'locked' ? 'PIN TRIES EXCEEDED: CARD LOCKED' : 'PIN TRIES EXCEEDED: TRY LATER', 'gift_card');
   if (!input.pinOk) return decline('incorrect_pin', 'INCORRECT PIN', 'gift_card');
   if (!input.activated) return decline('gift_card_inactive', 'GIFT CARD NOT ACTIVATED', 'gift_card');
