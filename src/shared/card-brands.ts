@@ -8,6 +8,9 @@ const BRAND_NAMES: Record<string, string> = {
   jcb: 'JCB',
   unionpay: 'UnionPay',
   unknown: 'Card',
+  // A settlement batch's brand mix names its other tenders alike.
+  ach: 'ACH/EFT',
+  gift_card: 'Gift card',
 };
 
 export function brandName(code: string): string {

@@ -174,6 +174,9 @@ describe('monthly statements', () => {
     // The sample's daily table does not fit one page: it breaks and repeats its header.
     const sampleText = execFileSync('pdftotext', ['-layout', join(out, 'sample.pdf'), '-']).toString();
     expect(sampleText).toContain('Daily deposits (continued)');
+    // Brands are named as the Settlement screen and the receipts name them.
+    expect(sampleText).toMatch(/^\s*Amex\s+\d/m);
+    expect(sampleText).not.toContain('American Express');
     expect(sampleText.match(/Processing day/g)?.length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -1,6 +1,6 @@
 import { loadPdfKit } from '../pdf-kit';
 import { formatMoney } from '../../shared/money';
-import { tenderGroupName } from '../../shared/card-brands';
+import { brandName, tenderGroupName } from '../../shared/card-brands';
 import type { Statement } from './statements';
 
 /**
@@ -196,5 +196,4 @@ function niceStep(raw: number): number {
 }
 
 const feeName = (t: string) => ({ interchange: 'Interchange (1.50% of card sales)', processor: 'Processor (per transaction)', network: 'Network', payfac: 'Payment facilitator' })[t] ?? t;
-const brandName = (b: string) => ({ visa: 'Visa', master: 'Mastercard', american_express: 'American Express', discover: 'Discover', ach: 'ACH/EFT', gift_card: 'Gift card' })[b] ?? b;
 const tenderShort = (t: string) => ({ card: 'Card', terminal: 'Lanes', bank: 'ACH/EFT' })[t] ?? t;

@@ -21,6 +21,7 @@ export function sampleStatement(profile: AccountProfile): Statement {
     const fees = sandboxFees({ token, payment_method_group: 'card', currency, batch_deposit_date: deposit }, { sales_count: sales, sales_cents: salesCents });
     const feesCents = fees.reduce((s, f) => s + f.fee_amount_cents, 0);
     const visa = Math.round(sales * 0.6);
+    const amex = Math.round(sales * 0.1);
     batches.push({
       token,
       merchant_account_token: 'SAMPLEMA',
@@ -44,7 +45,8 @@ export function sampleStatement(profile: AccountProfile): Statement {
       fees_cents: feesCents,
       brands: {
         visa: { count: visa + (refundsCents ? 1 : 0), sales_count: visa, sales_cents: visa * 2150, refunds_count: refundsCents ? 1 : 0, refunds_cents: refundsCents },
-        master: { count: sales - visa, sales_count: sales - visa, sales_cents: salesCents - visa * 2150, refunds_count: 0, refunds_cents: 0 },
+        master: { count: sales - visa - amex, sales_count: sales - visa - amex, sales_cents: salesCents - (visa + amex) * 2150, refunds_count: 0, refunds_cents: 0 },
+        american_express: { count: amex, sales_count: amex, sales_cents: amex * 2150, refunds_count: 0, refunds_cents: 0 },
       },
     });
   }
