@@ -37,6 +37,16 @@ describe('card numbers in free text', () => {
     expect(maskCardNumbersInFreeText({ notes: 'dated 2026-03-01 12:30:45, order 1234 qty 5' })).toEqual({ notes: 'dated 2026-03-01 12:30:45, order 1234 qty 5' });
   });
 
+  it('reads digits of any script alike however many of them a body holds, and finds a card among short groups on both sides', () => {
+    const bold = '4895281000000006'.replace(/\d/g, (d) => String.fromCodePoint(0x1d7ce + Number(d)));
+    const arabic = '5541032000004422'.replace(/\d/g, (d) => String.fromCodePoint(0x660 + Number(d)));
+    expect(maskCardNumbersInFreeText({ a: `x ${bold} y`, b: `${arabic}`, c: `${bold} ${bold}` })).toEqual({ a: 'x 489528******0006 y', b: '554103******4422', c: '489528******0006 489528******0006' });
+    expect(maskCardNumbersInFreeText({ notes: '7 3 4895 2810 0000 0006 1 2' })).toEqual({ notes: '7 3 489528******0006 1 2' });
+    // A long run of single digits holds no card number: kept as sent.
+    const digits = '1 '.repeat(5000);
+    expect(maskCardNumbersInFreeText({ notes: digits })).toEqual({ notes: digits });
+  });
+
   it('leaves ids this product issued as they are, though a digit run in one passes Luhn', () => {
     // 000000000000026 passes Luhn: masked, the shift no longer named the cashier's session.
     const body = maskCardNumbersInFreeText({ shift: 'R896095X000000000000026', attempt: '4895281000000006ab', reason: 'card 4895281000000006 scratched' });

@@ -26,43 +26,75 @@ export function maskPan(pan: string): string {
 const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<!\p{Nd})(?:\p{Nd}[\s./_,*+=|~;#\u00b7\u2219\u22c5\p{Pd}\u00ad\u200b-\u200d\u2060\ufeff]{0,4}){12,18}\p{Nd}(?!\p{Nd})/giu;
 const UUID_LENGTH = 36;
 const DIGIT = /\p{Nd}/u;
-const NOT_DIGIT = /\P{Nd}/gu;
-const NON_ASCII_DIGIT = /[^\P{Nd}0-9]/gu;
 
 const DIGIT_GROUP = /\p{Nd}+|\P{Nd}+/gu;
+const ASCII_DIGITS = /^[0-9]+$/;
+
+/** Each script's digits met so far, by code point: a request full of them costs one walk each. */
+const digitValues = new Map<number, string>();
 
 /**
  * A decimal digit of any script as 0-9. Unicode keeps each script's digits in a run of ten from
  * zero (mathematical digits in runs of ten after one another), so a digit's value is how far it
  * is from the start of its run, modulo ten.
  */
-function asciiDigit(d: string): string {
-  const code = d.codePointAt(0)!;
-  let start = code;
-  while (DIGIT.test(String.fromCodePoint(start - 1))) start--;
-  return String((code - start) % 10);
+function asciiDigit(code: number): string {
+  if (code >= 48 && code <= 57) return String.fromCharCode(code);
+  let value = digitValues.get(code);
+  if (value === undefined) {
+    let start = code;
+    while (DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    value = String((code - start) % 10);
+    digitValues.set(code, value);
+  }
+  return value;
 }
-const asciiDigits = (text: string) => text.replace(NOT_DIGIT, '').replace(NON_ASCII_DIGIT, asciiDigit);
+
+/** The digits of a run of digits of any script, as 0-9. */
+function asciiDigits(run: string): string {
+  if (ASCII_DIGITS.test(run)) return run;
+  let out = '';
+  for (const ch of run) out += asciiDigit(ch.codePointAt(0)!);
+  return out;
+}
 
 /**
  * A grouped run that is not a card as a whole may hold one beside other numbers: a card and its
  * expiry ("4895 2810 0000 0006 12 30"), a reference before it. The longest whole groups that
- * pass as a card are masked, the rest kept.
+ * pass as a card are masked, the rest kept. Each group's digits are read once and only windows of
+ * a card's length are checked: a body of digits and spaces must not cost the till its next sale.
  */
 function maskGroupedRun(match: string): string {
-  const whole = asciiDigits(match);
-  if (luhnValid(whole)) return maskPan(whole);
   const tokens = match.match(DIGIT_GROUP)!;
   // Digit groups are at the even positions (a run starts and ends with a digit).
-  for (let width = tokens.length - 2; width >= 1; width -= 2) {
-    for (let from = 0; from + width <= tokens.length; from += 2) {
-      const digits = asciiDigits(tokens.slice(from, from + width).join(''));
-      if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) {
-        return [...tokens.slice(0, from), maskPan(digits), ...tokens.slice(from + width)].join('');
-      }
+  const groups: string[] = [];
+  for (let i = 0; i < tokens.length; i += 2) groups.push(asciiDigits(tokens[i]!));
+  const whole = groups.join('');
+  if (luhnValid(whole)) return maskPan(whole);
+  const ends = [0];
+  for (const g of groups) ends.push(ends[ends.length - 1]! + g.length);
+  for (let width = groups.length - 1; width >= 1; width--) {
+    for (let from = 0; from + width <= groups.length; from++) {
+      const start = ends[from]!;
+      const end = ends[from + width]!;
+      if (end - start < 13 || end - start > 19 || !luhnWithin(whole, start, end)) continue;
+      return [...tokens.slice(0, 2 * from), maskPan(whole.slice(start, end)), ...tokens.slice(2 * (from + width) - 1)].join('');
     }
   }
   return match;
+}
+
+/** Luhn over whole[start, end) (ASCII digits), without copying it out. */
+function luhnWithin(whole: string, start: number, end: number): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = end - 1; i >= start; i--) {
+    let d = whole.charCodeAt(i) - 48;
+    if (double) d = d > 4 ? 2 * d - 9 : 2 * d;
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
 }
 
 /** Replaces anything in free text that looks like a card number (and passes Luhn) by its mask. */
