@@ -124,6 +124,17 @@ describe('card data in free-form attributes, whatever their names', () => {
     for (const secret of [VISA, MASTERCARD, DISCOVER, AMEX, ...PANS, '"9731"', '"8642"', ':9732']) expect(filesHolding(h.t.dir, secret), secret).toEqual([]);
   });
 
+  it('blanks a CVV or PIN under the longer names a form gives them, and leaves counts and other numbers alone', async () => {
+    const body = { identifier: 'C-FF3', name: 'Ida', card_cvv: '9182', cvv_code: '9183', card: { cvv: '9185', verification: '9187', verification_status: 'done' }, pin_code: '9188', card_pin: '9189', pinNumber: 91901, cardSecurityCode: '9191', pin_failures: 2, shipping_zone: '9192', verification_code: '9193' };
+    expect((await raw('POST', '/api/imports/customer', JSON.stringify(body))).status).toBe(201);
+    const seen = await h.api.get<{ attributes_marshal: Record<string, unknown> }>('/api/exports/customer/C-FF3');
+    expect(seen.body.attributes_marshal).toEqual({
+      card_cvv: '****', cvv_code: '****', card: { cvv: '****', verification: '****', verification_status: 'done' }, pin_code: '****', card_pin: '****', pinNumber: '*****', cardSecurityCode: '****', pin_failures: 2, shipping_zone: '9192', verification_code: '****',
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    for (const secret of ['"9182"', '"9183"', '"9185"', '"9187"', '"9188"', '"9189"', ':91901', '"9191"', '"9193"']) expect(filesHolding(h.t.dir, secret), secret).toEqual([]);
+  });
+
   it('masks a card number grouped by commas, asterisks, invisible spaces or other signs, or written in Arabic-Indic digits; a date and time stays', async () => {
     const signs = ['+', '|', '~', '=', ';', '#', '\u00b7'].map((sign, i) => ['4111', '1100', '0000', ['0120', '0138', '0146', '0153', '0161', '0179', '0187'][i]].join(sign));
     const notes = ['4111,1100,0000,0070', '4111*1100*0000*0112', '4111\u200b1100\u200b0000\u200b0096', '\u0664\u0661\u0661\u0661\u0661\u0661\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0661\u0660\u0664', ...signs, 'paid 2026-11-27 14:05:33'];

@@ -37,8 +37,8 @@ async function storeAsEarlierVersion(dir: string, edits: Array<{ collection: str
       edit(doc);
       await store.commit([{ collection, doc: doc as never, previous }]);
     }
-    // An earlier version kept no record of the walk (this one marks a new install as needing none).
-    const marker = await store.get('records', 'maintenance/free_form_card_data');
+    // An earlier version kept no record of this walk (this one marks a new install as needing none).
+    const marker = await store.get('records', 'maintenance/free_form_card_data_2');
     if (marker) await store.commit([{ collection: 'records', doc: bodyOf(marker as never) as never, previous: marker, delete: true }]);
   } finally {
     await store.close();
@@ -55,7 +55,7 @@ describe('card data an earlier version kept in free-form values', () => {
     t = undefined;
 
     await storeAsEarlierVersion(folder.dir, [
-      { collection: 'customers', id: await idOf(folder.dir, 'customers', { identifier: 'C-OLD' }), edit: (d) => Object.assign(d.data.extra as object, { card_number: PAN, cvv: CVV }) },
+      { collection: 'customers', id: await idOf(folder.dir, 'customers', { identifier: 'C-OLD' }), edit: (d) => Object.assign(d.data.extra as object, { card_number: PAN, cvv: CVV, card_pin: '8642' }) },
       {
         collection: 'invoices',
         id: await idOf(folder.dir, 'invoices', { display_number: 'I-OLD' }),
@@ -82,7 +82,8 @@ describe('card data an earlier version kept in free-form values', () => {
     await until(async () => filesHolding(folder.dir, PAN).length === 0 && filesHolding(folder.dir, OTHER_PAN).length === 0, 'the card numbers gone from the data folder', 20_000);
 
     const customer = (await engine.receivables.viewCustomer('C-OLD')) as unknown as { attributes_marshal: Record<string, unknown> };
-    expect(customer.attributes_marshal).toMatchObject({ loyalty: 'gold', card_number: '489528******0006', cvv: '****' });
+    expect(customer.attributes_marshal).toMatchObject({ loyalty: 'gold', card_number: '489528******0006', cvv: '****', card_pin: '****' });
+    expect(filesHolding(folder.dir, '"8642"')).toEqual([]);
     const inv = JSON.stringify(await engine.receivables.viewInvoice('I-OLD'));
     expect(inv).toContain('"card_on_file":"489528******0006"');
     expect(filesHolding(folder.dir, `${PAN.slice(0, 4)} ${PAN.slice(4, 8)}`)).toEqual([]);

@@ -188,18 +188,37 @@ export function maskCardNumbersInFreeText<T>(body: T): T {
 
 /** Names a CVV, PIN or magnetic track goes by, compared without case, spaces, dashes or underscores. */
 const CARD_SECRET_NAMES = new Set(['cvv', 'cvv2', 'cvc', 'cvc2', 'cid', 'csc', 'pin', 'pinblock', 'securitycode', 'cardsecuritycode', 'cardverificationvalue', 'cardverificationcode', 'track', 'track1', 'track2', 'track2data']);
-const isCardSecretName = (key: string) => CARD_SECRET_NAMES.has(key.toLowerCase().replace(/[\s_-]/g, ''));
+/** Words that say a CVV or PIN inside a longer name (card_cvv, cvv_code, pinCode, card_pin, pin_number). */
+const CARD_SECRET_WORDS = new Set(['cvv', 'cvv2', 'cvc', 'cvc2', 'csc', 'cvn', 'cvd', 'pin', 'pinblock', 'pincode', 'track1', 'track2']);
+const nameWords = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+
+/**
+ * Whether a free-form value is a CVV, PIN or track by its name. A name that is one of them says so
+ * of any value holding a digit; a longer name with one of their words (card_pin, cvv_code), of a
+ * value of three digits or more (a count such as pin_failures: 3 is not a PIN); a bare
+ * "verification" (a card's verification value), of exactly a CVV's three or four digits.
+ */
+function isCardSecret(key: string, value: string): boolean {
+  const digits = value.match(/\p{Nd}/gu)?.length ?? 0;
+  if (digits === 0) return false;
+  if (CARD_SECRET_NAMES.has(key.toLowerCase().replace(/[\s_-]/g, ''))) return true;
+  const words = nameWords(key);
+  if (digits >= 3 && words.some((w) => CARD_SECRET_WORDS.has(w))) return true;
+  const joined = words.join(' ');
+  if (digits >= 3 && /\b(security code|verification (value|code|number))\b/.test(joined)) return true;
+  return words.includes('verification') && /^\s*\p{Nd}{3,4}\s*$/u.test(value);
+}
 
 /**
  * Free-form values (a customer's or order's extra keys and `attributes`, kept as sent and sent
  * back in exports and webhooks) are nobody's card input, so nothing in them is a number on
  * purpose: every string is masked whatever its key (`card_number` and `token` included), and the
- * value under a CVV's or PIN's name becomes asterisks when it holds a digit (3 or 4 digits cannot
- * be told from other numbers, so the name is what says it). Answers a masked copy.
+ * value under a CVV's or PIN's name becomes asterisks (isCardSecret: 3 or 4 digits cannot be told
+ * from other numbers, so the name is what says it). Answers a masked copy.
  */
 export function maskFreeFormCardData<T>(value: T): T {
   const mask = (key: string | null, v: unknown): unknown => {
-    if (key !== null && isCardSecretName(key) && (typeof v === 'number' || (typeof v === 'string' && /\p{Nd}/u.test(v)))) return '*'.repeat(String(v).length);
+    if (key !== null && (typeof v === 'number' || typeof v === 'string') && isCardSecret(key, String(v))) return '*'.repeat(String(v).length);
     if (typeof v === 'string') return redactPans(v);
     if (typeof v === 'number') return maskedNumber(v);
     if (Array.isArray(v)) return v.map((item) => mask(null, item));

@@ -13,7 +13,9 @@ import type { ScrubbableStore } from './key-upgrade';
  * part way resumes at the next start where the last page left it.
  */
 const KIND = 'maintenance';
-const KEY = 'free_form_card_data';
+// The second walk: the first (free_form_card_data) ran before longer CVV and PIN names
+// (card_cvv, pin_code) were known as theirs, and left their values in clear.
+const KEY = 'free_form_card_data_2';
 const PAGE = 500;
 
 interface Progress {
