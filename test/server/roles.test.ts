@@ -124,6 +124,14 @@ describe('roles over HTTP', () => {
     expect((await h.api.patch('/api/account', { name: 'Nope' }, clerk)).status).toBe(403);
     expect((await h.api.post('/api/users', { email: 'x@example.com', role: 'owner' }, clerk)).status).toBe(403);
     expect((await h.api.post('/api/imports/customer', { identifier: uid('C') }, clerk)).status).toBe(403);
+    // Nor by way of a payment naming a customer not on file (the payment would create it).
+    const stranger = uid('C');
+    const made = await h.api.post<{ code: string; error: string }>('/api/imports/payment', { identifier: uid('CHQ'), amount_cents: 100, customer_identifier: stranger, customer_name: 'Made by a clerk' }, clerk);
+    expect([made.status, made.body.code]).toEqual([403, 'customer_not_on_file']);
+    expect(made.body.error).toContain('owner or a manager');
+    expect((await h.api.get(`/api/exports/customer/${stranger}`)).status).toBe(404);
+    // A manager may.
+    expect((await h.api.post('/api/imports/payment', { identifier: uid('CHQ'), amount_cents: 100, customer_identifier: stranger }, `Bearer ${sessions.manager}`)).status).toBe(201);
     expect((await h.api.get('/api/imports/1/echo', clerk)).status).toBe(403);
     expect((await h.api.get('/api/imports/1/echo', `Bearer ${sessions.manager}`)).status).toBe(404);
     // A manager voids it.

@@ -18,7 +18,7 @@ import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
 import { createInvoicePages, type InvoiceFeed } from './fast-export';
 import { applyCredit, type CreditApplication } from './payment-credit';
-import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePayment, type ImportChannel, type RecordPaymentInput } from './payments';
+import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePayment, type ImportChannel, type PaymentImportOptions, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
@@ -100,7 +100,7 @@ export interface Receivables {
   dueOpenInvoices(customerIdentifier: string, asOf: string): Promise<DueInvoice[]>;
 
   /** `createOnly`: an identifier already recorded is refused (412 payment_exists) instead of updated. */
-  importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>, options?: { createOnly?: boolean }): Promise<ImportReply>;
+  importPayment(input: PaymentImportInput, channel?: Exclude<ImportChannel, 'csv'>, options?: PaymentImportOptions): Promise<ImportReply>;
   importPayment(input: PaymentCsvRow, channel: 'csv'): Promise<ImportReply>;
   /** A payment's unapplied credit applied to open invoices of its customer (payment-credit.ts). */
   applyCredit(reference: string, applications: readonly CreditApplication[]): Promise<Static<typeof PaymentView>>;
@@ -377,7 +377,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         .sort((a, b) => (a.due_date ?? a.date).localeCompare(b.due_date ?? b.date) || a.number.localeCompare(b.number));
     },
 
-    async importPayment(input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json', options: { createOnly?: boolean } = {}) {
+    async importPayment(input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json', options: PaymentImportOptions = {}) {
       const r = await run((s) => importPayment(s, input, channel, options));
       return { identifier: r.payment.id, message: `1 payment ${r.allocations} invoice amounts` };
     },

@@ -77,7 +77,16 @@ function refuseRecorded(existing: PaymentDoc, problems: Problems): never {
  * the total and is refused in JSON, where the total is `amount_cents`. Updating a payment that
  * originated here accepts only its total with or without fees.
  */
-export async function importPayment(s: ReceivablesUnit, input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json', options: { createOnly?: boolean } = {}): Promise<PaymentImportResult> {
+/**
+ * createOnly: an identifier already recorded is refused. customersOnFile: the caller may record
+ * payments but not make customers (a clerk): a customer_identifier not on file is refused, not created.
+ */
+export interface PaymentImportOptions {
+  createOnly?: boolean;
+  customersOnFile?: boolean;
+}
+
+export async function importPayment(s: ReceivablesUnit, input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json', options: PaymentImportOptions = {}): Promise<PaymentImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const identifier = f.str('identifier', { pattern: PAYMENT_KEY.pattern, patternText: PAYMENT_KEY.rule, code: 'invalid_identifier' });
@@ -129,7 +138,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   const invoices = await loadInvoices(s, entries, problems);
   const currency = currencyIn ?? invoices[0]?.data.currency ?? existing?.data.currency ?? s.currency;
   checkInvoices(problems, entries, invoices, currency, invoiceNumber !== undefined);
-  const customer = await paymentCustomer(s, problems, { customerIdentifier, customerName, invoices, existing, entries });
+  const customer = await paymentCustomer(s, problems, { customerIdentifier, customerName, invoices, existing, entries }, options.customersOnFile === true);
   problems.throwIfAny();
   if (!identifier || !customer || total === undefined) throw fail.internal('payment_fields', 'payment fields missing after validation');
 
@@ -237,11 +246,15 @@ async function paymentCustomer(
   s: ReceivablesUnit,
   problems: Problems,
   sent: { customerIdentifier: string | undefined; customerName: string | undefined; invoices: Array<InvoiceDoc | undefined>; existing: PaymentDoc | undefined; entries: Entry[] },
+  onFileOnly: boolean,
 ): Promise<CustomerDoc | undefined> {
   const { customerIdentifier, customerName, invoices, existing } = sent;
   let customer: CustomerDoc | undefined;
   if (customerIdentifier !== undefined) {
     customer = await s.customerByIdentifier(customerIdentifier);
+    if (!customer && onFileOnly) {
+      throw fail.forbidden('customer_not_on_file', `No customer ${customerIdentifier} is on file, and recording this payment would create one: customers are added by the owner or a manager. Ask one to add the customer first.`);
+    }
     customer ??= (await upsertCustomer(s, { identifier: customerIdentifier, ...(customerName ? { name: customerName } : {}) }, { problems, defaultName: customerIdentifier })).customer;
   } else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
   else if (existing) customer = await s.customerById(existing.customer);

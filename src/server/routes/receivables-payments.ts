@@ -23,9 +23,15 @@ export const importPayment = defineRoute({
   body: PaymentImport,
   query: PaymentImportQuery,
   invalidKind: 'precondition',
-  responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed (with create_only, `payment_exists` for an identifier already recorded)') },
-  async handler({ engine, body, query }) {
-    return { status: 201, body: await engine.receivables.importPayment(body, 'json', { createOnly: query.create_only === true }) };
+  responses: {
+    201: { description: 'Created or updated', schema: ref(ImportResult) },
+    403: err('A clerk (collect without manage) naming a customer_identifier not on file: `customer_not_on_file` (the payment would create the customer)'),
+    412: err('A field rule failed (with create_only, `payment_exists` for an identifier already recorded)'),
+  },
+  async handler({ engine, body, query, principal }) {
+    // A clerk records payments (collect) but does not make customers (manage).
+    const customersOnFile = !principal?.scopes.some((s) => s === 'api' || s === 'manage');
+    return { status: 201, body: await engine.receivables.importPayment(body, 'json', { createOnly: query.create_only === true, customersOnFile }) };
   },
 });
 
