@@ -119,14 +119,50 @@ interface AutopayContext {
   account: Account;
   gateway: Gateway;
   port(): ReceivablesPort | undefined;
+  /** Follows refunded and settled sales to their payments; one run at a time (followSalesOnce). */
+  followSales(): Promise<void>;
+}
+
+/**
+ * followAutopaySales one run at a time: asked while running, it runs once more after, so an event
+ * committed during a run is not left to the next tick.
+ */
+function followSalesOnce(core: EngineCore, gateway: Gateway, port: () => ReceivablesPort | undefined): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const run = async () => {
+    do {
+      again = false;
+      const p = port();
+      if (p) await followAutopaySales(core, gateway, p);
+    } while (again);
+  };
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = run().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
 }
 
 export function createAutopay(deps: { core: EngineCore; account: Account; gateway: Gateway; receivables?: ReceivablesPort }): Autopay {
   const { core, account } = deps;
   let port = deps.receivables;
-  const ctx: AutopayContext = { core, account, gateway: deps.gateway, port: () => port };
+  const followSales = followSalesOnce(core, deps.gateway, () => port);
+  const ctx: AutopayContext = { core, account, gateway: deps.gateway, port: () => port, followSales };
   const runDue = (now: number) => runDueAutopay(ctx, now);
   core.onTick('autopay.due', runDue);
+  // A refund or void reaches the payments recorded with its sale as soon as it is committed, not at
+  // the next tick (15 s): an ERP reading the payment right after the refund must not see it paid.
+  core.bus.subscribe((e) => {
+    const action = (e.data as { action?: unknown } | undefined)?.action;
+    if (e.type !== 'transaction.created' || (action !== 'refund' && action !== 'void')) return;
+    followSales().catch((err: unknown) => core.logger.warn({ err }, 'autopay could not follow a refunded sale to its payments yet; the next tick tries again'));
+  });
 
   return {
     async create(input) {
@@ -285,7 +321,7 @@ async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
     core.logger.error({ err }, 'autopay could not reverse a returned payment');
   }
   try {
-    await followAutopaySales(core, ctx.gateway, port);
+    await ctx.followSales();
   } catch (err) {
     core.logger.error({ err }, 'autopay could not follow a refunded or settled sale to its payments');
   }
