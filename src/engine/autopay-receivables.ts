@@ -49,6 +49,14 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
   };
   return {
     customerName,
+    async setAutoDebit(identifier, enabled) {
+      try {
+        await receivables.setAutoDebit(identifier, enabled);
+      } catch (err) {
+        // A customer receivables does not know (agreements made before it was wired) has no flag to keep.
+        if (!missing(err)) throw err;
+      }
+    },
     async customerExists(identifier) {
       return (await customerName(identifier)) !== undefined;
     },

@@ -187,6 +187,25 @@ describe('autopay with receivables', () => {
     expect((await h.api.get<{ owing_cents: number }>('/api/exports/invoice/RN-1')).body.owing_cents).toBe(0);
   });
 
+  it("shows the customer's auto_debit Y while an agreement is in force, N once the last one is revoked", async () => {
+    h = await startGateway();
+    await h.api.post('/api/imports/customer', { identifier: 'AD01', name: 'Auto Debit Ltd' });
+    const autoDebit = async () => [
+      (await h.api.get<{ auto_debit: string }>('/api/exports/customer/AD01')).body.auto_debit,
+      (await h.api.get<{ customers: Array<{ identifier: string; auto_debit: string }> }>('/api/exports/customers?list=true')).body.customers.find((c) => c.identifier === 'AD01')?.auto_debit,
+    ];
+    expect(await autoDebit()).toEqual(['N', 'N']);
+    const wallet = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: 'AD01', credit_card: card() });
+    const general = await h.api.post<{ token: string }>('/api/autopay', { customer_identifier: 'AD01', fund_token: wallet.body.fund_token });
+    const specific = await h.api.post<{ token: string }>('/api/autopay', { customer_identifier: 'AD01', fund_token: wallet.body.fund_token, autopay_reference: 'POL-9' });
+    expect([general.status, specific.status]).toEqual([201, 201]);
+    expect(await autoDebit()).toEqual(['Y', 'Y']);
+    await h.api.post('/api/autopay/revoke', { customer_identifier: 'AD01', token: general.body.token });
+    expect(await autoDebit()).toEqual(['Y', 'Y']);
+    await h.api.post('/api/autopay/revoke', { customer_identifier: 'AD01', token: specific.body.token });
+    expect(await autoDebit()).toEqual(['N', 'N']);
+  });
+
   it('refuses a wallet or an agreement for a customer receivables does not know', async () => {
     h = await startGateway();
     const wallet = await h.api.post<{ wallets: { error: string } }>('/api/gateway/v1/wallets', { customer: 'NOSUCH1', credit_card: card() });

@@ -7,6 +7,7 @@ import { getRecord, putRecord, recordId } from '../../src/engine/records';
 import { AMEX, MASTERCARD, VISA } from '../helpers/cards';
 import { uid } from '../helpers/receivables';
 import { importCsv } from './upload';
+import { until } from '../serial/helpers';
 
 const ctx = useHarness({ api: true });
 
@@ -93,6 +94,8 @@ describe('credit card files: tokenized into wallets, echoed masked for 24 hours'
     const fund = (await ctx.api.get<string>(`/api/imports/${batch.id}/echo`)).body.split(',')[10];
     const autopay = await ctx.api.get<{ autopays: Array<{ fund_token: string; autopay_references: string[]; state: string }> }>(`/api/autopay?customer_identifier=${c}`);
     expect(autopay.body.autopays.map((a) => [a.fund_token, a.autopay_references, a.state])).toEqual([[fund, ['POLICY_9'], 'approved']]);
+    // The customer says so, as the reference's customer does.
+    await until(async () => (await ctx.api.get<{ auto_debit: string }>(`/api/exports/customer/${c}`)).body.auto_debit === 'Y', "the customer's auto_debit", 5_000);
   });
 
   it('has no echo for a file that is not a card file', async () => {

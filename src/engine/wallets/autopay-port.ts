@@ -67,6 +67,8 @@ export interface ReceivablesPort {
   keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<PutBack>;
   /** A recorded bank payment whose transaction settled: IN PROGRESS becomes PAID (any other status stays). */
   settlePayment?(identifier: string): Promise<void>;
+  /** The customer's auto_debit (Y while it has an agreement in force, as the reference's customer says). */
+  setAutoDebit?(identifier: string, enabled: boolean): Promise<void>;
   /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}), for /api/gateway/v1/payments/{token}. */
   viewPayment?(referenceOrToken: string): Promise<Record<string, unknown> | undefined>;
 }

@@ -170,7 +170,9 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       const references = referencesOf(input);
       await checkCustomer(ctx, input.customer_identifier);
       await checkFund(ctx, input.customer_identifier, input.fund_token);
-      return core.mutate((tx) => createAgreementInTx(ctx, tx, input, references));
+      const made = await core.mutate((tx) => createAgreementInTx(ctx, tx, input, references));
+      await showAutoDebit(ctx, input.customer_identifier);
+      return made;
     },
     async createInTx(tx, input) {
       account.require('autopay');
@@ -178,7 +180,10 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       await checkCustomer(ctx, input.customer_identifier);
       // The fund may have been vaulted earlier in this very unit (a card file's line).
       await checkFund(ctx, input.customer_identifier, input.fund_token, tx);
-      return createAgreementInTx(ctx, tx, input, references);
+      const made = await createAgreementInTx(ctx, tx, input, references);
+      // The customer is written by its own unit of work, once this one (a card file's) has committed.
+      tx.afterCommit(() => void showAutoDebit(ctx, input.customer_identifier));
+      return made;
     },
 
     async update(input) {
@@ -211,6 +216,7 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
         if (a.state !== 'approved') throw fail.precondition('autopay_revoked', `Autopay ${input.token} is already revoked`);
         await putAutopay(tx, { ...a, state: 'revoked', revoked_at: tx.at, updated_at: tx.at }, 'autopay.revoked');
       });
+      await showAutoDebit(ctx, input.customer_identifier);
     },
 
     runDue,
@@ -219,6 +225,31 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
     },
     receivables: () => port,
   };
+}
+
+/**
+ * The customer's auto_debit follows its agreements (the reference: "Y, if customer has set up an
+ * AutoPay agreement"). Written after the agreement's unit, by receivables' own; a failure is
+ * logged and left to the next change of an agreement.
+ */
+async function showAutoDebit(ctx: AutopayContext, customer: string): Promise<void> {
+  const port = ctx.port();
+  if (!port?.setAutoDebit) return;
+  try {
+    await port.setAutoDebit(customer, (await activeAgreements(ctx.core, customer)).length > 0);
+  } catch (err) {
+    ctx.core.logger.warn({ err, customer }, "the customer's auto_debit could not follow its autopay agreements");
+  }
+}
+
+const AUTO_DEBIT_SHOWN = 'autopay_auto_debit_shown';
+
+/** Agreements made before customers showed them (auto_debit stayed N): their customers are set once. */
+async function showAutoDebitOnceForEarlierAgreements(ctx: AutopayContext): Promise<void> {
+  if (!ctx.port()?.setAutoDebit || (await getRecord(ctx.core, 'maintenance', AUTO_DEBIT_SHOWN))) return;
+  const customers = new Set((await recordsOfKind<AutopayData>(ctx.core, AUTOPAY)).filter((r) => r.data.state === 'approved').map((r) => r.data.customer_identifier));
+  for (const customer of customers) await showAutoDebit(ctx, customer);
+  await ctx.core.mutate((tx) => putRecord(tx, 'maintenance', AUTO_DEBIT_SHOWN, { done_at: tx.at }, { type: 'maintenance.progress', entity: 'maintenance', key: AUTO_DEBIT_SHOWN }));
 }
 
 const activeAgreements = async (core: EngineCore, customer: string) =>
@@ -325,6 +356,7 @@ async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
   } catch (err) {
     core.logger.error({ err }, 'autopay could not follow a refunded or settled sale to its payments');
   }
+  await showAutoDebitOnceForEarlierAgreements(ctx);
   if (!account.can('autopay')) return;
   const today = localParts(now, account.profile().timezone).date;
   const agreements = (await recordsOfKind<AutopayData>(core, AUTOPAY)).map((r) => r.data).filter((a) => a.state === 'approved');
