@@ -91,6 +91,17 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.goto(`${url}/app/customers`);
     await seen('ACME-1');
     await screenshot(page, 'backoffice-2-customers');
+    // A new customer under an identifier in use is refused beside the field, the existing one kept.
+    await page.getByRole('button', { name: 'New customer' }).click();
+    await field('Identifier').fill('ACME-1');
+    await field('Name').fill('Duplicate');
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    await seen('ACME-1 is already a customer: Acme Hardware');
+    await expect.poll(() => field('Identifier').getAttribute('aria-invalid')).toBe('true');
+    expect(page.url()).toMatch(/\/app\/customers\/new$/);
+    expect(await field('Name').inputValue()).toBe('Duplicate');
+    expect(((await api('GET', '/api/exports/customer/ACME-1')) as { name: string }).name).toBe('Acme Hardware');
+    await page.goto(`${url}/app/customers`);
   });
 
   it('records a cheque against two invoices: the balance and aging move, the rest is credit', async () => {

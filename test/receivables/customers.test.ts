@@ -10,6 +10,18 @@ const importCustomer = (body: Record<string, unknown>) => ctx.api.post<ErrorRepl
 const view = async (id: string) => (await ctx.api.get<View>(`/api/exports/customer/${id}`)).body;
 
 describe('customer import', () => {
+  it('with create_only refuses an identifier already used (412 customer_exists) and changes nothing', async () => {
+    const id = uid('C');
+    expect((await importCustomer({ identifier: id, name: 'Boulangerie Élise', credit_limit_cents: 123_456 })).status).toBe(201);
+    const again = await ctx.api.post<ErrorReply>(`/api/imports/customer?create_only=true`, { identifier: id, name: 'Duplicate', credit_limit_cents: 1_000 });
+    expect(again.status).toBe(412);
+    expect(JSON.stringify(again.body)).toContain('customer_exists');
+    expect(JSON.stringify(again.body)).toContain(`${id} is already a customer: Boulangerie Élise`);
+    expect(await view(id)).toMatchObject({ name: 'Boulangerie Élise' });
+    const fresh = uid('C');
+    expect((await ctx.api.post(`/api/imports/customer?create_only=true`, { identifier: fresh, name: 'New' })).status).toBe(201);
+  });
+
   it('creates, then updates the same identifier, answering 201 {identifier, message}', async () => {
     const id = uid('C');
     const first = await importCustomer({ identifier: id, name: 'Acme Inc.', email: 'bob@acme.test', contacts: [{ email: 'jane@acme.test', first_name: 'Jane' }] });

@@ -43,7 +43,7 @@ export type CustomerUpsertInput = Partial<CustomerImportInput> | InvoiceImportIn
 export async function upsertCustomer(
   s: ReceivablesUnit,
   input: CustomerUpsertInput,
-  options: { prefix?: string; identifier?: string; problems?: Problems; defaultName?: string } = {},
+  options: { prefix?: string; identifier?: string; problems?: Problems; defaultName?: string; createOnly?: boolean } = {},
 ): Promise<CustomerImportResult> {
   const prefix = options.prefix ?? '';
   const problems = options.problems ?? new Problems();
@@ -54,6 +54,9 @@ export async function upsertCustomer(
   const identifier = options.identifier ?? f.str('identifier', { pattern: KEY_RE, patternText: IDENTIFIER_RULE, code: 'invalid_identifier' });
   if (options.identifier === undefined && !f.has('identifier')) p.add('identifier', 'missing_identifier', 'is required');
   const existing = identifier ? await s.customerByIdentifier(identifier) : undefined;
+  // Someone typing a new customer means a new one: an identifier already used is said so, never
+  // overwritten (its name, limit and contacts replaced by the new form's).
+  if (existing && options.createOnly) p.add('identifier', 'customer_exists', `${existing.identifier} is already a customer: ${existing.data.name || existing.identifier}. Open it to edit it, or choose another identifier.`);
 
   const sent = readProfile(f, p, existing, options.defaultName);
   readTerms(f, p, existing, sent.patch);

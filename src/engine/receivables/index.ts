@@ -63,7 +63,8 @@ export type { InvoiceFeed } from './fast-export';
 
 /** The receivables domain: customers, invoices, invoicing payments, divisions. */
 export interface Receivables {
-  importCustomer(input: CustomerImportInput): Promise<ImportReply>;
+  /** createOnly: an identifier already used is refused (412 customer_exists), not updated. */
+  importCustomer(input: CustomerImportInput, options?: { createOnly?: boolean }): Promise<ImportReply>;
   viewCustomer(identifier: string): Promise<Static<typeof CustomerView>>;
   exportCustomers(page: Page, recent: boolean): Promise<Array<Static<typeof CustomerListItem>>>;
   exportCustomerOpenInvoices(identifier: string, page: Page): Promise<Array<Static<typeof CustomerOpenInvoice>>>;
@@ -173,8 +174,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
   };
 
   return {
-    async importCustomer(input) {
-      const r = await run((s) => upsertCustomer(s, input));
+    async importCustomer(input, options = {}) {
+      const r = await run((s) => upsertCustomer(s, input, { createOnly: options.createOnly === true }));
       return { identifier: r.customer.identifier, message: `1 customer with ${plural(r.contacts, 'contact')}` };
     },
 

@@ -4,7 +4,7 @@ import { exportParams, exportShape } from '../exports';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { ImportResult } from '../../shared/schemas/receivables-common';
-import { CustomerImport, CustomerListItem, CustomerOpenInvoice, CustomerView, IdentifierParams, InvitationBody, UpdateIdentifierBody } from '../../shared/schemas/receivables-customers';
+import { CustomerImport, CustomerImportQuery, CustomerListItem, CustomerOpenInvoice, CustomerView, IdentifierParams, InvitationBody, UpdateIdentifierBody } from '../../shared/schemas/receivables-customers';
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Customers'];
@@ -21,10 +21,11 @@ export const importCustomer = defineRoute({
     'last_contact_date is ignored when older than the stored one; next_contact_date always overwrites. Extra attributes are stored and returned in `attributes_marshal`. ' +
     'Any broken rule answers 412 naming each field, and nothing changes.',
   body: CustomerImport,
+  query: CustomerImportQuery,
   invalidKind: 'precondition',
-  responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed') },
-  async handler({ engine, body }) {
-    return { status: 201, body: await engine.receivables.importCustomer(body) };
+  responses: { 201: { description: 'Created or updated', schema: ref(ImportResult) }, 412: err('A field rule failed (with create_only, `customer_exists` for an identifier already used)') },
+  async handler({ engine, body, query }) {
+    return { status: 201, body: await engine.receivables.importCustomer(body, { createOnly: query.create_only === true }) };
   },
 });
 

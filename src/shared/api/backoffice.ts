@@ -6,7 +6,7 @@ import { OrderTransaction, TransactionRequest, TransactionResponse } from '../sc
 import { Order } from '../schemas/orders';
 import { Sale } from '../schemas/register-sales';
 import { ImportResult } from '../schemas/receivables-common';
-import { CustomerImport, CustomerView } from '../schemas/receivables-customers';
+import { CustomerImport, CustomerImportQuery, CustomerView } from '../schemas/receivables-customers';
 import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
 import { CreditApplications, PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
@@ -45,7 +45,7 @@ export const backofficeEndpoints = {
   search: { ...backofficeRoutes.search, query: SearchQuery, response: SearchResult },
   customers: { ...backofficeRoutes.customers, query: CustomerListQuery, response: CustomerPage },
   customer: { ...backofficeRoutes.customer, response: CustomerView },
-  saveCustomer: { ...backofficeRoutes.saveCustomer, body: CustomerImport, response: ImportResult },
+  saveCustomer: { ...backofficeRoutes.saveCustomer, query: CustomerImportQuery, body: CustomerImport, response: ImportResult },
   invoices: { ...backofficeRoutes.invoices, query: InvoiceListQuery, response: InvoicePage },
   aging: { ...backofficeRoutes.aging, response: AgingSummary },
   invoice: { ...backofficeRoutes.invoice, query: InvoiceViewQuery, response: InvoiceView },

@@ -264,3 +264,7 @@ export const InvitationBody = Type.Object({
 export const IdentifierParams = Type.Object({ identifier: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export { CentsField };
+
+export const CustomerImportQuery = Type.Object({
+  create_only: Type.Optional(Type.Boolean({ description: 'Create only: an identifier already used answers 412 `customer_exists` and changes nothing, instead of updating that customer.' })),
+});

@@ -27,7 +27,7 @@ function useSaveCustomer(data: Customer) {
     setBusy(true);
     setDone(null);
     try {
-      await boCall(creds, 'saveCustomer', { body: { identifier: data.identifier, name: data.name, ...fields } });
+      await boCall(creds, 'saveCustomer', { query: {}, body: { identifier: data.identifier, name: data.name, ...fields } });
       setErrors({});
       setMessage(null);
       setDone(ok);

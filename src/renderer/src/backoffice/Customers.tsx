@@ -208,7 +208,8 @@ function CustomerForm({ identifier }: { identifier?: string }) {
     if (Object.keys(local).length) return;
     setBusy(true);
     try {
-      const saved = await boCall(creds, 'saveCustomer', { body: body as BoCall<'saveCustomer'>['body'] });
+      // A new customer's identifier already in use is refused, not the existing customer overwritten.
+      const saved = await boCall(creds, 'saveCustomer', { query: identifier ? {} : { create_only: true }, body: body as BoCall<'saveCustomer'>['body'] });
       go(link('customers', saved.identifier), { replace: true });
     } catch (err) {
       const { fields, message: m } = fieldErrors(err);
