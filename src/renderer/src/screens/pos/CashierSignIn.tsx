@@ -43,7 +43,7 @@ export function CashierSignIn() {
           />
         </label>
         <p id="cashier-hint" className="muted">
-          Type your code and press Enter.
+          Type your code and press Enter. Your sign-in to Laneway is not your code: an owner or a manager gives each cashier one under Point of sale → Cashiers.
         </p>
         <button type="submit" className="primary big" disabled={busy || code.length < 4}>
           Sign in <kbd>Enter</kbd>
