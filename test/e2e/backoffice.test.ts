@@ -200,6 +200,11 @@ describe('the back office', { timeout: 90_000 }, () => {
     await until(async () => (await page.getByRole('button', { name: 'Void' }).count()) === 0, 'Void to go once part is refunded');
     expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(1);
     await screenshot(page, 'backoffice-8-transaction');
+    // The Orders list says so too, with what went back, not only the order's own page.
+    await page.goto(`${url}/app/orders`);
+    const row = page.getByRole('row', { name: /WEB-1001/ });
+    await until(async () => /Part refunded/.test(await row.innerText()), 'the list to say the order was part refunded');
+    expect(await row.innerText()).toContain('-$10.00');
   });
 
   it('captures part of an authorization, then releases the rest: the void names what is released, not the whole authorization', async () => {

@@ -152,6 +152,8 @@ export interface OrderRowView {
   amount_cents: number | null;
   currency: string | null;
   draft: boolean;
+  /** Refunded (or voided) of what its payments took. */
+  refunded_cents: number;
   created_at: string;
   watermark: number;
 }
@@ -288,7 +290,10 @@ export function createBackofficeQueries(
         const docs = await core.find<OrderDoc & Row>('orders', { selector: { watermark: { $gte: lo, $lt: hi } }, sort: [{ watermark: 'asc' }] });
         return docs.map((raw) => ({ watermark: raw.watermark, value: () => orderRow(raw) }));
       };
-      return newestFirst(core, read, query.before, limit);
+      const page = await newestFirst(core, read, query.before, limit);
+      // What went back to the payer, so the list says an order was refunded, not only its detail.
+      const items = await Promise.all(page.items.map(async (o) => ({ ...o, refunded_cents: refundedOf(await core.find<TxDoc & Row>(TRANSACTIONS, { selector: { order_id: o.identifier } })) })));
+      return { ...page, items };
     },
 
     async transactions(query) {
@@ -405,7 +410,12 @@ function transactionRow(t: TxData, watermark: number): TransactionRowView {
   return { token: t.token, action: t.action, state: t.state, amount_cents: t.amount_cents, currency: t.currency, method, refunded_cents: t.refunded_cents, created_at: t.created_at, watermark };
 }
 
-function orderRow(raw: OrderDoc): OrderRowView {
+/** Money given back on an order's payments: refunds and voids of its completed sales and captures. */
+function refundedOf(txs: readonly TxDoc[]): number {
+  return txs.filter((t) => (t.data.action === 'sale' || t.data.action === 'capture') && t.data.state === 'completed').reduce((sum, t) => sum + t.data.refunded_cents, 0);
+}
+
+function orderRow(raw: OrderDoc): Omit<OrderRowView, 'refunded_cents'> {
   const d = hydrateOrder(raw);
   return {
     identifier: d.data.identifier,

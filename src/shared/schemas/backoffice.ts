@@ -102,6 +102,7 @@ export const OrderRow = component(
     amount_cents: Type.Union([Type.Integer(), Type.Null()]),
     currency: Nullable(Type.String()),
     draft: Type.Boolean(),
+    refunded_cents: Type.Integer({ description: 'Refunded or voided of what the order\'s payments took (0 when nothing went back).' }),
     created_at: Type.String(),
     watermark: Type.Integer(),
   }),

@@ -17,9 +17,21 @@ const columns: Columns<Row> = [
   { accessorKey: 'number', header: 'Number', cell: (c) => c.row.original.number ?? '—' },
   { accessorKey: 'customer_identifier', header: 'Customer', cell: (c) => c.row.original.customer_identifier ?? '—' },
   { accessorKey: 'created_at', header: 'Created', cell: (c) => day(c.row.original.created_at) },
-  { accessorKey: 'draft', header: 'State', cell: (c) => (c.row.original.draft ? 'Draft' : 'Published') },
+  { accessorKey: 'draft', header: 'State', cell: (c) => orderState(c.row.original) },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
+  {
+    accessorKey: 'refunded_cents',
+    header: 'Refunded',
+    cell: (c) => (c.row.original.refunded_cents > 0 ? <Money cents={-c.row.original.refunded_cents} currency={c.row.original.currency} /> : '—'),
+  },
 ];
+
+/** "Published" is the reference's word for an order no longer a draft: a person reads "Open". */
+function orderState(o: Row): string {
+  if (o.draft) return 'Draft';
+  if (o.refunded_cents <= 0) return 'Open';
+  return o.amount_cents !== null && o.refunded_cents >= o.amount_cents ? 'Refunded' : 'Part refunded';
+}
 
 type LooseTxn = BoAnswer<'transactions'>['items'][number];
 
