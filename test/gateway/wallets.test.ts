@@ -100,6 +100,56 @@ describe('wallets', () => {
     expect([patch.status, patch.body.error]).toEqual([412, 'payment_method_not_found']);
   });
 
+  it('keeps the nickname, lock and default sent with a new card or account, one default per wallet', async () => {
+    const settingsOf = (m: Record<string, unknown>) => ({ nickname: m.nickname, is_default: m.is_default, locked: m.locked, is_single_use: m.is_single_use });
+    const created = await h.api.post<WalletResult>('/api/gateway/v1/wallets', {
+      customer: { identifier: 'ERP-C4', name: 'Corp Four' },
+      credit_card: card(MASTERCARD, { nickname: 'Corp MC', is_default: true, locked: true }),
+    });
+    expect(created.status).toBe(200);
+    const wallet = created.body.wallet_token;
+    const mc = created.body.fund_token!;
+    expect(settingsOf(created.body.wallets[0]!.credit_cards[0]!)).toEqual({ nickname: 'Corp MC', is_default: true, locked: true, is_single_use: false });
+    // Locked from the start: visible, but it cannot pay.
+    expect((await op<GatewayError>(h.api, 'sale', { amount_cents: 100, fund_token: mc })).body.errors).toEqual(['fund_protected']);
+
+    // An account added as the default takes the default from the card.
+    const bank = await h.api.post<WalletResult>(`/api/gateway/v1/wallets/${wallet}/methods`, { bank_account: { ...ACH, nickname: 'Operating', is_default: true, is_single_use: true } });
+    expect(bank.status).toBe(200);
+    const viewed = async () => (await h.api.get<{ wallets: WalletView[] }>(`/api/gateway/v1/wallets/${wallet}`)).body.wallets[0]!;
+    let w = await viewed();
+    expect(settingsOf(w.bank_accounts[0]!)).toEqual({ nickname: 'Operating', is_default: true, locked: false, is_single_use: true });
+    expect(w.credit_cards[0]).toMatchObject({ token: mc, nickname: 'Corp MC', is_default: false, locked: true });
+    expect(settingsOf(bank.body.wallets[0]!.credit_cards[0]!)).toMatchObject({ is_default: false });
+
+    // A card added with no settings has the defaults and leaves the default where it is.
+    const visa = await h.api.post<WalletResult>(`/api/gateway/v1/wallets/${wallet}/methods`, { credit_card: card(VISA) });
+    w = await viewed();
+    expect(settingsOf(w.credit_cards.find((c) => c.token === visa.body.fund_token)!)).toEqual({ nickname: null, is_default: false, locked: false, is_single_use: false });
+    expect(w.bank_accounts[0]).toMatchObject({ is_default: true });
+
+    // PATCH is the same rule: the card made default, the account no longer is.
+    expect((await h.api.patch(`/api/gateway/v1/wallets/${wallet}/methods/${mc}`, { credit_card: { is_default: true, locked: false } })).status).toBe(200);
+    w = await viewed();
+    expect(w.credit_cards.filter((c) => c.is_default).map((c) => c.token)).toEqual([mc]);
+    expect(w.bank_accounts[0]).toMatchObject({ is_default: false, nickname: 'Operating' });
+
+    // The same card sent again with settings answers its fund with them.
+    const again = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { wallet, credit_card: card(VISA, { nickname: 'Spare', is_default: true }) });
+    expect(again.body.fund_token).toBe(visa.body.fund_token);
+    w = again.body.wallets[0]!;
+    expect(w.credit_cards.map((c) => [c.token, c.nickname, c.is_default])).toEqual([
+      [mc, 'Corp MC', false],
+      [visa.body.fund_token, 'Spare', true],
+    ]);
+    expect(w.bank_accounts[0]).toMatchObject({ is_default: false });
+  });
+
+  it("answers a card's address with the names of the reference's wallet examples (docs/compatibility.md, item 10)", async () => {
+    const res = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { credit_card: card(VISA) });
+    expect(res.body.wallets[0]!.credit_cards[0]!.address).toEqual({ address_1: '456 My Street', address_2: null, city: 'Ottawa', state: 'ON', province: 'ON', country: 'CAN', zip: 'K1C2N6', postal_code: 'K1C2N6' });
+  });
+
   it('answers the reference\'s 412 wallet errors', async () => {
     const cases: Array<[unknown, string]> = [
       [{ credit_card: card(VISA, { name: undefined }) }, 'name_unspecified'],

@@ -2,7 +2,7 @@ import type { EngineCore, Tx } from '../core';
 import { fail, notFound } from '../errors';
 import { DAY_MS } from '../clock';
 import type { WalletMethodPatch, WalletMethodRequest, WalletRequest } from '../../shared/schemas/wallets';
-import type { CreditCardInput } from '../../shared/schemas/gateway';
+import type { CreditCardInput, MethodSettings } from '../../shared/schemas/gateway';
 import type { parseBank, parseCard, BankInputResult, CardInputResult } from './instruments';
 import { FUNDS, WALLETS, type FundData, type FundDoc, type WalletData, type WalletDoc } from './records';
 import { bankInput, cardInput, str, vaultableMethods, vaultInTx, walletsContext, type VaultRequest, type WalletsContext, type WalletsDeps } from './vault';
@@ -54,7 +54,7 @@ export function createWallets(deps: WalletsDeps): Wallets {
       const customer = await checkCustomer(ctx, walletCustomer(input.customer));
       const walletToken = input.wallet ? (typeof input.wallet === 'string' ? input.wallet : input.wallet.token) : undefined;
       return core.mutate(async (tx) => {
-        const { wallet, fund } = await vaultInTx(ctx, tx, { ...(walletToken ? { walletToken } : {}), customer, contact: input.contact ?? null, ...methods });
+        const { wallet, fund } = await vaultInTx(ctx, tx, { ...(walletToken ? { walletToken } : {}), customer, contact: input.contact ?? null, ...methods, ...methodSettingsOf(input) });
         return { wallet_token: wallet.token, fund_token: fund?.token ?? null, wallets: [await walletView(tx, wallet)] };
       });
     },
@@ -70,7 +70,7 @@ export function createWallets(deps: WalletsDeps): Wallets {
       const methods = vaultableMethods(ctx, input);
       if (!methods.card && !methods.bank) throw notFound('payment_method_not_found', 'Send a credit_card or a bank_account to add', 'precondition');
       return core.mutate(async (tx) => {
-        const { wallet, fund } = await vaultInTx(ctx, tx, { walletToken: token, ...methods });
+        const { wallet, fund } = await vaultInTx(ctx, tx, { walletToken: token, ...methods, ...methodSettingsOf(input) });
         return { wallet_token: wallet.token, fund_token: fund?.token ?? null, wallets: [await walletView(tx, wallet)] };
       });
     },
@@ -118,6 +118,14 @@ export function createWallets(deps: WalletsDeps): Wallets {
       return { wallet_token: wallet.token, fund_token: fund.token, vault_token: fund.gateway_token };
     },
   };
+}
+
+/** The settings sent with the request's card or account (only one of them can be sent). */
+function methodSettingsOf(input: WalletMethodRequest): { settings?: MethodSettings } {
+  const method = input.credit_card ?? input.bank_account;
+  if (!method) return {};
+  const { nickname, locked, is_default, is_single_use } = method;
+  return { settings: { nickname, locked, is_default, is_single_use } };
 }
 
 function walletCustomer(input: WalletRequest['customer']) {

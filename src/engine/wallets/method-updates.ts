@@ -3,6 +3,7 @@ import { fail, notFound } from '../errors';
 import type { WalletMethodPatch } from '../../shared/schemas/wallets';
 import { isExpired, parseMonth, parseYear, toAddress } from './instruments';
 import { FUNDS, putFund, touchWallet, type FundData, type FundDoc } from './records';
+import { applyMethodSettings } from './method-settings';
 import { str, type WalletsContext } from './vault';
 
 /** Inside a unit of work: changes a payment method's settings, expiry or address. */
@@ -12,10 +13,7 @@ export async function updateMethodInTx(ctx: WalletsContext, tx: Tx, walletToken:
   const f = structuredClone(doc.data);
   const common = f.card ? patch.credit_card : patch.bank_account;
   if (!common) throw notFound('payment_method_not_found', `Payment method ${fundToken} is a ${f.kind}: send a ${f.kind} patch`, 'precondition');
-  if (common.nickname !== undefined) f.nickname = common.nickname ?? null;
-  if (common.locked !== undefined) f.locked = common.locked;
-  if (common.is_default !== undefined) f.is_default = common.is_default;
-  if (common.is_single_use !== undefined) f.is_single_use = common.is_single_use;
+  await applyMethodSettings(tx, f, common);
   if (f.card && patch.credit_card) patchCard(f.card, patch.credit_card, tx.now, ctx.account.profile().timezone);
   if (f.bank && patch.bank_account) patchBank(f.bank, patch.bank_account);
   f.updated_at = tx.at;

@@ -3,7 +3,7 @@ import { referenceToken } from '../ids';
 import type { Account } from '../account';
 import { fail, notFound } from '../errors';
 import type { WalletMethodRequest } from '../../shared/schemas/wallets';
-import type { ContactInput } from '../../shared/schemas/gateway';
+import type { ContactInput, MethodSettings } from '../../shared/schemas/gateway';
 import {
   bankProblemMessage,
   cardProblemMessage,
@@ -16,6 +16,7 @@ import {
 } from './instruments';
 import { FUNDS, WALLETS, putFund, putWallet, type FundData, type FundDoc, type WalletData, type WalletDoc } from './records';
 import type { ReceivablesPort } from './autopay-port';
+import { applyMethodSettings } from './method-settings';
 
 export interface WalletsDeps {
   core: EngineCore;
@@ -35,6 +36,8 @@ export interface VaultRequest {
   contact?: ContactInput | null;
   card?: CardInputResult;
   bank?: BankInputResult;
+  /** The card's or account's nickname, lock and default as the request gave them (PATCH's rule). */
+  settings?: MethodSettings;
 }
 
 export const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
@@ -80,9 +83,13 @@ export async function vaultInTx(ctx: WalletsContext, tx: Tx, request: VaultReque
   if (fingerprint && !created) fund = await sameMethodInWallet(tx, wallet.token, request, fingerprint);
   const newFund = !fund && (request.card || request.bank);
   if (newFund) fund = newFundData(ctx.core, tx, wallet.token, request);
+  else if (fund) fund = structuredClone(fund);
+  // A method sent again with settings gets them as a new one would: the answer shows what was sent.
+  const settingsChanged = fund && request.settings ? await applyMethodSettings(tx, fund, request.settings) : false;
   wallet.updated_at = tx.at;
   await putWallet(tx, wallet, created);
   if (newFund && fund) await putFund(tx, fund, true);
+  else if (fund && settingsChanged) await putFund(tx, { ...fund, updated_at: tx.at }, false);
   return { wallet, fund };
 }
 

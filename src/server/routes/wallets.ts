@@ -29,7 +29,9 @@ import {
 
 const WALLET_RULES = `A wallet holds a customer's vaulted payment methods. Only the token, brand, BIN, last four and expiry of a card
 (routing and last four of a bank account) are kept; a CVV is checked and dropped. In the sandbox only its test cards and accounts can be
-vaulted (see the order transaction operations). Adding a card or account a wallet already holds answers its existing fund token.`;
+vaulted (see the order transaction operations). Adding a card or account a wallet already holds answers its existing fund token.
+The card's or account's \`nickname\`, \`locked\`, \`is_default\` and \`is_single_use\` are set as PATCH sets them (also on a method the
+wallet already holds); a method made default takes the default from the wallet's other methods.`;
 
 const walletFailure = {
   412: { description: 'Precondition failed (reference codes such as customer_not_found, name_unspecified, fund_address_unspecified, payment_method_not_found)', schema: Type.Union([ref(WalletErrorBody), ref(ErrorBody)]) },
@@ -113,7 +115,7 @@ export const updateWalletMethod = defineRoute({
   operationId: 'updateWalletMethod',
   tags: ['Wallets'],
   summary: 'Update a payment method: nickname, lock, expiry, address, bank details',
-  description: 'A locked method stays visible but cannot pay (`fund_protected`). A card number cannot be changed: add a new card.',
+  description: "A locked method stays visible but cannot pay (`fund_protected`). `is_default: true` takes the default from the wallet's other methods. A card number cannot be changed: add a new card.",
   params: MethodParams,
   body: WalletMethodPatch,
   invalidKind: 'precondition',

@@ -28,6 +28,19 @@ export const AddressInput = component(
   }),
 );
 
+/**
+ * A vaulted method's settings, declared once for a new card or account (wallet create, add methods)
+ * and for PATCH, which the engine applies with one rule (src/engine/wallets/method-settings.ts).
+ */
+export const methodSettings = {
+  locked: Type.Optional(Type.Boolean({ description: 'In a wallet: visible but cannot pay (`fund_protected`).' })),
+  nickname: optText(100),
+  is_default: Type.Optional(Type.Boolean({ description: "In a wallet: true makes this its default method, and its other methods stop being default." })),
+  is_single_use: Type.Optional(Type.Boolean()),
+};
+export const MethodSettings = Type.Object(methodSettings);
+export type MethodSettings = Static<typeof MethodSettings>;
+
 export const ContactInput = component(
   'ContactInput',
   Type.Object({
@@ -49,10 +62,7 @@ export const CreditCardInput = component(
       card_number: Type.Optional(Type.String({ maxLength: 40, description: 'Used once for the processor; never stored, logged or echoed.' })),
       cvv: Type.Optional(Type.Union([Type.String({ maxLength: 40, description: 'Required with a card_number: 3 or 4 digits (the reference\'s validation sentence otherwise). Never stored.' }), Type.Null()])),
       address: Type.Optional(Type.Union([ref(AddressInput), Type.Null()])),
-      locked: Type.Optional(Type.Boolean()),
-      nickname: optText(100),
-      is_default: Type.Optional(Type.Boolean()),
-      is_single_use: Type.Optional(Type.Boolean()),
+      ...methodSettings,
       brand: optText(40),
       last_4_digits: Type.Optional(Type.String({ pattern: '^[0-9]{4}$' })),
       gateway_token: optText(80),
@@ -75,10 +85,7 @@ export const BankAccountInput = component(
     check_type: Type.Optional(Type.Union([Type.Literal('personal'), Type.Literal('business')])),
     external_name: optText(),
     external_number: optText(),
-    locked: Type.Optional(Type.Boolean()),
-    nickname: optText(100),
-    is_default: Type.Optional(Type.Boolean()),
-    is_single_use: Type.Optional(Type.Boolean()),
+    ...methodSettings,
     gateway_token: optText(80),
     address: Type.Optional(Type.Union([ref(AddressInput), Type.Null()])),
   }),

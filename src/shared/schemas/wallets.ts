@@ -1,23 +1,28 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { component, ref } from './components';
-import { AddressInput, BankAccountInput, ContactInput, CreditCardInput, LooseMonth, LooseYear } from './gateway';
+import { AddressInput, BankAccountInput, ContactInput, CreditCardInput, LooseMonth, LooseYear, methodSettings } from './gateway';
 import { ExportQuery } from './common';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 const optText = (max = 255) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]));
 
+// The reference's CreditCard schema points at the onboarding Address (address1, post_code); every
+// wallet answer it shows uses these names, and its examples win (docs/compatibility.md, item 10).
 export const WalletAddress = component(
   'WalletAddress',
-  Type.Object({
-    address_1: nullableString,
-    address_2: nullableString,
-    city: nullableString,
-    state: nullableString,
-    province: nullableString,
-    country: nullableString,
-    zip: nullableString,
-    postal_code: nullableString,
-  }),
+  Type.Object(
+    {
+      address_1: nullableString,
+      address_2: nullableString,
+      city: nullableString,
+      state: nullableString,
+      province: nullableString,
+      country: nullableString,
+      zip: nullableString,
+      postal_code: nullableString,
+    },
+    { description: "The names of the reference's wallet answers: `state` and `province` are one value, as are `zip` and `postal_code`." },
+  ),
 );
 
 const methodCommon = {
@@ -113,10 +118,7 @@ export const WalletMethodPatch = Type.Object({
       expiry_month: Type.Optional(LooseMonth),
       expiry_year: Type.Optional(LooseYear),
       cvv: Type.Optional(Type.Union([Type.String({ maxLength: 8 }), Type.Null()])),
-      locked: Type.Optional(Type.Boolean()),
-      nickname: optText(100),
-      is_default: Type.Optional(Type.Boolean()),
-      is_single_use: Type.Optional(Type.Boolean()),
+      ...methodSettings,
       address: Type.Optional(Type.Union([ref(AddressInput), Type.Null()])),
     }),
   ),
@@ -127,10 +129,7 @@ export const WalletMethodPatch = Type.Object({
       check_type: Type.Optional(Type.Union([Type.Literal('personal'), Type.Literal('business')])),
       external_name: optText(),
       external_number: optText(),
-      locked: Type.Optional(Type.Boolean()),
-      nickname: optText(100),
-      is_default: Type.Optional(Type.Boolean()),
-      is_single_use: Type.Optional(Type.Boolean()),
+      ...methodSettings,
       address: Type.Optional(Type.Union([ref(AddressInput), Type.Null()])),
     }),
   ),
