@@ -1,4 +1,4 @@
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { fail, isEngineError } from '../errors';
 import type { Orders } from '../orders';
@@ -6,6 +6,7 @@ import type { Wallets } from '../wallets';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { ProcessingCalendar } from './processing-day';
+import type { TxData } from './transaction-record';
 
 /** What every gateway operation works with. */
 export interface GatewayContext {
@@ -17,7 +18,15 @@ export interface GatewayContext {
   calendar: ProcessingCalendar;
   /** The vault's keyed hash (fingerprints of numbers, never the numbers). */
   keyer: Keyer;
+  /**
+   * Other domains' work on an approved refund or void, in its unit of work (all of it commits, or
+   * none): the register journals one of its sales' card payments given back outside it.
+   */
+  reversalObservers: ReversalObserver[];
 }
+
+/** `made`: the approved refund or void; `parent`: the transaction it gives back (as it was before). */
+export type ReversalObserver = (tx: Tx, made: TxData, parent: TxData) => Promise<void>;
 
 /** Gateway operations answer errors the reference's way (500, `errors: [code]`). */
 export function asGatewayError(err: unknown): unknown {

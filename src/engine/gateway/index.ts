@@ -8,7 +8,7 @@ import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
 import { ProcessingCalendar } from './processing-day';
-import { gatewayGuard, type GatewayContext } from './context';
+import { gatewayGuard, type GatewayContext, type ReversalObserver } from './context';
 import { getTx, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
 import { chargeInTx, prepareCharge, type ChargeAction } from './payment-method-ops';
@@ -55,6 +55,8 @@ export interface Gateway {
   bin(bin: string): BinRecord | undefined;
   /** The lanes' card-present driver (optional; without it terminal requests fail `terminal_unavailable`). */
   setCardPresent(port: CardPresentPort | undefined): void;
+  /** Work another domain does in the unit of work of every approved refund or void (see GatewayContext). */
+  onReversalInTx(observer: ReversalObserver): void;
   /** Records an invoicing payment made with a transaction (autopay), for the transaction's `payments`. */
   linkPayment(token: string, payment: { identifier: string; amount_cents: number }): Promise<void>;
 }
@@ -76,6 +78,7 @@ export function createGateway(deps: {
     giftCards: deps.giftCards,
     keyer: deps.keyer,
     calendar: new ProcessingCalendar(),
+    reversalObservers: [],
   };
   let cardPresent = deps.cardPresent;
   const inflight = new Map<string, Promise<TransactionResult>>();
@@ -136,6 +139,9 @@ export function createGateway(deps: {
     responseCodes: () => responseCodes().map(({ code, description }) => ({ code, description })),
     bins: allBins,
     bin: (b) => lookupBin(b),
+    onReversalInTx(observer) {
+      ctx.reversalObservers.push(observer);
+    },
     setCardPresent(port) {
       cardPresent = port;
     },

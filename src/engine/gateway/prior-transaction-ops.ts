@@ -104,6 +104,7 @@ export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorO
   if (plan.decision.approved) for (const u of plan.updates) await putTx(tx, { ...u, updated_at: tx.at }, false);
   if (gift) await ctx.giftCards.putInTx(tx, { ...gift, balance_cents: gift.balance_cents + plan.giftDelta }, plan.giftDelta > 0 ? 'gift_card.credited' : 'gift_card.redeemed');
   await putTx(tx, data, true);
+  if (plan.decision.approved && (p.action === 'refund' || p.action === 'void')) for (const observe of ctx.reversalObservers) await observe(tx, data, parent);
   return resultOf(ctx, data);
 }
 

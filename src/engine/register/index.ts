@@ -41,7 +41,7 @@ import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, processorOf, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { createProcessorWatch } from './processor';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
-import { recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
+import { journalOutsideInTx, recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
 import { buildReceipt } from './receipts';
 import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ, reconcile } from './reports';
 import { SAMPLE_CASHIER_NAME, sampleCode, sampleProducts } from './sample';
@@ -167,6 +167,10 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     const rates = (await recordsOfKind<ProductData>(core, KIND.product)).map((r) => r.data.tax_rate);
     await settings.ensureMarks([...new Set([...rates, settings.current().default_tax_rate])].sort((a, b) => a - b));
   }
+
+  // Card payments of the register's sales given back in the back office or through the API count
+  // on the sale's lane's X and Z, journalled in the refund's own unit of work (reversals.ts).
+  deps.gateway.onReversalInTx((tx, made, parent) => journalOutsideInTx(ctx, tx, made, parent));
 
   core.onTick('register.recover', async () => {
     await recoverPending(ctx);

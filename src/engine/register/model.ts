@@ -242,16 +242,25 @@ export interface SaleData {
 }
 
 /**
+ * Who gave back an `outside` entry's money: not a cashier but the back office or an API client (a
+ * gateway refund or void of the sale's card payment). X and Z count it as such a "cashier", so the
+ * by-cashier figures still add up to the report's.
+ */
+export const OUTSIDE_REGISTER: PersonRef = { id: 'outside-register', name: 'Back office or API (outside the register)' };
+
+/**
  * `tip_cents` and `transaction` on tender and reversal entries: a card tip on top of the amount (or
  * given back with a void), and the gateway transaction the Z matches against the card batch.
  * Absent on entries written before tips were counted (read as 0 / unknown).
+ * `outside` on reversal and sale_reversal entries: money of the lane's sale given back outside the
+ * register (reversals.ts, journalOutsideInTx); no goods came back, so no tax and no lines.
  */
 export type JournalEntry =
   | { type: 'sale'; sale: string; number: string; cashier: PersonRef; subtotal_cents: number; discount_cents: number; tax_cents: number; total_cents: number; taxes: TaxTotal[]; at: string }
   | { type: 'tender'; sale: string; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; tip_cents?: number; transaction?: string | null; at: string }
   | { type: 'declined'; sale: string; tender: string; tender_type: TenderType; cashier: PersonRef; at: string }
-  | { type: 'reversal'; sale: string; reversal: string; kind: 'refund' | 'void'; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; tip_cents?: number; transaction?: string | null; at: string }
-  | { type: 'sale_reversal'; sale: string; kind: 'refund' | 'void'; cashier: PersonRef; total_cents: number; tax_cents: number; taxes: TaxTotal[]; at: string }
+  | { type: 'reversal'; sale: string; reversal: string; kind: 'refund' | 'void'; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; tip_cents?: number; transaction?: string | null; outside?: true; at: string }
+  | { type: 'sale_reversal'; sale: string; kind: 'refund' | 'void'; cashier: PersonRef; total_cents: number; tax_cents: number; taxes: TaxTotal[]; outside?: true; at: string }
   | { type: 'drawer'; reason: DrawerReason; cashier: PersonRef; at: string };
 
 export type DrawerReason = 'cash_sale' | 'cash_refund';

@@ -10,7 +10,9 @@ import { markOf, taxedAmounts, taxesByRate, type TaxMark, type TaxedAmount } fro
 /**
  * X and Z reports: the lane's journal for its current period, added up. An X report changes
  * nothing; a Z report records those totals as closed and starts the next period (the lane's
- * journal entries from then on count towards the next Z).
+ * journal entries from then on count towards the next Z). Card refunds and voids of the lane's
+ * sales made outside the register are in that journal too (reversals.ts, journalOutsideInTx): in
+ * the refunds or voids, the card tender's out and the batch reconciliation, and apart in `outside`.
  */
 type TenderTotal = RegisterReport['tenders'][number];
 
@@ -51,6 +53,7 @@ function emptyReport(header: { laneid: string; period: number; from: string; to:
     sales: { count: 0, subtotal_cents: 0, discount_cents: 0, tax_cents: 0, total_cents: 0 },
     voids: { count: 0, tax_cents: 0, total_cents: 0 },
     refunds: { count: 0, tax_cents: 0, total_cents: 0 },
+    outside: { count: 0, total_cents: 0 },
     net_sales_cents: 0,
     net_tax_cents: 0,
     taxes: [],
@@ -100,6 +103,10 @@ function countSaleReversal(t: Tally, e: Entry<'sale_reversal'>): void {
   bucket.count += 1;
   bucket.total_cents += e.total_cents;
   bucket.tax_cents += e.tax_cents;
+  if (e.outside) {
+    t.r.outside.count += 1;
+    t.r.outside.total_cents += e.total_cents;
+  }
   t.taxed.push(...taxedAmounts(e.taxes, -1));
   const c = cashierOf(t, e.cashier);
   if (e.kind === 'void') {
@@ -182,6 +189,7 @@ function stored(r: RegisterReport): RegisterReport {
   return {
     ...r,
     tips: r.tips ?? { count: 0, total_cents: 0 },
+    outside: r.outside ?? { count: 0, total_cents: 0 },
     taxes: r.taxes.map((t) => ({ ...t, mark: t.mark ?? '?' })),
     tenders: tenders(r.tenders),
     cashiers: r.cashiers.map((c) => ({ ...c, tips_count: c.tips_count ?? 0, tips_cents: c.tips_cents ?? 0, tenders: tenders(c.tenders) })),

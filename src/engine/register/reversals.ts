@@ -2,7 +2,7 @@ import type { Tx } from '../core';
 import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
-import { KIND, reversalDocument, type AllocationData, type DocumentData, type PersonRef, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { KIND, OUTSIDE_REGISTER, reversalDocument, type AllocationData, type DocumentData, type PersonRef, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
 import { taxesByRate } from './taxes';
 import { returnedPart } from './money';
 import { formatMoney, type MoneyFormat } from '../../shared/money';
@@ -10,7 +10,7 @@ import { refundFailureMessage } from './messages';
 import { liveLines, person, refundableOf, requireSale, saleView, saveSale, totalsOf } from './sales';
 import type { TenderDeps } from './tenders';
 import { reversalView } from './views';
-import { voidRefusal } from '../gateway';
+import { voidRefusal, type TxData } from '../gateway';
 
 /**
  * Voids and refunds: money goes back to the tenders the sale was paid with.
@@ -64,12 +64,55 @@ async function voidable(deps: TenderDeps, tender: TenderData, now: number): Prom
  * already refunded part of it.
  */
 async function refundedOutside(deps: TenderDeps, t: TenderData): Promise<number> {
-  if (!t.transaction || t.request?.via === 'hub' || (t.type !== 'card' && t.type !== 'gift_card')) return 0;
+  if (!watchedOutside(t)) return 0;
   const record = await deps.gateway.record(t.transaction);
   if (!record) return 0;
   const gatewayLeft = record.state === 'cancelled' ? 0 : Math.max(0, record.amount_cents - record.refunded_cents);
   return Math.max(0, t.amount_cents - t.refunded_cents - gatewayLeft);
 }
+
+/**
+ * A refund or void of one of the register's card or gift card payments made outside the register
+ * (the back office's Refund, an ERP through the API), journalled in the gateway's unit of work so
+ * the X and Z reports count it:
+ * - on the lane of the original sale (the lane whose card net and batch it comes off), in that
+ *   lane's period open when the refund is made: "the day" is the refund's own time, not the sale's;
+ *   a sale closed by an earlier Z gives its refund to today's Z;
+ * - as money back on the tender (its card brand: the batch carries the refund) and as a refund (or
+ *   void) of sales, by OUTSIDE_REGISTER, named so on the report; no items came back, so no tax:
+ *   when the register later returns the items, their tax goes back then (journalSaleReversal).
+ * The register's own refunds and voids carry their allocation's reference and are journalled when
+ * they finish (finishInTx); they are skipped here. The tenders refundedOutside watches are the ones
+ * watched here, so the preview and the reports agree on what went back outside.
+ */
+export async function journalOutsideInTx(deps: TenderDeps, tx: Tx, made: TxData, parent: TxData): Promise<void> {
+  if (!made.order) return;
+  const sale = (await getRecord<SaleData>(tx, KIND.sale, made.order.identifier))?.data;
+  const tender = sale?.tenders.find((t) => t.transaction === parent.token && (t.status === 'approved' || t.status === 'reversed'));
+  if (!sale || !tender || !watchedOutside(tender)) return;
+  const own = made.transaction_reference && sale.reversals.some((r) => r.allocations.some((a) => a.tender === tender.id && a.reference === made.transaction_reference));
+  if (own) return;
+  const kind: 'refund' | 'void' = made.action === 'void' ? 'void' : 'refund';
+  // A void gives back the whole card payment, its tip too (a tip is not a sale).
+  const tip = kind === 'void' ? Math.min(tender.tip_cents, made.amount_cents) : 0;
+  const amount = made.amount_cents - tip;
+  const base = { sale: sale.id, kind, cashier: OUTSIDE_REGISTER, outside: true as const, at: tx.at };
+  await deps.registers.journalInTx(tx, sale.laneid, { ...base, type: 'sale_reversal', total_cents: amount, tax_cents: 0, taxes: [] });
+  await deps.registers.journalInTx(tx, sale.laneid, {
+    ...base,
+    type: 'reversal',
+    reversal: made.token,
+    tender: tender.id,
+    tender_type: tender.type,
+    label: tender.type === 'card' ? (tender.card?.brand ?? 'Card') : 'Gift card',
+    amount_cents: amount,
+    tip_cents: tip,
+    transaction: made.token,
+  });
+}
+
+/** The tenders whose payment can go back outside the register: on this install's gateway. */
+const watchedOutside = (t: TenderData): t is TenderData & { transaction: string } => !!t.transaction && t.request?.via !== 'hub' && (t.type === 'card' || t.type === 'gift_card');
 
 /**
  * Spreads `amount` over the sale's paid tenders, last tender first. What the tenders no longer hold
@@ -238,12 +281,17 @@ export function reversalLinesWithRates(sale: SaleData, reversal: ReversalData): 
 
 async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, reversal: ReversalData): Promise<void> {
   const taxes = taxesByRate(reversalLinesWithRates(sale, reversal));
+  const lines = reversal.lines.reduce((s, l) => s + l.total_cents, 0);
+  // A refund of everything left gives back less than its lines when part went back outside the
+  // register: that part was counted when it was made (journalOutsideInTx), so only the rest counts
+  // here. The lines' tax all goes back here (the outside refund named no items, so carried none).
+  const short = reversal.kind === 'refund' ? Math.max(0, lines - reversal.amount_cents) : 0;
   await deps.registers.journalInTx(tx, reversal.laneid, {
     type: 'sale_reversal',
     sale: sale.id,
     kind: reversal.kind,
     cashier: reversal.cashier,
-    total_cents: reversal.lines.reduce((s, l) => s + l.total_cents, 0),
+    total_cents: lines - short,
     tax_cents: reversal.lines.reduce((s, l) => s + l.tax_cents, 0),
     taxes,
     at: tx.at,

@@ -94,6 +94,13 @@ export const RegisterReport = component(
     }),
     voids: Type.Object({ count: Type.Integer(), tax_cents: Cents, total_cents: Cents }),
     refunds: Type.Object({ count: Type.Integer(), tax_cents: Cents, total_cents: Cents }),
+    outside: Type.Object(
+      { count: Type.Integer(), total_cents: Cents },
+      {
+        description:
+          'Of the voids and refunds: card and gift card payments of this lane\'s sales given back outside the register (the back office, the API), counted in the period open when they were made, on the lane of the sale. No items came back with them, so they carry no tax; their cashier reads "Back office or API (outside the register)".',
+      },
+    ),
     net_sales_cents: Type.Integer({ description: 'Sales − voids − refunds, tax included.' }),
     net_tax_cents: Type.Integer(),
     taxes: Type.Array(Type.Object({ mark: Type.String(), tax_rate: Type.Number(), taxable_cents: Type.Integer(), tax_cents: Type.Integer() })),

@@ -53,6 +53,13 @@ function ReportSales({ report }: { report: RegisterReport }) {
             <td>Refunds ({report.refunds.count})</td>
             <td className="num">{m(-report.refunds.total_cents)}</td>
           </tr>
+          {report.outside.count > 0 && (
+            // The engine's figure: card payments of this lane's sales given back in the back office or through the API (in the voids and refunds above).
+            <tr className="muted" data-testid="outside-refunds">
+              <td>of which in the back office or API ({report.outside.count})</td>
+              <td className="num">{m(-report.outside.total_cents)}</td>
+            </tr>
+          )}
           <tr className="grand">
             <td>Net sales</td>
             <td className="num" data-testid="net-sales">
