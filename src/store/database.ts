@@ -1,6 +1,11 @@
 import {
+  _collectionNamePrimary,
   createRevision,
   createRxDatabase,
+  createRxSchema,
+  deepEqual,
+  getPrimaryKeyOfInternalDocument,
+  INTERNAL_CONTEXT_COLLECTION,
   normalizeMangoQuery,
   now as rxNow,
   prepareQuery,
@@ -92,6 +97,38 @@ export interface OpenStoreOptions {
   name?: string;
 }
 
+type InternalCollectionDoc = { id: string; key: string; context: string; data: { name: string; schemaHash: string; schema: Record<string, unknown>; version: number; connectedStorages: unknown[] } };
+
+const withoutIndexes = (schema: Record<string, unknown>) => {
+  const { indexes: _indexes, internalIndexes: _internal, ...rest } = schema;
+  return rest;
+};
+
+/**
+ * Our SQLite storage keeps a collection's index columns as data derived from each document's
+ * JSON and recomputes them when the schema's indexes change (table-relayouts.ts), but RxDB refuses
+ * (DB6) a stored collection whose schema differs under the same version: a data folder from before
+ * an index was dropped or added (1de0d47 dropped the transactions' watermark index) would not
+ * open. A stored schema that differs from this one in its indexes only is replaced by it; any
+ * other difference is left for RxDB to refuse.
+ */
+async function acceptIndexChanges(db: RxDatabase, collections: readonly CollectionDef[]): Promise<void> {
+  const internal = db.internalStore as unknown as RxStorageInstance<InternalCollectionDoc, unknown, unknown>;
+  for (const def of collections) {
+    const id = getPrimaryKeyOfInternalDocument(_collectionNamePrimary(def.name, def.schema as never), INTERNAL_CONTEXT_COLLECTION);
+    const [stored] = await internal.findDocumentsById([id], false);
+    if (!stored) continue;
+    const schema = createRxSchema(def.schema as never, db.hashFunction);
+    const hash = await schema.hash;
+    const wanted = schema.jsonSchema as unknown as Record<string, unknown>;
+    if (stored.data.schemaHash === hash || deepEqual(stored.data.schema, wanted)) continue;
+    if (!deepEqual(withoutIndexes(stored.data.schema), withoutIndexes(wanted))) continue;
+    const document = { ...stored, data: { ...stored.data, schemaHash: hash, schema: wanted }, _meta: { lwt: rxNow() }, _rev: createRevision(db.token, stored) };
+    const result = await internal.bulkWrite([{ previous: stored, document }], 'laneway-accept-index-change');
+    if (result.error.length) throw new Error(`laneway store: the ${def.name} collection's new indexes could not be recorded`);
+  }
+}
+
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const db = await createRxDatabase<Record<string, RxCollection<StoredDoc>>>({
     name: options.name ?? 'laneway',
@@ -105,6 +142,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     const layout = { ...(def.textColumns ? { textColumns: def.textColumns } : {}), ...(def.projections ? { projections: def.projections } : {}) };
     defs[def.name] = { schema: def.schema, ...(Object.keys(layout).length ? { instanceCreationOptions: layout } : {}) };
   }
+  await acceptIndexChanges(db, options.collections);
   await db.addCollections(defs);
 
   const collection = (name: string): RxCollection<StoredDoc> => {
