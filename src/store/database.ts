@@ -99,20 +99,36 @@ export interface OpenStoreOptions {
 
 type InternalCollectionDoc = { id: string; key: string; context: string; data: { name: string; schemaHash: string; schema: Record<string, unknown>; version: number; connectedStorages: unknown[] } };
 
-const withoutIndexes = (schema: Record<string, unknown>) => {
-  const { indexes: _indexes, internalIndexes: _internal, ...rest } = schema;
-  return rest;
-};
+/**
+ * Whether a stored schema becomes `wanted` by adding indexes or fields only: its other settings and
+ * every field it had stay as they were.
+ */
+function onlyIndexesOrNewFields(stored: Record<string, unknown>, wanted: Record<string, unknown>): boolean {
+  const rest = (schema: Record<string, unknown>) => {
+    const { indexes: _indexes, internalIndexes: _internal, properties: _properties, required: _required, ...others } = schema;
+    return others;
+  };
+  if (!deepEqual(rest(stored), rest(wanted))) return false;
+  const had = (stored.properties ?? {}) as Record<string, unknown>;
+  const has = (wanted.properties ?? {}) as Record<string, unknown>;
+  if (!Object.entries(had).every(([name, field]) => deepEqual(field, has[name]))) return false;
+  // A field it had is required as before; only a new one may be added to the list.
+  const required = (schema: Record<string, unknown>) => new Set((schema.required ?? []) as string[]);
+  const before = required(stored);
+  const after = required(wanted);
+  return [...before].every((f) => after.has(f)) && [...after].every((f) => before.has(f) || !(f in had));
+}
 
 /**
  * Our SQLite storage keeps a collection's index columns as data derived from each document's
  * JSON and recomputes them when the schema's indexes change (table-relayouts.ts), but RxDB refuses
  * (DB6) a stored collection whose schema differs under the same version: a data folder from before
  * an index was dropped or added (1de0d47 dropped the transactions' watermark index) would not
- * open. A stored schema that differs from this one in its indexes only is replaced by it; any
- * other difference is left for RxDB to refuse.
+ * open. A stored schema that this one only adds indexes or fields to (rows stored before have none
+ * of a new field: an index on it holds them under its empty value) is replaced by it; any other
+ * difference is left for RxDB to refuse.
  */
-async function acceptIndexChanges(db: RxDatabase, collections: readonly CollectionDef[]): Promise<void> {
+async function acceptLayoutChanges(db: RxDatabase, collections: readonly CollectionDef[]): Promise<void> {
   const internal = db.internalStore as unknown as RxStorageInstance<InternalCollectionDoc, unknown, unknown>;
   for (const def of collections) {
     const id = getPrimaryKeyOfInternalDocument(_collectionNamePrimary(def.name, def.schema as never), INTERNAL_CONTEXT_COLLECTION);
@@ -121,11 +137,10 @@ async function acceptIndexChanges(db: RxDatabase, collections: readonly Collecti
     const schema = createRxSchema(def.schema as never, db.hashFunction);
     const hash = await schema.hash;
     const wanted = schema.jsonSchema as unknown as Record<string, unknown>;
-    if (stored.data.schemaHash === hash || deepEqual(stored.data.schema, wanted)) continue;
-    if (!deepEqual(withoutIndexes(stored.data.schema), withoutIndexes(wanted))) continue;
+    if (stored.data.schemaHash === hash || deepEqual(stored.data.schema, wanted) || !onlyIndexesOrNewFields(stored.data.schema, wanted)) continue;
     const document = { ...stored, data: { ...stored.data, schemaHash: hash, schema: wanted }, _meta: { lwt: rxNow() }, _rev: createRevision(db.token, stored) };
-    const result = await internal.bulkWrite([{ previous: stored, document }], 'laneway-accept-index-change');
-    if (result.error.length) throw new Error(`laneway store: the ${def.name} collection's new indexes could not be recorded`);
+    const result = await internal.bulkWrite([{ previous: stored, document }], 'laneway-accept-layout-change');
+    if (result.error.length) throw new Error(`laneway store: the ${def.name} collection's new layout could not be recorded`);
   }
 }
 
@@ -142,7 +157,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     const layout = { ...(def.textColumns ? { textColumns: def.textColumns } : {}), ...(def.projections ? { projections: def.projections } : {}) };
     defs[def.name] = { schema: def.schema, ...(Object.keys(layout).length ? { instanceCreationOptions: layout } : {}) };
   }
-  await acceptIndexChanges(db, options.collections);
+  await acceptLayoutChanges(db, options.collections);
   await db.addCollections(defs);
 
   const collection = (name: string): RxCollection<StoredDoc> => {

@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACH, ADDRESS, AMEX, DISCOVER, MASTERCARD, VISA, VISA_DECLINE, card, op, startGateway, type GatewayError, type Harness, type TxBody } from '../helpers/gateway';
 
+import { openHarness, openTestEngine } from '../helpers/harness';
+import { tempDir } from '../helpers/tmp';
+import { DATA_FILE, stripMeta, type StoredDoc } from '../../src/store';
+import { openStore } from '../../src/store/database';
+import { defineCollection, keyField, watermarkField } from '../../src/store/schema';
+import { getRxStorageSqlite } from '../../src/store/sqlite';
+
 let h: Harness;
 beforeEach(async () => {
   h = await startGateway();
@@ -303,9 +310,10 @@ describe('retries and errors', () => {
     const first = await op(h.api, 'sale', body);
     const second = await op(h.api, 'sale', body);
     expect(second.body.transaction).toBe(first.body.transaction);
-    expect(tx0(first.body).unique_reference).toBe('sale/PO-9/attempt-1');
-    const byReference = await h.api.get<{ token: string }>('/api/exports/transaction/sale%2FPO-9%2Fattempt-1');
-    expect(byReference.body.token).toBe(first.body.transaction);
+    expect(tx0(first.body).unique_reference).toBe('attempt-1');
+    // The key the view once showed, which a client may have kept, still finds the transaction.
+    const byKey = await h.api.get<{ token: string; unique_reference: string }>('/api/exports/transaction/sale%2FPO-9%2Fattempt-1');
+    expect(byKey.body).toMatchObject({ token: first.body.transaction, unique_reference: 'attempt-1' });
     const parallel = await Promise.all(Array.from({ length: 5 }, () => op(h.api, 'sale', { ...body, unique_reference: 'attempt-2' })));
     expect(new Set(parallel.map((r) => r.body.transaction)).size).toBe(1);
     const order = await h.api.get<{ transactions: Array<{ action: string }> }>('/api/exports/order/PO-9');
@@ -317,6 +325,44 @@ describe('retries and errors', () => {
     const r2 = await op(h.api, 'refund', refundBody);
     expect(r2.body.transaction).toBe(r1.body.transaction);
     expect((await h.api.get<{ refunded_cents: number }>(`/api/exports/transaction/${first.body.transaction}`)).body.refunded_cents).toBe(100);
+  });
+
+  it('shows unique_reference as the client sent it and finds the transaction by it, the most recent of those sharing it', async () => {
+    // The reference's "Export/View a Transaction": the path value is matched to the token, then
+    // unique_reference, which is what the client gave.
+    const body = { order: { identifier: 'SO-9100' }, amount_cents: 2222, unique_reference: 'ERP-RETRY-1', credit_card: card(MASTERCARD) };
+    const sale = await op(h.api, 'sale', body);
+    expect(sale.body.success).toBe(true);
+    expect(tx0(sale.body).unique_reference).toBe('ERP-RETRY-1');
+    for (const path of ['/api/exports/transaction/ERP-RETRY-1', '/api/gateway/v1/transaction/ERP-RETRY-1', '/api/gateway/v1/transactions/ERP-RETRY-1']) {
+      const view = await h.api.get<{ token: string; unique_reference: string; orders: Array<{ identifier: string }> }>(path);
+      expect(view.status, path).toBe(200);
+      expect(view.body, path).toMatchObject({ token: sale.body.transaction, unique_reference: 'ERP-RETRY-1', orders: [{ identifier: 'SO-9100' }] });
+    }
+    // A retry is still the same transaction, keyed by action and order.
+    const retry = await op(h.api, 'sale', body);
+    expect(retry.body.transaction).toBe(sale.body.transaction);
+    expect(tx0(retry.body).unique_reference).toBe('ERP-RETRY-1');
+    // The order's view (and so a webhook's body: the same view) shows it as sent too.
+    const order = await h.api.get<{ transactions: Array<{ token: string; unique_reference: string | null }> }>('/api/exports/order/SO-9100');
+    expect(order.body.transactions.find((t) => t.token === sale.body.transaction)?.unique_reference).toBe('ERP-RETRY-1');
+
+    // A refund under the same reference is another transaction (another action); a lookup by the
+    // reference then answers the most recent one, the refund.
+    h.t.clock.advance(1000);
+    const refund = await op(h.api, 'refund', { transaction: sale.body.transaction, amount_cents: 222, unique_reference: 'ERP-RETRY-1' });
+    expect(refund.body.success).toBe(true);
+    expect(refund.body.transaction).not.toBe(sale.body.transaction);
+    expect(tx0(refund.body).unique_reference).toBe('ERP-RETRY-1');
+    const latest = await h.api.get<{ token: string; action: string }>('/api/exports/transaction/ERP-RETRY-1');
+    expect(latest.body).toMatchObject({ token: refund.body.transaction, action: 'refund' });
+    // The sale is still found by its token, and its retry still answers it.
+    expect((await h.api.get<{ token: string }>(`/api/exports/transaction/${sale.body.transaction}`)).body.token).toBe(sale.body.transaction);
+    expect((await op(h.api, 'sale', body)).body.transaction).toBe(sale.body.transaction);
+    // transaction_reference is free text, not a lookup key.
+    const po = await op(h.api, 'sale', { amount_cents: 500, transaction_reference: 'PO-LOOKUP', credit_card: card() });
+    expect(tx0(po.body)).toMatchObject({ transaction_reference: 'PO-LOOKUP', unique_reference: null });
+    expect((await h.api.get('/api/exports/transaction/PO-LOOKUP')).status).toBe(404);
   });
 
   it('captures or voids by order, as the reference\'s capture examples send it: the order\'s one open authorization', async () => {
@@ -393,5 +439,60 @@ describe('retries and errors', () => {
     const codes = new Map(res.body.map((c) => [c.code, c.description]));
     expect(codes.get('211')).toMatch(/account number invalid/i);
     for (const code of [100, 201, 202, 203, 205, 206, 207, 250, 260, 301, 999]) expect(codes.has(String(code)), String(code)).toBe(true);
+  });
+});
+
+describe('a data folder from before the client reference was kept apart', () => {
+  it('opens, shows the client\'s unique_reference of its old transactions and finds them by token and by the key they showed; their retry keys still hold', async () => {
+    // Transactions as the previous version stored them: only the retry key, as their
+    // unique_reference, in the body and in the one indexed field, and no client_reference field.
+    const source = await openTestEngine();
+    const saleBody = { order: { identifier: 'SO-OLD' }, amount_cents: 3100, unique_reference: 'ERP-OLD-1', credit_card: card() };
+    const sale = (await source.engine.gateway.transact('sale', saleBody, null)).body.transaction!;
+    source.clock.advance(1000);
+    const refundBody = { transaction: sale, amount_cents: 100, unique_reference: 'ERP-OLD-1' };
+    const refund = (await source.engine.gateway.transact('refund', refundBody, null)).body.transaction!;
+    const legacy = await Promise.all(
+      [sale, refund].map(async (token, i) => {
+        const raw = stripMeta((await source.store.get('transactions', token))!);
+        const { retry_key: key, ...data } = raw.data as Record<string, unknown>;
+        const { client_reference: _c, ...row } = raw;
+        return { ...row, watermark: i + 1, unique_reference: key, data: { ...data, unique_reference: key } } as StoredDoc;
+      }),
+    );
+    await source.close();
+    expect(legacy.map((d) => d.unique_reference)).toEqual(['sale/SO-OLD/ERP-OLD-1', 'refund/SO-OLD/ERP-OLD-1']);
+
+    const folder = tempDir();
+    try {
+      const v0 = defineCollection('transactions', {
+        fields: { order_id: keyField(100), unique_reference: keyField(240), due_at: watermarkField, batch_id: keyField(120), fund: keyField(40), recency: watermarkField },
+        indexes: [['order_id', 'watermark'], ['unique_reference'], ['due_at'], ['batch_id', 'watermark'], ['fund', 'recency']],
+        idLength: 40,
+      });
+      const old = await openStore({ storage: getRxStorageSqlite({ directory: folder.dir, fileName: DATA_FILE }) as never, collections: [v0] });
+      await old.commit(legacy.map((doc) => ({ collection: 'transactions', doc })));
+      await old.close();
+
+      const upgraded = await openHarness({ dir: folder.dir, api: true });
+      try {
+        const view = (path: string) => upgraded.api.get<{ token: string; unique_reference: string }>(path);
+        // Rows stored before have no client_reference of their own (the folder is not rewritten at
+        // the upgrade): they are found by token and by the key they showed, and show the client's part.
+        for (const path of [`/api/exports/transaction/${sale}`, '/api/exports/transaction/sale%2FSO-OLD%2FERP-OLD-1']) {
+          const found = await view(path);
+          expect(found.status, path).toBe(200);
+          expect(found.body, path).toMatchObject({ token: sale, unique_reference: 'ERP-OLD-1' });
+        }
+        // The retry keys still hold: the refund sent again is the same refund, and the sale's key
+        // is still taken (its card was vaulted under another install's key here, so it is refused).
+        expect((await op(upgraded.api, 'refund', refundBody)).body.transaction).toBe(refund);
+        expect((await op<GatewayError>(upgraded.api, 'sale', saleBody)).body.errors).toEqual(['duplicate_unique_reference']);
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      folder.cleanup();
+    }
   });
 });

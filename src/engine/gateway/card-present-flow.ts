@@ -9,7 +9,7 @@ import { brandOf } from './reference-data';
 import { testCard } from './sandbox/test-data';
 import { chargeCard, outcomeOf, type Decision } from './sandbox/processor';
 import { responseCodeFor } from './reference-data';
-import { buildTransaction, captureAmount, refundAmount, remainingOf, type TerminalFacts, type TxData } from './transaction-record';
+import { buildTransaction, captureAmount, clientReferenceOf, refundAmount, remainingOf, type TerminalFacts, type TxData } from './transaction-record';
 import { priorOpInTx, preparePriorOp } from './prior-transaction-ops';
 import { findByUnique, fingerprintOf, replayOf, retryKeyOf, uniqueKey } from './idempotency';
 import { getTx, putTx, requireTx, stampOf } from './transaction-store';
@@ -219,6 +219,7 @@ async function recordCardRead(ctx: GatewayContext, tx: Tx, p: TerminalPayment, c
     created_by: p.actor,
     transaction_reference: p.reference,
     key,
+    unique_reference: p.retryKey,
     request_fingerprint: p.requestFingerprint,
     parent: null,
     settlement_token: settlementTokenFor(ctx, 'pos_terminal', order?.data.settlement_token ?? null),
@@ -274,8 +275,10 @@ async function reverseUnconfirmed(tx: Tx, recorded: TxData): Promise<TxData> {
     auth: t.auth ? { ...t.auth, voided_cents: t.auth.voided_cents + remainingOf(t.auth), status: 'voided' } : null,
     outcome: { ...t.outcome, approved: false, response_code: code.code, error_code: 'terminal_unconfirmed', message, errors: { terminal: [message] } },
     terminal: t.terminal ? { ...t.terminal, reversal: 'device_unconfirmed' } : null,
-    // Nothing was charged, so the same request may be tried again.
-    unique_reference: null,
+    // Nothing was charged, so the same request may be tried again: the retry key is freed (the
+    // client's unique_reference is still shown, as sent).
+    unique_reference: clientReferenceOf(t),
+    retry_key: null,
     updated_at: tx.at,
   };
   await putTx(tx, next, false);

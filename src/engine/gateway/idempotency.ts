@@ -8,6 +8,8 @@ import { TRANSACTIONS, type TxData, type TxDoc } from './transaction-record';
 /**
  * Retries never charge twice: a request with a `unique_reference` is keyed by action + order +
  * that reference, and the first transaction under the key answers every later request with it.
+ * The key is stored apart (`retry_key`): the transaction shows, and is looked up by, the
+ * reference as the client sent it.
  * `transaction_reference` is the client's free text (a PO number several payments share), never a
  * key: read as one, a second refund under the same PO answered the first and moved nothing.
  */

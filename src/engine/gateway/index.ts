@@ -9,14 +9,14 @@ import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
 import { ProcessingCalendar } from './processing-day';
 import { gatewayGuard, type GatewayContext, type ReversalObserver } from './context';
-import { getTx, getTxByReference, putTx } from './transaction-store';
+import { getTx, getTxByClientReference, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
 import { chargeInTx, prepareCharge, type ChargeAction } from './payment-method-ops';
 import { priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
 import { cardPresentPriorOp, cardPresentPayment, type TerminalAction } from './card-present-flow';
 import { closeDay, runDue, settlementReader, type SettlementBatch, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
-import { TRANSACTIONS, transactionView, type TxData, type TxDoc } from './transaction-record';
+import { transactionView, type TxData } from './transaction-record';
 import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
 
 export type { TransactionResult } from './results';
@@ -39,7 +39,10 @@ export interface Gateway {
    * (`processor_unavailable`, `processor_unreachable`, `processor_timeout`...).
    */
   probeProcessor(): Promise<void>;
-  /** A transaction by token, then unique_reference; undefined when neither matches. */
+  /**
+   * A transaction by token, then by the client's unique_reference (the most recent of those sharing
+   * it: getTxByClientReference); undefined when neither matches.
+   */
   view(tokenOrReference: string): Promise<OrderTransactionView | undefined>;
   /** The stored record (for other domains: receipts, reports). */
   record(token: string): Promise<TxData | undefined>;
@@ -122,7 +125,7 @@ export function createGateway(deps: {
 
     async view(tokenOrReference) {
       const direct = await getTx(deps.core, tokenOrReference);
-      const t = direct ?? (await deps.core.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: tokenOrReference }, limit: 1 }))[0]?.data;
+      const t = direct ?? (await getTxByClientReference(deps.core, tokenOrReference));
       if (!t) return undefined;
       // The order as it is now (its number or amount may have been updated since).
       const order = t.order ? hydrateOrder(await deps.core.get<OrderDoc>(ORDERS, t.order.identifier))?.data : undefined;

@@ -258,6 +258,7 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
     created_by: p.actor,
     transaction_reference: p.reference,
     key,
+    unique_reference: p.retryKey,
     request_fingerprint: requestFingerprint,
     parent: null,
     settlement_token: settlementToken,

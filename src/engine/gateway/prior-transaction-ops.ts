@@ -95,6 +95,7 @@ export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorO
       created_by: p.actor,
       transaction_reference: p.reference,
       key,
+      unique_reference: p.retryKey,
       request_fingerprint: requestFingerprint,
       parent: parent.token,
       outcome: outcomeOf(plan.decision, ctx.core.ids, { avs: null, cvv: null }),

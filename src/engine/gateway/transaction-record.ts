@@ -95,7 +95,18 @@ export interface TxData {
   created_at: string;
   updated_at: string;
   transaction_reference: string | null;
+  /**
+   * The client's `unique_reference`, as it was sent (trimmed), on a transaction that holds or held
+   * its retry key: what the view shows and what a lookup by reference matches. On records from
+   * before `retry_key` was kept (no `retry_key`), this is the retry key itself: read both with
+   * clientReferenceOf / retryKeyOfRecord.
+   */
   unique_reference: string | null;
+  /**
+   * The idempotency key (`<action>/<order>/<unique_reference>`, idempotency.ts) while this
+   * transaction holds it; null when it holds none (no unique_reference, a decline, a reversal).
+   */
+  retry_key?: string | null;
   request_fingerprint: string | null;
   parent: string | null;
   processing_date: string;
@@ -120,7 +131,10 @@ export interface TxData {
 export interface TxRow {
   id: string;
   order_id: string;
+  /** The retry key ('' when none): what a retried request is matched by. */
   unique_reference: string;
+  /** The client's unique_reference ('' when none): what a lookup by reference is matched by. */
+  client_reference: string;
   due_at: number;
   batch_id: string;
   fund: string;
@@ -136,13 +150,33 @@ export function txDoc(data: TxData): TxRow {
   return {
     id: data.token,
     order_id: data.order?.identifier ?? '',
-    unique_reference: data.unique_reference ?? '',
+    unique_reference: retryKeyOfRecord(data) ?? '',
+    client_reference: clientReferenceOf(data) ?? '',
     due_at: data.due ? data.due_at : 0,
     batch_id: data.settlement.batch ?? '',
     fund: data.fund ?? data.gift_card ?? '',
     recency: RECENCY_BASE - Date.parse(data.created_at),
     data,
   };
+}
+
+/** The retry key a stored transaction holds (idempotency.ts), null when none. */
+export function retryKeyOfRecord(t: Pick<TxData, 'unique_reference' | 'retry_key' | 'order'>): string | null {
+  return t.retry_key !== undefined ? t.retry_key : t.unique_reference;
+}
+
+/**
+ * The client's unique_reference of a stored transaction, null when it has none. A record from
+ * before `retry_key` was kept stored only the key, `<action>/<order or ->/<reference>`: the
+ * client's part is what follows the action and that order (actions hold no `/`; an order
+ * identifier may, which is why it is matched as the record's own and not split on).
+ */
+export function clientReferenceOf(t: Pick<TxData, 'unique_reference' | 'retry_key' | 'order'>): string | null {
+  if (t.retry_key !== undefined || t.unique_reference === null) return t.unique_reference;
+  const key = t.unique_reference;
+  const afterAction = key.slice(key.indexOf('/') + 1);
+  const order = `${t.order?.identifier ?? '-'}/`;
+  return afterAction.startsWith(order) && afterAction.length > order.length ? afterAction.slice(order.length) : key;
 }
 
 /** Amount still reserved by an authorization. */
@@ -257,6 +291,8 @@ export type NewTransaction = Pick<
 > & {
   /** The idempotency key; held only by an approved transaction (a decline does not hold it). */
   key: string | null;
+  /** The client's unique_reference the key was made of (shown and looked up by; kept with the key). */
+  unique_reference: string | null;
 };
 
 /** Where a new record is made: its token, the time, its processing day and when a hold made now would end. */
@@ -300,7 +336,8 @@ export function buildTransaction(stamp: TransactionStamp, n: NewTransaction): Tx
     created_at: stamp.at,
     updated_at: stamp.at,
     transaction_reference: n.transaction_reference,
-    unique_reference: approved ? n.key : null,
+    unique_reference: approved && n.key ? n.unique_reference : null,
+    retry_key: approved ? n.key : null,
     request_fingerprint: n.request_fingerprint,
     parent: n.parent,
     processing_date: stamp.day.date,
@@ -398,7 +435,7 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
     email: t.email,
     state: t.state,
     transaction_reference: t.transaction_reference,
-    unique_reference: t.unique_reference,
+    unique_reference: clientReferenceOf(t),
     from_account: t.from_account,
     to_account: ctx.accountName,
     process_on: null,

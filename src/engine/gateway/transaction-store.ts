@@ -29,6 +29,20 @@ export async function getTxByReference(core: EngineCore, action: string, referen
   return key ? (await core.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: key }, limit: 1 }))[0]?.data : undefined;
 }
 
+/**
+ * The transaction a client's `unique_reference` names (GET /api/exports/transaction/{ref}). One
+ * reference may name several: it is unique per action and order only, so a sale and its refund, or
+ * sales on two orders, may share it. Then the most recent answers: on the
+ * [client_reference, recency] index, the first entry is the newest; transactions made in the same
+ * millisecond follow in token order, the first of them answers. A key as the view once showed it
+ * (`sale/SO-9100/ERP-1`), which a client may have kept, is matched as the retry key it is.
+ */
+export async function getTxByClientReference(core: EngineCore, reference: string): Promise<TxData | undefined> {
+  const [newest] = await core.find<TxDoc>(TRANSACTIONS, { selector: { client_reference: reference }, sort: [{ client_reference: 'asc' }, { recency: 'asc' }], limit: 1 });
+  if (newest) return newest.data;
+  return (await core.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: reference }, limit: 1 }))[0]?.data;
+}
+
 export async function putTx(tx: Tx, data: TxData, created: boolean): Promise<void> {
   await tx.put(TRANSACTIONS, txDoc(data), {
     type: created ? (data.state === 'declined' ? 'transaction.declined' : 'transaction.created') : 'transaction.updated',

@@ -7,7 +7,7 @@ import type { SyncDoc, SyncStream } from './streams';
  * order or transaction ids that a test install (or a restored backup) hands out again. So the
  * central keys a shop's document by the shop: the id (and, for records, the key) starts with
  * `<shop>:`, and so do the indexed fields that name another document of the same shop (a record's
- * `ref`, a transaction's `order_id`, `unique_reference` and `batch_id`), so a lookup on the
+ * `ref`, a transaction's `order_id`, `unique_reference`, `client_reference` and `batch_id`), so a lookup on the
  * central stays within the shop. The body (`data`) is the hub's, unchanged; the shop is read back
  * from the key with `shopOfCentralId`.
  */
@@ -29,7 +29,7 @@ export function centralDocument(shop: string, stream: SyncStream, doc: SyncDoc):
   }
   const out = { ...doc, id: `${shop}:${doc.id}` } as SyncDoc & Record<string, unknown>;
   if (stream.collection === 'transactions') {
-    for (const field of ['order_id', 'unique_reference', 'batch_id']) out[field] = prefixed(shop, out[field]);
+    for (const field of ['order_id', 'unique_reference', 'client_reference', 'batch_id']) out[field] = prefixed(shop, out[field]);
   }
   return out;
 }

@@ -96,7 +96,7 @@ function viewRoute(path: string, param: string, operationId: string, tags: strin
     operationId,
     tags,
     summary,
-    description: 'Matched against the transaction `token`, then its `unique_reference`.',
+    description: 'Matched against the transaction `token`, then its `unique_reference` (as the client sent it; when several transactions share one, e.g. a sale and its refund, the most recent).',
     params: Type.Object({ [param]: Type.String({ minLength: 1, maxLength: 240 }) }),
     responses: { 200: { description: 'The transaction', schema: ref(OrderTransaction) }, ...notFoundReplies },
     async handler({ engine, params }) {

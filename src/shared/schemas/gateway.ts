@@ -182,7 +182,7 @@ export const OrderTransaction = component(
       email: nullableString,
       state: Type.String({ description: 'completed, declined, in_progress, cancelled (voided or reversed), completed_but_nsfed (ACH returned)' }),
       transaction_reference: nullableString,
-      unique_reference: Type.Union([Type.String(), Type.Null()], { description: '`<action>/<order>/<unique_reference>` on approved requests that carried a unique_reference (the retry key).' }),
+      unique_reference: Type.Union([Type.String(), Type.Null()], { description: 'The unique_reference the request carried, as sent, on approved requests (the retry key is it with the action and order).' }),
       from_account: nullableString,
       to_account: nullableString,
       process_on: nullableString,

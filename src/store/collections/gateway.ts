@@ -15,22 +15,29 @@ export const orders = defineCollection('orders', {
 
 /**
  * Gateway transactions, keyed by token. Indexed for: the order view (`order_id`), duplicate
- * requests (`unique_reference`, '' when none), the clock-driven work (`due_at`: the instant at which
- * the processing-day cut-off, a hold release or an ACH settlement next concerns this transaction,
- * 0 when nothing is pending), a settlement batch's contents (`batch_id`) and a fund's history, newest first (`recency` =
- * RECENCY_BASE - created ms, so an ascending index scan starts at the newest).
+ * requests (`unique_reference`: the retry key `<action>/<order>/<reference>`, '' when none), a
+ * lookup by the client's own unique_reference, newest first (`client_reference`, '' when none),
+ * the clock-driven work (`due_at`: the instant at which the processing-day cut-off, a hold release
+ * or an ACH settlement next concerns this transaction, 0 when nothing is pending), a settlement
+ * batch's contents (`batch_id`) and a fund's history, newest first (`recency` = RECENCY_BASE -
+ * created ms, so an ascending index scan starts at the newest).
+ *
+ * `client_reference` came later, with its index: a folder from before opens (database.ts
+ * acceptLayoutChanges) and its rows, which lack it, are indexed under '' (found by token or by the
+ * retry key they showed as their unique_reference).
  */
 export const transactions = defineCollection('transactions', {
   fields: {
     order_id: keyField(100),
     unique_reference: keyField(240),
+    client_reference: keyField(240),
     due_at: instantField,
     batch_id: keyField(120),
     fund: keyField(40),
     recency: instantField,
   },
   // Each index costs every sale an index write: only those the gateway queries.
-  indexes: [['order_id', 'watermark'], ['unique_reference'], ['due_at'], ['batch_id', 'watermark'], ['fund', 'recency']],
+  indexes: [['order_id', 'watermark'], ['unique_reference'], ['client_reference', 'recency'], ['due_at'], ['batch_id', 'watermark'], ['fund', 'recency']],
   idLength: 40,
 });
 
