@@ -320,6 +320,14 @@ for (const { locale } of LOCALES) {
           expect(last.top).toBeGreaterThanOrEqual(pane.top);
           await screenshot(page, `layout-long-sale-${locale}-${size.width}`);
         }
+        // Made smaller again (a display unplugged): the chosen line is brought back into view.
+        await page.setViewportSize({ width: SIZES[0]!.width, height: SIZES[0]!.height - 120 });
+        const lines = page.getByTestId('lines');
+        await until(async () => {
+          const pane = await box(lines);
+          const last = await box(rows.last());
+          return last.bottom <= pane.bottom + 0.5 && last.top >= pane.top;
+        }, 'the newest line back in view after the window shrank');
       } finally {
         // Paid in cash even when a measure failed: the tests after start from an empty sale.
         await payInCash();

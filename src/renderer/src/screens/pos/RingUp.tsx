@@ -220,7 +220,15 @@ function SaleLines({ v }: { v: RingUpState }) {
   const table = useRef<HTMLTableElement>(null);
   // The lines scroll in their pane: the one just scanned or chosen with the arrows is brought into view.
   useEffect(() => {
-    table.current?.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
+    const show = () => table.current?.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
+    show();
+    // A window made smaller (the till's screen rotated, a second display unplugged) shrinks the
+    // pane: the chosen line is brought back into view then too.
+    const pane = table.current?.parentElement;
+    if (!pane || typeof ResizeObserver === 'undefined') return;
+    const watch = new ResizeObserver(show);
+    watch.observe(pane);
+    return () => watch.disconnect();
   }, [chosen?.line, sale?.lines.length]);
   if (!sale || sale.lines.length === 0) {
     return (
