@@ -181,6 +181,11 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await page.goto(`${url}/app/sync`);
     const form = page.getByRole('form', { name: 'Upstream' });
     await form.waitFor();
+    // No PC paired: said of paired PCs, not of the lanes this install sells on.
+    const none = page.getByTestId('sync-no-peers');
+    await none.waitFor();
+    expect(await none.innerText()).toMatch(/^No other lane PC is paired with this one, and this PC is not paired with a hub\. Pairing is for /);
+    expect(await none.innerText()).not.toContain('has no lanes');
     await field('Address').fill('not an address');
     await field('API token').fill('UPSTREAMTOKEN01');
     await field('API key').fill('upstream-secret-key-42');
