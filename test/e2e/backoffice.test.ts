@@ -46,6 +46,14 @@ describe('the back office', { timeout: 90_000 }, () => {
     // The link names whose it is: the e-mail its holder signs in with afterwards.
     expect(await page.getByText('This link is for').innerText()).toBe('This link is for owner@laneway.local: the e-mail you sign in with afterwards.');
     await field('Another e-mail (leave empty to keep owner@laneway.local)').fill(OWNER.email);
+    // Too short: said beside the field, not only in the browser's passing tooltip.
+    await field('New password').fill('short1');
+    await field('The same again').fill('short1');
+    await page.keyboard.press('Enter');
+    const short = page.getByRole('alert').filter({ hasText: 'characters' });
+    await short.waitFor();
+    expect(await short.innerText()).toBe('This password has 6 characters: it needs 10 or more.');
+    expect(await field('New password').getAttribute('aria-invalid')).toBe('true');
     await field('New password').fill(OWNER.password);
     await field('The same again').fill(OWNER.password);
     await page.keyboard.press('Enter');
@@ -250,6 +258,12 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('manager');
     await page.getByRole('button', { name: 'Add user' }).click();
     const managerLink = (await page.locator('.bo-secret').innerText()).trim();
+    // The link has a Copy button, as an invoice's payment link does.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    const banner = page.getByRole('status').filter({ hasText: 'Sign-in link for manager@example.com' });
+    await banner.getByRole('button', { name: 'Copy link' }).click();
+    await banner.getByText('Link copied').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(managerLink);
     await screenshot(page, 'backoffice-9-users');
 
     const manager = await newPage('en-US');

@@ -5,7 +5,7 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Money, Notice, Title, day, useLoad, usePaged } from './common';
+import { CopyButton, Money, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
 
 type Row = BoAnswer<'invoices'>['items'][number];
@@ -142,20 +142,13 @@ function InvoiceDetail({ number }: { number: string }) {
 
 /** The click-to-pay link the customer pays this invoice with (the page it opens is public: the link is its key). */
 function PayLink({ url }: { url: string }) {
-  const [said, setSaid] = useState('');
-  const copy = () => {
-    navigator.clipboard.writeText(url).then(
-      () => setSaid('Link copied'),
-      () => setSaid('Copy did not work: select the link and copy it'),
-    );
-  };
   // A link on this computer's own address opens nowhere else: customers need the shop's public address.
   const local = /^https?:\/\/(localhost|127\.|\[::1\])/i.test(url);
   return (
     <>
       <p className="muted">
         Customer's <a href={url} target="_blank" rel="noreferrer">payment link</a>{' '}
-        <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
+        <CopyButton text={url} />
       </p>
       {local && <p className="muted" aria-label="Payment link warning">This link points at this computer: customers cannot open it. Start the server with --public-url set to the address customers reach it at.</p>}
     </>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { useUser } from '../state/user';
-import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { CopyButton, Field, Notice, Title, day, fieldErrors, useLoad } from './common';
 import { welcomeLink } from '../../../shared/welcome-link';
 
 type Role = BoAnswer<'users'>['users'][number]['role'];
@@ -61,7 +61,7 @@ export function UsersSection() {
       <Notice error={error ?? message} />
       {shown && (
         <div className="notice info" role="status">
-          Sign-in link for {shown.email} (shown once, works for 24 hours): <code className="bo-secret">{shown.url}</code>
+          Sign-in link for {shown.email} (shown once, works for 24 hours): <code className="bo-secret">{shown.url}</code> <CopyButton text={shown.url} />
         </div>
       )}
       <div className="card">

@@ -251,6 +251,22 @@ export function PaymentStatus({ status }: { status: string }) {
   return <span className={`pill ${tone}`} title={status}>{words}</span>;
 }
 
+/** A Copy link button for a link shown on the screen, saying beside it whether the copy worked. */
+export function CopyButton({ text }: { text: string }) {
+  const [said, setSaid] = useState('');
+  const copy = () => {
+    navigator.clipboard.writeText(text).then(
+      () => setSaid('Link copied'),
+      () => setSaid('Copy did not work: select the link and copy it'),
+    );
+  };
+  return (
+    <>
+      <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
+    </>
+  );
+}
+
 /**
  * Where a form's address was opened by someone whose role may not send it (a link, a bookmark):
  * said at once, instead of a form that can only fail once filled in.
