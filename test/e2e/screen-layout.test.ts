@@ -190,6 +190,23 @@ for (const { locale, p } of LOCALES) {
       await screenshot(page(), `layout-imports-${locale}`);
     });
 
+    it('keeps the Products table in its card at 1024×768: the page does not scroll sideways, the table does, its Deactivate buttons inside the card', async () => {
+      await page().setViewportSize({ width: 1024, height: 768 });
+      await page().goto(`${url}/app/pos`);
+      const table = page().getByRole('table', { name: 'Products' });
+      await table.getByText('Planche de service en noyer, grand format').waitFor();
+      await noSidewaysScroll(page());
+      const card = await box(table.locator('xpath=ancestor::div[contains(@class, "card")][1]'));
+      expect(card.right).toBeLessThanOrEqual(1024);
+      const scroller = table.locator('xpath=..');
+      await scroller.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+      const buttons = await table.getByRole('button', { name: 'Deactivate' }).all();
+      expect(buttons.length).toBeGreaterThan(1);
+      for (const b of buttons) expect((await box(b)).right, 'a Deactivate button').toBeLessThanOrEqual(card.right + 0.5);
+      await screenshot(page(), `layout-products-${locale}`);
+      await scroller.evaluate((el) => el.scrollTo({ left: 0 }));
+    });
+
     it('keeps the Settlement batches in their card at 1024: the page does not scroll sideways, the table does', async () => {
       await page().setViewportSize({ width: 1024, height: 700 });
       await page().goto(`${url}/app/settlement`);
