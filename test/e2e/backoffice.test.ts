@@ -275,7 +275,22 @@ describe('the back office', { timeout: 90_000 }, () => {
     await manager.goto(`${url}/app/orders/transactions/${saleToken}`);
     await manager.getByRole('button', { name: 'Refund' }).waitFor();
 
-    await page.getByLabel('Role of manager@example.com').selectOption('clerk');
+    // A role chosen is asked about first: owner says what it grants; cancelled, the select goes back and nothing is sent.
+    const role = page.getByLabel('Role of manager@example.com');
+    await role.selectOption('owner');
+    const ask = page.getByRole('dialog', { name: 'Make Morgan Manager (manager@example.com) owner?' });
+    await ask.waitFor();
+    expect(await ask.innerText()).toContain('An owner can do everything');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    expect(await role.inputValue()).toBe('manager');
+    const listed = async () => (await api<{ users: Array<{ email: string; role: string }> }>('GET', '/api/users')).users.find((u) => u.email === 'manager@example.com')?.role;
+    expect(await listed()).toBe('manager');
+    await role.selectOption('clerk');
+    await page.getByRole('dialog', { name: 'Make Morgan Manager (manager@example.com) clerk?' }).getByRole('button', { name: 'Make clerk' }).click();
+    await seen('Saved: Morgan Manager (manager@example.com) is now clerk.');
+    expect(await listed()).toBe('clerk');
+    expect(await role.inputValue()).toBe('clerk');
     // Live: the manager's screen reads the session again and hides the money moves.
     await until(async () => (await manager.getByLabel('Signed in user').innerText()).endsWith('clerk'), "the manager's screen to see the new role");
     await until(async () => (await manager.getByRole('button', { name: 'Refund' }).count()) === 0, 'Refund to disappear');

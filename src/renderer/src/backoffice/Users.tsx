@@ -1,16 +1,25 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { useUser } from '../state/user';
-import { CopyButton, Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { Confirm, CopyButton, Field, Notice, Title, day, fieldErrors, useLoad } from './common';
 import { welcomeLink } from '../../../shared/welcome-link';
 
-type Role = BoAnswer<'users'>['users'][number]['role'];
+type User = BoAnswer<'users'>['users'][number];
+type Role = User['role'];
 const ROLES: Array<[Role, string]> = [
   ['owner', 'Owner: everything'],
   ['manager', 'Manager: money moves, refunds, settings'],
   ['clerk', 'Clerk: read, record payments, reminders'],
   ['cashier', 'Cashier: the register only'],
 ];
+
+/** What a role change grants, said before it is sent: a slip of the select could make someone owner. */
+const GRANTS: Record<Role, string> = {
+  owner: 'An owner can do everything, as you can: add and disable users and change their roles, create API keys, move money, refund and change settings.',
+  manager: 'A manager moves money, refunds and changes settings, but does not manage users or API keys.',
+  clerk: 'A clerk reads, records payments and sends reminders; no refunds, settings or users.',
+  cashier: 'A cashier uses the register only; no back office.',
+};
 
 /** Users and roles (the owner's): add a user (their sign-in link shown once), change a role, disable. */
 export function UsersSection() {
@@ -23,6 +32,9 @@ export function UsersSection() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [shown, setShown] = useState<{ email: string; url: string } | null>(null);
+  /** A role chosen in a row's select, asked about before it is sent (the select keeps the saved role meanwhile). */
+  const [pending, setPending] = useState<{ user: User; role: Role } | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const add = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -40,15 +52,23 @@ export function UsersSection() {
       setMessage(f.message);
     }
   };
-  const change = async (id: string, patch: { role?: Role; enabled?: boolean }) => {
+  const change = async (id: string, patch: { role?: Role; enabled?: boolean }, done?: string) => {
     if (!creds) return;
+    setSaved(null);
     try {
       await boCall(creds, 'updateUser', { params: { id }, body: patch });
       setMessage(null);
+      if (done) setSaved(done);
     } catch (err) {
       setMessage((err as Error).message);
     }
     reload();
+  };
+  const confirmRole = () => {
+    if (!pending) return;
+    const { user, role: next } = pending;
+    setPending(null);
+    void change(user.id, { role: next }, `Saved: ${who(user)} is now ${next}.`);
   };
   const newLink = async (id: string, who: string) => {
     if (!creds) return;
@@ -59,6 +79,17 @@ export function UsersSection() {
     <section className="bo-section">
       <Title>Users</Title>
       <Notice error={error ?? message} />
+      {saved && <p role="status" className="notice ok">{saved}</p>}
+      {pending && (
+        <Confirm
+          title={`Make ${who(pending.user)} ${pending.role}?`}
+          body={<p>{GRANTS[pending.role]}</p>}
+          confirm={`Make ${pending.role}`}
+          danger={pending.role === 'owner'}
+          onConfirm={confirmRole}
+          onCancel={() => setPending(null)}
+        />
+      )}
       {shown && (
         <div className="notice info" role="status">
           Sign-in link for {shown.email} (shown once, works for 24 hours): <code className="bo-secret">{shown.url}</code> <CopyButton text={shown.url} />
@@ -72,7 +103,7 @@ export function UsersSection() {
               <tr key={u.id}>
                 <td>{u.name} <span className="muted">{u.email}</span></td>
                 <td>
-                  <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === me} onChange={(e) => void change(u.id, { role: e.target.value as Role })}>
+                  <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === me} onChange={(e) => setPending({ user: u, role: e.target.value as Role })}>
                     {ROLES.map(([r]) => <option key={r} value={r}>{r}</option>)}
                   </select>
                 </td>
@@ -107,3 +138,6 @@ export function UsersSection() {
     </section>
   );
 }
+
+/** A user as the confirmation names them: their name, else their e-mail. */
+const who = (u: User) => (u.name ? `${u.name} (${u.email})` : u.email);
