@@ -263,7 +263,7 @@ describe('the back office', { timeout: 90_000 }, () => {
     const banner = page.getByRole('status').filter({ hasText: 'Sign-in link for manager@example.com' });
     await banner.getByRole('button', { name: 'Copy link' }).click();
     await banner.getByText('Link copied').waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(managerLink);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(managerLink);
     await screenshot(page, 'backoffice-9-users');
 
     const manager = await newPage('en-US');
