@@ -32,8 +32,6 @@ export function UsersSection() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [shown, setShown] = useState<{ email: string; url: string } | null>(null);
-  /** A role chosen in a row's select, asked about before it is sent (the select keeps the saved role meanwhile). */
-  const [pending, setPending] = useState<{ user: User; role: Role } | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const add = async (e: FormEvent) => {
     e.preventDefault();
@@ -64,12 +62,7 @@ export function UsersSection() {
     }
     reload();
   };
-  const confirmRole = () => {
-    if (!pending) return;
-    const { user, role: next } = pending;
-    setPending(null);
-    void change(user.id, { role: next }, `Saved: ${who(user)} is now ${next}.`);
-  };
+  const roleChange = useRoleChange((user, next) => void change(user.id, { role: next }, `Saved: ${who(user)} is now ${next}.`));
   const newLink = async (id: string, who: string) => {
     if (!creds) return;
     const made = await boCall(creds, 'userLink', { params: { id } });
@@ -80,16 +73,7 @@ export function UsersSection() {
       <Title>Users</Title>
       <Notice error={error ?? message} />
       {saved && <p role="status" className="notice ok">{saved}</p>}
-      {pending && (
-        <Confirm
-          title={`Make ${who(pending.user)} ${pending.role}?`}
-          body={<p>{GRANTS[pending.role]}</p>}
-          confirm={`Make ${pending.role}`}
-          danger={pending.role === 'owner'}
-          onConfirm={confirmRole}
-          onCancel={() => setPending(null)}
-        />
-      )}
+      {roleChange.dialog}
       {shown && (
         <div className="notice info" role="status">
           Sign-in link for {shown.email} (shown once, works for 24 hours): <code className="bo-secret">{shown.url}</code> <CopyButton text={shown.url} />
@@ -103,7 +87,7 @@ export function UsersSection() {
               <tr key={u.id}>
                 <td>{u.name} <span className="muted">{u.email}</span></td>
                 <td>
-                  <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === me} onChange={(e) => setPending({ user: u, role: e.target.value as Role })}>
+                  <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === me} onChange={(e) => roleChange.ask(u, e.target.value as Role)}>
                     {ROLES.map(([r]) => <option key={r} value={r}>{r}</option>)}
                   </select>
                 </td>
@@ -141,3 +125,22 @@ export function UsersSection() {
 
 /** A user as the confirmation names them: their name, else their e-mail. */
 const who = (u: User) => (u.name ? `${u.name} (${u.email})` : u.email);
+
+/**
+ * A role chosen in a row's select, asked about before it is sent: the dialog names the person, the
+ * role and what it grants. The select keeps the saved role meanwhile, so a cancel leaves it as it was.
+ */
+function useRoleChange(send: (user: User, role: Role) => void) {
+  const [pending, setPending] = useState<{ user: User; role: Role } | null>(null);
+  const dialog = pending && (
+    <Confirm
+      title={`Make ${who(pending.user)} ${pending.role}?`}
+      body={<p>{GRANTS[pending.role]}</p>}
+      confirm={`Make ${pending.role}`}
+      danger={pending.role === 'owner'}
+      onConfirm={() => (setPending(null), send(pending.user, pending.role))}
+      onCancel={() => setPending(null)}
+    />
+  );
+  return { ask: (user: User, role: Role) => setPending({ user, role }), dialog };
+}
