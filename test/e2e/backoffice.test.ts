@@ -290,7 +290,7 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.getByRole('dialog', { name: 'Make Morgan Manager (manager@example.com) clerk?' }).getByRole('button', { name: 'Make clerk' }).click();
     await seen('Saved: Morgan Manager (manager@example.com) is now clerk.');
     expect(await listed()).toBe('clerk');
-    expect(await role.inputValue()).toBe('clerk');
+    await expect.poll(() => role.inputValue()).toBe('clerk');
     // Live: the manager's screen reads the session again and hides the money moves.
     await until(async () => (await manager.getByLabel('Signed in user').innerText()).endsWith('clerk'), "the manager's screen to see the new role");
     await until(async () => (await manager.getByRole('button', { name: 'Refund' }).count()) === 0, 'Refund to disappear');
