@@ -122,6 +122,19 @@ describe('what an import did, in the reader\'s locale', { timeout: 120_000 }, ()
     expect(await empty.innerText()).toBe('Every payment in the file matches the one here.');
   });
 
+  it("shows a small file's size in bytes in the reader's locale, and offers no errors file when it had none", async () => {
+    const csv = 'code,name\nA,B\n';
+    expect(Buffer.byteLength(csv)).toBe(14);
+    const id = await importFile(csv, 'tiny.csv');
+    for (const [p, size] of [[page, '14 octets'], [us, '14 bytes']] as const) {
+      await p.goto(`${bo.url}/app/imports/${id}`);
+      const file = p.getByTestId('batch-file');
+      await file.waitFor();
+      expect(spaced(await file.innerText())).toMatch(new RegExp(`^${size} · fingerprint `));
+      expect(await p.getByRole('button', { name: 'Download errors (.csv)' }).count()).toBe(0);
+    }
+  });
+
   it("offers a card file's tokenized results, saying until when, and downloads them masked", async () => {
     const id = await importFile(sample('credit_cards'), 'credit_cards.csv');
     const batch = (await (await fetch(`${bo.url}/api/imports/${id}`, { headers: { Authorization: auth } })).json()) as { complete_at: string };

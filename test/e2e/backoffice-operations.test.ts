@@ -181,6 +181,11 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await page.goto(`${url}/app/sync`);
     const form = page.getByRole('form', { name: 'Upstream' });
     await form.waitFor();
+    // No PC paired: said of paired PCs, not of the lanes this install sells on.
+    const none = page.getByTestId('sync-no-peers');
+    await none.waitFor();
+    expect(await none.innerText()).toMatch(/^No other lane PC is paired with this one, and this PC is not paired with a hub\. Pairing is for /);
+    expect(await none.innerText()).not.toContain('has no lanes');
     await field('Address').fill('not an address');
     await field('API token').fill('UPSTREAMTOKEN01');
     await field('API key').fill('upstream-secret-key-42');
@@ -231,6 +236,13 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await clerk.goto(`${url}/app/sync`);
     await clerk.getByRole('heading', { name: 'Sync' }).waitFor();
     expect(await clerk.getByRole('form', { name: 'Upstream' }).count()).toBe(0);
+    // The account's profile: shown, greyed out, with who changes it; nothing to type into.
+    await clerk.goto(`${url}/app/account`);
+    const profile = clerk.getByRole('form', { name: 'Profile' });
+    await expect.poll(() => field('Processing cut-off (HH:MM, local)', clerk).inputValue()).toMatch(/^\d{2}:\d{2}$/);
+    for (const label of ['Business name', 'Time zone', 'Processing cut-off (HH:MM, local)']) expect(await field(label, clerk).isDisabled(), label).toBe(true);
+    expect(await profile.getByTestId('read-only-note').innerText()).toBe('Only the owner or a manager changes these.');
+    expect(await profile.getByRole('button', { name: 'Save' }).count()).toBe(0);
   });
 
   it("writes a Z report's times as the reader's locale writes a date and a time, in the list and the report", async () => {

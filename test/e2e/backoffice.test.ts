@@ -46,6 +46,14 @@ describe('the back office', { timeout: 90_000 }, () => {
     // The link names whose it is: the e-mail its holder signs in with afterwards.
     expect(await page.getByText('This link is for').innerText()).toBe('This link is for owner@laneway.local: the e-mail you sign in with afterwards.');
     await field('Another e-mail (leave empty to keep owner@laneway.local)').fill(OWNER.email);
+    // Too short: said beside the field, not only in the browser's passing tooltip.
+    await field('New password').fill('short1');
+    await field('The same again').fill('short1');
+    await page.keyboard.press('Enter');
+    const short = page.getByRole('alert').filter({ hasText: 'characters' });
+    await short.waitFor();
+    expect(await short.innerText()).toBe('This password has 6 characters: it needs 10 or more.');
+    expect(await field('New password').getAttribute('aria-invalid')).toBe('true');
     await field('New password').fill(OWNER.password);
     await field('The same again').fill(OWNER.password);
     await page.keyboard.press('Enter');
@@ -266,6 +274,12 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('manager');
     await page.getByRole('button', { name: 'Add user' }).click();
     const managerLink = (await page.locator('.bo-secret').innerText()).trim();
+    // The link has a Copy button, as an invoice's payment link does.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    const banner = page.getByRole('status').filter({ hasText: 'Sign-in link for manager@example.com' });
+    await banner.getByRole('button', { name: 'Copy link' }).click();
+    await banner.getByText('Link copied').waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(managerLink);
     await screenshot(page, 'backoffice-9-users');
 
     const manager = await newPage('en-US');
@@ -277,7 +291,22 @@ describe('the back office', { timeout: 90_000 }, () => {
     await manager.goto(`${url}/app/orders/transactions/${saleToken}`);
     await manager.getByRole('button', { name: 'Refund' }).waitFor();
 
-    await page.getByLabel('Role of manager@example.com').selectOption('clerk');
+    // A role chosen is asked about first: owner says what it grants; cancelled, the select goes back and nothing is sent.
+    const role = page.getByLabel('Role of manager@example.com');
+    await role.selectOption('owner');
+    const ask = page.getByRole('dialog', { name: 'Make Morgan Manager (manager@example.com) owner?' });
+    await ask.waitFor();
+    expect(await ask.innerText()).toContain('An owner can do everything');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'detached' });
+    expect(await role.inputValue()).toBe('manager');
+    const listed = async () => (await api<{ users: Array<{ email: string; role: string }> }>('GET', '/api/users')).users.find((u) => u.email === 'manager@example.com')?.role;
+    expect(await listed()).toBe('manager');
+    await role.selectOption('clerk');
+    await page.getByRole('dialog', { name: 'Make Morgan Manager (manager@example.com) clerk?' }).getByRole('button', { name: 'Make clerk' }).click();
+    await seen('Saved: Morgan Manager (manager@example.com) is now clerk.');
+    expect(await listed()).toBe('clerk');
+    await expect.poll(() => role.inputValue()).toBe('clerk');
     // Live: the manager's screen reads the session again and hides the money moves.
     await until(async () => (await manager.getByLabel('Signed in user').innerText()).endsWith('clerk'), "the manager's screen to see the new role");
     await until(async () => (await manager.getByRole('button', { name: 'Refund' }).count()) === 0, 'Refund to disappear');

@@ -78,7 +78,17 @@ describe('a refund needs a supervisor', { timeout: 120_000 }, () => {
         await code.waitFor();
         // Sent without a code: refused, in words; nothing goes back.
         await page.getByRole('button', { name: /^Refund / }).click();
-        await page.getByText('Money given back needs a supervisor: ask one to enter their code.').first().waitFor();
+        // The refusal is said inside the dialog, beside the field, not behind its backdrop.
+        const refusal = page.getByRole('dialog', { name: 'Refund' }).getByRole('alert');
+        await expect.poll(() => refusal.innerText().catch(() => '')).toBe('Money given back needs a supervisor: ask one to enter their code.');
+        expect(await page.getByTestId('notice').count(), 'no banner behind the dialog').toBe(0);
+        expect((await t.engine.register.sale(sale.id)).status).toBe('paid');
+        // A wrong code: refused in the dialog, which says the code was cleared.
+        await code.fill('999999');
+        await code.press('Enter');
+        await expect.poll(() => refusal.innerText().catch(() => '')).toBe("That code is not an active supervisor's. Ask a supervisor to enter theirs. The code typed was cleared.");
+        expect(await code.inputValue()).toBe('');
+        expect(await page.getByTestId('notice').count(), 'no banner behind the dialog').toBe(0);
         expect((await t.engine.register.sale(sale.id)).status).toBe('paid');
 
         await code.fill(samCode);

@@ -12,7 +12,9 @@ import { card, MASTERCARD, VISA } from '../helpers/cards';
  * The screens' layout measured in Debian's Chromium (boxes, not pixels), in en-US and in fr-CA
  * ("12 345,67 $ US"), at 1024 and 1280 wide, with long names and large amounts: the back office's
  * customer list keeps who the customer is readable (the table scrolls inside its card instead),
- * its top bar stays on one line; the register's X report parts never overlap nor widen the page,
+ * its top bar keeps the store's and the user's names whole; a customer's open invoices and
+ * payments and the orders keep their dates, identifiers and headers whole (never "20 nov. 2…"); the
+ * Products table scrolls in its card; the register's X report parts never overlap nor widen the page,
  * and a sale's totals stand in its Amount column, inside the card, beside names not squeezed to a
  * word a line. The Imports and Settlement batch tables scroll inside their cards, not the page; the
  * Users rows' cells (buttons included) share one top and bottom. The register with a long sale fits
@@ -81,6 +83,28 @@ async function textBox(l: Locator) {
   });
 }
 
+/** Every header and cell of a list as drawn (the rows in view): none cut, its text within its box. */
+async function noCutCells(table: Locator, what: string) {
+  const cut = await table.evaluate((el) =>
+    [...el.querySelectorAll('[role="columnheader"], [role="cell"]')]
+      .filter((c) => c.scrollWidth > c.clientWidth + 0.5)
+      .map((c) => c.textContent ?? ''),
+  );
+  expect(cut, `${what}: cut texts`).toEqual([]);
+}
+
+/** A field's placeholder drawn whole in its box (measured in the field's own font). */
+async function placeholderWhole(input: Locator): Promise<boolean> {
+  return input.evaluate((el) => {
+    const doc = el.ownerDocument;
+    const pen = doc.createElement('canvas').getContext('2d')!;
+    const cs = doc.defaultView!.getComputedStyle(el);
+    pen.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const field = el as unknown as { placeholder: string; clientWidth: number };
+    return pen.measureText(field.placeholder).width <= field.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  });
+}
+
 /** An import batch with a long file name, and a settled batch of card sales with large amounts (the clock moved past the cut-off). */
 async function seedBatches() {
   const csv = 'code,name\nLAYOUT1,Northwind Traders Wholesale Distribution\n';
@@ -105,6 +129,10 @@ async function seed(p: string) {
       await api('POST', '/api/imports/invoice', { number: `${p}-L-${n}`, customer_identifier: c.identifier, amount: 1234567, date: day(due - 30), due_date: day(due) });
     }
   }
+  // Payments and orders with identifiers as long as an ERP's.
+  const northwind = names[0]!.identifier;
+  for (const i of [1, 2]) await api('POST', '/api/imports/payment', { identifier: `CHQ-C-${p}-2026-11-00012${i}`, customer_identifier: northwind, amount_cents: 1234567, external_payment_type: 'cheque', external_payment_number: `10${i}` });
+  for (const i of [1, 2]) await api('POST', '/api/gateway/v1/orders/sale', { amount_cents: 1234567 + i, credit_card: card(VISA), order: { identifier: `ORD-${p}-2026-11-000${i}23-NORTHWIND`, customer_identifier: northwind } });
 }
 
 beforeAll(async () => {
@@ -170,10 +198,31 @@ for (const { locale, p } of LOCALES) {
         expect(over.right).toBeLessThanOrEqual(card.right + 0.5);
         const last = await textBox(rows.nth(1).getByRole('cell').nth(8));
         expect(last.right).toBeLessThanOrEqual(card.right + 0.5);
+        // The search box's placeholder whole: what it searches.
+        expect(await placeholderWhole(page().getByLabel('Customer identifier or name')), 'the search placeholder whole').toBe(true);
         await screenshot(page(), `layout-customers-${locale}-${size.width}`);
         await table.evaluate((el) => el.scrollTo({ left: 0 }));
       });
     }
+
+    it("keeps dates and identifiers whole at 1024×768: a customer's open invoices and payments, and the orders", async () => {
+      await page().setViewportSize({ width: 1024, height: 768 });
+      await page().goto(`${url}/app/customers/${p}-NORTHWIND`);
+      const invoices = page().getByRole('table', { name: 'Invoices' });
+      const payments = page().getByRole('table', { name: 'Payments' });
+      await invoices.getByText(`${p}-L-1`, { exact: true }).waitFor();
+      await payments.getByText(`CHQ-C-${p}-2026-11-000121`, { exact: true }).waitFor();
+      await noSidewaysScroll(page());
+      await noCutCells(invoices, 'open invoices');
+      await noCutCells(payments, 'payments');
+      await screenshot(page(), `layout-customer-lists-${locale}`);
+      await page().goto(`${url}/app/orders`);
+      const orders = page().getByRole('table', { name: 'Orders' });
+      await orders.getByText(`ORD-${p}-2026-11-000123-NORTHWIND`, { exact: true }).waitFor();
+      await noSidewaysScroll(page());
+      await noCutCells(orders, 'orders');
+      await screenshot(page(), `layout-orders-${locale}`);
+    });
 
     it('keeps the Imports batches in their card at 1024: the page does not scroll sideways, the table does', async () => {
       await page().setViewportSize({ width: 1024, height: 700 });
@@ -188,6 +237,23 @@ for (const { locale, p } of LOCALES) {
       expect((await box(table.getByRole('columnheader', { name: 'Result' }))).right).toBeLessThanOrEqual(card.right + 0.5);
       await scroller.evaluate((el) => el.scrollTo({ left: 0 }));
       await screenshot(page(), `layout-imports-${locale}`);
+    });
+
+    it('keeps the Products table in its card at 1024×768: the page does not scroll sideways, the table does, its Deactivate buttons inside the card', async () => {
+      await page().setViewportSize({ width: 1024, height: 768 });
+      await page().goto(`${url}/app/pos`);
+      const table = page().getByRole('table', { name: 'Products' });
+      await table.getByText('Planche de service en noyer, grand format').waitFor();
+      await noSidewaysScroll(page());
+      const card = await box(table.locator('xpath=ancestor::div[contains(@class, "card")][1]'));
+      expect(card.right).toBeLessThanOrEqual(1024);
+      const scroller = table.locator('xpath=..');
+      await scroller.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+      const buttons = await table.getByRole('button', { name: 'Deactivate' }).all();
+      expect(buttons.length).toBeGreaterThan(1);
+      for (const b of buttons) expect((await box(b)).right, 'a Deactivate button').toBeLessThanOrEqual(card.right + 0.5);
+      await screenshot(page(), `layout-products-${locale}`);
+      await scroller.evaluate((el) => el.scrollTo({ left: 0 }));
     });
 
     it('keeps the Settlement batches in their card at 1024: the page does not scroll sideways, the table does', async () => {
@@ -223,8 +289,8 @@ for (const { locale, p } of LOCALES) {
       await screenshot(page(), `layout-users-${locale}`);
     });
 
-    it('keeps the top bar on one line at 1024: the store name cut with its title, Sign out whole', async () => {
-      await page().setViewportSize({ width: 1024, height: 700 });
+    it('keeps the top bar whole at 1024×768: the store name and who is signed in never cut, Sign out whole', async () => {
+      await page().setViewportSize({ width: 1024, height: 768 });
       await page().goto(`${url}/app/users`);
       const bar = page().locator('header.bo-top');
       await bar.getByRole('button', { name: 'Sign out' }).waitFor();
@@ -235,6 +301,11 @@ for (const { locale, p } of LOCALES) {
       const h1 = bar.locator('h1');
       expect(await h1.getAttribute('title')).toMatch(/^Laneway · \S/);
       expect((await textBox(h1)).lines).toBe(1);
+      for (const part of [h1, bar.getByLabel('Signed in user')]) {
+        expect(await part.evaluate((el) => el.scrollWidth <= el.clientWidth), `${await part.innerText()} whole`).toBe(true);
+      }
+      expect(plain(await h1.innerText())).toBe('Laneway · Laneway Sandbox Store');
+      expect(plain(await bar.getByLabel('Signed in user').innerText())).toBe('Owner · owner');
       const search = await box(bar.locator('input').first());
       expect(search.width).toBeGreaterThan(200);
       expect((await box(bar)).height).toBeLessThan(72);

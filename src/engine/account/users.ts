@@ -1,3 +1,4 @@
+import { MIN_PASSWORD } from '../../shared/passwords';
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
 import { realNow } from '../clock';
@@ -64,7 +65,7 @@ export const MAX_FAILURES_ALL = 50;
 export const LOCK_MS = 15 * 60_000;
 export const LINK_MS = 24 * 3_600_000;
 export const SESSION_DAYS = 1;
-export const MIN_PASSWORD = 10;
+export { MIN_PASSWORD } from '../../shared/passwords';
 const SCRYPT: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEYLEN = 32;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;

@@ -6,6 +6,15 @@ import { defaultLocale, formatAmount, formatMoney, minorDigits, parseMoney, pars
  */
 export const LOCALE = (typeof navigator !== 'undefined' && navigator.language) || 'en-US';
 
+/**
+ * A file's size in the screen's locale: bytes under 1 KB ("14 bytes", "14 octets"; a 14-byte file
+ * read "0 KB"), else kilobytes with one decimal ("1.4 kB", "1,4 ko").
+ */
+export function fileSize(bytes: number): string {
+  if (bytes < 1024) return new Intl.NumberFormat(LOCALE, { style: 'unit', unit: 'byte', unitDisplay: 'long' }).format(bytes);
+  return new Intl.NumberFormat(LOCALE, { style: 'unit', unit: 'kilobyte', maximumFractionDigits: 1 }).format(bytes / 1024);
+}
+
 /** Amounts as the account's currency in the screen's locale (presentation only: the engine computes every amount). */
 export function money(cents: number, currency: string): string {
   return formatMoney(cents, currency, { locale: LOCALE });

@@ -2,7 +2,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { useRoute } from '../state/route';
-import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { Field, Notice, ReadOnlyNote, Title, day, fieldErrors, useLoad } from './common';
 import { Capabilities } from './AccountCapabilities';
 import { parseTimeOfDay } from '../format';
 
@@ -73,9 +73,11 @@ function Profile({ editable }: { editable: boolean }) {
       <p className="muted">
         {data.environment} · {data.currency.toUpperCase()} · account {data.token}
       </p>
-      <Field label="Business name" name="name" value={value('name')} onChange={set('name')} errors={errors} />
-      <Field label="Time zone" name="timezone" value={value('timezone')} onChange={set('timezone')} errors={errors} hint="Region/City, for example America/Toronto" suggestions={TIME_ZONES} />
-      <Field label="Processing cut-off (HH:MM, local)" name="processing_cutoff" value={value('processing_cutoff')} onChange={set('processing_cutoff')} errors={errors} hint="24-hour clock: 23:00 for 11 pm" />
+      {/* Read-only without the settings grant: fields that take typing but can never be saved mislead. */}
+      {!editable && <ReadOnlyNote />}
+      <Field label="Business name" name="name" value={value('name')} onChange={set('name')} errors={errors} disabled={!editable} />
+      <Field label="Time zone" name="timezone" value={value('timezone')} onChange={set('timezone')} errors={errors} hint="Region/City, for example America/Toronto" suggestions={TIME_ZONES} disabled={!editable} />
+      <Field label="Processing cut-off (HH:MM, local)" name="processing_cutoff" value={value('processing_cutoff')} onChange={set('processing_cutoff')} errors={errors} hint="24-hour clock: 23:00 for 11 pm" disabled={!editable} />
       {editable && (
         <div className="bo-actions">
           <button type="submit" className="primary">Save</button>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall } from '../api/backoffice';
 import { useUser } from '../state/user';
-import { Notice, useLoad } from './common';
+import { Notice, ReadOnlyNote, useLoad } from './common';
 import type { AccountPatch } from '../../../shared/schemas/account';
 
 type Flag = keyof NonNullable<AccountPatch['capabilities']>;
@@ -53,6 +53,7 @@ export function Capabilities({ editable }: { editable: boolean }) {
     <form className="card bo-form" onSubmit={(e) => void save(e)} aria-label="Capabilities">
       <h2>Capabilities</h2>
       {message?.ok ? <p role="status" className="notice ok">{message.text}</p> : <Notice error={message?.text} />}
+      {!editable && <ReadOnlyNote />}
       <fieldset className="bo-kinds" disabled={!editable}>
         <legend className="muted small">What this account does</legend>
         {FLAGS.map(([k, label]) => (

@@ -35,6 +35,8 @@ const columns: Columns<Customer> = [
 
 /** Who the customer is stays readable however wide the amounts are (in characters). */
 const CUSTOMER_MIN = { identifier: 14, name: 16, account_status: 8 };
+/** The identifier never cut: one cut short reads as another customer's. */
+const CUSTOMER_WHOLE = { identifier: (c: Customer) => c.identifier, account_status: { pill: (c: Customer) => c.account_status } };
 
 const older = (c: Customer) => (c.aging_120_cents ?? 0) + (c.aging_180_cents ?? 0) + (c.aging_older_cents ?? 0);
 const MONEY_COLUMNS: Record<string, (c: Customer) => [number | null | undefined, string]> = {
@@ -69,7 +71,7 @@ function CustomerList() {
     <section className="bo-section">
       <Title actions={can(session, 'manage') && <button type="button" className="primary" onClick={() => go('/app/customers/new')}>New customer</button>}>Customers</Title>
       <form className="bo-filters" onSubmit={submit}>
-        <input aria-label="Customer identifier or name" placeholder="Identifier starts with, or name…" value={text} onChange={(e) => setText(e.target.value)} />
+        <input className="bo-query" aria-label="Customer identifier or name" placeholder="Identifier or name…" value={text} onChange={(e) => setText(e.target.value)} />
         <select aria-label="Status" value={status} onChange={(e) => setQuery({ status: e.target.value })}>
           <option value="">Any status</option>
           <option value="open">Open</option>
@@ -81,6 +83,7 @@ function CustomerList() {
       <DataTable
         numeric={widths}
         minWidths={CUSTOMER_MIN}
+        whole={CUSTOMER_WHOLE}
         label="Customers"
         columns={columns}
         rows={rows}
@@ -117,7 +120,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
           </>
         }
       >
-        {data.name} <span className="muted">· {data.identifier}</span> <span className="pill">{data.account_status}</span>
+        {data.name} <span className="muted bo-id">· {data.identifier}</span> <span className="pill">{data.account_status}</span>
       </Title>
       <div className="grid">
         <div className="card">

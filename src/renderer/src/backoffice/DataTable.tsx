@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useMemo, useRef } from 'react';
 import { tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { money } from '../format';
@@ -22,6 +22,59 @@ export function moneyWidths<T extends RowData>(columns: Columns<T>, rows: T[], a
   return widths;
 }
 
+/** The canvas that measures text with the page's own font (null where there is none: tests without a DOM). */
+let pen: CanvasRenderingContext2D | null | undefined;
+
+/** Columns whose text is never cut, by id: the text a row shows, or the text of the pill it shows. */
+export type Whole<T> = Readonly<Record<string, ((row: T) => string) | { pill: (row: T) => string }>>;
+
+interface TextStyle {
+  bold?: boolean;
+  /** In em of the row's font. */
+  size?: number;
+  spacing?: number;
+  upper?: boolean;
+}
+
+/**
+ * A measure of texts in a row's `ch`, in the page's font: an identifier's capitals ("CHQ-C-FR-12")
+ * and a header's bold capitals are wider than 1ch each, so counting characters cut them mid-word.
+ */
+function ruler(): (text: string, style?: TextStyle) => number {
+  if (pen === undefined) pen = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+  const ctx = pen;
+  if (!ctx) return (text) => text.length;
+  const root = getComputedStyle(document.documentElement);
+  const px = parseFloat(root.fontSize) || 16;
+  ctx.font = `${px}px ${root.fontFamily}`;
+  const zero = ctx.measureText('0').width || px / 2;
+  return (text, style = {}) => {
+    const size = px * (style.size ?? 1);
+    const drawn = style.upper ? text.toUpperCase() : text;
+    ctx.font = `${style.bold ? 700 : 400} ${size}px ${root.fontFamily}`;
+    return Math.ceil((ctx.measureText(drawn).width + (style.spacing ?? 0) * size * drawn.length) / zero);
+  };
+}
+
+/**
+ * The narrowest each column may get so that what must stay whole does: every header's longest word
+ * (bold capitals at 0.85em, as styles.css draws .bo-head) and, for the columns in `whole`, every
+ * row's text (dates, identifiers), whose cut "20 nov. 2…" or "CHQ-C-…" reads as another value.
+ */
+function wholeWidths<T extends RowData>(headers: Record<string, string>, rows: T[], whole: Whole<T> = {}): Record<string, number> {
+  const measure = ruler();
+  const widths: Record<string, number> = {};
+  for (const [id, header] of Object.entries(headers)) {
+    widths[id] = Math.max(0, ...header.split(/\s+/).map((w) => measure(w, { bold: true, size: 0.85, spacing: 0.03, upper: true }))) + 2;
+  }
+  for (const [id, text] of Object.entries(whole)) {
+    // A pill (.pill, styles.css) is 0.8em semibold (measured bold) with 1.6rem of padding and margin: 3ch.
+    const width = typeof text === 'function' ? (r: T) => measure(text(r)) + 1 : (r: T) => measure(text.pill(r), { bold: true, size: 0.8 }) + 3;
+    widths[id] = Math.max(widths[id] ?? 0, ...rows.map(width));
+  }
+  return widths;
+}
+
 /**
  * Every row is its own grid (rows are virtual), so a money column's width comes from the longest
  * amount of all the rows (tabular digits are 1ch wide), not from each row's content. The other
@@ -33,6 +86,14 @@ function columnWidths(ids: string[], numeric: Readonly<Record<string, number>> =
   const template = ids.map((id, i) => (numeric[id] !== undefined ? `${chars[i]}ch` : `minmax(${chars[i]}ch, 1fr)`)).join(' ');
   const minWidth = `calc(${chars.reduce((a, b) => a + b, 0)}ch + ${ids.length - 1} * 0.6rem + 2rem)`;
   return { template, minWidth };
+}
+
+/** The grid's columns: each as wide as its money, its minimum, or what it must show whole, whichever is widest. */
+function fittedWidths<T extends RowData>(ids: string[], headers: string[], rows: T[], given: { numeric?: Readonly<Record<string, number>>; minWidths?: Readonly<Record<string, number>>; whole?: Whole<T> }) {
+  const need = wholeWidths(Object.fromEntries(ids.map((id, i) => [id, headers[i] ?? ''])), rows, given.whole);
+  const text = Object.fromEntries(ids.map((id) => [id, Math.max(given.minWidths?.[id] ?? TEXT_MIN, need[id] ?? 0)]));
+  const money = given.numeric ? Object.fromEntries(Object.entries(given.numeric).map(([id, w]) => [id, Math.max(w, need[id] ?? 0)])) : undefined;
+  return columnWidths(ids, money, text);
 }
 
 /**
@@ -53,6 +114,8 @@ export function DataTable<T extends RowData>(props: {
   numeric?: Readonly<Record<string, number>>;
   /** Other columns by id, the narrowest each may get in characters (TEXT_MIN if not named). */
   minWidths?: Readonly<Record<string, number>>;
+  /** Columns whose text is never cut (dates, identifiers), by id with the text a row shows: as wide as the widest. */
+  whole?: Whole<T>;
 }) {
   const table = useTable({ features, columns: props.columns, data: props.rows });
   const scroller = useRef<HTMLDivElement>(null);
@@ -60,7 +123,12 @@ export function DataTable<T extends RowData>(props: {
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => 44, overscan: 12 });
   const ids = table.getAllLeafColumns().map((c) => c.id);
   const isNum = (id: string) => props.numeric?.[id] !== undefined;
-  const { template, minWidth } = columnWidths(ids, props.numeric, props.minWidths);
+  const headers = table.getAllLeafColumns().map((c) => (typeof c.columnDef.header === 'string' ? c.columnDef.header : ''));
+  // Measured again when the rows change: lists declare their columns, `minWidths` and `whole` once, outside the render.
+  const { template, minWidth } = useMemo(
+    () => fittedWidths(ids, headers, props.rows, props),
+    [props.rows, props.columns, props.numeric, props.minWidths, props.whole],
+  );
   return (
     <div className="bo-table card" role="table" aria-label={props.label}>
       <div className="bo-table-wide" style={{ minWidth }}>

@@ -1,7 +1,7 @@
 import { useRef, useState, type DragEvent } from 'react';
 import { ApiError } from '../api/client';
 import { boCall, boDownload, boUpload, type BoAnswer } from '../api/backoffice';
-import { time } from '../format';
+import { fileSize, time } from '../format';
 import { useLive } from '../state/live';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -177,7 +177,7 @@ function Upload() {
         onDrop={drop}
       >
         <p>{file ? <strong>{file.name}</strong> : 'Drop a CSV file here, or choose one.'}</p>
-        {file && <p className="muted small">{(file.size / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} KB</p>}
+        {file && <p className="muted small">{fileSize(file.size)}</p>}
         <label className="bo-field small">
           CSV file
           <input ref={input} type="file" accept=".csv,text/csv" onChange={(e) => pick(e.target.files?.[0])} />
@@ -290,11 +290,14 @@ function BatchDetail({ id }: { id: number }) {
             <div><dt>Result</dt><dd>{resultText(b)}</dd></div>
           </dl>
           <Progress batch={b} />
-          <p className="muted small">{(b.file_size / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} KB · fingerprint {b.file_fingerprint.slice(0, 16)}…</p>
+          <p className="muted small" data-testid="batch-file">{fileSize(b.file_size)} · fingerprint {b.file_fingerprint.slice(0, 16)}…</p>
           <div className="bo-actions">
-            <button type="button" disabled={b.file_errors_count === 0} onClick={() => download('importErrorsCsv', `batch-${id}-errors.csv`)}>
-              Download errors (.csv)
-            </button>
+            {/* Offered only when there is something in it: a file of no errors is no answer to download. */}
+            {b.file_errors_count > 0 && (
+              <button type="button" onClick={() => download('importErrorsCsv', `batch-${id}-errors.csv`)}>
+                Download errors (.csv)
+              </button>
+            )}
             {b.kind === 'credit_cards' && can(session, 'money') && (
               <button type="button" disabled={b.status !== 'completed'} onClick={() => download('importEcho', `batch-${id}-tokens.csv`)}>
                 Download tokenized results

@@ -4,8 +4,8 @@ import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
-import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Money, Notice, Title, day, useLoad, usePaged } from './common';
+import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
+import { CopyButton, Money, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
 
 type Row = BoAnswer<'invoices'>['items'][number];
@@ -21,6 +21,8 @@ const columns: Columns<Row> = [
   { accessorKey: 'owing_cents', header: 'Owing', cell: (c) => <Money cents={c.row.original.owing_cents} currency={c.row.original.currency} /> },
 ];
 const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], owing_cents: (r) => [r.owing_cents, r.currency] };
+/** Never cut: a number or a day cut short reads as another one. */
+const WHOLE: Whole<Row> = { display_number: (r) => String(r.display_number ?? ''), customer_identifier: (r) => String(r.customer_identifier ?? ''), date: (r) => day(r.date), due_date: (r) => day(r.due_date), status: { pill: (r) => String(r.status) } };
 
 /** Invoices newest first through the engine's filtered list query; rows open the invoice. */
 /** `empty`: what the list says when nothing is in it (a customer's open invoices are not a filter that matched nothing). */
@@ -32,7 +34,7 @@ export function InvoiceTable({ filter, empty = 'No invoice matches.' }: { filter
   return (
     <>
       <Notice error={error} />
-      <DataTable numeric={widths} label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty={empty} />
+      <DataTable numeric={widths} whole={WHOLE} label="Invoices" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('invoices', r.number))} empty={empty} />
     </>
   );
 }
@@ -142,20 +144,13 @@ function InvoiceDetail({ number }: { number: string }) {
 
 /** The click-to-pay link the customer pays this invoice with (the page it opens is public: the link is its key). */
 function PayLink({ url }: { url: string }) {
-  const [said, setSaid] = useState('');
-  const copy = () => {
-    navigator.clipboard.writeText(url).then(
-      () => setSaid('Link copied'),
-      () => setSaid('Copy did not work: select the link and copy it'),
-    );
-  };
   // A link on this computer's own address opens nowhere else: customers need the shop's public address.
   const local = /^https?:\/\/(localhost|127\.|\[::1\])/i.test(url);
   return (
     <>
       <p className="muted">
         Customer's <a href={url} target="_blank" rel="noreferrer">payment link</a>{' '}
-        <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
+        <CopyButton text={url} />
       </p>
       {local && <p className="muted" aria-label="Payment link warning">This link points at this computer: customers cannot open it. Start the server with --public-url set to the address customers reach it at.</p>}
     </>

@@ -1,11 +1,11 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { bankLabel, cardLabel } from '../../../shared/card-brands';
 import { signedCents } from '../../../shared/money-moves';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, money, parseAmount, transactionActionText, transactionStateText } from '../format';
-import { DataTable, type Columns } from './DataTable';
+import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Confirm, Money, Notice, Title, day, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'orders'>['items'][number];
@@ -33,6 +33,10 @@ function orderState(o: Row): string {
   return o.amount_cents !== null && o.refunded_cents >= o.amount_cents ? 'Refunded' : 'Part refunded';
 }
 
+/** Never cut: an order's identifier or day cut short reads as another one. */
+const WHOLE: Record<string, (r: Row) => string> = { identifier: (r) => r.identifier, number: (r) => r.number ?? '—', customer_identifier: (r) => r.customer_identifier ?? '—', created_at: (r) => day(r.created_at) };
+const MONEY: Record<string, (r: Row) => [number | null, string | null]> = { amount_cents: (r) => [r.amount_cents, r.currency], refunded_cents: (r) => [r.refunded_cents > 0 ? -r.refunded_cents : null, r.currency] };
+
 type LooseTxn = BoAnswer<'transactions'>['items'][number];
 
 const looseColumns: Columns<LooseTxn> = [
@@ -43,6 +47,8 @@ const looseColumns: Columns<LooseTxn> = [
   { accessorKey: 'created_at', header: 'When', cell: (c) => day(c.row.original.created_at) },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={signedCents(c.row.original.action, c.row.original.amount_cents)} currency={c.row.original.currency} /> },
 ];
+const LOOSE_WHOLE: Record<string, (t: LooseTxn) => string> = { token: (t) => t.token, created_at: (t) => day(t.created_at) };
+const LOOSE_MONEY: Record<string, (t: LooseTxn) => [number, string | null]> = { amount_cents: (t) => [signedCents(t.action, t.amount_cents), t.currency] };
 
 export function OrdersSection({ rest }: { rest: string[] }) {
   if (rest[0] === 'transactions' && rest[1]) return <TransactionDetail token={rest[1]} />;
@@ -54,15 +60,17 @@ function OrderLists() {
   const go = useRoute((s) => s.go);
   const { rows, more, loading, error } = usePaged<Row, number>((creds, before) => boCall(creds, 'orders', { query: { ...(before ? { before } : {}), limit: 100 } }), []);
   const loose = usePaged<LooseTxn, number>((creds, before) => boCall(creds, 'transactions', { query: { ...(before ? { before } : {}), limit: 100 } }), []);
+  const widths = useMemo(() => moneyWidths(columns, rows, MONEY), [rows]);
+  const looseWidths = useMemo(() => moneyWidths(looseColumns, loose.rows, LOOSE_MONEY), [loose.rows]);
   return (
     <section className="bo-section">
       <Title>Orders</Title>
       <Notice error={error} />
-      <DataTable label="Orders" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('orders', r.identifier))} empty="No order yet." />
+      <DataTable numeric={widths} whole={WHOLE} label="Orders" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('orders', r.identifier))} empty="No order yet." />
       {/* A card sale sent without an order (an API client's, a terminal's) is on no order: it is listed here. */}
       <h2>Transactions without an order</h2>
       <Notice error={loose.error} />
-      <DataTable label="Transactions without an order" columns={looseColumns} rows={loose.rows} more={loose.more} loading={loose.loading} onOpen={(t) => go(link('orders', 'transactions', t.token))} empty="No transaction without an order." />
+      <DataTable numeric={looseWidths} whole={LOOSE_WHOLE} label="Transactions without an order" columns={looseColumns} rows={loose.rows} more={loose.more} loading={loose.loading} onOpen={(t) => go(link('orders', 'transactions', t.token))} empty="No transaction without an order." />
     </section>
   );
 }

@@ -5,8 +5,8 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
-import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, day, fieldErrors, paidBy, useLoad, usePaged } from './common';
+import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
+import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
 
@@ -20,6 +20,8 @@ const columns: Columns<Row> = [
   { accessorKey: 'unapplied_cents', header: 'Unapplied', cell: (c) => <Money cents={c.row.original.unapplied_cents} currency={c.row.original.currency} /> },
 ];
 const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], unapplied_cents: (r) => [r.unapplied_cents, r.currency] };
+/** Never cut: a payment's reference or day cut short ("CHQ-C-…", "20 nov. 2…") reads as another one. */
+const WHOLE: Whole<Row> = { reference: (r) => String(r.reference ?? ''), customer_identifier: (r) => String(r.customer_identifier ?? ''), date: (r) => day(r.date), status: { pill: (r) => paymentStatus(r.status).words } };
 
 export function PaymentTable({ customer }: { customer?: string }) {
   const go = useRoute((s) => s.go);
@@ -31,7 +33,7 @@ export function PaymentTable({ customer }: { customer?: string }) {
   return (
     <>
       <Notice error={error} />
-      <DataTable numeric={widths} label="Payments" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('payments', r.reference))} empty="No payment yet." />
+      <DataTable numeric={widths} whole={WHOLE} label="Payments" columns={columns} rows={rows} more={more} loading={loading} onOpen={(r) => go(link('payments', r.reference))} empty="No payment yet." />
     </>
   );
 }

@@ -91,27 +91,30 @@ export function ProductsPanel() {
 }
 
 function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Product[]; cur: string; edit: boolean; onEdit(p: Product): void; onToggle(p: Product): void }) {
+  // Wider than a 1024-px window with its buttons: it scrolls inside its card (.bo-table-scroll), as the other tables do, not the page.
   return (
-        <table className="bo-simple" aria-label="Products">
-          <thead><tr><th>Code</th><th>Barcode</th><th>Name</th><th>Category</th><th className="num">Price</th><th className="num">Tax</th><th>State</th>{edit && <th />}</tr></thead>
-          <tbody>
-            {products.map((p) => (
-              <tr key={p.code} className={p.active ? undefined : 'inactive'}>
-                <td>{p.code}</td><td>{p.barcode ?? '—'}</td><td>{p.description}</td><td>{p.category}</td>
-                <td className="num"><Money cents={p.price_cents} currency={cur} /></td><td className="num">{percentText(p.tax_rate)}</td>
-                <td>{p.active ? 'Active' : 'Inactive'}</td>
-                {edit && (
-                  <td>
-                    <div className="bo-actions">
-                      <button type="button" aria-label={`Edit ${p.code}`} onClick={() => onEdit(p)}>Edit</button>
-                      <button type="button" className={p.active ? 'danger' : undefined} onClick={() => onToggle(p)}>{p.active ? 'Deactivate' : 'Reactivate'}</button>
-                    </div>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <div className="bo-table-scroll">
+      <table className="bo-simple" aria-label="Products">
+        <thead><tr><th>Code</th><th>Barcode</th><th>Name</th><th>Category</th><th className="num">Price</th><th className="num">Tax</th><th>State</th>{edit && <th />}</tr></thead>
+        <tbody>
+          {products.map((p) => (
+            <tr key={p.code} className={p.active ? undefined : 'inactive'}>
+              <td>{p.code}</td><td>{p.barcode ?? '—'}</td><td>{p.description}</td><td>{p.category}</td>
+              <td className="num"><Money cents={p.price_cents} currency={cur} /></td><td className="num">{percentText(p.tax_rate)}</td>
+              <td>{p.active ? 'Active' : 'Inactive'}</td>
+              {edit && (
+                <td>
+                  <div className="bo-actions">
+                    <button type="button" aria-label={`Edit ${p.code}`} onClick={() => onEdit(p)}>Edit</button>
+                    <button type="button" className={p.active ? 'danger' : undefined} onClick={() => onToggle(p)}>{p.active ? 'Deactivate' : 'Reactivate'}</button>
+                  </div>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -36,7 +36,7 @@ function Search() {
   };
   return (
     <form className="bo-search" role="search" onSubmit={(e) => void submit(e)}>
-      <input aria-label="Search" placeholder="Customer, invoice number, order, transaction, receipt…" value={q} onChange={(e) => (setQ(e.target.value), setHits(null))} />
+      <input aria-label="Search" placeholder="Customer, invoice, order, receipt…" value={q} onChange={(e) => (setQ(e.target.value), setHits(null))} />
       {hits && (
         <ul className="bo-hits card" aria-label="Search results">
           {hits.length === 0 && <li className="muted">Nothing found for “{searched}”.</li>}

@@ -3,6 +3,7 @@ import { useUser } from '../state/user';
 import { useRoute } from '../state/route';
 import { UserSignInFields } from '../sign-in-fields';
 import { readWelcomeLink } from '../../../shared/welcome-link';
+import { MIN_PASSWORD } from '../../../shared/passwords';
 
 /** Back-office sign-in: e-mail and password. */
 export function UserSignIn() {
@@ -44,6 +45,9 @@ export function Welcome() {
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const mismatch = again !== '' && again !== password;
+  // Said once the password field is left or the form sent: the browser's tooltip alone was missed.
+  const [checked, setChecked] = useState(false);
+  const short = checked && password.length < MIN_PASSWORD;
   useEffect(() => {
     // Signed in: the link is spent; leave it out of the history.
     if (session) go('/app/customers', { replace: true });
@@ -55,14 +59,14 @@ export function Welcome() {
   };
   return (
     <main className="centered">
-      <form className="card signin" onSubmit={submit} aria-labelledby="welcome-title">
+      <form className="card signin" onSubmit={submit} onInvalidCapture={() => setChecked(true)} aria-labelledby="welcome-title">
         <h1 id="welcome-title">Welcome to Laneway</h1>
         {given && (
           <p>
             This link is for <strong>{given}</strong>: the e-mail you sign in with afterwards.
           </p>
         )}
-        <p className="muted">Choose your password (10 characters or more). This link works once.</p>
+        <p className="muted">Choose your password ({MIN_PASSWORD} characters or more). This link works once.</p>
         {!secret && <p className="error">This page needs the link you were given (it ends with #link=…).</p>}
         <label>
           {given ? `Another e-mail (leave empty to keep ${given})` : 'Your e-mail (leave empty to keep the one you were given)'}
@@ -70,8 +74,23 @@ export function Welcome() {
         </label>
         <label>
           New password
-          <input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required minLength={10} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            onBlur={() => setChecked(password !== '')}
+            required
+            minLength={MIN_PASSWORD}
+            aria-invalid={short}
+            aria-describedby={short ? 'password-short' : undefined}
+          />
         </label>
+        {short && (
+          <p role="alert" className="error" id="password-short">
+            {password === '' ? 'Choose a password' : `This password has ${password.length} characters`}: it needs {MIN_PASSWORD} or more.
+          </p>
+        )}
         <label>
           The same again
           <input type="password" autoComplete="new-password" value={again} onChange={(e) => setAgain(e.target.value)} required aria-invalid={mismatch} />

@@ -39,7 +39,12 @@ export function SyncSection() {
     <section className="bo-section">
       <Title actions={actions}>Sync</Title>
       <Notice error={error ?? status.error ?? seen.error} />
-      {status.data && status.data.peers.length === 0 && <p className="muted">This install is not paired with a hub and has no lanes.</p>}
+      {/* Peers are other PCs paired for sync, not the lanes set up under Point of sale: a newcomer selling on this PC's lane must not read that it has none. */}
+      {status.data && status.data.peers.length === 0 && (
+        <p className="muted" data-testid="sync-no-peers">
+          No other lane PC is paired with this one, and this PC is not paired with a hub. Pairing is for a shop with several PCs: each lane PC sends its sales to one hub and gets the catalog, cashiers and customers from it. Lanes set up under Point of sale sell on this PC without pairing.
+        </p>
+      )}
       {status.data && status.data.peers.length > 0 && (
         <table className="card" aria-label="Sync peers">
           <thead>

@@ -1,16 +1,25 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { useUser } from '../state/user';
-import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { Confirm, CopyButton, Field, Notice, Title, day, fieldErrors, useLoad } from './common';
 import { welcomeLink } from '../../../shared/welcome-link';
 
-type Role = BoAnswer<'users'>['users'][number]['role'];
+type User = BoAnswer<'users'>['users'][number];
+type Role = User['role'];
 const ROLES: Array<[Role, string]> = [
   ['owner', 'Owner: everything'],
   ['manager', 'Manager: money moves, refunds, settings'],
   ['clerk', 'Clerk: read, record payments, reminders'],
   ['cashier', 'Cashier: the register only'],
 ];
+
+/** What a role change grants, said before it is sent: a slip of the select could make someone owner. */
+const GRANTS: Record<Role, string> = {
+  owner: 'An owner can do everything, as you can: add and disable users and change their roles, create API keys, move money, refund and change settings.',
+  manager: 'A manager moves money, refunds and changes settings, but does not manage users or API keys.',
+  clerk: 'A clerk reads, records payments and sends reminders; no refunds, settings or users.',
+  cashier: 'A cashier uses the register only; no back office.',
+};
 
 /** Users and roles (the owner's): add a user (their sign-in link shown once), change a role, disable. */
 export function UsersSection() {
@@ -23,6 +32,7 @@ export function UsersSection() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [shown, setShown] = useState<{ email: string; url: string } | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const add = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -40,16 +50,19 @@ export function UsersSection() {
       setMessage(f.message);
     }
   };
-  const change = async (id: string, patch: { role?: Role; enabled?: boolean }) => {
+  const change = async (id: string, patch: { role?: Role; enabled?: boolean }, done?: string) => {
     if (!creds) return;
+    setSaved(null);
     try {
       await boCall(creds, 'updateUser', { params: { id }, body: patch });
       setMessage(null);
+      if (done) setSaved(done);
     } catch (err) {
       setMessage((err as Error).message);
     }
     reload();
   };
+  const roleChange = useRoleChange((user, next) => void change(user.id, { role: next }, `Saved: ${who(user)} is now ${next}.`));
   const newLink = async (id: string, who: string) => {
     if (!creds) return;
     const made = await boCall(creds, 'userLink', { params: { id } });
@@ -59,9 +72,11 @@ export function UsersSection() {
     <section className="bo-section">
       <Title>Users</Title>
       <Notice error={error ?? message} />
+      {saved && <p role="status" className="notice ok">{saved}</p>}
+      {roleChange.dialog}
       {shown && (
         <div className="notice info" role="status">
-          Sign-in link for {shown.email} (shown once, works for 24 hours): <code className="bo-secret">{shown.url}</code>
+          Sign-in link for {shown.email} (shown once, works for 24 hours): <code className="bo-secret">{shown.url}</code> <CopyButton text={shown.url} />
         </div>
       )}
       <div className="card">
@@ -72,7 +87,7 @@ export function UsersSection() {
               <tr key={u.id}>
                 <td>{u.name} <span className="muted">{u.email}</span></td>
                 <td>
-                  <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === me} onChange={(e) => void change(u.id, { role: e.target.value as Role })}>
+                  <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === me} onChange={(e) => roleChange.ask(u, e.target.value as Role)}>
                     {ROLES.map(([r]) => <option key={r} value={r}>{r}</option>)}
                   </select>
                 </td>
@@ -106,4 +121,26 @@ export function UsersSection() {
       </form>
     </section>
   );
+}
+
+/** A user as the confirmation names them: their name, else their e-mail. */
+const who = (u: User) => (u.name ? `${u.name} (${u.email})` : u.email);
+
+/**
+ * A role chosen in a row's select, asked about before it is sent: the dialog names the person, the
+ * role and what it grants. The select keeps the saved role meanwhile, so a cancel leaves it as it was.
+ */
+function useRoleChange(send: (user: User, role: Role) => void) {
+  const [pending, setPending] = useState<{ user: User; role: Role } | null>(null);
+  const dialog = pending && (
+    <Confirm
+      title={`Make ${who(pending.user)} ${pending.role}?`}
+      body={<p>{GRANTS[pending.role]}</p>}
+      confirm={`Make ${pending.role}`}
+      danger={pending.role === 'owner'}
+      onConfirm={() => (setPending(null), send(pending.user, pending.role))}
+      onCancel={() => setPending(null)}
+    />
+  );
+  return { ask: (user: User, role: Role) => setPending({ user, role }), dialog };
 }

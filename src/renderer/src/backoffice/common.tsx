@@ -133,7 +133,7 @@ export const Notice = ({ error }: { error: string | null | undefined }) =>
   ) : null;
 
 /** A labelled field with the engine's error for it beside it (described by, not inside, the label). */
-export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean; suggestions?: readonly string[] }) {
+export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean; disabled?: boolean; suggestions?: readonly string[] }) {
   const error = props.errors[props.name];
   const id = `field-${props.name}`;
   const note = error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
@@ -146,6 +146,7 @@ export function Field(props: { label: string; name: string; value: string; onCha
         type={props.type ?? 'text'}
         value={props.value}
         required={props.required}
+        disabled={props.disabled}
         aria-invalid={error ? true : undefined}
         aria-describedby={note}
         list={props.suggestions ? `${id}-suggestions` : undefined}
@@ -249,6 +250,31 @@ export const paymentStatus = (status: string) => PAYMENT_STATUS[status] ?? { wor
 export function PaymentStatus({ status }: { status: string }) {
   const { words, tone } = paymentStatus(status);
   return <span className={`pill ${tone}`} title={status}>{words}</span>;
+}
+
+/** Why a form's fields are greyed out: the settings grant is the owner's and the managers' (the engine's roles). */
+export function ReadOnlyNote() {
+  return (
+    <p className="muted" role="note" data-testid="read-only-note">
+      Only the owner or a manager changes these.
+    </p>
+  );
+}
+
+/** A Copy link button for a link shown on the screen, saying beside it whether the copy worked. */
+export function CopyButton({ text }: { text: string }) {
+  const [said, setSaid] = useState('');
+  const copy = () => {
+    navigator.clipboard.writeText(text).then(
+      () => setSaid('Link copied'),
+      () => setSaid('Copy did not work: select the link and copy it'),
+    );
+  };
+  return (
+    <>
+      <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
+    </>
+  );
 }
 
 /**

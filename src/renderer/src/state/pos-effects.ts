@@ -75,7 +75,7 @@ export function onError(k: PosKit, err: unknown): void {
     k.set({ shift: null, view: 'signin', dialog: null, card: null, sale: null, notice: { kind: 'error', text: e.message } });
     return;
   }
-  k.set({ notice: { kind: 'error', text: e.message } });
+  k.set({ notice: { kind: 'error', text: e.message, code: e.code } });
 }
 
 /** The paid sale's receipt comes up. */

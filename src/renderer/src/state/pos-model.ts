@@ -52,6 +52,8 @@ export type ServerState = 'unknown' | 'up' | 'down';
 export interface Notice {
   kind: 'error' | 'info' | 'ok';
   text: string;
+  /** An error's stable code from the engine: a dialog shows the errors about its own field inside it, not behind its backdrop. */
+  code?: string;
 }
 
 export interface PosState {

@@ -1,4 +1,5 @@
-import type { Dispatch, SetStateAction } from 'react';
+import { useEffect, type Dispatch, type SetStateAction } from 'react';
+import { usePos } from '../../state/pos';
 import { money, percentText } from '../../format';
 import type { ReversalOutcome, Sale } from '../../api/pos';
 import { Modal } from './Modal';
@@ -154,13 +155,47 @@ export interface ApprovalField {
   setCode(code: string): void;
 }
 
+/**
+ * The engine's refusals of the code typed: shown beside the field, inside the dialog, since the
+ * screen's own notice would stand behind the dialog's backdrop.
+ */
+export const APPROVAL_ERRORS: ReadonlySet<string> = new Set(['supervisor_required', 'supervisor_code_invalid']);
+
 /** Where a supervisor types their code, when the cashier is not one (the engine checks it). */
 export function SupervisorCode({ approval, confirm }: { approval: ApprovalField; confirm(): void }) {
+  const notice = usePos((s) => s.notice);
+  const refused = notice?.kind === 'error' && notice.code !== undefined && APPROVAL_ERRORS.has(notice.code) ? notice : null;
+  // The refusal is about this dialog: once it closes, it is not shown on the screen behind.
+  useEffect(
+    () => () => {
+      const now = usePos.getState().notice;
+      if (now?.code !== undefined && APPROVAL_ERRORS.has(now.code)) usePos.getState().notify(null);
+    },
+    [],
+  );
   if (!approval.needed) return null;
   return (
     <form className="field" onSubmit={(e) => (e.preventDefault(), confirm())}>
       <label htmlFor="approval-code">Supervisor code (money given back needs a supervisor)</label>
-      <input id="approval-code" type="password" inputMode="numeric" autoComplete="off" maxLength={8} value={approval.code} onChange={(e) => approval.setCode(e.target.value.replace(/\D/g, ''))} autoFocus />
+      <input
+        id="approval-code"
+        type="password"
+        inputMode="numeric"
+        autoComplete="off"
+        maxLength={8}
+        value={approval.code}
+        onChange={(e) => approval.setCode(e.target.value.replace(/\D/g, ''))}
+        aria-invalid={refused ? true : undefined}
+        aria-describedby={refused ? 'approval-error' : undefined}
+        autoFocus
+      />
+      {refused && (
+        <p role="alert" id="approval-error" className="field-error" data-testid="approval-error">
+          {refused.text}
+          {/* A code sent is never kept on screen, a wrong one included: the cashier must know to type it again. */}
+          {refused.code === 'supervisor_code_invalid' ? ' The code typed was cleared.' : ''}
+        </p>
+      )}
     </form>
   );
 }

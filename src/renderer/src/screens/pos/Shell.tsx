@@ -11,6 +11,7 @@ import { Sales } from './Sales';
 import { EndOfDay } from './EndOfDay';
 import { Status } from '../Status';
 import { Modal } from './Modal';
+import { APPROVAL_ERRORS } from './SaleDetail';
 import { processorBadge, syncBadge } from './status-badges';
 
 const MENU: Array<{ key: string; label: string; view?: View; action?: 'signout' | 'lane' | 'signout-api' }> = [
@@ -182,7 +183,7 @@ export function Shell() {
           Laneway is not answering. Sales and payments are paused; this screen reconnects by itself. Nothing already paid is lost.
         </p>
       )}
-      {notice && (
+      {notice && !(notice.code !== undefined && APPROVAL_ERRORS.has(notice.code)) && (
         <p role={notice.kind === 'error' ? 'alert' : 'status'} className={`notice ${notice.kind}`} data-testid="notice">
           {notice.text}
         </p>
