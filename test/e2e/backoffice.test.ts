@@ -269,9 +269,14 @@ describe('the back office', { timeout: 90_000 }, () => {
 
   it("changes a manager to clerk: the manager's open screen hides Refund and the API refuses it", async () => {
     await page.goto(`${url}/app/users`);
+    // Choosing Cashier says where a cashier's register code comes from (the sign-in is not it).
+    const roleSelect = page.getByRole('form', { name: 'Add a user' }).locator('select');
+    await roleSelect.selectOption('cashier');
+    await page.getByRole('note').filter({ hasText: 'cashier code' }).getByRole('link', { name: 'Point of sale → Cashiers' }).waitFor();
     await field('E-mail').fill('manager@example.com');
     await field('Name').fill('Morgan Manager');
-    await page.getByRole('form', { name: 'Add a user' }).locator('select').selectOption('manager');
+    await roleSelect.selectOption('manager');
+    expect(await page.getByRole('note').filter({ hasText: 'cashier code' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Add user' }).click();
     const managerLink = (await page.locator('.bo-secret').innerText()).trim();
     // The link has a Copy button, as an invoice's payment link does.

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { useUser } from '../state/user';
+import { useRoute } from '../state/route';
 import { Confirm, CopyButton, Field, Notice, Title, day, fieldErrors, useLoad } from './common';
 import { welcomeLink } from '../../../shared/welcome-link';
 
@@ -23,6 +24,7 @@ const GRANTS: Record<Role, string> = {
 
 /** Users and roles (the owner's): add a user (their sign-in link shown once), change a role, disable. */
 export function UsersSection() {
+  const { go } = useRoute();
   const creds = useUser((s) => s.creds);
   const me = useUser((s) => s.session?.user.id);
   const { data, error, reload } = useLoad((c) => boCall(c, 'users', {}), []);
@@ -115,6 +117,12 @@ export function UsersSection() {
             {ROLES.map(([r, label]) => <option key={r} value={r}>{label}</option>)}
           </select>
         </label>
+        {role === 'cashier' && (
+          <p className="muted" role="note">
+            A cashier signs in at the register with a cashier code, not this sign-in: give them one under{' '}
+            <a href="/app/pos" onClick={(e) => { e.preventDefault(); go('/app/pos'); }}>Point of sale → Cashiers</a>.
+          </p>
+        )}
         <div className="bo-actions">
           <button type="submit" className="primary">Add user</button>
         </div>
