@@ -128,8 +128,9 @@ function onlyIndexesOrNewFields(stored: Record<string, unknown>, wanted: Record<
  * of a new field: an index on it holds them under its empty value) is replaced by it; any other
  * difference is left for RxDB to refuse.
  */
-async function acceptLayoutChanges(db: RxDatabase, collections: readonly CollectionDef[]): Promise<void> {
+async function acceptLayoutChanges(db: RxDatabase, collections: readonly CollectionDef[]): Promise<boolean> {
   const internal = db.internalStore as unknown as RxStorageInstance<InternalCollectionDoc, unknown, unknown>;
+  let accepted = false;
   for (const def of collections) {
     const id = getPrimaryKeyOfInternalDocument(_collectionNamePrimary(def.name, def.schema as never), INTERNAL_CONTEXT_COLLECTION);
     const [stored] = await internal.findDocumentsById([id], false);
@@ -141,7 +142,9 @@ async function acceptLayoutChanges(db: RxDatabase, collections: readonly Collect
     const document = { ...stored, data: { ...stored.data, schemaHash: hash, schema: wanted }, _meta: { lwt: rxNow() }, _rev: createRevision(db.token, stored) };
     const result = await internal.bulkWrite([{ previous: stored, document }], 'laneway-accept-layout-change');
     if (result.error.length) throw new Error(`laneway store: the ${def.name} collection's new layout could not be recorded`);
+    accepted = true;
   }
+  return accepted;
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
@@ -157,8 +160,13 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     const layout = { ...(def.textColumns ? { textColumns: def.textColumns } : {}), ...(def.projections ? { projections: def.projections } : {}) };
     defs[def.name] = { schema: def.schema, ...(Object.keys(layout).length ? { instanceCreationOptions: layout } : {}) };
   }
-  await acceptLayoutChanges(db, options.collections);
-  await db.addCollections(defs);
+  try {
+    await db.addCollections(defs);
+  } catch (err) {
+    // Only when RxDB refused a stored schema: the common open reads nothing more.
+    if ((err as { code?: unknown }).code !== 'DB6' || !(await acceptLayoutChanges(db, options.collections))) throw err;
+    await db.addCollections(defs);
+  }
 
   const collection = (name: string): RxCollection<StoredDoc> => {
     const c = db.collections[name];
