@@ -5,8 +5,9 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Money, Notice, Title, day, useLoad, usePaged } from './common';
+import { Money, NotForYourRole, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
+import { InvoiceForm } from './InvoiceForm';
 
 type Row = BoAnswer<'invoices'>['items'][number];
 type Filter = NonNullable<BoCall<'invoices'>['query']>;
@@ -38,6 +39,9 @@ export function InvoiceTable({ filter, empty = 'No invoice matches.' }: { filter
 }
 
 export function InvoicesSection({ rest }: { rest: string[] }) {
+  const session = useUser((s) => s.session);
+  // Making invoices is editing records (manage), as adding a customer is; the API refuses it too.
+  if (rest[0] === 'new') return can(session, 'manage') ? <InvoiceForm /> : <NotForYourRole what="Create an invoice" back="/app/invoices" />;
   return rest[0] ? <InvoiceDetail number={rest[0]} /> : <InvoiceList />;
 }
 
@@ -69,6 +73,7 @@ const FILTER_KEYS = ['status', 'customer', 'division', 'due_from', 'due_to', 'da
 
 function InvoiceList() {
   const { search, go } = useRoute();
+  const session = useUser((s) => s.session);
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const cur = (account?.currency ?? 'usd').toUpperCase();
   const filter: Filter = {};
@@ -103,7 +108,7 @@ function InvoiceList() {
   );
   return (
     <section className="bo-section">
-      <Title>Invoices</Title>
+      <Title actions={can(session, 'manage') && <button type="button" className="primary" onClick={() => go('/app/invoices/new')}>New invoice</button>}>Invoices</Title>
       <AgingChart />
       <form className="bo-filters wrap" onSubmit={apply} aria-label="Invoice filters">
         <label className="bo-field small">
