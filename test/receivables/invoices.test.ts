@@ -147,6 +147,36 @@ describe('invoice import', () => {
     expect(ctx.t.engine.core.currentWatermark()).toBe(before);
   });
 
+  it('create_only refuses a number already used, naming that invoice, and changes nothing (the back office\'s New invoice)', async () => {
+    const [a, b] = [uid('C'), uid('C')];
+    const number = uid('INV');
+    const first = await ctx.api.post<Reply>('/api/imports/invoice?create_only=true', { number, customer_identifier: a, date: '2026-03-02', line_item_attributes: [{ description: 'Bolts', quantity: 2, unit_cost_cents: 1250 }] });
+    expect(first.status).toBe(201);
+    const again = await ctx.api.post<Reply>('/api/imports/invoice?create_only=true', { number, customer_identifier: b, amount: 99 });
+    expect(again.status).toBe(412);
+    expect(fields(again.body)).toEqual(['number']);
+    expect(JSON.stringify(again.body)).toContain('invoice_exists');
+    expect(JSON.stringify(again.body)).toContain(`${number} is already an invoice: $25.00 to ${a} dated 2026-03-02`);
+    expect(await view(number)).toMatchObject({ customer_identifier: a, amount_cents: 2500 });
+    expect((await ctx.api.get(`/api/exports/customer/${b}`)).status).toBe(404);
+    // Without it, the reference's import updates the invoice, as ERPs expect.
+    expect((await importInvoice({ number, customer_identifier: a, amount: 4000, amount_override: true })).status).toBe(201);
+    expect((await view(number)).amount_cents).toBe(4000);
+  });
+
+  it('customer_on_file refuses an unknown customer beside its field instead of creating it', async () => {
+    const [known, unknown] = [uid('C'), uid('C')];
+    await ctx.api.post('/api/imports/customer', { identifier: known, name: 'Known' });
+    const number = uid('INV');
+    const refused = await ctx.api.post<Reply>('/api/imports/invoice?create_only=true&customer_on_file=true', { number, customer_identifier: unknown, amount: 500 });
+    expect(refused.status).toBe(412);
+    expect(fields(refused.body)).toEqual(['customer_identifier']);
+    expect(JSON.stringify(refused.body)).toContain('customer_not_found');
+    expect((await ctx.api.get(`/api/exports/customer/${unknown}`)).status).toBe(404);
+    expect((await ctx.api.get(`/api/exports/invoice/${number}`)).status).toBe(404);
+    expect((await ctx.api.post<Reply>('/api/imports/invoice?create_only=true&customer_on_file=true', { number, customer_identifier: known, amount: 500 })).status).toBe(201);
+  });
+
   it('sets the due date from the customer terms when none is given', async () => {
     const c1 = uid('C');
     await ctx.api.post('/api/imports/customer', { identifier: c1, name: 'Net 30', terms_type: 'day', terms_value: 30 });

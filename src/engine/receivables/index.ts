@@ -13,7 +13,7 @@ import { cancelInvitation, groupCustomers, issueInvitation, markSignedUp, rename
 import { customerListItem, customerView } from './customer-view';
 import { importDivision } from './divisions';
 import { RECENT_MS, byWatermark, collect, recentFrom, type JsonParts, type Page } from './exports';
-import { deleteInvoice, importInvoice } from './invoices';
+import { deleteInvoice, importInvoice, type InvoiceImportOptions } from './invoices';
 import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
 import { createInvoicePages, type InvoiceFeed } from './fast-export';
@@ -75,7 +75,8 @@ export interface Receivables {
   groupCustomers(identifiers: string[], groupId?: string): Promise<string>;
   setAutoDebit(identifier: string, enabled: boolean): Promise<void>;
 
-  importInvoice(input: InvoiceImportInput): Promise<InvoiceImportReply>;
+  /** createOnly: a number already used is refused (412 invoice_exists); customerOnFile: an unknown customer is refused (412 customer_not_found), not created. */
+  importInvoice(input: InvoiceImportInput, options?: InvoiceImportOptions): Promise<InvoiceImportReply>;
   /** Many invoices in one unit of work (all or nothing): bulk loads and the benchmark's seed. */
   importInvoices(inputs: InvoiceImportInput[]): Promise<number>;
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
@@ -248,8 +249,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       });
     },
 
-    async importInvoice(input) {
-      const r = await run((s) => importInvoice(s, input));
+    async importInvoice(input, options = {}) {
+      const r = await run((s) => importInvoice(s, input, options));
       const reply: InvoiceImportReply = { identifier: r.invoice.id, message: `1 invoice ${r.lineItems} line items` };
       // After the unit: a new invoice's numeric id (part of its link) is given when it is written.
       if (r.echoPayUrls && r.invoice.data.owing_cents > 0) reply.pay = payUrls(r.invoice, r.customer);

@@ -1,4 +1,5 @@
 import { addDays, daysBetween } from '../clock';
+import { formatMoney } from '../../shared/money';
 import { fail, notFound } from '../errors';
 import { attach, decodeAttachment } from './attachments';
 import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
@@ -65,14 +66,26 @@ export function prorate(annualCents: number, effective: string, expiry: string):
 }
 
 /**
+ * createOnly: a number already used is refused (412 invoice_exists), not updated: a person typing a
+ * new invoice means a new one, never to replace the ERP's. customerOnFile: an unknown
+ * customer_identifier is refused (412 customer_not_found) rather than created, so a mistyped
+ * identifier does not make a stray customer.
+ */
+export interface InvoiceImportOptions {
+  createOnly?: boolean;
+  customerOnFile?: boolean;
+}
+
+/**
  * Creates or updates one invoice (an existing number is updated), with its customer created or
  * updated from customer_* attributes. Every rule is checked before anything changes; a broken one
  * throws 412 naming each field.
  */
-export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInput): Promise<InvoiceImportResult> {
+export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInput, options: InvoiceImportOptions = {}): Promise<InvoiceImportResult> {
   const problems = new Problems();
   const f = new Fields(input, problems);
   const { number, customerIdentifier, existing } = await readIdentity(s, f, problems);
+  if (existing && !existing.data.deleted && options.createOnly) refuseExisting(existing, problems);
   const prev: Partial<InvoiceData> = existing?.data ?? {};
   // Fields are read in this order so that problems are named in the order of the reference's list.
   const header = readHeader(f, problems, prev);
@@ -87,7 +100,7 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
   const division = await resolveInvoiceDivision(s, header.divisionCode, header.divisionName, prev.division, problems);
   const attachment = readAttachment(input, problems);
   const amount = invoiceAmount({ ...header, ...plan, lines, lineInputs }, prev, problems);
-  const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, header.currency, problems) : undefined;
+  const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, header.currency, problems, options.customerOnFile === true) : undefined;
   const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k) || IMPORT_READ_ONLY_FIELDS.has(k));
   problems.throwIfAny();
   if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
@@ -118,6 +131,13 @@ async function readIdentity(s: ReceivablesUnit, f: Fields, problems: Problems) {
   const existing = number ? await s.invoice(number) : undefined;
   if (existing?.data.deleted) problems.add('number', 'invoice_deleted', `${number} was deleted and cannot be imported again`);
   return { number, customerIdentifier, existing };
+}
+
+/** Names the invoice a create-only import would have replaced, so the person sees which one it is. */
+function refuseExisting(existing: InvoiceDoc, problems: Problems): void {
+  const d = existing.data;
+  const amount = formatMoney(d.amount_cents, d.currency, { locale: 'en-US' });
+  problems.add('number', 'invoice_exists', `${d.number} is already an invoice: ${amount} to ${d.customer_identifier} dated ${d.date}. Open it, or choose another number.`);
 }
 
 type InvoiceHeader = ReturnType<typeof readHeader>;
@@ -391,9 +411,14 @@ async function invoiceCustomer(
   number: string | undefined,
   currency: string | undefined,
   problems: Problems,
+  onFileOnly: boolean,
 ): Promise<CustomerDoc | undefined> {
   const hasCustomerFields = Object.keys(input).some((k) => isCustomerKey(k) && k !== 'customer_identifier');
   let customer = await s.customerByIdentifier(customerIdentifier);
+  if (!customer && onFileOnly) {
+    problems.add('customer_identifier', 'customer_not_found', `No customer ${customerIdentifier} is on file: check the identifier, or add the customer first.`);
+    return undefined;
+  }
   if (existing && customer?.id !== existing.customer && (existing.data.applied_cents !== 0)) {
     problems.add('customer_identifier', 'invoice_has_payments', `cannot move invoice ${number} to another customer: payments are applied to it`);
   }

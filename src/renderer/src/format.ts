@@ -52,6 +52,17 @@ export function quantityText(quantity: number): string {
   return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 4 }).format(quantity);
 }
 
+/**
+ * A quantity typed the locale's way ("1,5" in fr-CA, "1,250" in en-US), with at most three
+ * decimals: read as an amount of a three-decimal currency, so its separators are read as money's.
+ */
+export function parseQuantity(text: string): { ok: true; quantity: number } | { ok: false; message: string } {
+  const r = parseMoney(text, 'KWD', LOCALE, { max: 999_999_999_999 });
+  if (r.ok && r.minor > 0) return { ok: true, quantity: r.minor / 1000 };
+  const example = new Intl.NumberFormat(LOCALE).format(1.5);
+  return { ok: false, message: r.ok ? 'The quantity must be more than zero.' : `Type a quantity such as 2 or ${example} (at most three decimals).` };
+}
+
 /** A percentage as this locale writes it in a field ("12,5"). */
 export function percentInput(percent: number): string {
   return new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 3, useGrouping: false }).format(percent);

@@ -8,7 +8,7 @@ import type { Reply } from '../route';
 import { ErrorBody, ExportPage } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { InvoiceExportQuery } from '../../shared/schemas/receivables-common';
-import { AttachmentBody, InvoiceImport, InvoiceImportResult, InvoiceView, InvoiceViewQuery, invoiceViewOption } from '../../shared/schemas/receivables-invoices';
+import { AttachmentBody, InvoiceImport, InvoiceImportQuery, InvoiceImportResult, InvoiceView, InvoiceViewQuery, invoiceViewOption } from '../../shared/schemas/receivables-invoices';
 
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const TAGS = ['Invoices'];
@@ -24,13 +24,18 @@ export const importInvoice = defineRoute({
     'An existing number is updated. The amount is the line items plus subtotal_tax1/2 (adjustments are shown beside it, not added) unless amount_override (an annualized amount is pro-rated over its inclusive span instead); without line items it is `amount`. ' +
     'Owing is the amount less payments applied, or owing_cents under balance sync. The customer is created (named customer_name, else its identifier) or updated from customer_* attributes. ' +
     'Divisions: required when the account requires them, created on the fly with dynamic division creation, otherwise they must exist. Payment plan fields are required under payment plans; discount fields need the discounts capability. ' +
-    'Any broken rule answers 412 naming each field, and nothing changes.',
+    'Any broken rule answers 412 naming each field, and nothing changes. `?create_only=true` (ours, what the back office\'s New invoice sends) refuses a number already used instead of updating it; `?customer_on_file=true` refuses an unknown customer instead of creating it.',
   body: InvoiceImport,
+  query: InvoiceImportQuery,
   invalidKind: 'precondition',
   bodyLimit: '36mb',
-  responses: { 201: { description: 'Created or updated', schema: InvoiceImportResult }, 412: err('A field rule failed'), 413: err('An attachment over 25 MB') },
-  async handler({ engine, body, publicUrl }) {
-    const r = await engine.receivables.importInvoice(body);
+  responses: {
+    201: { description: 'Created or updated', schema: InvoiceImportResult },
+    412: err('A field rule failed (with create_only, `invoice_exists` for a number already used; with customer_on_file, `customer_not_found`)'),
+    413: err('An attachment over 25 MB'),
+  },
+  async handler({ engine, body, query, publicUrl }) {
+    const r = await engine.receivables.importInvoice(body, { createOnly: query.create_only === true, customerOnFile: query.customer_on_file === true });
     const base = publicUrl;
     const reply: Static<typeof InvoiceImportResult> = { identifier: r.identifier, message: r.message };
     if (r.pay) {

@@ -20,6 +20,7 @@ export const backofficeRoutes = {
   invoices: { method: 'GET', path: '/api/backoffice/invoices' },
   aging: { method: 'GET', path: '/api/backoffice/aging' },
   invoice: { method: 'GET', path: '/api/exports/invoice/:number_or_id' },
+  saveInvoice: { method: 'POST', path: '/api/imports/invoice' },
   payments: { method: 'GET', path: '/api/backoffice/payments' },
   payment: { method: 'GET', path: '/api/exports/payment/:reference_or_token' },
   recordPayment: { method: 'POST', path: '/api/imports/payment' },

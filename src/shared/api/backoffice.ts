@@ -7,7 +7,7 @@ import { Order } from '../schemas/orders';
 import { Sale } from '../schemas/register-sales';
 import { ImportResult } from '../schemas/receivables-common';
 import { CustomerImport, CustomerImportQuery, CustomerView } from '../schemas/receivables-customers';
-import { InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
+import { InvoiceImport, InvoiceImportQuery, InvoiceImportResult, InvoiceView, InvoiceViewQuery } from '../schemas/receivables-invoices';
 import { CreditApplications, PaymentImport, PaymentImportQuery, PaymentView, PaymentViewQuery } from '../schemas/receivables-payments';
 import { LinkBody, SignInBody, User, UserCreate, UserCreated, UserList, UserPatch, UserSession } from '../schemas/users';
 import { InstallStatus } from '../schemas/system';
@@ -49,6 +49,7 @@ export const backofficeEndpoints = {
   invoices: { ...backofficeRoutes.invoices, query: InvoiceListQuery, response: InvoicePage },
   aging: { ...backofficeRoutes.aging, response: AgingSummary },
   invoice: { ...backofficeRoutes.invoice, query: InvoiceViewQuery, response: InvoiceView },
+  saveInvoice: { ...backofficeRoutes.saveInvoice, query: InvoiceImportQuery, body: InvoiceImport, response: InvoiceImportResult },
   payments: { ...backofficeRoutes.payments, query: PaymentListQuery, response: PaymentPage },
   payment: { ...backofficeRoutes.payment, query: PaymentViewQuery, response: PaymentView },
   recordPayment: { ...backofficeRoutes.recordPayment, query: PaymentImportQuery, body: PaymentImport, response: ImportResult },

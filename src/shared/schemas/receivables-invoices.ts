@@ -89,6 +89,11 @@ export const InvoiceImport = component(
   ),
 );
 
+export const InvoiceImportQuery = Type.Object({
+  create_only: Type.Optional(Type.Boolean({ description: 'Create only: a number already used answers 412 `invoice_exists` (naming that invoice) and changes nothing, instead of updating that invoice.' })),
+  customer_on_file: Type.Optional(Type.Boolean({ description: 'The customer must exist: an unknown customer_identifier answers 412 `customer_not_found` instead of creating the customer.' })),
+});
+
 export const InvoiceImportResult = Type.Object({
   identifier: Type.String(),
   message: Type.String({ description: 'e.g. "1 invoice 2 line items".' }),

@@ -116,6 +116,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
         actions={
           <>
             {can(session, 'collect') && <button type="button" onClick={() => go(`/app/payments/new?customer=${encodeURIComponent(identifier)}`)}>Record a payment</button>}
+            {can(session, 'manage') && <button type="button" onClick={() => go(`/app/invoices/new?customer=${encodeURIComponent(identifier)}`)}>New invoice</button>}
             {can(session, 'manage') && <button type="button" onClick={() => go(link('customers', identifier, 'edit'))}>Edit</button>}
           </>
         }

@@ -5,8 +5,9 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
 import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
-import { CopyButton, Money, Notice, Title, day, useLoad, usePaged } from './common';
+import { CopyButton, Money, NotForYourRole, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
+import { InvoiceForm } from './InvoiceForm';
 
 type Row = BoAnswer<'invoices'>['items'][number];
 type Filter = NonNullable<BoCall<'invoices'>['query']>;
@@ -40,6 +41,9 @@ export function InvoiceTable({ filter, empty = 'No invoice matches.' }: { filter
 }
 
 export function InvoicesSection({ rest }: { rest: string[] }) {
+  const session = useUser((s) => s.session);
+  // Making invoices is editing records (manage), as adding a customer is; the API refuses it too.
+  if (rest[0] === 'new') return can(session, 'manage') ? <InvoiceForm /> : <NotForYourRole what="Create an invoice" back="/app/invoices" />;
   return rest[0] ? <InvoiceDetail number={rest[0]} /> : <InvoiceList />;
 }
 
@@ -71,6 +75,7 @@ const FILTER_KEYS = ['status', 'customer', 'division', 'due_from', 'due_to', 'da
 
 function InvoiceList() {
   const { search, go } = useRoute();
+  const session = useUser((s) => s.session);
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const cur = (account?.currency ?? 'usd').toUpperCase();
   const filter: Filter = {};
@@ -105,7 +110,7 @@ function InvoiceList() {
   );
   return (
     <section className="bo-section">
-      <Title>Invoices</Title>
+      <Title actions={can(session, 'manage') && <button type="button" className="primary" onClick={() => go('/app/invoices/new')}>New invoice</button>}>Invoices</Title>
       <AgingChart />
       <form className="bo-filters wrap" onSubmit={apply} aria-label="Invoice filters">
         <label className="bo-field small">

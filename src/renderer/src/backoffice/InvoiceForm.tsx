@@ -1,0 +1,213 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ApiError } from '../api/client';
+import { boCall, type BoCall } from '../api/backoffice';
+import { link, useRoute } from '../state/route';
+import { useUser } from '../state/user';
+import { amountInput, money, parseAmount, parseQuantity } from '../format';
+import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+
+type Line = { key: number; description: string; quantity: string; price: string };
+
+/** The engine's names for a line's fields, so its refusals land beside the very input. */
+const lineField = (i: number, name: 'description' | 'quantity' | 'unit_cost_cents' | 'amount') => `line_item_attributes.${i}.${name}`;
+
+/** Today on this computer's calendar (what the person means by "today"), as the API's YYYY-MM-DD. */
+function today(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/**
+ * What the typed lines read as: each line's quantity and unit price in the screen's locale, with
+ * problems keyed by the engine's field names. The amount per line is a preview only: the saved
+ * invoice's amount is the one the engine computes (line-items.ts rounds the same way).
+ */
+function readLines(lines: readonly Line[], cur: string) {
+  const problems: Record<string, string> = {};
+  const items: Array<{ description: string; quantity: number; unit_cost_cents: number }> = [];
+  let subtotal = 0;
+  lines.forEach((l, i) => {
+    const q = parseQuantity(l.quantity.trim() || '1');
+    const p = l.price.trim() ? parseAmount(l.price, cur) : null;
+    if (!q.ok) problems[lineField(i, 'quantity')] = q.message;
+    if (!p) problems[lineField(i, 'unit_cost_cents')] = `Type the unit price, such as ${amountInput(1250, cur)}`;
+    else if (!p.ok) problems[lineField(i, 'unit_cost_cents')] = p.message;
+    if (q.ok && p?.ok) {
+      items.push({ description: l.description.trim(), quantity: q.quantity, unit_cost_cents: p.minor });
+      const exact = q.quantity * p.minor;
+      subtotal += Math.sign(exact) * Math.round(Math.abs(exact));
+    }
+  });
+  return { items, subtotal, problems, complete: items.length === lines.length };
+}
+
+/**
+ * A new invoice typed by a person, sent to the invoice import as the ERP's would be. Create only:
+ * a number already used is refused, never the ERP's invoice replaced; and the customer must be on
+ * file, so a mistyped identifier is said beside its field rather than made into a new customer.
+ */
+export function InvoiceForm() {
+  const { search, go } = useRoute();
+  const creds = useUser((s) => s.creds);
+  const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
+  const cur = (account?.currency ?? 'usd').toUpperCase();
+  const fromCustomer = search.get('customer');
+  const [values, setValues] = useState<Record<string, string>>(() => ({ customer_identifier: fromCustomer ?? '', number: '', date: today(), due_date: '', purchase_order_number: '', notes_text: '' }));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (name: string) => (v: string) => setValues((s) => ({ ...s, [name]: v }));
+  // Errors are keyed by position: once a line is removed, those of the lines after it would name the wrong line.
+  const lines = useLines(() => setErrors({}));
+  const read = readLines(lines.lines, cur);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!creds) return;
+    // The last refusal's banner goes with a new try: it may be about a field fixed since.
+    setMessage(null);
+    const local: Record<string, string> = { ...read.problems };
+    if (!values.customer_identifier!.trim()) local.customer_identifier = 'Which customer is this invoice for?';
+    if (!values.number!.trim()) local.number = 'is required';
+    if (lines.lines.length === 0) local.line_item_attributes = 'Add at least one line';
+    setErrors(local);
+    if (Object.keys(local).length) return;
+    const optional = (name: string) => (values[name]!.trim() ? { [name]: values[name]!.trim() } : {});
+    const number = values.number!.trim();
+    const body: BoCall<'saveInvoice'>['body'] = {
+      number,
+      customer_identifier: values.customer_identifier!.trim(),
+      ...optional('date'),
+      // Blank: the engine takes the due date from the customer's terms.
+      ...optional('due_date'),
+      ...optional('purchase_order_number'),
+      ...optional('notes_text'),
+      line_item_attributes: read.items,
+    };
+    setBusy(true);
+    try {
+      const saved = await boCall(creds, 'saveInvoice', { query: { create_only: true, customer_on_file: true }, body }).catch(async (err: unknown) => {
+        if (!(err instanceof ApiError && err.code === 'invoice_exists')) throw err;
+        // The engine words its refusal for the API (en-US): said again in the screen's locale.
+        const inv = await boCall(creds, 'invoice', { params: { number_or_id: number }, query: {} }).catch(() => undefined);
+        if (!inv) throw err;
+        const said = `Invoice ${inv.display_number} already exists: ${money(inv.amount_cents, inv.currency.toUpperCase())} to ${inv.customer_identifier}, dated ${day(inv.date)}. Choose another number.`;
+        throw new ApiError(err.status, err.code, said, [{ field: 'number', message: said }]);
+      });
+      go(link('invoices', saved.identifier), { replace: true });
+    } catch (err) {
+      const { fields, message: m } = fieldErrors(err);
+      setErrors(fields);
+      setMessage(m);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="bo-section">
+      <Title back={fromCustomer ? link('customers', fromCustomer) : '/app/invoices'}>New invoice</Title>
+      <form className="card bo-form" onSubmit={(e) => void submit(e)} noValidate aria-label="New invoice">
+        <Notice error={message} />
+        <Field label="Customer" name="customer_identifier" value={values.customer_identifier!} onChange={set('customer_identifier')} errors={errors} required hint="The customer's identifier, as on the Customers list" />
+        <Field label="Invoice number" name="number" value={values.number!} onChange={set('number')} errors={errors} required hint="Your invoice number; one already used is refused" />
+        <Field label="Date" name="date" type="date" value={values.date!} onChange={set('date')} errors={errors} />
+        <Field label="Due date" name="due_date" type="date" value={values.due_date!} onChange={set('due_date')} errors={errors} hint="Leave blank to take it from the customer's terms" />
+        <Field label="PO number" name="purchase_order_number" value={values.purchase_order_number!} onChange={set('purchase_order_number')} errors={errors} />
+        <Notes value={values.notes_text!} onChange={set('notes_text')} error={errors.notes_text} />
+        <h2>Lines</h2>
+        <p className="muted small">Quantity and unit price as you write numbers here, for example {amountInput(123456, cur)}.</p>
+        <LineRows lines={lines} cur={cur} errors={errors} read={read} />
+        <div className="bo-actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Save invoice'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+type Lines = ReturnType<typeof useLines>;
+
+/** The typed lines, and keyboard care: a line just added takes the focus in its description. */
+function useLines(onRemove: () => void) {
+  const next = useRef(2);
+  const [lines, setLines] = useState<Line[]>([{ key: 1, description: '', quantity: '1', price: '' }]);
+  const [focusKey, setFocusKey] = useState<number | null>(null);
+  useEffect(() => {
+    if (focusKey === null) return;
+    const i = lines.findIndex((l) => l.key === focusKey);
+    if (i >= 0) document.getElementById(`field-${lineField(i, 'description')}`)?.focus();
+    setFocusKey(null);
+  }, [focusKey, lines]);
+  return {
+    lines,
+    setLine: (key: number, patch: Partial<Line>) => setLines((ls) => ls.map((l) => (l.key === key ? { ...l, ...patch } : l))),
+    add: () => {
+      const key = next.current++;
+      setLines((ls) => [...ls, { key, description: '', quantity: '1', price: '' }]);
+      setFocusKey(key);
+    },
+    remove: (key: number) => {
+      onRemove();
+      setLines((ls) => ls.filter((l) => l.key !== key));
+    },
+  };
+}
+
+function LineRows({ lines, cur, errors, read }: { lines: Lines; cur: string; errors: Record<string, string>; read: ReturnType<typeof readLines> }) {
+  const { setLine } = lines;
+  return (
+    <>
+      {lines.lines.map((l, i) => (
+        <fieldset key={l.key} className="bo-invoice-line" aria-label={`Line ${i + 1}`}>
+          <legend>Line {i + 1}</legend>
+          <LineField label="Description" line={i + 1} name={lineField(i, 'description')} value={l.description} onChange={(v) => setLine(l.key, { description: v })} errors={errors} />
+          <LineField label="Quantity" line={i + 1} name={lineField(i, 'quantity')} value={l.quantity} onChange={(v) => setLine(l.key, { quantity: v })} errors={errors} />
+          <LineField label={`Unit price (${cur})`} line={i + 1} name={lineField(i, 'unit_cost_cents')} value={l.price} onChange={(v) => setLine(l.key, { price: v })} errors={errors} />
+          <button type="button" onClick={() => lines.remove(l.key)} disabled={lines.lines.length === 1} aria-label={`Remove line ${i + 1}`}>
+            Remove
+          </button>
+        </fieldset>
+      ))}
+      {errors.line_item_attributes && <p className="error small">{errors.line_item_attributes}</p>}
+      <div>
+        <button type="button" onClick={lines.add}>Add a line</button>
+      </div>
+      {/* A preview of the lines as typed; the invoice's amount is the engine's, shown once saved. */}
+      <p aria-label="Subtotal" aria-live="polite">
+        Subtotal {read.complete ? <strong>{money(read.subtotal, cur)}</strong> : <span className="muted">appears once every line has a quantity and a unit price that can be read</span>}
+      </p>
+    </>
+  );
+}
+
+/**
+ * A line's field: the label shows its short name (the legend says which line); its accessible name
+ * says the line too ("Quantity, line 2"), so a screen reader and a search by label find that one.
+ */
+function LineField(props: { label: string; line: number; name: string; value: string; onChange(v: string): void; errors: Record<string, string> }) {
+  const id = `field-${props.name}`;
+  const error = props.errors[props.name];
+  return (
+    <div className="bo-field">
+      <label htmlFor={id}>
+        {props.label}
+        <span className="bo-hidden">, line {props.line}</span>
+      </label>
+      <input id={id} name={props.name} value={props.value} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} onChange={(e) => props.onChange(e.target.value)} />
+      {error && <span id={`${id}-error`} className="error small">{error}</span>}
+    </div>
+  );
+}
+
+function Notes({ value, onChange, error }: { value: string; onChange(v: string): void; error: string | undefined }) {
+  return (
+    <div className="bo-field">
+      <label htmlFor="field-notes_text">Notes</label>
+      <textarea id="field-notes_text" name="notes_text" rows={3} value={value} aria-invalid={error ? true : undefined} aria-describedby={error ? 'field-notes_text-error' : undefined} onChange={(e) => onChange(e.target.value)} />
+      {error && <span id="field-notes_text-error" className="error small">{error}</span>}
+    </div>
+  );
+}
