@@ -324,6 +324,23 @@ describe('the back office', { timeout: 90_000 }, () => {
     expect(await manager.getByRole('link', { name: 'Users' }).count()).toBe(0);
   });
 
+  it('disables a user only after a confirmation saying what it does, and says it was saved', async () => {
+    await api('POST', '/api/users', { email: 'temp@example.com', role: 'clerk', name: 'Tess Temp' });
+    await page.goto(`${url}/app/users`);
+    const row = page.getByRole('row', { name: /temp@example\.com/ });
+    await row.getByRole('button', { name: 'Disable' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('signed out everywhere at once').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await row.innerText()).toContain('Invited');
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Saved: Tess Temp (temp@example.com) is disabled.').waitFor();
+    await until(async () => (await row.innerText()).includes('Disabled'), 'the row to say Disabled');
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('Saved: Tess Temp (temp@example.com) is enabled.').waitFor();
+  });
+
   it('account: the cut-off with its field error, and an API credential whose key is shown once', async () => {
     await page.goto(`${url}/app/account`);
     // The form is filled from GET /api/account: typing before it arrives would be overwritten.

@@ -65,6 +65,8 @@ export function UsersSection() {
     reload();
   };
   const roleChange = useRoleChange((user, next) => void change(user.id, { role: next }, `Saved: ${who(user)} is now ${next}.`));
+  // Disabling ends the person's sessions at once: asked first, as a role change is.
+  const [disabling, setDisabling] = useState<User | null>(null);
   const newLink = async (id: string, who: string) => {
     if (!creds) return;
     const made = await boCall(creds, 'userLink', { params: { id } });
@@ -76,6 +78,16 @@ export function UsersSection() {
       <Notice error={error ?? message} />
       {saved && <p role="status" className="notice ok">{saved}</p>}
       {roleChange.dialog}
+      {disabling && (
+        <Confirm
+          title={`Disable ${who(disabling)}?`}
+          body={<p>They are signed out everywhere at once and cannot sign in until enabled again. Nothing they recorded changes.</p>}
+          confirm="Disable"
+          danger
+          onConfirm={() => (setDisabling(null), void change(disabling.id, { enabled: false }, `Saved: ${who(disabling)} is disabled.`))}
+          onCancel={() => setDisabling(null)}
+        />
+      )}
       {shown && (
         <div className="notice info" role="status">
           Sign-in link for {shown.email} (shown once, works for 24 hours): <code className="bo-secret">{shown.url}</code> <CopyButton text={shown.url} />
@@ -99,7 +111,7 @@ export function UsersSection() {
                   {/* The flex box inside the cell, not the cell itself: a flex td is no longer a table cell and leaves the row. */}
                   <div className="bo-actions">
                     <button type="button" onClick={() => void newLink(u.id, u.email)}>New link</button>
-                    {u.id !== me && <button type="button" className="danger" onClick={() => void change(u.id, { enabled: !u.enabled })}>{u.enabled ? 'Disable' : 'Enable'}</button>}
+                    {u.id !== me && <button type="button" className="danger" onClick={() => (u.enabled ? setDisabling(u) : void change(u.id, { enabled: true }, `Saved: ${who(u)} is enabled.`))}>{u.enabled ? 'Disable' : 'Enable'}</button>}
                   </div>
                 </td>
               </tr>
