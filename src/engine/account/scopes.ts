@@ -89,13 +89,17 @@ export function parseScopes(text: string): Scope[] {
   return [...new Set(names as Scope[])];
 }
 
+/** Whether the caller holds `scope`, or, for an operation needing `api`, one of its `grants` (authorize's rule, without the refusal). */
+export function admits(principal: Principal, scope: Scope, grants: readonly Scope[] = []): boolean {
+  return principal.scopes.includes(scope) || (scope === 'api' && grants.some((g) => principal.scopes.includes(g)));
+}
+
 /**
  * Throws 403 unless the caller holds `scope`, or, for an operation needing `api`, one of the
  * operation's `grants` (what a back-office role holds instead of `api`, see ./roles.ts).
  */
 export function authorize(principal: Principal, scope: Scope, grants: readonly Scope[] = []): void {
-  if (principal.scopes.includes(scope)) return;
-  if (scope === 'api' && grants.some((g) => principal.scopes.includes(g))) return;
+  if (admits(principal, scope, grants)) return;
   if (scope === 'onboarding') throw fail.forbidden('partner_credentials_required', 'Onboarding operations need partner credentials, arranged through support (a credential of kind partner).');
   if (principal.user) {
     // Said with the roles that may (a person knows roles, not grant names). The grants name who

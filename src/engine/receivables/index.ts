@@ -138,6 +138,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
   const run = <T>(fn: (s: ReceivablesUnit) => Promise<T>) => inUnitOfWork(core, account, fn);
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
   const sender = () => account.profile().sender_identifier;
+  /** A payment as a change to it answers (no tree). */
+  const changedPayment = (doc: Parameters<typeof paymentView>[0]) => paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
 
   const findCustomer = async (identifier: string): Promise<CustomerDoc | undefined> => {
     const [doc] = await core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: { identifier }, sort: [{ identifier: 'asc' }], limit: 1 });
@@ -386,25 +388,25 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async recordPayment(input) {
       const doc = await run((s) => recordPayment(s, input));
-      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+      return changedPayment(doc);
     },
 
     async applyCredit(reference, applications) {
       const doc = await run((s) => applyCredit(s, reference, applications));
-      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+      return changedPayment(doc);
     },
 
     async reversePayment(reference, status, reason) {
       const doc = await run((s) => reversePayment(s, reference, status, reason));
-      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+      return changedPayment(doc);
     },
     async keepOfPayment(reference, keepCents, reason) {
       const doc = await run((s) => keepOfPayment(s, reference, keepCents, reason));
-      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+      return changedPayment(doc);
     },
     async settlePayment(reference) {
       const doc = await run((s) => settlePayment(s, reference));
-      return paymentView(doc, { tree: false, lineShortPay: account.can('line_item_short_pay'), sender: sender() });
+      return changedPayment(doc);
     },
 
     async viewPayment(referenceOrToken, options = {}) {

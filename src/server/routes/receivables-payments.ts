@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
+import { admits } from '../../engine/account';
 import { exportParams, exportShape } from '../exports';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
@@ -30,7 +31,7 @@ export const importPayment = defineRoute({
   },
   async handler({ engine, body, query, principal }) {
     // A clerk records payments (collect) but does not make customers (manage).
-    const customersOnFile = !principal?.scopes.some((s) => s === 'api' || s === 'manage');
+    const customersOnFile = !principal || !admits(principal, 'api', ['manage']);
     return { status: 201, body: await engine.receivables.importPayment(body, 'json', { createOnly: query.create_only === true, customersOnFile }) };
   },
 });

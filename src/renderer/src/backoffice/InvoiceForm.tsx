@@ -114,7 +114,7 @@ export function InvoiceForm() {
         <Field label="Date" name="date" type="date" value={values.date!} onChange={set('date')} errors={errors} />
         <Field label="Due date" name="due_date" type="date" value={values.due_date!} onChange={set('due_date')} errors={errors} hint="Leave blank to take it from the customer's terms" />
         <Field label="PO number" name="purchase_order_number" value={values.purchase_order_number!} onChange={set('purchase_order_number')} errors={errors} />
-        <Notes value={values.notes_text!} onChange={set('notes_text')} error={errors.notes_text} />
+        <Field label="Notes" name="notes_text" rows={3} value={values.notes_text!} onChange={set('notes_text')} errors={errors} />
         <h2>Lines</h2>
         <p className="muted small">Quantity and unit price as you write numbers here, for example {amountInput(123456, cur)}.</p>
         <LineRows lines={lines} cur={cur} errors={errors} read={read} />
@@ -163,9 +163,9 @@ function LineRows({ lines, cur, errors, read }: { lines: Lines; cur: string; err
       {lines.lines.map((l, i) => (
         <fieldset key={l.key} className="bo-invoice-line" aria-label={`Line ${i + 1}`}>
           <legend>Line {i + 1}</legend>
-          <LineField label="Description" line={i + 1} name={lineField(i, 'description')} value={l.description} onChange={(v) => setLine(l.key, { description: v })} errors={errors} />
-          <LineField label="Quantity" line={i + 1} name={lineField(i, 'quantity')} value={l.quantity} onChange={(v) => setLine(l.key, { quantity: v })} errors={errors} />
-          <LineField label={`Unit price (${cur})`} line={i + 1} name={lineField(i, 'unit_cost_cents')} value={l.price} onChange={(v) => setLine(l.key, { price: v })} errors={errors} />
+          <Field label="Description" labelSuffix={`, line ${i + 1}`} name={lineField(i, 'description')} value={l.description} onChange={(v) => setLine(l.key, { description: v })} errors={errors} />
+          <Field label="Quantity" labelSuffix={`, line ${i + 1}`} name={lineField(i, 'quantity')} value={l.quantity} onChange={(v) => setLine(l.key, { quantity: v })} errors={errors} />
+          <Field label={`Unit price (${cur})`} labelSuffix={`, line ${i + 1}`} name={lineField(i, 'unit_cost_cents')} value={l.price} onChange={(v) => setLine(l.key, { price: v })} errors={errors} />
           <button type="button" onClick={() => lines.remove(l.key)} disabled={lines.lines.length === 1} aria-label={`Remove line ${i + 1}`}>
             Remove
           </button>
@@ -180,34 +180,5 @@ function LineRows({ lines, cur, errors, read }: { lines: Lines; cur: string; err
         Subtotal {read.complete ? <strong>{money(read.subtotal, cur)}</strong> : <span className="muted">appears once every line has a quantity and a unit price that can be read</span>}
       </p>
     </>
-  );
-}
-
-/**
- * A line's field: the label shows its short name (the legend says which line); its accessible name
- * says the line too ("Quantity, line 2"), so a screen reader and a search by label find that one.
- */
-function LineField(props: { label: string; line: number; name: string; value: string; onChange(v: string): void; errors: Record<string, string> }) {
-  const id = `field-${props.name}`;
-  const error = props.errors[props.name];
-  return (
-    <div className="bo-field">
-      <label htmlFor={id}>
-        {props.label}
-        <span className="bo-hidden">, line {props.line}</span>
-      </label>
-      <input id={id} name={props.name} value={props.value} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} onChange={(e) => props.onChange(e.target.value)} />
-      {error && <span id={`${id}-error`} className="error small">{error}</span>}
-    </div>
-  );
-}
-
-function Notes({ value, onChange, error }: { value: string; onChange(v: string): void; error: string | undefined }) {
-  return (
-    <div className="bo-field">
-      <label htmlFor="field-notes_text">Notes</label>
-      <textarea id="field-notes_text" name="notes_text" rows={3} value={value} aria-invalid={error ? true : undefined} aria-describedby={error ? 'field-notes_text-error' : undefined} onChange={(e) => onChange(e.target.value)} />
-      {error && <span id="field-notes_text-error" className="error small">{error}</span>}
-    </div>
   );
 }

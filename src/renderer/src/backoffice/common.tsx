@@ -132,26 +132,37 @@ export const Notice = ({ error }: { error: string | null | undefined }) =>
     </p>
   ) : null;
 
-/** A labelled field with the engine's error for it beside it (described by, not inside, the label). */
-export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean; disabled?: boolean; suggestions?: readonly string[] }) {
+/**
+ * A labelled field with the engine's error for it beside it (described by, not inside, the label),
+ * or its hint. `rows` makes it a text area; `labelSuffix` is read by a screen reader and a search
+ * by label but not shown ("Quantity" under a "Line 2" legend is named "Quantity, line 2").
+ */
+export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean; disabled?: boolean; suggestions?: readonly string[]; rows?: number; labelSuffix?: string }) {
   const error = props.errors[props.name];
   const id = `field-${props.name}`;
   const note = error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
   return (
     <div className="bo-field">
-      <label htmlFor={id}>{props.label}</label>
-      <input
-        id={id}
-        name={props.name}
-        type={props.type ?? 'text'}
-        value={props.value}
-        required={props.required}
-        disabled={props.disabled}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={note}
-        list={props.suggestions ? `${id}-suggestions` : undefined}
-        onChange={(e) => props.onChange(e.target.value)}
-      />
+      <label htmlFor={id}>
+        {props.label}
+        {props.labelSuffix && <span className="bo-hidden">{props.labelSuffix}</span>}
+      </label>
+      {props.rows ? (
+        <textarea id={id} name={props.name} rows={props.rows} value={props.value} required={props.required} disabled={props.disabled} aria-invalid={error ? true : undefined} aria-describedby={note} onChange={(e) => props.onChange(e.target.value)} />
+      ) : (
+        <input
+          id={id}
+          name={props.name}
+          type={props.type ?? 'text'}
+          value={props.value}
+          required={props.required}
+          disabled={props.disabled}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={note}
+          list={props.suggestions ? `${id}-suggestions` : undefined}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
+      )}
       {props.suggestions && (
         <datalist id={`${id}-suggestions`}>
           {props.suggestions.map((s) => (
