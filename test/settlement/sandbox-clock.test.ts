@@ -48,6 +48,28 @@ describe('the sandbox clock', () => {
     expect((await view(auth.body.transaction)).body.authorization.status).toBe('released');
   });
 
+  it('refunds a bank sale only once its bank can no longer return it: a refund and then a full return would pay the payer twice', async () => {
+    const returned = await op(h.api, 'sale', { amount_cents: 5000, bank_account: { ...ACH, account_number: '0000000024' } });
+    const kept = await op(h.api, 'sale', { amount_cents: 4000, bank_account: ACH });
+    await h.api.post('/api/sandbox/v1/clock/advance', { by: 'P2D' });
+    // Settled (completed), yet still returnable: no refund of either.
+    expect((await view(returned.body.transaction)).body.state).toBe('completed');
+    for (const t of [returned, kept]) {
+      const early = await h.api.post<{ success: boolean; errors: string[] }>('/api/gateway/v1/orders/refund', { transaction: t.body.transaction, amount_cents: 1000 });
+      expect([early.status, early.body.errors]).toEqual([500, ['transaction_not_final']]);
+    }
+    await h.api.post('/api/sandbox/v1/clock/advance', { by: 'P2D' });
+    // The return took the whole 5000 back; nothing was refunded on top of it.
+    expect((await view(returned.body.transaction)).body.state).toBe('completed_but_nsfed');
+    const exceptions = await h.t.engine.gateway.settlement.exceptionsSince(0, 10);
+    expect(exceptions.map((e) => e.data.exception_amount_in_cents)).toEqual([5000]);
+    const batches = await h.t.engine.gateway.settlement.batchesSince(0, 10);
+    expect(batches.reduce((sum, b) => sum + b.data.refunds_cents, 0)).toBe(0);
+    // Past the window, the sale that stayed paid is refunded as usual.
+    const late = await h.api.post<{ success: boolean }>('/api/gateway/v1/orders/refund', { transaction: kept.body.transaction, amount_cents: 1000 });
+    expect([late.status, late.body.success]).toEqual([200, true]);
+  });
+
   it('refuses to move back, a malformed move, and both or neither of by and to', async () => {
     await h.api.post('/api/sandbox/v1/clock/advance', { by: 'PT2H' });
     const back = await h.api.post<Err>('/api/sandbox/v1/clock/advance', { to: '2026-03-01' });

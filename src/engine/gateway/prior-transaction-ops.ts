@@ -7,6 +7,7 @@ import { authAfter, buildTransaction, captureAmount, refundAmount, remainingOf, 
 import { findByUnique, fingerprintOf, replayOf, retryKeyOf, uniqueKey } from './idempotency';
 import { getTx, newTxToken, putTx, requireTx, stampOf } from './transaction-store';
 import { parseAmount } from './amounts';
+import { bankReturnableUntil } from './processing-day';
 import { resultOf, type TransactionResult } from './results';
 import type { GatewayContext } from './context';
 import type { GiftCardData } from '../wallets/gift-cards';
@@ -82,7 +83,7 @@ export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorO
   if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.retryKey);
 
   const token = newTxToken(ctx, tx.now);
-  const plan = p.action === 'capture' ? planCapture(parent, p, tx.now) : p.action === 'refund' ? planRefund(parent, p) : await planVoid(tx, parent, p, token);
+  const plan = p.action === 'capture' ? planCapture(parent, p, tx.now) : p.action === 'refund' ? planRefund(parent, p, { nowMs: tx.now, returnableUntil: bankReturnableUntil(ctx, parent) }) : await planVoid(tx, parent, p, token);
   const gift = plan.decision.approved && plan.giftDelta !== 0 ? await giftCardToMove(ctx, tx, parent, plan.giftDelta) : undefined;
 
   // ---- writes ----
@@ -123,8 +124,8 @@ function planCapture(parent: TxData, p: PreparedPriorOp, nowMs: number): Plan {
   return { amount, decision, updates: [{ ...parent, auth, due: left === 0 ? null : parent.due, due_at: left === 0 ? 0 : parent.due_at }], giftDelta: 0 };
 }
 
-function planRefund(parent: TxData, p: PreparedPriorOp): Plan {
-  const amount = refundAmount(parent, p.amount);
+function planRefund(parent: TxData, p: PreparedPriorOp, finality: { nowMs: number; returnableUntil: number }): Plan {
+  const amount = refundAmount(parent, p.amount, finality);
   const decision = parent.payment_method === 'bank_account' ? chargeBank({ unknown: false, message: '', amountCents: amount }) : amountDeclines(amount) ? chargeCard('decline', amount) : APPROVED;
   return { amount, decision, updates: [{ ...parent, refunded_cents: parent.refunded_cents + amount }], giftDelta: parent.payment_method === 'gift_card' ? amount : 0 };
 }

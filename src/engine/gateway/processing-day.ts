@@ -1,4 +1,5 @@
 import { addDays, DAY_MS } from '../clock';
+import { BANK_RETURN_DAYS } from './sandbox/test-data';
 import type { GatewayContext } from './context';
 
 /**
@@ -112,3 +113,14 @@ export function holdExpiry(ctx: GatewayContext, nowMs: number): number {
 }
 
 export { DAY_MS };
+
+/**
+ * Until when the payer's bank may still return a bank sale (R01 and the like come back days after
+ * it settled): the cut-off of its processing day's BANK_RETURN_DAYS-th day after. 0 for what no
+ * bank can return (cards, gift cards, money sent out).
+ */
+export function bankReturnableUntil(ctx: GatewayContext, t: { payment_method: string; action: string; processing_date: string }): number {
+  if (t.payment_method !== 'bank_account' || t.action !== 'sale') return 0;
+  const p = ctx.account.profile();
+  return ctx.calendar.cutoffAfter(t.processing_date, BANK_RETURN_DAYS, p.timezone, p.processing_cutoff);
+}

@@ -224,13 +224,18 @@ export function captureAmount(t: TxData, requested: number | null, nowMs: number
  * was sold or captured minus earlier refunds, of a sale or capture that moved money. Throws the
  * refusal (the same for every path: with or without a lane).
  */
-export function refundAmount(t: TxData, requested: number | null): number {
+export function refundAmount(t: TxData, requested: number | null, finality?: { nowMs: number; returnableUntil: number }): number {
   if ((t.action !== 'sale' && t.action !== 'capture') || t.state === 'declined') {
     throw fail.gateway('transaction_not_refundable', `Transaction ${t.token} is ${t.state === 'declined' ? 'a declined ' : 'a '}${t.action}; only an approved sale or capture can be refunded`);
   }
   if (t.state === 'cancelled') throw fail.gateway('transaction_voided', `Transaction ${t.token} was voided: there is nothing to refund`);
   if (t.state === 'in_progress') throw fail.gateway('transaction_not_settled', `Bank transaction ${t.token} has not settled yet: void it before the cut-off, or refund it once it settles`);
   if (t.state === 'completed_but_nsfed') throw fail.gateway('transaction_returned', `Bank transaction ${t.token} was returned by the bank: there is nothing to refund`);
+  // A bank debit can still come back unpaid days after it settled: money refunded before then
+  // would be paid out on top of the full amount the return takes back.
+  if (finality && (t.due === 'bank_return' || finality.nowMs < finality.returnableUntil)) {
+    throw fail.gateway('transaction_not_final', `Bank transaction ${t.token} can still be returned by the payer's bank until ${new Date(finality.returnableUntil).toISOString()}: refund it after that (or void it before its processing day's cut-off)`);
+  }
   // A chargeback gave the cardholder what was left: refunding it too would pay them twice.
   const chargedBack = t.charged_back_cents ?? 0;
   const refundable = t.amount_cents - t.refunded_cents - chargedBack;
