@@ -230,3 +230,25 @@ export function cashFarAboveDue(tenderedMinor: number, dueMinor: number, currenc
   const hundred = 100 * 10 ** minorDigits(currency);
   return tenderedMinor >= dueMinor * 10 && tenderedMinor - dueMinor >= hundred;
 }
+
+/**
+ * A decimal quantity times an amount in minor units, rounded half away from zero, computed on the
+ * quantity as it was written (0.285, not the binary 0.28499999...): 0.285 × 100 is 29, where the
+ * float product rounds to 28.
+ */
+export function decimalTimesMinor(quantity: number, minor: number): number {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(quantity));
+  if (!m || !Number.isSafeInteger(minor)) {
+    const exact = quantity * minor;
+    return Math.sign(exact) * Math.round(Math.abs(exact)) || 0;
+  }
+  const fraction = m[3] ?? '';
+  const scale = fraction.length - Number(m[4] ?? 0);
+  let product = BigInt(`${m[2]}${fraction}`) * BigInt(Math.abs(minor));
+  if (scale < 0) product *= 10n ** BigInt(-scale);
+  const unit = 10n ** BigInt(Math.max(0, scale));
+  const whole = product / unit;
+  const rounded = 2n * (product - whole * unit) >= unit ? whole + 1n : whole;
+  const negative = (m[1] === '-') !== minor < 0;
+  return rounded === 0n ? 0 : Number(negative ? -rounded : rounded);
+}

@@ -66,6 +66,12 @@ describe('invoice import', () => {
     expect([c.balance, c.credit]).toEqual(['$5.00', '-$5.00']);
   });
 
+  it('rounds the quantity as it was written, not its binary float: 0.285 × $1.00 is $0.29 (the float product is 28.4999...)', async () => {
+    const number = uid('INV');
+    await importInvoice({ number, customer_identifier: uid('C'), line_item_attributes: [{ quantity: 0.285, unit_cost_cents: 100 }, { quantity: '0.145', unit_cost_cents: -100 }, { quantity: 3, unit_cost_cents: 333 }, { quantity: 1e-7, unit_cost_cents: 5_000_000 }] });
+    expect((await view(number)).line_item_attributes.map((l) => l.amount_cents)).toEqual([29, -15, 999, 1]);
+  });
+
   it('amount_override keeps the amount sent; replace_line_items drops absent lines, else lines merge by number', async () => {
     const number = uid('INV');
     const customer = uid('C');
@@ -250,6 +256,10 @@ describe('capability rules', () => {
       // The stored rate still decides when the amount changes, even beside an amount sent.
       await importInvoice({ number, customer_identifier: v.customer_identifier, amount: 60000, discount_amount_cents: 10 });
       expect((await view(number)).discount_amount_cents).toBe(3000);
+      // 1.8% of $17.50 is 31.5 cents, which rounds to 32 (the float product is 31.4999...).
+      const half = uid('INV');
+      await importInvoice({ number: half, customer_identifier: uid('C'), amount: 1750, discount_rate: 0.018, discount_expiry_date: '2026-03-15' });
+      expect((await view(half)).discount_amount_cents).toBe(32);
       const plain = uid('INV');
       await importInvoice({ number: plain, customer_identifier: uid('C'), amount: 40000, discount_amount_cents: 1234 });
       expect((await view(plain)).discount_amount_cents).toBe(1234);

@@ -1,5 +1,5 @@
 import { addDays, daysBetween } from '../clock';
-import { formatMoney } from '../../shared/money';
+import { decimalTimesMinor, formatMoney } from '../../shared/money';
 import { fail, notFound } from '../errors';
 import { attach, decodeAttachment } from './attachments';
 import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
@@ -341,7 +341,7 @@ function setDiscount(data: InvoiceData, prev: Partial<InvoiceData>, discount: In
   // A rate, sent now or kept, always decides the discount (even beside discount_amount_cents),
   // from the invoice amount as it is now.
   const rate = discount.rate ?? prev.discount_rate;
-  setField(data, prev, 'discount_amount_cents', rate !== undefined && rate !== null ? Math.round(amount * rate) : discount.amount);
+  setField(data, prev, 'discount_amount_cents', rate !== undefined && rate !== null ? decimalTimesMinor(rate, amount) : discount.amount);
 }
 
 /** Summary invoices: whether this one is a parent, and the parent it names (which must be one). */

@@ -1,3 +1,4 @@
+import { decimalTimesMinor } from '../../shared/money';
 import { Fields, extraAttributes } from './fields';
 import type { Problems } from './problems';
 import type { AdjustmentData, LineItemData } from './types';
@@ -41,8 +42,7 @@ export function readLineItems(raw: unknown, problems: Problems): LineInput[] | u
     let amount = f.int('amount');
     if (amount === undefined && quantity !== undefined && unitCost !== undefined) {
       // Half away from zero, as pro-rating does: a credit line is its debit line with the sign turned.
-      const exact = quantity * unitCost;
-      amount = Math.sign(exact) * Math.round(Math.abs(exact)) || 0;
+      amount = decimalTimesMinor(quantity, unitCost);
     }
     const balance = f.int('balance_cents');
     return {

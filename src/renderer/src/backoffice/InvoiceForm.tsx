@@ -3,6 +3,7 @@ import { ApiError } from '../api/client';
 import { boCall, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { useUser } from '../state/user';
+import { decimalTimesMinor } from '../../../shared/money';
 import { amountInput, money, parseAmount, parseQuantity } from '../format';
 import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
 
@@ -20,7 +21,7 @@ function today(): string {
 /**
  * What the typed lines read as: each line's quantity and unit price in the screen's locale, with
  * problems keyed by the engine's field names. The amount per line is a preview only: the saved
- * invoice's amount is the one the engine computes (line-items.ts rounds the same way).
+ * invoice's amount is the one the engine computes, by the same rule (decimalTimesMinor).
  */
 function readLines(lines: readonly Line[], cur: string) {
   const problems: Record<string, string> = {};
@@ -34,8 +35,7 @@ function readLines(lines: readonly Line[], cur: string) {
     else if (!p.ok) problems[lineField(i, 'unit_cost_cents')] = p.message;
     if (q.ok && p?.ok) {
       items.push({ description: l.description.trim(), quantity: q.quantity, unit_cost_cents: p.minor });
-      const exact = q.quantity * p.minor;
-      subtotal += Math.sign(exact) * Math.round(Math.abs(exact));
+      subtotal += decimalTimesMinor(q.quantity, p.minor);
     }
   });
   return { items, subtotal, problems, complete: items.length === lines.length };
