@@ -16,7 +16,11 @@ import { registeredComponents } from '../shared/schemas/components';
  *   JavaScript's safe integers; a decimal string (`"12.50"`) where a number is expected becomes it;
  * - `"true"`/`"false"` (exactly) where a boolean is expected become the booleans.
  *
- * Never converted: null, empty or padded strings (`""`, `" 12"`), `"1e3"`, `"0x1F"`, numbers to
+ * - `null` for an optional field whose schema does not take null counts as not sent (generated
+ *   clients send every field of a model, unset ones as null); where null means something (a
+ *   field cleared), the schema takes it and it is kept.
+ *
+ * Never converted: empty or padded strings (`""`, `" 12"`), `"1e3"`, `"0x1F"`, numbers to
  * booleans or back, scalars to objects or arrays. A value already of an accepted type is kept as is.
  */
 
@@ -150,7 +154,9 @@ export function coercer(schema: TSchema): Coercer {
 
 function plan(s: Schema): Coercer {
   if (s.allOf) {
-    const parts = s.allOf.map(coercer);
+    // Conditions (if/then) beside the schema's own fields: both are planned.
+    const { allOf, ...own } = s;
+    const parts = [...(own.type !== undefined || own.properties || own.anyOf ? [coercer(own as TSchema)] : []), ...allOf.map(coercer)];
     return (v) => parts.reduce((out, part) => part(out), v);
   }
   if (s.anyOf) {
@@ -174,6 +180,8 @@ function plan(s: Schema): Coercer {
   }
   const takes = new Set(KINDS.filter((kind) => takesKind(s, kind)));
   const properties = new Map(Object.entries(s.properties ?? {}).map(([key, sub]) => [key, coercer(sub)] as const));
+  const required = new Set((s as { required?: string[] }).required ?? []);
+  const nullAsAbsent = new Set(Object.entries(s.properties ?? {}).filter(([key, sub]) => !required.has(key) && !takesKind(sub, 'null')).map(([key]) => key));
   const patterned = Object.entries(s.patternProperties ?? {}).map(([p, sub]) => [regex(p), coercer(sub)] as const);
   const additional = typeof s.additionalProperties === 'object' ? coercer(s.additionalProperties) : undefined;
   const items = s.items ? coercer(s.items) : undefined;
@@ -183,6 +191,10 @@ function plan(s: Schema): Coercer {
     if (kind === 'object') {
       const obj = v as Record<string, unknown>;
       for (const key of Object.keys(obj)) {
+        if (obj[key] === null && nullAsAbsent.has(key)) {
+          delete obj[key];
+          continue;
+        }
         const sub = properties.get(key) ?? patterned.find(([re]) => re.test(key))?.[1] ?? additional;
         if (sub) obj[key] = sub(obj[key]);
       }

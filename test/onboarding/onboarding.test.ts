@@ -131,6 +131,15 @@ describe('onboarding: application rules', () => {
     expect(res.status).toBe(201);
   });
 
+  it('takes ranges sent as digit strings and an optional field sent as null, as generated clients send them', async () => {
+    const res = await h.api.post<{ application_token: string }>('/api/onboarding/v1/applications', application({ annual_card_volume: { from: '1000000', to: '1999999' }, stock_ticker_symbol: null, locale: null }), partner);
+    expect(res.status).toBe(201);
+    // A Public Corporation still needs its ticker: null is not one.
+    const pub = await h.api.post<Details>('/api/onboarding/v1/applications', application({ ownership_type: 'Public Corporation', stock_ticker_symbol: null }), partner);
+    expect(pub.status).toBe(400);
+    expect(fieldsOf(pub.body)).toEqual(['stock_ticker_symbol']);
+  });
+
   it('answers 404 for an unknown application or reference token', async () => {
     const unknown = await h.api.get<{ error: string }>('/api/onboarding/v1/applications/1c47dece-489b-4521-89db-000000000000', partner);
     expect(unknown.status).toBe(404);

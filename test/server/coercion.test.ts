@@ -38,6 +38,22 @@ describe('body coercion', () => {
     expect(res.body.capabilities.discounts).toBe(true);
   });
 
+  it('takes null for an optional field as not sent, as generated clients send unset fields; a required field sent as null is still refused', async () => {
+    const before = (await api.get<{ authorization_hold_days: number; capabilities: Record<string, boolean> }>('/api/account')).body;
+    const patched = await api.patch<{ authorization_hold_days: number; capabilities: Record<string, boolean> }>('/api/account', { authorization_hold_days: null, capabilities: { discounts: null } });
+    expect(patched.status).toBe(200);
+    expect([patched.body.authorization_hold_days, patched.body.capabilities.discounts]).toEqual([before.authorization_hold_days, before.capabilities.discounts]);
+    const verify = await api.post<{ success: boolean }>('/api/gateway/v1/orders/verify', {
+      amount_cents: null,
+      transaction_reference: null,
+      credit_card: { name: 'Longbob Longsen', expiry_month: 12, expiry_year: 2030, card_number: '4895281000000006', cvv: '234', address: { address_1: '234 Elm Street', address_2: null, postal_code: '80809', country: null } },
+    });
+    expect([verify.status, verify.body.success]).toEqual([200, true]);
+    const missing = await api.post<ErrorBody>('/api/notifications/direct_message', { email: null, object_type: 'invoice', object_identifier: 'INV-1', first_name: null });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details?.map((d) => d.field)).toEqual(['email']);
+  });
+
   it('still refuses what is not unambiguous, naming the field, and writes nothing', async () => {
     const before = t.engine.core.currentWatermark();
     const cases: Array<[string, 'patch' | 'post', Record<string, unknown>, string]> = [
