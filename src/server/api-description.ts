@@ -40,7 +40,8 @@ JSON or an unsupported Content-Encoding, 429 rate limited,
 Gateway operations keep the reference shape: \`{"success": false, "errors": ["order_not_found"], "response_code": 250}\`
 with status 500 (\`response_code\` 999 for every other operation error); a *decline* is not an error: status 200
 with \`success: false\`. Request bodies are taken the reference's way: a JSON number where a string is expected, a
-digit string where a number is, \`"true"\`/\`"false"\` where a boolean is (docs/compatibility.md).
+digit string where a number is, \`"true"\`/\`"false"\` where a boolean is, and \`null\` for an optional field as not
+sent (docs/compatibility.md).
 
 ## Limits
 - **Rate**: 1500 requests per minute per credential by default (the operator may change it with
