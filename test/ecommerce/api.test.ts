@@ -96,7 +96,8 @@ describe('sales', () => {
     const again = await h.api.post<{ orderId: string }>(`/api/v2/sessions/${id}/sales`, body, null);
     expect(again.body.orderId).toBe(res.body.orderId);
     const order = await h.t.engine.orders.view(res.body.orderId);
-    expect(order).toMatchObject({ number: 'SO-1', amount_cents: 3050, draft: false, currency: 'usd' });
+    // The order's countries are 3-letter ISO, as the ERP reads every other order's (the frame sent US).
+    expect(order).toMatchObject({ number: 'SO-1', amount_cents: 3050, draft: false, currency: 'usd', billing_country: 'USA', shipping_country: 'USA' });
     expect(order!.transactions).toHaveLength(1);
     expect(order!.transactions[0]).toMatchObject({ action: 'sale', amount_in_cents: 3050, state: 'completed' });
     const view = await h.api.get<{ token: string }>(`/api/gateway/v1/transaction/${String(res.body.payment.transactionId)}`);

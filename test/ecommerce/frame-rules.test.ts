@@ -64,13 +64,16 @@ describe("a sale's money", () => {
       lines: [
         { number: 'A', description: 'a', price: 0.1, quantity: 3 },
         { number: 'B', description: 'b', price: 19.99, quantity: 1.5, discount: 0.5 },
+        { number: 'C', description: 'c', price: 1, quantity: 0.285 },
       ],
       shippingAmount: 5.05,
       taxAmount: 1.45,
       discountAmount: 2.25,
-    });
-    // 0.30 + (19.99 x 1.5 = 29.985, rounded to 29.99, less 0.50) + 5.05 + 1.45 - 2.25
-    expect(total).toBe(30 + 2949 + 505 + 145 - 225);
+    }, '2026-03-02');
+    // 0.30 + (19.99 x 1.5 = 29.985, rounded to 29.99, less 0.50) + (1.00 x 0.285 = 0.285, 0.29: the
+    // quantity as written, not its float) + 5.05 + 1.45 - 2.25
+    expect(total).toBe(30 + 2949 + 29 + 505 + 145 - 225);
+    expect(input.date).toBe('2026-03-02');
     expect(input.order_items?.[0]).toMatchObject({ unit_cost_cents: 10, amount_cents: 30 });
     expect(toMinor(1500, 'JPY', '/x')).toBe(1500);
     expect(() => toMinor(1.005, 'USD', '/amount')).toThrow(/more decimals/);

@@ -4,6 +4,7 @@ import type { Orders } from '../orders';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { Gateway } from '../gateway';
 import { fingerprintOf } from '../gateway/idempotency';
+import { localDate } from '../gateway/processing-day';
 import { recordsByRef } from '../records';
 import type { EcommercePayment, PaymentResponse, SaleRequest, SaleResponse } from '../../shared/schemas/ecommerce';
 import { SALE, type SessionData } from './sessions';
@@ -65,7 +66,7 @@ export function createSalesFlow(deps: { core: EngineCore; account: Account; orde
     };
     const existing = check(await sameNumber(core));
     if (existing) return existing;
-    const { input, total } = orderOf(core.ids.token(), sale);
+    const { input, total } = orderOf(core.ids.token(), sale, localDate(core.clock.now(), account.profile().timezone));
     return core.mutate(async (tx) => {
       const twin = check(await sameNumber(tx));
       if (twin) return twin;

@@ -1,5 +1,6 @@
 import { fail } from '../errors';
-import { minorDigits } from '../../shared/money';
+import { decimalTimesMinor, minorDigits } from '../../shared/money';
+import { countryAlpha3 } from '../receivables/countries';
 import type { OrderInput } from '../../shared/schemas/orders';
 import type { AvsRules, EcommerceAddress, PaymentResponse, SaleRequest } from '../../shared/schemas/ecommerce';
 
@@ -56,20 +57,21 @@ function addressFields(prefix: 'billing' | 'shipping', a: EcommerceAddress): Rec
     [`${prefix}_city`]: a.city ?? null,
     [`${prefix}_state_province`]: a.stateOrProvince ?? null,
     [`${prefix}_postalcode`]: a.postCode ?? null,
-    [`${prefix}_country`]: a.country ?? null,
+    // The order's country is 3-letter ISO (the spec's Order); the frame's address sends 2 letters.
+    [`${prefix}_country`]: a.country ? (countryAlpha3(a.country) ?? a.country) : null,
     [`${prefix}_telephone`]: a.phone ?? null,
     [`${prefix}_email`]: a.email ?? null,
   };
 }
 
 /** The order the sale creates (a draft until finalized) and its total in minor units. */
-export function orderOf(identifier: string, sale: SaleRequest): { input: OrderInput; total: number } {
+export function orderOf(identifier: string, sale: SaleRequest, date: string): { input: OrderInput; total: number } {
   const cur = sale.currency;
   let total = 0;
   const items = sale.lines.map((line, i) => {
     const unit = toMinor(line.price, cur, `/lines/${i}/price`);
     const discount = line.discount !== undefined ? toMinor(line.discount, cur, `/lines/${i}/discount`) : 0;
-    const amount = Math.round(unit * line.quantity) - discount;
+    const amount = decimalTimesMinor(line.quantity, unit) - discount;
     total += amount;
     return {
       number: line.number,
@@ -106,6 +108,8 @@ export function orderOf(identifier: string, sale: SaleRequest): { input: OrderIn
   const input = {
     identifier,
     number: sale.orderNumber,
+    // The shop's day of the sale, as an order the ERP imports carries its date.
+    date,
     currency: cur.toLowerCase(),
     amount_cents: total,
     draft: true,

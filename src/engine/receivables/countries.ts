@@ -7,9 +7,11 @@ import { iso31661, iso31662 } from 'iso-3166';
  */
 const byAlpha2 = new Map<string, string>();
 const alpha3To2 = new Map<string, string>();
+const alpha2To3 = new Map<string, string>();
 for (const c of iso31661) {
   byAlpha2.set(c.alpha2, c.name);
   alpha3To2.set(c.alpha3, c.alpha2);
+  alpha2To3.set(c.alpha2, c.alpha3);
 }
 
 const subdivisions = new Map<string, Map<string, string>>();
@@ -31,6 +33,12 @@ export function normalizeCountry(value: string): string | undefined {
   const up = value.trim().toUpperCase();
   if (byAlpha2.has(up)) return up;
   return alpha3To2.get(up);
+}
+
+/** A country code (alpha-2 or alpha-3, any case) as the order's 3-letter ISO code, or undefined. */
+export function countryAlpha3(value: string): string | undefined {
+  const two = normalizeCountry(value);
+  return two ? alpha2To3.get(two) : undefined;
 }
 
 /**
