@@ -45,6 +45,17 @@ describe('reminders', () => {
     expect((await h.api.get<{ mode: string }>('/api/account/mail')).body.mode).toBe('sandbox');
   });
 
+  it('sends one reminder an invoice however many times the list names it, by number or by id', async () => {
+    const c = await customer();
+    const n = await invoice(c.identifier);
+    const id = (await h.api.get<{ id: number }>(`/api/exports/invoice/${n}`)).body.id;
+    const before = (await outbox()).length;
+    const res = await h.api.post<Counts>('/api/notifications/remind', { ids: [n, 'NO-SUCH', id, n] });
+    expect(res.body).toMatchObject({ requested: 4, sent: 1, not_found: 1 });
+    await drain();
+    expect((await outbox()).length - before).toBe(1);
+  });
+
   it('the relay password is kept encrypted and never shown', async () => {
     const res = await h.api.put<{ password_set: boolean }>('/api/account/mail', { host: '127.0.0.1', port: smtp.port, secure: false, user: 'relay-user', password: PASSWORD, from: 'Store <ar@store.test>' });
     expect(res.status).toBe(200);

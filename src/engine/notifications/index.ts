@@ -108,9 +108,12 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     });
   };
 
-  const classify = async (id: string, counts: ReminderCounts, out: NewMessage[]) => {
+  const classify = async (id: string, counts: ReminderCounts, out: NewMessage[], seen: Set<string>) => {
     const inv = await findInvoice(id);
     if (!inv) return void (counts.not_found += 1);
+    // One reminder an invoice, however many times the list names it (by number and by id).
+    if (seen.has(inv.number)) return;
+    seen.add(inv.number);
     const customer = await findCustomer(inv.customer_identifier);
     // Invoices here are never drafts (the reference's draft state is not imported): `draft` stays 0.
     if (inv.amount_cents < 0) return void (counts.credit += 1);
@@ -131,7 +134,8 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       const counts = Object.fromEntries(REMINDER_COUNTS.map((k) => [k, 0])) as ReminderCounts;
       counts.requested = ids.length;
       const out: NewMessage[] = [];
-      for (const id of ids) await classify(id, counts, out);
+      const seen = new Set<string>();
+      for (const id of ids) await classify(id, counts, out, seen);
       await queue(out);
       return counts;
     },
