@@ -117,6 +117,22 @@ describe('reminders', () => {
     expect(smtp.mails.slice(before).map((m) => m.to[0])).toEqual(['new.user@acme.test']);
   });
 
+  it("an invitation lists the account's open invoices with what each owes and its own click-to-pay link", async () => {
+    const c = await customer({}, []);
+    const n = await invoice(c.identifier, { due_date: '2026-04-01' });
+    const before = smtp.mails.length;
+    expect((await h.api.post('/api/invitations', { identifier: c.identifier, email: 'payer@acme.test' })).status).toBe(200);
+    await drain();
+    await smtp.waitFor(before + 1);
+    const raw = smtp.mails.slice(before).find((m) => m.to[0] === 'payer@acme.test')!.raw;
+    const body = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    expect(body).toContain(`Invoice ${n}: $120.00 owing, due 2026-04-01`);
+    const link = /Pay it online: (\S+)/.exec(body)?.[1];
+    const { pay_urls: urls } = (await h.api.get<{ pay_urls: Record<string, string> }>(`/api/exports/invoice/${n}`)).body;
+    expect(link).toBe(urls['payer@acme.test']);
+    expect((await fetch(link!)).status).toBe(200);
+  });
+
   it('a relay that refuses is retried with backoff until it answers; nothing is lost', async () => {
     await h.api.put('/api/account/mail', { host: '127.0.0.1', port: 1, from: 'ar@store.test' });
     const c = await customer();

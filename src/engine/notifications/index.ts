@@ -3,7 +3,7 @@ import type { Account } from '../account';
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import type { Autopay } from '../wallets/autopay';
-import type { CustomerDoc, ContactData } from '../receivables/types';
+import type { CustomerDoc, ContactData, OpenItem } from '../receivables/types';
 import { fail } from '../errors';
 import type { InstallKeys } from '../security/install-keys';
 import { formatMoney } from '../../shared/money';
@@ -46,6 +46,8 @@ export interface Notifications {
 
 type InvoiceLike = InvoiceForPdf & { auto_debit?: boolean; plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string; pay_urls?: Record<string, string> };
 
+/** Open invoices an invitation lists at most. */
+const INVITATION_INVOICES = 20;
 const ROLES_REFUSED = new Set(['disabled', 'read_only', 'read-only', 'readonly']);
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /** A contact who can be emailed: not disabled, and invited, activated or signed up. */
@@ -88,6 +90,25 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     const base = publicUrl();
     return path && base ? `\n\nPay it online: ${base}${path}` : '';
   };
+  /**
+   * What an invitation lets its reader act on: the account's open invoices, oldest due first, each
+   * with what it owes and its own click-to-pay link (at most INVITATION_INVOICES; the rest counted).
+   */
+  const openInvoiceLines = async (customer: CustomerDoc, email: string): Promise<string> => {
+    const due = (item: OpenItem) => item[1] || item[0];
+    const open = Object.entries(customer.data.ledger?.open ?? {}).sort(([, a], [, b]) => (due(a) < due(b) ? -1 : due(a) > due(b) ? 1 : 0));
+    if (open.length === 0) return '\n\nNothing is owing on the account today.';
+    const lines: string[] = [];
+    for (const [number] of open.slice(0, INVITATION_INVOICES)) {
+      const inv = await findInvoice(number);
+      if (!inv || inv.owing_cents <= 0) continue;
+      const owing = formatMoney(inv.owing_cents, inv.currency.toUpperCase());
+      lines.push(`- Invoice ${inv.number}: ${owing} owing${inv.due_date ? `, due ${inv.due_date}` : ''}${payLine(inv, email).replace('\n\nPay it online:', '. Pay it online:')}`);
+    }
+    const more = open.length - INVITATION_INVOICES;
+    return `\n\nOpen invoices:\n${lines.join('\n')}${more > 0 ? `\n...and ${more} more.` : ''}`;
+  };
+
   const reminderText = (inv: InvoiceLike, email: string): NewMessage => {
     const owing = formatMoney(inv.owing_cents, inv.currency.toUpperCase());
     return {
@@ -154,7 +175,13 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       const contact = customer.data.contacts.find((c) => same(c.email, email));
       if (contact?.signed_up_at) return;
       await queue([
-        { purpose: 'invitation', to: email, subject: `${supplier()} invites you to view and pay your invoices`, text: `${supplier()} invites you to view and pay the invoices of account ${customer.data.name} (${identifier}).`, attach_invoice: null },
+        {
+          purpose: 'invitation',
+          to: email,
+          subject: `${supplier()} invites you to view and pay your invoices`,
+          text: `${supplier()} invites you to view and pay the invoices of account ${customer.data.name} (${identifier}).${await openInvoiceLines(customer, email)}\n\n${supplier()}`,
+          attach_invoice: null,
+        },
       ]);
     },
 
