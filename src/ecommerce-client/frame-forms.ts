@@ -184,7 +184,22 @@ export function buildForms(form: HTMLFormElement, types: Array<{ name: PaymentTy
     const savable = wallet && (t.name === 'creditCard' || t.name === 'ach');
     const saved = savable ? savedChoices(section, t.name, wallet[t.name as 'creditCard' | 'ach']) : [];
     const fields: Record<string, Field> = {};
-    for (const spec of SPECS[t.name]!) fields[spec.id] = fieldOf(section, spec, t.fields ?? []);
+    // Month and year sit in #expDate inside #expDateDiv: ids the reference lets a shop style.
+    let expDate: HTMLElement | undefined;
+    const parentOf = (spec: Spec): HTMLElement => {
+      if (spec.option !== 'expDate') return section;
+      if (!expDate) {
+        const div = document.createElement('div');
+        div.id = 'expDateDiv';
+        expDate = document.createElement('div');
+        expDate.id = 'expDate';
+        expDate.className = 'expiry';
+        div.appendChild(expDate);
+        section.appendChild(div);
+      }
+      return expDate;
+    };
+    for (const spec of SPECS[t.name]!) fields[spec.id] = fieldOf(parentOf(spec), spec, t.fields ?? []);
     const save = savable && wallet.allowAdd ? saveBox(section, t.name, wallet.saveByDefault) : null;
     form.appendChild(section);
     methods.push({ name: t.name, label: t.label, fields, section, saved, save });

@@ -19,6 +19,8 @@ const FRAME_CSS = `
 :root { font-family: system-ui, sans-serif; color: #1a1a1a; }
 body { margin: 0; padding: 8px; }
 .field { display: flex; flex-direction: column; margin: 0 0 10px; }
+.expiry { display: flex; gap: 10px; }
+.expiry .field { flex: 1; }
 label { font-size: 13px; margin-bottom: 3px; }
 input, select { font: inherit; padding: 7px 8px; border: 1px solid #8a8a8a; border-radius: 4px; }
 input[aria-invalid="true"] { border-color: #b00020; }

@@ -118,6 +118,9 @@ const orderOf = async (text: string) => (await t.engine.orders.view(/order (\S+)
 describe('the sample shop pays through the hosted frame', { timeout: 120_000 }, () => {
   it('by card, approved: a finalized order with one gateway sale', async () => {
     const page = await openCheckout();
+    // The reference's stylable ids: the expiry's month and year inside #expDate inside #expDateDiv.
+    expect(await frameOf(page).locator('#expDateDiv > #expDate > #expMonthDiv > #expMonth').count()).toBe(1);
+    expect(await frameOf(page).locator('#expDateDiv > #expDate > #expYearDiv > #expYear').count()).toBe(1);
     await fillCard(page, VISA);
     pageText = await page.content();
     const text = await pay(page, /Paid: order \S+ \(finalized\)/);
