@@ -103,7 +103,8 @@ export async function offlineSpendProblem(tx: Tx, laneid: string, doc: Readonly<
   if (typeof s.tender !== 'string' || s.tender === '' || doc.key !== `${laneid}/${s.tender}`) return `key is not <laneid>/<tender> of lane ${laneid}`;
   if (typeof s.card !== 'string' || s.card === '' || doc.ref !== s.card) return 'card is not the record\'s ref';
   if (typeof s.last4 !== 'string' || !/^[0-9]{0,4}$/.test(s.last4)) return 'last4 is not up to 4 digits';
-  if (laneOfNumber(s.sale) !== laneid) return `sale is not a receipt number of lane ${laneid}`;
+  // A receipt number of the pushing lane; a lane before this version names the sale by its id.
+  if (typeof s.sale !== 'string' || s.sale === '' || (laneOfNumber(s.sale) !== '' && laneOfNumber(s.sale) !== laneid)) return `sale is not a sale of lane ${laneid}`;
   if (!Number.isSafeInteger(s.amount_cents) || (s.amount_cents as number) <= 0 || (s.amount_cents as number) > MAX_AMOUNT) return `amount_cents is not a whole number of cents from 1 to ${MAX_AMOUNT}`;
   if (typeof s.currency !== 'string') return 'currency is not a string';
   if (typeof s.at !== 'string' || Number.isNaN(Date.parse(s.at))) return 'at is not a time';
