@@ -59,7 +59,7 @@ describe('gift cards spent while a lane cannot reach its hub', () => {
     const row = (doc: object) => ({ newDocumentState: doc as Record<string, unknown> });
     expect(await applyPush(core, 'lane_records', '1', spends.map(row))).toMatchObject({ written: 2, refused: 0 });
     expect((await hub.t.engine.sync.resolutions(10)).exceptions).toEqual([]);
-    const other: OfflineSpend = { ...spends[0]!.data, laneid: '2', tender: 'T2', sale: 'S2', amount_cents: 1200 };
+    const other: OfflineSpend = { ...spends[0]!.data, laneid: '2', tender: 'T2', sale: '2-000001', amount_cents: 1200 };
     const doc = { id: `${OFFLINE_SPEND}/2/T2`, kind: OFFLINE_SPEND, key: '2/T2', ref: other.card, watermark: 1, data: other };
     expect(await applyPush(core, 'lane_records', '3', [row(doc)])).toMatchObject({ written: 0, refused: 1 });
     expect(await applyPush(core, 'lane_records', '2', [row(doc)])).toMatchObject({ written: 1 });

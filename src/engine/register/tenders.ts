@@ -297,7 +297,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     return await deps.core.mutate(async (tx) => {
       const settled = await settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift);
       if (gift && prep.apart && settled.tender.status === 'approved') {
-        await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.id, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at, ...(gift.copy ? { token: gift.copy.token } : {}) });
+        await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.number, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at, ...(gift.copy ? { token: gift.copy.token } : {}) });
       }
       return settled;
     });

@@ -103,18 +103,25 @@ export function redactPans(text: string): string {
 }
 
 /**
- * Request fields that carry a number on purpose: card and account numbers the engine parses (and
- * of which it keeps only what it may), PINs and CVVs it hashes or drops, tokens, and encoded file
- * content (a digit run inside base64 is not a card number, and masking it would break the file).
+ * Request fields that carry card input on purpose: card and account numbers the engine parses (and
+ * of which it keeps only what it may), PINs and CVVs it hashes or drops.
  */
-const NUMBER_FIELDS = new Set(['card_number', 'account_number', 'payor_bank_account_number', 'routing_number', 'gateway_token', 'cvv', 'cvv2', 'cvc', 'pin', 'track', 'track1', 'track2', 'content',
+const CARD_INPUT_FIELDS = ['card_number', 'account_number', 'payor_bank_account_number', 'routing_number', 'cvv', 'cvv2', 'cvc', 'pin', 'track', 'track1', 'track2',
   // The ecommerce API's (/api/v2) camelCase names for the same.
-  'accountNumber', 'routingNumber', 'cardVerificationValue', 'token',
-  // Ids this product issued and gets back: a register shift's token, a pay page's attempt id (random
-  // hex), a lane's sync clock stamp (`<ms>.<counter>@<node>`, its 19 digits read as a card number).
-  // A digit run in one that passes Luhn was masked, and the id no longer named anything (a
-  // cashier's refund on a new shift was "not known"; a lane's edit merged on its wall clock).
-  'shift', 'attempt', 'stamp']);
+  'accountNumber', 'routingNumber', 'cardVerificationValue'];
+
+/**
+ * Fields that carry a number on purpose that is no card input: tokens, encoded file content (a
+ * digit run inside base64 is not a card number, and masking it would break the file), and ids this
+ * product issued and gets back: a register shift's token, a pay page's attempt id (random hex), a
+ * lane's sync clock stamp (`<ms>.<counter>@<node>`, its 19 digits read as a card number). A digit
+ * run in one that passes Luhn was masked, and the id no longer named anything (a cashier's refund on
+ * a new shift was "not known"; a lane's edit merged on its wall clock).
+ */
+const ISSUED_FIELDS = new Set(['gateway_token', 'token', 'content', 'shift', 'attempt', 'stamp']);
+
+/** Request fields that carry a number on purpose: card input and issued ids. */
+const NUMBER_FIELDS = new Set([...CARD_INPUT_FIELDS, ...ISSUED_FIELDS]);
 
 /**
  * Request fields that carry a secret the engine only hashes or compares: an API key (a random hex
@@ -161,6 +168,24 @@ function maskCardNumberKeys(o: Record<string, unknown>): void {
  * iterative, so a deeply nested body cannot overflow the stack here.
  */
 export function maskCardNumbersInFreeText<T>(body: T): T {
+  return maskWalk(body, NUMBER_FIELDS, false);
+}
+
+/**
+ * A document that arrives made (a lane's push to its hub, a hub's document at the chain's central
+ * install) is stored as it is, so it is nobody's card input: nothing consumes a card number, CVV
+ * or PIN in it and keeps only what it may, as the engine does with a request's. So it gets the
+ * request body's rule without its card-input exemption: a card number is masked under any name
+ * (`card_number` included), and the value under a CVV's or PIN's name becomes asterisks
+ * (isCardSecret). Issued ids and tokens are kept, as in a request. Changes the document in place
+ * and returns it.
+ */
+export function maskCardDataInDocument<T>(doc: T): T {
+  return maskWalk(doc, ISSUED_FIELDS, true);
+}
+
+/** The walk of both: `kept` names the fields whose values are left as they are. */
+function maskWalk<T>(body: T, kept: ReadonlySet<string>, secrets: boolean): T {
   const stack: unknown[] = [body];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -175,9 +200,10 @@ export function maskCardNumbersInFreeText<T>(body: T): T {
       const o = node as Record<string, unknown>;
       maskCardNumberKeys(o);
       for (const k of Object.keys(o)) {
-        if (NUMBER_FIELDS.has(k) || SECRET_FIELDS.has(k)) continue;
+        if (kept.has(k) || SECRET_FIELDS.has(k)) continue;
         const v = o[k];
-        if (typeof v === 'string') o[k] = redactPans(v);
+        if (secrets && (typeof v === 'string' || typeof v === 'number') && isCardSecret(k, String(v))) o[k] = '*'.repeat(String(v).length);
+        else if (typeof v === 'string') o[k] = redactPans(v);
         else if (typeof v === 'number') o[k] = maskedNumber(v);
         else if (v && typeof v === 'object') stack.push(v);
       }

@@ -2,11 +2,14 @@ import { debitOfflineSpendInTx } from '../wallets/gift-cards';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
 import { getRecord, putRecord, type RecordDoc } from '../records';
-import { DEFAULT_OFFLINE_FLOOR, OFFLINE_SPEND, offlineExcessInTx, type OfflineFloor, type OfflineSpend } from './offline-floor';
+import { DEFAULT_OFFLINE_FLOOR, OFFLINE_SPEND, offlineExcessInTx, offlineSpendProblem, type OfflineFloor, type OfflineSpend } from './offline-floor';
 import type { Tx } from '../core';
 import { mergeCustomerInTx } from './customer-merge';
 import { formatStamp, readHlcInTx } from './hlc';
 import { KIND } from '../register/model';
+import { maskCardDataInDocument } from '../security/card-data';
+import { emptyLedger } from '../receivables/unit-of-work';
+import { storedCustomerProblem } from '../receivables/stored-customer';
 import { bodyOf, changesSince, inStream, laneOfDocument, laneOfNumber, sameDocument, streamNamed, syncEventOf, type SyncDoc, type SyncStream } from './streams';
 
 /**
@@ -17,7 +20,10 @@ import { bodyOf, changesSince, inStream, laneOfDocument, laneOfNumber, sameDocum
  * customer, which both sides edit: the hub merges it by field, and a merge that differs from the
  * pushed version is answered as a conflict (the hub's version, which the lane then takes). A document
  * that names another lane than the pushing one, or a new one that is not the pushing lane's own
- * (laneOfNew), is refused and recorded (`sync_exception`); the rest of the push goes on.
+ * (laneOfNew), is refused and recorded (`sync_exception`); the rest of the push goes on. So is one
+ * that is not well-formed where the hub acts on it (`invalid_document`): an offline gift card spend
+ * (offlineSpendProblem), a customer (storedCustomerProblem). Every pushed document is stored, so
+ * card data in it is masked first, as in a request body (maskCardDataInDocument).
  */
 export const MAX_PULL = 2500;
 
@@ -76,7 +82,8 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
     // One read for the page's current versions instead of one per document.
     await tx.prefetch(stream.collection, rows.map((r) => String(r.newDocumentState.id ?? '')).filter((id) => id !== ''));
     for (const row of rows) {
-      const doc = bodyOf(row.newDocumentState) as SyncDoc;
+      // Masked before anything compares or stores it: a retry of a masked document is unchanged.
+      const doc = maskCardDataInDocument(bodyOf(row.newDocumentState)) as SyncDoc;
       if (typeof doc.id !== 'string' || !doc.id || !inStream(stream, doc)) {
         throw fail.invalid('sync_document_invalid', `A pushed document is not part of stream ${stream.name}`);
       }
@@ -94,13 +101,21 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         const named = stream.collection === 'transactions' ? await laneOfNew(tx, stream, doc) : laneOfDocument(stream, doc);
         if (owner !== laneid || named !== laneid) {
           outcome.refused += 1;
-          await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: current ? 'owner_mismatch' : 'not_lane_document', owner: owner || named || 'hub', at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
+          await refuseInTx(tx, laneid, doc.id, current ? 'owner_mismatch' : 'not_lane_document', { owner: owner || named || 'hub' });
           continue;
         }
       }
       if (current && sameDocument(current, doc)) {
         outcome.unchanged += 1;
         continue;
+      }
+      if (laneid !== null && doc.kind === OFFLINE_SPEND) {
+        const problem = await offlineSpendProblem(tx, laneid, doc, current !== undefined);
+        if (problem) {
+          outcome.refused += 1;
+          await refuseInTx(tx, laneid, doc.id, 'invalid_document', { problem });
+          continue;
+        }
       }
       let write: SyncDoc = doc;
       let merge = false;
@@ -123,8 +138,9 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
       if (merge) outcome.conflicts.push(Object.assign(stamped, { _deleted: false }));
       if (write.kind === OFFLINE_SPEND) {
         const spend = (write as unknown as RecordDoc<OfflineSpend>).data;
-        // Debited once: a spend is written once by its lane, so only its first arrival is new here.
-        const card = !current && spend.token ? await debitOfflineSpendInTx(tx, spend.token, spend.amount_cents) : undefined;
+        // Debited once, on the hub of the lane that spent it (offlineSpendProblem refuses a spend
+        // the hub holds): the central install holds a copy of a hub's record, not the card.
+        const card = laneid !== null && !current && spend.token ? await debitOfflineSpendInTx(tx, spend.token, spend.amount_cents) : undefined;
         await offlineExcessInTx(tx, spend, await giftCardFloorInTx(tx), card?.balance_cents);
       }
       outcome.written += 1;
@@ -170,13 +186,27 @@ async function laneOfNew(tx: Tx, stream: SyncStream, doc: SyncDoc): Promise<stri
   return numbered && laneOfNumber(data.number) !== named ? '' : named;
 }
 
+/** Records a pushed document the hub refused, for a person (exceptions.ts); the push goes on. */
+async function refuseInTx(tx: Tx, laneid: string, document: string, reason: string, detail: Record<string, unknown>): Promise<void> {
+  await putRecord(tx, 'sync_exception', `${laneid}:${document}`, { laneid, document, reason, ...detail, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: document }, laneid);
+}
+
 /**
- * A lane's customer as the hub writes it: merged into the hub's version, or new. A new customer
- * whose identifier the hub gives to another customer (made on two lanes while apart) is refused
- * and recorded as a sync exception: identifiers are unique, and which one is the "same" customer
- * is for a person to decide.
+ * A lane's customer as the hub writes it: merged into the hub's version, or new. One whose fields
+ * are not of a customer's types (storedCustomerProblem) is refused and recorded: written, it would
+ * break every reader of the hub's customers. A new customer whose identifier the hub gives to
+ * another customer (made on two lanes while apart) is refused and recorded as a sync exception:
+ * identifiers are unique, and which one is the "same" customer is for a person to decide. The
+ * ledger is the hub's (its invoices and payments move it), never the lane's: a merge keeps the
+ * hub's (NOT_MERGED), and a new customer starts with an empty one whatever the lane sent.
  */
-async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefined, doc: SyncDoc, assumed: SyncDoc | undefined, stamp: string | undefined): Promise<{ doc: SyncDoc; changed: boolean } | undefined> {
+async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefined, pushed: SyncDoc, assumed: SyncDoc | undefined, stamp: string | undefined): Promise<{ doc: SyncDoc; changed: boolean } | undefined> {
+  const problem = storedCustomerProblem(pushed);
+  if (problem) {
+    await refuseInTx(tx, laneid, pushed.id, 'invalid_document', { problem });
+    return undefined;
+  }
+  const doc = current ? pushed : { ...pushed, data: { ...(pushed.data as Record<string, unknown>), ledger: emptyLedger() } };
   if (current) {
     const { merged, changed } = await mergeCustomerInTx(tx, laneid, current, doc, assumed, stamp);
     // The lane's version lost every field it differs in (or differs only in its edit time): the
@@ -186,7 +216,7 @@ async function customerWrite(tx: Tx, laneid: string, current: SyncDoc | undefine
   const identifier = String(doc.identifier ?? '');
   const taken = (await tx.find<SyncDoc>('customers', { selector: { identifier } })).find((c) => c.id !== doc.id);
   if (!taken) return { doc, changed: true };
-  await putRecord(tx, 'sync_exception', `${laneid}:${doc.id}`, { laneid, document: doc.id, reason: 'identifier_taken', identifier, at: tx.at }, { type: 'sync_exception.created', entity: 'sync_exception', key: doc.id }, laneid);
+  await refuseInTx(tx, laneid, doc.id, 'identifier_taken', { identifier });
   return undefined;
 }
 

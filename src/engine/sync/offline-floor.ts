@@ -4,7 +4,9 @@ import { fail } from '../errors';
 import { getRecord, putRecord, recordsByRef } from '../records';
 import { LEGACY_KEY_ID, type InstallKeys } from '../security/install-keys';
 import { formatMoney } from '../../shared/money';
-import { creditOfflineRefundInTx } from '../wallets/gift-cards';
+import { creditOfflineRefundInTx, giftCardByToken } from '../wallets/gift-cards';
+import { MAX_AMOUNT } from '../gateway/amounts';
+import { laneOfNumber } from './streams';
 
 /**
  * Balances two lanes could spend while apart (docs/sync.md, "Balances two lanes could spend while
@@ -31,6 +33,7 @@ export interface OfflineSpend {
   /** The shop-wide name of the card (HMAC of its number). */
   card: string;
   last4: string;
+  /** The sale's receipt number (`<laneid>-<seq>`). */
   sale: string;
   tender: string;
   amount_cents: number;
@@ -82,6 +85,35 @@ export function requireWithinFloor(spent: number, amount: number, floor: number,
 
 export async function recordOfflineSpendInTx(tx: Tx, spend: OfflineSpend): Promise<void> {
   await putRecord(tx, OFFLINE_SPEND, `${spend.laneid}/${spend.tender}`, spend, { type: `${OFFLINE_SPEND}.created`, entity: OFFLINE_SPEND, key: `${spend.laneid}/${spend.tender}` }, spend.card);
+}
+
+/**
+ * Hub: why a lane's pushed offline spend is refused, or null when it is one the lane's register
+ * could have made (recordOfflineSpendInTx). It moves money on arrival (the card named by `token`
+ * is debited by `amount_cents`, and its refunds are bounded by it), so before anything is written
+ * or debited it must be: keyed `<laneid>/<tender>` of the pushing lane, for one of that lane's
+ * receipt numbers; an amount one transaction may take (whole cents above 0, at most MAX_AMOUNT: a
+ * negative one would credit the card); and, when it names a card, one of the hub's, named across
+ * the shop as the spend says (the lane's copy of it is kept under that name) and in its currency.
+ * Written once: a spend the hub holds is never rewritten (its amount bounds the refunds).
+ */
+export async function offlineSpendProblem(tx: Tx, laneid: string, doc: Readonly<Record<string, unknown>>, held: boolean): Promise<string | null> {
+  if (held) return 'an offline spend the hub holds is not rewritten';
+  const s = (doc.data ?? {}) as Partial<Record<keyof OfflineSpend, unknown>>;
+  if (typeof s.tender !== 'string' || s.tender === '' || doc.key !== `${laneid}/${s.tender}`) return `key is not <laneid>/<tender> of lane ${laneid}`;
+  if (typeof s.card !== 'string' || s.card === '' || doc.ref !== s.card) return 'card is not the record\'s ref';
+  if (typeof s.last4 !== 'string' || !/^[0-9]{0,4}$/.test(s.last4)) return 'last4 is not up to 4 digits';
+  // A receipt number of the pushing lane; a lane before this version names the sale by its id.
+  if (typeof s.sale !== 'string' || s.sale === '' || (laneOfNumber(s.sale) !== '' && laneOfNumber(s.sale) !== laneid)) return `sale is not a sale of lane ${laneid}`;
+  if (!Number.isSafeInteger(s.amount_cents) || (s.amount_cents as number) <= 0 || (s.amount_cents as number) > MAX_AMOUNT) return `amount_cents is not a whole number of cents from 1 to ${MAX_AMOUNT}`;
+  if (typeof s.currency !== 'string') return 'currency is not a string';
+  if (typeof s.at !== 'string' || Number.isNaN(Date.parse(s.at))) return 'at is not a time';
+  if (s.offline_since !== null && (typeof s.offline_since !== 'string' || Number.isNaN(Date.parse(s.offline_since)))) return 'offline_since is not a time or null';
+  if (s.token === undefined) return null;
+  const card = typeof s.token === 'string' && s.token !== '' ? await giftCardByToken(tx, s.token) : undefined;
+  if (!card || card.shop_ref !== s.card) return 'token names no gift card of the hub by the card the spend names';
+  if (card.currency !== s.currency) return `currency is not the card's (${card.currency})`;
+  return null;
 }
 
 /**

@@ -209,14 +209,14 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
     findInTx: (tx, tender) => findInTx(ctx, tx, tender),
 
     async view(token) {
-      const card = await byToken(core, token);
+      const card = await giftCardByToken(core, token);
       if (!card) throw notFound('gift_card_not_found', `No gift card ${token}`);
       return giftCardView(card);
     },
 
     async unlockPin(token) {
       return core.mutate(async (tx) => {
-        const card = await byToken(tx, token);
+        const card = await giftCardByToken(tx, token);
         if (!card) throw notFound('gift_card_not_found', `No gift card ${token}`);
         const cleared = { ...pinCleared(card, tx.now), updated_at: tx.at };
         await putGiftCard(tx, cleared, 'gift_card.pin_unlocked');
@@ -269,7 +269,7 @@ async function putGiftCard(tx: Tx, card: GiftCardData, type: string): Promise<vo
  * hub's card as it is. The one path by which a balance goes below zero (docs/sync.md).
  */
 export async function debitOfflineSpendInTx(tx: Tx, token: string, amount: number): Promise<GiftCardData | undefined> {
-  const card = await byToken(tx, token);
+  const card = await giftCardByToken(tx, token);
   if (!card) return undefined;
   const debited = { ...card, balance_cents: card.balance_cents - amount, updated_at: tx.at };
   await putGiftCard(tx, debited, 'gift_card.redeemed_offline');
@@ -278,7 +278,7 @@ export async function debitOfflineSpendInTx(tx: Tx, token: string, amount: numbe
 
 /** A lane's refund of such a spend, on the hub once the spend is there: the amount goes back on the card. */
 export async function creditOfflineRefundInTx(tx: Tx, token: string, amount: number): Promise<GiftCardData | undefined> {
-  const card = await byToken(tx, token);
+  const card = await giftCardByToken(tx, token);
   if (!card) return undefined;
   const credited = { ...card, balance_cents: card.balance_cents + amount, updated_at: tx.at };
   await putGiftCard(tx, credited, 'gift_card.refunded_offline');
@@ -308,7 +308,8 @@ async function byNumber(ctx: GiftCardsDeps, reader: Tx | EngineCore, number: str
   return (await getRecord<GiftCardData>(reader, GIFT_CARD, link.token))?.data;
 }
 
-const byToken = async (reader: Tx | EngineCore, token: string) => (await getRecord<GiftCardData>(reader, GIFT_CARD, token))?.data;
+/** The card a token names (a lane's pushed offline spend names the hub's card so: sync/offline-floor.ts). */
+export const giftCardByToken = async (reader: Tx | EngineCore, token: string): Promise<GiftCardData | undefined> => (await getRecord<GiftCardData>(reader, GIFT_CARD, token))?.data;
 
 async function attemptPin(ctx: GiftCardsDeps, cardNumber: string, pin: Parameters<GiftCards['attemptPin']>[1]): Promise<PinAttempt | undefined> {
   const { core } = ctx;
@@ -319,7 +320,7 @@ async function attemptPin(ctx: GiftCardsDeps, cardNumber: string, pin: Parameter
   if (!pin) return { token: card.token, ok: false, gate: pinGate(card, core.clock.now()) };
   // Counted first, in the write queue: each attempt sees the ones before it.
   const reserved = await core.mutate(async (tx) => {
-    const fresh = await byToken(tx, card.token);
+    const fresh = await giftCardByToken(tx, card.token);
     if (!fresh?.pin_hash) return { gate: 'open' as const, hash: null, at: tx.at };
     const gate = pinGate(fresh, tx.now);
     if (gate !== 'open') return { gate, hash: fresh.pin_hash, at: tx.at };
@@ -331,7 +332,7 @@ async function attemptPin(ctx: GiftCardsDeps, cardNumber: string, pin: Parameter
   const { ok, stale } = await verifyPin(ctx.vault, card.token, pin, reserved.hash);
   const rehashed = ok && stale ? await hashPin(ctx.vault, card.token, pin) : undefined;
   await core.mutate(async (tx) => {
-    const fresh = await byToken(tx, card.token);
+    const fresh = await giftCardByToken(tx, card.token);
     if (!fresh) return;
     const ended = checkEnded(fresh, reserved.at, tx.now);
     if (!ok) {
@@ -415,7 +416,7 @@ async function readGiftCard(ctx: GiftCardsDeps, input: Parameters<GiftCards['rea
   if (card.pin_hash) {
     const attempt = await attemptPin(ctx, number, input.pin);
     if (!attempt?.ok) throw pinRefusal(attempt ?? { token: card.token, ok: false, gate: 'open' });
-    card = (await byToken(core, card.token)) ?? card;
+    card = (await giftCardByToken(core, card.token)) ?? card;
   }
   const expires = card.expiry_month && card.expiry_year ? zonedInstant(`${card.expiry_year}-${String(card.expiry_month).padStart(2, '0')}-01`, '00:00', ctx.account.profile().timezone) : undefined;
   return {
@@ -430,7 +431,7 @@ async function readGiftCard(ctx: GiftCardsDeps, input: Parameters<GiftCards['rea
 
 async function findInTx(ctx: GiftCardsDeps, tx: Tx, tender: Parameters<GiftCards['findInTx']>[1]): ReturnType<GiftCards['findInTx']> {
   let card: GiftCardData | undefined;
-  if (tender.token) card = await byToken(tx, tender.token);
+  if (tender.token) card = await giftCardByToken(tx, tender.token);
   else if (tender.card_number) {
     const d = tender.card_number.replace(/[\s-]/g, '');
     card = /^[0-9]{6,19}$/.test(d) ? await byNumber(ctx, tx, d) : undefined;

@@ -19,15 +19,19 @@ const REVOKING = new Set(['credential', 'user']);
  * payments, wallet tokens or users, which their role does not read.
  */
 const REGISTER_ENTITIES = new Set(['lane', 'drawer', 'sync', 'sandbox_clock']);
-const registerEvent = (e: DomainEvent) => e.entity.startsWith('pos_') || REGISTER_ENTITIES.has(e.entity);
 /**
- * Events whose key or data is a token that charges (a wallet, its payment methods, a gift card, an
- * autopay or debit agreement): every one of them from the first watermark is the whole vault's
- * tokens at once, which only those who move money get (as the wallet exports and a card file's
- * echo are). A clerk reads a wallet one at a time, on its customer's page.
+ * Events whose key or data is a token that charges (a wallet, its payment methods, the account's
+ * own fund sources, a gift card and the lanes' copy of it, a gift card spent or refunded on a lane
+ * apart from its hub, an autopay or debit agreement, a checkout's tokenized payment method, and
+ * its session and sale, whose id pays with the session's wallet): every one of them from the first
+ * watermark is the whole vault's tokens at once, which only those who move money get (as the
+ * wallet exports and a card file's echo are). A clerk reads a wallet one at a time, on its
+ * customer's page.
  */
-const MONEY_ENTITIES = new Set(['wallet', 'fund', 'gift_card', 'autopay', 'debit_agreement']);
+const MONEY_ENTITIES = new Set(['wallet', 'fund', 'fund_source', 'gift_card', 'gift_card_copy', 'pos_offline_spend', 'pos_offline_refund', 'autopay', 'debit_agreement', 'ecommerce_token', 'ecommerce_session', 'ecommerce_sale']);
 const readEvent = (e: DomainEvent) => !MONEY_ENTITIES.has(e.entity);
+// A cashier does not move money either: the register's gift card spends made apart are not theirs to follow.
+const registerEvent = (e: DomainEvent) => (e.entity.startsWith('pos_') || REGISTER_ENTITIES.has(e.entity)) && readEvent(e);
 const everyEvent = () => true;
 function eventsFor(p: Principal): (e: DomainEvent) => boolean {
   if (p.scopes.includes('api') || (p.scopes.includes('read') && p.scopes.includes('money'))) return everyEvent;
@@ -50,7 +54,7 @@ export const eventStream = defineRoute({
   tags: ['Laneway'],
   summary: 'Live domain events (text/event-stream)',
   description:
-    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`. A user who may only work the register (a cashier) gets only the register\'s events: `lane`, `drawer`, `sync`, `sandbox_clock` and `pos_*` entities. A user who reads but does not move money (a clerk) gets every event but those of `wallet`, `fund`, `gift_card`, `autopay` and `debit_agreement` (their keys are tokens that charge).',
+    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`. A user who may only work the register (a cashier) gets only the register\'s events: `lane`, `drawer`, `sync`, `sandbox_clock` and `pos_*` entities (but `pos_offline_spend` and `pos_offline_refund`). A user who reads but does not move money (a clerk) gets every event but those of `wallet`, `fund`, `fund_source`, `gift_card`, `gift_card_copy`, `pos_offline_spend`, `pos_offline_refund`, `autopay`, `debit_agreement`, `ecommerce_token`, `ecommerce_session` and `ecommerce_sale` (their keys or data are tokens that charge).',
   query: Type.Object({ watermark: Type.Optional(Type.Integer({ minimum: 0, format: 'int64' })) }),
   streams: true,
   responses: {

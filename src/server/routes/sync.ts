@@ -105,7 +105,7 @@ const push = defineRoute({
   operationId: 'pushSyncStream',
   tags: TAGS,
   summary: 'Hub: take a lane\'s documents (replication push, idempotent by id)',
-  description: 'The same document pushed again (a retry after a lost answer) changes nothing. The lane owns what it pushes, except customers, which both sides edit: the hub merges them by field, and `conflicts` holds the hub\'s version of each pushed customer the merge made differ from the pushed one (a pull page\'s shape), for the lane to take. A document of another lane is refused and recorded as a sync exception.',
+  description: 'The same document pushed again (a retry after a lost answer) changes nothing. The lane owns what it pushes, except customers, which both sides edit: the hub merges them by field, and `conflicts` holds the hub\'s version of each pushed customer the merge made differ from the pushed one (a pull page\'s shape), for the lane to take. A document of another lane is refused and recorded as a sync exception, as is a customer or an offline gift card spend that is not well-formed (`invalid_document`). Card data in a pushed document is masked before it is stored.',
   scope: 'sync',
   params: SyncStreamParams,
   body: PushBody,
