@@ -144,8 +144,20 @@ export async function startProxy(target: string, options: { tap?: (chunk: Buffer
   };
 }
 
-/** Every document of every sync stream in a stopped install's store, by stream and id, without watermarks. */
-export async function streamDocuments(dir: string): Promise<Map<string, Map<string, Record<string, unknown>>>> {
+let reading: Promise<unknown> = Promise.resolve();
+
+/**
+ * Every document of every sync stream in a stopped install's store, by stream and id, without
+ * watermarks. One store at a time: RxDB closes a database opened under the same name in the same
+ * process (closeDuplicates), so two read at once could close each other's mid-open.
+ */
+export function streamDocuments(dir: string): Promise<Map<string, Map<string, Record<string, unknown>>>> {
+  const next = reading.then(() => readStreamDocuments(dir));
+  reading = next.catch(() => undefined);
+  return next;
+}
+
+async function readStreamDocuments(dir: string): Promise<Map<string, Map<string, Record<string, unknown>>>> {
   const store: DataStore = await openDataStore({ directory: dir, layouts: storeLayouts });
   try {
     const reader = {
