@@ -199,7 +199,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       })
       .catch((err: unknown) => core.logger.error({ err }, 'upstream status write failed'));
   };
-  const upstream = deps.receivables ? createUpstream(core, keys, { receivables: deps.receivables, ...(deps.orders ? { orders: deps.orders } : {}) }, announceUpstream) : undefined;
+  const upstream = deps.receivables ? createUpstream(core, keys, { receivables: deps.receivables, ...(deps.orders ? { orders: deps.orders } : {}) }, announceUpstream, () => account.profile().environment) : undefined;
   const requireUpstream = () => {
     if (!upstream) throw fail.unavailable('upstream_unavailable', 'This install cannot replicate with an upstream');
     return upstream;

@@ -12,7 +12,24 @@ export class UpstreamRefused extends Error {
     readonly status: number,
     readonly body: string,
   ) {
-    super(`upstream answered ${status}: ${body.slice(0, 300)}`);
+    super(`upstream answered ${status}${reasonOf(body)}`);
+  }
+}
+
+/**
+ * What an answer says was wrong, for the status people read (clerks and lanes read it too): the
+ * API's own error text (`{"error": ...}` or `{"message": ...}`), never an arbitrary body, so an
+ * address that is no upstream (an internal service) is not read back through it.
+ */
+function reasonOf(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; message?: unknown; code?: unknown };
+    const text = typeof parsed.error === 'string' ? parsed.error : typeof parsed.message === 'string' ? parsed.message : undefined;
+    if (text === undefined) return '';
+    const code = typeof parsed.code === 'string' ? ` (${parsed.code})` : '';
+    return `: ${[...text].map((ch) => (ch < ' ' || ch === '\u007f' ? ' ' : ch)).join('').slice(0, 200)}${code}`;
+  } catch {
+    return '';
   }
 }
 
@@ -28,10 +45,12 @@ export function upstreamLink(url: string, token: string, key: string, timeoutMs:
   const base = url.replace(/\/$/, '');
   const auth = `Basic ${Buffer.from(`${token}:${key}`).toString('base64')}`;
   const call = async (path: string, init: RequestInit = {}): Promise<unknown> => {
-    const res = await fetch(`${base}${path}`, { ...init, headers: { authorization: auth, accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) }, signal: AbortSignal.timeout(timeoutMs) });
+    // Never followed: the key would go to wherever the answer points.
+    const res = await fetch(`${base}${path}`, { ...init, redirect: 'manual', headers: { authorization: auth, accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) }, signal: AbortSignal.timeout(timeoutMs) });
     const text = await res.text();
+    if (res.status >= 300 && res.status < 400) throw new Error(`upstream answered ${res.status}, a redirect (not followed: set the address it names, if it is the upstream's)`);
     if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403 && res.status !== 429) throw new UpstreamRefused(res.status, text);
-    if (!res.ok) throw new Error(`upstream answered ${res.status}: ${text.slice(0, 200)}`);
+    if (!res.ok) throw new Error(`upstream answered ${res.status}${reasonOf(text)}`);
     return text ? (JSON.parse(text) as unknown) : {};
   };
   return {

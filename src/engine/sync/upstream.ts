@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import { isInternalHost } from '../webhooks/address-rules';
 import { persistedCheckpoint } from './replication-parts';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { EngineCore } from '../core';
@@ -58,7 +59,7 @@ export interface Upstream {
 const KIND = 'sync_upstream';
 const TIMEOUT_MS = 30_000;
 
-export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { receivables: Receivables; orders?: Orders }, onChange: () => void): Upstream {
+export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { receivables: Receivables; orders?: Orders }, onChange: () => void, environment: () => string): Upstream {
   let states: Array<{ entity: EntitySpec; state: RxReplicationState<UpstreamDoc, PullCheckpoint>; subs: Subscription[] }> = [];
   let options: { pollMs?: number; retryMs?: number } = {};
   let isPaused = false;
@@ -126,6 +127,13 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
         throw fail.invalid('upstream_url_invalid', `${input.url} is not an address`, [{ field: 'url', message: 'is not an address' }]);
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail.invalid('upstream_url_invalid', 'The upstream address must be http or https', [{ field: 'url', message: 'must be http or https' }]);
+      if (url.username || url.password) throw fail.invalid('upstream_url_credentials', 'The upstream address may not carry a user name or password (they go in token and key)', [{ field: 'url', message: 'no credentials in the address' }]);
+      // The hub sends its upstream key to this address: in production, over https only and never to
+      // this machine or a link-local address (a cloud's metadata service), as webhooks.
+      if (environment() === 'production' && url.protocol !== 'https:') throw fail.invalid('upstream_url_insecure', 'A production install reaches its upstream over https only (the key would travel in clear)', [{ field: 'url', message: 'https required' }]);
+      if (environment() === 'production' && isInternalHost(url.hostname)) {
+        throw fail.invalid('upstream_url_internal', 'A production install does not replicate to this machine (localhost, loopback) or to a link-local address', [{ field: 'url', message: 'an address other machines reach' }]);
+      }
       await stopAll();
       const previous = await stored();
       const config: UpstreamConfig = { url: input.url.replace(/\/$/, ''), token: input.token, key: sealSecret(keys, input.key), set_at: iso(), paused: previous?.paused ?? false };
