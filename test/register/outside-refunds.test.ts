@@ -71,6 +71,30 @@ describe('card refunds of register sales made outside the register, on X and Z',
     expect(z2.z!.reconciliation!.batch_net_cents).toBe(-1766);
   });
 
+  it("a tipped card payment: an outside refund comes off the sale's part, the register refunds only the rest, and the tip stays", async () => {
+    rig = await openRegister();
+    rig.terminal.tipPercent = 10;
+    const api = await rig.startApi();
+    const sale = await rig.sale('4002'); // 5084; tip 508
+    const paid = await rig.tender(sale, { type: 'card' });
+    expect(paid.tender).toMatchObject({ amount_cents: 5084, tip_cents: 508 });
+    // The back office refunds $5.00, less than the tip.
+    expect((await api.post<{ success: boolean }>('/api/gateway/v1/orders/refund', { transaction: paid.tender.transaction, amount_cents: 500 })).body.success).toBe(true);
+    const rest = await api.post<{ reversal: { amount_cents: number; status: string } }>(`/api/pos/sales/${sale.id}/refunds`, { shift: rig.shift, all: true });
+    expect(rest.body.reversal).toMatchObject({ status: 'completed', amount_cents: 5084 - 500 });
+    // The card got back the sale, not its tip; the sale nets to nothing and the tax table agrees.
+    expect((await rig.t.engine.gateway.record(paid.tender.transaction!))!.refunded_cents).toBe(5084);
+    const x = (await api.get<RegisterReport>('/api/pos/registers/1/x')).body;
+    expect(x.net_sales_cents).toBe(0);
+    expect(x.net_sales_cents).toBe(x.taxes.reduce((sum, t) => sum + t.taxable_cents + t.tax_cents, 0));
+    expect(cardOf(x)).toMatchObject({ in_cents: 5084, out_cents: 5084, tip_cents: 508, net_cents: 508 });
+    // Money beyond the sale's part, given back outside, is the tip's, not a refund of sales.
+    expect((await api.post<{ success: boolean }>('/api/gateway/v1/orders/refund', { transaction: paid.tender.transaction, amount_cents: 508 })).body.success).toBe(true);
+    const after = (await api.get<RegisterReport>('/api/pos/registers/1/x')).body;
+    expect(after.net_sales_cents).toBe(0);
+    expect(after.refunds.total_cents).toBe(x.refunds.total_cents);
+  });
+
   it('a batch closed earlier at the cut-off: "in earlier batches" is that batch\'s net, sales less refunds', async () => {
     rig = await openRegister();
     const api = await rig.startApi();

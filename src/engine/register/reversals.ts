@@ -68,7 +68,20 @@ async function refundedOutside(deps: TenderDeps, t: TenderData): Promise<number>
   const record = await deps.gateway.record(t.transaction);
   if (!record) return 0;
   const gatewayLeft = record.state === 'cancelled' ? 0 : Math.max(0, record.amount_cents - record.refunded_cents);
-  return Math.max(0, t.amount_cents - t.refunded_cents - gatewayLeft);
+  // The gateway's payment carries the tip on top of the tender's amount: what is gone from that
+  // whole is what went back outside (a refund there comes off the sale's part before the tip).
+  return Math.max(0, t.amount_cents + (t.tip_cents ?? 0) - t.refunded_cents - gatewayLeft);
+}
+
+/**
+ * How a refund or void made outside the register splits between the sale and the card tip: the
+ * sale's part goes back first, down to the tip, which stays until money beyond the sale's part
+ * goes back (a void of the whole, or a refund of more than the sale's part left).
+ */
+export function outsideSplit(tipCents: number, gatewayLeftBefore: number, amount: number): { sale: number; tip: number } {
+  const saleLeft = Math.max(0, gatewayLeftBefore - tipCents);
+  const sale = Math.min(amount, saleLeft);
+  return { sale, tip: amount - sale };
 }
 
 /**
@@ -93,9 +106,9 @@ export async function journalOutsideInTx(deps: TenderDeps, tx: Tx, made: TxData,
   const own = made.transaction_reference && sale.reversals.some((r) => r.allocations.some((a) => a.tender === tender.id && a.reference === made.transaction_reference));
   if (own) return;
   const kind: 'refund' | 'void' = made.action === 'void' ? 'void' : 'refund';
-  // A void gives back the whole card payment, its tip too (a tip is not a sale).
-  const tip = kind === 'void' ? Math.min(tender.tip_cents, made.amount_cents) : 0;
-  const amount = made.amount_cents - tip;
+  // A void gives back the whole card payment, its tip too (a tip is not a sale); a refund beyond
+  // the sale's part left does too.
+  const { sale: amount, tip } = outsideSplit(tender.tip_cents ?? 0, Math.max(0, parent.amount_cents - parent.refunded_cents), made.amount_cents);
   const base = { sale: sale.id, kind, cashier: OUTSIDE_REGISTER, outside: true as const, at: tx.at };
   await deps.registers.journalInTx(tx, sale.laneid, { ...base, type: 'sale_reversal', total_cents: amount, tax_cents: 0, taxes: [] });
   await deps.registers.journalInTx(tx, sale.laneid, {
