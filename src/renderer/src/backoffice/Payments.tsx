@@ -309,10 +309,11 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
         <>
           <p aria-label="Credit summary">
             Credit <strong>{money(credit, cur)}</strong> · applying {money(total, cur)} · left <strong>{money(Math.max(credit - total, 0), cur)}</strong>
-            {over && <span className="error"> · more than the credit</span>}
+            {over && <span id="credit-over" className="error"> · {money(total - credit, cur)} more than the credit: lower an amount to apply it</span>}
           </p>
           <div className="bo-actions">
-            <button type="submit" className="primary" disabled={busy}>
+            {/* Held while the amounts come to more than the credit, the reason said just above (and read with the button). */}
+            <button type="submit" className="primary" disabled={busy || over} aria-describedby={over ? 'credit-over' : undefined}>
               {busy ? 'Applying…' : total > 0 ? `Apply ${money(total, cur)}` : 'Apply'}
             </button>
           </div>
