@@ -1,4 +1,4 @@
-import { useMemo, useRef } from 'react';
+import { useMemo, useRef, type ReactNode } from 'react';
 import { tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { money } from '../format';
@@ -109,7 +109,7 @@ export function DataTable<T extends RowData>(props: {
   more?: (() => void) | null;
   loading?: boolean;
   sort?: { by: string; desc: boolean; set(by: string): void; sortable: string[] };
-  empty?: string;
+  empty?: ReactNode;
   /** Money columns by id, each with its longest text in characters: that wide, right-aligned (datatable.css). */
   numeric?: Readonly<Record<string, number>>;
   /** Other columns by id, the narrowest each may get in characters (TEXT_MIN if not named). */
