@@ -41,21 +41,8 @@ export class ManualClock implements Clock {
 
 export const DAY_MS = 86_400_000;
 
-/** The calendar date (YYYY-MM-DD) of an instant in a time zone. */
-// Making a DateTimeFormat costs about a millisecond (it loads the zone's rules); every unit of
-// work and export page asks for today's date, so one per zone is kept.
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
-export function dateInZone(ms: number, timeZone: string): string {
-  let format = dayFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dayFormats.set(timeZone, format);
-  }
-  const parts = format.formatToParts(ms);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
-}
+/** The calendar date (YYYY-MM-DD) of an instant in a time zone (shared: the screens default a day to the shop's today). */
+export { dateInZone } from '../shared/dates';
 
 /** Whole days from date a to date b (both YYYY-MM-DD), b - a. */
 export function daysBetween(a: string, b: string): number {

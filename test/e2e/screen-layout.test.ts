@@ -83,6 +83,34 @@ async function textBox(l: Locator) {
   });
 }
 
+/** On how many lines `text` (a run of `el`'s text, across its inner elements) is drawn. */
+async function linesOfText(el: Locator, text: string) {
+  return el.evaluate((root, wanted) => {
+    const doc = root.ownerDocument;
+    // 4: NodeFilter.SHOW_TEXT (the page's global, not this file's).
+    const walk = doc.createTreeWalker(root, 4);
+    const nodes: Array<NonNullable<ReturnType<typeof walk.nextNode>>> = [];
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) nodes.push(n);
+    const text = (n: (typeof nodes)[number]) => n.textContent ?? '';
+    const whole = nodes.map(text).join('').replace(/[\u00a0\u202f]/g, ' ');
+    const start = whole.indexOf(wanted);
+    if (start < 0) return 0;
+    const end = start + wanted.length;
+    const range = doc.createRange();
+    let at = 0;
+    for (const n of nodes) {
+      const length = text(n).length;
+      if (start >= at && start <= at + length) range.setStart(n, start - at);
+      if (end >= at && end <= at + length) {
+        range.setEnd(n, end - at);
+        break;
+      }
+      at += length;
+    }
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top / 4))).size;
+  }, text);
+}
+
 /** Every header and cell of a list as drawn (the rows in view): none cut, its text within its box. */
 async function noCutCells(table: Locator, what: string) {
   const cut = await table.evaluate((el) =>
@@ -129,6 +157,9 @@ async function seed(p: string) {
       await api('POST', '/api/imports/invoice', { number: `${p}-L-${n}`, customer_identifier: c.identifier, amount: 1234567, date: day(due - 30), due_date: day(due) });
     }
   }
+  // An invoice with both taxes, large: each "Tax N: amount" is kept together in its card.
+  await api('POST', '/api/imports/customer', { identifier: `${p}-TAXES`, name: `Taxes (${p})` });
+  await api('POST', '/api/imports/invoice', { number: `${p}-TAX`, customer_identifier: `${p}-TAXES`, amount: 1234567, subtotal_tax1: 123456, subtotal_tax2: 246913, date: day(-30), due_date: day(30) });
   // Payments and orders with identifiers as long as an ERP's.
   const northwind = names[0]!.identifier;
   for (const i of [1, 2]) await api('POST', '/api/imports/payment', { identifier: `CHQ-C-${p}-2026-11-00012${i}`, customer_identifier: northwind, amount_cents: 1234567, external_payment_type: 'cheque', external_payment_number: `10${i}` });
@@ -204,6 +235,49 @@ for (const { locale, p } of LOCALES) {
         await table.evaluate((el) => el.scrollTo({ left: 0 }));
       });
     }
+
+    it('says at 1024×768 that the Customers list has columns past its edge, names them, and takes you to them and back', async () => {
+      await page().setViewportSize({ width: 1024, height: 768 });
+      await page().goto(`${url}/app/customers?q=${p}-`);
+      const table = page().getByRole('table', { name: 'Customers' });
+      await table.getByText(`${p}-NORTHWIND`, { exact: true }).waitFor();
+      const more = table.getByRole('button', { name: /^More columns: / });
+      await more.waitFor();
+      // The columns named are those past the edge: Over 90 among them, the customer's identifier not.
+      const named = plain(await more.innerText());
+      expect(named).toContain('Over 90');
+      expect(named).not.toContain('Customer');
+      await inView(page(), more, 'the More columns button');
+      // The card's right edge is shaded while columns are past it.
+      const frame = table.locator('xpath=..');
+      expect(await frame.getAttribute('data-more')).toBe('right');
+      await screenshot(page(), `layout-customers-more-columns-${locale}`);
+      await more.click();
+      const card = await box(table);
+      await until(async () => (await box(table.getByRole('columnheader', { name: 'Over 90' }))).right <= card.right + 0.5, 'Over 90 in view');
+      const back = table.getByRole('button', { name: '← First columns' });
+      await back.waitFor();
+      expect(await frame.getAttribute('data-more')).toBeNull();
+      await back.click();
+      await until(async () => (await table.evaluate((el) => el.scrollLeft)) === 0, 'the first columns again');
+      await more.waitFor();
+    });
+
+    it("keeps each tax with its amount on the invoice's Taxes card at 1024×768 (never \"T / ax 2\")", async () => {
+      await page().setViewportSize({ width: 1024, height: 768 });
+      await page().goto(`${url}/app/invoices/${p}-TAX`);
+      const taxes = page().getByLabel('Taxes');
+      await taxes.waitFor();
+      const card = await box(taxes.locator('xpath=ancestor::div[contains(@class, "card")][1]'));
+      for (const [n, cents] of [[1, 123456], [2, 246913]] as const) {
+        const words = `Tax ${n}: ${plain(formatMoney(cents, 'USD', { locale }))}`;
+        expect(plain(await taxes.innerText())).toContain(words);
+        expect(await linesOfText(taxes, words), words).toBe(1);
+      }
+      expect((await textBox(taxes)).right).toBeLessThanOrEqual(card.right);
+      await noSidewaysScroll(page());
+      await screenshot(page(), `layout-invoice-taxes-${locale}`);
+    });
 
     it("keeps dates and identifiers whole at 1024×768: a customer's open invoices and payments, and the orders", async () => {
       await page().setViewportSize({ width: 1024, height: 768 });
@@ -310,6 +384,34 @@ for (const { locale, p } of LOCALES) {
       expect(search.width).toBeGreaterThan(200);
       expect((await box(bar)).height).toBeLessThan(72);
       await screenshot(page(), `layout-topbar-${locale}`);
+    });
+
+    it("keeps the top bar on one row at 1024×768 for a user with a long name: Sign out beside the search, not under it", async () => {
+      const made = await api<{ link: string }>('POST', '/api/users', { email: `mc.tremblay.${p.toLowerCase()}@example.com`, role: 'manager', name: 'Marie-Claude Tremblay' });
+      const manager = await bo.newPage(locale, { viewport: { width: 1024, height: 768 } });
+      await manager.goto(`${url}/app/welcome#link=${made.link}`);
+      await manager.getByLabel('New password', { exact: true }).fill('manager password 1');
+      await manager.getByLabel('The same again', { exact: true }).fill('manager password 1');
+      await manager.keyboard.press('Enter');
+      await manager.getByLabel('Signed in user').waitFor();
+      await manager.goto(`${url}/app/customers`);
+      const bar = manager.locator('header.bo-top');
+      const signOut = bar.getByRole('button', { name: 'Sign out' });
+      await signOut.waitFor();
+      await noSidewaysScroll(manager);
+      const search = await box(bar.locator('input').first());
+      const middle = (b: { top: number; height: number }) => b.top + b.height / 2;
+      for (const part of [signOut, bar.getByLabel('Signed in user'), bar.locator('.badge').first()]) {
+        expect(Math.abs(middle(await box(part)) - middle(search)), `${await part.innerText()} on the search's row`).toBeLessThan(4);
+        expect((await textBox(part)).lines, await part.innerText()).toBe(1);
+      }
+      expect(plain(await bar.getByLabel('Signed in user').innerText())).toBe('Marie-Claude Tremblay · manager');
+      // The business name gives way between its words, whole.
+      const h1 = bar.locator('h1');
+      expect(await h1.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      expect((await box(bar)).height).toBeLessThan(72);
+      await screenshot(manager, `layout-topbar-long-name-${locale}`);
+      await manager.context().close();
     });
   });
 }

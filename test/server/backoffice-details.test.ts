@@ -59,4 +59,23 @@ describe('back-office details', () => {
     expect(stored.headers.get('content-disposition')).toBe('inline; filename="bd-3.pdf"');
     expect((await h.api.get('/api/backoffice/invoices/BD-3/document?file_name=other.pdf')).status).toBe(404);
   });
+
+  it('finds by balance the customers a search finds by identifier: a name, an identifier in lower case, a prefix', async () => {
+    for (const [identifier, name] of [['BDN-100', 'Boulangerie Côté'], ['BDN-200', 'Côté Électrique'], ['BDN-300', 'Quincaillerie Nord']]) {
+      expect((await h.api.post('/api/imports/customer', { identifier, name })).status).toBeLessThan(300);
+    }
+    expect((await h.api.post('/api/imports/invoice', { number: 'BDN-INV-1', customer_identifier: 'BDN-200', amount: 4000, date: '2026-02-20', due_date: '2026-03-20' })).status).toBeLessThan(300);
+    expect((await h.api.post('/api/imports/invoice', { number: 'BDN-INV-2', customer_identifier: 'BDN-100', amount: 1500, date: '2026-02-20', due_date: '2026-03-20' })).status).toBeLessThan(300);
+    const ids = async (q: string, sort = '') => (await h.api.get<CustomerPage>(`/api/backoffice/customers?q=${encodeURIComponent(q)}${sort}`)).body.items.map((c) => c.identifier);
+    // By the words of a name, without the accents typed: the same customers, largest balance first.
+    expect((await ids('cote')).sort()).toEqual(['BDN-100', 'BDN-200']);
+    expect(await ids('cote', '&sort=balance')).toEqual(['BDN-200', 'BDN-100']);
+    expect(await ids('boulangerie COTÉ', '&sort=balance')).toEqual(['BDN-100']);
+    // An identifier typed in lower case, and a prefix, as without the sort.
+    expect(await ids('bdn-3', '&sort=balance')).toEqual(['BDN-300']);
+    expect(await ids('BDN-', '&sort=balance')).toEqual(['BDN-200', 'BDN-100', 'BDN-300']);
+    expect(await ids('nobody at all', '&sort=balance')).toEqual([]);
+    // With a status: closed customers only, of which none is named so.
+    expect((await byBalance('q=cote&status=closed')).items).toEqual([]);
+  });
 });

@@ -34,9 +34,12 @@ export interface InvoiceThread {
   comments: Array<ReturnType<typeof commentView>>;
 }
 
+/** Which customers a list search keeps: an identifier's start (read off the rank, no customer loaded), or a test of the customer (a name). */
+export type CustomerMatch = { prefix: string } | { named: (c: CustomerDoc) => boolean };
+
 export interface BackofficeDetails {
   children(identifier: string): Promise<{ parent_identifier: string; children: ListItem[] }>;
-  customersByBalance(query: { q?: string; status?: 'open' | 'closed'; after?: string; limit?: number }): Promise<{ items: ListItem[]; next: string | null }>;
+  customersByBalance(query: { match?: CustomerMatch; status?: 'open' | 'closed'; after?: string; limit?: number }): Promise<{ items: ListItem[]; next: string | null }>;
   invoiceThread(numberOrId: string): Promise<InvoiceThread>;
   invoiceDocument(numberOrId: string, fileName?: string): Promise<{ file_name: string; content: Buffer }>;
 }
@@ -61,28 +64,30 @@ export function createBackofficeDetails(core: EngineCore, account: Account, rece
     async customersByBalance(query) {
       await ensureRanks(core, () => ({ accountCurrency: account.profile().currency }));
       const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
-      const q = query.q?.trim() ?? '';
+      const { match } = query;
       const ctx = listContext();
       const items: ListItem[] = [];
       let cursor = query.after ?? '';
-      // A prefix or a status is a filter over the ranked walk, bounded per page like the other lists.
+      const filtered = match !== undefined || query.status !== undefined;
+      // A search or a status is a filter over the ranked walk, bounded per page like the other lists.
       for (let read = 0; read < 20_000; ) {
         const ranks = await core.find<RecordDoc<RankData> & Row>('records', {
           selector: { kind: CUSTOMER_RANK, ref: { $gt: cursor } },
           sort: [{ kind: 'asc' }, { ref: 'asc' }],
-          limit: q || query.status ? 500 : limit,
+          limit: filtered ? 500 : limit,
         });
         if (ranks.length === 0) return { items, next: null };
         read += ranks.length;
         for (const r of ranks) {
           cursor = r.ref;
-          if (q && !r.data.identifier.startsWith(q)) continue;
+          if (match && 'prefix' in match && !r.data.identifier.startsWith(match.prefix)) continue;
           const doc = await core.get<CustomerDoc & Row>('customers', r.key);
           if (!doc || (query.status && doc.data.account_status !== query.status)) continue;
+          if (match && 'named' in match && !match.named(doc)) continue;
           items.push(customerListItem(doc, ctx));
           if (items.length === limit) return { items, next: r.ref };
         }
-        if (ranks.length < (q || query.status ? 500 : limit)) return { items, next: null };
+        if (ranks.length < (filtered ? 500 : limit)) return { items, next: null };
       }
       return { items, next: cursor };
     },

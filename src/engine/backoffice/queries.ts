@@ -12,7 +12,7 @@ import { hydrateOrder, type OrderDoc } from '../orders/order-record';
 import { TRANSACTIONS, type TxData, type TxDoc } from '../gateway/transaction-record';
 import { bankLabel, cardLabel } from '../../shared/card-brands';
 import type { Receivables } from '../receivables';
-import { createBackofficeDetails, type BackofficeDetails } from './details';
+import { createBackofficeDetails, type BackofficeDetails, type CustomerMatch } from './details';
 
 /**
  * The back office's list queries: newest first, filtered, paged by a cursor, and each page read
@@ -220,6 +220,17 @@ export function createBackofficeQueries(
     return { items, next: cursor };
   };
 
+  /**
+   * How the customer list reads a search, whatever its order: the start of an identifier as typed,
+   * else in upper case, else the words of a name (customersByIdentifier, then customersNamed).
+   */
+  const customerMatch = async (q: string): Promise<CustomerMatch> => {
+    const starts = async (prefix: string) => (await core.find<CustomerDoc & Row>('customers', { selector: { identifier: { $gte: prefix, $lt: `${prefix}\uffff` } }, sort: [{ identifier: 'asc' }], limit: 1 })).length > 0;
+    if (await starts(q)) return { prefix: q };
+    if (q.toUpperCase() !== q && (await starts(q.toUpperCase()))) return { prefix: q.toUpperCase() };
+    return { named: nameMatcher(q) ?? (() => false) };
+  };
+
   const details = createBackofficeDetails(core, account, receivables);
   return {
     ...details,
@@ -255,8 +266,13 @@ export function createBackofficeQueries(
     },
 
     async customers(query) {
-      if (query.sort === 'balance') return details.customersByBalance(query);
       const q = query.q?.trim() ?? '';
+      // By balance, the same customers as by identifier, in another order: what was typed is read
+      // the same way (an identifier's start, in upper case too, else the words of a name).
+      if (query.sort === 'balance') {
+        const { q: _typed, ...rest } = query;
+        return details.customersByBalance({ ...rest, ...(q ? { match: await customerMatch(q) } : {}) });
+      }
       const found = await customersByIdentifier(query);
       if (found.items.length || query.after || !q) return found;
       // Nothing starts with what was typed: an identifier typed in lower case, then a name.
@@ -476,6 +492,16 @@ const NAME_PAGE = 2_000;
 /** Lower case without accents: "Éric" is found by "eric". */
 const folded = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
+/** Whether a customer's name holds every word typed (in any case, with or without accents); null for fewer than two letters. */
+function nameMatcher(q: string): ((c: CustomerDoc) => boolean) | null {
+  const words = folded(q).split(/\s+/).filter(Boolean);
+  if (words.join('').length < 2) return null;
+  return (c) => {
+    const name = folded(c.data.name ?? '');
+    return words.every((w) => name.includes(w));
+  };
+}
+
 /**
  * Customers whose name holds every word typed (in any case, with or without accents), oldest
  * first. A clerk types a name more often than an identifier; names have no index, so this reads
@@ -484,14 +510,13 @@ const folded = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').to
  * measured; a search is a submitted form, not a keystroke).
  */
 async function customersNamed(core: EngineCore, q: string, limit: number): Promise<CustomerDoc[]> {
-  const words = folded(q).split(/\s+/).filter(Boolean);
-  if (words.join('').length < 2) return [];
+  const named = nameMatcher(q);
+  if (!named) return [];
   const found: CustomerDoc[] = [];
   for (let after = -1; found.length < limit; ) {
     const page = await core.find<CustomerDoc & Row>('customers', { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: NAME_PAGE });
     for (const c of page) {
-      const name = folded(c.data.name ?? '');
-      if (words.every((w) => name.includes(w)) && found.length < limit) found.push(c);
+      if (named(c) && found.length < limit) found.push(c);
     }
     if (page.length < NAME_PAGE) break;
     after = page.at(-1)!.watermark;

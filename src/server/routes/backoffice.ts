@@ -22,7 +22,7 @@ export const listCustomers = defineRoute({
   path: '/api/backoffice/customers',
   operationId: 'backofficeListCustomers',
   tags: TAGS,
-  summary: 'Customers in identifier order, with balance and aging; `q` is an identifier prefix',
+  summary: 'Customers in identifier or balance order, with balance and aging; `q` is an identifier prefix or words of a name',
   description: `${OURS}read on the identifier index.`,
   query: CustomerListQuery,
   responses: { 200: { description: 'A page', schema: CustomerPage } },

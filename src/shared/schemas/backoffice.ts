@@ -51,7 +51,7 @@ export const InvoicePage = pageOf(ref(InvoiceRow));
 export type InvoicePage = Static<typeof InvoicePage>;
 
 export const CustomerListQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 100, description: 'Identifier prefix' })),
+  q: Type.Optional(Type.String({ maxLength: 100, description: 'An identifier prefix (as typed, else in upper case), else the words of a name (any case, with or without accents); the same customers in either `sort`' })),
   status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
   after: Type.Optional(Type.String({ minLength: 1, maxLength: 160, description: 'The `next` of the page before (of the same `sort`)' })),
   limit: Type.Optional(Limit),

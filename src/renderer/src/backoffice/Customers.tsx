@@ -91,9 +91,21 @@ function CustomerList() {
         loading={loading}
         onOpen={(c) => go(link('customers', c.identifier))}
         sort={{ by: sort === 'balance' ? 'balance_cents' : 'identifier', desc: sort === 'balance', sortable: ['identifier', 'balance_cents'], set: (by) => setQuery({ sort: by === 'balance_cents' ? 'balance' : '' }) }}
-        empty="No customer matches."
+        empty={q || status ? 'No customer matches.' : <NoCustomersYet manage={can(session, 'manage')} />}
       />
     </section>
+  );
+}
+
+/** An empty list with no search: nothing matched nothing, so say how customers get here. */
+function NoCustomersYet({ manage }: { manage: boolean }) {
+  const go = useRoute((s) => s.go);
+  if (!manage) return <>No customers yet: the owner or a manager adds them.</>;
+  return (
+    <>
+      No customers yet. Add one with New customer, or import your customer list in{' '}
+      <a href={link('imports')} onClick={(e) => (e.preventDefault(), go(link('imports')))}>Imports</a>.
+    </>
   );
 }
 

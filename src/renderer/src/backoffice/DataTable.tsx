@@ -1,4 +1,4 @@
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { tableFeatures, useTable, type ColumnDef, type RowData } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { money } from '../format';
@@ -96,6 +96,42 @@ function fittedWidths<T extends RowData>(ids: string[], headers: string[], rows:
   return columnWidths(ids, money, text);
 }
 
+/** What of a table wider than its card is out of view: the headers of the columns cut or hidden at its right, and whether it is scrolled from its start. */
+interface Sideways {
+  hidden: string[];
+  scrolled: boolean;
+}
+
+/**
+ * Measured on every scroll and resize: a scroll bar that shows only while scrolling (macOS, Electron)
+ * says nothing of columns past the card's edge, so the list names them (TableFoot) and shades the edge.
+ */
+function useSideways(box: RefObject<HTMLDivElement | null>, layout: unknown[]): Sideways {
+  const [seen, setSeen] = useState<Sideways>({ hidden: [], scrolled: false });
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => {
+      const edge = el.getBoundingClientRect().right;
+      const hidden = [...el.querySelectorAll<HTMLElement>('.bo-head [role="columnheader"]')]
+        .filter((h) => h.getBoundingClientRect().right > edge + 1)
+        .map((h) => (h.textContent ?? '').replace(/[▲▼]/g, '').trim());
+      const scrolled = el.scrollLeft > 0;
+      setSeen((was) => (was.scrolled === scrolled && was.hidden.join('|') === hidden.join('|') ? was : { hidden, scrolled }));
+    };
+    measure();
+    el.addEventListener('scroll', measure, { passive: true });
+    const resized = new ResizeObserver(measure);
+    resized.observe(el);
+    if (el.firstElementChild) resized.observe(el.firstElementChild);
+    return () => {
+      el.removeEventListener('scroll', measure);
+      resized.disconnect();
+    };
+  }, layout);
+  return seen;
+}
+
 /**
  * A list's rows, drawn virtually (only the rows in view exist in the page), with a sortable header
  * where the list says so, "Load more" at the end when the engine has more, and Enter or a click to
@@ -109,7 +145,7 @@ export function DataTable<T extends RowData>(props: {
   more?: (() => void) | null;
   loading?: boolean;
   sort?: { by: string; desc: boolean; set(by: string): void; sortable: string[] };
-  empty?: string;
+  empty?: ReactNode;
   /** Money columns by id, each with its longest text in characters: that wide, right-aligned (datatable.css). */
   numeric?: Readonly<Record<string, number>>;
   /** Other columns by id, the narrowest each may get in characters (TEXT_MIN if not named). */
@@ -130,7 +166,7 @@ export function DataTable<T extends RowData>(props: {
     [props.rows, props.columns, props.numeric, props.minWidths, props.whole],
   );
   return (
-    <div className="bo-table card" role="table" aria-label={props.label}>
+    <SidewaysCard label={props.label} layout={[template, minWidth]} foot={{ shown: rows.length, loading: props.loading, more: props.more }}>
       <div className="bo-table-wide" style={{ minWidth }}>
         {table.getHeaderGroups().map((group) => (
           <div className="bo-row bo-head" role="row" key={group.id} style={{ gridTemplateColumns: template }}>
@@ -181,16 +217,40 @@ export function DataTable<T extends RowData>(props: {
           </div>
         </div>
       </div>
-      <TableFoot shown={rows.length} loading={props.loading} more={props.more} />
+    </SidewaysCard>
+  );
+}
+
+/** The card a list scrolls sideways in, its edge shaded while columns are past it (datatable.css), its foot below the rows. */
+function SidewaysCard(props: { label: string; layout: unknown[]; foot: { shown: number; loading?: boolean | undefined; more?: (() => void) | null | undefined }; children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  const sideways = useSideways(box, props.layout);
+  return (
+    <div className="bo-table-frame" data-more={sideways.hidden.length ? 'right' : undefined}>
+      <div ref={box} className="bo-table card" role="table" aria-label={props.label}>
+        {props.children}
+        <TableFoot {...props.foot} sideways={sideways} box={box} />
+      </div>
     </div>
   );
 }
 
-/** How many rows are shown, and "Load more" when the engine has more. */
-function TableFoot({ shown, loading, more }: { shown: number; loading?: boolean; more?: (() => void) | null }) {
+/** How many rows are shown, the columns past the card's edge (a button scrolls to them and back), and "Load more" when the engine has more. */
+function TableFoot({ shown, loading, more, sideways, box }: { shown: number; loading?: boolean | undefined; more?: (() => void) | null | undefined; sideways: Sideways; box: RefObject<HTMLDivElement | null> }) {
   return (
     <div className="bo-foot">
       <span className="muted">{shown} shown</span>
+      {sideways.hidden.length > 0 ? (
+        <button type="button" className="bo-sideways" onClick={() => box.current?.scrollTo({ left: box.current.scrollWidth, behavior: 'smooth' })}>
+          More columns: {sideways.hidden.join(', ')} →
+        </button>
+      ) : (
+        sideways.scrolled && (
+          <button type="button" className="bo-sideways" onClick={() => box.current?.scrollTo({ left: 0, behavior: 'smooth' })}>
+            ← First columns
+          </button>
+        )
+      )}
       {loading && <span className="muted">Loading…</span>}
       {more && !loading && (
         <button type="button" onClick={more}>

@@ -212,7 +212,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         </div>
         <div className="card">
           <h2>Taxes</h2>
-          <p aria-label="Taxes">Tax 1: {tax(data.subtotal_tax1)} · Tax 2: {tax(data.subtotal_tax2)}</p>
+          <p aria-label="Taxes" className="bo-taxes"><span>Tax 1: {tax(data.subtotal_tax1)}</span> · <span>Tax 2: {tax(data.subtotal_tax2)}</span></p>
           {data.adjustments_attributes.map((a) => <p key={a.id} className="muted">{a.label ?? 'Adjustment'}: <Money cents={a.amount_cents} currency={cur} /></p>)}
         </div>
       </div>

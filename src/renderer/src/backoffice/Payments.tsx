@@ -6,7 +6,7 @@ import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
 import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
-import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged } from './common';
+import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged, useShopToday } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
 
@@ -116,6 +116,10 @@ function RecordPayment() {
   const [method, setMethod] = useState('cheque');
   const [number, setNumber] = useState('');
   const [total, setTotal] = useState('');
+  // The day it was received: today in the shop until another is chosen (a cheque of last week).
+  const [date, setDate] = useState<string | null>(null);
+  const shopToday = useShopToday();
+  const dateValue = date ?? shopToday;
   const [applied, setApplied] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
@@ -127,8 +131,10 @@ function RecordPayment() {
   const read = invoiceAmounts(open ?? [], amountOf, cur, 'apply', ': leave the rest in the amount received, it stays as credit');
   const { total: allocated, problems: local } = read;
   const allocations = read.amounts.map((a) => ({ invoice_number: a.invoice_number, amount: a.cents }));
-  // An amount that cannot be read is said at once, and no total is offered for it (not the sum applied).
-  const unreadable = parsedTotal !== null && !parsedTotal.ok;
+  // An amount that cannot be read is said at once, beside it (why, and how to type it: parseMoney's
+  // message), and no total is offered for it (not the sum applied).
+  const totalProblem = parsedTotal && !parsedTotal.ok ? parsedTotal.message : null;
+  const unreadable = totalProblem !== null;
   const totalCents = parsedTotal?.ok ? parsedTotal.minor : allocated;
   const unapplied = totalCents - allocated;
   const submit = async (e: FormEvent) => {
@@ -137,9 +143,13 @@ function RecordPayment() {
     // The last refusal's banner goes with a new try: it may be about a field fixed since.
     setMessage(null);
     const problems = { ...local };
-    if (parsedTotal && !parsedTotal.ok) problems.amount_cents = parsedTotal.message;
-    if (unapplied < 0) problems.amount_cents = `The amounts applied (${money(allocated, cur)}) exceed the payment`;
+    if (totalProblem) problems.amount_cents = totalProblem;
+    else if (unapplied < 0) problems.amount_cents = `The amounts applied (${money(allocated, cur)}) exceed the payment`;
+    // Nothing typed and nothing applied would be recorded as a payment of 0.00, marked paid.
+    else if (totalCents <= 0) problems.amount_cents = total.trim() ? `The amount received must be more than ${money(0, cur)}` : `Type the amount received, for example ${amountInput(125050, cur)}, or amounts to apply below`;
     if (!customer.trim()) problems.customer_identifier = 'Which customer paid?';
+    // Empty, or a day not finished typing (the browser gives no value): not taken as today.
+    if (!dateValue) problems.date = 'Type the day it was received';
     setErrors(problems);
     if (Object.keys(problems).length) return;
     setBusy(true);
@@ -180,6 +190,7 @@ function RecordPayment() {
       identifier: reference,
       customer_identifier: identifierOfCustomer,
       amount_cents: totalCents,
+      date: dateValue,
       external_payment_type: method,
       ...(number.trim() ? { external_payment_number: number.trim() } : {}),
       ...(allocations.length ? { payment_amounts_attributes: allocations } : {}),
@@ -209,7 +220,8 @@ function RecordPayment() {
           </select>
         </label>
         <Field label={method === 'wire' ? 'Wire reference' : 'Cheque number'} name="external_payment_number" value={number} onChange={setNumber} errors={errors} />
-        <Field label={`Amount received (${cur})`} name="amount_cents" value={total} onChange={setTotal} errors={errors} hint={`Leave empty to take the sum applied below. For example ${amountInput(125050, cur)}`} />
+        <Field label="Date received" name="date" type="date" value={dateValue} onChange={setDate} errors={errors} />
+        <Field label={`Amount received (${cur})`} name="amount_cents" value={total} onChange={setTotal} errors={totalProblem ? { ...errors, amount_cents: totalProblem } : errors} hint={`Leave empty to take the sum applied below. For example ${amountInput(125050, cur)}`} />
         <h2>Apply to open invoices</h2>
         {(open ?? []).length === 0 && <p className="muted">{customer ? 'No open invoice: the whole payment is credit on account.' : 'Name the customer first.'}</p>}
         {(open ?? []).map((inv) => (
@@ -222,7 +234,7 @@ function RecordPayment() {
         ))}
         <p aria-label="Payment summary">
           {unreadable ? (
-            <>Payment: the amount received cannot be read yet · applied {money(allocated, cur)}</>
+            <>Payment: the amount received cannot be read yet (what to type is beside it) · applied {money(allocated, cur)}</>
           ) : (
             <>
               Payment <strong>{money(totalCents, cur)}</strong> · applied {money(allocated, cur)} · unapplied credit <strong>{money(Math.max(unapplied, 0), cur)}</strong>
@@ -231,7 +243,7 @@ function RecordPayment() {
         </p>
         <div className="bo-actions">
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Recording…' : unreadable ? 'Record the payment' : `Record ${money(totalCents, cur)}`}
+            {busy ? 'Recording…' : unreadable || totalCents <= 0 ? 'Record the payment' : `Record ${money(totalCents, cur)}`}
           </button>
         </div>
       </form>
@@ -297,10 +309,11 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
         <>
           <p aria-label="Credit summary">
             Credit <strong>{money(credit, cur)}</strong> · applying {money(total, cur)} · left <strong>{money(Math.max(credit - total, 0), cur)}</strong>
-            {over && <span className="error"> · more than the credit</span>}
+            {over && <span id="credit-over" className="error"> · {money(total - credit, cur)} more than the credit: lower an amount to apply it</span>}
           </p>
           <div className="bo-actions">
-            <button type="submit" className="primary" disabled={busy}>
+            {/* Held while the amounts come to more than the credit, the reason said just above (and read with the button). */}
+            <button type="submit" className="primary" disabled={busy || over} aria-describedby={over ? 'credit-over' : undefined}>
               {busy ? 'Applying…' : total > 0 ? `Apply ${money(total, cur)}` : 'Apply'}
             </button>
           </div>

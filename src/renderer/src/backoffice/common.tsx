@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { ApiError, type Credentials } from '../api/client';
+import { boCall } from '../api/backoffice';
+import { dateInZone } from '../../../shared/dates';
 import { useLive } from '../state/live';
 import { useUser } from '../state/user';
 import { useRoute } from '../state/route';
@@ -239,6 +241,17 @@ export function Confirm(props: { title: string; body: ReactNode; confirm: string
       </div>
     </div>
   );
+}
+
+/**
+ * Today in the shop, as the API's YYYY-MM-DD: the engine's clock (a sandbox's may be moved ahead)
+ * on the calendar of the account's time zone, which is the day the engine records when none is
+ * sent; '' until both are read.
+ */
+export function useShopToday(): string {
+  const { data: status } = useLoad((c) => boCall(c, 'status', {}), []);
+  const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
+  return status && account ? dateInZone(Date.parse(status.now), account.timezone) : '';
 }
 
 /** A day in the reader's locale (dates and timestamps alike); '—' for none. */

@@ -1,0 +1,182 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshot } from '../helpers/browser';
+import { apiOf, until } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
+import { formatAmount, formatMoney } from '../../src/shared/money';
+
+/**
+ * The back office's Record a payment and Apply the credit forms, and the customer list, in
+ * Debian's Chromium against `npm run serve`, in en-US and fr-CA: an empty form records no payment
+ * of nothing (said beside the amount); an amount that could mean two is said at once, with how to
+ * type it; the day received defaults to today in the shop and is recorded as chosen; a credit
+ * applied beyond itself is held with the reason beside the button. The customer list says there
+ * are none yet (and how to add one) when nothing is searched, and finds a name sorted by balance.
+ * Screenshots: test-output/screenshots/payment-forms-*.png.
+ */
+const TOKEN = 'PAYMENTFORMS0001';
+const KEY = 'payment-forms-key-0123456789';
+const OWNER = { email: 'owner@example.com', password: 'owner password 1' };
+const LOCALES = [
+  { locale: 'en-US', p: 'EN' },
+  { locale: 'fr-CA', p: 'FR' },
+] as const;
+
+let bo: BackofficeInstall;
+let url: string;
+const pages = new Map<string, Page>();
+const api = apiOf(() => url, TOKEN, KEY);
+const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
+const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
+/** An amount as the screen writes it in its locale ("$100.00", "100,00 $ US"). */
+const shown = (cents: number, locale: string) => spaces(formatMoney(cents, 'USD', { locale }));
+/** An amount as a person types it in that locale ("25.00", "25,00"). */
+const typed = (cents: number, locale: string) => formatAmount(cents, 'USD', locale);
+const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+/** The text said beside a field (its error, else its hint): what its aria-describedby names. */
+const besideField = async (page: Page, label: string) => {
+  const id = await field(page, label).getAttribute('aria-describedby');
+  return id ? spaces(await page.locator(`[id="${id}"]`).innerText()) : '';
+};
+const paymentStatus = async (reference: string) => (await fetch(`${url}/api/exports/payment/${reference}`, { headers: { Authorization: auth } })).status;
+
+beforeAll(async () => {
+  bo = await startBackoffice('payment-forms', { token: TOKEN, key: KEY });
+  url = bo.url;
+  // The smallest window the back office is made for.
+  const en = await bo.newPage('en-US', { viewport: { width: 1024, height: 768 } });
+  await bo.claimOwner(en, OWNER);
+  pages.set('en-US', en);
+  const fr = await bo.newPage('fr-CA', { viewport: { width: 1024, height: 768 } });
+  await bo.signIn(fr, OWNER);
+  pages.set('fr-CA', fr);
+}, 120_000);
+
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name.slice(0, 30), [...pages]));
+
+afterAll(() => bo?.close());
+
+describe('the customer list', { timeout: 90_000 }, () => {
+  it('says there are no customers yet, and how to add one, when nothing is searched', async () => {
+    const page = pages.get('en-US')!;
+    await page.goto(`${url}/app/customers`);
+    const table = page.getByRole('table', { name: 'Customers' });
+    await table.getByText('No customers yet').waitFor();
+    expect(await table.locator('.bo-empty').innerText()).toBe('No customers yet. Add one with New customer, or import your customer list in Imports.');
+    await page.getByRole('button', { name: 'New customer' }).waitFor();
+    // A search that finds nothing is said so: the list is not empty, the search is.
+    await page.goto(`${url}/app/customers?q=nobody`);
+    await table.getByText('No customer matches.').waitFor();
+    await page.goto(`${url}/app/customers`);
+    await table.getByRole('link', { name: 'Imports' }).click();
+    await page.waitForURL(/\/app\/imports$/);
+  });
+
+  it('finds a customer by name while sorted by balance, as it does sorted by identifier', async () => {
+    await api('POST', '/api/imports/customer', { identifier: 'C-100', name: 'Boulangerie Côté' });
+    await api('POST', '/api/imports/customer', { identifier: 'C-200', name: 'Côté Électrique' });
+    await api('POST', '/api/imports/customer', { identifier: 'C-300', name: 'Quincaillerie Nord' });
+    await api('POST', '/api/imports/invoice', { number: 'C-200-1', customer_identifier: 'C-200', amount: 90000, date: '2026-01-05', due_date: '2099-02-04' });
+    const page = pages.get('en-US')!;
+    await page.goto(`${url}/app/customers?sort=balance&q=cote`);
+    const rows = page.getByRole('table', { name: 'Customers' }).getByRole('row');
+    await until(async () => (await rows.count()) === 3, 'two customers named Côté, under the header');
+    expect(await rows.nth(1).getByRole('cell').first().innerText()).toBe('C-200');
+    expect(await rows.nth(2).getByRole('cell').first().innerText()).toBe('C-100');
+  });
+});
+
+for (const { locale, p } of LOCALES) {
+  describe(`Record a payment and Apply the credit in ${locale}`, { timeout: 90_000 }, () => {
+    const page = () => pages.get(locale)!;
+
+    it('records no payment of nothing: an empty form says beside the amount that one is needed, keeping what was typed', async () => {
+      await page().goto(`${url}/app/payments/new?customer=C-100`);
+      await field(page(), 'Cheque number').fill(`${p}-0`);
+      const record = page().getByRole('button', { name: /^Record/ });
+      // No "Record $0.00" offered for nothing typed.
+      expect(await record.innerText()).toBe('Record the payment');
+      await record.click();
+      await expect.poll(() => field(page(), 'Amount received (USD)').getAttribute('aria-invalid')).toBe('true');
+      expect(await besideField(page(), 'Amount received (USD)')).toBe(`Type the amount received, for example ${typed(125050, locale)}, or amounts to apply below`);
+      expect(page().url()).toMatch(/\/app\/payments\/new/);
+      expect(await field(page(), 'Cheque number').inputValue()).toBe(`${p}-0`);
+      // Zero typed is nothing too: refused, and the 0 stays in the field.
+      await field(page(), 'Amount received (USD)').fill('0');
+      await record.click();
+      await until(async () => (await besideField(page(), 'Amount received (USD)')) === `The amount received must be more than ${shown(0, locale)}`, 'the zero refused');
+      expect(await field(page(), 'Amount received (USD)').inputValue()).toBe('0');
+      expect(page().url()).toMatch(/\/app\/payments\/new/);
+      expect(await paymentStatus(`CHQ-C-100-${p}-0`)).toBe(404);
+      await screenshot(page(), `payment-forms-empty-${locale}`);
+    });
+
+    it('says at once, beside the amount, why an amount that could mean two is not read, and how to type it', async () => {
+      await page().goto(`${url}/app/payments/new?customer=C-100`);
+      // "1,234" in fr-CA: a thousand written the en-US way, or 1,23 mistyped? "12,50" in en-US: cents, or 1,250?
+      const ambiguous = locale === 'fr-CA' ? '1,234' : '12,50';
+      await field(page(), 'Amount received (USD)').fill(ambiguous);
+      await expect.poll(() => field(page(), 'Amount received (USD)').getAttribute('aria-invalid')).toBe('true');
+      const said = await besideField(page(), 'Amount received (USD)');
+      expect(said).toContain(`"${ambiguous}" could mean two amounts here.`);
+      // What to type: the cents after the locale's decimal separator, its thousands as it groups them.
+      expect(said).toContain(locale === 'fr-CA' ? 'Type the cents after "," (12,50), thousands with a space or nothing (1 234).' : 'Type the cents after "." (12.50), thousands with "," or nothing (1,234).');
+      expect(await page().getByLabel('Payment summary').innerText()).toContain('cannot be read yet');
+      await screenshot(page(), `payment-forms-ambiguous-${locale}`);
+      // Typed again the locale's way: read, the problem gone.
+      await field(page(), 'Amount received (USD)').fill(typed(123400, locale));
+      await until(async () => spaces(await page().getByLabel('Payment summary').innerText()).includes(`Payment ${shown(123400, locale)}`), 'the amount read');
+      expect(await field(page(), 'Amount received (USD)').getAttribute('aria-invalid')).toBeNull();
+    });
+
+    it('records the day the cheque was received: today in the shop unless another day is chosen', async () => {
+      const status = await api<{ now: string }>('GET', '/api/status');
+      // The shop's time zone is UTC here (startBackoffice): today is the engine's date in UTC.
+      const today = status.now.slice(0, 10);
+      const lastWeek = new Date(Date.parse(`${today}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10);
+      await page().goto(`${url}/app/payments/new?customer=C-100`);
+      await expect.poll(() => field(page(), 'Date received').inputValue()).toBe(today);
+      await field(page(), 'Cheque number').fill(`${p}-1`);
+      await field(page(), 'Date received').fill(lastWeek);
+      await field(page(), 'Amount received (USD)').fill(typed(2500, locale));
+      await page().getByRole('button', { name: `Record ${shown(2500, locale)}` }).click();
+      await page().waitForURL(new RegExp(`/app/payments/CHQ-C-100-${p}-1$`));
+      expect(await api<{ date: string; payment_amount: string }>('GET', `/api/exports/payment/CHQ-C-100-${p}-1`)).toMatchObject({ date: lastWeek, payment_amount: '25.00' });
+      await page().getByText(spaces(new Date(`${lastWeek}T00:00:00Z`).toLocaleDateString(locale, { dateStyle: 'medium', timeZone: 'UTC' }))).first().waitFor();
+      // No day (emptied): said beside the field, not recorded as today.
+      await page().goto(`${url}/app/payments/new?customer=C-100`);
+      await expect.poll(() => field(page(), 'Date received').inputValue()).toBe(today);
+      await field(page(), 'Cheque number').fill(`${p}-2`);
+      await field(page(), 'Date received').fill('');
+      await field(page(), 'Amount received (USD)').fill(typed(2500, locale));
+      await page().getByRole('button', { name: `Record ${shown(2500, locale)}` }).click();
+      await until(async () => (await besideField(page(), 'Date received')) === 'Type the day it was received', 'the missing day said');
+      expect(await paymentStatus(`CHQ-C-100-${p}-2`)).toBe(404);
+    });
+
+    it('holds Apply while the amounts come to more than the credit, saying why beside it', async () => {
+      const who = `${p}-CREDIT`;
+      await api('POST', '/api/imports/customer', { identifier: who, name: `Credit ${p}` });
+      await api('POST', '/api/imports/invoice', { number: `${who}-1`, customer_identifier: who, amount: 123456, date: '2026-01-05', due_date: '2099-02-04' });
+      await api('POST', '/api/imports/invoice', { number: `${who}-2`, customer_identifier: who, amount: 50000, date: '2026-01-05', due_date: '2099-02-04' });
+      await api('POST', '/api/imports/payment', { identifier: `${who}-CHQ`, customer_identifier: who, amount_cents: 50000, external_payment_type: 'cheque', external_payment_number: '1' });
+      await page().goto(`${url}/app/payments/${who}-CHQ`);
+      const form = page().getByRole('form', { name: 'Apply the credit' });
+      await field(page(), `Apply to ${who}-1`).fill(typed(30000, locale));
+      await field(page(), `Apply to ${who}-2`).fill(typed(30000, locale));
+      const apply = form.getByRole('button', { name: `Apply ${shown(60000, locale)}` });
+      await expect.poll(() => apply.isDisabled()).toBe(true);
+      const reason = `${shown(10000, locale)} more than the credit: lower an amount to apply it`;
+      expect(spaces(await form.getByLabel('Credit summary').innerText())).toContain(reason);
+      // The reason is read with the button (a screen reader hears why it is held).
+      const described = await apply.getAttribute('aria-describedby');
+      expect(spaces(await page().locator(`[id="${described}"]`).innerText())).toContain(reason);
+      await screenshot(page(), `payment-forms-over-credit-${locale}`);
+      await field(page(), `Apply to ${who}-2`).fill(typed(20000, locale));
+      const fits = form.getByRole('button', { name: `Apply ${shown(50000, locale)}` });
+      await expect.poll(() => fits.isEnabled()).toBe(true);
+      await fits.click();
+      await until(async () => (await api<{ unapplied_amount: string }>('GET', `/api/exports/payment/${who}-CHQ`)).unapplied_amount === '0.00', 'the credit applied');
+    });
+  });
+}
