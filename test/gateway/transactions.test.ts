@@ -302,6 +302,19 @@ describe('money as a state machine', () => {
     const batches = (await t.engine.gateway.settlement.batchesSince(0, 10)).map((b) => b.data);
     expect(batches).toEqual([expect.objectContaining({ payment_method_group: 'bank', sales_cents: 12000, transaction_count: 2 })]);
   });
+
+  it('debits a bank account in its own currency only: a CAD (EFT) account is never debited in USD', async () => {
+    const eft = { currency: 'CAD', account_type: 'checking', account_holder: 'Tim Coffee Ltd', account_number: '0000000016', institution_number: '001', branch_number: '00011' };
+    const inline = await op<GatewayError>(h.api, 'sale', { amount_cents: 1234, bank_account: eft });
+    expect([inline.status, inline.body.errors]).toEqual([500, ['currency_mismatch']]);
+    const wallet = await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { bank_account: eft });
+    expect(wallet.status).toBe(200);
+    for (const action of ['sale', 'credit'] as const) {
+      const stored = await op<GatewayError>(h.api, action, { amount_cents: 1234, fund_token: wallet.body.fund_token });
+      expect([stored.status, stored.body.errors], action).toEqual([500, ['currency_mismatch']]);
+    }
+    expect(await h.t.engine.gateway.settlement.batchesSince(0, 10)).toHaveLength(0);
+  });
 });
 
 describe('retries and errors', () => {

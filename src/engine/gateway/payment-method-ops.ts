@@ -117,6 +117,8 @@ interface Resolved {
   avs: string | null;
   cvv: string | null;
   holder: string | null;
+  /** A bank account's own currency (an EFT account's is CAD); null for other methods. */
+  bankCurrency?: string;
 }
 
 function cardFacts(c: { bin: string | null; last4: string; length: number | null; brand: string; expiry_month: number; expiry_year: number; profile: CardFacts['profile'] }): CardFacts {
@@ -156,7 +158,7 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Pr
     }
     const b = fund.bank!;
     const charge = p.action === 'verify' ? APPROVED : chargeBank({ unknown: false, message: '', amountCents: chargeAmount });
-    return { method: 'bank_account', fund, card: null, bank: bankFacts(b), gift: null, verify: null, charge, avs: null, cvv: null, holder: b.account_holder };
+    return { method: 'bank_account', fund, card: null, bank: bankFacts(b), gift: null, verify: null, charge, avs: null, cvv: null, holder: b.account_holder, bankCurrency: b.currency };
   }
   if (s.kind === 'card') {
     const c = s.input.card;
@@ -175,7 +177,7 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Pr
     const b = s.input.bank;
     const verify = s.input.problem ? chargeBank({ unknown: true, message: bankProblemMessage(b), amountCents: 0 }) : APPROVED;
     const charge = !verify.approved || p.action === 'verify' ? verify : chargeBank({ unknown: false, message: '', amountCents: chargeAmount });
-    return { method: 'bank_account', fund: null, card: null, bank: bankFacts(b), gift: null, verify, charge, avs: null, cvv: null, holder: b.account_holder };
+    return { method: 'bank_account', fund: null, card: null, bank: bankFacts(b), gift: null, verify, charge, avs: null, cvv: null, holder: b.account_holder, bankCurrency: b.currency };
   }
   const found = await ctx.giftCards.findInTx(tx, { token: s.token, card_number: s.card_number, attempt: s.attempt });
   const g = found.card;
@@ -207,6 +209,10 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
     throw asGatewayError(err);
   });
   if (r.method === 'bank_account' && p.action === 'authorize') throw fail.gateway('unsupported_payment_method', 'Bank accounts (ACH/EFT) have no authorization: use a sale');
+  // A bank account is debited in its own currency: a CAD (EFT) account is never debited in USD.
+  if (r.bankCurrency && r.bankCurrency.toLowerCase() !== currency) {
+    throw fail.gateway('currency_mismatch', `This bank account holds ${r.bankCurrency.toUpperCase()}; it cannot be debited or credited in ${currency.toUpperCase()}`);
+  }
   const settlementToken = settlementTokenFor(ctx, r.method, order?.data.settlement_token ?? null);
 
   // A new card or account is verified first; when that fails the verify is what gets recorded.
