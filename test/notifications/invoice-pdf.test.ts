@@ -126,6 +126,23 @@ describe('the invoice PDF', () => {
     expect(text.slice(text.lastIndexOf('\f', text.indexOf('Subtotal')) + 1)).toContain(`Page ${pages} of ${pages}`);
   });
 
+  it('goes on with a description longer than a page in rows of its own, every word kept', async () => {
+    const c = await customer({ name: 'Long Winded Ltd.' });
+    // 3,841 characters: taller than a page in the description column.
+    const words = Array.from({ length: 790 }, (_, i) => `w${i + 1}`);
+    const number = await invoice({ customer_identifier: c, date: '2026-03-01', line_item_attributes: [{ description: words.join(' '), quantity: 1, unit_cost_cents: 5000 }, { description: 'After the long one', quantity: 2, unit_cost_cents: 100 }] });
+    const { text, pages } = await documentOf(number, 'long-line');
+    expect(pages).toBeGreaterThanOrEqual(2);
+    const seen = text.match(/\bw\d+\b/g) ?? [];
+    expect(seen).toEqual(words);
+    // It starts on the first page, under the header, with its figures; the rest follows on the next.
+    const first = text.slice(0, text.indexOf('\f'));
+    expect(first).toMatch(/^\s*w1 w2 .*\s1\s+\$50\.00\s+\$50\.00/m);
+    expect(text.indexOf('(continued)')).toBeGreaterThan(first.length);
+    expect(text).toMatch(/After the long one\s+2\s+\$1\.00\s+\$2\.00/);
+    expect(text).toMatch(/Total \(USD\)\s+\$52\.00/);
+  });
+
   it('draws what the standard fonts cannot as the nearest letter (or ?), and fr-FR amounts with their spaces', async () => {
     const c = await customer({ name: 'Zakład Łódź 東京', locale: 'fr', country: 'FR', city: 'Paris' });
     const number = await invoice({ customer_identifier: c, currency: 'eur', date: '2026-03-01', line_item_attributes: [{ description: 'Café crème − grande', quantity: 1000, unit_cost_cents: 123 }] });

@@ -130,17 +130,28 @@ function lines(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number)
   const head = () => drawRow(doc, columns, columns.map((x) => x.title), { bold: true, shade: '#e8ecf1' });
   if (doc.y + 2 * ROW > bottom()) doc.addPage();
   head();
+  // The tallest row a fresh page holds under its "(continued)" line and the header row.
+  const tallest = bottom() - MARGIN - 3 * ROW;
   inv.lines.forEach((l, i) => {
     // A line's own PO is said when it is not the invoice's.
     const po = l.purchase_order_number && l.purchase_order_number !== inv.purchase_order_number ? `\nPO ${l.purchase_order_number}` : '';
-    const cells = [pdfText(`${l.description ?? `Line ${l.number}`}${po}`), l.quantity === null ? '' : pdfText(quantity.format(l.quantity)), l.unit_cost_cents === null ? '' : money(l.unit_cost_cents), money(l.amount_cents)];
-    if (doc.y + rowHeight(doc, columns, cells) > bottom()) {
-      doc.addPage();
-      doc.font('Helvetica-Oblique').fontSize(8).fillColor(MUTED).text(pdfText(`Invoice ${inv.display_number} (continued)`), MARGIN, doc.y);
-      doc.moveDown(0.2);
-      head();
-    }
-    drawRow(doc, columns, cells, { shade: i % 2 ? '#f7f7f7' : undefined });
+    const description = pdfText(`${l.description ?? `Line ${l.number}`}${po}`);
+    const figures = [l.quantity === null ? '' : pdfText(quantity.format(l.quantity)), l.unit_cost_cents === null ? '' : money(l.unit_cost_cents), money(l.amount_cents)];
+    // A description longer than a page (the API takes 4,000 characters) goes on in rows of its own,
+    // starting in what is left of this page.
+    doc.font('Helvetica').fontSize(9);
+    const room = bottom() - doc.y - 5;
+    const parts = splitToHeight(doc, description, columns[0]!.width - 6, room > 2 * ROW ? room : tallest, tallest);
+    parts.forEach((part, at) => {
+      const cells = [part, ...(at === 0 ? figures : ['', '', ''])];
+      if (doc.y + rowHeight(doc, columns, cells) > bottom()) {
+        doc.addPage();
+        doc.font('Helvetica-Oblique').fontSize(8).fillColor(MUTED).text(pdfText(`Invoice ${inv.display_number} (continued)`), MARGIN, doc.y);
+        doc.moveDown(0.2);
+        head();
+      }
+      drawRow(doc, columns, cells, { shade: i % 2 ? '#f7f7f7' : undefined });
+    });
   });
   doc.moveDown(0.6);
 }
@@ -190,6 +201,25 @@ function remarks(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: numbe
     paragraph('Adjustments (shown with the invoice, not included in the total)', pdfText(inv.adjustments.map((a) => `${a.label ?? 'Adjustment'}: ${money(a.amount_cents)}`).join('\n')));
   }
   if (inv.notes) paragraph('Notes', pdfText(inv.notes));
+}
+
+/**
+ * Text cut at words into parts in a column `width` wide: the first at most `first` tall, the others
+ * `rest`; one part when the whole fits in `rest` (it then moves to the next page whole, as any row).
+ */
+function splitToHeight(doc: PDFKit.PDFDocument, text: string, width: number, first: number, rest: number): string[] {
+  if (doc.heightOfString(text, { width }) <= rest) return [text];
+  const parts: string[] = [];
+  let current = '';
+  for (const word of text.split(/(?<=\s)/)) {
+    if (current && doc.heightOfString(current + word, { width }) > (parts.length === 0 ? first : rest)) {
+      parts.push(current.trimEnd());
+      current = '';
+    }
+    current += word;
+  }
+  if (current.trim()) parts.push(current.trimEnd());
+  return parts;
 }
 
 /** A row's height: a cell too long for its column wraps (a long description), never truncated. */
