@@ -11,3 +11,30 @@ export function loadPdfKit(): Promise<typeof PDFKitDocument> {
   loading ??= import('pdfkit').then((m) => m.default);
   return loading;
 }
+
+/** What the standard fonts' WinAnsi encoding holds beyond Latin-1 (Windows-1252's 0x80-0x9F). */
+const CP1252 = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+/** Letters with no decomposition to a base letter, and spaces Intl puts in amounts (fr-FR's narrow one). */
+const NEAREST: Record<string, string> = { Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', ı: 'i', '\u202f': '\u00a0', '\u2009': ' ', '\u2007': ' ', '\u2212': '-' };
+const fits = (c: string) => {
+  const n = c.codePointAt(0)!;
+  return (n >= 0x20 && n <= 0x7e) || (n >= 0xa0 && n <= 0xff) || CP1252.has(c) || c === '\n';
+};
+
+/**
+ * Text as the standard fonts (Helvetica) can draw it: they encode WinAnsi only, and pdfkit writes
+ * any other character as unrelated glyphs ("Łódź" came out as "6Az"). Accents outside it are
+ * dropped to their letter, a few letters and spaces replaced, anything else shown as "?".
+ */
+export function pdfText(text: string): string {
+  let out = '';
+  for (const c of text) {
+    if (fits(c)) out += c;
+    else if (NEAREST[c] !== undefined) out += NEAREST[c];
+    else {
+      const base = c.normalize('NFD').replace(/\p{M}/gu, '');
+      out += base && [...base].every(fits) ? base : '?';
+    }
+  }
+  return out;
+}

@@ -70,7 +70,7 @@ export function mountEcommerceAssets(app: Express, engine: Engine, dir: string |
     if (!SESSION.test(session) || !ORIGIN.test(origin)) return refusal(res, 400, 'The frame needs ?session=<session id>&origin=<the page origin> (client.js sets them).');
     const allowed = await engine.ecommerce.frameAncestors();
     // The page may only be framed by allowed origins, and only ever talks to the one it was told.
-    if (!originAllowed(origin, allowed)) return refusal(res, 403, `Pages on ${origin} may not show this payment frame: add the origin to the account's ecommerce settings (PUT /api/ecommerce/settings).`);
+    if (!originAllowed(origin, allowed)) return refusal(res, 403, `Pages on ${origin} may not show this payment frame: add the origin in the back office under Payment frame (or PUT /api/ecommerce/settings).`);
     res.removeHeader('X-Frame-Options');
     res.setHeader(
       'Content-Security-Policy',

@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { registeredComponents } from '../shared/schemas/components';
 import { fail, type EngineError } from '../engine/errors';
 import { coercer } from './coercion';
+import { ORIGIN_PATTERN } from '../shared/schemas/ecommerce';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({
@@ -126,6 +127,8 @@ const PATTERN_TEXT: Record<string, string> = {
   '^https?://': 'must start with https:// (or http://)',
   '^([01][0-9]|2[0-3]):[0-5][0-9]$': 'must be a time of day on the 24-hour clock, HH:MM (23:00 for 11 pm)',
   '^[A-Za-z]{2}$': 'must be two letters',
+  // A site allowed to show the payment frame, typed by a shop owner who often pastes a page's address.
+  [ORIGIN_PATTERN]: 'must be a site: http:// or https://, its host name and a port if any (https://shop.example, http://shop.example:8080), with no path or slash after it',
 };
 
 const TYPE_TEXT: Record<string, string> = { integer: 'a whole number', number: 'a number', string: 'text', boolean: 'true or false', object: 'an object', array: 'a list' };

@@ -303,4 +303,19 @@ describe('settings', () => {
     expect((await h.api.put('/api/ecommerce/settings', { allowedOrigins: ['javascript:alert(1)'] })).status).toBe(400);
     await h.api.put('/api/ecommerce/settings', { allowedOrigins: [] });
   });
+
+  it("answers what the sandbox allows besides the setting and the script a shop's page loads (the Payment frame screen shows both)", async () => {
+    await h.api.put('/api/ecommerce/settings', { allowedOrigins: ['https://shop.example'] });
+    const view = await h.api.get<{ allowedOrigins: string[]; sandboxOrigins: string[]; clientScriptUrl: string }>('/api/ecommerce/settings');
+    expect(view.body).toEqual({ allowedOrigins: ['https://shop.example'], sandboxOrigins: ['http://localhost:*', 'https://localhost:*'], clientScriptUrl: expect.stringMatching(/\/client\.js$/) as unknown });
+    await h.api.put('/api/ecommerce/settings', { allowedOrigins: [] });
+  });
+
+  it('words a site that is not an origin for the person who typed it, naming the entry', async () => {
+    const before = (await h.api.get<{ allowedOrigins: string[] }>('/api/ecommerce/settings')).body.allowedOrigins;
+    const res = await h.api.put<{ code: string; details: Array<{ field: string; message: string }> }>('/api/ecommerce/settings', { allowedOrigins: ['https://shop.example', 'https://shop.example/checkout'] });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([expect.objectContaining({ field: 'allowedOrigins.1', message: expect.stringMatching(/^allowedOrigins\.1 must be a site: .*no path/) as unknown })]);
+    expect((await h.api.get<{ allowedOrigins: string[] }>('/api/ecommerce/settings')).body.allowedOrigins).toEqual(before);
+  });
 });

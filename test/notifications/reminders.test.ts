@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { openHarness, type Harness } from '../helpers/harness';
 import { attachmentOf, startSmtp, type SmtpRig } from '../helpers/smtp';
 import { PDF, uid } from '../helpers/receivables';
+import { pdfLayoutText } from '../helpers/pdf';
 
 let h: Harness;
 let smtp: SmtpRig;
@@ -92,6 +93,12 @@ describe('reminders', () => {
     const rendered = mails.find((m) => m.raw.includes(`Subject: Reminder: invoice ${sent} `))!;
     const pdf = attachmentOf(rendered.raw, `invoice-${sent}.pdf`);
     expect(pdf?.subarray(0, 5).toString()).toBe('%PDF-');
+    // The invoice itself, not a summary of it: the customer by name, its sums down to the balance.
+    const attached = pdfLayoutText(pdf!).text;
+    expect(attached).toContain('Acme Inc.');
+    expect(attached).toContain(`Customer ID: ${ok.identifier}`);
+    expect(attached).toMatch(/Total \(USD\)\s+\$120\.00/);
+    expect(attached).toMatch(/Balance owing\s+\$120\.00/);
     const stored = mails.find((m) => m.raw.includes(`Subject: Reminder: invoice ${withStored} `))!;
     expect(attachmentOf(stored.raw, 'stored-invoice.pdf')?.equals(Buffer.from(PDF, 'base64'))).toBe(true);
     expect(mails[0]!.from).toBe('ar@store.test');

@@ -9,7 +9,7 @@ import { CUSTOMER_RANK, ensureRanks, type RankData } from '../receivables/custom
 import type { CustomerDoc } from '../receivables/types';
 import { COMMENT, DISPUTE, commentView, type CommentData, type DisputeData } from '../collaboration';
 import { isoInZone } from '../collaboration/time';
-import { invoicePdf } from '../notifications/pdf';
+import { invoicePdf, supplierOf } from '../notifications/pdf';
 
 /**
  * The back office's detail reads that no reference operation answers: a customer's child
@@ -46,7 +46,7 @@ export interface BackofficeDetails {
 
 const MAX_CHILDREN = 500;
 
-export function createBackofficeDetails(core: EngineCore, account: Account, receivables: Pick<Receivables, 'viewInvoice'>): BackofficeDetails {
+export function createBackofficeDetails(core: EngineCore, account: Account, receivables: Pick<Receivables, 'viewInvoice' | 'invoiceDocument'>): BackofficeDetails {
   const listContext = () => ({ today: dateInZone(core.clock.now(), account.profile().timezone), accountCurrency: account.profile().currency });
   const customerByIdentifier = async (identifier: string) =>
     (await core.find<CustomerDoc & Row>('customers', { selector: { identifier }, sort: [{ identifier: 'asc' }], limit: 1 }))[0];
@@ -119,13 +119,13 @@ export function createBackofficeDetails(core: EngineCore, account: Account, rece
     },
 
     async invoiceDocument(numberOrId, fileName) {
-      const invoice = await receivables.viewInvoice(numberOrId);
+      const invoice = await receivables.invoiceDocument(numberOrId);
       if (fileName) {
         const stored = (await recordsByRef<{ file_name: string; content_base64: string }>(core, 'invoice_attachment', invoice.number)).find((r) => r.data.file_name === fileName);
         if (!stored) throw notFound('attachment_not_found', `Invoice ${invoice.number} has no attachment ${fileName}`);
         return { file_name: stored.data.file_name, content: Buffer.from(stored.data.content_base64, 'base64') };
       }
-      return invoicePdf(core, invoice.number, invoice, account.profile().name);
+      return invoicePdf(core, invoice, supplierOf(account.profile()));
     },
   };
 }

@@ -177,7 +177,7 @@ export function createBackofficeQueries(
   core: EngineCore,
   account: Account,
   findSale: (key: string) => Promise<{ id: string; number: string } | undefined>,
-  receivables: Pick<Receivables, 'viewInvoice'>,
+  receivables: Pick<Receivables, 'viewInvoice' | 'invoiceDocument'>,
 ): BackofficeQueries {
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
   const byIdentifier = async (identifier: string) =>

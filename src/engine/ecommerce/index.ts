@@ -12,7 +12,7 @@ import { createSalesFlow, type SalesFlow } from './payments';
 import { createTokenizer } from './tokens';
 import { createWalletEntries } from './wallet-entries';
 import { simulatedMerchantSession } from './apple-pay';
-import { allowedOrigins, readSettings, writeSettings, type EcommerceSettingsData } from './settings';
+import { allowedOrigins, implicitOrigins, readSettings, writeSettings, type EcommerceSettingsData } from './settings';
 
 export { SESSION_TTL_MS } from './sessions';
 export type { SaleOutcome } from './payments';
@@ -29,6 +29,8 @@ export interface Ecommerce extends SalesFlow {
   applePayMerchantSession(id: string, request: ApplePayValidationRequest): Promise<ApplePayMerchantSession>;
   settings(): Promise<EcommerceSettingsData>;
   setSettings(settings: EcommerceSettingsData): Promise<EcommerceSettingsData>;
+  /** What this environment allows besides the setting (the sandbox's localhost), for a screen to say so. */
+  sandboxOrigins(): string[];
   /** The origins whose pages may frame the payment page (CSP frame-ancestors). */
   frameAncestors(): Promise<string[]>;
 }
@@ -111,6 +113,7 @@ export function createEcommerce(deps: { core: EngineCore; account: Account; orde
 
     settings: () => readSettings(core),
     setSettings: (settings) => core.mutate((tx) => writeSettings(tx, settings)),
+    sandboxOrigins: () => implicitOrigins(sandbox()),
     async frameAncestors() {
       return allowedOrigins(await readSettings(core), sandbox());
     },

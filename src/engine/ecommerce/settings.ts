@@ -25,8 +25,13 @@ export async function writeSettings(tx: Tx, settings: EcommerceSettingsData): Pr
   return data;
 }
 
+/** What an environment allows without its being set: localhost in the sandbox, nothing in production. */
+export function implicitOrigins(sandbox: boolean): string[] {
+  return sandbox ? [...SANDBOX_ORIGINS] : [];
+}
+
 export function allowedOrigins(settings: EcommerceSettingsData, sandbox: boolean): string[] {
-  return [...new Set([...(sandbox ? SANDBOX_ORIGINS : []), ...settings.allowedOrigins])];
+  return [...new Set([...implicitOrigins(sandbox), ...settings.allowedOrigins])];
 }
 
 /** Whether a page's origin (`http://localhost:5173`) is one of the allowed origin patterns. */

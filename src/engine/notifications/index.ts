@@ -7,7 +7,7 @@ import type { CustomerDoc, ContactData, OpenItem } from '../receivables/types';
 import { fail } from '../errors';
 import type { InstallKeys } from '../security/install-keys';
 import { formatMoney } from '../../shared/money';
-import { invoicePdf, type InvoiceForPdf } from './pdf';
+import { invoicePdf, supplierOf } from './pdf';
 import { createSender, MESSAGE, queueMessage, type MessageData, type NewMessage } from './outbox';
 import { relayView, removeRelay, setRelay, type RelayInput, type RelayView } from './relay';
 import type { DeliveryOptions } from '../webhooks/worker';
@@ -44,7 +44,8 @@ export interface Notifications {
   close(): void;
 }
 
-type InvoiceLike = InvoiceForPdf & { auto_debit?: boolean; plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string; pay_urls?: Record<string, string> };
+/** What reminders read of an invoice's view. */
+type InvoiceLike = { id: number; number: string; customer_identifier: string; currency: string; amount_cents: number; owing_cents: number; date?: string | null; due_date?: string | null } & { auto_debit?: boolean; plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string; pay_urls?: Record<string, string> };
 
 /** Open invoices an invitation lists at most. */
 const INVITATION_INVOICES = 20;
@@ -74,8 +75,11 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     keys,
     ...(deps.options ? { options: deps.options } : {}),
     async attachment(invoiceKey) {
-      const view = await findInvoice(invoiceKey);
-      return view ? invoicePdf(core, view.number, view, supplier()) : undefined;
+      const invoice = await receivables.invoiceDocument(invoiceKey).catch((err: unknown) => {
+        if ((err as { kind?: string }).kind === 'not_found') return undefined;
+        throw err;
+      });
+      return invoice && !invoice.deleted ? invoicePdf(core, invoice, supplierOf(account.profile())) : undefined;
     },
   });
   // The admin CLI's engine records messages and leaves sending to the server.

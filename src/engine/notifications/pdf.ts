@@ -1,18 +1,18 @@
-import { loadPdfKit } from '../pdf-kit';
+import { loadPdfKit, pdfText } from '../pdf-kit';
 import { recordsByRef } from '../records';
 import type { EngineCore } from '../core';
-import { formatMoney } from '../../shared/money';
+import type { AccountProfile } from '../account/profile';
+import { addressLines, type InvoiceDocument } from '../receivables/invoice-document';
+import { defaultLocale, formatMoney } from '../../shared/money';
 
-export interface InvoiceForPdf {
-  id: number;
-  number: string;
-  customer_identifier: string;
-  currency: string;
-  amount_cents: number;
-  owing_cents: number;
-  date?: string | null;
-  due_date?: string | null;
+/** Who the invoice is from, as the account's profile has it. */
+export interface Supplier {
+  name: string;
+  address: string[];
+  business_number: string | null;
 }
+
+export const supplierOf = (profile: AccountProfile): Supplier => ({ name: profile.name, address: addressLines(profile), business_number: profile.business_number });
 
 interface StoredAttachment {
   invoice: string;
@@ -22,33 +22,224 @@ interface StoredAttachment {
 }
 
 /**
- * The invoice's PDF for an email: its stored primary attachment (what the supplier uploaded as the
- * invoice document), else a plain rendering of the invoice made here.
+ * The invoice's PDF for an email or the back office: its stored primary attachment (what the
+ * supplier uploaded as the invoice document), else a rendering of the invoice made here.
  */
-export async function invoicePdf(core: EngineCore, invoiceKey: string, view: InvoiceForPdf, supplier: string): Promise<{ file_name: string; content: Buffer }> {
-  const stored = (await recordsByRef<StoredAttachment>(core, 'invoice_attachment', invoiceKey)).map((r) => r.data).find((a) => a.invoice_display);
+export async function invoicePdf(core: EngineCore, invoice: InvoiceDocument, supplier: Supplier): Promise<{ file_name: string; content: Buffer }> {
+  const stored = (await recordsByRef<StoredAttachment>(core, 'invoice_attachment', invoice.number)).map((r) => r.data).find((a) => a.invoice_display);
   if (stored) return { file_name: stored.file_name, content: Buffer.from(stored.content_base64, 'base64') };
-  return { file_name: `invoice-${view.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: await renderInvoicePdf(view, supplier) };
+  return { file_name: `invoice-${invoice.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: await renderInvoicePdf(invoice, supplier) };
 }
 
-export async function renderInvoicePdf(view: InvoiceForPdf, supplier: string): Promise<Buffer> {
+type Align = 'left' | 'right';
+interface Column {
+  title: string;
+  width: number;
+  align: Align;
+}
+
+const MARGIN = 50;
+const ROW = 16;
+const MUTED = '#555';
+
+/**
+ * The invoice as a customer files it: who it is from and to, its dates and numbers, every line,
+ * the sums down to the balance owing, then what the supplier noted. The lines break across pages
+ * and repeat their header; every page carries the invoice number and its page number. Amounts are
+ * in the customer's locale when it is on file; the figures are the document's, formatted only.
+ */
+export async function renderInvoicePdf(inv: InvoiceDocument, supplier: Supplier): Promise<Buffer> {
   const PDFDocument = await loadPdfKit();
-  return new Promise((resolve, reject) => {
-    const doc = new PDFDocument({ size: 'LETTER', margin: 54, info: { Title: `Invoice ${view.number}`, Author: supplier } });
-    const chunks: Buffer[] = [];
-    doc.on('data', (c: Buffer) => chunks.push(c));
+  const doc = new PDFDocument({ size: 'LETTER', margin: MARGIN, bufferPages: true, info: { Title: pdfText(`Invoice ${inv.display_number}`), Author: pdfText(supplier.name) } });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
-    const money = (cents: number) => formatMoney(cents, view.currency.toUpperCase());
-    doc.fontSize(20).text(supplier);
-    doc.moveDown().fontSize(16).text(`Invoice ${view.number}`);
-    doc.moveDown().fontSize(11);
-    doc.text(`Customer: ${view.customer_identifier}`);
-    if (view.date) doc.text(`Date: ${view.date}`);
-    if (view.due_date) doc.text(`Due: ${view.due_date}`);
-    doc.moveDown();
-    doc.text(`Amount: ${money(view.amount_cents)}`);
-    doc.text(`Balance owing: ${money(view.owing_cents)}`);
-    doc.end();
   });
+  const money = (cents: number) => pdfText(formatMoney(cents, inv.currency, { locale: inv.locale }));
+  const width = doc.page.width - 2 * MARGIN;
+  const bottom = () => doc.page.height - MARGIN - 20;
+
+  header(doc, inv, supplier, money, width);
+  parties(doc, inv, width);
+  if (inv.lines.length > 0) lines(doc, inv, money, width, bottom);
+  totals(doc, inv, money, width, bottom);
+  remarks(doc, inv, money, width, bottom);
+
+  const range = doc.bufferedPageRange();
+  for (let i = 0; i < range.count; i++) {
+    doc.switchToPage(range.start + i);
+    // Writing below the bottom margin would start a new page: lift it for the footer.
+    const saved = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    doc.font('Helvetica').fontSize(8).fillColor(MUTED).text(pdfText(`${supplier.name} · Invoice ${inv.display_number} · Page ${i + 1} of ${range.count}`), MARGIN, doc.page.height - MARGIN + 10, { width, align: 'center', lineBreak: false });
+    doc.page.margins.bottom = saved;
+  }
+  doc.end();
+  return done;
+}
+
+function header(doc: PDFKit.PDFDocument, inv: InvoiceDocument, supplier: Supplier, money: (c: number) => string, width: number): void {
+  const left = width * 0.55;
+  doc.font('Helvetica-Bold').fontSize(16).fillColor('#000').text(pdfText(supplier.name), MARGIN, MARGIN, { width: left });
+  doc.font('Helvetica').fontSize(9).fillColor('#333');
+  for (const line of supplier.address) doc.text(pdfText(line), { width: left });
+  if (supplier.business_number) doc.text(pdfText(`Business number: ${supplier.business_number}`), { width: left });
+  const leftEnd = doc.y;
+
+  const right = { width, align: 'right' as const };
+  doc.font('Helvetica-Bold').fontSize(20).fillColor('#000').text(inv.deleted ? 'Invoice (cancelled)' : 'Invoice', MARGIN, MARGIN, right);
+  doc.font('Helvetica').fontSize(9).fillColor('#333');
+  const facts: Array<[string, string | null]> = [
+    ['Invoice number', inv.display_number],
+    ['Invoice date', inv.date],
+    ['Due date', inv.due_date],
+    ['Order date', inv.order_date],
+    ['PO number', inv.purchase_order_number],
+    ['Currency', inv.currency],
+  ];
+  for (const [label, value] of facts) if (value) doc.text(pdfText(`${label}: ${value}`), right);
+  doc.moveDown(0.3).font('Helvetica-Bold').fontSize(11).fillColor('#000').text(`Balance owing: ${money(inv.owing_cents)}`, right);
+  doc.y = Math.max(leftEnd, doc.y) + 10;
+  doc.moveTo(MARGIN, doc.y).lineTo(MARGIN + width, doc.y).lineWidth(1).strokeColor('#000').stroke();
+  doc.moveDown(0.8);
+}
+
+/** Bill to (the customer on file), and Ship to beside it when the invoice names one. */
+function parties(doc: PDFKit.PDFDocument, inv: InvoiceDocument, width: number): void {
+  const top = doc.y;
+  const column = width / 2 - 10;
+  const block = (x: number, title: string, name: string | null, rest: string[]) => {
+    doc.font('Helvetica-Bold').fontSize(8).fillColor(MUTED).text(title.toUpperCase(), x, top, { width: column });
+    if (name) doc.font('Helvetica-Bold').fontSize(11).fillColor('#000').text(pdfText(name), x, doc.y, { width: column });
+    doc.font('Helvetica').fontSize(9).fillColor('#333');
+    for (const line of rest) doc.text(pdfText(line), x, doc.y, { width: column });
+    return doc.y;
+  };
+  const billed = block(MARGIN, 'Bill to', inv.customer.name, [`Customer ID: ${inv.customer.identifier}`, ...inv.customer.address]);
+  const shipped = inv.ship_to ? block(MARGIN + width / 2 + 10, 'Ship to', inv.ship_to.name, inv.ship_to.address) : top;
+  doc.x = MARGIN;
+  doc.y = Math.max(billed, shipped) + 14;
+}
+
+function lines(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+  const c = (w: number, title: string, align: Align = 'right'): Column => ({ title, width: w * width, align });
+  const columns = [c(0.5, 'Description', 'left'), c(0.12, 'Quantity'), c(0.18, 'Unit price'), c(0.2, 'Amount')];
+  const quantity = new Intl.NumberFormat(inv.locale ?? defaultLocale(inv.currency), { maximumFractionDigits: 4 });
+  const head = () => drawRow(doc, columns, columns.map((x) => x.title), { bold: true, shade: '#e8ecf1' });
+  if (doc.y + 2 * ROW > bottom()) doc.addPage();
+  head();
+  // The tallest row a fresh page holds under its "(continued)" line and the header row.
+  const tallest = bottom() - MARGIN - 3 * ROW;
+  inv.lines.forEach((l, i) => {
+    // A line's own PO is said when it is not the invoice's.
+    const po = l.purchase_order_number && l.purchase_order_number !== inv.purchase_order_number ? `\nPO ${l.purchase_order_number}` : '';
+    const description = pdfText(`${l.description ?? `Line ${l.number}`}${po}`);
+    const figures = [l.quantity === null ? '' : pdfText(quantity.format(l.quantity)), l.unit_cost_cents === null ? '' : money(l.unit_cost_cents), money(l.amount_cents)];
+    // A description longer than a page (the API takes 4,000 characters) goes on in rows of its own,
+    // starting in what is left of this page.
+    doc.font('Helvetica').fontSize(9);
+    const room = bottom() - doc.y - 5;
+    const parts = splitToHeight(doc, description, columns[0]!.width - 6, room > 2 * ROW ? room : tallest, tallest);
+    parts.forEach((part, at) => {
+      const cells = [part, ...(at === 0 ? figures : ['', '', ''])];
+      if (doc.y + rowHeight(doc, columns, cells) > bottom()) {
+        doc.addPage();
+        doc.font('Helvetica-Oblique').fontSize(8).fillColor(MUTED).text(pdfText(`Invoice ${inv.display_number} (continued)`), MARGIN, doc.y);
+        doc.moveDown(0.2);
+        head();
+      }
+      drawRow(doc, columns, cells, { shade: i % 2 ? '#f7f7f7' : undefined });
+    });
+  });
+  doc.moveDown(0.6);
+}
+
+/** Subtotal, taxes, total, paid and owing, right-aligned and kept on one page. */
+function totals(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+  const rows: Array<[string, string, 'bold' | 'rule' | '']> = [
+    ...(inv.subtotal_cents === null ? [] : [['Subtotal', money(inv.subtotal_cents), ''] as [string, string, '']]),
+    ...inv.taxes.map((t) => [t.label, money(t.amount_cents), ''] as [string, string, '']),
+    [`Total (${inv.currency})`, money(inv.total_cents), 'rule'],
+    ['Amount paid', money(inv.paid_cents), ''],
+    ['Balance owing', money(inv.owing_cents), 'bold'],
+  ];
+  if (doc.y + rows.length * 15 + 10 > bottom()) doc.addPage();
+  const w = width * 0.45;
+  const x = MARGIN + width - w;
+  for (const [label, value, style] of rows) {
+    const y = doc.y;
+    if (style === 'rule') doc.moveTo(x, y - 2).lineTo(x + w, y - 2).lineWidth(0.8).strokeColor('#000').stroke();
+    doc.font(style ? 'Helvetica-Bold' : 'Helvetica').fontSize(style ? 10.5 : 9.5).fillColor('#000');
+    doc.text(label, x, y, { width: w * 0.5, lineBreak: false });
+    doc.text(value, x + w * 0.5, y, { width: w * 0.5, align: 'right', lineBreak: false });
+    doc.y = y + 15;
+  }
+  doc.x = MARGIN;
+  const added = (inv.subtotal_cents ?? 0) + inv.taxes.reduce((s, t) => s + t.amount_cents, 0);
+  // An amount the ERP set (an override, a pro-rated amount) is the total: said, so the sums do not look wrong.
+  if (inv.subtotal_cents !== null && added !== inv.total_cents) {
+    doc.font('Helvetica-Oblique').fontSize(8).fillColor(MUTED).text('The total is the invoice amount as issued, not the lines and taxes added up.', MARGIN, doc.y, { width, align: 'right' });
+  }
+  doc.x = MARGIN;
+  doc.moveDown(0.8);
+}
+
+/** The early-payment discount still open, adjustments, notes: each only when there is one. */
+function remarks(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+  const paragraph = (title: string, text: string) => {
+    doc.font('Helvetica').fontSize(9);
+    if (doc.y + 14 + doc.heightOfString(text, { width }) > bottom()) doc.addPage();
+    doc.font('Helvetica-Bold').fontSize(9).fillColor('#000').text(title, MARGIN, doc.y, { width });
+    doc.font('Helvetica').fontSize(9).fillColor('#333').text(text, MARGIN, doc.y, { width });
+    doc.moveDown(0.6);
+  };
+  const d = inv.early_discount;
+  if (d) paragraph('Early-payment discount', `Pay ${money(inv.owing_cents - d.amount_cents)} in full by ${d.pay_by} and ${money(d.amount_cents)} is taken off.`);
+  if (inv.adjustments.length > 0) {
+    paragraph('Adjustments (shown with the invoice, not included in the total)', pdfText(inv.adjustments.map((a) => `${a.label ?? 'Adjustment'}: ${money(a.amount_cents)}`).join('\n')));
+  }
+  if (inv.notes) paragraph('Notes', pdfText(inv.notes));
+}
+
+/**
+ * Text cut at words into parts in a column `width` wide: the first at most `first` tall, the others
+ * `rest`; one part when the whole fits in `rest` (it then moves to the next page whole, as any row).
+ */
+function splitToHeight(doc: PDFKit.PDFDocument, text: string, width: number, first: number, rest: number): string[] {
+  if (doc.heightOfString(text, { width }) <= rest) return [text];
+  const parts: string[] = [];
+  let current = '';
+  for (const word of text.split(/(?<=\s)/)) {
+    if (current && doc.heightOfString(current + word, { width }) > (parts.length === 0 ? first : rest)) {
+      parts.push(current.trimEnd());
+      current = '';
+    }
+    current += word;
+  }
+  if (current.trim()) parts.push(current.trimEnd());
+  return parts;
+}
+
+/** A row's height: a cell too long for its column wraps (a long description), never truncated. */
+function rowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean): number {
+  doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9);
+  const tallest = Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? '', { width: c.width - 6 })));
+  return Math.max(ROW, Math.ceil(tallest) + 5);
+}
+
+function drawRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: { bold?: boolean; shade?: string | undefined }): void {
+  const y = doc.y;
+  const total = columns.reduce((s, c) => s + c.width, 0);
+  const height = rowHeight(doc, columns, cells, style.bold);
+  if (style.shade) doc.rect(MARGIN, y - 2, total, height).fill(style.shade);
+  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor('#000');
+  let x = MARGIN;
+  columns.forEach((c, i) => {
+    doc.text(cells[i] ?? '', x + 3, y + 2, { width: c.width - 6, align: c.align });
+    x += c.width;
+  });
+  doc.x = MARGIN;
+  doc.y = y + height;
 }

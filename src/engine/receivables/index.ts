@@ -23,11 +23,13 @@ import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
 import { earlyPaymentDiscount } from './early-discount';
+import { invoiceDocument, type InvoiceDocument } from './invoice-document';
 import { parsePayKey, payKey, sameSecret, type PayableInvoice } from './pay-key';
 import type { CustomerDoc, CustomerImportInput, DivisionData, DivisionImportInput, InvoiceDoc, InvoiceImportInput, PaymentAmountDoc, PaymentAmountRecord, PaymentCsvRow, PaymentDoc, PaymentImportInput } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { PayableInvoice } from './pay-key';
+export type { InvoiceDocument } from './invoice-document';
 export type { JsonParts, Page } from './exports';
 
 export type { CustomerImportInput, DivisionImportInput, InvoiceImportInput, PaymentCsvRow, PaymentImportInput } from './types';
@@ -81,6 +83,8 @@ export interface Receivables {
   importInvoices(inputs: InvoiceImportInput[]): Promise<number>;
   addAttachment(findBy: 'number' | 'display_number', key: string, input: { file_name: unknown; content: unknown; invoice_display?: unknown }): Promise<ImportReply>;
   viewInvoice(numberOrId: string, options?: { payments?: boolean }): Promise<Static<typeof InvoiceView>>;
+  /** The invoice as its printed copy shows it (invoice-document.ts): lines, sums and the customer as on file. */
+  invoiceDocument(numberOrId: string): Promise<InvoiceDocument>;
   /** The invoice a click-to-pay link opens (its numeric id and pay token, see payKey), or undefined for any other key. */
   payableInvoice(key: string): Promise<PayableInvoice | undefined>;
   /**
@@ -316,6 +320,14 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         discount_expiry_date: d.discount_expiry_date ?? null,
         deleted: d.deleted,
       };
+    },
+
+    async invoiceDocument(numberOrId) {
+      const row = await findInvoice(numberOrId);
+      if (!row) throw notFound('invoice_not_found', `No invoice with number, display_number or id ${numberOrId}`);
+      const doc = decodeInvoice(row);
+      const customer = await core.get<CustomerDoc & { [k: string]: unknown }>('customers', doc.customer);
+      return invoiceDocument(doc, customer?.data, { today: today(), discountsOn: account.can('discounts') });
     },
 
     async viewInvoice(numberOrId, options = {}) {

@@ -17,6 +17,7 @@ import {
   EcommerceError,
   EcommercePaymentError,
   EcommerceSettings,
+  EcommerceSettingsView,
   FinalizeRequest,
   FundToken,
   OrderId,
@@ -276,7 +277,18 @@ Apple's) so a shop's Apple Pay code path can be exercised; no real Apple Pay she
   }),
 ];
 
-/** The account setting behind the frame's frame-ancestors (Laneway's own operations, with credentials). */
+/**
+ * The account setting behind the frame's frame-ancestors (Laneway's own operations, with
+ * credentials), answered with what the sandbox allows besides it and the script URL a shop's page
+ * loads: the back office's Payment frame screen shows both without knowing either rule.
+ */
+const settingsView = async (engine: Engine, settings: { allowedOrigins: string[] }, publicUrl: string) => ({
+  allowedOrigins: settings.allowedOrigins,
+  sandboxOrigins: engine.ecommerce.sandboxOrigins(),
+  // Without a public URL (an app made in-process) the path alone: a page resolves it against its own address.
+  clientScriptUrl: `${publicUrl}/client.js`,
+});
+
 export const ecommerceSettingsRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
@@ -284,9 +296,9 @@ export const ecommerceSettingsRoutes: AnyRoute[] = [
     operationId: 'getEcommerceSettings',
     tags: [TAG],
     summary: 'Origins allowed to show the payment frame',
-    responses: { 200: { description: 'The setting', schema: ref(EcommerceSettings) } },
-    async handler({ engine }) {
-      return { body: await engine.ecommerce.settings() };
+    responses: { 200: { description: 'The setting', schema: ref(EcommerceSettingsView) } },
+    async handler({ engine, publicUrl }) {
+      return { body: await settingsView(engine, await engine.ecommerce.settings(), publicUrl) };
     },
   }),
   defineRoute({
@@ -297,9 +309,9 @@ export const ecommerceSettingsRoutes: AnyRoute[] = [
     summary: 'Set the origins allowed to show the payment frame',
     description: 'The frame\'s Content-Security-Policy `frame-ancestors`. The sandbox always allows http(s)://localhost:* besides these.',
     body: EcommerceSettings,
-    responses: { 200: { description: 'The setting as stored', schema: ref(EcommerceSettings) } },
-    async handler({ engine, body }) {
-      return { body: await engine.ecommerce.setSettings(body) };
+    responses: { 200: { description: 'The setting as stored', schema: ref(EcommerceSettingsView) } },
+    async handler({ engine, body, publicUrl }) {
+      return { body: await settingsView(engine, await engine.ecommerce.setSettings(body), publicUrl) };
     },
   }),
 ];

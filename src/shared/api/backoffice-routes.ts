@@ -81,6 +81,9 @@ export const backofficeRoutes = {
   setMailRelay: { method: 'PUT', path: '/api/account/mail' },
   removeMailRelay: { method: 'DELETE', path: '/api/account/mail' },
   outbox: { method: 'GET', path: '/api/notifications/outbox' },
+  // Payment frame (../../renderer/src/backoffice/PaymentFrame.tsx): the sites allowed to show it.
+  ecommerceSettings: { method: 'GET', path: '/api/ecommerce/settings' },
+  setEcommerceSettings: { method: 'PUT', path: '/api/ecommerce/settings' },
   // Detail views (../../renderer/src/backoffice/*Detail*.tsx): the reference's operations and ours.
   customerChildren: { method: 'GET', path: '/api/backoffice/customers/:identifier/children' },
   wallets: { method: 'GET', path: '/api/gateway/v1/wallets/search' },

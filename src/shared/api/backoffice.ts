@@ -18,6 +18,7 @@ import { RegisterReport, ZList } from '../schemas/register-reports';
 import { Lane, LaneCreate, LaneDeleted, LaneList, LanePatch, TerminalRequest, TerminalResponse } from '../schemas/lanes';
 import { BatchErrors, BatchPageQuery, FileImport, ImportUploadQuery, InvoiceReconPage, PaymentReconPage, ReconQuery } from '../schemas/imports';
 import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointCreated, WebhookEndpointPatch, WebhookResponse, WebhookResponsesPage, WebhookResponsesQuery, WebhookSettings } from '../schemas/webhooks';
+import { EcommerceSettings, EcommerceSettingsView } from '../schemas/ecommerce';
 import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
 import { ResolutionQuery, SyncException, SyncExceptionHandle, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
@@ -109,6 +110,8 @@ export const backofficeEndpoints = {
   setMailRelay: { ...backofficeRoutes.setMailRelay, body: MailRelayInput, response: MailRelay },
   removeMailRelay: { ...backofficeRoutes.removeMailRelay, response: Type.Object({}) },
   outbox: { ...backofficeRoutes.outbox, query: OutboxQuery, response: OutboxPage },
+  ecommerceSettings: { ...backofficeRoutes.ecommerceSettings, response: EcommerceSettingsView },
+  setEcommerceSettings: { ...backofficeRoutes.setEcommerceSettings, body: EcommerceSettings, response: EcommerceSettingsView },
   // The routes declare the inline answers below: the same shapes, held equal by the contract test.
   customerChildren: { ...backofficeRoutes.customerChildren, response: CustomerChildren },
   wallets: { ...backofficeRoutes.wallets, query: WalletSearchQuery, response: Type.Object({ wallets: Type.Array(ref(Wallet)) }) },

@@ -303,13 +303,31 @@ export const ApplePayMerchantSession = Type.Object({
 });
 export type ApplePayMerchantSession = Static<typeof ApplePayMerchantSession>;
 
+/** A site's origin as the frame's frame-ancestors takes it (the validator words a mismatch in src/server/validation.ts). */
+export const ORIGIN_PATTERN = '^https?://[A-Za-z0-9.-]+(:([0-9]{1,5}|\\*))?$';
+
 export const EcommerceSettings = component(
   'EcommerceSettings',
   Type.Object({
-    allowedOrigins: Type.Array(Type.String({ maxLength: 200, pattern: '^https?://[A-Za-z0-9.-]+(:([0-9]{1,5}|\\*))?$' }), {
+    allowedOrigins: Type.Array(Type.String({ maxLength: 200, pattern: ORIGIN_PATTERN }), {
       maxItems: 50,
       description: 'Origins (scheme://host[:port], port may be *) whose pages may show the payment frame: its Content-Security-Policy frame-ancestors. The sandbox adds http://localhost:* and https://localhost:*.',
     }),
   }),
 );
 export type EcommerceSettings = Static<typeof EcommerceSettings>;
+
+/**
+ * The setting as GET and PUT answer it: what was set, what the sandbox allows besides it, and the
+ * script a shop's page loads at this server's public address (what the back office's Payment frame
+ * screen shows a shop owner to paste).
+ */
+export const EcommerceSettingsView = component(
+  'EcommerceSettingsView',
+  Type.Object({
+    allowedOrigins: Type.Array(Type.String(), { description: 'The origins set (lower case, as stored).' }),
+    sandboxOrigins: Type.Array(Type.String(), { description: 'Also allowed without being set: http://localhost:* and https://localhost:* in the sandbox, none in production.' }),
+    clientScriptUrl: Type.String({ description: "client.js at the server's public URL (--public-url, else the address it listens on): the script tag's src a shop puts on its page." }),
+  }),
+);
+export type EcommerceSettingsView = Static<typeof EcommerceSettingsView>;

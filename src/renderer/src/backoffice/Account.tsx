@@ -15,7 +15,7 @@ export function AccountSection() {
       <Profile editable={can(session, 'settings')} />
       <Capabilities editable={can(session, 'settings')} />
       <p className="muted small">
-        The SMTP relay for e-mail is under <InApp to="/app/developers/webhook_responses">Webhooks &amp; e-mail</InApp>; users under <InApp to="/app/users">Users</InApp>.
+        The SMTP relay for e-mail is under <InApp to="/app/developers/webhook_responses">Webhooks &amp; e-mail</InApp>; the web shops that may show the payment frame under <InApp to="/app/payment_frame">Payment frame</InApp>; users under <InApp to="/app/users">Users</InApp>.
       </p>
       {can(session, 'credentials') && <ApiCredentials />}
     </section>

@@ -285,18 +285,18 @@ export function ReadOnlyNote() {
   );
 }
 
-/** A Copy link button for a link shown on the screen, saying beside it whether the copy worked. */
-export function CopyButton({ text }: { text: string }) {
+/** A Copy button for a link shown on the screen (or `what` else: a script tag), saying beside it whether the copy worked. */
+export function CopyButton({ text, what = 'link' }: { text: string; what?: string }) {
   const [said, setSaid] = useState('');
   const copy = () => {
     navigator.clipboard.writeText(text).then(
-      () => setSaid('Link copied'),
-      () => setSaid('Copy did not work: select the link and copy it'),
+      () => setSaid(`${what[0]!.toUpperCase()}${what.slice(1)} copied`),
+      () => setSaid(`Copy did not work: select the ${what} and copy it`),
     );
   };
   return (
     <>
-      <button type="button" onClick={copy}>Copy link</button> <span role="status">{said}</span>
+      <button type="button" onClick={copy}>Copy {what}</button> <span role="status">{said}</span>
     </>
   );
 }

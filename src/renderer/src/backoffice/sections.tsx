@@ -10,6 +10,7 @@ import { PosSection } from './Pos';
 import { ImportsSection } from './Imports';
 import { DevelopersSection } from './Developers';
 import { SyncSection } from './Sync';
+import { PaymentFrameSection } from './PaymentFrame';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -34,6 +35,7 @@ export const SECTIONS: Section[] = [
   { key: 'pos', label: 'Point of sale', grant: 'read', render: (rest) => <PosSection rest={rest} /> },
   { key: 'imports', label: 'Imports', grant: 'read', render: (rest) => <ImportsSection rest={rest} /> },
   { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', home: ['webhook_responses'], render: (rest) => <DevelopersSection rest={rest} /> },
+  { key: 'payment_frame', label: 'Payment frame', grant: 'read', render: () => <PaymentFrameSection /> },
   { key: 'users', label: 'Users', grant: 'users', render: () => <UsersSection /> },
   { key: 'account', label: 'Account', grant: 'read', render: () => <AccountSection /> },
   { key: 'sync', label: 'Sync', grant: 'read', render: () => <SyncSection /> },

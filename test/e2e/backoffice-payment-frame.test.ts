@@ -1,0 +1,125 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshot } from '../helpers/browser';
+import { apiOf } from './processes';
+import { startBackoffice, type BackofficeInstall } from './backoffice-install';
+
+/**
+ * The back office's Payment frame section in Debian's Chromium against `npm run serve`: the owner
+ * finds it in the side bar, adds a site (a page address with a path refused with the engine's
+ * words beside the field, the typed text kept), copies the script tag a shop puts on its page,
+ * removes the site after a confirmation; a clerk reads the list without changing it. Screenshot:
+ * test-output/screenshots/backoffice-payment-frame.png (1024x768).
+ */
+const TOKEN = 'BACKOFFICEFRAME1';
+const KEY = 'back-office-frame-key-0123456789';
+
+let bo: BackofficeInstall;
+let owner: Page;
+let clerk: Page | undefined;
+let url: string;
+const api = apiOf(() => url, TOKEN, KEY);
+type Settings = { allowedOrigins: string[]; sandboxOrigins: string[]; clientScriptUrl: string };
+const settings = () => api<Settings>('GET', '/api/ecommerce/settings');
+/** The frame's own answer for a page on `origin`: 403 unless the origin is allowed. */
+const frameFor = async (origin: string) => (await fetch(`${url}/ecommerce/frame?session=00000000-0000-4000-8000-000000000000&origin=${encodeURIComponent(origin)}`)).status;
+
+beforeAll(async () => {
+  bo = await startBackoffice('backoffice-frame', { token: TOKEN, key: KEY });
+  url = bo.url;
+  owner = await bo.newPage('en-US', { viewport: { width: 1024, height: 768 }, permissions: ['clipboard-read', 'clipboard-write'] });
+  await bo.claimOwner(owner, { email: 'owner@example.com', password: 'owner password 1' });
+}, 120_000);
+
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['owner', owner], ['clerk', clerk]]));
+
+afterAll(async () => {
+  await bo?.close();
+});
+
+describe('the back office: payment frame sites', { timeout: 120_000 }, () => {
+  it('an owner finds it beside the settings pages, adds a site (a bad one refused beside the field) and sees the script tag', async () => {
+    await owner.goto(`${url}/app/account`);
+    const nav = owner.getByRole('navigation', { name: 'Sections' });
+    await nav.getByRole('link', { name: 'Payment frame' }).click();
+    await owner.getByRole('heading', { name: 'Payment frame', level: 2 }).waitFor();
+    expect(new URL(owner.url()).pathname).toBe('/app/payment_frame');
+    // The sandbox's localhost is shown as allowed without being set; nothing set yet.
+    const sites = owner.getByRole('table', { name: 'Sites allowed to show the payment frame' });
+    await sites.getByText('http://localhost:*').waitFor();
+    await owner.getByText('No site yet').waitFor();
+    expect(await frameFor('https://shop.example')).toBe(403);
+
+    // A page's address pasted whole: the engine refuses it, its words beside the field, the text kept.
+    const field = owner.getByLabel('Site', { exact: true });
+    await field.fill('https://shop.example/checkout');
+    await owner.getByRole('button', { name: 'Add site' }).click();
+    const error = owner.locator('#field-site-error');
+    await error.waitFor();
+    expect(await error.innerText()).toMatch(/^The site must be a site: .*no path/);
+    expect(await field.inputValue()).toBe('https://shop.example/checkout');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect((await settings()).allowedOrigins).toEqual([]);
+
+    // Corrected: added as the engine stores it (lower case), the field emptied, the frame now answers it.
+    await field.fill('https://Shop.example');
+    await owner.getByRole('button', { name: 'Add site' }).click();
+    await owner.getByRole('status').filter({ hasText: 'Added https://shop.example.' }).waitFor();
+    await sites.getByText('https://shop.example', { exact: true }).waitFor();
+    expect(await field.inputValue()).toBe('');
+    expect(await owner.locator('#field-site-error').count()).toBe(0);
+    expect((await settings()).allowedOrigins).toEqual(['https://shop.example']);
+    expect(await frameFor('https://shop.example')).toBe(200);
+
+    // Added twice: said, not listed twice.
+    await field.fill('https://shop.example');
+    await owner.getByRole('button', { name: 'Add site' }).click();
+    await owner.getByRole('status').filter({ hasText: 'https://shop.example was already allowed.' }).waitFor();
+    expect((await settings()).allowedOrigins).toEqual(['https://shop.example']);
+
+    // How to embed it: the script tag names client.js at this server, which serves it.
+    const tag = await owner.getByTestId('script-tag').innerText();
+    expect(tag).toBe(`<script src="${url}/client.js"></script>`);
+    expect((await settings()).clientScriptUrl).toBe(`${url}/client.js`);
+    const script = await fetch(`${url}/client.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toContain('initClient');
+    await owner.getByRole('button', { name: 'Copy script tag' }).click();
+    await owner.getByText('Script tag copied').waitFor();
+    expect(await owner.evaluate('navigator.clipboard.readText()')).toBe(tag);
+    expect(await owner.getByText(`${url}/api/v2/sessions`).count()).toBeGreaterThan(0);
+
+    // At 1024 wide the code scrolls in its box, not the page sideways.
+    expect(await owner.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+    await owner.evaluate('window.scrollTo(0, 0)');
+    await screenshot(owner, 'backoffice-payment-frame');
+  });
+
+  it('a site is removed only after the owner confirms it', async () => {
+    await owner.getByRole('button', { name: 'Remove https://shop.example' }).click();
+    const dialog = owner.getByRole('dialog', { name: 'Remove https://shop.example?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await settings()).allowedOrigins).toEqual(['https://shop.example']);
+
+    await owner.getByRole('button', { name: 'Remove https://shop.example' }).click();
+    await dialog.getByRole('button', { name: 'Remove site' }).click();
+    await owner.getByRole('status').filter({ hasText: 'Removed https://shop.example' }).waitFor();
+    expect((await settings()).allowedOrigins).toEqual([]);
+    expect(await frameFor('https://shop.example')).toBe(403);
+    await owner.getByText('No site yet').waitFor();
+  });
+
+  it('a clerk reads the sites and the script tag but has no way to change them', async () => {
+    await api('PUT', '/api/ecommerce/settings', { allowedOrigins: ['https://shop.example'] });
+    clerk = await bo.addUser(owner, { email: 'clerk@example.com', role: 'clerk', password: 'clerk password 1' });
+    await clerk.goto(`${url}/app/payment_frame`);
+    await clerk.getByRole('table', { name: 'Sites allowed to show the payment frame' }).getByText('https://shop.example', { exact: true }).waitFor();
+    await clerk.getByTestId('read-only-note').waitFor();
+    expect(await clerk.getByRole('button', { name: 'Add site' }).count()).toBe(0);
+    expect(await clerk.getByLabel('Site', { exact: true }).count()).toBe(0);
+    expect(await clerk.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+    expect(await clerk.getByTestId('script-tag').innerText()).toBe(`<script src="${url}/client.js"></script>`);
+  });
+});
