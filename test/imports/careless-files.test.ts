@@ -42,6 +42,15 @@ describe('lines a careless ERP writes', () => {
     expect((await errors(customers.id)).map((e) => [e.line_number, e.field, e.code])).toEqual([[3, 'name', 'continuation_not_nested']]);
   });
 
+  it("a contact e-mail that is not one address is refused as the API's JSON check refuses it: the mail would go elsewhere", async () => {
+    const [one, two, three] = [uid('CU'), uid('CU'), uid('CU')];
+    const csv = `identifier,name,contacts.email,contacts.bulk_activate\n${one},One,ann@cust.test,true\n${two},Two,"root,ann4@cust.test",true\n${three},Three,victim.test>x<bob@evil.test,true\n`;
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ result_message: '1 customer', file_errors_count: 2 });
+    expect((await errors(batch.id)).map((e) => [e.line_number, e.field])).toEqual([[3, 'contacts.email'], [4, 'contacts.email']]);
+    expect((await ctx.api.get(`/api/exports/customer/${three}`)).status).toBe(404);
+  });
+
   it('a stray quote mid-file is an error on its line; the lines before and after it are imported', async () => {
     const c = uid('C');
     const [one, two, three] = [uid('INV'), uid('INV'), uid('INV')];

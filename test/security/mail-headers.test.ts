@@ -20,7 +20,8 @@ describe('e-mail headers', () => {
     const badFrom = await h.api.put<{ code: string }>('/api/account/mail', { ...relay, from: 'Store <ar@store.test>\r\nBcc: evil@x.test' });
     expect([badFrom.status, badFrom.body.code]).toEqual([400, 'invalid_from']);
     // A line break in the display name, the address still last: refused too, not kept to be cleaned when sent.
-    for (const from of ['Shop\r\nBcc: evil@x.test <shop@x.test>', 'Shop\nX-Evil: 1 <shop@x.test>', 'Shop\u001b <shop@x.test>']) {
+    // Several mailboxes (the first would be the envelope sender), a Unicode line separator.
+    for (const from of ['Shop\r\nBcc: evil@x.test <shop@x.test>', 'Shop\nX-Evil: 1 <shop@x.test>', 'Shop\u001b <shop@x.test>', 'attacker@evil.test, <shop@x.test>', 'a@evil.test, shop@x.test', 'Shop\u2028 <shop@x.test>', 'Shop <victim.test>x<bob@evil.test>']) {
       const refused = await h.api.put<{ code: string }>('/api/account/mail', { ...relay, from });
       expect([refused.status, refused.body.code], JSON.stringify(from)).toEqual([400, 'invalid_from']);
     }
@@ -35,7 +36,11 @@ describe('e-mail headers', () => {
     await h.t.engine.notifications.drain();
     await smtp.waitFor(1);
     expect(smtp.mails.map((m) => m.to)).toEqual([['ap@acme.test']]);
-    const head = smtp.mails[0]!.raw.split('\r\n\r\n')[0]!;
+    const [head, ...body] = smtp.mails[0]!.raw.split('\r\n\r\n');
     expect(head).not.toMatch(/^(Bcc|X-Evil):/im);
+    // Nor a line of the message's own: the name is one line there (quoted-printable's soft breaks joined).
+    const text = body.join('\n').replace(/=\r?\n/g, '');
+    expect(text).not.toMatch(/^(Bcc|X-Evil):/im);
+    expect(text).toContain('Shop Bcc: evil@x.test X-Evil: 1');
   });
 });

@@ -47,6 +47,8 @@ export interface Notifications {
 /** What reminders read of an invoice's view. */
 type InvoiceLike = { id: number; number: string; customer_identifier: string; currency: string; amount_cents: number; owing_cents: number; date?: string | null; due_date?: string | null } & { auto_debit?: boolean; plan_identifier?: string | null; delivery_status?: string; deleted?: boolean; pay_url?: string; pay_urls?: Record<string, string> };
 
+const oneLine = (text: string) => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+
 /** Open invoices an invitation lists at most. */
 const INVITATION_INVOICES = 20;
 const ROLES_REFUSED = new Set(['disabled', 'read_only', 'read-only', 'readonly']);
@@ -56,7 +58,9 @@ const reachable = (c: ContactData) => !c.disabled && !!(c.activated_at || c.sign
 
 export function createNotifications(deps: { core: EngineCore; account: Account; keys: InstallKeys; receivables: Receivables; orders: Orders; autopay: Pick<Autopay, 'willPay'>; options?: Partial<DeliveryOptions>; deliver?: boolean }): Notifications {
   const { core, account, keys, receivables, orders, autopay } = deps;
-  const supplier = () => account.profile().name;
+  // Names typed elsewhere (the account's, a customer's) go into a message's lines as one line each:
+  // a line break in one would let it write lines of its own ("Pay to ..." under the shop's name).
+  const supplier = () => oneLine(account.profile().name);
 
   const findInvoice = async (key: string): Promise<InvoiceLike | undefined> => {
     try {
@@ -183,7 +187,7 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
           purpose: 'invitation',
           to: email,
           subject: `${supplier()} invites you to view and pay your invoices`,
-          text: `${supplier()} invites you to view and pay the invoices of account ${customer.data.name} (${identifier}).${await openInvoiceLines(customer, email)}\n\n${supplier()}`,
+          text: `${supplier()} invites you to view and pay the invoices of account ${oneLine(customer.data.name)} (${identifier}).${await openInvoiceLines(customer, email)}\n\n${supplier()}`,
           attach_invoice: null,
         },
       ]);

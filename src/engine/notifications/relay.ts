@@ -1,5 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import { fail } from '../errors';
+import { EMAIL_RE } from '../receivables/problems';
 import { getRecord, putRecord, recordId } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import { openSecret, sealSecret, type SealedSecret } from '../webhooks/signing';
@@ -52,7 +53,6 @@ export interface RelayConfig {
   from: string;
 }
 
-const EMAIL_RE = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
 export async function relayView(reader: Tx | EngineCore): Promise<RelayView | null> {
   const d = (await getRecord<RelayData>(reader, RELAY, SLOT))?.data;
@@ -69,9 +69,12 @@ export async function setRelay(tx: Tx, keys: InstallKeys, input: RelayInput): Pr
   if (!/^[A-Za-z0-9.-]+$/.test(input.host) && !/^\[?[0-9a-fA-F:.]+\]?$/.test(input.host)) throw fail.invalid('invalid_smtp_host', 'host is a host name or an IP address', [{ field: 'host', message: 'host name' }]);
   // A line break or other control character in the sender would start a header of its own when a
   // mail library less careful than ours writes it: refused when saved, not cleaned when sent.
-  if (/\p{Cc}/u.test(input.from)) throw fail.invalid('invalid_from', 'from may not hold a line break or another control character', [{ field: 'from', message: 'one line, no control characters' }]);
-  const fromAddress = /<([^>]+)>\s*$/.exec(input.from)?.[1] ?? input.from;
-  if (!EMAIL_RE.test(fromAddress)) throw fail.invalid('invalid_from', 'from is an email address (optionally "Name <address>")', [{ field: 'from', message: 'email address' }]);
+  if (/[\p{Cc}\p{Zl}\p{Zp}]/u.test(input.from)) throw fail.invalid('invalid_from', 'from may not hold a line break or another control character', [{ field: 'from', message: 'one line, no control characters' }]);
+  // One mailbox: an address, or a name (quoted, or without the characters that separate
+  // addresses) and <address>. "a@evil.test, <shop@x.test>" would make the first the sender.
+  const mailbox = /^\s*(?:(?:"[^"\\]*"|[^"<>,;@]*)\s*<([^<>]+)>|([^<>\s]+))\s*$/.exec(input.from);
+  const fromAddress = mailbox?.[1] ?? mailbox?.[2] ?? '';
+  if (!EMAIL_RE.test(fromAddress)) throw fail.invalid('invalid_from', 'from is one email address (optionally "Name <address>")', [{ field: 'from', message: 'one email address' }]);
   const stored = (await getRecord<RelayData>(tx, RELAY, SLOT))?.data;
   const password = input.password === undefined ? (stored?.password ?? null) : input.password === '' ? null : sealSecret(keys, input.password);
   const data: RelayData = { host: input.host, port: input.port, secure: input.secure ?? input.port === 465, user: input.user ?? '', password, from: input.from, updated_at: tx.at };

@@ -26,6 +26,14 @@ const INVOICE_FIELDS = new Set([
   'annualized_effective_date', 'annualized_expiry_date', 'external_id', 'summary_invoice_parent', 'summary_invoice_number',
   'service_rep_email', 'discount_amount_cents', 'discount_rate', 'discount_expiry_date', 'echo',
 ]);
+
+/**
+ * A name an invoice import keeps as an extra attribute of the invoice (`extended_attributes`), not
+ * one of its fields, its customer's, its L3 data or what it ignores as read-only.
+ */
+export function isInvoiceExtraKey(key: string): boolean {
+  return !INVOICE_FIELDS.has(key) && !isCustomerKey(key) && !(L3_FIELDS as readonly string[]).includes(key) && !IMPORT_READ_ONLY_FIELDS.has(key);
+}
 const L3_FIELDS = ['L3_po_number', 'L3_tax', 'L3_duty', 'L3_shipping', 'L3_ship_from_zip', 'L3_ship_from_country'] as const;
 const PLAN_FIELDS = ['plan_identifier', 'plan_start_date', 'plan_end_date', 'plan_payment_cents', 'annualized_amount_cents'] as const;
 
@@ -101,7 +109,7 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
   const attachment = readAttachment(input, problems);
   const amount = invoiceAmount({ ...header, ...plan, lines, lineInputs }, prev, problems);
   const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, header.currency, problems, options.customerOnFile === true) : undefined;
-  const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => isCustomerKey(k) || (L3_FIELDS as readonly string[]).includes(k) || IMPORT_READ_ONLY_FIELDS.has(k));
+  const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => !isInvoiceExtraKey(k));
   problems.throwIfAny();
   if (!number || !customer || amount === undefined) throw fail.internal('invoice_fields', 'invoice fields missing after validation');
 

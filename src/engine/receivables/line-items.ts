@@ -5,6 +5,9 @@ import type { AdjustmentData, LineItemData } from './types';
 
 const LINE_FIELDS = new Set(['number', 'description', 'order_key', 'purchase_order_number', 'quantity', 'unit_cost_cents', 'amount', 'balance_cents']);
 
+/** A name a line item keeps as an extra attribute, not one of its fields. */
+export const isLineExtraKey = (key: string): boolean => !LINE_FIELDS.has(key);
+
 interface LineInput {
   number?: string;
   patch: Partial<LineItemData>;

@@ -75,7 +75,13 @@ export function freeKey(max: number): { pattern: RegExp; rule: string } {
 /** Payment identifiers. */
 export const PAYMENT_KEY = freeKey(100);
 
-export const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * An address as a mail server takes it, and as the API's JSON format check reads it: no spaces,
+ * control characters or the characters that split or bracket addresses in a header (`<>,;:()"[]\`),
+ * so what is shown in the back office is where the mail goes (`a>x<b@evil.test` would be sent to
+ * b@evil.test under another name).
+ */
+export const EMAIL_RE = /^[^\s\p{Cc}@<>(),;:"[\]\\]+@[^\s\p{Cc}@<>(),;:"[\]\\]+\.[^\s\p{Cc}@<>(),;:"[\]\\]+$/u;
 
 export const NOTES_MAX = 65_536;
 

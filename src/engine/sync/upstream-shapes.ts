@@ -1,5 +1,7 @@
 import { minorDigits } from '../../shared/money';
 import { maskCardNumbersInFreeText } from '../security/card-data';
+import { isInvoiceExtraKey } from '../receivables/invoices';
+import { isLineExtraKey } from '../receivables/line-items';
 
 /**
  * What flows between a hub and an upstream service: customers, invoices and payments as the
@@ -112,6 +114,11 @@ const LINE_FIELDS = ['number', 'description', 'quantity', 'unit_cost_cents', 'or
  * A deleted invoice (`deleted` true, present when the export was asked `include_deleted_invoices`)
  * is its number and `deleted` only.
  */
+function extrasOf(attributes: unknown, isExtra: (key: string) => boolean): Rec {
+  const all = (attributes && typeof attributes === 'object' && !Array.isArray(attributes) ? attributes : {}) as Rec;
+  return Object.fromEntries(Object.entries(all).filter(([key]) => isExtra(key)));
+}
+
 export function invoiceBody(r: Rec): Body | null {
   if (typeof r.number === 'string' && r.deleted === true) return { number: r.number, deleted: true };
   if (typeof r.number !== 'string' || typeof r.customer_identifier !== 'string') return null;
@@ -137,9 +144,11 @@ export function invoiceBody(r: Rec): Body | null {
   body.line_item_attributes = lines.map((l) => ({
     ...pick(l, LINE_FIELDS),
     ...(typeof l.amount_cents === 'number' ? { amount: l.amount_cents } : {}),
-    ...((l.extended_attributes ?? {}) as Rec),
+    ...extrasOf(l.extended_attributes, isLineExtraKey),
   }));
-  Object.assign(body, pick((r.extended_attributes ?? {}) as Rec, Object.keys((r.extended_attributes ?? {}) as Rec)));
+  // Extra attributes stay extra: one named like a field (customer_identifier, amount) would
+  // otherwise rewrite that field, past the export's own value.
+  Object.assign(body, extrasOf(r.extended_attributes, isInvoiceExtraKey));
   return body;
 }
 
