@@ -368,7 +368,7 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
 
   it('keeps the install status reachable as a back-office view', async () => {
     await page.keyboard.press('F10');
-    await page.keyboard.press('3');
+    await page.keyboard.press('6');
     await page.getByTestId('environment').getByText('sandbox').waitFor();
     await screenshot(page, 'pos-19-status');
     await page.keyboard.press('Escape');
