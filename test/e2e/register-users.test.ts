@@ -11,6 +11,8 @@ import { startRegisterInstall, type RegisterInstall } from './register-install';
  * and its screens (the back office sends a cashier to the register); a manager signed in to the
  * back office opens the register with that session, without the API key; a cashier whose user is
  * disabled mid-sale is sent back to sign-in with a message and finds the open sale after signing in.
+ * Scans typed at a scanner's pace are all shown at once, whatever read of the lane or the sale
+ * (after the screen is signed in again, after an outage, on an event) is answered after them.
  */
 const TOKEN = 'REGUSERSTOKEN01';
 const KEY = 'register-users-key-0123456789';
@@ -46,6 +48,54 @@ async function openLaneAndScan(page: Page): Promise<void> {
   await page.keyboard.type('2001');
   await page.keyboard.press('Enter');
   await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the line');
+}
+
+async function signInUser(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.keyboard.press('Enter');
+}
+
+async function scanOn(page: Page, code: string): Promise<void> {
+  await page.keyboard.type(code);
+  await page.keyboard.press('Enter');
+}
+
+const linesShown = (page: Page) => page.locator('[data-testid="lines"] tbody tr').count();
+const openSale = async () => (await api<{ open_sale: { id: string; number: string; lines: unknown[] } | null }>('GET', '/api/pos/registers/1')).open_sale;
+
+async function payCash(page: Page): Promise<void> {
+  await page.keyboard.press('F4');
+  await page.getByTestId('cash-given').waitFor();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('receipt').waitFor();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan').waitFor();
+}
+
+/**
+ * The page's first GET of `path` from now is read by the server at once, but its answer reaches
+ * the page only on `release()`: a busy server or a slow till, where the page's later calls
+ * overtake an earlier read.
+ */
+async function holdFirstRead(page: Page, path: string) {
+  let release!: () => void;
+  let read!: () => void;
+  let delivered!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const wasRead = new Promise<void>((r) => (read = r));
+  const wasDelivered = new Promise<void>((r) => (delivered = r));
+  let held = false;
+  await page.route(`${url}${path}`, async (route) => {
+    if (held || route.request().method() !== 'GET') return route.continue();
+    held = true;
+    const response = await route.fetch();
+    read();
+    await released;
+    await route.fulfill({ response });
+    delivered();
+  });
+  return { read: wasRead, release: () => release(), delivered: wasDelivered, stop: () => page.unroute(`${url}${path}`) };
 }
 
 beforeAll(async () => {
@@ -91,12 +141,27 @@ describe('the register signed in by a person', { timeout: 90_000 }, () => {
     expect(sales[0]).toMatchObject({ status: 'paid', cashier: { name: 'Sam Rivera' } });
     await page.keyboard.press('Enter');
 
-    // A cashier has no install status page in the register's menu (it is the back office's).
+    // A cashier has no install status page in the register's menu (it is the back office's): the
+    // menu is numbered 1 to 5 all the same, each key the one any other sign-in has for that item.
     await page.keyboard.press('F10');
     await page.getByRole('menu').waitFor();
     expect(await page.getByRole('menuitem', { name: /install status/ }).count()).toBe(0);
     expect(await page.getByRole('menuitem', { name: `Sign ${CASHIER.email} out of this screen` }).count()).toBe(1);
+    const menu = async () => (await page.getByRole('menuitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    expect(await menu()).toEqual(['1 Find a sale: reprint, void, refund', '2 End of day: X and Z reports', '3 Sign out cashier', '4 Change lane', `5 Sign ${CASHIER.email} out of this screen`]);
+    // 3 signs the cashier out; before the next one signs in, what needs a cashier keeps its key, greyed out.
+    await page.keyboard.press('3');
+    await page.getByLabel('Cashier code').waitFor();
+    await page.keyboard.press('F10');
+    await page.getByRole('menu').waitFor();
+    expect((await menu()).map((t) => t.slice(0, 1))).toEqual(['1', '2', '3', '4', '5']);
+    expect(await page.getByRole('menuitem', { disabled: true }).count()).toBe(3);
+    await page.keyboard.press('1');
+    expect(await page.getByRole('menu').count()).toBe(1);
     await page.keyboard.press('Escape');
+    await page.getByLabel('Cashier code').fill(cashierCode);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scan').waitFor();
   });
 
   it("the cashier's session is refused the back office: 403 from the API, and its screens send them to the register", async () => {
@@ -142,6 +207,93 @@ describe('the register signed in by a person', { timeout: 90_000 }, () => {
     await page.getByLabel('API key').waitFor();
     await page.goto(`${url}/app/customers`);
     await page.getByRole('heading', { name: 'Laneway back office' }).waitFor();
+  });
+
+  it('scans typed the moment a cashier is back at the register all show at once: none lost to a late read, none doubled', async () => {
+    page = await newPage();
+    await page.goto(`${url}/app/register`);
+    await signInUser(page, CASHIER);
+    await page.getByTestId('lane-1').waitFor();
+    await page.keyboard.press('1');
+    await page.getByLabel('Cashier code').waitFor();
+    await page.keyboard.type(cashierCode);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scan').waitFor();
+    // The end of a turn: the cashier signs out, then the screen is signed out of Laneway. The page
+    // (and the register's state in it) stays, as on a till nobody reloads.
+    await page.keyboard.press('F10');
+    await page.getByRole('menuitem', { name: 'Sign out cashier' }).click();
+    await page.getByLabel('Cashier code').waitFor();
+    await page.keyboard.press('F10');
+    await page.getByRole('menuitem', { name: `Sign ${CASHIER.email} out of this screen` }).click();
+    await page.getByLabel('E-mail').waitFor();
+
+    // The lane is read again when the screen is signed in; that answer reaches the page 2 s late.
+    const hold = await holdFirstRead(page, '/api/pos/registers/1');
+    void hold.read.then(() => setTimeout(hold.release, 2000));
+    await signInUser(page, CASHIER);
+    await page.getByLabel('Cashier code').waitFor();
+    await page.keyboard.type(cashierCode);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scan').waitFor();
+    // A scanner's pace: no waiting between scans.
+    for (const code of ['3*2001', '1002', '3004']) await scanOn(page, code);
+    await until(async () => (await openSale())?.lines.length === 3, 'the server to take the three lines');
+    await until(async () => (await linesShown(page)) === 3, 'the three lines on screen');
+    await hold.delivered;
+    await page.waitForTimeout(300);
+    // The late answer changed nothing: the sale on screen is the server's, with its three lines.
+    const sale = await openSale();
+    expect(await page.locator('.sale-head').innerText()).toContain(`Sale ${sale!.number}`);
+    expect(await linesShown(page)).toBe(3);
+    expect(await page.getByTestId('total').innerText()).toBe('$19.28');
+    expect(await page.getByRole('button', { name: /^Cash/ }).isEnabled()).toBe(true);
+    await hold.stop();
+
+    // Paid once, at its total: nothing rescanned, nothing left open for the next test.
+    await payCash(page);
+    const { sales } = await api<{ sales: Array<{ number: string; status: string; lines: unknown[]; totals: { total_cents: number } }> }>('GET', '/api/pos/sales');
+    expect(sales[0]).toMatchObject({ number: sale!.number, status: 'paid', totals: { total_cents: 1928 } });
+    expect(sales[0]!.lines).toHaveLength(3);
+  });
+
+  it('a read of the sale answered after the cashier scanned again never puts the older sale back: after an outage, after a change from elsewhere', async () => {
+    await scanOn(page, '2001');
+    await until(async () => (await linesShown(page)) === 1, 'the first line');
+
+    // Laneway unreachable: a scan is refused. Once it answers again, the screen reads the lane
+    // again; that read's answer comes after the cashier's next scans.
+    await page.context().setOffline(true);
+    await scanOn(page, '1002');
+    await page.getByTestId('server-down').waitFor();
+    const afterOutage = await holdFirstRead(page, '/api/pos/registers/1');
+    await page.context().setOffline(false);
+    await scanOn(page, '1002');
+    await afterOutage.read;
+    await scanOn(page, '3004');
+    await until(async () => (await linesShown(page)) === 3 && (await openSale())?.lines.length === 3, 'three lines on screen and on the server');
+    afterOutage.release();
+    await afterOutage.delivered;
+    await page.waitForTimeout(300);
+    expect(await linesShown(page)).toBe(3);
+    await afterOutage.stop();
+
+    // Another screen adds a line: the screen reads the sale on its event, and the cashier scans
+    // before that read's answer arrives.
+    const sale = (await openSale())!;
+    const shift = JSON.parse((await page.evaluate(() => sessionStorage.getItem('laneway.shift')))!) as { id: string };
+    const onEvent = await holdFirstRead(page, `/api/pos/sales/${sale.id}`);
+    await api('POST', `/api/pos/sales/${sale.id}/lines`, { shift: shift.id, scan: '1002' });
+    await onEvent.read;
+    await scanOn(page, '2001');
+    await until(async () => (await linesShown(page)) === 5, 'the line from elsewhere and the new scan');
+    onEvent.release();
+    await onEvent.delivered;
+    await page.waitForTimeout(300);
+    expect(await linesShown(page)).toBe(5);
+    expect((await openSale())!.lines).toHaveLength(5);
+    await onEvent.stop();
+    await payCash(page);
   });
 
   it('a cashier whose user is disabled mid-sale is sent to sign-in with a message, and finds the sale again', async () => {

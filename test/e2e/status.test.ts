@@ -33,10 +33,10 @@ describe('status screen in Chromium', () => {
 
     await page.getByLabel('API key').fill(TEST_KEY);
     await page.keyboard.press('Enter');
-    // The screens open on the register (no lane here yet); the status is in the back office (F10, 3).
+    // The screens open on the register (no lane here yet); the status is in the back office (F10, 6).
     await page.getByText('No lanes yet.').waitFor();
     await page.keyboard.press('F10');
-    await page.keyboard.press('3');
+    await page.keyboard.press('6');
     await page.getByTestId('environment').getByText('sandbox').waitFor();
     expect(await page.getByTestId('api-url').textContent()).toBe(`${server.url}/api`);
     await expect.poll(() => page.locator('main.page').getByText('Live', { exact: true }).count()).toBe(1);
@@ -54,7 +54,7 @@ describe('status screen in Chromium', () => {
 
     // A moved sandbox clock is shown, so nobody takes the sandbox's time for the real one.
     await page.keyboard.press('F10');
-    await page.keyboard.press('3');
+    await page.keyboard.press('6');
     await page.getByTestId('environment').getByText('sandbox').waitFor();
     expect(await page.getByTestId('clock-moved').count()).toBe(0);
     await t.engine.sandboxClock.advance({ by_ms: 3 * 86_400_000 });

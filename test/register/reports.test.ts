@@ -101,6 +101,35 @@ describe('X and Z reports', () => {
     expect(await rig.t.engine.gateway.settlement.batch(`${base}-2`)).toMatchObject({ transaction_count: 1, sales_cents: 1195 });
   });
 
+  it('counts open sales voided before payment apart from the voids of paid sales, in no total; the Z still balances', async () => {
+    rig = await openRegister();
+    const sold = await rig.sale('3001'); // 1699, paid in cash
+    await rig.tender(sold, { type: 'cash', tendered_cents: 1700 });
+    // A basket rung up and voided with nothing paid, then one voided after part of it was paid in cash.
+    const basket = await rig.sale('1001', '2001'); // 257 + 325 = 582
+    await rig.register.voidSale(basket.id, { shift: rig.shift }, null);
+    const partly = await rig.sale('4002'); // 5084
+    await rig.tender(partly, { type: 'cash', tendered_cents: 1000 });
+    await rig.register.voidSale(partly.id, { shift: rig.shift }, null);
+
+    const x = await rig.register.xReport('1');
+    expect(x).toMatchObject({
+      sales: { count: 1, total_cents: 1699 },
+      voids: { count: 0, total_cents: 0 },
+      open_voids: { count: 2, total_cents: 582 + 5084 },
+      refunds: { count: 0, total_cents: 0 },
+      net_sales_cents: 1699,
+      cash: { in_cents: 1699 + 1000, out_cents: 1000, net_cents: 1699 },
+    });
+    expect(x.net_sales_cents).toBe(x.sales.total_cents - x.voids.total_cents - x.refunds.total_cents);
+    expect(x.tenders.reduce((n, t) => n + t.net_cents, 0)).toBe(x.net_sales_cents);
+
+    const z = await rig.register.zClose('1', { shift: rig.shift });
+    expect(z).toMatchObject({ open_voids: { count: 2, total_cents: 582 + 5084 }, net_sales_cents: 1699 });
+    expect(await rig.register.zReport('1', 1)).toEqual(z);
+    expect((await rig.register.xReport('1')).open_voids).toEqual({ count: 0, total_cents: 0 });
+  });
+
   it('refuses a Z while the open sale is partly paid', async () => {
     rig = await openRegister();
     const sale = await rig.sale('4002');

@@ -324,7 +324,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
         // A second Z straight after a Z is almost always a slip: an empty period is closed only when asked for explicitly.
         if (entries.length === 0 && input.confirm_empty !== true) {
           const since = state.last_z ? `since Z report ${state.last_z.number}` : 'since this lane opened';
-          throw fail.precondition('z_empty', `Nothing happened on lane ${laneid} ${since}: no sale, payment, refund or drawer opening. Confirm to close an empty Z report anyway`);
+          throw fail.precondition('z_empty', `Nothing happened on lane ${laneid} ${since}: no sale, payment, refund, void or drawer opening. Confirm to close an empty Z report anyway`);
         }
         const r = aggregate(entries, { kind: 'z', laneid, period: state.period, from: state.period_started_at, to: tx.at, currency: account.profile().currency }, settings.marks());
         r.z = { number: state.period, closed_at: tx.at, closed_by: person(shift), batch_closed: false, batches: [], reconciliation: null };

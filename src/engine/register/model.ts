@@ -261,6 +261,8 @@ export type JournalEntry =
   | { type: 'declined'; sale: string; tender: string; tender_type: TenderType; cashier: PersonRef; at: string }
   | { type: 'reversal'; sale: string; reversal: string; kind: 'refund' | 'void'; tender: string; tender_type: TenderType; label: string; cashier: PersonRef; amount_cents: number; tip_cents?: number; transaction?: string | null; outside?: true; at: string }
   | { type: 'sale_reversal'; sale: string; kind: 'refund' | 'void'; cashier: PersonRef; total_cents: number; tax_cents: number; taxes: TaxTotal[]; outside?: true; at: string }
+  /** An open sale voided before it was paid in full: never a sale, so in no total; what was paid on it went back (its reversal). */
+  | { type: 'open_void'; sale: string; number: string; cashier: PersonRef; total_cents: number; at: string }
   | { type: 'drawer'; reason: DrawerReason; cashier: PersonRef; at: string };
 
 export type DrawerReason = 'cash_sale' | 'cash_refund';

@@ -52,6 +52,7 @@ function emptyReport(header: { laneid: string; period: number; from: string; to:
     ...header,
     sales: { count: 0, subtotal_cents: 0, discount_cents: 0, tax_cents: 0, total_cents: 0 },
     voids: { count: 0, tax_cents: 0, total_cents: 0 },
+    open_voids: { count: 0, total_cents: 0 },
     refunds: { count: 0, tax_cents: 0, total_cents: 0 },
     outside: { count: 0, total_cents: 0 },
     net_sales_cents: 0,
@@ -152,7 +153,11 @@ export function aggregate(entries: JournalEntry[], header: { laneid: string; per
     else if (e.type === 'sale_reversal') countSaleReversal(t, e);
     else if (e.type === 'tender') countTender(t, e);
     else if (e.type === 'reversal') countReversal(t, e);
-    else if (e.type === 'declined') r.declined += 1;
+    else if (e.type === 'open_void') {
+      // Counted, never summed into the sales: nothing of it was sold.
+      r.open_voids.count += 1;
+      r.open_voids.total_cents += e.total_cents;
+    } else if (e.type === 'declined') r.declined += 1;
     else if (e.type === 'drawer') r.cash.drawer_opens += 1;
   }
   r.cash.net_cents = r.cash.in_cents - r.cash.out_cents;
@@ -190,6 +195,7 @@ function stored(r: RegisterReport): RegisterReport {
     ...r,
     tips: r.tips ?? { count: 0, total_cents: 0 },
     outside: r.outside ?? { count: 0, total_cents: 0 },
+    open_voids: r.open_voids ?? { count: 0, total_cents: 0 },
     taxes: r.taxes.map((t) => ({ ...t, mark: t.mark ?? '?' })),
     tenders: tenders(r.tenders),
     cashiers: r.cashiers.map((c) => ({ ...c, tips_count: c.tips_count ?? 0, tips_cents: c.tips_cents ?? 0, tenders: tenders(c.tenders) })),

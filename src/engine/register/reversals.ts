@@ -269,6 +269,7 @@ async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boole
   sale = withReturned(sale, reversal.lines);
   sale = { ...sale, reversals: [...sale.reversals, reversal], pending_reversal: reversal.id };
   if (sale.paid_at) await journalSaleReversal(deps, tx, sale, reversal);
+  else if (reversal.kind === 'void') await journalOpenVoid(deps, tx, sale, reversal.cashier);
   if (reversal.kind === 'void') {
     sale = { ...sale, status: 'voided', voided_at: tx.at };
     const own = await deps.registers.getInTx(tx, sale.laneid);
@@ -290,6 +291,14 @@ async function markPending(deps: TenderDeps, tx: Tx, laneid: string, saleId: str
 /** A reversal's lines with their tax rates (from the sale's lines). */
 export function reversalLinesWithRates(sale: SaleData, reversal: ReversalData): Array<ReversalLineData & { tax_rate: number }> {
   return reversal.lines.map((rl) => ({ ...rl, tax_rate: sale.lines.find((l) => l.line === rl.line)?.tax_rate ?? 0 }));
+}
+
+/**
+ * The X and Z reports count open sales voided (a basket rung up, then voided) apart from the voids
+ * of paid sales: a manager watches them, but they were never sales, so they come off no total.
+ */
+async function journalOpenVoid(deps: TenderDeps, tx: Tx, sale: SaleData, cashier: PersonRef): Promise<void> {
+  await deps.registers.journalInTx(tx, sale.laneid, { type: 'open_void', sale: sale.id, number: sale.number, cashier, total_cents: totalsOf(sale).total_cents, at: tx.at });
 }
 
 async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, reversal: ReversalData): Promise<void> {
@@ -489,6 +498,7 @@ export async function voidSale(deps: TenderDeps, inflight: Set<string>, saleId: 
         const state = await deps.registers.getInTx(tx, sale.laneid);
         if (state.open_sale === sale.id) await deps.registers.putInTx(tx, { ...state, open_sale: null });
         sale = await saveSale(deps, tx, sale, 'pos_sale.voided');
+        await journalOpenVoid(deps, tx, sale, person(shift));
         return { sale: saleView(deps, sale), reversal: null, message: `Sale ${sale.number} voided.` };
       }
       const amount = paid.reduce((s, t) => s + t.amount_cents, 0);

@@ -92,7 +92,14 @@ export const RegisterReport = component(
       tax_cents: Cents,
       total_cents: Cents,
     }),
-    voids: Type.Object({ count: Type.Integer(), tax_cents: Cents, total_cents: Cents }),
+    voids: Type.Object({ count: Type.Integer(), tax_cents: Cents, total_cents: Cents }, { description: 'Paid sales voided (every payment given back): their totals come off net sales.' }),
+    open_voids: Type.Object(
+      { count: Type.Integer(), total_cents: Cents },
+      {
+        description:
+          'Open sales voided before they were paid in full (a basket rung up, then voided), with what they came to. Never sales, so in no total: not in sales, voids or net sales; anything paid on them went back (in the tenders\' out). A Z closed before they were counted reads 0.',
+      },
+    ),
     refunds: Type.Object({ count: Type.Integer(), tax_cents: Cents, total_cents: Cents }),
     outside: Type.Object(
       { count: Type.Integer(), total_cents: Cents },

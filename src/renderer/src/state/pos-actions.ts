@@ -52,7 +52,12 @@ function start(k: PosKit, creds: Credentials): () => void {
   const api = posApi(creds);
   const storedShift = load(SHIFT_KEY, sessionStorage);
   const shift = storedShift ? (JSON.parse(storedShift) as Shift) : null;
-  set({ api, shift });
+  // What this page showed before (the screen signed out of Laneway and in again, a session that
+  // ended) is not the lane as it is now: its code prompt or its sale is not offered until the lane
+  // has been read again. Left up, it took a cashier's code and scans while that read was out, and
+  // the read, answered after them, put back the sale as it was before the scans: an empty "New
+  // sale" while the server held every line, rescanned and charged twice.
+  set({ api, shift, view: 'lanes', lanes: {}, lanesLoaded: false, register: null, sale: null, selected: null, dialog: null, card: null });
   void refreshSync(k);
   void (async () => {
     try {
@@ -184,6 +189,7 @@ async function payCard(k: PosKit, amount_cents: number, manual: boolean): Promis
   const { api, shift } = get();
   const current = get().sale;
   if (!current || !api || !shift) return;
+  k.changes++;
   set({ card: { phase: 'waiting', amount_cents, manual }, dialog: { kind: 'card' }, notice: null, busy: true, drawer: null });
   try {
     const out = await api.tender(current.id, { shift: shift.id, type: 'card', amount_cents, ...(manual ? { manual_entry: true } : {}) });
@@ -210,6 +216,12 @@ async function payCard(k: PosKit, amount_cents: number, manual: boolean): Promis
   }
 }
 
+/** A register call that changes the sale on screen: a read of the sale sent before it is older than its answer. */
+function change<T>(k: PosKit, fn: (api: PosApi, shift: Shift) => Promise<T>, options?: { movesMoney?: boolean }): Promise<T | undefined> {
+  k.changes++;
+  return k.get().run(fn, options);
+}
+
 /** The sale's lines and tenders: each a register call, the sale answered put on screen. */
 export function saleActions(k: PosKit): Actions<'scan' | 'addOpen' | 'changeLine' | 'voidLine' | 'voidSale' | 'tender'> {
   const { set, get } = k;
@@ -217,7 +229,7 @@ export function saleActions(k: PosKit): Actions<'scan' | 'addOpen' | 'changeLine
     async scan(text) {
       const value = text.trim();
       if (!value) return false;
-      const sale = await get().run(async (api, shift) => {
+      const sale = await change(k, async (api, shift) => {
         const current = get().sale;
         const line = { scan: value };
         return current ? api.addLine(current.id, shift.id, line) : api.startSale(shift.id, line);
@@ -229,7 +241,7 @@ export function saleActions(k: PosKit): Actions<'scan' | 'addOpen' | 'changeLine
     },
 
     async addOpen(description, unit_price_cents, tax_rate) {
-      const sale = await get().run(async (api, shift) => {
+      const sale = await change(k, async (api, shift) => {
         const current = get().sale;
         const line = { open: { description, unit_price_cents, ...(tax_rate !== undefined ? { tax_rate } : {}) } };
         return current ? api.addLine(current.id, shift.id, line) : api.startSale(shift.id, line);
@@ -243,7 +255,7 @@ export function saleActions(k: PosKit): Actions<'scan' | 'addOpen' | 'changeLine
     async changeLine(line, body) {
       const current = get().sale;
       if (!current) return false;
-      const sale = await get().run((api, shift) => api.changeLine(current.id, line, { shift: shift.id, ...body }));
+      const sale = await change(k, (api, shift) => api.changeLine(current.id, line, { shift: shift.id, ...body }));
       if (!sale) return false;
       set({ sale, dialog: null, notice: null });
       return true;
@@ -252,7 +264,7 @@ export function saleActions(k: PosKit): Actions<'scan' | 'addOpen' | 'changeLine
     async voidLine(line) {
       const current = get().sale;
       if (!current) return;
-      const sale = await get().run((api, shift) => api.voidLine(current.id, line, shift.id));
+      const sale = await change(k, (api, shift) => api.voidLine(current.id, line, shift.id));
       if (sale) set({ sale, dialog: null, notice: { kind: 'info', text: `Line ${line} voided.` } });
     },
 
@@ -265,7 +277,7 @@ async function voidSale(k: PosKit, approvalCode?: string): Promise<void> {
   const { set, get } = k;
   const current = get().sale;
   if (!current) return;
-  const out = await get().run((api, shift) => api.voidSale(current.id, shift.id, approvalCode), { movesMoney: true });
+  const out = await change(k, (api, shift) => api.voidSale(current.id, shift.id, approvalCode), { movesMoney: true });
   if (!out) return;
   if (out.reversal) {
     const api = get().api!;
@@ -281,7 +293,7 @@ async function tender(k: PosKit, input: Parameters<PosState['tender']>[0]): Prom
   const { set, get } = k;
   const current = get().sale;
   if (!current) return false;
-  const out = await get().run((api, shift) => api.tender(current.id, { shift: shift.id, ...input }), { movesMoney: true });
+  const out = await change(k, (api, shift) => api.tender(current.id, { shift: shift.id, ...input }), { movesMoney: true });
   if (!out) return false;
   if (out.sale.status === 'paid') {
     await finish(k, get().api!, out.sale, out.message);

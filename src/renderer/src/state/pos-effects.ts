@@ -18,6 +18,12 @@ export interface PosKit {
   /** Read once: the store's first changes would otherwise overwrite it before the lane is back. */
   resumeSale: string | null;
   followTimer: ReturnType<typeof setInterval> | null;
+  /**
+   * Counts the register calls this screen has sent that change a sale (a scan, a tender...). A
+   * read sent before one of them may be answered after it, with the sale as it was before: such a
+   * read does not replace the sale the screen holds.
+   */
+  changes: number;
 }
 
 export function load(key: string, store: Storage): string | null {
@@ -29,7 +35,7 @@ export function load(key: string, store: Storage): string | null {
 }
 
 export function posKit(set: PosKit['set'], get: PosKit['get']): PosKit {
-  return { set, get, resumeSale: load(SALE_KEY, sessionStorage), followTimer: null };
+  return { set, get, resumeSale: load(SALE_KEY, sessionStorage), followTimer: null, changes: 0 };
 }
 
 export function saveShift(shift: Shift | null): void {
@@ -153,8 +159,10 @@ async function refreshAfterOutage(k: PosKit): Promise<void> {
     const { lanes } = await api.lanes();
     k.set({ lanes: laneMap(lanes) });
     if (laneid && k.get().shift && k.get().view === 'sale' && !k.get().card?.following) {
+      const asked = k.changes;
       const register = await api.register(laneid);
-      k.set({ register, sale: register.open_sale });
+      // A scan taken once the server answered again is newer than this read.
+      k.set(k.changes === asked ? { register, sale: register.open_sale } : { register });
     }
   } catch (err) {
     onError(k, err);
@@ -183,8 +191,10 @@ export function onEvent(k: PosKit, e: LiveEvent): void {
   } else if (e.entity === 'pos_sale' && s.sale && e.key === s.sale.id && !s.busy && s.api) {
     // Changed elsewhere (another screen, a recovered payment, a payment followed after a reload).
     const api = s.api;
+    const asked = k.changes;
     void api.sale(e.key).then(async (sale) => {
-      if (k.get().sale?.id !== sale.id || k.get().busy) return;
+      // A change of this screen's own sent meanwhile answered with a newer sale than this read.
+      if (k.get().sale?.id !== sale.id || k.get().busy || k.changes !== asked) return;
       if (k.get().card?.following) return settleFollowed(k, api, sale);
       if (sale.status === 'open') k.set({ sale });
       // Paid elsewhere (a recovered payment): its receipt, never an empty screen as if nothing had been sold.

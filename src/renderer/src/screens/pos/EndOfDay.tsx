@@ -46,7 +46,7 @@ function ReportSales({ report }: { report: RegisterReport }) {
             <td className="num">{m(report.sales.discount_cents)}</td>
           </tr>
           <tr>
-            <td>Voids ({report.voids.count})</td>
+            <td>Paid sales voided ({report.voids.count})</td>
             <td className="num">{m(-report.voids.total_cents)}</td>
           </tr>
           <tr>
@@ -58,6 +58,13 @@ function ReportSales({ report }: { report: RegisterReport }) {
             <tr className="muted" data-testid="outside-refunds">
               <td>of which in the back office or API ({report.outside.count})</td>
               <td className="num">{m(-report.outside.total_cents)}</td>
+            </tr>
+          )}
+          {report.open_voids.count > 0 && (
+            // The engine's count of baskets voided before payment: never sold, so apart from every total.
+            <tr className="muted" data-testid="open-voids">
+              <td>Voided before payment ({report.open_voids.count}): never sold, in no total</td>
+              <td className="num">{m(report.open_voids.total_cents)}</td>
             </tr>
           )}
           <tr className="grand">
@@ -145,7 +152,7 @@ function ReportCashiers({ report }: { report: RegisterReport }) {
           <tr>
             <th>Cashier</th>
             <th className="num">Sales</th>
-            <th className="num">Voids</th>
+            <th className="num">Paid voids</th>
             <th className="num">Refunds</th>
             <th className="num">Tips</th>
           </tr>

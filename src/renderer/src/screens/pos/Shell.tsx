@@ -14,13 +14,18 @@ import { Modal } from './Modal';
 import { APPROVAL_ERRORS } from './SaleDetail';
 import { processorBadge, syncBadge } from './status-badges';
 
-const MENU: Array<{ key: string; label: string; view?: View; action?: 'signout' | 'lane' | 'signout-api' }> = [
-  { key: '1', label: 'Find a sale: reprint, void, refund', view: 'sales' },
-  { key: '2', label: 'End of day: X and Z reports', view: 'eod' },
-  { key: '3', label: 'Back office: install status', view: 'status' },
-  { key: '4', label: 'Sign out cashier', action: 'signout' },
-  { key: '5', label: 'Change lane', action: 'lane' },
-  { key: '6', label: 'Sign this screen out of Laneway', action: 'signout-api' },
+/**
+ * Each item keeps its key for every sign-in and every state, and no number is skipped: the install
+ * status page (the back office's, which a cashier user may not read) is last, so that hiding it
+ * leaves 1 to 5; what needs a cashier signed in is greyed out until one is, not taken away.
+ */
+const MENU: Array<{ key: string; label: string; view?: View; action?: 'signout' | 'lane' | 'signout-api'; needsCashier?: true }> = [
+  { key: '1', label: 'Find a sale: reprint, void, refund', view: 'sales', needsCashier: true },
+  { key: '2', label: 'End of day: X and Z reports', view: 'eod', needsCashier: true },
+  { key: '3', label: 'Sign out cashier', action: 'signout', needsCashier: true },
+  { key: '4', label: 'Change lane', action: 'lane' },
+  { key: '5', label: 'Sign this screen out of Laneway', action: 'signout-api' },
+  { key: '6', label: 'Back office: install status', view: 'status' },
 ];
 
 function Menu() {
@@ -34,17 +39,19 @@ function Menu() {
     else if (i.action === 'lane') changeLane();
     else if (i.action === 'signout-api') signOutApi();
   };
-  // A cashier user has the register only: the install status page is the back office's.
-  const items = MENU.filter((i) => (shift || i.view === 'status' || i.action === 'lane' || i.action === 'signout-api') && (i.view !== 'status' || canReadBackOffice(user)))
-    .map((i) => (i.action === 'signout-api' && user ? { ...i, label: `Sign ${user.name} out of this screen` } : i));
-  const keys = Object.fromEntries(items.map((i) => [i.key, () => pick(i)]));
+  const items = MENU.filter((i) => i.view !== 'status' || canReadBackOffice(user))
+    .map((i) => (i.action === 'signout-api' && user ? { ...i, label: `Sign ${user.name} out of this screen` } : i))
+    .map((i) => ({ ...i, off: !!i.needsCashier && !shift }));
+  const keys = Object.fromEntries(items.filter((i) => !i.off).map((i) => [i.key, () => pick(i)]));
   useKeys({ ...keys, Escape: () => setDialog(null), F10: () => setDialog(null) }, { modal: true });
+  const first = items.find((i) => !i.off);
   return (
     <Modal title="Menu" onClose={() => setDialog(null)}>
       <div className="menu" role="menu">
         {items.map((i) => (
-          <button key={i.key} type="button" role="menuitem" className="big" onClick={() => pick(i)} autoFocus={i.key === '1'}>
+          <button key={i.key} type="button" role="menuitem" className="big" onClick={() => pick(i)} disabled={i.off} autoFocus={i === first}>
             <kbd>{i.key}</kbd> {i.label}
+            {i.off && <span className="muted"> (once a cashier signs in)</span>}
           </button>
         ))}
       </div>
