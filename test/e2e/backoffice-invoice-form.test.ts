@@ -4,6 +4,7 @@ import { screenshot } from '../helpers/browser';
 import { apiOf, until } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 import { formatMoney } from '../../src/shared/money';
+import { dateInZone } from '../../src/shared/dates';
 
 /**
  * New invoice on screen (issue: invoices could only be imported): typed by the owner from the
@@ -111,6 +112,11 @@ describe('New invoice', { timeout: 90_000 }, () => {
     await fr.getByRole('button', { name: 'New invoice' }).click();
     await fr.waitForURL(/\/app\/invoices\/new\?customer=ACME-1$/);
     expect(await field('Customer', fr).inputValue()).toBe('ACME-1');
+    // The date starts as the shop's today (the engine's clock, moved here, in the shop's zone), not this computer's.
+    const moved = await api<{ now: string }>('POST', '/api/sandbox/v1/clock/advance', { by: 'P40D' });
+    const shopToday = dateInZone(Date.parse(moved.now), (await api<{ timezone: string }>('GET', '/api/account')).timezone);
+    await fr.reload();
+    await until(async () => (await field('Date', fr).inputValue()) === shopToday, "the shop's today as the date");
     await field('Invoice number', fr).fill('INV-FR-1');
     await field('Description, line 1', fr).fill('Boulons');
     await field('Quantity, line 1', fr).fill('2');

@@ -5,18 +5,13 @@ import { link, useRoute } from '../state/route';
 import { useUser } from '../state/user';
 import { decimalTimesMinor } from '../../../shared/money';
 import { amountInput, money, parseAmount, parseQuantity } from '../format';
-import { Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday } from './common';
 
 type Line = { key: number; description: string; quantity: string; price: string };
 
 /** The engine's names for a line's fields, so its refusals land beside the very input. */
 const lineField = (i: number, name: 'description' | 'quantity' | 'unit_cost_cents' | 'amount') => `line_item_attributes.${i}.${name}`;
 
-/** Today on this computer's calendar (what the person means by "today"), as the API's YYYY-MM-DD. */
-function today(): string {
-  const d = new Date();
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 /**
  * What the typed lines read as: each line's quantity and unit price in the screen's locale, with
@@ -52,11 +47,21 @@ export function InvoiceForm() {
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const cur = (account?.currency ?? 'usd').toUpperCase();
   const fromCustomer = search.get('customer');
-  const [values, setValues] = useState<Record<string, string>>(() => ({ customer_identifier: fromCustomer ?? '', number: '', date: today(), due_date: '', purchase_order_number: '', notes_text: '' }));
+  // The date starts as the shop's today (its time zone, the sandbox clock), once known; what the
+  // person types replaces it.
+  const shopToday = useShopToday();
+  const [values, setValues] = useState<Record<string, string>>(() => ({ customer_identifier: fromCustomer ?? '', number: '', date: '', due_date: '', purchase_order_number: '', notes_text: '' }));
+  const dateTouched = useRef(false);
+  useEffect(() => {
+    if (shopToday && !dateTouched.current) setValues((s) => ({ ...s, date: shopToday }));
+  }, [shopToday]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const set = (name: string) => (v: string) => setValues((s) => ({ ...s, [name]: v }));
+  const set = (name: string) => (v: string) => {
+    if (name === 'date') dateTouched.current = true;
+    setValues((s) => ({ ...s, [name]: v }));
+  };
   // Errors are keyed by position: once a line is removed, those of the lines after it would name the wrong line.
   const lines = useLines(() => setErrors({}));
   const read = readLines(lines.lines, cur);
