@@ -2,6 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { maskCardNumbersInFreeText } from '../../src/engine/security/card-data';
 
 describe('card numbers in free text', () => {
+  it('keeps a Luhn-valid run no card can open with (an ERP invoice number), and masks the ones that can', () => {
+    const body = {
+      // 2026 001 68520891 passes Luhn, but 2026 is no issuer's (Mastercard's 2-series is 2221-2720).
+      number: 'INV/2026/001#68520891',
+      zero: 'REF 0000-0000-0000-0000',
+      seven: '7000 0000 0000 0005',
+      nine: '9000/0000/0000/0001',
+      mastercard2: 'card 2223 0000 4840 0011',
+      visa: 'INV/4895/2810#00000006',
+    };
+    expect(maskCardNumbersInFreeText(body)).toEqual({
+      number: 'INV/2026/001#68520891',
+      zero: 'REF 0000-0000-0000-0000',
+      seven: '7000 0000 0000 0005',
+      nine: '9000/0000/0000/0001',
+      mastercard2: 'card 222300******0011',
+      visa: 'INV/489528******0006',
+    });
+  });
+
   it('masks them in every string of a body, at any depth, but not in the fields that carry a number on purpose', () => {
     const body = {
       notes: 'pay with 4111-1111-1111-1111 please',

@@ -70,18 +70,32 @@ function maskGroupedRun(match: string): string {
   const groups: string[] = [];
   for (let i = 0; i < tokens.length; i += 2) groups.push(asciiDigits(tokens[i]!));
   const whole = groups.join('');
-  if (luhnValid(whole)) return maskPan(whole);
+  if (issuerPlausible(whole, 0) && luhnValid(whole)) return maskPan(whole);
   const ends = [0];
   for (const g of groups) ends.push(ends[ends.length - 1]! + g.length);
   for (let width = groups.length - 1; width >= 1; width--) {
     for (let from = 0; from + width <= groups.length; from++) {
       const start = ends[from]!;
       const end = ends[from + width]!;
-      if (end - start < 13 || end - start > 19 || !luhnWithin(whole, start, end)) continue;
+      if (end - start < 13 || end - start > 19 || !issuerPlausible(whole, start) || !luhnWithin(whole, start, end)) continue;
       return [...tokens.slice(0, 2 * from), maskPan(whole.slice(start, end)), ...tokens.slice(2 * (from + width) - 1)].join('');
     }
   }
   return match;
+}
+
+/**
+ * Whether digits from `start` open as a payment card's can (ISO/IEC 7812's industry digit): cards
+ * begin 1 (UATP), 3 to 6 or 8 (UnionPay's 81, RuPay's 82); a 2 is Mir's 2200-2204 or Mastercard's
+ * 2221-2720. Never 0, 7 or 9. An ERP's invoice number "INV/2026/001#68520891" holds a Luhn-valid
+ * run (about one in ten does), and masking it would change the number a customer pays by.
+ */
+function issuerPlausible(whole: string, start: number): boolean {
+  const first = whole.charCodeAt(start) - 48;
+  if (first === 0 || first === 7 || first === 9) return false;
+  if (first !== 2) return true;
+  const four = Number(whole.slice(start, start + 4));
+  return (four >= 2200 && four <= 2204) || (four >= 2221 && four <= 2720);
 }
 
 /** Luhn over whole[start, end) (ASCII digits), without copying it out. */
