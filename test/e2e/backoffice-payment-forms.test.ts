@@ -101,6 +101,9 @@ for (const { locale, p } of LOCALES) {
       expect(await besideField(page(), 'Amount received (USD)')).toBe(`Type the amount received, for example ${typed(125050, locale)}, or amounts to apply below`);
       expect(page().url()).toMatch(/\/app\/payments\/new/);
       expect(await field(page(), 'Cheque number').inputValue()).toBe(`${p}-0`);
+      // A fixed field loses its error at once.
+      await field(page(), 'Amount received (USD)').fill(typed(1000, locale));
+      await expect.poll(() => field(page(), 'Amount received (USD)').getAttribute('aria-invalid')).not.toBe('true');
       // Zero typed is nothing too: refused, and the 0 stays in the field.
       await field(page(), 'Amount received (USD)').fill('0');
       await record.click();
@@ -159,9 +162,19 @@ for (const { locale, p } of LOCALES) {
       await api('POST', '/api/imports/customer', { identifier: who, name: `Credit ${p}` });
       await api('POST', '/api/imports/invoice', { number: `${who}-1`, customer_identifier: who, amount: 123456, date: '2026-01-05', due_date: '2099-02-04' });
       await api('POST', '/api/imports/invoice', { number: `${who}-2`, customer_identifier: who, amount: 50000, date: '2026-01-05', due_date: '2099-02-04' });
+      // Due earlier, imported last: offered first (the credit goes on the oldest debt first).
+      await api('POST', '/api/imports/invoice', { number: `${who}-0`, customer_identifier: who, amount: 1000, date: '2026-01-05', due_date: '2099-01-04' });
       await api('POST', '/api/imports/payment', { identifier: `${who}-CHQ`, customer_identifier: who, amount_cents: 50000, external_payment_type: 'cheque', external_payment_number: '1' });
       await page().goto(`${url}/app/payments/${who}-CHQ`);
       const form = page().getByRole('form', { name: 'Apply the credit' });
+      await field(page(), `Apply to ${who}-1`).waitFor();
+      const offered = await form.getByLabel(/^Apply to /).evaluateAll((inputs) => inputs.map((i) => i.getAttribute('name')));
+      expect(offered).toEqual([`credit-${who}-0`, `credit-${who}-1`, `credit-${who}-2`]);
+      // More than an invoice owes, marked beside it: Apply is held and says why, not left to do nothing.
+      await field(page(), `Apply to ${who}-0`).fill(typed(2000, locale));
+      await expect.poll(() => form.getByRole('button', { name: /^Apply/ }).isDisabled()).toBe(true);
+      expect(spaces(await form.getByLabel('Credit summary').innerText())).toContain('an amount above cannot be applied: fix it beside its invoice');
+      await field(page(), `Apply to ${who}-0`).fill('');
       await field(page(), `Apply to ${who}-1`).fill(typed(30000, locale));
       await field(page(), `Apply to ${who}-2`).fill(typed(30000, locale));
       const apply = form.getByRole('button', { name: `Apply ${shown(60000, locale)}` });

@@ -5,7 +5,7 @@ import { link, useRoute } from '../state/route';
 import { useUser } from '../state/user';
 import { decimalTimesMinor } from '../../../shared/money';
 import { amountInput, money, parseAmount, parseQuantity } from '../format';
-import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday } from './common';
+import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday, dropError } from './common';
 
 type Line = { key: number; description: string; quantity: string; price: string };
 
@@ -61,6 +61,7 @@ export function InvoiceForm() {
   const set = (name: string) => (v: string) => {
     if (name === 'date') dateTouched.current = true;
     setValues((s) => ({ ...s, [name]: v }));
+    dropError(setErrors, name);
   };
   // Errors are keyed by position: once a line is removed, those of the lines after it would name the wrong line.
   const lines = useLines(() => setErrors({}));

@@ -6,7 +6,7 @@ import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
 import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
-import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged, useShopToday } from './common';
+import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged, useShopToday, dropError } from './common';
 
 type Row = BoAnswer<'payments'>['items'][number];
 
@@ -212,16 +212,16 @@ function RecordPayment() {
       <Title back="/app/payments">Record a payment</Title>
       <form className="card bo-form" onSubmit={(e) => void submit(e)} noValidate>
         <Notice error={message} />
-        <Field label="Customer" name="customer_identifier" value={customer} onChange={setCustomer} errors={errors} required />
+        <Field label="Customer" name="customer_identifier" value={customer} onChange={(v) => { setCustomer(v); dropError(setErrors, 'customer_identifier'); }} errors={errors} required />
         <label className="bo-field">
           Method
           <select value={method} onChange={(e) => setMethod(e.target.value)}>
             {Object.entries(EXTERNAL_PAYMENT_TYPES).map(([value, words]) => <option key={value} value={value}>{words}</option>)}
           </select>
         </label>
-        <Field label={method === 'wire' ? 'Wire reference' : 'Cheque number'} name="external_payment_number" value={number} onChange={setNumber} errors={errors} />
-        <Field label="Date received" name="date" type="date" value={dateValue} onChange={setDate} errors={errors} />
-        <Field label={`Amount received (${cur})`} name="amount_cents" value={total} onChange={setTotal} errors={totalProblem ? { ...errors, amount_cents: totalProblem } : errors} hint={`Leave empty to take the sum applied below. For example ${amountInput(125050, cur)}`} />
+        <Field label={method === 'wire' ? 'Wire reference' : 'Cheque number'} name="external_payment_number" value={number} onChange={(v) => { setNumber(v); dropError(setErrors, 'external_payment_number'); }} errors={errors} />
+        <Field label="Date received" name="date" type="date" value={dateValue} onChange={(v) => { setDate(v); dropError(setErrors, 'date'); }} errors={errors} />
+        <Field label={`Amount received (${cur})`} name="amount_cents" value={total} onChange={(v) => { setTotal(v); dropError(setErrors, 'amount_cents'); }} errors={totalProblem ? { ...errors, amount_cents: totalProblem } : errors} hint={`Leave empty to take the sum applied below. For example ${amountInput(125050, cur)}`} />
         <h2>Apply to open invoices</h2>
         {(open ?? []).length === 0 && <p className="muted">{customer ? 'No open invoice: the whole payment is credit on account.' : 'Name the customer first.'}</p>}
         {(open ?? []).map((inv) => (
@@ -256,6 +256,10 @@ function RecordPayment() {
  * amount is read in the screen's locale, at most what its invoice owes and, together, the credit;
  * the engine checks the same again (payment-credit.ts) and adds them to what the payment paid.
  */
+/** Credit goes on the oldest debt first, so the invoices are offered in that order. */
+type Dated = { number: string; due_date?: string | null; date?: string | null };
+const oldestDueFirst = (a: Dated, b: Dated) => (a.due_date ?? a.date ?? '').localeCompare(b.due_date ?? b.date ?? '') || a.number.localeCompare(b.number, undefined, { numeric: true });
+
 function ApplyCredit({ reference, customer, currency, credit, done }: { reference: string; customer: string; currency: string; credit: number; done(): void }) {
   const creds = useUser((s) => s.creds);
   const cur = currency.toUpperCase();
@@ -264,11 +268,13 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
   const [message, setMessage] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const { data: open, reload } = useLoad(async (c) => (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items.filter((i) => i.currency.toUpperCase() === cur && i.owing_cents > 0), [customer, cur]);
+  const { data: open, reload } = useLoad(async (c) => (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items.filter((i) => i.currency.toUpperCase() === cur && i.owing_cents > 0).sort(oldestDueFirst), [customer, cur]);
   const read = invoiceAmounts(open ?? [], (inv) => typed[inv.number] ?? '', cur, 'credit');
   const { total, problems: local } = read;
   const applications = read.amounts.map((a) => ({ invoice_number: a.invoice_number, amount_cents: a.cents }));
   const over = total > credit;
+  // An amount marked beside its invoice is left out of the total: applying the rest would drop it unsaid.
+  const lineProblems = Object.keys(local).length;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -310,10 +316,11 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
           <p aria-label="Credit summary">
             Credit <strong>{money(credit, cur)}</strong> · applying {money(total, cur)} · left <strong>{money(Math.max(credit - total, 0), cur)}</strong>
             {over && <span id="credit-over" className="error"> · {money(total - credit, cur)} more than the credit: lower an amount to apply it</span>}
+            {!over && lineProblems > 0 && <span id="credit-over" className="error"> · {lineProblems === 1 ? 'an amount above cannot be applied' : `${lineProblems} amounts above cannot be applied`}: fix it beside its invoice</span>}
           </p>
           <div className="bo-actions">
-            {/* Held while the amounts come to more than the credit, the reason said just above (and read with the button). */}
-            <button type="submit" className="primary" disabled={busy || over} aria-describedby={over ? 'credit-over' : undefined}>
+            {/* Held while the amounts come to more than the credit or one is marked, the reason said just above (and read with the button). */}
+            <button type="submit" className="primary" disabled={busy || over || lineProblems > 0} aria-describedby={over || lineProblems > 0 ? 'credit-over' : undefined}>
               {busy ? 'Applying…' : total > 0 ? `Apply ${money(total, cur)}` : 'Apply'}
             </button>
           </div>

@@ -187,6 +187,16 @@ export function Field(props: { label: string; name: string; value: string; onCha
 }
 
 /** The engine's field errors by field, and what is left for the top of the form. */
+/** A field's error goes once the person changes the field: an error left beside a fixed field reads as still wrong. */
+export function dropError(setErrors: (update: (errors: Record<string, string>) => Record<string, string>) => void, name: string): void {
+  setErrors((errors) => {
+    if (!(name in errors)) return errors;
+    const next = { ...errors };
+    delete next[name];
+    return next;
+  });
+}
+
 export function fieldErrors(err: unknown): { fields: Record<string, string>; message: string } {
   const fields: Record<string, string> = {};
   if (err instanceof ApiError) for (const d of err.details) if (d.field) fields[d.field] ??= d.message;
