@@ -38,3 +38,15 @@ export function pdfText(text: string): string {
   }
   return out;
 }
+
+/** A table column of the engine's PDFs (statements, invoices). */
+export type Align = 'left' | 'right';
+export interface Column {
+  title: string;
+  width: number;
+  align: Align;
+}
+
+/** The page margin and a table row's height, the same on every document the engine prints. */
+export const MARGIN = 50;
+export const ROW = 16;

@@ -1,4 +1,4 @@
-import { loadPdfKit, pdfText } from '../pdf-kit';
+import { loadPdfKit, pdfText, MARGIN, ROW, type Align, type Column } from '../pdf-kit';
 import { recordsByRef } from '../records';
 import type { EngineCore } from '../core';
 import type { AccountProfile } from '../account/profile';
@@ -31,15 +31,6 @@ export async function invoicePdf(core: EngineCore, invoice: InvoiceDocument, sup
   return { file_name: `invoice-${invoice.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: await renderInvoicePdf(invoice, supplier) };
 }
 
-type Align = 'left' | 'right';
-interface Column {
-  title: string;
-  width: number;
-  align: Align;
-}
-
-const MARGIN = 50;
-const ROW = 16;
 const MUTED = '#555';
 
 /**

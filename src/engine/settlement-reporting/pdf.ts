@@ -1,4 +1,4 @@
-import { loadPdfKit } from '../pdf-kit';
+import { loadPdfKit, MARGIN, ROW, type Align, type Column } from '../pdf-kit';
 import { formatMoney } from '../../shared/money';
 import { brandName, tenderGroupName } from '../../shared/card-brands';
 import type { Statement } from './statements';
@@ -9,15 +9,6 @@ import type { Statement } from './statements';
  * tender). Tables break across pages and repeat their header row; every page carries the
  * statement's identifier and page number. The figures are the JSON's, formatted here only.
  */
-type Align = 'left' | 'right';
-interface Column {
-  title: string;
-  width: number;
-  align: Align;
-}
-
-const MARGIN = 50;
-const ROW = 16;
 
 export async function renderStatementPdf(s: Statement): Promise<Buffer> {
   const PDFDocument = await loadPdfKit();
