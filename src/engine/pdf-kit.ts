@@ -50,3 +50,35 @@ export interface Column {
 /** The page margin and a table row's height, the same on every document the engine prints. */
 export const MARGIN = 50;
 export const ROW = 16;
+
+/** How a table row is drawn: its font size, and whether it is bold, shaded or ruled above. */
+export interface RowStyle {
+  size: number;
+  bold?: boolean;
+  shade?: string | undefined;
+  rule?: boolean;
+}
+
+/** A row's height: a cell too long for its column wraps (a long description, a reason), never truncated. */
+export function tableRowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: Pick<RowStyle, 'size' | 'bold'>): number {
+  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(style.size);
+  const tallest = Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? '', { width: c.width - 6 })));
+  return Math.max(ROW, Math.ceil(tallest) + 5);
+}
+
+/** One table row at the document's y, which it moves below the row. */
+export function drawTableRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: RowStyle): void {
+  const y = doc.y;
+  const total = columns.reduce((s, c) => s + c.width, 0);
+  const height = tableRowHeight(doc, columns, cells, style);
+  if (style.shade) doc.rect(MARGIN, y - 2, total, height).fill(style.shade);
+  if (style.rule) doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + total, y - 2).lineWidth(0.8).strokeColor('#000').stroke();
+  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(style.size).fillColor('#000');
+  let x = MARGIN;
+  columns.forEach((c, i) => {
+    doc.text(cells[i] ?? '', x + 3, y + 2, { width: c.width - 6, align: c.align });
+    x += c.width;
+  });
+  doc.x = MARGIN;
+  doc.y = y + height;
+}

@@ -1,4 +1,4 @@
-import { loadPdfKit, pdfText, MARGIN, ROW, type Align, type Column } from '../pdf-kit';
+import { loadPdfKit, pdfText, drawTableRow, tableRowHeight, MARGIN, ROW, type Align, type Column, type RowStyle } from '../pdf-kit';
 import { recordsByRef } from '../records';
 import type { EngineCore } from '../core';
 import type { AccountProfile } from '../account/profile';
@@ -213,24 +213,6 @@ function splitToHeight(doc: PDFKit.PDFDocument, text: string, width: number, fir
   return parts;
 }
 
-/** A row's height: a cell too long for its column wraps (a long description), never truncated. */
-function rowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean): number {
-  doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9);
-  const tallest = Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? '', { width: c.width - 6 })));
-  return Math.max(ROW, Math.ceil(tallest) + 5);
-}
-
-function drawRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: { bold?: boolean; shade?: string | undefined }): void {
-  const y = doc.y;
-  const total = columns.reduce((s, c) => s + c.width, 0);
-  const height = rowHeight(doc, columns, cells, style.bold);
-  if (style.shade) doc.rect(MARGIN, y - 2, total, height).fill(style.shade);
-  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor('#000');
-  let x = MARGIN;
-  columns.forEach((c, i) => {
-    doc.text(cells[i] ?? '', x + 3, y + 2, { width: c.width - 6, align: c.align });
-    x += c.width;
-  });
-  doc.x = MARGIN;
-  doc.y = y + height;
-}
+/** The invoice's tables, in 9-point type. */
+const rowHeight = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean) => tableRowHeight(doc, columns, cells, { size: 9, bold });
+const drawRow = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: Omit<RowStyle, 'size'>) => drawTableRow(doc, columns, cells, { ...style, size: 9 });

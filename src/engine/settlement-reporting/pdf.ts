@@ -1,4 +1,4 @@
-import { loadPdfKit, MARGIN, ROW, type Align, type Column } from '../pdf-kit';
+import { loadPdfKit, drawTableRow, tableRowHeight, MARGIN, ROW, type Align, type Column, type RowStyle } from '../pdf-kit';
 import { formatMoney } from '../../shared/money';
 import { brandName, tenderGroupName } from '../../shared/card-brands';
 import type { Statement } from './statements';
@@ -85,28 +85,9 @@ export async function renderStatementPdf(s: Statement): Promise<Buffer> {
   return done;
 }
 
-/** A row's height: a cell too long for its column wraps (a reason, a long token), never truncated. */
-function rowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean): number {
-  doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(8.5);
-  const tallest = Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? '', { width: c.width - 6 })));
-  return Math.max(ROW, Math.ceil(tallest) + 5);
-}
-
-function drawRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: { bold?: boolean; shade?: string | undefined; rule?: boolean }): void {
-  const y = doc.y;
-  const total = columns.reduce((s, c) => s + c.width, 0);
-  const height = rowHeight(doc, columns, cells, style.bold);
-  if (style.shade) doc.rect(MARGIN, y - 2, total, height).fill(style.shade);
-  if (style.rule) doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + total, y - 2).lineWidth(0.8).strokeColor('#000').stroke();
-  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(8.5).fillColor('#000');
-  let x = MARGIN;
-  columns.forEach((c, i) => {
-    doc.text(cells[i] ?? '', x + 3, y + 2, { width: c.width - 6, align: c.align });
-    x += c.width;
-  });
-  doc.x = MARGIN;
-  doc.y = y + height;
-}
+/** The statement's tables, in 8.5-point type (more columns than an invoice's). */
+const rowHeight = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean) => tableRowHeight(doc, columns, cells, { size: 8.5, bold });
+const drawRow = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: Omit<RowStyle, 'size'>) => drawTableRow(doc, columns, cells, { ...style, size: 8.5 });
 
 function header(doc: PDFKit.PDFDocument, s: Statement, width: number): void {
   doc.font('Helvetica-Bold').fontSize(16).fillColor('#000').text(s.merchant.name, MARGIN, MARGIN);
