@@ -78,7 +78,7 @@ async function refundedOutside(deps: TenderDeps, t: TenderData): Promise<number>
  * sale's part goes back first, down to the tip, which stays until money beyond the sale's part
  * goes back (a void of the whole, or a refund of more than the sale's part left).
  */
-export function outsideSplit(tipCents: number, gatewayLeftBefore: number, amount: number): { sale: number; tip: number } {
+function outsideSplit(tipCents: number, gatewayLeftBefore: number, amount: number): { sale: number; tip: number } {
   const saleLeft = Math.max(0, gatewayLeftBefore - tipCents);
   const sale = Math.min(amount, saleLeft);
   return { sale, tip: amount - sale };
