@@ -24,6 +24,8 @@ export interface PosKit {
    * read does not replace the sale the screen holds.
    */
   changes: number;
+  /** The sale this screen last finished from its own call's answer (whose message says the change due). */
+  finished: string | null;
 }
 
 export function load(key: string, store: Storage): string | null {
@@ -35,7 +37,7 @@ export function load(key: string, store: Storage): string | null {
 }
 
 export function posKit(set: PosKit['set'], get: PosKit['get']): PosKit {
-  return { set, get, resumeSale: load(SALE_KEY, sessionStorage), followTimer: null, changes: 0 };
+  return { set, get, resumeSale: load(SALE_KEY, sessionStorage), followTimer: null, changes: 0, finished: null };
 }
 
 export function saveShift(shift: Shift | null): void {
@@ -85,8 +87,12 @@ export function onError(k: PosKit, err: unknown): void {
 }
 
 /** The paid sale's receipt comes up. */
-export async function finish(k: PosKit, api: PosApi, sale: Sale, message: string): Promise<void> {
+export async function finish(k: PosKit, api: PosApi, sale: Sale, message: string, options: { elsewhere?: boolean } = {}): Promise<void> {
+  if (!options.elsewhere) k.finished = sale.id;
   const receipt = await api.receipt(sale.id);
+  // Read on an event of the sale this screen is finishing itself: its own answer's message ("Change
+  // due") stays, whichever receipt arrives last.
+  if (options.elsewhere && k.finished === sale.id) return;
   rememberSale(sale.id);
   k.set({ sale: null, selected: null, dialog: null, card: null, notice: null, done: { sale, receipt, message }, view: 'receipt' });
 }
@@ -198,7 +204,7 @@ export function onEvent(k: PosKit, e: LiveEvent): void {
       if (k.get().card?.following) return settleFollowed(k, api, sale);
       if (sale.status === 'open') k.set({ sale });
       // Paid elsewhere (a recovered payment): its receipt, never an empty screen as if nothing had been sold.
-      else if (sale.status === 'paid') await finish(k, api, sale, `Sale ${sale.number} is paid.`);
+      else if (sale.status === 'paid') await finish(k, api, sale, `Sale ${sale.number} is paid.`, { elsewhere: true });
       else closedElsewhere(k, sale);
     }).catch(() => undefined);
   }
