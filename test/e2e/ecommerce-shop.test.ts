@@ -131,10 +131,16 @@ describe('the sample shop pays through the hosted frame', { timeout: 120_000 }, 
     await page.close();
   });
 
-  it('by card, declined; and refused by the session AVS rule', async () => {
+  it('by card, refused by the issuer at tokenization; and by the session AVS rule', async () => {
     let page = await openCheckout();
     await fillCard(page, VISA_DECLINE);
-    await pay(page, /Not paid: .*DECLINED/);
+    // The issuer refuses the card before a token is made (the reference's 412): the frame says so
+    // and the shop's page hears it as a rejection, with no order.
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#submitError').innerText(), { timeout: 20_000 }).toMatch(/verification failed/i);
+    expect(await frameOf(page).locator('#formError').innerText()).toMatch(/verification failed/i);
+    expect(await page.locator('#result').innerText()).toBe('');
+    for (const pan of PANS) expect(await page.content()).not.toContain(pan);
     await page.close();
     // The AVS rule reads the sale's billing address: a new checkout, on the sandbox's test street.
     page = await openCheckout();

@@ -107,15 +107,25 @@ describe('sales', () => {
     expect(other.body.errors[0]!.path).toBe('/orderNumber');
   });
 
+  it('refuses to tokenize the always-declining card (412, verification failed)', async () => {
+    const id = await newSession(h.api);
+    const res = await h.api.post<Err>(`/api/v2/sessions/${id}/tokens`, card(VISA_DECLINE), null);
+    expect(res.status).toBe(412);
+    expect(res.body.message).toMatch(/verification failed/i);
+  });
+
   it('answers a decline 402 with the response code; the order stays unfinalized and takes another payment', async () => {
     const id = await newSession(h.api);
-    const bad = await tokenFor(h.api, id, card(VISA_DECLINE));
-    const res = await h.api.post<Err & { orderId: string }>(`/api/v2/sessions/${id}/sales`, sale('SO-2', { payment: { type: 'creditCard', token: bad, amount: SALE_TOTAL, capture: true } }), null);
+    const token = await tokenFor(h.api, id, card(VISA));
+    // 30.01: an amount ending in .01 declines in the sandbox.
+    const res = await h.api.post<Err & { orderId: string }>(`/api/v2/sessions/${id}/sales`, sale('SO-2', { taxAmount: 0.96, payment: { type: 'creditCard', token, amount: 30.01, capture: true } }), null);
     expect(res.status).toBe(402);
     expect(res.body.errors[0]).toMatchObject({ path: '/payment', response_code: '999' });
-    const good = await tokenFor(h.api, id, card(VISA));
-    const pay = await h.api.post<{ amount: number }>(`/api/v2/sessions/${id}/sales/${res.body.orderId}/payments`, { gatewayAuthorization, type: 'creditCard', token: good, amount: SALE_TOTAL, capture: true }, null);
-    expect(pay.status).toBe(201);
+    // Paid in two parts that do not end in .01.
+    for (const amount of [29.5, 0.51]) {
+      const pay = await h.api.post<{ amount: number }>(`/api/v2/sessions/${id}/sales/${res.body.orderId}/payments`, { gatewayAuthorization, type: 'creditCard', token, amount, capture: true }, null);
+      expect(pay.status, JSON.stringify(pay.body)).toBe(201);
+    }
     const published = async () => JSON.stringify((await h.api.get('/api/exports/orders/published?list=true&limit=1000')).body);
     expect(await published()).not.toContain(res.body.orderId);
     const fin = await h.api.patch<{ finalized: boolean }>(`/api/v2/sessions/${id}/sales/${res.body.orderId}`, { gatewayAuthorization }, null);
@@ -123,7 +133,7 @@ describe('sales', () => {
     expect(fin.body.finalized).toBe(true);
     // Finalized: the order is published, for the ERP that polls published orders.
     expect(await published()).toContain(res.body.orderId);
-    const after = await h.api.post<Err>(`/api/v2/sessions/${id}/sales/${res.body.orderId}/payments`, { gatewayAuthorization, type: 'creditCard', token: good, amount: 1, capture: true }, null);
+    const after = await h.api.post<Err>(`/api/v2/sessions/${id}/sales/${res.body.orderId}/payments`, { gatewayAuthorization, type: 'creditCard', token, amount: 1, capture: true }, null);
     expect(after.status).toBe(400);
   });
 

@@ -5,6 +5,7 @@ import type { Wallets } from '../wallets';
 import type { GiftCards, PinAttempt } from '../wallets/gift-cards';
 import { cardProblemMessage, bankProblemMessage } from '../wallets/instruments';
 import type { TokenRequest } from '../../shared/schemas/ecommerce';
+import { verifyCard } from '../gateway/sandbox/processor';
 import { paymentTypesOf, putToken, type SessionData } from './sessions';
 
 /**
@@ -37,6 +38,10 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
         { requireCvv: true, requireAddress: false },
       );
       if (input.problem) throw fail.precondition(`card_${input.problem}`, cardProblemMessage(input.problem, input.card));
+      // The reference's 412 "Payment method verification failed": the issuer is asked before a
+      // token is handed out, so a card that cannot pay is refused in the frame, not at the sale.
+      const verified = verifyCard({ profile: input.card.profile, avs: null, checkAvs: false });
+      if (!verified.approved) throw fail.precondition('payment_method_verification_failed', `Payment method verification failed: ${verified.message || 'DECLINED'}`);
       return core.mutate(async (tx) => {
         const { fund } = await wallets.vaultInTx(tx, { ...(intoWallet ? { walletToken: intoWallet } : {}), card: input });
         await putToken(tx, { token: fund!.token, session: s.id, type: 'creditCard', last4: input.card.last4, brand: input.card.brand, created_at: tx.at });

@@ -172,7 +172,7 @@ partial payment in the frame.\n\n${ECOMMERCE_RULES}`,
     summary: 'get a token',
     description: `Called by the frame only (a request from a page on another site is refused). The card or account number is used once to
 vault the method (brand, last four, fingerprint) and is never stored, logged or echoed. 412: the payment method failed verification (Luhn,
-expiry, unknown to the sandbox, CVV, wrong gift card PIN). 403: the session does not take that payment type.`,
+expiry, unknown to the sandbox, CVV, the issuer declining the card: the sandbox's always-declining Visa, wrong gift card PIN). 403: the session does not take that payment type.`,
     params: Sid,
     body: TokenRequest,
     responses: {
