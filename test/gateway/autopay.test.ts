@@ -100,6 +100,10 @@ describe('autopay agreements', () => {
     expect(viaBody.status).toBe(201);
     expect(checkResponse('GET', '/api/autopay', viaBody.status, viaBody.body)).toEqual([]);
     expect((viaBody.body as { autopays: unknown[] }).autopays).toHaveLength(2);
+    // A mistyped customer is a 412, not an empty list that reads as "no autopay".
+    const unknown = await h.api.get<{ code: string }>('/api/autopay?customer_identifier=C1X');
+    expect(unknown.status).toBe(412);
+    expect(unknown.body.code).toBe('customer_not_found');
 
     const other = await customerFund('C1', '5541032000004422');
     const moved = await h.api.put<{ token: string }>('/api/autopay', { customer_identifier: 'C1', fund_token: other, token: fund });

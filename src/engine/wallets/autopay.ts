@@ -199,6 +199,8 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
 
     async retrieve(customer) {
       account.require('autopay');
+      // A mistyped identifier is the reference's 412, not an empty answer read as "no autopay".
+      await checkCustomer(ctx, customer);
       const list = (await activeAgreements(core, customer)).sort((a, b) => b.created_at.localeCompare(a.created_at)).map(view);
       return { ...(list[0] ?? {}), autopays: list, held_invoices: await holdsOf(core, customer) };
     },
