@@ -110,6 +110,49 @@ describe('payment import', () => {
     expect(p.unapplied_amount).toBe('30.00');
   });
 
+  it("nets a credit memo in a receipt (a negative amount on the memo), never spending more credit than the memo has", async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 10000);
+    const memo = await invoice(c, -2000);
+    const other = await invoice(c, 3000);
+    expect((await customer(c)).balance).toBe('$130.00');
+    // A negative amount on an invoice that is no credit memo, more credit than the memo has (over
+    // two entries), and credit left over with nothing to pay: refused, nothing changed.
+    for (const [attrs, field, code] of [
+      [[{ invoice_number: other, amount: -100 }, { invoice_number: inv, amount: 100 }], 'payment_amounts_attributes.0.amount', 'not_a_credit_memo'],
+      [[{ invoice_number: inv, amount: 5000 }, { invoice_number: memo, amount: -1500 }, { invoice_number: memo, amount: -1000 }], 'payment_amounts_attributes.2.amount', 'more_than_credit'],
+      [[{ invoice_number: memo, amount: -2000 }], 'payment_amounts_attributes', 'credit_exceeds_invoices'],
+    ] as const) {
+      const res = await importPayment({ identifier: uid('P'), customer_identifier: c, payment_amounts_attributes: attrs });
+      expect(res.status, JSON.stringify(res.body)).toBe(412);
+      expect(res.body.code).toBe(code);
+      expect(fields(res.body)).toContain(field);
+    }
+    expect([(await owing(inv)).owing_cents, (await owing(memo)).owing_cents]).toEqual([10000, -2000]);
+
+    // 80.00 received for a 100.00 invoice less a 20.00 credit memo.
+    const id = uid('P');
+    const res = await importPayment({ identifier: id, amount_cents: 8000, customer_identifier: c, payment_amounts_attributes: [{ invoice_number: inv, amount: 10000 }, { invoice_number: memo, amount: -2000 }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((await owing(inv)).owing_cents).toBe(0);
+    expect((await owing(memo)).owing_cents).toBe(0);
+    const p = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body;
+    expect(p.payment_amounts.map((x) => [x.invoice_number, x.amount])).toEqual([[inv, '100.00'], [memo, '-20.00']]);
+    expect(p.unapplied_amount).toBe('0.00');
+    expect([(await customer(c)).balance, (await customer(c)).unapplied_payment]).toEqual(['$30.00', '$0.00']);
+
+    // The memo's credit is spent: another receipt cannot take it again.
+    const again = await importPayment({ identifier: uid('P'), customer_identifier: c, payment_amounts_attributes: [{ invoice_number: other, amount: 3000 }, { invoice_number: memo, amount: -2000 }] });
+    expect(again.status).toBe(412);
+    expect(again.body.code).toBe('more_than_credit');
+    // An update that names no invoices keeps the netting (the memo stays used); taking the payment
+    // off its invoices gives the memo its credit back.
+    expect((await importPayment({ identifier: id, notes: 'rechecked' })).status).toBe(201);
+    expect([(await owing(inv)).owing_cents, (await owing(memo)).owing_cents]).toEqual([0, 0]);
+    expect((await importPayment({ identifier: id, amount_cents: 8000, payment_amounts_attributes: [] })).status).toBe(201);
+    expect([(await owing(inv)).owing_cents, (await owing(memo)).owing_cents]).toEqual([10000, -2000]);
+  });
+
   it('refuses payment_total in JSON (naming amount_cents) and accepts it from a CSV import', async () => {
     const c = uid('C');
     const inv = await invoice(c, 1000);

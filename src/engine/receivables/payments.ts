@@ -25,9 +25,11 @@ function readEntry(raw: Record<string, unknown>, p: Problems, opts: { amountFiel
   const f = new Fields(raw, p);
   const number = f.str('invoice_number', { pattern: NUMBER_RE, patternText: 'must be an invoice number', code: 'invalid_invoice_number' });
   if (!f.has('invoice_number')) p.add('invoice_number', 'missing_invoice_number', 'is required');
-  const amount = opts.amount ?? f.int(opts.amountField, { min: 0, code: 'invalid_amount' });
+  // Negative only on a credit memo (checkInvoices): the ERP nets the memo's credit into the receipt.
+  const amount = opts.amount ?? f.int(opts.amountField, { code: 'invalid_amount' });
   if (opts.amount === undefined && !f.has(opts.amountField)) p.add(opts.amountField, 'missing_amount', 'is required');
   const discount = f.int('remit_invoice_discount_cents', { min: 0 }) ?? 0;
+  if (discount > 0 && amount !== undefined && amount < 0) p.add('remit_invoice_discount_cents', 'discount_on_credit_memo', 'cannot be taken on a credit memo (a negative amount)');
   const text = (name: string) => f.str(name, { max: 200 });
   const entry: Entry = { invoice_number: number ?? '', amount: amount ?? 0, discount: opts.external ? discount : 0 };
   const put = <K extends keyof Entry>(k: K, v: Entry[K] | undefined) => {
@@ -116,7 +118,8 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   // Nor does it change the amount received when it sends none (its credit would be lost).
   if (kept) total ??= existing?.data.amount_cents;
   const allocated = entries.reduce((sum, e) => sum + e.amount, 0);
-  if (total === undefined) {
+  if (allocated < 0) problems.add('payment_amounts_attributes', 'credit_exceeds_invoices', `take more credit memo credit (${-allocated}) than they apply to invoices: a memo's credit pays invoices of the same payment`);
+  else if (total === undefined) {
     if (entries.length === 0) problems.add('amount_cents', 'missing_amount', 'is required');
     total = allocated;
   } else if (allocated > total) problems.add('amount_cents', 'allocations_exceed_amount', `(${total}) is less than the amounts applied to invoices (${allocated})`);
@@ -137,7 +140,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
 
   const invoices = await loadInvoices(s, entries, problems);
   const currency = currencyIn ?? invoices[0]?.data.currency ?? existing?.data.currency ?? s.currency;
-  checkInvoices(problems, entries, invoices, currency, invoiceNumber !== undefined);
+  checkInvoices(problems, entries, invoices, currency, invoiceNumber !== undefined, existing?.data.allocations ?? []);
   const customer = await paymentCustomer(s, problems, { customerIdentifier, customerName, invoices, existing, entries }, options.customersOnFile === true);
   problems.throwIfAny();
   if (!identifier || !customer || total === undefined) throw fail.internal('payment_fields', 'payment fields missing after validation');
@@ -180,7 +183,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
 
 /** A stored payment's allocations as the entries an update applies again. */
 export function keptEntries(allocations: readonly AllocationData[]): Entry[] {
-  return allocations.filter((a) => a.amount_cents + a.discount_cents > 0).map(({ id: _id, amount_cents, discount_cents, invoice_balance_cents: _b, short_pay: _s, lines: _l, invoice: _i, ...refs }) => ({ ...refs, amount: amount_cents, discount: discount_cents }));
+  return allocations.filter((a) => a.amount_cents + a.discount_cents !== 0).map(({ id: _id, amount_cents, discount_cents, invoice_balance_cents: _b, short_pay: _s, lines: _l, invoice: _i, ...refs }) => ({ ...refs, amount: amount_cents, discount: discount_cents }));
 }
 
 /** The payment's total: amount_cents, or the CSV's payment_total, or `amount` (the reference's single-invoice sample's name). */
@@ -225,12 +228,28 @@ function readEntries(
   return entries;
 }
 
-/** Each invoice paid must be in the payment's currency and division, and have the line item named. */
-function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean): void {
+/**
+ * Each invoice paid must be in the payment's currency and division, and have the line item named.
+ * A negative amount takes credit off a credit memo, never more than the memo has left (over all
+ * of this payment's entries on it), so a receipt cannot spend a memo's credit twice.
+ */
+function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, currency: string, single: boolean, previous: readonly AllocationData[]): void {
+  const creditTaken = new Map<string, number>();
+  // An update re-applies the payment: the credit it took from a memo before is the memo's again.
+  const ownCredit = (invoice: string) => previous.reduce((sum, a) => (a.invoice_number === invoice && a.amount_cents < 0 ? sum - a.amount_cents : sum), 0);
   entries.forEach((e, i) => {
     const inv = invoices[i];
     if (!inv) return;
     const field = single ? 'currency' : `payment_amounts_attributes.${i}.invoice_number`;
+    if (e.amount < 0) {
+      const amountField = `payment_amounts_attributes.${i}.amount`;
+      const taken = (creditTaken.get(inv.id) ?? 0) - e.amount;
+      creditTaken.set(inv.id, taken);
+      const left = Math.max(0, -inv.data.owing_cents) + ownCredit(inv.id);
+      const money = (cents: number) => formatMoney(cents, inv.data.currency, { locale: 'en-US' });
+      if (inv.data.amount_cents >= 0) problems.add(amountField, 'not_a_credit_memo', `is negative, which applies a credit memo's credit; invoice ${inv.id} is no credit memo`);
+      else if (taken > left) problems.add(amountField, 'more_than_credit', `takes ${money(taken)} of credit memo ${inv.id}'s credit, which has ${money(left)} left`);
+    }
     if (inv.data.currency !== currency) problems.add(field, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}, the payment in ${currency.toUpperCase()}`);
     if (e.division !== undefined && inv.data.division !== undefined && e.division !== inv.data.division) {
       problems.add(single ? 'division' : `payment_amounts_attributes.${i}.division`, 'division_mismatch', `invoice ${inv.id} belongs to division ${inv.data.division}`);
@@ -298,8 +317,9 @@ export async function reverseAllocations(s: ReceivablesUnit, p: PaymentData, kno
 }
 
 /**
- * Applies entries in order. Each takes at most what its invoice owes (a credit memo or a paid
- * invoice takes nothing); the rest of the payment is unapplied credit. With line-item short pay,
+ * Applies entries in order. Each takes at most what its invoice owes (a paid invoice takes
+ * nothing; a credit memo gives the credit its negative entry names); the rest of the payment is
+ * unapplied credit. With line-item short pay,
  * an amount goes to its named line first, then to the other lines in order.
  */
 export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[]): Promise<void> {
@@ -312,8 +332,9 @@ export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entr
     if (!inv) continue;
     const owingBefore = inv.data.owing_cents;
     const room = Math.max(0, owingBefore);
-    const money = Math.min(e.amount, room);
-    const discount = Math.min(e.discount, room - money);
+    // A credit memo's entry (negative, checked to fit its credit) moves its owing up towards zero.
+    const money = e.amount < 0 ? Math.max(e.amount, Math.min(0, owingBefore)) : Math.min(e.amount, room);
+    const discount = e.amount < 0 ? 0 : Math.min(e.discount, room - money);
     inv.data.owing_cents -= money + discount;
     inv.data.applied_cents += money + discount;
     applied += money;

@@ -6,7 +6,7 @@ import { Date8601, NullableString, ReadOnlyImportFields } from './receivables-co
 const PaymentAmountInput = Type.Object(
   {
     invoice_number: Type.String({ minLength: 1, maxLength: 100 }),
-    amount: Type.Integer({ minimum: 0, description: 'Applied to this invoice (cents); what exceeds its owing is unapplied credit.' }),
+    amount: Type.Integer({ description: 'Applied to this invoice (cents); what exceeds its owing is unapplied credit. Negative on a credit memo: that much of its credit goes into the payment (at most the credit it has left), as an ERP nets a credit memo in a receipt.' }),
     notes: Type.Optional(Type.String()),
     purchase_order_number: Type.Optional(Type.String()),
     ref1: Type.Optional(Type.String()),
