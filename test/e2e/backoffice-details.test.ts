@@ -212,6 +212,8 @@ for (const { locale, p } of LOCALES) {
       await frame.waitFor();
       expect(await frame.getAttribute('src')).toMatch(/^blob:/);
       expect(spaces(await page().getByLabel('Owing').innerText())).toBe(owing);
+      // The customer by name, linked to its page, the ERP's identifier beside it.
+      await page().getByRole('link', { name: `${p}-ACME Inc`, exact: true }).waitFor();
       // The customer's payment link, to copy into a message: it opens the click-to-pay page of this invoice.
       const payLink = await page().getByRole('link', { name: 'payment link' }).getAttribute('href');
       expect(payLink).toMatch(/\/pay\/[0-9]+-[A-Z0-9]+$/);

@@ -174,6 +174,8 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
   // it would show every line still owed on a paid invoice.
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const lineBalances = account?.capabilities.line_item_short_pay === true;
+  // Staff know customers by name; the identifier stays beside it (it is what the ERP calls them).
+  const { data: customer } = useLoad((c) => boCall(c, 'customer', { params: { identifier: data.customer_identifier } }), [data.customer_identifier]);
   return (
     <section className="bo-section">
       <Title
@@ -207,7 +209,10 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
         </div>
         <div className="card">
           <h2>Customer</h2>
-          <p><a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{data.customer_identifier}</a></p>
+          <p>
+            <a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{customer?.name || data.customer_identifier}</a>
+            {customer?.name && customer.name !== data.customer_identifier && <span className="muted"> · {data.customer_identifier}</span>}
+          </p>
           <p className="muted">Dated {day(data.date)} · due {day(data.due_date)}{data.division ? ` · division ${data.division}` : ''}</p>
         </div>
         <div className="card">
