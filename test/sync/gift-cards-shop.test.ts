@@ -9,7 +9,8 @@ import { startInstall, startProxy, type Install, type Proxy } from './rig';
  * One gift card program per shop: a hub and two lanes as `serve` processes, each lane behind a TCP
  * proxy. Cards are sold on the hub and spent on both lanes, the hub holding the one balance;
  * two lanes spending a card's last balance at once never both get it; a tender whose answer the
- * proxy loses debits once; a lane that cannot reach its hub loads nothing.
+ * proxy loses debits once, and a load whose answer it loses loads once; a lane that cannot reach
+ * its hub loads nothing.
  */
 const cleanups: Array<() => unknown> = [];
 afterAll(async () => {
@@ -21,7 +22,7 @@ interface Tendered {
   tender: { status: string; amount_cents: number; label: string; gift_card_last4: string | null };
 }
 
-const CARDS = { a: '6277000011112222', b: '6277000033335555', c: '6277000044446666', d: '6277000055557777', e: '6277000066668888', f: '6277000077779999', g: '6277000088881111' };
+const CARDS = { a: '6277000011112222', b: '6277000033335555', c: '6277000044446666', d: '6277000055557777', e: '6277000066668888', f: '6277000077779999', g: '6277000088881111', h: '6277000099992222' };
 
 /** The status and body of a call, whatever the status. */
 async function call(install: Install, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -201,6 +202,19 @@ describe('gift cards across a shop', () => {
     expect((await call(lanes[1]!, 'POST', `/api/pos/sales/${sale.id}/refunds`, { shift: shifts[1], all: true })).body.code).toBe('sale_not_refundable');
     expect([await balance(hub, CARDS.e), await balance(hub, CARDS.f)]).toEqual([5000, 0]);
   }, 180_000);
+
+  it('loads once when the answer to a lane\'s load is lost and the lane sends it again', async () => {
+    const lostBefore = proxies[0]!.lost();
+    proxies[0]!.loseAnswers('"op":"load"', 1);
+    const loaded = await lanes[0]!.api<{ balance: number; activated: boolean }>('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.h, activated: 'true', load_amount_cents: 5000 });
+    expect(proxies[0]!.lost()).toBe(lostBefore + 1);
+    expect(loaded).toMatchObject({ balance: 5000, activated: true });
+    expect(await balance(hub, CARDS.h)).toBe(5000);
+    // The next load on the lane is a load of its own.
+    expect((await lanes[0]!.api<{ balance: number }>('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.h, load_amount_cents: 2500 })).balance).toBe(7500);
+    expect(await balance(hub, CARDS.h)).toBe(7500);
+    expect(await balance(lanes[0]!, CARDS.h)).toBe(7500);
+  }, 120_000);
 
   it('refuses to load a card on a lane that cannot reach its hub, and keeps no card number anywhere', async () => {
     const loaded = await lanes[1]!.api<{ balance: number }>('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.d, load_amount_cents: 700 });

@@ -41,8 +41,17 @@ export async function findByUnique(tx: Tx, key: string): Promise<TxData | undefi
  * under the same reference is refused.
  */
 export function replayOf(ctx: GatewayContext, prior: TxData, requestFingerprint: string, action: string, reference: string | null | undefined): TransactionResult {
-  if (prior.request_fingerprint !== requestFingerprint) {
-    throw fail.gateway('duplicate_unique_reference', `unique_reference ${String(reference)} was already used for a different ${action} on this order`);
-  }
+  refuseOtherRequest(prior.request_fingerprint, requestFingerprint, action, reference, ' on this order');
   return resultOf(ctx, prior);
+}
+
+/**
+ * The rule of a retry key, for what is kept under one: the first request's fingerprint must be
+ * this one's (the same request again, to be answered its first outcome), else it is refused. A
+ * gift card load under a lane's reference keeps it too (wallets/gift-cards.ts).
+ */
+export function refuseOtherRequest(priorFingerprint: string | null, requestFingerprint: string, action: string, reference: string | null | undefined, where = ''): void {
+  if (priorFingerprint !== requestFingerprint) {
+    throw fail.gateway('duplicate_unique_reference', `unique_reference ${String(reference)} was already used for a different ${action}${where}`);
+  }
 }

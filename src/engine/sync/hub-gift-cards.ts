@@ -6,7 +6,7 @@ import { voidRefusal, type Gateway } from '../gateway';
 import type { TransactionResult } from '../gateway/results';
 import type { TxData } from '../gateway/transaction-record';
 import { uniqueKey } from '../gateway/idempotency';
-import type { GiftCards } from '../wallets/gift-cards';
+import { GIFT_CARD_LOAD, loadKey, type GiftCardLoadDone, type GiftCards } from '../wallets/gift-cards';
 import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
 import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
 import { createPairing } from './pairing';
@@ -19,8 +19,10 @@ import { getRecord } from '../records';
  * voids and refunds, and its loads, are made on the hub (POST /api/sync/gift-cards, the lane's
  * `sync` credential) by the hub's own gateway and gift card rules, in one unit of work each: two
  * lanes spending one card at once cannot take more than its balance. Each is idempotent on the
- * lane's reference (its tender or reversal id, prefixed by the lane), so a retry after a lost
- * answer debits once. While apart, a lane loads nothing (no value is created unseen).
+ * lane's reference (its tender or reversal id, or one drawn per load, prefixed by the lane), so a
+ * retry after a lost answer debits or loads once. A load sent with no reference (a lane of an
+ * earlier version) is applied each time it arrives, as it was. While apart, a lane loads nothing
+ * (no value is created unseen).
  */
 
 /** What a tender reads of the hub's transaction (the fields settleTenderInTx uses). */
@@ -63,7 +65,8 @@ export async function serveLaneGiftCard(deps: { core: EngineCore; gateway: Gatew
       return { read: await giftCards.read({ card_number: req.card_number ?? '', ...(req.pin ? { pin: req.pin } : {}) }) };
     case 'load': {
       const input: GiftCardLoad = { card_number: req.card_number ?? '', ...(req.pin ? { pin: req.pin } : {}), ...(req.amount_cents !== undefined ? { load_amount_cents: req.amount_cents } : {}), ...(req.activated !== undefined ? { activated: req.activated } : {}) };
-      return { load: await giftCards.load(input) };
+      // Once per lane and reference, as a sale; a lane of an earlier version sends none: applied as it comes.
+      return { load: await giftCards.load(input, req.reference !== undefined ? { reference: ref(req.reference) } : undefined) };
     }
     case 'sale':
       return withRecord(gateway, await gateway.transact('sale', { amount_cents: req.amount_cents ?? 0, transaction_reference: ref(req.reference), unique_reference: ref(req.reference), gift_card: req.token ?? '' }, actor));
@@ -81,12 +84,19 @@ export async function serveLaneGiftCard(deps: { core: EngineCore; gateway: Gatew
     }
     case 'find': {
       // What a request of the lane did, looked up after its answer was lost (a lane restarted mid-tender).
+      const loaded = async () => {
+        const done = await getRecord<GiftCardLoadDone>(deps.core, GIFT_CARD_LOAD, loadKey(ref(req.reference)) ?? '');
+        return done ? { load: done.data.answer } : undefined;
+      };
+      if (req.action === 'load') return (await loaded()) ?? { found: null };
       const view = await gateway.view(uniqueKey(req.action ?? 'sale', null, ref(req.reference)) ?? '');
       const t = view ? await gateway.record(view.token) : undefined;
       if (!view || !t) {
         // A refund of a tender taken apart has no transaction: its record says whether it was made.
         const offline = req.action === 'refund' ? await getRecord<OfflineRefund>(deps.core, OFFLINE_REFUND, ref(req.reference)) : undefined;
-        return offline ? offlineRefundOutcome(offline.data, ref(req.reference)) : { found: null };
+        if (offline) return offlineRefundOutcome(offline.data, ref(req.reference));
+        // No action named and no sale under the reference: a load under it (a lane's loads and tenders draw references apart).
+        return (req.action === undefined ? await loaded() : undefined) ?? { found: null };
       }
       return { result: { approved: t.outcome.approved, body: { success: true, transaction: t.token, authorization: null, gateway_token: null, order: null, wallet: null, response_code: view.response_code, transactions: [view] } }, record: slim(t) };
     }
@@ -108,6 +118,7 @@ export interface HubGift {
   /** `local`: not a lane; `hub`: a lane linked to its hub; `apart`: a lane that cannot reach it now. */
   route(): Promise<'local' | 'hub' | 'apart'>;
   read(input: GiftCardRead): Promise<ReadAnswer>;
+  /** Sent with a reference drawn for this load, the same on each retry of it: the hub loads once. */
   load(input: GiftCardLoad): Promise<Awaited<ReturnType<GiftCards['load']>>>;
   transact(action: 'sale', request: { token: string; amount_cents: number; reference: string }): Promise<HubOutcome>;
   transact(action: 'void' | 'refund', request: { transaction: string; reference: string; amount_cents?: number }): Promise<HubOutcome>;
@@ -161,7 +172,9 @@ export function createHubGift(deps: { core: EngineCore; account: Account; keys: 
     load: async (input) => {
       const amount = input.load_amount_cents === undefined ? undefined : Number(input.load_amount_cents);
       const activated = input.activated === undefined ? undefined : String(input.activated) === 'true';
-      const answer = await call({ op: 'load', card_number: input.card_number, ...(input.pin ? { pin: input.pin } : {}), ...(amount !== undefined ? { amount_cents: amount } : {}), ...(activated !== undefined ? { activated } : {}) });
+      // One reference per load, sent on each of call()'s tries: a retry after a lost answer loads nothing more; the next load draws its own.
+      const reference = `load-${deps.core.ids.token()}`;
+      const answer = await call({ op: 'load', card_number: input.card_number, ...(input.pin ? { pin: input.pin } : {}), ...(amount !== undefined ? { amount_cents: amount } : {}), ...(activated !== undefined ? { activated } : {}), reference });
       return answer.load as Awaited<ReturnType<GiftCards['load']>>;
     },
     transact: async (action: 'sale' | 'void' | 'refund', request: { token?: string; transaction?: string; amount_cents?: number; reference: string }) => outcome(await call({ op: action, ...request })),
@@ -184,11 +197,11 @@ export function shopGiftCards(local: GiftCards, hub: HubGift): GiftCards {
     async read(input) {
       return (await hub.route()) === 'hub' ? hub.read(input) : local.read(input);
     },
-    async load(input) {
+    async load(input, retry) {
       const route = await hub.route();
       const refusal = () => fail.precondition('hub_unreachable', 'The hub cannot be reached: gift cards are loaded and activated only while it is (no value is created on a lane alone)');
       if (route === 'apart') throw refusal();
-      if (route === 'local') return local.load(input);
+      if (route === 'local') return local.load(input, retry);
       return hub.load(input).catch((err: unknown) => {
         throw isEngineError(err) && err.code === 'hub_unreachable' ? refusal() : err;
       });

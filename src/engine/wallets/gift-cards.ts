@@ -8,6 +8,7 @@ import { localParts, zonedInstant } from '../gateway/processing-day';
 import { isExpired, parseMonth, parseYear } from './instruments';
 import type { VaultKeys } from './secrets';
 import { hashPin, verifyPin } from './gift-pins';
+import { fingerprintOf, refuseOtherRequest, uniqueKey } from '../gateway/idempotency';
 
 /**
  * The merchant's gift cards (a closed-loop program: this install is the gift card processor).
@@ -103,8 +104,30 @@ export interface GiftCardView {
   pin: { set: boolean; failures: number; paused_until: string | null; locked: boolean };
 }
 
+export type GiftCardLoadAnswer = { success: true; token: string; balance: number; activated: boolean };
+
+/**
+ * A load made under a retry key (a lane's load on its hub: `lane-<laneid>-<reference>`), kept in
+ * the load's own unit: the request's fingerprint and the first answer. The same load sent again
+ * under the key answers that and loads nothing; another load under it is refused
+ * (`duplicate_unique_reference`): the rule of the gateway's `unique_reference`
+ * (gateway/idempotency.ts), which a lane's gift card sales, voids and refunds keep. A refused load
+ * writes nothing, so it does not hold the key. A load without a key is applied each time.
+ */
+export const GIFT_CARD_LOAD = 'gift_card_load';
+export interface GiftCardLoadDone {
+  reference: string;
+  request_fingerprint: string;
+  answer: GiftCardLoadAnswer;
+  at: string;
+}
+
+/** The retry key of a load under `reference` (null: none), as `find` looks it up. */
+export const loadKey = (reference: string | null | undefined): string | null => uniqueKey('load', null, reference?.trim() || null);
+
 export interface GiftCards {
-  load(input: GiftCardLoad): Promise<{ success: true; token: string; balance: number; activated: boolean }>;
+  /** `retry.reference` makes the load once per reference (a lane's retry after a lost answer loads nothing more). */
+  load(input: GiftCardLoad, retry?: { reference: string }): Promise<GiftCardLoadAnswer>;
   read(input: GiftCardRead): Promise<{ id?: number; token?: string; balance: number; activated: boolean; created_at?: string; expires_at?: string }>;
   /** The back office's view by token, with the card's PIN attempt state. */
   view(token: string): Promise<GiftCardView>;
@@ -187,7 +210,7 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
   const ctx = deps;
   const { core, account } = ctx;
   return {
-    async load(input) {
+    async load(input, retry) {
       guard(ctx);
       const number = giftCardDigits(input.card_number);
       const sent = {
@@ -201,7 +224,10 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
       if (attempt && !attempt.ok) throw pinRefusal(attempt);
       const newToken = referenceToken(core.ids);
       const newPinHash = !attempt && input.pin ? await hashPin(ctx.vault, newToken, input.pin) : null;
-      return core.mutate((tx) => loadInTx(ctx, tx, input, { ...sent, number, attempt, newToken, newPinHash }));
+      const reference = retry?.reference.trim() || null;
+      const key = loadKey(reference);
+      const keyed = key && reference ? { key, reference } : null;
+      return core.mutate(async (tx) => (keyed ? await replayedLoad(ctx, tx, keyed, number, sent) : undefined) ?? loadInTx(ctx, tx, input, { ...sent, number, attempt, newToken, newPinHash, keyed }));
     },
 
     read: (input) => readGiftCard(ctx, input),
@@ -356,13 +382,27 @@ const pinRefusal = (attempt: PinAttempt) =>
 const expiryMatches = (card: GiftCardData, month: number | undefined, year: number | undefined) =>
   (month === undefined || card.expiry_month === null || card.expiry_month === month) && (year === undefined || card.expiry_year === null || card.expiry_year === year);
 
+type LoadSent = { amount: number; activate: boolean | undefined; month: number | undefined; year: number | undefined };
+
+/** What makes two loads the same load: the card (by token, so a vault key rotation between tries changes nothing), the amount, the activation and the expiry sent. No PIN. */
+const loadFingerprint = (token: string | null, sent: LoadSent) => fingerprintOf(['load', token, sent.amount, sent.activate ?? null, sent.month ?? null, sent.year ?? null]);
+
+/** Inside the load's unit: the first answer of a load made under `key`, or undefined when none was. */
+async function replayedLoad(ctx: GiftCardsDeps, tx: Tx, keyed: { key: string; reference: string }, number: string, sent: LoadSent): Promise<GiftCardLoadAnswer | undefined> {
+  const done = await getRecord<GiftCardLoadDone>(tx, GIFT_CARD_LOAD, keyed.key);
+  if (!done) return undefined;
+  const card = await byNumber(ctx, tx, number);
+  refuseOtherRequest(done.data.request_fingerprint, loadFingerprint(card?.token ?? null, sent), 'load', keyed.reference);
+  return done.data.answer;
+}
+
 /** Inside a unit of work: loads (and activates) a card, created on its first load. */
 async function loadInTx(
   ctx: GiftCardsDeps,
   tx: Tx,
   input: Parameters<GiftCards['load']>[0],
-  checked: { number: string; month: number | undefined; year: number | undefined; amount: number; activate: boolean | undefined; attempt: PinAttempt | undefined; newToken: string; newPinHash: string | null },
-) {
+  checked: LoadSent & { number: string; attempt: PinAttempt | undefined; newToken: string; newPinHash: string | null; keyed: { key: string; reference: string } | null },
+): Promise<GiftCardLoadAnswer> {
   const { number, month, year, amount, activate, attempt, newPinHash } = checked;
   let card = await byNumber(ctx, tx, number);
   const created = !card;
@@ -383,7 +423,12 @@ async function loadInTx(
   card.balance_cents += amount;
   card.updated_at = tx.at;
   await putGiftCard(tx, card, created ? 'gift_card.created' : 'gift_card.updated');
-  return { success: true as const, token: card.token, balance: card.balance_cents, activated: card.activated };
+  const answer: GiftCardLoadAnswer = { success: true, token: card.token, balance: card.balance_cents, activated: card.activated };
+  if (checked.keyed) {
+    const done: GiftCardLoadDone = { reference: checked.keyed.reference, request_fingerprint: loadFingerprint(card.token, checked), answer, at: tx.at };
+    await putRecord(tx, GIFT_CARD_LOAD, checked.keyed.key, done, { type: `${GIFT_CARD_LOAD}.created`, entity: 'gift_card', key: card.token }, card.token);
+  }
+  return answer;
 }
 
 /** A new card, numbered in sequence, linked from its number's fingerprint. */

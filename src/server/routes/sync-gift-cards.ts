@@ -10,7 +10,7 @@ const laneGiftCard = defineRoute({
   tags: ['Sync'],
   summary: "Hub: a lane's gift card balance read, sale, void, refund or load, made on the hub",
   description:
-    "The hub is the one place a shop's gift card balances live. A linked lane sends its gift card tenders here with its lane credential (`sync` scope): each is applied by the hub's own gateway and gift card rules in one unit of work, so two lanes spending one card at once never take more than its balance; a sale, void or refund is applied once per lane and `reference` (a retry after a lost answer answers the first outcome). A lane voids or refunds only its own transactions. Refusals of the gift card rules are answered as `error` (kind, code, message), a decline as `result.approved` false.",
+    "The hub is the one place a shop's gift card balances live. A linked lane sends its gift card tenders here with its lane credential (`sync` scope): each is applied by the hub's own gateway and gift card rules in one unit of work, so two lanes spending one card at once never take more than its balance; a sale, void, refund or load is applied once per lane and `reference` (a retry after a lost answer answers the first outcome; another request under the same reference is refused, `duplicate_unique_reference`; a load sent without a reference, by a lane of an earlier version, is applied each time). A lane voids or refunds only its own transactions. Refusals of the gift card rules are answered as `error` (kind, code, message), a decline as `result.approved` false.",
   scope: 'sync',
   body: LaneGiftRequest,
   responses: { 200: { description: 'The outcome', schema: LaneGiftAnswer }, 403: { description: '`lane_not_paired`', schema: ref(ErrorBody) } },

@@ -8,7 +8,7 @@ export const LaneGiftRequest = Type.Object(
   {
     op: Type.Union([Type.Literal('read'), Type.Literal('load'), Type.Literal('sale'), Type.Literal('void'), Type.Literal('refund'), Type.Literal('offline_refund'), Type.Literal('voidable'), Type.Literal('find')], {
       description:
-        '`read` a balance (number and PIN), `load` (and activate) a card, `sale` by the token a read answered, `void` or `refund` a sale of this lane, `offline_refund` part of a tender this lane took apart from the hub (its `tender`; at most what that spend took, once it reached the hub), `voidable` whether it still can be voided, `find` what a request sent under `reference` did (after a lost answer)',
+        '`read` a balance (number and PIN), `load` (and activate) a card, `sale` by the token a read answered, `void` or `refund` a sale of this lane, `offline_refund` part of a tender this lane took apart from the hub (its `tender`; at most what that spend took, once it reached the hub), `voidable` whether it still can be voided, `find` what a request sent under `reference` did (after a lost answer; `action` names it, a sale by default, then a load when no sale is under the reference)',
     }),
     card_number: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'read and load only; never stored or logged by the hub (it keeps a keyed fingerprint)' })),
     pin: Type.Optional(Type.Union([Type.String({ maxLength: 12 }), Type.Null()])),
@@ -17,8 +17,15 @@ export const LaneGiftRequest = Type.Object(
     tender: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "offline_refund only: the lane's tender id its offline spend was pushed under" })),
     amount_cents: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
     activated: Type.Optional(Type.Boolean()),
-    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: "The lane's tender or reversal id: the hub applies a request once per lane and reference" })),
-    action: Type.Optional(Type.Union([Type.Literal('sale'), Type.Literal('void'), Type.Literal('refund')], { description: 'find only' })),
+    reference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 120,
+        description:
+          "The lane's tender or reversal id, or the reference it drew for a load: the hub applies a sale, void, refund or load once per lane and reference (the same request again answers the first outcome; another under the reference is refused, `duplicate_unique_reference`). A load sent without one (a lane of an earlier version) is applied each time it arrives.",
+      }),
+    ),
+    action: Type.Optional(Type.Union([Type.Literal('sale'), Type.Literal('void'), Type.Literal('refund'), Type.Literal('load')], { description: 'find only' })),
   },
   { additionalProperties: false },
 );
