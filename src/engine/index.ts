@@ -282,6 +282,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         store_bytes: options.store.sizeBytes?.() ?? 0,
         started_at: startedAt,
         now: new Date(clock.now()).toISOString(),
+        timezone: profile.timezone,
         clock_offset_seconds: Math.floor(clock.offset() / 1000),
       };
     },

@@ -261,7 +261,8 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
   });
 
   it('in fr-CA: the tip receipt and the Z reprint read in the browser\'s own format', async () => {
-    fr = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'fr-CA' });
+    // In Montréal's time zone, reading a shop kept on UTC: times are the shop's, and say so.
+    fr = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'fr-CA', timezoneId: 'America/Toronto' });
     const p = await fr.newPage();
     await signIn(p);
     const tipped = (await recent()).find((s) => s.totals.total_cents === 5084)!;
@@ -272,6 +273,8 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     expect(await text('receipt-paid', p)).toMatch(/^59,99\s\$/);
     // A rate as fr-CA writes it (13 %, 12,5 %), as the product list does.
     expect(receipt).toMatch(/C Tax 13\s% on 44,99\s\$/);
+    const hour = new Date(tipped.at).getUTCHours();
+    expect(receipt).toMatch(new RegExp(`\\b0?${hour}\\s?h\\s?\\d{2}\\s+UTC`));
     await screenshot(p, 'pos-money-7-receipt-tip-fr-CA');
     await p.keyboard.press('Escape');
     await p.keyboard.press('Escape');

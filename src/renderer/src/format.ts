@@ -69,18 +69,49 @@ export function percentInput(percent: number): string {
 }
 
 /**
+ * The shop's time zone (the account's, from /api/status), once read. The engine counts days in it
+ * (processing days, Z periods, due dates), so a screen shows times in it too: a back office read
+ * from another zone must not put a sale of the 28th on the 27th beside a batch of the 28th.
+ */
+let shopZone: string | undefined;
+const readerZone = (() => {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+})();
+
+export function setShopTimeZone(zone: string | undefined): void {
+  try {
+    // An unknown zone name would throw in every format below: keep the reader's then.
+    if (zone) new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    shopZone = zone;
+  } catch {
+    shopZone = undefined;
+  }
+}
+
+/** The zone times are shown in, when it is not the reader's own (then its name is shown with them). */
+const otherZone = () => (shopZone && shopZone !== readerZone ? shopZone : undefined);
+
+/**
  * A calendar day in the screen's locale ("Mar 5, 2026", "5 mars 2026"): a date (YYYY-MM-DD) is
- * that day wherever the reader is; a timestamp is the reader's own day of it.
+ * that day wherever the reader is; a timestamp is the shop's day of it.
  */
 export function dayText(iso: string): string {
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(iso);
   const at = new Date(dateOnly ? `${iso}T00:00:00Z` : iso);
   if (Number.isNaN(at.getTime())) return iso;
-  return at.toLocaleDateString(LOCALE, { dateStyle: 'medium', ...(dateOnly ? { timeZone: 'UTC' } : {}) });
+  const zone = dateOnly ? 'UTC' : otherZone();
+  return at.toLocaleDateString(LOCALE, { dateStyle: 'medium', ...(zone ? { timeZone: zone } : {}) });
 }
 
+/** A moment, in the shop's time zone; named ("EST", "UTC") when the reader's computer is in another. */
 export function time(iso: string): string {
-  return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
+  const zone = otherZone();
+  if (!zone) return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone, timeZoneName: 'short' });
 }
 
 const ACTIVITY: Record<string, string> = {

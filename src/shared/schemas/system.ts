@@ -12,6 +12,7 @@ export const InstallStatus = component(
     store_bytes: Type.Integer(),
     started_at: Type.String(),
     now: Type.String(),
+    timezone: Type.String({ description: "The account's time zone: screens show times in it (the shop's day and hour), whatever the reader's computer says" }),
     clock_offset_seconds: Type.Optional(Type.Integer({ description: 'How far the sandbox clock was moved ahead of the real time (0: not moved); `now` is the moved time' })),
   }),
 );

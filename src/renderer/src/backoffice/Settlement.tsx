@@ -77,7 +77,7 @@ function ClockBanner() {
       reload();
     }
   };
-  const now = new Date(status.now).toLocaleString(LOCALE, { dateStyle: 'full', timeStyle: 'short' });
+  const now = new Date(status.now).toLocaleString(LOCALE, { dateStyle: 'full', timeStyle: 'short', timeZone: status.timezone });
   return (
     <>
       {offset > 0 && (

@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, segments, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
+import { useShopZone } from '../state/shop-zone';
 import { useLive } from '../state/live';
 import { SECTIONS } from './sections';
 
@@ -60,6 +61,7 @@ export function BackOffice() {
   const { connected, start } = useLive();
   const userChanges = useLive((s) => s.seen.user ?? 0);
   useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
+  useShopZone(creds);
   // A change to a user may be this user's role: read the session again.
   useEffect(() => {
     if (userChanges > 0) void refresh();

@@ -13,6 +13,7 @@ import { Status } from '../Status';
 import { Modal } from './Modal';
 import { APPROVAL_ERRORS } from './SaleDetail';
 import { processorBadge, syncBadge } from './status-badges';
+import { useShopZone } from '../../state/shop-zone';
 
 /**
  * Each item keeps its key for every sign-in and every state, and no number is skipped: the install
@@ -135,6 +136,7 @@ export function Shell() {
   const { start, view, laneid, lanes, shift, live, server, dialog, setDialog, notice, drawer } = usePos();
 
   useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
+  useShopZone(creds);
   useKeys({ F10: () => setDialog({ kind: 'menu' }), F1: () => setDialog({ kind: 'help' }) });
 
   const lane = laneid ? lanes[laneid] : undefined;
