@@ -34,8 +34,9 @@ export async function linkAttempts(core: EngineCore, invoice: string) {
 /**
  * Keeps an attempt's outcome with the refusals the link still takes (a refusal without one: what
  * was typed was refused before the processor); its sale, if one was pending, no longer is.
+ * `voided`: the approved sale given back because the balance moved during it (no outcome, no refusal).
  */
-export function rememberAttempt(core: EngineCore, invoice: string, attempt: string, outcome: PayLinkOutcome | null, refusedNow: boolean): Promise<void> {
+export function rememberAttempt(core: EngineCore, invoice: string, attempt: string, outcome: PayLinkOutcome | null, refusedNow: boolean, voided?: string): Promise<void> {
   return core.mutate(async (tx) => {
     const before = (await getRecord<AttemptsData>(tx, ATTEMPTS, invoice))?.data;
     const refused = [...refusedInWindow(before, tx.now), ...(refusedNow ? [tx.now] : [])];
@@ -43,11 +44,11 @@ export function rememberAttempt(core: EngineCore, invoice: string, attempt: stri
     const outcomes = [...(before?.outcomes ?? []), ...(outcome ? [{ attempt, outcome }] : [])].slice(-KEPT_OUTCOMES);
     await clearPending(tx, invoice, attempt);
     await putRecord(tx, ATTEMPTS, invoice, { refused, outcomes }, {
-      // Neither: a pending press found never sent to the gateway.
-      type: refusedNow ? 'pay_link.refused' : outcome ? 'pay_link.paid' : 'pay_link.not_sent',
+      // None of these: a pending press found never sent to the gateway.
+      type: refusedNow ? 'pay_link.refused' : outcome ? 'pay_link.paid' : voided ? 'pay_link.voided' : 'pay_link.not_sent',
       entity: 'pay_link',
       key: invoice,
-      data: outcome ? { status: outcome.status, amount_cents: outcome.amount_cents, transaction: outcome.transaction } : { status: refusedNow ? 'refused' : 'not_sent' },
+      data: outcome ? { status: outcome.status, amount_cents: outcome.amount_cents, transaction: outcome.transaction } : voided ? { status: 'voided', transaction: voided } : { status: refusedNow ? 'refused' : 'not_sent' },
     });
   });
 }

@@ -17,7 +17,8 @@ export { MAX_REFUSED, REFUSED_WINDOW_MS } from './attempts';
  * Click-to-pay: the invoice a pay_url names, paid by whoever holds the link, by card or bank
  * account. A link is a key to one invoice's balance and nothing else: it pays all that is owed
  * (less an early-payment discount still open: receivables' early-discount.ts), the amount the
- * payer saw (a balance that moved meanwhile is refused, nothing charged), one payment at a time,
+ * payer saw (a balance that moved before the sale is refused, nothing charged; one that moved
+ * during it is refused and the sale voided: recordPaid), one payment at a time,
  * and pauses after repeated refusals (attempts.ts).
  */
 export interface PayLinks {
@@ -126,14 +127,48 @@ async function settleSale(deps: PayLinkDeps, a: SaleAnswer): Promise<SaleAnswer>
   // Whoever typed a code the issuer says does not match may not hold the card. The processor
   // approved, so the sale is voided (same day: nothing settles) and the payer is declined.
   if (a.cvv === 'N') {
-    if (!a.voided) await deps.gateway.transact('void', { transaction: a.token }, 'pay_link');
+    await giveBack(deps, a);
     return { ...a, approved: false, voided: true, why: 'the security code does not match the card' };
   }
   if (a.voided) return { ...a, approved: false, why: 'the sale was voided' };
   return a;
 }
 
-/** An approved sale as the invoice's payment, recorded once by its transaction token (a retried attempt after a stop records it then). */
+/**
+ * An approved sale that must not stand, voided (the same processing day: nothing settles). One
+ * concluded after a stop may be past the day's cut-off: it is refunded in full instead, under a
+ * retry key of its own, so a second try gives nothing back twice.
+ */
+async function giveBack(deps: PayLinkDeps, a: SaleAnswer): Promise<void> {
+  if (a.voided) return;
+  const back = await deps.gateway.transact('void', { transaction: a.token }, 'pay_link').catch(async (err: unknown) => {
+    if (!isEngineError(err) || err.kind !== 'gateway') throw err;
+    if (err.code === 'transaction_already_voided') return undefined;
+    if (err.code !== 'void_window_closed') throw err;
+    return deps.gateway.transact('refund', { transaction: a.token, unique_reference: `${a.token}-back` }, 'pay_link');
+  });
+  if (back && !back.approved) throw fail.internal('pay_link_not_given_back', `the sale ${a.token} could not be voided or refunded: ${back.body.transactions[0]?.gateway_response.message ?? 'declined'}`);
+}
+
+const balanceMoved = (err: unknown) => isEngineError(err) && err.kind === 'conflict' && err.code === 'amount_changed';
+const movedMessage = (inv: { display_number: string }) => `What is owed on invoice ${inv.display_number} changed since this page was opened: reload it to see the amount now.`;
+
+/**
+ * An approved sale as the invoice's payment, recorded once by its transaction token (a retried attempt after a stop records it then).
+ *
+ * The invoice must still owe what the sale was priced for when the payment is written: receivables
+ * checks it in the payment's own unit of work (owing_cents), and units are serialised, so nothing
+ * that changes the balance can come between that check and the write. A balance that moved during
+ * the charge (an ERP payment or CSV line, a credit applied, a re-import, a payment at the register,
+ * autopay, a refund, a replicated change) is 409 `amount_changed` and conclude() gives the sale back.
+ *
+ * Chosen over one per-invoice lock held from the balance check through the charge to the write:
+ * that lock would have to be taken by every path that moves a balance (and every one added later),
+ * a CSV chunk would take hundreds of them at once, replication writes without it, and it would hold
+ * an ERP's import behind a payer's processor round trip (over a network in production). The
+ * per-key queue still runs one link payment per invoice at a time: a second press is checked
+ * against what the first left owing and is refused before anything is charged.
+ */
 async function recordPaid(deps: PayLinkDeps, sale: PricedSale, a: SaleAnswer, paymentMethod: string) {
   const recorded = await deps.receivables.viewPayment(a.token).then(
     () => true,
@@ -146,7 +181,7 @@ async function recordPaid(deps: PayLinkDeps, sale: PricedSale, a: SaleAnswer, pa
       currency: sale.currency,
       // The day the payer pressed Pay and the discount was decided, even if the sale ends after midnight.
       date: sale.as_of,
-      invoices: [{ number: sale.invoice, amount_cents: sale.amount_cents, ...(sale.discount_cents ? { discount_cents: sale.discount_cents } : {}) }],
+      invoices: [{ number: sale.invoice, amount_cents: sale.amount_cents, owing_cents: sale.amount_cents + sale.discount_cents, ...(sale.discount_cents ? { discount_cents: sale.discount_cents } : {}) }],
       channel: 'portal',
       payment_method: paymentMethod,
       transaction_token: a.token,
@@ -173,7 +208,16 @@ async function conclude(deps: PayLinkDeps, sale: PricedSale, a: SaleAnswer): Pro
   if (!a.approved) {
     outcome = { ...base, status: 'declined', message: `The payment was declined (${a.why}). Check what you typed, or pay with another card or account.` };
   } else {
-    await recordPaid(deps, sale, a, base.payment_method);
+    try {
+      await recordPaid(deps, sale, a, base.payment_method);
+    } catch (err) {
+      if (!balanceMoved(err)) throw err;
+      // Charged for a balance that is no longer owed: given back at once, the payer not counted as refused.
+      deps.core.logger.warn({ invoice: sale.invoice, transaction: a.token }, 'pay link: the balance moved during the sale; the sale is voided');
+      await giveBack(deps, a);
+      await rememberAttempt(deps.core, sale.invoice, sale.attempt, null, false, a.token);
+      throw fail.conflict('amount_changed', movedMessage(sale));
+    }
     outcome = {
       ...base,
       status: a.in_progress ? 'in_progress' : 'approved',
@@ -211,7 +255,7 @@ async function payNow(deps: PayLinkDeps, key: string, r: PayLinkPaymentRequest):
   if (inv.owing_cents <= 0) throw fail.conflict('invoice_not_owing', `Invoice ${inv.display_number} has nothing left to pay.`);
   if (chargeOf(inv) > MAX_AMOUNT) throw fail.conflict('amount_too_large', `Invoice ${inv.display_number} owes more than one payment can take here: contact ${deps.account.profile().name} to pay it another way.`);
   // The discount ending at midnight moves the amount too: the payer confirms the new one.
-  if (r.amount_cents !== chargeOf(inv)) throw fail.conflict('amount_changed', `What is owed on invoice ${inv.display_number} changed since this page was opened: reload it to see the amount now.`);
+  if (r.amount_cents !== chargeOf(inv)) throw fail.conflict('amount_changed', movedMessage(inv));
   const sale: PricedSale = {
     invoice: inv.number,
     display_number: inv.display_number,
@@ -271,7 +315,10 @@ export function createPayLinks(deps: PayLinkDeps): PayLinks {
       await oneAtATime(sale.invoice, async () => {
         if (!(await pendingSale(deps.core, sale.invoice, sale.attempt))) return;
         if (!(await concludePending(deps, sale))) await rememberAttempt(deps.core, sale.invoice, sale.attempt, null, false);
-      }).catch((err: unknown) => deps.core.logger.error({ err, invoice: sale.invoice }, 'pay link: a pending sale could not be concluded; retried next tick'));
+      }).catch((err: unknown) => {
+        // Concluded all the same: its sale was given back, the balance having moved meanwhile.
+        if (!balanceMoved(err)) deps.core.logger.error({ err, invoice: sale.invoice }, 'pay link: a pending sale could not be concluded; retried next tick');
+      });
     }
   });
   return links;

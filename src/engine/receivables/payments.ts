@@ -442,8 +442,12 @@ export interface RecordPaymentInput {
    * `discount_cents`: the invoice's early-payment discount taken with a payment of the rest of it;
    * taken only while early-discount.ts still gives at least that much on the payment's date and the
    * two close the invoice; otherwise the payment is recorded without it.
+   * `owing_cents`: what the invoice owed when the payment was priced (a click-to-pay sale). If it
+   * owes anything else when the payment is written, or the discount is no longer given, nothing is
+   * recorded: 409 `amount_changed` (the caller gives the money back). Checked in the payment's own
+   * unit of work, so no other change of the balance can come between the check and the write.
    */
-  invoices?: Array<{ number: string; amount_cents: number; discount_cents?: number }>;
+  invoices?: Array<{ number: string; amount_cents: number; discount_cents?: number; owing_cents?: number }>;
   /** What took it: 'autopay', 'portal', 'terminal'... */
   channel: string;
   /** Shown as payment_method, e.g. "Visa (4242)". Never a full card or account number. */
@@ -480,6 +484,13 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
       left -= take;
     }
   }
+  const priced = targets.map((t) => t.owing_cents !== undefined);
+  for (const t of targets) {
+    if (t.owing_cents === undefined) continue;
+    const inv = await s.invoice(t.number);
+    const owes = !inv || inv.data.deleted ? 0 : inv.data.owing_cents;
+    if (owes !== t.owing_cents) throw fail.conflict('amount_changed', `invoice ${inv?.data.display_number ?? t.number} owes ${owes}, not the ${t.owing_cents} this payment was priced for`);
+  }
   const entries: Entry[] = targets.map((t) => ({ invoice_number: t.number, amount: t.amount_cents, discount: t.discount_cents ?? 0 }));
   const problems = new Problems();
   const invoices = await loadInvoices(s, entries, problems);
@@ -490,9 +501,11 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
     // The money was taken before this records it (a card sale, a debit), so nothing here may refuse
     // it. A discount the invoice no longer gives (an ERP payment or a new version of the invoice
     // landed while the card was charged) is not taken: the money applies as money, any excess is the
-    // customer's credit, and the merchant sees both.
+    // customer's credit, and the merchant sees both. Unless the caller priced it against the
+    // balance (owing_cents, a click-to-pay sale): then it is refused, and the caller gives it back.
     const e = entries[i]!;
     if (inv && e.discount && (e.discount > earlyPaymentDiscount(inv.data, date, s.account.can('discounts')) || e.amount + e.discount !== inv.data.owing_cents)) {
+      if (priced[i]) throw fail.conflict('amount_changed', `invoice ${inv.data.display_number} no longer gives the ${e.discount} discount this payment was priced with`);
       s.core.logger.warn({ invoice: inv.id, discount_cents: e.discount, owing_cents: inv.data.owing_cents }, 'early-payment discount no longer available when its payment was recorded: applied without it');
       e.discount = 0;
     }

@@ -42,7 +42,7 @@ const pay = defineRoute({
   tags: TAGS,
   summary: 'Pay the invoice of a click-to-pay link',
   description: `No credentials: the link is the key. \`amount_cents\` is what the payer was shown; a balance that moved since is 409 \`amount_changed\`
-and nothing is charged. \`attempt\` is one press of Pay: the same attempt sent again answers the first outcome, never a second charge. A
+and nothing is charged (one that moved while the card was charged: the sale is voided). \`attempt\` is one press of Pay: the same attempt sent again answers the first outcome, never a second charge. A
 decline is 200 with \`status: declined\` and \`attempts_left\`.\n\n${RULES}`,
   auth: false,
   guessable: true,
