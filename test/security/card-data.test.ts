@@ -98,6 +98,26 @@ describe('card numbers where free text goes', () => {
   });
 });
 
+describe('card numbers sent as ids or tokens', () => {
+  it("masks an imported card's gateway_token that is, whole, a card number; a real token stays", async () => {
+    const w = await h.api.post<{ fund_token: string; wallets: Array<{ credit_cards: Array<{ gateway_token: string }> }> }>('/api/gateway/v1/wallets', {
+      customer: { identifier: 'C-GT', name: 'Gail' },
+      credit_card: { gateway_token: '6011 1111 1111 1117', brand: 'discover', last_4_digits: '1117', expiry_month: 12, expiry_year: 2031, name: 'Gail' },
+    });
+    expect(w.status, JSON.stringify(w.body)).toBe(200);
+    expect(JSON.stringify(w.body)).not.toMatch(/6011\s?1111\s?1111\s?1117/);
+    // An opaque token from another vault, digits inside it included, is kept as sent.
+    const kept = await h.api.post<{ wallets: Array<{ credit_cards: Array<{ gateway_token: string }> }> }>('/api/gateway/v1/wallets', {
+      customer: { identifier: 'C-GT2', name: 'Gus' },
+      credit_card: { gateway_token: 'tok_6011111111111117x', brand: 'discover', last_4_digits: '1117', expiry_month: 12, expiry_year: 2031, name: 'Gus' },
+    });
+    expect(kept.status).toBe(200);
+    expect(JSON.stringify(kept.body)).toContain('tok_6011111111111117x');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(filesHolding(h.t.dir, '6011 1111 1111 1117')).toEqual([]);
+  });
+});
+
 describe('card data in free-form attributes, whatever their names', () => {
   // Luhn-valid numbers a probe stored in clear under names the edge leaves alone (they carry a card on purpose elsewhere).
   const PANS = ['4111110000000013', '4111110000000021', '4111110000000039', '4111110000000062'];

@@ -134,6 +134,15 @@ const CARD_INPUT_FIELDS = ['card_number', 'account_number', 'payor_bank_account_
  */
 const ISSUED_FIELDS = new Set(['gateway_token', 'token', 'content', 'shift', 'attempt', 'stamp']);
 
+/**
+ * An issued id or token is left as it is (masking a digit run inside it would break it), but one
+ * that is, whole, a card number (a page sending a card number as its attempt id, another vault's
+ * "token" that is the number itself) would rest in clear: it is masked like free text. It then
+ * names nothing, which is right: no id this product issues is a card number.
+ */
+const ISSUED_PAN_SHAPE = /^[\p{Nd}\s-]{13,25}$/u;
+const isWholePan = (value: string) => ISSUED_PAN_SHAPE.test(value.trim()) && redactPans(value) !== value;
+
 /** Request fields that carry a number on purpose: card input and issued ids. */
 const NUMBER_FIELDS = new Set([...CARD_INPUT_FIELDS, ...ISSUED_FIELDS]);
 
@@ -214,8 +223,12 @@ function maskWalk<T>(body: T, kept: ReadonlySet<string>, secrets: boolean): T {
       const o = node as Record<string, unknown>;
       maskCardNumberKeys(o);
       for (const k of Object.keys(o)) {
-        if (kept.has(k) || SECRET_FIELDS.has(k)) continue;
         const v = o[k];
+        if (ISSUED_FIELDS.has(k) && typeof v === 'string' && isWholePan(v)) {
+          o[k] = redactPans(v);
+          continue;
+        }
+        if (kept.has(k) || SECRET_FIELDS.has(k)) continue;
         if (secrets && (typeof v === 'string' || typeof v === 'number') && isCardSecret(k, String(v))) o[k] = '*'.repeat(String(v).length);
         else if (typeof v === 'string') o[k] = redactPans(v);
         else if (typeof v === 'number') o[k] = maskedNumber(v);
