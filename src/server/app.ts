@@ -9,7 +9,7 @@ import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-d
 import { authorize } from '../engine/account';
 import { authenticate } from './auth';
 import { grantsOf, scopeOf } from './role-grants';
-import { toErrorReply, type ErrorShape } from './errors';
+import { SHAPES_FOR_MALFORMED_REQUESTS, toErrorReply, type ErrorShape } from './errors';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
 import { checkBodyType, checkDepth, checkText, dropPrototypeKeys, httpError, JSON_TYPES, MAX_BODY_DEPTH, MAX_OBJECT_KEYS } from './request-body';
@@ -116,10 +116,12 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
   const grants = grantsOf(route);
 
   const handler: RouteHandler = async (req, res) => {
-    // Set once the request is valid: only the handler's own failures take the route's error shape.
-    // The ecommerce API answers every failure in its own shape, malformed requests included, and
-    // onboarding every 400 (its ApplicationErrorResponse names the invalid fields, however found).
-    let shape: ErrorShape | undefined = route.errorShape === 'ecommerce' || route.errorShape === 'onboarding' ? route.errorShape : undefined;
+    // Set once the request is valid: only the handler's own failures take the route's error shape,
+    // except for the shapes malformed requests take too (SHAPES_FOR_MALFORMED_REQUESTS, errors.ts):
+    // the ecommerce API answers every failure in its own shape, onboarding every 400 (its
+    // ApplicationErrorResponse names the invalid fields, however found), a gateway operation every
+    // malformed request as an operation error (500), a wallet operation a schema failure as its 412.
+    let shape: ErrorShape | undefined = route.errorShape && SHAPES_FOR_MALFORMED_REQUESTS.has(route.errorShape) ? route.errorShape : undefined;
     try {
       let principal = null;
       if (route.auth === false) {

@@ -1,5 +1,5 @@
 import type { ErrorKind } from '../engine/errors';
-import { EngineError, isEngineError } from '../engine/errors';
+import { EngineError, fail, isEngineError } from '../engine/errors';
 import { operationErrorResponseCode } from '../engine/gateway/reference-data';
 import { applicationErrors } from './onboarding-errors';
 
@@ -31,10 +31,15 @@ export interface ErrorReply {
 
 /**
  * Operations whose failures the reference answers in a shape of their own; a route names its shape
- * (RouteDef.errorShape) and only what its handler throws takes it (a malformed request is answered
- * in the common shape, as the reference does):
+ * (RouteDef.errorShape). What its handler throws takes it; a malformed request takes it only for the
+ * shapes in SHAPES_FOR_MALFORMED_REQUESTS (the others answer it in the common shape):
+ * - `gateway` (the gateway operations that answer `{success, errors, response_code}`: order
+ *   transactions, terminal commands, gift card load and read): a malformed request (kind `invalid`:
+ *   a body failing its schema, JSON that does not parse) is a gateway operation error too, HTTP 500
+ *   `{success: false, errors: [<code>], response_code: 999}`, so a client reading `success`/`errors`
+ *   finds it. A `gateway` error is the gateway's on any route, declared or not;
  * - `wallet`: a 412 is `{wallet_token: null, fund_token: null, wallets: {error: <code>}}` plus our
- *   `error`/`code`/`details`;
+ *   `error`/`code`/`details`, a request failing its schema included (these routes answer it 412);
  * - `wallet_method` (changing or removing one payment method): a 412 is the reference's
  *   `{error: <code>}`, with our `code` and the sentence as `message`;
  * - `message` (a direct message): a 400 carries the reference's `errors: {base: [<sentence>]}`
@@ -45,9 +50,15 @@ export interface ErrorReply {
  *   requests too; a gateway failure there is the shop's bad request (400), not the gateway's 500.
  * - `onboarding`: a 400 is the reference's ApplicationErrorResponse (`address_errors`, `tax_id_errors`,
  *   `field_errors`, see onboarding-errors.ts) plus our `error`/`code`/`details`, for malformed requests too.
- * The gateway's own shape needs no declaring: a `gateway` error is the gateway's on any route.
  */
-export type ErrorShape = 'wallet' | 'wallet_method' | 'message' | 'importer' | 'ecommerce' | 'onboarding';
+export type ErrorShape = 'gateway' | 'wallet' | 'wallet_method' | 'message' | 'importer' | 'ecommerce' | 'onboarding';
+
+/**
+ * The shapes a route's failures take before its request is known to be valid (bad JSON, a body or
+ * query failing its schema) as well as after: the one place route families choose this. The other
+ * shapes are for what the handler throws; a malformed request there has the common shape.
+ */
+export const SHAPES_FOR_MALFORMED_REQUESTS: ReadonlySet<ErrorShape> = new Set<ErrorShape>(['gateway', 'wallet', 'ecommerce', 'onboarding']);
 
 function importerText(e: EngineError): string {
   const errors: Record<string, string[]> =
@@ -60,7 +71,9 @@ function importerText(e: EngineError): string {
 
 /** Turns anything thrown into a status and a body, in the route's shape. Never a stack trace, never internals. */
 export function toErrorReply(err: unknown, shape?: ErrorShape): ErrorReply {
-  const e: EngineError = isEngineError(err) ? err : new EngineError('internal', 'internal_error', 'Something went wrong on our side. It has been logged.');
+  const thrown: EngineError = isEngineError(err) ? err : new EngineError('internal', 'internal_error', 'Something went wrong on our side. It has been logged.');
+  // On a gateway operation a malformed request is one more operation error, answered below as every other.
+  const e = shape === 'gateway' && thrown.kind === 'invalid' ? fail.gateway(thrown.code, thrown.message, thrown.details) : thrown;
   const status = STATUS_OF[e.kind];
   if (shape === 'ecommerce' && e.kind !== 'rate_limited') return ecommerceReply(e, status);
   // Exactly the reference's shape: clients build their message from every key they find (an `error`

@@ -71,6 +71,8 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
       common[413] = { description: 'Body over the size limit of this operation', schema: errorRef };
       common[415] = { description: 'A body that is not JSON (Content-Type), or whose Content-Encoding is not supported', schema: errorRef };
     }
+    // A gateway operation answers a malformed request as an operation error (its 500), never 400.
+    if (route.errorShape === 'gateway') delete common[400];
     for (const [status, spec] of Object.entries({ ...common, ...route.responses })) {
       responses[status] = {
         description: spec.description,

@@ -5,12 +5,15 @@ import { registeredComponents } from '../shared/schemas/components';
 import { fail, type EngineError } from '../engine/errors';
 import { coercer } from './coercion';
 import { ORIGIN_PATTERN } from '../shared/schemas/ecommerce';
+import { EXPECTED } from '../shared/schemas/common';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
+    // Each error names the schema it failed (parentSchema): a failed union is said as what it takes.
+    verbose: true,
     strict: false,
   });
   addFormats.default(ajv);
@@ -140,7 +143,9 @@ function describe(e: ErrorObject): string {
     case 'additionalProperties':
       return `has an unknown field ${String((e.params as { additionalProperty?: string }).additionalProperty)}`;
     case 'enum':
-      return `must be one of ${((e.params as { allowedValues?: unknown[] }).allowedValues ?? []).join(', ')}`;
+      return `must be one of ${((e.params as { allowedValues?: unknown[] }).allowedValues ?? []).map(shown).join(', ')}`;
+    case 'const':
+      return `must be ${shown((e.params as { allowedValue?: unknown }).allowedValue)}`;
     case 'format':
       // Read by people in the back office's forms too, not only by a developer who knows the format's name.
       return FORMAT_TEXT[String((e.params as { format?: string }).format)] ?? e.message ?? 'is invalid';
@@ -175,21 +180,106 @@ function describe(e: ErrorObject): string {
   }
 }
 
+const shown = (value: unknown): string => (typeof value === 'string' ? (value === '' ? '""' : value) : JSON.stringify(value));
+
+interface SchemaNode {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  $ref?: string;
+  [EXPECTED]?: string;
+}
+
+/** What a schema takes, in words and in values (`null` says nothing: a field sent as null is one not sent). */
+function takes(schema: SchemaNode | undefined, out = { words: [] as string[], values: [] as unknown[] }, depth = 0) {
+  if (!schema || depth > 10) return out;
+  if (typeof schema[EXPECTED] === 'string') out.words.push(schema[EXPECTED]);
+  else if (schema.$ref) takes(registeredComponents().get(schema.$ref) as SchemaNode | undefined, out, depth + 1);
+  else if (schema.anyOf ?? schema.oneOf) for (const branch of schema.anyOf ?? schema.oneOf ?? []) takes(branch, out, depth + 1);
+  else if ('const' in schema) out.values.push(schema.const);
+  else if (schema.enum) out.values.push(...schema.enum);
+  else for (const t of [schema.type ?? []].flat()) if (t !== 'null') out.words.push(TYPE_TEXT[t] ?? t);
+  return out;
+}
+
+/** `must be a whole number of cents`, `must be one of CCD, PPD, WEB`, `must be text or an object`. */
+function describeUnion(schema: SchemaNode | undefined): string {
+  const { words, values } = takes(schema);
+  const all = [...new Set(words)];
+  if (values.length > 0) all.push(values.length === 1 ? shown(values[0]) : `one of ${[...new Set(values)].map(shown).join(', ')}`);
+  return all.length ? `must be ${all.join(' or ')}` : 'is invalid';
+}
+
+/** Keywords that judge a value itself (its type or a rule on it), not something inside it. */
+const VALUE_KEYWORDS = new Set(['type', 'const', 'enum', 'pattern', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+const MISMATCH_KEYWORDS = new Set(['type', 'const', 'enum']);
+const isUnion = (e: ErrorObject) => e.keyword === 'anyOf' || e.keyword === 'oneOf';
+const listAt = (map: Map<string, ErrorObject[]>, path: string): ErrorObject[] => map.get(path) ?? map.set(path, []).get(path)!;
+
+/**
+ * One line per failure. Ajv reports a union (anyOf) none of whose forms fits form by form
+ * (`amount_cents must be a whole number`, `... must match pattern "^-?[0-9]{1,11}$"`, `... must be null`):
+ * - a form that took the value and failed inside it (an object missing a field) says what is wrong,
+ *   and the other forms' mismatches are left out;
+ * - otherwise the union is one line naming what it takes (its EXPECTED words, else its forms:
+ *   `must be one of CCD, PPD`), unless the value had a form's type and broke only that form's rule
+ *   (`order must not be empty`), which is said as before.
+ */
+function lines(errors: readonly ErrorObject[], source: string): Array<{ field: string; code: string; message: string }> {
+  // Indexed once (a large body can fail thousands of times): the unions and the value failures at
+  // each value, and the values something inside of which failed.
+  const unionsAt = new Map<string, ErrorObject[]>();
+  const valueFailuresAt = new Map<string, ErrorObject[]>();
+  const failedInside = new Set<string>();
+  for (const e of errors) {
+    if (isUnion(e)) listAt(unionsAt, e.instancePath).push(e);
+    else if (VALUE_KEYWORDS.has(e.keyword)) listAt(valueFailuresAt, e.instancePath).push(e);
+    else if (e.keyword !== 'if') failedInside.add(e.instancePath);
+    // Every value holding this one failed inside (a value in the set has its holders in it too).
+    for (let path = e.instancePath, cut = path.lastIndexOf('/'); cut >= 0; cut = path.lastIndexOf('/')) {
+      path = path.slice(0, cut);
+      if (failedInside.has(path)) break;
+      failedInside.add(path);
+    }
+  }
+  const out = [];
+  const summarized = new Set<string>();
+  for (const e of errors) {
+    if (isUnion(e) || e.keyword === 'if') continue;
+    const field = fieldOf(e, source);
+    const unions = VALUE_KEYWORDS.has(e.keyword) ? unionsAt.get(e.instancePath) : undefined;
+    if (!unions) {
+      out.push({ field, code: e.keyword, message: `${field} ${describe(e)}` });
+      continue;
+    }
+    if (failedInside.has(e.instancePath)) continue;
+    const ownWords = unions.some((u) => typeof (u.parentSchema as SchemaNode | undefined)?.[EXPECTED] === 'string');
+    if (!ownWords && (valueFailuresAt.get(e.instancePath) ?? []).some((o) => !MISMATCH_KEYWORDS.has(o.keyword))) {
+      if (!MISMATCH_KEYWORDS.has(e.keyword)) out.push({ field, code: e.keyword, message: `${field} ${describe(e)}` });
+      continue;
+    }
+    if (summarized.has(e.instancePath)) continue;
+    summarized.add(e.instancePath);
+    // The outermost union at this value is reported last.
+    out.push({ field, code: e.keyword, message: `${field} ${describeUnion(unions.at(-1)!.parentSchema as SchemaNode | undefined)}` });
+  }
+  return out;
+}
+
 /** Details an answer lists at most: the summary still counts them all. */
 export const MAX_ERROR_DETAILS = 100;
 
 /** One readable error for a failed validation, with a detail per field (the first MAX_ERROR_DETAILS). */
 export function validationError(errors: ErrorObject[] | null | undefined, source: string, kind: 'invalid' | 'precondition'): EngineError {
-  // anyOf/oneOf branches repeat themselves; keep one line per field and rule.
+  // Branches of nested unions repeat themselves; keep one line per field and rule.
   const seen = new Set<string>();
   const details = [];
-  for (const e of errors ?? []) {
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
-    const field = fieldOf(e, source);
-    const message = `${field} ${describe(e)}`;
-    if (seen.has(message)) continue;
-    seen.add(message);
-    details.push({ field, code: e.keyword, message });
+  for (const line of lines(errors ?? [], source)) {
+    if (seen.has(line.message)) continue;
+    seen.add(line.message);
+    details.push(line);
   }
   const first = details[0]?.message ?? `${source} is invalid`;
   const summary = details.length > 1 ? `${first} (and ${details.length - 1} more)` : first;

@@ -21,6 +21,20 @@ describe('OpenAPI document', () => {
     expect(new Set(ops).size).toBe(ops.length);
   });
 
+  it('documents a gateway operation\'s malformed request as its 500 operation error, not a 400', () => {
+    const doc = buildOpenApi(allRoutes, { version: 'test', description: '' }) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>> };
+    const gatewayOps = allRoutes.filter((r) => r.errorShape === 'gateway').map((r) => `${r.method} ${r.path}`);
+    expect(gatewayOps.sort()).toEqual(
+      [...['verify', 'auth', 'capture', 'sale', 'void', 'refund', 'credit'].map((a) => `post /api/gateway/v1/orders/${a}`), 'post /api/gateway/v1/terminal', 'post /api/gateway/v1/gift_card', 'post /api/gateway/v1/gift_card/read'].sort(),
+    );
+    for (const op of gatewayOps) {
+      const [method, path] = op.split(' ') as [string, string];
+      const responses = doc.paths[path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]![method]!.responses;
+      expect(responses['400'], op).toBeUndefined();
+      expect(responses['500']?.content?.['application/json']?.schema, op).toEqual({ $ref: '#/components/schemas/GatewayError' });
+    }
+  });
+
   it('is served at /api/openapi.json without credentials, and the docs page at /api/docs', async () => {
     const h = await openHarness({ api: true });
     const { api } = h;

@@ -146,9 +146,11 @@ describe('POST /api/gateway/v1/terminal', () => {
     expect(res.body).toMatchObject({ success: false, errors: ['lane_not_found'] });
   });
 
-  it('refuses an unknown command and a missing lane id', async () => {
-    expect((await api.post('/api/gateway/v1/terminal', { laneid: '1', command: 'Reboot' })).status).toBe(400);
-    expect((await api.post('/api/gateway/v1/terminal', { command: 'Cancel' })).status).toBe(400);
+  it('refuses an unknown command and a missing lane id, as the gateway answers an operation error', async () => {
+    for (const body of [{ laneid: '1', command: 'Reboot' }, { command: 'Cancel' }]) {
+      const res = await api.post('/api/gateway/v1/terminal', body);
+      expect([res.status, res.body]).toEqual([500, { success: false, errors: ['validation_failed'], response_code: 999 }]);
+    }
   });
 
   it('needs the card-present capability', async () => {

@@ -25,7 +25,8 @@ GET /api/reference_data/v1/response_codes), the transaction in state \`declined\
 (the processor's decline: \`567.005\`/\`DECLINED\`, response code 999; a failed AVS check: \`gateway_response.errors\`
 \`{"gateway": ["Failed AVS Check"]}\`). When a new card fails its verification the one transaction listed is that \`verify\` (for 0).
 A request that cannot be carried out (unknown order or transaction, amount over what is left, a void after the cut-off, no payment
-method...) is HTTP 500 \`{"success": false, "errors": ["<code>"], "response_code": 999}\` (250 with \`order_not_found\`) and records nothing.
+method, a body that fails its schema: \`validation_failed\`...) is HTTP 500 \`{"success": false, "errors": ["<code>"], "response_code": 999}\` (250 with
+\`order_not_found\`) and records nothing.
 
 **Sandbox processor** (sandbox environment; a production install has no processor and answers \`processor_unavailable\`):
 - Cards (any future expiry): Visa 4895281000000006, Mastercard 5541032000004422, Discover 6011000990911111, Amex 341111597242000;
@@ -54,7 +55,7 @@ method) answers the original transaction and charges nothing; the same reference
 `.trim();
 
 const errors = {
-  500: { description: 'Gateway operation error: nothing was charged or recorded. `errors` holds a stable code.', schema: ref(GatewayErrorBody) },
+  500: { description: 'Gateway operation error, a malformed request included (`validation_failed`, `invalid_json`): nothing was charged or recorded. `errors` holds a stable code.', schema: ref(GatewayErrorBody) },
 };
 
 const ACTIONS: Array<{ path: string; action: GatewayAction; operationId: string; summary: string; extra: string }> = [
@@ -76,6 +77,7 @@ export const transactionRoutes: AnyRoute[] = ACTIONS.map((a) =>
     summary: a.summary,
     description: `${a.extra}\n\n${GATEWAY_RULES}`,
     body: TransactionRequest,
+    errorShape: 'gateway',
     responses: { 200: { description: 'Approved (`success: true`) or declined (`success: false`, `response_code`)', schema: TransactionResponse }, ...errors },
     async handler({ engine, body, principal }) {
       const result = await engine.gateway.transact(a.action, body, principal?.credential ?? null);

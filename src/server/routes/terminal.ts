@@ -20,10 +20,11 @@ export const terminalCommand = defineRoute({
     'One payment or exclusive command (DeviceSetup, RequestSignature) holds a lane at a time; a second gets `success: false` with `device_busy`. An unknown lane is answered with 500 `{success: false, errors: ["lane_not_found"]}`, as the gateway answers an unknown order.',
   ].join('\n'),
   body: TerminalRequest,
+  errorShape: 'gateway',
   responses: {
     200: { description: 'The device\'s answer (`success` true or false)', schema: ref(TerminalResponse) },
     412: { description: 'The account is not enabled for card-present EMV (`capability_disabled`)', schema: ref(ErrorBody) },
-    500: { description: '`lane_not_found`', schema: ref(GatewayErrorBody) },
+    500: { description: '`lane_not_found`, or a malformed request (`validation_failed`: an unknown command, no laneid)', schema: ref(GatewayErrorBody) },
   },
   async handler({ engine, body }) {
     return { body: await engine.lanes.command(body.laneid, body.command) };

@@ -34,7 +34,10 @@ The card's or account's \`nickname\`, \`locked\`, \`is_default\` and \`is_single
 wallet already holds); a method made default takes the default from the wallet's other methods.`;
 
 const walletFailure = {
-  412: { description: 'Precondition failed (reference codes such as customer_not_found, name_unspecified, fund_address_unspecified, payment_method_not_found)', schema: Type.Union([ref(WalletErrorBody), ref(ErrorBody)]) },
+  412: {
+    description: 'Precondition failed (reference codes such as customer_not_found, name_unspecified, fund_address_unspecified, payment_method_not_found), or a request failing its schema (validation_failed, with `details`): the wallet shape',
+    schema: ref(WalletErrorBody),
+  },
   503: { description: 'Production install without a payment processor: methods cannot be vaulted', schema: ref(ErrorBody) },
 };
 const methodFailure = {
@@ -249,7 +252,12 @@ export const revokeAutopay = defineRoute({
 
 // ---- Gift cards ----
 
-const giftErrors = { 500: { description: 'Gateway error (invalid_card_number, incorrect_pin, pin_tries_exceeded, pin_check_in_progress, gift_card_mismatch, balance_limit, processor_unavailable)', schema: ref(GatewayErrorBody) } };
+const giftErrors = {
+  500: {
+    description: 'Gateway error (invalid_card_number, incorrect_pin, pin_tries_exceeded, pin_check_in_progress, gift_card_mismatch, balance_limit, processor_unavailable), or a malformed request (validation_failed)',
+    schema: ref(GatewayErrorBody),
+  },
+};
 
 export const loadGiftCard = defineRoute({
   method: 'post',
@@ -260,6 +268,7 @@ export const loadGiftCard = defineRoute({
   description:
     'An unknown card number is provisioned (inactive, balance 0) with the expiry and PIN sent. `activated` "true"/"false" activates/deactivates; omitted leaves it. `load_amount_cents` is added to the balance. A card that has a PIN needs it. A gift card pays a sale as `gift_card: {card_number, pin}` or by its token; an inactive card, a wrong PIN or a short balance declines.',
   body: GiftCardLoad,
+  errorShape: 'gateway',
   responses: { 200: { description: 'Done, with the resulting balance', schema: GiftCardLoadResponse }, ...giftErrors },
   async handler({ engine, body }) {
     return { body: await engine.giftCards.load(body) };
@@ -274,6 +283,7 @@ export const readGiftCard = defineRoute({
   summary: 'Read a gift card balance',
   description: 'An unknown card (or another expiry) reads `{balance: 0, activated: false}`. The token pays sales without the number.',
   body: GiftCardRead,
+  errorShape: 'gateway',
   responses: { 200: { description: 'Balance', schema: GiftCardReadResponse }, ...giftErrors },
   async handler({ engine, body }) {
     return { body: await engine.giftCards.read(body) };

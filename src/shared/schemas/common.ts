@@ -1,6 +1,13 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { component } from './components';
 
+/**
+ * A schema's own words for the values it takes (`{ [EXPECTED]: 'a whole number of cents' }`), for a
+ * union whose forms (an integer, or its digits as text) would otherwise be listed one by one: a
+ * refused request then says `amount_cents must be a whole number of cents` (src/server/validation.ts).
+ */
+export const EXPECTED = 'x-expected';
+
 /** 2^63 - 1 as a double: JSON numbers are doubles, and our watermarks stay far below 2^53. */
 export const INT64_MAX = 2 ** 63 - 1;
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EXPECTED } from './common';
 import { component, ref } from './components';
 import { LooseCents, OrderInput } from './orders';
 
@@ -11,8 +12,8 @@ const text = (max = 255) => Type.String({ maxLength: max });
 const optText = (max = 255) => Type.Optional(Type.Union([text(max), Type.Null()]));
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
-export const LooseMonth = Type.Union([Type.Integer({ minimum: 1, maximum: 12 }), Type.String({ pattern: '^(0?[1-9]|1[0-2])$' })]);
-export const LooseYear = Type.Union([Type.Integer({ minimum: 0, maximum: 9999 }), Type.String({ pattern: '^([0-9]{2}|[0-9]{4})$' })]);
+export const LooseMonth = Type.Union([Type.Integer({ minimum: 1, maximum: 12 }), Type.String({ pattern: '^(0?[1-9]|1[0-2])$' })], { [EXPECTED]: 'a month number from 1 to 12' });
+export const LooseYear = Type.Union([Type.Integer({ minimum: 0, maximum: 9999 }), Type.String({ pattern: '^([0-9]{2}|[0-9]{4})$' })], { [EXPECTED]: 'a year of 4 digits (or 2)' });
 
 export const AddressInput = component(
   'AddressInput',

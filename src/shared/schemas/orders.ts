@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { component, ref } from './components';
-import { ExportQuery, Watermark } from './common';
+import { EXPECTED, ExportQuery, Watermark } from './common';
 
 /**
  * Orders: the sales document of the merchant's ERP or web shop. Amounts are integer cents; existing
@@ -9,6 +9,7 @@ import { ExportQuery, Watermark } from './common';
  */
 export const LooseCents = Type.Union([Type.Integer({ minimum: -99_999_999_999, maximum: 99_999_999_999 }), Type.String({ pattern: '^-?[0-9]{1,11}$' })], {
   description: 'Integer minor units; a string of digits is accepted too.',
+  [EXPECTED]: 'a whole number of cents (at most 11 digits)',
 });
 
 const text = (max = 255) => Type.String({ maxLength: max });

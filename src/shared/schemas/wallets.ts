@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { component, ref } from './components';
 import { AddressInput, BankAccountInput, ContactInput, CreditCardInput, LooseMonth, LooseYear, methodSettings } from './gateway';
-import { ExportQuery } from './common';
+import { EXPECTED, ExportQuery } from './common';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 const optText = (max = 255) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]));
@@ -243,7 +243,7 @@ const giftCardIdentity = {
 export const GiftCardLoad = Type.Object({
   ...giftCardIdentity,
   activated: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Boolean()], { description: '"true" activates, "false" deactivates, omitted leaves the status unchanged.' })),
-  load_amount_cents: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000 }), Type.String({ pattern: '^[0-9]{1,9}$' })])),
+  load_amount_cents: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 100_000_000 }), Type.String({ pattern: '^[0-9]{1,9}$' })], { [EXPECTED]: 'a whole number of cents from 0 to 100000000' })),
 });
 export type GiftCardLoad = Static<typeof GiftCardLoad>;
 
