@@ -79,6 +79,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Re
         ...(spec.schema
           ? { content: { [spec.contentType ?? 'application/json']: { schema: toDocSchema(spec.schema) }, ...Object.fromEntries(Object.entries(spec.alsoContent ?? {}).map(([type, schema]) => [type, { schema: toDocSchema(schema) }])) } }
           : {}),
+        ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([name, h]) => [name, { description: h.description, schema: toDocSchema(h.schema) }])) } : {}),
       };
     }
     const operation: Record<string, Json> = {

@@ -41,6 +41,8 @@ export interface ResponseSpec {
   contentType?: string;
   /** Other media types the same status may answer (a statement as PDF beside its JSON). */
   alsoContent?: Record<string, TSchema>;
+  /** Response headers of ours that the answer carries (documented; the handler sets them in its Reply). */
+  headers?: Record<string, { description: string; schema: TSchema }>;
 }
 
 type StaticOr<T, D> = T extends TSchema ? Static<T> : D;

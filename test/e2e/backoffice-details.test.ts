@@ -131,7 +131,8 @@ for (const { locale, p } of LOCALES) {
       const email = `ap@${p.toLowerCase()}-acme.test`;
       await field('Invite someone by e-mail').fill(email);
       await page().getByRole('button', { name: 'Send invitation' }).click();
-      await seen(`Invitation sent to ${email}.`);
+      // No relay here (sandbox): the invitation is kept in the outbox, and the screen does not call it sent.
+      await seen(`Invitation to ${email} kept in the Outbox, not e-mailed: no mail relay is set (sandbox mode).`);
       const row = page().getByRole('table', { name: 'Contacts' }).getByRole('row', { name: new RegExp(email) });
       await until(async () => spaces(await row.innerText()).includes(`invited ${today(locale)}`), 'the invited pill, its day in the locale');
       await row.getByRole('button', { name: 'Cancel invitation' }).click();
@@ -221,12 +222,13 @@ for (const { locale, p } of LOCALES) {
       expect(opened.status()).toBe(200);
       // serve runs on 127.0.0.1 without --public-url here: the page says customers cannot open such a link.
       expect(await page().getByLabel('Payment link warning').innerText()).toContain('--public-url');
-      // A reminder: the engine's counts, in words.
+      // A reminder: the engine's counts, in words, and what became of its e-mail (sandbox: kept in the outbox).
       await page().getByRole('button', { name: 'Send a reminder' }).click();
       await until(async () => (await page().getByLabel('Reminder result').count()) > 0, 'the reminder result');
-      expect(await page().getByLabel('Reminder result').innerText()).toBe('Reminder sent for 1 invoice of 1.');
-      // Sent once from this page: no second e-mail by a second press.
-      expect(await page().getByRole('button', { name: 'Reminder sent' }).isDisabled()).toBe(true);
+      await until(async () => /kept in the Outbox/.test(await page().getByLabel('Reminder result').innerText()), 'the reminder kept in the outbox');
+      expect(await page().getByLabel('Reminder result').innerText()).toBe('Reminder for 1 invoice of 1 kept in the Outbox, not e-mailed: no mail relay is set (sandbox mode). Open the Outbox');
+      // Once from this page: no second e-mail by a second press.
+      expect(await page().getByRole('button', { name: 'Reminder kept (sandbox)' }).isDisabled()).toBe(true);
       // A dispute opened, then closed with a comment; then a plain comment.
       await field('Comment, or what the customer disputes').fill('The quantity is wrong: 8 widgets came, not 10.');
       await field('Raised by (to open a dispute)').fill(`billing@${p.toLowerCase()}-acme.test`);

@@ -193,7 +193,9 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await relay.getByLabel('From', { exact: true }).fill('Laneway Shop <shop@example.com>');
     await relay.getByLabel('Password', { exact: true }).fill('relay secret');
     await relay.getByRole('button', { name: 'Save relay' }).click();
-    await seen('Saved: e-mail goes through this relay.');
+    // Saving tries the relay: this one's name does not resolve, so it is saved with a warning, and its badge says so.
+    await seen('Saved, but the relay is not reachable: The host name smtp.example.com does not resolve (DNS)');
+    await until(async () => (await page.getByLabel('Relay state').textContent()) === 'Failing', 'the relay badge to say Failing');
     const settings = await api<{ mode: string; relay: { host: string; port: number; password_set: boolean } }>('GET', '/api/account/mail');
     expect(settings).toMatchObject({ mode: 'smtp', relay: { host: 'smtp.example.com', port: 587, password_set: true } });
     expect(JSON.stringify(settings)).not.toContain('relay secret');

@@ -55,7 +55,7 @@ describe('autopay after a charge came back', () => {
     // Said where the agreement is read, and a reminder is no longer skipped as "autopay will pay it".
     const held = async () => (await h.api.get<{ held_invoices: Array<{ invoice_number: string; cause: string }> }>('/api/autopay?customer_identifier=HOLD01')).body.held_invoices;
     expect((await held()).map((i) => [i.invoice_number, i.cause]).sort()).toEqual([['HD-1', 'refunded'], ['HD-2', 'refunded']]);
-    const remind = await h.t.engine.notifications.remind(['HD-2']);
+    const { counts: remind } = await h.t.engine.notifications.remind(['HD-2']);
     expect(remind.scheduled).toBe(0);
 
     // An invoice the refund did not touch is still charged when it falls due.

@@ -9,11 +9,23 @@ import type { InstallKeys } from '../security/install-keys';
 import { formatMoney } from '../../shared/money';
 import { invoicePdf, supplierOf } from './pdf';
 import { createSender, MESSAGE, queueMessage, type MessageData, type NewMessage } from './outbox';
-import { relayView, removeRelay, setRelay, type RelayInput, type RelayView } from './relay';
-import type { DeliveryOptions } from '../webhooks/worker';
+import { relayConfigOf, relayView, removeRelay, setRelay, validateRelay, type RelayInput, type RelayView } from './relay';
+import { checkRelay } from './check';
+import { mailStatus, type MailStatus } from './status';
+import { DEFAULT_DELIVERY, type DeliveryOptions } from '../webhooks/worker';
 
 export type { MessageData } from './outbox';
 export type { RelayInput, RelayView } from './relay';
+export type { RelayCheck } from './check';
+export type { MailStatus } from './status';
+
+/** The ids of the outbox messages an operation queued (none: nobody is e-mailed). */
+export interface Queued {
+  messages: string[];
+}
+
+/** How long saving a relay waits for it to answer (the connection, EHLO, STARTTLS, AUTH). */
+const CHECK_TIMEOUT_MS = 5_000;
 
 export const REMINDER_COUNTS = ['requested', 'sent', 'not_found', 'suppressed', 'invoice_suppressed', 'not_invited', 'paid', 'draft', 'credit', 'scheduled', 'on_plan'] as const;
 export type ReminderCounts = Record<(typeof REMINDER_COUNTS)[number], number>;
@@ -29,14 +41,16 @@ export interface DirectMessageInput {
 }
 
 export interface Notifications {
-  remind(ids: string[]): Promise<ReminderCounts>;
-  directMessage(input: DirectMessageInput): Promise<void>;
+  /** The counts (the reference's answer), and the messages queued: each is queued, not yet delivered, when this answers. */
+  remind(ids: string[]): Promise<{ counts: ReminderCounts } & Queued>;
+  directMessage(input: DirectMessageInput): Promise<Queued>;
   /** Issues an invitation (receivables' rule) and emails it, unless the customer's notifications are suppressed. */
-  invite(identifier: string, email: string): Promise<void>;
-  relay(): Promise<{ mode: 'smtp' | 'sandbox'; relay: RelayView | null }>;
+  invite(identifier: string, email: string): Promise<Queued>;
+  relay(): Promise<{ mode: 'smtp' | 'sandbox'; relay: RelayView | null; status: MailStatus }>;
+  /** Tries the relay (no message sent), then saves it with what the try found (`check`), whether it answered or not. */
   setRelay(input: RelayInput): Promise<RelayView>;
   removeRelay(): Promise<void>;
-  outbox(page: { before?: number; limit: number }): Promise<{ messages: Array<MessageData & { watermark: number }>; next_before: number | null }>;
+  outbox(page: { before?: number; limit: number; ids?: string }): Promise<{ messages: Array<MessageData & { watermark: number; last_attempt_at: string | null }>; next_before: number | null }>;
   /** The server's public base URL, for the click-to-pay links reminders carry (none until it is said). */
   setPublicUrl(url: () => string): void;
   /** Resolves once no message is due (tests). */
@@ -128,13 +142,15 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     };
   };
 
-  /** Queues messages in one unit of work, then wakes the sender. */
-  const queue = async (messages: NewMessage[]) => {
-    if (messages.length === 0) return;
+  /** Queues messages in one unit of work, then wakes the sender; answers their ids. */
+  const queue = async (messages: NewMessage[]): Promise<Queued> => {
+    if (messages.length === 0) return { messages: [] };
+    const ids = messages.map(() => `M${core.ids.token()}`);
     await core.mutate(async (tx) => {
-      for (const m of messages) await queueMessage(tx, `M${core.ids.token()}`, m);
+      for (const [i, m] of messages.entries()) await queueMessage(tx, ids[i]!, m);
       tx.afterCommit(() => sender.pump());
     });
+    return { messages: ids };
   };
 
   const classify = async (id: string, counts: ReminderCounts, out: NewMessage[], seen: Set<string>) => {
@@ -165,13 +181,11 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       const out: NewMessage[] = [];
       const seen = new Set<string>();
       for (const id of ids) await classify(id, counts, out, seen);
-      await queue(out);
-      return counts;
+      return { counts, ...(await queue(out)) };
     },
 
     async directMessage(input) {
-      const messages = await directMessage(input);
-      await queue(messages);
+      return queue(await directMessage(input));
     },
 
     async invite(identifier, email) {
@@ -179,10 +193,10 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       // A second unit: a crash between the two leaves the invitation recorded and its email unsent
       // (re-inviting sends it); receivables would have to queue it in its own unit to close that gap.
       const customer = await findCustomer(identifier);
-      if (!customer || customer.data.notification_suppressed) return;
+      if (!customer || customer.data.notification_suppressed) return { messages: [] };
       const contact = customer.data.contacts.find((c) => same(c.email, email));
-      if (contact?.signed_up_at) return;
-      await queue([
+      if (contact?.signed_up_at) return { messages: [] };
+      return queue([
         {
           purpose: 'invitation',
           to: email,
@@ -195,18 +209,34 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
 
     async relay() {
       const relay = await relayView(core);
-      return { mode: relay ? 'smtp' : 'sandbox', relay };
+      return { mode: relay ? 'smtp' : 'sandbox', relay, status: await mailStatus(core) };
     },
-    setRelay: (input) => core.mutate((tx) => setRelay(tx, keys, input)),
+    async setRelay(input) {
+      validateRelay(input);
+      // Tried before the unit of work (no store transaction waits on the network), then saved
+      // whatever the answer: a relay down for a moment, or one whose firewall opens for this
+      // machine later, still gets the outbox's messages when it answers (they are retried for three
+      // days), whereas refusing the save would leave the install in sandbox mode, where mail goes
+      // nowhere. The answer's `check` says it did not answer, and why, beside the saved settings.
+      const check = await checkRelay(await relayConfigOf(core, keys, input), Math.min(CHECK_TIMEOUT_MS, deps.options?.timeoutMs ?? DEFAULT_DELIVERY.timeoutMs), () => core.clock.now());
+      return core.mutate((tx) => setRelay(tx, keys, input, check));
+    },
     removeRelay: () => core.mutate((tx) => removeRelay(tx)),
 
     async outbox(page) {
+      const view = (r: { watermark: number; data: MessageData }) => ({ ...r.data, last_attempt_at: r.data.last_attempt_at ?? null, watermark: r.watermark });
+      if (page.ids !== undefined) {
+        // The messages an operation queued (its Laneway-Mail-Messages header), newest first: how a screen follows them.
+        const ids = [...new Set(page.ids.split(',').map((id) => id.trim()).filter(Boolean))].slice(0, page.limit);
+        const rows = await core.find<{ id: string; watermark: number; data: MessageData; [k: string]: unknown }>('records', { selector: { id: { $in: ids.map((id) => `${MESSAGE}/${id}`) } } });
+        return { messages: rows.map(view).sort((a, b) => b.watermark - a.watermark), next_before: null };
+      }
       const rows = await core.find<{ id: string; watermark: number; data: MessageData; [k: string]: unknown }>('records', {
         selector: { kind: MESSAGE, watermark: { $lt: page.before ?? Number.MAX_SAFE_INTEGER } },
         sort: [{ kind: 'desc' }, { watermark: 'desc' }],
         limit: page.limit,
       });
-      const messages = rows.map((r) => ({ ...r.data, watermark: r.watermark }));
+      const messages = rows.map(view);
       return { messages, next_before: messages.length === page.limit ? messages.at(-1)!.watermark : null };
     },
     setPublicUrl(url) {

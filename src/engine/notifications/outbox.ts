@@ -29,6 +29,8 @@ export interface MessageData {
   first_attempt_ms: number;
   next_attempt_ms: number;
   created_at: string;
+  /** When the newest attempt to send it was made (absent on messages older than this field). */
+  last_attempt_at?: string | null;
   sent_at: string | null;
   message_id: string | null;
   error: string | null;
@@ -37,7 +39,7 @@ export interface MessageData {
 export type NewMessage = Pick<MessageData, 'purpose' | 'to' | 'subject' | 'text' | 'attach_invoice'>;
 
 export async function queueMessage(tx: Tx, id: string, m: NewMessage): Promise<MessageData> {
-  const data: MessageData = { ...m, id, attachment: null, state: 'queued', transport: null, attempts: 0, first_attempt_ms: 0, next_attempt_ms: tx.now, created_at: tx.at, sent_at: null, message_id: null, error: null };
+  const data: MessageData = { ...m, id, attachment: null, state: 'queued', transport: null, attempts: 0, first_attempt_ms: 0, next_attempt_ms: tx.now, created_at: tx.at, last_attempt_at: null, sent_at: null, message_id: null, error: null };
   await putMessage(tx, data);
   return data;
 }
@@ -74,7 +76,7 @@ export function createSender(ports: SenderPorts): Sender {
     const first = m.attempts === 0 ? now : m.first_attempt_ms;
     const file = m.attach_invoice ? await ports.attachment(m.attach_invoice) : undefined;
     const attachment = file ? { file_name: file.file_name, size: file.content.length } : null;
-    if (!relay) return { ...m, attachment, state: 'sent', transport: 'sandbox', attempts: m.attempts + 1, first_attempt_ms: first, sent_at: new Date(now).toISOString(), error: null };
+    if (!relay) return { ...m, attachment, state: 'sent', transport: 'sandbox', attempts: m.attempts + 1, first_attempt_ms: first, last_attempt_at: new Date(now).toISOString(), sent_at: new Date(now).toISOString(), error: null };
     const smtp = transportOptions(relay, options.timeoutMs);
     try {
       // Loaded on the first message sent through a relay: most installs never send one, and every start paid for it.
@@ -82,12 +84,12 @@ export function createSender(ports: SenderPorts): Sender {
       const transport = nodemailer.createTransport(smtp);
       const info = await transport.sendMail({ from: relay.from, to: m.to, subject: m.subject, text: m.text, ...(file ? { attachments: [{ filename: file.file_name, content: file.content, contentType: 'application/pdf' }] } : {}) });
       transport.close();
-      return { ...m, attachment, state: 'sent', transport: 'smtp', attempts: m.attempts + 1, first_attempt_ms: first, sent_at: new Date(core.clock.now()).toISOString(), message_id: String(info.messageId ?? ''), error: null };
+      return { ...m, attachment, state: 'sent', transport: 'smtp', attempts: m.attempts + 1, first_attempt_ms: first, last_attempt_at: new Date(core.clock.now()).toISOString(), sent_at: new Date(core.clock.now()).toISOString(), message_id: String(info.messageId ?? ''), error: null };
     } catch (err) {
       const later = core.clock.now();
       const attempts = m.attempts + 1;
       const failed = later - first >= options.retryForMs;
-      return { ...m, attachment, state: failed ? 'failed' : 'queued', transport: 'smtp', attempts, first_attempt_ms: first, next_attempt_ms: later + backoffMs(attempts, options), error: sendError(err, smtp) };
+      return { ...m, attachment, state: failed ? 'failed' : 'queued', transport: 'smtp', attempts, first_attempt_ms: first, next_attempt_ms: later + backoffMs(attempts, options), last_attempt_at: new Date(later).toISOString(), error: sendError(err, smtp) };
     }
   };
 

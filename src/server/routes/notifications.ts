@@ -3,9 +3,12 @@ import { defineRoute } from '../route';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { BulkRemind, DirectMessage, MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery, ReminderCounts } from '../../shared/schemas/notifications';
+import { MAIL_HEADER_DOC, mailHeaders } from '../mail-headers';
 
 const TAGS = ['Notifications'];
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
+const QUEUED = ' Counted `sent` means queued in the outbox, not delivered: the response header Laneway-Mail-Messages lists the messages, and `GET /api/notifications/outbox?ids=` says what became of each.';
+
 const COUNTS = 'Checked in this order, each invoice counted once: not_found, credit, paid, suppressed (customer), invoice_suppressed, on_plan, scheduled (approved autopay), not_invited (no contact invited, activated or signed up), else sent: one email per such contact, with the invoice PDF when the customer opted in (`pdf_attachment_opt_in`). Emails go through the SMTP relay of the account settings, queued and retried for three days; without a relay (sandbox) they stay in the outbox (`GET /api/notifications/outbox`).';
 
 export const remindOne = defineRoute({
@@ -14,11 +17,12 @@ export const remindOne = defineRoute({
   operationId: 'remindInvoice',
   tags: TAGS,
   summary: 'Single Invoice Reminder',
-  description: COUNTS,
+  description: COUNTS + QUEUED,
   params: Type.Object({ number_or_id: Type.String({ minLength: 1, maxLength: 100 }) }),
-  responses: { 200: { description: 'Counts', schema: ref(ReminderCounts) } },
+  responses: { 200: { description: 'Counts', schema: ref(ReminderCounts), headers: MAIL_HEADER_DOC } },
   async handler({ engine, params }) {
-    return { body: await engine.notifications.remind([params.number_or_id]) };
+    const { counts, ...queued } = await engine.notifications.remind([params.number_or_id]);
+    return { body: counts, headers: mailHeaders(queued) };
   },
 });
 
@@ -28,11 +32,12 @@ export const remindMany = defineRoute({
   operationId: 'remindInvoices',
   tags: TAGS,
   summary: 'Bulk Invoice Reminder',
-  description: COUNTS,
+  description: COUNTS + QUEUED,
   body: BulkRemind,
-  responses: { 200: { description: 'Counts', schema: ref(ReminderCounts) } },
+  responses: { 200: { description: 'Counts', schema: ref(ReminderCounts), headers: MAIL_HEADER_DOC } },
   async handler({ engine, body }) {
-    return { body: await engine.notifications.remind(body.ids) };
+    const { counts, ...queued } = await engine.notifications.remind(body.ids);
+    return { body: counts, headers: mailHeaders(queued) };
   },
 });
 
@@ -47,7 +52,7 @@ export const directMessage = defineRoute({
   body: DirectMessage,
   errorShape: 'message',
   responses: {
-    200: { description: 'Queued', schema: Type.Object({}) },
+    200: { description: 'Queued (not yet delivered: see the Laneway-Mail-Messages header)', schema: Type.Object({}), headers: MAIL_HEADER_DOC },
     400: {
       description: 'Refused: the sentence in `error` and, as the reference gives it, in `errors.base` (a malformed request has the common error shape)',
       schema: Type.Union([Type.Object({ error: Type.String(), code: Type.String(), errors: Type.Object({ base: Type.Array(Type.String()) }) }), ref(ErrorBody)]),
@@ -55,8 +60,7 @@ export const directMessage = defineRoute({
     404: err('`record_not_found`: no such invoice or order'),
   },
   async handler({ engine, body }) {
-    await engine.notifications.directMessage(body);
-    return { body: {} };
+    return { body: {}, headers: mailHeaders(await engine.notifications.directMessage(body)) };
   },
 });
 
@@ -66,6 +70,7 @@ export const mailSettings = defineRoute({
   operationId: 'getMailSettings',
   tags: ['Account settings'],
   summary: 'The SMTP relay email is sent through (never its password), or sandbox mode',
+  description: '`status` is how the relay is doing as the outbox shows it: `failing` when the newest delivery attempt through it failed (with `last_error`, and `next_retry_at` when the outbox tries again), `working` when it delivered; with no attempt yet, what trying the relay found when it was saved (`relay.check`).',
   responses: { 200: { description: 'Settings', schema: MailSettings } },
   async handler({ engine }) {
     return { body: await engine.notifications.relay() };
@@ -80,7 +85,7 @@ export const putMailSettings = defineRoute({
   tags: ['Account settings'],
   summary: 'Set the SMTP relay (the password is kept encrypted with an install key)',
   description:
-    'Needs the `credentials` scope. The user name and password are sent to the relay only over TLS: from the first byte (`secure`), else after STARTTLS, which is then required. A relay that does not offer STARTTLS gets no password and no message: each stays queued (then failed after the retry period) with the reason in `error` (GET /api/notifications/outbox). A relay on this machine (`localhost`, 127.0.0.0/8, ::1) may stay plaintext.',
+    'Needs the `credentials` scope. Saving tries the relay first, within 5 seconds: connection, EHLO, TLS or STARTTLS as set, and AUTH when a `user` is set; no message is sent. The answer\'s `check` says what it found (`ok`, else `reason`: `dns`, `refused`, `unreachable`, `timeout`, `tls`, `auth`, `other`, with `message` and `error`). A relay that does not answer is saved all the same (200): its messages wait in the outbox and are retried for three days, and `GET /api/account/mail` says `status: failing` until one goes through. The user name and password are sent to the relay only over TLS: from the first byte (`secure`), else after STARTTLS, which is then required. A relay that does not offer STARTTLS gets no password and no message: each stays queued (then failed after the retry period) with the reason in `error` (GET /api/notifications/outbox). A relay on this machine (`localhost`, 127.0.0.0/8, ::1) may stay plaintext.',
   body: MailRelayInput,
   responses: { 200: { description: 'The relay', schema: ref(MailRelay) }, 400: err('`invalid_smtp_host`, `invalid_from`') },
   async handler({ engine, body }) {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
+import { MAIL_HEADER_DOC, mailHeaders } from '../mail-headers';
 import { exportParams, exportShape } from '../exports';
 import { ErrorBody, ExportPage, ExportQuery } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
@@ -126,12 +127,11 @@ export const issueInvitation = defineRoute({
   operationId: 'issueInvitation',
   tags: TAGS,
   summary: 'Issue an invitation',
-  description: 'An email that is not a contact of the customer becomes one. Re-inviting sends again; a signed-up contact is left as is. The invitation is emailed through the mail outbox (not when the customer\'s notifications are suppressed).',
+  description: 'An email that is not a contact of the customer becomes one. Re-inviting sends again; a signed-up contact is left as is. The invitation is emailed through the mail outbox (not when the customer\'s notifications are suppressed): queued when this answers, the Laneway-Mail-Messages header naming the message (empty when none was queued).',
   body: InvitationBody,
-  responses: invitationResponses,
+  responses: { ...invitationResponses, 200: { ...invitationResponses[200], headers: MAIL_HEADER_DOC } },
   async handler({ engine, body }) {
-    await engine.notifications.invite(body.identifier, body.email);
-    return { body: {} };
+    return { body: {}, headers: mailHeaders(await engine.notifications.invite(body.identifier, body.email)) };
   },
 });
 

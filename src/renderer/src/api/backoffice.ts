@@ -1,4 +1,5 @@
-import { ApiError, apiFetch, type Credentials } from './client';
+import { ApiError, apiFetch, apiFetchWithHeaders, type Credentials } from './client';
+import { MAIL_MESSAGES_HEADER } from '../../../shared/mail-header';
 import type { CallInput, CallOutput } from '../../../shared/api/pos';
 import type { BackofficeEndpoints } from '../../../shared/api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
@@ -26,6 +27,18 @@ export function boCall<K extends keyof BackofficeEndpoints>(creds: Credentials, 
   const qs = query ? encodeQuery(query).join('&') : '';
   // A GET carries no body in a browser (GET /api/autopay declares one for the reference's callers).
   return apiFetch(creds, endpoint.method, qs ? `${path}?${qs}` : path, endpoint.method === 'GET' ? undefined : body);
+}
+
+/**
+ * A call that queues e-mail (an invitation, a reminder): its answer, and the ids of the outbox
+ * messages it queued (the Laneway-Mail-Messages header), so the screen can say whether they went.
+ */
+export async function boCallQueued<K extends 'invite' | 'remind'>(creds: Credentials, name: K, input: BoCall<K>): Promise<{ answer: BoAnswer<K>; messages: string[] }> {
+  const endpoint = backofficeRoutes[name];
+  const { params, body } = input as { params?: Record<string, string | number>; body?: unknown };
+  const path = endpoint.path.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent(String(params?.[p])));
+  const { data, headers } = await apiFetchWithHeaders<BoAnswer<K>>(creds, endpoint.method, path, body);
+  return { answer: data, messages: (headers.get(MAIL_MESSAGES_HEADER) ?? '').split(',').filter(Boolean) };
 }
 
 // A shape whose `error` is the reference's code (a wallet method's) says it in words as `message`.

@@ -22,6 +22,11 @@ export interface Credentials {
 }
 
 export async function apiFetch<T>(creds: Credentials, method: string, path: string, body?: unknown): Promise<T> {
+  return (await apiFetchWithHeaders<T>(creds, method, path, body)).data;
+}
+
+/** apiFetch, with the answer's headers too (those of ours some answers carry beside the reference's body). */
+export async function apiFetchWithHeaders<T>(creds: Credentials, method: string, path: string, body?: unknown): Promise<{ data: T; headers: Headers }> {
   let res: Response;
   try {
     res = await fetch(`${creds.baseUrl}${path}`, {
@@ -44,7 +49,7 @@ export async function apiFetch<T>(creds: Credentials, method: string, path: stri
     // A shape whose `error` is the reference's code (a wallet method's) says it in words as `message`.
     throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.message ?? e.error ?? e.errors?.join(', ') ?? res.statusText, e.details ?? []);
   }
-  return data as T;
+  return { data: data as T, headers: res.headers };
 }
 
 export const basic = (token: string, key: string) => `Basic ${btoa(`${token}:${key}`)}`;

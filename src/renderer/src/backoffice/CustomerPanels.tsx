@@ -1,8 +1,9 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
+import { boCall, boCallQueued, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Confirm, Field, Money, Notice, day, fieldErrors, useLoad } from './common';
+import { DeliveryNotice, useDelivery } from './MailOutcome';
 import './details.css';
 
 /**
@@ -143,19 +144,36 @@ export function NotesPanel({ data }: { data: Customer }) {
 const contactStatus = (c: Contact): { label: string; tone: string } =>
   c.disabled ? { label: 'disabled', tone: 'disabled' } : c.activated_at || c.login_at ? { label: 'signed up', tone: 'paid' } : c.invited_at ? { label: `invited ${day(c.invited_at)}`, tone: 'open' } : { label: 'not invited', tone: '' };
 
+/** What became of an invitation's e-mail, in words; none queued when the customer's notifications are off (or the contact signed up meanwhile). */
+const invitationWords = (email: string, suppressed: boolean) => ({
+  queued: `Invitation to ${email} queued`,
+  sent: `Invitation sent to ${email}`,
+  sandbox: `Invitation to ${email}`,
+  failed: `Invitation to ${email}`,
+  none: suppressed ? `Invitation to ${email} recorded, not e-mailed: the customer's notifications are turned off.` : `Invitation to ${email} recorded; no e-mail was queued for it.`,
+});
+
 export function InvitationsPanel({ data }: { data: Customer }) {
   const creds = useUser((s) => s.creds);
   const session = useUser((s) => s.session);
   const [email, setEmail] = useState('');
-  const [result, setResult] = useState<{ ok?: string; error?: string }>({});
+  // An invitation names the message it queued: what the notice says of it follows the outbox.
+  const [result, setResult] = useState<{ ok?: string; error?: string; invited?: { email: string; messages: string[] } }>({});
   const [busy, setBusy] = useState<string | null>(null);
+  const invited = useDelivery(result.invited?.messages ?? null);
   const act = async (name: 'invite' | 'cancelInvite', to: string, ok: string) => {
     if (!creds) return;
     setBusy(`${name}:${to}`);
     try {
-      await boCall(creds, name, { body: { identifier: data.identifier, email: to } });
-      setResult({ ok });
-      if (name === 'invite') setEmail('');
+      const body = { identifier: data.identifier, email: to };
+      if (name === 'invite') {
+        const { messages } = await boCallQueued(creds, 'invite', { body });
+        setResult({ invited: { email: to, messages } });
+        setEmail('');
+      } else {
+        await boCall(creds, name, { body });
+        setResult({ ok });
+      }
     } catch (err) {
       setResult({ error: (err as Error).message });
     } finally {
@@ -181,7 +199,7 @@ export function InvitationsPanel({ data }: { data: Customer }) {
                   {allowed && (
                     <td>
                       <div className="bo-actions">
-                        {!c.activated_at && !c.login_at && <button type="button" disabled={busy !== null} onClick={() => void act('invite', c.email, `Invitation sent to ${c.email}.`)}>{c.invited_at ? 'Send again' : 'Invite'}</button>}
+                        {!c.activated_at && !c.login_at && <button type="button" disabled={busy !== null} onClick={() => void act('invite', c.email, '')}>{c.invited_at ? 'Send again' : 'Invite'}</button>}
                         {pending && <button type="button" className="danger" disabled={busy !== null} onClick={() => void act('cancelInvite', c.email, `Invitation to ${c.email} cancelled.`)}>Cancel invitation</button>}
                       </div>
                     </td>
@@ -193,7 +211,7 @@ export function InvitationsPanel({ data }: { data: Customer }) {
         </table>
       )}
       {allowed && (
-        <form className="bo-inline" onSubmit={(e) => (e.preventDefault(), void act('invite', email.trim(), `Invitation sent to ${email.trim()}.`))}>
+        <form className="bo-inline" onSubmit={(e) => (e.preventDefault(), void act('invite', email.trim(), ''))}>
           <label className="bo-field">
             Invite someone by e-mail
             <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="name@example.com" />
@@ -203,6 +221,7 @@ export function InvitationsPanel({ data }: { data: Customer }) {
       )}
       <Notice error={result.error} />
       {result.ok && <p role="status" className="ok small">{result.ok}</p>}
+      {result.invited && <DeliveryNotice label="Invitation result" outcome={invited} words={invitationWords(result.invited.email, data.notification_suppressed === 'Y')} />}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { LOCALE, time } from '../format';
 import { can, useUser } from '../state/user';
 import { Field, Notice, fieldErrors, useLoad, usePaged } from './common';
+import type { MailStatus } from './MailOutcome';
 
 type Attempt = BoAnswer<'webhookResponses'>['webhook_responses'][number];
 type Message = BoAnswer<'outbox'>['messages'][number];
@@ -95,6 +96,37 @@ export function MailSection() {
   );
 }
 
+type Check = NonNullable<NonNullable<BoAnswer<'mail'>['relay']>['check']>;
+
+/** The relay's badge: what the outbox shows of it (the newest delivery attempt, else the try when saved), not that it is set. */
+const BADGE: Record<MailStatus['state'], [string, string]> = {
+  sandbox: ['refunded', 'Sandbox: kept in the outbox'],
+  untested: ['open', 'Not tried yet'],
+  working: ['paid', 'Working'],
+  failing: ['voided', 'Failing'],
+};
+
+/** What saving found: the relay answered, or it is saved but does not answer, and why. */
+const savedText = (check: Check | null | undefined) =>
+  !check
+    ? 'Saved.'
+    : check.ok
+      ? `Saved and working: ${check.message}`
+      : `Saved, but the relay is not reachable: ${check.message}${check.error ? ` (${check.error})` : ''} E-mail waits in the Outbox and is retried for three days; fix the settings and save again.`;
+
+/** Why the relay is failing and when the outbox tries again; how many messages wait. */
+function RelayStatus({ status }: { status: MailStatus }) {
+  const waiting = status.queued > 0 ? ` ${status.queued} ${status.queued === 1 ? 'message waits' : 'messages wait'} in the Outbox${status.next_retry_at ? `; next try ${time(status.next_retry_at)}` : ''}.` : '';
+  if (status.state === 'failing') {
+    return (
+      <p className="notice error" aria-label="Relay status">
+        Failing{status.last_attempt_at ? ` (last tried ${time(status.last_attempt_at)})` : ''}: {status.last_error ?? 'the relay did not answer'}.{waiting}
+      </p>
+    );
+  }
+  return waiting ? <p className="muted small" aria-label="Relay status">{waiting.trim()}</p> : null;
+}
+
 function Relay() {
   const session = useUser((s) => s.session);
   const creds = useUser((s) => s.creds);
@@ -103,35 +135,37 @@ function Relay() {
   const [values, setValues] = useState<Record<string, string>>({});
   const [secure, setSecure] = useState<boolean | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<{ tone: 'ok' | 'info' | 'warn' | 'error'; text: string } | null>(null);
   if (!data) return <p className="muted">Loading…</p>;
   const r = data.relay;
   const value = (k: 'host' | 'port' | 'user' | 'from' | 'password') => values[k] ?? (k === 'password' ? '' : k === 'port' ? String(r?.port ?? 587) : (r?.[k] ?? ''));
   const set = (k: string) => (v: string) => setValues((s) => ({ ...s, [k]: v }));
-  const done = (text: string) => (setValues({}), setSecure(null), setErrors({}), setMessage({ ok: true, text }), reload());
+  const done = (text: string, tone: 'ok' | 'warn' = 'ok') => (setValues({}), setSecure(null), setErrors({}), setMessage({ tone, text }), reload());
   const save = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
     const port = Number(value('port'));
     try {
-      await boCall(creds, 'setMailRelay', {
+      setMessage({ tone: 'info', text: 'Saving: trying the relay…' });
+      const saved = await boCall(creds, 'setMailRelay', {
         body: { host: value('host').trim(), port: Number.isInteger(port) ? port : 0, secure: secure ?? r?.secure ?? port === 465, user: value('user').trim(), from: value('from').trim(), ...(values.password !== undefined ? { password: values.password } : {}) },
       });
-      done('Saved: e-mail goes through this relay.');
+      done(savedText(saved.check), saved.check && !saved.check.ok ? 'warn' : 'ok');
     } catch (err) {
       const f = fieldErrors(err);
       setErrors(f.fields);
-      setMessage({ ok: false, text: f.message });
+      setMessage({ tone: 'error', text: f.message });
     }
   };
   const remove = async () => {
     if (!creds || !window.confirm('Remove the relay? E-mail stays in the outbox (sandbox) until a relay is set.')) return;
-    await boCall(creds, 'removeMailRelay', {}).then(() => done('Removed: sandbox mode.'), (err: unknown) => setMessage({ ok: false, text: (err as Error).message }));
+    await boCall(creds, 'removeMailRelay', {}).then(() => done('Removed: sandbox mode.'), (err: unknown) => setMessage({ tone: 'error', text: (err as Error).message }));
   };
   return (
     <form className="card bo-form" onSubmit={(e) => void save(e)} noValidate aria-label="SMTP relay">
-      <h2>SMTP relay <span className={`pill ${data.mode === 'smtp' ? 'paid' : 'refunded'}`}>{data.mode === 'smtp' ? 'Sending' : 'Sandbox: kept in the outbox'}</span></h2>
-      {message && <p role="status" className={`notice ${message.ok ? 'ok' : 'error'}`}>{message.text}</p>}
+      <h2>SMTP relay <span className={`pill ${BADGE[data.status.state][0]}`} aria-label="Relay state">{BADGE[data.status.state][1]}</span></h2>
+      {message && <p role="status" aria-label="Relay saved" className={`notice ${message.tone}`}>{message.text}</p>}
+      <RelayStatus status={data.status} />
       <fieldset className="bo-plain bo-stack" disabled={!editable}>
         <Field label="Host" name="host" value={value('host')} onChange={set('host')} errors={errors} hint="For example smtp.example.com" />
         <Field label="Port" name="port" value={value('port')} onChange={set('port')} errors={errors} type="number" />

@@ -1,9 +1,10 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { boCall, type BoAnswer } from '../api/backoffice';
+import { boCall, boCallQueued, type BoAnswer } from '../api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
 import { time } from '../format';
 import { can, useUser } from '../state/user';
 import { Notice, useLoad } from './common';
+import { DeliveryNotice, useDelivery, type DeliveryWords } from './MailOutcome';
 import './details.css';
 
 /**
@@ -84,24 +85,38 @@ const WHY: Array<[keyof Counts, string]> = [
   ['not_invited', 'no contact of the customer has been invited yet'],
 ];
 
-/** The engine's reminder counts as a sentence. */
+const invoices = (n: number) => `${n} ${n === 1 ? 'invoice' : 'invoices'}`;
+
+/** The engine's reminder counts as a sentence, when none was queued: why not. */
 export function reminderWords(c: Counts): string {
-  const invoices = (n: number) => `${n} ${n === 1 ? 'invoice' : 'invoices'}`;
-  if (c.sent > 0) return `Reminder sent for ${invoices(c.sent)} of ${c.requested}.`;
   const reasons = WHY.filter(([k]) => c[k] > 0).map(([, why]) => why);
   return `No reminder sent${reasons.length ? `: ${reasons.join('; ')}` : ''}.`;
 }
+
+/**
+ * The counts' `sent` are reminders queued (the reference's word): whether they went is the outbox's
+ * to say, so the words follow the messages the answer named.
+ */
+const queuedWords = (c: Counts): DeliveryWords => ({
+  queued: `Reminder queued for ${invoices(c.sent)} of ${c.requested}`,
+  sent: `Reminder sent for ${invoices(c.sent)} of ${c.requested}`,
+  sandbox: `Reminder for ${invoices(c.sent)} of ${c.requested}`,
+  failed: `Reminder for ${invoices(c.sent)} of ${c.requested}`,
+  none: reminderWords(c),
+});
 
 /** A reminder of the invoice: the button for the page's actions, and what the engine did, in words, for below the title. */
 export function useReminder(data: Invoice): { button: ReactNode; result: ReactNode } {
   const creds = useUser((s) => s.creds);
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ counts?: Counts; error?: string }>({});
+  const [result, setResult] = useState<{ counts?: Counts; messages?: string[]; error?: string }>({});
+  const outcome = useDelivery(result.messages ?? null);
   const send = async () => {
     if (!creds) return;
     setBusy(true);
     try {
-      setResult({ counts: await boCall(creds, 'remind', { params: { number_or_id: data.number } }) });
+      const { answer, messages } = await boCallQueued(creds, 'remind', { params: { number_or_id: data.number } });
+      setResult({ counts: answer, messages });
     } catch (err) {
       setResult({ error: (err as Error).message });
     } finally {
@@ -112,13 +127,14 @@ export function useReminder(data: Invoice): { button: ReactNode; result: ReactNo
   const sent = (result.counts?.sent ?? 0) > 0;
   return {
     button: (
-      <button type="button" disabled={busy || sent} title={sent ? 'Sent: reload the page to send another' : undefined} onClick={() => void send()}>
-        {busy ? 'Sending…' : sent ? 'Reminder sent' : 'Send a reminder'}
+      <button type="button" disabled={busy || sent} title={sent ? 'Reminded: reload the page to send another' : undefined} onClick={() => void send()}>
+        {busy ? 'Sending…' : sent ? (outcome.delivery === 'sent' ? 'Reminder sent' : outcome.delivery === 'sandbox' ? 'Reminder kept (sandbox)' : 'Reminder queued') : 'Send a reminder'}
       </button>
     ),
     result: (
       <>
-        {result.counts && <p role="status" className={`notice ${result.counts.sent > 0 ? 'ok' : 'warn'} bo-counts`} aria-label="Reminder result">{reminderWords(result.counts)}</p>}
+        {result.counts && result.counts.sent > 0 && <DeliveryNotice label="Reminder result" outcome={outcome} words={queuedWords(result.counts)} />}
+        {result.counts && result.counts.sent === 0 && <p role="status" className="notice warn bo-counts" aria-label="Reminder result">{reminderWords(result.counts)}</p>}
         <Notice error={result.error} />
       </>
     ),
