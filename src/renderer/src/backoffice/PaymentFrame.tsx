@@ -62,9 +62,10 @@ function Sites({ data, editable, onChange }: { data: Settings; editable: boolean
       const { before, saved } = await write((current) => [...current, typed]);
       setSite('');
       setErrors({});
-      // The engine stores a site in lower case and once: say so rather than show a list that did not grow.
+      // The engine stores a site as its origin (lower case, no default port) and once: say so rather
+      // than show a list that did not grow.
       const added = saved.find((o) => !before.includes(o));
-      setMessage({ ok: true, text: added ? `Added ${added}.` : `${typed} was already allowed.` });
+      setMessage({ ok: true, text: added ? `Added ${added}.` : `${typed} was already allowed.${before.includes(typed) ? '' : ' Written this way, it is a site already listed.'}` });
       onChange();
     } catch (err) {
       const f = siteError(err);
