@@ -5,7 +5,7 @@ import { link, useRoute } from '../state/route';
 import { useUser } from '../state/user';
 import { decimalTimesMinor } from '../../../shared/money';
 import { amountInput, money, parseAmount, parseQuantity } from '../format';
-import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday, dropError } from './common';
+import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday, useUnsavedGuard, dropError } from './common';
 
 type Line = { key: number; description: string; quantity: string; price: string };
 
@@ -74,6 +74,12 @@ export function InvoiceForm() {
   // Errors are keyed by position: once a line is removed, those of the lines after it would name the wrong line.
   const lines = useLines(() => setErrors({}));
   const read = readLines(lines.lines, cur);
+  // Anything typed beyond what the form opened with (the customer it came from, the shop's today, one empty line).
+  const dirty =
+    Object.entries(values).some(([name, v]) => (name === 'customer_identifier' ? v.trim() !== (fromCustomer ?? '') : name === 'date' ? dateTouched.current && v !== shopToday : v.trim() !== '')) ||
+    lines.lines.length > 1 ||
+    lines.lines.some((l) => l.description.trim() || l.price.trim() || l.quantity.trim() !== '1');
+  const saved = useUnsavedGuard(dirty);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -100,7 +106,7 @@ export function InvoiceForm() {
     };
     setBusy(true);
     try {
-      const saved = await boCall(creds, 'saveInvoice', { query: { create_only: true, customer_on_file: true }, body }).catch(async (err: unknown) => {
+      const invoice = await boCall(creds, 'saveInvoice', { query: { create_only: true, customer_on_file: true }, body }).catch(async (err: unknown) => {
         if (!(err instanceof ApiError && err.code === 'invoice_exists')) throw err;
         // The engine words its refusal for the API (en-US): said again in the screen's locale.
         const inv = await boCall(creds, 'invoice', { params: { number_or_id: number }, query: {} }).catch(() => undefined);
@@ -108,7 +114,8 @@ export function InvoiceForm() {
         const said = `Invoice ${inv.display_number} already exists: ${money(inv.amount_cents, inv.currency.toUpperCase())} to ${inv.customer_identifier}, dated ${day(inv.date)}. Choose another number.`;
         throw new ApiError(err.status, err.code, said, [{ field: 'number', message: said }]);
       });
-      go(link('invoices', saved.identifier), { replace: true });
+      saved();
+      go(link('invoices', invoice.identifier), { replace: true });
     } catch (err) {
       const { fields, message: m } = fieldErrors(err);
       setErrors(fields);

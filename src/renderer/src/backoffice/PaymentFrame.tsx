@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
-import { Confirm, CopyButton, Field, Notice, ReadOnlyNote, Title, fieldErrors, useLoad } from './common';
+import { Confirm, CopyButton, Field, Notice, ReadOnlyNote, Title, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import './operations.css';
 
 type Settings = BoAnswer<'ecommerceSettings'>;
@@ -39,6 +39,7 @@ function siteError(err: unknown): { site?: string; message: string } {
 function Sites({ data, editable, onChange }: { data: Settings; editable: boolean; onChange(): void }) {
   const creds = useUser((s) => s.creds);
   const [site, setSite] = useState('');
+  useUnsavedGuard(site.trim() !== '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
