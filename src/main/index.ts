@@ -44,6 +44,13 @@ async function createWindow(l: Launched): Promise<void> {
   win.webContents.on('will-navigate', (event, url) => {
     if (new URL(url).origin !== origin) event.preventDefault();
   });
+  // A form with unsaved input asks before the page goes (its beforeunload): a browser asks the
+  // person itself, Electron only through this event, else the window would just refuse to close or reload.
+  win.webContents.on('will-prevent-unload', (event) => {
+    const choice = dialog.showMessageBoxSync(win, { type: 'question', buttons: ['Stay', 'Discard'], defaultId: 0, cancelId: 0, title: 'Laneway', message: 'Discard your changes?', detail: 'What you typed is not saved yet.' });
+    // Discard: the page's refusal to unload is overridden.
+    if (choice === 1) event.preventDefault();
+  });
   mainWindow = win;
   win.on('closed', () => {
     if (mainWindow === win) mainWindow = undefined;

@@ -178,8 +178,9 @@ export function parseMoney(text: string, currency: string, locale: string, optio
   const groupChars = new Set([' ', sep.group]);
   for (const ch of whole.replace(/\d/g, '')) if (!groupChars.has(ch)) return ch === "'" ? bad('not_an_amount', `Type an amount such as ${example}.`) : ambiguous();
   if (fraction.length > digits) {
-    // "1,234" in fr-CA: a thousand written the en-US way, or too many decimals?
-    if (fraction.length === 3 && /^\d{1,3}$/.test(whole) && (sep.decimal === ',' || sep.decimal === '.')) return ambiguous();
+    // "1,234" in fr-CA: a thousand written the en-US way, or too many decimals? Not after a lone
+    // zero: "0,035" is no thousands group in any locale (see below), only decimals too many.
+    if (fraction.length === 3 && /^[1-9]\d{0,2}$/.test(whole) && (sep.decimal === ',' || sep.decimal === '.')) return ambiguous();
     return bad('too_many_decimals', digits === 0 ? `${code} amounts have no decimals. ${clear}` : `${code} amounts have at most ${digits} decimals. ${clear}`);
   }
   if (/[^\d]/.test(whole)) {

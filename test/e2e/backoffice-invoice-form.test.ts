@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Dialog, Page } from 'playwright-core';
 import { screenshot } from '../helpers/browser';
 import { apiOf, until } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
-import { formatMoney } from '../../src/shared/money';
+import { formatAmount, formatMoney } from '../../src/shared/money';
 import { dateInZone } from '../../src/shared/dates';
 
 /**
@@ -22,6 +22,8 @@ let bo: BackofficeInstall;
 let page: Page;
 let fr: Page | undefined;
 let clerk: Page | undefined;
+/** The pages of the unsaved-input and unit-price tests, one per locale. */
+const guarded = new Map<string, Page>();
 const api = apiOf(() => bo.url, TOKEN, KEY);
 
 /** Money as the page writes it, its narrow and no-break spaces as plain ones. */
@@ -37,7 +39,7 @@ beforeAll(async () => {
   await bo.claimOwner(page, OWNER);
 }, 120_000);
 
-afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page], ['fr', fr], ['clerk', clerk]]));
+afterEach((ctx) => bo.onFailure(ctx.task.result?.state, ctx.task.name, [['', page], ['fr', fr], ['clerk', clerk], ...guarded]));
 
 afterAll(() => bo?.close());
 
@@ -150,3 +152,152 @@ describe('New invoice', { timeout: 90_000 }, () => {
     await until(async () => (await clerk!.getByRole('button', { name: 'Save invoice' }).count()) === 0 && (await clerk!.locator('.bo-section').innerText()).includes('may not create an invoice'), 'the role notice');
   });
 });
+
+/** The text said beside a field (its error, else its hint): what its aria-describedby names. */
+const besideField = async (label: string, p: Page) => {
+  const id = await field(label, p).getAttribute('aria-describedby');
+  return id ? plain(await p.locator(`[id="${id}"]`).innerText()) : '';
+};
+
+for (const [locale, p] of [['en-US', 'EN'], ['fr-CA', 'FR']] as const) {
+  describe(`typed and not saved, in ${locale}`, { timeout: 120_000 }, () => {
+    const open = async () => {
+      let pg = guarded.get(locale);
+      if (!pg) {
+        pg = await bo.newPage(locale);
+        await bo.signIn(pg, OWNER);
+        guarded.set(locale, pg);
+      }
+      return pg;
+    };
+    const typed = (cents: number) => formatAmount(cents, 'USD', locale);
+    /** Dialogs the browser itself shows (beforeunload), dismissed: the page stays. */
+    const browserAsks = (pg: Page) => {
+      const asked: string[] = [];
+      const listener = (d: Dialog) => {
+        asked.push(d.type());
+        void d.dismiss().catch(() => undefined);
+      };
+      pg.on('dialog', listener);
+      return Object.assign(asked, { stop: () => pg.off('dialog', listener) });
+    };
+
+    it('a filled New invoice asks before a side-bar click, Back or a reload drops it (Stay keeps every field); saved, it asks nothing', async () => {
+      const pg = await open();
+      const nav = pg.getByRole('navigation', { name: 'Sections' });
+      const ask = pg.getByRole('dialog', { name: 'Discard your changes?' });
+      await pg.goto(`${bo.url}/app/invoices`);
+      await pg.getByRole('button', { name: 'New invoice' }).click();
+      await pg.waitForURL(/\/app\/invoices\/new$/);
+      await field('Customer', pg).fill('ACME-1');
+      await field('Invoice number', pg).fill(`INV-KEEP-${p}`);
+      await field('Description, line 1', pg).fill('Widgets');
+      await field('Unit price (USD), line 1', pg).fill(typed(1250));
+      await pg.getByRole('button', { name: 'Add a line' }).click();
+      await field('Description, line 2', pg).fill('Set-up');
+      await field('Unit price (USD), line 2', pg).fill(typed(500));
+      const kept = async () => {
+        expect(new URL(pg.url()).pathname).toBe('/app/invoices/new');
+        expect(await field('Customer', pg).inputValue()).toBe('ACME-1');
+        expect(await field('Invoice number', pg).inputValue()).toBe(`INV-KEEP-${p}`);
+        expect(await field('Description, line 2', pg).inputValue()).toBe('Set-up');
+        expect(await field('Unit price (USD), line 1', pg).inputValue()).toBe(typed(1250));
+      };
+
+      // The side bar: asked, Stay (which has the focus: Enter by reflex keeps the work) keeps it all.
+      await nav.getByRole('link', { name: 'Customers' }).click();
+      await ask.waitFor();
+      expect(await pg.evaluate('document.activeElement?.textContent')).toBe('Stay');
+      await screenshot(pg, `invoice-form-discard-${locale}`);
+      await ask.getByRole('button', { name: 'Stay' }).click();
+      await ask.waitFor({ state: 'detached' });
+      await kept();
+
+      // The browser's Back: asked the same, the address back on the form.
+      await pg.goBack();
+      await ask.waitFor();
+      await until(async () => new URL(pg.url()).pathname === '/app/invoices/new', 'the form’s address back');
+      await ask.getByRole('button', { name: 'Stay' }).click();
+      await kept();
+
+      // A reload: the browser's own question (dismissed here, so the page stays as it was).
+      const asked = browserAsks(pg);
+      await pg.reload({ timeout: 5_000 }).catch(() => undefined);
+      await expect.poll(() => [...asked]).toEqual(['beforeunload']);
+      await kept();
+
+      // Back again, Discard: the list, where Back was going.
+      await pg.goBack();
+      await ask.getByRole('button', { name: 'Discard' }).click();
+      await pg.waitForURL(/\/app\/invoices$/);
+      await pg.getByRole('button', { name: 'New invoice' }).waitFor();
+
+      // Filled again and saved: nothing asked on leaving it, nor on a reload.
+      await pg.getByRole('button', { name: 'New invoice' }).click();
+      await field('Customer', pg).fill('ACME-1');
+      await field('Invoice number', pg).fill(`INV-KEEP-${p}`);
+      await field('Unit price (USD), line 1', pg).fill(typed(1250));
+      await pg.getByRole('button', { name: 'Save invoice' }).click();
+      await pg.waitForURL(new RegExp(`/app/invoices/INV-KEEP-${p}$`));
+      await pg.reload();
+      await seen(`INV-KEEP-${p}`, pg);
+      await nav.getByRole('link', { name: 'Customers' }).click();
+      await pg.waitForURL(/\/app\/customers$/);
+      expect(await ask.count()).toBe(0);
+      expect([...asked]).toEqual(['beforeunload']);
+      asked.stop();
+    });
+
+    it('typed customer notes ask before a side-bar click or a reload drops them; saved, they do not', async () => {
+      const pg = await open();
+      const nav = pg.getByRole('navigation', { name: 'Sections' });
+      const ask = pg.getByRole('dialog', { name: 'Discard your changes?' });
+      await pg.goto(`${bo.url}/app/customers/ACME-1`);
+      const notes = pg.getByLabel('Notes about this customer');
+      await notes.fill(`Call before delivering (${p})`);
+      await nav.getByRole('link', { name: 'Invoices' }).click();
+      await ask.waitFor();
+      await ask.getByRole('button', { name: 'Stay' }).click();
+      expect(new URL(pg.url()).pathname).toBe('/app/customers/ACME-1');
+      expect(await notes.inputValue()).toBe(`Call before delivering (${p})`);
+      const asked = browserAsks(pg);
+      await pg.reload({ timeout: 5_000 }).catch(() => undefined);
+      await expect.poll(() => [...asked]).toEqual(['beforeunload']);
+      expect(await notes.inputValue()).toBe(`Call before delivering (${p})`);
+
+      await pg.getByRole('button', { name: 'Save notes' }).click();
+      await pg.getByText('Notes saved.').waitFor();
+      await nav.getByRole('link', { name: 'Invoices' }).click();
+      await pg.waitForURL(/\/app\/invoices$/);
+      expect(await ask.count()).toBe(0);
+      expect([...asked]).toEqual(['beforeunload']);
+      asked.stop();
+      expect((await api<{ notes: string }>('GET', '/api/exports/customer/ACME-1')).notes).toBe(`Call before delivering (${p})`);
+    });
+
+    it('a unit price with three decimals is said to have too many (not to mean two amounts), and the subtotal names its line', async () => {
+      const pg = await open();
+      await pg.goto(`${bo.url}/app/invoices/new`);
+      await field('Description, line 1', pg).fill('Screws');
+      await field('Unit price (USD), line 1', pg).fill(typed(1000));
+      await pg.getByRole('button', { name: 'Add a line' }).click();
+      await field('Description, line 2', pg).fill('Washers');
+      await field('Quantity, line 2', pg).fill('1000');
+      const price = locale === 'fr-CA' ? '0,035' : '0.035';
+      await field('Unit price (USD), line 2', pg).fill(price);
+      // Said at once, beside the price: what is wrong, and how to type it.
+      await expect.poll(() => field('Unit price (USD), line 2', pg).getAttribute('aria-invalid')).toBe('true');
+      const said = await besideField('Unit price (USD), line 2', pg);
+      expect(said).toMatch(/^USD amounts have at most 2 decimals\./);
+      expect(said).not.toContain('could mean two amounts');
+      expect(said).toContain(locale === 'fr-CA' ? 'Type the cents after "," (12,50)' : 'Type the cents after "." (12.50)');
+      expect(await field('Unit price (USD), line 1', pg).getAttribute('aria-invalid')).toBeNull();
+      expect(plain(await pg.getByLabel('Subtotal').innerText())).toBe('Subtotal appears once every line has a quantity and a unit price that can be read: see line 2 (unit price)');
+      await screenshot(pg, `invoice-form-unit-price-${locale}`);
+      // Typed with two decimals: read, the subtotal shown.
+      await field('Unit price (USD), line 2', pg).fill(typed(4));
+      await until(async () => plain(await pg.getByLabel('Subtotal').innerText()) === `Subtotal ${plain(formatMoney(1000 + 4000, 'USD', { locale }))}`, 'the subtotal once line 2 is read');
+      expect(await field('Unit price (USD), line 2', pg).getAttribute('aria-invalid')).toBeNull();
+    });
+  });
+}

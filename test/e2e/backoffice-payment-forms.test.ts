@@ -157,6 +157,60 @@ for (const { locale, p } of LOCALES) {
       expect(await paymentStatus(`CHQ-C-100-${p}-2`)).toBe(404);
     });
 
+    it('makes the clerk pick one customer (by name or identifier): the invoices offered and the payment recorded are that customer’s', async () => {
+      // Two customers whose names start alike: part of a name is not one customer.
+      const [stem, one, two] = locale === 'fr-CA' ? ['Gagn', { id: 'GG-FR-1', name: 'Gagnon Quincaillerie' }, { id: 'GG-FR-2', name: 'Gagné Électrique' }] : ['Kowal', { id: 'KW-EN-1', name: 'Kowalski Hurtownia' }, { id: 'KW-EN-2', name: 'Kowalczyk Serwis' }];
+      for (const c of [one, two]) await api('POST', '/api/imports/customer', { identifier: c.id, name: c.name });
+      await api('POST', '/api/imports/invoice', { number: `${one.id}-A`, customer_identifier: one.id, amount: 30000, date: '2026-01-05', due_date: '2099-02-04' });
+      await api('POST', '/api/imports/invoice', { number: `${one.id}-B`, customer_identifier: one.id, amount: 12000, date: '2026-01-05', due_date: '2099-02-04' });
+      await api('POST', '/api/imports/invoice', { number: `${two.id}-A`, customer_identifier: two.id, amount: 50000, date: '2026-01-05', due_date: '2099-02-04' });
+      await page().goto(`${url}/app/payments/new`);
+      const customer = page().getByRole('combobox', { name: 'Customer' });
+      const options = page().getByRole('listbox').getByRole('option');
+
+      // Text matching no customer is said at once, beside the field, before any amount is typed.
+      await customer.fill('Zzyzx');
+      await until(async () => (await besideField(page(), 'Customer')).startsWith('No customer matches “Zzyzx”'), 'no customer matching said');
+      expect(await customer.getAttribute('aria-invalid')).toBe('true');
+
+      // Part of a name: the customers it matches, each with its name and identifier, and no invoice until one is picked.
+      await customer.fill(stem);
+      await until(async () => (await options.count()) === 2, 'the two customers offered');
+      expect((await options.allInnerTexts()).map(spaces)).toEqual([`${one.name} ${one.id}`, `${two.name} ${two.id}`]);
+      expect(await customer.getAttribute('aria-expanded')).toBe('true');
+      expect(await page().getByLabel(/^Apply to /).count()).toBe(0);
+      await screenshot(page(), `payment-forms-pick-customer-${locale}`);
+      // Part of an identifier, in lower case, finds them too.
+      await customer.fill(one.id.slice(0, 5).toLowerCase());
+      await until(async () => (await options.count()) === 2, 'the two customers found by identifier');
+
+      await customer.fill(stem);
+      await options.filter({ hasText: one.id }).click();
+      expect(await besideField(page(), 'Customer')).toBe(`${one.name} · ${one.id}`);
+      expect(await customer.inputValue()).toBe(one.name);
+      await field(page(), `Apply to ${one.id}-A`).fill(typed(10000, locale));
+      expect(await page().getByLabel(`Apply to ${two.id}-A`).count()).toBe(0);
+      await field(page(), 'Cheque number').fill(`${p}-K`);
+
+      // Typed again and the same customer picked (keyboard): the amounts typed stay.
+      await customer.fill(stem);
+      await until(async () => (await options.count()) === 2, 'the customers offered again');
+      expect(await page().getByLabel(/^Apply to /).count()).toBe(0);
+      await customer.press('ArrowDown');
+      await customer.press('ArrowUp');
+      await customer.press('Enter');
+      await until(async () => (await besideField(page(), 'Customer')) === `${one.name} · ${one.id}`, 'the same customer picked');
+      expect(await field(page(), `Apply to ${one.id}-A`).inputValue()).toBe(typed(10000, locale));
+      expect(page().url()).toMatch(/\/app\/payments\/new$/);
+
+      await page().getByRole('button', { name: `Record ${shown(10000, locale)}` }).click();
+      await page().waitForURL(new RegExp(`/app/payments/CHQ-${one.id}-${p}-K$`));
+      expect(await api<{ customer_identifier: string; payment_amount: string }>('GET', `/api/exports/payment/CHQ-${one.id}-${p}-K`)).toMatchObject({ customer_identifier: one.id, payment_amount: '100.00' });
+      // Applied to the invoice picked beside it: it owes the rest.
+      expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${one.id}-A`)).owing_cents).toBe(20000);
+      expect(await paymentStatus(`CHQ-${stem}-${p}-K`)).toBe(404);
+    });
+
     it('holds Apply while the amounts come to more than the credit, saying why beside it', async () => {
       const who = `${p}-CREDIT`;
       await api('POST', '/api/imports/customer', { identifier: who, name: `Credit ${p}` });

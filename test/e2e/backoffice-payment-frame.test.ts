@@ -76,6 +76,20 @@ describe('the back office: payment frame sites', { timeout: 120_000 }, () => {
     await owner.getByRole('button', { name: 'Add site' }).click();
     await owner.getByRole('status').filter({ hasText: 'https://shop.example was already allowed.' }).waitFor();
     expect((await settings()).allowedOrigins).toEqual(['https://shop.example']);
+    // The same site written another way (its host in capitals, the default port): the engine keeps it once, and the screen says so.
+    await field.fill('https://Shop.Example:443');
+    await owner.getByRole('button', { name: 'Add site' }).click();
+    await owner.getByRole('status').filter({ hasText: 'https://Shop.Example:443 was already allowed. Written this way, it is a site already listed.' }).waitFor();
+    expect((await settings()).allowedOrigins).toEqual(['https://shop.example']);
+    expect(await sites.getByRole('row').count()).toBe(1 + 1 + (await settings()).sandboxOrigins.length);
+    // A port no site has: the engine's refusal beside the field, the typed text kept.
+    await field.fill('https://shop.example:99999');
+    await owner.getByRole('button', { name: 'Add site' }).click();
+    await error.waitFor();
+    expect(await error.innerText()).toMatch(/^The site has port 99999, which no site has: a port is 1 to 65535/);
+    expect(await field.inputValue()).toBe('https://shop.example:99999');
+    expect((await settings()).allowedOrigins).toEqual(['https://shop.example']);
+    await field.fill('');
 
     // How to embed it: the script tag names client.js at this server, which serves it.
     const tag = await owner.getByTestId('script-tag').innerText();

@@ -152,11 +152,12 @@ describe('the back office', { timeout: 90_000 }, () => {
     await until(async () => (await field('Cheque number').getAttribute('aria-invalid')) === 'true', 'the cheque number refused');
     await seen(/This cheque is already recorded \(CHQ-ACME-1-5521\): a payment of \$1,175\.00 from Acme Hardware on [A-Z][a-z]{2} \d{1,2}, \d{4}\./);
     expect((await api<{ payment_amount: string }>('GET', '/api/exports/payment/CHQ-ACME-1-5521')).payment_amount).toBe('1175.00');
-    // A mistyped customer makes no new customer.
+    // A mistyped customer makes no new customer: said at once, and again on Record.
     await field('Customer').fill('ACME-X');
+    await seen('No customer matches “ACME-X”');
     await field('Cheque number').fill('5522');
     await page.getByRole('button', { name: 'Record $10.00' }).click();
-    await seen('No customer ACME-X: check the identifier');
+    await until(async () => (await field('Customer').getAttribute('aria-invalid')) === 'true', 'the customer refused');
     expect(page.url()).toMatch(/\/app\/payments\/new/);
     expect((await fetch(`${url}/api/exports/customer/ACME-X`, { headers: { Authorization: `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}` } })).status).toBe(404);
     await page.goto(`${url}/app/customers/ACME-1`);

@@ -321,6 +321,25 @@ describe('settings', () => {
     await h.api.put('/api/ecommerce/settings', { allowedOrigins: [] });
   });
 
+  it('stores a site once however it is written: its host in lower case, the default port left out (https://Shop.Example:443 is https://shop.example)', async () => {
+    type View = { allowedOrigins: string[] };
+    const put = await h.api.put<View>('/api/ecommerce/settings', { allowedOrigins: ['https://shop.example', 'https://Shop.Example:443', 'http://SHOP.example:80', 'http://shop.example:8080', 'https://shop.example:08443', 'https://shop.example:*'] });
+    expect(put.status).toBe(200);
+    expect(put.body.allowedOrigins).toEqual(['https://shop.example', 'http://shop.example', 'http://shop.example:8080', 'https://shop.example:8443', 'https://shop.example:*']);
+    // Added as the back office adds one (the list read, the site typed appended): merged, not listed twice.
+    const again = await h.api.put<View>('/api/ecommerce/settings', { allowedOrigins: [...put.body.allowedOrigins, 'https://SHOP.EXAMPLE:443'] });
+    expect(again.body.allowedOrigins).toEqual(put.body.allowedOrigins);
+    expect((await h.api.get<View>('/api/ecommerce/settings')).body.allowedOrigins).toEqual(put.body.allowedOrigins);
+    expect(await h.t.engine.ecommerce.frameAncestors()).toEqual(['http://localhost:*', 'https://localhost:*', ...put.body.allowedOrigins]);
+    // A port no site can have is refused beside its entry (the screen shows it beside the field), the list kept.
+    const bad = await h.api.put<{ code: string; details: Array<{ field: string; message: string }> }>('/api/ecommerce/settings', { allowedOrigins: ['https://shop.example', 'https://shop.example:99999'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_origin');
+    expect(bad.body.details).toEqual([expect.objectContaining({ field: 'allowedOrigins.1', message: expect.stringMatching(/^allowedOrigins\.1 has port 99999, which no site has: a port is 1 to 65535/) as unknown })]);
+    expect((await h.api.get<View>('/api/ecommerce/settings')).body.allowedOrigins).toEqual(put.body.allowedOrigins);
+    await h.api.put('/api/ecommerce/settings', { allowedOrigins: [] });
+  });
+
   it('words a site that is not an origin for the person who typed it, naming the entry', async () => {
     const before = (await h.api.get<{ allowedOrigins: string[] }>('/api/ecommerce/settings')).body.allowedOrigins;
     const res = await h.api.put<{ code: string; details: Array<{ field: string; message: string }> }>('/api/ecommerce/settings', { allowedOrigins: ['https://shop.example', 'https://shop.example/checkout'] });

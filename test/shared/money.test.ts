@@ -86,6 +86,17 @@ describe('parseMoney: the locale\'s own separators', () => {
     expect(parseMoney('99999999999', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'too_large' });
   });
 
+  it('says three decimals after a lone zero are too many, not two amounts: "0,035" is no thousands group in any locale', () => {
+    for (const [typed, locale] of [['0,035', 'fr-CA'], ['0.035', 'en-US'], ['0,035', 'de-DE']] as const) {
+      const r = parseMoney(typed, 'usd', locale);
+      expect(r, `${typed} in ${locale}`).toMatchObject({ ok: false, problem: 'too_many_decimals' });
+      expect(!r.ok && r.message).toMatch(/^USD amounts have at most 2 decimals\./);
+    }
+    // After 1 to 999 it could still be a thousand written the other locale's way.
+    expect(parseMoney('1,035', 'usd', 'fr-CA')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('0,5', 'usd', 'fr-CA')).toEqual({ ok: true, minor: 50 });
+  });
+
   it('currencies with no minor digits (JPY) and three (KWD)', () => {
     expect(minorDigits('jpy')).toBe(0);
     expect(minorDigits('KWD')).toBe(3);

@@ -2,7 +2,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { useRoute } from '../state/route';
-import { Field, Notice, ReadOnlyNote, Title, day, fieldErrors, useLoad } from './common';
+import { Field, Notice, ReadOnlyNote, Title, day, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { Capabilities } from './AccountCapabilities';
 import { parseTimeOfDay } from '../format';
 
@@ -41,6 +41,7 @@ function Profile({ editable }: { editable: boolean }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  useUnsavedGuard(!!data && Object.entries(values).some(([k, v]) => v !== data[k as 'name' | 'timezone' | 'processing_cutoff']));
   if (!data) return <p className="muted">Loading…</p>;
   const value = (k: 'name' | 'timezone' | 'processing_cutoff') => values[k] ?? data[k];
   const set = (k: string) => (v: string) => setValues((s) => ({ ...s, [k]: v }));
@@ -91,6 +92,7 @@ function ApiCredentials() {
   const creds = useUser((s) => s.creds);
   const { data, error, reload } = useLoad((c) => boCall(c, 'credentials', {}), []);
   const [name, setName] = useState('');
+  useUnsavedGuard(name.trim() !== '');
   const [shown, setShown] = useState<{ token: string; key: string } | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const create = async (e: FormEvent) => {

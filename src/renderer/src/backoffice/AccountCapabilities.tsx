@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall } from '../api/backoffice';
 import { useUser } from '../state/user';
-import { Notice, ReadOnlyNote, useLoad } from './common';
+import { Notice, ReadOnlyNote, useLoad, useUnsavedGuard } from './common';
 import type { AccountPatch } from '../../../shared/schemas/account';
 
 type Flag = keyof NonNullable<AccountPatch['capabilities']>;
@@ -32,6 +32,7 @@ export function Capabilities({ editable }: { editable: boolean }) {
   const { data, reload } = useLoad((c) => boCall(c, 'account', {}), []);
   const [changed, setChanged] = useState<Partial<Record<Flag, boolean>>>({});
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  useUnsavedGuard(!!data && Object.entries(changed).some(([k, v]) => v !== data.capabilities[k as Flag]));
   if (!data) return null;
   const on = (k: Flag) => changed[k] ?? data.capabilities[k];
   const dirty = Object.keys(changed).length > 0;

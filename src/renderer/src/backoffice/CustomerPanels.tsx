@@ -2,7 +2,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { boCall, boCallQueued, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { Confirm, Field, Money, Notice, day, fieldErrors, useLoad } from './common';
+import { Confirm, Field, Money, Notice, day, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { DeliveryNotice, useDelivery } from './MailOutcome';
 import './details.css';
 
@@ -60,6 +60,7 @@ export function HierarchyPanel({ data }: { data: Customer }) {
   const { data: family } = useLoad((c) => boCall(c, 'customerChildren', { params: { identifier: data.identifier } }), [data.identifier]);
   const [parent, setParent] = useState('');
   const { save, errors, message, done, busy } = useSaveCustomer(data);
+  useUnsavedGuard(parent.trim() !== '');
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void save({ parent_identifier: parent.trim() }, parent.trim() ? `Parent set to ${parent.trim()}.` : 'Parent removed.').then((ok) => ok && setParent(''));
@@ -112,6 +113,8 @@ export function NotesPanel({ data }: { data: Customer }) {
   const { save, errors, message, done, busy } = useSaveCustomer(data);
   const value = text ?? data.notes;
   const error = errors.notes;
+  // Typed and not saved (a save sets the text back to the customer's).
+  useUnsavedGuard(text !== null && text !== data.notes);
   if (!can(session, 'manage')) {
     return (
       <div className="card" aria-label="Notes">
@@ -161,6 +164,7 @@ export function InvitationsPanel({ data }: { data: Customer }) {
   const [result, setResult] = useState<{ ok?: string; error?: string; invited?: { email: string; messages: string[] } }>({});
   const [busy, setBusy] = useState<string | null>(null);
   const invited = useDelivery(result.invited?.messages ?? null);
+  useUnsavedGuard(email.trim() !== '');
   const act = async (name: 'invite' | 'cancelInvite', to: string, ok: string) => {
     if (!creds) return;
     setBusy(`${name}:${to}`);

@@ -4,7 +4,7 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, parseAmount } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Field, Money, NotForYourRole, Notice, Title, day, fieldErrors, useLoad, usePaged } from './common';
+import { Field, Money, NotForYourRole, Notice, Title, day, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
 import { InvoiceTable } from './Invoices';
 import { PaymentTable } from './Payments';
 import { HierarchyPanel, InvitationsPanel, NotesPanel, WalletsPanel } from './CustomerPanels';
@@ -204,6 +204,8 @@ function CustomerForm({ identifier }: { identifier?: string }) {
   const value = (name: string) => values[name] ?? (existing ? String((existing as Record<string, unknown>)[name] ?? '') : '');
   const set = (name: string) => (v: string) => setValues((s) => ({ ...s, [name]: v }));
   const creditText = values.credit_limit ?? (row?.credit_limit_cents ? amountInput(row.credit_limit_cents, cur) : '');
+  const savedCredit = row?.credit_limit_cents ? amountInput(row.credit_limit_cents, cur) : '';
+  const saved = useUnsavedGuard(Object.entries(values).some(([name, v]) => v !== (name === 'credit_limit' ? savedCredit : existing ? String((existing as Record<string, unknown>)[name] ?? '') : '')));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -225,8 +227,9 @@ function CustomerForm({ identifier }: { identifier?: string }) {
     setBusy(true);
     try {
       // A new customer's identifier already in use is refused, not the existing customer overwritten.
-      const saved = await boCall(creds, 'saveCustomer', { query: identifier ? {} : { create_only: true }, body: body as BoCall<'saveCustomer'>['body'] });
-      go(link('customers', saved.identifier), { replace: true });
+      const answer = await boCall(creds, 'saveCustomer', { query: identifier ? {} : { create_only: true }, body: body as BoCall<'saveCustomer'>['body'] });
+      saved();
+      go(link('customers', answer.identifier), { replace: true });
     } catch (err) {
       const { fields, message: m } = fieldErrors(err);
       setErrors(fields);

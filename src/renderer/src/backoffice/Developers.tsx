@@ -3,7 +3,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { time } from '../format';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { Notice, Title, fieldErrors, useLoad } from './common';
+import { Notice, Title, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { DeliveryLog, MailSection } from './DevelopersLog';
 
 type Endpoint = BoAnswer<'webhooks'>['endpoints'][number];
@@ -174,6 +174,7 @@ function Endpoints() {
 function EndpointForm({ id, initial, onDone }: { id: string | null; initial: Draft; onDone(secret?: string): void }) {
   const creds = useUser((s) => s.creds);
   const [d, setD] = useState<Draft>(initial);
+  useUnsavedGuard(JSON.stringify(d) !== JSON.stringify(initial));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const toggle = (k: Kind) => setD((s) => ({ ...s, events: s.events.includes(k) ? s.events.filter((x) => x !== k) : ALL.filter((x) => x === k || s.events.includes(x)) }));

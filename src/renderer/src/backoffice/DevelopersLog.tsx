@@ -2,7 +2,7 @@ import { Fragment, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { LOCALE, time } from '../format';
 import { can, useUser } from '../state/user';
-import { Field, Notice, fieldErrors, useLoad, usePaged } from './common';
+import { Field, Notice, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
 import type { MailStatus } from './MailOutcome';
 
 type Attempt = BoAnswer<'webhookResponses'>['webhook_responses'][number];
@@ -136,6 +136,7 @@ function Relay() {
   const [secure, setSecure] = useState<boolean | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<{ tone: 'ok' | 'info' | 'warn' | 'error'; text: string } | null>(null);
+  useUnsavedGuard(Object.keys(values).length > 0 || secure !== null);
   if (!data) return <p className="muted">Loading…</p>;
   const r = data.relay;
   const value = (k: 'host' | 'port' | 'user' | 'from' | 'password') => values[k] ?? (k === 'password' ? '' : k === 'port' ? String(r?.port ?? 587) : (r?.[k] ?? ''));

@@ -5,7 +5,7 @@ import { link, useRoute } from '../state/route';
 import { useUser } from '../state/user';
 import { decimalTimesMinor } from '../../../shared/money';
 import { amountInput, money, parseAmount, parseQuantity } from '../format';
-import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday, dropError } from './common';
+import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday, useUnsavedGuard, dropError } from './common';
 
 type Line = { key: number; description: string; quantity: string; price: string };
 
@@ -20,7 +20,10 @@ const lineField = (i: number, name: 'description' | 'quantity' | 'unit_cost_cent
  */
 function readLines(lines: readonly Line[], cur: string) {
   const problems: Record<string, string> = {};
+  const typed: Record<string, string> = {};
   const items: Array<{ description: string; quantity: number; unit_cost_cents: number }> = [];
+  // Which lines keep the subtotal from being read, and what in them: "line 2 (unit price)".
+  const unread: string[] = [];
   let subtotal = 0;
   lines.forEach((l, i) => {
     const q = parseQuantity(l.quantity.trim() || '1');
@@ -28,12 +31,17 @@ function readLines(lines: readonly Line[], cur: string) {
     if (!q.ok) problems[lineField(i, 'quantity')] = q.message;
     if (!p) problems[lineField(i, 'unit_cost_cents')] = `Type the unit price, such as ${amountInput(1250, cur)}`;
     else if (!p.ok) problems[lineField(i, 'unit_cost_cents')] = p.message;
+    // What was typed and cannot be read is said beside it at once; an empty price waits for Save.
+    if (!q.ok && l.quantity.trim()) typed[lineField(i, 'quantity')] = q.message;
+    if (p && !p.ok) typed[lineField(i, 'unit_cost_cents')] = p.message;
+    const what = [!q.ok && 'quantity', !p?.ok && 'unit price'].filter(Boolean).join(' and ');
+    if (what) unread.push(`line ${i + 1} (${what})`);
     if (q.ok && p?.ok) {
       items.push({ description: l.description.trim(), quantity: q.quantity, unit_cost_cents: p.minor });
       subtotal += decimalTimesMinor(q.quantity, p.minor);
     }
   });
-  return { items, subtotal, problems, complete: items.length === lines.length };
+  return { items, subtotal, problems, typed, unread, complete: items.length === lines.length };
 }
 
 /**
@@ -66,6 +74,12 @@ export function InvoiceForm() {
   // Errors are keyed by position: once a line is removed, those of the lines after it would name the wrong line.
   const lines = useLines(() => setErrors({}));
   const read = readLines(lines.lines, cur);
+  // Anything typed beyond what the form opened with (the customer it came from, the shop's today, one empty line).
+  const dirty =
+    Object.entries(values).some(([name, v]) => (name === 'customer_identifier' ? v.trim() !== (fromCustomer ?? '') : name === 'date' ? dateTouched.current && v !== shopToday : v.trim() !== '')) ||
+    lines.lines.length > 1 ||
+    lines.lines.some((l) => l.description.trim() || l.price.trim() || l.quantity.trim() !== '1');
+  const saved = useUnsavedGuard(dirty);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -92,7 +106,7 @@ export function InvoiceForm() {
     };
     setBusy(true);
     try {
-      const saved = await boCall(creds, 'saveInvoice', { query: { create_only: true, customer_on_file: true }, body }).catch(async (err: unknown) => {
+      const invoice = await boCall(creds, 'saveInvoice', { query: { create_only: true, customer_on_file: true }, body }).catch(async (err: unknown) => {
         if (!(err instanceof ApiError && err.code === 'invoice_exists')) throw err;
         // The engine words its refusal for the API (en-US): said again in the screen's locale.
         const inv = await boCall(creds, 'invoice', { params: { number_or_id: number }, query: {} }).catch(() => undefined);
@@ -100,7 +114,8 @@ export function InvoiceForm() {
         const said = `Invoice ${inv.display_number} already exists: ${money(inv.amount_cents, inv.currency.toUpperCase())} to ${inv.customer_identifier}, dated ${day(inv.date)}. Choose another number.`;
         throw new ApiError(err.status, err.code, said, [{ field: 'number', message: said }]);
       });
-      go(link('invoices', saved.identifier), { replace: true });
+      saved();
+      go(link('invoices', invoice.identifier), { replace: true });
     } catch (err) {
       const { fields, message: m } = fieldErrors(err);
       setErrors(fields);
@@ -123,7 +138,7 @@ export function InvoiceForm() {
         <Field label="Notes" name="notes_text" rows={3} value={values.notes_text!} onChange={set('notes_text')} errors={errors} />
         <h2>Lines</h2>
         <p className="muted small">Quantity and unit price as you write numbers here, for example {amountInput(123456, cur)}.</p>
-        <LineRows lines={lines} cur={cur} errors={errors} read={read} />
+        <LineRows lines={lines} cur={cur} errors={{ ...errors, ...read.typed }} read={read} onEdit={(name) => dropError(setErrors, name)} />
         <div className="bo-actions">
           <button type="submit" className="primary" disabled={busy}>
             {busy ? 'Saving…' : 'Save invoice'}
@@ -135,6 +150,9 @@ export function InvoiceForm() {
 }
 
 type Lines = ReturnType<typeof useLines>;
+
+/** "line 1", "line 1 and line 3", "line 1, line 2 and line 3". */
+const listed = (parts: readonly string[]) => (parts.length < 2 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`);
 
 /** The typed lines, and keyboard care: a line just added takes the focus in its description. */
 function useLines(onRemove: () => void) {
@@ -162,16 +180,16 @@ function useLines(onRemove: () => void) {
   };
 }
 
-function LineRows({ lines, cur, errors, read }: { lines: Lines; cur: string; errors: Record<string, string>; read: ReturnType<typeof readLines> }) {
+function LineRows({ lines, cur, errors, read, onEdit }: { lines: Lines; cur: string; errors: Record<string, string>; read: ReturnType<typeof readLines>; onEdit(name: string): void }) {
   const { setLine } = lines;
   return (
     <>
       {lines.lines.map((l, i) => (
         <fieldset key={l.key} className="bo-invoice-line" aria-label={`Line ${i + 1}`}>
           <legend>Line {i + 1}</legend>
-          <Field label="Description" labelSuffix={`, line ${i + 1}`} name={lineField(i, 'description')} value={l.description} onChange={(v) => setLine(l.key, { description: v })} errors={errors} />
-          <Field label="Quantity" labelSuffix={`, line ${i + 1}`} name={lineField(i, 'quantity')} value={l.quantity} onChange={(v) => setLine(l.key, { quantity: v })} errors={errors} />
-          <Field label={`Unit price (${cur})`} labelSuffix={`, line ${i + 1}`} name={lineField(i, 'unit_cost_cents')} value={l.price} onChange={(v) => setLine(l.key, { price: v })} errors={errors} />
+          <Field label="Description" labelSuffix={`, line ${i + 1}`} name={lineField(i, 'description')} value={l.description} onChange={(v) => (setLine(l.key, { description: v }), onEdit(lineField(i, 'description')))} errors={errors} />
+          <Field label="Quantity" labelSuffix={`, line ${i + 1}`} name={lineField(i, 'quantity')} value={l.quantity} onChange={(v) => (setLine(l.key, { quantity: v }), onEdit(lineField(i, 'quantity')))} errors={errors} />
+          <Field label={`Unit price (${cur})`} labelSuffix={`, line ${i + 1}`} name={lineField(i, 'unit_cost_cents')} value={l.price} onChange={(v) => (setLine(l.key, { price: v }), onEdit(lineField(i, 'unit_cost_cents')))} errors={errors} />
           <button type="button" onClick={() => lines.remove(l.key)} disabled={lines.lines.length === 1} aria-label={`Remove line ${i + 1}`}>
             Remove
           </button>
@@ -183,7 +201,7 @@ function LineRows({ lines, cur, errors, read }: { lines: Lines; cur: string; err
       </div>
       {/* A preview of the lines as typed; the invoice's amount is the engine's, shown once saved. */}
       <p aria-label="Subtotal" aria-live="polite">
-        Subtotal {read.complete ? <strong>{money(read.subtotal, cur)}</strong> : <span className="muted">appears once every line has a quantity and a unit price that can be read</span>}
+        Subtotal {read.complete ? <strong>{money(read.subtotal, cur)}</strong> : <span className="muted">appears once every line has a quantity and a unit price that can be read: see {listed(read.unread)}</span>}
       </p>
     </>
   );

@@ -3,7 +3,7 @@ import { boCall, boCallQueued, type BoAnswer } from '../api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
 import { time } from '../format';
 import { can, useUser } from '../state/user';
-import { Notice, useLoad } from './common';
+import { Notice, useLoad, useUnsavedGuard } from './common';
 import { DeliveryNotice, useDelivery, type DeliveryWords } from './MailOutcome';
 import './details.css';
 
@@ -147,6 +147,7 @@ export function ThreadPanel({ data }: { data: Invoice }) {
   const { data: thread, error, reload } = useLoad((c) => boCall(c, 'invoiceThread', { params: { number_or_id: data.number } }), [data.number]);
   const [opener, setOpener] = useState('');
   const [text, setText] = useState('');
+  useUnsavedGuard(text.trim() !== '' || opener.trim() !== '');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const open = thread?.disputes.find((d) => d.closed_at === null);

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
-import { Confirm, CopyButton, Field, Notice, ReadOnlyNote, Title, fieldErrors, useLoad } from './common';
+import { Confirm, CopyButton, Field, Notice, ReadOnlyNote, Title, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import './operations.css';
 
 type Settings = BoAnswer<'ecommerceSettings'>;
@@ -39,6 +39,7 @@ function siteError(err: unknown): { site?: string; message: string } {
 function Sites({ data, editable, onChange }: { data: Settings; editable: boolean; onChange(): void }) {
   const creds = useUser((s) => s.creds);
   const [site, setSite] = useState('');
+  useUnsavedGuard(site.trim() !== '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
@@ -62,9 +63,10 @@ function Sites({ data, editable, onChange }: { data: Settings; editable: boolean
       const { before, saved } = await write((current) => [...current, typed]);
       setSite('');
       setErrors({});
-      // The engine stores a site in lower case and once: say so rather than show a list that did not grow.
+      // The engine stores a site as its origin (lower case, no default port) and once: say so rather
+      // than show a list that did not grow.
       const added = saved.find((o) => !before.includes(o));
-      setMessage({ ok: true, text: added ? `Added ${added}.` : `${typed} was already allowed.` });
+      setMessage({ ok: true, text: added ? `Added ${added}.` : `${typed} was already allowed.${before.includes(typed) ? '' : ' Written this way, it is a site already listed.'}` });
       onChange();
     } catch (err) {
       const f = siteError(err);

@@ -6,7 +6,8 @@ import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, parseAmount } from '../format';
 import { PaymentTree } from './PaymentTree';
 import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
-import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged, useShopToday, dropError } from './common';
+import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged, useShopToday, useUnsavedGuard, dropError } from './common';
+import { CustomerPicker, useCustomerPick } from './CustomerPicker';
 
 type Row = BoAnswer<'payments'>['items'][number];
 
@@ -112,7 +113,11 @@ function RecordPayment() {
   const creds = useUser((s) => s.creds);
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const cur = (account?.currency ?? 'usd').toUpperCase();
-  const [customer, setCustomer] = useState(search.get('customer') ?? '');
+  const opened = search.get('customer') ?? '';
+  // The customer is picked from the engine's customers, never text taken as one: the invoices
+  // offered and the payment recorded are that customer's, by identifier.
+  const pick = useCustomerPick(opened);
+  const customer = pick.chosen?.identifier ?? null;
   const [method, setMethod] = useState('cheque');
   const [number, setNumber] = useState('');
   const [total, setTotal] = useState('');
@@ -120,12 +125,17 @@ function RecordPayment() {
   const [date, setDate] = useState<string | null>(null);
   const shopToday = useShopToday();
   const dateValue = date ?? shopToday;
-  const [applied, setApplied] = useState<Record<string, string>>({});
+  // The amounts typed beside a customer's invoices, kept while that customer stays the one chosen.
+  const [typedFor, setTypedFor] = useState<{ customer: string | null; amounts: Record<string, string> }>({ customer: null, amounts: {} });
+  const applied = typedFor.customer === customer ? typedFor.amounts : {};
+  const setApplied = (invoice: string, v: string) => setTypedFor((t) => ({ customer, amounts: { ...(t.customer === customer ? t.amounts : {}), [invoice]: v } }));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const invoiceParam = search.get('invoice');
-  const { data: open } = useLoad(async (c) => (customer ? (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items : []), [customer]);
+  const { data: loaded } = useLoad(async (c) => (customer ? { customer, items: (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items } : null), [customer]);
+  // Another customer's invoices, still shown while the chosen one's are read, are not offered.
+  const open = loaded && loaded.customer === customer ? loaded.items : customer ? undefined : [];
   const amountOf = (inv: { number: string; owing_cents: number }) => applied[inv.number] ?? (invoiceParam === inv.number ? amountInput(inv.owing_cents, cur) : '');
   const parsedTotal = total.trim() ? parseAmount(total, cur) : null;
   const read = invoiceAmounts(open ?? [], amountOf, cur, 'apply', ': leave the rest in the amount received, it stays as credit');
@@ -137,6 +147,8 @@ function RecordPayment() {
   const unreadable = totalProblem !== null;
   const totalCents = parsedTotal?.ok ? parsedTotal.minor : allocated;
   const unapplied = totalCents - allocated;
+  const dirty = pick.text.trim() !== opened || method !== 'cheque' || number.trim() !== '' || total.trim() !== '' || date !== null || Object.values(typedFor.amounts).some((v) => v.trim() !== '');
+  const saved = useUnsavedGuard(dirty);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -147,31 +159,18 @@ function RecordPayment() {
     else if (unapplied < 0) problems.amount_cents = `The amounts applied (${money(allocated, cur)}) exceed the payment`;
     // Nothing typed and nothing applied would be recorded as a payment of 0.00, marked paid.
     else if (totalCents <= 0) problems.amount_cents = total.trim() ? `The amount received must be more than ${money(0, cur)}` : `Type the amount received, for example ${amountInput(125050, cur)}, or amounts to apply below`;
-    if (!customer.trim()) problems.customer_identifier = 'Which customer paid?';
     // Empty, or a day not finished typing (the browser gives no value): not taken as today.
     if (!dateValue) problems.date = 'Type the day it was received';
-    setErrors(problems);
-    if (Object.keys(problems).length) return;
     setBusy(true);
     try {
-      // A mistyped identifier would make a new, empty customer (the import creates one it does not
-      // know): the form records payments of customers that exist. Typed in another case ("c2001"),
-      // it names the customer the list and the invoices found, as they are written.
-      const typed = customer.trim();
-      const known = await boCall(creds, 'customer', { params: { identifier: typed } }).then(
-        () => typed,
-        async (err: unknown) => {
-          if (!(err instanceof ApiError && err.status === 404)) throw err;
-          const found = (await boCall(creds, 'customers', { query: { q: typed, limit: 20 } })).items.find((c) => c.identifier.toLowerCase() === typed.toLowerCase());
-          return found?.identifier ?? null;
-        },
-      );
-      if (!known) {
-        setErrors({ customer_identifier: `No customer ${typed}: check the identifier (Customers lists them)` });
-        return;
-      }
-      if (known !== typed) setCustomer(known);
-      await record(known);
+      // The customer picked, or an identifier typed whole that the list has not answered yet; text
+      // matching none is said beside the field (the import would make it a new, empty customer).
+      const payer = pick.text.trim() ? await pick.resolve() : null;
+      if (!payer) problems.customer_identifier = !pick.text.trim() ? 'Which customer paid?' : (pick.problem ?? 'Pick the customer from the list under the field: its name and identifier are shown');
+      setErrors(problems);
+      if (!payer || Object.keys(problems).length) return;
+      // Typed whole and found only now, no invoice of theirs was offered yet: the payment is their credit, as the summary said.
+      await record(payer.identifier);
     } catch (err) {
       const f = fieldErrors(err);
       // The reference is made of the cheque or wire number: its problem is said beside that field.
@@ -205,6 +204,7 @@ function RecordPayment() {
       const said = `${kind} is already recorded (${p.payment_reference}): a payment of ${money(fromDecimal(p.payment_amount, p.currency) ?? 0, p.currency.toUpperCase())} from ${p.customer_name || p.customer_identifier} on ${day(p.date)}.`;
       throw new ApiError(err.status, err.code, said, [{ field: 'identifier', message: said }]);
     });
+    saved();
     go(link('payments', reference), { replace: true });
   };
   return (
@@ -212,7 +212,7 @@ function RecordPayment() {
       <Title back="/app/payments">Record a payment</Title>
       <form className="card bo-form" onSubmit={(e) => void submit(e)} noValidate>
         <Notice error={message} />
-        <Field label="Customer" name="customer_identifier" value={customer} onChange={(v) => { setCustomer(v); dropError(setErrors, 'customer_identifier'); }} errors={errors} required />
+        <CustomerPicker pick={{ ...pick, type: (v) => (pick.type(v), dropError(setErrors, 'customer_identifier')) }} label="Customer" name="customer_identifier" error={errors.customer_identifier} />
         <label className="bo-field">
           Method
           <select value={method} onChange={(e) => setMethod(e.target.value)}>
@@ -223,13 +223,13 @@ function RecordPayment() {
         <Field label="Date received" name="date" type="date" value={dateValue} onChange={(v) => { setDate(v); dropError(setErrors, 'date'); }} errors={errors} />
         <Field label={`Amount received (${cur})`} name="amount_cents" value={total} onChange={(v) => { setTotal(v); dropError(setErrors, 'amount_cents'); }} errors={totalProblem ? { ...errors, amount_cents: totalProblem } : errors} hint={`Leave empty to take the sum applied below. For example ${amountInput(125050, cur)}`} />
         <h2>Apply to open invoices</h2>
-        {(open ?? []).length === 0 && <p className="muted">{customer ? 'No open invoice: the whole payment is credit on account.' : 'Name the customer first.'}</p>}
+        {open && open.length === 0 && <p className="muted">{customer ? 'No open invoice: the whole payment is credit on account.' : 'Pick the customer first: their open invoices show here.'}</p>}
         {(open ?? []).map((inv) => (
           <div key={inv.number} className="bo-apply">
             <span>
               {inv.display_number} <span className="muted">due {day(inv.due_date)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
             </span>
-            <Field label={`Apply to ${inv.display_number}`} name={`apply-${inv.number}`} value={amountOf(inv)} onChange={(v) => setApplied((a) => ({ ...a, [inv.number]: v }))} errors={{ ...errors, ...local }} />
+            <Field label={`Apply to ${inv.display_number}`} name={`apply-${inv.number}`} value={amountOf(inv)} onChange={(v) => setApplied(inv.number, v)} errors={{ ...errors, ...local }} />
           </div>
         ))}
         <p aria-label="Payment summary">
@@ -264,6 +264,7 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
   const creds = useUser((s) => s.creds);
   const cur = currency.toUpperCase();
   const [typed, setTyped] = useState<Record<string, string>>({});
+  useUnsavedGuard(Object.values(typed).some((v) => v.trim() !== ''));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);

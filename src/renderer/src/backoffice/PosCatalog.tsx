@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { amountInput, parseAmount, parsePercent, percentInput, percentText, time } from '../format';
-import { Field, Money, Notice, fieldErrors, useLoad } from './common';
+import { Field, Money, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
 
 type Product = BoAnswer<'posProducts'>['products'][number];
 type Cashier = BoAnswer<'posCashiers'>['cashiers'][number];
@@ -18,6 +18,9 @@ export function ProductsPanel() {
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const cur = (account?.currency ?? 'usd').toUpperCase();
   const [form, setForm] = useState(EMPTY);
+  // What the form opened with (empty, or the product being edited): anything else typed is unsaved.
+  const [startedWith, setStartedWith] = useState(EMPTY);
+  useUnsavedGuard((Object.keys(EMPTY) as Array<keyof typeof EMPTY>).some((k) => form[k] !== startedWith[k]));
   const [editing, setEditing] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
@@ -26,7 +29,9 @@ export function ProductsPanel() {
     setErrors({});
     setMessage(null);
     setEditing(p ? p.code : null);
-    setForm(p ? { code: p.code, barcode: p.barcode ?? '', description: p.description, price: amountInput(p.price_cents, cur), tax: percentInput(p.tax_rate), category: p.category } : EMPTY);
+    const opened = p ? { code: p.code, barcode: p.barcode ?? '', description: p.description, price: amountInput(p.price_cents, cur), tax: percentInput(p.tax_rate), category: p.category } : EMPTY;
+    setForm(opened);
+    setStartedWith(opened);
   };
   const save = async (e: FormEvent) => {
     e.preventDefault();
@@ -125,6 +130,7 @@ export function CashiersPanel() {
   const { data, error, reload } = useLoad((c) => boCall(c, 'posCashiers', {}), []);
   const [name, setName] = useState('');
   const [supervisor, setSupervisor] = useState(false);
+  useUnsavedGuard(name.trim() !== '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [shown, setShown] = useState<{ name: string; code: string } | null>(null);

@@ -3,7 +3,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { activityText, statusText, time } from '../format';
-import { Confirm, Field, Money, Notice, Title, fieldErrors, useLoad } from './common';
+import { Confirm, Field, Money, Notice, Title, fieldErrors, useLoad, useUnsavedGuard } from './common';
 
 type Lane = BoAnswer<'lanes'>['lanes'][number];
 type Command = 'DeviceSetup' | 'DeviceStatus';
@@ -21,6 +21,9 @@ export function LanesPanel() {
   const [removing, setRemoving] = useState<Lane | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
+  const editedLane = editing ? data?.lanes.find((l) => l.laneid === editing) : undefined;
+  const startedWith = editedLane ? { laneid: editedLane.laneid, name: editedLane.name, port_path: editedLane.port_path } : { laneid: '', name: '', port_path: '' };
+  useUnsavedGuard(form.laneid !== startedWith.laneid || form.name !== startedWith.name || form.port_path !== startedWith.port_path);
   const reset = () => (setForm({ laneid: '', name: '', port_path: '' }), setEditing(null), setErrors({}));
   const save = async (e: FormEvent) => {
     e.preventDefault();

@@ -5,6 +5,7 @@ import { can, useUser } from '../state/user';
 import { useShopZone } from '../state/shop-zone';
 import { useLive } from '../state/live';
 import { SECTIONS } from './sections';
+import { LeaveDialog } from './common';
 
 type Hit = BoAnswer<'search'>['hits'][number];
 
@@ -57,7 +58,7 @@ function Search() {
 /** The back office: sections in a side bar, each with URLs of its own, the user and live state on top. */
 export function BackOffice() {
   const { session, creds, signOut, refresh } = useUser();
-  const { path, go } = useRoute();
+  const { path, go, leave } = useRoute();
   const { connected, start } = useLive();
   const userChanges = useLive((s) => s.seen.user ?? 0);
   useEffect(() => (creds ? start(creds) : undefined), [creds, start]);
@@ -89,7 +90,8 @@ export function BackOffice() {
         <span className="badge bo-user" aria-label="Signed in user" title={`${session.user.name} · ${session.user.role}`}>
           {session.user.name} · {session.user.role}
         </span>
-        <button type="button" onClick={signOut}>
+        {/* Signing out drops the page as a link does: a form's unsaved input is asked about first. */}
+        <button type="button" onClick={() => leave(signOut)}>
           Sign out
         </button>
       </header>
@@ -108,6 +110,7 @@ export function BackOffice() {
         </nav>
         <main className="bo-main">{section ? section.render(rest) : <p className="muted">Your role has no back-office section.</p>}</main>
       </div>
+      <LeaveDialog />
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { time } from '../format';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
-import { Field, Notice, fieldErrors, useLoad } from './common';
+import { Field, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
 
 const blank = { url: '', token: '', key: '' };
 
@@ -26,6 +26,7 @@ function Upstream({ onChange }: { onChange(): void }) {
   const upstream = current.data?.upstream ?? null;
   const form = draft ?? { ...blank, url: upstream?.url ?? '', token: upstream?.token ?? '' };
   const set = (k: keyof typeof blank) => (v: string) => setDraft({ ...form, [k]: v });
+  useUnsavedGuard(draft !== null && (draft.url !== (upstream?.url ?? '') || draft.token !== (upstream?.token ?? '') || draft.key !== ''));
   const done = () => {
     setDraft(null);
     setErrors({});

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { useUser } from '../state/user';
 import { useRoute } from '../state/route';
-import { Confirm, CopyButton, Field, Notice, Title, day, fieldErrors, useLoad } from './common';
+import { Confirm, CopyButton, Field, Notice, Title, day, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { welcomeLink } from '../../../shared/welcome-link';
 
 type User = BoAnswer<'users'>['users'][number];
@@ -31,6 +31,7 @@ export function UsersSection() {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('clerk');
+  useUnsavedGuard(email.trim() !== '' || name.trim() !== '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [shown, setShown] = useState<{ email: string; url: string } | null>(null);

@@ -4,7 +4,7 @@ import { boCall } from '../api/backoffice';
 import { dateInZone } from '../../../shared/dates';
 import { useLive } from '../state/live';
 import { useUser } from '../state/user';
-import { useRoute } from '../state/route';
+import { holdUnsaved, useRoute } from '../state/route';
 import { dayText, money } from '../format';
 
 /**
@@ -207,9 +207,9 @@ export function fieldErrors(err: unknown): { fields: Record<string, string>; mes
  * Asks before a money move, stating the amount; Escape or Cancel closes it, and Tab stays inside.
  * The confirm button takes the focus unless the body has a field to fill first (`fieldFirst`: an
  * amount to type), so Enter never moves the whole amount by reflex; Enter in that field confirms
- * what was typed.
+ * what was typed. `cancelFirst` gives Cancel the focus instead, where the confirm throws work away.
  */
-export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean; fieldFirst?: boolean }) {
+export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean; fieldFirst?: boolean; cancel?: string; cancelFirst?: boolean }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
@@ -241,16 +241,43 @@ export function Confirm(props: { title: string; body: ReactNode; confirm: string
         <h2 className="page-title">{props.title}</h2>
         <div>{props.body}</div>
         <div className="bo-actions">
-          <button type="button" onClick={props.onCancel}>
-            Cancel
+          <button type="button" autoFocus={props.cancelFirst} onClick={props.onCancel}>
+            {props.cancel ?? 'Cancel'}
           </button>
-          <button type="button" autoFocus={!props.fieldFirst} className={props.danger ? 'primary danger-fill' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
+          <button type="button" autoFocus={!props.fieldFirst && !props.cancelFirst} className={props.danger ? 'primary danger-fill' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
             {props.confirm}
           </button>
         </div>
       </div>
     </div>
   );
+}
+
+/**
+ * A form's guard for what was typed and not saved yet: while `dirty`, leaving in the app (a link,
+ * the side bar, the browser's Back) asks "Discard your changes?" (LeaveDialog, in the shell), and a
+ * reload or a closed tab gets the browser's own question. The function answered lets go at once:
+ * a form calls it once saved, just before it moves on to what it saved.
+ */
+export function useUnsavedGuard(dirty: boolean): () => void {
+  const release = useRef<(() => void) | null>(null);
+  useEffect(() => {
+    if (!dirty) return;
+    const letGo = holdUnsaved();
+    release.current = letGo;
+    return () => {
+      letGo();
+      release.current = null;
+    };
+  }, [dirty]);
+  return useCallback(() => release.current?.(), []);
+}
+
+/** The question a leave waits on while a form holds unsaved input: Stay (the default) or Discard. */
+export function LeaveDialog() {
+  const { leaving, stay, discard } = useRoute();
+  if (!leaving) return null;
+  return <Confirm title="Discard your changes?" body={<p>What you typed here is not saved yet. Stay to keep it, or discard it and leave.</p>} confirm="Discard" cancel="Stay" cancelFirst danger onConfirm={discard} onCancel={stay} />;
 }
 
 /**
