@@ -8,7 +8,7 @@ import { getRecord, putRecord, recordId, recordsOfKind } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import type { Credentials } from './credentials';
 import { ROLE_SCOPES, isRole, type Role } from './roles';
-import { scopesOfClaim, type Principal } from './scopes';
+import { authorizeLasting, scopesOfClaim, type Principal } from './scopes';
 
 /**
  * Back-office users: people who sign in with their e-mail and a password, not with API keys.
@@ -84,11 +84,15 @@ const signedOutKey = (jwt: string, sid: string | undefined) => (sid ? sha256(`se
 export interface Users {
   list(): UserView[];
   get(id: string): UserView;
-  /** A new user and their one-time sign-in link secret (shown once). */
-  create(input: { email: string; name?: string; role: string }): Promise<{ user: UserView; link: string }>;
-  update(id: string, patch: { role?: string; name?: string; enabled?: boolean }): Promise<UserView>;
+  /**
+   * A new user and their one-time sign-in link secret (shown once). `by` (here, in update and
+   * newLink): the caller, who must hold every scope of the role the link or change hands out and be
+   * no JWT minted by whoami (authorizeLasting); absent for the install itself (first start, admin).
+   */
+  create(input: { email: string; name?: string; role: string }, by?: Principal): Promise<{ user: UserView; link: string }>;
+  update(id: string, patch: { role?: string; name?: string; enabled?: boolean }, by?: Principal): Promise<UserView>;
   /** A new one-time sign-in link for the user (the owner's lost password: `admin reset-owner`). */
-  newLink(id: string): Promise<{ user: UserView; link: string }>;
+  newLink(id: string, by?: Principal): Promise<{ user: UserView; link: string }>;
   /** `from`: the client's address; its wrong passwords lock it out before they lock out the user. */
   signIn(email: string, password: string, from?: string): Promise<Session>;
   /** Opens a one-time link: sets the password (and the e-mail, if given) and signs in. */
@@ -224,9 +228,10 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
   const users: Users = {
     list: () => [...cache.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.email.localeCompare(b.email)).map(view),
     get: (id) => view(mustGet(id)),
-    async create(input) {
+    async create(input, by) {
       if (!isRole(input.role)) throw fail.invalid('invalid_role', 'role must be owner, manager, clerk or cashier', [{ field: 'role', message: 'Choose owner, manager, clerk or cashier' }]);
       const email = checkEmail(input.email);
+      authorizeLasting(by, `a sign-in link for a new ${input.role}`, ROLE_SCOPES[input.role]);
       const { secret, link } = makeLink();
       const at = new Date(core.clock.now()).toISOString();
       const record: UserRecord = {
@@ -245,11 +250,14 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       };
       return { user: view(await save(record, 'user.created')), link: secret };
     },
-    async update(id, patch) {
+    async update(id, patch, by) {
       const u = mustGet(id);
       if (patch.role !== undefined && !isRole(patch.role)) throw fail.invalid('invalid_role', 'role must be owner, manager, clerk or cashier', [{ field: 'role', message: 'Choose owner, manager, clerk or cashier' }]);
       const role = (patch.role ?? u.role) as Role;
       const disabled = patch.enabled === undefined ? u.disabled_at : patch.enabled ? null : (u.disabled_at ?? new Date(core.clock.now()).toISOString());
+      // A wider role, or a disabled user enabled again, hands a person's sign-in more than it had.
+      const wider = ROLE_SCOPES[role].some((s) => !ROLE_SCOPES[u.role].includes(s));
+      if (wider || (u.disabled_at && !disabled)) authorizeLasting(by, `the ${role} role for ${u.email}`, ROLE_SCOPES[role]);
       // Someone must always be able to manage users and credentials.
       if (u.role === 'owner' && !u.disabled_at && (role !== 'owner' || disabled) && enabledOwners().length === 1) {
         throw fail.conflict('last_owner', 'This is the only owner: make another user owner first');
@@ -259,8 +267,9 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       const next: UserRecord = { ...u, role, disabled_at: disabled, name: patch.name?.trim() || u.name, ...ended };
       return view(await save(next, 'user.updated'));
     },
-    async newLink(id) {
+    async newLink(id, by) {
       const u = mustGet(id);
+      authorizeLasting(by, `a sign-in link for ${u.email} (${u.role})`, ROLE_SCOPES[u.role]);
       const { secret, link } = makeLink();
       // A link may enable a disabled user again; sessions from before stay ended (only the link's own will work).
       const ended = u.disabled_at ? { sessions_after: Math.max(u.sessions_after ?? 0, endOfThisSecond()) } : {};
