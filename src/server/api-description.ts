@@ -20,6 +20,9 @@ challenge, so a browser never prompts for the key).
 \`options[jwt_scope]\` asked for more: managing credentials (\`/api/account/credentials\`) needs the
 \`credentials\` scope, so the key or a JWT minted with \`options[jwt_scope]=api credentials\`. A JWT
 calling \`GET /api/whoami\` gets a JWT that expires no later than itself and holds no scope it lacks.
+Making something that outlives a JWT (an API key, a lane's pairing code, a user's sign-in link, a
+wider role) needs the API key or an owner's own session: a JWT minted by \`GET /api/whoami\` is
+**403** \`minted_jwt_cannot_create_credentials\`, and no caller makes a credential holding a scope it lacks.
 Settings that outlive a JWT need the \`settings\` scope (the key, an owner's or a manager's session, or
 a JWT minted with \`options[jwt_scope]=api settings\`): the account, cashiers and their codes, lanes, the
 register's settings and catalog, the sites that may frame the payment frame, the sandbox clock.

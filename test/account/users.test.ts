@@ -7,6 +7,8 @@ import { recordsOfKind } from '../../src/engine/records';
 /** Back-office users in the engine: sign-in links, passwords, lockout, the last owner, sessions. */
 const h = useHarness();
 const code = (c: string) => (e: unknown) => isEngineError(e) && e.code === c;
+/** Tests that hash a hundred passwords or more (scrypt, 16 MiB each): minutes on a loaded machine, not 30 s. */
+const SCRYPT_HEAVY = 180_000;
 
 describe('back-office users', () => {
   it('first start makes the owner with a one-time link; the link sets the password once', async () => {
@@ -69,6 +71,48 @@ describe('back-office users', () => {
     await expect(users.signIn('ghost@example.com', 'guess', '127.0.0.1')).rejects.toSatisfy(code('user_locked'));
     h.t.clock.advance(LOCK_MS + 1000);
     expect((await users.signIn('second.owner@example.com', 'manager password 1', '127.0.0.1')).user.role).toBe('manager');
+  }, SCRYPT_HEAVY);
+
+  it('wrong passwords sent together are bounded as if sent one by one: the user locks after at most fifty, the right one is then refused', async () => {
+    const users = h.t.engine.users;
+    const { user, link } = await users.create({ email: 'racer@example.com', role: 'manager' });
+    await users.redeemLink(link, 'racer password 1');
+    // 100 addresses × 2 wrong tries, all at once: before, each try read the count before its hash
+    // and wrote its own count + 1 after it, so they overwrote one another and nothing ever locked.
+    const tries = Array.from({ length: 200 }, (_, i) => users.signIn('racer@example.com', `wrong ${i}`, `198.18.${Math.floor(i / 2)}.1`));
+    const answers = (await Promise.allSettled(tries)).map((r) => (r.status === 'rejected' && isEngineError(r.reason) ? r.reason.code : 'signed in'));
+    expect(answers.filter((c) => c === 'sign_in_failed').length).toBeLessThanOrEqual(MAX_FAILURES_ALL);
+    expect(answers.filter((c) => c !== 'sign_in_failed' && c !== 'user_locked')).toEqual([]);
+    expect(answers.filter((c) => c === 'user_locked').length).toBeGreaterThanOrEqual(200 - MAX_FAILURES_ALL);
+    expect(users.get(user.id).locked_until).not.toBeNull();
+    await expect(users.signIn('racer@example.com', 'racer password 1', '127.0.0.1')).rejects.toSatisfy(code('user_locked'));
+    // From one address: at most five of many tries sent together are tried.
+    const { link: other } = await users.create({ email: 'racer2@example.com', role: 'clerk' });
+    await users.redeemLink(other, 'racer password 2');
+    const oneAddress = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => users.signIn('racer2@example.com', `wrong ${i}`, '203.0.113.50')));
+    const fromOne = oneAddress.map((r) => (r.status === 'rejected' && isEngineError(r.reason) ? r.reason.code : 'signed in'));
+    expect(fromOne.filter((c) => c === 'sign_in_failed').length).toBeLessThanOrEqual(MAX_FAILURES);
+    expect(fromOne.filter((c) => c === 'user_locked').length).toBeGreaterThanOrEqual(30 - MAX_FAILURES);
+    await expect(users.signIn('racer2@example.com', 'racer password 2', '203.0.113.50')).rejects.toSatisfy(code('user_locked'));
+    expect((await users.signIn('racer2@example.com', 'racer password 2', '127.0.0.1')).user.role).toBe('clerk');
+    // An unknown e-mail is bounded alike, so the answers do not tell it from a user.
+    const ghost = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => users.signIn('racer.ghost@example.com', `wrong ${i}`, `198.19.${Math.floor(i / 2)}.1`)));
+    const ghostAnswers = ghost.map((r) => (r.status === 'rejected' && isEngineError(r.reason) ? r.reason.code : 'signed in'));
+    expect(ghostAnswers.filter((c) => c === 'sign_in_failed').length).toBeLessThanOrEqual(MAX_FAILURES_ALL);
+    await expect(users.signIn('racer.ghost@example.com', 'anything', '127.0.0.1')).rejects.toSatisfy(code('user_locked'));
+    h.t.clock.advance(LOCK_MS + 1000);
+    expect((await users.signIn('racer@example.com', 'racer password 1', '127.0.0.1')).user.role).toBe('manager');
+  }, SCRYPT_HEAVY);
+
+  it('a password checked while the user was disabled or given a new one does not sign in', async () => {
+    const users = h.t.engine.users;
+    const { user, link } = await users.create({ email: 'slow@example.com', role: 'clerk' });
+    await users.redeemLink(link, 'slow password 1');
+    // The hash takes tens of milliseconds: the user is disabled meanwhile.
+    const signingIn = users.signIn('slow@example.com', 'slow password 1');
+    await users.update(user.id, { enabled: false });
+    await expect(signingIn).rejects.toSatisfy(code('sign_in_failed'));
+    expect(users.get(user.id).enabled).toBe(false);
   });
 
   it("a role change or a disabled user takes effect on the user's live session", async () => {

@@ -262,10 +262,13 @@ describe('scopes of JWTs (item 4)', () => {
     expect((await api.post('/api/pos/cashiers', { name: 'Dana', code: '864209' }, owner)).status).toBe(201);
   });
 
-  it("the key, or an owner's session minted with it, manages credentials", async () => {
+  it('the key manages credentials; a JWT minted with credentials lists and disables them but creates none (it would outlive the JWT)', async () => {
     const owner = await mint(basicAuth(), '?options[jwt_expiry]=1&options[jwt_scope]=api%20credentials');
-    const made = await api.post<{ token: string }>('/api/account/credentials', { name: 'Owner-made' }, `Bearer ${owner.jwt}`);
+    const refused = await api.post<{ code: string }>('/api/account/credentials', { name: 'JWT-made' }, `Bearer ${owner.jwt}`);
+    expect([refused.status, refused.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    const made = await api.post<{ token: string }>('/api/account/credentials', { name: 'Key-made' });
     expect(made.status).toBe(201);
+    expect((await api.get('/api/account/credentials', `Bearer ${owner.jwt}`)).status).toBe(200);
     expect((await api.post(`/api/account/credentials/${made.body.token}/disable`, undefined, `Bearer ${owner.jwt}`)).status).toBe(200);
     // The owner's session cannot outlive itself either.
     expect((await mint(`Bearer ${owner.jwt}`, '?options[jwt_expiry]=365&options[jwt_scope]=api%20credentials')).jwt_exp).toBeLessThanOrEqual(owner.jwt_exp);

@@ -5,7 +5,7 @@ import { CAPABILITIES, defaultProfile, type AccountProfile, type Capability, typ
 import { createCredentials, type Credentials } from './credentials';
 import { whoamiEntry } from './whoami';
 import type { InstallKeys } from '../security/install-keys';
-import { KEY_SCOPES, mintLimits, type Principal, type Scope } from './scopes';
+import { KEY_SCOPES, authorizeLasting, mintLimits, scopesOfKind, type CredentialKind, type Principal, type Scope } from './scopes';
 import { merchantProfile } from './merchant-accounts';
 
 export * from './profile';
@@ -21,6 +21,11 @@ export interface Account {
   /** Throws a precondition error naming the capability when it is off. */
   require(capability: Capability): void;
   credentials: Credentials;
+  /**
+   * POST /api/account/credentials: a new credential of `input.kind`, made for `by` only when it
+   * holds every scope the new one gets and is no JWT minted by whoami (authorizeLasting).
+   */
+  createCredential(by: Principal, input: { name?: string; kind?: CredentialKind }): Promise<{ token: string; key: string; name: string }>;
   /**
    * GET /api/whoami: keyed by the calling credential's token, with a JWT of `days` validity
    * holding `scopes` (default `api`). A JWT caller gets no scope it lacks and no later expiry
@@ -95,6 +100,11 @@ export async function openAccount(core: EngineCore, keys: InstallKeys, options: 
       }
     },
     credentials,
+    async createCredential(by, input) {
+      const kind = input.kind ?? 'api';
+      authorizeLasting(by, kind === 'api' ? 'an API key' : `a ${kind} credential`, scopesOfKind(kind));
+      return credentials.create({ ...(input.name ? { name: input.name } : {}), ...(input.kind ? { kind: input.kind } : {}) });
+    },
     async whoami(caller, days, scopes) {
       const principal: Principal = typeof caller === 'string' ? { credential: caller, via: 'basic', scopes: KEY_SCOPES } : caller;
       const jwt = await credentials.issueJwt(principal.credential, days, mintLimits(principal, scopes));

@@ -101,15 +101,67 @@ export function admits(principal: Principal, scope: Scope, grants: readonly Scop
 export function authorize(principal: Principal, scope: Scope, grants: readonly Scope[] = []): void {
   if (admits(principal, scope, grants)) return;
   if (scope === 'onboarding') throw fail.forbidden('partner_credentials_required', 'Onboarding operations need partner credentials, arranged through support (a credential of kind partner).');
-  if (principal.user) {
+  const role = principal.user?.role as Role | undefined;
+  // A user's JWT narrowed when it was minted (options[jwt_scope]) whose role would pass.
+  const narrowed = principal.minted === true && role !== undefined && admits({ ...principal, scopes: ROLE_SCOPES[role] ?? [] }, scope, grants);
+  if (principal.user && !narrowed) {
     // Said with the roles that may (a person knows roles, not grant names). The grants name who
     // passes an `api` operation; any other scope is what the operation needs.
     const mayDo = (r: Role) => (scope === 'api' && grants.length ? roleAllows(r, grants) : ROLE_SCOPES[r].includes(scope));
     const who = ROLES.filter((r) => r !== principal.user!.role && mayDo(r)).map((r) => (r === 'owner' ? 'the owner' : `a ${r}`));
     throw fail.forbidden('role_forbidden', `Your role (${principal.user.role}) may not do this${who.length ? `: ${who.join(' or ')} may` : ''}. Ask the owner.`);
   }
+  if (principal.via === 'jwt') {
+    // Say that the JWT was narrowed, and to what: not that the role may not.
+    const lacks = scope === 'api' && grants.length ? `api (or one of ${grants.join(', ')})` : scope;
+    const how = narrowed
+      ? `Your role (${role}) may: use your session, or mint a JWT from it with jwt_scope including ${scope}.`
+      : `Use a credential that holds it: the API key (HTTP Basic), or a JWT minted with jwt_scope including ${scope}.`;
+    throw fail.forbidden('insufficient_scope', `This token was narrowed to the scopes ${principal.scopes.join(' ') || '(none)'} and lacks ${lacks}, which this operation needs. ${how}`);
+  }
   const how = scope === 'credentials' ? 'Sign in with the API key (HTTP Basic), or with a JWT minted with jwt_scope including credentials' : `Use a credential with the ${scope} scope`;
   throw fail.forbidden('insufficient_scope', `This credential may not do this (it needs the ${scope} scope). ${how}.`);
+}
+
+/** The grants `api` stands for: what a back-office role holds instead of it (./roles.ts). */
+const GRANTS: readonly Scope[] = ['read', 'collect', 'manage', 'money', 'register'];
+
+/**
+ * The scopes a caller must hold to make a credential holding `scopes`: each of them, where `api`
+ * stands for the grants; `onboarding` and `sync`, which only partner and lane credentials hold
+ * (and so no caller does), stand for every scope of the API key: a lane receives the hub's
+ * settings and cashier-code key, a partner's approved applications make merchant credentials.
+ */
+function neededToMake(scopes: readonly Scope[]): Scope[] {
+  const needed = scopes.flatMap((s) => (s === 'onboarding' || s === 'sync' ? [...KEY_SCOPES] : [s]));
+  return [...new Set(needed)];
+}
+
+/**
+ * Throws 403 unless `principal` may make `what`, a credential that outlives the request and holds
+ * `scopes`: an API key, a lane's pairing code (its credential), a user's sign-in link or a wider
+ * role. A credential can never make one wider than itself, and a JWT minted by GET /api/whoami
+ * (from the key or from a session, narrowed or not) makes none at all: it would outlive the JWT
+ * (a one-day JWT would leave a key that never expires). The API key itself (HTTP Basic) and a
+ * person's own sign-in (a session, which follows their role and ends with their sign-out) may.
+ * `by` absent: the install itself (first start, admin commands), which may.
+ */
+export function authorizeLasting(by: Principal | undefined, what: string, scopes: readonly Scope[]): void {
+  if (!by) return;
+  if (by.via === 'jwt' && (!by.user || by.minted)) {
+    const until = by.exp !== undefined ? ` and expires at ${new Date(by.exp * 1000).toISOString()}` : '';
+    throw fail.forbidden(
+      'minted_jwt_cannot_create_credentials',
+      `This JWT was minted by GET /api/whoami${until}: it cannot create ${what}, which would outlive it. Use the API key (HTTP Basic), or an owner's sign-in.`,
+    );
+  }
+  const missing = neededToMake(scopes).filter((s) => !by.scopes.includes(s) && !(GRANTS.includes(s) && by.scopes.includes('api')));
+  if (missing.length) {
+    throw fail.forbidden(
+      'insufficient_scope',
+      `${what[0]!.toUpperCase()}${what.slice(1)} would hold ${scopes.join(' ')}; this credential holds ${by.scopes.join(' ') || 'no scope'} and lacks ${missing.join(', ')}: a credential cannot make one wider than itself.`,
+    );
+  }
 }
 
 /**

@@ -4,11 +4,11 @@ import { decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
 import { realNow } from '../clock';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
-import { putRecord, recordId, recordsOfKind } from '../records';
+import { getRecord, putRecord, recordId, recordsOfKind } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import type { Credentials } from './credentials';
 import { ROLE_SCOPES, isRole, type Role } from './roles';
-import { scopesOfClaim, type Principal } from './scopes';
+import { authorizeLasting, scopesOfClaim, type Principal } from './scopes';
 
 /**
  * Back-office users: people who sign in with their e-mail and a password, not with API keys.
@@ -16,7 +16,10 @@ import { scopesOfClaim, type Principal } from './scopes';
  * After MAX_FAILURES wrong passwords in a row from one client address, that address is locked out
  * of the user for LOCK_MS; after MAX_FAILURES_ALL in a row from any addresses, everyone is. So a
  * stranger who knows the owner's e-mail cannot keep the owner out by typing wrong passwords, and
- * a guesser with many addresses is stopped all the same. A new user (and the
+ * a guesser with many addresses is stopped all the same. Tries sent together count as tries sent
+ * one after another: a try is reserved before its (slow) hash, refused at once when the wrong tries
+ * counted plus those in flight already reach a lock, and a user's count is increased inside the
+ * unit of work that writes it, so at most MAX_FAILURES_ALL wrong guesses are ever tried. A new user (and the
  * owner at first start or after `admin reset-owner`) gets a one-time sign-in link instead of a
  * password: opening it sets the password. Sessions are JWTs signed with the install's JWT key,
  * whose `token` claim is `user:<id>`; the role is read again on every request, so a role change
@@ -81,11 +84,15 @@ const signedOutKey = (jwt: string, sid: string | undefined) => (sid ? sha256(`se
 export interface Users {
   list(): UserView[];
   get(id: string): UserView;
-  /** A new user and their one-time sign-in link secret (shown once). */
-  create(input: { email: string; name?: string; role: string }): Promise<{ user: UserView; link: string }>;
-  update(id: string, patch: { role?: string; name?: string; enabled?: boolean }): Promise<UserView>;
+  /**
+   * A new user and their one-time sign-in link secret (shown once). `by` (here, in update and
+   * newLink): the caller, who must hold every scope of the role the link or change hands out and be
+   * no JWT minted by whoami (authorizeLasting); absent for the install itself (first start, admin).
+   */
+  create(input: { email: string; name?: string; role: string }, by?: Principal): Promise<{ user: UserView; link: string }>;
+  update(id: string, patch: { role?: string; name?: string; enabled?: boolean }, by?: Principal): Promise<UserView>;
   /** A new one-time sign-in link for the user (the owner's lost password: `admin reset-owner`). */
-  newLink(id: string): Promise<{ user: UserView; link: string }>;
+  newLink(id: string, by?: Principal): Promise<{ user: UserView; link: string }>;
   /** `from`: the client's address; its wrong passwords lock it out before they lock out the user. */
   signIn(email: string, password: string, from?: string): Promise<Session>;
   /** Opens a one-time link: sets the password (and the e-mail, if given) and signs in. */
@@ -153,6 +160,19 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     if (counts.size >= 20_000) counts.delete(counts.keys().next().value!);
     counts.set(key, failures >= max ? { failures: 0, locked_until: now + LOCK_MS } : { failures, locked_until: 0 });
   };
+  /**
+   * Tries whose password is being hashed now (tens of milliseconds each), by the same keys as
+   * `counts` (the e-mail and address; the e-mail alone, for a user too). A try is reserved here
+   * before its hash and released only once its failure is counted, so a check of the count plus
+   * the tries in flight never lets more wrong guesses through than the lock allows.
+   */
+  const inFlight = new Map<string, number>();
+  const reserve = (key: string) => inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+  const release = (key: string) => {
+    const left = (inFlight.get(key) ?? 1) - 1;
+    if (left > 0) inFlight.set(key, left);
+    else inFlight.delete(key);
+  };
   const locked = (until: number) => fail.forbidden('user_locked', `Too many wrong passwords: try again after ${new Date(until).toISOString()}, or ask the owner for a sign-in link.`);
   const mustGet = (id: string) => {
     const u = cache.get(id);
@@ -175,6 +195,20 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
     cache.set(saved.id, saved);
     return saved;
   };
+  /**
+   * A change to the user as stored now, read again inside the unit of work that writes it (never a
+   * copy read before an await): `fn` answers the new record, or undefined to write nothing.
+   */
+  const change = async (id: string, type: string, fn: (current: UserRecord) => UserRecord | undefined) =>
+    core.mutate(async (tx) => {
+      const stored = (await getRecord<UserRecord>(tx, 'user', id))?.data;
+      const next = stored && fn(stored);
+      if (!next) return undefined;
+      const data = { ...next, updated_at: tx.at };
+      await putRecord(tx, 'user', id, data, { type, entity: 'user', key: id, data: { role: data.role, enabled: data.disabled_at === null } }, data.email);
+      tx.afterCommit(() => cache.set(id, data));
+      return data;
+    });
   // Links and lock-outs run on real time, as sessions do: moving the sandbox clock (days ahead, to
   // see a cut-off) must neither expire the owner's own sign-in link nor end a lock-out early.
   const makeLink = () => {
@@ -194,9 +228,10 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
   const users: Users = {
     list: () => [...cache.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.email.localeCompare(b.email)).map(view),
     get: (id) => view(mustGet(id)),
-    async create(input) {
+    async create(input, by) {
       if (!isRole(input.role)) throw fail.invalid('invalid_role', 'role must be owner, manager, clerk or cashier', [{ field: 'role', message: 'Choose owner, manager, clerk or cashier' }]);
       const email = checkEmail(input.email);
+      authorizeLasting(by, `a sign-in link for a new ${input.role}`, ROLE_SCOPES[input.role]);
       const { secret, link } = makeLink();
       const at = new Date(core.clock.now()).toISOString();
       const record: UserRecord = {
@@ -215,11 +250,14 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       };
       return { user: view(await save(record, 'user.created')), link: secret };
     },
-    async update(id, patch) {
+    async update(id, patch, by) {
       const u = mustGet(id);
       if (patch.role !== undefined && !isRole(patch.role)) throw fail.invalid('invalid_role', 'role must be owner, manager, clerk or cashier', [{ field: 'role', message: 'Choose owner, manager, clerk or cashier' }]);
       const role = (patch.role ?? u.role) as Role;
       const disabled = patch.enabled === undefined ? u.disabled_at : patch.enabled ? null : (u.disabled_at ?? new Date(core.clock.now()).toISOString());
+      // A wider role, or a disabled user enabled again, hands a person's sign-in more than it had.
+      const wider = ROLE_SCOPES[role].some((s) => !ROLE_SCOPES[u.role].includes(s));
+      if (wider || (u.disabled_at && !disabled)) authorizeLasting(by, `the ${role} role for ${u.email}`, ROLE_SCOPES[role]);
       // Someone must always be able to manage users and credentials.
       if (u.role === 'owner' && !u.disabled_at && (role !== 'owner' || disabled) && enabledOwners().length === 1) {
         throw fail.conflict('last_owner', 'This is the only owner: make another user owner first');
@@ -229,8 +267,9 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       const next: UserRecord = { ...u, role, disabled_at: disabled, name: patch.name?.trim() || u.name, ...ended };
       return view(await save(next, 'user.updated'));
     },
-    async newLink(id) {
+    async newLink(id, by) {
       const u = mustGet(id);
+      authorizeLasting(by, `a sign-in link for ${u.email} (${u.role})`, ROLE_SCOPES[u.role]);
       const { secret, link } = makeLink();
       // A link may enable a disabled user again; sessions from before stay ended (only the link's own will work).
       const ended = u.disabled_at ? { sessions_after: Math.max(u.sessions_after ?? 0, endOfThisSecond()) } : {};
@@ -238,32 +277,63 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
       return { user: view(saved), link: secret };
     },
     async signIn(email, password, from = '') {
-      const u = byEmail(email);
-      const stored = u?.password ?? decoy;
-      const candidate = await scrypt(password, Buffer.from(stored.salt, 'hex'));
-      const equal = timingSafeEqual(candidate, Buffer.from(stored.hash, 'hex'));
-      const now = realNow(core.clock);
-      const refused = () => fail.unauthorized('sign_in_failed', 'That e-mail and password do not match an enabled user.');
       const here = countKey(email, from);
+      const everyone = countKey(email, null);
+      const refused = () => fail.unauthorized('sign_in_failed', 'That e-mail and password do not match an enabled user.');
+      // Before the slow hash, and with no await between the check and the reservation: a lock, or
+      // wrong tries already in flight that would reach it, refuse at once. So tries sent together
+      // are bounded exactly as tries sent one after another (every try in flight counts as wrong).
+      const before = byEmail(email);
+      const user = before && !before.disabled_at ? before : undefined;
+      const now = realNow(core.clock);
       if (lockOf(here) > now) throw locked(lockOf(here));
-      if (!u || u.disabled_at) {
-        const everyone = countKey(email, null);
-        if (lockOf(everyone) > now) throw locked(lockOf(everyone));
-        failed(here, now, MAX_FAILURES);
-        failed(everyone, now, MAX_FAILURES_ALL);
-        throw refused();
+      if ((counts.get(here)?.failures ?? 0) + (inFlight.get(here) ?? 0) >= MAX_FAILURES) throw locked(now + LOCK_MS);
+      const lockAll = user ? (user.locked_until ? Date.parse(user.locked_until) : 0) : lockOf(everyone);
+      if (lockAll > now) throw locked(lockAll);
+      const wrongAll = user ? user.failures : (counts.get(everyone)?.failures ?? 0);
+      if (wrongAll + (inFlight.get(everyone) ?? 0) >= MAX_FAILURES_ALL) throw locked(now + LOCK_MS);
+      reserve(here);
+      reserve(everyone);
+      try {
+        const stored = user?.password ?? decoy;
+        const candidate = await scrypt(password, Buffer.from(stored.salt, 'hex'));
+        const equal = timingSafeEqual(candidate, Buffer.from(stored.hash, 'hex'));
+        const at = realNow(core.clock);
+        if (!user) {
+          failed(here, at, MAX_FAILURES);
+          failed(everyone, at, MAX_FAILURES_ALL);
+          throw refused();
+        }
+        if (!user.password || !equal) {
+          failed(here, at, MAX_FAILURES);
+          // Counted on the record as stored now, inside the unit of work that writes it: tries
+          // that finish together each add one, none overwrites another's count.
+          await change(user.id, 'user.sign_in_failed', (current) => {
+            const failures = current.failures + 1;
+            const lockedUntil = failures >= MAX_FAILURES_ALL ? new Date(at + LOCK_MS).toISOString() : current.locked_until && Date.parse(current.locked_until) > at ? current.locked_until : null;
+            return { ...current, failures: failures >= MAX_FAILURES_ALL ? 0 : failures, locked_until: lockedUntil };
+          });
+          throw refused();
+        }
+        counts.delete(here);
+        // The user as stored now: disabled, locked or given a new password while the hash ran, the
+        // password just checked no longer signs in.
+        let lockedUntil = 0;
+        const saved = await change(user.id, 'user.signed_in', (current) => {
+          if (current.disabled_at || current.password?.hash !== user.password!.hash) return undefined;
+          if (current.locked_until && Date.parse(current.locked_until) > at) {
+            lockedUntil = Date.parse(current.locked_until);
+            return undefined;
+          }
+          return { ...current, failures: 0, locked_until: null, last_sign_in_at: new Date(at).toISOString() };
+        });
+        if (lockedUntil) throw locked(lockedUntil);
+        if (!saved) throw refused();
+        return session(saved);
+      } finally {
+        release(here);
+        release(everyone);
       }
-      if (u.locked_until && Date.parse(u.locked_until) > now) throw locked(Date.parse(u.locked_until));
-      if (!u.password || !equal) {
-        failed(here, now, MAX_FAILURES);
-        const failures = u.failures + 1;
-        const lockAll = failures >= MAX_FAILURES_ALL ? new Date(now + LOCK_MS).toISOString() : null;
-        await save({ ...u, failures: lockAll ? 0 : failures, locked_until: lockAll }, 'user.sign_in_failed');
-        throw refused();
-      }
-      counts.delete(here);
-      const saved = await save({ ...u, failures: 0, locked_until: null, last_sign_in_at: new Date(now).toISOString() }, 'user.signed_in');
-      return session(saved);
     },
     async redeemLink(secret, password, email) {
       const hash = sha256(secret);

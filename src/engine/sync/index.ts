@@ -1,5 +1,5 @@
 import type { EngineCore } from '../core';
-import type { Account } from '../account';
+import { authorizeLasting, LANE_SCOPES, type Account, type Principal } from '../account';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind, type RecordDoc } from '../records';
 import { editStamps, stampEditInTx, type Resolution } from './customer-merge';
@@ -55,7 +55,11 @@ interface PeerRecord {
 }
 
 export interface Sync {
-  createPairingCode(input: { laneid: string; name?: string }): Promise<{ code: string; laneid: string; expires_at: string }>;
+  /**
+   * `by`: the caller, who must be able to make the lane credential the code is exchanged for
+   * (authorizeLasting: not a JWT minted by whoami); absent for the install itself.
+   */
+  createPairingCode(input: { laneid: string; name?: string }, by?: Principal): Promise<{ code: string; laneid: string; expires_at: string }>;
   redeemPairingCode(code: string): Promise<PairingGrant>;
   lanes(): Promise<PairedLane[]>;
   revokeLane(laneid: string): Promise<PairedLane>;
@@ -226,7 +230,10 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   };
 
   return {
-    createPairingCode: (input) => pairing.createCode(input),
+    async createPairingCode(input, by) {
+      authorizeLasting(by, `a pairing code (it is exchanged for lane ${input.laneid}'s credential)`, LANE_SCOPES);
+      return pairing.createCode(input);
+    },
     redeemPairingCode: (code) => pairing.redeem(code, keys.current('cashier_code').secret),
     lanes: () => pairing.lanes(),
     revokeLane: (laneid) => pairing.revoke(laneid),

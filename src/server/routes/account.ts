@@ -27,6 +27,9 @@ const settings = (p: AccountProfile) => ({
   updated_at: p.updated_at,
 });
 
+const CREATE_RULE =
+  ' The new key holds `api credentials users settings` (a partner\'s, `onboarding`): the caller must hold every scope of the API key, and a JWT minted by GET /api/whoami (from the key or from a session, narrowed or not) is refused with 403 `minted_jwt_cannot_create_credentials`: a key made with it would outlive it. Use the API key itself or an owner\'s session.';
+
 export const getAccount = defineRoute({
   method: 'get',
   path: '/api/account',
@@ -74,11 +77,11 @@ export const createCredential = defineRoute({
   scope: 'credentials',
   tags: ['Account settings'],
   summary: 'Create an API token and key; the key is in this response only',
-  description: CREDENTIALS_SCOPE.trim(),
+  description: CREDENTIALS_SCOPE.trim() + CREATE_RULE,
   body: CredentialCreate,
   responses: { 201: { description: 'Created', schema: CredentialCreated }, ...errors },
-  async handler({ engine, body }) {
-    return { status: 201, body: await engine.account.credentials.create({ ...(body.name ? { name: body.name } : {}), ...(body.kind ? { kind: body.kind } : {}) }) };
+  async handler({ engine, body, principal }) {
+    return { status: 201, body: await engine.account.createCredential(principal!, { ...(body.name ? { name: body.name } : {}), ...(body.kind ? { kind: body.kind } : {}) }) };
   },
 });
 

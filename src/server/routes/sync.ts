@@ -32,12 +32,12 @@ const createPairingCode = defineRoute({
   operationId: 'createSyncPairingCode',
   tags: TAGS,
   summary: 'Hub: a one-time code that pairs a lane PC with this hub',
-  description: 'Show the code on the hub; type it on the lane (POST /api/sync/hub there). Valid 15 minutes, single use, stored only as a hash. Needs the `credentials` scope: pairing makes a credential.',
+  description: 'Show the code on the hub; type it on the lane (POST /api/sync/hub there). Valid 15 minutes, single use, stored only as a hash. Needs the `credentials` scope and every scope of the API key: pairing makes a credential. A JWT minted by GET /api/whoami is refused (403 `minted_jwt_cannot_create_credentials`): the lane\'s credential would outlive it.',
   scope: 'credentials',
   body: PairingCodeCreate,
   responses: { 201: { description: 'The code', schema: ref(PairingCode) }, 409: err('`lane_paired`: that lane is paired already (revoke it first)') },
-  async handler({ engine, body }) {
-    return { status: 201, body: await engine.sync.createPairingCode(body) };
+  async handler({ engine, body, principal }) {
+    return { status: 201, body: await engine.sync.createPairingCode(body, principal!) };
   },
 });
 

@@ -12,6 +12,8 @@ const TAGS = ['Back office users'];
 const OURS = "Laneway's own operation (not in the reference API). ";
 const err = (description: string) => ({ description, schema: ref(ErrorBody) });
 const USERS_SCOPE = 'Needs the `users` scope: the owner, or the API key.';
+const LASTING =
+  ' A sign-in link, a wider role or a user enabled again also needs every scope of that role, and a JWT minted by GET /api/whoami gets 403 `minted_jwt_cannot_create_credentials`: the sign-in it hands out would outlive the JWT.';
 
 const sessionBody = (engine: Engine, s: Session) => ({ ...s, scopes: [...ROLE_SCOPES[s.user.role]], account_name: engine.account.profile().name });
 
@@ -99,11 +101,11 @@ export const createUser = defineRoute({
   scope: 'users',
   tags: TAGS,
   summary: 'Add a back-office user; answers their one-time sign-in link (shown once)',
-  description: OURS + USERS_SCOPE,
+  description: OURS + USERS_SCOPE + LASTING,
   body: UserCreate,
   responses: { 201: { description: 'Created', schema: UserCreated }, 409: err('E-mail taken') },
-  async handler({ engine, body }) {
-    return { status: 201, body: await engine.users.create(body) };
+  async handler({ engine, body, principal }) {
+    return { status: 201, body: await engine.users.create(body, principal!) };
   },
 });
 
@@ -114,12 +116,12 @@ export const updateUser = defineRoute({
   scope: 'users',
   tags: TAGS,
   summary: "Change a user's role or name, or disable them (their sessions stop at once)",
-  description: `${OURS}${USERS_SCOPE} The last enabled owner cannot be demoted or disabled (409 last_owner).`,
+  description: `${OURS}${USERS_SCOPE}${LASTING} The last enabled owner cannot be demoted or disabled (409 last_owner).`,
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
   body: UserPatch,
   responses: { 200: { description: 'Updated', schema: ref(User) }, 404: err('No such user'), 409: err('Last owner') },
-  async handler({ engine, params, body }) {
-    return { body: await engine.users.update(params.id, body) };
+  async handler({ engine, params, body, principal }) {
+    return { body: await engine.users.update(params.id, body, principal!) };
   },
 });
 
@@ -130,11 +132,11 @@ export const newUserLink = defineRoute({
   scope: 'users',
   tags: TAGS,
   summary: 'A new one-time sign-in link for a user (a forgotten password); clears a lockout',
-  description: OURS + USERS_SCOPE,
+  description: OURS + USERS_SCOPE + LASTING,
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
   responses: { 200: { description: 'Link', schema: UserCreated }, 404: err('No such user') },
-  async handler({ engine, params }) {
-    return { body: await engine.users.newLink(params.id) };
+  async handler({ engine, params, principal }) {
+    return { body: await engine.users.newLink(params.id, principal!) };
   },
 });
 

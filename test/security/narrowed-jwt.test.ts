@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { authorizeLasting, KEY_SCOPES, type Principal } from '../../src/engine/account';
+import { basicAuth, useHarness } from '../helpers/harness';
+
+/**
+ * A JWT narrowed with `options[jwt_scope]` (or any JWT GET /api/whoami mints) holds the scopes it
+ * was given and no more, for as long as it lives: it cannot leave behind a credential that is
+ * wider or lives longer. Before, a one-day JWT narrowed to `credentials` made a permanent API key
+ * holding `api credentials users settings`, which then read the users.
+ */
+const h = useHarness({ api: true });
+
+interface Whoami {
+  whoami: Record<string, { jwt: string; jwt_exp: number }>;
+}
+interface Refusal {
+  code: string;
+  error: string;
+}
+
+const mint = async (auth: string, scope: string) => {
+  const res = await h.api.get<Whoami>(`/api/whoami?options[jwt_expiry]=1&options[jwt_scope]=${encodeURIComponent(scope)}`, auth);
+  expect(res.status).toBe(200);
+  return `Bearer ${Object.values(res.body.whoami)[0]!.jwt}`;
+};
+
+const ownerSession = async () => {
+  const users = h.t.engine.users;
+  const existing = users.list().find((u) => u.email === 'boss@example.com');
+  if (!existing) {
+    const { link } = await users.create({ email: 'boss@example.com', role: 'owner' });
+    await users.redeemLink(link, 'boss password 1');
+  }
+  const res = await h.api.post<{ jwt: string }>('/api/session', { email: 'boss@example.com', password: 'boss password 1' }, null);
+  expect(res.status).toBe(200);
+  return `Bearer ${res.body.jwt}`;
+};
+
+const credentialCount = async () => (await h.api.get<{ credentials: unknown[] }>('/api/account/credentials')).body.credentials.length;
+
+describe('a narrowed JWT leaves nothing wider or longer-lived than itself', () => {
+  it('a JWT the key narrows to credentials cannot create an API key (or any credential)', async () => {
+    const before = await credentialCount();
+    const narrowed = await mint(basicAuth(), 'credentials');
+    const made = await h.api.post<Refusal>('/api/account/credentials', {}, narrowed);
+    expect([made.status, made.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    expect(made.body.error).toContain('would outlive it');
+    expect((await h.api.post<Refusal>('/api/account/credentials', { kind: 'partner' }, narrowed)).status).toBe(403);
+    // Even a JWT holding every scope of the key: it expires, a key it made would not.
+    const full = await mint(basicAuth(), 'api credentials users settings');
+    expect((await h.api.post<Refusal>('/api/account/credentials', { name: 'from a JWT' }, full)).body.code).toBe('minted_jwt_cannot_create_credentials');
+    expect(await credentialCount()).toBe(before);
+    // It still lists and disables credentials, as its scope says; the key still creates them.
+    expect((await h.api.get('/api/account/credentials', narrowed)).status).toBe(200);
+    const byKey = await h.api.post<{ token: string }>('/api/account/credentials', { name: 'by the key' });
+    expect(byKey.status).toBe(201);
+    expect((await h.api.post(`/api/account/credentials/${byKey.body.token}/disable`, undefined, narrowed)).status).toBe(200);
+  });
+
+  it("an owner's JWT narrowed to credentials cannot create a key, and its refusals say it was narrowed", async () => {
+    const session = await ownerSession();
+    const narrowed = await mint(session, 'credentials');
+    const before = await credentialCount();
+    const made = await h.api.post<Refusal>('/api/account/credentials', {}, narrowed);
+    expect([made.status, made.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    expect(await credentialCount()).toBe(before);
+    const users = await h.api.get<Refusal>('/api/users', narrowed);
+    expect([users.status, users.body.code]).toEqual([403, 'insufficient_scope']);
+    expect(users.body.error).toContain('narrowed to the scopes credentials and lacks users');
+    expect(users.body.error).not.toContain('Your role (owner) may not');
+    // The owner's own session makes keys, as the Account screen does.
+    expect((await h.api.post('/api/account/credentials', { name: 'by the owner' }, session)).status).toBe(201);
+  });
+
+  it('nor a lane pairing code, a user, a sign-in link or a wider role', async () => {
+    const session = await ownerSession();
+    const narrowed = await mint(session, 'api credentials users settings');
+    const pairing = await h.api.post<Refusal>('/api/sync/pairing-codes', { laneid: '41' }, narrowed);
+    expect([pairing.status, pairing.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    const invite = await h.api.post<Refusal>('/api/users', { email: 'mallory@example.com', role: 'owner' }, narrowed);
+    expect([invite.status, invite.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    expect(h.t.engine.users.list().some((u) => u.email === 'mallory@example.com')).toBe(false);
+    const { user } = await h.t.engine.users.create({ email: 'helper@example.com', role: 'cashier' });
+    expect((await h.api.patch<Refusal>(`/api/users/${user.id}`, { role: 'owner' }, narrowed)).body.code).toBe('minted_jwt_cannot_create_credentials');
+    expect((await h.api.post<Refusal>(`/api/users/${user.id}/link`, undefined, narrowed)).body.code).toBe('minted_jwt_cannot_create_credentials');
+    expect(h.t.engine.users.get(user.id).role).toBe('cashier');
+    // Renaming or disabling hands nothing out: still allowed to it.
+    expect((await h.api.patch(`/api/users/${user.id}`, { name: 'Helper', enabled: false }, narrowed)).status).toBe(200);
+    // The owner's session and the key do all of these.
+    expect((await h.api.post('/api/sync/pairing-codes', { laneid: '41' }, session)).status).toBe(201);
+    expect((await h.api.post(`/api/users/${user.id}/link`, undefined, session)).status).toBe(200);
+    expect((await h.api.patch(`/api/users/${user.id}`, { role: 'clerk' })).status).toBe(200);
+  });
+
+  it('no credential makes one holding a scope it lacks', () => {
+    const partial: Principal = { credential: 'T', via: 'basic', scopes: ['api', 'credentials'] };
+    expect(() => authorizeLasting(partial, 'an API key', KEY_SCOPES)).toThrow(expect.objectContaining({ code: 'insufficient_scope', message: expect.stringContaining('lacks users, settings') }));
+    // A lane's `sync` and a partner's `onboarding` need everything the key holds.
+    expect(() => authorizeLasting(partial, 'a pairing code', ['sync'])).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
+    const key: Principal = { credential: 'T', via: 'basic', scopes: KEY_SCOPES };
+    expect(() => authorizeLasting(key, 'a pairing code', ['sync'])).not.toThrow();
+    expect(() => authorizeLasting(key, 'a sign-in link for a new owner', ['api', 'credentials', 'users', 'read', 'collect', 'manage', 'money', 'settings', 'register'])).not.toThrow();
+    const manager: Principal = { credential: 'user:M', via: 'jwt', scopes: ['read', 'collect', 'manage', 'money', 'settings', 'register'], user: { id: 'M', email: 'm@example.com', name: 'M', role: 'manager' } };
+    expect(() => authorizeLasting(manager, 'a sign-in link for a new owner', ['api', 'credentials', 'users'])).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
+    expect(() => authorizeLasting(manager, 'a sign-in link for a new clerk', ['read', 'collect'])).not.toThrow();
+  });
+});
