@@ -168,6 +168,8 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     sim.send(`card ${MASTERCARD}`);
     await seen('card-outcome');
     expect(await text('card-outcome')).toMatch(/Mastercard •••• 4422: approved/);
+    // Enter goes back to the sale, which the button says (with what is left), not that it takes the rest.
+    expect((await text('card-back')).replace(/\s+/g, ' ')).toBe('Back to the sale: $15.84 left to pay Enter');
     await page.keyboard.press('Enter');
     await until(async () => (await text('balance').catch(() => '')) === '$15.84', 'the balance after the card');
     await screenshot(page, 'pos-8-split-tender');
