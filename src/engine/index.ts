@@ -203,7 +203,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const webhooks = await createWebhooks({ core, account, keys, deliver, sources: { receivables, orders, gateway }, ...(options.webhookDelivery ? { options: options.webhookDelivery } : {}) });
   const sync = createSync({ core, account, keys, receivables, orders, gifts: { gateway, giftCards } });
   const users = await createUsers(core, keys, account.credentials);
-  const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number }), () => undefined);
+  // The register's own answer for a sale: its state and money back are the sale's, on every back-office screen.
+  const findSale = (key: string) => register.sale(key).then((s) => ({ id: s.id, number: s.number, status: s.status, refunded_cents: s.totals.refunded_cents }), () => undefined);
   const backoffice = createBackofficeQueries(core, account, findSale, receivables);
   const dataDir = (options.store as { directory?: string }).directory ?? join(tmpdir(), 'laneway-imports');
   const imports = createImports({ core, account, wallets, autopay, keys: vault, dataDir });

@@ -205,14 +205,14 @@ describe('the back office', { timeout: 90_000 }, () => {
     await dialog.getByLabel('Amount').press('Enter');
     await seen('Refunded $10.00.');
     await until(async () => (await page.getByText('Refunded $10.00', { exact: false }).count()) > 0, 'the refunded amount');
-    // Part refunded: the rest can be refunded, the whole no longer voided.
+    // Partly refunded: the rest can be refunded, the whole no longer voided.
     await until(async () => (await page.getByRole('button', { name: 'Void' }).count()) === 0, 'Void to go once part is refunded');
     expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(1);
     await screenshot(page, 'backoffice-8-transaction');
     // The Orders list says so too, with what went back, not only the order's own page.
     await page.goto(`${url}/app/orders`);
     const row = page.getByRole('row', { name: /WEB-1001/ });
-    await until(async () => /Part refunded/.test(await row.innerText()), 'the list to say the order was part refunded');
+    await until(async () => /Partly refunded/.test(await row.innerText()), 'the list to say the order was partly refunded');
     expect(await row.innerText()).toContain('-$10.00');
   });
 

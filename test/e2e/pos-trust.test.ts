@@ -89,10 +89,17 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await page.keyboard.press('Enter');
     };
     const dialogTitle = async () => plain(await page.locator('section[role="dialog"] h2').first().innerText());
-    /** F5, Enter: the amount on the card defaults to the balance; then the terminal asks for the card. */
-    const sendToTerminal = async () => {
+    /** What has the focus: its accessible name (aria-label) or its words. */
+    const focused = async () => plain(await page.evaluate<string>(`document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.innerText ?? ''`));
+    const focusInDialog = () => page.evaluate<boolean>(`!!document.activeElement?.closest('[role="dialog"]')`);
+    /** F5, Enter: the amount on the card defaults to the balance (or `amount` typed); then the terminal asks for the card. */
+    const sendToTerminal = async (amount?: string) => {
       await page.keyboard.press('F5');
       await seen('card-amount');
+      if (amount !== undefined) {
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type(amount);
+      }
       const asked = () => sim.output().split('waiting for a card').length;
       const before = asked();
       await page.keyboard.press('Enter');
@@ -184,6 +191,15 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       const paid = await api<Sale>('GET', `/api/pos/sales/${sale.id}`);
       expect(paid.tenders[0]).toMatchObject({ tendered_cents: 2000, change_cents: 301 });
       await shot('3-cash-change');
+      // Nothing tells the screen the drawer shut: the cashier says so, from the keyboard (Shift+Tab
+      // from "Next sale", Enter), and the focus comes back to the next sale, the receipt still up.
+      await seen('drawer');
+      await page.keyboard.press('Shift+Tab');
+      expect(await focused()).toBe('Drawer closed');
+      await page.keyboard.press('Enter');
+      await until(async () => (await page.getByTestId('drawer').count()) === 0, 'the drawer notice to go');
+      expect(await page.getByTestId('receipt').count()).toBe(1);
+      await until(async () => (await focused()).startsWith('Next sale'), 'the focus back on the next sale');
       await page.keyboard.press('Enter');
       await seen('scan');
     });
@@ -191,6 +207,20 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
     it('reads a discount percentage the locale\'s way and shows it so', async () => {
       await scan('3001');
       await until(async () => (await text('total').catch(() => '')) === m(1699), 'the total');
+      await page.keyboard.press('F7');
+      await page.getByLabel('Quantity').waitFor();
+      // The keyboard stays in the dialog: Tab past "Save line" comes back to its first control (not
+      // the page behind), Shift+Tab the other way; Esc closes it, the focus back in the scan field.
+      for (let i = 0; i < 10 && !(await focused()).startsWith('Save line'); i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe('Save line Enter');
+      await page.keyboard.press('Tab');
+      expect(await focusInDialog()).toBe(true);
+      expect(await focused()).toBe('Close');
+      await page.keyboard.press('Shift+Tab');
+      expect(await focused()).toBe('Save line Enter');
+      await page.keyboard.press('Escape');
+      expect(await page.getByRole('dialog').count()).toBe(0);
+      await until(async () => page.evaluate<boolean>(`document.activeElement?.getAttribute('data-testid') === 'scan'`), 'the focus back in the scan field');
       await page.keyboard.press('F7');
       await page.getByLabel('Quantity').waitFor();
       await page.keyboard.press('Tab'); // the discount kind: None
@@ -260,9 +290,19 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       expect(await text('tenders')).toMatch(/Card cancelled/);
       expect(await text('tenders')).not.toMatch(/failed/);
 
-      // Paid by card this time; then a cash sale opens the drawer; then the card sale is voided from
-      // the sales list: card only, so no drawer notice may be left over from the cash sale.
+      // Paid by card this time, in two parts; then a cash sale opens the drawer; then the card sale is
+      // voided from the sales list: card only, so no drawer notice may be left over from the cash sale.
       const paidByCard = (await openRegister())!;
+      await sendToTerminal(`10${dec}00`);
+      sim.send(`card ${VISA}`);
+      await seen('card-outcome');
+      // The button says what it does (back to the sale, and what is left), not that it takes the rest; Tab stays in the dialog.
+      expect(await text('card-back')).toBe(`Back to the sale: ${m(699)} left to pay Enter`);
+      await page.keyboard.press('Tab');
+      expect(await focusInDialog()).toBe(true);
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Enter');
+      await until(async () => (await page.getByRole('dialog').count()) === 0 && (await text('balance').catch(() => '')) === m(699), 'the sale with its balance');
       await sendToTerminal();
       sim.send(`card ${VISA}`);
       await seen('receipt');
@@ -291,6 +331,20 @@ for (const locale of ['en-US', 'fr-CA'] as const) {
       await shot('8-card-void-no-drawer');
       await page.keyboard.press('Escape');
       await page.keyboard.press('Escape');
+      await seen('scan');
+
+      // The cashier signs out (F10, 3): the code prompt says what the lane is now, nobody signed in,
+      // as the API says, never the cashier who just left.
+      await page.keyboard.press('F10');
+      await page.getByRole('menu').waitFor();
+      await page.keyboard.press('3');
+      await page.getByLabel('Cashier code').waitFor();
+      expect(await text('notice')).toBe('Signed out.');
+      expect((await api<{ signed_in: unknown }>('GET', '/api/pos/registers/1')).signed_in).toBeNull();
+      await page.waitForTimeout(300);
+      expect(await page.getByText(/is signed in here/).count()).toBe(0);
+      await page.keyboard.type(cashierCode);
+      await page.keyboard.press('Enter');
       await seen('scan');
     });
 

@@ -5,6 +5,7 @@ import type { SocatPair } from '../serial/helpers';
 import { apiOf, until, type Proc } from './processes';
 import { startRegisterInstall, type RegisterInstall } from './register-install';
 import type { Sale } from '../../src/shared/schemas/register';
+import { formatMoney } from '../../src/shared/money';
 
 /**
  * The cashier's whole path, keyboard only, in Debian's Chromium, against `npm run serve` with
@@ -167,6 +168,8 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     sim.send(`card ${MASTERCARD}`);
     await seen('card-outcome');
     expect(await text('card-outcome')).toMatch(/Mastercard •••• 4422: approved/);
+    // Enter goes back to the sale, which the button says (with what is left), not that it takes the rest.
+    expect((await text('card-back')).replace(/\s+/g, ' ')).toBe('Back to the sale: $15.84 left to pay Enter');
     await page.keyboard.press('Enter');
     await until(async () => (await text('balance').catch(() => '')) === '$15.84', 'the balance after the card');
     await screenshot(page, 'pos-8-split-tender');
@@ -376,5 +379,55 @@ describe('the cashier screens, keyboard only', { timeout: 90_000 }, () => {
     await screenshot(page, 'pos-19-status');
     await page.keyboard.press('Escape');
     await seen('scan');
+  });
+
+  it("lists every register sale in the back office in its sale's own state, and opens a receipt searched there in the back office's view", async () => {
+    // One sale left open, beside the paid, partly refunded, refunded and voided ones above.
+    await scan('5003');
+    await until(async () => (await text('lines').catch(() => '')).includes('Greeting card'), 'the open sale');
+    const sales = (await api<{ sales: Sale[] }>('GET', '/api/pos/sales?laneid=1')).sales;
+    const { link } = await api<{ link: string }>('POST', '/api/users', { email: 'pos-manager@example.com', role: 'manager' });
+    // Signed in as the back office keeps a user (its session in this browser's storage): the sign-in form is the back office's own tests'.
+    const session = await fetch(`${url}/api/session/link`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link, password: 'manager password 1' }) });
+    expect(session.status).toBe(200);
+    const { jwt } = (await session.json()) as { jwt: string };
+    const STATE = { open: 'Open', paid: 'Paid', partially_refunded: 'Partly refunded', refunded: 'Refunded', voided: 'Voided' } as const;
+    const plain = (t: string) => t.replace(/[\s\u00a0\u202f]+/g, ' ').trim();
+    const partly = sales.find((s) => s.status === 'partially_refunded')!;
+    for (const locale of ['en-US', 'fr-CA']) {
+      const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
+      try {
+        await context.addInitScript(`localStorage.setItem('laneway.user', ${JSON.stringify(jwt)})`);
+        const bo = await context.newPage();
+        await bo.goto(`${url}/app/orders`);
+        const table = bo.getByRole('table', { name: 'Orders' });
+        await table.getByText(sales[0]!.number, { exact: true }).waitFor();
+        // The list read once: its header and each row's cells, as written (the screen shows headers in capitals).
+        const [headers, ...rows] = await table.getByRole('row').evaluateAll((els) => els.map((r) => [...r.querySelectorAll('[role="cell"], [role="columnheader"]')].map((c) => c.textContent ?? '')));
+        const column = (name: string) => headers!.findIndex((h) => plain(h).startsWith(name));
+        const cell = (number: string, name: string) => plain(rows.find((r) => plain(r[column('Number')]!) === number)?.[column(name)] ?? 'no such row');
+        // The list says what each sale's page says, with what went back (cash and voids included).
+        for (const sale of sales) {
+          expect(cell(sale.number, 'State'), sale.number).toBe(STATE[sale.status]);
+          expect(cell(sale.number, 'Refunded'), sale.number).toBe(sale.totals.refunded_cents > 0 ? plain(formatMoney(-sale.totals.refunded_cents, 'usd', { locale })) : '—');
+        }
+        expect(new Set(sales.map((s) => s.status))).toEqual(new Set(Object.keys(STATE)));
+        const voided = sales.find((s) => s.status === 'voided' && s.totals.paid_cents > 0)!;
+        expect(cell(voided.number, 'Refunded')).toBe(plain(formatMoney(-1677, 'usd', { locale })));
+        await screenshot(bo, `pos-20-backoffice-orders-${locale}`);
+
+        // A receipt number in the top search opens the back office's read-only view of its sale, not the register.
+        await bo.getByLabel('Search', { exact: true }).fill(partly.number);
+        await bo.keyboard.press('Enter');
+        await bo.waitForURL(new RegExp(`/app/orders/${partly.id}$`));
+        const atRegister = bo.getByLabel('At the register');
+        await atRegister.getByText(`Receipt ${partly.number}`, { exact: false }).waitFor();
+        expect(await atRegister.getByTestId('sale-state').innerText()).toBe('Partly refunded');
+        expect(plain(await atRegister.innerText())).toContain(plain(formatMoney(-partly.totals.refunded_cents, 'usd', { locale })));
+        expect(await bo.getByTestId('lane-1').count()).toBe(0);
+      } finally {
+        await context.close();
+      }
+    }
   });
 });

@@ -155,3 +155,31 @@ describe('refunds', () => {
     expect(out.reversal!.drawer_opened).toBe(false);
   });
 });
+
+describe('in the back office', () => {
+  it("lists each register sale in its sale's own state with what went back, and finds a receipt as its sale's order", async () => {
+    rig = await openRegister();
+    const paid = await rig.sale('3001');
+    await rig.tender(paid, { type: 'cash' });
+    const cashVoided = await rig.sale('3002');
+    await rig.tender(cashVoided, { type: 'cash' });
+    await rig.register.voidSale(cashVoided.id, { shift: rig.shift }, null);
+    const part = await rig.sale('1002', '2003');
+    await rig.tender(part, { type: 'card' });
+    await rig.register.refund(part.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null);
+    const open = await rig.sale('1001');
+    const { items } = await rig.t.engine.backoffice.orders({});
+    const row = (id: string) => items.find((o) => o.identifier === id);
+    const sale = async (id: string) => rig.register.sale(id);
+    for (const s of [paid, cashVoided, part, open]) {
+      const now = await sale(s.id);
+      expect(row(s.id), now.number).toMatchObject({ state: now.status, refunded_cents: now.totals.refunded_cents });
+    }
+    // A paid cash sale voided: no gateway transaction went back, yet the list says voided, with the cash.
+    expect(row(cashVoided.id)).toMatchObject({ state: 'voided', draft: false, refunded_cents: (await sale(cashVoided.id)).totals.total_cents });
+    expect(row(paid.id)?.state).toBe('paid');
+    expect(row(part.id)?.state).toBe('partially_refunded');
+    expect(row(open.id)).toMatchObject({ state: 'open', draft: true });
+    expect(await rig.t.engine.backoffice.search(part.number)).toEqual([{ kind: 'receipt', key: part.id, label: `Receipt ${part.number}` }]);
+  });
+});

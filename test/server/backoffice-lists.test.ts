@@ -92,7 +92,7 @@ describe('back-office lists', () => {
     // The orders list has the sale on an order, and an order's own number (a register sale's receipt number).
     expect((await h.api.post('/api/imports/order', { identifier: 'BL-ORDER-2', number: '1-000003', amount_cents: 500 })).status).toBe(201);
     const orders = (await h.api.get<OrderPage>('/api/backoffice/orders')).body.items;
-    expect(orders.map((o) => [o.identifier, o.number])).toEqual([['BL-ORDER-2', '1-000003'], ['BL-ORDER-1', null]]);
+    expect(orders.map((o) => [o.identifier, o.number, o.state])).toEqual([['BL-ORDER-2', '1-000003', 'open'], ['BL-ORDER-1', null, 'open']]);
     const one = (await h.api.get<TransactionPage>('/api/backoffice/transactions?limit=1')).body;
     expect(one.items.map((t) => t.token)).toEqual([second]);
     expect((await h.api.get<TransactionPage>(`/api/backoffice/transactions?limit=1&before=${one.next}`)).body.items.map((t) => t.token)).toEqual([first]);

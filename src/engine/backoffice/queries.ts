@@ -13,6 +13,7 @@ import { TRANSACTIONS, type TxData, type TxDoc } from '../gateway/transaction-re
 import { bankLabel, cardLabel } from '../../shared/card-brands';
 import type { Receivables } from '../receivables';
 import { createBackofficeDetails, type BackofficeDetails, type CustomerMatch } from './details';
+import { orderStateOf, type OrderState, type SaleLookup } from './order-state';
 
 /**
  * The back office's list queries: newest first, filtered, paged by a cursor, and each page read
@@ -152,7 +153,9 @@ export interface OrderRowView {
   amount_cents: number | null;
   currency: string | null;
   draft: boolean;
-  /** Refunded (or voided) of what its payments took. */
+  /** One rule (orderStateOf): a register sale's is its sale's status, as the sale's pages show it. */
+  state: OrderState;
+  /** Refunded (or voided) of what its payments took; a register sale's, what the register gave back. */
   refunded_cents: number;
   created_at: string;
   watermark: number;
@@ -176,7 +179,7 @@ const pageLimit = (asked: number | undefined) => Math.min(Math.max(asked ?? 50, 
 export function createBackofficeQueries(
   core: EngineCore,
   account: Account,
-  findSale: (key: string) => Promise<{ id: string; number: string } | undefined>,
+  findSale: (key: string) => Promise<SaleLookup | undefined>,
   receivables: Pick<Receivables, 'viewInvoice' | 'invoiceDocument'>,
 ): BackofficeQueries {
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
@@ -307,8 +310,18 @@ export function createBackofficeQueries(
         return docs.map((raw) => ({ watermark: raw.watermark, value: () => orderRow(raw) }));
       };
       const page = await newestFirst(core, read, query.before, limit);
-      // What went back to the payer, so the list says an order was refunded, not only its detail.
-      const items = await Promise.all(page.items.map(async (o) => ({ ...o, refunded_cents: refundedOf(await core.find<TxDoc & Row>(TRANSACTIONS, { selector: { order_id: o.identifier } })) })));
+      const items = await Promise.all(
+        page.items.map(async ({ register, ...o }): Promise<OrderRowView> => {
+          // What went back to the payer, so the list says an order was refunded, not only its detail.
+          const gateway = refundedOf(await core.find<TxDoc & Row>(TRANSACTIONS, { selector: { order_id: o.identifier } }));
+          // A register sale: the state and money back its sale answers (cash takes no gateway
+          // transaction; a void cancels the card's). A card refund made outside the register is
+          // on the gateway only: the larger figure is shown, never less than went back.
+          const sale = register ? await findSale(o.identifier) : undefined;
+          const refunded = sale ? Math.max(sale.refunded_cents, gateway) : gateway;
+          return { ...o, state: orderStateOf(o, refunded, sale), refunded_cents: refunded };
+        }),
+      );
       return { ...page, items };
     },
 
@@ -431,9 +444,11 @@ function refundedOf(txs: readonly TxDoc[]): number {
   return txs.filter((t) => (t.data.action === 'sale' || t.data.action === 'capture') && t.data.state === 'completed').reduce((sum, t) => sum + t.data.refunded_cents, 0);
 }
 
-function orderRow(raw: OrderDoc): Omit<OrderRowView, 'refunded_cents'> {
+/** A list row before its state and money back are known; `register`: a register sale's order (its sale says its state). */
+function orderRow(raw: OrderDoc): Omit<OrderRowView, 'refunded_cents' | 'state'> & { register: boolean } {
   const d = hydrateOrder(raw);
   return {
+    register: typeof d.data.attributes?.pos_lane === 'string',
     identifier: d.data.identifier,
     number: d.data.number ?? null,
     customer_identifier: d.data.customer_identifier ?? null,
@@ -475,7 +490,7 @@ export interface SearchHit {
  * identifiers are upper case, mostly) is looked up again in upper case; what no key matches is
  * looked for in customers' names (customersNamed, which reads them all).
  */
-export async function searchEverything(core: EngineCore, q: string, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): Promise<SearchHit[]> {
+export async function searchEverything(core: EngineCore, q: string, findSale: (key: string) => Promise<SaleLookup | undefined>): Promise<SearchHit[]> {
   const key = q.trim();
   let hits = await searchExactly(core, key, findSale);
   if (hits.length === 0 && key.toUpperCase() !== key) hits = await searchExactly(core, key.toUpperCase(), findSale);
@@ -524,7 +539,7 @@ async function customersNamed(core: EngineCore, q: string, limit: number): Promi
   return found;
 }
 
-async function searchExactly(core: EngineCore, key: string, findSale: (key: string) => Promise<{ id: string; number: string } | undefined>): Promise<SearchHit[]> {
+async function searchExactly(core: EngineCore, key: string, findSale: (key: string) => Promise<SaleLookup | undefined>): Promise<SearchHit[]> {
   if (!key) return [];
   const hits: SearchHit[] = [];
   const customers = await core.find<CustomerDoc & Row>('customers', { selector: { identifier: { $gte: key, $lt: `${key}\uffff` } }, sort: [{ identifier: 'asc' }], limit: 5 });
@@ -541,6 +556,8 @@ async function searchExactly(core: EngineCore, key: string, findSale: (key: stri
   const transaction = await core.get<Row>('transactions', key);
   if (transaction) hits.push({ kind: 'transaction', key: transaction.id, label: `Transaction ${transaction.id}` });
   const sale = await findSale(key);
-  if (sale) hits.push({ kind: 'receipt', key: sale.number, label: `Receipt ${sale.number}` });
+  // Opened in the back office's own read-only view of the sale (its order), not at the register:
+  // taking a lane from a cashier is a sign-in there.
+  if (sale) hits.push({ kind: 'receipt', key: sale.id, label: `Receipt ${sale.number}` });
   return hits;
 }

@@ -137,6 +137,13 @@ const TX_STATE: Record<string, string> = { completed: 'Completed', declined: 'De
 export const transactionActionText = (action: string | null | undefined): string => (action ? (TX_ACTION[action] ?? action) : '');
 export const transactionStateText = (state: string): string => TX_STATE[state] ?? state.replace(/_/g, ' ');
 
+/**
+ * An order's or a register sale's state in words: the engine decides it (`state` on the orders
+ * list, `status` on a sale, the same value for a register sale); every screen says it this way.
+ */
+const ORDER_STATE: Record<string, string> = { draft: 'Draft', open: 'Open', paid: 'Paid', partially_refunded: 'Partly refunded', refunded: 'Refunded', voided: 'Voided' };
+export const orderStateText = (state: string): string => ORDER_STATE[state] ?? state.replace(/_/g, ' ');
+
 /** A settlement exception's kind in words (the API keeps `chargeback`, `return`, `reject`). */
 export const exceptionTypeText = (type: string): string => ({ chargeback: 'Chargeback', return: 'Bank return', reject: 'Rejected' })[type] ?? type;
 

@@ -11,7 +11,8 @@ interface Layer {
  * One keyboard listener for the whole window and a stack of key maps: the screen's at the bottom,
  * an open dialog's above it. A key goes to the topmost map that has it; a modal dialog keeps every
  * key from the layers below. Typing in a field is left to the field: letters, digits and Enter are
- * handled by a map only when the focus is not in an input.
+ * handled by a map only when the focus is not in an input, and Enter not when it is on a control
+ * marked `data-own-enter`.
  */
 const layers: Layer[] = [];
 
@@ -20,9 +21,14 @@ function editable(target: EventTarget | null): boolean {
   return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
 }
 
+/** A control apart from the screen's flow (`data-own-enter`, the drawer banner's button): Enter presses it, not the screen's Enter. */
+function ownsEnter(target: EventTarget | null): boolean {
+  return target instanceof Element && target.closest('[data-own-enter]') !== null;
+}
+
 function onKey(e: KeyboardEvent): void {
   if (e.ctrlKey || e.altKey || e.metaKey) return;
-  const typing = editable(e.target) && (e.key.length === 1 || e.key === 'Enter');
+  const typing = (editable(e.target) && (e.key.length === 1 || e.key === 'Enter')) || (e.key === 'Enter' && ownsEnter(e.target));
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i]!;
     const handler = layer.map.current[e.key];

@@ -93,6 +93,9 @@ export const PaymentPage = pageOf(ref(PaymentRow));
 export type PaymentPage = Static<typeof PaymentPage>;
 
 export const OrderListQuery = Type.Object({ before: Type.Optional(Cursor), limit: Type.Optional(Limit) });
+/** An order's state on the list: a register sale's is its sale's status (`open` ... `voided`); another order's is `draft`, `open`, `partially_refunded` or `refunded`. */
+export const ORDER_STATES = ['draft', 'open', 'paid', 'partially_refunded', 'refunded', 'voided'] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
 export const OrderRow = component(
   'BackOfficeOrderRow',
   Type.Object({
@@ -102,7 +105,11 @@ export const OrderRow = component(
     amount_cents: Type.Union([Type.Integer(), Type.Null()]),
     currency: Nullable(Type.String()),
     draft: Type.Boolean(),
-    refunded_cents: Type.Integer({ description: 'Refunded or voided of what the order\'s payments took (0 when nothing went back).' }),
+    state: Type.Union(
+      ORDER_STATES.map((s) => Type.Literal(s)),
+      { description: "A register sale's status as its sale answers it (`GET /api/pos/sales/{sale}`); for another order: `draft`, then `open`, `partially_refunded` or `refunded` by what its payments gave back." },
+    ),
+    refunded_cents: Type.Integer({ description: "Refunded or voided of what the order's payments took (0 when nothing went back); for a register sale, what the register gave back (cash included), or more when a card payment was refunded outside the register." }),
     created_at: Type.String(),
     watermark: Type.Integer(),
   }),
@@ -150,7 +157,7 @@ export const SearchResult = Type.Object({
   hits: Type.Array(
     Type.Object({
       kind: Type.Union(['customer', 'invoice', 'payment', 'order', 'transaction', 'receipt'].map((k) => Type.Literal(k))),
-      key: Type.String(),
+      key: Type.String({ description: "What opens the hit: a customer's identifier, an invoice's number, a payment's reference, an order's identifier, a transaction's token; a receipt's is its sale's order identifier (the back office's read-only view of the sale, under Orders), not the receipt number." }),
       label: Type.String(),
     }),
   ),

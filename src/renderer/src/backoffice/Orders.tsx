@@ -4,7 +4,7 @@ import { signedCents } from '../../../shared/money-moves';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { amountInput, money, parseAmount, transactionActionText, transactionStateText } from '../format';
+import { amountInput, money, orderStateText, parseAmount, transactionActionText, transactionStateText } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Confirm, Money, Notice, Title, day, useLoad, usePaged } from './common';
 
@@ -17,7 +17,7 @@ const columns: Columns<Row> = [
   { accessorKey: 'number', header: 'Number', cell: (c) => c.row.original.number ?? '—' },
   { accessorKey: 'customer_identifier', header: 'Customer', cell: (c) => c.row.original.customer_identifier ?? '—' },
   { accessorKey: 'created_at', header: 'Created', cell: (c) => day(c.row.original.created_at) },
-  { accessorKey: 'draft', header: 'State', cell: (c) => orderState(c.row.original) },
+  { accessorKey: 'state', header: 'State', cell: (c) => orderStateText(c.row.original.state) },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
   {
     accessorKey: 'refunded_cents',
@@ -25,13 +25,6 @@ const columns: Columns<Row> = [
     cell: (c) => (c.row.original.refunded_cents > 0 ? <Money cents={-c.row.original.refunded_cents} currency={c.row.original.currency} /> : '—'),
   },
 ];
-
-/** "Published" is the reference's word for an order no longer a draft: a person reads "Open". */
-function orderState(o: Row): string {
-  if (o.draft) return 'Draft';
-  if (o.refunded_cents <= 0) return 'Open';
-  return o.amount_cents !== null && o.refunded_cents >= o.amount_cents ? 'Refunded' : 'Part refunded';
-}
 
 /** Never cut: an order's identifier or day cut short reads as another one. */
 const WHOLE: Record<string, (r: Row) => string> = { identifier: (r) => r.identifier, number: (r) => r.number ?? '—', customer_identifier: (r) => r.customer_identifier ?? '—', created_at: (r) => day(r.created_at) };
@@ -121,7 +114,7 @@ function RegisterSale({ sale }: { sale: string }) {
     <div className="card" aria-label="At the register">
       <h2>At the register</h2>
       <p>
-        Receipt {data.number} · lane {data.laneid} · {data.cashier.name} · {day(data.at)} <span className="pill">{data.status.replace(/_/g, ' ')}</span>
+        Receipt {data.number} · lane {data.laneid} · {data.cashier.name} · {day(data.at)} <span className="pill" data-testid="sale-state">{orderStateText(data.status)}</span>
       </p>
       <table className="bo-simple">
         <tbody>

@@ -13,9 +13,9 @@ const hitPath = (h: Hit) =>
   h.kind === 'customer' ? link('customers', h.key)
   : h.kind === 'invoice' ? link('invoices', h.key)
   : h.kind === 'payment' ? link('payments', h.key)
-  : h.kind === 'order' ? link('orders', h.key)
   : h.kind === 'transaction' ? link('orders', 'transactions', h.key)
-  : `/app/register?receipt=${encodeURIComponent(h.key)}`;
+  // An order, or a receipt (its key is its sale's order): the back office's read-only view of it, never the register's lane picker.
+  : link('orders', h.key);
 
 /** The search box: one engine lookup per kind, Enter opens the first hit. */
 function Search() {

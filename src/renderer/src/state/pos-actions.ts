@@ -38,11 +38,21 @@ export function sessionActions(k: PosKit): Actions<'start' | 'pickLane' | 'chang
     },
 
     async signOut() {
-      const { api, shift } = get();
+      const { api, shift, laneid } = get();
       if (api && shift) await api.signOut(shift.id).catch(() => undefined);
       saveShift(null);
       rememberSale(null);
-      set({ shift: null, view: 'signin', dialog: null, sale: null, notice: { kind: 'info', text: 'Signed out.' } });
+      // The lane as it is now, not as it was read when this cashier signed in (it named them as
+      // signed in here): until it is read again, the code prompt says nothing of who is.
+      set({ shift: null, view: 'signin', dialog: null, sale: null, register: null, notice: { kind: 'info', text: 'Signed out.' } });
+      if (!api || !laneid) return;
+      try {
+        const register = await api.register(laneid);
+        serverAnswered(k);
+        if (!get().shift && get().laneid === laneid) set({ register });
+      } catch (err) {
+        onError(k, err);
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { canReadBackOffice, useSession } from '../../state/session';
 import { usePos, type View } from '../../state/pos';
 import { useKeys } from '../../keys';
@@ -129,6 +129,30 @@ function ProcessorNotice() {
   );
 }
 
+/**
+ * The drawer just opened. Neither the lane nor the engine hears of it closing (the terminal
+ * reports no drawer; the engine records openings only), so the cashier says so: "Drawer closed",
+ * reached with Shift+Tab from the field or button in use and pressed with Enter or Space, takes
+ * the banner away and gives the focus back where it was. Otherwise it goes with the step that
+ * opened the drawer (the next sale, the next payment or refund), or after 15 s.
+ */
+function DrawerBanner({ refund }: { refund: boolean }) {
+  const from = useRef<HTMLElement | null>(null);
+  const closed = () => {
+    usePos.setState({ drawer: null });
+    const back = from.current;
+    if (back?.isConnected) setTimeout(() => back.focus(), 0);
+  };
+  return (
+    <p className="drawer" role="status" data-testid="drawer">
+      Cash drawer open{refund ? ' for a refund' : ''}: close it when done.{' '}
+      <button type="button" data-own-enter onFocus={(e) => (from.current = e.relatedTarget instanceof HTMLElement ? e.relatedTarget : null)} onClick={closed} title="The drawer is shut: this notice goes">
+        Drawer closed
+      </button>
+    </p>
+  );
+}
+
 export function Shell() {
   const creds = useSession((s) => s.creds);
   const accountName = useSession((s) => s.accountName);
@@ -181,11 +205,7 @@ export function Shell() {
           Menu <kbd>F10</kbd>
         </button>
       </header>
-      {drawerOpen && (
-        <p className="drawer" role="status" data-testid="drawer">
-          Cash drawer open{drawer.reason === 'cash_refund' ? ' for a refund' : ''}: close it when done.
-        </p>
-      )}
+      {drawerOpen && <DrawerBanner refund={drawer.reason === 'cash_refund'} />}
       <ProcessorNotice />
       {server === 'down' && (
         <p role="alert" className="notice error" data-testid="server-down">

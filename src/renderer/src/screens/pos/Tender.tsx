@@ -267,8 +267,9 @@ function CardResult(props: {
       {result.approved ? (
         <>
           <Due sale={sale} currency={currency} />
-          <button type="button" className="primary big" onClick={close} autoFocus>
-            Take the rest <kbd>Enter</kbd>
+          {/* It closes the dialog: the rest is then taken with a tender key, as any balance. */}
+          <button type="button" className="primary big" onClick={close} autoFocus data-testid="card-back">
+            Back to the sale: {money(sale.totals.balance_cents, currency)} left to pay <kbd>Enter</kbd>
           </button>
         </>
       ) : (
