@@ -140,9 +140,9 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     await page.getByLabel('CSV file').setInputFiles({ name: 'invoices.csv', mimeType: 'text/csv', buffer: sampleCsv });
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await alert.waitFor();
-    expect(await alert.innerText()).toBe(`Already imported: This file was imported in the last 24 hours (batch ${sampleBatch!.id.toLocaleString('en-US')}). Nothing was imported.`);
+    expect(await alert.innerText()).toBe(`Already imported: This file was imported in the last 24 hours (batch ${sampleBatch!.id}). Nothing was imported.`);
     // The earlier batch is a link: the clerk can see whether it went through before importing again.
-    expect(await alert.getByRole('link', { name: `batch ${sampleBatch!.id.toLocaleString('en-US')}` }).getAttribute('href')).toBe(`/app/imports/${sampleBatch!.id}`);
+    expect(await alert.getByRole('link', { name: `batch ${sampleBatch!.id}` }).getAttribute('href')).toBe(`/app/imports/${sampleBatch!.id}`);
     await page.getByRole('button', { name: 'Import it again anyway' }).click();
     await page.waitForURL(/\/app\/imports\/\d+$/);
     expect((await api<unknown[]>('GET', '/api/imports')).length).toBe(3);

@@ -16,13 +16,16 @@ export interface Batch {
   kind: string;
   lines_done: number;
   lines_total: number;
+  held_back?: { open_invoices: number; unlisted: number } | null;
 }
 
 /** A real multipart upload (FormData and Blob, as a browser or an integration builds it), checked against the OpenAPI document. */
-export async function upload(url: string, csv: string | Uint8Array, options: { filename?: string; force?: boolean; type?: string; auth?: string; path?: string } = {}) {
+export async function upload(url: string, csv: string | Uint8Array, options: { filename?: string; force?: boolean; confirmClose?: boolean; type?: string; auth?: string; path?: string } = {}) {
   const name = options.filename ?? 'data.csv';
   const form = new FormData();
   form.append('filename', name);
+  // A form part, as the back office sends it (force goes in the query, as a script often does).
+  if (options.confirmClose) form.append('confirm_close', 'true');
   form.append('file', new Blob([csv], { type: options.type ?? 'text/csv' }), name);
   const res = await fetch(`${url}${options.path ?? '/api/imports'}${options.force ? '?force=true' : ''}`, { method: 'POST', headers: { Authorization: options.auth ?? basicAuth() }, body: form });
   const text = await res.text();

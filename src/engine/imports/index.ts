@@ -14,8 +14,9 @@ import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
 import { receiveFile, rekeyedFingerprint, uploadsDir, type FileKeys, type ReceivedFile } from './file';
-import { KINDS, kindOfHeader, miscasedColumns, unknownColumns, type FileKind } from './kinds';
-import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, OTHER_DELIMITERS, getBatch, ofBatch, putBatch, type BatchData, type Delimiter, type EchoLine, type LineError } from './records';
+import { headParseOptions, readHeader } from '../../shared/import-kinds';
+import { KINDS, miscasedColumns, unknownColumns, type FileKind } from './kinds';
+import { BATCH, ECHO, FINGERPRINT, LINE_ERROR, RECON_INVOICE, RECON_PAYMENT, getBatch, ofBatch, putBatch, type BatchData, type Delimiter, type EchoLine, type LineError } from './records';
 import { runBatch } from './runner';
 
 export { MAX_FILE_BYTES } from './file';
@@ -32,7 +33,14 @@ export type BatchView = Static<typeof FileImport>;
 export interface UploadMeta {
   fileName: string;
   contentType: string;
+  /** Import a file seen in the last 24 hours again (the duplicate check only). */
   force: boolean;
+  /**
+   * An invoice reconciliation may close the open invoices it leaves out even when they are most of
+   * them (runner.ts, closingNeedsConfirmation); it also imports the same file again within 24 hours,
+   * as confirming is uploading the file that was held back once more. Other kinds ignore it.
+   */
+  confirmClose?: boolean;
 }
 
 export interface Imports {
@@ -71,6 +79,7 @@ export function view(b: BatchData): BatchView {
     created_at: b.created_at,
     lines_done: b.lines_done,
     lines_total: b.lines_total,
+    held_back: b.closing?.held ? { open_invoices: b.closing.open, unlisted: b.closing.unlisted } : null,
   };
 }
 
@@ -86,24 +95,19 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
     // A spreadsheet's plain "CSV" is often saved in its ANSI code page: say where, and what to choose instead.
     throw notUtf8(file.notUtf8Line);
   }
-  const firstRows = (delimiter: string, to: number) => {
+  const firstRows = (delimiter: ',' | Delimiter, to: number) => {
     try {
-      return parse(file.head, { bom: true, to, relax_column_count: true, skip_empty_lines: true, delimiter }) as string[][];
+      return parse(file.head, headParseOptions(delimiter, to)) as string[][];
     } catch (err) {
       // The parser's own message quotes cells (a card number): only its line is said.
       const line = (err as { lines?: number }).lines;
       throw fail.unsupportedMedia('not_csv', `The file is not CSV: ${line ? `line ${line}` : 'its first lines'} cannot be read (a quote not closed, or a quote inside a field that is not quoted): save it as "CSV UTF-8" and upload it again`);
     }
   };
-  // A spreadsheet in a locale whose decimal mark is a comma saves "CSV" with semicolons (or tabs):
-  // a header row that is one column by commas, and names a kind by one of those, is read by it.
-  const byComma = (firstRows(',', 1)[0] ?? []).map((c) => c.trim());
-  const other = byComma.length === 1 && !kindOfHeader(byComma) ? OTHER_DELIMITERS.find((d) => byComma[0]!.includes(d)) : undefined;
-  const delimiter = other && kindOfHeader((firstRows(other, 1)[0] ?? []).map((c) => c.trim())) ? other : undefined;
+  // The header row and its kind by the rule the Imports screen reads a chosen file with (src/shared).
+  const { header, kind, delimiter } = readHeader((d) => firstRows(d, 1)[0] ?? []);
   const rows = firstRows(delimiter ?? ',', 2);
-  const header = (rows[0] ?? []).map((c) => c.trim());
   if (header.length === 0) throw fail.precondition('empty_file', 'The file is empty');
-  const kind = kindOfHeader(header);
   if (!kind) {
     throw fail.precondition('unknown_header', `The header row names no file kind this service imports (customers, invoices, payments, divisions, credit cards, reconciliation): ${header.slice(0, 8).join(',')}`);
   }
@@ -125,10 +129,14 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
   try {
     const { kind, delimiter } = inspect(file);
     const m = await meta();
+    // Read by invoice reconciliations only: confirming is uploading the held-back file again.
+    const confirmClose = kind === 'invoice_recon' && m.confirmClose === true;
     const batch = await core.mutate(async (tx) => {
       const seen = await getRecord<{ batch: number; at_ms: number }>(tx, FINGERPRINT, file.fingerprint);
-      if (seen && seen.data.at_ms > tx.now - WINDOW_MS && !m.force) {
-        throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${seen.data.batch}); send force=true to import it again`);
+      if (seen && seen.data.at_ms > tx.now - WINDOW_MS && !m.force && !confirmClose) {
+        const held = (await getBatch(tx, seen.data.batch))?.closing?.held;
+        const how = held ? 'send confirm_close=true to close the open invoices it leaves out, or force=true to import it again as it was' : 'send force=true to import it again';
+        throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${seen.data.batch}); ${how}`);
       }
       const data: BatchData = {
         // Like an invoice's id, the watermark of its first version: units are serialised.
@@ -152,6 +160,7 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
         records_done: 0,
         complete_ms: null,
         file: { name, key_id: file.keyId, iv: file.iv, ...(delimiter ? { delimiter } : {}) },
+        ...(confirmClose ? { confirm_close: true } : {}),
       };
       await putBatch(tx, data, 'import.created');
       await putRecord(tx, FINGERPRINT, file.fingerprint, { batch: data.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });

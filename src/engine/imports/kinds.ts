@@ -11,7 +11,10 @@ import { CustomerImport } from '../../shared/schemas/receivables-customers';
 import { InvoiceImport } from '../../shared/schemas/receivables-invoices';
 import { PaymentImport } from '../../shared/schemas/receivables-payments';
 
-export type FileKind = 'customers' | 'invoices' | 'payments' | 'divisions' | 'credit_cards' | 'invoice_recon' | 'payment_recon';
+import type { FileKind } from '../../shared/import-kinds';
+
+// The header rule is shared with the Imports screen (which says what a chosen file will do).
+export { kindOfHeader, type FileKind } from '../../shared/import-kinds';
 
 export interface KindSpec {
   kind: FileKind;
@@ -73,21 +76,6 @@ export function namingCells(kind: FileKind, group: Group): Record<string, string
   const first = group.rows[0]?.values ?? {};
   const cells = NAMING_COLUMNS[kind].flatMap((c) => (first[c]?.trim() ? [[c, first[c].trim()] as const] : []));
   return cells.length ? Object.fromEntries(cells) : undefined;
-}
-
-const PAYMENT_MARKERS = ['payment_total', 'amount_cents', 'invoice_number', 'payment_amounts_attributes.invoice_number', 'external_payment_number', 'payor_name'];
-
-/** The kind a header names, or undefined (an unknown header: the file is refused). */
-export function kindOfHeader(header: readonly string[]): FileKind | undefined {
-  const has = (c: string) => header.includes(c);
-  if (has('balance_in_source_system')) return 'invoice_recon';
-  if (has('payment_reconciliation_identifier')) return 'payment_recon';
-  if (has('customer_identifier') && has('number') && has('expiry')) return 'credit_cards';
-  if (has('number') && has('customer_identifier')) return 'invoices';
-  if (has('identifier') && PAYMENT_MARKERS.some(has)) return 'payments';
-  if (has('identifier')) return 'customers';
-  if (has('code') && has('name')) return 'divisions';
-  return undefined;
 }
 
 /** Columns of a closed kind that it does not know (the header is refused naming them). */

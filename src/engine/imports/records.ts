@@ -1,6 +1,9 @@
 import type { EngineCore, Tx } from '../core';
 import { getRecord, putRecord, recordsByRef, type RecordDoc } from '../records';
+import type { Delimiter } from '../../shared/import-kinds';
 import type { FileKind } from './kinds';
+
+export { OTHER_DELIMITERS, type Delimiter } from '../../shared/import-kinds';
 
 /** Record kinds of the shared `records` collection that imports keep. */
 export const BATCH = 'import_batch';
@@ -12,11 +15,21 @@ export const RECON_PAYMENT = 'recon_payment';
 
 export type BatchStatus = 'processing' | 'completed' | 'failed';
 
-/** An import batch: the reference's FileImport fields, and how far the run has gone. */
-/** A file's field separator other than the comma. */
-export type Delimiter = ';' | '\t';
-export const OTHER_DELIMITERS: readonly Delimiter[] = [';', '\t'];
+/**
+ * An invoice reconciliation's decision on the open invoices its file leaves out, made once, before
+ * the first is closed, and kept with the batch: a run resumed after a restart goes on with it
+ * rather than deciding again. `held`: more than the guard lets a file close without confirmation,
+ * so none were closed (runner.ts, closingNeedsConfirmation).
+ */
+export interface ClosingDecision {
+  /** Open invoices here when the file had been read. */
+  open: number;
+  /** Of those, the ones the file leaves out. */
+  unlisted: number;
+  held: boolean;
+}
 
+/** An import batch: the reference's FileImport fields, and how far the run has gone. */
 export interface BatchData {
   id: number;
   file_name: string;
@@ -41,6 +54,14 @@ export interface BatchData {
   /** The encrypted upload (file.ts), until the batch is done. */
   /** `delimiter`: the file's separator when it is not a comma (a spreadsheet's semicolons or tabs). */
   file: { name: string; key_id: string; iv: string; delimiter?: Delimiter } | null;
+  /**
+   * An invoice reconciliation uploaded with `confirm_close`: its file may close the open invoices
+   * it leaves out even when they are most of them. Kept with the batch, so a resumed run reads the
+   * upload's own answer (absent on batches made before the guard: not confirmed).
+   */
+  confirm_close?: boolean;
+  /** An invoice reconciliation's decision on closing, once made (absent until then, and for other kinds). */
+  closing?: ClosingDecision;
 }
 
 /** A line the batch could not import: where, which column, why, and which record it was. */
@@ -73,7 +94,7 @@ export async function getBatch(reader: Tx | EngineCore, id: number): Promise<Bat
   return (await getRecord<BatchData>(reader, BATCH, String(id)))?.data;
 }
 
-export async function putBatch(tx: Tx, batch: BatchData, type: 'import.created' | 'import.progress' | 'import.completed' | 'import.failed' | 'import.fingerprint_keyed'): Promise<void> {
+export async function putBatch(tx: Tx, batch: BatchData, type: 'import.created' | 'import.progress' | 'import.closing' | 'import.completed' | 'import.failed' | 'import.fingerprint_keyed'): Promise<void> {
   await putRecord(
     tx,
     BATCH,
@@ -90,6 +111,8 @@ export async function putBatch(tx: Tx, batch: BatchData, type: 'import.created' 
         lines_total: batch.lines_total,
         errors: batch.file_errors_count,
         records: batch.records_done,
+        // An invoice reconciliation whose closing waits for confirmation (runner.ts): said on its import.completed.
+        ...(batch.closing?.held ? { held_back: batch.closing.unlisted } : {}),
       },
     },
     statusRef(batch.status),

@@ -12,7 +12,7 @@ import type { CustomerDoc } from '../receivables/types';
 import { APPLIERS, cardField, closeUnlisted, echoCells, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
 import { continues, KINDS, locate, groupInput, maskFreeTextCells, namingCells, rowValues, strayParentColumn, type Group, type KindSpec, type Row } from './kinds';
-import { getBatch, putBatch, putEcho, putLineError, type BatchData, type EchoLine, type LineError } from './records';
+import { getBatch, putBatch, putEcho, putLineError, type BatchData, type ClosingDecision, type EchoLine, type LineError } from './records';
 
 /** Rows per unit of work: one commit and one progress event each. */
 export const CHUNK_ROWS = 500;
@@ -45,6 +45,7 @@ class RecordFailed extends Error {
 }
 
 const plural = (n: number, [one, many]: [string, string]) => `${n} ${n === 1 ? one : many}`;
+const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
 
 /** A record's refusal as error lines: one per broken field, each on the line the field is on. */
 function lineErrors(batch: BatchData, group: Group, e: EngineError): LineError[] {
@@ -134,8 +135,8 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
     if (!(await takeUnreadable(Infinity))) return;
     await flush();
     if (deps.stopping()) return;
-    const note = start.kind === 'invoice_recon' && header ? await closeUnlistedInvoices(deps, id) : null;
-    await finish(deps, id, null, note);
+    const closing = start.kind === 'invoice_recon' && header ? await closeUnlistedInvoices(deps, id) : { note: null };
+    await finish(deps, id, null, closing);
   } catch (err) {
     if (deps.stopping()) return;
     await finish(deps, id, failureReason(deps, id, err));
@@ -329,15 +330,41 @@ function unreadableLine(code: string): EngineError {
 }
 
 /**
+ * The guard on a reconciliation file's closing. A file that leaves out more than half of the open
+ * invoices here, and more than CLOSE_WITHOUT_CONFIRMATION of them, closes none unless its upload
+ * confirmed it (`confirm_close`): it is more likely a wrong file (a sample, another shop's list, an
+ * ERP export cut short) than a day's payments, and a closed invoice cannot be imported again. The
+ * floor lets a small shop's ordinary file work unconfirmed: with a handful of open invoices, a day
+ * that pays most of them is normal, and the most a wrong file can close there is 10 invoices, each
+ * one named in the batch's reconciliation records (docs/csv-imports.md).
+ */
+export const CLOSE_WITHOUT_CONFIRMATION = 10;
+
+/** True when closing `unlisted` of `open` open invoices needs the upload's confirmation. */
+export const closingNeedsConfirmation = (unlisted: number, open: number): boolean => unlisted > CLOSE_WITHOUT_CONFIRMATION && unlisted * 2 > open;
+
+/** What the batch says of an invoice reconciliation's closing: a note on its result, and when held back, its error too. */
+export interface ClosingOutcome {
+  note: string | null;
+  decision?: ClosingDecision;
+}
+
+/** The words of a closing held back, with what to do: on the batch's result_message and its error. */
+export const heldBackMessage = (d: ClosingDecision): string =>
+  `The file leaves out ${d.unlisted} of ${d.open} open invoices; none were closed. If it is the complete list of open invoices, upload it again with confirm_close=true to close them.`;
+
+/**
  * The reconciliation's last step: open invoices the ERP's list leaves out are closed. Closing
  * cannot be undone (a closed number is never imported again), so it happens only when the file
- * listed invoices and refused no line: a refused line may be an invoice the ERP meant to list.
- * Answers what the result message adds when it did not close.
+ * listed invoices and refused no line (a refused line may be an invoice the ERP meant to list),
+ * and, past the guard (closingNeedsConfirmation), only when the upload confirmed it. The decision
+ * is written to the batch before the first invoice is closed, and a run resumed after a restart
+ * keeps it: a restart can neither skip the guard nor stop a confirmed closing half way.
  */
-async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<string | null> {
+async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<ClosingOutcome> {
   const start = await getBatch(deps.core, id);
-  if (!start?.file) return null;
-  if (start.file_errors_count > 0) return `open invoices the file leaves out were not closed: ${plural(start.file_errors_count, ['line was', 'lines were'])} refused; correct the file and import it again`;
+  if (!start?.file) return { note: null };
+  if (start.file_errors_count > 0) return { note: `open invoices the file leaves out were not closed: ${plural(start.file_errors_count, ['line was', 'lines were'])} refused; correct the file and import it again` };
   const listed = new Set<string>();
   const source = readFile(join(deps.dir, start.file.name), deps.keys, start.file.key_id, start.file.iv);
   // The header's names trimmed, as the batch read them: a `number ` column missed here would close every listed invoice.
@@ -345,20 +372,33 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<stri
   const parser = source.pipe(parse({ bom: true, columns, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
   source.on('error', (err) => parser.destroy(err));
   for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number?.trim()) listed.add(row.number.trim());
-  if (listed.size === 0) return 'open invoices were not closed: the file lists no invoice number';
+  if (listed.size === 0) return { note: 'open invoices were not closed: the file lists no invoice number' };
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });
-  const open = customers.flatMap((c) => Object.entries(c.data.ledger.open).filter(([n, v]) => v[2] !== 0 && !listed.has(n)).map(([n]) => n));
-  for (let i = 0; i < open.length; i += CHUNK_ROWS) {
-    const part = open.slice(i, i + CHUNK_ROWS);
+  const openNumbers = customers.flatMap((c) => Object.entries(c.data.ledger.open).filter(([, v]) => v[2] !== 0).map(([n]) => n));
+  const unlisted = openNumbers.filter((n) => !listed.has(n));
+  let decision = start.closing;
+  if (!decision) {
+    decision = { open: openNumbers.length, unlisted: unlisted.length, held: !start.confirm_close && closingNeedsConfirmation(unlisted.length, openNumbers.length) };
+    if (decision.held) return { note: lowerFirst(heldBackMessage(decision)), decision };
+    const made = decision;
+    await deps.core.mutate(async (tx) => {
+      const batch = await getBatch(tx, id);
+      if (batch) await putBatch(tx, { ...batch, closing: made }, 'import.closing');
+    });
+  } else if (decision.held) return { note: lowerFirst(heldBackMessage(decision)), decision };
+  for (let i = 0; i < unlisted.length; i += CHUNK_ROWS) {
+    const part = unlisted.slice(i, i + CHUNK_ROWS);
     await unitFor(deps, async (base) => {
       const ctx: ApplyContext = { ...base, batch: id, header: [], echo: [] };
       for (const number of part) await closeUnlisted(ctx, number);
     });
   }
-  return null;
+  const note = decision.unlisted ? plural(decision.unlisted, ['open invoice it leaves out was closed', 'open invoices it leaves out were closed']) : null;
+  return { note, decision };
 }
 
-async function finish(deps: RunnerDeps, id: number, reason: string | null, note: string | null = null): Promise<void> {
+async function finish(deps: RunnerDeps, id: number, reason: string | null, closing: ClosingOutcome = { note: null }): Promise<void> {
+  const { note, decision } = closing;
   const done = await deps.core.mutate(async (tx) => {
     const batch = await getBatch(tx, id);
     if (!batch || batch.status !== 'processing') return batch;
@@ -368,8 +408,10 @@ async function finish(deps: RunnerDeps, id: number, reason: string | null, note:
       status: reason ? 'failed' : 'completed',
       // Completed: every line was read, empty ones after the last record too.
       lines_done: reason ? batch.lines_done : Math.max(batch.lines_done, batch.lines_total),
-      error: reason,
+      // A closing held back is the batch's error too: an integration that reads `error` learns that its file did not do all it asked.
+      error: reason ?? (decision?.held ? heldBackMessage(decision) : null),
       result_message: reason ? `stopped after ${plural(batch.records_done, spec.noun)}` : `${plural(batch.records_done, spec.noun)}${note ? `; ${note}` : ''}`,
+      ...(decision ? { closing: decision } : {}),
       complete_at: tx.at,
       complete_ms: tx.now,
       file: null,

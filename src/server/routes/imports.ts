@@ -30,7 +30,7 @@ const DRAIN_MAX = 2 * MAX_FILE_BYTES;
 
 const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'y', 'yes'].includes(v.toLowerCase()));
 
-/** The small form fields (`filename`, `force`) are kept to this many characters. */
+/** The small form fields (`filename`, `force`, `confirm_close`) are kept to this many characters. */
 const SMALL_FIELD_MAX = 1024;
 
 /**
@@ -56,7 +56,7 @@ function textFieldBytes(value: string | undefined, truncated: boolean): Buffer {
  * the engine asks for them once the file is in. A `file` sent as a text field instead is held in
  * memory by busboy (up to the file limit) and takes the same way in once the form is read.
  */
-function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
+function receive(engine: Engine, req: Request, flags: { force: boolean; confirmClose: boolean }): Promise<Reply> {
   let bb: busboy.Busboy;
   try {
     // fieldSize is for a `file` text field (the file's limit, and one byte to tell a larger one);
@@ -85,7 +85,12 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
     let seen = false;
     const meta = (fileName: string | undefined, contentType: string) => async (): Promise<UploadMeta> => {
       await closed;
-      return { fileName: fields.filename || fileName || 'upload.csv', contentType, force: force || truthy(fields.force) };
+      return {
+        fileName: fields.filename || fileName || 'upload.csv',
+        contentType,
+        force: flags.force || truthy(fields.force),
+        confirmClose: flags.confirmClose || truthy(fields.confirm_close),
+      };
     };
     const take = (stream: Readable, fileMeta: () => Promise<UploadMeta>) => {
       seen = true;
@@ -93,7 +98,7 @@ function receive(engine: Engine, req: Request, force: boolean): Promise<Reply> {
     };
     bb.on('field', (name, value, info) => {
       if (name === 'file') textFile = { value: value as string | undefined, truncated: info.valueTruncated };
-      else if (name === 'filename' || name === 'force') fields[name] = value.slice(0, SMALL_FIELD_MAX);
+      else if (name === 'filename' || name === 'force' || name === 'confirm_close') fields[name] = value.slice(0, SMALL_FIELD_MAX);
     });
     bb.on('file', (name, stream, info) => {
       if (name !== 'file' || seen) return stream.resume();
@@ -138,7 +143,7 @@ export const uploadImport = defineRoute({
   operationId: 'importCsvFile',
   tags: TAGS,
   summary: 'Import a CSV file',
-  description: `multipart/form-data with the file (\`file\`, at most 25 MB) and its name (\`filename\`). \`file\` is a file part (preferred: it is streamed to the data folder as it arrives) or a text field holding the file's content (as clients generated from the reference, which types it a plain string, send it: a text field is held in memory until the form is read); either goes through the same checks, encryption at rest and 25 MB limit. Answered at once with the batch; the lines are imported in the background, each through the rules of its JSON import, and progress is on the event stream (\`import.progress\`). Refused, with nothing written: over 25 MB (413), not CSV (415: binary, or a byte anywhere that is not UTF-8, the line named), an empty file or an unknown header row (412), a file imported in the last 24 hours unless \`force\` (409). ${LAYOUTS}`,
+  description: `multipart/form-data with the file (\`file\`, at most 25 MB) and its name (\`filename\`). \`file\` is a file part (preferred: it is streamed to the data folder as it arrives) or a text field holding the file's content (as clients generated from the reference, which types it a plain string, send it: a text field is held in memory until the form is read); either goes through the same checks, encryption at rest and 25 MB limit. Answered at once with the batch; the lines are imported in the background, each through the rules of its JSON import, and progress is on the event stream (\`import.progress\`). Refused, with nothing written: over 25 MB (413), not CSV (415: binary, or a byte anywhere that is not UTF-8, the line named), an empty file or an unknown header row (412), a file imported in the last 24 hours unless \`force\` (409). An invoice reconciliation file is the ERP's complete list of open invoices: the open invoices it leaves out are closed, and a closed invoice cannot be imported again. A file that leaves out more than half of the open invoices, and more than 10, is far more often the wrong file (a sample, another shop's list, an export cut short) than a day's payments: its lines are reconciled but it closes none of them, and the completed batch says so in \`held_back\`, \`error\` and \`result_message\`. Upload it again with \`confirm_close=true\` to close them (this also lets the same file in within 24 hours). \`force\` does not confirm a closing: an integration that sends \`force\` on every upload to get past the 24-hour check must not close the ledger with a truncated file. ${LAYOUTS}`,
   bodyTypes: ['multipart'],
   multipartBody: ImportUpload,
   query: ImportUploadQuery,
@@ -150,7 +155,7 @@ export const uploadImport = defineRoute({
     413: { description: 'Over 25 MB', schema: ref(ErrorBody) },
     415: { description: 'Not multipart/form-data, or a file that is not CSV text (binary, or not UTF-8: the message names the first such line)', schema: ref(ErrorBody) },
   },
-  handler: ({ engine, req, query }) => receive(engine, req, truthy(query.force)),
+  handler: ({ engine, req, query }) => receive(engine, req, { force: truthy(query.force), confirmClose: truthy(query.confirm_close) }),
 });
 
 const listing = (path: string, operationId: string, summary: string, filter: 'all' | 'processing' | 'completed') =>

@@ -13,7 +13,7 @@ export const FileImport = component(
     file_content_type: Type.String(),
     file_fingerprint: Type.String({ description: 'HMAC-SHA-256 of the file as uploaded (hex), under a key of this install: the same bytes give the same fingerprint here, and nothing about the file can be learned from it (a plain hash of a card file gives its card number back). The same file is refused for 24 hours unless forced.' }),
     file_errors_count: Type.Integer({ description: 'Records refused for a data error (see the batch errors).' }),
-    error: Type.String({ description: 'Why a failed batch stopped; empty otherwise.' }),
+    error: Type.String({ description: 'Why a failed batch stopped, or why a completed invoice reconciliation closed none of the open invoices it leaves out (see `held_back`); empty otherwise.' }),
     result_message: Type.String({ description: 'e.g. `5487 invoices`, once complete; empty while the batch runs.' }),
     complete_at: Type.Union([Type.String(), Type.Null()]),
     status: Type.Union([Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]),
@@ -23,6 +23,19 @@ export const FileImport = component(
     created_at: Type.String(),
     lines_done: Type.Integer({ description: 'The last line of the file committed (the header is line 1).' }),
     lines_total: Type.Integer({ description: 'Lines in the file, the header\'s included.' }),
+    held_back: Type.Union(
+      [
+        Type.Object({
+          open_invoices: Type.Integer({ description: 'Open invoices here when the file had been read.' }),
+          unlisted: Type.Integer({ description: 'Of those, the ones the file leaves out: none of them was closed.' }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'An invoice reconciliation whose file leaves out more than half of the open invoices, and more than 10, closes none of them unless it was uploaded with `confirm_close=true`: this says how many it left out, of how many (its `error` and `result_message` say it in words). Upload the same file again with `confirm_close=true` to close them. null otherwise.',
+      },
+    ),
   }),
 );
 
@@ -33,7 +46,13 @@ export const ImportUpload = Type.Object({
       'The CSV file (UTF-8, with or without BOM; CRLF or LF), at most 25 MB (413 above): a file part, or a text field holding the file\'s content. A file part is preferred: it is streamed to the data folder as it arrives, while a text field is held in memory until the whole form is read. Both take the same checks, encryption at rest and size limit.',
   }),
   filename: Type.Optional(Type.String({ description: 'Name of the original file (first 1024 characters); without it, the file part\'s own name, else `upload.csv`.' })),
-  force: Type.Optional(Type.String({ description: '`true` (or 1, y, yes): import a file whose fingerprint was imported in the last 24 hours.' })),
+  force: Type.Optional(Type.String({ description: '`true` (or 1, y, yes): import a file whose fingerprint was imported in the last 24 hours. It does not confirm a reconciliation\'s closing (`confirm_close`).' })),
+  confirm_close: Type.Optional(
+    Type.String({
+      description:
+        '`true` (or 1, y, yes), an invoice reconciliation file only: close the open invoices it leaves out even when they are more than half of the open invoices (and more than 10), which without it are all kept open and the batch says so (`held_back`). Also imports the file again within 24 hours: confirming is uploading the held-back file once more. Other kinds ignore it.',
+    }),
+  ),
 });
 
 export const ImportUploadQuery = Type.Object({
@@ -41,6 +60,11 @@ export const ImportUploadQuery = Type.Object({
   force: Type.Optional(
     Type.Union([Type.Boolean(), Type.String({ enum: ['1', '0', 'y', 'n', 'yes', 'no'] })], {
       description: 'Same as the `force` form field: import a file seen in the last 24 hours again. true, 1, y or yes.',
+    }),
+  ),
+  confirm_close: Type.Optional(
+    Type.Union([Type.Boolean(), Type.String({ enum: ['1', '0', 'y', 'n', 'yes', 'no'] })], {
+      description: 'Same as the `confirm_close` form field: an invoice reconciliation closes the open invoices it leaves out even when they are most of them. true, 1, y or yes.',
     }),
   ),
 });

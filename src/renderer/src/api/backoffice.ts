@@ -54,14 +54,25 @@ async function refused(res: Response): Promise<ApiError> {
  * XMLHttpRequest, the one browser API that reports how much of a body went out: `onProgress` gets
  * the bytes sent and the total (a 25 MB file to a back-office server across the shop takes a while).
  */
-export function boUpload(creds: Credentials, file: File, force = false, onProgress?: (sent: number, total: number) => void): Promise<BoAnswer<'uploadImport'>> {
+/**
+ * `force`: the same file again within 24 hours. `confirmClose`: an invoice reconciliation may close
+ * the open invoices it leaves out even when they are most of them (docs/csv-imports.md).
+ */
+export interface UploadOptions {
+  force?: boolean;
+  confirmClose?: boolean;
+}
+
+export function boUpload(creds: Credentials, file: File, options: UploadOptions = {}, onProgress?: (sent: number, total: number) => void): Promise<BoAnswer<'uploadImport'>> {
   const form = new FormData();
   form.append('filename', file.name);
+  if (options.force) form.append('force', 'true');
+  if (options.confirmClose) form.append('confirm_close', 'true');
   form.append('file', file, file.name);
   const endpoint = backofficeRoutes.uploadImport;
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open(endpoint.method, `${creds.baseUrl}${endpoint.path}${force ? '?force=true' : ''}`);
+    xhr.open(endpoint.method, `${creds.baseUrl}${endpoint.path}`);
     xhr.setRequestHeader('Authorization', creds.authorization);
     if (onProgress) xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded, e.total);
     xhr.onload = () => {

@@ -1,13 +1,17 @@
-import { useRef, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { KIND_EFFECT, type FileKind } from '../../../shared/import-kinds';
 import { ApiError } from '../api/client';
-import { boCall, boDownload, boUpload, type BoAnswer } from '../api/backoffice';
+import { boCall, boDownload, boUpload, type BoAnswer, type UploadOptions } from '../api/backoffice';
 import { fileSize, time } from '../format';
 import { useLive } from '../state/live';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad, usePaged } from './common';
 import { CSV_SAMPLES } from './csv-samples';
+import { kindOfFile, sentFiles } from './import-file';
 import { ReconResults } from './ImportRecon';
+import './operations.css';
+import './imports.css';
 
 type Batch = BoAnswer<'importBatch'>;
 const PAGE = 50;
@@ -23,8 +27,21 @@ const KIND: Record<Batch['kind'], string> = {
   payment_recon: 'Payment reconciliation',
 };
 
-/** The batch's result ("11998 customers"), its counts in the reader's locale. */
-const resultText = (b: Batch) => (b.result_message ? b.result_message.replace(/\d{4,}/g, (n) => Number(n).toLocaleString()) : b.error || '—');
+/**
+ * The batch's result ("11998 customers"), its counts in the reader's locale. A batch number in it
+ * (`batch 2821`, `#2821`) is an identifier, never grouped like an amount.
+ */
+const resultText = (b: Batch) => {
+  // A closing held back: the notice on the batch's page says it and how to confirm (the API's words name a form field).
+  const said = b.held_back ? `${b.result_message.split('; ')[0]}; none of the ${b.held_back.unlisted} open invoices it leaves out was closed (held back)` : b.result_message;
+  return said ? said.replace(/(?<!batch |#|\d)\d{4,}/g, (n) => Number(n).toLocaleString()) : b.error || '—';
+};
+
+/** The box that confirms a reconciliation's closing, in the words the held-back notice repeats. */
+const CONFIRM_CLOSE = 'Close the open invoices it leaves out, even if they are most of them';
+
+/** What uploading the reconciliation sample does: said beside its link, so a newcomer does not find out from the ledger. */
+const RECON_SAMPLE_NOTE = 'a complete list of open invoices: uploading it as it is closes every open invoice here but the two it lists';
 
 /** One sample file per kind, with the columns its header row must have: a starting point that imports as it is. */
 function SampleFiles() {
@@ -37,6 +54,7 @@ function SampleFiles() {
           <a href={`data:text/csv;charset=utf-8,${encodeURIComponent(CSV_SAMPLES[kind])}`} download={`${kind}.csv`}>
             {KIND[kind]}
           </a>
+          {kind === 'invoice_recon' && <span className="bo-sample-note"> ({RECON_SAMPLE_NOTE})</span>}
         </span>
       ))}
     </nav>
@@ -104,7 +122,7 @@ function RefusalNotice({ refusal }: { refusal: Refusal }) {
         <>
           {' ('}
           <a href={link('imports', String(batch))} onClick={(e) => (e.preventDefault(), go(link('imports', String(batch))))}>
-            batch {batch.toLocaleString()}
+            batch {batch}
           </a>
           {')'}
         </>
@@ -130,21 +148,49 @@ function UploadProgress({ bytes, total }: { bytes: number; total: number }) {
   );
 }
 
+/** What the chosen file will do, read from its header row by the engine's rule, before it is sent. */
+function FileKindHint({ kind }: { kind: FileKind }) {
+  return (
+    <p className={`notice ${kind === 'invoice_recon' ? 'warn' : 'info'} small`} aria-label="What this file will do">
+      {KIND[kind]}: {KIND_EFFECT[kind]}
+    </p>
+  );
+}
+
+/** The kind the chosen file's header row names (undefined while it is read, or when it names none). */
+function useFileKind(file: File | null): FileKind | undefined {
+  const [kind, setKind] = useState<{ of: File; kind: FileKind | undefined }>();
+  useEffect(() => {
+    let live = true;
+    if (file) void kindOfFile(file).then((k) => live && setKind({ of: file, kind: k }));
+    return () => {
+      live = false;
+    };
+  }, [file]);
+  return kind && kind.of === file ? kind.kind : undefined;
+}
+
 function Upload() {
   const creds = useUser((s) => s.creds);
   const go = useRoute((s) => s.go);
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
+  const kind = useFileKind(file);
+  const [confirmClose, setConfirmClose] = useState(false);
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState<{ bytes: number; total: number } | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const send = async (force = false) => {
+  // A box ticked for one file does not carry over to the next one chosen.
+  useEffect(() => setConfirmClose(false), [file]);
+  const send = async (options: UploadOptions = {}) => {
     if (!creds || !file) return;
     setBusy(true);
     setSent({ bytes: 0, total: file.size });
     try {
-      const batch = await boUpload(creds, file, force, (bytes, total) => setSent({ bytes, total }));
+      const batch = await boUpload(creds, file, { ...options, ...(kind === 'invoice_recon' && confirmClose ? { confirmClose: true } : {}) }, (bytes, total) => setSent({ bytes, total }));
+      // Kept while the page is open: a reconciliation held back is confirmed with its own file.
+      sentFiles.set(batch.id, file);
       setFile(null);
       setRefusal(null);
       if (input.current) input.current.value = '';
@@ -185,11 +231,17 @@ function Upload() {
       </div>
       <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which. At most 25 MB.</p>
       <SampleFiles />
+      {file && kind && <FileKindHint kind={kind} />}
+      {file && kind === 'invoice_recon' && (
+        <label className="bo-check">
+          <input type="checkbox" checked={confirmClose} onChange={(e) => setConfirmClose(e.target.checked)} /> {CONFIRM_CLOSE}
+        </label>
+      )}
       {refusal && <RefusalNotice refusal={refusal} />}
       {sent && <UploadProgress bytes={sent.bytes} total={sent.total} />}
       <div className="bo-actions">
         {refusal?.status === 409 && (
-          <button type="button" disabled={busy} onClick={() => void send(true)}>
+          <button type="button" disabled={busy} onClick={() => void send({ force: true })}>
             Import it again anyway
           </button>
         )}
@@ -197,6 +249,62 @@ function Upload() {
           {busy ? 'Uploading…' : 'Import'}
         </button>
       </div>
+    </div>
+  );
+}
+
+/**
+ * An invoice reconciliation that would have closed most of the open invoices closed none
+ * (`held_back`): the screen says so and offers to confirm, by sending the same file again with
+ * confirm_close, when this page still has it; otherwise it says how to choose it again.
+ */
+function HeldBack({ batch }: { batch: Batch }) {
+  const creds = useUser((s) => s.creds);
+  const session = useUser((s) => s.session);
+  const go = useRoute((s) => s.go);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const held = batch.held_back;
+  if (!held) return null;
+  const file = sentFiles.get(batch.id);
+  const confirm = async () => {
+    if (!creds || !file) return;
+    setBusy(true);
+    try {
+      const next = await boUpload(creds, file, { confirmClose: true });
+      sentFiles.set(next.id, file);
+      go(link('imports', String(next.id)));
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const closeThem = `Close the ${held.unlisted.toLocaleString()} open invoices it leaves out`;
+  return (
+    <div role="alert" className="notice warn bo-held-back" aria-label="Closing held back">
+      <p>
+        The file leaves out {held.unlisted.toLocaleString()} of {held.open_invoices.toLocaleString()} open invoices; none were closed. A file that leaves out most of them is
+        more often the wrong file (a sample, another shop&apos;s list, an export cut short) than the ERP&apos;s complete list, and a closed invoice cannot be imported again.
+      </p>
+      {!can(session, 'manage') ? (
+        <p>An owner or a manager can confirm it.</p>
+      ) : file ? (
+        <div className="bo-actions">
+          <button type="button" className="danger" disabled={busy} onClick={() => void confirm()}>
+            {busy ? 'Uploading…' : closeThem}
+          </button>
+        </div>
+      ) : (
+        <p>
+          If it is the complete list, choose {batch.file_name} again under{' '}
+          <a href={link('imports')} onClick={(e) => (e.preventDefault(), go(link('imports')))}>
+            Imports
+          </a>
+          , tick “{CONFIRM_CLOSE}” and Import.
+        </p>
+      )}
+      {error && <p>{error}</p>}
     </div>
   );
 }
@@ -228,7 +336,10 @@ function ImportsList() {
                   <td style={{ minWidth: '16ch', overflowWrap: 'anywhere' }}>{b.file_name}</td>
                   <td>{KIND[b.kind]}</td>
                   <td style={{ whiteSpace: 'nowrap' }}>{time(b.created_at)}</td>
-                  <td><StatusPill status={b.status} /></td>
+                  <td>
+                    <StatusPill status={b.status} />
+                    {b.held_back && <span className="pill open" title="None of the open invoices it leaves out was closed: open the batch to confirm">{' '}Closing held back</span>}
+                  </td>
                   <td><Progress batch={b} /></td>
                   <td className="num">{b.file_errors_count.toLocaleString()}</td>
                   <td>{resultText(b)}</td>
@@ -282,6 +393,7 @@ function BatchDetail({ id }: { id: number }) {
       <Notice error={batch.error || message} />
       {b && (
         <div className="card">
+          <HeldBack batch={b} />
           <dl className="bo-dl">
             <div><dt>Status</dt><dd><StatusPill status={b.status} /></dd></div>
             <div><dt>Kind</dt><dd>{KIND[b.kind]}</dd></div>
