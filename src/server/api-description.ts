@@ -52,7 +52,8 @@ sent (docs/compatibility.md).
 - **Free-form attributes** (extra keys on customers, invoices, line items, orders): each nests at
   most 16 levels, all of a record's at most 64K characters as JSON; beyond, **412**. A body nests
   at most 64 levels.
-- **Bodies**: JSON up to 5 MB; invoice attachments and CSV files up to 25 MB decoded.
+- **Bodies**: JSON up to 1 MB (the register's operations 64 KB, orders 5 MB; over it, **413**);
+  invoice attachments and CSV files up to 25 MB decoded.
 
 ## Polling exports
 Exports take \`watermark\` (int64, default 0), \`limit\` (1..2500, default 100) and \`list\`. They return
