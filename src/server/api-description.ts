@@ -63,7 +63,9 @@ next call. Watermarks are strictly increasing across restarts; every create or u
 
 ## Live events
 \`GET /api/events\` streams one Server-Sent Event per change (\`id\` = watermark). Reconnect with
-\`Last-Event-ID\` to resume without gaps.
+\`Last-Event-ID\` to resume without gaps: up to 10,000 missed events are replayed; further back, the
+first event is \`stream.resync\` (read the state again; the events after it follow). One credential
+or user holds at most 8 streams open: a new one closes the oldest (\`stream.closed\` first).
 
 ## Environments
 A new install runs in the **sandbox**: the sandbox processor approves and declines by test card

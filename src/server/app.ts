@@ -19,6 +19,7 @@ import { lazyCompile, validationError } from './validation';
 import { allRoutes } from './routes';
 import { mountEcommerceAssets } from './ecommerce-assets';
 import { mountPayPage } from './pay-page';
+import { EventStreams, type EventStreamLimits } from './event-streams';
 
 export interface AppOptions {
   engine: Engine;
@@ -33,6 +34,8 @@ export interface AppOptions {
   /** The built renderer (served at /app), when present. */
   uiDir?: string;
   routes?: readonly AnyRoute[];
+  /** Event streams per credential and how far back they replay (GET /api/events). */
+  eventStreams?: EventStreamLimits;
 }
 
 /**
@@ -203,6 +206,7 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_i
 export function createApp(options: AppOptions): Express {
   const { engine } = options;
   const app = express();
+  app.locals.eventStreams = new EventStreams(options.eventStreams);
   app.disable('x-powered-by');
   // API answers are not cached (Cache-Control: no-store); hashing multi-megabyte export pages for an ETag is pure cost.
   app.set('etag', false);
