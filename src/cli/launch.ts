@@ -14,6 +14,8 @@ export interface LaunchOptions {
   host?: string;
   port?: number;
   rateLimit?: number;
+  /** Event streams (GET /api/events) one credential or user holds open at once. */
+  maxStreams?: number;
   /** Base URL of links in answers (pay_url); default the bound address. */
   publicUrl?: string;
   /** Host names besides localhost and IP addresses the API answers to. */
@@ -94,6 +96,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
       ...(options.host ? { host: options.host } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+      ...(options.maxStreams ? { eventStreams: { perCredential: options.maxStreams } } : {}),
       ...(options.uiDir ? { uiDir: options.uiDir } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...(options.hostNames?.length ? { hostNames: options.hostNames } : {}),

@@ -5,13 +5,15 @@ import { parseArgs, intFlag } from './args';
 import { defaultDataDir, DEFAULT_PORT } from './paths';
 
 const USAGE = `Usage: npm run serve -- [--data-dir DIR] [--port N] [--host 127.0.0.1] [--rate-limit N]
-                         [--public-url URL] [--allowed-hosts name,name]
+                         [--max-streams N] [--public-url URL] [--allowed-hosts name,name]
                          [--log-level info|debug] [--timezone Area/City] [--no-read-ahead]
                          [--hub URL --pairing-code CODE] [--sync-poll-ms N]
                          [--nats host:port,... --chain-role hub|central --shop NAME [--nats-replicas 3]]
   --public-url is the base of links in answers (pay_url), default the bound address; its host name and
   --allowed-hosts are the names (besides localhost and IP addresses) the API answers to.
   --hub makes this install a lane of the hub at URL, with the code the hub showed (once; later starts resume).
+  --max-streams is how many live event streams one credential or user holds open (default 8; a
+  screen holds one, and a new one past it closes the oldest).
   --port 0 picks a free port. --no-read-ahead reads every export page only when it is asked for. Set LANEWAY_API_TOKEN and LANEWAY_API_KEY to choose the first credentials.`;
 
 /** Headless engine + API + the built screens: CI, servers, and machines without Electron. */
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     host: args.get('host') ?? process.env.LANEWAY_HOST ?? '127.0.0.1',
     port: intFlag(args, 'port', process.env.LANEWAY_PORT ? Number(process.env.LANEWAY_PORT) : DEFAULT_PORT) ?? DEFAULT_PORT,
     ...(intFlag(args, 'rate-limit', process.env.LANEWAY_RATE_LIMIT ? Number(process.env.LANEWAY_RATE_LIMIT) : undefined) ? { rateLimit: intFlag(args, 'rate-limit', Number(process.env.LANEWAY_RATE_LIMIT)) } : {}),
+    ...(intFlag(args, 'max-streams', undefined) ? { maxStreams: intFlag(args, 'max-streams', undefined) } : {}),
     uiDir: resolve(args.get('ui-dir') ?? (basename(dirname(here)) === 'src' ? resolve(here, '../../out/renderer') : resolve(here, '../renderer'))),
     program: 'serve',
     ...(args.get('public-url') ?? process.env.LANEWAY_PUBLIC_URL ? { publicUrl: args.get('public-url') ?? process.env.LANEWAY_PUBLIC_URL } : {}),

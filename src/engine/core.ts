@@ -313,6 +313,11 @@ export interface EngineCore {
   commitStats(): { commits: number; units: number };
   /** The greatest watermark handed out so far. */
   currentWatermark(): number;
+  /**
+   * The greatest watermark committed and published on the bus (currentWatermark() runs ahead of it
+   * while a unit is being written): a reader that starts from it and follows the bus misses nothing.
+   */
+  committedWatermark(): number;
   /** Units of work queued or being committed: background work (webhook deliveries) yields while there are. */
   writeBacklog(): number;
   /** Committed reads outside a unit of work. */
@@ -461,6 +466,7 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
     },
     commitStats: () => ({ ...stats }),
     currentWatermark: () => current,
+    committedWatermark: () => committed,
     writeBacklog: () => waiting.length + inGroup,
     async get<T extends StoredDoc>(collection: string, id: string) {
       const raw = await store.get(collection, id);
@@ -497,9 +503,13 @@ export async function createCore(deps: { store: Store; clock: Clock; ids: Ids; l
       // numbers back), so the ids after `after` are known; only committed ones are asked for, and
       // a missing one is skipped.
       const rows: Raw[] = [];
-      for (let from = after + 1; rows.length < limit && from <= committed; from += EVENT_READ) {
+      // No more ids than the rows still wanted: a small page is a small read.
+      let from = after + 1;
+      while (rows.length < limit && from <= committed) {
+        const n = Math.min(EVENT_READ, limit - rows.length);
         const ids: string[] = [];
-        for (let w = from; w < from + EVENT_READ && w <= committed; w++) ids.push(eventId(w));
+        for (let w = from; w < from + n && w <= committed; w++) ids.push(eventId(w));
+        from += n;
         const found = await store.getMany('events', ids);
         found.sort((a, b) => a.watermark - b.watermark);
         rows.push(...found.slice(0, limit - rows.length));

@@ -55,7 +55,8 @@ sent (docs/compatibility.md).
 - **Free-form attributes** (extra keys on customers, invoices, line items, orders): each nests at
   most 16 levels, all of a record's at most 64K characters as JSON; beyond, **412**. A body nests
   at most 64 levels.
-- **Bodies**: JSON up to 5 MB; invoice attachments and CSV files up to 25 MB decoded.
+- **Bodies**: JSON up to 1 MB (the register's operations 64 KB, orders 5 MB; over it, **413**);
+  invoice attachments and CSV files up to 25 MB decoded.
 
 ## Polling exports
 Exports take \`watermark\` (int64, default 0), \`limit\` (1..2500, default 100) and \`list\`. They return
@@ -65,7 +66,9 @@ next call. Watermarks are strictly increasing across restarts; every create or u
 
 ## Live events
 \`GET /api/events\` streams one Server-Sent Event per change (\`id\` = watermark). Reconnect with
-\`Last-Event-ID\` to resume without gaps.
+\`Last-Event-ID\` to resume without gaps: up to 10,000 missed events are replayed; further back, the
+first event is \`stream.resync\` (read the state again; the events after it follow). One credential
+or user holds at most 8 streams open: a new one closes the oldest (\`stream.closed\` first).
 
 ## Environments
 A new install runs in the **sandbox**: the sandbox processor approves and declines by test card

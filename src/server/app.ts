@@ -5,7 +5,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import qs from 'qs';
 import type { Engine } from '../engine';
 import { fail, isEngineError, notFound } from '../engine/errors';
-import { maskCardNumbersInFreeText, redactPans } from '../engine/security/card-data';
+import { maskCardNumbersInFreeText, maskRequestBody, redactPans } from '../engine/security/card-data';
 import { authorize } from '../engine/account';
 import { authenticate } from './auth';
 import { grantsOf, scopeOf } from './role-grants';
@@ -19,6 +19,7 @@ import { lazyCompile, validationError } from './validation';
 import { allRoutes } from './routes';
 import { mountEcommerceAssets } from './ecommerce-assets';
 import { mountPayPage } from './pay-page';
+import { EventStreams, type EventStreamLimits } from './event-streams';
 
 export interface AppOptions {
   engine: Engine;
@@ -33,9 +34,19 @@ export interface AppOptions {
   /** The built renderer (served at /app), when present. */
   uiDir?: string;
   routes?: readonly AnyRoute[];
+  /** Event streams per credential and how far back they replay (GET /api/events). */
+  eventStreams?: EventStreamLimits;
 }
 
-const DEFAULT_BODY_LIMIT = '5mb';
+/**
+ * A body of one record or one request: the longest text a schema allows is 65,536 characters (a
+ * comment, an invoice's notes), well under it. Routes that take files or many records at once
+ * name their own (invoice imports and attachments, onboarding documents, orders, a lane's sync
+ * push); the register's take 64 KB. Reading is the first cost of a body: 5 MB of JSON (an array
+ * of 2.5 million zeros) took a second of the event loop to parse and walk before anything could
+ * refuse it.
+ */
+const DEFAULT_BODY_LIMIT = '1mb';
 /**
  * A route anyone may call (sign-in, pairing, the ecommerce API that checks credentials in its body)
  * takes small bodies, with few fields per object: reading 5 MB of JSON holding 400,000 fields took
@@ -163,9 +174,15 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
       if (validate.params && !validate.params(params)) throw validationError(validate.params.errors, 'path', invalidKind);
       const query = structuredClone(req.query) as Record<string, unknown>;
       if (validate.query && !validate.query(query)) throw validationError(validate.query.errors, 'query', invalidKind);
-      // Card numbers typed into free text are masked before the engine sees (and stores) them.
-      const body: unknown = maskCardNumbersInFreeText(route.nullMeansAbsent ? withoutNulls(raw ?? {}) : (raw ?? {}));
+      // Validated first: a body is read for card numbers only once its sizes are known to be the
+      // operation's (masking is the costliest step; a 5 MB string of digits and spaces took seconds
+      // of the event loop, to be refused as too long). Card numbers typed into free text are then
+      // masked before the engine sees (and stores) them, and a body masking changed is validated
+      // again: a masked card number in an identifier, or one sent as a JSON number in a number
+      // field, is refused as before.
+      const body: unknown = route.nullMeansAbsent ? withoutNulls(raw ?? {}) : (raw ?? {});
       if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
+      if (maskRequestBody(body) && validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
       shape = route.errorShape;
       const reply = await route.handler({ engine, principal, publicUrl: ctx.publicUrl(), params, query, body, req, res });
       if (!route.streams) send(res, reply);
@@ -191,6 +208,7 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_i
 export function createApp(options: AppOptions): Express {
   const { engine } = options;
   const app = express();
+  app.locals.eventStreams = new EventStreams(options.eventStreams);
   app.disable('x-powered-by');
   // API answers are not cached (Cache-Control: no-store); hashing multi-megabyte export pages for an ETag is pure cost.
   app.set('etag', false);

@@ -68,21 +68,25 @@ const BROKEN_TEXT = /[\ud800-\udfff\u0000]/u;
  * change the whole page, not just the one field. Keys are checked as well as values.
  */
 export function checkText(value: unknown, kind: 'invalid' | 'precondition'): void {
-  const stack: unknown[] = [value];
   const refuse = () => (kind === 'precondition' ? fail.precondition : fail.invalid)('invalid_text', 'Request body holds text that is not valid Unicode (a lone surrogate escape such as \\ud800) or a NUL character');
+  if (typeof value === 'string' && BROKEN_TEXT.test(value)) throw refuse();
+  // Objects and arrays are stacked, text is read where it is met: an array of a million numbers
+  // is one walk, not a million pushes.
+  const stack: unknown[] = [value];
+  const visit = (child: unknown) => {
+    if (typeof child === 'string') {
+      if (BROKEN_TEXT.test(child)) throw refuse();
+    } else if (child !== null && typeof child === 'object') stack.push(child);
+  };
   while (stack.length > 0) {
     const v = stack.pop();
-    if (typeof v === 'string') {
-      if (BROKEN_TEXT.test(v)) throw refuse();
-    } else if (v !== null && typeof v === 'object') {
-      // One push per element: a spread of a long array would overflow the call's arguments.
-      if (Array.isArray(v)) for (const child of v) stack.push(child);
-      else
-        for (const [k, child] of Object.entries(v)) {
-          if (BROKEN_TEXT.test(k)) throw refuse();
-          stack.push(child);
-        }
-    }
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) for (const child of v) visit(child);
+    else
+      for (const [k, child] of Object.entries(v)) {
+        if (BROKEN_TEXT.test(k)) throw refuse();
+        visit(child);
+      }
   }
 }
 

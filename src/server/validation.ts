@@ -109,13 +109,27 @@ export function warmValidators(): void {
   setImmediate(next);
 }
 
+/** The longest field name an error repeats. */
+const MAX_NAME = 200;
+
+/**
+ * A field's name as an error repeats it: a name is the client's text (a free-form key, an unknown
+ * field), and a 5 MB one would be copied into the answer and read again for card numbers there.
+ * A long one is cut, and so is any number it ends in (a card number cut in two is no longer
+ * recognized, and masked; the answer's masking then reads what is left).
+ */
+function named(text: string): string {
+  if (text.length <= MAX_NAME) return text;
+  return `${text.slice(0, MAX_NAME).replace(/\P{L}+$/u, '')}…`;
+}
+
 /** `options/jwt_expiry` reads as `options[jwt_expiry]` in a query and `line_items.0.amount` in a body. */
 function fieldOf(e: ErrorObject, source: string): string {
   const parts = e.instancePath.split('/').filter(Boolean);
   if (e.keyword === 'required') parts.push(String((e.params as { missingProperty?: string }).missingProperty ?? ''));
   if (parts.length === 0) return source;
-  if (source === 'query') return parts[0] + parts.slice(1).map((p) => `[${p}]`).join('');
-  return parts.join('.');
+  if (source === 'query') return named(parts[0] + parts.slice(1).map((p) => `[${p}]`).join(''));
+  return named(parts.join('.'));
 }
 
 const FORMAT_TEXT: Record<string, string> = {
@@ -141,7 +155,7 @@ function describe(e: ErrorObject): string {
     case 'required':
       return 'is required';
     case 'additionalProperties':
-      return `has an unknown field ${String((e.params as { additionalProperty?: string }).additionalProperty)}`;
+      return `has an unknown field ${named(String((e.params as { additionalProperty?: string }).additionalProperty))}`;
     case 'enum':
       return `must be one of ${((e.params as { allowedValues?: unknown[] }).allowedValues ?? []).map(shown).join(', ')}`;
     case 'const':

@@ -6,9 +6,8 @@ import { defineRoute } from '../route';
 import { grantsOf } from '../role-grants';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
+import { eventStreamsOf, LiveStream, MAX_QUEUED, MAX_REPLAY, STREAMS_PER_CREDENTIAL } from '../event-streams';
 
-const HEARTBEAT_MS = 15_000;
-const REPLAY_PAGE = 500;
 const GRANTS = grantsOf({ method: 'get', path: '/api/events' });
 /** Events that may take a stream's right away: a credential or a user disabled, a role changed. */
 const REVOKING = new Set(['credential', 'user']);
@@ -38,10 +37,6 @@ function eventsFor(p: Principal): (e: DomainEvent) => boolean {
   return p.scopes.includes('read') ? readEvent : registerEvent;
 }
 
-function frame(e: DomainEvent): string {
-  return `id: ${e.watermark}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
-}
-
 /**
  * Server-Sent Events of domain events, for the screens. A client that reconnects with
  * Last-Event-ID (or `?watermark=`) first gets what it missed from the persisted outbox, then the
@@ -54,7 +49,7 @@ export const eventStream = defineRoute({
   tags: ['Laneway'],
   summary: 'Live domain events (text/event-stream)',
   description:
-    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`. A user who may only work the register (a cashier) gets only the register\'s events: `lane`, `drawer`, `sync`, `sandbox_clock` and `pos_*` entities (but `pos_offline_spend` and `pos_offline_refund`). A user who reads but does not move money (a clerk) gets every event but those of `wallet`, `fund`, `fund_source`, `gift_card`, `gift_card_copy`, `pos_offline_spend`, `pos_offline_refund`, `autopay`, `debit_agreement`, `ecommerce_token`, `ecommerce_session` and `ecommerce_sale` (their keys or data are tokens that charge).',
+    'Each event: `id` = watermark, `event` = type (e.g. `invoice.updated`), `data` = JSON `{watermark, type, entity, key, at, data?}`. Resume with the `Last-Event-ID` header or `watermark`: what was missed is replayed first, up to ' + MAX_REPLAY.toLocaleString('en-US') + ' events; a client further behind (or with an id this install never gave) gets `stream.resync` instead (entity `stream`, `id` the watermark followed from): read the state again, the events after it follow. One credential or user holds at most ' + STREAMS_PER_CREDENTIAL + ' streams open (`--max-streams`): a new one closes the oldest, which gets `stream.closed` (key `too_many_streams`, no `id`) first. A client that does not read its stream is not sent more: a replay waits for it, and a live stream queuing over ' + MAX_QUEUED / 2 ** 20 + ' MB for it ends (resume with `Last-Event-ID`). A user who may only work the register (a cashier) gets only the register\'s events: `lane`, `drawer`, `sync`, `sandbox_clock` and `pos_*` entities (but `pos_offline_spend` and `pos_offline_refund`). A user who reads but does not move money (a clerk) gets every event but those of `wallet`, `fund`, `fund_source`, `gift_card`, `gift_card_copy`, `pos_offline_spend`, `pos_offline_refund`, `autopay`, `debit_agreement`, `ecommerce_token`, `ecommerce_session` and `ecommerce_sale` (their keys or data are tokens that charge).',
   query: Type.Object({ watermark: Type.Optional(Type.Integer({ minimum: 0, format: 'int64' })) }),
   streams: true,
   responses: {
@@ -62,9 +57,7 @@ export const eventStream = defineRoute({
     401: { description: 'Missing or invalid credentials', schema: ref(ErrorBody) },
   },
   async handler({ engine, principal, req, res, query }) {
-    let visible = eventsFor(principal!);
     const header = Number(req.headers['last-event-id']);
-    let cursor = Number.isInteger(header) && header >= 0 ? header : (query.watermark ?? engine.core.currentWatermark());
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -72,75 +65,20 @@ export const eventStream = defineRoute({
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.write(': connected\n\n');
-
-    // Subscribe before replaying, hold live events until the replay has caught up. An open stream
-    // is checked again as a new request would be (credential or user disabled, role changed, JWT
-    // expired or its key rotated) whenever a credential or a user changes, and at each heartbeat;
-    // events wait while the check runs, and a stream that fails it ends.
-    const held: DomainEvent[] = [];
-    let holds = 1;
-    let ended = false;
-    const deliver = (e: DomainEvent) => {
-      if (e.watermark > cursor) {
-        cursor = e.watermark;
-        if (visible(e)) res.write(frame(e));
-      }
-    };
-    const release = () => {
-      if (--holds > 0 || ended) return;
-      for (const e of held) deliver(e);
-      held.length = 0;
-    };
-    const end = () => {
-      ended = true;
-      held.length = 0;
-      stop();
-      res.end();
-    };
-    let checking = false;
-    const recheck = () => {
-      if (checking || ended) return;
-      checking = true;
-      holds++;
-      void authenticate(engine, req)
-        .then((now) => {
-          authorize(now, 'api', GRANTS);
-          visible = eventsFor(now);
-        })
-        .then(
-          () => {
-            checking = false;
-            release();
-          },
-          () => end(),
-        );
-    };
-    const unsubscribe = engine.core.bus.subscribe((e) => {
-      if (ended) return;
-      if (holds > 0) held.push(e);
-      else deliver(e);
-      if (REVOKING.has(e.entity)) recheck();
-    });
-    const heartbeat = setInterval(() => {
-      res.write(': heartbeat\n\n');
-      recheck();
-    }, HEARTBEAT_MS);
-    const stop = () => {
-      clearInterval(heartbeat);
-      unsubscribe();
-    };
-    req.on('close', stop);
-
-    for (;;) {
-      const page = await engine.core.eventsSince(cursor, REPLAY_PAGE);
-      if (ended) return {};
-      for (const e of page) {
-        cursor = e.watermark;
-        if (visible(e)) res.write(frame(e));
-      }
-      if (page.length < REPLAY_PAGE) break;
-    }
-    release();
+    await new LiveStream({
+      streams: eventStreamsOf(req.app),
+      core: engine.core,
+      res,
+      credential: principal!.credential,
+      visible: eventsFor(principal!),
+      recheck: async () => {
+        const now = await authenticate(engine, req);
+        authorize(now, 'api', GRANTS);
+        return eventsFor(now);
+      },
+      revokes: (e) => REVOKING.has(e.entity),
+      after: Number.isInteger(header) && header >= 0 ? header : query.watermark,
+    }).run();
     return {};
   },
 });

@@ -17,9 +17,13 @@ accept integers or digit strings. Keys not listed (\`order_att1\`, \`orderitem_a
 \`watermark\`, \`transactions\`, \`created_at\` and \`updated_at\` (read-only: what GET answers) are accepted and ignored, so an order
 read can be edited and sent back.`;
 
+/** An order of up to 1,000 items, each with its free-form attributes: more than the 1 MB of one record. */
+const ORDER_BODY_LIMIT = '5mb';
+
 export const createOrder = defineRoute({
   method: 'post',
   path: '/api/imports/order',
+  bodyLimit: ORDER_BODY_LIMIT,
   operationId: 'createOrder',
   tags: ['Orders'],
   summary: 'Create an order',
@@ -35,6 +39,7 @@ export const createOrder = defineRoute({
 export const updateOrder = defineRoute({
   method: 'patch',
   path: '/api/imports/order',
+  bodyLimit: ORDER_BODY_LIMIT,
   operationId: 'updateOrder',
   tags: ['Orders'],
   summary: 'Update an order identified by its identifier',

@@ -88,6 +88,12 @@ const notFound = (what: string) => ({ 404: err(what) });
 const precondition = (what: string) => ({ 412: err(what) });
 const conflict = (what: string) => ({ 409: err(what) });
 
+/**
+ * The register's bodies are small (a line, a tender, a refund of its sale's lines: under 20 KB by
+ * their schemas) and a cashier's session reaches them: a larger body is refused before it is read.
+ */
+const REGISTER_BODY_LIMIT = '64kb';
+
 export const registerRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
@@ -518,4 +524,4 @@ export const registerRoutes: AnyRoute[] = [
       return { body: await engine.register.receipt(params.sale, { reversal: query.reversal, copy: query.copy, locale: requestLocale(req) }) };
     },
   }),
-];
+].map((route) => ({ bodyLimit: REGISTER_BODY_LIMIT, ...route }));

@@ -7,6 +7,8 @@ export const terminalCommand = defineRoute({
   method: 'post',
   path: '/api/gateway/v1/terminal',
   operationId: 'terminalCommand',
+  // A command and a lane: a cashier's session sends them (see REGISTER_BODY_LIMIT).
+  bodyLimit: '64kb',
   tags: ['Card Present EMV'],
   summary: 'Issue a direct command to a POS terminal e.g. DeviceSetup, RequestSignature, Cancel, DeviceStatus',
   description: [

@@ -4,24 +4,78 @@ import type { Credentials } from './client';
 /** An event of GET /api/events, typed from the schema the server documents. */
 export type LiveEvent = DomainEventBody;
 
+/** Waits before reconnecting after a drop. */
+const RECONNECT_MS = 1500;
+/**
+ * Waits after the server closed this stream for another of the same credentials (past its limit
+ * of open streams): reconnecting at once would close another screen's in turn.
+ */
+const REPLACED_MS = 15_000;
+
+interface Follower {
+  onEvent(e: LiveEvent): void;
+  onState(connected: boolean): void;
+}
+
+interface Shared {
+  followers: Set<Follower>;
+  connected: boolean;
+  stop(): void;
+}
+
+/** One stream per page and credentials, whoever on the page follows it (the server limits streams per credential). */
+const shared = new Map<string, Shared>();
+
 /**
  * Follows GET /api/events. EventSource cannot send an Authorization header, so this reads the
- * stream with fetch and parses the SSE frames; it reconnects with Last-Event-ID after a drop.
+ * stream with fetch and parses the SSE frames; it reconnects with Last-Event-ID after a drop. The
+ * parts of a page that follow it with the same credentials share one stream. A `stream.resync`
+ * event (the page was away too long for the server to replay what it missed) reaches them like
+ * any other: it means "read the state again".
  */
 export function followEvents(creds: Credentials, onEvent: (e: LiveEvent) => void, onState: (connected: boolean) => void): () => void {
+  const key = `${creds.baseUrl}\n${creds.authorization}`;
+  let stream = shared.get(key);
+  if (!stream) {
+    const created: Shared = { followers: new Set(), connected: false, stop: () => undefined };
+    created.stop = connect(creds, {
+      onEvent: (e) => {
+        for (const f of created.followers) f.onEvent(e);
+      },
+      onState: (connected) => {
+        created.connected = connected;
+        for (const f of created.followers) f.onState(connected);
+      },
+    });
+    shared.set(key, (stream = created));
+  }
+  const follower: Follower = { onEvent, onState };
+  stream.followers.add(follower);
+  if (stream.connected) onState(true);
+  const mine = stream;
+  return () => {
+    mine.followers.delete(follower);
+    if (mine.followers.size > 0) return;
+    mine.stop();
+    if (shared.get(key) === mine) shared.delete(key);
+  };
+}
+
+function connect(creds: Credentials, to: Follower): () => void {
   let stopped = false;
   let lastId: string | undefined;
   const controller = new AbortController();
 
   const run = async () => {
     while (!stopped) {
+      let wait = RECONNECT_MS;
       try {
         const res = await fetch(`${creds.baseUrl}/api/events`, {
           headers: { Authorization: creds.authorization, ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
           signal: controller.signal,
         });
         if (!res.ok || !res.body) throw new Error(`events ${res.status}`);
-        onState(true);
+        to.onState(true);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
         for (;;) {
@@ -37,14 +91,17 @@ export function followEvents(creds: Credentials, onEvent: (e: LiveEvent) => void
               if (line.startsWith('id: ')) lastId = line.slice(4);
               else if (line.startsWith('data: ')) data += line.slice(6);
             }
-            if (data) onEvent(JSON.parse(data) as LiveEvent);
+            if (!data) continue;
+            const e = JSON.parse(data) as LiveEvent;
+            if (e.type === 'stream.closed') wait = REPLACED_MS;
+            else to.onEvent(e);
           }
         }
       } catch {
         if (stopped) return;
       }
-      onState(false);
-      await new Promise((r) => setTimeout(r, 1500));
+      to.onState(false);
+      await new Promise((r) => setTimeout(r, wait));
     }
   };
   void run();

@@ -56,6 +56,9 @@ export const useLive = create<LiveState>((set) => ({
         // A throttle, not a debounce: a long burst still shows its progress every FLUSH_MS.
         pending = e;
         entities.add(e.entity);
+        // Away too long for the server to replay what was missed: every screen reads again (the
+        // flush does that), the session too (a change to this user's role may be among them).
+        if (e.type === 'stream.resync') entities.add('user');
         if (e.entity === 'import') progress[e.key] = { ...progress[e.key], ...(e.data as ImportProgress | undefined) };
         timer ??= setTimeout(flush, FLUSH_MS);
       },

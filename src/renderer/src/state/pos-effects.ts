@@ -175,7 +175,7 @@ async function refreshAfterOutage(k: PosKit): Promise<void> {
   }
 }
 
-/** One event of the live stream: lanes, the drawer, and the sale on screen changed elsewhere. */
+/** One event of the live stream: lanes, the drawer, the sale on screen changed elsewhere, or a resync (read them again). */
 export function onEvent(k: PosKit, e: LiveEvent): void {
   const s = k.get();
   if (e.entity === 'lane' && e.data) {
@@ -191,6 +191,10 @@ export function onEvent(k: PosKit, e: LiveEvent): void {
     const processor = e.data as unknown as Sale['allowed']['processor'];
     k.set({ ...(s.register ? { register: { ...s.register, processor } } : {}), ...(s.sale ? { sale: { ...s.sale, allowed: { ...s.sale.allowed, processor } } } : {}) });
   } else if (e.type === 'sync.status') {
+    void refreshSync(k);
+  } else if (e.type === 'stream.resync') {
+    // Away too long for the server to replay what was missed: read the lanes and the sale again.
+    void refreshAfterOutage(k);
     void refreshSync(k);
   } else if (e.type === 'drawer.opened' && e.data?.laneid === s.laneid) {
     k.set({ drawer: { at: Date.now(), reason: String(e.data.reason ?? '') } });

@@ -34,8 +34,9 @@ export const useStatus = create<StatusState>((set, get) => ({
       creds,
       (e) => {
         set({ events: [e, ...get().events].slice(0, KEEP_EVENTS) });
-        // A moved sandbox clock changes what the screen says the time is: ask again now.
-        if (e.type === 'sandbox_clock.moved') void refresh();
+        // A moved sandbox clock changes what the screen says the time is, and after a resync
+        // (events missed) anything may have changed: ask again now.
+        if (e.type === 'sandbox_clock.moved' || e.type === 'stream.resync') void refresh();
         const s = get().status;
         if (s && e.watermark > s.watermark) set({ status: { ...s, watermark: e.watermark } });
       },
