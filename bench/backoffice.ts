@@ -17,13 +17,12 @@
  * under 100 ms p99; invoice lookup by number under 20 ms p99. Requests are sent one at a time, as a
  * person paging through the screens does.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { arg, strArg } from './args';
+import { startServe } from './serve-flags';
 
 const TOKEN = 'BENCHTOKEN01';
 const KEY = 'bench-key-0123456789';
@@ -35,7 +34,6 @@ const keep = process.argv.includes('--keep');
 /** `--profile DIR`: the server writes a CPU profile there (node --cpu-prof) when it stops. */
 const profile = strArg('profile');
 const dir = strArg('dir') ?? fs.mkdtempSync(path.join(os.tmpdir(), 'laneway-bench-bo-'));
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
@@ -75,23 +73,7 @@ async function seed(): Promise<void> {
   fs.writeFileSync(marker, wanted);
 }
 
-function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const prof = profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profile)] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(root, 'src/cli/serve.ts'), '--data-dir', dir, '--port', '0', '--rate-limit', '100000000'], {
-    cwd: root,
-    env: { ...process.env, LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /API:\s+(http:\/\/[^\s]+)\/api/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
-  });
-}
+const startServer = () => startServe({ dir, token: TOKEN, key: KEY, nodeFlags: profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profile)] : [] });
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;

@@ -13,13 +13,12 @@
  * the flood opens streams from watermark 0 with one credential, as fast as the server takes them
  * (past the limit of 8 open streams per credential, each new one closes the oldest).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { arg, strArg } from './args';
+import { startServe } from './serve-flags';
 
 const TOKEN = 'BENCHTOKEN01';
 const KEY = 'bench-key-0123456789';
@@ -29,7 +28,6 @@ const flood = arg('flood', 500);
 /** `--profile DIR`: the server writes a CPU profile there (node --cpu-prof) when it stops. */
 const profile = strArg('profile');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'laneway-bench-streams-'));
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const auth = (token: string, key: string) => `Basic ${Buffer.from(`${token}:${key}`).toString('base64')}`;
 
@@ -56,23 +54,7 @@ async function seed(): Promise<Array<{ token: string; key: string }>> {
   return [{ token: TOKEN, key: KEY }, ...more.map((c) => ({ token: c.token, key: c.key }))];
 }
 
-function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const prof = profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profile)] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(root, 'src/cli/serve.ts'), '--data-dir', dir, '--port', '0', '--rate-limit', '100000000'], {
-    cwd: root,
-    env: { ...process.env, LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /API:\s+(http:\/\/[^\s]+)\/api/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
-  });
-}
+const startServer = () => startServe({ dir, token: TOKEN, key: KEY, nodeFlags: profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profile)] : [] });
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 

@@ -16,14 +16,14 @@
  * parses a full one (src/engine/receivables/fast-export/read-ahead.ts). A second drain with --no-read-ahead
  * follows, whose page times are what a page costs when it is read on request.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { serveNodeFlags } from './serve-flags';
+import { serveNodeFlags, startServe } from './serve-flags';
 import { arg, strArg } from './args';
 
 const TOKEN = 'BENCHTOKEN01';
@@ -121,22 +121,7 @@ function rawScan(): Drain {
   return { records, seconds: (performance.now() - started) / 1000, pages };
 }
 
-function startServer(extraNodeFlags: string[], serveArgs: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...extraNodeFlags, '--import', 'tsx', path.join(root, 'src/cli/serve.ts'), '--data-dir', dir, '--port', '0', '--rate-limit', '100000000', ...serveArgs], {
-    cwd: root,
-    env: { ...process.env, LANEWAY_API_TOKEN: TOKEN, LANEWAY_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /API:\s+(http:\/\/[^\s]+)\/api/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
-  });
-}
+const startServer = (nodeFlags: string[], serveArgs: string[]) => startServe({ dir, token: TOKEN, key: KEY, nodeFlags, serveArgs });
 
 /** User + system CPU seconds a process has used so far (this machine is shared: CPU time moves less with its load than wall time). */
 function cpuOf(pid: number): number {
