@@ -22,7 +22,7 @@ interface Tendered {
   tender: { status: string; amount_cents: number; label: string; gift_card_last4: string | null };
 }
 
-const CARDS = { a: '6277000011112222', b: '6277000033335555', c: '6277000044446666', d: '6277000055557777', e: '6277000066668888', f: '6277000077779999', g: '6277000088881111', h: '6277000099992222' };
+const CARDS = { a: '6277000011112222', b: '6277000033335555', c: '6277000044446666', d: '6277000055557777', e: '6277000066668888', f: '6277000077779999', g: '6277000088881111', h: '6277000099992222', i: '6277000012123434' };
 
 /** The status and body of a call, whatever the status. */
 async function call(install: Install, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -215,6 +215,25 @@ describe('gift cards across a shop', () => {
     expect(await balance(hub, CARDS.h)).toBe(7500);
     expect(await balance(lanes[0]!, CARDS.h)).toBe(7500);
   }, 120_000);
+
+  it('loads once when no answer to a lane\'s load came back at all and the cashier sends the same load again', async () => {
+    const card = CARDS.i;
+    const lostBefore = proxies[0]!.lost();
+    // Every one of the lane's tries reaches the hub, which loads the card; every answer is lost.
+    proxies[0]!.loseAnswers('"op":"load"', 3);
+    const unanswered = await call(lanes[0]!, 'POST', '/api/gateway/v1/gift_card', { card_number: card, activated: 'true', load_amount_cents: 4000 });
+    expect(proxies[0]!.lost()).toBe(lostBefore + 3);
+    expect(unanswered.status).toBe(412);
+    expect(unanswered.body.code).toBe('hub_unreachable');
+    expect(await balance(hub, card)).toBe(4000);
+    // The cashier, told it is not confirmed, sends the same load again: the hub's first answer, no second load.
+    const again = await lanes[0]!.api<{ balance: number }>('POST', '/api/gateway/v1/gift_card', { card_number: card, activated: 'true', load_amount_cents: 4000 });
+    expect(again.balance).toBe(4000);
+    expect(await balance(hub, card)).toBe(4000);
+    // Confirmed now: the same load once more is a load of its own.
+    expect((await lanes[0]!.api<{ balance: number }>('POST', '/api/gateway/v1/gift_card', { card_number: card, load_amount_cents: 4000 })).balance).toBe(8000);
+    expect(await balance(hub, card)).toBe(8000);
+  }, 180_000);
 
   it('refuses to load a card on a lane that cannot reach its hub, and keeps no card number anywhere', async () => {
     const loaded = await lanes[1]!.api<{ balance: number }>('POST', '/api/gateway/v1/gift_card', { card_number: CARDS.d, load_amount_cents: 700 });

@@ -12,6 +12,7 @@ import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
 import { createPairing } from './pairing';
 import { hubLink, OFFLINE_REFUND, refundOfflineSpendInTx, type OfflineRefund } from './offline-floor';
 import { getRecord } from '../records';
+import { realNow } from '../clock';
 
 /**
  * Shop-wide gift cards (docs/sync.md, "Gift cards across the shop"): the hub is the one place a
@@ -132,8 +133,39 @@ export interface HubGift {
 const TIMEOUT_MS = 10_000;
 const ATTEMPTS = 3;
 
+/** How long a load that got no answer is retried by the same load asked again (a cashier's retry, not the next customer's). */
+export const UNCONFIRMED_LOAD_MS = 15 * 60_000;
+const UNCONFIRMED_LOADS = 100;
+
+/**
+ * Loads the hub never answered, by request (card number, PIN, amount, activation), with the
+ * reference each went under. Kept in memory only: a card number never rests on a lane, and after
+ * a restart a retry draws a new reference (docs/sync.md: read the balance first).
+ */
+function unconfirmedLoads(now: () => number) {
+  const kept = new Map<string, { reference: string; at: number }>();
+  const keyOf = (request: object) => JSON.stringify(request);
+  return {
+    take(request: object): string | undefined {
+      const key = keyOf(request);
+      const found = kept.get(key);
+      kept.delete(key);
+      return found && now() - found.at <= UNCONFIRMED_LOAD_MS ? found.reference : undefined;
+    },
+    keep(request: object, reference: string): void {
+      kept.set(keyOf(request), { reference, at: now() });
+      // Bounded: the oldest go first (Map keeps insertion order).
+      for (const key of kept.keys()) {
+        if (kept.size <= UNCONFIRMED_LOADS) break;
+        kept.delete(key);
+      }
+    },
+  };
+}
+
 export function createHubGift(deps: { core: EngineCore; account: Account; keys: InstallKeys }): HubGift {
   const pairing = createPairing(deps.core, deps.account, deps.keys);
+  const unconfirmed = unconfirmedLoads(() => realNow(deps.core.clock));
   // The same request again after no answer (a cut link, a lost answer): the hub applies it once.
   const call = async (body: LaneGiftRequest): Promise<Record<string, unknown>> => {
     // A pairing this install cannot use (its credential unreadable) is a hub it cannot reach.
@@ -172,10 +204,18 @@ export function createHubGift(deps: { core: EngineCore; account: Account; keys: 
     load: async (input) => {
       const amount = input.load_amount_cents === undefined ? undefined : Number(input.load_amount_cents);
       const activated = input.activated === undefined ? undefined : String(input.activated) === 'true';
-      // One reference per load, sent on each of call()'s tries: a retry after a lost answer loads nothing more; the next load draws its own.
-      const reference = `load-${deps.core.ids.token()}`;
-      const answer = await call({ op: 'load', card_number: input.card_number, ...(input.pin ? { pin: input.pin } : {}), ...(amount !== undefined ? { amount_cents: amount } : {}), ...(activated !== undefined ? { activated } : {}), reference });
-      return answer.load as Awaited<ReturnType<GiftCards['load']>>;
+      const request = { op: 'load' as const, card_number: input.card_number, ...(input.pin ? { pin: input.pin } : {}), ...(amount !== undefined ? { amount_cents: amount } : {}), ...(activated !== undefined ? { activated } : {}) };
+      // One reference per load, sent on each of call()'s tries: a retry after a lost answer loads
+      // nothing more. A load that got no answer at all may have been applied: the same load asked
+      // again soon after is a retry of it and goes under its reference; any other load draws its own.
+      const reference = unconfirmed.take(request) ?? `load-${deps.core.ids.token()}`;
+      try {
+        const answer = await call({ ...request, reference });
+        return answer.load as Awaited<ReturnType<GiftCards['load']>>;
+      } catch (err) {
+        if (isEngineError(err) && err.code === 'hub_unreachable') unconfirmed.keep(request, reference);
+        throw err;
+      }
     },
     transact: async (action: 'sale' | 'void' | 'refund', request: { token?: string; transaction?: string; amount_cents?: number; reference: string }) => outcome(await call({ op: action, ...request })),
     voidable: async (transaction) => (await call({ op: 'voidable', transaction })).voidable === true,
@@ -203,7 +243,9 @@ export function shopGiftCards(local: GiftCards, hub: HubGift): GiftCards {
       if (route === 'apart') throw refusal();
       if (route === 'local') return local.load(input, retry);
       return hub.load(input).catch((err: unknown) => {
-        throw isEngineError(err) && err.code === 'hub_unreachable' ? refusal() : err;
+        if (!isEngineError(err) || err.code !== 'hub_unreachable') throw err;
+        // The hub may have loaded the card and its answer been lost: say so, and how to retry safely.
+        throw fail.precondition('hub_unreachable', 'The hub did not answer, so this load is not confirmed: it may have been applied. Send the same load again once the hub answers: it is applied once (within 15 minutes). Read the balance before loading anything else.');
       });
     },
   };
