@@ -105,6 +105,9 @@ describe('refunds', () => {
     expect(isEngineError(two) && two.code).toBe('refunded_outside_register');
     expect((two as Error).message).toMatch(/at most 8,39\s\$\sUS can go back here/);
     expect((await rig.register.sale(sale.id)).status).toBe('paid');
+    // The register counts that money apart; the back office's orders list says it went back.
+    const listed = (await rig.t.engine.backoffice.orders({})).items.find((o) => o.identifier === sale.id);
+    expect(listed).toMatchObject({ state: 'partially_refunded', refunded_cents: 500 });
     // Everything left goes back: the $5.00 refunded outside is that much of these goods already.
     const plan = await rig.register.refund(sale.id, { shift: rig.shift, all: true, dry_run: true }, null);
     expect(plan.reversal).toMatchObject({ amount_cents: 839, allocations: [{ method: 'refund', amount_cents: 839 }] });

@@ -18,11 +18,15 @@ export interface SaleLookup {
  * which the sale's pages show: never worked out again from the order's draft flag or its gateway
  * transactions (a cash sale has none; a voided card sale's transaction is cancelled, not
  * refunded). Any other order is a draft until published, then open, partially refunded or
- * refunded by what its payments gave back.
+ * refunded by what its payments gave back; so is a paid register sale whose card was refunded outside
+ * the register.
  */
 export function orderStateOf(order: { draft: boolean; amount_cents: number | null }, refundedCents: number, sale?: Pick<SaleLookup, 'status'>): OrderState {
-  if (sale) return sale.status;
+  const byRefunds = (): OrderState => (order.amount_cents !== null && refundedCents >= order.amount_cents ? 'refunded' : 'partially_refunded');
+  // A card refunded outside the register (the back office, an ERP) leaves the register's sale
+  // "paid" (the register counts that money apart): the list must not say paid for money gone back.
+  if (sale) return sale.status === 'paid' && refundedCents > 0 ? byRefunds() : sale.status;
   if (order.draft) return 'draft';
   if (refundedCents <= 0) return 'open';
-  return order.amount_cents !== null && refundedCents >= order.amount_cents ? 'refunded' : 'partially_refunded';
+  return byRefunds();
 }
