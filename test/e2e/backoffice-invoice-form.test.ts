@@ -69,15 +69,19 @@ describe('New invoice', { timeout: 90_000 }, () => {
     expect(await page.getByRole('group', { name: /^Line \d$/ }).count()).toBe(2);
     await screenshot(page, 'invoice-form-1-en-US');
 
+    // Said beside the field as soon as the search answers, and again on saving.
+    await seen('No customer matches “NOPE-9”');
     await page.getByRole('button', { name: 'Save invoice' }).click();
-    await seen('No customer NOPE-9 is on file');
     await expect.poll(() => field('Customer').getAttribute('aria-invalid')).toBe('true');
     // Nothing was made, and what was typed is still there.
     expect(page.url()).toMatch(/\/app\/invoices\/new$/);
     expect(await field('Unit price (USD), line 1').inputValue()).toBe('1,234.56');
     await expect(api('GET', '/api/exports/customer/NOPE-9')).rejects.toThrow(/: 404 /);
 
-    await field('Customer').fill('ACME-1');
+    // Part of the name lists the customers it matches; the one picked is the invoice's.
+    await field('Customer').fill('acme');
+    await page.getByRole('option', { name: /Acme Hardware.*ACME-1/ }).click();
+    expect(await field('Customer').inputValue()).toBe('Acme Hardware');
     await page.getByRole('button', { name: 'Save invoice' }).click();
     await page.waitForURL(/\/app\/invoices\/INV-EN-1$/);
     const saved = await api<Invoice>('GET', '/api/exports/invoice/INV-EN-1');

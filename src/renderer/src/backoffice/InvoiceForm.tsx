@@ -6,6 +6,7 @@ import { useUser } from '../state/user';
 import { decimalTimesMinor } from '../../../shared/money';
 import { amountInput, money, parseAmount, parseQuantity } from '../format';
 import { Field, Notice, Title, day, fieldErrors, useLoad, useShopToday, useUnsavedGuard, dropError } from './common';
+import { CustomerPicker, useCustomerPick } from './CustomerPicker';
 
 type Line = { key: number; description: string; quantity: string; price: string };
 
@@ -46,8 +47,9 @@ function readLines(lines: readonly Line[], cur: string) {
 
 /**
  * A new invoice typed by a person, sent to the invoice import as the ERP's would be. Create only:
- * a number already used is refused, never the ERP's invoice replaced; and the customer must be on
- * file, so a mistyped identifier is said beside its field rather than made into a new customer.
+ * a number already used is refused, never the ERP's invoice replaced; and the customer is picked
+ * from those on file (by name or identifier), so a mistyped one is said beside its field rather
+ * than made into a new customer (the engine checks it again: customer_on_file).
  */
 export function InvoiceForm() {
   const { search, go } = useRoute();
@@ -58,7 +60,9 @@ export function InvoiceForm() {
   // The date starts as the shop's today (its time zone, the sandbox clock), once known; what the
   // person types replaces it.
   const shopToday = useShopToday();
-  const [values, setValues] = useState<Record<string, string>>(() => ({ customer_identifier: fromCustomer ?? '', number: '', date: '', due_date: '', purchase_order_number: '', notes_text: '' }));
+  const [values, setValues] = useState<Record<string, string>>(() => ({ number: '', date: '', due_date: '', purchase_order_number: '', notes_text: '' }));
+  // Picked from the customer search (name or identifier), never text taken as an identifier.
+  const pick = useCustomerPick(fromCustomer ?? '');
   const dateTouched = useRef(false);
   useEffect(() => {
     if (shopToday && !dateTouched.current) setValues((s) => ({ ...s, date: shopToday }));
@@ -76,7 +80,8 @@ export function InvoiceForm() {
   const read = readLines(lines.lines, cur);
   // Anything typed beyond what the form opened with (the customer it came from, the shop's today, one empty line).
   const dirty =
-    Object.entries(values).some(([name, v]) => (name === 'customer_identifier' ? v.trim() !== (fromCustomer ?? '') : name === 'date' ? dateTouched.current && v !== shopToday : v.trim() !== '')) ||
+    pick.text.trim() !== (fromCustomer ?? '') ||
+    Object.entries(values).some(([name, v]) => (name === 'date' ? dateTouched.current && v !== shopToday : v.trim() !== '')) ||
     lines.lines.length > 1 ||
     lines.lines.some((l) => l.description.trim() || l.price.trim() || l.quantity.trim() !== '1');
   const saved = useUnsavedGuard(dirty);
@@ -87,16 +92,18 @@ export function InvoiceForm() {
     // The last refusal's banner goes with a new try: it may be about a field fixed since.
     setMessage(null);
     const local: Record<string, string> = { ...read.problems };
-    if (!values.customer_identifier!.trim()) local.customer_identifier = 'Which customer is this invoice for?';
+    // The customer picked, or an identifier typed whole that the list has not answered yet.
+    const customer = pick.text.trim() ? await pick.resolve().catch(() => null) : null;
+    if (!customer) local.customer_identifier = !pick.text.trim() ? 'Which customer is this invoice for?' : (pick.problem ?? 'Pick the customer from the list under the field: its name and identifier are shown');
     if (!values.number!.trim()) local.number = 'is required';
     if (lines.lines.length === 0) local.line_item_attributes = 'Add at least one line';
     setErrors(local);
-    if (Object.keys(local).length) return;
+    if (!customer || Object.keys(local).length) return;
     const optional = (name: string) => (values[name]!.trim() ? { [name]: values[name]!.trim() } : {});
     const number = values.number!.trim();
     const body: BoCall<'saveInvoice'>['body'] = {
       number,
-      customer_identifier: values.customer_identifier!.trim(),
+      customer_identifier: customer.identifier,
       ...optional('date'),
       // Blank: the engine takes the due date from the customer's terms.
       ...optional('due_date'),
@@ -130,7 +137,7 @@ export function InvoiceForm() {
       <Title back={fromCustomer ? link('customers', fromCustomer) : '/app/invoices'}>New invoice</Title>
       <form className="card bo-form" onSubmit={(e) => void submit(e)} noValidate aria-label="New invoice">
         <Notice error={message} />
-        <Field label="Customer" name="customer_identifier" value={values.customer_identifier!} onChange={set('customer_identifier')} errors={errors} required hint="The customer's identifier, as on the Customers list" />
+        <CustomerPicker pick={{ ...pick, type: (v) => (pick.type(v), dropError(setErrors, 'customer_identifier')) }} label="Customer" name="customer_identifier" error={errors.customer_identifier} />
         <Field label="Invoice number" name="number" value={values.number!} onChange={set('number')} errors={errors} required hint="Your invoice number; one already used is refused" />
         <Field label="Date" name="date" type="date" value={values.date!} onChange={set('date')} errors={errors} />
         <Field label="Due date" name="due_date" type="date" value={values.due_date!} onChange={set('due_date')} errors={errors} hint="Leave blank to take it from the customer's terms" />
