@@ -92,6 +92,28 @@ describe('a narrowed JWT leaves nothing wider or longer-lived than itself', () =
     expect((await h.api.patch(`/api/users/${user.id}`, { role: 'clerk' })).status).toBe(200);
   });
 
+  it('nor a webhook endpoint, which would go on receiving the records after it expires', async () => {
+    const hooks = async () => (await h.api.get<{ endpoints: Array<{ id: string; url: string; enabled: boolean }> }>('/api/account/webhooks')).body.endpoints;
+    const before = (await hooks()).length;
+    const narrowed = await mint(basicAuth(), 'api credentials');
+    const added = await h.api.post<Refusal>('/api/account/webhooks', { url: 'https://collector.example/hook' }, narrowed);
+    expect([added.status, added.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    expect((await hooks()).length).toBe(before);
+    // The key adds one; the JWT may not point it elsewhere, widen it or turn it on, but may turn it off.
+    const made = await h.api.post<{ endpoint: { id: string } }>('/api/account/webhooks', { url: 'https://erp.example/hook', events: ['invoice.created'] });
+    expect(made.status).toBe(201);
+    const id = made.body.endpoint.id;
+    expect((await h.api.patch<Refusal>(`/api/account/webhooks/${id}`, { url: 'https://collector.example/hook' }, narrowed)).body.code).toBe('minted_jwt_cannot_create_credentials');
+    expect((await h.api.patch<Refusal>(`/api/account/webhooks/${id}`, { events: ['invoice.created', 'customer.created'] }, narrowed)).body.code).toBe('minted_jwt_cannot_create_credentials');
+    expect((await h.api.patch(`/api/account/webhooks/${id}`, { enabled: false, description: 'paused' }, narrowed)).status).toBe(200);
+    expect((await h.api.patch<Refusal>(`/api/account/webhooks/${id}`, { enabled: true }, narrowed)).body.code).toBe('minted_jwt_cannot_create_credentials');
+    expect((await hooks()).find((e) => e.id === id)).toMatchObject({ url: 'https://erp.example/hook', enabled: false });
+    // An owner's own session does all of it.
+    const session = await ownerSession();
+    expect((await h.api.patch(`/api/account/webhooks/${id}`, { enabled: true }, session)).status).toBe(200);
+    expect((await h.api.delete(`/api/account/webhooks/${id}`, narrowed)).status).toBeLessThan(300);
+  });
+
   it('no credential makes one holding a scope it lacks', () => {
     const partial: Principal = { credential: 'T', via: 'basic', scopes: ['api', 'credentials'] };
     expect(() => authorizeLasting(partial, 'an API key', KEY_SCOPES)).toThrow(expect.objectContaining({ code: 'insufficient_scope', message: expect.stringContaining('lacks users, settings') }));

@@ -1,5 +1,5 @@
 import type { EngineCore, Tx } from '../core';
-import type { Account } from '../account';
+import { authorizeLasting, type Account, type Principal } from '../account';
 import type { DomainEvent } from '../events';
 import { fail } from '../errors';
 import { getRecord, recordId } from '../records';
@@ -29,11 +29,20 @@ export type { AttemptData } from './log';
 export { WEBHOOK_EVENT_KINDS, WEBHOOK_KIND_NAMES } from './kinds';
 export { signatureOf } from './signing';
 
+/** What an endpoint's deliveries let its receiver read: the records, as a `read` credential would. */
+const FEED_SCOPES = ['read'] as const;
+
 export interface Webhooks {
   settings(): Promise<{ endpoints: EndpointData[]; signing_key: SigningKeyInfo | null }>;
   /** A new endpoint; the account's first one also makes the signing key, shown in this answer only. */
-  create(input: EndpointInput): Promise<{ endpoint: EndpointData; signing_key?: string }>;
-  update(id: string, input: EndpointInput): Promise<EndpointData>;
+  /**
+   * `by` (absent: the install itself) must be able to make a lasting credential (authorizeLasting):
+   * an endpoint goes on receiving records after the request, so a JWT minted by whoami, which
+   * would leave a feed outliving it, cannot add one or point one elsewhere.
+   */
+  create(input: EndpointInput, by?: Principal): Promise<{ endpoint: EndpointData; signing_key?: string }>;
+  /** Changing the address or the events, or turning an endpoint on, is held to create's rule; the rest is not. */
+  update(id: string, input: EndpointInput, by?: Principal): Promise<EndpointData>;
   remove(id: string): Promise<void>;
   /** A new signing key: deliveries are signed with it from now on; shown in this answer only. */
   rollSigningKey(): Promise<{ signing_key: string } & SigningKeyInfo>;
@@ -167,7 +176,8 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
     async settings() {
       return { endpoints: await listEndpoints(core), signing_key: await signingKeyInfo(core) };
     },
-    async create(input) {
+    async create(input, by) {
+      authorizeLasting(by, 'a webhook endpoint', FEED_SCOPES);
       const made = await core.mutate(async (tx) => {
         const endpoint = await putEndpoint(tx, newEndpoint(core.ids.token(), tx.at, input, environment()), 'webhook_endpoint.created');
         // It takes events from now on: the cursor is the stream's end as this unit commits.
@@ -179,7 +189,8 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
       track(made.endpoint);
       return made;
     },
-    async update(id, input) {
+    async update(id, input, by) {
+      if (input.url !== undefined || input.events !== undefined || input.enabled === true) authorizeLasting(by, "a webhook endpoint's address, events or delivery", FEED_SCOPES);
       const next = await core.mutate(async (tx) => putEndpoint(tx, patchEndpoint(await getEndpoint(tx, id), tx.at, input, environment()), 'webhook_endpoint.updated'));
       track(next);
       return next;

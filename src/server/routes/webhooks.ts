@@ -59,8 +59,8 @@ export const createWebhook = defineRoute({
   description: `${SCOPE_NOTE}\n\n${WEBHOOKS_DESCRIPTION}`,
   body: WebhookEndpointCreate,
   responses: { 201: { description: 'Created', schema: WebhookEndpointCreated }, 400: err('`invalid_webhook_url`, `webhook_url_credentials`, `webhook_url_insecure` (production), `unknown_event_kind`') },
-  async handler({ engine, body }) {
-    return { status: 201, body: await engine.webhooks.create(body) };
+  async handler({ engine, body, principal }) {
+    return { status: 201, body: await engine.webhooks.create(body, principal!) };
   },
 });
 
@@ -77,8 +77,8 @@ export const patchWebhook = defineRoute({
   params: idParam,
   body: WebhookEndpointPatch,
   responses: { 200: { description: 'The endpoint', schema: ref(WebhookEndpoint) }, 400: err('As for create'), 404: err('`webhook_endpoint_not_found`') },
-  async handler({ engine, params, body }) {
-    return { body: await engine.webhooks.update(params.id, body) };
+  async handler({ engine, params, body, principal }) {
+    return { body: await engine.webhooks.update(params.id, body, principal!) };
   },
 });
 
