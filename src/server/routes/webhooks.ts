@@ -49,6 +49,9 @@ export const getWebhooks = defineRoute({
   },
 });
 
+const LASTING_NOTE =
+  ' An endpoint goes on receiving records after the request: a JWT minted by GET /api/whoami (from the key or a session, narrowed or not) is refused with 403 `minted_jwt_cannot_create_credentials`, as for a new credential, and the caller needs `read` (403 `insufficient_scope`). Use the API key or an owner\'s session.';
+
 export const createWebhook = defineRoute({
   method: 'post',
   path: '/api/account/webhooks',
@@ -56,7 +59,7 @@ export const createWebhook = defineRoute({
   scope: 'credentials',
   tags: TAGS,
   summary: 'Add a webhook endpoint (it receives the events after this call)',
-  description: `${SCOPE_NOTE}\n\n${WEBHOOKS_DESCRIPTION}`,
+  description: `${SCOPE_NOTE}${LASTING_NOTE}\n\n${WEBHOOKS_DESCRIPTION}`,
   body: WebhookEndpointCreate,
   responses: { 201: { description: 'Created', schema: WebhookEndpointCreated }, 400: err('`invalid_webhook_url`, `webhook_url_credentials`, `webhook_url_insecure` (production), `unknown_event_kind`') },
   async handler({ engine, body, principal }) {
@@ -73,7 +76,7 @@ export const patchWebhook = defineRoute({
   scope: 'credentials',
   tags: TAGS,
   summary: 'Change a webhook endpoint, or turn it off and on (on again: it resumes where it stopped)',
-  description: SCOPE_NOTE,
+  description: `${SCOPE_NOTE}${LASTING_NOTE} Here that holds for a new \`url\` or \`events\`, and for \`enabled: true\`; turning an endpoint off or describing it does not.`,
   params: idParam,
   body: WebhookEndpointPatch,
   responses: { 200: { description: 'The endpoint', schema: ref(WebhookEndpoint) }, 400: err('As for create'), 404: err('`webhook_endpoint_not_found`') },
