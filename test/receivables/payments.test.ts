@@ -301,6 +301,18 @@ describe('payment import', () => {
     expect(wrong.body.code).toBe('payment_amount_not_allowed');
     const moved = await importPayment({ identifier: ref, amount_cents: 10000, invoice_number: await invoice(c, 1) });
     expect(moved.body.code).toBe('payment_not_editable');
+    // Sent back as read, its other fields unchanged: taken (a client that reads and re-sends a payment works).
+    const same = { identifier: ref, amount_cents: 10000, customer_identifier: c, date: p.date, currency: p.currency };
+    const resent = await importPayment(same);
+    expect(resent.status, JSON.stringify(resent.body)).toBe(201);
+    expect((await importPayment({ ...same, invoice_number: inv })).status).toBe(201);
+    expect((await importPayment({ ...same, payment_amounts_attributes: [{ invoice_number: inv, amount: 10000 }] })).status).toBe(201);
+    // Any of them changed is still refused, and nothing moved.
+    for (const changed of [{ customer_identifier: uid('C2') }, { date: '2020-01-01' }, { currency: 'CAD' }, { payment_amounts_attributes: [{ invoice_number: inv, amount: 5000 }] }]) {
+      const refused = await importPayment({ ...same, ...changed });
+      expect(refused.body.code, JSON.stringify(changed)).toBe('payment_not_editable');
+    }
+    expect((await owing(inv)).owing_cents).toBe(0);
     expect((await customer(c)).status).toBe('Not Activated');
   });
 

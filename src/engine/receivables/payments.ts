@@ -404,6 +404,31 @@ function writeAmountRecords(s: ReceivablesUnit, doc: PaymentDoc, previous: reado
   }
 }
 
+/** Whether a field sent for a payment made here says what the payment already holds. */
+function sameAsStored(p: PaymentData, field: 'invoice_number' | 'payment_amounts_attributes' | 'customer_identifier' | 'currency' | 'date' | 'external_payment_type', sent: unknown): boolean {
+  const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v).trim() : undefined);
+  const applied = p.allocations.filter((a) => a.amount_cents !== 0);
+  switch (field) {
+    case 'customer_identifier':
+      return text(sent) === p.customer_identifier;
+    case 'currency':
+      return text(sent)?.toLowerCase() === p.currency.toLowerCase();
+    case 'date':
+      return text(sent) === p.date;
+    case 'external_payment_type':
+      return text(sent) === p.external_payment_type;
+    case 'invoice_number':
+      return applied.length === 1 && text(sent) === applied[0]!.invoice_number;
+    case 'payment_amounts_attributes': {
+      if (!Array.isArray(sent) || sent.length !== applied.length) return false;
+      const key = (invoice: unknown, amount: unknown) => `${text(invoice) ?? ''}\u0000${text(amount) ?? ''}`;
+      const stored = applied.map((a) => key(a.invoice_number, a.amount_cents)).sort();
+      const given = sent.map((e: unknown) => (e && typeof e === 'object' ? key((e as Record<string, unknown>).invoice_number, (e as Record<string, unknown>).amount) : '')).sort();
+      return stored.every((k, i) => k === given[i]);
+    }
+  }
+}
+
 function updateOriginated(s: ReceivablesUnit, existing: PaymentDoc, input: PaymentImportInput | PaymentCsvRow, total: number | undefined): PaymentDoc {
   const p = existing.data;
   const problems = new Problems();
@@ -411,8 +436,10 @@ function updateOriginated(s: ReceivablesUnit, existing: PaymentDoc, input: Payme
   if (total !== undefined && total !== p.amount_cents && total !== withFees) {
     problems.add('amount_cents', 'payment_amount_not_allowed', `of a payment made here can only be its total without fees (${p.amount_cents}) or with fees (${withFees})`);
   }
-  for (const field of ['invoice_number', 'payment_amounts_attributes', 'customer_identifier', 'currency', 'date', 'external_payment_type']) {
-    if (input[field] !== undefined && input[field] !== null && input[field] !== '') {
+  for (const field of ['invoice_number', 'payment_amounts_attributes', 'customer_identifier', 'currency', 'date', 'external_payment_type'] as const) {
+    const sent = input[field];
+    // A client that reads the payment and sends it back sends these as they are: only a change is refused.
+    if (sent !== undefined && sent !== null && sent !== '' && !sameAsStored(p, field, sent)) {
       problems.add(field, 'payment_not_editable', 'cannot change on a payment made here (only its total, with or without fees, and its references)');
     }
   }
