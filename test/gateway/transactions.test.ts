@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACH, ADDRESS, AMEX, DISCOVER, MASTERCARD, VISA, VISA_DECLINE, card, op, startGateway, type GatewayError, type Harness, type TxBody } from '../helpers/gateway';
 
+import { readFileSync } from 'node:fs';
 import { openHarness, openTestEngine } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { DATA_FILE, stripMeta, type StoredDoc } from '../../src/store';
@@ -17,6 +18,7 @@ afterEach(async () => {
 });
 
 const tx0 = (b: TxBody) => b.transactions[0]!;
+const REFERENCE_DOC = '/work/shared/spec/reference/api-reference-1.3.35.openapi.json';
 
 describe('sale, verify and the sandbox test numbers', () => {
   it('approves a sale with a new card, vaults it, and shows only card facts', async () => {
@@ -33,11 +35,17 @@ describe('sale, verify and the sandbox test numbers', () => {
     const again = await op(h.api, 'sale', { amount_cents: 1000, fund_token: res.body.credit_card });
     expect(again.body).toMatchObject({ success: true, wallet: res.body.wallet, credit_card: res.body.credit_card });
 
+    // Every field the reference's transaction has is there (a client reading one finds the key).
+    const reference = JSON.parse(readFileSync(REFERENCE_DOC, 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const fields = Object.keys(reference.components.schemas.TransactionResponse!.properties);
+    expect(fields).toContain('from_fund');
     for (const path of [`/api/exports/transaction/${t.token}`, `/api/gateway/v1/transaction/${t.token}`, `/api/gateway/v1/transactions/${t.token}`]) {
       const view = await h.api.get<typeof t>(path);
       expect(view.status, path).toBe(200);
       expect(view.body).toMatchObject({ token: t.token, action: 'sale', orders: [{ identifier: 'ORD-1' }] });
+      expect(fields.filter((f) => !(f in view.body)), path).toEqual([]);
     }
+    expect(fields.filter((f) => !(f in t))).toEqual([]);
     const missing = await h.api.get<{ code: string }>('/api/exports/transaction/NOPE');
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('transaction_not_found');

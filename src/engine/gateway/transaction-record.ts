@@ -443,6 +443,11 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
     unique_reference: clientReferenceOf(t),
     from_account: t.from_account,
     to_account: ctx.accountName,
+    // The reference's names of the balance or bank account a send draws on and a request pays
+    // into: a gateway transaction names neither (its settlement goes to the merchant account), but
+    // clients read the keys.
+    from_fund: null,
+    to_fund: null,
     process_on: null,
     created_by_user: t.created_by,
     created_at: t.created_at,

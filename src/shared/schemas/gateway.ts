@@ -186,6 +186,8 @@ export const OrderTransaction = component(
       unique_reference: Type.Union([Type.String(), Type.Null()], { description: 'The unique_reference the request carried, as sent, on approved requests (the retry key is it with the action and order).' }),
       from_account: nullableString,
       to_account: nullableString,
+      from_fund: Type.Union([Type.String(), Type.Null()], { description: 'The balance or bank account a send or direct credit is drawn from; null on gateway transactions' }),
+      to_fund: Type.Union([Type.String(), Type.Null()], { description: 'The balance or bank account a request or direct debit pays into; null on gateway transactions' }),
       process_on: nullableString,
       created_by_user: nullableString,
       created_at: Type.String(),
