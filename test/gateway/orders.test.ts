@@ -66,6 +66,9 @@ describe('order imports', () => {
     expect(bad.body.code).toBe('validation_failed');
     const token = await h.api.post<ErrorBody>('/api/imports/order', { identifier: 'W2', settlement_token: 'MA000' });
     expect(token.body.code).toBe('settlement_token_not_found');
+    // Three letters that are no currency: refused as an invoice's are.
+    const currency = await h.api.post<ErrorBody>('/api/imports/order', { identifier: 'W3', amount_cents: 100, currency: 'XYZ' });
+    expect([currency.status, currency.body.code]).toEqual([412, 'invalid_currency']);
     const patchUnknown = await h.api.patch<ErrorBody>('/api/imports/order', { identifier: 'NOPE', number: '1' });
     expect(patchUnknown.status).toBe(412);
     expect(patchUnknown.body.code).toBe('order_not_found');

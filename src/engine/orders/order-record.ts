@@ -3,6 +3,7 @@ import type { StoredDoc } from '../../store/schema';
 import { fail } from '../errors';
 import { freeFormProblem } from '../free-form';
 import { maskFreeFormCardData } from '../security/card-data';
+import { isCurrency } from '../receivables/money';
 import { ORDER_READ_ONLY_FIELDS, type OrderInput, type OrderItemInput } from '../../shared/schemas/orders';
 
 /** An order as stored. Extended attributes sent as top-level keys (`order_att1`) live in `extra`. */
@@ -154,6 +155,11 @@ export function checkImportable(input: Record<string, unknown>): void {
   for (const [prefix, values] of records) {
     const problem = freeFormProblem(values);
     if (problem) throw fail.precondition(problem.code, `${prefix}${problem.field} ${problem.message}`, [{ field: `${prefix}${problem.field}`, code: problem.code, message: `${prefix}${problem.field} ${problem.message}` }]);
+  }
+  // The schema takes any three letters; an order's money is in a real currency, as an invoice's is.
+  if (typeof input.currency === 'string' && input.currency && !isCurrency(input.currency)) {
+    const message = 'currency must be an ISO 4217 currency code';
+    throw fail.precondition('invalid_currency', message, [{ field: 'currency', code: 'invalid_currency', message }]);
   }
 }
 
