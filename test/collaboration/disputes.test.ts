@@ -62,6 +62,8 @@ describe('disputes', () => {
     expect((await h.api.get<{ disputes: DisputeRow[] }>('/api/exports/disputes?watermark=2026-04-13&list=true')).body.disputes).toEqual([]);
     expect((await h.api.get('/api/exports/disputes?watermark=12345')).status).toBe(400);
     expect((await h.api.get('/api/exports/disputes?watermark=2026-02-30')).status).toBe(400);
+    expect((await h.api.get('/api/exports/disputes?watermark=2026-13-01')).status).toBe(400);
+    expect((await h.api.get('/api/exports/disputes?watermark=2026-04-10T24:00:00')).status).toBe(400);
   });
 
   it('answers at most 100 open and 100 closed disputes', async () => {

@@ -139,6 +139,8 @@ describe('monthly statements', () => {
     expect(Object.keys(keyed)[0]).toBe(String(Object.values(keyed)[0]!.watermark));
     expect((await h.api.get(`/api/gateway/v1/settlement/statements?watermark=${Object.keys(keyed)[0]}&list=true`)).body).toEqual({ statements: [] });
     expect((await h.api.get('/api/gateway/v1/settlement/statements?enddate_from=March')).status).toBe(400);
+    expect((await h.api.get('/api/gateway/v1/settlement/statements?enddate_from=2026-12-32')).status).toBe(400);
+    expect((await h.api.get('/api/gateway/v1/settlement/statements?enddate_to=2026-02-29')).status).toBe(400);
 
     const missing = await h.api.get<{ code: string }>('/api/gateway/v1/settlement/statements/ST209901USD.pdf');
     expect([missing.status, missing.body.code]).toEqual([404, 'statement_not_found']);

@@ -33,7 +33,10 @@ export function parseLocalDateTime(text: string, timeZone: string): number | und
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2}))?$/.exec(text);
   if (!m) return undefined;
   const naive = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-  if (Number.isNaN(naive) || new Date(naive).getUTCDate() !== Number(m[3])) return undefined;
+  // Date.UTC rolls a day or month past its end over (2026-13-01 is 2027-01-01): read it back whole.
+  const back = new Date(naive);
+  const fields = [back.getUTCFullYear(), back.getUTCMonth() + 1, back.getUTCDate(), back.getUTCHours(), back.getUTCMinutes(), back.getUTCSeconds()];
+  if (Number.isNaN(naive) || fields.some((v, i) => v !== Number(m[i + 1] ?? 0))) return undefined;
   // The zone's offset at that wall time (checked once more at the result, for a DST edge).
   const first = naive - offsetMs(offsetOf(naive, timeZone));
   return naive - offsetMs(offsetOf(first, timeZone));

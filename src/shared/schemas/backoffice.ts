@@ -5,7 +5,7 @@ import { CustomerListItem } from './receivables-customers';
 /** The back office's list queries and search (Laneway's own operations, not in the reference API). */
 const Cursor = Type.Integer({ minimum: 1, description: 'The `next` of the page before: lists run newest first' });
 const Limit = Type.Integer({ minimum: 1, maximum: 200, default: 50 });
-const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const InvoiceListQuery = Type.Object({

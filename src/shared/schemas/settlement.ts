@@ -96,7 +96,7 @@ export const ExceptionsQuery = Type.Composite([
 
 export const ExceptionsAnswer = Type.Object({ exceptions: ExportPage(ref(SettlementExceptionView)) });
 
-const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'yyyy-mm-dd' });
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date', description: 'yyyy-mm-dd (a day that exists)' });
 
 export const StatementsQuery = Type.Composite([
   ExportQuery,
