@@ -211,6 +211,34 @@ for (const { locale, p } of LOCALES) {
       expect(await paymentStatus(`CHQ-${stem}-${p}-K`)).toBe(404);
     });
 
+    it('records a payment in the currency of the invoices it pays: yen read without decimals, the dollar invoice not offered with them', async () => {
+      const who = `${p}-YEN`;
+      await api('POST', '/api/imports/customer', { identifier: who, name: `Tanaka ${p}` });
+      await api('POST', '/api/imports/invoice', { number: `${who}-J`, customer_identifier: who, amount: 123456, currency: 'JPY', date: '2026-01-05', due_date: '2099-02-04' });
+      await api('POST', '/api/imports/invoice', { number: `${who}-U`, customer_identifier: who, amount: 5000, date: '2026-01-05', due_date: '2099-02-04' });
+      await page().goto(`${url}/app/payments/new?customer=${who}`);
+      const currency = page().getByLabel('Currency', { exact: true });
+      await currency.waitFor();
+      // Owing in two currencies: the shop's is offered first, with its own invoice only.
+      expect(await currency.inputValue()).toBe('USD');
+      await field(page(), `Apply to ${who}-U`).waitFor();
+      expect(await page().getByLabel(`Apply to ${who}-J`).count()).toBe(0);
+      await currency.selectOption('JPY');
+      await field(page(), `Apply to ${who}-J`).waitFor();
+      expect(await page().getByLabel(`Apply to ${who}-U`).count()).toBe(0);
+      await field(page(), 'Cheque number').fill(`${p}-Y`);
+      // ¥123,456 as the locale writes it: the whole owing, no decimals.
+      await field(page(), `Apply to ${who}-J`).fill(formatAmount(123456, 'JPY', locale));
+      const yen = spaces(formatMoney(123456, 'JPY', { locale }));
+      await until(async () => spaces(await page().getByLabel('Payment summary').innerText()).includes(`Payment ${yen}`), 'the yen amount read');
+      await page().getByRole('button', { name: `Record ${yen}` }).click();
+      await page().waitForURL(new RegExp(`/app/payments/CHQ-${who}-${p}-Y$`));
+      expect(await api<{ currency: string; payment_amount: string }>('GET', `/api/exports/payment/CHQ-${who}-${p}-Y`)).toMatchObject({ currency: 'jpy', payment_amount: '123456' });
+      expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${who}-J`)).owing_cents).toBe(0);
+      expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${who}-U`)).owing_cents).toBe(5000);
+      await screenshot(page(), `payment-forms-yen-${locale}`);
+    });
+
     it('holds Apply while the amounts come to more than the credit, saying why beside it', async () => {
       const who = `${p}-CREDIT`;
       await api('POST', '/api/imports/customer', { identifier: who, name: `Credit ${p}` });

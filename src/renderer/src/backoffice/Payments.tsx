@@ -112,7 +112,7 @@ function RecordPayment() {
   const { search, go } = useRoute();
   const creds = useUser((s) => s.creds);
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
-  const cur = (account?.currency ?? 'usd').toUpperCase();
+  const accountCur = (account?.currency ?? 'usd').toUpperCase();
   const opened = search.get('customer') ?? '';
   // The customer is picked from the engine's customers, never text taken as one: the invoices
   // offered and the payment recorded are that customer's, by identifier.
@@ -135,7 +135,16 @@ function RecordPayment() {
   const invoiceParam = search.get('invoice');
   const { data: loaded } = useLoad(async (c) => (customer ? { customer, items: (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items } : null), [customer]);
   // Another customer's invoices, still shown while the chosen one's are read, are not offered.
-  const open = loaded && loaded.customer === customer ? loaded.items : customer ? undefined : [];
+  const owed = loaded && loaded.customer === customer ? loaded.items : customer ? undefined : [];
+  // A payment is in one currency, and the amounts typed are read in it (¥ has no decimals): that of
+  // the customer's open invoices, chosen when they owe in several; only invoices in it are offered.
+  const currencies = [...new Set((owed ?? []).map((i) => i.currency.toUpperCase()))];
+  const fromInvoice = owed?.find((i) => i.number === invoiceParam)?.currency.toUpperCase();
+  const usual = fromInvoice ?? (currencies.length === 1 ? currencies[0]! : currencies.length === 0 || currencies.includes(accountCur) ? accountCur : currencies[0]!);
+  const [curFor, setCurFor] = useState<{ customer: string | null; cur: string } | null>(null);
+  const cur = curFor && curFor.customer === customer ? curFor.cur : usual;
+  const curOptions = [...new Set([...currencies, accountCur])].sort();
+  const open = owed?.filter((i) => i.currency.toUpperCase() === cur);
   const amountOf = (inv: { number: string; owing_cents: number }) => applied[inv.number] ?? (invoiceParam === inv.number ? amountInput(inv.owing_cents, cur) : '');
   const parsedTotal = total.trim() ? parseAmount(total, cur) : null;
   const read = invoiceAmounts(open ?? [], amountOf, cur, 'apply', ': leave the rest in the amount received, it stays as credit');
@@ -189,6 +198,7 @@ function RecordPayment() {
       identifier: reference,
       customer_identifier: identifierOfCustomer,
       amount_cents: totalCents,
+      currency: cur,
       date: dateValue,
       external_payment_type: method,
       ...(number.trim() ? { external_payment_number: number.trim() } : {}),
@@ -213,6 +223,19 @@ function RecordPayment() {
       <form className="card bo-form" onSubmit={(e) => void submit(e)} noValidate>
         <Notice error={message} />
         <CustomerPicker pick={{ ...pick, type: (v) => (pick.type(v), dropError(setErrors, 'customer_identifier')) }} label="Customer" name="customer_identifier" error={errors.customer_identifier} />
+        {curOptions.length > 1 && (
+          <div className="bo-field">
+            <label htmlFor="field-currency">Currency</label>
+            <select id="field-currency" value={cur} onChange={(e) => setCurFor({ customer, cur: e.target.value })}>
+              {curOptions.map((c) => (
+                <option key={c} value={c}>
+                  {c}
+                  {currencies.includes(c) ? '' : ' (no open invoice)'}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <label className="bo-field">
           Method
           <select value={method} onChange={(e) => setMethod(e.target.value)}>
