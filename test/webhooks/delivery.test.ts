@@ -108,6 +108,24 @@ describe('webhook deliveries', () => {
     expect(rx.received.at(-1)!.headers['x-service-delivery']).toBe(latest!.delivery);
   });
 
+  it('a resend of a delivery still retrying is its next attempt, and once it succeeds the schedule sends it no more', async () => {
+    rx.script([500], 200);
+    const count = rx.received.length;
+    const customer = uid('C');
+    await h.api.post('/api/imports/customer', { identifier: customer, name: 'Resent by hand' });
+    await drain();
+    expect(rx.received.slice(count).map((r) => [r.answered, r.headers['x-service-attempt']])).toEqual([[500, '1']]);
+    const [failed] = (await h.api.get<{ webhook_responses: WebhookResponse[] }>(`/api/developers/webhook_responses?limit=1&endpoint=${endpoint}`)).body.webhook_responses;
+    expect(failed).toMatchObject({ outcome: 'retry', attempt: 1 });
+    // Fixed on the receiver's side; resent by hand before the scheduled retry.
+    const res = await h.api.post<WebhookResponse>(`/api/developers/webhook_responses/${failed!.id}/resend`, {});
+    expect(res.body).toMatchObject({ manual: true, status: 200, outcome: 'delivered', attempt: 2 });
+    // Past every retry the backoff could pick: nothing more of it arrives.
+    await later(10_000);
+    const mine = rx.received.slice(count).filter((r) => r.headers['x-service-delivery'] === failed!.delivery);
+    expect(mine.map((r) => [r.answered, r.headers['x-service-attempt']])).toEqual([[500, '1'], [200, '2']]);
+  });
+
   it('loses nothing across a restart between attempts', async () => {
     rx.script([503], 200);
     const customer = uid('C');

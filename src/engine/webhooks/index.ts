@@ -223,10 +223,18 @@ export async function createWebhooks(deps: WebhookDeps): Promise<Webhooks> {
       const body = await renderNow(event);
       if (!body) throw fail.notFound('webhook_record_gone', `The ${event.entity} ${event.key} no longer exists`);
       const worker = workers.get(endpoint.id) ?? new EndpointWorker(endpoint, ports);
+      // Still retrying on a schedule: this is that delivery's next attempt, and a success ends it.
+      const held = endpoint.enabled ? worker.takeForResend(event.watermark) : undefined;
+      const number = held?.attempt ?? previous.attempt + 1;
       const at = new Date(core.clock.now()).toISOString();
-      const outcome = await worker.send(event, body, previous.attempt + 1);
-      const attempt = attemptRecord(endpoint, event, previous.attempt + 1, true, at, outcome, outcome.ok ? 'delivered' : 'failed', `r${core.ids.token()}`);
+      const outcome = await worker.send(event, body, number).catch((err: unknown) => {
+        held?.done(false, 0);
+        throw err;
+      });
+      // A failed resend of a delivery on a schedule leaves it retrying there.
+      const attempt = attemptRecord(endpoint, event, number, true, at, outcome, outcome.ok ? 'delivered' : held ? 'retry' : 'failed', `r${core.ids.token()}`);
       const watermark = await core.mutate((tx) => writeAttempt(tx, attempt));
+      held?.done(outcome.ok, outcome.status);
       return { ...attempt, watermark };
     },
     setPublicUrl(url) {

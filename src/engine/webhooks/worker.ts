@@ -306,6 +306,44 @@ export class EndpointWorker {
     if (result === 'failed') await this.ports.disable(this.endpoint, 'delivery_failed');
   }
 
+  /**
+   * Takes a person's resend of an event this worker holds for a scheduled retry as that delivery's
+   * next attempt: numbered after the schedule's, the retry held back while it is in flight, and
+   * dropped once it succeeds, so the receiver does not get the event again from the schedule.
+   * Undefined when the worker holds no retry of it (delivered, given up, or in flight now).
+   */
+  takeForResend(watermark: number): { attempt: number; done(ok: boolean, status: number): void } | undefined {
+    const item = this.pending.find((i) => i.event.watermark === watermark);
+    if (!item || item.state !== 'waiting') return undefined;
+    item.state = 'inflight';
+    item.attempts += 1;
+    return {
+      attempt: item.attempts,
+      done: (ok, status) => {
+        if (ok) {
+          this.settle(item);
+          const now = this.ports.core.clock.now();
+          const delivery: DeliveryData = {
+            id: deliveryId(this.endpoint.id, watermark),
+            endpoint: this.endpoint.id,
+            watermark,
+            type: item.event.type,
+            entity: item.event.entity,
+            key: item.event.key,
+            state: 'delivered',
+            attempts: item.attempts,
+            first_attempt_ms: item.firstMs,
+            next_attempt_ms: item.nextMs,
+            last_status: status,
+            updated_at: new Date(now).toISOString(),
+          };
+          this.ports.record(this.endpoint.id, { delivery, cursor: this.cursor });
+        } else item.state = 'waiting';
+        this.pump();
+      },
+    };
+  }
+
   private settle(item: Item): void {
     this.pending.splice(this.pending.indexOf(item), 1);
   }

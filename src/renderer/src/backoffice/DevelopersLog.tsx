@@ -11,6 +11,14 @@ const PAGE = 50;
 // Attempts a second apart are told apart in the log.
 const stamp = (iso: string) => new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'medium' });
 
+/** What became of an attempt, told with the newest attempt of its delivery. */
+function outcomeText(a: Attempt, newest: Attempt | undefined): string {
+  if (a.outcome === 'delivered') return 'Delivered';
+  if (a.outcome === 'failed') return 'Failed';
+  if (!newest || newest.id === a.id) return `Attempt ${a.attempt}, will retry`;
+  return newest.outcome === 'delivered' ? `Attempt ${a.attempt}; delivered on attempt ${newest.attempt}` : `Attempt ${a.attempt}, tried again`;
+}
+
 const statusClass = (a: Attempt) => (a.status === 200 ? 'paid' : a.outcome === 'failed' || a.status === 0 ? 'voided' : 'refunded');
 
 /** Footer of a paged table: how many are shown and "Load more" while the engine has more. */
@@ -47,6 +55,10 @@ export function DeliveryLog() {
       setBusy(null);
     }
   };
+  // The newest attempt of each delivery listed (rows come newest first): an older attempt's
+  // "will retry" is history once a later one was made.
+  const newest = new Map<string, Attempt>();
+  for (const a of rows) if (!newest.has(a.delivery)) newest.set(a.delivery, a);
   return (
     <div className="card bo-stack" aria-label="Delivery log">
       <h2>Delivery log</h2>
@@ -65,7 +77,7 @@ export function DeliveryLog() {
               <td>
                 <span className={`pill ${statusClass(a)}`}>{a.status === 0 ? 'No answer' : a.status}</span>
                 {a.manual && <span className="pill">resent</span>}
-                <div className="muted small">{a.outcome === 'delivered' ? 'Delivered' : a.outcome === 'retry' ? `Attempt ${a.attempt}, will retry` : 'Failed'}</div>
+                <div className="muted small">{outcomeText(a, newest.get(a.delivery))}</div>
               </td>
               <td className="num">{a.latency_ms.toLocaleString()} ms</td>
               <td className="small bo-excerpt" title={a.body_excerpt}>{a.status === 0 ? a.error ?? '—' : a.body_excerpt || '(empty)'}</td>
