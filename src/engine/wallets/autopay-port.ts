@@ -1,3 +1,5 @@
+import type { Tx } from '../core';
+
 /**
  * What autopay (and the invoicing-payment detail view) needs from the receivables domain. The
  * receivables domain implements it; until it is wired, agreements still work, customer existence is
@@ -65,6 +67,8 @@ export interface ReceivablesPort {
    * Answers the invoices it put back owing.
    */
   keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<PutBack>;
+  /** keepOfPayment in the refund's or void's own unit of work. */
+  keepOfPaymentInTx?(tx: Tx, identifier: string, keepCents: number, reason: string): Promise<PutBack>;
   /** A recorded bank payment whose transaction settled: IN PROGRESS becomes PAID (any other status stays). */
   settlePayment?(identifier: string): Promise<void>;
   /** The customer's auto_debit (Y while it has an agreement in force, as the reference's customer says). */

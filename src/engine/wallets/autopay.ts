@@ -8,7 +8,7 @@ import type { AutopayCreate } from '../../shared/schemas/wallets';
 import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
-import { followAutopaySales } from './autopay-sales';
+import { followAutopaySales, takeRefundOffPaymentsInTx } from './autopay-sales';
 import { heldOf, holdInvoices, holdsOf, isNsfReturn, releaseHolds, renameHolds } from './autopay-holds';
 import type { HeldInvoice } from '../../shared/schemas/wallets';
 
@@ -156,8 +156,10 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   const ctx: AutopayContext = { core, account, gateway: deps.gateway, port: () => port, followSales };
   const runDue = (now: number) => runDueAutopay(ctx, now);
   core.onTick('autopay.due', runDue);
-  // A refund or void reaches the payments recorded with its sale as soon as it is committed, not at
-  // the next tick (15 s): an ERP reading the payment right after the refund must not see it paid.
+  // A refund or void made here takes its amount off the payments recorded with its sale in its own
+  // unit of work: an ERP reading the payment once the refund answered must not see it paid.
+  deps.gateway.onReversalInTx((tx, _made, parent) => takeRefundOffPaymentsInTx(core, port, tx, parent));
+  // One that reached the store otherwise (a lane's, replicated) as soon as it is committed, not at the next tick (15 s).
   core.bus.subscribe((e) => {
     const action = (e.data as { action?: unknown } | undefined)?.action;
     if (e.type !== 'transaction.created' || (action !== 'refund' && action !== 'void')) return;
