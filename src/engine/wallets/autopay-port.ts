@@ -38,7 +38,12 @@ export interface AutopayPayment {
   /** Card payments are final now; bank payments are IN PROGRESS until the ACH/EFT settles. */
   status: 'PAID' | 'IN PROGRESS';
   autopay_agreement: string;
-  invoices: Array<{ number: string; amount_cents: number; discount_cents?: number }>;
+  /**
+   * owing_cents: what the invoice owed when the sale was priced. Owing anything else when the
+   * payment is written, nothing is recorded: recordPayment rejects with the conflict
+   * `amount_changed` (errors.ts isBalanceMoved) and the sale is given back.
+   */
+  invoices: Array<{ number: string; amount_cents: number; discount_cents?: number; owing_cents?: number }>;
 }
 
 /** The invoices a payment's change put back owing, and the payment's customer. */
