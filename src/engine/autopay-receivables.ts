@@ -104,6 +104,7 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
       const before = await viewPayment(identifier);
       return before ? lessApplied(before, await receivables.keepOfPayment(identifier, keepCents, reason)) : NOTHING;
     },
+    keepOfPaymentInTx: (tx, identifier, keepCents, reason) => receivables.keepOfPaymentInTx(tx, identifier, keepCents, reason).then((c) => (c ? lessApplied(c.before, c.after) : NOTHING)),
     async settlePayment(identifier) {
       if (await viewPayment(identifier)) await receivables.settlePayment(identifier);
     },

@@ -76,3 +76,12 @@ export function notFound(code: `${string}_not_found`, message: string, kind: Ext
 export function isNotFound(err: unknown): boolean {
   return isEngineError(err) && err.code.endsWith('_not_found');
 }
+
+/**
+ * Whether an error says a payment priced against what its invoices owed found them owing something
+ * else when it was to be written (receivables' recordPayment with `owing_cents`): nothing was
+ * recorded, and the caller gives the money back.
+ */
+export function isBalanceMoved(err: unknown): boolean {
+  return isEngineError(err) && err.kind === 'conflict' && err.code === 'amount_changed';
+}

@@ -150,9 +150,10 @@ describe('autopay charging on due dates', () => {
     expect(port.payments).toHaveLength(2);
     const general1 = port.payments.find((p) => p.autopay_agreement === general.body.token)!;
     expect(general1).toMatchObject({ customer_identifier: 'C1', date: '2026-03-02', amount_cents: 15000, fund_token: fund, status: 'PAID', payment_method: 'credit_card' });
+    // With what each owed when the sale was priced: receivables records nothing if that moved.
     expect(general1.invoices).toEqual([
-      { number: 'INV-1', amount_cents: 12000 },
-      { number: 'INV-2', amount_cents: 3000 },
+      { number: 'INV-1', amount_cents: 12000, owing_cents: 12000 },
+      { number: 'INV-2', amount_cents: 3000, owing_cents: 3000 },
     ]);
     const specific1 = port.payments.find((p) => p.autopay_agreement !== general.body.token)!;
     expect(specific1).toMatchObject({ amount_cents: 2500, fund_token: specificFund, invoices: [{ number: 'INV-4', amount_cents: 2500 }] });

@@ -1,8 +1,9 @@
 import type { EngineCore } from '../core';
 import type { Account } from '../account';
-import { fail, isEngineError } from '../errors';
+import { fail, isBalanceMoved, isEngineError } from '../errors';
 import type { Gateway, TxData } from '../gateway';
 import { MAX_AMOUNT } from '../gateway/amounts';
+import { giveBackSale } from '../gateway/give-back';
 import { perKeyQueue } from '../per-key-queue';
 import type { PayableInvoice, Receivables } from '../receivables';
 import type { Wallets } from '../wallets';
@@ -134,23 +135,11 @@ async function settleSale(deps: PayLinkDeps, a: SaleAnswer): Promise<SaleAnswer>
   return a;
 }
 
-/**
- * An approved sale that must not stand, voided (the same processing day: nothing settles). One
- * concluded after a stop may be past the day's cut-off: it is refunded in full instead, under a
- * retry key of its own, so a second try gives nothing back twice.
- */
+/** An approved sale that must not stand, given back (gateway/give-back.ts). */
 async function giveBack(deps: PayLinkDeps, a: SaleAnswer): Promise<void> {
-  if (a.voided) return;
-  const back = await deps.gateway.transact('void', { transaction: a.token }, 'pay_link').catch(async (err: unknown) => {
-    if (!isEngineError(err) || err.kind !== 'gateway') throw err;
-    if (err.code === 'transaction_already_voided') return undefined;
-    if (err.code !== 'void_window_closed') throw err;
-    return deps.gateway.transact('refund', { transaction: a.token, unique_reference: `${a.token}-back` }, 'pay_link');
-  });
-  if (back && !back.approved) throw fail.internal('pay_link_not_given_back', `the sale ${a.token} could not be voided or refunded: ${back.body.transactions[0]?.gateway_response.message ?? 'declined'}`);
+  if (!a.voided) await giveBackSale(deps.gateway, a.token, 'pay_link');
 }
 
-const balanceMoved = (err: unknown) => isEngineError(err) && err.kind === 'conflict' && err.code === 'amount_changed';
 const movedMessage = (inv: { display_number: string }) => `What is owed on invoice ${inv.display_number} changed since this page was opened: reload it to see the amount now.`;
 
 /**
@@ -211,7 +200,7 @@ async function conclude(deps: PayLinkDeps, sale: PricedSale, a: SaleAnswer): Pro
     try {
       await recordPaid(deps, sale, a, base.payment_method);
     } catch (err) {
-      if (!balanceMoved(err)) throw err;
+      if (!isBalanceMoved(err)) throw err;
       // Charged for a balance that is no longer owed: given back at once, the payer not counted as refused.
       deps.core.logger.warn({ invoice: sale.invoice, transaction: a.token }, 'pay link: the balance moved during the sale; the sale is voided');
       await giveBack(deps, a);
@@ -317,7 +306,7 @@ export function createPayLinks(deps: PayLinkDeps): PayLinks {
         if (!(await concludePending(deps, sale))) await rememberAttempt(deps.core, sale.invoice, sale.attempt, null, false);
       }).catch((err: unknown) => {
         // Concluded all the same: its sale was given back, the balance having moved meanwhile.
-        if (!balanceMoved(err)) deps.core.logger.error({ err, invoice: sale.invoice }, 'pay link: a pending sale could not be concluded; retried next tick');
+        if (!isBalanceMoved(err)) deps.core.logger.error({ err, invoice: sale.invoice }, 'pay link: a pending sale could not be concluded; retried next tick');
       });
     }
   });

@@ -21,7 +21,7 @@ import { applyCredit, type CreditApplication } from './payment-credit';
 import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePayment, type ImportChannel, type PaymentImportOptions, type RecordPaymentInput } from './payments';
 import { paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
-import { inUnitOfWork, type ReceivablesUnit } from './unit-of-work';
+import { inUnitOfWork, inUnitOfWorkInTx, type ReceivablesUnit } from './unit-of-work';
 import { earlyPaymentDiscount } from './early-discount';
 import { invoiceDocument, type InvoiceDocument } from './invoice-document';
 import { parsePayKey, payKey, sameSecret, type PayableInvoice } from './pay-key';
@@ -114,6 +114,11 @@ export interface Receivables {
   reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
   /** A payment made here keeps `keepCents` of its amount; the rest goes back on its invoices (payments.ts, keepOfPayment). */
   keepOfPayment(reference: string, keepCents: number, reason: string): Promise<Static<typeof PaymentView>>;
+  /**
+   * keepOfPayment in the caller's unit of work (a refund's or void's, so the payment says so when
+   * the refund answers), with the payment as it was before; undefined when there is no such payment.
+   */
+  keepOfPaymentInTx(tx: Tx, reference: string, keepCents: number, reason: string): Promise<{ before: Static<typeof PaymentView>; after: Static<typeof PaymentView> } | undefined>;
   /** A payment made here that was IN PROGRESS (a bank payment) is PAID once its money settled. */
   settlePayment(reference: string): Promise<Static<typeof PaymentView>>;
   viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Static<typeof PaymentView>>;
@@ -415,6 +420,14 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
     async keepOfPayment(reference, keepCents, reason) {
       const doc = await run((s) => keepOfPayment(s, reference, keepCents, reason));
       return changedPayment(doc);
+    },
+    keepOfPaymentInTx(tx, reference, keepCents, reason) {
+      return inUnitOfWorkInTx(tx, core, account, async (s) => {
+        const found = await s.payment(reference);
+        if (!found) return undefined;
+        const before = changedPayment(found);
+        return { before, after: changedPayment(await keepOfPayment(s, reference, keepCents, reason)) };
+      });
     },
     async settlePayment(reference) {
       const doc = await run((s) => settlePayment(s, reference));

@@ -584,16 +584,27 @@ export async function settlePayment(s: ReceivablesUnit, reference: string): Prom
 /**
  * A payment made here whose money went partly back to the payer (its card transaction refunded or
  * voided): it keeps `keepCents`, and the rest comes off its unapplied credit first, then off its
- * invoices, last applied first, so they are owed again. Keeping nothing reverses it. A payment
- * already at or under `keepCents` (or reversed) is left as it is, so a repeat does nothing.
+ * invoices, last applied first, so they are owed again. A payment already at or under `keepCents`
+ * (or reversed) is left as it is, so a repeat does nothing.
+ *
+ * Keeping nothing, it is a REVERSAL of amount 0 with nothing applied (its discount back on the
+ * invoice too). Not a reversal of what it still held before: that was the last refund's share, or
+ * several refunds' when they were taken off together, so the same refunds read differently.
  */
 export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepCents: number, reason: string): Promise<PaymentDoc> {
   const doc = await s.payment(reference);
   if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
   const p = doc.data;
-  if (REVERSED.has(p.status) || p.amount_cents <= keepCents) return doc;
-  if (keepCents <= 0) return reversePayment(s, reference, 'REVERSAL', reason);
+  const keep = Math.max(0, keepCents);
+  if (REVERSED.has(p.status) || p.amount_cents <= keep) return doc;
   const previous = p.allocations.map((a) => ({ ...a }));
+  if (keep === 0) {
+    await reverseAllocations(s, p, []);
+    p.allocations = [];
+    p.unapplied_cents = 0;
+    p.status = 'REVERSAL';
+    return keptOnly(s, doc, keep, reason, previous);
+  }
   let back = p.amount_cents - keepCents;
   const fromCredit = Math.min(back, p.unapplied_cents);
   p.unapplied_cents -= fromCredit;
@@ -626,7 +637,12 @@ export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepC
   }
   // Allocation ids are positions: only those emptied at the end go (their amount records say removed).
   while (p.allocations.length > 0 && p.allocations.at(-1)!.amount_cents === 0 && p.allocations.at(-1)!.discount_cents === 0) p.allocations.pop();
-  p.amount_cents = keepCents;
+  return keptOnly(s, doc, keep, reason, previous);
+}
+
+function keptOnly(s: ReceivablesUnit, doc: PaymentDoc, keep: number, reason: string, previous: readonly AllocationData[]): PaymentDoc {
+  const p = doc.data;
+  p.amount_cents = keep;
   p.status_reason = reason;
   p.updated_at = s.tx.at;
   p.updated_ms = s.tx.now;

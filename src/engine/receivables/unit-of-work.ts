@@ -353,10 +353,13 @@ export class ReceivablesUnit {
  * written, no event is emitted and no watermark is used.
  */
 export function inUnitOfWork<T>(core: EngineCore, account: Account, fn: (s: ReceivablesUnit) => Promise<T>): Promise<T> {
-  return core.mutate(async (tx) => {
-    const unit = new ReceivablesUnit(tx, core, account);
-    const result = await fn(unit);
-    await unit.flush();
-    return result;
-  });
+  return core.mutate((tx) => inUnitOfWorkInTx(tx, core, account, fn));
+}
+
+/** The same, as part of another domain's unit of work (a refund's): committed or rolled back with it. */
+export async function inUnitOfWorkInTx<T>(tx: Tx, core: EngineCore, account: Account, fn: (s: ReceivablesUnit) => Promise<T>): Promise<T> {
+  const unit = new ReceivablesUnit(tx, core, account);
+  const result = await fn(unit);
+  await unit.flush();
+  return result;
 }

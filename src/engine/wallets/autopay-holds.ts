@@ -39,19 +39,21 @@ export const isNsfReturn = (returnCode: string | undefined) => returnCode !== un
 /** Records that `transaction`'s money came back for these invoices; the ones it holds are logged. */
 export async function holdInvoices(core: EngineCore, customer: string, invoices: readonly string[], cause: HoldCause, transaction: string): Promise<void> {
   if (invoices.length === 0) return;
-  const held = await core.mutate(async (tx) => {
-    const out: string[] = [];
-    for (const number of new Set(invoices)) {
-      const current = (await getRecord<AutopayHold>(tx, AUTOPAY_HOLD, number))?.data;
-      if (current?.held || current?.transactions.includes(transaction)) continue;
-      const transactions = [...(current?.transactions ?? []), transaction];
-      const hold = cause !== 'returned_nsf' || transactions.length > NSF_REPRESENTMENTS;
-      await putHold(tx, { invoice_number: number, customer_identifier: customer, held: hold, cause, transactions, at: tx.at });
-      if (hold) out.push(number);
-    }
-    return out;
-  });
-  if (held.length) core.logger.warn({ transaction, invoices: held, cause }, 'autopay will not charge these invoices again: their charged money came back');
+  await core.mutate((tx) => holdInvoicesInTx(core, tx, customer, invoices, cause, transaction));
+}
+
+/** holdInvoices in the unit of work that gave the money back (a refund's). */
+export async function holdInvoicesInTx(core: EngineCore, tx: Tx, customer: string, invoices: readonly string[], cause: HoldCause, transaction: string): Promise<void> {
+  const held: string[] = [];
+  for (const number of new Set(invoices)) {
+    const current = (await getRecord<AutopayHold>(tx, AUTOPAY_HOLD, number))?.data;
+    if (current?.held || current?.transactions.includes(transaction)) continue;
+    const transactions = [...(current?.transactions ?? []), transaction];
+    const hold = cause !== 'returned_nsf' || transactions.length > NSF_REPRESENTMENTS;
+    await putHold(tx, { invoice_number: number, customer_identifier: customer, held: hold, cause, transactions, at: tx.at });
+    if (hold) held.push(number);
+  }
+  if (held.length) tx.afterCommit(() => core.logger.warn({ transaction, invoices: held, cause }, 'autopay will not charge these invoices again: their charged money came back'));
 }
 
 /** Of these invoice numbers, those autopay must leave alone. */

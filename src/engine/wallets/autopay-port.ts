@@ -1,3 +1,5 @@
+import type { Tx } from '../core';
+
 /**
  * What autopay (and the invoicing-payment detail view) needs from the receivables domain. The
  * receivables domain implements it; until it is wired, agreements still work, customer existence is
@@ -36,7 +38,12 @@ export interface AutopayPayment {
   /** Card payments are final now; bank payments are IN PROGRESS until the ACH/EFT settles. */
   status: 'PAID' | 'IN PROGRESS';
   autopay_agreement: string;
-  invoices: Array<{ number: string; amount_cents: number; discount_cents?: number }>;
+  /**
+   * owing_cents: what the invoice owed when the sale was priced. Owing anything else when the
+   * payment is written, nothing is recorded: recordPayment rejects with the conflict
+   * `amount_changed` (errors.ts isBalanceMoved) and the sale is given back.
+   */
+  invoices: Array<{ number: string; amount_cents: number; discount_cents?: number; owing_cents?: number }>;
 }
 
 /** The invoices a payment's change put back owing, and the payment's customer. */
@@ -65,6 +72,8 @@ export interface ReceivablesPort {
    * Answers the invoices it put back owing.
    */
   keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<PutBack>;
+  /** keepOfPayment in the refund's or void's own unit of work. */
+  keepOfPaymentInTx?(tx: Tx, identifier: string, keepCents: number, reason: string): Promise<PutBack>;
   /** A recorded bank payment whose transaction settled: IN PROGRESS becomes PAID (any other status stays). */
   settlePayment?(identifier: string): Promise<void>;
   /** The customer's auto_debit (Y while it has an agreement in force, as the reference's customer says). */

@@ -1,8 +1,9 @@
-import type { EngineCore } from '../core';
-import type { Gateway } from '../gateway';
+import type { EngineCore, Tx } from '../core';
+import type { Gateway, TxData } from '../gateway';
+import { getTx } from '../gateway/transaction-store';
 import { getRecord, putRecord } from '../records';
-import type { ReceivablesPort } from './autopay-port';
-import { holdInvoices } from './autopay-holds';
+import type { PutBack, ReceivablesPort } from './autopay-port';
+import { holdInvoices, holdInvoicesInTx } from './autopay-holds';
 
 const SALES_SEEN = 'autopay_sales_seen';
 /** Outbox pages read per tick: a data folder from before this rule catches up over several ticks. */
@@ -22,7 +23,9 @@ interface TxEvent {
  * outbox's transaction events since the last one seen:
  * - Refunded or voided through the gateway: the cardholder has the money back, so the invoices must
  *   be owed again or the shop never collects them. The payments recorded with the sale keep the
- *   sale's amount less what was refunded, taken off the last payment first.
+ *   sale's amount less what was refunded, taken off the last payment first. A refund or void made
+ *   here has done so in its own unit of work already (takeRefundOffPaymentsInTx); this catches
+ *   those that reached the store otherwise (a lane's, replicated).
  * - A bank payment settled: its payments, IN PROGRESS until then, are PAID. (One the bank returns
  *   later is reversed by the returns rule, autopay.ts.)
  * Worked out from the sale as it stands, so a tick repeated or resumed after a failure changes
@@ -49,26 +52,55 @@ export async function followAutopaySales(core: EngineCore, gateway: Gateway, por
       if (parent) refunded.add(parent);
     }
     for (const token of settled) await paidOnceSettled(gateway, port, token);
-    for (const token of refunded) await keepWhatWasNotRefunded(core, gateway, port, token);
+    for (const token of refunded) await followRefund(core, gateway, port, token);
     after = page[page.length - 1]!.watermark;
     const seen = after;
     await core.mutate((tx) => putRecord(tx, SALES_SEEN, 'last', { watermark: seen }, { type: 'autopay.sales_seen', entity: 'autopay', key: 'last' }));
   }
 }
 
-/** The refunded part comes off the payments, and autopay leaves the invoices it put back owing alone (autopay-holds.ts). */
-async function keepWhatWasNotRefunded(core: EngineCore, gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {
-  const sale = await gateway.record(token);
+/**
+ * The refunded part comes off the payments, and autopay leaves the invoices it put back owing alone
+ * (autopay-holds.ts). `keep` changes one payment, `hold` records the holds, each in its unit of work.
+ */
+async function keepWhatWasNotRefunded(
+  sale: TxData | undefined,
+  keep: (identifier: string, keepCents: number, reason: string) => Promise<PutBack>,
+  hold: (putBack: PutBack, cause: 'voided' | 'refunded') => Promise<void>,
+): Promise<void> {
   if (!sale || sale.payments.length === 0) return;
   let back = sale.voided_by ? sale.amount_cents : sale.refunded_cents;
-  const reason = sale.voided_by ? `Transaction ${token} voided` : `Transaction ${token} refunded (${back} of ${sale.amount_cents} in minor units)`;
+  const reason = sale.voided_by ? `Transaction ${sale.token} voided` : `Transaction ${sale.token} refunded (${back} of ${sale.amount_cents} in minor units)`;
   for (const p of [...sale.payments].reverse()) {
     const take = Math.min(back, p.amount_cents);
     back -= take;
     if (take <= 0) continue;
-    const putBack = await port.keepOfPayment!(p.identifier, p.amount_cents - take, reason);
-    await holdInvoices(core, putBack.customer_identifier, putBack.invoices, sale.voided_by ? 'voided' : 'refunded', token);
+    await hold(await keep(p.identifier, p.amount_cents - take, reason), sale.voided_by ? 'voided' : 'refunded');
   }
+}
+
+function followRefund(core: EngineCore, gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {
+  return gateway.record(token).then((sale) =>
+    keepWhatWasNotRefunded(
+      sale,
+      (identifier, keepCents, reason) => port.keepOfPayment!(identifier, keepCents, reason),
+      (putBack, cause) => holdInvoices(core, putBack.customer_identifier, putBack.invoices, cause, token),
+    ),
+  );
+}
+
+/**
+ * A refund or void of a sale made here (the gateway's reversal observer), in its own unit of work:
+ * the payments say so when it answers, and refunds racing each other are taken off one at a time,
+ * each by its own amount, since units are serialised. Read in the unit, the sale counts this refund.
+ */
+export async function takeRefundOffPaymentsInTx(core: EngineCore, port: ReceivablesPort | undefined, tx: Tx, parent: TxData): Promise<void> {
+  if (!port?.keepOfPaymentInTx || parent.payments.length === 0) return;
+  await keepWhatWasNotRefunded(
+    await getTx(tx, parent.token),
+    (identifier, keepCents, reason) => port.keepOfPaymentInTx!(tx, identifier, keepCents, reason),
+    (putBack, cause) => holdInvoicesInTx(core, tx, putBack.customer_identifier, putBack.invoices, cause, parent.token),
+  );
 }
 
 async function paidOnceSettled(gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {

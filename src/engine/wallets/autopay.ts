@@ -1,16 +1,18 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
-import { fail, isEngineError, notFound } from '../errors';
+import { fail, isBalanceMoved, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import { localParts } from '../gateway/processing-day';
 import type { Gateway } from '../gateway';
+import { giveBackSale } from '../gateway/give-back';
+import { formatMoney } from '../../shared/money';
 import type { AutopayCreate } from '../../shared/schemas/wallets';
 import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
-import { followAutopaySales } from './autopay-sales';
+import { followAutopaySales, takeRefundOffPaymentsInTx } from './autopay-sales';
 import { heldOf, holdInvoices, holdsOf, isNsfReturn, releaseHolds, renameHolds } from './autopay-holds';
-import type { HeldInvoice } from '../../shared/schemas/wallets';
+import type { HeldInvoice, SkippedInvoice } from '../../shared/schemas/wallets';
 
 /**
  * Autopay agreements (records kind `autopay`, key = agreement token, ref = customer identifier):
@@ -23,6 +25,12 @@ import type { HeldInvoice } from '../../shared/schemas/wallets';
  * receivables port. The sale's transaction_reference is `autopay:<agreement>:<date>:<currency>`, so
  * a retried run (a crash between charging and recording) replays the sale instead of charging twice.
  * A decline is retried on the next day while the invoices stay due.
+ *
+ * The payment is recorded only while each invoice still owes what it owed when the sale was priced
+ * (receivables checks it in the payment's own unit of work, as for a pay link's sale). One that
+ * moved during the charge (a pay link, an ERP payment, a credit applied) gets the sale given back
+ * and its invoices skipped for the day, said in skipped_invoices: the next run charges what they
+ * owe then. Recorded anyway, the excess would have sat on the customer as credit, charged to the card.
  */
 export interface AutopayData {
   token: string;
@@ -34,9 +42,14 @@ export interface AutopayData {
   updated_at: string;
   revoked_at: string | null;
   last_run_date: string | null;
-  /** error: the gateway refused the charge (a locked or removed fund, another currency...). */
-  last_result: 'approved' | 'declined' | 'error' | 'nothing_due' | null;
+  /**
+   * error: the gateway refused the charge (a locked or removed fund, another currency...).
+   * skipped: a charge was given back, the balance it was priced on having moved (last_skipped).
+   */
+  last_result: 'approved' | 'declined' | 'error' | 'skipped' | 'nothing_due' | null;
   last_transaction: string | null;
+  /** The last run's invoices whose charge was given back; absent on agreements from before. */
+  last_skipped?: SkippedInvoice[];
 }
 
 export const AUTOPAY = 'autopay';
@@ -82,7 +95,7 @@ export interface Autopay {
   createInTx(tx: Tx, input: AutopayCreate): Promise<{ token: string }>;
   /** Moves the customer's agreements from fund `oldFund` to `newFund`. */
   update(input: { customer_identifier: string; fund_token: string; token: string }): Promise<{ token: string }>;
-  retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[]; held_invoices: HeldInvoice[] } & Partial<AutopayView>>;
+  retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[]; held_invoices: HeldInvoice[]; skipped_invoices: SkippedInvoice[] } & Partial<AutopayView>>;
   /**
    * Whether autopay will pay this open invoice on its due date: the invoice lets it (auto_debit),
    * its customer has an agreement, and no charge of it came back (autopay-holds.ts).
@@ -156,8 +169,10 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   const ctx: AutopayContext = { core, account, gateway: deps.gateway, port: () => port, followSales };
   const runDue = (now: number) => runDueAutopay(ctx, now);
   core.onTick('autopay.due', runDue);
-  // A refund or void reaches the payments recorded with its sale as soon as it is committed, not at
-  // the next tick (15 s): an ERP reading the payment right after the refund must not see it paid.
+  // A refund or void made here takes its amount off the payments recorded with its sale in its own
+  // unit of work: an ERP reading the payment once the refund answered must not see it paid.
+  deps.gateway.onReversalInTx((tx, _made, parent) => takeRefundOffPaymentsInTx(core, port, tx, parent));
+  // One that reached the store otherwise (a lane's, replicated) as soon as it is committed, not at the next tick (15 s).
   core.bus.subscribe((e) => {
     const action = (e.data as { action?: unknown } | undefined)?.action;
     if (e.type !== 'transaction.created' || (action !== 'refund' && action !== 'void')) return;
@@ -201,8 +216,9 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       account.require('autopay');
       // A mistyped identifier is the reference's 412, not an empty answer read as "no autopay".
       await checkCustomer(ctx, customer);
-      const list = (await activeAgreements(core, customer)).sort((a, b) => b.created_at.localeCompare(a.created_at)).map(view);
-      return { ...(list[0] ?? {}), autopays: list, held_invoices: await holdsOf(core, customer) };
+      const active = (await activeAgreements(core, customer)).sort((a, b) => b.created_at.localeCompare(a.created_at));
+      const list = active.map(view);
+      return { ...(list[0] ?? {}), autopays: list, held_invoices: await holdsOf(core, customer), skipped_invoices: active.flatMap((a) => a.last_skipped ?? []) };
     },
 
     async willPay(invoice) {
@@ -384,22 +400,25 @@ async function chargeOne(ctx: AutopayContext, port: ReceivablesPort, a: AutopayD
   }
   let result: AutopayData['last_result'] = 'nothing_due';
   let last: string | null = null;
+  const skipped: SkippedInvoice[] = [];
   for (const [currency, invoices] of byCurrency) {
     const charged = await chargeCurrency(ctx, port, a, today, currency, invoices);
-    if (charged.outcome === 'error') {
-      result = 'error';
-      continue;
-    }
+    // The run says the worst of its currencies' outcomes.
+    if (RANK[charged.outcome] >= RANK[result]) result = charged.outcome;
+    if (charged.outcome === 'error') continue;
     last = charged.token;
-    if (charged.outcome === 'declined') result = 'declined';
-    else result = result === 'declined' || result === 'error' ? result : 'approved';
+    if (charged.outcome === 'skipped') skipped.push(...charged.skipped);
   }
   await ctx.core.mutate(async (tx) => {
     const current = (await getRecord<AutopayData>(tx, AUTOPAY, a.token))?.data;
     if (!current || current.state !== 'approved') return;
-    await putAutopay(tx, { ...current, last_run_date: today, last_result: result, last_transaction: last ?? current.last_transaction, updated_at: tx.at }, 'autopay.charged');
+    await putAutopay(tx, { ...current, last_run_date: today, last_result: result, last_transaction: last ?? current.last_transaction, last_skipped: skipped, updated_at: tx.at }, 'autopay.charged');
   });
 }
+
+const RANK = { nothing_due: 0, approved: 1, skipped: 2, declined: 3, error: 3 } as const;
+
+type Charged = { outcome: 'error'; token: null } | { outcome: 'declined' | 'approved'; token: string } | { outcome: 'skipped'; token: string; skipped: SkippedInvoice[] };
 
 /** One sale for the agreement's due invoices in one currency; approved, it is recorded as their payment. */
 async function chargeCurrency(
@@ -409,40 +428,78 @@ async function chargeCurrency(
   today: string,
   currency: string,
   invoices: DueInvoice[],
-): Promise<{ outcome: 'error'; token: null } | { outcome: 'declined' | 'approved'; token: string }> {
+): Promise<Charged> {
   const { core, gateway } = ctx;
   const due = (i: DueInvoice) => i.owing_cents - (i.discount_cents ?? 0);
   const amount = invoices.reduce((s, i) => s + due(i), 0);
+  const reference = `autopay:${a.token}:${today}:${currency}`;
   let outcome: Awaited<ReturnType<Gateway['transact']>>;
   try {
     outcome = await gateway.transact(
       'sale',
-      { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: `autopay:${a.token}:${today}:${currency}`, unique_reference: `autopay:${a.token}:${today}:${currency}`, customer_identifier: a.customer_identifier },
+      { fund_token: a.fund_token, amount_cents: amount, currency, transaction_reference: reference, unique_reference: reference, customer_identifier: a.customer_identifier },
       `autopay:${a.token}`,
     );
   } catch (err) {
-    // A refusal is today's answer (tried again tomorrow); anything else retries at the next tick.
     if (!isEngineError(err) || err.kind !== 'gateway') throw err;
+    // Today's sale, taken before a stop and never recorded, was priced on balances that have moved
+    // since (the amount differs): it is given back like one whose payment was refused.
+    const taken = err.code === 'duplicate_unique_reference' ? await gateway.recordByReference('sale', reference) : undefined;
+    if (taken?.outcome.approved && taken.state !== 'cancelled' && taken.payments.length === 0) return giveBackAndSkip(ctx, port, a, today, taken, invoices, false);
+    // A refusal is today's answer (tried again tomorrow); anything else retries at the next tick.
     core.logger.warn({ agreement: a.token, code: err.code }, 'autopay charge refused');
     return { outcome: 'error', token: null };
   }
   const t = outcome.body.transactions[0]!;
   if (!outcome.approved) return { outcome: 'declined', token: t.token };
   const fund = await core.get<FundDoc>(FUNDS, a.fund_token);
-  await port.recordPayment({
-    identifier: t.token,
-    customer_identifier: a.customer_identifier,
-    date: today,
-    currency,
-    amount_cents: amount,
-    payment_method: fund?.data.kind ?? 'credit_card',
-    transaction_token: t.token,
-    fund_token: a.fund_token,
-    authorization_code: t.gateway_authorization_code,
-    status: t.state === 'in_progress' ? 'IN PROGRESS' : 'PAID',
-    autopay_agreement: a.token,
-    invoices: invoices.map((i) => ({ number: i.number, amount_cents: due(i), ...(i.discount_cents ? { discount_cents: i.discount_cents } : {}) })),
-  });
+  const recorded = port
+    .recordPayment({
+      identifier: t.token,
+      customer_identifier: a.customer_identifier,
+      date: today,
+      currency,
+      amount_cents: amount,
+      payment_method: fund?.data.kind ?? 'credit_card',
+      transaction_token: t.token,
+      fund_token: a.fund_token,
+      authorization_code: t.gateway_authorization_code,
+      status: t.state === 'in_progress' ? 'IN PROGRESS' : 'PAID',
+      autopay_agreement: a.token,
+      // What each owed when the sale was priced: a balance that moved since records nothing (module comment).
+      invoices: invoices.map((i) => ({ number: i.number, amount_cents: due(i), owing_cents: i.owing_cents, ...(i.discount_cents ? { discount_cents: i.discount_cents } : {}) })),
+    })
+    .then(
+      () => true,
+      (err: unknown) => (isBalanceMoved(err) ? false : Promise.reject(err)),
+    );
+  if (!(await recorded)) return giveBackAndSkip(ctx, port, a, today, { token: t.token, amount_cents: amount }, invoices, true);
   await gateway.linkPayment(t.token, { identifier: t.token, amount_cents: amount });
   return { outcome: 'approved', token: t.token };
+}
+
+/**
+ * A sale priced on balances that moved before its payment could be recorded: given back
+ * (gateway/give-back.ts), and each of its invoices skipped today, said why. `priced`: `invoices`
+ * are as the sale was priced, so which moved is told by reading them again (the others were only
+ * in the same sale); false for a sale taken before a stop, priced on balances no longer known.
+ */
+async function giveBackAndSkip(ctx: AutopayContext, port: ReceivablesPort, a: AutopayData, today: string, sale: { token: string; amount_cents: number }, invoices: DueInvoice[], priced: boolean): Promise<Charged> {
+  const how = (await giveBackSale(ctx.gateway, sale.token, `autopay:${a.token}`)) ?? 'voided';
+  const owesNow = new Map((await port.dueInvoices(a.customer_identifier, today)).map((i) => [i.number, i.owing_cents]));
+  const owes = (i: DueInvoice) => owesNow.get(i.number) ?? 0;
+  const differ = priced ? invoices.filter((i) => owes(i) !== i.owing_cents) : [];
+  // None differs now (it moved and came back, its discount lapsed, or unknown): all of them changed.
+  const moved = differ.length ? differ : invoices;
+  const money = (cents: number) => formatMoney(cents, invoices[0]?.currency ?? 'usd', { locale: 'en-US' });
+  const back = `the charge of ${money(sale.amount_cents)} was ${how}, so nothing was taken. The next run charges what it owes then.`;
+  const why = (i: DueInvoice): string => {
+    if (!moved.includes(i)) return `Charged together with invoice${moved.length === 1 ? '' : 's'} ${moved.map((m) => m.number).join(', ')}, whose balance changed during the charge: ${back}`;
+    if (!priced) return `Today's charge was taken before a stop, for what was owed then; invoice ${i.number} owes ${money(owes(i))} now: ${back}`;
+    if (owes(i) === i.owing_cents) return `What invoice ${i.number} owed changed while autopay charged it: ${back}`;
+    return `Invoice ${i.number} owed ${money(i.owing_cents)} when autopay charged it and ${money(owes(i))} when the payment was to be recorded (another payment or a credit landed meanwhile): ${back}`;
+  };
+  const skipped = invoices.map((i): SkippedInvoice => ({ invoice_number: i.number, reason: moved.includes(i) ? 'balance_changed' : 'charged_with_changed_invoice', message: why(i), transaction: sale.token, date: today }));
+  ctx.core.logger.warn({ agreement: a.token, transaction: sale.token, invoices: moved.map((i) => i.number) }, `autopay: a balance moved during the charge; the sale was ${how} and its invoices skipped today`);
+  return { outcome: 'skipped', token: sale.token, skipped };
 }

@@ -223,11 +223,26 @@ export const AutopayHoldCause = Type.Union(['refunded', 'voided', 'charged_back'
 export const HeldInvoice = Type.Object({ invoice_number: Type.String(), cause: AutopayHoldCause, held_at: Type.String() });
 export type HeldInvoice = Static<typeof HeldInvoice>;
 
+export const AutopaySkipReason = Type.Union(['balance_changed', 'charged_with_changed_invoice'].map((c) => Type.Literal(c)), {
+  description: "balance_changed: what the invoice owed changed while its charge was made (another payment, a credit applied); charged_with_changed_invoice: it was in the same charge as such an invoice. Either way the charge was voided (or refunded past the day's cut-off).",
+});
+export const SkippedInvoice = Type.Object({
+  invoice_number: Type.String(),
+  reason: AutopaySkipReason,
+  message: Type.String(),
+  transaction: Type.String({ description: 'The charge given back.' }),
+  date: Type.String({ description: 'The run, YYYY-MM-DD in the account time zone.' }),
+});
+export type SkippedInvoice = Static<typeof SkippedInvoice>;
+
 export const AutopayRetrieveResponse = Type.Object({
   ...Object.fromEntries(Object.entries(autopayFields).map(([k, v]) => [k, Type.Optional(v)])),
   autopays: Type.Array(ref(Autopay), { description: "Every active agreement of the customer; the top-level fields repeat the newest one's." }),
   held_invoices: Type.Optional(
     Type.Array(HeldInvoice, { description: 'Invoices autopay no longer charges on its own because a charge of theirs came back. A new agreement releases them.' }),
+  ),
+  skipped_invoices: Type.Optional(
+    Type.Array(SkippedInvoice, { description: "Invoices the last run of an agreement charged and gave the charge back for, and why. The next run charges what they owe then." }),
   ),
 });
 

@@ -266,6 +266,26 @@ function HeldInvoices({ held }: { held: Held[] }) {
   );
 }
 
+type Skipped = NonNullable<BoAnswer<'autopay'>['skipped_invoices']>[number];
+
+/** Invoices the last autopay run charged and gave the charge back for: said, with the engine's why. */
+function SkippedInvoices({ skipped }: { skipped: Skipped[] }) {
+  const go = useRoute((s) => s.go);
+  if (skipped.length === 0) return null;
+  return (
+    <div aria-label="Invoices autopay skipped">
+      <p className="small">The last autopay run did not pay {skipped.length === 1 ? 'this invoice' : 'these invoices'}:</p>
+      <ul className="small">
+        {skipped.map((s) => (
+          <li key={s.invoice_number}>
+            <a href={link('invoices', s.invoice_number)} onClick={(e) => (e.preventDefault(), go(link('invoices', s.invoice_number)))}>{s.invoice_number}</a> ({day(s.date)}): {s.message}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 export function WalletsPanel({ identifier, autopayOn }: { identifier: string; autopayOn: boolean }) {
   const creds = useUser((s) => s.creds);
   const session = useUser((s) => s.session);
@@ -327,6 +347,7 @@ export function WalletsPanel({ identifier, autopayOn }: { identifier: string; au
             </>
           )}
           <HeldInvoices held={autopay?.held_invoices ?? []} />
+          <SkippedInvoices skipped={autopay?.skipped_invoices ?? []} />
         </div>
       )}
       <Notice error={result.error} />
