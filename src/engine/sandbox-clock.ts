@@ -3,7 +3,7 @@ import type { EngineCore } from './core';
 import type { Account } from './account';
 import { fail } from './errors';
 import { getRecord, putRecord } from './records';
-import { ProcessingCalendar, zonedInstant } from './gateway/processing-day';
+import { ProcessingCalendar, zonedInstant, type ProcessingSetting } from './gateway/processing-day';
 
 /**
  * The sandbox's movable clock, like Stripe's test clocks: an integrator cannot wait three days
@@ -70,14 +70,14 @@ export async function loadOffset(core: EngineCore, clock: OffsetClock): Promise<
 }
 
 /** The cut-off instants in (from, to], in order. */
-export function cutoffsBetween(from: number, to: number, timeZone: string, cutoff: string): number[] {
+export function cutoffsBetween(from: number, to: number, setting: ProcessingSetting): number[] {
   const calendar = new ProcessingCalendar();
   const out: number[] = [];
-  let day = calendar.dayOf(from, timeZone, cutoff);
+  let day = calendar.dayOf(from, setting);
   // dayOf gives the cut-off still ahead of `from` (or at it, when `from` is the cut-off instant + 0).
   while (day.cutoffAt <= to) {
     if (day.cutoffAt > from) out.push(day.cutoffAt);
-    day = calendar.dayOf(day.cutoffAt + 1, timeZone, cutoff);
+    day = calendar.dayOf(day.cutoffAt + 1, setting);
   }
   return out;
 }
@@ -112,8 +112,7 @@ export function createSandboxClock(deps: { core: EngineCore; account: Account; c
     if (!Number.isFinite(target)) throw fail.invalid('invalid_clock_move', 'Send `by` (a duration) or `to` (a date or date-time)');
     if (target < from) throw fail.invalid('clock_cannot_go_back', `The sandbox clock is at ${new Date(from).toISOString()}; it only moves forward`);
     if (target - from > MAX_ADVANCE_MS) throw fail.invalid('clock_move_too_far', 'One move goes at most two years ahead; move again for more');
-    const p = account.profile();
-    const cutoffs = cutoffsBetween(from, target, p.timezone, p.processing_cutoff);
+    const cutoffs = cutoffsBetween(from, target, account.profile());
     // Each cut-off's work runs with the clock at that cut-off, so what it records carries the
     // instant it would have had; the offset is saved after each, so a crash mid-way resumes there.
     for (const at of cutoffs) {

@@ -9,9 +9,21 @@ describe('processing days', () => {
   it('puts a transaction before the local cut-off in that day, after it in the next', () => {
     const tz = 'America/Toronto';
     // 22:59 local (EST, UTC-5) on Jan 15 → Jan 15; 23:00 → Jan 16.
-    expect(cal.dayOf(Date.parse('2026-01-16T03:59:00Z'), tz, '23:00')).toEqual({ date: '2026-01-15', cutoffAt: Date.parse('2026-01-16T04:00:00Z') });
-    expect(cal.dayOf(Date.parse('2026-01-16T04:00:00Z'), tz, '23:00')).toEqual({ date: '2026-01-16', cutoffAt: Date.parse('2026-01-17T04:00:00Z') });
-    expect(cal.dayOf(Date.parse('2026-01-15T12:00:00Z'), 'UTC', '17:30').cutoffAt).toBe(Date.parse('2026-01-15T17:30:00Z'));
+    expect(cal.dayOf(Date.parse('2026-01-16T03:59:00Z'), { timezone: tz, processing_cutoff: '23:00' })).toEqual({ date: '2026-01-15', cutoffAt: Date.parse('2026-01-16T04:00:00Z') });
+    expect(cal.dayOf(Date.parse('2026-01-16T04:00:00Z'), { timezone: tz, processing_cutoff: '23:00' })).toEqual({ date: '2026-01-16', cutoffAt: Date.parse('2026-01-17T04:00:00Z') });
+    expect(cal.dayOf(Date.parse('2026-01-15T12:00:00Z'), { timezone: 'UTC', processing_cutoff: '17:30' }).cutoffAt).toBe(Date.parse('2026-01-15T17:30:00Z'));
+  });
+
+  it('keeps the day open at a change of setting, then starts the new one the day after it, across the date line either way', () => {
+    // Pago Pago (UTC-11) kept 2026-01-15, cut at its 23:00 (2026-01-16T10:00Z); Kiritimati (UTC+14) then.
+    const east = { timezone: 'Pacific/Kiritimati', processing_cutoff: '23:00', processing_day_kept: { date: '2026-01-15', cutoff_at: Date.parse('2026-01-16T10:00:00Z') } };
+    expect(cal.dayOf(Date.parse('2026-01-16T09:59:00Z'), east)).toEqual({ date: '2026-01-15', cutoffAt: Date.parse('2026-01-16T10:00:00Z') });
+    // Kiritimati's 2026-01-16 was cut (09:00Z) before the kept day was: that date has no batch.
+    expect(cal.dayOf(Date.parse('2026-01-16T10:00:00Z'), east)).toEqual({ date: '2026-01-17', cutoffAt: Date.parse('2026-01-17T09:00:00Z') });
+    // The other way, Kiritimati's 2026-01-15 (cut 09:00Z) kept: Pago Pago's clock still shows the 14th.
+    const west = { timezone: 'Pacific/Pago_Pago', processing_cutoff: '23:00', processing_day_kept: { date: '2026-01-15', cutoff_at: Date.parse('2026-01-15T09:00:00Z') } };
+    expect(cal.dayOf(Date.parse('2026-01-15T09:00:00Z'), west)).toEqual({ date: '2026-01-16', cutoffAt: Date.parse('2026-01-17T10:00:00Z') });
+    expect(cal.cutoffAfter('2026-01-14', 1, west)).toBe(Date.parse('2026-01-15T09:00:00Z'));
   });
 
   it('follows daylight saving time', () => {

@@ -103,7 +103,7 @@ describe('the sandbox clock', () => {
 
   it('walks cut-offs across a daylight-saving change in the local zone', () => {
     // 2026-03-08: New York springs forward; 23:00 local is 04:00Z before and 03:00Z after.
-    const cuts = cutoffsBetween(Date.parse('2026-03-07T00:00:00Z'), Date.parse('2026-03-10T12:00:00Z'), 'America/New_York', '23:00');
+    const cuts = cutoffsBetween(Date.parse('2026-03-07T00:00:00Z'), Date.parse('2026-03-10T12:00:00Z'), { timezone: 'America/New_York', processing_cutoff: '23:00' });
     expect(cuts.map((c) => new Date(c).toISOString())).toEqual(['2026-03-07T04:00:00.000Z', '2026-03-08T04:00:00.000Z', '2026-03-09T03:00:00.000Z', '2026-03-10T03:00:00.000Z']);
   });
 });

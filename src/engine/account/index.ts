@@ -7,6 +7,7 @@ import { whoamiEntry } from './whoami';
 import type { InstallKeys } from '../security/install-keys';
 import { KEY_SCOPES, authorizeLasting, mintLimits, scopesOfKind, type CredentialKind, type Principal, type Scope } from './scopes';
 import { merchantProfile } from './merchant-accounts';
+import { dayKeptOnChange } from '../gateway/processing-day';
 
 export * from './profile';
 export * from './scopes';
@@ -88,6 +89,8 @@ export async function openAccount(core: EngineCore, keys: InstallKeys, options: 
           capabilities: { ...stored.capabilities, ...(capabilities ?? {}) },
           updated_at: tx.at,
         };
+        const kept = dayKeptOnChange(stored, next, tx.now);
+        if (kept) next.processing_day_kept = kept;
         await putRecord(tx, 'account', ACCOUNT_KEY, next, { type: 'account.updated', entity: 'account', key: next.token });
         return next;
       });

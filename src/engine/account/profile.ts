@@ -47,6 +47,11 @@ export interface AccountProfile {
   timezone: string;
   /** Local time (HH:MM) at which the processing day closes and the card batch is transmitted. */
   processing_cutoff: string;
+  /**
+   * The processing day that was open when `timezone` or `processing_cutoff` last changed, with the
+   * cut-off instant (ms) it keeps: the change counts from the day after it (gateway/processing-day.ts).
+   */
+  processing_day_kept?: { date: string; cutoff_at: number };
   /** Days after which an uncaptured card authorization is released (the issuer's 2..14). */
   authorization_hold_days: number;
   capabilities: Capabilities;
@@ -111,6 +116,6 @@ export function defaultProfile(token: string, at: string, timezone: string): Acc
   };
 }
 
-export type ProfilePatch = Partial<Omit<AccountProfile, 'token' | 'capabilities' | 'settlement_tokens' | 'created_at' | 'updated_at'>> & {
+export type ProfilePatch = Partial<Omit<AccountProfile, 'token' | 'capabilities' | 'settlement_tokens' | 'processing_day_kept' | 'created_at' | 'updated_at'>> & {
   capabilities?: Partial<Capabilities>;
 };

@@ -1,4 +1,5 @@
 import { addDays, DAY_MS } from '../clock';
+import type { AccountProfile } from '../account/profile';
 import { BANK_RETURN_DAYS } from './sandbox/test-data';
 import type { GatewayContext } from './context';
 
@@ -7,6 +8,13 @@ import type { GatewayContext } from './context';
  * `processing_cutoff` in its `timezone`) belong to that day's settlement batch, which is transmitted
  * at the cut-off; transactions after it belong to the next day. A void is possible only before the
  * cut-off of the transaction's processing day.
+ *
+ * A change of the cut-off or the time zone takes effect from the next processing day, as the card
+ * processors apply a new cut-off from the next batch: the day open when it changed keeps its
+ * cut-off (`processing_day_kept`). Otherwise a day whose batch the old cut-off already closed would
+ * take new transactions under the new one (the closed batch's totals would change after it was
+ * transmitted), and a day still open would be cut twice, at the old cut-off for what it held and
+ * at the new one for what came later.
  */
 export interface ProcessingDay {
   /** YYYY-MM-DD */
@@ -14,6 +22,9 @@ export interface ProcessingDay {
   /** The instant (ms) the day's batch is transmitted. */
   cutoffAt: number;
 }
+
+/** What processing days are counted by: the account's zone and cut-off, and the day a change of them left open. */
+export type ProcessingSetting = Pick<AccountProfile, 'timezone' | 'processing_cutoff' | 'processing_day_kept'>;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -78,33 +89,60 @@ function cutoffMinutes(hhmm: string): number {
 }
 
 /**
- * Processing days for one account setting. The current day is cached: every sale asks, and the
- * answer only changes at a cut-off.
+ * Processing days for the account's setting. The current day is cached: every sale asks, and the
+ * answer only changes at a cut-off. It answers for the present and later (the kept day stands for
+ * every instant before its cut-off): what is past is stamped on the transactions and batches.
  */
 export class ProcessingCalendar {
-  private cache: { timeZone: string; cutoff: string; from: number; day: ProcessingDay } | undefined;
+  private cache: { timeZone: string; cutoff: string; keptAt: number; from: number; day: ProcessingDay } | undefined;
 
-  dayOf(ms: number, timeZone: string, cutoff: string): ProcessingDay {
+  dayOf(ms: number, s: ProcessingSetting): ProcessingDay {
+    const { timezone: timeZone, processing_cutoff: cutoff, processing_day_kept: kept } = s;
+    const keptAt = kept?.cutoff_at ?? 0;
     const c = this.cache;
-    if (c && c.timeZone === timeZone && c.cutoff === cutoff && ms >= c.from && ms < c.day.cutoffAt) return c.day;
-    const local = localParts(ms, timeZone);
-    const date = local.minutes >= cutoffMinutes(cutoff) ? addDays(local.date, 1) : local.date;
-    const day = { date, cutoffAt: zonedInstant(date, cutoff, timeZone) };
-    const previousCutoff = zonedInstant(addDays(date, -1), cutoff, timeZone);
-    this.cache = { timeZone, cutoff, from: previousCutoff, day };
+    if (c && c.timeZone === timeZone && c.cutoff === cutoff && c.keptAt === keptAt && ms >= c.from && ms < c.day.cutoffAt) return c.day;
+    let day: ProcessingDay;
+    let from: number;
+    if (kept && ms < kept.cutoff_at) {
+      day = { date: kept.date, cutoffAt: kept.cutoff_at };
+      from = -Infinity;
+    } else {
+      const local = localParts(ms, timeZone);
+      let date = local.minutes >= cutoffMinutes(cutoff) ? addDays(local.date, 1) : local.date;
+      // A later cut-off or a zone to the west can name the kept day (or an earlier one) again: the
+      // first day of the new setting is the day after it, however long that makes it.
+      if (kept && date <= kept.date) date = addDays(kept.date, 1);
+      day = { date, cutoffAt: zonedInstant(date, cutoff, timeZone) };
+      const previous = addDays(date, -1);
+      from = kept && previous <= kept.date ? kept.cutoff_at : Math.max(zonedInstant(previous, cutoff, timeZone), kept?.cutoff_at ?? -Infinity);
+    }
+    this.cache = { timeZone, cutoff, keptAt, from, day };
     return day;
   }
 
   /** The cut-off instant of the processing day `days` after `date`. */
-  cutoffAfter(date: string, days: number, timeZone: string, cutoff: string): number {
-    return zonedInstant(addDays(date, days), cutoff, timeZone);
+  cutoffAfter(date: string, days: number, s: ProcessingSetting): number {
+    const target = addDays(date, days);
+    const kept = s.processing_day_kept;
+    if (kept && target === kept.date) return kept.cutoff_at;
+    return zonedInstant(target, s.processing_cutoff, s.timezone);
   }
+}
+
+/**
+ * `processing_day_kept` after the account's setting goes from `before` to `after` at `nowMs`: on a
+ * change of zone or cut-off, the day open then, counted the old way (a day an earlier change kept
+ * stays kept).
+ */
+export function dayKeptOnChange(before: ProcessingSetting, after: Pick<ProcessingSetting, 'timezone' | 'processing_cutoff'>, nowMs: number): AccountProfile['processing_day_kept'] {
+  if (after.timezone === before.timezone && after.processing_cutoff === before.processing_cutoff) return before.processing_day_kept;
+  const open = new ProcessingCalendar().dayOf(nowMs, before);
+  return { date: open.date, cutoff_at: open.cutoffAt };
 }
 
 /** The processing day of an instant, in the account's time zone and cut-off. */
 export function processingDay(ctx: GatewayContext, nowMs: number): ProcessingDay {
-  const p = ctx.account.profile();
-  return ctx.calendar.dayOf(nowMs, p.timezone, p.processing_cutoff);
+  return ctx.calendar.dayOf(nowMs, ctx.account.profile());
 }
 
 /** When an authorization made now releases its hold (the account's `authorization_hold_days`). */
@@ -121,6 +159,5 @@ export { DAY_MS };
  */
 export function bankReturnableUntil(ctx: GatewayContext, t: { payment_method: string; action: string; processing_date: string }): number {
   if (t.payment_method !== 'bank_account' || t.action !== 'sale') return 0;
-  const p = ctx.account.profile();
-  return ctx.calendar.cutoffAfter(t.processing_date, BANK_RETURN_DAYS, p.timezone, p.processing_cutoff);
+  return ctx.calendar.cutoffAfter(t.processing_date, BANK_RETURN_DAYS, ctx.account.profile());
 }

@@ -152,7 +152,7 @@ async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: M
     ...t,
     settlement: { ...t.settlement, status: 'batched', batch: id },
     due: bank ? 'bank_settle' : chargeback ? 'chargeback' : null,
-    due_at: bank || chargeback ? ctx.calendar.cutoffAfter(t.processing_date, bank ? BANK_SETTLE_DAYS : CHARGEBACK_DAYS, p.timezone, p.processing_cutoff) : 0,
+    due_at: bank || chargeback ? ctx.calendar.cutoffAfter(t.processing_date, bank ? BANK_SETTLE_DAYS : CHARGEBACK_DAYS, p) : 0,
   };
 }
 
@@ -175,7 +175,7 @@ async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<stri
         state: t.state === 'in_progress' ? 'completed' : t.state,
         settlement: { ...t.settlement, status: 'settled', settled_at: tx.at },
         due: returns ? 'bank_return' : null,
-        due_at: returns ? ctx.calendar.cutoffAfter(t.processing_date, BANK_RETURN_DAYS, p.timezone, p.processing_cutoff) : 0,
+        due_at: returns ? ctx.calendar.cutoffAfter(t.processing_date, BANK_RETURN_DAYS, p) : 0,
       };
     }
     case 'bank_return': {

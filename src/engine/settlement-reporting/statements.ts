@@ -141,7 +141,7 @@ export function buildStatement(input: { profile: AccountProfile; month: string; 
 /** Makes the statements of every month closed by `now` that has none yet; returns how many. */
 export async function closeMonths(core: EngineCore, account: Account, calendar: ProcessingCalendar, now: number): Promise<number> {
   const profile = account.profile();
-  const current = calendar.dayOf(now, profile.timezone, profile.processing_cutoff).date.slice(0, 7);
+  const current = calendar.dayOf(now, profile).date.slice(0, 7);
   const cursor = (await getRecord<{ month: string }>(core, CURSOR, 'last'))?.data.month;
   let month = cursor ? nextMonth(cursor) : profile.created_at.slice(0, 7);
   let made = 0;

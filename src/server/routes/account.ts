@@ -48,7 +48,10 @@ export const patchAccount = defineRoute({
   tags: ['Account settings'],
   summary: 'Change account settings or turn capabilities on and off',
   description:
-    'Needs the `settings` scope: the API key (HTTP Basic), an owner\'s or a manager\'s session, or a JWT minted with `options[jwt_scope]=api settings`. The default JWT (the screens\' `api` scope) gets 403 `insufficient_scope`: capability flags and the processing cut-off change what the API does with money.',
+    'Needs the `settings` scope: the API key (HTTP Basic), an owner\'s or a manager\'s session, or a JWT minted with `options[jwt_scope]=api settings`. The default JWT (the screens\' `api` scope) gets 403 `insufficient_scope`: capability flags and the processing cut-off change what the API does with money. ' +
+    'A new `processing_cutoff` or `timezone` takes effect from the next processing day, as card processors apply a new cut-off from the next batch: the day open when it changes ' +
+    '(the one a transaction made now belongs to; after the old cut-off, the next) keeps its cut-off, and the new setting counts the days after it. So a batch once closed never takes another ' +
+    'transaction, a transaction is voidable exactly until its own batch is transmitted, and a day is never cut twice.',
   body: AccountPatch,
   responses: { 200: { description: 'Settings', schema: ref(AccountSettings) }, ...errors },
   async handler({ engine, body }) {

@@ -190,8 +190,10 @@ export const AccountPatch = Type.Object(
     sender_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
     currency: Type.Optional(Type.Union([Type.Literal('usd'), Type.Literal('cad'), Type.Literal('eur'), Type.Literal('gbp'), Type.Literal('aud')])),
     preferred_language: Type.Optional(Type.Union([Type.Literal('en'), Type.Literal('fr'), Type.Literal('es')])),
-    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    processing_cutoff: Type.Optional(Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' })),
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA zone (Region/City). For processing days, from the next processing day: the open day keeps its cut-off.' })),
+    processing_cutoff: Type.Optional(
+      Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local HH:MM at which the processing day closes, from the next processing day: the open day keeps its cut-off.' }),
+    ),
     authorization_hold_days: Type.Optional(Type.Integer({ minimum: 2, maximum: 14 })),
     capabilities: Type.Optional(Type.Partial(Capabilities)),
   },

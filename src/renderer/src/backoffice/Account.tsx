@@ -78,7 +78,7 @@ function Profile({ editable }: { editable: boolean }) {
       {!editable && <ReadOnlyNote />}
       <Field label="Business name" name="name" value={value('name')} onChange={set('name')} errors={errors} disabled={!editable} />
       <Field label="Time zone" name="timezone" value={value('timezone')} onChange={set('timezone')} errors={errors} hint="Region/City, for example America/Toronto" suggestions={TIME_ZONES} disabled={!editable} />
-      <Field label="Processing cut-off (HH:MM, local)" name="processing_cutoff" value={value('processing_cutoff')} onChange={set('processing_cutoff')} errors={errors} hint="24-hour clock: 23:00 for 11 pm" disabled={!editable} />
+      <Field label="Processing cut-off (HH:MM, local)" name="processing_cutoff" value={value('processing_cutoff')} onChange={set('processing_cutoff')} errors={errors} hint="24-hour clock: 23:00 for 11 pm. A change applies from the next processing day: the day now open still closes at the old time" disabled={!editable} />
       {editable && (
         <div className="bo-actions">
           <button type="submit" className="primary">Save</button>
