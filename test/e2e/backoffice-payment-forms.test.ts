@@ -216,6 +216,13 @@ for (const { locale, p } of LOCALES) {
       await api('POST', '/api/imports/customer', { identifier: who, name: `Tanaka ${p}` });
       await api('POST', '/api/imports/invoice', { number: `${who}-J`, customer_identifier: who, amount: 123456, currency: 'JPY', date: '2026-01-05', due_date: '2099-02-04' });
       await api('POST', '/api/imports/invoice', { number: `${who}-U`, customer_identifier: who, amount: 5000, date: '2026-01-05', due_date: '2099-02-04' });
+      // The invoices page's aging says what is owed in yen too, and shows its buckets when asked.
+      const yenOwed = spaces(formatMoney(123456, 'JPY', { locale }));
+      await page().goto(`${url}/app/invoices`);
+      const aging = page().getByLabel('Aging summary');
+      await until(async () => spaces(await aging.innerText()).includes(`Also owed: ${yenOwed} by 1 customer`), 'the yen owed said beside the aging');
+      await aging.getByLabel('Aging currency').selectOption('jpy');
+      await until(async () => spaces(await aging.getByRole('heading').innerText()).includes(`${yenOwed} owed by 1 customer`), 'the yen aging shown');
       await page().goto(`${url}/app/payments/new?customer=${who}`);
       const currency = page().getByLabel('Currency', { exact: true });
       await currency.waitFor();

@@ -70,6 +70,19 @@ describe('back-office lists', () => {
     expect(aging.balance_cents).toBe(40000);
     expect(aging.buckets.find((b) => b.bucket === 'current')!.cents).toBe(25000);
     expect(aging.buckets.find((b) => b.bucket === '1-30')!.cents).toBe(15000);
+    expect(aging.currencies).toEqual([{ currency: 'usd', balance_cents: 40000, customers_owing: 2 }]);
+  });
+
+  it('sums aging in each currency owed: the shop\'s by default, another asked for, each listed', async () => {
+    expect((await h.api.post('/api/imports/customer', { identifier: 'BL-YEN', name: 'Tanaka Coffee' })).status).toBeLessThan(300);
+    expect((await h.api.post('/api/imports/invoice', { number: 'BL-YEN-1', customer_identifier: 'BL-YEN', amount: 123456, currency: 'JPY', date: '2026-01-12', due_date: '2026-01-12' })).status).toBe(201);
+    const usd = (await h.api.get<AgingSummary>('/api/backoffice/aging')).body;
+    expect([usd.currency, usd.balance_cents]).toEqual(['usd', 40000]);
+    expect(usd.currencies).toEqual([{ currency: 'usd', balance_cents: 40000, customers_owing: 2 }, { currency: 'jpy', balance_cents: 123456, customers_owing: 1 }]);
+    const yen = (await h.api.get<AgingSummary>('/api/backoffice/aging?currency=JPY')).body;
+    expect([yen.currency, yen.balance_cents, yen.customers_owing]).toEqual(['jpy', 123456, 1]);
+    expect(yen.buckets.reduce((sum, b) => sum + b.cents, 0)).toBe(123456);
+    expect((await h.api.get('/api/backoffice/aging?currency=yen!')).status).toBe(400);
   });
 
   it("shows an imported payment's method by its payment_code (as the CSV sample sends it), not the channel it came by", async () => {

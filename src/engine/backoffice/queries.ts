@@ -128,7 +128,8 @@ export interface BackofficeQueries extends BackofficeDetails {
   orders(query: { before?: number; limit?: number }): Promise<Paged<OrderRowView>>;
   /** Gateway transactions made without an order, newest first (orders list the others). */
   transactions(query: { before?: number; limit?: number }): Promise<Paged<TransactionRowView>>;
-  aging(): Promise<AgingSummary>;
+  /** The aging of one currency (the shop's by default), with what is owed in each currency. */
+  aging(currency?: string): Promise<AgingSummary>;
   search(q: string): Promise<SearchHit[]>;
 }
 
@@ -193,7 +194,7 @@ export function createBackofficeQueries(
     const named = await customersNamed(core, key, 2);
     return named.length === 1 ? named[0]!.id : undefined;
   };
-  let agingCache: { key: string; value: AgingSummary } | undefined;
+  let agingCache: { key: string; value: Map<string, { sums: AgingSums; owing: number }> } | undefined;
 
   type CustomerQuery = Parameters<BackofficeQueries['customers']>[0];
   type CustomerPage = Awaited<ReturnType<BackofficeQueries['customers']>>;
@@ -335,37 +336,51 @@ export function createBackofficeQueries(
       return newestFirst(core, read, query.before, limit);
     },
 
-    async aging() {
+    async aging(wanted) {
       const day = today();
-      const currency = account.profile().currency;
-      // Every customer's ledger: kept while nothing is written and the day does not change.
-      const key = `${core.currentWatermark()}:${day}`;
-      if (agingCache?.key === key) return agingCache.value;
-      const sums = { current: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over180: 0, credit: 0 };
-      let owing = 0;
-      let after = -1;
-      for (;;) {
-        const docs = await core.find<CustomerDoc & Row>('customers', { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: 2000 });
-        if (docs.length === 0) break;
-        for (const d of docs) {
-          const a = agingOf(d.data.ledger, day).byCurrency.get(currency);
-          if (!a) continue;
-          sums.current += a.current;
-          sums.d30 += a.d30;
-          sums.d60 += a.d60;
-          sums.d90 += a.d90;
-          sums.d120 += a.d120;
-          sums.d180 += a.d180;
-          sums.over180 += a.over180;
-          sums.credit += a.credit;
-          if (a.current + a.aging > 0) owing++;
+      const main = account.profile().currency;
+      // Every customer's ledger, summed per currency: kept while nothing is written and the day does not change.
+      const key = `${core.currentWatermark()}:${day}:${main}`;
+      if (agingCache?.key !== key) {
+        const byCurrency = new Map<string, { sums: AgingSums; owing: number }>();
+        let after = -1;
+        for (;;) {
+          const docs = await core.find<CustomerDoc & Row>('customers', { selector: { watermark: { $gt: after } }, sort: [{ watermark: 'asc' }], limit: 2000 });
+          if (docs.length === 0) break;
+          for (const d of docs) {
+            for (const [currency, a] of agingOf(d.data.ledger, day).byCurrency) {
+              let entry = byCurrency.get(currency);
+              if (!entry) byCurrency.set(currency, (entry = { sums: { current: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over180: 0, credit: 0 }, owing: 0 }));
+              const t = entry.sums;
+              t.current += a.current;
+              t.d30 += a.d30;
+              t.d60 += a.d60;
+              t.d90 += a.d90;
+              t.d120 += a.d120;
+              t.d180 += a.d180;
+              t.over180 += a.over180;
+              t.credit += a.credit;
+              if (a.current + a.aging > 0) entry.owing++;
+            }
+          }
+          after = docs[docs.length - 1]!.watermark;
         }
-        after = docs[docs.length - 1]!.watermark;
+        agingCache = { key, value: byCurrency };
       }
-      const value: AgingSummary = {
+      const byCurrency = agingCache.value;
+      const balanceOf = (t: AgingSums) => t.current + t.d30 + t.d60 + t.d90 + t.d120 + t.d180 + t.over180;
+      // The shop's currency first, then the others with something owed or in credit.
+      const currencies = [...byCurrency]
+        .filter(([c, e]) => c === main || balanceOf(e.sums) !== 0 || e.sums.credit !== 0)
+        .sort(([a], [b]) => (a === main ? -1 : b === main ? 1 : a.localeCompare(b)))
+        .map(([currency, e]) => ({ currency, balance_cents: balanceOf(e.sums), customers_owing: e.owing }));
+      const currency = wanted?.toLowerCase() ?? main;
+      const entry = byCurrency.get(currency) ?? { sums: { current: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over180: 0, credit: 0 }, owing: 0 };
+      const sums = entry.sums;
+      return {
         as_of: day,
         currency,
-        customers_owing: owing,
+        customers_owing: entry.owing,
         buckets: [
           { bucket: 'current', cents: sums.current },
           { bucket: '1-30', cents: sums.d30 },
@@ -375,13 +390,23 @@ export function createBackofficeQueries(
           { bucket: '121-180', cents: sums.d180 },
           { bucket: 'over 180', cents: sums.over180 },
         ],
-        balance_cents: sums.current + sums.d30 + sums.d60 + sums.d90 + sums.d120 + sums.d180 + sums.over180,
+        balance_cents: balanceOf(sums),
         credit_cents: sums.credit,
+        currencies: currencies.some((c) => c.currency === main) ? currencies : [{ currency: main, balance_cents: 0, customers_owing: 0 }, ...currencies],
       };
-      agingCache = { key, value };
-      return value;
     },
   };
+}
+
+interface AgingSums {
+  current: number;
+  d30: number;
+  d60: number;
+  d90: number;
+  d120: number;
+  d180: number;
+  over180: number;
+  credit: number;
 }
 
 /** Whether an invoice's status basis passes the filter (no parsing: the basis is a stored projection). */

@@ -1,5 +1,5 @@
 import { defineRoute } from '../route';
-import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult, TransactionListQuery, TransactionPage } from '../../shared/schemas/backoffice';
+import { AgingQuery, AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult, TransactionListQuery, TransactionPage } from '../../shared/schemas/backoffice';
 import { ref } from '../../shared/schemas/components';
 
 const TAGS = ['Back office lists'];
@@ -70,10 +70,11 @@ export const agingSummary = defineRoute({
   path: '/api/backoffice/aging',
   operationId: 'backofficeAgingSummary',
   tags: TAGS,
-  summary: "Receivables aging over all customers, in the account's currency, as of today",
-  description: `${OURS}summed from every customer's ledger; kept until the next write or the next day.`,
+  summary: "Receivables aging over all customers, in one currency (the account's by default), as of today",
+  description: `${OURS}summed from every customer's ledger; kept until the next write or the next day. \`currencies\` lists what is owed in each currency, so a shop owed in several sees them all.`,
+  query: AgingQuery,
   responses: { 200: { description: 'Aging', schema: ref(AgingSummary) } },
-  handler: async ({ engine }) => ({ body: await engine.backoffice.aging() }),
+  handler: async ({ engine, query }) => ({ body: await engine.backoffice.aging(query.currency) }),
 });
 
 export const search = defineRoute({

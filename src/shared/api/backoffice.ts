@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../schemas/account';
 import { ref } from '../schemas/components';
-import { AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult, TransactionListQuery, TransactionPage } from '../schemas/backoffice';
+import { AgingQuery, AgingSummary, CustomerListQuery, CustomerPage, InvoiceListQuery, InvoicePage, OrderListQuery, OrderPage, PaymentListQuery, PaymentPage, SearchQuery, SearchResult, TransactionListQuery, TransactionPage } from '../schemas/backoffice';
 import { OrderTransaction, TransactionRequest, TransactionResponse } from '../schemas/gateway';
 import { Order } from '../schemas/orders';
 import { Sale } from '../schemas/register-sales';
@@ -48,7 +48,7 @@ export const backofficeEndpoints = {
   customer: { ...backofficeRoutes.customer, response: CustomerView },
   saveCustomer: { ...backofficeRoutes.saveCustomer, query: CustomerImportQuery, body: CustomerImport, response: ImportResult },
   invoices: { ...backofficeRoutes.invoices, query: InvoiceListQuery, response: InvoicePage },
-  aging: { ...backofficeRoutes.aging, response: AgingSummary },
+  aging: { ...backofficeRoutes.aging, query: AgingQuery, response: AgingSummary },
   invoice: { ...backofficeRoutes.invoice, query: InvoiceViewQuery, response: InvoiceView },
   saveInvoice: { ...backofficeRoutes.saveInvoice, query: InvoiceImportQuery, body: InvoiceImport, response: InvoiceImportResult },
   payments: { ...backofficeRoutes.payments, query: PaymentListQuery, response: PaymentPage },

@@ -148,9 +148,13 @@ export const AgingSummary = component(
     buckets: Type.Array(Type.Object({ bucket: Type.String(), cents: Type.Integer() })),
     balance_cents: Type.Integer(),
     credit_cents: Type.Integer(),
+    currencies: Type.Array(Type.Object({ currency: Type.String(), balance_cents: Type.Integer(), customers_owing: Type.Integer() }), {
+      description: "What is owed in each currency: the shop's first, then every other with a balance or credit (ask for one with `currency`)",
+    }),
   }),
 );
 export type AgingSummary = Static<typeof AgingSummary>;
+export const AgingQuery = Type.Object({ currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: "The currency of the buckets; the shop's by default" })) });
 
 export const SearchQuery = Type.Object({ q: Type.String({ minLength: 1, maxLength: 100 }) });
 export const SearchResult = Type.Object({

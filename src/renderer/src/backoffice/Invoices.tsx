@@ -48,9 +48,12 @@ export function InvoicesSection({ rest }: { rest: string[] }) {
 }
 
 function AgingChart() {
-  const { data } = useLoad((creds) => boCall(creds, 'aging', {}), []);
+  // A shop owed in several currencies sees each: the buckets are of the one chosen.
+  const [chosen, setChosen] = useState<string | null>(null);
+  const { data } = useLoad((creds) => boCall(creds, 'aging', { query: chosen ? { currency: chosen } : {} }), [chosen]);
   if (!data) return <div className="card bo-chart muted">Loading aging…</div>;
   const cur = data.currency.toUpperCase();
+  const others = data.currencies.filter((c) => c.currency !== data.currency && c.balance_cents !== 0);
   // Room for the longest tick ("1,4 M $ US" in fr-CA), which is a little above the largest bucket.
   const axis = Math.max(60, (moneyShort(Math.max(0, ...data.buckets.map((b) => b.cents)), cur).length + 2) * 9);
   return (
@@ -58,6 +61,21 @@ function AgingChart() {
       <h2>
         Aging on {day(data.as_of)}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
       </h2>
+      {data.currencies.length > 1 && (
+        <p className="muted small" aria-label="Owed in other currencies">
+          {others.length > 0 && <>Also owed: {others.map((c) => `${money(c.balance_cents, c.currency.toUpperCase())} by ${c.customers_owing} ${c.customers_owing === 1 ? 'customer' : 'customers'}`).join(' · ')}. </>}
+          <label>
+            Show{' '}
+            <select value={data.currency} onChange={(e) => setChosen(e.target.value)} aria-label="Aging currency">
+              {data.currencies.map((c) => (
+                <option key={c.currency} value={c.currency}>
+                  {c.currency.toUpperCase()}
+                </option>
+              ))}
+            </select>
+          </label>
+        </p>
+      )}
       <ResponsiveContainer width="100%" height={180}>
         <BarChart data={data.buckets.map((b) => ({ bucket: b.bucket, amount: b.cents / 100 }))}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
