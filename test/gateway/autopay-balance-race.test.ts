@@ -5,7 +5,7 @@ import { saleReference } from '../../src/engine/pay-links/pending';
 /**
  * An autopay run racing another change of the invoice's balance, over real HTTP: an ERP payment
  * import, a click-to-pay payment, or a payment's credit applied, sent 0-8 ms after the run
- * starts, the processor answering the autopay sale at once or 15 ms later. Autopay's payment is
+ * starts, the processor answering the autopay sale at once, 15 ms or a second later. Autopay's payment is
  * recorded only while the invoice owes what the sale was priced for, so it never leaves the
  * customer credit charged to the card: a balance that moved during the charge gets the sale voided
  * and the invoice reported skipped (GET /api/autopay skipped_invoices), charged at the next run.
@@ -76,6 +76,10 @@ const BEFORE_THE_RUN = -1;
 /** The timings a round fires the other change at after the run starts, and how slow the processor is then; and once each way with no race. */
 const ROUNDS = [
   ...Array.from({ length: 16 }, (_, i) => ({ delay: [0, 1, 2, 4, 8][i % 5]!, processorMs: i < 8 ? 0 : 15 })),
+  // A processor a second away (a slow network): the other change surely lands during the charge,
+  // however loaded the machine running this is, so each outcome is seen.
+  { delay: 0, processorMs: 1_000 },
+  { delay: 5, processorMs: 1_000 },
   { delay: AFTER_THE_RUN, processorMs: 0 },
   { delay: BEFORE_THE_RUN, processorMs: 0 },
 ];

@@ -6,13 +6,14 @@ import { localParts } from '../gateway/processing-day';
 import type { Gateway } from '../gateway';
 import { giveBackSale } from '../gateway/give-back';
 import { formatMoney } from '../../shared/money';
-import type { AutopayCreate } from '../../shared/schemas/wallets';
+import type { AutopayCreate, AutopayFailure, AutopayPreview, AutopayPreviewQuery, HeldInvoice, SkippedInvoice } from '../../shared/schemas/wallets';
 import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
 import type { DueInvoice, ReceivablesPort } from './autopay-port';
 import { followAutopaySales, takeRefundOffPaymentsInTx } from './autopay-sales';
 import { heldOf, holdInvoices, holdsOf, isNsfReturn, releaseHolds, renameHolds } from './autopay-holds';
-import type { HeldInvoice, SkippedInvoice } from '../../shared/schemas/wallets';
+import { dueCharges, type DueCharge } from './autopay-due';
+import { fundDisplay, fundProblem, type FundProblem } from './fund-state';
 
 /**
  * Autopay agreements (records kind `autopay`, key = agreement token, ref = customer identifier):
@@ -24,7 +25,13 @@ import type { HeldInvoice, SkippedInvoice } from '../../shared/schemas/wallets';
  * invoices are charged in one sale per currency, then recorded as an invoicing payment through the
  * receivables port. The sale's transaction_reference is `autopay:<agreement>:<date>:<currency>`, so
  * a retried run (a crash between charging and recording) replays the sale instead of charging twice.
- * A decline is retried on the next day while the invoices stay due.
+ * A decline is retried on the next day while the invoices stay due. A sale not made (declined, or
+ * refused: a removed or locked fund) is kept on the agreement as `last_failures` until the next run,
+ * so the customer's page says which invoices went unpaid and why, not only the server's log.
+ *
+ * A fund removed from its wallet leaves the agreement on: it is the customer's authorization, and
+ * moving it to another fund (update) keeps it. Until then it cannot charge (`fund_problem`), and
+ * willPay says so, so reminders go out again for the invoices it would have paid.
  *
  * The payment is recorded only while each invoice still owes what it owed when the sale was priced
  * (receivables checks it in the payment's own unit of work, as for a pay link's sale). One that
@@ -48,6 +55,8 @@ export interface AutopayData {
    */
   last_result: 'approved' | 'declined' | 'error' | 'skipped' | 'nothing_due' | null;
   last_transaction: string | null;
+  /** The last run's sales that were not made; absent on agreements last run before it was kept. */
+  last_failures?: AutopayFailure[];
   /** The last run's invoices whose charge was given back; absent on agreements from before. */
   last_skipped?: SkippedInvoice[];
 }
@@ -87,6 +96,9 @@ export interface AutopayView {
   created_at: string;
   last_run_date: string | null;
   last_result: string | null;
+  fund_display: string | null;
+  fund_problem: FundProblem | null;
+  last_failures: AutopayFailure[];
 }
 
 export interface Autopay {
@@ -97,8 +109,15 @@ export interface Autopay {
   update(input: { customer_identifier: string; fund_token: string; token: string }): Promise<{ token: string }>;
   retrieve(customerIdentifier: string): Promise<{ autopays: AutopayView[]; held_invoices: HeldInvoice[]; skipped_invoices: SkippedInvoice[] } & Partial<AutopayView>>;
   /**
+   * What creating this agreement would charge at once: the first run of a new agreement is the next
+   * tick, and it charges every covered invoice already due, overdue ones too. Worked out by the
+   * run's own selection (autopay-due.ts), with the customer's holds released as the new agreement
+   * releases them. The screens ask it so a person confirms the amount before turning autopay on.
+   */
+  preview(input: AutopayPreviewQuery): Promise<AutopayPreview>;
+  /**
    * Whether autopay will pay this open invoice on its due date: the invoice lets it (auto_debit),
-   * its customer has an agreement, and no charge of it came back (autopay-holds.ts).
+   * its customer has an agreement whose fund can pay, and no charge of it came back (autopay-holds.ts).
    */
   willPay(invoice: { number: string; customer_identifier: string; auto_debit?: boolean }): Promise<boolean>;
   revoke(input: { customer_identifier: string; token: string }): Promise<void>;
@@ -108,7 +127,8 @@ export interface Autopay {
   receivables(): ReceivablesPort | undefined;
 }
 
-function view(a: AutopayData): AutopayView {
+async function view(ctx: AutopayContext, a: AutopayData): Promise<AutopayView> {
+  const fund = (await ctx.core.get<FundDoc>(FUNDS, a.fund_token))?.data;
   return {
     agreement_token: a.token,
     fund_token: a.fund_token,
@@ -123,7 +143,16 @@ function view(a: AutopayData): AutopayView {
     created_at: a.created_at,
     last_run_date: a.last_run_date,
     last_result: a.last_result,
+    fund_display: fund ? fundDisplay(fund) : null,
+    fund_problem: fund ? fundProblem(fund, ctx.core.clock.now(), ctx.account.profile().timezone) : 'removed',
+    last_failures: a.last_failures ?? [],
   };
+}
+
+/** Whether the agreement's fund can pay today (see fundProblem). */
+async function canPay(ctx: AutopayContext, a: AutopayData): Promise<boolean> {
+  const fund = (await ctx.core.get<FundDoc>(FUNDS, a.fund_token))?.data;
+  return fund !== undefined && fundProblem(fund, ctx.core.clock.now(), ctx.account.profile().timezone) === null;
 }
 
 /** What the autopay functions work with; the receivables port may be set after the start. */
@@ -217,12 +246,20 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       // A mistyped identifier is the reference's 412, not an empty answer read as "no autopay".
       await checkCustomer(ctx, customer);
       const active = (await activeAgreements(core, customer)).sort((a, b) => b.created_at.localeCompare(a.created_at));
-      const list = active.map(view);
+      const list = await Promise.all(active.map((a) => view(ctx, a)));
       return { ...(list[0] ?? {}), autopays: list, held_invoices: await holdsOf(core, customer), skipped_invoices: active.flatMap((a) => a.last_skipped ?? []) };
     },
 
+    async preview(input) {
+      account.require('autopay');
+      await checkCustomer(ctx, input.customer_identifier);
+      return previewAgreement(ctx, input);
+    },
+
     async willPay(invoice) {
-      if (invoice.auto_debit === false || (await activeAgreements(core, invoice.customer_identifier)).length === 0) return false;
+      if (invoice.auto_debit === false) return false;
+      const agreements = await activeAgreements(core, invoice.customer_identifier);
+      if (!(await Promise.all(agreements.map((a) => canPay(ctx, a)))).some(Boolean)) return false;
       return !(await heldOf(core, [invoice.number])).has(invoice.number);
     },
 
@@ -242,6 +279,20 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       port = p;
     },
     receivables: () => port,
+  };
+}
+
+/** See Autopay.preview: the first run of an agreement made now, worked out and not made. */
+async function previewAgreement(ctx: AutopayContext, input: AutopayPreviewQuery): Promise<AutopayPreview> {
+  const port = ctx.port();
+  const today = localParts(ctx.core.clock.now(), ctx.account.profile().timezone).date;
+  if (!port) return { as_of_date: today, charges: [] };
+  const next = { references: referencesOf(input) };
+  const all = [...(await activeAgreements(ctx.core, input.customer_identifier)), next];
+  const charges = await dueCharges(ctx.core, port, input.customer_identifier, next, all, today, 'released');
+  return {
+    as_of_date: today,
+    charges: charges.map((c) => ({ currency: c.currency, amount_cents: c.amount_cents, invoices: c.invoices.map((i) => ({ invoice_number: i.number, due_date: i.due_date, amount_cents: i.charge_cents })) })),
   };
 }
 
@@ -273,12 +324,12 @@ async function showAutoDebitOnceForEarlierAgreements(ctx: AutopayContext): Promi
 const activeAgreements = async (core: EngineCore, customer: string) =>
   (await recordsByRef<AutopayData>(core, AUTOPAY, customer)).map((r) => r.data).filter((a) => a.state === 'approved');
 
-/** The fund must be usable and belong to the customer's wallet. */
 /** The invoices' auto_debit_reference values an agreement covers (none: every invoice). */
-function referencesOf(input: AutopayCreate): string[] {
+function referencesOf(input: Pick<AutopayCreate, 'autopay_reference'>): string[] {
   return input.autopay_reference === undefined ? [] : Array.isArray(input.autopay_reference) ? [...new Set(input.autopay_reference)] : [input.autopay_reference];
 }
 
+/** The fund must be usable and belong to the customer's wallet. */
 async function checkFund(ctx: AutopayContext, customer: string, fundToken: string, reader: Tx | EngineCore = ctx.core): Promise<void> {
   const fund = await reader.get<FundDoc>(FUNDS, fundToken);
   if (!fund) throw notFound('payment_method_not_found', `No payment method ${fundToken}`, 'precondition');
@@ -316,16 +367,6 @@ async function createAgreementInTx(ctx: AutopayContext, tx: Tx, input: AutopayCr
   await putAutopay(tx, a, 'autopay.created');
   await releaseHolds(tx, a.customer_identifier);
   return { token: a.token };
-}
-
-/** Which of the due invoices an agreement covers (see the module comment); a held one never. */
-function covered(a: AutopayData, all: AutopayData[], invoices: DueInvoice[], held: ReadonlySet<string>): DueInvoice[] {
-  const claimed = new Set(all.filter((o) => o.references.length).flatMap((o) => o.references));
-  return invoices.filter((inv) => {
-    if (!inv.auto_debit || inv.owing_cents <= 0 || held.has(inv.number)) return false;
-    if (a.references.length) return inv.auto_debit_reference !== null && a.references.includes(inv.auto_debit_reference);
-    return inv.auto_debit_reference === null || !claimed.has(inv.auto_debit_reference);
-  });
 }
 
 const RETURNS_SEEN = 'autopay_returns_seen';
@@ -391,18 +432,13 @@ async function runDueAutopay(ctx: AutopayContext, now: number): Promise<void> {
 
 /** Charges what one agreement covers today, one sale per currency, and marks the agreement run. */
 async function chargeOne(ctx: AutopayContext, port: ReceivablesPort, a: AutopayData, all: AutopayData[], today: string): Promise<void> {
-  const open = (await port.dueInvoices(a.customer_identifier, today)).filter((i) => i.due_date <= today);
-  const due = covered(a, all, open, await heldOf(ctx.core, open.map((i) => i.number)));
-  const byCurrency = new Map<string, DueInvoice[]>();
-  for (const inv of due) {
-    const c = inv.currency.toLowerCase();
-    byCurrency.set(c, [...(byCurrency.get(c) ?? []), inv]);
-  }
   let result: AutopayData['last_result'] = 'nothing_due';
   let last: string | null = null;
+  const failures: AutopayFailure[] = [];
   const skipped: SkippedInvoice[] = [];
-  for (const [currency, invoices] of byCurrency) {
-    const charged = await chargeCurrency(ctx, port, a, today, currency, invoices);
+  for (const charge of await dueCharges(ctx.core, port, a.customer_identifier, a, all, today)) {
+    const charged = await chargeCurrency(ctx, port, a, today, charge);
+    if (charged.outcome === 'declined' || charged.outcome === 'error') failures.push({ date: today, currency: charge.currency, amount_cents: charge.amount_cents, invoices: charge.invoices.map((i) => i.number), ...charged.failure });
     // The run says the worst of its currencies' outcomes.
     if (RANK[charged.outcome] >= RANK[result]) result = charged.outcome;
     if (charged.outcome === 'error') continue;
@@ -412,26 +448,26 @@ async function chargeOne(ctx: AutopayContext, port: ReceivablesPort, a: AutopayD
   await ctx.core.mutate(async (tx) => {
     const current = (await getRecord<AutopayData>(tx, AUTOPAY, a.token))?.data;
     if (!current || current.state !== 'approved') return;
-    await putAutopay(tx, { ...current, last_run_date: today, last_result: result, last_transaction: last ?? current.last_transaction, last_skipped: skipped, updated_at: tx.at }, 'autopay.charged');
+    const marked = { ...current, last_run_date: today, last_result: result, last_transaction: last ?? current.last_transaction, last_failures: failures, last_skipped: skipped, updated_at: tx.at };
+    await putAutopay(tx, marked, failures.length ? 'autopay.charge_failed' : 'autopay.charged');
   });
 }
 
+type Failure = Pick<AutopayFailure, 'cause' | 'code' | 'message' | 'transaction'>;
 const RANK = { nothing_due: 0, approved: 1, skipped: 2, declined: 3, error: 3 } as const;
-
-type Charged = { outcome: 'error'; token: null } | { outcome: 'declined' | 'approved'; token: string } | { outcome: 'skipped'; token: string; skipped: SkippedInvoice[] };
+type Charged =
+  | { outcome: 'error'; token: null; failure: Failure }
+  | { outcome: 'declined'; token: string; failure: Failure }
+  | { outcome: 'approved'; token: string }
+  | { outcome: 'skipped'; token: string; skipped: SkippedInvoice[] };
+const REFUSED_CAUSE: Record<string, AutopayFailure['cause']> = { payment_method_inactive: 'method_removed', payment_method_not_found: 'method_removed', fund_protected: 'method_locked' };
 
 /** One sale for the agreement's due invoices in one currency; approved, it is recorded as their payment. */
-async function chargeCurrency(
-  ctx: AutopayContext,
-  port: ReceivablesPort,
-  a: AutopayData,
-  today: string,
-  currency: string,
-  invoices: DueInvoice[],
-): Promise<Charged> {
+async function chargeCurrency(ctx: AutopayContext, port: ReceivablesPort, a: AutopayData, today: string, charge: DueCharge): Promise<Charged> {
   const { core, gateway } = ctx;
-  const due = (i: DueInvoice) => i.owing_cents - (i.discount_cents ?? 0);
-  const amount = invoices.reduce((s, i) => s + due(i), 0);
+  // Lower case as runs always sent it: a run retried after an upgrade must replay the same sale.
+  const currency = charge.currency.toLowerCase();
+  const amount = charge.amount_cents;
   const reference = `autopay:${a.token}:${today}:${currency}`;
   let outcome: Awaited<ReturnType<Gateway['transact']>>;
   try {
@@ -445,13 +481,13 @@ async function chargeCurrency(
     // Today's sale, taken before a stop and never recorded, was priced on balances that have moved
     // since (the amount differs): it is given back like one whose payment was refused.
     const taken = err.code === 'duplicate_unique_reference' ? await gateway.recordByReference('sale', reference) : undefined;
-    if (taken?.outcome.approved && taken.state !== 'cancelled' && taken.payments.length === 0) return giveBackAndSkip(ctx, port, a, today, taken, invoices, false);
+    if (taken?.outcome.approved && taken.state !== 'cancelled' && taken.payments.length === 0) return giveBackAndSkip(ctx, port, a, today, taken, charge.invoices, false);
     // A refusal is today's answer (tried again tomorrow); anything else retries at the next tick.
     core.logger.warn({ agreement: a.token, code: err.code }, 'autopay charge refused');
-    return { outcome: 'error', token: null };
+    return { outcome: 'error', token: null, failure: { cause: REFUSED_CAUSE[err.code] ?? 'refused', code: err.code, message: null, transaction: null } };
   }
   const t = outcome.body.transactions[0]!;
-  if (!outcome.approved) return { outcome: 'declined', token: t.token };
+  if (!outcome.approved) return { outcome: 'declined', token: t.token, failure: { cause: 'declined', code: t.gateway_error_code, message: t.gateway_error_message ?? t.message, transaction: t.token } };
   const fund = await core.get<FundDoc>(FUNDS, a.fund_token);
   const recorded = port
     .recordPayment({
@@ -467,13 +503,13 @@ async function chargeCurrency(
       status: t.state === 'in_progress' ? 'IN PROGRESS' : 'PAID',
       autopay_agreement: a.token,
       // What each owed when the sale was priced: a balance that moved since records nothing (module comment).
-      invoices: invoices.map((i) => ({ number: i.number, amount_cents: due(i), owing_cents: i.owing_cents, ...(i.discount_cents ? { discount_cents: i.discount_cents } : {}) })),
+      invoices: charge.invoices.map((i) => ({ number: i.number, amount_cents: i.charge_cents, owing_cents: i.owing_cents, ...(i.discount_cents ? { discount_cents: i.discount_cents } : {}) })),
     })
     .then(
       () => true,
       (err: unknown) => (isBalanceMoved(err) ? false : Promise.reject(err)),
     );
-  if (!(await recorded)) return giveBackAndSkip(ctx, port, a, today, { token: t.token, amount_cents: amount }, invoices, true);
+  if (!(await recorded)) return giveBackAndSkip(ctx, port, a, today, { token: t.token, amount_cents: amount }, charge.invoices, true);
   await gateway.linkPayment(t.token, { identifier: t.token, amount_cents: amount });
   return { outcome: 'approved', token: t.token };
 }

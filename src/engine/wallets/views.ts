@@ -1,8 +1,8 @@
 import type { EngineCore, Tx } from '../core';
-import { brandName } from '../gateway/reference-data';
 import { TRANSACTIONS, type TxDoc } from '../gateway/transaction-record';
 import type { Address } from './instruments';
-import { FUNDS, cardDisplay, type FundData, type FundDoc, type WalletData } from './records';
+import { FUNDS, type FundData, type FundDoc, type WalletData } from './records';
+import { fundDisplay } from './fund-state';
 
 /** The reference's Wallet, CreditCard and BankAccount views. */
 export interface WalletView {
@@ -49,7 +49,7 @@ export const methodView = async (reader: Tx | EngineCore, f: FundData): Promise<
   };
   if (f.card) {
     const c = f.card;
-    const display = cardDisplay(brandName(c.brand), c.last4);
+    const display = fundDisplay(f);
     return {
       ...common,
       cardholder: c.cardholder,
@@ -68,8 +68,8 @@ export const methodView = async (reader: Tx | EngineCore, f: FundData): Promise<
   return {
     ...common,
     account_holder: b.account_holder,
-    account_number: ` (${b.last4})`,
-    display_name: ` (${b.last4})`,
+    account_number: fundDisplay(f),
+    display_name: fundDisplay(f),
     routing_number: b.routing_number,
     institution_number: b.institution_number,
     branch_number: b.branch_number,

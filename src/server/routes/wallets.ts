@@ -7,6 +7,8 @@ import { ref } from '../../shared/schemas/components';
 import {
   AutopayCreate,
   AutopayLookup,
+  AutopayPreview,
+  AutopayPreviewQuery,
   AutopayRetrieveResponse,
   AutopayRevoke,
   AutopayUpdate,
@@ -135,7 +137,8 @@ export const removeWalletMethod = defineRoute({
   operationId: 'removeWalletMethod',
   tags: ['Wallets'],
   summary: 'Remove a payment method from a wallet',
-  description: 'It no longer shows in the wallet and can no longer pay; past transactions still name its token.',
+  description:
+    "It no longer shows in the wallet and can no longer pay; past transactions still name its token. An autopay agreement using it stays on without a fund it can charge (`fund_problem: removed` in GET /api/autopay): each due date's sale is refused and listed in the agreement's `last_failures`, and its invoices stay owing, until the agreement is moved to another fund (PUT /api/autopay) or revoked and made again.",
   params: MethodParams,
   invalidKind: 'precondition',
   errorShape: 'wallet_method',
@@ -182,7 +185,10 @@ invoices whose \`auto_debit_reference\` it lists. Once per local day the due ope
 currency and recorded as an invoicing payment; a decline is tried again the next day while the invoices stay due.
 An invoice whose charged money came back is not charged again by autopay: after a refund or void of the sale (for the invoices it put
 back owing), a chargeback, or a bank return other than for missing funds. A return for missing funds (R01, R09) is presented again at most
-twice, then held. Creating a new agreement for the customer (a new authorization) releases its held invoices.`;
+twice, then held. Creating a new agreement for the customer (a new authorization) releases its held invoices.
+A new agreement's first run is the next tick (within seconds): it charges at once every covered invoice already due, overdue ones too;
+GET /api/autopay/preview says which and how much before it is made. A sale not made (declined, or refused because the fund was removed
+or locked) is listed in the agreement's \`last_failures\` until its next run.`;
 
 const autopayFailure = { 412: { description: 'Precondition failed (customer_not_found, payment_method_not_found, fund_not_authorized, autopay_exists, autopay_not_found)', schema: ref(ErrorBody) } };
 
@@ -231,6 +237,22 @@ export const retrieveAutopay = defineRoute({
     const customer = query.customer_identifier ?? (body as { customer_identifier?: string }).customer_identifier;
     if (!customer) throw fail.precondition('customer_identifier_unspecified', 'customer_identifier is required');
     return { status: 201, body: await engine.autopay.retrieve(customer) };
+  },
+});
+
+export const previewAutopay = defineRoute({
+  method: 'get',
+  path: '/api/autopay/preview',
+  operationId: 'previewAutopay',
+  tags: ['Autopay'],
+  summary: 'What creating an autopay agreement would charge at once',
+  description:
+    "Laneway's own operation (not in the reference API). An agreement made now runs at the next tick and charges, in one sale per currency, every invoice it covers that is due on or before today (the account's time zone), overdue ones too. This answers those sales as that run would make them: the same invoices (auto_debit not N, owing, not claimed by another agreement's references), each for what it owes less an early-payment discount still open today. Held invoices count, because a new agreement releases them. Nothing is charged or stored. `autopay_reference` as the create would send it.",
+  query: AutopayPreviewQuery,
+  invalidKind: 'precondition',
+  responses: { 200: { description: 'The sales a new agreement would make at once (none: nothing is due yet)', schema: ref(AutopayPreview) }, ...autopayFailure },
+  async handler({ engine, query }) {
+    return { body: await engine.autopay.preview(query) };
   },
 });
 
@@ -337,6 +359,7 @@ export const walletRoutes: AnyRoute[] = [
   createAutopay,
   updateAutopay,
   retrieveAutopay,
+  previewAutopay,
   revokeAutopay,
   loadGiftCard,
   readGiftCard,

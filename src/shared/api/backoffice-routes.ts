@@ -89,6 +89,7 @@ export const backofficeRoutes = {
   wallets: { method: 'GET', path: '/api/gateway/v1/wallets/search' },
   removeWalletMethod: { method: 'DELETE', path: '/api/gateway/v1/wallets/:wallet_token/methods/:fund_token' },
   autopay: { method: 'GET', path: '/api/autopay' },
+  previewAutopay: { method: 'GET', path: '/api/autopay/preview' },
   createAutopay: { method: 'POST', path: '/api/autopay' },
   revokeAutopay: { method: 'POST', path: '/api/autopay/revoke' },
   invite: { method: 'POST', path: '/api/invitations' },

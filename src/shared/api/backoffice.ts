@@ -24,7 +24,7 @@ import { backofficeRoutes } from './backoffice-routes';
 import { ResolutionQuery, SyncException, SyncExceptionHandle, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
 import type { Endpoint } from './pos';
 import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../schemas/backoffice-details';
-import { AutopayCreate, AutopayLookup, AutopayRetrieveResponse, AutopayRevoke, Wallet, WalletSearchQuery } from '../schemas/wallets';
+import { AutopayCreate, AutopayLookup, AutopayPreview, AutopayPreviewQuery, AutopayRetrieveResponse, AutopayRevoke, Wallet, WalletSearchQuery } from '../schemas/wallets';
 import { InvitationBody } from '../schemas/receivables-customers';
 import { ReminderCounts } from '../schemas/notifications';
 import { CommentCreate, DisputeClose, DisputeOpen, IdentifierMessage } from '../schemas/collaboration';
@@ -118,6 +118,7 @@ export const backofficeEndpoints = {
   removeWalletMethod: { ...backofficeRoutes.removeWalletMethod, response: Type.Object({ fund_token: Type.String() }) },
   // The reference also reads this GET's customer from a JSON body; the screens send the query (boCall sends no GET body).
   autopay: { ...backofficeRoutes.autopay, query: AutopayLookup, body: AutopayLookup, response: AutopayRetrieveResponse },
+  previewAutopay: { ...backofficeRoutes.previewAutopay, query: AutopayPreviewQuery, response: AutopayPreview },
   createAutopay: { ...backofficeRoutes.createAutopay, body: AutopayCreate, response: Type.Object({ token: Type.String() }) },
   revokeAutopay: { ...backofficeRoutes.revokeAutopay, body: AutopayRevoke, response: Type.Object({}) },
   invite: { ...backofficeRoutes.invite, body: InvitationBody, response: Type.Object({}) },

@@ -199,6 +199,26 @@ export const AutopayRevoke = Type.Object({
 
 export const AutopayLookup = Type.Object({ customer_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
 
+export const AutopayFailure = component(
+  'AutopayFailure',
+  Type.Object(
+    {
+      date: Type.String({ description: "The run's day (YYYY-MM-DD, the account's time zone)." }),
+      currency: Type.String(),
+      amount_cents: Type.Integer({ description: 'What the sale asked for.' }),
+      invoices: Type.Array(Type.String(), { description: 'The invoice numbers it was to pay: they stay owing.' }),
+      cause: Type.Union(['method_removed', 'method_locked', 'declined', 'refused'].map((c) => Type.Literal(c)), {
+        description: 'method_removed / method_locked: the gateway refused the agreement\'s payment method; declined: the issuer or bank declined the sale; refused: the gateway refused it for another reason (`code`).',
+      }),
+      code: nullableString,
+      message: Type.Union([Type.String(), Type.Null()], { description: "The gateway's words, for a decline; may name the method's token, so screens word the cause themselves." }),
+      transaction: Type.Union([Type.String(), Type.Null()], { description: 'The declined sale (none when the gateway refused before making one).' }),
+    },
+    { description: 'A sale of an autopay run that was not made: its invoices were not paid.' },
+  ),
+);
+export type AutopayFailure = Static<typeof AutopayFailure>;
+
 const autopayFields = {
   agreement_token: Type.String(),
   fund_token: Type.String(),
@@ -213,6 +233,11 @@ const autopayFields = {
   created_at: Type.String(),
   last_run_date: nullableString,
   last_result: nullableString,
+  fund_display: Type.Union([Type.String(), Type.Null()], { description: "The fund as people name it (a card's brand and last four), never its token; null when no such fund is stored." }),
+  fund_problem: Type.Union([Type.Literal('removed'), Type.Literal('locked'), Type.Literal('expired'), Type.Null()], {
+    description: 'Why the fund cannot pay today (removed from its wallet, locked, an expired card): autopay stays on but each charge fails until the agreement is moved to another fund (PUT) or made again; null when it can pay.',
+  }),
+  last_failures: Type.Array(ref(AutopayFailure), { description: 'The sales of the last run that were not made (empty when all were, or nothing was due).' }),
 };
 
 export const Autopay = component('Autopay', Type.Object(autopayFields));
@@ -245,6 +270,28 @@ export const AutopayRetrieveResponse = Type.Object({
     Type.Array(SkippedInvoice, { description: "Invoices the last run of an agreement charged and gave the charge back for, and why. The next run charges what they owe then." }),
   ),
 });
+
+export const AutopayPreviewQuery = Type.Object({
+  customer_identifier: Type.String({ minLength: 1, maxLength: 100 }),
+  autopay_reference: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })])),
+});
+export type AutopayPreviewQuery = Static<typeof AutopayPreviewQuery>;
+
+export const AutopayPreview = component(
+  'AutopayPreview',
+  Type.Object({
+    as_of_date: Type.String({ description: "Today in the account's time zone (YYYY-MM-DD): invoices due on or before it are charged at once." }),
+    charges: Type.Array(
+      Type.Object({
+        currency: Type.String({ description: 'ISO 4217: one sale per currency.' }),
+        amount_cents: Type.Integer(),
+        invoices: Type.Array(Type.Object({ invoice_number: Type.String(), due_date: Type.String(), amount_cents: Type.Integer({ description: 'Owing less an early-payment discount still open today.' }) })),
+      }),
+      { description: 'Empty: nothing is due, so the agreement charges nothing before the next due date.' },
+    ),
+  }),
+);
+export type AutopayPreview = Static<typeof AutopayPreview>;
 
 // ---- Gift cards ----
 

@@ -4,10 +4,11 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Confirm, Field, Money, Notice, day, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { DeliveryNotice, useDelivery } from './MailOutcome';
+import { AutopaySection, type Method } from './AutopaySection';
 import './details.css';
 
 /**
- * The customer page's panels: hierarchy, notes, invitations, wallets and autopay. Each calls the
+ * The customer page's panels: hierarchy, notes, invitations, wallets (and autopay, AutopaySection.tsx). Each calls the
  * API's own operations and shows what the engine answers; the engine decides every rule (a loop in
  * the hierarchy, who may be invited, which fund may pay), the panels only hide what the role cannot do.
  */
@@ -230,60 +231,11 @@ export function InvitationsPanel({ data }: { data: Customer }) {
   );
 }
 
-type Method = { token: string; label: string; detail: string; wallet: string };
-
 function methodsOf(wallets: BoAnswer<'wallets'>['wallets']): Method[] {
   return wallets.flatMap((w) => [
     ...w.credit_cards.map((c) => ({ token: c.token, wallet: w.token, label: c.card_number, detail: `expires ${String(c.expiry_month).padStart(2, '0')}/${String(c.expiry_year).slice(-2)}${c.cardholder ? ` · ${c.cardholder}` : ''}` })),
     ...w.bank_accounts.map((b) => ({ token: b.token, wallet: w.token, label: b.display_name, detail: `${b.account_type}${b.account_holder ? ` · ${b.account_holder}` : ''}` })),
   ]);
-}
-
-type Held = NonNullable<BoAnswer<'autopay'>['held_invoices']>[number];
-const HELD_BECAUSE: Record<Held['cause'], string> = {
-  refunded: 'its payment was refunded',
-  voided: 'its payment was voided',
-  charged_back: 'the cardholder charged it back',
-  returned: 'the bank returned the debit',
-  returned_nsf: 'the bank returned the debit three times for missing funds',
-};
-
-/** Invoices autopay no longer charges on its own: said, with why and how to charge them again. */
-function HeldInvoices({ held }: { held: Held[] }) {
-  const go = useRoute((s) => s.go);
-  if (held.length === 0) return null;
-  return (
-    <div aria-label="Invoices autopay leaves alone">
-      <p className="small">Autopay no longer charges {held.length === 1 ? 'this invoice' : 'these invoices'} on its own, because a charge came back. Turning autopay off and on again (a new authorization from the customer) lets it charge {held.length === 1 ? 'it' : 'them'} again.</p>
-      <ul className="small">
-        {held.map((h) => (
-          <li key={h.invoice_number}>
-            <a href={link('invoices', h.invoice_number)} onClick={(e) => (e.preventDefault(), go(link('invoices', h.invoice_number)))}>{h.invoice_number}</a>: {HELD_BECAUSE[h.cause]} ({day(h.held_at.slice(0, 10))})
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
-type Skipped = NonNullable<BoAnswer<'autopay'>['skipped_invoices']>[number];
-
-/** Invoices the last autopay run charged and gave the charge back for: said, with the engine's why. */
-function SkippedInvoices({ skipped }: { skipped: Skipped[] }) {
-  const go = useRoute((s) => s.go);
-  if (skipped.length === 0) return null;
-  return (
-    <div aria-label="Invoices autopay skipped">
-      <p className="small">The last autopay run did not pay {skipped.length === 1 ? 'this invoice' : 'these invoices'}:</p>
-      <ul className="small">
-        {skipped.map((s) => (
-          <li key={s.invoice_number}>
-            <a href={link('invoices', s.invoice_number)} onClick={(e) => (e.preventDefault(), go(link('invoices', s.invoice_number)))}>{s.invoice_number}</a> ({day(s.date)}): {s.message}
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
 }
 
 export function WalletsPanel({ identifier, autopayOn }: { identifier: string; autopayOn: boolean }) {
@@ -292,7 +244,6 @@ export function WalletsPanel({ identifier, autopayOn }: { identifier: string; au
   const { data: found, error } = useLoad((c) => boCall(c, 'wallets', { query: { type: 'customer', locator: identifier } }), [identifier]);
   const { data: autopay } = useLoad(async (c) => (autopayOn ? boCall(c, 'autopay', { query: { customer_identifier: identifier }, body: {} }) : undefined), [identifier, autopayOn]);
   const [removing, setRemoving] = useState<Method | null>(null);
-  const [fund, setFund] = useState('');
   const [result, setResult] = useState<{ ok?: string; error?: string }>({});
   const [busy, setBusy] = useState(false);
   const methods = methodsOf(found?.wallets ?? []);
@@ -311,7 +262,6 @@ export function WalletsPanel({ identifier, autopayOn }: { identifier: string; au
     }
   };
   const agreement = autopay?.autopays[0];
-  const paying = agreement && methods.find((m) => m.token === agreement.fund_token);
   return (
     <div className="card bo-stack" aria-label="Wallet">
       <h2>Wallet</h2>
@@ -326,38 +276,25 @@ export function WalletsPanel({ identifier, autopayOn }: { identifier: string; au
           ))}
         </ul>
       )}
-      {autopayOn && (
-        <div className="bo-autopay" aria-label="Autopay">
-          {agreement ? (
-            <>
-              <p>Autopay is <strong>on</strong>: due invoices are charged to {paying?.label ?? agreement.fund_token} on their due date.</p>
-              {money && creds && <button type="button" disabled={busy} onClick={() => void run(() => boCall(creds, 'revokeAutopay', { body: { customer_identifier: identifier, token: agreement.agreement_token } }), 'Autopay turned off.')}>Turn autopay off</button>}
-            </>
-          ) : (
-            <>
-              <p>Autopay is <strong>off</strong>.</p>
-              {money && creds && methods.length > 0 && (
-                <form className="bo-filters" onSubmit={(e) => (e.preventDefault(), void run(() => boCall(creds, 'createAutopay', { body: { customer_identifier: identifier, fund_token: fund || methods[0]!.token } }), 'Autopay turned on.'))}>
-                  <select aria-label="Pay with" value={fund || methods[0]!.token} onChange={(e) => setFund(e.target.value)}>
-                    {methods.map((m) => <option key={m.token} value={m.token}>{m.label}</option>)}
-                  </select>
-                  <button type="submit" disabled={busy}>Turn autopay on</button>
-                </form>
-              )}
-            </>
-          )}
-          <HeldInvoices held={autopay?.held_invoices ?? []} />
-          <SkippedInvoices skipped={autopay?.skipped_invoices ?? []} />
-        </div>
-      )}
+      {autopayOn && <AutopaySection identifier={identifier} methods={methods} autopay={autopay} creds={creds} money={money} busy={busy} run={run} fail={(message) => setResult({ error: message })} />}
       <Notice error={result.error} />
       {result.ok && <p role="status" className="ok small">{result.ok}</p>}
       {removing && creds && (
         <Confirm
           title="Remove this payment method?"
-          body={<p>{removing.label} will no longer be able to pay. Past payments keep naming it.</p>}
+          body={
+            <>
+              <p>{removing.label} will no longer be able to pay. Past payments keep naming it.</p>
+              {agreement?.fund_token === removing.token && (
+                <p className="notice warn">
+                  Autopay charges {removing.label}. Once it is removed autopay stays on but cannot charge: invoices that fall due stay unpaid until autopay is turned off and on again with another payment method.
+                </p>
+              )}
+            </>
+          }
           confirm="Remove"
           danger
+          cancelFirst
           busy={busy}
           onCancel={() => setRemoving(null)}
           onConfirm={() => void run(() => boCall(creds, 'removeWalletMethod', { params: { wallet_token: removing.wallet, fund_token: removing.token } }), `${removing.label} removed.`)}

@@ -97,11 +97,15 @@ function ClockBanner() {
         <Confirm
           title={`Move the sandbox clock ${asked.words} ahead?`}
           body={
-            <p>
-              It is {now} here. Every cut-off in that time runs as it would have: open batches close, deposits are made and statements are issued. The clock only moves forward: it cannot be put back.
-            </p>
+            <>
+              <p>
+                It is {now} here. Every cut-off in that time runs as it would have: open batches close, deposits are made and statements are issued. The clock only moves forward: it cannot be put back.
+              </p>
+              <p>Autopay runs too: customers with autopay on are charged, on their saved card or bank account, for the invoices that fall due in that time.</p>
+            </>
           }
           confirm={`Advance ${asked.words}`}
+          cancelFirst
           busy={busy}
           onCancel={() => setAsked(null)}
           onConfirm={() => void move(asked.by)}

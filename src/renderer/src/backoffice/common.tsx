@@ -211,6 +211,10 @@ export function fieldErrors(err: unknown): { fields: Record<string, string>; mes
  */
 export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean; fieldFirst?: boolean; cancel?: string; cancelFirst?: boolean }) {
   const box = useRef<HTMLDivElement>(null);
+  // Read while rendering, before the dialog's own autoFocus takes the focus from what opened it.
+  const [opener] = useState(() => document.activeElement as HTMLElement | null);
+  // Closed, the focus goes back where the person was, not to the top of the page.
+  useEffect(() => () => void (opener?.isConnected && opener.focus()), [opener]);
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
       if (e.key === 'Escape') props.onCancel();
