@@ -265,6 +265,11 @@ describe('capability rules', () => {
       expect((await view(plain)).discount_amount_cents).toBe(1234);
       const bad = await importInvoice({ number: uid('INV'), customer_identifier: uid('C'), amount: 1, discount_rate: 1.5 });
       expect(fields(bad.body)).toContain('discount_rate');
+      // A discount of the whole invoice or more would never be given: refused, nothing kept.
+      const whole = uid('INV');
+      const over = await importInvoice({ number: whole, customer_identifier: uid('C'), amount: 330, discount_amount_cents: 1000 });
+      expect([over.status, fields(over.body)]).toEqual([412, ['discount_amount_cents']]);
+      expect((await ctx.api.get(`/api/exports/invoice/${whole}`)).status).toBe(404);
     });
     // Without the discount configuration the fields are ignored (as the reference's example sends them).
     const off = uid('INV');

@@ -108,6 +108,12 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
   const division = await resolveInvoiceDivision(s, header.divisionCode, header.divisionName, prev.division, problems);
   const attachment = readAttachment(input, problems);
   const amount = invoiceAmount({ ...header, ...plan, lines, lineInputs }, prev, problems);
+  // A discount of the whole invoice or more is never given (early-discount.ts): said, not kept unused.
+  // (A rate, sent or kept, decides the discount itself: the amount sent beside it is not used.)
+  const byRate = (discount.rate ?? prev.discount_rate ?? null) !== null;
+  if (discount.enabled && !byRate && discount.amount !== undefined && amount !== undefined && amount > 0 && discount.amount >= amount) {
+    problems.add('discount_amount_cents', 'discount_not_less_than_amount', `(${discount.amount}) must be less than the invoice amount (${amount})`);
+  }
   const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, header.currency, problems, options.customerOnFile === true) : undefined;
   const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => !isInvoiceExtraKey(k));
   problems.throwIfAny();
