@@ -108,4 +108,7 @@ export const backofficeRoutes = {
   syncUpstream: { method: 'GET', path: '/api/sync/upstream' },
   setSyncUpstream: { method: 'PUT', path: '/api/sync/upstream' },
   removeSyncUpstream: { method: 'DELETE', path: '/api/sync/upstream' },
+  // Gift cards (../../renderer/src/backoffice/GiftCards.tsx): the reference's load and read.
+  readGiftCard: { method: 'POST', path: '/api/gateway/v1/gift_card/read' },
+  loadGiftCard: { method: 'POST', path: '/api/gateway/v1/gift_card' },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string }>;

@@ -24,7 +24,7 @@ import { backofficeRoutes } from './backoffice-routes';
 import { ResolutionQuery, SyncException, SyncExceptionHandle, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
 import type { Endpoint } from './pos';
 import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../schemas/backoffice-details';
-import { AutopayCreate, AutopayLookup, AutopayRetrieveResponse, AutopayRevoke, Wallet, WalletSearchQuery } from '../schemas/wallets';
+import { AutopayCreate, AutopayLookup, AutopayRetrieveResponse, AutopayRevoke, GiftCardLoad, GiftCardLoadResponse, GiftCardRead, GiftCardReadResponse, Wallet, WalletSearchQuery } from '../schemas/wallets';
 import { InvitationBody } from '../schemas/receivables-customers';
 import { ReminderCounts } from '../schemas/notifications';
 import { CommentCreate, DisputeClose, DisputeOpen, IdentifierMessage } from '../schemas/collaboration';
@@ -136,6 +136,8 @@ export const backofficeEndpoints = {
   syncUpstream: { ...backofficeRoutes.syncUpstream, response: Type.Object({ upstream: Type.Union([ref(UpstreamView), Type.Null()]) }) },
   setSyncUpstream: { ...backofficeRoutes.setSyncUpstream, body: UpstreamSet, response: ref(UpstreamView) },
   removeSyncUpstream: { ...backofficeRoutes.removeSyncUpstream, response: Type.Object({ upstream: Type.Null() }) },
+  readGiftCard: { ...backofficeRoutes.readGiftCard, body: GiftCardRead, response: GiftCardReadResponse },
+  loadGiftCard: { ...backofficeRoutes.loadGiftCard, body: GiftCardLoad, response: GiftCardLoadResponse },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;
