@@ -10,6 +10,7 @@ import { authorize } from '../engine/account';
 import { authenticate } from './auth';
 import { grantsOf, scopeOf } from './role-grants';
 import { SHAPES_FOR_MALFORMED_REQUESTS, toErrorReply, type ErrorShape } from './errors';
+import { GATEWAY_ERROR_HEADER } from '../shared/error-header';
 import { anonymousLimitFor, DEFAULT_RATE_LIMIT, RateLimits } from './rate-limit';
 import { checkCrossSite, hostChecker } from './request-guard';
 import { checkBodyType, checkDepth, checkText, dropPrototypeKeys, httpError, JSON_TYPES, MAX_BODY_DEPTH, MAX_OBJECT_KEYS } from './request-body';
@@ -77,14 +78,18 @@ function sendError(res: Response, err: unknown, engine: Engine, req: Request, sh
   if (!isEngineError(err)) {
     engine.logger.error({ err, method: req.method, path: redactPans(req.path) }, 'unhandled error in route');
   }
-  const { status, body } = toErrorReply(err, shape);
+  const { status, body, words } = toErrorReply(err, shape);
   // Messages name what was asked for (`No customer with identifier ...`): a card number sent as a
   // path or a field value must not come back in clear.
   maskCardNumbersInFreeText(body);
   // No WWW-Authenticate on 401: a Basic challenge makes a browser prompt for the key and then
   // replay it on every request to this origin, including ones a hostile page starts.
-  if (!res.headersSent) res.status(status).json(body);
-  else res.end();
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (words) res.setHeader(GATEWAY_ERROR_HEADER, encodeURIComponent(JSON.stringify(maskCardNumbersInFreeText(words))));
+  res.status(status).json(body);
 }
 
 

@@ -1,6 +1,7 @@
 import type { ErrorKind } from '../engine/errors';
 import { EngineError, fail, isEngineError } from '../engine/errors';
 import { operationErrorResponseCode } from '../engine/gateway/reference-data';
+import type { GatewayErrorWords } from '../shared/error-header';
 import { applicationErrors } from './onboarding-errors';
 
 /** The one mapping from engine error kinds to HTTP statuses (the spec's Errors table). */
@@ -27,6 +28,8 @@ export const UNAUTHORIZED_TEXT = 'Please log in or create an account to continue
 export interface ErrorReply {
   status: number;
   body: Record<string, unknown>;
+  /** A gateway error's words for people, sent as the GATEWAY_ERROR_HEADER beside the reference's code-only body. */
+  words?: GatewayErrorWords;
 }
 
 /**
@@ -78,7 +81,10 @@ export function toErrorReply(err: unknown, shape?: ErrorShape): ErrorReply {
   if (shape === 'ecommerce' && e.kind !== 'rate_limited') return ecommerceReply(e, status);
   // Exactly the reference's shape: clients build their message from every key they find (an `error`
   // text would be read as a second error).
-  if (e.kind === 'gateway') return { status, body: { success: false, errors: [e.code], response_code: operationErrorResponseCode(e.code) } };
+  // The engine's words go beside it, in a header of ours (GATEWAY_ERROR_HEADER).
+  if (e.kind === 'gateway') {
+    return { status, body: { success: false, errors: [e.code], response_code: operationErrorResponseCode(e.code) }, words: { error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) } };
+  }
   if (e.kind === 'rate_limited') return { status, body: { error: RATE_LIMIT_TEXT, code: RATE_LIMIT_CODE } };
   const details = e.details ? { details: e.details } : {};
   if (e.kind === 'precondition' && shape === 'wallet') {

@@ -151,4 +151,22 @@ describe('taking payment', () => {
     ]);
     expect((await rig.t.engine.giftCards.read({ card_number: '6277000011112222', pin: '4321' })).balance).toBe(0);
   });
+
+  it('says what is left on a gift card once a tender is approved, as the debit left it, in the screen\'s locale', async () => {
+    rig = await openRegister();
+    await rig.t.engine.giftCards.load({ card_number: '6277000011113333', activated: true, load_amount_cents: 5000 });
+    const sale = await rig.sale('4002', '1001'); // 5341
+    const ten = await rig.tender(sale, { type: 'gift_card', gift_card: { card_number: '6277000011113333' }, amount_cents: 1000 });
+    expect(ten.tender).toMatchObject({ status: 'approved', amount_cents: 1000 });
+    expect(ten.gift_card_balance_cents).toBe(4000);
+    expect(ten.message).toBe('Gift card •••• 3333: approved. Left on the card: $40.00.');
+    // Written as the cashier's screen writes money (Accept-Language).
+    const more = await rig.register.tender(sale.id, { shift: rig.shift, type: 'gift_card', gift_card: { card_number: '6277000011113333' }, amount_cents: 1250 }, null, 'fr-CA');
+    expect(more.gift_card_balance_cents).toBe(2750);
+    expect(more.message.replace(/\s/g, ' ')).toBe('Gift card •••• 3333: approved. Left on the card: 27,50 $ US.');
+    expect((await rig.t.engine.giftCards.read({ card_number: '6277000011113333' })).balance).toBe(2750);
+    // Not a gift card: no balance in the answer.
+    const cash = await rig.tender(sale, { type: 'cash', tendered_cents: 5000 });
+    expect(cash.gift_card_balance_cents).toBeUndefined();
+  });
 });

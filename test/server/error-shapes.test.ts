@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { card, startGateway, VISA, type Harness } from '../helpers/gateway';
+import { GATEWAY_ERROR_HEADER, readGatewayErrorHeader } from '../../src/shared/error-header';
 
 // The reference's own error shapes, chosen per route (RouteDef.errorShape, src/server/errors.ts):
 // the exact text of each body, key order included, since clients print every key they find.
@@ -60,6 +61,25 @@ describe('error shapes per route', () => {
     expect([load.status, text(load.body)]).toEqual([500, operationError]);
     const unparsable = await h.api.request('POST', '/api/gateway/v1/orders/sale', { raw: '{"amount_cents": 5' });
     expect([unparsable.status, text(unparsable.body)]).toEqual([500, text({ success: false, errors: ['invalid_json'], response_code: 999 })]);
+  });
+
+  it('a gateway operation error carries the engine\'s words in a header of ours, its body the reference\'s exactly', async () => {
+    const words = (res: { headers: Headers }) => readGatewayErrorHeader(res.headers.get(GATEWAY_ERROR_HEADER));
+    await h.api.post('/api/gateway/v1/gift_card', { card_number: '6277000012345678', pin: '2468', activated: 'true', load_amount_cents: 1000 });
+    const wrongPin = await h.api.post('/api/gateway/v1/gift_card', { card_number: '6277000012345678', pin: '1111', load_amount_cents: 1000 });
+    expect([wrongPin.status, text(wrongPin.body)]).toEqual([500, text({ success: false, errors: ['incorrect_pin'], response_code: 999 })]);
+    expect(words(wrongPin)).toEqual({ error: 'The PIN does not match this gift card', code: 'incorrect_pin' });
+    // A request failing its schema: the field it names, as the common shape's details do.
+    const lots = await h.api.post('/api/gateway/v1/gift_card', { card_number: '6277000012345678', load_amount_cents: 'lots' });
+    expect(text(lots.body)).toBe(text({ success: false, errors: ['validation_failed'], response_code: 999 }));
+    expect(words(lots)).toMatchObject({ code: 'validation_failed', details: [{ field: 'load_amount_cents' }] });
+    // Plain ASCII on the wire, whatever the words hold; a card number in them masked as in any error.
+    const raw = wrongPin.headers.get(GATEWAY_ERROR_HEADER)!;
+    expect(raw).toMatch(/^[\x21-\x7e]+$/);
+    const sale = await h.api.post('/api/gateway/v1/orders/sale', { amount_cents: 500, gift_card: '6277000012345678' });
+    expect(JSON.stringify(words(sale) ?? {})).not.toContain('6277000012345678');
+    // Other shapes carry no such header: their body has the words already.
+    expect((await h.api.get('/api/gateway/v1/wallets/NOPE')).headers.get(GATEWAY_ERROR_HEADER)).toBeNull();
   });
 
   it('other routes keep answering a request failing its schema in the common shape', async () => {

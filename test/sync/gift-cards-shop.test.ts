@@ -20,6 +20,8 @@ afterAll(async () => {
 interface Tendered {
   sale: { id: string; status: string };
   tender: { status: string; amount_cents: number; label: string; gift_card_last4: string | null };
+  message: string;
+  gift_card_balance_cents?: number | null;
 }
 
 const CARDS = { a: '6277000011112222', b: '6277000033335555', c: '6277000044446666', d: '6277000055557777', e: '6277000066668888', f: '6277000077779999', g: '6277000088881111', h: '6277000099992222', i: '6277000012123434' };
@@ -83,9 +85,12 @@ describe('gift cards across a shop', () => {
     expect(paid1.status).toBe(200);
     expect((paid1.body as unknown as Tendered).tender).toMatchObject({ status: 'approved', amount_cents: 2000, label: 'Gift card •••• 2222', gift_card_last4: '2222' });
     expect((paid1.body as unknown as Tendered).sale.status).toBe('paid');
+    // What the hub's debit left on the card comes back with the lane's answer: no other call.
+    expect(paid1.body).toMatchObject({ gift_card_balance_cents: 3000, message: 'Gift card •••• 2222: approved. Left on the card: $30.00.' });
     const two = await open(1, 1);
     const paid2 = await payGift(1, two.id, CARDS.a);
     expect((paid2.body as unknown as Tendered).tender).toMatchObject({ status: 'approved', amount_cents: 1000 });
+    expect(paid2.body.gift_card_balance_cents).toBe(2000);
     // One balance: the hub's, read the same from either lane.
     expect(await balance(hub, CARDS.a)).toBe(2000);
     expect(await balance(lanes[0]!, CARDS.a)).toBe(2000);
@@ -155,6 +160,8 @@ describe('gift cards across a shop', () => {
     expect(over.body.code).toBe('offline_floor_exceeded');
     const within = await payGift(1, sale.id, CARDS.e, 2000);
     expect((within.body as unknown as Tendered).tender).toMatchObject({ status: 'approved', amount_cents: 2000, label: 'Gift card •••• 8888' });
+    // Apart: what the hub's copy held, less what this lane spent of it.
+    expect(within.body.gift_card_balance_cents).toBe(3000);
     expect((await payGift(1, sale.id, CARDS.e, 1000)).body.code).toBe('offline_floor_exceeded');
     // A PIN only the hub can check: not spent apart.
     expect((await payGift(1, sale.id, CARDS.g)).body.code).toBe('gift_card_pin_needs_hub');

@@ -241,9 +241,8 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
     wallet = vaulted.wallet.token;
     fund = vaulted.fund?.token ?? null;
   }
-  if (gift && approved && r.gift?.card) {
-    await ctx.giftCards.putInTx(tx, { ...r.gift.card, balance_cents: r.gift.card.balance_cents - p.amount }, 'gift_card.redeemed');
-  }
+  const giftLeft = gift && approved && r.gift?.card ? r.gift.card.balance_cents - p.amount : undefined;
+  if (giftLeft !== undefined) await ctx.giftCards.putInTx(tx, { ...r.gift!.card!, balance_cents: giftLeft }, 'gift_card.redeemed');
   const data = buildTransaction(stampOf(ctx, tx), {
     action,
     // A verify moves no money: the one recorded for a new card that failed it is for 0, as the
@@ -275,5 +274,6 @@ export async function chargeInTx(ctx: GatewayContext, tx: Tx, p: PreparedCharge)
     device: p.device,
   });
   await putTx(tx, data, true);
-  return resultOf(ctx, data);
+  const result = resultOf(ctx, data);
+  return giftLeft === undefined ? result : { ...result, gift_balance_cents: giftLeft };
 }

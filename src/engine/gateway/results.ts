@@ -6,6 +6,11 @@ import { transactionView, type TxData } from './transaction-record';
 export interface TransactionResult {
   approved: boolean;
   body: TransactionResponse;
+  /**
+   * A gift card sale's balance left on the card, read in the unit of work that debited it (not in
+   * the reference's body: the register's tender answer says it). Absent otherwise, and on a replay.
+   */
+  gift_balance_cents?: number;
 }
 
 export function resultOf(ctx: GatewayContext, t: TxData): TransactionResult {

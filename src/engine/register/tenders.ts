@@ -31,6 +31,8 @@ export interface TenderOutcome {
   sale: Sale;
   tender: Tender;
   message: string;
+  /** An approved gift card tender: what is left on the card, as the debit left it (null when not known: a tender settled later from the gateway's record). */
+  gift_card_balance_cents?: number | null;
 }
 
 
@@ -199,12 +201,15 @@ function fromCopy(copy: GiftCardCopy, card: string, hubDown: boolean): GiftRead 
   return { token: copy.token, balance: copy.balance_cents, card, viaHub: false, hubDown, copy };
 }
 
-/** A spend from the hub's copy while apart: approved here within the floor, no transaction until the hub debits it. */
-function copyOutcome(copy: GiftCardCopy, amount: number): GatewayOutcome {
+/**
+ * A spend from the hub's copy while apart: approved here within the floor, no transaction until the
+ * hub debits it. What is left is the copy's balance less this lane's spends apart (`spent`) and this one.
+ */
+function copyOutcome(copy: GiftCardCopy, amount: number, spent: number): GatewayOutcome {
   const outcome = { approved: true, response_code: 1, error_code: null, message: 'APPROVED OFFLINE', errors: null, authorization_code: null } as unknown as TenderRecord['outcome'];
   return {
     result: { approved: true, body: { success: true, transaction: '', authorization: null, gateway_token: null, order: null, wallet: null, response_code: 1, transactions: [] } },
-    record: { card: null, terminal: null, gift_last4: copy.last4, amount_cents: amount, outcome },
+    record: { card: null, terminal: null, gift_last4: copy.last4, amount_cents: amount, outcome, gift_balance_cents: copy.balance_cents - spent - amount },
   };
 }
 
@@ -234,7 +239,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     const due = totalsOf(sale).balance_cents;
     let amount = input.amount_cents ?? due;
     amountWithin(amount, due, 'amount_cents', sale.currency, words);
-    let apart: { since: string | null } | undefined;
+    let apart: { since: string | null; spent: number } | undefined;
     if (gift) {
       amount = Math.min(amount, gift.balance);
       const link = await hubLink(tx);
@@ -244,7 +249,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
         if (gift.copy) amount = Math.min(amount, gift.balance - spent);
         if (amount <= 0) throw fail.precondition('gift_card_empty', 'This gift card has no balance left. Take another tender.');
         requireWithinFloor(spent, amount, deps.settings().offline_floor?.gift_card_cents ?? DEFAULT_OFFLINE_FLOOR.gift_card_cents, sale.currency);
-        apart = { since: link.since };
+        apart = { since: link.since, spent };
       }
     }
     const manual = input.type === 'card' && input.manual_entry === true && deps.settings().card_manual_entry;
@@ -268,7 +273,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
     outcome = gift?.viaHub
       ? await hubSale(deps, gift.token, tender)
       : gift?.copy
-      ? copyOutcome(gift.copy, tender.amount_cents)
+      ? copyOutcome(gift.copy, tender.amount_cents, prep.apart?.spent ?? 0)
       : {
           result: await deps.gateway.transact(
             'sale',
@@ -295,7 +300,7 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
   if (input.type === 'card') deps.processor?.observe('error' in outcome ? outcome.error.code : null);
   try {
     return await deps.core.mutate(async (tx) => {
-      const settled = await settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift);
+      const settled = await settleTenderInTx(deps, tx, sale.id, tender.id, outcome, shift, words);
       if (gift && prep.apart && settled.tender.status === 'approved') {
         await recordOfflineSpendInTx(tx, { laneid: sale.laneid, card: gift.card, last4: settled.tender.gift_card_last4 ?? '', sale: sale.number, tender: tender.id, amount_cents: settled.tender.amount_cents, currency: sale.currency, offline_since: prep.apart.since, at: tx.at, ...(gift.copy ? { token: gift.copy.token } : {}) });
       }
@@ -306,8 +311,8 @@ async function gatewayTender(deps: TenderDeps, saleId: string, input: TenderInpu
   }
 }
 
-/** Records a card or gift card tender's outcome on its sale. */
-export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string, tenderId: string, outcome: GatewayOutcome, shift: ShiftData): Promise<TenderOutcome> {
+/** Records a card or gift card tender's outcome on its sale; `words`: how the message writes amounts. */
+export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string, tenderId: string, outcome: GatewayOutcome, shift: ShiftData, words: MoneyFormat = {}): Promise<TenderOutcome> {
   let sale = await requireSale(tx, saleId);
   const current = sale.tenders.find((t) => t.id === tenderId);
   if (!current) throw notFound('tender_not_found', `No tender ${tenderId}`);
@@ -315,6 +320,7 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
   const type = current.type as 'card' | 'gift_card';
   let tender: TenderData = { ...current, completed_at: tx.at };
   let message: string;
+  let giftLeft: number | null = null;
   if ('error' in outcome) {
     tender = { ...tender, status: 'failed', error: { code: outcome.error.code, message: tenderFailureMessage(outcome.error.code, sale.laneid, outcome.error.message) } };
     message = tender.error!.message;
@@ -347,10 +353,16 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
       // A tip added on the terminal is on top of what this tender pays of the sale.
       const charged = record?.amount_cents ?? tender.amount_cents;
       tender = { ...tender, status: 'approved', tip_cents: Math.max(0, charged - tender.amount_cents) };
-      const money = (c: number) => formatMoney(c, sale.currency);
+      const money = (c: number) => formatMoney(c, sale.currency, words);
       message = tender.tip_cents > 0
         ? `${tender.label}: approved, ${money(tender.amount_cents + tender.tip_cents)} with a tip of ${money(tender.tip_cents)}.`
         : `${tender.label}: approved.`;
+      // The balance the debit left (read in its unit of work, on this install or the hub): the cashier tells the customer.
+      const left = type === 'gift_card' ? (outcome.record?.gift_balance_cents ?? outcome.result.gift_balance_cents) : undefined;
+      if (left !== undefined) {
+        giftLeft = left;
+        message += ` Left on the card: ${money(left)}.`;
+      }
       await deps.registers.journalInTx(tx, tender.laneid, {
         type: 'tender',
         sale: sale.id,
@@ -379,7 +391,7 @@ export async function settleTenderInTx(deps: TenderDeps, tx: Tx, saleId: string,
   sale = await completeIfPaid(deps, tx, sale, shift);
   const type_ = sale.status === 'paid' ? 'pos_sale.paid' : tender.status === 'approved' ? 'pos_sale.tendered' : 'pos_sale.tender_failed';
   sale = await saveSale(deps, tx, sale, type_);
-  return { sale: saleView(deps, sale), tender: tenderView(tender), message };
+  return { sale: saleView(deps, sale), tender: tenderView(tender), message, ...(type === 'gift_card' ? { gift_card_balance_cents: giftLeft } : {}) };
 }
 
 /** `words`: how amounts read in the answer's message (the screen's locale); default the currency's home format. */

@@ -26,8 +26,11 @@ import { realNow } from '../clock';
  * (no value is created unseen).
  */
 
-/** What a tender reads of the hub's transaction (the fields settleTenderInTx uses). */
-export type TenderRecord = Pick<TxData, 'card' | 'terminal' | 'gift_last4' | 'amount_cents' | 'outcome'>;
+/**
+ * What a tender reads of the hub's transaction (the fields settleTenderInTx uses), and for a sale
+ * the balance the hub left on the card when it debited it (so the lane's cashier can say it).
+ */
+export type TenderRecord = Pick<TxData, 'card' | 'terminal' | 'gift_last4' | 'amount_cents' | 'outcome'> & { gift_balance_cents?: number };
 export interface HubOutcome {
   result: TransactionResult;
   record: TenderRecord;
@@ -44,7 +47,9 @@ const slim = (t: TxData): TenderRecord => ({ card: t.card, terminal: t.terminal,
 async function withRecord(gateway: Gateway, result: TransactionResult): Promise<HubOutcome> {
   const t = await gateway.record(result.body.transaction);
   if (!t) throw fail.internal('gift_card_record_missing', 'The gift card transaction was not recorded');
-  return { result, record: slim(t) };
+  // The balance left travels in the record: the result is the gateway's answer as the reference has it.
+  const { gift_balance_cents: left, ...answer } = result;
+  return { result: answer, record: left === undefined ? slim(t) : { ...slim(t), gift_balance_cents: left } };
 }
 
 /** The lane's own gift card transaction on this hub (a lane voids or refunds nothing else). */

@@ -9,6 +9,7 @@ import { isExpired, parseMonth, parseYear } from './instruments';
 import type { VaultKeys } from './secrets';
 import { hashPin, verifyPin } from './gift-pins';
 import { fingerprintOf, refuseOtherRequest, uniqueKey } from '../gateway/idempotency';
+import { formatMoney } from '../../shared/money';
 
 /**
  * The merchant's gift cards (a closed-loop program: this install is the gift card processor).
@@ -262,7 +263,7 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
 
 function giftCardDigits(n: string): string {
   const d = n.replace(/[\s-]/g, '');
-  if (!/^[0-9]{6,19}$/.test(d)) throw fail.gateway('invalid_card_number', 'card_number must be 6 to 19 digits');
+  if (!/^[0-9]{6,19}$/.test(d)) throw fail.gateway('invalid_card_number', 'A gift card number is 6 to 19 digits (spaces and dashes aside)');
   return d;
 }
 
@@ -408,7 +409,7 @@ async function loadInTx(
   const created = !card;
   if (card) {
     // Its PIN is what stands between the number and the money: a load answers the token, which pays with no PIN.
-    if (card.pin_hash && attempt?.token !== card.token) throw fail.gateway('incorrect_pin', input.pin ? 'The PIN does not match this gift card' : 'This gift card has a PIN: send it to load the card');
+    if (card.pin_hash && attempt?.token !== card.token) throw fail.gateway('incorrect_pin', input.pin ? 'The PIN does not match this gift card' : 'This gift card has a PIN: it is needed to load the card');
     if (!expiryMatches(card, month, year)) throw fail.gateway('gift_card_mismatch', 'The expiry does not match this gift card');
     card = { ...card };
   } else {
@@ -416,7 +417,9 @@ async function loadInTx(
     if (input.pin && !newPinHash) throw fail.gateway('incorrect_pin', 'The PIN does not match this gift card');
     card = await newGiftCardInTx(ctx, tx, number, { month, year, token: checked.newToken, pinHash: newPinHash });
   }
-  if (card.balance_cents + amount > MAX_BALANCE) throw fail.gateway('balance_limit', `A gift card balance cannot exceed ${MAX_BALANCE} cents`);
+  if (card.balance_cents + amount > MAX_BALANCE) {
+    throw fail.gateway('balance_limit', `A gift card holds at most ${formatMoney(MAX_BALANCE, card.currency)}; with this load it would hold ${formatMoney(card.balance_cents + amount, card.currency)}`);
+  }
   if (activate !== undefined) card.activated = activate;
   const shopRef = card.shop_ref ?? ctx.shopRef?.(number);
   if (shopRef) card.shop_ref = shopRef;

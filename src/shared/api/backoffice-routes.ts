@@ -109,4 +109,11 @@ export const backofficeRoutes = {
   syncUpstream: { method: 'GET', path: '/api/sync/upstream' },
   setSyncUpstream: { method: 'PUT', path: '/api/sync/upstream' },
   removeSyncUpstream: { method: 'DELETE', path: '/api/sync/upstream' },
+  // Pairing lane PCs with this hub (../../renderer/src/backoffice/SyncPairing.tsx)
+  syncLanes: { method: 'GET', path: '/api/sync/lanes' },
+  createPairingCode: { method: 'POST', path: '/api/sync/pairing-codes' },
+  revokeSyncLane: { method: 'DELETE', path: '/api/sync/lanes/:laneid' },
+  // Gift cards (../../renderer/src/backoffice/GiftCards.tsx): the reference's load and read.
+  readGiftCard: { method: 'POST', path: '/api/gateway/v1/gift_card/read' },
+  loadGiftCard: { method: 'POST', path: '/api/gateway/v1/gift_card' },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string }>;

@@ -21,10 +21,10 @@ import { EmptyWebhookBody, SigningKeyRolled, WebhookEndpoint, WebhookEndpointCre
 import { EcommerceSettings, EcommerceSettingsView } from '../schemas/ecommerce';
 import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from '../schemas/notifications';
 import { backofficeRoutes } from './backoffice-routes';
-import { ResolutionQuery, SyncException, SyncExceptionHandle, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
+import { PairedLane, PairedLaneList, PairingCode, PairingCodeCreate, ResolutionQuery, SyncException, SyncExceptionHandle, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
 import type { Endpoint } from './pos';
 import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../schemas/backoffice-details';
-import { AutopayCreate, AutopayLookup, AutopayPreview, AutopayPreviewQuery, AutopayRetrieveResponse, AutopayRevoke, Wallet, WalletSearchQuery } from '../schemas/wallets';
+import { AutopayCreate, AutopayLookup, AutopayPreview, AutopayPreviewQuery, AutopayRetrieveResponse, AutopayRevoke, GiftCardLoad, GiftCardLoadResponse, GiftCardRead, GiftCardReadResponse, Wallet, WalletSearchQuery } from '../schemas/wallets';
 import { InvitationBody } from '../schemas/receivables-customers';
 import { ReminderCounts } from '../schemas/notifications';
 import { CommentCreate, DisputeClose, DisputeOpen, IdentifierMessage } from '../schemas/collaboration';
@@ -137,6 +137,11 @@ export const backofficeEndpoints = {
   syncUpstream: { ...backofficeRoutes.syncUpstream, response: Type.Object({ upstream: Type.Union([ref(UpstreamView), Type.Null()]) }) },
   setSyncUpstream: { ...backofficeRoutes.setSyncUpstream, body: UpstreamSet, response: ref(UpstreamView) },
   removeSyncUpstream: { ...backofficeRoutes.removeSyncUpstream, response: Type.Object({ upstream: Type.Null() }) },
+  syncLanes: { ...backofficeRoutes.syncLanes, response: PairedLaneList },
+  createPairingCode: { ...backofficeRoutes.createPairingCode, body: PairingCodeCreate, response: ref(PairingCode) },
+  revokeSyncLane: { ...backofficeRoutes.revokeSyncLane, response: ref(PairedLane) },
+  readGiftCard: { ...backofficeRoutes.readGiftCard, body: GiftCardRead, response: GiftCardReadResponse },
+  loadGiftCard: { ...backofficeRoutes.loadGiftCard, body: GiftCardLoad, response: GiftCardLoadResponse },
 } as const satisfies Record<string, Endpoint>;
 
 export type BackofficeEndpoints = typeof backofficeEndpoints;

@@ -259,6 +259,11 @@ export const TenderResult = Type.Object({
   sale: ref(Sale),
   tender: ref(Tender),
   message: Type.String({ description: 'What happened, in words for the cashier, with the next step.' }),
+  gift_card_balance_cents: Type.Optional(
+    Type.Union([Type.Integer(), Type.Null()], {
+      description: 'A gift card tender: what is left on the card once it was debited, read when it was debited (on this install, or on the hub for a lane; from the hub\'s copy less what the lane spent for a lane apart); null when not known. The message says it too.',
+    }),
+  ),
 });
 
 const ApprovalCode = Type.String({ minLength: 1, maxLength: 8, description: "A supervisor's cashier code, when the shift's cashier is not one: money given back needs their approval (403 `supervisor_required` without it)." });

@@ -1,4 +1,5 @@
 import { LOCALE } from '../format';
+import { GATEWAY_ERROR_HEADER, readGatewayErrorHeader } from '../../../shared/error-header';
 
 /**
  * The screens' only way to the engine: the same HTTP API integrations use. Errors arrive in the
@@ -46,6 +47,9 @@ export async function apiFetchWithHeaders<T>(creds: Credentials, method: string,
   const data: unknown = text ? JSON.parse(text) : undefined;
   if (!res.ok) {
     const e = (data ?? {}) as { error?: string; message?: string; code?: string | number; errors?: string[]; details?: Array<{ field?: string; message: string }> };
+    // A gateway operation's body is the reference's codes only: the engine's words come in a header of ours.
+    const words = readGatewayErrorHeader(res.headers.get(GATEWAY_ERROR_HEADER));
+    if (words) throw new ApiError(res.status, words.code, words.error, words.details ?? []);
     // A shape whose `error` is the reference's code (a wallet method's) says it in words as `message`.
     throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.message ?? e.error ?? e.errors?.join(', ') ?? res.statusText, e.details ?? []);
   }

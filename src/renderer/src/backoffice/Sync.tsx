@@ -1,12 +1,15 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad } from './common';
 import { UpstreamForm } from './SyncUpstream';
 import { SyncExceptions } from './SyncExceptions';
+import { LanePairing } from './SyncPairing';
 import { LOCALE, time } from '../format';
 
 const PAGE = 50;
+/** How often the peers' state is read again while the section is open. */
+const STATUS_EVERY_MS = 5_000;
 /** GET /api/sync/resolutions answers at most this many. */
 const MAX_LIMIT = 1000;
 const when = (iso: string | null) => (iso ? time(iso) : 'never');
@@ -21,7 +24,13 @@ export function SyncSection() {
   const [limit, setLimit] = useState(PAGE);
   const seen = useLoad((c) => boCall(c, 'syncResolutions', { query: { limit } }), [limit]);
   const moreExceptions = seen.data && seen.data.exceptions.length >= limit && limit < MAX_LIMIT ? () => setLimit(Math.min(limit + PAGE, MAX_LIMIT)) : undefined;
-  // useLoad reads again on every live event, `sync.status` included.
+  // useLoad reads again on every live event, `sync.status` included. A hub's lanes pull and push
+  // without an event: read again every few seconds, so their last contact and lag stay true.
+  const reloadStatus = status.reload;
+  useEffect(() => {
+    const every = setInterval(reloadStatus, STATUS_EVERY_MS);
+    return () => clearInterval(every);
+  }, [reloadStatus]);
   const [error, setError] = useState<string | null>(null);
   const hub = status.data?.peers.find((p) => p.peer === 'hub');
   const toggle = async () => {
@@ -42,7 +51,7 @@ export function SyncSection() {
       {/* Peers are other PCs paired for sync, not the lanes set up under Point of sale: a newcomer selling on this PC's lane must not read that it has none. */}
       {status.data && status.data.peers.length === 0 && (
         <p className="muted" data-testid="sync-no-peers">
-          No other lane PC is paired with this one, and this PC is not paired with a hub. Pairing is for a shop with several PCs: each lane PC sends its sales to one hub and gets the catalog, cashiers and customers from it. Lanes set up under Point of sale sell on this PC without pairing.
+          No other lane PC is paired with this one, and this PC is not paired with a hub. Pairing is for a shop with several PCs: each lane PC sends its sales to one hub and gets the catalog, cashiers and customers from it. Lanes set up under Point of sale sell on this PC without pairing. To make this PC the hub of a lane PC, use Pair a lane PC below.
         </p>
       )}
       {status.data && status.data.peers.length > 0 && (
@@ -64,6 +73,7 @@ export function SyncSection() {
           </tbody>
         </table>
       )}
+      {status.data && <LanePairing peers={status.data.peers} onChange={status.reload} />}
       <UpstreamForm onChange={status.reload} />
       {seen.data && <SyncExceptions exceptions={seen.data.exceptions} onChange={seen.reload} more={moreExceptions} />}
       {seen.data && seen.data.resolutions.length > 0 && (

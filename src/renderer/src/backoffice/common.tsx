@@ -139,7 +139,7 @@ export const Notice = ({ error }: { error: string | null | undefined }) =>
  * or its hint. `rows` makes it a text area; `labelSuffix` is read by a screen reader and a search
  * by label but not shown ("Quantity" under a "Line 2" legend is named "Quantity, line 2").
  */
-export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean; disabled?: boolean; suggestions?: readonly string[]; rows?: number; labelSuffix?: string }) {
+export function Field(props: { label: string; name: string; value: string; onChange(v: string): void; errors: Record<string, string>; type?: string; hint?: string; required?: boolean; disabled?: boolean; suggestions?: readonly string[]; rows?: number; labelSuffix?: string; autoComplete?: string; inputMode?: 'numeric' | 'decimal' }) {
   const error = props.errors[props.name];
   const id = `field-${props.name}`;
   const note = error ? `${id}-error` : props.hint ? `${id}-hint` : undefined;
@@ -159,6 +159,8 @@ export function Field(props: { label: string; name: string; value: string; onCha
           value={props.value}
           required={props.required}
           disabled={props.disabled}
+          autoComplete={props.autoComplete}
+          inputMode={props.inputMode}
           aria-invalid={error ? true : undefined}
           aria-describedby={note}
           list={props.suggestions ? `${id}-suggestions` : undefined}

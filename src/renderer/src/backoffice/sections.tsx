@@ -11,6 +11,7 @@ import { ImportsSection } from './Imports';
 import { DevelopersSection } from './Developers';
 import { SyncSection } from './Sync';
 import { PaymentFrameSection } from './PaymentFrame';
+import { GiftCardsSection } from './GiftCards';
 
 /**
  * The back office's sections, one entry each: a section added later (imports, webhooks,
@@ -20,7 +21,7 @@ import { PaymentFrameSection } from './PaymentFrame';
 export interface Section {
   key: string;
   label: string;
-  grant: 'read' | 'users';
+  grant: 'read' | 'users' | 'money';
   /** The path the side bar opens, after the section's segment (the spec's `/developers/webhook_responses`). */
   home?: string[];
   render(rest: string[]): ReactNode;
@@ -33,6 +34,8 @@ export const SECTIONS: Section[] = [
   { key: 'orders', label: 'Orders', grant: 'read', render: (rest) => <OrdersSection rest={rest} /> },
   { key: 'settlement', label: 'Settlement', grant: 'read', render: (rest) => <SettlementSection rest={rest} /> },
   { key: 'pos', label: 'Point of sale', grant: 'read', render: (rest) => <PosSection rest={rest} /> },
+  // Reading a balance or loading a card moves money's worth (the engine's `money` grant): owners and managers.
+  { key: 'gift_cards', label: 'Gift cards', grant: 'money', render: () => <GiftCardsSection /> },
   { key: 'imports', label: 'Imports', grant: 'read', render: (rest) => <ImportsSection rest={rest} /> },
   { key: 'developers', label: 'Webhooks and e-mail', grant: 'read', home: ['webhook_responses'], render: (rest) => <DevelopersSection rest={rest} /> },
   { key: 'payment_frame', label: 'Payment frame', grant: 'read', render: () => <PaymentFrameSection /> },
