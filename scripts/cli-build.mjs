@@ -57,7 +57,8 @@ export async function buildCli() {
     // every start, one file takes 0.1-0.2 s. Native ones (and pino, whose transports load files
     // beside its own) stay imports of node_modules.
     // pdfkit finds its standard fonts through its package's own `#standard-fonts` imports: bundled, it finds none.
-    external: ['better-sqlite3', 'serialport', '@serialport/*', 'pino', 'swagger-ui-dist', 'electron', 'pdfkit'],
+    // fontkit, linebreak and bidi-js load with the first PDF, as pdfkit does: bundled, their ~2 MB were read at every start.
+    external: ['better-sqlite3', 'serialport', '@serialport/*', 'pino', 'swagger-ui-dist', 'electron', 'pdfkit', 'fontkit', 'linebreak', 'bidi-js'],
     // Bundled CommonJS packages call require() for Node's built-ins.
     banner: { js: "import { createRequire as __lanewayRequire } from 'node:module';\nconst require = __lanewayRequire(import.meta.url);" },
     sourcemap: 'linked',

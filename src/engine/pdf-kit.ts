@@ -1,4 +1,5 @@
 import type PDFKitDocument from 'pdfkit';
+import type { GlyphLog, PdfText } from './pdf-text';
 
 let loading: Promise<typeof PDFKitDocument> | undefined;
 
@@ -12,31 +13,28 @@ export function loadPdfKit(): Promise<typeof PDFKitDocument> {
   return loading;
 }
 
-/** What the standard fonts' WinAnsi encoding holds beyond Latin-1 (Windows-1252's 0x80-0x9F). */
-const CP1252 = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
-/** Letters with no decomposition to a base letter, and spaces Intl puts in amounts (fr-FR's narrow one). */
-const NEAREST: Record<string, string> = { Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', ı: 'i', '\u202f': '\u00a0', '\u2009': ' ', '\u2007': ' ', '\u2212': '-' };
-const fits = (c: string) => {
-  const n = c.codePointAt(0)!;
-  return (n >= 0x20 && n <= 0x7e) || (n >= 0xa0 && n <= 0xff) || CP1252.has(c) || c === '\n';
-};
+/** A document being written: its pages, its text setter, and the bytes once `end()` is called. */
+export interface OpenPdf {
+  doc: PDFKit.PDFDocument;
+  text: PdfText;
+  done: Promise<Buffer>;
+}
 
 /**
- * Text as the standard fonts (Helvetica) can draw it: they encode WinAnsi only, and pdfkit writes
- * any other character as unrelated glyphs ("Łódź" came out as "6Az"). Accents outside it are
- * dropped to their letter, a few letters and spaces replaced, anything else shown as "?".
+ * A new US Letter document with the engine's margins. Its text is set by `text` (Helvetica, and
+ * bundled fonts for what Helvetica lacks); `log` hears of a character no font draws.
  */
-export function pdfText(text: string): string {
-  let out = '';
-  for (const c of text) {
-    if (fits(c)) out += c;
-    else if (NEAREST[c] !== undefined) out += NEAREST[c];
-    else {
-      const base = c.normalize('NFD').replace(/\p{M}/gu, '');
-      out += base && [...base].every(fits) ? base : '?';
-    }
-  }
-  return out;
+export async function openPdf(options: { info: PDFKit.DocumentInfo; log?: GlyphLog | undefined }): Promise<OpenPdf> {
+  const [PDFDocument, { PdfText, loadTextKit }] = await Promise.all([loadPdfKit(), import('./pdf-text')]);
+  const kit = await loadTextKit();
+  const doc = new PDFDocument({ size: 'LETTER', margin: MARGIN, bufferPages: true, info: options.info });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  return { doc, text: new PdfText(doc, kit, options.log), done };
 }
 
 /** A table column of the engine's PDFs (statements, invoices). */
@@ -60,23 +58,24 @@ export interface RowStyle {
 }
 
 /** A row's height: a cell too long for its column wraps (a long description, a reason), never truncated. */
-export function tableRowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: Pick<RowStyle, 'size' | 'bold'>): number {
-  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(style.size);
-  const tallest = Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? '', { width: c.width - 6 })));
+export function tableRowHeight(t: PdfText, columns: Column[], cells: string[], style: Pick<RowStyle, 'size' | 'bold'>): number {
+  const type = { size: style.size, face: style.bold ? ('bold' as const) : ('regular' as const) };
+  const tallest = Math.max(...columns.map((c, i) => t.heightOf(cells[i] ?? '', c.width - 6, type)));
   return Math.max(ROW, Math.ceil(tallest) + 5);
 }
 
 /** One table row at the document's y, which it moves below the row. */
-export function drawTableRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: RowStyle): void {
+export function drawTableRow(t: PdfText, columns: Column[], cells: string[], style: RowStyle): void {
+  const { doc } = t;
   const y = doc.y;
   const total = columns.reduce((s, c) => s + c.width, 0);
-  const height = tableRowHeight(doc, columns, cells, style);
+  const height = tableRowHeight(t, columns, cells, style);
   if (style.shade) doc.rect(MARGIN, y - 2, total, height).fill(style.shade);
   if (style.rule) doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + total, y - 2).lineWidth(0.8).strokeColor('#000').stroke();
-  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(style.size).fillColor('#000');
+  const type = { size: style.size, face: style.bold ? ('bold' as const) : ('regular' as const), color: '#000' };
   let x = MARGIN;
   columns.forEach((c, i) => {
-    doc.text(cells[i] ?? '', x + 3, y + 2, { width: c.width - 6, align: c.align });
+    t.text(cells[i] ?? '', { x: x + 3, y: y + 2, width: c.width - 6, align: c.align }, type);
     x += c.width;
   });
   doc.x = MARGIN;

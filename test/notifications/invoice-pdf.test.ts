@@ -30,7 +30,8 @@ async function documentOf(number: string, name: string): Promise<{ text: string;
 
 async function customer(fields: Record<string, unknown>): Promise<string> {
   const identifier = uid('C');
-  expect((await h.api.post('/api/imports/customer', { identifier, ...fields })).status).toBe(201);
+  const res = await h.api.post('/api/imports/customer', { identifier, ...fields });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
   return identifier;
 }
 
@@ -143,14 +144,35 @@ describe('the invoice PDF', () => {
     expect(text).toMatch(/Total \(USD\)\s+\$52\.00/);
   });
 
-  it('draws what the standard fonts cannot as the nearest letter (or ?), and fr-FR amounts with their spaces', async () => {
+  it('prints Latin letters beyond WinAnsi as typed (Zakład Łódź, −), and fr-FR amounts with their spaces', async () => {
     const c = await customer({ name: 'Zakład Łódź 東京', locale: 'fr', country: 'FR', city: 'Paris' });
     const number = await invoice({ customer_identifier: c, currency: 'eur', date: '2026-03-01', line_item_attributes: [{ description: 'Café crème − grande', quantity: 1000, unit_cost_cents: 123 }] });
     const { text } = await documentOf(number, 'fonts');
-    expect(text).toContain('Zaklad Lódz ??');
+    expect(text).toContain('Zakład Łódź 東京');
     expect(text).toContain('Paris');
-    expect(text).toMatch(/Café crème - grande\s+1 000\s+1,23 €\s+1 230,00 €/);
+    expect(text).toMatch(/Café crème − grande\s+1 000\s+1,23 €\s+1 230,00 €/);
     expect(text).toMatch(/Balance owing\s+1 230,00 €/);
+  });
+
+  it('prints a customer, lines and notes in Japanese, Chinese, Korean, Cyrillic, Greek, Arabic and Hebrew: every character comes back from the PDF', async () => {
+    const name = '田中コーヒー 3 (本店)';
+    const address = '丸の内1-2-3';
+    const c = await customer({ name, country: 'JP', address_1: address, city: '千代田区' });
+    const descriptions = ['コーヒー豆 ブレンド 1kg', '北京烤鸭礼盒，两只装', '서울 커피 원두 500g', 'Кофе в зёрнах, Эфиопия', 'Καφές φίλτρου, Ελλάδα', 'قهوة عربية بالهيل', 'קפה טחון דק'];
+    const notes = ['毎週火曜日に配送します。', '谢谢惠顾，欢迎再来。', '주문해 주셔서 감사합니다.', 'Спасибо за заказ!', 'Ευχαριστούμε πολύ!', 'شكرا لكم على طلبكم'];
+    const number = await invoice({
+      customer_identifier: c,
+      currency: 'jpy',
+      date: '2026-03-01',
+      notes_text: notes.join('\n'),
+      line_item_attributes: descriptions.map((description, i) => ({ description, quantity: i + 1, unit_cost_cents: 1250 })),
+    });
+    const { text } = await documentOf(number, 'scripts');
+    // Each once, where it belongs: the name in the Bill to block (the footer carries the supplier's).
+    for (const s of [name, address, ...descriptions, ...notes]) expect(text.split(s).length - 1, s).toBe(1);
+    // The defect drew each of them as "?": none is left, nor any character marked as missing.
+    expect(text).not.toContain('?');
+    expect(text).not.toContain('[U+');
   });
 
   it('offers an early-payment discount still open, and says the total is the amount as issued when the ERP set it', async () => {

@@ -1,4 +1,5 @@
-import { loadPdfKit, pdfText, drawTableRow, tableRowHeight, MARGIN, ROW, type Align, type Column, type RowStyle } from '../pdf-kit';
+import { openPdf, drawTableRow, tableRowHeight, MARGIN, ROW, type Align, type Column, type RowStyle } from '../pdf-kit';
+import type { GlyphLog, PdfText } from '../pdf-text';
 import { recordsByRef } from '../records';
 import type { EngineCore } from '../core';
 import type { AccountProfile } from '../account/profile';
@@ -28,7 +29,7 @@ interface StoredAttachment {
 export async function invoicePdf(core: EngineCore, invoice: InvoiceDocument, supplier: Supplier): Promise<{ file_name: string; content: Buffer }> {
   const stored = (await recordsByRef<StoredAttachment>(core, 'invoice_attachment', invoice.number)).map((r) => r.data).find((a) => a.invoice_display);
   if (stored) return { file_name: stored.file_name, content: Buffer.from(stored.content_base64, 'base64') };
-  return { file_name: `invoice-${invoice.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: await renderInvoicePdf(invoice, supplier) };
+  return { file_name: `invoice-${invoice.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: await renderInvoicePdf(invoice, supplier, core.logger) };
 }
 
 const MUTED = '#555';
@@ -38,25 +39,19 @@ const MUTED = '#555';
  * the sums down to the balance owing, then what the supplier noted. The lines break across pages
  * and repeat their header; every page carries the invoice number and its page number. Amounts are
  * in the customer's locale when it is on file; the figures are the document's, formatted only.
+ * Every character of the supplier's and customer's text is drawn, in whatever script (pdf-text.ts).
  */
-export async function renderInvoicePdf(inv: InvoiceDocument, supplier: Supplier): Promise<Buffer> {
-  const PDFDocument = await loadPdfKit();
-  const doc = new PDFDocument({ size: 'LETTER', margin: MARGIN, bufferPages: true, info: { Title: pdfText(`Invoice ${inv.display_number}`), Author: pdfText(supplier.name) } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
-  const money = (cents: number) => pdfText(formatMoney(cents, inv.currency, { locale: inv.locale }));
+export async function renderInvoicePdf(inv: InvoiceDocument, supplier: Supplier, log?: GlyphLog): Promise<Buffer> {
+  const { doc, text: t, done } = await openPdf({ info: { Title: `Invoice ${inv.display_number}`, Author: supplier.name }, log });
+  const money = (cents: number) => formatMoney(cents, inv.currency, { locale: inv.locale });
   const width = doc.page.width - 2 * MARGIN;
   const bottom = () => doc.page.height - MARGIN - 20;
 
-  header(doc, inv, supplier, money, width);
-  parties(doc, inv, width);
-  if (inv.lines.length > 0) lines(doc, inv, money, width, bottom);
-  totals(doc, inv, money, width, bottom);
-  remarks(doc, inv, money, width, bottom);
+  header(t, inv, supplier, money, width);
+  parties(t, inv, width);
+  if (inv.lines.length > 0) lines(t, inv, money, width, bottom);
+  totals(t, inv, money, width, bottom);
+  remarks(t, inv, money, width, bottom);
 
   const range = doc.bufferedPageRange();
   for (let i = 0; i < range.count; i++) {
@@ -64,24 +59,24 @@ export async function renderInvoicePdf(inv: InvoiceDocument, supplier: Supplier)
     // Writing below the bottom margin would start a new page: lift it for the footer.
     const saved = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font('Helvetica').fontSize(8).fillColor(MUTED).text(pdfText(`${supplier.name} · Invoice ${inv.display_number} · Page ${i + 1} of ${range.count}`), MARGIN, doc.page.height - MARGIN + 10, { width, align: 'center', lineBreak: false });
+    t.text(`${supplier.name} · Invoice ${inv.display_number} · Page ${i + 1} of ${range.count}`, { x: MARGIN, y: doc.page.height - MARGIN + 10, width, align: 'center', lineBreak: false }, { size: 8, color: MUTED });
     doc.page.margins.bottom = saved;
   }
   doc.end();
   return done;
 }
 
-function header(doc: PDFKit.PDFDocument, inv: InvoiceDocument, supplier: Supplier, money: (c: number) => string, width: number): void {
+function header(t: PdfText, inv: InvoiceDocument, supplier: Supplier, money: (c: number) => string, width: number): void {
+  const { doc } = t;
   const left = width * 0.55;
-  doc.font('Helvetica-Bold').fontSize(16).fillColor('#000').text(pdfText(supplier.name), MARGIN, MARGIN, { width: left });
-  doc.font('Helvetica').fontSize(9).fillColor('#333');
-  for (const line of supplier.address) doc.text(pdfText(line), { width: left });
-  if (supplier.business_number) doc.text(pdfText(`Business number: ${supplier.business_number}`), { width: left });
+  const small = { size: 9, color: '#333' };
+  t.text(supplier.name, { x: MARGIN, y: MARGIN, width: left }, { size: 16, face: 'bold' });
+  for (const line of supplier.address) t.text(line, { width: left }, small);
+  if (supplier.business_number) t.text(`Business number: ${supplier.business_number}`, { width: left }, small);
   const leftEnd = doc.y;
 
   const right = { width, align: 'right' as const };
-  doc.font('Helvetica-Bold').fontSize(20).fillColor('#000').text(inv.deleted ? 'Invoice (cancelled)' : 'Invoice', MARGIN, MARGIN, right);
-  doc.font('Helvetica').fontSize(9).fillColor('#333');
+  t.text(inv.deleted ? 'Invoice (cancelled)' : 'Invoice', { x: MARGIN, y: MARGIN, ...right }, { size: 20, face: 'bold' });
   const facts: Array<[string, string | null]> = [
     ['Invoice number', inv.display_number],
     ['Invoice date', inv.date],
@@ -90,22 +85,23 @@ function header(doc: PDFKit.PDFDocument, inv: InvoiceDocument, supplier: Supplie
     ['PO number', inv.purchase_order_number],
     ['Currency', inv.currency],
   ];
-  for (const [label, value] of facts) if (value) doc.text(pdfText(`${label}: ${value}`), right);
-  doc.moveDown(0.3).font('Helvetica-Bold').fontSize(11).fillColor('#000').text(`Balance owing: ${money(inv.owing_cents)}`, right);
+  for (const [label, value] of facts) if (value) t.text(`${label}: ${value}`, right, small);
+  doc.moveDown(0.3);
+  t.text(`Balance owing: ${money(inv.owing_cents)}`, right, { size: 11, face: 'bold' });
   doc.y = Math.max(leftEnd, doc.y) + 10;
   doc.moveTo(MARGIN, doc.y).lineTo(MARGIN + width, doc.y).lineWidth(1).strokeColor('#000').stroke();
   doc.moveDown(0.8);
 }
 
 /** Bill to (the customer on file), and Ship to beside it when the invoice names one. */
-function parties(doc: PDFKit.PDFDocument, inv: InvoiceDocument, width: number): void {
+function parties(t: PdfText, inv: InvoiceDocument, width: number): void {
+  const { doc } = t;
   const top = doc.y;
   const column = width / 2 - 10;
   const block = (x: number, title: string, name: string | null, rest: string[]) => {
-    doc.font('Helvetica-Bold').fontSize(8).fillColor(MUTED).text(title.toUpperCase(), x, top, { width: column });
-    if (name) doc.font('Helvetica-Bold').fontSize(11).fillColor('#000').text(pdfText(name), x, doc.y, { width: column });
-    doc.font('Helvetica').fontSize(9).fillColor('#333');
-    for (const line of rest) doc.text(pdfText(line), x, doc.y, { width: column });
+    t.text(title.toUpperCase(), { x, y: top, width: column }, { size: 8, face: 'bold', color: MUTED });
+    if (name) t.text(name, { x, width: column }, { size: 11, face: 'bold' });
+    for (const line of rest) t.text(line, { x, width: column }, { size: 9, color: '#333' });
     return doc.y;
   };
   const billed = block(MARGIN, 'Bill to', inv.customer.name, [`Customer ID: ${inv.customer.identifier}`, ...inv.customer.address]);
@@ -114,11 +110,12 @@ function parties(doc: PDFKit.PDFDocument, inv: InvoiceDocument, width: number): 
   doc.y = Math.max(billed, shipped) + 14;
 }
 
-function lines(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+function lines(t: PdfText, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+  const { doc } = t;
   const c = (w: number, title: string, align: Align = 'right'): Column => ({ title, width: w * width, align });
   const columns = [c(0.5, 'Description', 'left'), c(0.12, 'Quantity'), c(0.18, 'Unit price'), c(0.2, 'Amount')];
   const quantity = new Intl.NumberFormat(inv.locale ?? defaultLocale(inv.currency), { maximumFractionDigits: 4 });
-  const head = () => drawRow(doc, columns, columns.map((x) => x.title), { bold: true, shade: '#e8ecf1' });
+  const head = () => drawRow(t, columns, columns.map((x) => x.title), { bold: true, shade: '#e8ecf1' });
   if (doc.y + 2 * ROW > bottom()) doc.addPage();
   head();
   // The tallest row a fresh page holds under its "(continued)" line and the header row.
@@ -126,29 +123,29 @@ function lines(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number)
   inv.lines.forEach((l, i) => {
     // A line's own PO is said when it is not the invoice's.
     const po = l.purchase_order_number && l.purchase_order_number !== inv.purchase_order_number ? `\nPO ${l.purchase_order_number}` : '';
-    const description = pdfText(`${l.description ?? `Line ${l.number}`}${po}`);
-    const figures = [l.quantity === null ? '' : pdfText(quantity.format(l.quantity)), l.unit_cost_cents === null ? '' : money(l.unit_cost_cents), money(l.amount_cents)];
+    const description = `${l.description ?? `Line ${l.number}`}${po}`;
+    const figures = [l.quantity === null ? '' : quantity.format(l.quantity), l.unit_cost_cents === null ? '' : money(l.unit_cost_cents), money(l.amount_cents)];
     // A description longer than a page (the API takes 4,000 characters) goes on in rows of its own,
     // starting in what is left of this page.
-    doc.font('Helvetica').fontSize(9);
     const room = bottom() - doc.y - 5;
-    const parts = splitToHeight(doc, description, columns[0]!.width - 6, room > 2 * ROW ? room : tallest, tallest);
+    const parts = splitToHeight(t, description, columns[0]!.width - 6, room > 2 * ROW ? room : tallest, tallest);
     parts.forEach((part, at) => {
       const cells = [part, ...(at === 0 ? figures : ['', '', ''])];
-      if (doc.y + rowHeight(doc, columns, cells) > bottom()) {
+      if (doc.y + rowHeight(t, columns, cells) > bottom()) {
         doc.addPage();
-        doc.font('Helvetica-Oblique').fontSize(8).fillColor(MUTED).text(pdfText(`Invoice ${inv.display_number} (continued)`), MARGIN, doc.y);
+        t.text(`Invoice ${inv.display_number} (continued)`, { x: MARGIN, width }, { size: 8, face: 'oblique', color: MUTED });
         doc.moveDown(0.2);
         head();
       }
-      drawRow(doc, columns, cells, { shade: i % 2 ? '#f7f7f7' : undefined });
+      drawRow(t, columns, cells, { shade: i % 2 ? '#f7f7f7' : undefined });
     });
   });
   doc.moveDown(0.6);
 }
 
 /** Subtotal, taxes, total, paid and owing, right-aligned and kept on one page. */
-function totals(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+function totals(t: PdfText, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+  const { doc } = t;
   const rows: Array<[string, string, 'bold' | 'rule' | '']> = [
     ...(inv.subtotal_cents === null ? [] : [['Subtotal', money(inv.subtotal_cents), ''] as [string, string, '']]),
     ...inv.taxes.map((t) => [t.label, money(t.amount_cents), ''] as [string, string, '']),
@@ -162,57 +159,61 @@ function totals(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number
   for (const [label, value, style] of rows) {
     const y = doc.y;
     if (style === 'rule') doc.moveTo(x, y - 2).lineTo(x + w, y - 2).lineWidth(0.8).strokeColor('#000').stroke();
-    doc.font(style ? 'Helvetica-Bold' : 'Helvetica').fontSize(style ? 10.5 : 9.5).fillColor('#000');
-    doc.text(label, x, y, { width: w * 0.5, lineBreak: false });
-    doc.text(value, x + w * 0.5, y, { width: w * 0.5, align: 'right', lineBreak: false });
+    const type = style ? { size: 10.5, face: 'bold' as const } : { size: 9.5 };
+    t.text(label, { x, y, width: w * 0.5, lineBreak: false }, type);
+    t.text(value, { x: x + w * 0.5, y, width: w * 0.5, align: 'right', lineBreak: false }, type);
     doc.y = y + 15;
   }
   doc.x = MARGIN;
   const added = (inv.subtotal_cents ?? 0) + inv.taxes.reduce((s, t) => s + t.amount_cents, 0);
   // An amount the ERP set (an override, a pro-rated amount) is the total: said, so the sums do not look wrong.
   if (inv.subtotal_cents !== null && added !== inv.total_cents) {
-    doc.font('Helvetica-Oblique').fontSize(8).fillColor(MUTED).text('The total is the invoice amount as issued, not the lines and taxes added up.', MARGIN, doc.y, { width, align: 'right' });
+    t.text('The total is the invoice amount as issued, not the lines and taxes added up.', { x: MARGIN, width, align: 'right' }, { size: 8, face: 'oblique', color: MUTED });
   }
   doc.x = MARGIN;
   doc.moveDown(0.8);
 }
 
 /** The early-payment discount still open, adjustments, notes: each only when there is one. */
-function remarks(doc: PDFKit.PDFDocument, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+function remarks(t: PdfText, inv: InvoiceDocument, money: (c: number) => string, width: number, bottom: () => number): void {
+  const { doc } = t;
   const paragraph = (title: string, text: string) => {
-    doc.font('Helvetica').fontSize(9);
-    if (doc.y + 14 + doc.heightOfString(text, { width }) > bottom()) doc.addPage();
-    doc.font('Helvetica-Bold').fontSize(9).fillColor('#000').text(title, MARGIN, doc.y, { width });
-    doc.font('Helvetica').fontSize(9).fillColor('#333').text(text, MARGIN, doc.y, { width });
+    const body = { size: 9, color: '#333' };
+    if (doc.y + 14 + t.heightOf(text, width, body) > bottom()) doc.addPage();
+    t.text(title, { x: MARGIN, width }, { size: 9, face: 'bold' });
+    t.text(text, { x: MARGIN, width }, body);
     doc.moveDown(0.6);
   };
   const d = inv.early_discount;
   if (d) paragraph('Early-payment discount', `Pay ${money(inv.owing_cents - d.amount_cents)} in full by ${d.pay_by} and ${money(d.amount_cents)} is taken off.`);
   if (inv.adjustments.length > 0) {
-    paragraph('Adjustments (shown with the invoice, not included in the total)', pdfText(inv.adjustments.map((a) => `${a.label ?? 'Adjustment'}: ${money(a.amount_cents)}`).join('\n')));
+    paragraph('Adjustments (shown with the invoice, not included in the total)', inv.adjustments.map((a) => `${a.label ?? 'Adjustment'}: ${money(a.amount_cents)}`).join('\n'));
   }
-  if (inv.notes) paragraph('Notes', pdfText(inv.notes));
+  if (inv.notes) paragraph('Notes', inv.notes);
 }
 
 /**
- * Text cut at words into parts in a column `width` wide: the first at most `first` tall, the others
- * `rest`; one part when the whole fits in `rest` (it then moves to the next page whole, as any row).
+ * Text cut between its lines into parts in a column `width` wide: the first at most `first` tall,
+ * the others `rest`; one part when the whole fits in `rest` (it then moves to the next page whole,
+ * as any row).
  */
-function splitToHeight(doc: PDFKit.PDFDocument, text: string, width: number, first: number, rest: number): string[] {
-  if (doc.heightOfString(text, { width }) <= rest) return [text];
+function splitToHeight(t: PdfText, text: string, width: number, first: number, rest: number): string[] {
+  const type = { size: 9 };
+  if (t.heightOf(text, width, type) <= rest) return [text];
+  const lineHeight = t.heightOf('x', width, type);
   const parts: string[] = [];
-  let current = '';
-  for (const word of text.split(/(?<=\s)/)) {
-    if (current && doc.heightOfString(current + word, { width }) > (parts.length === 0 ? first : rest)) {
-      parts.push(current.trimEnd());
-      current = '';
+  let current: string[] = [];
+  for (const line of t.wrap(text, width, type)) {
+    if (current.length > 0 && (current.length + 1) * lineHeight > (parts.length === 0 ? first : rest)) {
+      parts.push(current.join('').trimEnd());
+      current = [];
     }
-    current += word;
+    current.push(line);
   }
-  if (current.trim()) parts.push(current.trimEnd());
+  if (current.join('').trim()) parts.push(current.join('').trimEnd());
   return parts;
 }
 
 /** The invoice's tables, in 9-point type. */
-const rowHeight = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean) => tableRowHeight(doc, columns, cells, { size: 9, bold });
-const drawRow = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: Omit<RowStyle, 'size'>) => drawTableRow(doc, columns, cells, { ...style, size: 9 });
+const rowHeight = (t: PdfText, columns: Column[], cells: string[], bold?: boolean) => tableRowHeight(t, columns, cells, { size: 9, bold });
+const drawRow = (t: PdfText, columns: Column[], cells: string[], style: Omit<RowStyle, 'size'>) => drawTableRow(t, columns, cells, { ...style, size: 9 });

@@ -1,4 +1,5 @@
-import { loadPdfKit, drawTableRow, tableRowHeight, MARGIN, ROW, type Align, type Column, type RowStyle } from '../pdf-kit';
+import { openPdf, drawTableRow, tableRowHeight, MARGIN, ROW, type Align, type Column, type RowStyle } from '../pdf-kit';
+import type { GlyphLog, PdfText } from '../pdf-text';
 import { formatMoney } from '../../shared/money';
 import { brandName, tenderGroupName } from '../../shared/card-brands';
 import type { Statement } from './statements';
@@ -7,42 +8,40 @@ import type { Statement } from './statements';
  * The statement as a PDF a bookkeeper files: the shop's name and address, the period, the summary,
  * a chart of daily volume, then the tables (daily deposits, fees, exceptions, volume by brand and by
  * tender). Tables break across pages and repeat their header row; every page carries the
- * statement's identifier and page number. The figures are the JSON's, formatted here only.
+ * statement's identifier and page number. The figures are the JSON's, formatted here only; the
+ * shop's name and address, and reasons, in whatever script they are written (pdf-text.ts).
  */
 
-export async function renderStatementPdf(s: Statement): Promise<Buffer> {
-  const PDFDocument = await loadPdfKit();
-  const doc = new PDFDocument({ size: 'LETTER', margin: MARGIN, bufferPages: true, info: { Title: `Statement ${s.identifier} ${s.start_date} to ${s.end_date}`, Author: s.merchant.name } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
+export async function renderStatementPdf(s: Statement, log?: GlyphLog): Promise<Buffer> {
+  const { doc, text, done } = await openPdf({ info: { Title: `Statement ${s.identifier} ${s.start_date} to ${s.end_date}`, Author: s.merchant.name }, log });
   const money = (cents: number) => formatMoney(cents, s.currency);
   const width = doc.page.width - 2 * MARGIN;
   const bottom = () => doc.page.height - MARGIN - 20;
 
-  header(doc, s, width);
-  summary(doc, s, money, width);
-  chart(doc, s, money, width);
+  header(text, s, width);
+  summary(text, s, money, width);
+  chart(text, s, money, width);
 
   const table = (title: string, columns: Column[], rows: string[][], totals?: string[]) => {
     if (doc.y + 3 * ROW + 20 > bottom()) doc.addPage();
-    doc.moveDown(0.8).font('Helvetica-Bold').fontSize(11).fillColor('#000').text(title, MARGIN, doc.y);
+    doc.moveDown(0.8);
+    text.text(title, { x: MARGIN, width }, { size: 11, face: 'bold' });
     doc.moveDown(0.3);
-    const head = () => drawRow(doc, columns, columns.map((c) => c.title), { bold: true, shade: '#e8ecf1' });
+    const head = () => drawRow(text, columns, columns.map((c) => c.title), { bold: true, shade: '#e8ecf1' });
     head();
     rows.forEach((r, i) => {
-      if (doc.y + rowHeight(doc, columns, r) > bottom()) {
+      if (doc.y + rowHeight(text, columns, r) > bottom()) {
         doc.addPage();
-        doc.font('Helvetica-Oblique').fontSize(8).fillColor('#555').text(`${title} (continued)`, MARGIN, doc.y);
+        text.text(`${title} (continued)`, { x: MARGIN, width }, { size: 8, face: 'oblique', color: '#555' });
         doc.moveDown(0.2);
         head();
       }
-      drawRow(doc, columns, r, { shade: i % 2 ? '#f7f7f7' : undefined });
+      drawRow(text, columns, r, { shade: i % 2 ? '#f7f7f7' : undefined });
     });
-    if (rows.length === 0) drawRow(doc, columns, [`None this period`, ...columns.slice(1).map(() => '')], {});
+    if (rows.length === 0) drawRow(text, columns, [`None this period`, ...columns.slice(1).map(() => '')], {});
     if (totals) {
       if (doc.y + ROW > bottom()) doc.addPage();
-      drawRow(doc, columns, totals, { bold: true, rule: true });
+      drawRow(text, columns, totals, { bold: true, rule: true });
     }
   };
 
@@ -78,7 +77,7 @@ export async function renderStatementPdf(s: Statement): Promise<Buffer> {
     // Writing below the bottom margin would start a new page: lift it for the footer.
     const saved = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font('Helvetica').fontSize(8).fillColor('#555').text(`${s.merchant.name} · Statement ${s.identifier} · ${s.start_date} to ${s.end_date} · Page ${i + 1} of ${range.count}`, MARGIN, doc.page.height - MARGIN + 10, { width, align: 'center', lineBreak: false });
+    text.text(`${s.merchant.name} · Statement ${s.identifier} · ${s.start_date} to ${s.end_date} · Page ${i + 1} of ${range.count}`, { x: MARGIN, y: doc.page.height - MARGIN + 10, width, align: 'center', lineBreak: false }, { size: 8, color: '#555' });
     doc.page.margins.bottom = saved;
   }
   doc.end();
@@ -86,27 +85,29 @@ export async function renderStatementPdf(s: Statement): Promise<Buffer> {
 }
 
 /** The statement's tables, in 8.5-point type (more columns than an invoice's). */
-const rowHeight = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], bold?: boolean) => tableRowHeight(doc, columns, cells, { size: 8.5, bold });
-const drawRow = (doc: PDFKit.PDFDocument, columns: Column[], cells: string[], style: Omit<RowStyle, 'size'>) => drawTableRow(doc, columns, cells, { ...style, size: 8.5 });
+const rowHeight = (t: PdfText, columns: Column[], cells: string[], bold?: boolean) => tableRowHeight(t, columns, cells, { size: 8.5, bold });
+const drawRow = (t: PdfText, columns: Column[], cells: string[], style: Omit<RowStyle, 'size'>) => drawTableRow(t, columns, cells, { ...style, size: 8.5 });
 
-function header(doc: PDFKit.PDFDocument, s: Statement, width: number): void {
-  doc.font('Helvetica-Bold').fontSize(16).fillColor('#000').text(s.merchant.name, MARGIN, MARGIN);
-  doc.font('Helvetica').fontSize(9).fillColor('#333');
-  for (const line of s.merchant.address) doc.text(line);
+function header(t: PdfText, s: Statement, width: number): void {
+  const { doc } = t;
+  const small = { size: 9, color: '#333' };
+  t.text(s.merchant.name, { x: MARGIN, y: MARGIN, width }, { size: 16, face: 'bold' });
+  for (const line of s.merchant.address) t.text(line, { width }, small);
   const top = MARGIN;
-  doc.font('Helvetica-Bold').fontSize(13).fillColor('#000').text('Monthly settlement statement', MARGIN, top, { width, align: 'right' });
-  doc.font('Helvetica').fontSize(9).fillColor('#333');
-  doc.text(`Period: ${s.start_date} to ${s.end_date}`, { width, align: 'right' });
-  doc.text(`Statement date: ${s.statement_date}`, { width, align: 'right' });
-  doc.text(`Merchant ID: ${s.merchant_account_identifier}`, { width, align: 'right' });
-  doc.text(`Merchant account: ${s.merchant_account_token}`, { width, align: 'right' });
-  doc.text(`Statement: ${s.identifier} · Currency: ${s.currency.toUpperCase()}`, { width, align: 'right' });
+  const right = { width, align: 'right' as const };
+  t.text('Monthly settlement statement', { x: MARGIN, y: top, ...right }, { size: 13, face: 'bold' });
+  t.text(`Period: ${s.start_date} to ${s.end_date}`, right, small);
+  t.text(`Statement date: ${s.statement_date}`, right, small);
+  t.text(`Merchant ID: ${s.merchant_account_identifier}`, right, small);
+  t.text(`Merchant account: ${s.merchant_account_token}`, right, small);
+  t.text(`Statement: ${s.identifier} · Currency: ${s.currency.toUpperCase()}`, right, small);
   doc.y = Math.max(doc.y, MARGIN + 14 + 11 * s.merchant.address.length) + 10;
   doc.moveTo(MARGIN, doc.y).lineTo(MARGIN + width, doc.y).lineWidth(1).strokeColor('#000').stroke();
   doc.moveDown(0.6);
 }
 
-function summary(doc: PDFKit.PDFDocument, s: Statement, money: (c: number) => string, width: number): void {
+function summary(text: PdfText, s: Statement, money: (c: number) => string, width: number): void {
+  const { doc } = text;
   const t = s.totals;
   const lines: Array<[string, string, boolean?]> = [
     ['Add: in transit at the start of the period', money(s.opening_in_transit_cents)],
@@ -119,22 +120,24 @@ function summary(doc: PDFKit.PDFDocument, s: Statement, money: (c: number) => st
     [`Exceptions (${t.exceptions_count}): returns and chargebacks`, money(-t.exceptions_cents)],
     ['Net deposits less exceptions', money(t.net_after_exceptions_cents), true],
   ];
-  doc.font('Helvetica-Bold').fontSize(11).fillColor('#000').text('Summary', MARGIN, doc.y);
+  text.text('Summary', { x: MARGIN, width }, { size: 11, face: 'bold' });
   doc.moveDown(0.3);
   const w = width * 0.62;
   for (const [label, value, bold] of lines) {
     const y = doc.y;
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor('#000');
-    doc.text(label, MARGIN, y, { width: w * 0.7, lineBreak: false });
-    doc.text(value, MARGIN + w * 0.7, y, { width: w * 0.3, align: 'right', lineBreak: false });
+    const type = { size: 9, face: bold ? ('bold' as const) : ('regular' as const) };
+    text.text(label, { x: MARGIN, y, width: w * 0.7, lineBreak: false }, type);
+    text.text(value, { x: MARGIN + w * 0.7, y, width: w * 0.3, align: 'right', lineBreak: false }, type);
     doc.y = y + 14;
   }
   doc.x = MARGIN;
 }
 
-function chart(doc: PDFKit.PDFDocument, s: Statement, money: (c: number) => string, width: number): void {
+function chart(t: PdfText, s: Statement, money: (c: number) => string, width: number): void {
+  const { doc } = t;
   const h = 150;
-  doc.moveDown(0.8).font('Helvetica-Bold').fontSize(11).fillColor('#000').text('Daily sales volume', MARGIN, doc.y);
+  doc.moveDown(0.8);
+  t.text('Daily sales volume', { x: MARGIN, width }, { size: 11, face: 'bold' });
   const top = doc.y + 6;
   const left = MARGIN + 60;
   const plotW = width - 60;
@@ -142,20 +145,20 @@ function chart(doc: PDFKit.PDFDocument, s: Statement, money: (c: number) => stri
   const byDay = new Map(s.daily.map((d) => [Number(String(d.date).slice(8, 10)), Number(d.sales_cents)]));
   const step = niceStep(Math.max(1, ...byDay.values()) / 4);
   const max = step * Math.max(1, Math.ceil(Math.max(1, ...byDay.values()) / step));
-  doc.font('Helvetica').fontSize(7).fillColor('#555');
+  const label = { size: 7, color: '#555' };
   for (let v = 0; v <= max; v += step) {
     const y = top + h - (v / max) * h;
     doc.moveTo(left, y).lineTo(left + plotW, y).lineWidth(0.3).strokeColor('#bbb').stroke();
-    doc.text(money(v), MARGIN - 5, y - 4, { width: 62, align: 'right', lineBreak: false });
+    t.text(money(v), { x: MARGIN - 5, y: y - 4, width: 62, align: 'right', lineBreak: false }, label);
   }
   const slot = plotW / days;
   for (let d = 1; d <= days; d++) {
     const v = byDay.get(d) ?? 0;
     const bh = (v / max) * h;
     if (bh > 0) doc.rect(left + (d - 1) * slot + slot * 0.15, top + h - bh, slot * 0.7, bh).fill('#2f6db5');
-    if (d === 1 || d % 5 === 0) doc.fillColor('#555').text(String(d), left + (d - 1) * slot, top + h + 3, { width: slot, align: 'center', lineBreak: false });
+    if (d === 1 || d % 5 === 0) t.text(String(d), { x: left + (d - 1) * slot, y: top + h + 3, width: slot, align: 'center', lineBreak: false }, label);
   }
-  doc.fillColor('#555').text('Sales and captures by processing day (day of the month)', left, top + h + 13, { width: plotW, align: 'center', lineBreak: false });
+  t.text('Sales and captures by processing day (day of the month)', { x: left, y: top + h + 13, width: plotW, align: 'center', lineBreak: false }, label);
   doc.x = MARGIN;
   doc.y = top + h + 28;
 }

@@ -91,7 +91,7 @@ export const getStatement = defineRoute({
     const statement = await engine.settlementReporting.statement(identifier);
     if (!statement) throw fail.notFound('statement_not_found', `No statement ${identifier}`);
     if (format === 'json') return { body: statement };
-    const pdf = await renderStatementPdf(statement);
+    const pdf = await renderStatementPdf(statement, engine.logger);
     return { body: pdf, contentType: 'application/pdf', headers: { 'Content-Disposition': `attachment; filename="${statement.identifier}.pdf"` } };
   },
 });
