@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
-import { amountInput, parseAmount, parsePercent, percentInput, percentText, time } from '../format';
+import { amountInput, parseAmount, parsePercent, percentInput, percentText, time, typedCode } from '../format';
 import { Field, Money, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
 
 type Product = BoAnswer<'posProducts'>['products'][number];
@@ -42,10 +42,10 @@ export function ProductsPanel() {
     if (!price.ok) local.price_cents = price.message;
     if (!tax.ok) local.tax_rate = tax.message;
     if (!price.ok || !tax.ok) return setErrors(local);
-    const fields = { description: form.description.trim(), price_cents: price.minor, tax_rate: tax.percent, category: form.category.trim() || 'General', barcode: form.barcode.trim() || null };
+    const fields = { description: form.description.trim(), price_cents: price.minor, tax_rate: tax.percent, category: form.category.trim() || 'General', barcode: typedCode(form.barcode) || null };
     try {
       if (editing) await boCall(creds, 'updateProduct', { params: { code: editing }, body: fields });
-      else await boCall(creds, 'createProduct', { body: { code: form.code.trim(), ...fields } });
+      else await boCall(creds, 'createProduct', { body: { code: typedCode(form.code), ...fields } });
       start(null);
       setMessage(`Saved ${form.description.trim()}.`);
       reload();
