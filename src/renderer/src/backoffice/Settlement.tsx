@@ -102,6 +102,7 @@ function ClockBanner() {
             </p>
           }
           confirm={`Advance ${asked.words}`}
+          cancelFirst
           busy={busy}
           onCancel={() => setAsked(null)}
           onConfirm={() => void move(asked.by)}
