@@ -128,6 +128,14 @@ export function time(iso: string): string {
   return new Date(iso).toLocaleString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone, timeZoneName: 'short' });
 }
 
+/**
+ * A sentence with its one full stop: one that ends with a time ("made 28 nov 2026, 3:56 a.m." in
+ * es-MX and en-CA) or a message that brings its own ends there, not in "a.m..".
+ */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 const ACTIVITY: Record<string, string> = {
   idle: 'Ready',
   waiting_for_card: 'Insert, tap or swipe the card',

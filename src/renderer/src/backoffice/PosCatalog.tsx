@@ -3,6 +3,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { amountInput, parseAmount, parsePercent, percentInput, percentText, time, typedCode } from '../format';
 import { Field, Money, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
+import { TableScroll } from './DataTable';
 
 type Product = BoAnswer<'posProducts'>['products'][number];
 type Cashier = BoAnswer<'posCashiers'>['cashiers'][number];
@@ -96,9 +97,9 @@ export function ProductsPanel() {
 }
 
 function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Product[]; cur: string; edit: boolean; onEdit(p: Product): void; onToggle(p: Product): void }) {
-  // Wider than a 1024-px window with its buttons: it scrolls inside its card (.bo-table-scroll), as the other tables do, not the page.
+  // Wider than a 1024-px window with its buttons: it scrolls inside its card (TableScroll), as the other tables do, not the page.
   return (
-    <div className="bo-table-scroll">
+    <TableScroll>
       <table className="bo-simple" aria-label="Products">
         <thead><tr><th>Code</th><th>Barcode</th><th>Name</th><th>Category</th><th className="num">Price</th><th className="num">Tax</th><th>State</th>{edit && <th />}</tr></thead>
         <tbody>
@@ -119,7 +120,7 @@ function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Pro
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
