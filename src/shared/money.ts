@@ -1,3 +1,5 @@
+import { halfWidth } from './typed-text';
+
 /**
  * Money as people read and type it. Amounts are integer minor units everywhere; this module is the
  * one place that turns them into text (Intl.NumberFormat, the currency's own minor digits) and text
@@ -132,9 +134,11 @@ function escapeRe(s: string): string {
  * separators: "12,50" is 1250 cents in fr-CA and refused in en-US, where "," groups thousands.
  * Anything that could mean two different amounts is refused with a message saying how to type it
  * (never guessed): a "." in fr-CA ("12.50" or "1.234"), "1,234" in fr-CA (1 234 or 1,23?),
- * "12,50" in en-US. Spaces of any kind group thousands in every locale.
+ * "12,50" in en-US. Spaces of any kind group thousands in every locale. Full-width digits and
+ * signs ("１２．５０") are read as the ASCII ones.
  */
-export function parseMoney(text: string, currency: string, locale: string, options: ParseOptions = {}): ParsedAmount {
+export function parseMoney(typed: string, currency: string, locale: string, options: ParseOptions = {}): ParsedAmount {
+  const text = halfWidth(typed);
   const code = currency.toUpperCase();
   const digits = minorDigits(code);
   const sep = separators(locale);
@@ -207,7 +211,7 @@ export function parseMoney(text: string, currency: string, locale: string, optio
 export function parsePercent(text: string, locale: string, decimals: 2 | 3 = 2): { ok: true; percent: number } | { ok: false; message: string } {
   const example = decimals === 3 ? `${new Intl.NumberFormat(locale, { maximumFractionDigits: 3 }).format(9.975)} or 13` : `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(12.5)} or 10`;
   const scale = 10 ** decimals;
-  const r = parseMoney(text.replace(/%/g, ''), decimals === 3 ? 'KWD' : 'USD', locale, { max: 100 * scale });
+  const r = parseMoney(halfWidth(text).replace(/%/g, ''), decimals === 3 ? 'KWD' : 'USD', locale, { max: 100 * scale });
   if (r.ok) return { ok: true, percent: r.minor / scale };
   if (r.problem === 'too_large') return { ok: false, message: 'A percentage is at most 100.' };
   return { ok: false, message: `Type a percentage such as ${example} (at most ${decimals === 3 ? 'three' : 'two'} decimals).` };

@@ -10,7 +10,8 @@ import { startRegisterInstall, type RegisterInstall } from './register-install';
  * password and rings a cash sale; the same session is refused the back office's operations (403)
  * and its screens (the back office sends a cashier to the register); a manager signed in to the
  * back office opens the register with that session, without the API key; a cashier whose user is
- * disabled mid-sale is sent back to sign-in with a message and finds the open sale after signing in.
+ * disabled mid-sale is sent back to sign-in with a message and finds the open sale after signing in;
+ * one disabled while the register sits idle is told at once, not shown "Server not answering".
  * Scans typed at a scanner's pace are all shown at once, whatever read of the lane or the sale
  * (after the screen is signed in again, after an outage, on an event) is answered after them.
  */
@@ -327,5 +328,40 @@ describe('the register signed in by a person', { timeout: 90_000 }, () => {
     await until(async () => (await page.getByTestId('lines').innerText()).includes('Butter croissant'), 'the sale again');
     const { open_sale: sale } = await api<{ open_sale: { lines: unknown[] } | null }>('GET', '/api/pos/registers/1');
     expect(sale?.lines).toHaveLength(1);
+  });
+
+  it('a cashier disabled while the register sits idle is told at once that the session ended, never that the server is not answering', async () => {
+    const idle = { email: 'idle@example.com', password: 'idle password 1' };
+    const { user, link } = await api<{ user: { id: string }; link: string }>('POST', '/api/users', { email: idle.email, role: 'cashier' });
+    await fetch(`${url}/api/session/link`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link, password: idle.password }) });
+    page = await newPage();
+    await page.goto(`${url}/app/register`);
+    await signInUser(page, idle);
+    await page.getByTestId('lane-1').waitFor();
+    await page.keyboard.press('1');
+    await page.getByLabel('Cashier code').waitFor();
+    await page.keyboard.type(cashierCode);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scan').waitFor();
+    await until(async () => (await page.getByTestId('live').innerText()) === 'Live', 'the live stream');
+    // What the screen says about the server, sampled from now on.
+    await page.evaluate(`
+      window.said = [];
+      setInterval(() => {
+        if (document.querySelector('[data-testid="server-down"]')) window.said.push('down banner');
+        const badge = document.querySelector('[data-testid="live"]')?.textContent;
+        if (badge === 'Server not answering') window.said.push(badge);
+      }, 25);
+    `);
+
+    // The owner disables the user; the cashier types nothing.
+    const at = Date.now();
+    await api('PATCH', `/api/users/${user.id}`, { enabled: false });
+    await page.getByText(/Your session has ended/).waitFor({ timeout: 10_000 });
+    expect(Date.now() - at, 'told within a few seconds').toBeLessThan(10_000);
+    await page.getByLabel('Password', { exact: true }).waitFor();
+    expect(await page.evaluate('window.said')).toEqual([]);
+    await screenshot(page, 'register-user-idle-session-ended');
+    await api('PATCH', `/api/users/${user.id}`, { enabled: true });
   });
 });

@@ -26,6 +26,17 @@ describe('parseMoney: the locale\'s own separators', () => {
     }
   });
 
+  it('reads full-width digits and signs (a Japanese input method\'s) as ASCII, and no superscript or fraction as a digit', () => {
+    expect(minor('１２．５０', 'usd', 'ja-JP')).toBe(1250);
+    expect(minor('１，２３４．５０', 'usd', 'ja-JP')).toBe(123450);
+    expect(minor('１２，５０', 'usd', 'fr-CA')).toBe(1250);
+    expect(minor('１\u3000２３４，５０', 'usd', 'fr-CA')).toBe(123450);
+    expect(parseMoney('－５．００', 'usd', 'en-US', { allowNegative: true })).toEqual({ ok: true, minor: -500 });
+    expect(minor('￥１，２３４', 'jpy', 'ja-JP')).toBe(1234);
+    expect(minor('12²', 'usd', 'en-US')).toBe('not_an_amount');
+    expect(parsePercent('８．８７５％', 'ja-JP', 3)).toEqual({ ok: true, percent: 8.875 });
+  });
+
   it('"1,234" is a thousand in en-US, and refused as ambiguous in fr-CA (1 234, or 1,23 mistyped?)', () => {
     expect(minor('1,234', 'usd', 'en-US')).toBe(123400);
     const fr = parseMoney('1,234', 'usd', 'fr-CA');

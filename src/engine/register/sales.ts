@@ -6,6 +6,7 @@ import type { Orders } from '../orders';
 import { dateInZone } from '../clock';
 import { getRecord, putRecord, recordsByRef } from '../records';
 import type { OrderInput } from '../../shared/schemas/orders';
+import { halfWidth } from '../../shared/typed-text';
 import type { LineInput, LinePatch, Sale, SaleLine, TenderType } from '../../shared/schemas/register';
 import type { Catalog } from './catalog';
 import type { Cashiers } from './cashiers';
@@ -186,7 +187,7 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
 
 /** A refund's or void's document number (`1-R000001`) → its sale and reversal number. */
 export async function findDocument(reader: Tx | EngineCore, number: string): Promise<DocumentData | undefined> {
-  const n = number.trim().toUpperCase();
+  const n = halfWidth(number).trim().toUpperCase();
   return /-[RV][0-9]{1,8}$/.test(n) ? (await getRecord<DocumentData>(reader, KIND.document, n))?.data : undefined;
 }
 
@@ -194,7 +195,8 @@ export async function findDocument(reader: Tx | EngineCore, number: string): Pro
 export async function loadSale(reader: Tx | EngineCore, idOrNumber: string): Promise<SaleData | undefined> {
   const direct = (await getRecord<SaleData>(reader, KIND.sale, idOrNumber))?.data;
   if (direct) return direct;
-  const ref = refOfNumber(idOrNumber);
+  // A receipt number typed full-width ("１-０００００４２") is the same number.
+  const ref = refOfNumber(halfWidth(idOrNumber));
   if (ref) return (await recordsByRef<SaleData>(reader, KIND.sale, ref))[0]?.data;
   const doc = await findDocument(reader, idOrNumber);
   return doc ? (await getRecord<SaleData>(reader, KIND.sale, doc.sale))?.data : undefined;
@@ -301,7 +303,9 @@ export async function startSaleInTx(ctx: SaleContext, tx: Tx, shift: ShiftData):
   return { sale: await saveSale(ctx, tx, sale, 'pos_sale.created'), created: true };
 }
 
-function parseScan(scan: string): { code: string; quantity: number | undefined } {
+/** "3*2001" sells three of 2001; typed full-width ("３＊２００１", a Japanese input method's) it reads the same. */
+function parseScan(typed: string): { code: string; quantity: number | undefined } {
+  const scan = halfWidth(typed);
   const m = /^\s*([0-9]{1,3})\s*[*xX]\s*(\S+)\s*$/.exec(scan);
   return m ? { code: m[2]!, quantity: Number(m[1]) } : { code: scan.trim(), quantity: undefined };
 }

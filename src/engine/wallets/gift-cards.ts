@@ -4,6 +4,7 @@ import type { Account } from '../account';
 import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordId } from '../records';
 import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
+import { halfWidth } from '../../shared/typed-text';
 import { localParts, zonedInstant } from '../gateway/processing-day';
 import { isExpired, parseMonth, parseYear } from './instruments';
 import type { VaultKeys } from './secrets';
@@ -261,8 +262,11 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
   };
 }
 
+/** A card number as typed or scanned: spaces and dashes between groups dropped, full-width digits read as 0-9. */
+const cardNumberOf = (n: string) => halfWidth(n).replace(/[\s-]/g, '');
+
 function giftCardDigits(n: string): string {
-  const d = n.replace(/[\s-]/g, '');
+  const d = cardNumberOf(n);
   if (!/^[0-9]{6,19}$/.test(d)) throw fail.gateway('invalid_card_number', 'A gift card number is 6 to 19 digits (spaces and dashes aside)');
   return d;
 }
@@ -481,7 +485,7 @@ async function findInTx(ctx: GiftCardsDeps, tx: Tx, tender: Parameters<GiftCards
   let card: GiftCardData | undefined;
   if (tender.token) card = await giftCardByToken(tx, tender.token);
   else if (tender.card_number) {
-    const d = tender.card_number.replace(/[\s-]/g, '');
+    const d = cardNumberOf(tender.card_number);
     card = /^[0-9]{6,19}$/.test(d) ? await byNumber(ctx, tx, d) : undefined;
     // A card stored before cards were shop-wide has no shop name; its number is here now, so the
     // write this tender makes gives it one, and with it the lanes' copy.

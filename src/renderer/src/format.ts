@@ -1,4 +1,5 @@
 import { defaultLocale, formatAmount, formatMoney, minorDigits, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
+import { halfWidth } from '../../shared/typed-text';
 
 /**
  * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
@@ -45,6 +46,19 @@ export function parsePercent(text: string, decimals: 2 | 3 = 2): ReturnType<type
 /** A percentage for reading ("12,5 %" in fr-CA, "12.5%" in en-US). */
 export function percentText(percent: number): string {
   return new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 4 }).format(percent / 100);
+}
+
+/**
+ * What stays of a digits-only field's text (a cashier code, a count): its digits, full-width ones
+ * ("６１６０") read as 0-9 rather than dropped with the rest.
+ */
+export function typedDigits(text: string): string {
+  return halfWidth(text).replace(/[^0-9]/g, '');
+}
+
+/** A product code or barcode as typed: trimmed, full-width letters and digits read as ASCII (a code is ASCII only). */
+export function typedCode(text: string): string {
+  return halfWidth(text).trim();
 }
 
 /** A quantity for reading ("1 234,5" in fr-CA, "1,234.5" in en-US). */
@@ -112,6 +126,14 @@ export function time(iso: string): string {
   const zone = otherZone();
   if (!zone) return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
   return new Date(iso).toLocaleString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone, timeZoneName: 'short' });
+}
+
+/**
+ * A sentence with its one full stop: one that ends with a time ("made 28 nov 2026, 3:56 a.m." in
+ * es-MX and en-CA) or a message that brings its own ends there, not in "a.m..".
+ */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 const ACTIVITY: Record<string, string> = {
@@ -242,7 +264,7 @@ export function fromFormatted(text: string | null | undefined, currency: string)
  * 24-hour HH:MM the API takes; null when it is not one.
  */
 export function parseTimeOfDay(text: string): string | null {
-  const t = text.trim().toLowerCase().replace(/\s+/g, ' ');
+  const t = halfWidth(text).trim().toLowerCase().replace(/\s+/g, ' ');
   const m = /^(\d{1,2})(?:\s?(?:h|:|\.)\s?(\d{2})?|(\d{2}))?\s?(am|pm|a\.m\.|p\.m\.)?$/.exec(t);
   if (!m) return null;
   let hour = Number(m[1]);

@@ -44,16 +44,24 @@ export async function apiFetchWithHeaders<T>(creds: Credentials, method: string,
     throw new ApiError(0, 'network', 'Laneway is not answering. Check that it is running, then try again.');
   }
   const text = await res.text();
-  const data: unknown = text ? JSON.parse(text) : undefined;
-  if (!res.ok) {
-    const e = (data ?? {}) as { error?: string; message?: string; code?: string | number; errors?: string[]; details?: Array<{ field?: string; message: string }> };
-    // A gateway operation's body is the reference's codes only: the engine's words come in a header of ours.
-    const words = readGatewayErrorHeader(res.headers.get(GATEWAY_ERROR_HEADER));
-    if (words) throw new ApiError(res.status, words.code, words.error, words.details ?? []);
-    // A shape whose `error` is the reference's code (a wallet method's) says it in words as `message`.
-    throw new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.message ?? e.error ?? e.errors?.join(', ') ?? res.statusText, e.details ?? []);
+  if (!res.ok) throw errorOf(res, text);
+  return { data: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
+}
+
+/** The API's error answer (its body's text) as an ApiError with its stable code. */
+export function errorOf(res: Response, text: string): ApiError {
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
   }
-  return { data: data as T, headers: res.headers };
+  const e = (data ?? {}) as { error?: string; message?: string; code?: string | number; errors?: string[]; details?: Array<{ field?: string; message: string }> };
+  // A gateway operation's body is the reference's codes only: the engine's words come in a header of ours.
+  const words = readGatewayErrorHeader(res.headers.get(GATEWAY_ERROR_HEADER));
+  if (words) return new ApiError(res.status, words.code, words.error, words.details ?? []);
+  // A shape whose `error` is the reference's code (a wallet method's) says it in words as `message`.
+  return new ApiError(res.status, String(e.code ?? e.errors?.[0] ?? res.status), e.message ?? e.error ?? e.errors?.join(', ') ?? res.statusText, e.details ?? []);
 }
 
 export const basic = (token: string, key: string) => `Basic ${btoa(`${token}:${key}`)}`;

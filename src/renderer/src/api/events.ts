@@ -1,5 +1,5 @@
 import type { DomainEventBody } from '../../../shared/schemas/system';
-import type { Credentials } from './client';
+import { errorOf, type ApiError, type Credentials } from './client';
 
 /** An event of GET /api/events, typed from the schema the server documents. */
 export type LiveEvent = DomainEventBody;
@@ -15,6 +15,11 @@ const REPLACED_MS = 15_000;
 interface Follower {
   onEvent(e: LiveEvent): void;
   onState(connected: boolean): void;
+  /**
+   * The server refused these credentials (401: a session that ended, a user disabled; 403): no
+   * outage, and no retry will bring the stream back. Without it, the follower is told `onState(false)`.
+   */
+  onRefused?(err: ApiError): void;
 }
 
 interface Shared {
@@ -33,7 +38,7 @@ const shared = new Map<string, Shared>();
  * event (the page was away too long for the server to replay what it missed) reaches them like
  * any other: it means "read the state again".
  */
-export function followEvents(creds: Credentials, onEvent: (e: LiveEvent) => void, onState: (connected: boolean) => void): () => void {
+export function followEvents(creds: Credentials, onEvent: (e: LiveEvent) => void, onState: (connected: boolean) => void, onRefused?: (err: ApiError) => void): () => void {
   const key = `${creds.baseUrl}\n${creds.authorization}`;
   let stream = shared.get(key);
   if (!stream) {
@@ -46,10 +51,17 @@ export function followEvents(creds: Credentials, onEvent: (e: LiveEvent) => void
         created.connected = connected;
         for (const f of created.followers) f.onState(connected);
       },
+      onRefused: (err) => {
+        created.connected = false;
+        for (const f of created.followers) {
+          if (f.onRefused) f.onRefused(err);
+          else f.onState(false);
+        }
+      },
     });
     shared.set(key, (stream = created));
   }
-  const follower: Follower = { onEvent, onState };
+  const follower: Follower = { onEvent, onState, ...(onRefused ? { onRefused } : {}) };
   stream.followers.add(follower);
   if (stream.connected) onState(true);
   const mine = stream;
@@ -61,26 +73,40 @@ export function followEvents(creds: Credentials, onEvent: (e: LiveEvent) => void
   };
 }
 
-function connect(creds: Credentials, to: Follower): () => void {
+function connect(creds: Credentials, to: Required<Follower>): () => void {
   let stopped = false;
   let lastId: string | undefined;
   const controller = new AbortController();
 
+  /** When a stream the server ended was last asked again at once (once per RECONNECT_MS at most). */
+  let askedAgainAt = -Infinity;
+
   const run = async () => {
     while (!stopped) {
       let wait = RECONNECT_MS;
+      /** The server ended the stream (it does when the credentials stop passing its check), rather than the connection failing. */
+      let ended = false;
       try {
         const res = await fetch(`${creds.baseUrl}/api/events`, {
           headers: { Authorization: creds.authorization, ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
           signal: controller.signal,
         });
+        if (res.status === 401 || res.status === 403) {
+          // Refused, not unreachable: said as such at once, never as "not answering" while it retries.
+          to.onRefused(errorOf(res, await res.text()));
+          await new Promise((r) => setTimeout(r, REPLACED_MS));
+          continue;
+        }
         if (!res.ok || !res.body) throw new Error(`events ${res.status}`);
         to.onState(true);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
         for (;;) {
           const { value, done } = await reader.read();
-          if (done) break;
+          if (done) {
+            ended = true;
+            break;
+          }
           buffer += value;
           let end: number;
           while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -99,6 +125,12 @@ function connect(creds: Credentials, to: Follower): () => void {
         }
       } catch {
         if (stopped) return;
+      }
+      // Asked again at once, before anyone is told the stream dropped: a session that ended is then
+      // told as refused, a stream the server merely closed resumes, and only an outage shows as one.
+      if (ended && wait === RECONNECT_MS && performance.now() - askedAgainAt > RECONNECT_MS) {
+        askedAgainAt = performance.now();
+        continue;
       }
       to.onState(false);
       await new Promise((r) => setTimeout(r, wait));

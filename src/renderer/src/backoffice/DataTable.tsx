@@ -105,15 +105,16 @@ interface Sideways {
 /**
  * Measured on every scroll and resize: a scroll bar that shows only while scrolling (macOS, Electron)
  * says nothing of columns past the card's edge, so the list names them (TableFoot) and shades the edge.
+ * `headers`: the column headers of the scrolled table (a list's grid, or a plain table's head row).
  */
-function useSideways(box: RefObject<HTMLDivElement | null>, layout: unknown[]): Sideways {
+function useSideways(box: RefObject<HTMLDivElement | null>, layout: unknown[], headers = '.bo-head [role="columnheader"]'): Sideways {
   const [seen, setSeen] = useState<Sideways>({ hidden: [], scrolled: false });
   useEffect(() => {
     const el = box.current;
     if (!el) return;
     const measure = () => {
       const edge = el.getBoundingClientRect().right;
-      const hidden = [...el.querySelectorAll<HTMLElement>('.bo-head [role="columnheader"]')]
+      const hidden = [...el.querySelectorAll<HTMLElement>(headers)]
         .filter((h) => h.getBoundingClientRect().right > edge + 1)
         .map((h) => (h.textContent ?? '').replace(/[▲▼]/g, '').trim());
       const scrolled = el.scrollLeft > 0;
@@ -235,22 +236,53 @@ function SidewaysCard(props: { label: string; layout: unknown[]; foot: { shown: 
   );
 }
 
+/** The columns past the card's edge, named, and a button that scrolls to them; once scrolled, one back to the first. */
+function SidewaysButton({ sideways, box }: { sideways: Sideways; box: RefObject<HTMLDivElement | null> }) {
+  if (sideways.hidden.length > 0) {
+    return (
+      <button type="button" className="bo-sideways" onClick={() => box.current?.scrollTo({ left: box.current.scrollWidth, behavior: 'smooth' })}>
+        More columns: {sideways.hidden.join(', ')} →
+      </button>
+    );
+  }
+  if (!sideways.scrolled) return null;
+  return (
+    <button type="button" className="bo-sideways" onClick={() => box.current?.scrollTo({ left: 0, behavior: 'smooth' })}>
+      ← First columns
+    </button>
+  );
+}
+
+/**
+ * A plain table (a few rows, no sorting) in a card: wider than the card, it scrolls inside it and
+ * says so as the lists do, the edge shaded and the columns past it named, not a figure cut at the
+ * edge ("US$11,") with nothing to say more is there.
+ */
+export function TableScroll({ children }: { children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  const sideways = useSideways(box, [], ':scope > table > thead > tr > th');
+  return (
+    <>
+      <div className="bo-table-frame" data-more={sideways.hidden.length ? 'right' : undefined}>
+        <div ref={box} className="bo-table-scroll">
+          {children}
+        </div>
+      </div>
+      {(sideways.hidden.length > 0 || sideways.scrolled) && (
+        <div className="bo-foot">
+          <SidewaysButton sideways={sideways} box={box} />
+        </div>
+      )}
+    </>
+  );
+}
+
 /** How many rows are shown, the columns past the card's edge (a button scrolls to them and back), and "Load more" when the engine has more. */
 function TableFoot({ shown, loading, more, sideways, box }: { shown: number; loading?: boolean | undefined; more?: (() => void) | null | undefined; sideways: Sideways; box: RefObject<HTMLDivElement | null> }) {
   return (
     <div className="bo-foot">
       <span className="muted">{shown} shown</span>
-      {sideways.hidden.length > 0 ? (
-        <button type="button" className="bo-sideways" onClick={() => box.current?.scrollTo({ left: box.current.scrollWidth, behavior: 'smooth' })}>
-          More columns: {sideways.hidden.join(', ')} →
-        </button>
-      ) : (
-        sideways.scrolled && (
-          <button type="button" className="bo-sideways" onClick={() => box.current?.scrollTo({ left: 0, behavior: 'smooth' })}>
-            ← First columns
-          </button>
-        )
-      )}
+      <SidewaysButton sideways={sideways} box={box} />
       {loading && <span className="muted">Loading…</span>}
       {more && !loading && (
         <button type="button" onClick={more}>

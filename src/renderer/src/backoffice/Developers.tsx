@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
-import { time } from '../format';
+import { sentence, time } from '../format';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Notice, Title, fieldErrors, useLoad, useUnsavedGuard } from './common';
@@ -129,7 +129,7 @@ function Endpoints() {
       <Notice error={error ?? message} />
       {secret && <ShownOnce label="Signing key" secret={secret} onClose={() => setSecret(null)} />}
       <p className="muted small">
-        {key ? `Deliveries are signed (X-Service-Signature) with the key ending …${key.hint}, made ${time(key.created_at)}.` : 'No signing key yet: the first endpoint makes one.'}
+        {key ? sentence(`Deliveries are signed (X-Service-Signature) with the key ending …${key.hint}, made ${time(key.created_at)}`) : 'No signing key yet: the first endpoint makes one.'}
       </p>
       {editing && (
         <EndpointForm

@@ -1,6 +1,6 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
-import { LOCALE, time } from '../format';
+import { LOCALE, sentence, time } from '../format';
 import { can, useUser } from '../state/user';
 import { Field, Notice, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
 import type { MailStatus } from './MailOutcome';
@@ -128,11 +128,11 @@ const savedText = (check: Check | null | undefined) =>
 
 /** Why the relay is failing and when the outbox tries again; how many messages wait. */
 function RelayStatus({ status }: { status: MailStatus }) {
-  const waiting = status.queued > 0 ? ` ${status.queued} ${status.queued === 1 ? 'message waits' : 'messages wait'} in the Outbox${status.next_retry_at ? `; next try ${time(status.next_retry_at)}` : ''}.` : '';
+  const waiting = status.queued > 0 ? ` ${sentence(`${status.queued} ${status.queued === 1 ? 'message waits' : 'messages wait'} in the Outbox${status.next_retry_at ? `; next try ${time(status.next_retry_at)}` : ''}`)}` : '';
   if (status.state === 'failing') {
     return (
       <p className="notice error" aria-label="Relay status">
-        Failing{status.last_attempt_at ? ` (last tried ${time(status.last_attempt_at)})` : ''}: {status.last_error ?? 'the relay did not answer'}.{waiting}
+        Failing{status.last_attempt_at ? ` (last tried ${time(status.last_attempt_at)})` : ''}: {sentence(status.last_error ?? 'the relay did not answer')}{waiting}
       </p>
     );
   }
@@ -189,7 +189,7 @@ function Relay() {
         <Field label="Password" name="password" type="password" value={value('password')} onChange={set('password')} errors={errors} hint={r?.password_set ? 'Set (never shown). Leave empty to keep it.' : 'Kept encrypted.'} />
         <Field label="From" name="from" value={value('from')} onChange={set('from')} errors={errors} hint={'address, or "Name <address>"'} />
       </fieldset>
-      {r && <p className="muted small">Last changed {time(r.updated_at)}.</p>}
+      {r && <p className="muted small">{sentence(`Last changed ${time(r.updated_at)}`)}</p>}
       {editable && (
         <div className="bo-actions">
           {r && <button type="button" className="danger" onClick={() => void remove()}>Remove relay</button>}

@@ -2,11 +2,12 @@ import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { KIND_EFFECT, type FileKind } from '../../../shared/import-kinds';
 import { ApiError } from '../api/client';
 import { boCall, boDownload, boUpload, type BoAnswer, type UploadOptions } from '../api/backoffice';
-import { fileSize, time } from '../format';
+import { fileSize, sentence, time } from '../format';
 import { useLive } from '../state/live';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad, usePaged } from './common';
+import { TableScroll } from './DataTable';
 import { CSV_SAMPLES } from './csv-samples';
 import { kindOfFile, sentFiles } from './import-file';
 import { ReconResults } from './ImportRecon';
@@ -323,7 +324,7 @@ function ImportsList() {
       <Notice error={error} />
       <div className="card">
         <h2>Batches</h2>
-        <div className="bo-table-scroll">
+        <TableScroll>
           <table className="bo-simple" aria-label="Batches">
             <thead>
               <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Errors</th><th>Result</th></tr>
@@ -347,7 +348,7 @@ function ImportsList() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         {rows.length === 0 && !loading && <p className="muted bo-empty">No file imported yet.</p>}
         <div className="bo-foot">
           <span className="muted">{rows.length} shown</span>
@@ -364,8 +365,8 @@ function EchoHint({ batch }: { batch: Batch }) {
   const until = batch.complete_at ? new Date(Date.parse(batch.complete_at) + 24 * 3600_000).toISOString() : null;
   return (
     <p className="muted small" aria-label="Tokenized results">
-      The tokenized results (each card masked, with its wallet, fund and vault tokens) can be downloaded for 24 hours after the import finished
-      {until ? `, until ${time(until)}` : ''}. Like the reference's, the file has no header row: each line is a line of yours in the same
+      {sentence(`The tokenized results (each card masked, with its wallet, fund and vault tokens) can be downloaded for 24 hours after the import finished${until ? `, until ${time(until)}` : ''}`)}{' '}
+      Like the reference's, the file has no header row: each line is a line of yours in the same
       order, card number and expiry masked, followed by the wallet token, the fund token and the vault token (empty for a refused line).
     </p>
   );
@@ -422,7 +423,7 @@ function BatchDetail({ id }: { id: number }) {
       {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} running={b.status === 'processing'} />}
       <div className="card">
         <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
-        <div className="bo-table-scroll">
+        <TableScroll>
           <table className="bo-simple" aria-label="Errors">
             <thead><tr><th>Line</th><th>Field</th><th>Message</th></tr></thead>
             <tbody>
@@ -435,7 +436,7 @@ function BatchDetail({ id }: { id: number }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         {list.length === 0 && b && errors.data && <p className="muted bo-empty">{done ? 'Every line was imported.' : 'None so far.'}</p>}
         {all.length > list.length && <p className="muted bo-empty">The first {list.length.toLocaleString()} of {all.length.toLocaleString()}: download the errors for all of them.</p>}
       </div>

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
-import { time } from '../format';
+import { sentence, time } from '../format';
 import { useRoute } from '../state/route';
 import { useLoad } from './common';
 import './operations.css';
@@ -52,7 +52,7 @@ export interface DeliveryWords {
 export function deliveryText(words: DeliveryWords, delivery: Delivery, status: MailStatus | undefined, error: string | null): string {
   switch (delivery) {
     case 'queued': {
-      const failing = status?.state === 'failing' ? ` The mail relay is failing${status.last_error ? ` (${status.last_error})` : ''}${status.next_retry_at ? `; next try ${time(status.next_retry_at)}` : ''}.` : '';
+      const failing = status?.state === 'failing' ? ` ${sentence(`The mail relay is failing${status.last_error ? ` (${status.last_error})` : ''}${status.next_retry_at ? `; next try ${time(status.next_retry_at)}` : ''}`)}` : '';
       return `${words.queued}: it goes out when the mail relay answers.${failing}`;
     }
     case 'sent':

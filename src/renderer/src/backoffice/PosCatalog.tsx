@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
-import { amountInput, parseAmount, parsePercent, percentInput, percentText, time } from '../format';
+import { amountInput, parseAmount, parsePercent, percentInput, percentText, time, typedCode } from '../format';
 import { Field, Money, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
+import { TableScroll } from './DataTable';
 
 type Product = BoAnswer<'posProducts'>['products'][number];
 type Cashier = BoAnswer<'posCashiers'>['cashiers'][number];
@@ -42,10 +43,10 @@ export function ProductsPanel() {
     if (!price.ok) local.price_cents = price.message;
     if (!tax.ok) local.tax_rate = tax.message;
     if (!price.ok || !tax.ok) return setErrors(local);
-    const fields = { description: form.description.trim(), price_cents: price.minor, tax_rate: tax.percent, category: form.category.trim() || 'General', barcode: form.barcode.trim() || null };
+    const fields = { description: form.description.trim(), price_cents: price.minor, tax_rate: tax.percent, category: form.category.trim() || 'General', barcode: typedCode(form.barcode) || null };
     try {
       if (editing) await boCall(creds, 'updateProduct', { params: { code: editing }, body: fields });
-      else await boCall(creds, 'createProduct', { body: { code: form.code.trim(), ...fields } });
+      else await boCall(creds, 'createProduct', { body: { code: typedCode(form.code), ...fields } });
       start(null);
       setMessage(`Saved ${form.description.trim()}.`);
       reload();
@@ -96,9 +97,9 @@ export function ProductsPanel() {
 }
 
 function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Product[]; cur: string; edit: boolean; onEdit(p: Product): void; onToggle(p: Product): void }) {
-  // Wider than a 1024-px window with its buttons: it scrolls inside its card (.bo-table-scroll), as the other tables do, not the page.
+  // Wider than a 1024-px window with its buttons: it scrolls inside its card (TableScroll), as the other tables do, not the page.
   return (
-    <div className="bo-table-scroll">
+    <TableScroll>
       <table className="bo-simple" aria-label="Products">
         <thead><tr><th>Code</th><th>Barcode</th><th>Name</th><th>Category</th><th className="num">Price</th><th className="num">Tax</th><th>State</th>{edit && <th />}</tr></thead>
         <tbody>
@@ -119,7 +120,7 @@ function ProductTable({ products, cur, edit, onEdit, onToggle }: { products: Pro
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

@@ -8,6 +8,7 @@ import { LOCALE, exceptionTypeText, money, moneyShort, transactionActionText } f
 import { brandName, paidWith, tenderGroupName } from '../../../shared/card-brands';
 import { signedCents } from '../../../shared/money-moves';
 import { Confirm, Money, Notice, Title, day, useLoad } from './common';
+import { TableScroll } from './DataTable';
 import './operations.css';
 
 type Page<T> = Record<string, T> | T[];
@@ -156,7 +157,8 @@ function Charts({ batches }: { batches: Batch[] }) {
           <h2>{title as string}</h2>
           <ResponsiveContainer width="100%" height={200}>
             <PieChart>
-              <Pie data={pie(m as Map<string, number>)} dataKey="value" nameKey="name" innerRadius={45} outerRadius={75} isAnimationActive={false}>
+              {/* Radii in parts of the room the card leaves (a third of the row at 1024 wide), not pixels that overflow it. */}
+              <Pie data={pie(m as Map<string, number>)} dataKey="value" nameKey="name" innerRadius="60%" outerRadius="90%" isAnimationActive={false}>
                 {pie(m as Map<string, number>).map((_, i) => <Cell key={i} fill={COLORS[i % COLORS.length]} />)}
               </Pie>
               <Tooltip formatter={fmt} />
@@ -177,7 +179,7 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
       {rows.length === 0 ? (
         <p className="muted">{loading ? 'Loading…' : 'No batch closed yet: batches close at the processing cut-off.'}</p>
       ) : (
-        <div className="bo-table-scroll">
+        <TableScroll>
           <table className="bo-simple" aria-label="Batch deposits">
             <thead><tr><th>Date</th><th>Merchant</th><th>Tender</th><th className="num">Sales</th><th className="num">Refunds</th><th className="num">Fees</th><th className="num">Net deposit</th><th>Deposit date</th></tr></thead>
             <tbody>
@@ -215,7 +217,7 @@ function Batches({ rows, loading }: { rows: Batch[]; loading: boolean }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </div>
   );
@@ -227,7 +229,7 @@ function Exceptions({ rows }: { rows: Exception[] }) {
     <div className="card">
       <h2>Exceptions</h2>
       {rows.length === 0 ? <p className="muted">No ACH return or chargeback.</p> : (
-        <div className="bo-table-scroll">
+        <TableScroll>
           <table className="bo-simple" aria-label="Exceptions">
             <thead><tr><th>Date</th><th>Type</th><th>Reason</th><th>Original transaction</th><th>Order</th><th className="num">Amount</th></tr></thead>
             <tbody>
@@ -247,7 +249,7 @@ function Exceptions({ rows }: { rows: Exception[] }) {
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </div>
   );
@@ -263,7 +265,7 @@ function Statements({ rows }: { rows: Statement[] }) {
         <button type="button" onClick={() => open('sample')}>Open the sample statement</button>
       </div>
       {rows.length === 0 ? <p className="muted">No month closed yet: a statement is made when a month's last cut-off passes.</p> : (
-        <div className="bo-table-scroll">
+        <TableScroll>
           <table className="bo-simple" aria-label="Monthly statements">
             <thead><tr><th>Statement</th><th>Period</th><th>Merchant</th><th className="num">Net deposits</th></tr></thead>
             <tbody>
@@ -274,7 +276,7 @@ function Statements({ rows }: { rows: Statement[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </div>
   );

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { time } from '../format';
+import { sentence, time } from '../format';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { Field, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
@@ -63,7 +63,7 @@ function Upstream({ onChange }: { onChange(): void }) {
       <h2>Upstream</h2>
       <p className="muted small">
         {upstream
-          ? `Replicating customers, invoices and payments with ${upstream.url} since ${time(upstream.set_at)}${upstream.paused ? ' (paused)' : ''}. Its key is kept sealed and not shown; type it again to change the address or token.`
+          ? `${sentence(`Replicating customers, invoices and payments with ${upstream.url} since ${time(upstream.set_at)}${upstream.paused ? ' (paused)' : ''}`)} Its key is kept sealed and not shown; type it again to change the address or token.`
           : 'A hub can replicate customers, invoices and payments with another service speaking this API.'}
       </p>
       <Notice error={current.error ?? message} />

@@ -6,6 +6,7 @@ import { useLive } from '../state/live';
 import { useUser } from '../state/user';
 import { holdUnsaved, useRoute } from '../state/route';
 import { dayText, money } from '../format';
+import { useDialogFocus } from '../dialog-focus';
 
 /**
  * Reads `load` when its inputs change and again on every live change (GET /api/events), keeping
@@ -206,34 +207,26 @@ export function fieldErrors(err: unknown): { fields: Record<string, string>; mes
 }
 
 /**
- * Asks before a money move, stating the amount; Escape or Cancel closes it, and Tab stays inside.
- * The confirm button takes the focus unless the body has a field to fill first (`fieldFirst`: an
- * amount to type), so Enter never moves the whole amount by reflex; Enter in that field confirms
- * what was typed. `cancelFirst` gives Cancel the focus instead, where the confirm throws work away.
+ * Asks before a money move or a change that cannot be taken back, stating what it does; Escape or
+ * Cancel closes it, Tab stays inside, and the focus goes back to what opened it (useDialogFocus,
+ * as the register's dialogs). What takes the focus first is the safe choice wherever the confirm
+ * is risky: Cancel for a `danger` one (disable, remove, discard) and for `cancelFirst` (one that
+ * cannot be undone, such as moving the sandbox clock), so Enter, Enter never does it by reflex.
+ * Otherwise the confirm button, unless the body has a field to fill first (`fieldFirst`: an amount
+ * to type); Enter in that field confirms what was typed.
  */
 export function Confirm(props: { title: string; body: ReactNode; confirm: string; busy?: boolean; onConfirm(): void; onCancel(): void; danger?: boolean; fieldFirst?: boolean; cancel?: string; cancelFirst?: boolean }) {
   const box = useRef<HTMLDivElement>(null);
-  // Read while rendering, before the dialog's own autoFocus takes the focus from what opened it.
-  const [opener] = useState(() => document.activeElement as HTMLElement | null);
-  // Closed, the focus goes back where the person was, not to the top of the page.
-  useEffect(() => () => void (opener?.isConnected && opener.focus()), [opener]);
+  useDialogFocus(box, props.onCancel);
+  const safeFirst = !props.fieldFirst && (props.danger || props.cancelFirst);
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') props.onCancel();
       // Enter in the amount typed first confirms it, as in any form (the title states that amount).
       const target = e.target as HTMLElement | null;
       if (e.key === 'Enter' && props.fieldFirst && !props.busy && target instanceof HTMLInputElement && box.current?.contains(target)) {
         e.preventDefault();
         props.onConfirm();
-        return;
       }
-      if (e.key !== 'Tab' || !box.current) return;
-      const stops = [...box.current.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled]), select, textarea, a[href]')];
-      if (stops.length === 0) return;
-      const at = stops.indexOf(document.activeElement as HTMLElement);
-      const next = e.shiftKey ? (at <= 0 ? stops.length - 1 : at - 1) : at === -1 || at === stops.length - 1 ? 0 : at + 1;
-      e.preventDefault();
-      stops[next]!.focus();
     };
     window.addEventListener('keydown', key);
     return () => window.removeEventListener('keydown', key);
@@ -243,14 +236,14 @@ export function Confirm(props: { title: string; body: ReactNode; confirm: string
   }, [props.fieldFirst]);
   return (
     <div className="overlay">
-      <div className="dialog" role="dialog" aria-modal="true" aria-label={props.title} ref={box}>
+      <div className="dialog" role="dialog" aria-modal="true" aria-label={props.title} ref={box} tabIndex={-1}>
         <h2 className="page-title">{props.title}</h2>
         <div>{props.body}</div>
         <div className="bo-actions">
-          <button type="button" autoFocus={props.cancelFirst} onClick={props.onCancel}>
+          <button type="button" autoFocus={safeFirst} onClick={props.onCancel}>
             {props.cancel ?? 'Cancel'}
           </button>
-          <button type="button" autoFocus={!props.fieldFirst && !props.cancelFirst} className={props.danger ? 'primary danger-fill' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
+          <button type="button" autoFocus={!props.fieldFirst && !safeFirst} className={props.danger ? 'primary danger-fill' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
             {props.confirm}
           </button>
         </div>
@@ -283,7 +276,7 @@ export function useUnsavedGuard(dirty: boolean): () => void {
 export function LeaveDialog() {
   const { leaving, stay, discard } = useRoute();
   if (!leaving) return null;
-  return <Confirm title="Discard your changes?" body={<p>What you typed here is not saved yet. Stay to keep it, or discard it and leave.</p>} confirm="Discard" cancel="Stay" cancelFirst danger onConfirm={discard} onCancel={stay} />;
+  return <Confirm title="Discard your changes?" body={<p>What you typed here is not saved yet. Stay to keep it, or discard it and leave.</p>} confirm="Discard" cancel="Stay" danger onConfirm={discard} onCancel={stay} />;
 }
 
 /**

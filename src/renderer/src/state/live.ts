@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { followEvents, type LiveEvent } from '../api/events';
 import type { Credentials } from '../api/client';
+import { useUser } from './user';
 
 /** What an import's events carry about its progress. */
 export interface ImportProgress {
@@ -63,6 +64,12 @@ export const useLive = create<LiveState>((set) => ({
         timer ??= setTimeout(flush, FLUSH_MS);
       },
       (connected) => set({ connected }),
+      // Refused (the user disabled, the session ended): the session is read again, which signs out
+      // a session that ended, rather than "Updates paused" shown on a screen that can no longer work.
+      () => {
+        set({ connected: false });
+        void useUser.getState().refresh();
+      },
     );
     return () => {
       clearTimeout(timer);

@@ -82,11 +82,20 @@ function start(k: PosKit, creds: Credentials): () => void {
       onError(k, err);
     }
   })();
-  return followEvents(creds, (e) => onEvent(k, e), (live) => {
-    set({ live });
-    if (live) serverAnswered(k);
-    else if (get().server === 'up') set({ server: 'down' });
-  });
+  return followEvents(
+    creds,
+    (e) => onEvent(k, e),
+    (live) => {
+      set({ live });
+      if (live) serverAnswered(k);
+      else if (get().server === 'up') set({ server: 'down' });
+    },
+    // The server answered, refusing: a session that ended goes to sign-in saying so (onError), as a refused call does.
+    (err) => {
+      set({ live: false });
+      onError(k, err);
+    },
+  );
 }
 
 async function pickLane(k: PosKit, laneid: string): Promise<void> {

@@ -88,8 +88,11 @@ export const useUser = create<UserState>((set, get) => {
   };
 });
 
-/** Whether the signed-in role may do what needs `grant` (the engine's ROLE_SCOPES, as the session lists them). */
-export function can(session: Session | null, grant: 'read' | 'collect' | 'manage' | 'money' | 'settings' | 'register' | 'users' | 'credentials'): boolean {
+/**
+ * Whether the signed-in role may do what needs `grant` (the engine's ROLE_SCOPES, as the session
+ * lists them): the back office's session, or the person signed in at the register.
+ */
+export function can(session: { scopes: readonly string[] } | null, grant: 'read' | 'collect' | 'manage' | 'money' | 'settings' | 'register' | 'users' | 'credentials'): boolean {
   if (!session) return false;
   return session.scopes.includes(grant) || (grant !== 'users' && grant !== 'credentials' && session.scopes.includes('api'));
 }

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { activityText, statusText } from '../../format';
+import { activityText, statusText, typedDigits } from '../../format';
 
 export function CashierSignIn() {
   const { laneid, lanes, register, signIn, busy, changeLane, server } = usePos();
@@ -38,7 +38,7 @@ export function CashierSignIn() {
             autoComplete="off"
             maxLength={8}
             value={code}
-            onChange={(e) => setCode(e.target.value.replace(/[^0-9]/g, ''))}
+            onChange={(e) => setCode(typedDigits(e.target.value))}
             aria-describedby="cashier-hint"
           />
         </label>

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { amountInput, money, parseAmount, parsePercent, percentInput, percentText } from '../../format';
+import { amountInput, money, parseAmount, parsePercent, percentInput, percentText, typedDigits } from '../../format';
 import type { LineChange, Product, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -179,7 +179,7 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
       <form onSubmit={submit} className="form">
         <label>
           Quantity
-          <input autoFocus inputMode="numeric" value={quantity} onChange={(e) => setQuantity(e.target.value.replace(/[^0-9]/g, ''))} onFocus={(e) => e.target.select()} />
+          <input autoFocus inputMode="numeric" value={quantity} onChange={(e) => setQuantity(typedDigits(e.target.value))} onFocus={(e) => e.target.select()} />
         </label>
         <fieldset>
           <legend>Discount</legend>

@@ -1,11 +1,17 @@
 import { useEffect, useRef } from 'react';
 import { usePos } from '../../state/pos';
+import { useSession } from '../../state/session';
+import { can } from '../../state/user';
+import { link } from '../../state/route';
 import { useKeys } from '../../keys';
 import { activityText, statusText } from '../../format';
 
 /** Which lane this screen is: the terminal's live status beside each. Digits pick one. */
 export function LanePicker() {
   const { lanes, lanesLoaded, pickLane, server } = usePos();
+  // Signed in with the install's key (no person), or as a role that may change settings.
+  const user = useSession((s) => s.user);
+  const mayAddLanes = !user || can(user, 'settings');
   const down = server === 'down';
   const list = Object.values(lanes).sort((a, b) => a.laneid.localeCompare(b.laneid, 'en', { numeric: true }));
   const first = useRef<HTMLButtonElement>(null);
@@ -19,8 +25,14 @@ export function LanePicker() {
       {!lanesLoaded && <p className="muted">Loading lanes…</p>}
       {lanesLoaded && list.length === 0 && (
         <p className="notice info">
-          No lanes yet. A lane is a card terminal on a serial port: add one with <code>POST /api/lanes</code> (see the API docs at{' '}
-          <a href="/api/docs">/api/docs</a>), then reload.
+          No lanes yet. A lane is a card terminal on a serial port.{' '}
+          {mayAddLanes ? (
+            <>
+              Add one in the back office under <a href={link('pos', 'lanes')}>Point of sale → Lanes</a>: it shows here as soon as it is added.
+            </>
+          ) : (
+            'Ask a manager to add a lane in Point of sale → Lanes: it shows here as soon as it is added.'
+          )}
         </p>
       )}
       <div className="lanes">

@@ -176,7 +176,7 @@ export function Shell() {
   return (
     <div className="shell">
       <header className="topbar pos-top">
-        <h1>{accountName ?? 'Laneway'}</h1>
+        <h1 title={accountName ?? 'Laneway'}>{accountName ?? 'Laneway'}</h1>
         {lane &&
           (server === 'down' ? (
             // What the lane is doing cannot be known while the server does not answer.
@@ -190,7 +190,7 @@ export function Shell() {
           ))}
         <LinkBadges />
         {user && (
-          <span className="badge" data-testid="register-user" aria-label="Signed in user">
+          <span className="badge person" data-testid="register-user" aria-label="Signed in user" title={`${user.name} · ${user.role}`}>
             {user.name} · {user.role}
           </span>
         )}
