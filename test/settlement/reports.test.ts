@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACH, AMEX, MASTERCARD, card, op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
 import { basicAuth } from '../helpers/harness';
+import { referenceKeys } from '../helpers/reference-check';
 import { merchantId } from '../../src/engine/account/merchant-id';
 import type { BatchView, ExceptionView, Statement, StatementSummary } from '../../src/engine/settlement-reporting';
 import { settlementTokens } from '../../src/engine/gateway/settlement-tokens';
@@ -67,6 +68,17 @@ describe('daily batch deposits', () => {
     expect(bank).toMatchObject({ processing_date: '2026-03-03', sales_cents: 7000, fees_cents: 25, deposit_amount_cents: 6975, count_by_brand: [expect.objectContaining({ brand: 'ach', count: 1 })] });
     expect((bank as BatchView & { exceptions: ExceptionView[] }).exceptions.map((e) => [e.exception_type, e.reason_code, e.exception_transaction.token])).toEqual([['return', 'R01', tx.ach]]);
     expect(batches).toHaveLength(3);
+  });
+
+  it("carries every field of the reference's batch transaction, the FX ones null: no currency is converted", async () => {
+    const fields = referenceKeys('SettlementBatchResponse.transactions');
+    expect(fields).toEqual(expect.arrayContaining(['fx_account_currency', 'fx_currency', 'fx_amount_cents', 'fx_rate']));
+    const transactions = (await batchesOf()).flatMap((b) => b.transactions!);
+    expect(transactions.length).toBeGreaterThan(0);
+    for (const t of transactions) {
+      expect(fields.filter((k) => !(k in t)), t.token).toEqual([]);
+      expect(t).toMatchObject({ fx_account_currency: null, fx_currency: null, fx_amount_cents: null, fx_rate: null });
+    }
   });
 
   it('pages by watermark, as an object keyed by watermark or a list', async () => {

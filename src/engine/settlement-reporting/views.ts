@@ -15,6 +15,10 @@ export interface BatchTransactionView {
   settlement_token: string;
   transaction_date: string;
   surcharge_cents: number;
+  fx_account_currency: null;
+  fx_currency: null;
+  fx_amount_cents: null;
+  fx_rate: null;
   orders: Array<{ identifier: string; number: string | null; amount_cents: number | null }>;
   payments: Array<{ identifier: string; display_identifier: string; amount_cents: number }>;
 }
@@ -31,6 +35,11 @@ export function batchTransactionView(t: TxData, timeZone: string): BatchTransact
     settlement_token: t.settlement_token,
     transaction_date: dateInZone(Date.parse(t.created_at), timeZone),
     surcharge_cents: 0,
+    // No foreign exchange: the transaction settles in its own currency.
+    fx_account_currency: null,
+    fx_currency: null,
+    fx_amount_cents: null,
+    fx_rate: null,
     orders: t.order ? [{ identifier: t.order.identifier, number: t.order.number, amount_cents: t.order.amount_cents }] : [],
     payments: t.payments.map((p) => ({ identifier: p.identifier, display_identifier: p.identifier, amount_cents: p.amount_cents })),
   };

@@ -23,6 +23,10 @@ const BatchTransaction = Type.Object({
   settlement_token: Type.String(),
   transaction_date: Type.String({ format: 'date' }),
   surcharge_cents: Cents,
+  fx_account_currency: Type.Union([Type.String(), Type.Null()], { description: 'Always null: Laneway converts no currency (a transaction settles in its own currency, `currency`).' }),
+  fx_currency: Type.Union([Type.String(), Type.Null()], { description: 'Always null (no currency conversion).' }),
+  fx_amount_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'Always null (no currency conversion).' }),
+  fx_rate: Type.Union([Type.String(), Type.Null()], { description: 'Always null (no currency conversion).' }),
   orders: Type.Array(Type.Object({ identifier: Type.String(), number: Type.Union([Type.String(), Type.Null()]), amount_cents: Type.Union([Cents, Type.Null()]) })),
   payments: Type.Array(Type.Object({ identifier: Type.String(), display_identifier: Type.String(), amount_cents: Cents })),
 });
