@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { card, op, startGateway, type Harness } from '../helpers/gateway';
+import { referenceKeys } from '../helpers/reference-check';
 
 let h: Harness;
 beforeEach(async () => {
@@ -44,10 +45,29 @@ describe('order imports', () => {
     expect(res.body.order).toMatchObject({ identifier: 'ABCDF', currency: 'cad', amount_cents: 20000, draft: false, order_att1: 'att1value1', L3_po_number: 'PO12345', L3_ship_from_country: 'US' });
     expect(res.body.order.order_items[1]).toMatchObject({ number: '2', amount_cents: 20000, quantity: 1.5, L3_unit_of_measure: 'EA' });
     expect(res.body.order.order_items[0]).toMatchObject({ orderitem_attr1: '1111111' });
+    // Every field of the reference's order item, the L3 ones null where the import sent none (as
+    // the order's own L3 fields are).
+    const itemFields = referenceKeys('OrderItem');
+    const itemL3 = itemFields.filter((k) => k.startsWith('L3_'));
+    expect(itemL3).toEqual(['L3_commodity_code', 'L3_unit_of_measure', 'L3_discount_amount', 'L3_tax_amount', 'L3_product_code']);
+    const l3 = { L3_commodity_code: '12345678', L3_unit_of_measure: 'EA', L3_discount_amount: '1.00', L3_tax_amount: '0.50', L3_product_code: 'SKU-001' };
+    const third = await h.api.patch<ImportBody>('/api/imports/order', { identifier: 'ABCDF', order_items: [...ORDER.order_items, { number: '3', amount_cents: 0, ...l3 }] });
+    expect(third.status).toBe(201);
+    const views = [third.body.order];
     for (const path of ['/api/exports/order/ABCDF', '/api/gateway/v1/orders/ABCDF']) {
       const view = await h.api.get<OrderBody>(path);
       expect(view.status, path).toBe(200);
-      expect(view.body.order_items).toHaveLength(2);
+      expect(view.body.order_items).toHaveLength(3);
+      views.push(view.body);
+    }
+    views.push((await h.api.get<{ orders: OrderBody[] }>('/api/exports/orders?list=true')).body.orders.find((o) => o.identifier === 'ABCDF')!);
+    for (const order of views) {
+      for (const item of order.order_items) expect(itemFields.filter((k) => !(k in item))).toEqual([]);
+      expect(order.order_items.map((i) => itemL3.map((k) => i[k]))).toEqual([
+        [null, null, null, null, null],
+        [null, 'EA', null, null, null],
+        Object.values(l3),
+      ]);
     }
     expect((await h.api.get<ErrorBody>('/api/exports/order/NOPE')).status).toBe(404);
   });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACH, ADDRESS, AMEX, DISCOVER, MASTERCARD, VISA, VISA_DECLINE, card, op, startGateway, type GatewayError, type Harness, type TxBody } from '../helpers/gateway';
 
 import { readFileSync } from 'node:fs';
+import { referenceKeys } from '../helpers/reference-check';
 import { openHarness, openTestEngine } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 import { DATA_FILE, stripMeta, type StoredDoc } from '../../src/store';
@@ -30,6 +31,11 @@ describe('sale, verify and the sandbox test numbers', () => {
     expect(res.body.wallet).toBeTruthy();
     expect(res.body.credit_card).toMatch(/^CC/);
     expect(JSON.stringify(res.body)).not.toContain(VISA);
+    // Every key of the reference's operation answer: a card sale names no bank account or gift card.
+    const answerKeys = referenceKeys('OrderTransactionResponse');
+    expect(answerKeys).toEqual(expect.arrayContaining(['credit_card', 'bank_account', 'gift_card']));
+    expect(answerKeys.filter((k) => !(k in res.body))).toEqual([]);
+    expect(res.body).toMatchObject({ bank_account: null, gift_card: null });
 
     // The vaulted card pays again by fund token.
     const again = await op(h.api, 'sale', { amount_cents: 1000, fund_token: res.body.credit_card });
@@ -46,6 +52,13 @@ describe('sale, verify and the sandbox test numbers', () => {
       expect(fields.filter((f) => !(f in view.body)), path).toEqual([]);
     }
     expect(fields.filter((f) => !(f in t))).toEqual([]);
+    // And every field of the reference's OrderTransaction, the FX ones null (no currency conversion).
+    const orderTxFields = referenceKeys('OrderTransaction');
+    expect(orderTxFields).toEqual(expect.arrayContaining(['fx_amount_cents', 'fx_rate']));
+    for (const view of [t, (await h.api.get<typeof t>(`/api/exports/transaction/${t.token}`)).body, (await h.api.get<{ transactions: Array<typeof t> }>('/api/gateway/v1/orders/ORD-1')).body.transactions[0]!]) {
+      expect(orderTxFields.filter((f) => !(f in view))).toEqual([]);
+      expect(view).toMatchObject({ fx_amount_cents: null, fx_rate: null });
+    }
     const missing = await h.api.get<{ code: string }>('/api/exports/transaction/NOPE');
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('transaction_not_found');
@@ -281,6 +294,9 @@ describe('money as a state machine', () => {
     const ok = await op(h.api, 'sale', { amount_cents: 5000, bank_account: ACH });
     expect(ok.body).toMatchObject({ success: true });
     expect(ok.body.bank_account).toMatch(/^BA/);
+    // The other tenders' keys are there, null: an ACH sale names no card or gift card.
+    expect(referenceKeys('OrderTransactionResponse').filter((k) => !(k in ok.body))).toEqual([]);
+    expect(ok.body).toMatchObject({ credit_card: null, gift_card: null });
     expect(tx0(ok.body)).toMatchObject({ state: 'in_progress', payment_method: 'bank_account', bank_account_masked_number: 'XXXXXX0016', sec_code: 'PPD' });
     const bad = await op(h.api, 'sale', { amount_cents: 5000, bank_account: { ...ACH, account_number: '0000000099' } });
     expect(bad.body).toMatchObject({ success: false, response_code: 211 });

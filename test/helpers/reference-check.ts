@@ -63,3 +63,26 @@ export function referenceProblems(method: string, path: string, status: number, 
   if (validate(body)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
+
+/**
+ * The property names the reference document lists for a component schema, or for the schema at a
+ * dot path inside it (`Settlement.batches.fees`: array items and $refs are followed), so a test
+ * can assert every one of them is a key of an answer.
+ */
+export function referenceKeys(path: string, file = REFERENCE): string[] {
+  if (!docs.has(file)) docs.set(file, JSON.parse(readFileSync(file, 'utf8'), (k, v: unknown) => (k === 'properties' && v === null ? undefined : v)) as Doc);
+  const doc = docs.get(file)! as unknown as { components: { schemas: Record<string, Schema> } };
+  type Schema = { $ref?: string; type?: string; items?: Schema; properties?: Record<string, Schema>; allOf?: Schema[]; additionalProperties?: Schema };
+  const resolve = (s: Schema | undefined): Schema | undefined => {
+    while (s?.$ref) s = s.$ref.split('/').slice(1).reduce<unknown>((a, k) => (a as Record<string, unknown>)[k], doc) as Schema;
+    if (s?.type === 'array') return resolve(s.items);
+    if (s?.allOf) return { properties: Object.assign({}, ...s.allOf.map((x) => resolve(x)?.properties ?? {})) as Record<string, Schema> };
+    return s;
+  };
+  const [name, ...rest] = path.split('.');
+  let schema = resolve(doc.components.schemas[name!]);
+  for (const key of rest) schema = resolve(key === '*' ? schema?.additionalProperties : schema?.properties?.[key]);
+  const keys = Object.keys(schema?.properties ?? {});
+  if (!keys.length) throw new Error(`the reference lists no properties at ${path}`);
+  return keys;
+}

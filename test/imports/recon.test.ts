@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
 import { uid, withCapabilities } from '../helpers/receivables';
 import { importCsv } from './upload';
+import { referenceKeys } from '../helpers/reference-check';
+import { putRecord } from '../../src/engine/records';
+import { RECON_PAYMENT } from '../../src/engine/imports/records';
 
 // Its own engine: a reconciliation file is the ERP's complete list of open invoices.
 const ctx = useHarness({ api: true });
@@ -80,9 +83,21 @@ describe('reconciliation files', () => {
       payment_amount: '$60.00',
       payment_amount_in_source_system: '$70.00',
     });
-    // Without their columns in the file, the optional fields are not answered.
-    expect(again.body.reconciliation_payments[0]).not.toHaveProperty('external_payment_number');
-    expect(again.body.reconciliation_payments[0]).not.toHaveProperty('currency');
+    // Every field of the reference's record is there; without their columns in the file, the
+    // source system's external number and currency are empty, ours are the payment's.
+    const fields = referenceKeys('PaymentReconResponse');
+    expect(fields).toEqual(expect.arrayContaining(['currency', 'currency_in_source_system', 'external_payment_number', 'external_payment_number_in_source_system']));
+    expect(fields.filter((k) => !(k in again.body.reconciliation_payments[0]!))).toEqual([]);
+    expect(again.body.reconciliation_payments[0]).toMatchObject({ external_payment_number: '', external_payment_number_in_source_system: '', currency: 'usd', currency_in_source_system: '' });
+    // A record kept before every record carried them (data folders of older versions): the file's
+    // side is empty, ours the payment's as it is now.
+    await ctx.t.engine.core.mutate((tx) =>
+      putRecord(tx, RECON_PAYMENT, `${differs.id}/legacy`, { payment_reconciliation_identifier: p, customer_identifier: c, discrepancy_message: 'These fields do not match: Payment amount', payment_amount: '$60.00', payment_amount_in_source_system: '$1.00', applied_amount: '$60.00', applied_amount_in_source_system: '', unapplied_amount: '$0.00', unapplied_amount_in_source_system: '', payment_date: '2026-03-02', payment_date_in_source_system: '', batch: differs.id }, { type: 'recon_payment.created', entity: 'reconciliation', key: String(differs.id) }, String(differs.id)),
+    );
+    const legacy = (await ctx.api.get<{ reconciliation_payments: Recon[] }>(`/api/exports/payment_recon/${differs.id}?list=true`)).body.reconciliation_payments;
+    expect(legacy[1]).toMatchObject({ payment_amount_in_source_system: '$1.00', currency: 'usd', currency_in_source_system: '', external_payment_number: '', external_payment_number_in_source_system: '' });
+    // A payment not here: our side is empty, the file's as it gave it.
+    expect(page.body.reconciliation_payments[0]).toMatchObject({ currency: '', currency_in_source_system: '', external_payment_number: '', payment_amount: '' });
 
     // The external number and the currency, when the file has them, are compared too.
     const q = uid('P');
@@ -99,6 +114,15 @@ describe('reconciliation files', () => {
       currency_in_source_system: 'cad',
       payment_amount: '$25.00',
       payment_amount_in_source_system: 'CA$25.00',
+    });
+    const missing = await importCsv(ctx.api, `${header}\n${q}X,900,CHQ-7,EUR\n`);
+    expect((await ctx.api.get<{ reconciliation_payments: Recon[] }>(`/api/exports/payment_recon/${missing.id}?list=true`)).body.reconciliation_payments[0]).toMatchObject({
+      discrepancy_message: 'Payment Not Present in Laneway',
+      external_payment_number: '',
+      external_payment_number_in_source_system: 'CHQ-7',
+      currency: '',
+      currency_in_source_system: 'eur',
+      payment_amount_in_source_system: '€9.00',
     });
     const bad = await importCsv(ctx.api, `${header}\n${q},2500,CHQ-1001,DOLLARS\n`);
     expect(bad.file_errors_count).toBe(1);

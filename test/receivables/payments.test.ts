@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fields, uid, type ErrorReply } from '../helpers/receivables';
 import { useHarness } from '../helpers/harness';
+import { referenceKeys } from '../helpers/reference-check';
 
 const ctx = useHarness({ api: true });
 type Payment = Record<string, unknown> & { payment_amounts: Array<Record<string, unknown>>; payment_tree?: { root: string; children: string[] } };
@@ -203,6 +204,41 @@ describe('payment import', () => {
     expect((await customer(c)).last_payment_source).toBe('external');
     await ctx.t.engine.receivables.importPayment({ identifier: uid('CASH'), invoice_number: await invoice(c, 100), amount_cents: 100, external_payment_type: 'cash' }, 'cashier');
     expect((await customer(c)).last_payment_source).toBe('manual');
+  });
+
+  it("answers the reference's FX fields on a payment and each of its amounts, null with or without options[fx]: no currency is converted", async () => {
+    const c = uid('C');
+    const inv = await invoice(c, 5000);
+    const id = uid('P');
+    const start = ctx.t.engine.core.currentWatermark();
+    await importPayment({ identifier: id, invoice_number: inv, amount_cents: 2000 });
+    const fx = (name: string) => referenceKeys(name).filter((k) => k.startsWith('fx_'));
+    expect(fx('PaymentResponse')).toEqual(['fx_rate', 'fx_amount', 'fx_amount_cents']);
+    expect(fx('PaymentAmount')).toEqual(['fx_rate', 'fx_amount', 'fx_amount_cents']);
+    const none = { fx_rate: null, fx_amount: null, fx_amount_cents: null };
+    const token = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body.payment_transaction_token as string;
+    for (const q of ['', '?options[fx]=true']) {
+      const views = [
+        (await ctx.api.get<Payment>(`/api/exports/payment/${id}${q}`)).body,
+        (await ctx.api.get<Payment>(`/api/gateway/v1/payments/${token}${q}`)).body,
+        (await ctx.api.get<{ payments: Payment[] }>(`/api/exports/payments${q || '?'}&list=true&watermark=${start}`)).body.payments[0]!,
+        (await ctx.api.get<{ payments: Payment[] }>(`/api/exports/payments/recent${q || '?'}&list=true`)).body.payments.find((p) => p.payment_reference === id)!,
+      ];
+      for (const p of views) {
+        expect(p).toMatchObject(none);
+        expect(p.payment_amounts).toHaveLength(1);
+        for (const a of p.payment_amounts) expect(a).toMatchObject(none);
+      }
+      const amounts = await ctx.api.get<{ payment_amounts: Array<Record<string, unknown>> }>(`/api/exports/payment_amounts${q || '?'}&list=true&watermark=${start}`);
+      expect(amounts.body.payment_amounts).toHaveLength(1);
+      expect(amounts.body.payment_amounts[0]).toMatchObject({ payment_reference: id, ...none });
+    }
+    // An amount stored before amounts carried them answers them too.
+    const stored = (await ctx.t.engine.core.find('payment_amounts', { selector: { payment: id } }))[0]!;
+    const { fx_rate: _r, fx_amount: _a, fx_amount_cents: _c, ...older } = stored.data as Record<string, unknown>;
+    await ctx.t.engine.core.mutate((tx) => tx.put('payment_amounts', { ...stored, id: `${String(stored.id)}-older`, data: older }, { type: 'payment_amount.updated', entity: 'payment_amount', key: `${String(stored.id)}-older` }));
+    const after = await ctx.api.get<{ payment_amounts: Array<Record<string, unknown>> }>(`/api/exports/payment_amounts?list=true&watermark=${start}`);
+    expect(after.body.payment_amounts.at(-1)).toMatchObject({ payment_reference: id, ...none });
   });
 
   it('an update re-applies the payment: old allocations come off, new ones go on, removed ones export at zero', async () => {

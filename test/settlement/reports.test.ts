@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACH, AMEX, MASTERCARD, card, op, startGateway, type GatewayError, type Harness } from '../helpers/gateway';
 import { basicAuth } from '../helpers/harness';
+import { referenceKeys } from '../helpers/reference-check';
 import { merchantId } from '../../src/engine/account/merchant-id';
 import type { BatchView, ExceptionView, Statement, StatementSummary } from '../../src/engine/settlement-reporting';
 import { settlementTokens } from '../../src/engine/gateway/settlement-tokens';
+import { batchView } from '../../src/engine/settlement-reporting/views';
 
 /**
  * A month of a shop's sales over real HTTP, moved through with the sandbox clock: card sales, a
@@ -67,6 +69,54 @@ describe('daily batch deposits', () => {
     expect(bank).toMatchObject({ processing_date: '2026-03-03', sales_cents: 7000, fees_cents: 25, deposit_amount_cents: 6975, count_by_brand: [expect.objectContaining({ brand: 'ach', count: 1 })] });
     expect((bank as BatchView & { exceptions: ExceptionView[] }).exceptions.map((e) => [e.exception_type, e.reason_code, e.exception_transaction.token])).toEqual([['return', 'R01', tx.ach]]);
     expect(batches).toHaveLength(3);
+  });
+
+  it("carries every field of the reference's batch transaction, the FX ones null: no currency is converted", async () => {
+    const fields = referenceKeys('SettlementBatchResponse.transactions');
+    expect(fields).toEqual(expect.arrayContaining(['fx_account_currency', 'fx_currency', 'fx_amount_cents', 'fx_rate']));
+    const transactions = (await batchesOf()).flatMap((b) => b.transactions!);
+    expect(transactions.length).toBeGreaterThan(0);
+    for (const t of transactions) {
+      expect(fields.filter((k) => !(k in t)), t.token).toEqual([]);
+      expect(t).toMatchObject({ fx_account_currency: null, fx_currency: null, fx_amount_cents: null, fx_rate: null });
+    }
+  });
+
+  it("names the deposit and fee withdrawal account of each batch as whoami answers the settlement bank account: masked, never a full number", async () => {
+    const whoami = (await h.api.get<{ whoami: Record<string, { settlement_bank_accounts: Array<Record<string, unknown>> }> }>('/api/whoami')).body.whoami;
+    const bank = Object.values(whoami)[0]!.settlement_bank_accounts[0]!;
+    const batchFields = referenceKeys('SettlementBatchResponse');
+    const feeFields = referenceKeys('SettlementBatchResponse.fees');
+    expect(batchFields).toEqual(expect.arrayContaining(['deposit_account_number', 'deposit_routing_number', 'deposit_routing_account_hash', 'deposit_routing_account_hash_function']));
+    expect(feeFields).toEqual(expect.arrayContaining(['fee_withdrawal_account_number', 'fee_withdrawal_routing_number', 'fee_routing_account_hash', 'fee_routing_account_hash_function']));
+    const batches = await batchesOf();
+    expect(batches.flatMap((b) => b.fees).length).toBeGreaterThan(0);
+    for (const b of batches) {
+      expect(batchFields.filter((k) => !(k in b)), b.token).toEqual([]);
+      // No settlement bank account is on file: whoami answers null, and so does every batch.
+      expect(b).toMatchObject({
+        deposit_account_number: bank.masked_account_number,
+        deposit_routing_number: bank.routing_number,
+        deposit_routing_account_hash: bank.routing_account_hash,
+        deposit_routing_account_hash_function: bank.routing_account_hash_function,
+      });
+      for (const f of b.fees) {
+        expect(feeFields.filter((k) => !(k in f)), f.token).toEqual([]);
+        expect(f).toMatchObject({
+          fee_withdrawal_account_number: bank.masked_account_number,
+          fee_withdrawal_routing_number: bank.routing_number,
+          fee_routing_account_hash: bank.routing_account_hash,
+          fee_routing_account_hash_function: bank.routing_account_hash_function,
+        });
+      }
+    }
+    expect(bank).toMatchObject({ masked_account_number: null, routing_number: null, routing_account_hash: null, routing_account_hash_function: null });
+    // An account on file would be named as given, masked number and all.
+    const [rec] = await h.t.engine.gateway.settlement.batchesSince(0, 1);
+    const account = { routing_number: '021000021', masked_account_number: 'XXXXXX6789', routing_account_hash: null, routing_account_hash_function: null };
+    const view = batchView(rec!, 'MID', undefined, account);
+    expect(view).toMatchObject({ deposit_routing_number: '021000021', deposit_account_number: 'XXXXXX6789', deposit_routing_account_hash: null });
+    expect(view.fees.map((f) => [f.fee_withdrawal_routing_number, f.fee_withdrawal_account_number])).toEqual(view.fees.map(() => ['021000021', 'XXXXXX6789']));
   });
 
   it('pages by watermark, as an object keyed by watermark or a list', async () => {

@@ -103,22 +103,32 @@ function merchantAccount(profile: AccountProfile, token: string) {
   return { ...processor(profile, token, 'Card processor'), acceptable_cards: ACCEPTABLE_CARDS, deposit_accounts: [], reference_token: null };
 }
 
+/**
+ * The install's settlement bank account as whoami answers it (settlement_bank_accounts[]): routing
+ * number, account number masked to its last four digits, and their hash. None is on file, so all
+ * are null. Settlement batches name it as their deposit and fee withdrawal account.
+ */
+export function settlementBankAccount(_profile: AccountProfile): { routing_number: string | null; masked_account_number: string | null; routing_account_hash: string | null; routing_account_hash_function: string | null } {
+  return { routing_number: null, masked_account_number: null, routing_account_hash: null, routing_account_hash_function: null };
+}
+
 function bankProcessor(profile: AccountProfile, token: string) {
   const address = { address_1: profile.address_1, address_2: profile.address_2, city: profile.city, province: profile.province, postal_code: profile.postal_code, country: profile.country };
+  const account = settlementBankAccount(profile);
   return {
     token,
     currency: profile.currency,
     nickname: label(profile, 'Bank (ACH/EFT) processor'),
     account_type: 'checking',
-    routing_number: null,
-    masked_account_number: null,
-    routing_account_hash_function: null,
-    routing_account_hash: null,
+    routing_number: account.routing_number,
+    masked_account_number: account.masked_account_number,
+    routing_account_hash_function: account.routing_account_hash_function,
+    routing_account_hash: account.routing_account_hash,
     reference_token: null,
     gl_number: null,
     is_default: true,
     address: Object.values(address).some((v) => v) ? address : null,
-    deposit_account_masked_number: null,
-    deposit_account_routing_number: null,
+    deposit_account_masked_number: account.masked_account_number,
+    deposit_account_routing_number: account.routing_number,
   };
 }

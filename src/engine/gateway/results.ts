@@ -25,9 +25,10 @@ export function resultOf(ctx: GatewayContext, t: TxData): TransactionResult {
       gateway_token: t.outcome.processor_id,
       order: t.order?.identifier ?? null,
       wallet: t.wallet,
-      ...(method === 'credit_card' ? { credit_card: t.fund } : {}),
-      ...(method === 'bank_account' ? { bank_account: t.fund } : {}),
-      ...(method === 'gift_card' ? { gift_card: t.gift_card } : {}),
+      // Every tender's key, as the reference's answer lists them: the one used names its fund.
+      credit_card: method === 'credit_card' ? t.fund : null,
+      bank_account: method === 'bank_account' ? t.fund : null,
+      gift_card: method === 'gift_card' ? t.gift_card : null,
       response_code: t.outcome.response_code,
       transactions: [transactionView(t, { accountName: ctx.account.profile().name })],
     },

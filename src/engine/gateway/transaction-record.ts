@@ -462,6 +462,9 @@ export function transactionView(t: TxData, ctx: ViewContext): OrderTransactionVi
     gift_card: t.gift_card,
     settlement_token: t.settlement_token,
     currency: t.currency,
+    // No foreign exchange: a transaction is processed in its own currency.
+    fx_amount_cents: null,
+    fx_rate: null,
     approved_amount_cents: o.approved ? t.amount_cents : 0,
     fee_amount_cents: 0,
     fee_exempt: t.fee_exempt,

@@ -225,8 +225,6 @@ async function reconcilePayment(ctx: ApplyContext, group: Group): Promise<void> 
     if (sourceCurrency !== undefined && sourceCurrency !== p.currency) differs.push('Currency');
     if (differs.length === 0) return;
   }
-  // The reference answers these two only when the file has their column.
-  const has = (column: string) => column in row.values;
   // The source system's amounts are in its currency when the file names one.
   const theirs = sourceCurrency ?? currency;
   await putRecon(ctx.tx, RECON_PAYMENT, ctx.batch, row.line, {
@@ -241,8 +239,11 @@ async function reconcilePayment(ctx: ApplyContext, group: Group): Promise<void> 
     unapplied_amount_in_source_system: money(unapplied, theirs),
     payment_date: p?.date ?? '',
     payment_date_in_source_system: date ?? '',
-    ...(has('external_payment_number_in_source_system') ? { external_payment_number: p?.external_payment_number ?? '', external_payment_number_in_source_system: external ?? '' } : {}),
-    ...(has('currency_in_source_system') ? { currency: p?.currency ?? '', currency_in_source_system: sourceCurrency ?? '' } : {}),
+    // Ours and the file's, side by side as the amounts and the date are: '' where a side has none.
+    external_payment_number: p?.external_payment_number ?? '',
+    external_payment_number_in_source_system: external ?? '',
+    currency: p?.currency ?? '',
+    currency_in_source_system: sourceCurrency ?? '',
   });
 }
 

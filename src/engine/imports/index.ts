@@ -13,6 +13,7 @@ import { redactPans } from '../security/card-data';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
+import type { PaymentDoc } from '../receivables/types';
 import { receiveFile, rekeyedFingerprint, uploadsDir, type FileKeys, type ReceivedFile } from './file';
 import { headParseOptions, readHeader } from '../../shared/import-kinds';
 import { KINDS, miscasedColumns, unknownColumns, type FileKind } from './kinds';
@@ -200,7 +201,7 @@ async function reconRecords(core: EngineCore, kind: 'invoice_recon' | 'payment_r
     if (b.kind !== kind) throw fail.notFound('recon_not_found', `Batch ${id} imported ${KINDS[b.kind].noun[1]}, not ${kind === 'invoice_recon' ? 'an invoice' : 'a payment'} reconciliation`);
   }
   const docs = await ofBatch<Record<string, unknown>>(core, kind === 'invoice_recon' ? RECON_INVOICE : RECON_PAYMENT, id);
-  return docs
+  const rows = docs
     .filter((d) => d.watermark > page.after)
     .sort((a, b) => a.watermark - b.watermark)
     .slice(0, page.limit)
@@ -208,6 +209,26 @@ async function reconRecords(core: EngineCore, kind: 'invoice_recon' | 'payment_r
       const { batch: _batch, ...data } = d.data;
       return { watermark: d.watermark, data };
     });
+  return kind === 'payment_recon' ? Promise.all(rows.map(async (r) => ({ ...r, data: await withPaymentSides(core, r.data) }))) : rows;
+}
+
+/**
+ * A payment reconciliation record made before every one carried the external payment number and
+ * the currency of both sides (only when the file had their columns): the file's side had none
+ * ('') and ours is the payment's as it is now. Records made since hold both as compared.
+ */
+async function withPaymentSides(core: EngineCore, data: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if ('currency' in data && 'external_payment_number' in data) return data;
+  const id = typeof data.payment_reconciliation_identifier === 'string' ? data.payment_reconciliation_identifier : '';
+  const present = data.payment_amount !== '' && id !== '';
+  const p = present ? (await core.get<PaymentDoc & { [k: string]: unknown }>('payments', id))?.data : undefined;
+  return {
+    ...data,
+    external_payment_number: data.external_payment_number ?? p?.external_payment_number ?? '',
+    external_payment_number_in_source_system: data.external_payment_number_in_source_system ?? '',
+    currency: data.currency ?? p?.currency ?? '',
+    currency_in_source_system: data.currency_in_source_system ?? '',
+  };
 }
 
 const FINGERPRINTS_KEYED = 'import_fingerprints_keyed';

@@ -125,7 +125,8 @@ function toItem(input: OrderItemInput): OrderItem {
   for (const [k, v] of Object.entries(input)) if (!ITEM_KNOWN.has(k)) extra[k] = v as Scalar;
   const free = maskFreeFormCardData({ extra, attributes: input.attributes ?? null });
   const L3: Record<string, string | null> = {};
-  for (const k of ITEM_L3) if (input[k] !== undefined) L3[k] = input[k] ?? null;
+  // null is "not sent", as the view answers an L3 field the import did not give: a GET's body sent back is the same order.
+  for (const k of ITEM_L3) if (input[k] !== undefined && input[k] !== null) L3[k] = input[k];
   const quantity = input.quantity === null || input.quantity === undefined ? null : Number(input.quantity);
   return {
     number: text(input.number),
@@ -207,7 +208,9 @@ export function applyOrderInput(existing: OrderData | undefined, input: OrderInp
 
 /** Same content, ignoring timestamps: a retried create is recognised and answered, not refused. */
 export function sameOrder(a: OrderData, b: OrderData): boolean {
-  const strip = (o: OrderData) => ({ ...o, created_at: '', updated_at: '', published_at: '' });
+  // An item's L3 field stored as null (sent as null before null was taken as not sent) is the same as none.
+  const items = (o: OrderData) => o.order_items.map((i) => ({ ...i, L3: Object.fromEntries(Object.entries(i.L3).filter(([, v]) => v !== null)) }));
+  const strip = (o: OrderData) => ({ ...o, order_items: items(o), created_at: '', updated_at: '', published_at: '' });
   return isDeepStrictEqual(strip(a), strip(b));
 }
 
@@ -230,7 +233,8 @@ export function itemView(item: OrderItem): Record<string, unknown> {
     product_code: item.product_code,
     category: item.category,
     attributes: item.attributes,
-    ...item.L3,
+    // Every L3 key of the line, as the order's L3 fields are: null when the import did not send it.
+    ...Object.fromEntries(ITEM_L3.map((k) => [k, item.L3[k] ?? null])),
     ...item.extra,
   };
 }

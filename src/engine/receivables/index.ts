@@ -19,7 +19,7 @@ import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
 import { createInvoicePages, type InvoiceFeed } from './fast-export';
 import { applyCredit, type CreditApplication } from './payment-credit';
 import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePayment, type ImportChannel, type PaymentImportOptions, type RecordPaymentInput } from './payments';
-import { paymentAmountView, paymentView } from './payment-view';
+import { NO_FX, paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, inUnitOfWorkInTx, type ReceivablesUnit } from './unit-of-work';
 import { earlyPaymentDiscount } from './early-discount';
@@ -350,7 +350,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
         view.payments = amounts.map((a) => {
           const payment = byId.get(a.payment);
           const allocation = payment?.data.allocations.find((x) => x.id === a.id);
-          return { ...(payment && allocation ? paymentAmountView(payment.data, allocation, opts) : a.data), watermark: a.watermark };
+          return { ...(payment && allocation ? paymentAmountView(payment.data, allocation, opts) : { ...NO_FX, ...a.data }), watermark: a.watermark };
         });
       }
       if (doc.data.owing_cents > 0 && !doc.data.deleted) {
@@ -452,7 +452,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async exportPaymentAmounts(page) {
       const docs = await byWatermark<PaymentAmountDoc & { [k: string]: unknown }>(core, 'payment_amounts', page);
-      return docs.map((d) => ({ ...d.data, watermark: d.watermark }));
+      // Amounts stored before they carried the FX fields answer them too.
+      return docs.map((d) => ({ ...NO_FX, ...d.data, watermark: d.watermark }));
     },
 
     async importDivision(input) {

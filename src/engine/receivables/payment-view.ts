@@ -5,6 +5,9 @@ import type { AllocationData, PaymentAmountRecord, PaymentData, PaymentDoc } fro
 
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
+/** The reference's FX fields: Laneway converts no currency, so a payment and its amounts have none. */
+export const NO_FX = { fx_rate: null, fx_amount: null, fx_amount_cents: null } as const;
+
 /** Where a payment stands and came from: the same fields, in the same order, in both views. */
 const outcomeFields = (p: PaymentData) => ({
   status: p.status,
@@ -80,6 +83,7 @@ export function paymentAmountView(p: PaymentData, a: AllocationData, opts: { lin
     remit: a.remit ?? null,
     external_payment_type: n(p.external_payment_type),
     external_payment_number: n(p.external_payment_number),
+    ...NO_FX,
     ...(opts.lineShortPay ? { line_item_transactional_amounts: lineAmountsView(a, c) } : {}),
     batch_number: null,
     batch_amount: '',
@@ -131,6 +135,7 @@ export function paymentView(doc: PaymentDoc, opts: { tree: boolean; lineShortPay
     payor_bank_account_number: p.payor_bank_account_last4 ? `****${p.payor_bank_account_last4}` : null,
     settlement_date: n(p.settlement_date),
     external_id: n(p.external_id),
+    ...NO_FX,
     payment_amounts: p.allocations.map((a) => paymentAmountView(p, a, opts)),
     batch_number: null,
     batch_amount: '',

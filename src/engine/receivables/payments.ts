@@ -5,7 +5,7 @@ import { Fields } from './fields';
 import { NUMBER_RE } from './invoices';
 import { earlyPaymentDiscount } from './early-discount';
 import { REVERSED } from './ledger';
-import { paymentAmountView } from './payment-view';
+import { NO_FX, paymentAmountView } from './payment-view';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
 import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput } from './types';
@@ -400,7 +400,7 @@ function writeAmountRecords(s: ReceivablesUnit, doc: PaymentDoc, previous: reado
   for (let n = p.allocations.length + 1; n <= previous.length; n++) {
     const id = `${p.reference}#${n}`;
     const gone = previous[n - 1]!;
-    s.putPaymentAmount({ id, watermark: 0, invoice: '', payment: doc.id, data: { payment_reference: p.reference, invoice_number: gone.invoice_number, amount: '0.00', status: p.status, removed: true } });
+    s.putPaymentAmount({ id, watermark: 0, invoice: '', payment: doc.id, data: { payment_reference: p.reference, invoice_number: gone.invoice_number, amount: '0.00', status: p.status, removed: true, ...NO_FX } });
   }
 }
 

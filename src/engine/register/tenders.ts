@@ -208,7 +208,7 @@ function fromCopy(copy: GiftCardCopy, card: string, hubDown: boolean): GiftRead 
 function copyOutcome(copy: GiftCardCopy, amount: number, spent: number): GatewayOutcome {
   const outcome = { approved: true, response_code: 1, error_code: null, message: 'APPROVED OFFLINE', errors: null, authorization_code: null } as unknown as TenderRecord['outcome'];
   return {
-    result: { approved: true, body: { success: true, transaction: '', authorization: null, gateway_token: null, order: null, wallet: null, response_code: 1, transactions: [] } },
+    result: { approved: true, body: { success: true, transaction: '', authorization: null, gateway_token: null, order: null, wallet: null, credit_card: null, bank_account: null, gift_card: copy.token, response_code: 1, transactions: [] } },
     record: { card: null, terminal: null, gift_last4: copy.last4, amount_cents: amount, outcome, gift_balance_cents: copy.balance_cents - spent - amount },
   };
 }
@@ -421,7 +421,7 @@ export async function recoverPending(deps: TenderDeps): Promise<number> {
     } else {
       const found = await deps.gateway.view(`${tender.request.action}/${sale.id}/${tender.request.reference}`);
       outcome = found
-        ? { result: { approved: true, body: { success: true, transaction: found.token, authorization: null, gateway_token: null, order: sale.id, wallet: null, response_code: found.response_code, transactions: [found] } } }
+        ? { result: { approved: true, body: { success: true, transaction: found.token, authorization: null, gateway_token: null, order: sale.id, wallet: null, credit_card: found.credit_card, bank_account: found.bank_account, gift_card: found.gift_card, response_code: found.response_code, transactions: [found] } } }
         : { error: { code: 'interrupted', message: 'interrupted' } };
     }
     const shift = { id: '', laneid: tender.laneid, cashier: tender.cashier, opened_at: tender.created_at, closed_at: null, closed_reason: null };

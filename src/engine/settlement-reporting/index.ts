@@ -9,6 +9,7 @@ import { ProcessingCalendar } from '../gateway/processing-day';
 import { settlementTokens } from '../gateway/settlement-tokens';
 import { batchTransactionView, batchView, exceptionView, type BatchView, type ExceptionView } from './views';
 import { merchantId } from '../account/merchant-id';
+import { settlementBankAccount } from '../account/whoami';
 import { closeMonths, STATEMENT, type Statement } from './statements';
 import { sampleStatement } from './sample';
 
@@ -70,10 +71,11 @@ export function createSettlementReporting(deps: { core: EngineCore; account: Acc
       guard();
       const profile = account.profile();
       const mid = merchantId(profile);
+      const depositAccount = settlementBankAccount(profile);
       const out: Array<BatchView & { exceptions?: ExceptionView[] }> = [];
       for (const rec of await gateway.settlement.batchesSince(after, limit)) {
         const txs = withTransactions ? await gateway.settlement.batchTransactions(rec.data.token) : undefined;
-        const view = batchView(rec, mid, txs?.map((t) => batchTransactionView(t, profile.timezone)));
+        const view = batchView(rec, mid, txs?.map((t) => batchTransactionView(t, profile.timezone)), depositAccount);
         // The batch's returns and chargebacks: only a returned bank sale or a .66 card sale can have one.
         const exceptions: ExceptionView[] = [];
         for (const t of txs ?? []) {

@@ -3,6 +3,7 @@ import type { RecordDoc } from '../records';
 import type { SettlementBatch, SettlementException, TxData } from '../gateway';
 import { brandOf } from '../gateway/settlement-books';
 import { netOfFees } from '../gateway/settlement';
+import type { settlementBankAccount } from '../account/whoami';
 
 export interface BatchTransactionView {
   token: string;
@@ -15,6 +16,10 @@ export interface BatchTransactionView {
   settlement_token: string;
   transaction_date: string;
   surcharge_cents: number;
+  fx_account_currency: null;
+  fx_currency: null;
+  fx_amount_cents: null;
+  fx_rate: null;
   orders: Array<{ identifier: string; number: string | null; amount_cents: number | null }>;
   payments: Array<{ identifier: string; display_identifier: string; amount_cents: number }>;
 }
@@ -31,12 +36,20 @@ export function batchTransactionView(t: TxData, timeZone: string): BatchTransact
     settlement_token: t.settlement_token,
     transaction_date: dateInZone(Date.parse(t.created_at), timeZone),
     surcharge_cents: 0,
+    // No foreign exchange: the transaction settles in its own currency.
+    fx_account_currency: null,
+    fx_currency: null,
+    fx_amount_cents: null,
+    fx_rate: null,
     orders: t.order ? [{ identifier: t.order.identifier, number: t.order.number, amount_cents: t.order.amount_cents }] : [],
     payments: t.payments.map((p) => ({ identifier: p.identifier, display_identifier: p.identifier, amount_cents: p.amount_cents })),
   };
 }
 
-export function batchView(rec: RecordDoc<SettlementBatch>, mid: string, transactions: BatchTransactionView[] | undefined) {
+/** The settlement bank account as GET /api/whoami answers it (settlementBankAccount): masked, never a full number. */
+export type DepositAccountView = ReturnType<typeof settlementBankAccount>;
+
+export function batchView(rec: RecordDoc<SettlementBatch>, mid: string, transactions: BatchTransactionView[] | undefined, account: DepositAccountView) {
   const b = rec.data;
   return {
     token: b.token,
@@ -57,11 +70,22 @@ export function batchView(rec: RecordDoc<SettlementBatch>, mid: string, transact
     fee_withdrawal_amount_cents: b.fee_withdrawal_amount_cents,
     deposit_amount_cents: b.deposit_amount_cents,
     deposit_currency: b.deposit_currency,
+    // Deposited into, and fees withdrawn from, the settlement bank account.
+    deposit_routing_number: account.routing_number,
+    deposit_account_number: account.masked_account_number,
+    deposit_routing_account_hash: account.routing_account_hash,
+    deposit_routing_account_hash_function: account.routing_account_hash_function,
     transaction_count: b.transaction_count,
     count_by_brand: Object.entries(b.brands ?? {})
       .sort(([a], [c]) => a.localeCompare(c))
       .map(([brand, v]) => ({ brand, ...v })),
-    fees: b.fees,
+    fees: b.fees.map((f) => ({
+      ...f,
+      fee_withdrawal_routing_number: account.routing_number,
+      fee_withdrawal_account_number: account.masked_account_number,
+      fee_routing_account_hash: account.routing_account_hash,
+      fee_routing_account_hash_function: account.routing_account_hash_function,
+    })),
     ...(transactions ? { transactions } : {}),
     watermark: rec.watermark,
   };

@@ -104,7 +104,7 @@ export async function serveLaneGiftCard(deps: { core: EngineCore; gateway: Gatew
         // No action named and no sale under the reference: a load under it (a lane's loads and tenders draw references apart).
         return (req.action === undefined ? await loaded() : undefined) ?? { found: null };
       }
-      return { result: { approved: t.outcome.approved, body: { success: true, transaction: t.token, authorization: null, gateway_token: null, order: null, wallet: null, response_code: view.response_code, transactions: [view] } }, record: slim(t) };
+      return { result: { approved: t.outcome.approved, body: { success: true, transaction: t.token, authorization: null, gateway_token: null, order: null, wallet: null, credit_card: null, bank_account: null, gift_card: view.gift_card, response_code: view.response_code, transactions: [view] } }, record: slim(t) };
     }
   }
 }
@@ -113,7 +113,7 @@ export async function serveLaneGiftCard(deps: { core: EngineCore; gateway: Gatew
 function offlineRefundOutcome(refund: OfflineRefund, reference: string): HubOutcome {
   const outcome = { approved: true, response_code: 1, error_code: null, message: 'REFUNDED TO CARD', errors: null, authorization_code: null } as unknown as TenderRecord['outcome'];
   return {
-    result: { approved: true, body: { success: true, transaction: reference, authorization: null, gateway_token: null, order: null, wallet: null, response_code: 1, transactions: [] } },
+    result: { approved: true, body: { success: true, transaction: reference, authorization: null, gateway_token: null, order: null, wallet: null, credit_card: null, bank_account: null, gift_card: null, response_code: 1, transactions: [] } },
     record: { card: null, terminal: null, gift_last4: null, amount_cents: refund.amount_cents, outcome },
   };
 }

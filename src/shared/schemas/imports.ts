@@ -125,10 +125,12 @@ export const PaymentRecon = component(
     unapplied_amount_in_source_system: Type.String(),
     payment_date: Type.String(),
     payment_date_in_source_system: Type.String(),
-    external_payment_number: Type.Optional(Type.String({ description: 'Ours; answered when the file has `external_payment_number_in_source_system`' })),
-    external_payment_number_in_source_system: Type.Optional(Type.String()),
-    currency: Type.Optional(Type.String({ description: 'Ours (ISO 4217, lower case); answered when the file has `currency_in_source_system`, whose amounts are then shown in it' })),
-    currency_in_source_system: Type.Optional(Type.String()),
+    external_payment_number: Type.String({ description: "The payment's external number here ('' when it has none, or the payment is not here)." }),
+    external_payment_number_in_source_system: Type.String({ description: "The external number the file gives the payment (column `external_payment_number_in_source_system`); '' when the file has no such column or leaves it empty. Compared with ours when given." }),
+    currency: Type.String({ description: "The payment's currency here (ISO 4217, lower case); '' when the payment is not here." }),
+    currency_in_source_system: Type.String({
+      description: "The currency the file gives the payment (column `currency_in_source_system`, ISO 4217, answered lower case); '' when the file has no such column or leaves it empty. When given it is compared with ours and the file's amounts are shown in it.",
+    }),
     watermark: Type.Optional(Type.Integer()),
   }),
 );

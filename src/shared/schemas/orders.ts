@@ -115,6 +115,12 @@ export const OrderItem = component(
       product_code: Type.Union([Type.String(), Type.Null()]),
       category: Type.Union([Type.String(), Type.Null()]),
       attributes: Type.Union([Attributes, Type.Null()]),
+      // Level 3 data of the line, as the order's own L3 fields: as imported, null when not sent.
+      L3_commodity_code: Type.Union([Type.String(), Type.Null()], { description: 'As imported; null when not sent.' }),
+      L3_unit_of_measure: Type.Union([Type.String(), Type.Null()], { description: 'As imported; null when not sent.' }),
+      L3_discount_amount: Type.Union([Type.String(), Type.Null()], { description: 'As imported (text, e.g. "1.00"); null when not sent.' }),
+      L3_tax_amount: Type.Union([Type.String(), Type.Null()], { description: 'As imported (text, e.g. "0.50"); null when not sent.' }),
+      L3_product_code: Type.Union([Type.String(), Type.Null()], { description: 'As imported; null when not sent.' }),
     },
     { additionalProperties: true },
   ),

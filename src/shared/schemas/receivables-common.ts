@@ -47,7 +47,7 @@ export const PaymentExportQuery = Type.Composite([
     options: Type.Optional(
       Type.Object({
         export_payment_tree: Type.Optional(Type.Boolean({ description: 'true adds `payment_tree`.' })),
-        fx: Type.Optional(Type.Boolean({ description: 'Accepted; Laneway does no currency conversion, so no fx_* fields are added.' })),
+        fx: Type.Optional(Type.Boolean({ description: 'Accepted; Laneway converts no currency, so the fx_* fields (`fx_rate`, `fx_amount`, `fx_amount_cents`) are null with or without it.' })),
       }),
     ),
   }),

@@ -56,6 +56,13 @@ export const PaymentImport = component(
   }),
 );
 
+/** The reference's FX fields of a payment and of each of its amounts: Laneway converts no currency. */
+const NoFx = {
+  fx_rate: Type.Union([Type.String(), Type.Null()], { description: 'Always null: Laneway converts no currency, so a payment is in its own currency only (`options[fx]=true` changes nothing).' }),
+  fx_amount: Type.Union([Type.String(), Type.Null()], { description: 'Always null (no currency conversion).' }),
+  fx_amount_cents: Type.Union([Type.Number(), Type.Null()], { description: 'Always null (no currency conversion).' }),
+};
+
 export const PaymentAmountView = component(
   'PaymentAmount',
   Type.Object(
@@ -69,6 +76,7 @@ export const PaymentAmountView = component(
       invoice_balance: Type.Optional(Type.String()),
       customer_identifier: Type.Optional(Type.String()),
       status: Type.String(),
+      ...NoFx,
       watermark: Type.Optional(Watermark),
     },
     { additionalProperties: true },
@@ -106,6 +114,7 @@ export const PaymentView = component(
     payor_bank_account_number: Type.Union([Type.String({ pattern: '^\\*{4}[0-9]{0,4}$' }), Type.Null()], { description: 'Masked: last four digits.' }),
     settlement_date: NullableString,
     external_id: NullableString,
+    ...NoFx,
     payment_amounts: Type.Array(ref(PaymentAmountView)),
     batch_number: NullableString,
     batch_amount: Type.String(),
@@ -139,7 +148,7 @@ export const PaymentViewQuery = Type.Object({
   options: Type.Optional(
     Type.Object({
       export_payment_tree: Type.Optional(Type.Boolean()),
-      fx: Type.Optional(Type.Boolean()),
+      fx: Type.Optional(Type.Boolean({ description: 'Accepted; Laneway converts no currency, so the fx_* fields are null with or without it.' })),
     }),
   ),
 });

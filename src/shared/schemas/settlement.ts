@@ -10,6 +10,10 @@ const Fee = Type.Object({
   fee_withdrawal_date: Type.String({ format: 'date' }),
   fee_amount_cents: Cents,
   fee_currency: Type.String(),
+  fee_withdrawal_routing_number: Type.Union([Type.String(), Type.Null()], { description: "The routing number of the account fees are withdrawn from: the settlement bank account's, as GET /api/whoami answers it (`settlement_bank_accounts[].routing_number`); null when none is on file." }),
+  fee_withdrawal_account_number: Type.Union([Type.String({ pattern: '^X*[0-9]{0,4}$' }), Type.Null()], { description: "That account's number masked as GET /api/whoami masks it (`masked_account_number`, last four digits at most), never the full number; null when none is on file." }),
+  fee_routing_account_hash: Type.Union([Type.String(), Type.Null()], { description: "That account's routing and account number hash, as GET /api/whoami answers it (`routing_account_hash`); null: no full account number is kept here to hash." }),
+  fee_routing_account_hash_function: Type.Union([Type.String(), Type.Null()], { description: 'The hash function of fee_routing_account_hash; null when there is no hash.' }),
 });
 
 const BatchTransaction = Type.Object({
@@ -23,6 +27,10 @@ const BatchTransaction = Type.Object({
   settlement_token: Type.String(),
   transaction_date: Type.String({ format: 'date' }),
   surcharge_cents: Cents,
+  fx_account_currency: Type.Union([Type.String(), Type.Null()], { description: 'Always null: Laneway converts no currency (a transaction settles in its own currency, `currency`).' }),
+  fx_currency: Type.Union([Type.String(), Type.Null()], { description: 'Always null (no currency conversion).' }),
+  fx_amount_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'Always null (no currency conversion).' }),
+  fx_rate: Type.Union([Type.String(), Type.Null()], { description: 'Always null (no currency conversion).' }),
   orders: Type.Array(Type.Object({ identifier: Type.String(), number: Type.Union([Type.String(), Type.Null()]), amount_cents: Type.Union([Cents, Type.Null()]) })),
   payments: Type.Array(Type.Object({ identifier: Type.String(), display_identifier: Type.String(), amount_cents: Cents })),
 });
@@ -50,6 +58,10 @@ export const SettlementBatchView = component(
     fee_withdrawal_amount_cents: Cents,
     deposit_amount_cents: Type.Integer({ description: 'What the deposit account gets: batch_net_amount_cents less fee_withdrawal_amount_cents (fees withdrawn apart, none in the sandbox); negative is a withdrawal' }),
     deposit_currency: Type.String(),
+    deposit_routing_number: Type.Union([Type.String(), Type.Null()], { description: "The deposit account's routing number: the settlement bank account's, as GET /api/whoami answers it (`settlement_bank_accounts[].routing_number`); null when none is on file." }),
+    deposit_account_number: Type.Union([Type.String({ pattern: '^X*[0-9]{0,4}$' }), Type.Null()], { description: "The deposit account's number masked as GET /api/whoami masks it (`masked_account_number`, last four digits at most), never the full number; null when none is on file." }),
+    deposit_routing_account_hash: Type.Union([Type.String(), Type.Null()], { description: "The deposit account's routing and account number hash, as GET /api/whoami answers it (`routing_account_hash`); null: no full account number is kept here to hash." }),
+    deposit_routing_account_hash_function: Type.Union([Type.String(), Type.Null()], { description: 'The hash function of deposit_routing_account_hash; null when there is no hash.' }),
     transaction_count: Type.Integer(),
     count_by_brand: Type.Array(Type.Object({ brand: Type.String(), ...Volume })),
     fees: Type.Array(Fee),
