@@ -42,6 +42,12 @@ describe('GET /api/whoami against the reference example', () => {
       expect(entry[list].length, list).toBeGreaterThan(0);
       expect(missing(entry[list][0]!, theirs[0]!), list).toEqual([]);
     }
+    // And every property of the reference's schemas (the example leaves some out).
+    const schemas = (reference as unknown as { components: { schemas: Record<string, { properties: Rec }> } }).components.schemas;
+    expect(Object.keys(schemas.MerchantAccount!.properties)).toContain('address');
+    expect(Object.keys(schemas.BankProcessor!.properties)).toEqual(expect.arrayContaining(['external_name', 'external_number']));
+    expect(missing(entry.merchant_accounts[0]!, schemas.MerchantAccount!.properties)).toEqual([]);
+    expect(missing(entry.settlement_bank_accounts[0]!, schemas.BankProcessor!.properties)).toEqual([]);
   });
 
   it("a division has the address fields of the reference's Divisions schema (flat) and of its example (under address)", async () => {
@@ -74,6 +80,9 @@ describe('GET /api/whoami against the reference example', () => {
     for (const t of [ma.token, ba.token, entry.terminal_processors[0]?.token, entry.gift_card_processors[0]?.token].filter(Boolean)) expect(t).toMatch(/^(MA|BA|TP|GC)[0-9A-Z]{10}$/);
     expect(ba).toMatchObject({ token: `BA${(entry.token as string).slice(0, 10)}`, is_default: true, routing_number: null, masked_account_number: null, routing_account_hash: null, routing_account_hash_function: null });
     expect(ba.address).toEqual({ address_1: '12 Bank Street', address_2: null, city: 'Ottawa', province: 'ON', postal_code: 'K1P 5N2', country: 'CA' });
+    // The merchant account is at the same address; no external name or number is held for the bank account.
+    expect(ma.address).toEqual(ba.address);
+    expect(ba).toMatchObject({ external_name: null, external_number: null });
 
     expect(entry.gift_cards).toEqual(entry.gift_card_processors);
     expect(entry).toMatchObject({ arc_payment_match_mode: 'off', erp_payment_match_mode: 'off', external_payment_match_mode: 'off', erp_payment_auto_match_mode: false, external_payment_auto_match_mode: false });

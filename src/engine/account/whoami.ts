@@ -99,8 +99,14 @@ function processor(profile: AccountProfile, token: string, nickname: string) {
   };
 }
 
+/** The account profile's address, as the merchant account and the settlement bank account show it; null when it has none. */
+function profileAddress(profile: AccountProfile) {
+  const address = { address_1: profile.address_1, address_2: profile.address_2, city: profile.city, province: profile.province, postal_code: profile.postal_code, country: profile.country };
+  return Object.values(address).some((v) => v) ? address : null;
+}
+
 function merchantAccount(profile: AccountProfile, token: string) {
-  return { ...processor(profile, token, 'Card processor'), acceptable_cards: ACCEPTABLE_CARDS, deposit_accounts: [], reference_token: null };
+  return { ...processor(profile, token, 'Card processor'), acceptable_cards: ACCEPTABLE_CARDS, deposit_accounts: [], reference_token: null, address: profileAddress(profile) };
 }
 
 /**
@@ -113,7 +119,6 @@ export function settlementBankAccount(_profile: AccountProfile): { routing_numbe
 }
 
 function bankProcessor(profile: AccountProfile, token: string) {
-  const address = { address_1: profile.address_1, address_2: profile.address_2, city: profile.city, province: profile.province, postal_code: profile.postal_code, country: profile.country };
   const account = settlementBankAccount(profile);
   return {
     token,
@@ -126,8 +131,11 @@ function bankProcessor(profile: AccountProfile, token: string) {
     routing_account_hash: account.routing_account_hash,
     reference_token: null,
     gl_number: null,
+    // The account's name and number in another system: none is held here.
+    external_name: null,
+    external_number: null,
     is_default: true,
-    address: Object.values(address).some((v) => v) ? address : null,
+    address: profileAddress(profile),
     deposit_account_masked_number: account.masked_account_number,
     deposit_account_routing_number: account.routing_number,
   };

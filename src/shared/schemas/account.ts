@@ -55,6 +55,8 @@ export const DepositAccount = component(
   }),
 );
 
+const Address = Type.Object(addressFields);
+
 export const MerchantAccount = component(
   'MerchantAccount',
   Type.Object({
@@ -62,10 +64,9 @@ export const MerchantAccount = component(
     acceptable_cards: Type.Array(Type.String(), { description: 'The card brands the processor approves (the reference\'s example answers an array; its schema says string).' }),
     deposit_accounts: Type.Array(ref(DepositAccount), { description: 'The deposit accounts on file; empty when none is.' }),
     reference_token: Type.Union([Type.String(), Type.Null()], { description: 'The reference token of the merchant application this account came from; null for the install\'s own account.' }),
+    address: Type.Union([Address, Type.Null()], { description: "The merchant's address: the account profile's (as on the settlement bank account); null when the profile has none." }),
   }),
 );
-
-const Address = Type.Object(addressFields);
 
 export const BankProcessor = component(
   'BankProcessor',
@@ -80,6 +81,8 @@ export const BankProcessor = component(
     routing_account_hash: Type.Union([Type.String(), Type.Null()], { description: NO_ACCOUNT_NUMBER }),
     reference_token: nullableString,
     gl_number: nullableString,
+    external_name: Type.Union([Type.String(), Type.Null()], { description: "The account's name in another system (an ERP's or bank's); null: none is held here." }),
+    external_number: Type.Union([Type.String(), Type.Null()], { description: "The account's number in another system; null: none is held here." }),
     is_default: Type.Boolean({ description: 'The default bank processor for its currency (the only one here).' }),
     address: Type.Union([Address, Type.Null()], { description: 'The account holder\'s address: the account profile\'s; null when the profile has none.' }),
     deposit_account_masked_number: masked('Same as masked_account_number'),
