@@ -105,6 +105,8 @@ describe('full-width digits and signs read as ASCII', { timeout: 90_000 }, () =>
     expect(await page.getByLabel('Quantity').inputValue()).toBe('4');
     await page.keyboard.press('Enter');
     await until(async () => (await openSale())?.lines[0]?.quantity === 4, 'four cappuccinos');
+    // The screen has the change too (the register takes no key while a change is in flight).
+    await until(async () => (await page!.getByTestId('lines').innerText()).includes('4 ×'), 'four on the screen');
     // 4 × 4.25 with 5% tax: 17.85.
     await page.keyboard.press('F4');
     await page.getByTestId('cash-given').waitFor();
