@@ -350,7 +350,7 @@ export function createBackofficeQueries(
           for (const d of docs) {
             for (const [currency, a] of agingOf(d.data.ledger, day).byCurrency) {
               let entry = byCurrency.get(currency);
-              if (!entry) byCurrency.set(currency, (entry = { sums: { current: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over180: 0, credit: 0 }, owing: 0 }));
+              if (!entry) byCurrency.set(currency, (entry = noAging()));
               const t = entry.sums;
               t.current += a.current;
               t.d30 += a.d30;
@@ -375,7 +375,7 @@ export function createBackofficeQueries(
         .sort(([a], [b]) => (a === main ? -1 : b === main ? 1 : a.localeCompare(b)))
         .map(([currency, e]) => ({ currency, balance_cents: balanceOf(e.sums), customers_owing: e.owing }));
       const currency = wanted?.toLowerCase() ?? main;
-      const entry = byCurrency.get(currency) ?? { sums: { current: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over180: 0, credit: 0 }, owing: 0 };
+      const entry = byCurrency.get(currency) ?? noAging();
       const sums = entry.sums;
       return {
         as_of: day,
@@ -397,6 +397,8 @@ export function createBackofficeQueries(
     },
   };
 }
+
+const noAging = (): { sums: AgingSums; owing: number } => ({ sums: { current: 0, d30: 0, d60: 0, d90: 0, d120: 0, d180: 0, over180: 0, credit: 0 }, owing: 0 });
 
 interface AgingSums {
   current: number;

@@ -285,20 +285,7 @@ export class EndpointWorker {
     let delivery: DeliveryData | undefined;
     if (!outcome.ok || item.attempts > 1) {
       item.nextMs = now + backoffMs(item.attempts, this.ports.options);
-      delivery = {
-        id: attempt.delivery,
-        endpoint: this.endpoint.id,
-        watermark: item.event.watermark,
-        type: item.event.type,
-        entity: item.event.entity,
-        key: item.event.key,
-        state: result === 'retry' ? 'retrying' : result,
-        attempts: item.attempts,
-        first_attempt_ms: item.firstMs,
-        next_attempt_ms: item.nextMs,
-        last_status: outcome.status,
-        updated_at: new Date(now).toISOString(),
-      };
+      delivery = this.deliveryOf(item, result === 'retry' ? 'retrying' : result, outcome.status, now);
     }
     if (result === 'retry') item.state = 'waiting';
     else this.pending.splice(this.pending.indexOf(item), 1);
@@ -322,25 +309,30 @@ export class EndpointWorker {
       done: (ok, status) => {
         if (ok) {
           this.settle(item);
-          const now = this.ports.core.clock.now();
-          const delivery: DeliveryData = {
-            id: deliveryId(this.endpoint.id, watermark),
-            endpoint: this.endpoint.id,
-            watermark,
-            type: item.event.type,
-            entity: item.event.entity,
-            key: item.event.key,
-            state: 'delivered',
-            attempts: item.attempts,
-            first_attempt_ms: item.firstMs,
-            next_attempt_ms: item.nextMs,
-            last_status: status,
-            updated_at: new Date(now).toISOString(),
-          };
+          const delivery = this.deliveryOf(item, 'delivered', status, this.ports.core.clock.now());
           this.ports.record(this.endpoint.id, { delivery, cursor: this.cursor });
         } else item.state = 'waiting';
         this.pump();
       },
+    };
+  }
+
+  /** The retry state kept for a delivery (read back by load() after a restart). */
+  private deliveryOf(item: Item, state: DeliveryData['state'], status: number, now: number): DeliveryData {
+    const { event } = item;
+    return {
+      id: deliveryId(this.endpoint.id, event.watermark),
+      endpoint: this.endpoint.id,
+      watermark: event.watermark,
+      type: event.type,
+      entity: event.entity,
+      key: event.key,
+      state,
+      attempts: item.attempts,
+      first_attempt_ms: item.firstMs,
+      next_attempt_ms: item.nextMs,
+      last_status: status,
+      updated_at: new Date(now).toISOString(),
     };
   }
 
