@@ -1,3 +1,4 @@
+import { CREDENTIAL_KINDS } from '../../shared/schemas/account';
 import { ROLES, ROLE_SCOPES, roleAllows, type Role } from './roles';
 import { fail } from '../errors';
 
@@ -41,7 +42,7 @@ export const LANE_SCOPES: readonly Scope[] = ['sync'];
  * made (see merchant-accounts.ts: it identifies that account and reaches only whoami); `lane`, a
  * lane paired with this hub (engine/sync/pairing.ts: replication only).
  */
-export const CREDENTIAL_KINDS = ['api', 'partner', 'merchant', 'lane'] as const;
+export { CREDENTIAL_KINDS };
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 export function scopesOfKind(kind: CredentialKind | undefined): readonly Scope[] {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind } from '../records';
@@ -56,6 +56,11 @@ export interface PairingGrant {
 const codeHash = (code: string) => createHash('sha256').update(`laneway-pairing:${normalizeCode(code)}`).digest('hex');
 export const normalizeCode = (code: string) => code.toUpperCase().replace(/[^0-9A-Z]/g, '');
 
+async function refuseIfPaired(tx: Tx, laneid: string): Promise<void> {
+  const lane = await getRecord<PairedLane>(tx, 'sync_lane', laneid);
+  if (lane && !lane.data.revoked_at) throw fail.conflict('lane_paired', `Lane ${laneid} is paired already: revoke it first to pair another machine as that lane`);
+}
+
 export function createPairing(core: EngineCore, account: Account, keys: InstallKeys) {
   const sealKey = (id: string) => {
     const k = keys.find('vault', id);
@@ -83,8 +88,7 @@ export function createPairing(core: EngineCore, account: Account, keys: InstallK
       const chars = randomString(CODE_ALPHABET, 10);
       const code = `${chars.slice(0, 5)}-${chars.slice(5)}`;
       return core.mutate(async (tx) => {
-        const lane = await getRecord<PairedLane>(tx, 'sync_lane', input.laneid);
-        if (lane && !lane.data.revoked_at) throw fail.conflict('lane_paired', `Lane ${input.laneid} is paired already: revoke it first to pair another machine as that lane`);
+        await refuseIfPaired(tx, input.laneid);
         const expires_at = new Date(tx.now + PAIRING_MINUTES * 60_000).toISOString();
         const data: PairingData = { laneid: input.laneid, name: input.name ?? `Lane ${input.laneid}`, expires_at, used_at: null };
         await putRecord(tx, 'sync_pairing', codeHash(code), data, { type: 'sync_pairing.created', entity: 'sync_pairing', key: input.laneid });
@@ -100,13 +104,21 @@ export function createPairing(core: EngineCore, account: Account, keys: InstallK
         if (!pairing || pairing.data.used_at || Date.parse(pairing.data.expires_at) <= tx.now) {
           throw fail.forbidden('pairing_code_invalid', 'That pairing code is unknown, used or expired: show a new one on the hub');
         }
+        // Two codes shown for one lane: the second machine would take the lane's records over, and
+        // the first would keep a credential the hub no longer lists (nobody could revoke it).
+        await refuseIfPaired(tx, pairing.data.laneid);
         await putRecord(tx, 'sync_pairing', key, { ...pairing.data, used_at: tx.at }, { type: 'sync_pairing.used', entity: 'sync_pairing', key: pairing.data.laneid });
         return pairing.data;
       });
       const made = await account.credentials.create({ name: `Lane ${claimed.laneid} (sync)`, kind: 'lane' });
       await core.mutate(async (tx) => {
+        // Another code of the same lane redeemed meanwhile (the credential is made between units).
+        await refuseIfPaired(tx, claimed.laneid);
         const lane: PairedLane = { laneid: claimed.laneid, name: claimed.name, credential: made.token, paired_at: tx.at, revoked_at: null };
         await putRecord(tx, 'sync_lane', claimed.laneid, lane, { type: 'sync_lane.paired', entity: 'sync_lane', key: claimed.laneid }, made.token);
+      }).catch(async (err: unknown) => {
+        await account.credentials.disable(made.token);
+        throw err;
       });
       return { laneid: claimed.laneid, token: made.token, key: made.key, cashier_code_key: cashierCodeKey, hub_account: account.profile().token };
     },

@@ -51,7 +51,7 @@ const pair = defineRoute({
   auth: false,
   guessable: true,
   body: PairRequest,
-  responses: { 201: { description: 'The lane credential, shown once', schema: ref(PairingGrant) }, 403: err('`pairing_code_invalid`: unknown, used or expired') },
+  responses: { 201: { description: 'The lane credential, shown once', schema: ref(PairingGrant) }, 403: err('`pairing_code_invalid`: unknown, used or expired'), 409: err('`lane_paired`: another code of this lane was used already; revoke the lane first to pair another machine as it') },
   async handler({ engine, body }) {
     return { status: 201, body: await engine.sync.redeemPairingCode(body.code) };
   },

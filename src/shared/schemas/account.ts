@@ -204,8 +204,11 @@ export const AccountPatch = Type.Object(
 );
 export type AccountPatch = Static<typeof AccountPatch>;
 
-const CredentialKindSchema = Type.Union([Type.Literal('api'), Type.Literal('partner'), Type.Literal('merchant')], {
-  description: '`api`: the account\'s key; `partner`: onboarding only; `merchant`: a sandbox merchant account an approved application made (whoami only).',
+/** Every kind a credential can have; the engine's scope rules (engine/account/scopes.ts) read this list. */
+export const CREDENTIAL_KINDS = ['api', 'partner', 'merchant', 'lane'] as const;
+
+const CredentialKindSchema = Type.Union(CREDENTIAL_KINDS.map((k) => Type.Literal(k)), {
+  description: '`api`: the account\'s key; `partner`: onboarding only; `merchant`: a sandbox merchant account an approved application made (whoami only); `lane`: a lane PC paired with this hub (replication only).',
 });
 
 export const Credential = component(
