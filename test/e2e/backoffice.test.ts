@@ -346,6 +346,10 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.goto(`${url}/app/account`);
     // The form is filled from GET /api/account: typing before it arrives would be overwritten.
     await expect.poll(() => field('Processing cut-off (HH:MM, local)').inputValue()).toMatch(/^\d{2}:\d{2}$/);
+    // When the open batch closes, in words: a change of the cut-off below leaves it as it is.
+    const openDay = page.getByTestId('open-processing-day');
+    const closesBefore = await openDay.innerText();
+    expect(closesBefore).toMatch(/^Open processing day .*\d.*: its batch closes .*\d{1,2}:\d{2}/);
     await field('Processing cut-off (HH:MM, local)').fill('25:00');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => field('Processing cut-off (HH:MM, local)').getAttribute('aria-invalid')).toBe('true');
@@ -356,6 +360,9 @@ describe('the back office', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await seen('Saved.');
     expect((await api<{ processing_cutoff: string }>('GET', '/api/account')).processing_cutoff).toBe('22:30');
+    await page.reload();
+    await expect.poll(() => field('Processing cut-off (HH:MM, local)').inputValue()).toBe('22:30');
+    expect(await openDay.innerText()).toBe(closesBefore);
     await field('Processing cut-off (HH:MM, local)').fill('6:30 pm');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(async () => (await api<{ processing_cutoff: string }>('GET', '/api/account')).processing_cutoff).toBe('18:30');

@@ -27,9 +27,13 @@ describe('a change of cut-off or time zone', () => {
     const [closed] = await cardBatches();
     expect(closed).toMatchObject({ processing_date: '2026-03-02', closed_at: '2026-03-03T10:00:00.000Z', sales_cents: 3500 });
 
-    expect((await h.api.patch('/api/account', { processing_cutoff: '23:30' })).status).toBe(200);
+    const patched = await h.api.patch<{ processing_cutoff: string; open_processing_day: { date: string; closes_at: string } }>('/api/account', { processing_cutoff: '23:30' });
+    expect(patched.status).toBe(200);
+    // The account says when the open day closes: at the cut-off it opened with, not the new one.
+    expect(patched.body).toMatchObject({ processing_cutoff: '23:30', open_processing_day: { date: '2026-03-03', closes_at: '2026-03-04T10:00:00.000Z' } });
     // The kept day is the account's record: a restart keeps it.
     await h.restart();
+    expect((await h.api.get('/api/account')).body).toMatchObject({ open_processing_day: { date: '2026-03-03', closes_at: '2026-03-04T10:00:00.000Z' } });
     const sale = await op(h.api, 'sale', { amount_cents: 2200, fund_token: first.body.credit_card });
     const capture = await op(h.api, 'capture', { transaction: auth.body.transaction, amount_cents: 1000 });
     const refund = await op(h.api, 'refund', { transaction: first.body.transaction, amount_cents: 500 });
@@ -48,6 +52,7 @@ describe('a change of cut-off or time zone', () => {
     // 23:00:30 local: before the new cut-off, yet the day just closed is not named again.
     const later = await op(h.api, 'sale', { amount_cents: 700, fund_token: first.body.credit_card });
     expect(dayOf(later)).toBe('2026-03-04');
+    expect((await h.api.get('/api/account')).body).toMatchObject({ open_processing_day: { date: '2026-03-04', closes_at: '2026-03-05T10:30:00.000Z' } });
     await advanceTo('2026-03-05T10:15:00Z');
     expect(await cardBatches()).toHaveLength(2);
     await advanceTo('2026-03-05T10:30:30Z');

@@ -7,7 +7,7 @@ import type { Wallets } from '../wallets';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
-import { ProcessingCalendar } from './processing-day';
+import { ProcessingCalendar, processingDay, type ProcessingDay } from './processing-day';
 import { gatewayGuard, type GatewayContext, type ReversalObserver } from './context';
 import { getTx, getTxByClientReference, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
@@ -60,6 +60,8 @@ export interface Gateway {
   setCardPresent(port: CardPresentPort | undefined): void;
   /** Work another domain does in the unit of work of every approved refund or void (see GatewayContext). */
   onReversalInTx(observer: ReversalObserver): void;
+  /** The processing day a transaction made now belongs to, and when its batch closes (a kept cut-off included). */
+  openProcessingDay(): ProcessingDay;
   /** Records an invoicing payment made with a transaction (autopay), for the transaction's `payments`. */
   linkPayment(token: string, payment: { identifier: string; amount_cents: number }): Promise<void>;
 }
@@ -134,6 +136,7 @@ export function createGateway(deps: {
         : viewOf(t);
     },
 
+    openProcessingDay: () => processingDay(ctx, deps.core.clock.now()),
     record: (token) => getTx(deps.core, token),
     recordByReference: (action, reference) => getTxByReference(deps.core, action, reference),
     runDue: (now) => runDue(ctx, now),

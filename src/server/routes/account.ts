@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import type { AccountProfile } from '../../engine/account';
+import type { ProcessingDay } from '../../engine/gateway/processing-day';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { AccountPatch, AccountSettings, Credential, CredentialCreate, CredentialCreated } from '../../shared/schemas/account';
@@ -12,7 +13,7 @@ const errors = {
 const CREDENTIALS_SCOPE =
   ' Needs the `credentials` scope: the API key (HTTP Basic), or a JWT minted with `options[jwt_scope]=api credentials`; the screens\' JWTs do not hold it (403).';
 
-const settings = (p: AccountProfile) => ({
+const settings = (p: AccountProfile, day: ProcessingDay) => ({
   token: p.token,
   name: p.name,
   sender_identifier: p.sender_identifier,
@@ -22,6 +23,7 @@ const settings = (p: AccountProfile) => ({
   timezone: p.timezone,
   processing_cutoff: p.processing_cutoff,
   authorization_hold_days: p.authorization_hold_days,
+  open_processing_day: { date: day.date, closes_at: new Date(day.cutoffAt).toISOString() },
   capabilities: p.capabilities,
   created_at: p.created_at,
   updated_at: p.updated_at,
@@ -37,7 +39,7 @@ export const getAccount = defineRoute({
   tags: ['Account settings'],
   summary: 'Account settings and capability flags',
   responses: { 200: { description: 'Settings', schema: ref(AccountSettings) }, ...errors },
-  handler: ({ engine }) => ({ body: settings(engine.account.profile()) }),
+  handler: ({ engine }) => ({ body: settings(engine.account.profile(), engine.gateway.openProcessingDay()) }),
 });
 
 export const patchAccount = defineRoute({
@@ -55,7 +57,8 @@ export const patchAccount = defineRoute({
   body: AccountPatch,
   responses: { 200: { description: 'Settings', schema: ref(AccountSettings) }, ...errors },
   async handler({ engine, body }) {
-    return { body: settings(await engine.account.update(body)) };
+    const updated = await engine.account.update(body);
+    return { body: settings(updated, engine.gateway.openProcessingDay()) };
   },
 });
 

@@ -181,6 +181,13 @@ export const AccountSettings = component(
     timezone: Type.String(),
     processing_cutoff: Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' }),
     authorization_hold_days: Type.Integer({ minimum: 2, maximum: 14 }),
+    open_processing_day: Type.Object(
+      {
+        date: Type.String({ format: 'date', description: 'The processing day a card transaction made now belongs to.' }),
+        closes_at: Type.String({ format: 'date-time', description: "When that day's batch closes: its cut-off, which is the one in force when the day opened (a new `processing_cutoff` or `timezone` applies from the next day)." }),
+      },
+      { description: 'The open processing day, as the settlement batches count it.' },
+    ),
     capabilities: Capabilities,
     created_at: Type.String(),
     updated_at: Type.String(),

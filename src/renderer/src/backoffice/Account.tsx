@@ -4,7 +4,7 @@ import { can, useUser } from '../state/user';
 import { useRoute } from '../state/route';
 import { Field, Notice, ReadOnlyNote, Title, day, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { Capabilities } from './AccountCapabilities';
-import { parseTimeOfDay } from '../format';
+import { dayText, parseTimeOfDay, sentence, time } from '../format';
 
 /** Account: the profile, processing cut-off and time zone, capability flags (settings), and API credentials (the owner's). */
 export function AccountSection() {
@@ -79,12 +79,25 @@ function Profile({ editable }: { editable: boolean }) {
       <Field label="Business name" name="name" value={value('name')} onChange={set('name')} errors={errors} disabled={!editable} />
       <Field label="Time zone" name="timezone" value={value('timezone')} onChange={set('timezone')} errors={errors} hint="Region/City, for example America/Toronto" suggestions={TIME_ZONES} disabled={!editable} />
       <Field label="Processing cut-off (HH:MM, local)" name="processing_cutoff" value={value('processing_cutoff')} onChange={set('processing_cutoff')} errors={errors} hint="24-hour clock: 23:00 for 11 pm. A change applies from the next processing day: the day now open still closes at the old time" disabled={!editable} />
+      <OpenDay day={data.open_processing_day} />
       {editable && (
         <div className="bo-actions">
           <button type="submit" className="primary">Save</button>
         </div>
       )}
     </form>
+  );
+}
+
+/**
+ * When the open batch closes. After a change of the cut-off the open day keeps the old one, which
+ * the cut-off field no longer shows: without this, nobody could tell when today's batch goes.
+ */
+function OpenDay({ day: open }: { day: { date: string; closes_at: string } }) {
+  return (
+    <p className="muted small" data-testid="open-processing-day">
+      {sentence(`Open processing day ${dayText(open.date)}: its batch closes ${time(open.closes_at)}`)}
+    </p>
   );
 }
 
