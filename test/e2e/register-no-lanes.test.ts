@@ -8,7 +8,7 @@ import { startBackoffice, type BackofficeInstall } from './backoffice-install';
  * The register of an install with no lane yet, in Debian's Chromium against `npm run serve`: it
  * points to the back office's form (Point of sale → Lanes), not to the API. Signed in with the
  * install's key, it links there; the owner adds a lane with that form and the register shows it
- * without a reload. A cashier, who may not add one, is told to ask a manager, with no link.
+ * without a reload, and drops it when it is removed. A cashier, who may not add one, is told to ask a manager, with no link.
  * Screenshots: test-output/screenshots/no-lanes-*.png.
  */
 const TOKEN = 'NOLANESTOKEN01';
@@ -71,6 +71,11 @@ describe('a register with no lane points to Point of sale → Lanes', { timeout:
     await owner.getByRole('button', { name: 'Add lane' }).click();
     await register.getByTestId('lane-7').waitFor();
     expect(await notice.count()).toBe(0);
+
+    // Removed again: gone from the picker at once, not offered until a reload (picking it would fail).
+    await api('DELETE', '/api/lanes/7');
+    await register.getByTestId('lane-7').waitFor({ state: 'detached', timeout: 10_000 });
+    await notice.waitFor();
   });
 
 });

@@ -178,13 +178,12 @@ async function refreshAfterOutage(k: PosKit): Promise<void> {
 /** One event of the live stream: lanes, the drawer, the sale on screen changed elsewhere, or a resync (read them again). */
 export function onEvent(k: PosKit, e: LiveEvent): void {
   const s = k.get();
-  if (e.entity === 'lane' && e.data) {
+  // A removal's event carries no data (the store drops it with the record): only its key.
+  if (e.type === 'lane.deleted') {
+    const { [e.key]: _gone, ...rest } = s.lanes;
+    k.set({ lanes: rest });
+  } else if (e.entity === 'lane' && e.data) {
     const d = e.data as Partial<LaneLive>;
-    if (e.type === 'lane.deleted') {
-      const { [e.key]: _gone, ...rest } = s.lanes;
-      k.set({ lanes: rest });
-      return;
-    }
     k.set({ lanes: { ...s.lanes, [e.key]: { ...(s.lanes[e.key] ?? { laneid: e.key, name: e.key, status: 'offline', activity: 'idle', last_error: null }), ...d } as LaneLive } });
   } else if (e.entity === 'pos_processor' && e.data) {
     // The processor's reachability changed (a check or a tender): the badge follows at once.
