@@ -25,8 +25,9 @@ const RULES: readonly Rule[] = [
   { methods: ['get', 'delete'], path: /^\/api\/session$/, grants: ['read', 'register'] },
   // The register's status badge shows the lane's sync with its hub.
   { methods: ['get'], path: /^\/api\/sync\/status$/, grants: ['read', 'register'] },
-  // The upstream a hub replicates with holds an API key of another service: the owner's settings.
-  { methods: WRITE, path: /^\/api\/sync\/upstream$/, grants: ['settings'] },
+  // The upstream a hub replicates with holds another service's API token: read and removed with
+  // settings (setting one also needs the credentials scope, which only the owner holds).
+  { methods: ['get', ...WRITE], path: /^\/api\/sync\/upstream$/, grants: ['settings'] },
   { methods: WRITE, path: /^\/api\/pos\/(shifts|sales|registers\/[^/]+\/z)/, grants: ['register'] },
   { methods: ['post'], path: /^\/api\/gateway\/v1\/terminal$/, grants: ['register'] },
   // Settings: the account, the lanes, the register's catalog, cashiers and settings.

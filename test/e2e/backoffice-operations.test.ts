@@ -214,6 +214,27 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     expect(await api<{ upstream: unknown }>('GET', '/api/sync/upstream')).toEqual({ upstream: null });
   });
 
+  it("shows a manager the hub's upstream read-only: only the owner points it somewhere; the manager may remove it", async () => {
+    await api('PUT', '/api/sync/upstream', { url: 'http://127.0.0.1:9', token: 'UPSTREAMTOKEN02', key: 'upstream-secret-key-43' });
+    const made = await api<{ link: string }>('POST', '/api/users', { email: 'manager@example.com', role: 'manager' });
+    const manager = await newPage('en-US');
+    await manager.goto(`${url}/app/welcome#link=${made.link}`);
+    await field('New password', manager).fill('manager password 1');
+    await field('The same again', manager).fill('manager password 1');
+    await manager.keyboard.press('Enter');
+    await manager.getByLabel('Signed in user').waitFor();
+    await manager.goto(`${url}/app/sync`);
+    const form = manager.getByRole('form', { name: 'Upstream' });
+    await form.getByTestId('upstream-owner-only').waitFor();
+    expect(await field('Address', manager).inputValue()).toBe('http://127.0.0.1:9');
+    expect(await field('Address', manager).isDisabled()).toBe(true);
+    expect(await form.getByLabel('API key').count()).toBe(0);
+    expect(await form.getByRole('button', { name: /upstream$/ }).count()).toBe(0);
+    manager.once('dialog', (d) => void d.accept());
+    await form.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(async () => (await api<{ upstream: unknown }>('GET', '/api/sync/upstream')).upstream).toBeNull();
+  });
+
   it("hides what a clerk's role cannot do: no catalog or lane edits, no clock control", async () => {
     const made = await api<{ link: string }>('POST', '/api/users', { email: 'clerk@example.com', role: 'clerk' });
     const clerk = await newPage('en-US');

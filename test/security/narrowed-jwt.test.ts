@@ -114,6 +114,31 @@ describe('a narrowed JWT leaves nothing wider or longer-lived than itself', () =
     expect((await h.api.delete(`/api/account/webhooks/${id}`, narrowed)).status).toBeLessThan(300);
   });
 
+  it('nor a sync upstream, which would go on receiving the records (and sending its own) after it expires; nor a manager', async () => {
+    const upstream = async () => (await h.api.get<{ upstream: { url: string } | null }>('/api/sync/upstream')).body.upstream;
+    const target = { url: 'https://collector.example.test', token: 'T', key: 'K' };
+    const narrowed = await mint(basicAuth(), 'api credentials settings');
+    const set = await h.api.put<Refusal>('/api/sync/upstream', target, narrowed);
+    expect([set.status, set.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    // A manager holds settings, not credentials: it reads the upstream, never points it anywhere.
+    const users = h.t.engine.users;
+    const { link } = await users.create({ email: 'desk@example.com', role: 'manager' });
+    await users.redeemLink(link, 'desk password 1');
+    const manager = `Bearer ${(await h.api.post<{ jwt: string }>('/api/session', { email: 'desk@example.com', password: 'desk password 1' }, null)).body.jwt}`;
+    expect((await h.api.put('/api/sync/upstream', target, manager)).status).toBe(403);
+    expect(await upstream()).toBeNull();
+    // The owner's own session sets it; a manager may read it and stop it.
+    expect((await h.api.put('/api/sync/upstream', { ...target, url: 'https://erp.example.test' }, await ownerSession())).status).toBe(200);
+    expect((await h.api.get<{ upstream: { url: string } }>('/api/sync/upstream', manager)).body.upstream.url).toBe('https://erp.example.test');
+    // A clerk does not read it: its token is another service's credential.
+    const clerkLink = (await users.create({ email: 'clerk@example.com', role: 'clerk' })).link;
+    await users.redeemLink(clerkLink, 'clerk password 1');
+    const clerk = `Bearer ${(await h.api.post<{ jwt: string }>('/api/session', { email: 'clerk@example.com', password: 'clerk password 1' }, null)).body.jwt}`;
+    expect((await h.api.get('/api/sync/upstream', clerk)).status).toBe(403);
+    expect((await h.api.delete('/api/sync/upstream', undefined, manager)).status).toBe(200);
+    expect(await upstream()).toBeNull();
+  });
+
   it('no credential makes one holding a scope it lacks', () => {
     const partial: Principal = { credential: 'T', via: 'basic', scopes: ['api', 'credentials'] };
     expect(() => authorizeLasting(partial, 'an API key', KEY_SCOPES)).toThrow(expect.objectContaining({ code: 'insufficient_scope', message: expect.stringContaining('lacks users, settings') }));

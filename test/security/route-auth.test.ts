@@ -99,17 +99,23 @@ describe('every operation checks credentials', () => {
     expect([widened.status, widened.body.code]).toEqual([403, 'insufficient_scope']);
   });
 
-  it('sets or removes the sync upstream only with the settings scope: a screen JWT cannot send the data elsewhere for good', async () => {
+  it('sets the sync upstream only with a lasting credential, removes it with settings: no JWT can send the data elsewhere for good', async () => {
     const upstream = { url: 'http://127.0.0.1:9', token: 'UPSTREAM1', key: 'upstream-key-0123' };
     const refused = await h.api.put<{ code: string }>('/api/sync/upstream', upstream, creds.apiJwt!);
     expect([refused.status, refused.body.code]).toEqual([403, 'insufficient_scope']);
     expect((await h.api.get<{ upstream: unknown }>('/api/sync/upstream')).body.upstream).toBeNull();
     const minted = await h.api.get<{ whoami: Record<string, { jwt: string }> }>('/api/whoami?options[jwt_scope]=api%20settings');
     const withSettings = `Bearer ${minted.body.whoami.TESTTOKEN0001!.jwt}`;
-    expect((await h.api.put('/api/sync/upstream', upstream, withSettings)).status).toBe(200);
+    const minted403 = await h.api.put<{ code: string }>('/api/sync/upstream', upstream, withSettings);
+    expect([minted403.status, minted403.body.code]).toEqual([403, 'insufficient_scope']);
+    const full = `Bearer ${(await h.api.get<{ whoami: Record<string, { jwt: string }> }>('/api/whoami?options[jwt_scope]=api%20credentials%20settings')).body.whoami.TESTTOKEN0001!.jwt}`;
+    const outlives = await h.api.put<{ code: string }>('/api/sync/upstream', upstream, full);
+    expect([outlives.status, outlives.body.code]).toEqual([403, 'minted_jwt_cannot_create_credentials']);
+    expect((await h.api.put('/api/sync/upstream', upstream)).status).toBe(200);
     expect((await h.api.delete<{ code: string }>('/api/sync/upstream', undefined, creds.apiJwt!)).status).toBe(403);
     expect((await h.api.get<{ upstream: { url: string } | null }>('/api/sync/upstream')).body.upstream?.url).toBe('http://127.0.0.1:9');
-    expect((await h.api.delete('/api/sync/upstream')).status).toBe(200);
+    // Stopping it is never what leaks data: a JWT holding settings may.
+    expect((await h.api.delete('/api/sync/upstream', undefined, withSettings)).status).toBe(200);
   });
 });
 

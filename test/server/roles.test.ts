@@ -53,7 +53,8 @@ describe('role rules over every operation', () => {
       'POST /api/receivables/payments/:reference/applications',
     ]);
     // Reads: every read but users, credentials, a card file's tokens (what charges those cards), and
-    // webhook endpoints with their delivery log (URLs that often carry a receiver's token).
+    // webhook endpoints with their delivery log (URLs that often carry a receiver's token), and the
+    // sync upstream (another service's API token).
     const reads = authed.filter((r) => r.method === 'get' && !kindOnly(r));
     expect(reads.filter((r) => !admits('clerk', r)).map(op).sort()).toEqual([
       'GET /api/account/credentials',
@@ -62,6 +63,7 @@ describe('role rules over every operation', () => {
       'GET /api/exports/wallets',
       'GET /api/exports/wallets/recent',
       'GET /api/imports/:id/echo',
+      'GET /api/sync/upstream',
       'GET /api/users',
     ]);
   });

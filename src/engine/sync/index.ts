@@ -21,6 +21,9 @@ import type { Gateway } from '../gateway';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
 
+/** What an upstream does with the install's records: reads them all and writes what it sends back. */
+const UPSTREAM_SCOPES = ['api'] as const;
+
 export type { PairedLane, PairingGrant } from './pairing';
 export type { StreamStatus } from './lane-client';
 export type { UpstreamView } from './upstream';
@@ -82,7 +85,12 @@ export interface Sync {
   /** Hub → central through NATS JetStream (jetstream.ts): a hub publishes, the central consumes. */
   startChain(options: ChainOptions): Promise<void>;
   /** Hub ↔ upstream service (upstream.ts): its address and API key (the key sealed at rest). */
-  setUpstream(input: { url: string; token: string; key: string }): Promise<UpstreamView>;
+  /**
+   * `by` (absent: the install itself) must be able to make a lasting credential: the upstream goes
+   * on receiving this install's customers, invoices and payments, and its answers are imported
+   * here, long after the request. A JWT minted by whoami or a manager cannot set one.
+   */
+  setUpstream(input: { url: string; token: string; key: string }, by?: Principal): Promise<UpstreamView>;
   upstream(): Promise<UpstreamView | null>;
   removeUpstream(): Promise<void>;
   close(): Promise<void>;
@@ -352,7 +360,10 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       await client?.awaitInSync();
       await upstream?.awaitInSync();
     },
-    setUpstream: (input) => requireUpstream().configure(input),
+    setUpstream(input, by) {
+      authorizeLasting(by, "an upstream (it receives this install's customers, invoices and payments until removed)", UPSTREAM_SCOPES);
+      return requireUpstream().configure(input);
+    },
     upstream: () => requireUpstream().config(),
     removeUpstream: () => requireUpstream().remove(),
     async startChain(options) {

@@ -7,16 +7,18 @@ import { Field, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
 const blank = { url: '', token: '', key: '' };
 
 /**
- * The upstream a hub replicates with (PUT/GET/DELETE /api/sync/upstream, docs/sync.md). Only for
- * users with the `settings` grant: the token is another service's credential. The key is sent,
- * never read back: the field stays empty and a new one must be typed to save.
+ * The upstream a hub replicates with (PUT/GET/DELETE /api/sync/upstream, docs/sync.md). Shown to
+ * users with the `settings` grant (the token is another service's credential); set only by who
+ * holds `credentials` (the owner): the upstream receives the install's records until removed. A
+ * manager reads it and may remove it. The key is sent, never read back: the field stays empty and
+ * a new one must be typed to save.
  */
 export function UpstreamForm({ onChange }: { onChange(): void }) {
   const session = useUser((s) => s.session);
-  return can(session, 'settings') ? <Upstream onChange={onChange} /> : null;
+  return can(session, 'settings') ? <Upstream onChange={onChange} owner={can(session, 'credentials')} /> : null;
 }
 
-function Upstream({ onChange }: { onChange(): void }) {
+function Upstream({ onChange, owner }: { onChange(): void; owner: boolean }) {
   const creds = useUser((s) => s.creds);
   const current = useLoad((c) => boCall(c, 'syncUpstream', {}), []);
   const [draft, setDraft] = useState<typeof blank | null>(null);
@@ -67,18 +69,21 @@ function Upstream({ onChange }: { onChange(): void }) {
           : 'A hub can replicate customers, invoices and payments with another service speaking this API.'}
       </p>
       <Notice error={current.error ?? message} />
-      <Field label="Address" name="url" type="url" value={form.url} onChange={set('url')} errors={errors} required hint="e.g. https://api.example.com" />
-      <Field label="API token" name="token" value={form.token} onChange={set('token')} errors={errors} required />
-      <Field label="API key" name="key" type="password" value={form.key} onChange={set('key')} errors={errors} required hint={upstream ? 'Not shown: type the key again to save' : undefined} />
+      {!owner && <p className="muted small" data-testid="upstream-owner-only">Only the owner sets the upstream: it receives this install&apos;s customers, invoices and payments until it is removed.</p>}
+      <Field label="Address" name="url" type="url" value={form.url} onChange={set('url')} errors={errors} required hint="e.g. https://api.example.com" disabled={!owner} />
+      <Field label="API token" name="token" value={form.token} onChange={set('token')} errors={errors} required disabled={!owner} />
+      {owner && <Field label="API key" name="key" type="password" value={form.key} onChange={set('key')} errors={errors} required hint={upstream ? 'Not shown: type the key again to save' : undefined} />}
       <div className="bo-actions">
         {upstream && (
           <button type="button" className="danger" onClick={() => void remove()}>
             Remove
           </button>
         )}
-        <button type="submit" className="primary" disabled={busy}>
-          {upstream ? 'Save upstream' : 'Set upstream'}
-        </button>
+        {owner && (
+          <button type="submit" className="primary" disabled={busy}>
+            {upstream ? 'Save upstream' : 'Set upstream'}
+          </button>
+        )}
       </div>
     </form>
   );
