@@ -57,6 +57,17 @@ describe('card numbers in free text', () => {
     expect(maskCardNumbersInFreeText({ notes: 'dated 2026-03-01 12:30:45, order 1234 qty 5' })).toEqual({ notes: 'dated 2026-03-01 12:30:45, order 1234 qty 5' });
   });
 
+  it('masks a card number grouped by brackets or quotes, and a security code named beside it', () => {
+    for (const w of ['(4895) 2810-0000-0006', '[4895]2810[0000]0006', '4895"2810"0000"0006', "4895'2810'0000'0006", '{4895}{2810}{0000}{0006}', '<4895><2810><0000><0006>', '\u201c4895\u201d2810 0000 0006']) {
+      const masked = maskCardNumbersInFreeText({ telephone: w }).telephone;
+      expect(masked, JSON.stringify(w)).toContain('489528******0006');
+      expect(masked.replace(/\D/g, '')).toBe('4895280006');
+    }
+    expect(maskCardNumbersInFreeText({ notes: 'card 489528******0006 cvv 917, CVC2: 9731, security code is 123' })).toEqual({ notes: 'card 489528******0006 cvv ***, CVC2: ***, security code is ***' });
+    // A three-digit number no word names a security code is kept, as are words that only start alike.
+    expect(maskCardNumbersInFreeText({ notes: 'qty 917, cvvx 123, bus 4 csci 101, phone (555) 123-4567' })).toEqual({ notes: 'qty 917, cvvx 123, bus 4 csci 101, phone (555) 123-4567' });
+  });
+
   it('reads digits of any script alike however many of them a body holds, and finds a card among short groups on both sides', () => {
     const bold = '4895281000000006'.replace(/\d/g, (d) => String.fromCodePoint(0x1d7ce + Number(d)));
     const arabic = '5541032000004422'.replace(/\d/g, (d) => String.fromCodePoint(0x660 + Number(d)));

@@ -18,12 +18,13 @@ export function maskPan(pan: string): string {
 // sees them), not part of a longer digit run, grouped by up to four of: any white space (tabs and
 // line breaks too, which the card parser strips as it strips spaces: "4895  2810  0000  0006"
 // pays), invisible joiners (a zero-width space between groups), dots and middle dots, slashes,
-// underscores, commas, asterisks, plus and equals signs, bars, tildes, semicolons, hashes and any
-// dash. A number written 4895/2810/0000/0006 or 4895+2810+0000+0006 is still the card's. Not a
-// colon: a date and time ("2026-11-27 14:05:33") is 14 digits.
+// underscores, commas, asterisks, plus and equals signs, bars, tildes, semicolons, hashes, any
+// dash, brackets and quotes. A number written 4895/2810/0000/0006, 4895+2810+0000+0006,
+// (4895) 2810-0000-0006 or [4895]2810[0000]0006 is still the card's. Not a colon: a date and time
+// ("2026-11-27 14:05:33") is 14 digits.
 // A UUID is matched first and kept: its digit groups (an application id of all-digit groups) would
 // otherwise read as a grouped card number and the id would no longer name anything.
-const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<!\p{Nd})(?:\p{Nd}[\s./_,*+=|~;#\u00b7\u2219\u22c5\p{Pd}\u00ad\u200b-\u200d\u2060\ufeff]{0,4}){12,18}\p{Nd}(?!\p{Nd})/giu;
+const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<!\p{Nd})(?:\p{Nd}[\s./_,*+=|~;#()[\]{}<>"'`\u00ab\u00bb\u2018\u2019\u201c\u201d\u00b7\u2219\u22c5\p{Pd}\u00ad\u200b-\u200d\u2060\ufeff]{0,4}){12,18}\p{Nd}(?!\p{Nd})/giu;
 const UUID_LENGTH = 36;
 const DIGIT = /\p{Nd}/u;
 
@@ -135,10 +136,20 @@ function luhnWithin(whole: string, start: number, end: number): boolean {
  */
 export const maskingStats = { characters: 0 };
 
-/** Replaces anything in free text that looks like a card number (and passes Luhn) by its mask. */
+/**
+ * A security code named as such in free text ("cvv 917", "CVC2: 9731", "security code 917"): the
+ * number beside it is masked, and a CVV typed next to it would otherwise rest in clear (it may
+ * never be stored, DESIGN rule 5). Only after one of these words: a bare three-digit number is
+ * a quantity or a reference.
+ */
+const NAMED_CVV = /\b(cvv2?|cvc2?|cid|csc|cv2|security\s+code)(\s*(?:is|[:=#.-])?\s*)\p{Nd}{3,4}(?!\p{Nd})/giu;
+const MAY_NAME_CVV = /c[vis][vdc2]|security/i;
+
+/** Replaces anything in free text that looks like a card number (and passes Luhn) by its mask, and a named security code by asterisks. */
 export function redactPans(text: string): string {
   maskingStats.characters += text.length;
-  return text.replace(PAN_LIKE, (match) => (match.length === UUID_LENGTH && match[8] === '-' && match[13] === '-' ? match : maskGroupedRun(match)));
+  const masked = text.replace(PAN_LIKE, (match) => (match.length === UUID_LENGTH && match[8] === '-' && match[13] === '-' ? match : maskGroupedRun(match)));
+  return MAY_NAME_CVV.test(masked) ? masked.replace(NAMED_CVV, (_m, name: string, between: string) => `${name}${between}***`) : masked;
 }
 
 /**
