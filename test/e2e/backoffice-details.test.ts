@@ -48,7 +48,7 @@ function invoicePdf(title: string): Promise<string> {
 
 async function seed(p: string) {
   const customer = (identifier: string, extra: Record<string, unknown> = {}) => api('POST', '/api/imports/customer', { identifier, name: `${identifier} Inc`, ...extra });
-  await customer(`${p}-ACME`, { contacts: [{ email: `billing@${p.toLowerCase()}-acme.test`, first_name: 'Bea', last_name: 'Billing' }] });
+  await customer(`${p}-ACME`, { url: `www.${p.toLowerCase()}-acme.test`, contacts: [{ email: `billing@${p.toLowerCase()}-acme.test`, first_name: 'Bea', last_name: 'Billing' }] });
   await customer(`${p}-ACME-EAST`, { parent_identifier: `${p}-ACME` });
   await customer(`${p}-QUIET`);
   // Not due yet: the customer test turns autopay on and off, and a tick between the two would charge a due invoice (it did once, under load).
@@ -114,6 +114,9 @@ for (const { locale, p } of LOCALES) {
       }, 'the balance read', 20_000);
       expect(balance).toBe(owing);
       await page().unroute('**/api/backoffice/customers?**');
+      // The web site, sent as the reference writes it (no scheme), links over https.
+      const site = page().getByRole('link', { name: `www.${p.toLowerCase()}-acme.test`, exact: true });
+      expect(await site.getAttribute('href')).toBe(`https://www.${p.toLowerCase()}-acme.test/`);
       // Hierarchy: the child account, and a parent that does not exist refused beside the field.
       await page().getByRole('table', { name: 'Child accounts' }).getByText(`${p}-ACME-EAST`, { exact: true }).waitFor();
       await field('Parent customer').fill('NOBODY-HERE');

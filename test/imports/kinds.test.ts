@@ -65,6 +65,21 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     expect(JSON.stringify(pay.body)).toContain('150.00');
   });
 
+  it("refuses a payment line applying one customer's money to another customer's invoice, naming the invoice", async () => {
+    const [a, b] = [uid('C'), uid('C')];
+    const ofB = uid('INV');
+    await ctx.api.post('/api/imports/customer', { identifier: a, name: 'Payer A' });
+    await ctx.api.post('/api/imports/invoice', { number: ofB, customer_identifier: b, amount: 4000, date: '2026-03-01' });
+    const p = uid('CHQ');
+    const batch = await importCsv(ctx.api, `identifier,customer_identifier,date,payment_total,invoice_number\n${p},${a},2026-03-02,4000,${ofB}\n`);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'payments', file_errors_count: 1 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([[2, 'invoice_number', 'invoice_of_another_customer']]);
+    expect(errors.body.message[0]!.error).toContain(ofB);
+    expect((await invoice(ofB)).owing_cents).toBe(4000);
+    expect((await ctx.api.get(`/api/exports/payment/${p}`)).status).toBe(404);
+  });
+
   it('imports divisions', async () => {
     const d = uid('D');
     const batch = await importCsv(ctx.api, `code,name,parent_code\n${d},Eastern,\n${d}-1,Ottawa,${d}\n`);

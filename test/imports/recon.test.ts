@@ -47,6 +47,20 @@ describe('reconciliation files', () => {
     expect(next.body.reconciliation_invoices.map((r) => r.number)).toEqual([missing]);
   });
 
+  it('refuses a balance beyond the invoice\'s amount (balance sync), naming the line, and leaves the invoice as it was', async () => {
+    const c = uid('C');
+    const [over, fine] = [uid('INV'), uid('INV')];
+    for (const n of [over, fine]) expect((await ctx.api.post('/api/imports/invoice', { number: n, customer_identifier: c, amount: 10000, owing_cents: 10000, date: '2026-03-01' })).status).toBe(201);
+    const csv = `number,customer_number,balance_in_source_system\n${over},${c},12000\n${fine},${c},4000\n`;
+    const batch = await withCapabilities(ctx, { balance_sync: true }, () => importCsv(ctx.api, csv));
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoice_recon', file_errors_count: 1 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([[2, 'balance_in_source_system', 'owing_exceeds_amount']]);
+    expect(errors.body.message[0]!.error).toContain(over);
+    const owing = async (n: string) => (await ctx.api.get<{ owing_cents: number }>(`/api/exports/invoice/${n}`)).body.owing_cents;
+    expect([await owing(over), await owing(fine)]).toEqual([10000, 4000]);
+  });
+
   it('reads the listed invoices by the header as the rest of the file is read: a header with spaces around its names closes nothing listed', async () => {
     const c = uid('C');
     const listed = uid('INV');

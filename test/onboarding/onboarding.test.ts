@@ -5,9 +5,9 @@ let h: Harness;
 let partner: string;
 beforeEach(async () => {
   h = await openHarness({ api: true });
-  const made = await h.api.post<{ token: string; key: string }>('/api/account/credentials', { name: 'Partner', kind: 'partner' });
-  expect(made.status).toBe(201);
-  partner = basicAuth(made.body.token, made.body.key);
+  // As support makes it (the admin command): no credential of the account may.
+  const made = await h.t.engine.account.credentials.create({ name: 'Partner', kind: 'partner' });
+  partner = basicAuth(made.token, made.key);
 });
 afterEach(async () => {
   await h.close();
@@ -298,8 +298,8 @@ describe('onboarding: steps and review', () => {
 
   it("a partner sees only its own applications: another partner's status, search and steps are refused, and the merchant key stays its own", async () => {
     const { token, reference } = await create();
-    const made = await h.api.post<{ token: string; key: string }>('/api/account/credentials', { name: 'Other partner', kind: 'partner' });
-    const other = basicAuth(made.body.token, made.body.key);
+    const made = await h.t.engine.account.credentials.create({ name: 'Other partner', kind: 'partner' });
+    const other = basicAuth(made.token, made.key);
     expect((await h.api.get<{ code: string }>(`/api/onboarding/v1/applications/${token}`, other)).status).toBe(404);
     expect((await h.api.get(`/api/onboarding/v1/applications/search/${reference}`, other)).status).toBe(404);
     const foreignStep = await h.api.post<{ code: string }>('/api/onboarding/v1/application_steps', { reference_token: reference, step_number: 99, message: 'Submitted by someone else' }, other);

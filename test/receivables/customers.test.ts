@@ -22,6 +22,22 @@ describe('customer import', () => {
     expect((await ctx.api.post(`/api/imports/customer?create_only=true`, { identifier: fresh, name: 'New' })).status).toBe(201);
   });
 
+  it('takes a web site only as an http or https address (or a bare host, as the reference writes it), never a javascript: link', async () => {
+    const id = uid('C');
+    expect((await importCustomer({ identifier: id, name: 'Acme', url: 'https://www.acme.test/about' })).status).toBe(201);
+    const before = ctx.t.engine.core.currentWatermark();
+    for (const bad of ['javascript:alert(document.cookie)', ' JaVaScRiPt:alert(1)', 'javascript:1', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'ftp://files.acme.test', 'https://bank.test@evil.test', 'https://', 'not a web site']) {
+      const res = await importCustomer({ identifier: id, name: 'Acme', url: bad });
+      expect([res.status, res.body.code, fields(res.body)], bad).toEqual([412, 'invalid_url', ['url']]);
+    }
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+    expect((await view(id)).url).toBe('https://www.acme.test/about');
+    for (const good of ['http://acme.test', 'HTTPS://Acme.test/x?y=1', 'www.acmeinc.com', 'acme.test:8080/shop']) {
+      expect((await importCustomer({ identifier: id, name: 'Acme', url: good })).status, good).toBe(201);
+      expect((await view(id)).url).toBe(good);
+    }
+  });
+
   it('creates, then updates the same identifier, answering 201 {identifier, message}', async () => {
     const id = uid('C');
     const first = await importCustomer({ identifier: id, name: 'Acme Inc.', email: 'bob@acme.test', contacts: [{ email: 'jane@acme.test', first_name: 'Jane' }] });

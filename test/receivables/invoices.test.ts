@@ -247,6 +247,31 @@ describe('capability rules', () => {
     expect((await view(number)).owing_cents).toBe(1000);
   });
 
+  it('balance sync: an invoice never owes more than its amount, nor a credit memo gives more credit than its own', async () => {
+    await withCapabilities(ctx, { balance_sync: true }, async () => {
+      const c = uid('C');
+      const before = ctx.t.engine.core.currentWatermark();
+      const fresh = uid('INV');
+      const over = await importInvoice({ number: fresh, customer_identifier: c, amount: 1000, owing_cents: 1001 });
+      expect([over.status, over.body.code, fields(over.body)]).toEqual([412, 'owing_exceeds_amount', ['owing_cents']]);
+      expect(over.body.error).toContain('1001');
+      const memo = await importInvoice({ number: uid('INV'), customer_identifier: c, amount: -500, owing_cents: -600 });
+      expect([memo.status, memo.body.code]).toEqual([412, 'owing_exceeds_amount']);
+      expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+      expect((await ctx.api.get(`/api/exports/invoice/${fresh}`)).status).toBe(404);
+
+      // An update that sends only the balance is checked against the amount kept.
+      const number = uid('INV');
+      expect((await importInvoice({ number, customer_identifier: c, amount: 1000, owing_cents: 1000 })).status).toBe(201);
+      const raised = await importInvoice({ number, customer_identifier: c, owing_cents: 5000 });
+      expect([raised.status, raised.body.code]).toEqual([412, 'owing_exceeds_amount']);
+      expect((await view(number)).owing_cents).toBe(1000);
+      // A new amount sent beside it is what the balance is checked against.
+      expect((await importInvoice({ number, customer_identifier: c, amount: 5000, owing_cents: 5000 })).status).toBe(201);
+      expect((await importInvoice({ number: uid('INV'), customer_identifier: c, amount: -500, owing_cents: -200 })).status).toBe(201);
+    });
+  });
+
   it('discounts: a rate always decides the discount amount, from the invoice amount', async () => {
     await withCapabilities(ctx, { discounts: true }, async () => {
       const number = uid('INV');

@@ -92,23 +92,25 @@ describe('payment import', () => {
   it('applies a multi-invoice payment (an invoice may repeat) and creates an absent customer', async () => {
     const c = uid('C');
     const [a, b] = [await invoice(c, 5000), await invoice(c, 3000)];
-    const payer = uid('NEW');
     const id = uid('P');
     const res = await importPayment({
       identifier: id,
       amount_cents: 9000,
-      customer_identifier: payer,
-      customer_name: 'Parent Co',
       payment_amounts_attributes: [{ invoice_number: a, amount: 2000 }, { invoice_number: b, amount: 3000 }, { invoice_number: a, amount: 1000 }],
     });
     expect(res.body.message).toBe('1 payment 3 invoice amounts');
     expect((await owing(a)).owing_cents).toBe(2000);
     expect((await owing(b)).owing_cents).toBe(0);
-    expect((await customer(payer)).name).toBe('Parent Co');
-    expect((await customer(payer)).unapplied_payment).toBe('$30.00');
+    expect((await customer(c)).unapplied_payment).toBe('$30.00');
     const p = (await ctx.api.get<Payment>(`/api/exports/payment/${id}`)).body;
+    expect(p.customer_identifier).toBe(c);
     expect(p.payment_amounts.map((x) => [x.invoice_number, x.amount, x.invoice_balance])).toEqual([[a, '20.00', '30.00'], [b, '30.00', '0.00'], [a, '10.00', '20.00']]);
     expect(p.unapplied_amount).toBe('30.00');
+    // A payer not on file is created (it pays none of another customer's invoices: its money is its credit).
+    const payer = uid('NEW');
+    expect((await importPayment({ identifier: uid('P'), amount_cents: 3000, customer_identifier: payer, customer_name: 'Parent Co' })).status).toBe(201);
+    expect((await customer(payer)).name).toBe('Parent Co');
+    expect((await customer(payer)).unapplied_payment).toBe('$30.00');
   });
 
   it("nets a credit memo in a receipt (a negative amount on the memo), never spending more credit than the memo has", async () => {
@@ -190,6 +192,44 @@ describe('payment import', () => {
       expect(fields(res.body), JSON.stringify(body)).toContain(field);
     }
     expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+  });
+
+  it("refuses a payment of one customer applied to another customer's invoice, naming the invoice, writing nothing", async () => {
+    const [a, b] = [uid('C'), uid('C')];
+    const ofA = await invoice(a, 3000);
+    const ofB = await invoice(b, 5000);
+    const kept = uid('P');
+    expect((await importPayment({ identifier: kept, customer_identifier: a, invoice_number: ofA, amount_cents: 1000 })).status).toBe(201);
+    const before = ctx.t.engine.core.currentWatermark();
+    const fresh = uid('P');
+    const cases: Array<[Record<string, unknown>, string]> = [
+      // The payment names A; the invoice is B's.
+      [{ identifier: fresh, customer_identifier: a, invoice_number: ofB, amount_cents: 5000 }, 'invoice_number'],
+      // No customer named: the first invoice's customer pays, and the second invoice is another's.
+      [{ identifier: fresh, amount_cents: 8000, payment_amounts_attributes: [{ invoice_number: ofA, amount: 3000 }, { invoice_number: ofB, amount: 5000 }] }, 'payment_amounts_attributes.1.invoice_number'],
+      // A customer not on file yet owns no invoice (nor is it made).
+      [{ identifier: fresh, customer_identifier: uid('C'), invoice_number: ofB, amount_cents: 5000 }, 'invoice_number'],
+      // An update naming no customer stays A's payment: it cannot move onto B's invoice.
+      [{ identifier: kept, invoice_number: ofB, amount_cents: 1000 }, 'invoice_number'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await importPayment(body);
+      expect(res.status, JSON.stringify(body)).toBe(412);
+      expect(res.body.code, JSON.stringify(body)).toBe('invoice_of_another_customer');
+      expect(fields(res.body), JSON.stringify(body)).toEqual([field]);
+      expect(res.body.error, JSON.stringify(body)).toContain(ofB);
+    }
+    // Nor does naming B move A's payment while it keeps paying A's invoice.
+    const moved = await importPayment({ identifier: kept, customer_identifier: b });
+    expect([moved.status, moved.body.code, fields(moved.body)]).toEqual([412, 'invoice_of_another_customer', ['customer_identifier']]);
+    expect(moved.body.error).toContain(ofA);
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+    expect((await ctx.api.get(`/api/exports/payment/${fresh}`)).status).toBe(404);
+    expect((await owing(ofB)).owing_cents).toBe(5000);
+    expect((await ctx.api.get<Payment>(`/api/exports/payment/${kept}`)).body).toMatchObject({ customer_identifier: a, payment_amount: '10.00' });
+    // Named as B's, the payment may pay B's invoice (an ERP correcting whose cheque it was).
+    expect((await importPayment({ identifier: kept, customer_identifier: b, invoice_number: ofB, amount_cents: 1000 })).status).toBe(201);
+    expect([(await owing(ofA)).owing_cents, (await owing(ofB)).owing_cents]).toEqual([3000, 4000]);
   });
 
   it('records external payments (cheque, cash, wire...) keeping only the bank account\'s last four digits', async () => {

@@ -139,13 +139,28 @@ describe('a narrowed JWT leaves nothing wider or longer-lived than itself', () =
     expect(await upstream()).toBeNull();
   });
 
+  it('no API key or session makes a partner credential: it holds onboarding, which they lack (support makes them)', async () => {
+    const before = await credentialCount();
+    for (const [who, auth] of [['the key', basicAuth()], ["the owner's session", await ownerSession()]] as const) {
+      const made = await h.api.post<Refusal>('/api/account/credentials', { name: 'Self-made partner', kind: 'partner' }, auth);
+      expect([made.status, made.body.code], who).toEqual([403, 'insufficient_scope']);
+      expect(made.body.error, who).toContain('lacks onboarding');
+      expect(made.body.error, who).toContain('new-credentials --kind partner');
+    }
+    expect(await credentialCount()).toBe(before);
+    // The install's own command (no caller) still makes one, and the key still makes API keys.
+    expect(() => authorizeLasting(undefined, 'a partner credential', ['onboarding'])).not.toThrow();
+    expect((await h.api.post('/api/account/credentials', { name: 'another key' })).status).toBe(201);
+  });
+
   it('no credential makes one holding a scope it lacks', () => {
     const partial: Principal = { credential: 'T', via: 'basic', scopes: ['api', 'credentials'] };
     expect(() => authorizeLasting(partial, 'an API key', KEY_SCOPES)).toThrow(expect.objectContaining({ code: 'insufficient_scope', message: expect.stringContaining('lacks users, settings') }));
-    // A lane's `sync` and a partner's `onboarding` need everything the key holds.
+    // A lane's `sync` needs everything the key holds; a partner's `onboarding`, held by no caller, is beyond even the key.
     expect(() => authorizeLasting(partial, 'a pairing code', ['sync'])).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
     const key: Principal = { credential: 'T', via: 'basic', scopes: KEY_SCOPES };
     expect(() => authorizeLasting(key, 'a pairing code', ['sync'])).not.toThrow();
+    expect(() => authorizeLasting(key, 'a partner credential', ['onboarding'])).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
     expect(() => authorizeLasting(key, 'a sign-in link for a new owner', ['api', 'credentials', 'users', 'read', 'collect', 'manage', 'money', 'settings', 'register'])).not.toThrow();
     const manager: Principal = { credential: 'user:M', via: 'jwt', scopes: ['read', 'collect', 'manage', 'money', 'settings', 'register'], user: { id: 'M', email: 'm@example.com', name: 'M', role: 'manager' } };
     expect(() => authorizeLasting(manager, 'a sign-in link for a new owner', ['api', 'credentials', 'users'])).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));

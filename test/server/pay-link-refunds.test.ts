@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { op, startGateway, VISA, type Harness } from '../helpers/gateway';
+import { saleReference } from '../../src/engine/pay-links/pending';
 
 /**
  * Partial refunds of a card sale that paid an invoice, over real HTTP: each refund takes exactly
@@ -66,6 +67,45 @@ describe('partial refunds of a card sale that paid an invoice', () => {
       const p = await payment(sale);
       expect({ status: p.status, amount: cents(p.payment_amount), applied: applied(p), unapplied: cents(p.unapplied_amount), owing: await owing(number) }, `round ${round}`).toEqual({ status: 'REVERSAL', amount: 0, applied: 0, unapplied: 0, owing: 5_000 });
     }
+  });
+
+  it('a refund made while the sale was not yet recorded, or recorded but not yet linked to it (a stop between), comes off the payment once it is', async () => {
+    await start();
+    const engine = () => h.t.engine;
+    /** The server stops at `step` of the press: after the processor answered and before the payment is written, or after it is written and before it is linked to its sale. */
+    const stopAt = async (step: 'record' | 'link', number: string) => {
+      const made = await h.api.post<{ pay_url: string }>('/api/imports/invoice', { number, customer_identifier: 'PAYER1', amount: 5_000, date: '2026-03-01', due_date: '2026-03-31', echo: 'pay_urls' });
+      const key = new URL(made.body.pay_url).pathname.replace('/pay/', '');
+      const target = step === 'record' ? engine().receivables : engine().gateway;
+      const name = step === 'record' ? 'recordPayment' : 'linkPayment';
+      const real = (target as unknown as Record<string, unknown>)[name];
+      (target as unknown as Record<string, unknown>)[name] = () => Promise.reject(new Error('the server stopped'));
+      try {
+        await expect(engine().payLinks.pay(key, cardPay(5_000, `attempt-${number}`) as Parameters<ReturnType<typeof engine>['payLinks']['pay']>[1])).rejects.toThrow('the server stopped');
+      } finally {
+        (target as unknown as Record<string, unknown>)[name] = real;
+      }
+      return key;
+    };
+    const [unrecorded, unlinked] = [await stopAt('record', 'STOP-REC'), await stopAt('link', 'STOP-LINK')];
+    await h.restart();
+    // The merchant refunds 5.00 of each sale before either press is concluded.
+    for (const number of ['STOP-REC', 'STOP-LINK']) {
+      const sale = await engine().gateway.recordByReference('sale', saleReference(number, `attempt-${number}`));
+      expect((await refund(sale!.token)).body.success, number).toBe(true);
+    }
+    expect(await owing('STOP-LINK')).toBe(0);
+    // The payer's retry concludes each press: the sale is recorded (or was) and linked, less its refund.
+    const concluded: Record<string, unknown> = {};
+    for (const [key, number] of [[unrecorded, 'STOP-REC'], [unlinked, 'STOP-LINK']] as const) {
+      const again = await h.api.post<{ status: string; transaction: string }>(`/api/pay/${key}/payments`, cardPay(5_000, `attempt-${number}`), null);
+      const p = await payment(again.body.transaction);
+      concluded[number] = [again.body.status, cents(p.payment_amount), applied(p), await owing(number)];
+    }
+    expect(concluded).toEqual({ 'STOP-REC': ['approved', 4_500, 4_500, 500], 'STOP-LINK': ['approved', 4_500, 4_500, 500] });
+    // A tick following the refunds again changes nothing more.
+    await h.t.engine.tick();
+    expect([await owing('STOP-REC'), await owing('STOP-LINK')]).toEqual([500, 500]);
   });
 
   it('refunded in full, a payment that took an early-payment discount leaves its invoice owing all of it, the discount too', async () => {

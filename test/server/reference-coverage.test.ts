@@ -34,8 +34,8 @@ let h: Harness;
 let partner: string;
 beforeAll(async () => {
   h = await openHarness({ api: true });
-  const made = await h.api.post<{ token: string; key: string }>('/api/account/credentials', { name: 'Partner', kind: 'partner' });
-  partner = basicAuth(made.body.token, made.body.key);
+  const made = await h.t.engine.account.credentials.create({ name: 'Partner', kind: 'partner' });
+  partner = basicAuth(made.token, made.key);
 });
 afterAll(async () => {
   await h.close();

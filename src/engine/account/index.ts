@@ -24,7 +24,8 @@ export interface Account {
   credentials: Credentials;
   /**
    * POST /api/account/credentials: a new credential of `input.kind`, made for `by` only when it
-   * holds every scope the new one gets and is no JWT minted by whoami (authorizeLasting).
+   * holds every scope the new one gets and is no JWT minted by whoami (authorizeLasting): never a
+   * partner's, whose `onboarding` no caller holds (the admin command makes those).
    */
   createCredential(by: Principal, input: { name?: string; kind?: CredentialKind }): Promise<{ token: string; key: string; name: string }>;
   /**

@@ -129,12 +129,14 @@ const GRANTS: readonly Scope[] = ['read', 'collect', 'manage', 'money', 'registe
 
 /**
  * The scopes a caller must hold to make a credential holding `scopes`: each of them, where `api`
- * stands for the grants; `onboarding` and `sync`, which only partner and lane credentials hold
- * (and so no caller does), stand for every scope of the API key: a lane receives the hub's
- * settings and cashier-code key, a partner's approved applications make merchant credentials.
+ * stands for the grants. `sync`, which only lane credentials hold, stands for every scope of the
+ * API key: a lane receives the hub's settings and cashier-code key, nothing the key cannot reach,
+ * and the owner pairs the shop's lanes. `onboarding` stands for itself: a partner's approved
+ * applications make merchant accounts and their keys, which no key or session of this account can,
+ * so no caller holds it and only the install (the admin command: "arranged through support") makes one.
  */
 function neededToMake(scopes: readonly Scope[]): Scope[] {
-  const needed = scopes.flatMap((s) => (s === 'onboarding' || s === 'sync' ? [...KEY_SCOPES] : [s]));
+  const needed = scopes.flatMap((s) => (s === 'sync' ? [...KEY_SCOPES] : [s]));
   return [...new Set(needed)];
 }
 
@@ -158,9 +160,10 @@ export function authorizeLasting(by: Principal | undefined, what: string, scopes
   }
   const missing = neededToMake(scopes).filter((s) => !by.scopes.includes(s) && !(GRANTS.includes(s) && by.scopes.includes('api')));
   if (missing.length) {
+    const support = missing.includes('onboarding') ? ' Partner credentials are arranged through support: `npm run admin -- new-credentials --kind partner` on the install.' : '';
     throw fail.forbidden(
       'insufficient_scope',
-      `${what[0]!.toUpperCase()}${what.slice(1)} would hold ${scopes.join(' ')}; this credential holds ${by.scopes.join(' ') || 'no scope'} and lacks ${missing.join(', ')}: a credential cannot make one wider than itself.`,
+      `${what[0]!.toUpperCase()}${what.slice(1)} would hold ${scopes.join(' ')}; this credential holds ${by.scopes.join(' ') || 'no scope'} and lacks ${missing.join(', ')}: a credential cannot make one wider than itself.${support}`,
     );
   }
 }

@@ -1,4 +1,4 @@
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { fail } from '../errors';
 import type { CardPresentPort } from '../card-present';
@@ -62,7 +62,13 @@ export interface Gateway {
   onReversalInTx(observer: ReversalObserver): void;
   /** The processing day a transaction made now belongs to, and when its batch closes (a kept cut-off included). */
   openProcessingDay(): ProcessingDay;
-  /** Records an invoicing payment made with a transaction (autopay), for the transaction's `payments`. */
+  /**
+   * Work another domain does in the unit of work that links a payment to a sale which already gave
+   * money back (refunded or voided before its payment was linked: the reversal observers found no
+   * payment to take it off then).
+   */
+  onLinkedAfterReversalInTx(observer: (tx: Tx, sale: TxData) => Promise<void>): void;
+  /** Records an invoicing payment made with a transaction (autopay, a pay link), for the transaction's `payments`. */
   linkPayment(token: string, payment: { identifier: string; amount_cents: number }): Promise<void>;
 }
 
@@ -86,6 +92,7 @@ export function createGateway(deps: {
     reversalObservers: [],
   };
   let cardPresent = deps.cardPresent;
+  const linkedAfterReversal: Array<(tx: Tx, sale: TxData) => Promise<void>> = [];
   const inflight = new Map<string, Promise<TransactionResult>>();
 
   deps.core.onTick('gateway.due', async (now) => {
@@ -151,11 +158,18 @@ export function createGateway(deps: {
     setCardPresent(port) {
       cardPresent = port;
     },
+    onLinkedAfterReversalInTx(observer) {
+      linkedAfterReversal.push(observer);
+    },
     async linkPayment(token, payment) {
       await deps.core.mutate(async (tx) => {
         const t = await getTx(tx, token);
         if (!t || t.payments.some((p) => p.identifier === payment.identifier)) return;
-        await putTx(tx, { ...t, payments: [...t.payments, payment], updated_at: tx.at }, false);
+        const linked: TxData = { ...t, payments: [...t.payments, payment], updated_at: tx.at };
+        await putTx(tx, linked, false);
+        // A refund or void between the sale and this link (a stop before the payment was recorded or
+        // linked) came off no payment: it comes off now, or the invoice stays paid with the money given back.
+        if (linked.refunded_cents > 0 || linked.voided_by) for (const observe of linkedAfterReversal) await observe(tx, linked);
       });
     },
   };

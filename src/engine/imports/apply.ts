@@ -7,7 +7,7 @@ import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
 import { IDENTIFIER_RULE, upsertCustomer } from '../receivables/customers';
 import { importDivision } from '../receivables/divisions';
-import { deleteInvoice, importInvoice } from '../receivables/invoices';
+import { deleteInvoice, importInvoice, owingBeyondAmount } from '../receivables/invoices';
 import { importPayment } from '../receivables/payments';
 import { Fields } from '../receivables/fields';
 import { KEY_RE, Problems } from '../receivables/problems';
@@ -162,6 +162,10 @@ async function reconcileInvoice(ctx: ApplyContext, group: Group): Promise<void> 
   if (!invoice || invoice.data.deleted) message = 'Invoice Not Present in Laneway';
   else if (invoice.data.owing_cents !== source) {
     if (ctx.unit.account.can('balance_sync')) {
+      // The invoice import's rule, named here by the file's column and invoice.
+      const beyond = owingBeyondAmount(invoice.data.amount_cents, source);
+      if (beyond) problems.add('balance_in_source_system', 'owing_exceeds_amount', `of invoice ${number} ${beyond}`);
+      problems.throwIfAny();
       await importInvoice(ctx.unit, { number, customer_identifier: invoice.data.customer_identifier, owing_cents: source });
       message = `Balance corrected from ${money(invoice.data.owing_cents, currency)}`;
       balance = source;

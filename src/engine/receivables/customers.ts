@@ -7,6 +7,7 @@ import { emptyLedger, type ReceivablesUnit } from './unit-of-work';
 import type { CustomerData, CustomerDoc, CustomerImportInput, InvoiceImportInput, PaymentAmountDoc, PaymentDoc } from './types';
 import type { InvoiceRow } from './invoice-codec';
 import { IMPORT_READ_ONLY_FIELDS } from '../../shared/schemas/receivables-common';
+import { WEB_ADDRESS_RULE, webHref } from '../../shared/web-address';
 
 /** The customer import's own fields; anything else is an extra attribute kept for presentment. */
 export const CUSTOMER_FIELDS = new Set([
@@ -112,7 +113,9 @@ function readProfile(f: Fields, p: Problems, existing: CustomerDoc | undefined, 
   const companyBio = f.str('company_bio', { max: NOTES_MAX });
   if (companyBio !== undefined) patch.company_bio = companyBio;
   const url = f.str('url', { max: 2048 });
-  if (url !== undefined) patch.url = url;
+  // The screens link it: only what webHref makes an http(s) href of is kept.
+  if (url !== undefined && webHref(url) === undefined) p.add('url', 'invalid_url', WEB_ADDRESS_RULE);
+  else if (url !== undefined) patch.url = url;
   const businessNumber = f.str('business_number', { pattern: /^[A-Za-z0-9]{1,20}$/, patternText: 'must be at most 20 letters and digits', code: 'invalid_business_number' });
   if (businessNumber !== undefined) patch.business_number = businessNumber;
   const locale = f.oneOf('locale', ['en', 'fr', 'es'] as const, 'invalid_locale');

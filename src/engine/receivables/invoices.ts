@@ -85,6 +85,17 @@ export interface InvoiceImportOptions {
 }
 
 /**
+ * Balance sync takes the ERP's owing as the truth, but an invoice cannot owe more than it is for,
+ * nor a credit memo give more credit than its own: such a balance is the ERP's mistake, and kept it
+ * would charge (or credit) the customer money no invoice stands for. The problem, or undefined.
+ */
+export function owingBeyondAmount(amount: number, owing: number): string | undefined {
+  if (amount >= 0 && owing > amount) return `(${owing}) is more than the invoice's amount (${amount}): an invoice cannot owe more than it is for`;
+  if (amount < 0 && owing < amount) return `(${owing}) is more credit than the credit memo's amount (${amount})`;
+  return undefined;
+}
+
+/**
  * Creates or updates one invoice (an existing number is updated), with its customer created or
  * updated from customer_* attributes. Every rule is checked before anything changes; a broken one
  * throws 412 naming each field.
@@ -114,6 +125,9 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
   if (discount.enabled && !byRate && discount.amount !== undefined && amount !== undefined && amount > 0 && discount.amount >= amount) {
     problems.add('discount_amount_cents', 'discount_not_less_than_amount', `(${discount.amount}) must be less than the invoice amount (${amount})`);
   }
+  const syncedOwing = s.account.can('balance_sync') ? header.owingIn : undefined;
+  const beyond = syncedOwing !== undefined && amount !== undefined ? owingBeyondAmount(amount, syncedOwing) : undefined;
+  if (beyond) problems.add('owing_cents', 'owing_exceeds_amount', beyond);
   const customer = customerIdentifier ? await invoiceCustomer(s, input, customerIdentifier, existing, number, header.currency, problems, options.customerOnFile === true) : undefined;
   const extra = extraAttributes(input, INVOICE_FIELDS, problems, (k) => !isInvoiceExtraKey(k));
   problems.throwIfAny();
@@ -126,7 +140,7 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
   const invoiceDate = data.date;
   setField(data, prev, 'due_date', header.dueDate ?? prev.due_date ?? dueFromTerms(invoiceDate, customer.data.terms_type, customer.data.terms_value));
   // Balance sync: the ERP's owing is the truth. Otherwise owing is what payments left of the amount.
-  data.owing_cents = s.account.can('balance_sync') && header.owingIn !== undefined ? header.owingIn : amount - data.applied_cents;
+  data.owing_cents = syncedOwing ?? amount - data.applied_cents;
 
   const doc: InvoiceDoc = existing
     ? { ...existing, customer: customer.id, data }

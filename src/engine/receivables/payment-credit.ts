@@ -1,7 +1,7 @@
 import { notFound } from '../errors';
 import { formatMoney } from '../../shared/money';
 import { REVERSED } from './ledger';
-import { applyAllocations, keptEntries, loadInvoices, reverseAllocations, type Entry } from './payments';
+import { applyAllocations, checkInvoiceCustomer, keptEntries, loadInvoices, reverseAllocations, type Entry } from './payments';
 import { Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
 import type { PaymentDoc } from './types';
@@ -40,7 +40,7 @@ export async function applyCredit(s: ReceivablesUnit, reference: string, applica
     const onIt = (onInvoice.get(inv.id) ?? 0) + e.amount;
     onInvoice.set(inv.id, onIt);
     if (inv.data.currency !== p.currency) problems.add(`${field}.invoice_number`, 'currency_mismatch', `invoice ${inv.data.display_number} is in ${inv.data.currency.toUpperCase()}, the payment in ${p.currency.toUpperCase()}`);
-    else if (inv.customer !== doc.customer) problems.add(`${field}.invoice_number`, 'invoice_of_another_customer', `names ${inv.data.customer_identifier}'s invoice ${inv.data.display_number}; the payment is ${p.customer_identifier}'s`);
+    else if (inv.customer !== doc.customer) checkInvoiceCustomer(problems, `${field}.invoice_number`, inv, { id: doc.customer, identifier: p.customer_identifier });
     else if (onIt > inv.data.owing_cents) problems.add(`${field}.amount_cents`, 'more_than_owing', `makes ${money(onIt)} on invoice ${inv.data.display_number}, more than it owes (${money(Math.max(0, inv.data.owing_cents))})`);
   }
   if (total > p.unapplied_cents) problems.add('applications', 'more_than_credit', `come to ${money(total)}, more than the payment's unapplied credit (${money(p.unapplied_cents)})`);

@@ -142,6 +142,9 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   const currency = currencyIn ?? invoices[0]?.data.currency ?? existing?.data.currency ?? s.currency;
   checkInvoices(problems, entries, invoices, currency, invoiceNumber !== undefined, existing?.data.allocations ?? []);
   const customer = await paymentCustomer(s, problems, { customerIdentifier, customerName, invoices, existing, entries }, options.customersOnFile === true);
+  // Kept allocations were not sent: the customer named is what conflicts with them.
+  const invoiceField = (i: number) => (kept ? 'customer_identifier' : invoiceNumber !== undefined ? 'invoice_number' : `payment_amounts_attributes.${i}.invoice_number`);
+  invoices.forEach((inv, i) => inv && customer && checkInvoiceCustomer(problems, invoiceField(i), inv, customer));
   problems.throwIfAny();
   if (!identifier || !customer || total === undefined) throw fail.internal('payment_fields', 'payment fields missing after validation');
 
@@ -260,7 +263,20 @@ function checkInvoices(problems: Problems, entries: Entry[], invoices: Array<Inv
   });
 }
 
-/** The customer paying: the one named (created when unknown), else the first invoice's, else the payment's as stored. */
+/**
+ * A payment pays only its own customer's invoices: otherwise one customer's money would lower what
+ * another owes while the payer's ledger shows it unspent. Every path that applies money calls this.
+ */
+export function checkInvoiceCustomer(problems: Problems, field: string, inv: InvoiceDoc, customer: { id: string; identifier: string }): void {
+  if (inv.customer === customer.id) return;
+  const named = inv.data.display_number && inv.data.display_number !== inv.id ? `${inv.id} (${inv.data.display_number})` : inv.id;
+  problems.add(field, 'invoice_of_another_customer', `names invoice ${named}, which is ${inv.data.customer_identifier}'s; the payment is ${customer.identifier}'s`);
+}
+
+/**
+ * The customer paying: the one named (created when unknown), else the payment's as stored (an
+ * update naming other invoices does not move it to their customer), else the first invoice's.
+ */
 async function paymentCustomer(
   s: ReceivablesUnit,
   problems: Problems,
@@ -275,8 +291,8 @@ async function paymentCustomer(
       throw fail.forbidden('customer_not_on_file', `No customer ${customerIdentifier} is on file, and recording this payment would create one: customers are added by the owner or a manager. Ask one to add the customer first.`);
     }
     customer ??= (await upsertCustomer(s, { identifier: customerIdentifier, ...(customerName ? { name: customerName } : {}) }, { problems, defaultName: customerIdentifier })).customer;
-  } else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
-  else if (existing) customer = await s.customerById(existing.customer);
+  } else if (existing) customer = await s.customerById(existing.customer);
+  else if (invoices[0]) customer = await s.customerById(invoices[0].customer);
   else if (sent.entries.length === 0) problems.add('customer_identifier', 'missing_customer_identifier', 'is required for a payment not applied to an invoice');
   return customer;
 }
@@ -524,7 +540,7 @@ export async function recordPayment(s: ReceivablesUnit, input: RecordPaymentInpu
   const date = input.date ?? s.today;
   invoices.forEach((inv, i) => {
     if (inv && inv.data.currency !== currency) problems.add(`invoices.${i}`, 'currency_mismatch', `invoice ${inv.id} is in ${inv.data.currency.toUpperCase()}`);
-    if (inv && inv.customer !== customer.id) problems.add(`invoices.${i}`, 'invoice_of_other_customer', `invoice ${inv.id} belongs to ${inv.data.customer_identifier}`);
+    if (inv) checkInvoiceCustomer(problems, `invoices.${i}`, inv, customer);
     // The money was taken before this records it (a card sale, a debit), so nothing here may refuse
     // it. A discount the invoice no longer gives (an ERP payment or a new version of the invoice
     // landed while the card was charged) is not taken: the money applies as money, any excess is the

@@ -201,6 +201,8 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   // A refund or void made here takes its amount off the payments recorded with its sale in its own
   // unit of work: an ERP reading the payment once the refund answered must not see it paid.
   deps.gateway.onReversalInTx((tx, _made, parent) => takeRefundOffPaymentsInTx(core, port, tx, parent));
+  // One made before the sale's payment was linked comes off when it is linked.
+  deps.gateway.onLinkedAfterReversalInTx((tx, sale) => takeRefundOffPaymentsInTx(core, port, tx, sale));
   // One that reached the store otherwise (a lane's, replicated) as soon as it is committed, not at the next tick (15 s).
   core.bus.subscribe((e) => {
     const action = (e.data as { action?: unknown } | undefined)?.action;

@@ -30,7 +30,7 @@ const settings = (p: AccountProfile, day: ProcessingDay) => ({
 });
 
 const CREATE_RULE =
-  ' The new key holds `api credentials users settings` (a partner\'s, `onboarding`): the caller must hold every scope of the API key, and a JWT minted by GET /api/whoami (from the key or from a session, narrowed or not) is refused with 403 `minted_jwt_cannot_create_credentials`: a key made with it would outlive it. Use the API key itself or an owner\'s session.';
+  ' The new key holds `api credentials users settings`: the caller must hold every scope of the API key (a partner\'s holds `onboarding`, which no caller holds: refused with 403 `insufficient_scope`; partner credentials are arranged through support, `npm run admin -- new-credentials --kind partner`), and a JWT minted by GET /api/whoami (from the key or from a session, narrowed or not) is refused with 403 `minted_jwt_cannot_create_credentials`: a key made with it would outlive it. Use the API key itself or an owner\'s session.';
 
 export const getAccount = defineRoute({
   method: 'get',

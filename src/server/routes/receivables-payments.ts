@@ -20,6 +20,7 @@ export const importPayment = defineRoute({
   description:
     'One invoice (invoice_number with amount_cents) or several (payment_amounts_attributes). Each invoice takes at most what it owes; the rest of the payment is unapplied credit on the customer. ' +
     'The customer is created when absent. An existing identifier is updated: its allocations are taken back and applied anew, to the invoices the update names; an update that names none (neither invoice_number nor payment_amounts_attributes) keeps the ones it had, and `payment_amounts_attributes: []` takes the payment off every invoice. A payment made in Laneway accepts only its total without or with fees. ' +
+    'Every invoice must be the payment\'s customer\'s (the one named, else the stored payment\'s, else the first invoice\'s): another customer\'s invoice is refused with `invoice_of_another_customer`, naming it. ' +
     'payment_total is the CSV name of the total and is refused here (send amount_cents). A bank account number is kept as its last four digits. Any broken rule answers 412.',
   body: PaymentImport,
   query: PaymentImportQuery,
@@ -27,7 +28,7 @@ export const importPayment = defineRoute({
   responses: {
     201: { description: 'Created or updated', schema: ref(ImportResult) },
     403: err('A clerk (collect without manage) naming a customer_identifier not on file: `customer_not_on_file` (the payment would create the customer)'),
-    412: err('A field rule failed (with create_only, `payment_exists` for an identifier already recorded)'),
+    412: err('A field rule failed (with create_only, `payment_exists` for an identifier already recorded; `invoice_of_another_customer` for an invoice not the payment\'s customer\'s)'),
   },
   async handler({ engine, body, query, principal }) {
     // A clerk records payments (collect) but does not make customers (manage).

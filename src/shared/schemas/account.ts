@@ -233,7 +233,7 @@ export const Credential = component(
 export const CredentialCreate = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    kind: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('partner')], { description: '`api` (default): the account\'s own key. `partner`: an onboarding partner\'s key, which reaches the onboarding operations only.' })),
+    kind: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('partner')], { description: '`api` (default): the account\'s own key. `partner`: an onboarding partner\'s key, which reaches the onboarding operations only; no key or session holds `onboarding`, so it is refused here (403 `insufficient_scope`): support makes them (`npm run admin -- new-credentials --kind partner`).' })),
   },
   { additionalProperties: false },
 );

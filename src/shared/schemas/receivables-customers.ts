@@ -42,7 +42,7 @@ export const CustomerImport = component(
       country: Type.Optional(Text('ISO 3166-1 country code (alpha-2; alpha-3 is accepted and stored as alpha-2).', 3)),
       telephone: Type.Optional(Text('Phone.')),
       fax: Type.Optional(Text('Fax.')),
-      url: Type.Optional(Type.String({ maxLength: 2048, description: 'Web site.' })),
+      url: Type.Optional(Type.String({ maxLength: 2048, description: 'Web site: an http or https address, or a bare host name (`www.acmeinc.com`, linked over https). Another scheme (`javascript:`, `data:`...), a user name or password in it, or no host name is refused with 412 `invalid_url`.' })),
       business_number: Type.Optional(Type.String({ maxLength: 20, description: 'EIN or business number: at most 20 letters and digits.' })),
       locale: Type.Optional(Type.Union([Type.Literal('en'), Type.Literal('fr'), Type.Literal('es')])),
       parent_identifier: Type.Optional(Type.String({ maxLength: 100, description: 'An existing customer; a loop in the hierarchy is refused.' })),

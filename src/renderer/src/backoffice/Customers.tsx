@@ -3,6 +3,7 @@ import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, parseAmount } from '../format';
+import { webHref } from '../../../shared/web-address';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Field, Money, NotForYourRole, Notice, Title, day, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
 import { InvoiceTable } from './Invoices';
@@ -161,6 +162,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
           <p>{[data.first_name, data.last_name].filter(Boolean).join(' ') || '—'}</p>
           <p className="muted">{data.email || 'No e-mail'} · {data.telephone || 'no telephone'}</p>
           <p className="muted">{[data.address_1, data.city, data.province, data.postal_code, data.country].filter(Boolean).join(', ')}</p>
+          {data.url && <Website url={data.url} />}
           <p className="muted">Last payment: {data.last_payment_date ? `${day(data.last_payment_date)}` : 'none yet'}</p>
         </div>
       </div>
@@ -175,6 +177,16 @@ function CustomerDetail({ identifier }: { identifier: string }) {
       <h2>Payments</h2>
       <PaymentTable customer={identifier} />
     </section>
+  );
+}
+
+/** The web site as a link only when it is an http(s) address: one stored before the rule (javascript:) stays text. */
+function Website({ url }: { url: string }) {
+  const href = webHref(url);
+  return (
+    <p className="muted">
+      Web site: {href ? <a href={href} target="_blank" rel="noopener noreferrer">{url}</a> : url}
+    </p>
   );
 }
 
