@@ -119,6 +119,13 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     await until(async () => (await text('lines')).includes('Wildflower honey'), 'the honey line');
     await page.keyboard.press('F7');
     await page.getByLabel('Quantity').waitFor();
+    // A fraction is refused as it reads, never taken as its digits ("1,5" was 15 of them).
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('1,5');
+    expect(await page.getByLabel('Quantity').inputValue()).toBe('1,5');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'Quantity is a whole number from 1 to 999.' }).waitFor();
+    expect(await page.getByTestId('lines').locator('td.qty').allInnerTexts()).toEqual(['1']);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('2');
     await page.keyboard.press('Tab');
@@ -177,6 +184,13 @@ describe('the money a cashier reads', { timeout: 90_000 }, () => {
     await findSale(honey.number);
     await page.keyboard.press('F7');
     await page.getByLabel('Refund quantity of line 1').waitFor();
+    // Half a jar of honey is no quantity: said, and nothing is planned.
+    await page.keyboard.type('1,5');
+    await page.keyboard.press('Enter');
+    await see('Line 1: type how many come back as a whole number (1, 2, 3…).');
+    expect(await page.getByTestId('refund-plan').count()).toBe(0);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
     await page.keyboard.press('Tab');
     await page.keyboard.type('1'); // the cappuccino
     await page.keyboard.press('Enter');

@@ -18,6 +18,11 @@ describe('ringing up a sale', () => {
     // The croissant scanned again joins the last line (a plain line of the same product).
     const croissant = sale.lines.find((l) => l.product_code === '2001')!;
     expect(croissant.quantity).toBe(4);
+    // Half a croissant is no quantity: said as such, not "no product 1,5*2001", and nothing is added.
+    for (const scan of ['1,5*2001', '0.5x2001']) {
+      const refused = await rig.register.addLine(sale.id, { shift: rig.shift, scan }).catch((e: unknown) => e);
+      expect(isEngineError(refused) && [refused.code, refused.message], scan).toEqual(['invalid_quantity', 'A quantity is a whole number from 1 to 999: type 2*2001 for two']);
+    }
     expect(sale.lines).toHaveLength(3);
     // Latte: 495 × 5% = 24.75 → 25 (half up); cup: 1800 × 13% = 234; croissants: 0.
     expect(sale.lines.map((l) => [l.net_cents, l.tax_cents])).toEqual([

@@ -310,6 +310,9 @@ function parseScan(typed: string): { code: string; quantity: number | undefined 
   return m ? { code: m[2]!, quantity: Number(m[1]) } : { code: scan.trim(), quantity: undefined };
 }
 
+/** A scan that starts with a fraction times something: a quantity such as 1,5 or 0.5 typed before a code. */
+const FRACTION_TIMES = /^\s*[0-9]*[.,][0-9]+\s*[*xX]\s*\S+\s*$/;
+
 function checkQuantity(q: number): void {
   if (!Number.isInteger(q) || q < 1 || q > MAX_QUANTITY) throw fail.invalid('invalid_quantity', `quantity must be a whole number from 1 to ${MAX_QUANTITY}`, [{ field: 'quantity', message: `1 to ${MAX_QUANTITY}` }]);
 }
@@ -354,7 +357,13 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
     const quantity = input.quantity ?? parsed.quantity ?? 1;
     checkQuantity(quantity);
     const product = await ctx.catalog.findInTx(tx, parsed.code);
-    if (!product) throw notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
+    if (!product) {
+      // "1,5*3001" is a quantity the register does not sell (whole items only), not an unknown code.
+      if (input.scan !== undefined && FRACTION_TIMES.test(halfWidth(input.scan))) {
+        throw fail.invalid('invalid_quantity', `A quantity is a whole number from 1 to ${MAX_QUANTITY}: type 2*${halfWidth(input.scan).split(/[*xX]/).pop()!.trim()} for two`, [{ field: 'scan', message: `1 to ${MAX_QUANTITY}` }]);
+      }
+      throw notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
+    }
     if (!product.active) throw fail.precondition('product_inactive', `${product.description} (${product.code}) is no longer sold`);
     // Scanning the same item again adds to the last line when that line is a plain one.
     const last = sale.lines[sale.lines.length - 1];

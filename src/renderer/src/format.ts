@@ -56,6 +56,18 @@ export function typedDigits(text: string): string {
   return halfWidth(text).replace(/[^0-9]/g, '');
 }
 
+/**
+ * A whole number typed in a field (a quantity): its digits read as 0-9, or null for anything else.
+ * Never its digits picked out of the text: "1,5" is not 15.
+ */
+export function parseWholeNumber(text: string): number | null {
+  const t = halfWidth(text).trim();
+  return /^[0-9]+$/.test(t) ? Number(t) : null;
+}
+
+/** A number field's text as typed, full-width digits and signs ("１，５") as ASCII, nothing dropped. */
+export const typedNumber = (text: string): string => halfWidth(text);
+
 /** A product code or barcode as typed: trimmed, full-width letters and digits read as ASCII (a code is ASCII only). */
 export function typedCode(text: string): string {
   return halfWidth(text).trim();

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
-import { amountInput, money, parseAmount, parsePercent, percentInput, percentText, typedDigits } from '../../format';
+import { amountInput, money, parseAmount, parsePercent, parseWholeNumber, percentInput, percentText, typedNumber } from '../../format';
 import type { LineChange, Product, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -125,8 +125,8 @@ function lineChangeOf(
 ): { body: LineChange } | { error: string } {
   const { discountKind, discount, discountReason, price, reason } = form;
   const body: LineChange = {};
-  const q = Number(form.quantity);
-  if (!Number.isInteger(q) || q < 1 || q > 999) return { error: 'Quantity is a whole number from 1 to 999.' };
+  const q = parseWholeNumber(form.quantity);
+  if (q === null || q < 1 || q > 999) return { error: 'Quantity is a whole number from 1 to 999.' };
   if (q !== l.quantity) body.quantity = q;
   if (discountKind === 'none') {
     if (l.discount) body.discount = null;
@@ -179,7 +179,7 @@ export function LineDialog({ sale, line }: { sale: Sale; line: number }) {
       <form onSubmit={submit} className="form">
         <label>
           Quantity
-          <input autoFocus inputMode="numeric" value={quantity} onChange={(e) => setQuantity(typedDigits(e.target.value))} onFocus={(e) => e.target.select()} />
+          <input autoFocus inputMode="numeric" value={quantity} onChange={(e) => setQuantity(typedNumber(e.target.value))} onFocus={(e) => e.target.select()} />
         </label>
         <fieldset>
           <legend>Discount</legend>

@@ -1,6 +1,6 @@
 import { useEffect, type Dispatch, type SetStateAction } from 'react';
 import { usePos } from '../../state/pos';
-import { money, percentText, typedDigits } from '../../format';
+import { money, percentText, typedDigits, typedNumber } from '../../format';
 import type { ReversalOutcome, Sale } from '../../api/pos';
 import { Modal } from './Modal';
 import { TenderAmount } from './TenderAmount';
@@ -43,7 +43,7 @@ export function SaleLines(props: { sale: Sale; currency: string; refunding: bool
                     disabled={l.returned_quantity >= l.quantity}
                     value={qty[l.line] ?? ''}
                     placeholder="0"
-                    onChange={(e) => setQty({ ...qty, [l.line]: typedDigits(e.target.value) })}
+                    onChange={(e) => setQty({ ...qty, [l.line]: typedNumber(e.target.value) })}
                   />
                   <span className="muted"> / {l.quantity - l.returned_quantity}</span>
                 </td>

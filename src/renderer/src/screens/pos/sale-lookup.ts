@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
 import type { Receipt, ReversalOutcome, Sale } from '../../api/pos';
+import { parseWholeNumber } from '../../format';
 
 /** The sales screen's state and what the cashier can do on it: find, reprint, refund, void, settle. */
 export function useSaleLookup() {
@@ -58,14 +59,16 @@ export function useSaleLookup() {
     setTimeout(() => window.print(), 50);
   };
 
-  const refundLines = () =>
-    Object.entries(qty)
-      .map(([line, q]) => ({ line: Number(line), quantity: Number(q) }))
-      .filter((l) => Number.isInteger(l.quantity) && l.quantity > 0);
+  const refundLines = () => {
+    const typed = refundLinesOf(qty);
+    if ('bad' in typed) usePos.getState().notify({ kind: 'error', text: `Line ${typed.bad}: type how many come back as a whole number (1, 2, 3…).` });
+    return 'bad' in typed ? undefined : typed.lines;
+  };
 
   const preview = async () => {
     if (!sale) return;
     const lines = refundLines();
+    if (!lines) return;
     if (lines.length === 0) return usePos.getState().notify({ kind: 'error', text: 'Choose what comes back: type a quantity on a line, or press F8 for everything.' });
     const out = await run((a, shift) => a.refund(sale.id, { shift: shift.id, lines, dry_run: true }));
     if (out) setPlan(out);
@@ -83,10 +86,11 @@ export function useSaleLookup() {
   };
 
   const confirmRefund = async () => {
-    if (!sale || !plan) return;
+    const lines = refundLines();
+    if (!sale || !plan || !lines) return;
     const code = approval;
     setApproval('');
-    await settled(await run((a, shift) => a.refund(sale.id, { shift: shift.id, lines: refundLines(), ...(code ? { approval_code: code } : {}) }), { movesMoney: true }));
+    await settled(await run((a, shift) => a.refund(sale.id, { shift: shift.id, lines, ...(code ? { approval_code: code } : {}) }), { movesMoney: true }));
   };
   const confirmVoid = async () => {
     if (!sale) return;
@@ -147,4 +151,16 @@ export function useSaleKeys(s: SaleLookup) {
                 },
               },
   );
+}
+
+/** The quantities typed per line, or the first line whose text is no whole number ("1,5" is not 15, nor nothing). */
+function refundLinesOf(qty: Record<number, string>): { lines: Array<{ line: number; quantity: number }> } | { bad: number } {
+  const lines: Array<{ line: number; quantity: number }> = [];
+  for (const [line, text] of Object.entries(qty)) {
+    if (text.trim() === '') continue;
+    const quantity = parseWholeNumber(text);
+    if (quantity === null) return { bad: Number(line) };
+    if (quantity > 0) lines.push({ line: Number(line), quantity });
+  }
+  return { lines };
 }
