@@ -100,11 +100,12 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
       const before = await viewPayment(identifier);
       return before ? lessApplied(before, await receivables.reversePayment(identifier, status, reason)) : NOTHING;
     },
-    async keepOfPayment(identifier, keepCents, reason) {
+    async keepOfPayment(identifier, keepCents, reason, cause) {
       const before = await viewPayment(identifier);
-      return before ? lessApplied(before, await receivables.keepOfPayment(identifier, keepCents, reason)) : NOTHING;
+      return before ? lessApplied(before, await receivables.keepOfPayment(identifier, keepCents, reason, cause)) : NOTHING;
     },
-    keepOfPaymentInTx: (tx, identifier, keepCents, reason) => receivables.keepOfPaymentInTx(tx, identifier, keepCents, reason).then((c) => (c ? lessApplied(c.before, c.after) : NOTHING)),
+    keepOfPaymentInTx: (tx, identifier, keepCents, reason, cause) => receivables.keepOfPaymentInTx(tx, identifier, keepCents, reason, cause).then((c) => (c ? lessApplied(c.before, c.after) : NOTHING)),
+    owedAgainIfKept: (identifier, keepCents) => receivables.owedAgainIfKept(identifier, keepCents),
     async settlePayment(identifier) {
       if (await viewPayment(identifier)) await receivables.settlePayment(identifier);
     },

@@ -12,7 +12,16 @@ afterEach(async () => {
   await h.close();
 });
 
-type PaymentView = { payment_amount: string; unapplied_amount: string; status: string; payment_amounts: Array<{ invoice_number: string; amount: string }> };
+type PaymentView = {
+  payment_amount: string;
+  received_amount: string;
+  refunds: Array<{ kind: string; amount: string; transaction_token: string | null; sale_transaction_token: string }>;
+  unapplied_amount: string;
+  status: string;
+  payment_amounts: Array<{ invoice_number: string; amount: string }>;
+};
+type OwedAgain = { payments: Array<{ payment_reference: string; customer_identifier: string; invoices: Array<{ invoice_number: string; owed_again_cents: number }> }> };
+const owedAgain = async (sale: string, amount?: number) => (await h.api.get<OwedAgain>(`/api/backoffice/transactions/${sale}/owed-again${amount ? `?amount_cents=${amount}` : ''}`)).body;
 const cardPay = (amount: number, attempt: string) => ({ type: 'creditCard', amount_cents: amount, name: 'Ann Payer', card_number: VISA, expiry_month: 12, expiry_year: 2031, cvv: '123', postal_code: 'K1C2N6', attempt });
 const owing = async (n: string) => (await h.api.get<{ owing_cents: number }>(`/api/exports/invoice/${n}`)).body.owing_cents;
 const payment = async (ref: string) => (await h.api.get<PaymentView>(`/api/exports/payment/${ref}`)).body;
@@ -55,6 +64,12 @@ describe('partial refunds of a card sale that paid an invoice', () => {
     // A tick following the refunds again changes nothing.
     await h.t.engine.tick();
     expect([cents((await payment(sale)).payment_amount), await owing('ONE-1')]).toEqual([0, 5_000]);
+    // What it received stays said, beside each refund taken off it.
+    const p = await payment(sale);
+    expect(p.received_amount).toBe('50.00');
+    expect(p.refunds.map((r) => [r.kind, r.amount, r.sale_transaction_token])).toEqual(Array(10).fill(['refund', '5.00', sale]));
+    expect(new Set(p.refunds.map((r) => r.transaction_token)).size).toBe(10);
+    expect(p.refunds.every((r) => r.transaction_token && r.transaction_token !== sale)).toBe(true);
   });
 
   it('ten refunds of 5.00 racing leave the payment nothing applied and the invoice owing 50.00, every time', async () => {
@@ -103,6 +118,12 @@ describe('partial refunds of a card sale that paid an invoice', () => {
       concluded[number] = [again.body.status, cents(p.payment_amount), applied(p), await owing(number)];
     }
     expect(concluded).toEqual({ 'STOP-REC': ['approved', 4_500, 4_500, 500], 'STOP-LINK': ['approved', 4_500, 4_500, 500] });
+    // Taken off when linked, the refund is still said, with the sale it gave back of.
+    for (const number of ['STOP-REC', 'STOP-LINK']) {
+      const sale = await engine().gateway.recordByReference('sale', saleReference(number, `attempt-${number}`));
+      const p = await payment(sale!.token);
+      expect([p.received_amount, p.refunds.map((r) => [r.kind, r.amount, r.sale_transaction_token])], number).toEqual(['50.00', [['refund', '5.00', sale!.token]]]);
+    }
     // A tick following the refunds again changes nothing more.
     await h.t.engine.tick();
     expect([await owing('STOP-REC'), await owing('STOP-LINK')]).toEqual([500, 500]);
@@ -117,5 +138,26 @@ describe('partial refunds of a card sale that paid an invoice', () => {
     expect((await op(h.api, 'refund', { amount_cents: 5_500, transaction: sale })).body.success).toBe(true);
     const p = await payment(sale);
     expect([p.status, cents(p.payment_amount), applied(p), await owing('DISC-1')]).toEqual(['REVERSAL', 0, 0, 10_000]);
+  });
+
+  it('says before a refund or void which invoices it puts back owing, and by how much, as the refund then does', async () => {
+    await start();
+    // 95.00 charged for a 100.00 invoice with 5.00 off.
+    const sale = await paidInvoice('ASK-1', 10_000, 500);
+    const asked = await owedAgain(sale, 4_000);
+    expect(asked.payments.map((p) => [p.payment_reference, p.customer_identifier, p.invoices])).toEqual([[sale, 'PAYER1', [{ invoice_number: 'ASK-1', display_number: 'ASK-1', owed_again_cents: 4_000 }]]]);
+    // Nothing changed by asking.
+    expect(await owing('ASK-1')).toBe(0);
+    expect((await op(h.api, 'refund', { amount_cents: 4_000, transaction: sale })).body.success).toBe(true);
+    expect(await owing('ASK-1')).toBe(4_000);
+    // The rest refunded reverses the payment, its discount back on the invoice too.
+    expect((await owedAgain(sale, 5_500)).payments[0]!.invoices).toEqual([{ invoice_number: 'ASK-1', display_number: 'ASK-1', owed_again_cents: 6_000 }]);
+    expect((await op(h.api, 'refund', { amount_cents: 5_500, transaction: sale })).body.success).toBe(true);
+    expect(await owing('ASK-1')).toBe(10_000);
+    expect((await owedAgain(sale, 100)).payments).toEqual([]);
+    // A void of a sale not yet batched: all of it.
+    const other = await paidInvoice('ASK-2');
+    expect((await owedAgain(other)).payments[0]!.invoices).toEqual([{ invoice_number: 'ASK-2', display_number: 'ASK-2', owed_again_cents: 5_000 }]);
+    expect((await h.api.get(`/api/backoffice/transactions/NOPE-1/owed-again`)).status).toBe(404);
   });
 });

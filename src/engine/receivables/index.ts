@@ -18,21 +18,21 @@ import { openInvoiceItem } from './invoice-view';
 import { decodeInvoice, invoiceJson, type InvoiceRow } from './invoice-codec';
 import { createInvoicePages, type InvoiceFeed } from './fast-export';
 import { applyCredit, type CreditApplication } from './payment-credit';
-import { importPayment, keepOfPayment, recordPayment, reversePayment, settlePayment, type ImportChannel, type PaymentImportOptions, type RecordPaymentInput } from './payments';
+import { importPayment, keepOfPayment, recordPayment, takeOffPlan, reversePayment, settlePayment, type ImportChannel, type PaymentImportOptions, type RecordPaymentInput } from './payments';
 import { NO_FX, paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
 import { inUnitOfWork, inUnitOfWorkInTx, type ReceivablesUnit } from './unit-of-work';
 import { earlyPaymentDiscount } from './early-discount';
 import { invoiceDocument, type InvoiceDocument } from './invoice-document';
 import { parsePayKey, payKey, sameSecret, type PayableInvoice } from './pay-key';
-import type { CustomerDoc, CustomerImportInput, DivisionData, DivisionImportInput, InvoiceDoc, InvoiceImportInput, PaymentAmountDoc, PaymentAmountRecord, PaymentCsvRow, PaymentDoc, PaymentImportInput } from './types';
+import type { CustomerDoc, CustomerImportInput, DivisionData, DivisionImportInput, InvoiceDoc, InvoiceImportInput, OwedAgain, PaymentAmountDoc, PaymentAmountRecord, PaymentCsvRow, PaymentDoc, PaymentImportInput, RefundCause } from './types';
 
 export type { RecordPaymentInput, ImportChannel } from './payments';
 export type { PayableInvoice } from './pay-key';
 export type { InvoiceDocument } from './invoice-document';
 export type { JsonParts, Page } from './exports';
 
-export type { CustomerImportInput, DivisionImportInput, InvoiceImportInput, PaymentCsvRow, PaymentImportInput } from './types';
+export type { CustomerImportInput, DivisionImportInput, InvoiceImportInput, OwedAgain, PaymentCsvRow, PaymentImportInput, RefundCause } from './types';
 
 export interface ImportReply {
   identifier: string;
@@ -113,12 +113,17 @@ export interface Receivables {
   recordPayment(input: RecordPaymentInput): Promise<Static<typeof PaymentView>>;
   reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
   /** A payment made here keeps `keepCents` of its amount; the rest goes back on its invoices (payments.ts, keepOfPayment). */
-  keepOfPayment(reference: string, keepCents: number, reason: string): Promise<Static<typeof PaymentView>>;
+  keepOfPayment(reference: string, keepCents: number, reason: string, cause: RefundCause): Promise<Static<typeof PaymentView>>;
   /**
    * keepOfPayment in the caller's unit of work (a refund's or void's, so the payment says so when
    * the refund answers), with the payment as it was before; undefined when there is no such payment.
    */
-  keepOfPaymentInTx(tx: Tx, reference: string, keepCents: number, reason: string): Promise<{ before: Static<typeof PaymentView>; after: Static<typeof PaymentView> } | undefined>;
+  keepOfPaymentInTx(tx: Tx, reference: string, keepCents: number, reason: string, cause: RefundCause): Promise<{ before: Static<typeof PaymentView>; after: Static<typeof PaymentView> } | undefined>;
+  /**
+   * What keepOfPayment would put back owing, changing nothing (payments.ts, takeOffPlan): for a
+   * refund's confirmation. Undefined when there is no such payment.
+   */
+  owedAgainIfKept(reference: string, keepCents: number): Promise<OwedAgain | undefined>;
   /** A payment made here that was IN PROGRESS (a bank payment) is PAID once its money settled. */
   settlePayment(reference: string): Promise<Static<typeof PaymentView>>;
   viewPayment(referenceOrToken: string, options?: { tree?: boolean }): Promise<Static<typeof PaymentView>>;
@@ -417,16 +422,33 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       const doc = await run((s) => reversePayment(s, reference, status, reason));
       return changedPayment(doc);
     },
-    async keepOfPayment(reference, keepCents, reason) {
-      const doc = await run((s) => keepOfPayment(s, reference, keepCents, reason));
+    async keepOfPayment(reference, keepCents, reason, cause) {
+      const doc = await run((s) => keepOfPayment(s, reference, keepCents, reason, cause));
       return changedPayment(doc);
     },
-    keepOfPaymentInTx(tx, reference, keepCents, reason) {
+    async owedAgainIfKept(reference, keepCents) {
+      const doc = await core.get<PaymentDoc & { [k: string]: unknown }>('payments', reference);
+      if (!doc) return undefined;
+      const p = doc.data;
+      const plan = takeOffPlan(p, keepCents);
+      return {
+        payment_reference: p.reference,
+        customer_identifier: p.customer_identifier,
+        customer_name: p.customer_name,
+        currency: p.currency,
+        taken_cents: plan.taken_cents,
+        invoices: plan.invoices.map((i) => {
+          const a = p.allocations[i.index]!;
+          return { invoice_number: a.invoice_number, display_number: a.invoice.display_number || a.invoice_number, cents: i.cents };
+        }),
+      };
+    },
+    keepOfPaymentInTx(tx, reference, keepCents, reason, cause) {
       return inUnitOfWorkInTx(tx, core, account, async (s) => {
         const found = await s.payment(reference);
         if (!found) return undefined;
         const before = changedPayment(found);
-        return { before, after: changedPayment(await keepOfPayment(s, reference, keepCents, reason)) };
+        return { before, after: changedPayment(await keepOfPayment(s, reference, keepCents, reason, cause)) };
       });
     },
     async settlePayment(reference) {

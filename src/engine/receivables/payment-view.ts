@@ -111,11 +111,22 @@ function lineAmountsView(a: AllocationData, c: string) {
 export function paymentView(doc: PaymentDoc, opts: { tree: boolean; lineShortPay: boolean; sender: string }): Static<typeof PaymentView> {
   const p = doc.data;
   const c = p.currency;
+  const takenOff = p.taken_off ?? [];
   return {
     payment_reference: p.reference,
     date: p.date,
     currency: c,
     payment_amount: decimal(p.amount_cents, c),
+    received_amount: decimal(p.amount_cents + takenOff.reduce((sum, t) => sum + t.amount_cents, 0), c),
+    refunds: takenOff.map((t) => ({
+      kind: t.kind,
+      date: t.date,
+      timestamp: t.at,
+      amount: decimal(t.amount_cents, c),
+      transaction_token: t.transaction_token,
+      sale_transaction_token: t.sale_token,
+      reason: t.reason,
+    })),
     payment_transaction_amount: decimal(p.amount_cents + p.fee_cents, c),
     unapplied_amount: decimal(p.unapplied_cents, c),
     payment_method: n(p.payment_method),

@@ -8,7 +8,7 @@ import { REVERSED } from './ledger';
 import { NO_FX, paymentAmountView } from './payment-view';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput } from './types';
+import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput, RefundCause } from './types';
 
 /** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
 export type ImportChannel = 'json' | 'csv' | 'cashier';
@@ -597,39 +597,71 @@ export async function settlePayment(s: ReceivablesUnit, reference: string): Prom
   return doc;
 }
 
+/** What keeping less of a payment takes off it (takeOffPlan). */
+export interface TakeOffPlan {
+  /** Taken off the payment's amount. */
+  taken_cents: number;
+  /** Off its unapplied credit. */
+  from_credit_cents: number;
+  /** Each allocation (by position) it comes off, and what its invoice owes again. */
+  invoices: Array<{ index: number; invoice_number: string; cents: number }>;
+  /** Keeping nothing, the payment is reversed whole, its discounts too. */
+  reverses: boolean;
+}
+
 /**
- * A payment made here whose money went partly back to the payer (its card transaction refunded or
- * voided): it keeps `keepCents`, and the rest comes off its unapplied credit first, then off its
- * invoices, last applied first, so they are owed again. A payment already at or under `keepCents`
- * (or reversed) is left as it is, so a repeat does nothing.
- *
- * Keeping nothing, it is a REVERSAL of amount 0 with nothing applied (its discount back on the
- * invoice too). Not a reversal of what it still held before: that was the last refund's share, or
- * several refunds' when they were taken off together, so the same refunds read differently.
+ * The rule keepOfPayment applies, worked out without changing anything, so a refund's confirmation
+ * can say what it will put back owing by the very rule that will do it.
  */
-export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepCents: number, reason: string): Promise<PaymentDoc> {
-  const doc = await s.payment(reference);
-  if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
-  const p = doc.data;
+export function takeOffPlan(p: PaymentData, keepCents: number): TakeOffPlan {
   const keep = Math.max(0, keepCents);
-  if (REVERSED.has(p.status) || p.amount_cents <= keep) return doc;
-  const previous = p.allocations.map((a) => ({ ...a }));
+  if (REVERSED.has(p.status) || p.amount_cents <= keep) return { taken_cents: 0, from_credit_cents: 0, invoices: [], reverses: false };
   if (keep === 0) {
-    await reverseAllocations(s, p, []);
-    p.allocations = [];
-    p.unapplied_cents = 0;
-    p.status = 'REVERSAL';
-    return keptOnly(s, doc, keep, reason, previous);
+    const invoices = p.allocations.map((a, index) => ({ index, invoice_number: a.invoice_number, cents: a.amount_cents + a.discount_cents }));
+    return { taken_cents: p.amount_cents, from_credit_cents: p.unapplied_cents, invoices: invoices.filter((i) => i.cents > 0), reverses: true };
   }
-  let back = p.amount_cents - keepCents;
+  let back = p.amount_cents - keep;
   const fromCredit = Math.min(back, p.unapplied_cents);
-  p.unapplied_cents -= fromCredit;
   back -= fromCredit;
+  const invoices: TakeOffPlan['invoices'] = [];
   for (let i = p.allocations.length - 1; i >= 0 && back > 0; i--) {
     const a = p.allocations[i]!;
     const take = Math.min(back, a.amount_cents);
     if (take <= 0) continue;
     back -= take;
+    invoices.push({ index: i, invoice_number: a.invoice_number, cents: take });
+  }
+  return { taken_cents: p.amount_cents - keep, from_credit_cents: fromCredit, invoices, reverses: false };
+}
+
+/**
+ * A payment made here whose money went partly back to the payer (its card transaction refunded or
+ * voided): it keeps `keepCents`, and the rest comes off its unapplied credit first, then off its
+ * invoices, last applied first, so they are owed again (takeOffPlan). A payment already at or under
+ * `keepCents` (or reversed) is left as it is, so a repeat does nothing. What was taken off is kept
+ * on the payment with its cause, so the payment still says what it received.
+ *
+ * Keeping nothing, it is a REVERSAL of amount 0 with nothing applied (its discount back on the
+ * invoice too). Not a reversal of what it still held before: that was the last refund's share, or
+ * several refunds' when they were taken off together, so the same refunds read differently.
+ */
+export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepCents: number, reason: string, cause: RefundCause): Promise<PaymentDoc> {
+  const doc = await s.payment(reference);
+  if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
+  const p = doc.data;
+  const plan = takeOffPlan(p, keepCents);
+  if (plan.taken_cents === 0) return doc;
+  const previous = p.allocations.map((a) => ({ ...a }));
+  if (plan.reverses) {
+    await reverseAllocations(s, p, []);
+    p.allocations = [];
+    p.unapplied_cents = 0;
+    p.status = 'REVERSAL';
+    return keptOnly(s, doc, plan, reason, cause, previous);
+  }
+  p.unapplied_cents -= plan.from_credit_cents;
+  for (const { index, cents: take } of plan.invoices) {
+    const a = p.allocations[index]!;
     a.amount_cents -= take;
     const inv = await s.invoice(a.invoice_number);
     if (!inv) continue;
@@ -653,12 +685,13 @@ export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepC
   }
   // Allocation ids are positions: only those emptied at the end go (their amount records say removed).
   while (p.allocations.length > 0 && p.allocations.at(-1)!.amount_cents === 0 && p.allocations.at(-1)!.discount_cents === 0) p.allocations.pop();
-  return keptOnly(s, doc, keep, reason, previous);
+  return keptOnly(s, doc, plan, reason, cause, previous);
 }
 
-function keptOnly(s: ReceivablesUnit, doc: PaymentDoc, keep: number, reason: string, previous: readonly AllocationData[]): PaymentDoc {
+function keptOnly(s: ReceivablesUnit, doc: PaymentDoc, plan: TakeOffPlan, reason: string, cause: RefundCause, previous: readonly AllocationData[]): PaymentDoc {
   const p = doc.data;
-  p.amount_cents = keep;
+  p.amount_cents -= plan.taken_cents;
+  p.taken_off = [...(p.taken_off ?? []), { kind: cause.kind, sale_token: cause.sale_token, transaction_token: cause.transaction_token, at: s.tx.at, date: s.today, amount_cents: plan.taken_cents, reason }];
   p.status_reason = reason;
   p.updated_at = s.tx.at;
   p.updated_ms = s.tx.now;

@@ -298,10 +298,45 @@ export interface PaymentData {
   settlement_token?: string;
   auto_debit: boolean;
   allocations: AllocationData[];
+  /**
+   * Each refund or void of its transaction taken off it (keepOfPayment), oldest first: amount_cents
+   * is what it keeps, so without these what it received (the settlement's sale) is lost.
+   */
+  taken_off?: TakenOffData[];
   timestamp: string;
   created_at: string;
   updated_at: string;
   updated_ms: number;
+}
+
+/** Why a payment made here keeps less of itself: its transaction refunded or voided. */
+export interface RefundCause {
+  kind: 'refund' | 'void';
+  /** The sale whose money the payment was. */
+  sale_token: string;
+  /** The refund or void itself; null when several that reached the store together are taken off at once. */
+  transaction_token: string | null;
+}
+
+export interface TakenOffData extends RefundCause {
+  /** When it was taken off (the refund's own unit of work, or when its sale's payment was linked). */
+  at: string;
+  /** The account's local day of `at`. */
+  date: string;
+  /** Taken off the payment: at most what it still kept. */
+  amount_cents: number;
+  reason: string;
+}
+
+/** What keeping less of a payment would put back owing (Receivables.owedAgainIfKept). */
+export interface OwedAgain {
+  payment_reference: string;
+  customer_identifier: string;
+  customer_name: string;
+  currency: string;
+  /** Taken off the payment's amount. */
+  taken_cents: number;
+  invoices: Array<{ invoice_number: string; display_number: string; cents: number }>;
 }
 
 export interface PaymentDoc {

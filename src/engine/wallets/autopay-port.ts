@@ -52,6 +52,23 @@ export interface PutBack {
   invoices: string[];
 }
 
+/** Which refund or void of which sale a payment keeps less for (kept on the payment, with what it took off). */
+export interface RefundCause {
+  kind: 'refund' | 'void';
+  sale_token: string;
+  /** null when several that reached the store together are taken off at once (followAutopaySales). */
+  transaction_token: string | null;
+}
+
+/** What a payment keeping less would put back owing, and whose. */
+export interface OwedAgainOfPayment {
+  payment_reference: string;
+  customer_identifier: string;
+  customer_name: string;
+  currency: string;
+  invoices: Array<{ invoice_number: string; display_number: string; cents: number }>;
+}
+
 export interface ReceivablesPort {
   customerExists(identifier: string): Promise<boolean>;
   /** The customer's name (null when it has none), or undefined when there is no such customer. */
@@ -71,9 +88,11 @@ export interface ReceivablesPort {
    * transaction was refunded or voided). Harmless when it already keeps no more, or was never recorded.
    * Answers the invoices it put back owing.
    */
-  keepOfPayment?(identifier: string, keepCents: number, reason: string): Promise<PutBack>;
+  keepOfPayment?(identifier: string, keepCents: number, reason: string, cause: RefundCause): Promise<PutBack>;
   /** keepOfPayment in the refund's or void's own unit of work. */
-  keepOfPaymentInTx?(tx: Tx, identifier: string, keepCents: number, reason: string): Promise<PutBack>;
+  keepOfPaymentInTx?(tx: Tx, identifier: string, keepCents: number, reason: string, cause: RefundCause): Promise<PutBack>;
+  /** What keepOfPayment would put back owing, changing nothing; undefined for a payment never recorded. */
+  owedAgainIfKept?(identifier: string, keepCents: number): Promise<OwedAgainOfPayment | undefined>;
   /** A recorded bank payment whose transaction settled: IN PROGRESS becomes PAID (any other status stays). */
   settlePayment?(identifier: string): Promise<void>;
   /** The customer's auto_debit (Y while it has an agreement in force, as the reference's customer says). */

@@ -2,7 +2,7 @@ import type { EngineCore, Tx } from '../core';
 import type { Gateway, TxData } from '../gateway';
 import { getTx } from '../gateway/transaction-store';
 import { getRecord, putRecord } from '../records';
-import type { PutBack, ReceivablesPort } from './autopay-port';
+import type { OwedAgainOfPayment, PutBack, ReceivablesPort, RefundCause } from './autopay-port';
 import { holdInvoices, holdInvoicesInTx } from './autopay-holds';
 
 const SALES_SEEN = 'autopay_sales_seen';
@@ -60,22 +60,38 @@ export async function followAutopaySales(core: EngineCore, gateway: Gateway, por
 }
 
 /**
- * The refunded part comes off the payments, and autopay leaves the invoices it put back owing alone
- * (autopay-holds.ts). `keep` changes one payment, `hold` records the holds, each in its unit of work.
+ * What each payment recorded with a sale keeps once `back` of the sale went back to the payer: the
+ * last payment first. The one rule both the refund and its confirmation (owedAgainIf) go by.
  */
-async function keepWhatWasNotRefunded(
-  sale: TxData | undefined,
-  keep: (identifier: string, keepCents: number, reason: string) => Promise<PutBack>,
-  hold: (putBack: PutBack, cause: 'voided' | 'refunded') => Promise<void>,
-): Promise<void> {
-  if (!sale || sale.payments.length === 0) return;
-  let back = sale.voided_by ? sale.amount_cents : sale.refunded_cents;
-  const reason = sale.voided_by ? `Transaction ${sale.token} voided` : `Transaction ${sale.token} refunded (${back} of ${sale.amount_cents} in minor units)`;
+function keptOfPayments(sale: TxData, back: number): Array<{ identifier: string; keepCents: number }> {
+  const kept: Array<{ identifier: string; keepCents: number }> = [];
   for (const p of [...sale.payments].reverse()) {
     const take = Math.min(back, p.amount_cents);
     back -= take;
-    if (take <= 0) continue;
-    await hold(await keep(p.identifier, p.amount_cents - take, reason), sale.voided_by ? 'voided' : 'refunded');
+    if (take > 0) kept.push({ identifier: p.identifier, keepCents: p.amount_cents - take });
+  }
+  return kept;
+}
+
+/**
+ * The refunded part comes off the payments, and autopay leaves the invoices it put back owing alone
+ * (autopay-holds.ts). `keep` changes one payment, `hold` records the holds, each in its unit of work.
+ * `transaction` is the refund or void taken off, when it is known alone.
+ */
+async function keepWhatWasNotRefunded(
+  sale: TxData | undefined,
+  transaction: string | null,
+  keep: (identifier: string, keepCents: number, reason: string, cause: RefundCause) => Promise<PutBack>,
+  hold: (putBack: PutBack, cause: 'voided' | 'refunded') => Promise<void>,
+): Promise<void> {
+  if (!sale || sale.payments.length === 0) return;
+  const back = sale.voided_by ? sale.amount_cents : sale.refunded_cents;
+  const reason = sale.voided_by ? `Transaction ${sale.token} voided` : `Transaction ${sale.token} refunded (${back} of ${sale.amount_cents} in minor units)`;
+  const cause: RefundCause = sale.voided_by
+    ? { kind: 'void', sale_token: sale.token, transaction_token: sale.voided_by }
+    : { kind: 'refund', sale_token: sale.token, transaction_token: transaction };
+  for (const p of keptOfPayments(sale, back)) {
+    await hold(await keep(p.identifier, p.keepCents, reason, cause), sale.voided_by ? 'voided' : 'refunded');
   }
 }
 
@@ -83,7 +99,8 @@ function followRefund(core: EngineCore, gateway: Gateway, port: ReceivablesPort,
   return gateway.record(token).then((sale) =>
     keepWhatWasNotRefunded(
       sale,
-      (identifier, keepCents, reason) => port.keepOfPayment!(identifier, keepCents, reason),
+      null,
+      (identifier, keepCents, reason, cause) => port.keepOfPayment!(identifier, keepCents, reason, cause),
       (putBack, cause) => holdInvoices(core, putBack.customer_identifier, putBack.invoices, cause, token),
     ),
   );
@@ -93,14 +110,31 @@ function followRefund(core: EngineCore, gateway: Gateway, port: ReceivablesPort,
  * A refund or void of a sale made here (the gateway's reversal observer), in its own unit of work:
  * the payments say so when it answers, and refunds racing each other are taken off one at a time,
  * each by its own amount, since units are serialised. Read in the unit, the sale counts this refund.
+ * `made` is that refund or void; none when refunds made before the sale's payment was linked come off together.
  */
-export async function takeRefundOffPaymentsInTx(core: EngineCore, port: ReceivablesPort | undefined, tx: Tx, parent: TxData): Promise<void> {
+export async function takeRefundOffPaymentsInTx(core: EngineCore, port: ReceivablesPort | undefined, tx: Tx, parent: TxData, made?: TxData): Promise<void> {
   if (!port?.keepOfPaymentInTx || parent.payments.length === 0) return;
   await keepWhatWasNotRefunded(
     await getTx(tx, parent.token),
-    (identifier, keepCents, reason) => port.keepOfPaymentInTx!(tx, identifier, keepCents, reason),
+    made?.token ?? null,
+    (identifier, keepCents, reason, cause) => port.keepOfPaymentInTx!(tx, identifier, keepCents, reason, cause),
     (putBack, cause) => holdInvoicesInTx(core, tx, putBack.customer_identifier, putBack.invoices, cause, parent.token),
   );
+}
+
+/**
+ * The invoices a refund of `refundCents` more (or, null, a void) of the sale would put back owing,
+ * and by how much, changing nothing: by keptOfPayments and the receivables' own takeOffPlan.
+ */
+export async function owedAgainIf(port: ReceivablesPort | undefined, sale: TxData, refundCents: number | null): Promise<OwedAgainOfPayment[]> {
+  if (!port?.owedAgainIfKept || sale.payments.length === 0) return [];
+  const back = refundCents === null ? sale.amount_cents : Math.min(sale.amount_cents, sale.refunded_cents + Math.max(0, refundCents));
+  const out: OwedAgainOfPayment[] = [];
+  for (const p of keptOfPayments(sale, back)) {
+    const owed = await port.owedAgainIfKept(p.identifier, p.keepCents);
+    if (owed && owed.invoices.length > 0) out.push(owed);
+  }
+  return out;
 }
 
 async function paidOnceSettled(gateway: Gateway, port: ReceivablesPort, token: string): Promise<void> {

@@ -9,8 +9,8 @@ import { formatMoney } from '../../shared/money';
 import type { AutopayCreate, AutopayFailure, AutopayPreview, AutopayPreviewQuery, HeldInvoice, SkippedInvoice } from '../../shared/schemas/wallets';
 import type { FundDoc, WalletDoc } from './records';
 import { FUNDS, WALLETS, putWallet } from './records';
-import type { DueInvoice, ReceivablesPort } from './autopay-port';
-import { followAutopaySales, takeRefundOffPaymentsInTx } from './autopay-sales';
+import type { DueInvoice, OwedAgainOfPayment, ReceivablesPort } from './autopay-port';
+import { followAutopaySales, owedAgainIf, takeRefundOffPaymentsInTx } from './autopay-sales';
 import { heldOf, holdInvoices, holdsOf, isNsfReturn, releaseHolds, renameHolds } from './autopay-holds';
 import { dueCharges, type DueCharge } from './autopay-due';
 import { fundDisplay, fundProblem, type FundProblem } from './fund-state';
@@ -125,6 +125,11 @@ export interface Autopay {
   runDue(now: number): Promise<void>;
   setReceivables(port: ReceivablesPort | undefined): void;
   receivables(): ReceivablesPort | undefined;
+  /**
+   * The invoices a refund of `refundCents` more of a sale (null: its void) would put back owing,
+   * each with its payment and customer, for the confirmation before it is made. Not found: no such sale.
+   */
+  owedAgainIf(saleToken: string, refundCents: number | null): Promise<OwedAgainOfPayment[]>;
 }
 
 async function view(ctx: AutopayContext, a: AutopayData): Promise<AutopayView> {
@@ -200,7 +205,7 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
   core.onTick('autopay.due', runDue);
   // A refund or void made here takes its amount off the payments recorded with its sale in its own
   // unit of work: an ERP reading the payment once the refund answered must not see it paid.
-  deps.gateway.onReversalInTx((tx, _made, parent) => takeRefundOffPaymentsInTx(core, port, tx, parent));
+  deps.gateway.onReversalInTx((tx, made, parent) => takeRefundOffPaymentsInTx(core, port, tx, parent, made));
   // One made before the sale's payment was linked comes off when it is linked.
   deps.gateway.onLinkedAfterReversalInTx((tx, sale) => takeRefundOffPaymentsInTx(core, port, tx, sale));
   // One that reached the store otherwise (a lane's, replicated) as soon as it is committed, not at the next tick (15 s).
@@ -281,6 +286,11 @@ export function createAutopay(deps: { core: EngineCore; account: Account; gatewa
       port = p;
     },
     receivables: () => port,
+    async owedAgainIf(saleToken, refundCents) {
+      const sale = await deps.gateway.record(saleToken);
+      if (!sale) throw notFound('transaction_not_found', `No transaction ${saleToken}`);
+      return owedAgainIf(port, sale, refundCents);
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { ErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
-import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../../shared/schemas/backoffice-details';
+import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread, OwedAgain, OwedAgainQuery } from '../../shared/schemas/backoffice-details';
 
 const TAGS = ['Back office details'];
 const OURS = "Laneway's own operation (not in the reference API), for the back-office screens: ";
@@ -49,4 +49,27 @@ export const invoiceDocument = defineRoute({
   },
 });
 
-export const backofficeDetailRoutes = [customerChildren, invoiceThread, invoiceDocument];
+export const transactionOwedAgain = defineRoute({
+  method: 'get',
+  path: '/api/backoffice/transactions/:token/owed-again',
+  operationId: 'backofficeTransactionOwedAgain',
+  tags: TAGS,
+  summary: 'The invoices a refund or void of a sale would put back owing',
+  description: `${OURS}changing nothing, by the rule the refund itself follows: taken off the sale's last invoicing payment first, off its unapplied credit first, then off its invoices, last applied first. A confirmation says it before the refund or void is made.`,
+  params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) }),
+  query: OwedAgainQuery,
+  responses: { 200: { description: 'What would be owed again', schema: OwedAgain }, 404: err('`transaction_not_found`') },
+  async handler({ engine, params, query }) {
+    const owed = await engine.autopay.owedAgainIf(params.token, query.amount_cents ?? null);
+    const payments = owed.map((p) => ({
+      payment_reference: p.payment_reference,
+      customer_identifier: p.customer_identifier,
+      customer_name: p.customer_name,
+      currency: p.currency,
+      invoices: p.invoices.map((i) => ({ invoice_number: i.invoice_number, display_number: i.display_number, owed_again_cents: i.cents })),
+    }));
+    return { body: { payments } };
+  },
+});
+
+export const backofficeDetailRoutes = [customerChildren, invoiceThread, invoiceDocument, transactionOwedAgain];

@@ -95,6 +95,7 @@ export const backofficeRoutes = {
   invite: { method: 'POST', path: '/api/invitations' },
   cancelInvite: { method: 'DELETE', path: '/api/invitations' },
   invoiceThread: { method: 'GET', path: '/api/backoffice/invoices/:number_or_id/thread' },
+  owedAgain: { method: 'GET', path: '/api/backoffice/transactions/:token/owed-again' },
   invoiceDocument: { method: 'GET', path: '/api/backoffice/invoices/:number_or_id/document' },
   remind: { method: 'POST', path: '/api/notifications/remind/:number_or_id' },
   openDispute: { method: 'POST', path: '/api/invoices/:invoice_number/disputes' },

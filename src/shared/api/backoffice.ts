@@ -23,7 +23,7 @@ import { MailRelay, MailRelayInput, MailSettings, OutboxPage, OutboxQuery } from
 import { backofficeRoutes } from './backoffice-routes';
 import { PairedLane, PairedLaneList, PairingCode, PairingCodeCreate, ResolutionQuery, SyncException, SyncExceptionHandle, SyncResolutions, SyncStatus, UpstreamSet, UpstreamView } from '../schemas/sync';
 import type { Endpoint } from './pos';
-import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread } from '../schemas/backoffice-details';
+import { CustomerChildren, InvoiceDocumentQuery, InvoiceThread, OwedAgain, OwedAgainQuery } from '../schemas/backoffice-details';
 import { AutopayCreate, AutopayLookup, AutopayPreview, AutopayPreviewQuery, AutopayRetrieveResponse, AutopayRevoke, GiftCardLoad, GiftCardLoadResponse, GiftCardRead, GiftCardReadResponse, Wallet, WalletSearchQuery } from '../schemas/wallets';
 import { InvitationBody } from '../schemas/receivables-customers';
 import { ReminderCounts } from '../schemas/notifications';
@@ -124,6 +124,7 @@ export const backofficeEndpoints = {
   invite: { ...backofficeRoutes.invite, body: InvitationBody, response: Type.Object({}) },
   cancelInvite: { ...backofficeRoutes.cancelInvite, body: InvitationBody, response: Type.Object({}) },
   invoiceThread: { ...backofficeRoutes.invoiceThread, response: InvoiceThread },
+  owedAgain: { ...backofficeRoutes.owedAgain, query: OwedAgainQuery, response: OwedAgain },
   invoiceDocument: { ...backofficeRoutes.invoiceDocument, query: InvoiceDocumentQuery, response: Type.String({ format: 'binary' }) },
   remind: { ...backofficeRoutes.remind, response: ReminderCounts },
   openDispute: { ...backofficeRoutes.openDispute, body: DisputeOpen, response: Type.Object({ identifier: Type.String(), message: Type.String(), dispute_id: Type.Integer() }) },

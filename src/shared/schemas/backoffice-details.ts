@@ -33,3 +33,27 @@ export type InvoiceThread = Static<typeof InvoiceThread>;
 export const InvoiceDocumentQuery = Type.Object({
   file_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'One attachment by its file name; without it, the primary attachment, else a rendering of the invoice' })),
 });
+
+export const OwedAgainQuery = Type.Object({
+  amount_cents: Type.Optional(Type.Integer({ minimum: 1, description: 'The refund asked about, in minor units; without it, the void of the whole sale' })),
+});
+
+export const OwedAgain = Type.Object({
+  payments: Type.Array(
+    Type.Object({
+      payment_reference: Type.String(),
+      customer_identifier: Type.String(),
+      customer_name: Type.String(),
+      currency: Type.String(),
+      invoices: Type.Array(
+        Type.Object({
+          invoice_number: Type.String(),
+          display_number: Type.String(),
+          owed_again_cents: Type.Integer({ description: 'What the invoice will owe more, in minor units (with a discount it took, when the whole payment is reversed)' }),
+        }),
+      ),
+    }),
+    { description: 'Each invoicing payment the sale paid that the refund or void takes money off, and the invoices it puts back owing; empty when the sale paid no invoice' },
+  ),
+});
+export type OwedAgain = Static<typeof OwedAgain>;

@@ -83,13 +83,28 @@ export const PaymentAmountView = component(
   ),
 );
 
+export const PaymentRefund = component(
+  'PaymentRefund',
+  Type.Object({
+    kind: Type.Union([Type.Literal('refund'), Type.Literal('void')]),
+    date: Type.String({ description: 'The account\'s local day it was taken off (YYYY-MM-DD).' }),
+    timestamp: Type.String({ format: 'date-time' }),
+    amount: Type.String({ description: 'Taken off the payment, as a decimal ("12.50").' }),
+    transaction_token: Type.Union([Type.String(), Type.Null()], { description: 'The refund or void; null when several refunds that reached the store together (a lane\'s) were taken off at once.' }),
+    sale_transaction_token: Type.String({ description: 'The sale it gave money back of.' }),
+    reason: Type.String(),
+  }),
+);
+
 export const PaymentView = component(
   'PaymentResponse',
   Type.Object({
     payment_reference: Type.String(),
     date: Type.String(),
     currency: Type.String(),
-    payment_amount: Type.String({ description: 'Without fees ("20.00").' }),
+    payment_amount: Type.String({ description: 'Without fees ("20.00"); what it keeps now, after any refund or void of its transaction (`refunds`).' }),
+    received_amount: Type.String({ description: "Laneway's own: what was received, before any refund or void of its transaction was taken off (payment_amount plus each of `refunds`): the sale the settlement shows." }),
+    refunds: Type.Array(ref(PaymentRefund), { description: "Laneway's own: each refund or void of the payment's transaction taken off it, oldest first (payments made here only; one taken off before this was kept is not listed)." }),
     payment_transaction_amount: Type.String({ description: 'With fees.' }),
     unapplied_amount: Type.String({ description: 'Not applied to any invoice: credit on the customer.' }),
     payment_method: NullableString,

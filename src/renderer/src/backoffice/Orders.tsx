@@ -1,10 +1,10 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { bankLabel, cardLabel } from '../../../shared/card-brands';
 import { signedCents } from '../../../shared/money-moves';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { amountInput, money, orderStateText, parseAmount, transactionActionText, transactionStateText } from '../format';
+import { amountInput, fromDecimal, money, orderStateText, parseAmount, transactionActionText, transactionStateText } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
 import { Confirm, Money, Notice, Title, day, useLoad, usePaged } from './common';
 
@@ -169,6 +169,74 @@ const refusalText = (err: unknown) => {
   return (e.code && REFUSALS[e.code]) ?? e.message ?? String(err);
 };
 
+function Go({ to, children }: { to: string; children: ReactNode }) {
+  const go = useRoute((s) => s.go);
+  return (
+    <a href={to} onClick={(e) => (e.preventDefault(), go(to))}>
+      {children}
+    </a>
+  );
+}
+
+/** One invoicing payment the sale paid: whose, and the invoices it pays now. */
+function PaidPayment({ reference }: { reference: string }) {
+  const { data } = useLoad((c) => boCall(c, 'payment', { params: { reference_or_token: reference }, query: {} }), [reference]);
+  const cur = data?.currency.toUpperCase() ?? '';
+  const paid = (data?.payment_amounts ?? []).filter((a) => (fromDecimal(a.amount, cur) ?? 0) !== 0);
+  return (
+    <li>
+      <Go to={link('payments', reference)}>Payment {reference}</Go>
+      {data && (
+        <>
+          {' '}from <Go to={link('customers', data.customer_identifier)}>{data.customer_name || data.customer_identifier}</Go>
+          {paid.length > 0 ? ': ' : ' · nothing applied to an invoice now'}
+          {paid.map((a, i) => (
+            <span key={`${a.invoice_number}-${i}`}>
+              {i > 0 && ', '}
+              <Go to={link('invoices', a.invoice_number ?? '')}>Invoice {a.invoice_number}</Go> <Money cents={fromDecimal(a.amount, cur)} currency={cur} />
+            </span>
+          ))}
+        </>
+      )}
+    </li>
+  );
+}
+
+/** The invoicing payments a sale was recorded as (a pay link's, autopay's): what a refund takes money off. */
+function InvoicesPaid({ payments }: { payments: Txn['payments'] }) {
+  if (payments.length === 0) return null;
+  return (
+    <div className="card" aria-label="Invoices paid">
+      <h2>Invoices paid</h2>
+      <ul>
+        {payments.map((p) => <PaidPayment key={p.identifier} reference={p.identifier} />)}
+      </ul>
+    </div>
+  );
+}
+
+/**
+ * What the refund or void asked about puts back owing, as the engine works it out (the rule the
+ * refund itself follows); `cents` null is the void of the whole sale.
+ */
+function OwedAgainNote({ token, cents }: { token: string; cents: number | null }) {
+  const { data, error } = useLoad((c) => boCall(c, 'owedAgain', { params: { token }, query: cents === null ? {} : { amount_cents: cents } }), [token, cents]);
+  if (error) return <p className="error small">What the invoices will owe cannot be read: {error}</p>;
+  if (!data) return <p className="muted small">Reading the invoices it paid…</p>;
+  if (data.payments.length === 0) return <p aria-label="Owed again">No invoice goes back to owing: it comes off the credit the payment left on account.</p>;
+  return (
+    <p aria-label="Owed again">
+      {data.payments.flatMap((p) =>
+        p.invoices.map((i) => (
+          <span key={`${p.payment_reference}-${i.invoice_number}`}>
+            Invoice <strong>{i.display_number}</strong> ({p.customer_name || p.customer_identifier}) will owe <strong>{money(i.owed_again_cents, p.currency.toUpperCase())}</strong> again.{' '}
+          </span>
+        )),
+      )}
+    </p>
+  );
+}
+
 function TransactionDetail({ token }: { token: string }) {
   const { creds, session } = useUser();
   const { data, error, reload } = useLoad((c) => boCall(c, 'transaction', { params: { token_or_reference: token } }), [token]);
@@ -227,6 +295,7 @@ function TransactionDetail({ token }: { token: string }) {
           <p className="muted">{[day(data.created_at), data.message].filter(Boolean).join(' · ')}</p>
         </div>
       </div>
+      <InvoicesPaid payments={data.payments} />
       {move && (
         <Confirm
           // While the amount typed cannot be read, the title names no amount rather than the whole one.
@@ -250,6 +319,8 @@ function TransactionDetail({ token }: { token: string }) {
                 {/* An amount that cannot be taken is not shown as what the card holder will see. */}
                 {(parsed && !parsed.ok) || tooMuch ? '.' : <>: the card holder sees <strong>{money(cents, cur)}</strong>{move === 'void' && auth ? ' released' : ''}.</>}
               </p>
+              {/* Money given back on a sale that paid invoices leaves them owing: said before, not found later. */}
+              {move !== 'capture' && !auth && data.payments.length > 0 && !((parsed && !parsed.ok) || tooMuch) && <OwedAgainNote token={data.token} cents={move === 'void' ? null : cents} />}
               {move !== 'void' && (
                 <label className="bo-field">
                   Amount ({cur})

@@ -6,9 +6,10 @@ import { Money, day, paidBy, paymentStatus, useLoad } from './common';
 import './details.css';
 
 /**
- * A payment's tree as the engine answers it (options[export_payment_tree]): the payment on top;
- * below it what it became: an allocation to each invoice, the credit left on the customer's
- * account, and the payments that came from it (refunds, reversals), each a node of its own.
+ * A payment's tree as the engine answers it (options[export_payment_tree]): the payment on top, at
+ * what it received; below it what it became: an allocation to each invoice, the credit left on the
+ * customer's account, each refund or void of its transaction taken off it, and the payments that
+ * came from it (reversals), each a node of its own. So the nodes add up to what was received.
  */
 type Payment = BoAnswer<'payment'>;
 
@@ -50,12 +51,26 @@ function ChildPayment({ reference, currency }: { reference: string; currency: st
   );
 }
 
+/** A refund or void of the payment's card sale, taken off what it received. */
+function TakenOff({ refund, currency }: { refund: Payment['refunds'][number]; currency: string }) {
+  const transaction = refund.transaction_token ?? refund.sale_transaction_token;
+  return (
+    <Node
+      kind={refund.kind === 'void' ? 'Void' : 'Refund'}
+      tone="refund"
+      title={<Go to={link('orders', 'transactions', transaction)}>{refund.transaction_token ? `Transaction ${refund.transaction_token}` : `Refunds of transaction ${refund.sale_transaction_token}`}</Go>}
+      amount={<Money cents={-(fromDecimal(refund.amount, currency) ?? 0)} currency={currency} />}
+      sub={`${day(refund.date)} · ${refund.kind === 'void' ? 'voided' : 'refunded'} to the payer, taken off this payment`}
+    />
+  );
+}
+
 export function PaymentTree({ data }: { data: Payment }) {
   const cur = data.currency.toUpperCase();
   const applied = data.payment_amounts.filter((a) => (fromDecimal(a.amount, cur) ?? 0) !== 0);
   const unapplied = fromDecimal(data.unapplied_amount, cur) ?? 0;
   const children = data.payment_tree?.children ?? [];
-  const empty = applied.length === 0 && unapplied === 0 && children.length === 0;
+  const empty = applied.length === 0 && unapplied === 0 && children.length === 0 && data.refunds.length === 0;
   return (
     <div className="card bo-stack">
       <h2>Payment tree</h2>
@@ -64,8 +79,8 @@ export function PaymentTree({ data }: { data: Payment }) {
           kind="Payment"
           tone="root"
           title={<strong>{data.payment_reference}</strong>}
-          amount={<Money cents={fromDecimal(data.payment_amount, cur)} currency={cur} />}
-          sub={`${day(data.date)} · ${paidBy(data)} · from ${data.customer_name || data.customer_identifier}`}
+          amount={<Money cents={fromDecimal(data.received_amount, cur)} currency={cur} />}
+          sub={`${day(data.date)} · ${paidBy(data)} · from ${data.customer_name || data.customer_identifier}${data.refunds.length > 0 ? ' · received' : ''}`}
         >
           {applied.map((a, i) => (
             <Node
@@ -78,6 +93,7 @@ export function PaymentTree({ data }: { data: Payment }) {
             />
           ))}
           {unapplied !== 0 && <Node kind="Credit" tone="credit" title="Unapplied credit" amount={<Money cents={unapplied} currency={cur} />} sub="Kept on the customer's account for a later invoice" />}
+          {data.refunds.map((r, i) => <TakenOff key={`${r.timestamp}-${i}`} refund={r} currency={cur} />)}
           {children.map((reference) => <ChildPayment key={reference} reference={reference} currency={cur} />)}
           {empty && <li className="muted small">Nothing applied yet.</li>}
         </Node>

@@ -90,7 +90,14 @@ function PaymentDetail({ reference }: { reference: string }) {
       <div className="grid">
         <div className="card">
           <h2>Received</h2>
-          <p className="big-figure"><Money cents={fromDecimal(data.payment_amount, data.currency)} currency={data.currency} /></p>
+          {/* What the settlement shows as the sale; refunds are said apart, as the settlement says them. */}
+          <p className="big-figure" aria-label="Received"><Money cents={fromDecimal(data.received_amount, data.currency)} currency={data.currency} /></p>
+          {data.refunds.length > 0 && (
+            <p className="muted" aria-label="Kept">
+              {data.refunds.length === 1 ? (data.refunds[0]!.kind === 'void' ? 'Voided' : 'Refunded') : `${data.refunds.length} refunds`}{' '}
+              <Money cents={-data.refunds.reduce((sum, r) => sum + (fromDecimal(r.amount, data.currency) ?? 0), 0)} currency={data.currency} /> · kept <strong><Money cents={fromDecimal(data.payment_amount, data.currency)} currency={data.currency} /></strong>
+            </p>
+          )}
           <p className="muted">Unapplied credit: <Money cents={fromDecimal(data.unapplied_amount, data.currency)} currency={data.currency} /></p>
         </div>
         <div className="card">
