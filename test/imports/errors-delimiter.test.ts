@@ -5,10 +5,13 @@ import { importCsv } from './upload';
 
 /**
  * A file from a spreadsheet where the decimal mark is a comma comes separated by ';' (or tabs): its
- * errors file is written the same way, so the same spreadsheet opens it in columns.
+ * errors file is written the same way, so the same spreadsheet opens it in columns, and a line with
+ * one value too many names the file's own separator as the likely cause, not a comma.
  */
 const ctx = useHarness({ api: true });
 
+type Err = { line_number: number; field: string; code: string; error: string };
+const errors = async (id: number) => (await ctx.api.get<{ message: Err[] }>(`/api/imports/${id}/errors`)).body.message;
 const errorsCsv = async (id: number) => {
   const res = await ctx.api.get<string>(`/api/imports/${id}/errors.csv`);
   expect(res.status).toBe(200);
@@ -37,5 +40,20 @@ describe('the errors file of a batch', () => {
     const comma = await importCsv(ctx.api, `code,name\n${uid('D')},Branch\n,No code\n`);
     expect(comma.file_errors_count).toBe(1);
     expect((await errorsCsv(comma.id))[0]).toBe('line_number,field,code,error');
+  });
+});
+
+describe('a line with more values than the header has columns', () => {
+  it("names the file's separator as what likely split a field", async () => {
+    const c = uid('C');
+    const semi = await importCsv(ctx.api, `number;customer_identifier;date;amount\n${uid('INV')};${c};2026-04-01;100;extra\n`);
+    const [s] = await errors(semi.id);
+    expect(s!.code).toBe('too_many_values');
+    expect(s!.error).toContain('a semicolon inside a field that is not quoted?');
+    expect(s!.error).not.toContain('comma');
+    const tab = await importCsv(ctx.api, `code\tname\n${uid('D')}\tBranch\textra\n`);
+    expect((await errors(tab.id))[0]!.error).toContain('a tab inside a field that is not quoted?');
+    const comma = await importCsv(ctx.api, `code,name\n${uid('D')},Branch,extra\n`);
+    expect((await errors(comma.id))[0]!.error).toContain('a comma inside a field that is not quoted?');
   });
 });
