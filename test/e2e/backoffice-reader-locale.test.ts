@@ -1,14 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { screenshot } from '../helpers/browser';
-import { apiOf } from './processes';
+import { apiOf, until } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
 import { formatAmount, formatMoney } from '../../src/shared/money';
 
 /**
  * What a newcomer reading the back office in another locale and time zone than the shop met, in
  * Debian's Chromium against `npm run serve` (shop in UTC): en-US in UTC, de-DE in Berlin. A payment
- * typed for part of an invoice is what is applied to it. Screenshots: test-output/screenshots/reader-locale-*.png.
+ * typed for part of an invoice is what is applied to it; an import's refused records and its
+ * problems are both counted. Screenshots: test-output/screenshots/reader-locale-*.png.
  */
 const TOKEN = 'READERLOCALE0001';
 const KEY = 'reader-locale-key-0123456789';
@@ -25,6 +26,7 @@ const api = apiOf(() => url, TOKEN, KEY);
 const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 const shown = (cents: number, locale: string) => spaces(formatMoney(cents, 'USD', { locale }));
 const typed = (cents: number, locale: string) => formatAmount(cents, 'USD', locale);
+const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 
 beforeAll(async () => {
@@ -93,6 +95,31 @@ for (const { locale, p } of LOCALES) {
       await page().waitForURL(new RegExp(`/app/payments/CHQ-${who}-${p}-1$`));
       expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${older}`)).owing_cents).toBe(0);
       expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${opened}`)).owing_cents).toBe(123456 - 40000);
+    });
+
+    it('says how many records an import refused and how many problems are listed below', async () => {
+      const c = `${p}-IMP`;
+      // Two invoices refused, five problems between them (two and three); one imported.
+      const csv = ['number;customer_identifier;date;amount;due_date', `${c}-1;${c};2026-03-01;100;`, `${c}-2;${c};2026-02-30;12,50;`, `${c}-3;${c};2026-13-01;1,5;2026-02-31`].join('\r\n');
+      const form = new FormData();
+      form.append('file', new Blob([`${csv}\r\n`], { type: 'text/csv' }), `${c}.csv`);
+      const res = await fetch(`${url}/api/imports?force=true`, { method: 'POST', headers: { Authorization: auth }, body: form });
+      expect(res.status).toBe(201);
+      const { id } = (await res.json()) as { id: number };
+      let errors = 0;
+      await until(async () => {
+        const b = await api<{ status: string }>('GET', `/api/imports/${id}`);
+        if (b.status === 'processing') return false;
+        errors = (await api<{ message: unknown[] }>('GET', `/api/imports/${id}/errors`)).message.length;
+        return true;
+      }, 'the batch done');
+      expect(errors).toBe(5);
+      await page().goto(`${url}/app/imports/${id}`);
+      const summary = page().getByLabel('Errors summary');
+      await until(async () => (await summary.count()) > 0 && (await summary.innerText()).includes('problems'), 'both counts said');
+      expect(await summary.innerText()).toBe('2 invoices refused (5 problems)');
+      expect(await page().getByRole('table', { name: 'Errors' }).getByRole('row').count()).toBe(1 + 5);
+      await screenshot(page(), `reader-locale-imports-${locale}`);
     });
   });
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { KIND_EFFECT, type FileKind } from '../../../shared/import-kinds';
 import { ApiError } from '../api/client';
 import { boCall, boDownload, boUpload, type BoAnswer, type UploadOptions } from '../api/backoffice';
-import { fileSize, sentence, time } from '../format';
+import { LOCALE, fileSize, sentence, time } from '../format';
 import { useLive } from '../state/live';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -327,7 +327,7 @@ function ImportsList() {
         <TableScroll>
           <table className="bo-simple" aria-label="Batches">
             <thead>
-              <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Errors</th><th>Result</th></tr>
+              <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Refused</th><th>Result</th></tr>
             </thead>
             <tbody>
               {rows.map((b) => (
@@ -370,6 +370,27 @@ function EchoHint({ batch }: { batch: Batch }) {
       order, card number and expiry masked, followed by the wallet token, the fund token and the vault token (empty for a refused line).
     </p>
   );
+}
+
+/** What one record of a kind is called, singular and plural: a refused invoice may span several lines. */
+const REFUSED_NOUN: Record<Batch['kind'], [string, string]> = {
+  customers: ['customer', 'customers'],
+  invoices: ['invoice', 'invoices'],
+  payments: ['payment', 'payments'],
+  divisions: ['division', 'divisions'],
+  credit_cards: ['card line', 'card lines'],
+  invoice_recon: ['line', 'lines'],
+  payment_recon: ['line', 'lines'],
+};
+
+/**
+ * The batch counts records refused; the list below has one row per problem (a record may have
+ * several): both are said, so "6" above 13 rows does not read as a miscount.
+ */
+function refusedText(kind: Batch['kind'], refused: number, problems: number | null): string {
+  const [one, many] = REFUSED_NOUN[kind] ?? ['record', 'records'];
+  const head = `${refused.toLocaleString(LOCALE)} ${refused === 1 ? one : many} refused`;
+  return problems === null ? head : `${head} (${problems.toLocaleString(LOCALE)} ${problems === 1 ? 'problem' : 'problems'})`;
 }
 
 function BatchDetail({ id }: { id: number }) {
@@ -422,7 +443,8 @@ function BatchDetail({ id }: { id: number }) {
       )}
       {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} running={b.status === 'processing'} />}
       <div className="card">
-        <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
+        <h2>Errors</h2>
+        {b && b.file_errors_count > 0 && <p aria-label="Errors summary">{refusedText(b.kind, b.file_errors_count, done && errors.data ? all.length : null)}</p>}
         <TableScroll>
           <table className="bo-simple" aria-label="Errors">
             <thead><tr><th>Line</th><th>Field</th><th>Message</th></tr></thead>
