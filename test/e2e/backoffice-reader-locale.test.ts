@@ -97,7 +97,7 @@ for (const { locale, p } of LOCALES) {
       expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${opened}`)).owing_cents).toBe(123456 - 40000);
     });
 
-    it('says how many records an import refused and how many problems are listed below', async () => {
+    it('says how many records an import refused and how many problems are listed below, and how a file writes numbers', async () => {
       const c = `${p}-IMP`;
       // Two invoices refused, five problems between them (two and three); one imported.
       const csv = ['number;customer_identifier;date;amount;due_date', `${c}-1;${c};2026-03-01;100;`, `${c}-2;${c};2026-02-30;12,50;`, `${c}-3;${c};2026-13-01;1,5;2026-02-31`].join('\r\n');
@@ -119,6 +119,11 @@ for (const { locale, p } of LOCALES) {
       await until(async () => (await summary.count()) > 0 && (await summary.innerText()).includes('problems'), 'both counts said');
       expect(await summary.innerText()).toBe('2 invoices refused (5 problems)');
       expect(await page().getByRole('table', { name: 'Errors' }).getByRole('row').count()).toBe(1 + 5);
+      // Where a file is chosen: how numbers are written in it, the example in the reader's own writing.
+      await page().goto(`${url}/app/imports`);
+      const numbers = page().getByLabel('How numbers are written');
+      const example = new Intl.NumberFormat(locale, { minimumFractionDigits: 2 }).format(1234.5);
+      expect(spaces(await numbers.innerText())).toContain(`amounts in whole cents with no separator, quantities with a point for decimals and no thousands separator. For example ${spaces(example)} is written 123450`);
       await screenshot(page(), `reader-locale-imports-${locale}`);
     });
   });

@@ -231,6 +231,10 @@ function Upload() {
         </label>
       </div>
       <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which. At most 25 MB.</p>
+      {/* Whatever the reader's locale: a file's numbers are read one way (docs/csv-imports.md), and 12,50 or 1,5 is refused, never guessed at. */}
+      <p className="small" aria-label="How numbers are written">
+        Numbers in the file are written one way, whatever your language: amounts in whole cents with no separator, quantities with a point for decimals and no thousands separator. For example {new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2 }).format(1234.5)} is written <code>123450</code> and {new Intl.NumberFormat(LOCALE).format(1.5)} pieces <code>1.5</code>. Columns may be separated by commas, semicolons or tabs.
+      </p>
       <SampleFiles />
       {file && kind && <FileKindHint kind={kind} />}
       {file && kind === 'invoice_recon' && (
