@@ -9,7 +9,7 @@ import { formatAmount, formatMoney } from '../../src/shared/money';
  * What a newcomer reading the back office in another locale and time zone than the shop met, in
  * Debian's Chromium against `npm run serve` (shop in UTC): en-US in UTC, de-DE in Berlin. A payment
  * typed for part of an invoice is what is applied to it; an import's refused records and its
- * problems are both counted. Screenshots: test-output/screenshots/reader-locale-*.png.
+ * problems are both counted; the sandbox clock names the shop's zone. Screenshots: test-output/screenshots/reader-locale-*.png.
  */
 const TOKEN = 'READERLOCALE0001';
 const KEY = 'reader-locale-key-0123456789';
@@ -128,3 +128,22 @@ for (const { locale, p } of LOCALES) {
     });
   });
 }
+
+describe('the sandbox clock moved on', { timeout: 90_000 }, () => {
+  it("says the shop's time, naming its zone to a reader in another", async () => {
+    await api('POST', '/api/sandbox/v1/clock/advance', { by: 'P1D' });
+    for (const { locale, zone } of LOCALES) {
+      const page = pages.get(locale)!;
+      await page.goto(`${url}/app/settlement`);
+      const banner = page.getByLabel('Sandbox clock', { exact: true });
+      await banner.waitFor();
+      const text = spaces(await banner.innerText());
+      expect(text).toMatch(/moved 1 day ahead of the real time: in the shop it is now .+\. Cut-offs/);
+      expect(text).not.toContain(' here');
+      // Berlin reads the shop's UTC time with its zone; a reader in UTC needs no zone named.
+      if (zone === 'UTC') expect(text).not.toContain('UTC');
+      else expect(text).toMatch(/\d UTC\. Cut-offs/);
+      await screenshot(page, `reader-locale-clock-${locale}`);
+    }
+  });
+});
