@@ -9,7 +9,8 @@ import { formatAmount, formatMoney } from '../../src/shared/money';
  * What a newcomer reading the back office in another locale and time zone than the shop met, in
  * Debian's Chromium against `npm run serve` (shop in UTC): en-US in UTC, de-DE in Berlin. A payment
  * typed for part of an invoice is what is applied to it; an import's refused records and its
- * problems are both counted; the sandbox clock names the shop's zone. Screenshots: test-output/screenshots/reader-locale-*.png.
+ * problems are both counted; the sandbox clock names the shop's zone; an invoice without a due date
+ * shows the day it fell due. Screenshots: test-output/screenshots/reader-locale-*.png.
  */
 const TOKEN = 'READERLOCALE0001';
 const KEY = 'reader-locale-key-0123456789';
@@ -23,10 +24,10 @@ let bo: BackofficeInstall;
 let url: string;
 const pages = new Map<string, Page>();
 const api = apiOf(() => url, TOKEN, KEY);
+const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const spaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 const shown = (cents: number, locale: string) => spaces(formatMoney(cents, 'USD', { locale }));
 const typed = (cents: number, locale: string) => formatAmount(cents, 'USD', locale);
-const auth = `Basic ${Buffer.from(`${TOKEN}:${KEY}`).toString('base64')}`;
 const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 
 beforeAll(async () => {
@@ -125,6 +126,20 @@ for (const { locale, p } of LOCALES) {
       const example = new Intl.NumberFormat(locale, { minimumFractionDigits: 2 }).format(1234.5);
       expect(spaces(await numbers.innerText())).toContain(`amounts in whole cents with no separator, quantities with a point for decimals and no thousands separator. For example ${spaces(example)} is written 123450`);
       await screenshot(page(), `reader-locale-imports-${locale}`);
+    });
+
+    it('shows the day an invoice without a due date fell due (its date), beside OVERDUE', async () => {
+      const who = `${p}-NODUE`;
+      await api('POST', '/api/imports/customer', { identifier: who, name: `No terms ${p}` });
+      await api('POST', '/api/imports/invoice', { number: `${who}-1`, customer_identifier: who, amount: 5000, date: '2025-01-05' });
+      expect((await api<{ due_date: string | null }>('GET', `/api/exports/invoice/${who}-1`)).due_date).toBeNull();
+      await page().goto(`${url}/app/invoices?customer=${who}`);
+      const row = page().getByRole('table', { name: 'Invoices' }).getByRole('row', { name: new RegExp(`${who}-1`) });
+      await row.waitFor();
+      const cells = (await row.getByRole('cell').allInnerTexts()).map(spaces);
+      const dated = spaces(new Date('2025-01-05T00:00:00Z').toLocaleDateString(locale, { dateStyle: 'medium', timeZone: 'UTC' }));
+      expect(cells[3]).toBe(`${dated} (invoice date)`);
+      expect(cells[4]).toBe('OVERDUE');
     });
   });
 }

@@ -282,7 +282,7 @@ function RecordPayment() {
             <label className="bo-check">
               <input type="checkbox" checked={isTicked(inv)} onChange={(e) => tick(inv, e.target.checked)} aria-label={`Pay ${inv.display_number}`} />
               <span>
-                {inv.display_number} <span className="muted">due {day(inv.due_date)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
+                {inv.display_number} <span className="muted">due {day(inv.due_on)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
               </span>
             </label>
             <Field label={`Apply to ${inv.display_number}`} name={`apply-${inv.number}`} value={amountOf(inv)} onChange={(v) => setApplied(inv.number, v)} errors={{ ...errors, ...local }} />
@@ -318,8 +318,8 @@ function RecordPayment() {
  * the engine checks the same again (payment-credit.ts) and adds them to what the payment paid.
  */
 /** Credit goes on the oldest debt first, so the invoices are offered in that order. */
-type Dated = { number: string; due_date?: string | null; date?: string | null };
-const oldestDueFirst = (a: Dated, b: Dated) => (a.due_date ?? a.date ?? '').localeCompare(b.due_date ?? b.date ?? '') || a.number.localeCompare(b.number, undefined, { numeric: true });
+type Dated = { number: string; due_on: string };
+const oldestDueFirst = (a: Dated, b: Dated) => a.due_on.localeCompare(b.due_on) || a.number.localeCompare(b.number, undefined, { numeric: true });
 
 function ApplyCredit({ reference, customer, currency, credit, done }: { reference: string; customer: string; currency: string; credit: number; done(): void }) {
   const creds = useUser((s) => s.creds);
@@ -368,7 +368,7 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
       {(open ?? []).map((inv) => (
         <div key={inv.number} className="bo-apply">
           <span>
-            {inv.display_number} <span className="muted">due {day(inv.due_date)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
+            {inv.display_number} <span className="muted">due {day(inv.due_on)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
           </span>
           <Field label={`Apply to ${inv.display_number}`} name={`credit-${inv.number}`} value={typed[inv.number] ?? ''} onChange={(v) => setTyped((t) => ({ ...t, [inv.number]: v }))} errors={{ ...errors, ...local }} />
         </div>
