@@ -57,6 +57,8 @@ export interface InvoiceRowView {
   customer_identifier: string;
   date: string;
   due_date: string | null;
+  /** The day `status` counts from: the due date, else the invoice's date (StatusBasis). */
+  due_on: string;
   currency: string;
   amount_cents: number;
   owing_cents: number;
@@ -446,6 +448,8 @@ function invoiceRow(filter: InvoiceFilter, day: string, watermark: number, feed:
     customer_identifier: String(view.customer_identifier),
     date,
     due_date: (view.due_date as string | null) ?? null,
+    // The status's own basis, so the screen shows the day OVERDUE was counted from without a rule of its own.
+    due_on: st[2],
     currency: String(view.currency),
     amount_cents: st[0],
     owing_cents: st[1],

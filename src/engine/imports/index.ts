@@ -52,7 +52,8 @@ export interface Imports {
   upload(file: Readable, meta: () => Promise<UploadMeta>): Promise<BatchView>;
   list(filter: 'all' | 'processing' | 'completed', page: number): Promise<BatchView[]>;
   view(id: number): Promise<BatchView>;
-  errors(id: number): Promise<LineError[]>;
+  /** The refused lines, and the separator of the file they came from (a comma unless it was another). */
+  errors(id: number): Promise<{ delimiter: ',' | Delimiter; lines: LineError[] }>;
   /** The tokenized card lines (masked) with their tokens; gone 24 h after the batch completed. */
   echo(id: number): Promise<{ header: string[]; lines: EchoLine[] }>;
   /** Reconciliation records of a batch (default: the most recent reconciliation batch of the kind). */
@@ -161,6 +162,7 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
         records_done: 0,
         complete_ms: null,
         file: { name, key_id: file.keyId, iv: file.iv, ...(delimiter ? { delimiter } : {}) },
+        ...(delimiter ? { delimiter } : {}),
         ...(confirmClose ? { confirm_close: true } : {}),
       };
       await putBatch(tx, data, 'import.created');
@@ -312,8 +314,10 @@ export function createImports(deps: { core: EngineCore; account: Account; wallet
     view: async (id) => view(await requireBatch(id)),
 
     async errors(id) {
-      await requireBatch(id);
-      return (await ofBatch<LineError>(core, LINE_ERROR, id)).map((d) => d.data);
+      const b = await requireBatch(id);
+      const lines = (await ofBatch<LineError>(core, LINE_ERROR, id)).map((d) => d.data);
+      // A batch made before the separator was kept with it has it on its file until it is done.
+      return { delimiter: b.delimiter ?? b.file?.delimiter ?? ',', lines };
     },
 
     async echo(id) {

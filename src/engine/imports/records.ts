@@ -62,6 +62,11 @@ export interface BatchData {
   confirm_close?: boolean;
   /** An invoice reconciliation's decision on closing, once made (absent until then, and for other kinds). */
   closing?: ClosingDecision;
+  /**
+   * The upload's separator when not a comma, kept after `file` is dropped: the errors file is
+   * written with it, so a spreadsheet that saved ';' opens its errors in columns too.
+   */
+  delimiter?: Delimiter;
 }
 
 /** A line the batch could not import: where, which column, why, and which record it was. */

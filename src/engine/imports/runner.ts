@@ -12,7 +12,7 @@ import type { CustomerDoc } from '../receivables/types';
 import { APPLIERS, cardField, closeUnlisted, echoCells, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
 import { continues, KINDS, locate, groupInput, maskFreeTextCells, namingCells, rowValues, strayParentColumn, type Group, type KindSpec, type Row } from './kinds';
-import { getBatch, putBatch, putEcho, putLineError, type BatchData, type ClosingDecision, type EchoLine, type LineError } from './records';
+import { getBatch, putBatch, putEcho, putLineError, type BatchData, type ClosingDecision, type Delimiter, type EchoLine, type LineError } from './records';
 
 /** Rows per unit of work: one commit and one progress event each. */
 export const CHUNK_ROWS = 500;
@@ -124,7 +124,7 @@ export async function runBatch(deps: RunnerDeps, id: number): Promise<void> {
       }
       if (rowIndex++ < start.rows_done) continue;
       const row: Row = { line, values: maskFreeTextCells(start.kind, rowValues(header, record)) };
-      const refusal = lineRefusal(spec, header, record, group, row);
+      const refusal = lineRefusal(spec, header, record, group, row, start.file.delimiter ?? ',');
       if (!refusal && group && continues(spec, group, row)) {
         group.rows.push(row);
         chunkRows++;
@@ -302,14 +302,17 @@ async function progress(tx: Tx, batch: BatchData, done: Group[], imported: numbe
   );
 }
 
+const DELIMITER_WORDS: Record<',' | Delimiter, string> = { ',': 'a comma', ';': 'a semicolon', '\t': 'a tab' };
+
 /**
  * Why a line is refused before any rule reads it: more values than the header has columns, or a
  * row continuing a record that gives a column other than the nested ones a value of its own (a
  * record whose key was left out). Undefined for a line the rules decide.
  */
-function lineRefusal(spec: KindSpec, header: readonly string[], record: readonly string[], group: Group | undefined, row: Row): EngineError | undefined {
+function lineRefusal(spec: KindSpec, header: readonly string[], record: readonly string[], group: Group | undefined, row: Row, delimiter: ',' | Delimiter): EngineError | undefined {
   const extra = record.slice(header.length).filter((c) => c.trim() !== '').length;
-  if (extra) return fail.invalid('too_many_values', `has ${header.length + extra} values where the header has ${header.length} columns: a comma inside a field that is not quoted? Quote the field`);
+  // The separator named is the file's own: in a ';' file a stray comma splits nothing, a stray ';' does.
+  if (extra) return fail.invalid('too_many_values', `has ${header.length + extra} values where the header has ${header.length} columns: ${DELIMITER_WORDS[delimiter]} inside a field that is not quoted? Quote the field`);
   // Rows under a refused record go with it.
   if (!group || group.refusal || !continues(spec, group, row)) return undefined;
   const stray = strayParentColumn(spec, group, row);

@@ -188,13 +188,13 @@ export const viewBatch = defineRoute({
   },
 });
 
-const csvCell = (v: string | number) => {
+const csvCell = (v: string | number, delimiter: string) => {
   const s = String(v);
   // A cell a spreadsheet would run as a formula is quoted with a leading apostrophe.
   const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return /[",\r\n]/.test(safe) || safe.includes(delimiter) ? `"${safe.replace(/"/g, '""')}"` : safe;
 };
-const csvLine = (cells: Array<string | number>) => `${cells.map(csvCell).join(',')}\r\n`;
+const csvLine = (cells: Array<string | number>, delimiter = ',') => `${cells.map((c) => csvCell(c, delimiter)).join(delimiter)}\r\n`;
 
 const errorsRoute = (path: string, operationId: string, format: 'json' | 'csv') =>
   defineRoute({
@@ -203,16 +203,18 @@ const errorsRoute = (path: string, operationId: string, format: 'json' | 'csv') 
     operationId,
     tags: TAGS,
     summary: `View batch errors${format === 'csv' ? ' (CSV)' : ''}`,
-    description: 'One entry per broken field of a refused line: its line, column, code and message, and in `.json` (the default) the refused record\'s naming fields as the file gives them (`number`, `identifier`, `customer_identifier`...), to match an error to its record. `.csv` has the first four columns.',
+    description: 'One entry per broken field of a refused line: its line, column, code and message, and in `.json` (the default) the refused record\'s naming fields as the file gives them (`number`, `identifier`, `customer_identifier`...), to match an error to its record. `.csv` has the first four columns, separated as the uploaded file was (a comma, or its semicolons or tabs).',
     params: BatchParams,
     responses: {
       200: format === 'json' ? { description: 'Errors', schema: BatchErrors } : { description: 'Errors as CSV', schema: Type.String(), contentType: 'text/csv' },
       ...notFound,
     },
     async handler({ engine, params }) {
-      const errors = (await engine.imports.errors(params.id)).map((e) => ({ ...e.record, line_number: e.line, field: e.field, code: e.code, error: e.message }));
+      const { delimiter, lines } = await engine.imports.errors(params.id);
+      const errors = lines.map((e) => ({ ...e.record, line_number: e.line, field: e.field, code: e.code, error: e.message }));
       if (format === 'json') return { body: { message: errors } };
-      const body = csvLine(['line_number', 'field', 'code', 'error']) + errors.map((e) => csvLine([e.line_number, e.field, e.code, e.error])).join('');
+      // Separated as the upload was: a spreadsheet set to ';' (a decimal-comma locale) would open a comma file in one column.
+      const body = csvLine(['line_number', 'field', 'code', 'error'], delimiter) + errors.map((e) => csvLine([e.line_number, e.field, e.code, e.error], delimiter)).join('');
       return { body, contentType: 'text/csv; charset=utf-8' };
     },
   });

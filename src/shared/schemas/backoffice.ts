@@ -30,6 +30,7 @@ export const InvoiceRow = component(
     customer_identifier: Type.String(),
     date: Type.String(),
     due_date: Nullable(Type.String()),
+    due_on: Type.String({ description: 'The day the invoice falls due, as `status` reads it: its `due_date`, else (none given) its `date`' }),
     currency: Type.String(),
     amount_cents: Type.Integer(),
     owing_cents: Type.Integer(),

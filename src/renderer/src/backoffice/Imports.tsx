@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { KIND_EFFECT, type FileKind } from '../../../shared/import-kinds';
 import { ApiError } from '../api/client';
 import { boCall, boDownload, boUpload, type BoAnswer, type UploadOptions } from '../api/backoffice';
-import { fileSize, sentence, time } from '../format';
+import { LOCALE, fileSize, sentence, time } from '../format';
 import { useLive } from '../state/live';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
@@ -231,6 +231,10 @@ function Upload() {
         </label>
       </div>
       <p className="muted small">Customers, invoices, payments, divisions, credit cards or reconciliation: the header row tells which. At most 25 MB.</p>
+      {/* Whatever the reader's locale: a file's numbers are read one way (docs/csv-imports.md), and 12,50 or 1,5 is refused, never guessed at. */}
+      <p className="small" aria-label="How numbers are written">
+        Numbers in the file are written one way, whatever your language: amounts in whole cents with no separator, quantities with a point for decimals and no thousands separator. For example {new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2 }).format(1234.5)} is written <code>123450</code> and {new Intl.NumberFormat(LOCALE).format(1.5)} pieces <code>1.5</code>. Columns may be separated by commas, semicolons or tabs.
+      </p>
       <SampleFiles />
       {file && kind && <FileKindHint kind={kind} />}
       {file && kind === 'invoice_recon' && (
@@ -327,7 +331,7 @@ function ImportsList() {
         <TableScroll>
           <table className="bo-simple" aria-label="Batches">
             <thead>
-              <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Errors</th><th>Result</th></tr>
+              <tr><th>Batch</th><th>File</th><th>Kind</th><th>Uploaded</th><th>Status</th><th>Progress</th><th className="num">Refused</th><th>Result</th></tr>
             </thead>
             <tbody>
               {rows.map((b) => (
@@ -370,6 +374,27 @@ function EchoHint({ batch }: { batch: Batch }) {
       order, card number and expiry masked, followed by the wallet token, the fund token and the vault token (empty for a refused line).
     </p>
   );
+}
+
+/** What one record of a kind is called, singular and plural: a refused invoice may span several lines. */
+const REFUSED_NOUN: Record<Batch['kind'], [string, string]> = {
+  customers: ['customer', 'customers'],
+  invoices: ['invoice', 'invoices'],
+  payments: ['payment', 'payments'],
+  divisions: ['division', 'divisions'],
+  credit_cards: ['card line', 'card lines'],
+  invoice_recon: ['line', 'lines'],
+  payment_recon: ['line', 'lines'],
+};
+
+/**
+ * The batch counts records refused; the list below has one row per problem (a record may have
+ * several): both are said, so "6" above 13 rows does not read as a miscount.
+ */
+function refusedText(kind: Batch['kind'], refused: number, problems: number | null): string {
+  const [one, many] = REFUSED_NOUN[kind] ?? ['record', 'records'];
+  const head = `${refused.toLocaleString(LOCALE)} ${refused === 1 ? one : many} refused`;
+  return problems === null ? head : `${head} (${problems.toLocaleString(LOCALE)} ${problems === 1 ? 'problem' : 'problems'})`;
 }
 
 function BatchDetail({ id }: { id: number }) {
@@ -422,7 +447,8 @@ function BatchDetail({ id }: { id: number }) {
       )}
       {b && (b.kind === 'invoice_recon' || b.kind === 'payment_recon') && <ReconResults id={id} kind={b.kind} running={b.status === 'processing'} />}
       <div className="card">
-        <h2>Errors {b ? <span className="pill">{b.file_errors_count.toLocaleString()}</span> : null}</h2>
+        <h2>Errors</h2>
+        {b && b.file_errors_count > 0 && <p aria-label="Errors summary">{refusedText(b.kind, b.file_errors_count, done && errors.data ? all.length : null)}</p>}
         <TableScroll>
           <table className="bo-simple" aria-label="Errors">
             <thead><tr><th>Line</th><th>Field</th><th>Message</th></tr></thead>

@@ -16,14 +16,15 @@ const columns: Columns<Row> = [
   { accessorKey: 'display_number', header: 'Invoice' },
   { accessorKey: 'customer_identifier', header: 'Customer' },
   { accessorKey: 'date', header: 'Date', cell: (c) => day(c.row.original.date) },
-  { accessorKey: 'due_date', header: 'Due', cell: (c) => day(c.row.original.due_date) },
+  // The day the engine counts overdue from: with no due date of its own, an invoice is due on its date, and says so.
+  { accessorKey: 'due_on', header: 'Due', cell: (c) => <>{day(c.row.original.due_on)}{c.row.original.due_date ? null : <span className="muted small"> (invoice date)</span>}</> },
   { accessorKey: 'status', header: 'Status', cell: (c) => <span className={`pill ${String(c.getValue()).toLowerCase()}`}>{String(c.getValue())}</span> },
   { accessorKey: 'amount_cents', header: 'Amount', cell: (c) => <Money cents={c.row.original.amount_cents} currency={c.row.original.currency} /> },
   { accessorKey: 'owing_cents', header: 'Owing', cell: (c) => <Money cents={c.row.original.owing_cents} currency={c.row.original.currency} /> },
 ];
 const MONEY_COLUMNS: Record<string, (r: Row) => [number, string]> = { amount_cents: (r) => [r.amount_cents, r.currency], owing_cents: (r) => [r.owing_cents, r.currency] };
 /** Never cut: a number or a day cut short reads as another one. */
-const WHOLE: Whole<Row> = { display_number: (r) => String(r.display_number ?? ''), customer_identifier: (r) => String(r.customer_identifier ?? ''), date: (r) => day(r.date), due_date: (r) => day(r.due_date), status: { pill: (r) => String(r.status) } };
+const WHOLE: Whole<Row> = { display_number: (r) => String(r.display_number ?? ''), customer_identifier: (r) => String(r.customer_identifier ?? ''), date: (r) => day(r.date), due_on: (r) => `${day(r.due_on)}${r.due_date ? '' : ' (invoice date)'}`, status: { pill: (r) => String(r.status) } };
 
 /** Invoices newest first through the engine's filtered list query; rows open the invoice. */
 /** `empty`: what the list says when nothing is in it (a customer's open invoices are not a filter that matched nothing). */

@@ -53,6 +53,7 @@ export function PaymentsSection({ rest }: { rest: string[] }) {
 }
 
 type OpenInvoice = { number: string; display_number: string; owing_cents: number };
+type Applying = { customer: string | null; ticks: Record<string, boolean>; byHand: Record<string, string> | null };
 
 /**
  * The amounts typed beside open invoices, read in the screen's locale: each at most what its
@@ -132,10 +133,10 @@ function RecordPayment() {
   const [date, setDate] = useState<string | null>(null);
   const shopToday = useShopToday();
   const dateValue = date ?? shopToday;
-  // The amounts typed beside a customer's invoices, kept while that customer stays the one chosen.
-  const [typedFor, setTypedFor] = useState<{ customer: string | null; amounts: Record<string, string> }>({ customer: null, amounts: {} });
-  const applied = typedFor.customer === customer ? typedFor.amounts : {};
-  const setApplied = (invoice: string, v: string) => setTypedFor((t) => ({ customer, amounts: { ...(t.customer === customer ? t.amounts : {}), [invoice]: v } }));
+  // Which invoices the payment goes to (ticked) and, once the clerk typed beside one, the amounts
+  // as typed; kept while that customer stays the one chosen.
+  const [applyingFor, setApplyingFor] = useState<Applying>({ customer: null, ticks: {}, byHand: null });
+  const applying: Applying = applyingFor.customer === customer ? applyingFor : { customer, ticks: {}, byHand: null };
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -151,9 +152,36 @@ function RecordPayment() {
   const [curFor, setCurFor] = useState<{ customer: string | null; cur: string } | null>(null);
   const cur = curFor && curFor.customer === customer ? curFor.cur : usual;
   const curOptions = [...new Set([...currencies, accountCur])].sort();
-  const open = owed?.filter((i) => i.currency.toUpperCase() === cur);
-  const amountOf = (inv: { number: string; owing_cents: number }) => applied[inv.number] ?? (invoiceParam === inv.number ? amountInput(inv.owing_cents, cur) : '');
+  const open = owed?.filter((i) => i.currency.toUpperCase() === cur).sort(oldestDueFirst);
   const parsedTotal = total.trim() ? parseAmount(total, cur) : null;
+  // The invoice the form was opened from is the one being paid until the clerk says otherwise.
+  const ticked = (inv: OpenInvoice) => applying.ticks[inv.number] ?? inv.number === invoiceParam;
+  // Until an amount is typed beside an invoice, the amount received is what is applied: a cheque for
+  // part of what is owed must not leave the whole owing in the fields and be refused at Record. It
+  // pays the ticked invoices oldest due first, each at most what it owes; the rest is credit.
+  const spread = new Map<string, string>();
+  let left = parsedTotal?.ok ? parsedTotal.minor : 0;
+  for (const inv of open ?? []) {
+    if (!ticked(inv)) continue;
+    // No amount received yet: a ticked invoice is paid whole, and the payment is their sum.
+    if (!parsedTotal) spread.set(inv.number, amountInput(inv.owing_cents, cur));
+    else if (left > 0) {
+      const share = Math.min(left, inv.owing_cents);
+      spread.set(inv.number, amountInput(share, cur));
+      left -= share;
+    }
+  }
+  const amountOf = (inv: OpenInvoice) => (applying.byHand ? (applying.byHand[inv.number] ?? '') : (spread.get(inv.number) ?? ''));
+  // The first amount typed by hand takes the others as they were shown, so none moves under the clerk's eyes.
+  const byHandNow = () => applying.byHand ?? Object.fromEntries((open ?? []).map((inv) => [inv.number, amountOf(inv)]));
+  const setApplied = (invoice: string, v: string) => setApplyingFor({ ...applying, byHand: { ...byHandNow(), [invoice]: v } });
+  const tick = (inv: OpenInvoice, on: boolean) => {
+    if (!applying.byHand) return setApplyingFor({ ...applying, ticks: { ...applying.ticks, [inv.number]: on } });
+    // Amounts typed by hand stay as typed: ticking puts what is still unapplied (else what it owes) beside that one invoice.
+    const rest = parsedTotal?.ok ? parsedTotal.minor - allocated : 0;
+    setApplied(inv.number, on ? amountInput(rest > 0 ? Math.min(rest, inv.owing_cents) : inv.owing_cents, cur) : '');
+  };
+  const isTicked = (inv: OpenInvoice) => (applying.byHand ? amountOf(inv).trim() !== '' : ticked(inv));
   const read = invoiceAmounts(open ?? [], amountOf, cur, 'apply', ': leave the rest in the amount received, it stays as credit');
   const { total: allocated, problems: local } = read;
   const allocations = read.amounts.map((a) => ({ invoice_number: a.invoice_number, amount: a.cents }));
@@ -163,7 +191,9 @@ function RecordPayment() {
   const unreadable = totalProblem !== null;
   const totalCents = parsedTotal?.ok ? parsedTotal.minor : allocated;
   const unapplied = totalCents - allocated;
-  const dirty = pick.text.trim() !== opened || method !== 'cheque' || number.trim() !== '' || total.trim() !== '' || date !== null || Object.values(typedFor.amounts).some((v) => v.trim() !== '');
+  // Applied beyond the payment cannot be recorded: said beside Record as soon as it is so, not after a click.
+  const over = !unreadable && unapplied < 0;
+  const dirty = pick.text.trim() !== opened || method !== 'cheque' || number.trim() !== '' || total.trim() !== '' || date !== null || Object.keys(applyingFor.ticks).length > 0 || Object.values(applyingFor.byHand ?? {}).some((v) => v.trim() !== '');
   const saved = useUnsavedGuard(dirty);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -256,9 +286,12 @@ function RecordPayment() {
         {open && open.length === 0 && <p className="muted">{customer ? 'No open invoice: the whole payment is credit on account.' : 'Pick the customer first: their open invoices show here.'}</p>}
         {(open ?? []).map((inv) => (
           <div key={inv.number} className="bo-apply">
-            <span>
-              {inv.display_number} <span className="muted">due {day(inv.due_date)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
-            </span>
+            <label className="bo-check">
+              <input type="checkbox" checked={isTicked(inv)} onChange={(e) => tick(inv, e.target.checked)} aria-label={`Pay ${inv.display_number}`} />
+              <span>
+                {inv.display_number} <span className="muted">due {day(inv.due_on)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
+              </span>
+            </label>
             <Field label={`Apply to ${inv.display_number}`} name={`apply-${inv.number}`} value={amountOf(inv)} onChange={(v) => setApplied(inv.number, v)} errors={{ ...errors, ...local }} />
           </div>
         ))}
@@ -272,7 +305,12 @@ function RecordPayment() {
           )}
         </p>
         <div className="bo-actions">
-          <button type="submit" className="primary" disabled={busy}>
+          {over && (
+            <span id="payment-over" className="error">
+              The amounts applied ({money(allocated, cur)}) are {money(-unapplied, cur)} more than the payment: lower an amount applied or raise the amount received
+            </span>
+          )}
+          <button type="submit" className="primary" disabled={busy || over} aria-describedby={over ? 'payment-over' : undefined}>
             {busy ? 'Recording…' : unreadable || totalCents <= 0 ? 'Record the payment' : `Record ${money(totalCents, cur)}`}
           </button>
         </div>
@@ -287,8 +325,8 @@ function RecordPayment() {
  * the engine checks the same again (payment-credit.ts) and adds them to what the payment paid.
  */
 /** Credit goes on the oldest debt first, so the invoices are offered in that order. */
-type Dated = { number: string; due_date?: string | null; date?: string | null };
-const oldestDueFirst = (a: Dated, b: Dated) => (a.due_date ?? a.date ?? '').localeCompare(b.due_date ?? b.date ?? '') || a.number.localeCompare(b.number, undefined, { numeric: true });
+type Dated = { number: string; due_on: string };
+const oldestDueFirst = (a: Dated, b: Dated) => a.due_on.localeCompare(b.due_on) || a.number.localeCompare(b.number, undefined, { numeric: true });
 
 function ApplyCredit({ reference, customer, currency, credit, done }: { reference: string; customer: string; currency: string; credit: number; done(): void }) {
   const creds = useUser((s) => s.creds);
@@ -337,7 +375,7 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
       {(open ?? []).map((inv) => (
         <div key={inv.number} className="bo-apply">
           <span>
-            {inv.display_number} <span className="muted">due {day(inv.due_date)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
+            {inv.display_number} <span className="muted">due {day(inv.due_on)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
           </span>
           <Field label={`Apply to ${inv.display_number}`} name={`credit-${inv.number}`} value={typed[inv.number] ?? ''} onChange={(v) => setTyped((t) => ({ ...t, [inv.number]: v }))} errors={{ ...errors, ...local }} />
         </div>

@@ -4,7 +4,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { backofficeRoutes } from '../../../shared/api/backoffice-routes';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { LOCALE, exceptionTypeText, money, moneyShort, transactionActionText } from '../format';
+import { exceptionTypeText, money, moneyShort, time, transactionActionText } from '../format';
 import { brandName, paidWith, tenderGroupName } from '../../../shared/card-brands';
 import { signedCents } from '../../../shared/money-moves';
 import { Confirm, Money, Notice, Title, day, useLoad } from './common';
@@ -78,12 +78,14 @@ function ClockBanner() {
       reload();
     }
   };
-  const now = new Date(status.now).toLocaleString(LOCALE, { dateStyle: 'full', timeStyle: 'short', timeZone: status.timezone });
+  // The shop's time, its zone named when the reader's computer is in another (as every screen
+  // writes a time): "here" beside a time of another zone read as the reader's own.
+  const now = time(status.now);
   return (
     <>
       {offset > 0 && (
         <p role="status" className="notice warn" aria-label="Sandbox clock">
-          The sandbox clock is moved {aheadWords(offset)} ahead of the real time: it is {now} here. Cut-offs, deposits and statements follow this time.
+          The sandbox clock is moved {aheadWords(offset)} ahead of the real time: in the shop it is now {now}. Cut-offs, deposits and statements follow this time.
         </p>
       )}
       {sandbox && can(session, 'settings') && (
@@ -100,7 +102,7 @@ function ClockBanner() {
           body={
             <>
               <p>
-                It is {now} here. Every cut-off in that time runs as it would have: open batches close, deposits are made and statements are issued. The clock only moves forward: it cannot be put back.
+                In the shop it is now {now}. Every cut-off in that time runs as it would have: open batches close, deposits are made and statements are issued. The clock only moves forward: it cannot be put back.
               </p>
               <p>Autopay runs too: customers with autopay on are charged, on their saved card or bank account, for the invoices that fall due in that time.</p>
             </>
