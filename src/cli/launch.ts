@@ -103,7 +103,7 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     });
     // Only now that the socket listens: a start that failed before made no credential nobody saw.
     const first = await engine.firstStart();
-    engine.start();
+    engine.start(tickMsFromEnv());
     await startSync(engine, options);
     const status = engine.status();
     const banner = [
@@ -136,6 +136,15 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
 }
 
 /** Shorter webhook timing for tests that run serve (default: the 10 s timeout and 1 s first retry). */
+/**
+ * For tests only: `LANEWAY_TICK_MS` runs the engine's tick (autopay, reminders, settling, ...) that
+ * often instead of every 15 s, so a browser test waiting on it waits less. Unset, 15 s as always.
+ */
+function tickMsFromEnv(): number | undefined {
+  const ms = Number(process.env.LANEWAY_TICK_MS);
+  return ms > 0 ? ms : undefined;
+}
+
 function webhookTimingFromEnv(): { timeoutMs?: number; retryBaseMs?: number } {
   const timeout = Number(process.env.LANEWAY_WEBHOOK_TIMEOUT_MS);
   const retry = Number(process.env.LANEWAY_WEBHOOK_RETRY_MS);

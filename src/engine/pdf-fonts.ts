@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type * as FontkitModule from 'fontkit';
 import type { Font, FontCollection } from 'fontkit';
 
@@ -20,14 +20,14 @@ export function winAnsi(cp: number): boolean {
 }
 
 /**
- * The fonts shipped with the app (SIL Open Font License 1.1, from the @fontsource packages), in
- * the order a character is looked up: Noto Sans for Latin beyond WinAnsi, Cyrillic, Greek,
- * Vietnamese and Devanagari; IBM Plex Sans Arabic, then Noto Sans Arabic for the rarer letters;
- * the Noto Sans of Hebrew, Thai, Bengali, Tamil, Kannada, Malayalam, Georgian, Armenian, Khmer,
- * Myanmar and Thaana; the four Noto Sans CJK fonts, whose order a text can change (see
- * `cjkOrder`); then symbols and emoji (Noto Emoji, drawn in one colour). Each package splits its
- * font into files by Unicode range (`unicode.json`), so a document loads and embeds only the few
- * files its characters are in.
+ * The fonts shipped with the app (SIL Open Font License 1.1, in resources/pdf-fonts/: copied from
+ * npm's @fontsource packages by scripts/vendor-pdf-fonts.mjs), in the order a character is looked
+ * up: Noto Sans for Latin beyond WinAnsi, Cyrillic, Greek, Vietnamese and Devanagari; IBM Plex
+ * Sans Arabic, then Noto Sans Arabic for the rarer letters; the Noto Sans of Hebrew, Thai, Bengali,
+ * Tamil, Kannada, Malayalam, Georgian, Armenian, Khmer, Myanmar and Thaana; the four Noto Sans CJK
+ * fonts, whose order a text can change (see `cjkOrder`); then symbols and emoji (Noto Emoji, drawn
+ * in one colour). Each family splits its font into files by Unicode range (`unicode.json`), so a
+ * document loads and embeds only the few files its characters are in.
  *
  * Plex before Noto for Arabic: Noto Sans Arabic draws ب ت ث ن ي (and others) as one dotless
  * letter plus dots, and a PDF maps a glyph back to one character only, so copying or searching
@@ -210,9 +210,26 @@ export class FontChain {
   }
 }
 
-/** Where an installed @fontsource package is: beside this module's node_modules, in the app's asar too. */
-export function fontsourceDir(family: string): string {
-  return dirname(createRequire(import.meta.url).resolve(`@fontsource/${family}/unicode.json`));
+let fontsRoot: string | undefined;
+
+/**
+ * Where a bundled family's files are: resources/pdf-fonts/<family>/, found by climbing from this
+ * module, which runs from src/engine/ (tests, tsx), out/cli/ (`serve`, `admin`), out/main/chunks/
+ * (the desktop app), and the same inside the packaged app's asar, which holds resources/ too.
+ */
+export function pdfFontsDir(family: string): string {
+  if (!fontsRoot) {
+    const start = dirname(fileURLToPath(import.meta.url));
+    for (let dir = start; ; dir = dirname(dir)) {
+      const candidate = join(dir, 'resources', 'pdf-fonts');
+      if (existsSync(join(candidate, 'README.md'))) {
+        fontsRoot = candidate;
+        break;
+      }
+      if (dirname(dir) === dir) throw new Error(`resources/pdf-fonts not found above ${start}`);
+    }
+  }
+  return join(fontsRoot, family);
 }
 
 const KANA = /[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/;

@@ -1,6 +1,6 @@
 import type { Bidi, EmbeddingLevels } from 'bidi-js';
 import type LineBreakerClass from 'linebreak';
-import { FontChain, fontsourceDir, winAnsi, type FontFile } from './pdf-fonts';
+import { FontChain, pdfFontsDir, winAnsi, type FontFile } from './pdf-fonts';
 
 /** How text is set: its size in points, Helvetica's face, and colour. */
 export interface TextStyle {
@@ -42,7 +42,7 @@ let loading: Promise<Kit> | undefined;
 /** fontkit, the line breaker and the bidi algorithm, loaded with the first document like pdfkit itself. */
 export function loadTextKit(): Promise<Kit> {
   loading ??= Promise.all([import('fontkit'), import('linebreak'), import('bidi-js')]).then(([fontkit, linebreak, bidi]) => ({
-    chain: new FontChain(fontkit, fontsourceDir),
+    chain: new FontChain(fontkit, pdfFontsDir),
     LineBreaker: linebreak.default,
     bidi: bidi.default(),
   }));

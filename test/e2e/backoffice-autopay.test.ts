@@ -48,7 +48,8 @@ async function seed(p: string) {
 }
 
 beforeAll(async () => {
-  bo = await startBackoffice('bo-autopay', { token: TOKEN, key: KEY });
+  // The charge made once autopay is on waits for the engine's tick: every second here, not 15.
+  bo = await startBackoffice('bo-autopay', { token: TOKEN, key: KEY }, [], { LANEWAY_TICK_MS: '1000' });
   url = bo.url;
   for (const { p } of LOCALES) await seed(p);
   const en = await bo.newPage('en-US');

@@ -34,9 +34,13 @@ export interface BackofficeInstall {
   close(): Promise<void>;
 }
 
-export async function startBackoffice(name: string, credentials: { token: string; key: string }, serveArgs: string[] = []): Promise<BackofficeInstall> {
+/**
+ * `env` is added to serve's environment: `LANEWAY_TICK_MS` (src/cli/launch.ts) for a test that
+ * waits on the engine's tick, so it waits a second, not up to 15.
+ */
+export async function startBackoffice(name: string, credentials: { token: string; key: string }, serveArgs: string[] = [], env: Record<string, string> = {}): Promise<BackofficeInstall> {
   const dir = mkdtempSync(join(tmpdir(), `laneway-${name}-`));
-  const serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC', ...serveArgs], { LANEWAY_API_TOKEN: credentials.token, LANEWAY_API_KEY: credentials.key });
+  const serve = start(['serve', '--', '--data-dir', join(dir, 'data'), '--port', '0', '--timezone', 'UTC', ...serveArgs], { ...env, LANEWAY_API_TOKEN: credentials.token, LANEWAY_API_KEY: credentials.key });
   const url = (await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/api\b/, 'serve to print its URL'))[1]!;
   const ownerLink = (await serve.waitFor(/(http:\/\/\S+\/app\/welcome#link=\S+)/, "the owner's sign-in link"))[1]!;
   const browser = await launchBrowser();
