@@ -1,8 +1,7 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import { boCall } from '../api/backoffice';
 import { can, useUser } from '../state/user';
-import { useRoute } from '../state/route';
-import { Field, Notice, ReadOnlyNote, Title, day, fieldErrors, useLoad, useUnsavedGuard } from './common';
+import { Field, InApp, Notice, ReadOnlyNote, Title, day, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { Capabilities } from './AccountCapabilities';
 import { dayText, parseTimeOfDay, sentence, time } from '../format';
 
@@ -19,16 +18,6 @@ export function AccountSection() {
       </p>
       {can(session, 'credentials') && <ApiCredentials />}
     </section>
-  );
-}
-
-/** A link inside the back office: the shell's route, not a page load. */
-function InApp({ to, children }: { to: string; children: ReactNode }) {
-  const go = useRoute((s) => s.go);
-  return (
-    <a href={to} onClick={(e) => (e.preventDefault(), go(to))}>
-      {children}
-    </a>
   );
 }
 

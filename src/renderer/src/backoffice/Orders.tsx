@@ -1,4 +1,4 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useState } from 'react';
 import { bankLabel, cardLabel } from '../../../shared/card-brands';
 import { signedCents } from '../../../shared/money-moves';
 import { boCall, type BoAnswer } from '../api/backoffice';
@@ -6,7 +6,7 @@ import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
 import { amountInput, fromDecimal, money, orderStateText, parseAmount, transactionActionText, transactionStateText } from '../format';
 import { DataTable, moneyWidths, type Columns } from './DataTable';
-import { Confirm, Money, Notice, Title, day, useLoad, usePaged } from './common';
+import { Confirm, InApp, Money, Notice, Title, day, useLoad, usePaged } from './common';
 
 type Row = BoAnswer<'orders'>['items'][number];
 type Txn = BoAnswer<'transaction'>;
@@ -169,15 +169,6 @@ const refusalText = (err: unknown) => {
   return (e.code && REFUSALS[e.code]) ?? e.message ?? String(err);
 };
 
-function Go({ to, children }: { to: string; children: ReactNode }) {
-  const go = useRoute((s) => s.go);
-  return (
-    <a href={to} onClick={(e) => (e.preventDefault(), go(to))}>
-      {children}
-    </a>
-  );
-}
-
 /** One invoicing payment the sale paid: whose, and the invoices it pays now. */
 function PaidPayment({ reference }: { reference: string }) {
   const { data } = useLoad((c) => boCall(c, 'payment', { params: { reference_or_token: reference }, query: {} }), [reference]);
@@ -185,15 +176,15 @@ function PaidPayment({ reference }: { reference: string }) {
   const paid = (data?.payment_amounts ?? []).filter((a) => (fromDecimal(a.amount, cur) ?? 0) !== 0);
   return (
     <li>
-      <Go to={link('payments', reference)}>Payment {reference}</Go>
+      <InApp to={link('payments', reference)}>Payment {reference}</InApp>
       {data && (
         <>
-          {' '}from <Go to={link('customers', data.customer_identifier)}>{data.customer_name || data.customer_identifier}</Go>
+          {' '}from <InApp to={link('customers', data.customer_identifier)}>{data.customer_name || data.customer_identifier}</InApp>
           {paid.length > 0 ? ': ' : ' · nothing applied to an invoice now'}
           {paid.map((a, i) => (
             <span key={`${a.invoice_number}-${i}`}>
               {i > 0 && ', '}
-              <Go to={link('invoices', a.invoice_number ?? '')}>Invoice {a.invoice_number}</Go> <Money cents={fromDecimal(a.amount, cur)} currency={cur} />
+              <InApp to={link('invoices', a.invoice_number ?? '')}>Invoice {a.invoice_number}</InApp> <Money cents={fromDecimal(a.amount, cur)} currency={cur} />
             </span>
           ))}
         </>

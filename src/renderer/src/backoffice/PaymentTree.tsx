@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { fromDecimal } from '../format';
-import { link, useRoute } from '../state/route';
-import { Money, day, paidBy, paymentStatus, useLoad } from './common';
+import { link } from '../state/route';
+import { InApp, Money, day, paidBy, paymentStatus, useLoad } from './common';
 import './details.css';
 
 /**
@@ -27,15 +27,6 @@ function Node(props: { kind: string; tone: string; title: ReactNode; amount: Rea
   );
 }
 
-function Go({ to, children }: { to: string; children: ReactNode }) {
-  const go = useRoute((s) => s.go);
-  return (
-    <a href={to} onClick={(e) => (e.preventDefault(), go(to))}>
-      {children}
-    </a>
-  );
-}
-
 /** A payment that came from this one (a refund or a reversal), read to show its amount and state. */
 function ChildPayment({ reference, currency }: { reference: string; currency: string }) {
   const { data } = useLoad((c) => boCall(c, 'payment', { params: { reference_or_token: reference }, query: {} }), [reference]);
@@ -44,7 +35,7 @@ function ChildPayment({ reference, currency }: { reference: string; currency: st
     <Node
       kind={data?.status === 'REVERSAL' ? 'Reversal' : 'Refund'}
       tone="refund"
-      title={<Go to={link('payments', reference)}>{reference}</Go>}
+      title={<InApp to={link('payments', reference)}>{reference}</InApp>}
       amount={data ? <Money cents={cents === undefined ? undefined : -Math.abs(cents)} currency={currency} /> : '…'}
       sub={data ? `${day(data.date)} · ${paymentStatus(data.status).words}` : undefined}
     />
@@ -58,7 +49,7 @@ function TakenOff({ refund, currency }: { refund: Payment['refunds'][number]; cu
     <Node
       kind={refund.kind === 'void' ? 'Void' : 'Refund'}
       tone="refund"
-      title={<Go to={link('orders', 'transactions', transaction)}>{refund.transaction_token ? `Transaction ${refund.transaction_token}` : `Refunds of transaction ${refund.sale_transaction_token}`}</Go>}
+      title={<InApp to={link('orders', 'transactions', transaction)}>{refund.transaction_token ? `Transaction ${refund.transaction_token}` : `Refunds of transaction ${refund.sale_transaction_token}`}</InApp>}
       amount={<Money cents={-(fromDecimal(refund.amount, currency) ?? 0)} currency={currency} />}
       sub={`${day(refund.date)} · ${refund.kind === 'void' ? 'voided' : 'refunded'} to the payer, taken off this payment`}
     />
@@ -87,7 +78,7 @@ export function PaymentTree({ data }: { data: Payment }) {
               key={`${a.invoice_number}-${i}`}
               kind="Invoice"
               tone="invoice"
-              title={<Go to={link('invoices', a.invoice_number ?? '')}>Invoice {a.invoice_number}</Go>}
+              title={<InApp to={link('invoices', a.invoice_number ?? '')}>Invoice {a.invoice_number}</InApp>}
               amount={<Money cents={fromDecimal(a.amount, cur)} currency={cur} />}
               sub={a.invoice_balance !== undefined ? <>Left owing on the invoice: <Money cents={fromDecimal(a.invoice_balance, cur)} currency={cur} /></> : undefined}
             />

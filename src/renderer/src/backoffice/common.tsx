@@ -109,6 +109,16 @@ export function usePaged<T, C>(load: (creds: Credentials, cursor: C | undefined)
   return { rows, more, loading, error };
 }
 
+/** A link inside the back office: the shell's route, not a page load (the href still opens a new tab). */
+export function InApp({ to, children }: { to: string; children: ReactNode }) {
+  const go = useRoute((s) => s.go);
+  return (
+    <a href={to} onClick={(e) => (e.preventDefault(), go(to))}>
+      {children}
+    </a>
+  );
+}
+
 export const Money = ({ cents, currency }: { cents: number | null | undefined; currency: string | null | undefined }) => (
   <span className="num">{cents === null || cents === undefined ? '—' : money(cents, (currency ?? 'usd').toUpperCase())}</span>
 );
