@@ -226,7 +226,8 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await manager.goto(`${url}/app/sync`);
     const form = manager.getByRole('form', { name: 'Upstream' });
     await form.getByTestId('upstream-owner-only').waitFor();
-    expect(await field('Address', manager).inputValue()).toBe('http://127.0.0.1:9');
+    // The form is drawn before GET /api/sync/upstream answers: its address arrives a moment later.
+    await expect.poll(() => field('Address', manager).inputValue()).toBe('http://127.0.0.1:9');
     expect(await field('Address', manager).isDisabled()).toBe(true);
     expect(await form.getByLabel('API key').count()).toBe(0);
     expect(await form.getByRole('button', { name: /upstream$/ }).count()).toBe(0);
