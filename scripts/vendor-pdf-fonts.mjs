@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The fonts the PDFs draw other scripts with (src/engine/pdf-fonts.ts, docs/pdf-fonts.md) are kept
 // in the repository, in resources/pdf-fonts/, not installed from npm: the @fontsource packages
-// they come from are ~300 MB (nine weights, WOFF and WOFF2, CSS) and took about a minute of every
-// `npm ci`; the PDFs read ~20 MB of them. This script makes that copy again, to update the fonts:
+// they come from are ~300 MB and ~10,700 files (nine weights, WOFF and WOFF2, CSS) that every
+// `npm ci` unpacked (~25 s on its own on a 2-core machine); the PDFs read ~20 MB of them. This script makes that copy again, to update the fonts:
 // it fetches each package below with `npm pack` (npm's own client and cache; nothing is installed)
 // and copies from it only what src/engine/pdf-fonts.ts reads, with the package's licence:
 //
