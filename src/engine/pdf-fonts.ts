@@ -52,6 +52,8 @@ const BEFORE_CJK = [
 export const CJK = ['noto-sans-jp', 'noto-sans-sc', 'noto-sans-tc', 'noto-sans-kr'] as const;
 const AFTER_CJK = ['noto-sans-symbols-2', 'noto-emoji'] as const;
 export type CjkFamily = (typeof CJK)[number];
+/** Every bundled family, each a folder of resources/pdf-fonts/. */
+export const FAMILIES: readonly string[] = [...BEFORE_CJK, ...CJK, ...AFTER_CJK];
 
 /** One file of a font: the name a document registers it under, and the font. */
 export interface FontFile {
@@ -179,7 +181,7 @@ export class FontChain {
   private readonly families: Map<string, Family>;
 
   constructor(fontkit: Fontkit, packageDir: (family: string) => string) {
-    this.families = new Map([...BEFORE_CJK, ...CJK, ...AFTER_CJK].map((id) => [id, new Family(fontkit, id, packageDir(id))]));
+    this.families = new Map(FAMILIES.map((id) => [id, new Family(fontkit, id, packageDir(id))]));
   }
 
   /** The first font that has a glyph for `cp`, or undefined when none of them has. */
