@@ -64,6 +64,8 @@ describe('card numbers in free text', () => {
       expect(masked.replace(/\D/g, '')).toBe('4895280006');
     }
     expect(maskCardNumbersInFreeText({ notes: 'card 489528******0006 cvv 917, CVC2: 9731, security code is 123' })).toEqual({ notes: 'card 489528******0006 cvv ***, CVC2: ***, security code is ***' });
+    // Brackets around a long number are prose: an invoice number beside an amount stays whole.
+    expect(maskCardNumbersInFreeText({ message: 'invoice INV122579377 (12000) is more than its amount' })).toEqual({ message: 'invoice INV122579377 (12000) is more than its amount' });
     // A three-digit number no word names a security code is kept, as are words that only start alike.
     expect(maskCardNumbersInFreeText({ notes: 'qty 917, cvvx 123, bus 4 csci 101, phone (555) 123-4567' })).toEqual({ notes: 'qty 917, cvvx 123, bus 4 csci 101, phone (555) 123-4567' });
   });

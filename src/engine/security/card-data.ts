@@ -57,6 +57,11 @@ function isDigitCode(code: number): boolean {
   return digit;
 }
 
+const BRACKETS = /[()[\]{}<>"'`\u00ab\u00bb\u2018\u2019\u201c\u201d]/u;
+const BRACKET_OR_SEPARATOR = /[^\p{Nd}]+/gu;
+/** Digit groups of 3 to 6, as cards are written (4-4-4-4, Amex's 4-6-5). */
+const CARD_GROUPS = /^\p{Nd}{3,6}( \p{Nd}{3,6})*$/u;
+
 /**
  * A grouped run that is not a card as a whole may hold one beside other numbers: a card and its
  * expiry ("4895 2810 0000 0006 12 30"), a reference before it. The longest whole groups that
@@ -66,6 +71,10 @@ function isDigitCode(code: number): boolean {
  * its next sale.
  */
 function maskGroupedRun(match: string): string {
+  // Brackets and quotes group a card as a phone number is grouped, "(4895) 2810-0000-0006": only
+  // short groups. Across a long number they are prose, "INV122579377 (12000)", and a Luhn-valid
+  // run there (one in ten) must not turn an invoice number into a mask.
+  if (BRACKETS.test(match) && !CARD_GROUPS.test(match.replace(BRACKET_OR_SEPARATOR, ' ').trim())) return match;
   let whole = '';
   // Per digit group: where it starts and ends in the run, and its end in `whole`.
   const from: number[] = [];
