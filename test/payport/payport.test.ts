@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACH, MASTERCARD, card } from '../helpers/cards';
 import { openHarness, type Harness } from '../helpers/harness';
+import { referenceKeys } from '../helpers/reference-check';
 import { getRecord, putRecord } from '../../src/engine/records';
 
 let h: Harness;
@@ -45,6 +46,11 @@ describe('fund sources', () => {
     expect(again.token).toBe(bank.token);
     const after = await h.api.get<Fund[]>('/api/funds');
     expect(after.body.map((f) => f.type)).toEqual(['bank_account', 'balance']);
+    // Every key of the reference's fund source on each: the balance has no verification state.
+    const fields = referenceKeys('FundSource');
+    expect(fields).toContain('state');
+    for (const f of after.body) expect(fields.filter((k) => !(k in f)), f.type).toEqual([]);
+    expect(after.body.map((f) => [f.type, f.state])).toEqual([['bank_account', 'verified'], ['balance', null]]);
     expect(JSON.stringify(await h.t.engine.core.find('records', { selector: {} }))).not.toContain('0000000016');
     const unknown = await h.api.post<Err>('/api/vault/bank', { ...BANK, account_number: '123456789' });
     expect(unknown.status).toBe(412);

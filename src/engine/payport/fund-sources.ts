@@ -37,7 +37,8 @@ export interface FundSources {
 
 export function createFundSources(deps: { core: EngineCore; account: Account; wallets: Wallets }): FundSources {
   const { core, account, wallets } = deps;
-  const balance = (): FundSourceView => ({ type: 'balance', token: `${account.profile().token}VB`.slice(0, 40), name: BALANCE_NAME });
+  // The balance has no verification state: its key is there, null.
+  const balance = (): FundSourceView => ({ type: 'balance', token: `${account.profile().token}VB`.slice(0, 40), name: BALANCE_NAME, state: null });
   const view = (d: FundSourceData): FundSourceView => ({ type: 'bank_account', token: d.token, name: d.name, state: d.state });
   const banks = async () => (await recordsOfKind<FundSourceData>(core, FUND_SOURCE)).map((r) => r.data);
 

@@ -17,7 +17,9 @@ export const FundSource = component(
     type: Type.Union([Type.Literal('bank_account'), Type.Literal('credit_card'), Type.Literal('balance')]),
     token: Type.String({ description: 'The fund token: `fund_token` when approving a transaction or an agreement.' }),
     name: Type.String({ description: 'Masked display name: the account\'s last four digits only.' }),
-    state: Type.Optional(Type.Union([Type.Literal('verified'), Type.Literal('unverified'), Type.Literal('invalid')], { description: 'Bank accounts only.' })),
+    state: Type.Union([Type.Literal('verified'), Type.Literal('unverified'), Type.Literal('invalid'), Type.Null()], {
+      description: "A bank account's verification state; null for the balance (the account's own, which has no such state: the reference gives it for bank accounts only).",
+    }),
   }),
 );
 export type FundSourceView = Static<typeof FundSource>;
