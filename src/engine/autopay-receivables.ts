@@ -31,9 +31,9 @@ const NOTHING: PutBack = { customer_identifier: '', invoices: [] };
  * once.
  */
 export function receivablesForAutopay(receivables: Receivables): ReceivablesPort {
-  const viewPayment = async (reference: string) => {
+  const viewPayment = async (reference: string, options?: { tree?: boolean }) => {
     try {
-      return await receivables.viewPayment(reference);
+      return await receivables.viewPayment(reference, options);
     } catch (err) {
       if (missing(err)) return undefined;
       throw err;

@@ -11,7 +11,7 @@ afterEach(async () => {
   await h.close();
 });
 
-type PaymentView = { payment_reference: string; payment_amount: string; customer_identifier: string; payment_amounts: Array<{ invoice_number: string }> };
+type PaymentView = { payment_reference: string; payment_transaction_token: string; payment_amount: string; customer_identifier: string; payment_amounts: Array<{ invoice_number: string }>; payment_tree?: { root: string; children: string[] } };
 
 describe('autopay with receivables', () => {
   it('charges due invoices on their due date, records the payment, and never twice', async () => {
@@ -43,8 +43,18 @@ describe('autopay with receivables', () => {
     const payment = payments.body.payments[0]!;
     expect(payment).toMatchObject({ customer_identifier: 'ACME01', payment_amount: '125.00' });
     // The gateway transaction is the payment's token: its detail view finds the invoicing payment.
-    const detail = await h.api.get(`/api/gateway/v1/payments/${payment.payment_reference}`);
+    const detail = await h.api.get<PaymentView>(`/api/gateway/v1/payments/${payment.payment_reference}`);
     expect(detail.status).toBe(200);
+    // The same answer as the payment export, its options too: export_payment_tree adds payment_tree.
+    for (const key of [payment.payment_reference, payment.payment_transaction_token]) {
+      const exported = (await h.api.get<PaymentView>(`/api/exports/payment/${key}`)).body;
+      expect((await h.api.get<PaymentView>(`/api/gateway/v1/payments/${key}`)).body).toEqual(exported);
+      expect(exported).not.toHaveProperty('payment_tree');
+      const tree = (await h.api.get<PaymentView>(`/api/exports/payment/${key}?options[export_payment_tree]=true`)).body;
+      expect(tree.payment_tree).toEqual({ root: payment.payment_reference, children: [] });
+      expect((await h.api.get<PaymentView>(`/api/gateway/v1/payments/${key}?options[export_payment_tree]=true&options[fx]=true`)).body).toEqual(tree);
+    }
+    expect((await h.api.get(`/api/gateway/v1/payments/${payment.payment_reference}?options[export_payment_tree]=maybe`)).status).toBe(400);
 
     h.t.clock.set('2026-03-10T09:00:00Z');
     await h.t.engine.tick();

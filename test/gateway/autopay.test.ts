@@ -38,9 +38,20 @@ class FakeReceivables implements ReceivablesPort {
     }
     return { identifier: payment.identifier };
   }
-  async viewPayment(reference: string) {
+  async viewPayment(reference: string, options: { tree?: boolean } = {}) {
     const p = this.payments.find((x) => x.identifier === reference);
-    return p ? { payment_reference: p.identifier, payment_amount: String(p.amount_cents / 100) } : undefined;
+    if (!p) return undefined;
+    const amount = (p.amount_cents / 100).toFixed(2);
+    // The reference's PaymentResponse, as the receivables domain answers it (the route answers it as it is).
+    return {
+      payment_reference: p.identifier, date: p.date, currency: p.currency, payment_amount: amount, payment_transaction_amount: amount, unapplied_amount: '0.00',
+      payment_method: p.payment_method, auto_debit_indicator: 'Y', payment_timestamp: `${p.date}T00:00:00.000Z`, payment_transaction_token: p.transaction_token,
+      customer_identifier: p.customer_identifier, customer_name: p.customer_identifier, status: p.status, status_reason: '', payment_source: 'ARC', payment_code: null,
+      payment_description: null, gateway_authorization_code: p.authorization_code, pay_to_bank_account: null, pay_to_bank_account_name: null, display_identifier: p.identifier,
+      external_payment_type: null, external_payment_number: null, payor_name: null, payor_bank_branch_number: null, payor_bank_account_number: null, settlement_date: null,
+      external_id: null, fx_rate: null, fx_amount: null, fx_amount_cents: null, payment_amounts: [], batch_number: null, batch_amount: '', watermark: 1, received_amount: amount, refunds: [],
+      ...(options.tree ? { payment_tree: { root: p.identifier, children: [] as string[] } } : {}),
+    };
   }
 }
 

@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { PaymentView } from '../../shared/schemas/receivables-payments';
 import type { Tx } from '../core';
 
 /**
@@ -97,6 +99,6 @@ export interface ReceivablesPort {
   settlePayment?(identifier: string): Promise<void>;
   /** The customer's auto_debit (Y while it has an agreement in force, as the reference's customer says). */
   setAutoDebit?(identifier: string, enabled: boolean): Promise<void>;
-  /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}), for /api/gateway/v1/payments/{token}. */
-  viewPayment?(referenceOrToken: string): Promise<Record<string, unknown> | undefined>;
+  /** The invoicing payment record (GET /api/exports/payment/{reference_or_token}, its options too), for /api/gateway/v1/payments/{token}. */
+  viewPayment?(referenceOrToken: string, options?: { tree?: boolean }): Promise<Static<typeof PaymentView> | undefined>;
 }

@@ -5,6 +5,7 @@ import type { GatewayAction } from '../../engine/gateway';
 import { ErrorBody, GatewayErrorBody } from '../../shared/schemas/common';
 import { ref } from '../../shared/schemas/components';
 import { OrderTransaction, TransactionRequest, TransactionResponse } from '../../shared/schemas/gateway';
+import { PaymentView, PaymentViewQuery } from '../../shared/schemas/receivables-payments';
 
 /**
  * Order transactions: POST /api/gateway/v1/orders/{verify,auth,capture,sale,void,refund,credit}.
@@ -122,16 +123,18 @@ export const viewPaymentDetail = defineRoute({
   operationId: 'viewPaymentDetail',
   tags: ['Settlement Reporting'],
   summary: 'View invoicing payment detail (alias of GET /api/exports/payment/{reference_or_token})',
-  description: 'The invoicing payment by payment reference or payment transaction token, as the receivables domain records it.',
+  description:
+    'The invoicing payment by payment reference or payment transaction token, as the receivables domain records it: the same answer as GET /api/exports/payment/{reference_or_token}, options too (options[export_payment_tree]=true adds payment_tree; options[fx] changes nothing, no currency is converted).',
   params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 240 }) }),
+  query: PaymentViewQuery,
   responses: {
-    200: { description: 'The payment record', schema: Type.Object({}, { additionalProperties: true }) },
-    400: { description: 'Malformed token', schema: ref(ErrorBody) },
+    200: { description: 'The payment record', schema: ref(PaymentView) },
+    400: { description: 'Malformed token or query', schema: ref(ErrorBody) },
     404: { description: 'No such payment', schema: ref(ErrorBody) },
   },
-  async handler({ engine, params }) {
+  async handler({ engine, params, query }) {
     const port = engine.autopay.receivables();
-    const payment = port?.viewPayment ? await port.viewPayment(params.token) : undefined;
+    const payment = port?.viewPayment ? await port.viewPayment(params.token, { tree: query.options?.export_payment_tree === true }) : undefined;
     if (!payment) throw notFound('payment_not_found', `No payment ${params.token}`);
     return { body: payment };
   },
