@@ -140,6 +140,11 @@ for (const { locale, p } of LOCALES) {
       const dated = spaces(new Date('2025-01-05T00:00:00Z').toLocaleDateString(locale, { dateStyle: 'medium', timeZone: 'UTC' }));
       expect(cells[3]).toBe(`${dated} (invoice date)`);
       expect(cells[4]).toBe('OVERDUE');
+      // Its own page says the same day, not "due —".
+      await row.click();
+      const when = page().getByText(/^Dated /);
+      await when.waitFor();
+      expect(spaces(await when.innerText())).toBe(`Dated ${dated} · due ${dated} (invoice date)`);
     });
   });
 }

@@ -232,7 +232,8 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
             <a href={link('customers', data.customer_identifier)} onClick={(e) => (e.preventDefault(), go(link('customers', data.customer_identifier)))}>{customer?.name || data.customer_identifier}</a>
             {customer?.name && customer.name !== data.customer_identifier && <span className="muted"> · {data.customer_identifier}</span>}
           </p>
-          <p className="muted">Dated {day(data.date)} · due {day(data.due_date)}{data.division ? ` · division ${data.division}` : ''}</p>
+          {/* With no due date of its own an invoice is due on its date (the list's due_on); "due —" beside OVERDUE told nothing. */}
+          <p className="muted">Dated {day(data.date)} · due {data.due_date ? day(data.due_date) : <>{day(data.date)} (invoice date)</>}{data.division ? ` · division ${data.division}` : ''}</p>
         </div>
         <div className="card">
           <h2>Taxes</h2>
