@@ -184,7 +184,18 @@ describe('one money rule for a prior transaction, with or without a lane', () =>
     expect((await op(h.api, 'void', { transaction: other.body.transaction })).body.success).toBe(true);
     const voidedOnLane = await op<GatewayError>(h.api, 'refund', { transaction: other.body.transaction, terminal: { laneid: '1' } });
     expect(voidedOnLane.body.errors).toEqual(['transaction_voided']);
-    expect(lane.reads.length).toBe(readsBefore);
+    // A refund or capture in another currency than the original's: refused on both paths, no card asked for.
+    const third = await op(h.api, 'sale', { amount_cents: 1500, terminal: { laneid: '1' } });
+    const heldAuth = await op(h.api, 'auth', { amount_cents: 1500, terminal: { laneid: '1' } });
+    const readsBeforeFx = lane.reads.length;
+    for (const [action, token] of [['refund', third.body.transaction], ['capture', heldAuth.body.transaction]] as const) {
+      const noLane = await op<GatewayError>(h.api, action, { transaction: token, amount_cents: 500, currency: 'JPY' });
+      const onLane = await op<GatewayError>(h.api, action, { transaction: token, amount_cents: 500, currency: 'JPY', terminal: { laneid: '1' } });
+      expect([noLane.status, noLane.body.errors], action).toEqual([500, ['currency_mismatch']]);
+      expect([onLane.status, onLane.body.errors], action).toEqual([500, ['currency_mismatch']]);
+    }
+    expect(lane.reads.length).toBe(readsBeforeFx);
+    expect(lane.reads.length).toBe(readsBefore + 2);
     expect(reads).toBe(2);
   });
 });

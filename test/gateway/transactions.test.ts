@@ -461,6 +461,43 @@ describe('retries and errors', () => {
     expect(h.t.engine.core.currentWatermark()).toBe(before);
   });
 
+  it('refuses a capture, refund or void in a currency other than its transaction\'s (currency_mismatch), writing nothing', async () => {
+    const sale = await op(h.api, 'sale', { amount_cents: 10000, currency: 'USD', credit_card: card() });
+    const auth = await op(h.api, 'auth', { amount_cents: 10000, order: { identifier: 'ORD-FX' }, credit_card: card() });
+    const ach = await op(h.api, 'sale', { amount_cents: 7000, bank_account: ACH });
+    for (const r of [sale, auth, ach]) expect(r.body.success).toBe(true);
+    const before = h.t.engine.core.currentWatermark();
+    const cases: Array<[string, Record<string, unknown>]> = [
+      // A client meaning ¥5,000 must not get $50 back.
+      ['refund', { transaction: sale.body.transaction, amount_cents: 5000, currency: 'JPY' }],
+      ['refund', { transaction: sale.body.transaction, amount_cents: 5000, currency: 'jpy', unique_reference: 'r-1' }],
+      ['capture', { transaction: auth.body.transaction, amount_cents: 5000, currency: 'KWD' }],
+      ['capture', { order: 'ORD-FX', amount_cents: 5000, currency: 'KWD' }],
+      ['void', { transaction: auth.body.transaction, currency: 'EUR' }],
+      ['void', { order: 'ORD-FX', currency: 'EUR' }],
+      ['void', { transaction: sale.body.transaction, currency: 'CAD' }],
+      ['void', { transaction: ach.body.transaction, currency: 'CAD' }],
+    ];
+    for (const [action, body] of cases) {
+      const res = await op<GatewayError>(h.api, action, body);
+      expect([res.status, res.body.success, res.body.errors], `${action} ${JSON.stringify(body)}`).toEqual([500, false, ['currency_mismatch']]);
+    }
+    expect(h.t.engine.core.currentWatermark()).toBe(before);
+
+    // The original's currency, in any case, or none: the operation goes through in it.
+    const refund = await op(h.api, 'refund', { transaction: sale.body.transaction, amount_cents: 5000, currency: 'usd', unique_reference: 'r-1' });
+    expect(tx0(refund.body)).toMatchObject({ action: 'refund', amount_in_cents: 5000, currency: 'usd' });
+    // A retry of it in another currency is refused, not answered with the first refund.
+    const retried = await op<GatewayError>(h.api, 'refund', { transaction: sale.body.transaction, amount_cents: 5000, currency: 'JPY', unique_reference: 'r-1' });
+    expect(retried.body.errors).toEqual(['currency_mismatch']);
+    const capture = await op(h.api, 'capture', { transaction: auth.body.transaction, amount_cents: 5000, currency: 'USD' });
+    expect(tx0(capture.body)).toMatchObject({ action: 'capture', amount_in_cents: 5000, currency: 'usd' });
+    const released = await op(h.api, 'void', { order: 'ORD-FX' });
+    expect(tx0(released.body)).toMatchObject({ action: 'void', amount_in_cents: 5000 });
+    const achVoid = await op(h.api, 'void', { transaction: ach.body.transaction, currency: 'Usd' });
+    expect(tx0(achVoid.body)).toMatchObject({ action: 'void', amount_in_cents: 7000 });
+  });
+
   it('refuses in production (no processor) and when order transactions are off', async () => {
     await h.t.engine.account.update({ environment: 'production' });
     const prod = await op<GatewayError>(h.api, 'sale', { amount_cents: 100, credit_card: card() });

@@ -10,7 +10,7 @@ import { testCard } from './sandbox/test-data';
 import { chargeCard, outcomeOf, type Decision } from './sandbox/processor';
 import { responseCodeFor } from './reference-data';
 import { buildTransaction, captureAmount, clientReferenceOf, refundAmount, remainingOf, type TerminalFacts, type TxData } from './transaction-record';
-import { priorOpInTx, preparePriorOp } from './prior-transaction-ops';
+import { priorOpInTx, preparePriorOp, requireParentCurrency } from './prior-transaction-ops';
 import { findByUnique, fingerprintOf, replayOf, retryKeyOf, uniqueKey } from './idempotency';
 import { getTx, putTx, requireTx, stampOf } from './transaction-store';
 import { parseAmount, resolveCurrency } from './amounts';
@@ -297,6 +297,7 @@ export async function cardPresentPriorOp(deps: CardPresentDeps, action: 'capture
   const port = requirePort(deps);
   const prepared = preparePriorOp(action, req, actor);
   const parent = await requireTx(ctx.core, prepared.parent);
+  requireParentCurrency(parent, prepared);
   if (!parent.card) throw fail.gateway('unsupported_payment_method', `Transaction ${parent.token} was not paid by card: a terminal ${action} needs a card payment`);
   const amount = action === 'capture' ? captureAmount(parent, prepared.amount, ctx.core.clock.now()) : refundAmount(parent, prepared.amount);
 

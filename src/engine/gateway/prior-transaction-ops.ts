@@ -32,6 +32,8 @@ export interface PreparedPriorOp {
   /** unique_reference: the retry key (idempotency.ts). */
   retryKey: string | null;
   actor: string | null;
+  /** The request's `currency`, lower case; absent (null) means the prior transaction's. */
+  currency?: string | null;
 }
 
 export function preparePriorOp(action: PriorTransactionAction, req: TransactionRequest, actor: string | null): PreparedPriorOp {
@@ -46,7 +48,19 @@ export function preparePriorOp(action: PriorTransactionAction, req: TransactionR
     reference: typeof req.transaction_reference === 'string' && req.transaction_reference.trim() ? req.transaction_reference.trim() : null,
     retryKey: retryKeyOf(req),
     actor,
+    currency: typeof req.currency === 'string' ? req.currency.toLowerCase() : null,
   };
+}
+
+/**
+ * A capture, refund or void moves money in its prior transaction's currency only: a `currency`
+ * naming another is refused (`currency_mismatch`, as a bank account or an order in another
+ * currency is), never read as an amount in the original's. Absent, it is the original's.
+ */
+export function requireParentCurrency(parent: TxData, p: Pick<PreparedPriorOp, 'action' | 'currency'>): void {
+  if (p.currency && p.currency !== parent.currency.toLowerCase()) {
+    throw fail.gateway('currency_mismatch', `Transaction ${parent.token} is in ${parent.currency.toUpperCase()}: a ${p.action} of it cannot be in ${p.currency.toUpperCase()}`);
+  }
 }
 
 /** What an operation on a prior transaction will do, decided from reads only (nothing written yet). */
@@ -77,6 +91,7 @@ export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorO
   // ---- reads and checks ----
   const parent = p.orderOfParent ? await openAuthorizationOf(tx, p) : await requireTx(tx, p.parent);
   if (p.orderOfParent) p = { ...p, parent: parent.token };
+  requireParentCurrency(parent, p);
   const key = uniqueKey(p.action, parent.order?.identifier ?? null, p.retryKey);
   const requestFingerprint = fingerprintOf([p.action, p.amount, p.parent]);
   const prior = key ? await findByUnique(tx, key) : undefined;

@@ -46,7 +46,8 @@ method, a body that fails its schema: \`validation_failed\`...) is HTTP 500 \`{"
 **Money**: a capture takes at most what the authorization still reserves (partial captures allowed, default: all of it); a void of an
 authorization releases all or part of the reservation; a sale, capture, credit or refund can be voided (whole) only before the cut-off of
 its processing day (the account's \`processing_cutoff\` in its \`timezone\`), when its settlement batch is transmitted: after it, void fails
-\`void_window_closed\` and a refund is needed. A refund takes at most what was sold or captured minus earlier refunds. An uncaptured
+\`void_window_closed\` and a refund is needed. A refund takes at most what was sold or captured minus earlier refunds. A capture, refund or void moves money in its
+prior transaction's currency: \`currency\` may be left out or name that currency (any case); naming another is \`currency_mismatch\`. An uncaptured
 authorization is released \`authorization_hold_days\` (2..14) after it was made. ACH/EFT sales stay \`in_progress\` until they settle.
 
 **Retries**: a request carrying \`unique_reference\` is idempotent per action and order: repeating it (same amount and payment
