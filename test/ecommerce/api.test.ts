@@ -200,6 +200,42 @@ describe('sales', () => {
     expect((await h.api.patch(`/api/v2/sessions/${id}/sales/${created.body.orderId}`, {}, null)).status).toBe(401);
   });
 
+  it('refuses a sale whose total or a line amount is over what an order holds (400 invalid_amount naming the field), charging nothing; a payment over what one transaction takes too', async () => {
+    const id = await newSession(h.api);
+    const token = await tokenFor(h.api, id, card(VISA));
+    const before = h.t.engine.core.currentWatermark();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      // 999,999,999.00 x 1,000,000: 10^17 cents, beyond a safe integer (was stored as amount_cents null and took payments).
+      [{ lines: [{ number: 'X', description: 'x', price: 999_999_999, quantity: 1_000_000 }] }, '/lines/0'],
+      // One cent over the 11 digits of an order's amount_cents, from a line.
+      [{ lines: [{ number: 'X', description: 'x', price: 100_000_000, quantity: 1_000 }] }, '/lines/0'],
+      // Each line within it, the total not.
+      [{ lines: [{ number: 'A', description: 'a', price: 999_999_999, quantity: 1 }, { number: 'B', description: 'b', price: 1, quantity: 1 }] }, '/lines'],
+      [{ lines: [{ number: 'A', description: 'a', price: 999_999_999, quantity: 1 }], shippingAmount: 1 }, '/lines'],
+      // Negative past the limit.
+      [{ lines: [{ number: 'A', description: 'a', price: 1, quantity: 1 }, { number: 'B', description: 'b', price: -999_999_999, quantity: 1_000 }] }, '/lines/1'],
+    ];
+    for (const [i, [extra, path]] of cases.entries()) {
+      const res = await h.api.post<Err & { code?: string }>(`/api/v2/sessions/${id}/sales`, { ...sale(`SO-BIG-${i}`, { payment: { type: 'creditCard', token, amount: 50, capture: true } }), shippingAmount: 0, taxAmount: 0, ...extra }, null);
+      expect([res.status, res.body.errors?.[0]?.path], `case ${i}`).toEqual([400, path]);
+      expect(res.body.errors[0]!.message, `case ${i}`).toMatch(/999,999,999\.99/);
+    }
+    // The engine's code for an amount over the limit (the ecommerce shape carries only path and message).
+    const [first] = cases[0]!;
+    await expect(h.t.engine.ecommerce.createSale(id, { ...sale('SO-BIG-E'), ...first } as never, 'test')).rejects.toMatchObject({ code: 'invalid_amount', details: [{ field: '/lines/0' }] });
+    expect(h.t.engine.core.currentWatermark()).toBe(before);
+
+    // At the limit the sale is taken and holds its exact total (several payments pay it: one takes at most 9,999,999.99).
+    const max = await h.api.post<{ orderId: string; finalized: boolean }>(`/api/v2/sessions/${id}/sales`, { ...sale('SO-MAX'), shippingAmount: 0, taxAmount: 0, lines: [{ number: 'A', description: 'a', price: 999_999_999, quantity: 1 }] }, null);
+    expect(max.status).toBe(201);
+    expect((await h.t.engine.orders.view(max.body.orderId))!.amount_cents).toBe(99_999_999_900);
+    const path = `/api/v2/sessions/${id}/sales/${max.body.orderId}/payments`;
+    const tooMuch = await h.api.post<Err>(path, { gatewayAuthorization, type: 'creditCard', token, amount: 10_000_000, capture: true }, null);
+    expect([tooMuch.status, tooMuch.body.errors?.[0]?.path]).toEqual([400, '/amount']);
+    const most = await h.api.post<{ amount: number }>(path, { gatewayAuthorization, type: 'creditCard', token, amount: 9_999_999.99, capture: true }, null);
+    expect([most.status, most.body.amount]).toEqual([201, 9_999_999.99]);
+  });
+
   it('refuses a token made on another session, and a sale without lines', async () => {
     const a = await newSession(h.api);
     const b = await newSession(h.api);

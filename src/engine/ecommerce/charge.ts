@@ -3,6 +3,8 @@ import { fail } from '../errors';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { Gateway } from '../gateway';
 import { fingerprintOf } from '../gateway/idempotency';
+import { MAX_AMOUNT } from '../gateway/amounts';
+import { formatMoney } from '../../shared/money';
 import { avsResponse } from '../gateway/sandbox/checks';
 import { responseCodeFor } from '../gateway/reference-data';
 import { FUNDS, type FundDoc } from '../wallets/records';
@@ -61,6 +63,8 @@ export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; ga
     if (p.type === 'applePay') throw bad('apple_pay_unavailable', `${path}/type`, 'Apple Pay payments need a production Apple Pay merchant certificate; none is configured');
     const requested = toMinor(p.amount, sale.currency, `${path}/amount`);
     if (requested <= 0) throw bad('invalid_amount', `${path}/amount`, 'A payment amount must be more than zero');
+    // One payment is one gateway transaction: at most MAX_AMOUNT minor units (a larger sale takes several).
+    if (requested > MAX_AMOUNT) throw bad('invalid_amount', `${path}/amount`, `One payment takes at most ${formatMoney(MAX_AMOUNT, sale.currency)} (${MAX_AMOUNT} minor units): pay the rest with another payment`);
     const key = `${p.type}/${p.token}/${requested}/${p.capture}`;
     // A retry is answered before anything else: the sale may have been finalized by the first try.
     const prior = sale.payments.find((x) => x.key === key && x.approved);

@@ -1,7 +1,7 @@
 import { fail } from '../errors';
-import { decimalTimesMinor, minorDigits } from '../../shared/money';
+import { decimalTimesMinor, formatMoney, minorDigits } from '../../shared/money';
 import { countryAlpha3 } from '../receivables/countries';
-import type { OrderInput } from '../../shared/schemas/orders';
+import { MAX_ORDER_CENTS, type OrderInput } from '../../shared/schemas/orders';
 import type { AvsRules, EcommerceAddress, PaymentResponse, SaleRequest } from '../../shared/schemas/ecommerce';
 
 /**
@@ -45,6 +45,18 @@ export function toMinor(value: number, currency: string, path: string): number {
   return minor;
 }
 
+/**
+ * A line's amount or the sale's total as the order will hold it: a safe whole number of minor units
+ * within what an order holds (MAX_ORDER_CENTS either way), else the sale is refused. Prices and
+ * quantities each within their schema's bounds still multiply past it (999,999,999 x 1,000,000 is
+ * 10^17 cents), which the order stored as no amount at all and then took payments against.
+ */
+function withinOrderLimit(minor: number, currency: string, path: string, what: string): number {
+  if (Number.isSafeInteger(minor) && Math.abs(minor) <= MAX_ORDER_CENTS) return minor;
+  const message = `${what} is more than an order holds: at most ${formatMoney(MAX_ORDER_CENTS, currency)} (${MAX_ORDER_CENTS} minor units) either way`;
+  throw fail.invalid('invalid_amount', message, [{ field: path, message }]);
+}
+
 export const toDecimal = (minor: number, currency: string): number => minor / 10 ** minorDigits(currency);
 
 const name = (a: EcommerceAddress) => [a.contactFirstName, a.contactLastName].filter(Boolean).join(' ') || a.companyName || null;
@@ -71,7 +83,7 @@ export function orderOf(identifier: string, sale: SaleRequest, date: string): { 
   const items = sale.lines.map((line, i) => {
     const unit = toMinor(line.price, cur, `/lines/${i}/price`);
     const discount = line.discount !== undefined ? toMinor(line.discount, cur, `/lines/${i}/discount`) : 0;
-    const amount = decimalTimesMinor(line.quantity, unit) - discount;
+    const amount = withinOrderLimit(decimalTimesMinor(line.quantity, unit) - discount, cur, `/lines/${i}`, `Line ${i + 1} (price x quantity less its discount)`);
     total += amount;
     return {
       number: line.number,
@@ -92,6 +104,7 @@ export function orderOf(identifier: string, sale: SaleRequest, date: string): { 
   const extra = (v: number | undefined, path: string) => (v !== undefined ? toMinor(v, cur, path) : 0);
   total += extra(sale.shippingAmount, '/shippingAmount') + extra(sale.taxAmount, '/taxAmount') - extra(sale.discountAmount, '/discountAmount');
   if (total < 0) throw fail.invalid('negative_total', 'The lines, shipping and tax less the discount come to less than zero', [{ field: '/lines', message: 'The order total is negative' }]);
+  withinOrderLimit(total, cur, '/lines', 'The sale (its lines, shipping and tax less the discount)');
   const attributes: Record<string, string | number | boolean> = { ...(sale.orderAttributes ?? {}) };
   const named: Array<[string, string | undefined]> = [
     ['purchase_order_number', sale.purchaseOrderNumber],

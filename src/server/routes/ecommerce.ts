@@ -208,7 +208,10 @@ expiry, unknown to the sandbox, CVV, the issuer declining the card: the sandbox'
     operationId: 'createSale',
     summary: 'process a sale',
     description: `Creates the order (lines in decimal currency units) and takes \`payment\` (or each of \`payments\`). Approved in full: the
-order is finalized. Without a payment it is not: add payments, then PATCH to finalize.\n\n${ECOMMERCE_RULES}`,
+order is finalized. Without a payment it is not: add payments, then PATCH to finalize. Each line's amount (price x quantity less its
+discount) and the sale's total (lines, shipping and tax less the discount) must be at most 99,999,999,999 minor units either way, what
+an order holds (999,999,999.99 in a currency of two decimals): else 400 naming \`/lines/{i}\` or \`/lines\`, nothing recorded. One payment
+takes at most 999,999,999 minor units (one gateway transaction; 400 naming its \`amount\`): a larger sale is paid in several.\n\n${ECOMMERCE_RULES}`,
     params: Sid,
     body: SaleRequest,
     responses: { 201: { description: 'The order has been created', schema: ref(SaleResponse) }, ...common, 401: unauthorized, 402: declined, 404: notFound },

@@ -184,8 +184,8 @@ export const SaleLine = Type.Object({
   type: Type.Optional(text(60)),
   number: Type.String({ minLength: 1, maxLength: 255 }),
   description: text(2000),
-  price: Type.Number({ minimum: -999_999_999, maximum: 999_999_999 }),
-  quantity: Type.Number({ minimum: -1_000_000, maximum: 1_000_000 }),
+  price: Type.Number({ minimum: -999_999_999, maximum: 999_999_999, description: 'The unit price, expressed in the currency of the current sale. price x quantity less the discount must come to at most 99,999,999,999 minor units either way (what an order line holds; 999,999,999.99 in a currency of two decimals), else the sale is refused 400 naming the line.' }),
+  quantity: Type.Number({ minimum: -1_000_000, maximum: 1_000_000, description: 'The quantity sold' }),
   discount: Type.Optional(Decimal('Line discount')),
   l3TaxAmount: Type.Optional(Decimal('Level 3 tax')),
   l3CommodityCode: Type.Optional(text(20)),
@@ -202,7 +202,9 @@ export const EcommercePayment = component(
     type: PaymentMethod,
     settlementToken: Type.Optional(Type.String({ pattern: '^[0-9A-Z]{12,40}$', description: 'A processor token of GET /api/whoami: twelve letters and digits, or eighteen on an account made before they took the reference\'s form' })),
     token: FundToken,
-    amount: Decimal('The payment amount, in the currency of the sale'),
+    amount: Decimal(
+      'The payment amount, expressed in the currency of the current sale (the reference\'s words; it sets no upper bound). One payment is one gateway transaction, which takes at most 999,999,999 minor units of the currency (9,999,999.99 in a currency of two decimals, 999,999,999 in one of none): a larger amount is refused 400 naming `/amount`, and a larger sale takes several payments. The schema\'s maximum of 999,999,999 currency units only bounds the number; that per-transaction limit is the one that holds.',
+    ),
     capture: Type.Boolean({ description: 'true: a sale; false: an authorization (cards only), captured later through the gateway API.' }),
   }),
 );

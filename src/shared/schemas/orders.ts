@@ -7,7 +7,10 @@ import { EXPECTED, ExportQuery, Watermark } from './common';
  * clients send some of them as digit strings (ActiveMerchant sends `"amount_cents": "500"`), so the
  * request side accepts both and the engine stores integers.
  */
-export const LooseCents = Type.Union([Type.Integer({ minimum: -99_999_999_999, maximum: 99_999_999_999 }), Type.String({ pattern: '^-?[0-9]{1,11}$' })], {
+/** The largest amount an order (or one of its lines) holds, either way: 11 digits of minor units. */
+export const MAX_ORDER_CENTS = 99_999_999_999;
+
+export const LooseCents = Type.Union([Type.Integer({ minimum: -MAX_ORDER_CENTS, maximum: MAX_ORDER_CENTS }), Type.String({ pattern: '^-?[0-9]{1,11}$' })], {
   description: 'Integer minor units; a string of digits is accepted too.',
   [EXPECTED]: 'a whole number of cents (at most 11 digits)',
 });
