@@ -272,6 +272,38 @@ describe('capability rules', () => {
     });
   });
 
+  it('balance sync: owing lies from 0 to the amount, on the amount\'s side: a credit memo never owes, an invoice never owes less than nothing', async () => {
+    await withCapabilities(ctx, { balance_sync: true }, async () => {
+      const c = uid('C');
+      const before = ctx.t.engine.core.currentWatermark();
+      // A credit memo owing a positive balance would be charged to a card through its pay link.
+      const memo = uid('CM');
+      const owes = await importInvoice({ number: memo, customer_identifier: c, amount: -5000, owing_cents: 3000 });
+      expect([owes.status, owes.body.code, fields(owes.body)]).toEqual([412, 'owing_exceeds_amount', ['owing_cents']]);
+      expect(owes.body.error).toContain('3000');
+      // An invoice owing less than nothing would be credit no payment stands for.
+      const invoice = uid('INV');
+      const credit = await importInvoice({ number: invoice, customer_identifier: c, amount: 10000, owing_cents: -100 });
+      expect([credit.status, credit.body.code, fields(credit.body)]).toEqual([412, 'owing_exceeds_amount', ['owing_cents']]);
+      expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+      for (const n of [memo, invoice]) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
+      expect((await ctx.api.get(`/api/exports/customer/${c}`)).status).toBe(404);
+
+      // Both ends of the range are taken, on either side of zero.
+      for (const [amount, owing] of [[-5000, 0], [-5000, -5000], [10000, 0], [10000, 10000], [0, 0]] as const) {
+        const n = uid('INV');
+        expect((await importInvoice({ number: n, customer_identifier: c, amount, owing_cents: owing })).status).toBe(201);
+        expect((await view(n)).owing_cents).toBe(owing);
+      }
+      // A memo's kept amount is what a balance sent alone is checked against.
+      const kept = uid('CM');
+      expect((await importInvoice({ number: kept, customer_identifier: c, amount: -5000, owing_cents: -5000 })).status).toBe(201);
+      const raised = await importInvoice({ number: kept, customer_identifier: c, owing_cents: 1 });
+      expect([raised.status, raised.body.code]).toEqual([412, 'owing_exceeds_amount']);
+      expect((await view(kept)).owing_cents).toBe(-5000);
+    });
+  });
+
   it('discounts: a rate always decides the discount amount, from the invoice amount', async () => {
     await withCapabilities(ctx, { discounts: true }, async () => {
       const number = uid('INV');

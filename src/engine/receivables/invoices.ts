@@ -85,14 +85,18 @@ export interface InvoiceImportOptions {
 }
 
 /**
- * Balance sync takes the ERP's owing as the truth, but an invoice cannot owe more than it is for,
- * nor a credit memo give more credit than its own: such a balance is the ERP's mistake, and kept it
- * would charge (or credit) the customer money no invoice stands for. The problem, or undefined.
+ * Balance sync takes the ERP's owing as the truth, but only what the invoice itself stands for: an
+ * invoice owes from 0 up to its amount, a credit memo gives from 0 up to its own credit. Anything
+ * else is the ERP's mistake, and kept it would charge (or credit) the customer money no invoice
+ * stands for: a memo owing a positive balance would be paid by card, an invoice owing less than 0
+ * would be credit. The problem (naming the allowed range), or undefined.
  */
 export function owingBeyondAmount(amount: number, owing: number): string | undefined {
-  if (amount >= 0 && owing > amount) return `(${owing}) is more than the invoice's amount (${amount}): an invoice cannot owe more than it is for`;
-  if (amount < 0 && owing < amount) return `(${owing}) is more credit than the credit memo's amount (${amount})`;
-  return undefined;
+  const [low, high] = amount >= 0 ? [0, amount] : [amount, 0];
+  if (owing >= low && owing <= high) return undefined;
+  return amount >= 0
+    ? `(${owing}) must be from 0 to the invoice's amount (${amount}): an invoice owes no more than it is for, and never less than nothing`
+    : `(${owing}) must be from the credit memo's amount (${amount}) to 0: a credit memo gives no more credit than its own, and never owes`;
 }
 
 /**

@@ -57,7 +57,7 @@ export const InvoiceImport = component(
       division: Type.Optional(Type.String({ maxLength: 40, description: 'Division code: required when the account requires divisions; created when unknown under dynamic division creation.' })),
       division_name: Type.Optional(Text('Name of a division created on the fly.')),
       auto_debit_reference: Type.Optional(Type.String({ maxLength: 100 })),
-      owing_cents: Type.Optional(Type.Integer({ description: 'Required under balance sync (the ERP\'s owing is kept, up to the amount: more than an invoice\'s amount, or more credit than a credit memo\'s, is refused with 412 `owing_exceeds_amount`); otherwise ignored.' })),
+      owing_cents: Type.Optional(Type.Integer({ description: 'Required under balance sync (the ERP\'s owing is kept when it lies from 0 to the amount, on the amount\'s side: 0..amount for an invoice, amount..0 for a credit memo; outside that range it is refused with 412 `owing_exceeds_amount`); otherwise ignored.' })),
       ref1: Type.Optional(Text('Reference.')),
       ref2: Type.Optional(Text('Reference.')),
       ref3: Type.Optional(Text('Reference.')),
