@@ -65,6 +65,28 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     expect([(await invoice(fine)).amount_cents, (await invoice(fine)).owing_cents]).toEqual([-5000, -2000]);
   });
 
+  it('refuses a line whose computed amount (quantity x unit cost), or an invoice whose total, is beyond the bound a sent amount has', async () => {
+    const c = uid('C');
+    const [huge, sum, fine] = [uid('INV'), uid('INV'), uid('INV')];
+    const csv = [
+      'number,customer_identifier,line_item_attributes.quantity,line_item_attributes.unit_cost_cents,line_item_attributes.amount',
+      `${huge},${c},1e300,100,`,
+      `${sum},${c},,,${Number.MAX_SAFE_INTEGER}`,
+      `,,,,${Number.MAX_SAFE_INTEGER}`,
+      `${fine},${c},3,250,`,
+      '',
+    ].join('\n');
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '1 invoice', file_errors_count: 2 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([
+      [2, 'line_item_attributes.amount', 'invalid_amount'],
+      [3, 'amount', 'invalid_amount'],
+    ]);
+    for (const n of [huge, sum]) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
+    expect((await invoice(fine)).amount_cents).toBe(750);
+  });
+
   it('applies one payment to several invoices on several rows, with payment_total', async () => {
     const c = uid('C');
     const [a, b] = [uid('INV'), uid('INV')];

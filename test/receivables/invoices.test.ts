@@ -153,6 +153,33 @@ describe('invoice import', () => {
     expect(ctx.t.engine.core.currentWatermark()).toBe(before);
   });
 
+  it('holds a computed amount (a line\'s quantity x unit cost, the lines\' total with taxes, a pro-rated amount) to the bound a sent amount has', async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const c = uid('C');
+    const before = ctx.t.engine.core.currentWatermark();
+    const sent = await importInvoice({ number: uid('I'), customer_identifier: c, amount: 2 ** 53 });
+    expect([sent.status, sent.body.code, fields(sent.body)]).toEqual([412, 'invalid_amount', ['amount']]);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ line_item_attributes: [{ quantity: 1e300, unit_cost_cents: 100 }] }, 'line_item_attributes.0.amount'],
+      [{ line_item_attributes: [{ quantity: 2, unit_cost_cents: 4503599627370497 }] }, 'line_item_attributes.0.amount'],
+      [{ line_item_attributes: [{ amount: 1 }, { quantity: -1, unit_cost_cents: 1 }, { quantity: 3, unit_cost_cents: 3002399751580333 }] }, 'line_item_attributes.2.amount'],
+      // Each line within the bound, their sum (or the sum with taxes) beyond it.
+      [{ line_item_attributes: [{ amount: max }, { amount: max }] }, 'amount'],
+      [{ line_item_attributes: [{ quantity: 1, unit_cost_cents: max - 10 }], subtotal_tax1: 6, subtotal_tax2: 5 }, 'amount'],
+      [{ annualized_amount_cents: max, annualized_effective_date: '2026-01-01', annualized_expiry_date: '2027-12-31' }, 'amount'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await importInvoice({ number: uid('I'), customer_identifier: c, ...body });
+      expect([res.status, res.body.code], JSON.stringify(body).slice(0, 120)).toEqual([412, 'invalid_amount']);
+      expect(fields(res.body), JSON.stringify(body).slice(0, 120)).toEqual([field]);
+    }
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+    // The bound itself is an amount.
+    const edge = uid('INV');
+    expect((await importInvoice({ number: edge, customer_identifier: c, subtotal_tax1: 10, line_item_attributes: [{ quantity: 1, unit_cost_cents: max - 10 }] })).status).toBe(201);
+    expect((await view(edge)).amount_cents).toBe(max);
+  });
+
   it('create_only refuses a number already used, naming that invoice, and changes nothing (the back office\'s New invoice)', async () => {
     const [a, b] = [uid('C'), uid('C')];
     const number = uid('INV');

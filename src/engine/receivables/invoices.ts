@@ -4,7 +4,7 @@ import { fail, notFound } from '../errors';
 import { attach, decodeAttachment } from './attachments';
 import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
 import { resolveInvoiceDivision } from './divisions';
-import { extraAttributes, Fields } from './fields';
+import { computedAmount, extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
@@ -420,14 +420,19 @@ function invoiceAmount(
   if (amountOverride) {
     if (amountIn === undefined && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required with amount_override');
     amount = amountIn;
-  } else if (annualized !== undefined && effective && expiry) amount = prorate(annualized, effective, expiry);
-  else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
-    // (Every stored line replaced by none: the amount is what is left, the taxes.)
+  } else if (annualized !== undefined && effective && expiry) {
+    amount = computedAmount(prorate(annualized, effective, expiry), problems, 'amount', 'annualized_amount_cents pro-rated');
+  } else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
+    // (Every stored line replaced by none: the amount is what is left, the taxes.) Summed exactly,
+    // so a total past the bound is refused rather than rounded back into it.
     const t1 = tax1 ?? prev.subtotal_tax1 ?? 0;
     const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
-    amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2;
+    const total = lines.reduce((sum, l) => sum + BigInt(l.amount_cents), BigInt(t1) + BigInt(t2));
+    amount = computedAmount(Number(total), problems, 'amount', 'line items and taxes');
   } else amount = amountIn ?? prev.amount_cents;
-  if (amount === undefined && !amountOverride && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
+  // Line items sent and none kept: each has its problem already (no amount, or one beyond the bound).
+  const linesRefused = lines.length === 0 && (lineInputs?.length ?? 0) > 0;
+  if (amount === undefined && !amountOverride && !linesRefused && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
   return amount;
 }
 
