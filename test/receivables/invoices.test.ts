@@ -259,6 +259,31 @@ describe('capability rules', () => {
     });
   });
 
+  it('annualized: each whole year of the span bills exactly the annual amount; only the part-year rest is pro-rated, over the days of its own year', async () => {
+    const c = uid('C');
+    const cases: Array<[number, string, string, number]> = [
+      // Whole years, leap or not, whichever day they start on.
+      [100000, '2027-01-01', '2028-12-31', 200000],
+      [100000, '2028-01-01', '2029-12-31', 200000],
+      [100000, '2026-01-01', '2030-12-31', 500000],
+      [100000, '2028-02-29', '2029-02-28', 100000],
+      [100000, '2027-03-01', '2028-02-29', 100000],
+      // A whole year and a rest: 181 days of 2029 (365), 182 days of 2028 (366).
+      [100000, '2028-01-01', '2029-06-30', 100000 + 49589],
+      [100000, '2027-01-01', '2028-06-30', 100000 + 49727],
+      [-100000, '2027-01-01', '2028-06-30', -(100000 + 49727)],
+      // The rest alone: 182/366 of 100000 is 49726.78, rounded half away from zero.
+      [100000, '2028-01-01', '2028-06-30', 49727],
+      [365000, '2026-01-01', '2026-01-31', 31000],
+    ];
+    for (const [annual, effective, expiry, amount] of cases) {
+      const number = uid('INV');
+      const res = await importInvoice({ number, customer_identifier: c, annualized_amount_cents: annual, annualized_effective_date: effective, annualized_expiry_date: expiry });
+      expect(res.status).toBe(201);
+      expect((await view(number)).amount_cents, `${annual} ${effective}..${expiry}`).toBe(amount);
+    }
+  });
+
   it('balance sync: owing_cents is required and kept as the ERP sent it', async () => {
     await withCapabilities(ctx, { balance_sync: true }, async () => {
       const number = uid('INV');

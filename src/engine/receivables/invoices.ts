@@ -1,4 +1,4 @@
-import { addDays, daysBetween } from '../clock';
+import { addDays, DAY_MS } from '../clock';
 import { decimalTimesMinor, formatMoney } from '../../shared/money';
 import { fail, notFound } from '../errors';
 import { attach, decodeAttachment } from './attachments';
@@ -60,17 +60,33 @@ export function dueFromTerms(date: string, type: 'day' | 'date' | undefined, val
 }
 
 /**
- * Pro-rates an annual amount over the inclusive span effective..expiry, against the length of
- * the year that starts on the effective date (365 or 366 days), so a full year is exactly the
- * annual amount. Rounded half away from zero.
+ * Pro-rates an annual amount over the inclusive span effective..expiry. The span is counted in
+ * years from the effective date: each whole year in it bills exactly the annual amount (a leap
+ * year as much as any other), and only the rest, the part-year after the last whole one, is
+ * pro-rated: its days over the days of the year-long period it starts (365, or 366 when that period
+ * holds a 29 February). 2027-01-01..2028-12-31 is two whole years; 2028-01-01..2028-06-30 is 182
+ * days of a 366-day year. The pro-rated part is rounded half away from zero, computed exactly
+ * (BigInt), so a credit is its debit with the sign turned. A result past the amount bound is the
+ * caller's to refuse.
  */
 export function prorate(annualCents: number, effective: string, expiry: string): number {
-  const days = daysBetween(effective, expiry) + 1;
   const [y, m, d] = effective.split('-').map(Number) as [number, number, number];
-  const nextYear = new Date(Date.UTC(y + 1, m - 1, d)).toISOString().slice(0, 10);
-  const yearDays = daysBetween(effective, nextYear);
-  const exact = (annualCents * days) / yearDays;
-  return Math.sign(exact) * Math.round(Math.abs(exact));
+  // The effective date's anniversary k years on, in ms (29 February falls on 1 March in a common year).
+  const anniversary = (k: number) => {
+    const t = new Date(0);
+    t.setUTCFullYear(y + k, m - 1, d);
+    return t.getTime();
+  };
+  const end = Date.parse(`${expiry}T00:00:00Z`) + DAY_MS; // the span is inclusive: it ends as the next day starts
+  let years = Math.max(0, Number(expiry.slice(0, 4)) - y - 1);
+  while (anniversary(years + 1) <= end) years++;
+  const restDays = BigInt(Math.round((end - anniversary(years)) / DAY_MS));
+  const yearDays = BigInt(Math.round((anniversary(years + 1) - anniversary(years)) / DAY_MS));
+  const annual = BigInt(annualCents);
+  const magnitude = annual < 0n ? -annual : annual;
+  // Half away from zero: floor((2 * |annual| * rest + year) / (2 * year)), the sign put back.
+  const rest = (2n * magnitude * restDays + yearDays) / (2n * yearDays);
+  return Number(BigInt(years) * annual + (annual < 0n ? -rest : rest)) || 0;
 }
 
 /**

@@ -66,7 +66,7 @@ export const InvoiceImport = component(
       plan_start_date: Type.Optional(Date8601('Payment plan start.')),
       plan_end_date: Type.Optional(Date8601('Payment plan end.')),
       plan_payment_cents: Type.Optional(Type.Integer({ minimum: 0 })),
-      annualized_amount_cents: Type.Optional(Type.Integer({ description: 'The amount becomes this pro-rated over the inclusive span effective..expiry (against the length of the year starting on the effective date).' })),
+      annualized_amount_cents: Type.Optional(Type.Integer({ description: 'The amount becomes this pro-rated over the inclusive span effective..expiry, counted in years from the effective date: each whole year bills exactly this amount (2027-01-01..2028-12-31 is twice it), and only the part-year rest is pro-rated, by its days over the days of the year-long period it starts (365, or 366 when that period holds a 29 February), rounded half away from zero.' })),
       annualized_effective_date: Type.Optional(Date8601('Required with annualized_amount_cents.')),
       annualized_expiry_date: Type.Optional(Date8601('Required with annualized_amount_cents.')),
       external_id: Type.Optional(Type.String({ maxLength: 100 })),
