@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../helpers/harness';
-import { uid } from '../helpers/receivables';
+import { uid, withCapabilities } from '../helpers/receivables';
 import { importCsv } from './upload';
 
 const ctx = useHarness({ api: true });
@@ -48,6 +48,43 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     expect((await invoice(b)).amount_cents).toBe(5000);
     // A card number typed into free text is masked, as in a JSON body.
     expect((await invoice(b)).line_item_attributes[0]!.description).toBe('Service paid by 489528******0006');
+  });
+
+  it('balance sync: refuses a line whose owing_cents is outside 0..amount (a memo that owes, an invoice owing less than 0), the other lines go on', async () => {
+    const c = uid('C');
+    const [memo, negative, fine] = [uid('CM'), uid('INV'), uid('INV')];
+    const csv = `number,customer_identifier,amount,owing_cents\n${memo},${c},-5000,3000\n${negative},${c},10000,-100\n${fine},${c},-5000,-2000\n`;
+    const batch = await withCapabilities(ctx, { balance_sync: true }, () => importCsv(ctx.api, csv));
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '1 invoice', file_errors_count: 2 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([
+      [2, 'owing_cents', 'owing_exceeds_amount'],
+      [3, 'owing_cents', 'owing_exceeds_amount'],
+    ]);
+    for (const n of [memo, negative]) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
+    expect([(await invoice(fine)).amount_cents, (await invoice(fine)).owing_cents]).toEqual([-5000, -2000]);
+  });
+
+  it('refuses a line whose computed amount (quantity x unit cost), or an invoice whose total, is beyond the bound a sent amount has', async () => {
+    const c = uid('C');
+    const [huge, sum, fine] = [uid('INV'), uid('INV'), uid('INV')];
+    const csv = [
+      'number,customer_identifier,line_item_attributes.quantity,line_item_attributes.unit_cost_cents,line_item_attributes.amount',
+      `${huge},${c},1e300,100,`,
+      `${sum},${c},,,${Number.MAX_SAFE_INTEGER}`,
+      `,,,,${Number.MAX_SAFE_INTEGER}`,
+      `${fine},${c},3,250,`,
+      '',
+    ].join('\n');
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '1 invoice', file_errors_count: 2 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([
+      [2, 'line_item_attributes.amount', 'invalid_amount'],
+      [3, 'amount', 'invalid_amount'],
+    ]);
+    for (const n of [huge, sum]) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
+    expect((await invoice(fine)).amount_cents).toBe(750);
   });
 
   it('applies one payment to several invoices on several rows, with payment_total', async () => {

@@ -61,6 +61,26 @@ describe('reconciliation files', () => {
     expect([await owing(over), await owing(fine)]).toEqual([10000, 4000]);
   });
 
+  it('refuses a balance on the wrong side of zero (balance sync): a credit memo that would owe, an invoice that would owe less than nothing', async () => {
+    const c = uid('C');
+    const [memo, invoice, fine] = [uid('CM'), uid('INV'), uid('CM')];
+    await withCapabilities(ctx, { balance_sync: true }, async () => {
+      for (const [n, amount] of [[memo, -5000], [invoice, 10000], [fine, -5000]] as const) {
+        expect((await ctx.api.post('/api/imports/invoice', { number: n, customer_identifier: c, amount, owing_cents: amount, date: '2026-03-01' })).status).toBe(201);
+      }
+    });
+    const csv = `number,customer_number,balance_in_source_system\n${memo},${c},3000\n${invoice},${c},-100\n${fine},${c},-1000\n`;
+    const batch = await withCapabilities(ctx, { balance_sync: true }, () => importCsv(ctx.api, csv));
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoice_recon', file_errors_count: 2 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([
+      [2, 'balance_in_source_system', 'owing_exceeds_amount'],
+      [3, 'balance_in_source_system', 'owing_exceeds_amount'],
+    ]);
+    const owing = async (n: string) => (await ctx.api.get<{ owing_cents: number }>(`/api/exports/invoice/${n}`)).body.owing_cents;
+    expect([await owing(memo), await owing(invoice), await owing(fine)]).toEqual([-5000, 10000, -1000]);
+  });
+
   it('reads the listed invoices by the header as the rest of the file is read: a header with spaces around its names closes nothing listed', async () => {
     const c = uid('C');
     const listed = uid('INV');

@@ -153,6 +153,33 @@ describe('invoice import', () => {
     expect(ctx.t.engine.core.currentWatermark()).toBe(before);
   });
 
+  it('holds a computed amount (a line\'s quantity x unit cost, the lines\' total with taxes, a pro-rated amount) to the bound a sent amount has', async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const c = uid('C');
+    const before = ctx.t.engine.core.currentWatermark();
+    const sent = await importInvoice({ number: uid('I'), customer_identifier: c, amount: 2 ** 53 });
+    expect([sent.status, sent.body.code, fields(sent.body)]).toEqual([412, 'invalid_amount', ['amount']]);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ line_item_attributes: [{ quantity: 1e300, unit_cost_cents: 100 }] }, 'line_item_attributes.0.amount'],
+      [{ line_item_attributes: [{ quantity: 2, unit_cost_cents: 4503599627370497 }] }, 'line_item_attributes.0.amount'],
+      [{ line_item_attributes: [{ amount: 1 }, { quantity: -1, unit_cost_cents: 1 }, { quantity: 3, unit_cost_cents: 3002399751580333 }] }, 'line_item_attributes.2.amount'],
+      // Each line within the bound, their sum (or the sum with taxes) beyond it.
+      [{ line_item_attributes: [{ amount: max }, { amount: max }] }, 'amount'],
+      [{ line_item_attributes: [{ quantity: 1, unit_cost_cents: max - 10 }], subtotal_tax1: 6, subtotal_tax2: 5 }, 'amount'],
+      [{ annualized_amount_cents: max, annualized_effective_date: '2026-01-01', annualized_expiry_date: '2027-12-31' }, 'amount'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await importInvoice({ number: uid('I'), customer_identifier: c, ...body });
+      expect([res.status, res.body.code], JSON.stringify(body).slice(0, 120)).toEqual([412, 'invalid_amount']);
+      expect(fields(res.body), JSON.stringify(body).slice(0, 120)).toEqual([field]);
+    }
+    expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+    // The bound itself is an amount.
+    const edge = uid('INV');
+    expect((await importInvoice({ number: edge, customer_identifier: c, subtotal_tax1: 10, line_item_attributes: [{ quantity: 1, unit_cost_cents: max - 10 }] })).status).toBe(201);
+    expect((await view(edge)).amount_cents).toBe(max);
+  });
+
   it('create_only refuses a number already used, naming that invoice, and changes nothing (the back office\'s New invoice)', async () => {
     const [a, b] = [uid('C'), uid('C')];
     const number = uid('INV');
@@ -232,6 +259,31 @@ describe('capability rules', () => {
     });
   });
 
+  it('annualized: each whole year of the span bills exactly the annual amount; only the part-year rest is pro-rated, over the days of its own year', async () => {
+    const c = uid('C');
+    const cases: Array<[number, string, string, number]> = [
+      // Whole years, leap or not, whichever day they start on.
+      [100000, '2027-01-01', '2028-12-31', 200000],
+      [100000, '2028-01-01', '2029-12-31', 200000],
+      [100000, '2026-01-01', '2030-12-31', 500000],
+      [100000, '2028-02-29', '2029-02-28', 100000],
+      [100000, '2027-03-01', '2028-02-29', 100000],
+      // A whole year and a rest: 181 days of 2029 (365), 182 days of 2028 (366).
+      [100000, '2028-01-01', '2029-06-30', 100000 + 49589],
+      [100000, '2027-01-01', '2028-06-30', 100000 + 49727],
+      [-100000, '2027-01-01', '2028-06-30', -(100000 + 49727)],
+      // The rest alone: 182/366 of 100000 is 49726.78, rounded half away from zero.
+      [100000, '2028-01-01', '2028-06-30', 49727],
+      [365000, '2026-01-01', '2026-01-31', 31000],
+    ];
+    for (const [annual, effective, expiry, amount] of cases) {
+      const number = uid('INV');
+      const res = await importInvoice({ number, customer_identifier: c, annualized_amount_cents: annual, annualized_effective_date: effective, annualized_expiry_date: expiry });
+      expect(res.status).toBe(201);
+      expect((await view(number)).amount_cents, `${annual} ${effective}..${expiry}`).toBe(amount);
+    }
+  });
+
   it('balance sync: owing_cents is required and kept as the ERP sent it', async () => {
     await withCapabilities(ctx, { balance_sync: true }, async () => {
       const number = uid('INV');
@@ -269,6 +321,38 @@ describe('capability rules', () => {
       // A new amount sent beside it is what the balance is checked against.
       expect((await importInvoice({ number, customer_identifier: c, amount: 5000, owing_cents: 5000 })).status).toBe(201);
       expect((await importInvoice({ number: uid('INV'), customer_identifier: c, amount: -500, owing_cents: -200 })).status).toBe(201);
+    });
+  });
+
+  it('balance sync: owing lies from 0 to the amount, on the amount\'s side: a credit memo never owes, an invoice never owes less than nothing', async () => {
+    await withCapabilities(ctx, { balance_sync: true }, async () => {
+      const c = uid('C');
+      const before = ctx.t.engine.core.currentWatermark();
+      // A credit memo owing a positive balance would be charged to a card through its pay link.
+      const memo = uid('CM');
+      const owes = await importInvoice({ number: memo, customer_identifier: c, amount: -5000, owing_cents: 3000 });
+      expect([owes.status, owes.body.code, fields(owes.body)]).toEqual([412, 'owing_exceeds_amount', ['owing_cents']]);
+      expect(owes.body.error).toContain('3000');
+      // An invoice owing less than nothing would be credit no payment stands for.
+      const invoice = uid('INV');
+      const credit = await importInvoice({ number: invoice, customer_identifier: c, amount: 10000, owing_cents: -100 });
+      expect([credit.status, credit.body.code, fields(credit.body)]).toEqual([412, 'owing_exceeds_amount', ['owing_cents']]);
+      expect(ctx.t.engine.core.currentWatermark()).toBe(before);
+      for (const n of [memo, invoice]) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
+      expect((await ctx.api.get(`/api/exports/customer/${c}`)).status).toBe(404);
+
+      // Both ends of the range are taken, on either side of zero.
+      for (const [amount, owing] of [[-5000, 0], [-5000, -5000], [10000, 0], [10000, 10000], [0, 0]] as const) {
+        const n = uid('INV');
+        expect((await importInvoice({ number: n, customer_identifier: c, amount, owing_cents: owing })).status).toBe(201);
+        expect((await view(n)).owing_cents).toBe(owing);
+      }
+      // A memo's kept amount is what a balance sent alone is checked against.
+      const kept = uid('CM');
+      expect((await importInvoice({ number: kept, customer_identifier: c, amount: -5000, owing_cents: -5000 })).status).toBe(201);
+      const raised = await importInvoice({ number: kept, customer_identifier: c, owing_cents: 1 });
+      expect([raised.status, raised.body.code]).toEqual([412, 'owing_exceeds_amount']);
+      expect((await view(kept)).owing_cents).toBe(-5000);
     });
   });
 

@@ -8,6 +8,26 @@ import { DATE_RE, EMAIL_RE, given, validDate } from './problems';
 type Input = Record<string, unknown>;
 
 /**
+ * The bound every amount (and every whole number) of an import passes, sent or computed: a whole
+ * number that a double holds exactly, from -(2^53 - 1) to 2^53 - 1. Beyond it, sums and balances
+ * silently lose cents.
+ */
+export function isWholeAmount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value);
+}
+
+/**
+ * An amount the engine computed (a line's quantity x unit cost, an invoice's total, a pro-rated
+ * amount) held to the bound a sent amount is: beyond it, the field is refused with the code a sent
+ * amount gets (invalid_amount) and undefined is returned.
+ */
+export function computedAmount(value: number, problems: Problems, field: string, from: string): number | undefined {
+  if (isWholeAmount(value)) return value;
+  problems.add(field, 'invalid_amount', `computed from ${from} (${value}) is beyond the largest amount, ${Number.MAX_SAFE_INTEGER} minor units either way`);
+  return undefined;
+}
+
+/**
  * Typed reads of one import record with the field rules every domain shares. JSON requests are
  * already type-checked by their schema; the CSV importer hands strings, so numbers and booleans
  * are also read from their text forms here. Every read that fails adds a problem naming the field;
@@ -46,7 +66,7 @@ export class Fields {
     const raw = this.input[name];
     if (!given(raw)) return undefined;
     const value = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    if (!isWholeAmount(value)) {
       this.problems.add(name, opts.code ?? 'invalid_integer', 'must be a whole number (minor currency units for amounts)');
       return undefined;
     }

@@ -1,10 +1,10 @@
-import { addDays, daysBetween } from '../clock';
+import { addDays, DAY_MS } from '../clock';
 import { decimalTimesMinor, formatMoney } from '../../shared/money';
 import { fail, notFound } from '../errors';
 import { attach, decodeAttachment } from './attachments';
 import { CUSTOMER_FIELDS, upsertCustomer } from './customers';
 import { resolveInvoiceDivision } from './divisions';
-import { extraAttributes, Fields } from './fields';
+import { computedAmount, extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
@@ -60,17 +60,33 @@ export function dueFromTerms(date: string, type: 'day' | 'date' | undefined, val
 }
 
 /**
- * Pro-rates an annual amount over the inclusive span effective..expiry, against the length of
- * the year that starts on the effective date (365 or 366 days), so a full year is exactly the
- * annual amount. Rounded half away from zero.
+ * Pro-rates an annual amount over the inclusive span effective..expiry. The span is counted in
+ * years from the effective date: each whole year in it bills exactly the annual amount (a leap
+ * year as much as any other), and only the rest, the part-year after the last whole one, is
+ * pro-rated: its days over the days of the year-long period it starts (365, or 366 when that period
+ * holds a 29 February). 2027-01-01..2028-12-31 is two whole years; 2028-01-01..2028-06-30 is 182
+ * days of a 366-day year. The pro-rated part is rounded half away from zero, computed exactly
+ * (BigInt), so a credit is its debit with the sign turned. A result past the amount bound is the
+ * caller's to refuse.
  */
 export function prorate(annualCents: number, effective: string, expiry: string): number {
-  const days = daysBetween(effective, expiry) + 1;
   const [y, m, d] = effective.split('-').map(Number) as [number, number, number];
-  const nextYear = new Date(Date.UTC(y + 1, m - 1, d)).toISOString().slice(0, 10);
-  const yearDays = daysBetween(effective, nextYear);
-  const exact = (annualCents * days) / yearDays;
-  return Math.sign(exact) * Math.round(Math.abs(exact));
+  // The effective date's anniversary k years on, in ms (29 February falls on 1 March in a common year).
+  const anniversary = (k: number) => {
+    const t = new Date(0);
+    t.setUTCFullYear(y + k, m - 1, d);
+    return t.getTime();
+  };
+  const end = Date.parse(`${expiry}T00:00:00Z`) + DAY_MS; // the span is inclusive: it ends as the next day starts
+  let years = Math.max(0, Number(expiry.slice(0, 4)) - y - 1);
+  while (anniversary(years + 1) <= end) years++;
+  const restDays = BigInt(Math.round((end - anniversary(years)) / DAY_MS));
+  const yearDays = BigInt(Math.round((anniversary(years + 1) - anniversary(years)) / DAY_MS));
+  const annual = BigInt(annualCents);
+  const magnitude = annual < 0n ? -annual : annual;
+  // Half away from zero: floor((2 * |annual| * rest + year) / (2 * year)), the sign put back.
+  const rest = (2n * magnitude * restDays + yearDays) / (2n * yearDays);
+  return Number(BigInt(years) * annual + (annual < 0n ? -rest : rest)) || 0;
 }
 
 /**
@@ -85,14 +101,18 @@ export interface InvoiceImportOptions {
 }
 
 /**
- * Balance sync takes the ERP's owing as the truth, but an invoice cannot owe more than it is for,
- * nor a credit memo give more credit than its own: such a balance is the ERP's mistake, and kept it
- * would charge (or credit) the customer money no invoice stands for. The problem, or undefined.
+ * Balance sync takes the ERP's owing as the truth, but only what the invoice itself stands for: an
+ * invoice owes from 0 up to its amount, a credit memo gives from 0 up to its own credit. Anything
+ * else is the ERP's mistake, and kept it would charge (or credit) the customer money no invoice
+ * stands for: a memo owing a positive balance would be paid by card, an invoice owing less than 0
+ * would be credit. The problem (naming the allowed range), or undefined.
  */
 export function owingBeyondAmount(amount: number, owing: number): string | undefined {
-  if (amount >= 0 && owing > amount) return `(${owing}) is more than the invoice's amount (${amount}): an invoice cannot owe more than it is for`;
-  if (amount < 0 && owing < amount) return `(${owing}) is more credit than the credit memo's amount (${amount})`;
-  return undefined;
+  const [low, high] = amount >= 0 ? [0, amount] : [amount, 0];
+  if (owing >= low && owing <= high) return undefined;
+  return amount >= 0
+    ? `(${owing}) must be from 0 to the invoice's amount (${amount}): an invoice owes no more than it is for, and never less than nothing`
+    : `(${owing}) must be from the credit memo's amount (${amount}) to 0: a credit memo gives no more credit than its own, and never owes`;
 }
 
 /**
@@ -416,14 +436,19 @@ function invoiceAmount(
   if (amountOverride) {
     if (amountIn === undefined && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required with amount_override');
     amount = amountIn;
-  } else if (annualized !== undefined && effective && expiry) amount = prorate(annualized, effective, expiry);
-  else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
-    // (Every stored line replaced by none: the amount is what is left, the taxes.)
+  } else if (annualized !== undefined && effective && expiry) {
+    amount = computedAmount(prorate(annualized, effective, expiry), problems, 'amount', 'annualized_amount_cents pro-rated');
+  } else if (lines.length > 0 || (amountIn === undefined && replaceLines && lineInputs !== undefined && (prev.line_items ?? []).length > 0)) {
+    // (Every stored line replaced by none: the amount is what is left, the taxes.) Summed exactly,
+    // so a total past the bound is refused rather than rounded back into it.
     const t1 = tax1 ?? prev.subtotal_tax1 ?? 0;
     const t2 = tax2 ?? prev.subtotal_tax2 ?? 0;
-    amount = lines.reduce((sum, l) => sum + l.amount_cents, 0) + t1 + t2;
+    const total = lines.reduce((sum, l) => sum + BigInt(l.amount_cents), BigInt(t1) + BigInt(t2));
+    amount = computedAmount(Number(total), problems, 'amount', 'line items and taxes');
   } else amount = amountIn ?? prev.amount_cents;
-  if (amount === undefined && !amountOverride && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
+  // Line items sent and none kept: each has its problem already (no amount, or one beyond the bound).
+  const linesRefused = lines.length === 0 && (lineInputs?.length ?? 0) > 0;
+  if (amount === undefined && !amountOverride && !linesRefused && !problems.has('amount')) problems.add('amount', 'missing_amount', 'is required (or line_item_attributes)');
   return amount;
 }
 

@@ -1,5 +1,5 @@
 import { decimalTimesMinor } from '../../shared/money';
-import { Fields, extraAttributes } from './fields';
+import { computedAmount, Fields, extraAttributes } from './fields';
 import type { Problems } from './problems';
 import type { AdjustmentData, LineItemData } from './types';
 
@@ -45,7 +45,7 @@ export function readLineItems(raw: unknown, problems: Problems): LineInput[] | u
     let amount = f.int('amount');
     if (amount === undefined && quantity !== undefined && unitCost !== undefined) {
       // Half away from zero, as pro-rating does: a credit line is its debit line with the sign turned.
-      amount = decimalTimesMinor(quantity, unitCost);
+      amount = computedAmount(decimalTimesMinor(quantity, unitCost), p, 'amount', 'quantity x unit_cost_cents');
     }
     const balance = f.int('balance_cents');
     return {
