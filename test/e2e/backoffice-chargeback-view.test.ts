@@ -51,7 +51,7 @@ describe('a chargeback of a card sale that paid an invoice', { timeout: 120_000 
     await api('POST', '/api/gateway/v1/orders/refund', { transaction: sale, amount_cents: 5_000 });
     await api('POST', '/api/sandbox/v1/clock/advance', { by: 'P16D' });
     // The returns rule runs with the cut-offs crossed, or at the next tick.
-    await expect.poll(async () => (await api<Payment>('GET', `/api/exports/payment/${sale}`)).refunds.map((r) => r.kind), { timeout: 40_000, intervals: [500] }).toEqual(['refund', 'chargeback']);
+    await expect.poll(async () => (await api<Payment>('GET', `/api/exports/payment/${sale}`)).refunds.map((r) => r.kind), { timeout: 40_000, interval: 500 }).toEqual(['refund', 'chargeback']);
 
     await page.goto(`${url}/app/payments/${sale}`);
     await expect.poll(() => text('[aria-label="Received"]'), { timeout: 20_000 }).toBe(shown(20_066));

@@ -35,7 +35,7 @@ const cardPay = (amount: number, attempt: string) => ({ type: 'creditCard', amou
 const achPay = (amount: number, attempt: string) => ({ type: 'ach', amount_cents: amount, name: 'Ann Payer', routing_number: '122105278', account_number: '0000000024', account_type: 'checking', check_type: 'personal', attempt });
 
 /** An invoice paid in full through its pay link (a bank debit answers in_progress): the sale's token, which is also its payment's reference. */
-async function paidInvoice(number: string, amount: number, pay: typeof cardPay, answer = 'approved'): Promise<string> {
+async function paidInvoice(number: string, amount: number, pay: typeof cardPay | typeof achPay, answer = 'approved'): Promise<string> {
   const made = await h.api.post<{ pay_url: string }>('/api/imports/invoice', { number, customer_identifier: 'PAYER1', amount, date: '2026-03-01', due_date: '2026-03-31', echo: 'pay_urls' });
   expect(made.status).toBe(201);
   const key = new URL(made.body.pay_url).pathname.replace('/pay/', '');
