@@ -96,9 +96,9 @@ export function receivablesForAutopay(receivables: Receivables): ReceivablesPort
       });
       return { identifier: p.identifier };
     },
-    async reversePayment(identifier, status, reason) {
+    async reversePayment(identifier, status, reason, cause) {
       const before = await viewPayment(identifier);
-      return before ? lessApplied(before, await receivables.reversePayment(identifier, status, reason)) : NOTHING;
+      return before ? lessApplied(before, await receivables.reversePayment(identifier, status, reason, cause)) : NOTHING;
     },
     async keepOfPayment(identifier, keepCents, reason, cause) {
       const before = await viewPayment(identifier);

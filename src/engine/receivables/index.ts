@@ -111,7 +111,11 @@ export interface Receivables {
   /** A payment's unapplied credit applied to open invoices of its customer (payment-credit.ts). */
   applyCredit(reference: string, applications: readonly CreditApplication[]): Promise<Static<typeof PaymentView>>;
   recordPayment(input: RecordPaymentInput): Promise<Static<typeof PaymentView>>;
-  reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<Static<typeof PaymentView>>;
+  /**
+   * A payment reversed, its status saying why; with a `cause` (its money came back: a chargeback, an
+   * ACH return) taken off it whole as a refund is (payments.ts, reversePayment).
+   */
+  reversePayment(reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string, cause?: RefundCause): Promise<Static<typeof PaymentView>>;
   /** A payment made here keeps `keepCents` of its amount; the rest goes back on its invoices (payments.ts, keepOfPayment). */
   keepOfPayment(reference: string, keepCents: number, reason: string, cause: RefundCause): Promise<Static<typeof PaymentView>>;
   /**
@@ -418,8 +422,8 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
       return changedPayment(doc);
     },
 
-    async reversePayment(reference, status, reason) {
-      const doc = await run((s) => reversePayment(s, reference, status, reason));
+    async reversePayment(reference, status, reason, cause) {
+      const doc = await run((s) => reversePayment(s, reference, status, reason, cause));
       return changedPayment(doc);
     },
     async keepOfPayment(reference, keepCents, reason, cause) {

@@ -641,11 +641,12 @@ export function takeOffPlan(p: PaymentData, keepCents: number): TakeOffPlan {
  * `keepCents` (or reversed) is left as it is, so a repeat does nothing. What was taken off is kept
  * on the payment with its cause, so the payment still says what it received.
  *
- * Keeping nothing, it is a REVERSAL of amount 0 with nothing applied (its discount back on the
- * invoice too). Not a reversal of what it still held before: that was the last refund's share, or
- * several refunds' when they were taken off together, so the same refunds read differently.
+ * Keeping nothing, it is a REVERSAL (or `reversedAs`: ERROR (NSF) for a return for missing funds)
+ * of amount 0 with nothing applied (its discount back on the invoice too). Not a reversal of what it
+ * still held before: that was the last refund's share, or several refunds' when they were taken off
+ * together, so the same refunds read differently.
  */
-export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepCents: number, reason: string, cause: RefundCause): Promise<PaymentDoc> {
+export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepCents: number, reason: string, cause: RefundCause, reversedAs: ReversalStatus = 'REVERSAL'): Promise<PaymentDoc> {
   const doc = await s.payment(reference);
   if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
   const p = doc.data;
@@ -656,7 +657,7 @@ export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepC
     await reverseAllocations(s, p, []);
     p.allocations = [];
     p.unapplied_cents = 0;
-    p.status = 'REVERSAL';
+    p.status = reversedAs;
     return keptOnly(s, doc, plan, reason, cause, previous);
   }
   p.unapplied_cents -= plan.from_credit_cents;
@@ -700,14 +701,24 @@ function keptOnly(s: ReceivablesUnit, doc: PaymentDoc, plan: TakeOffPlan, reason
   return doc;
 }
 
+export type ReversalStatus = 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)';
+
 /**
  * Reverses a payment (an ACH return, a chargeback, a decline found later): its allocations come
  * off the invoices, its unapplied credit off the customer, and its status says why.
+ *
+ * With a `cause` (a payment made here whose money the payer's bank took back: a chargeback or an
+ * ACH return of its sale), it is taken off the payment as a refund or void of all it still keeps is
+ * (keepOfPayment, keeping nothing): amount 0, nothing applied, the chargeback or return listed
+ * among what was taken off, so the payment, its amount records and the invoices agree. Without one
+ * (an upstream's reversal of a payment it sent) the payment keeps its amount and allocations, as
+ * its sender has them.
  */
-export async function reversePayment(s: ReceivablesUnit, reference: string, status: 'REVERSAL' | 'ERROR (NSF)' | 'ERROR (DECLINED)', reason?: string): Promise<PaymentDoc> {
+export async function reversePayment(s: ReceivablesUnit, reference: string, status: ReversalStatus, reason?: string, cause?: RefundCause): Promise<PaymentDoc> {
   const doc = await s.payment(reference);
   if (!doc) throw notFound('payment_not_found', `No payment ${reference}`);
   if (REVERSED.has(doc.data.status)) return doc;
+  if (cause && doc.data.amount_cents > 0) return keepOfPayment(s, reference, 0, reason ?? status, cause, status);
   await reverseAllocations(s, doc.data, []);
   doc.data.status = status;
   if (reason) doc.data.status_reason = reason;

@@ -299,7 +299,7 @@ export interface PaymentData {
   auto_debit: boolean;
   allocations: AllocationData[];
   /**
-   * Each refund or void of its transaction taken off it (keepOfPayment), oldest first: amount_cents
+   * Each refund, void, chargeback or return of its transaction taken off it (keepOfPayment), oldest first: amount_cents
    * is what it keeps, so without these what it received (the settlement's sale) is lost.
    */
   taken_off?: TakenOffData[];
@@ -309,12 +309,18 @@ export interface PaymentData {
   updated_ms: number;
 }
 
-/** Why a payment made here keeps less of itself: its transaction refunded or voided. */
+/**
+ * Why a payment made here keeps less of itself: its transaction refunded or voided by the merchant,
+ * or its money taken back by the payer's bank (a card chargeback, an ACH return).
+ */
 export interface RefundCause {
-  kind: 'refund' | 'void';
+  kind: 'refund' | 'void' | 'chargeback' | 'return';
   /** The sale whose money the payment was. */
   sale_token: string;
-  /** The refund or void itself; null when several that reached the store together are taken off at once. */
+  /**
+   * The refund or void itself; null when several that reached the store together are taken off at
+   * once, and for a chargeback or return (the sale's own money came back, no transaction of its own).
+   */
   transaction_token: string | null;
 }
 

@@ -54,11 +54,14 @@ export interface PutBack {
   invoices: string[];
 }
 
-/** Which refund or void of which sale a payment keeps less for (kept on the payment, with what it took off). */
+/**
+ * Which refund or void of which sale a payment keeps less for, or which chargeback or return took
+ * the sale's money back (kept on the payment, with what it took off).
+ */
 export interface RefundCause {
-  kind: 'refund' | 'void';
+  kind: 'refund' | 'void' | 'chargeback' | 'return';
   sale_token: string;
-  /** null when several that reached the store together are taken off at once (followAutopaySales). */
+  /** null when several that reached the store together are taken off at once (followAutopaySales), and for a chargeback or return. */
   transaction_token: string | null;
 }
 
@@ -81,10 +84,11 @@ export interface ReceivablesPort {
   recordPayment(payment: AutopayPayment): Promise<{ identifier: string }>;
   /**
    * Takes a recorded payment off the invoices it paid, its status saying why: its money came back
-   * (an ACH return, a chargeback). Harmless for a payment already reversed or never recorded.
-   * Answers the invoices it put back owing (none when it changed nothing).
+   * (an ACH return, a chargeback, the `cause`), so it keeps nothing and lists it among what was taken
+   * off it, as a refund of all it kept would. Harmless for a payment already reversed or never
+   * recorded. Answers the invoices it put back owing (none when it changed nothing).
    */
-  reversePayment?(identifier: string, status: 'ERROR (NSF)' | 'REVERSAL', reason: string): Promise<PutBack>;
+  reversePayment?(identifier: string, status: 'ERROR (NSF)' | 'REVERSAL', reason: string, cause: RefundCause): Promise<PutBack>;
   /**
    * The recorded payment keeps `keepCents`; the rest goes back on the invoices it paid (its
    * transaction was refunded or voided). Harmless when it already keeps no more, or was never recorded.

@@ -386,7 +386,8 @@ const RETURNS_SEEN = 'autopay_returns_seen';
 /**
  * A payment autopay recorded no longer pays its invoices once its money came back: each settlement
  * exception (an ACH return, a chargeback) since the last one seen reverses the invoicing payments
- * recorded with its transaction, so the invoices are owed again. They are charged again while due
+ * recorded with its transaction (a pay link's too), taking all they kept off them as a refund would,
+ * so the invoices are owed again. They are charged again while due
  * only after a return for missing funds, and at most twice (autopay-holds.ts). A failure leaves the
  * exception unseen: the next tick tries again.
  */
@@ -401,8 +402,9 @@ async function reverseReturnedPayments(ctx: AutopayContext, port: ReceivablesPor
       const nsf = e.exception_type === 'return' && isNsfReturn(e.return_code);
       const status = nsf ? 'ERROR (NSF)' : 'REVERSAL';
       const t = await gateway.record(e.exception_transaction.token);
+      const taken = { kind: e.exception_type, sale_token: e.exception_transaction.token, transaction_token: null };
       for (const p of t?.payments ?? []) {
-        const putBack = await port.reversePayment(p.identifier, status, e.exception_description);
+        const putBack = await port.reversePayment(p.identifier, status, e.exception_description, taken);
         const cause = e.exception_type === 'chargeback' ? 'charged_back' : nsf ? 'returned_nsf' : 'returned';
         await holdInvoices(core, putBack.customer_identifier, putBack.invoices, cause, e.exception_transaction.token);
       }

@@ -178,6 +178,26 @@ export const transactionStateText = (state: string): string => TX_STATE[state] ?
 const ORDER_STATE: Record<string, string> = { draft: 'Draft', open: 'Open', paid: 'Paid', partially_refunded: 'Partly refunded', refunded: 'Refunded', voided: 'Voided' };
 export const orderStateText = (state: string): string => ORDER_STATE[state] ?? state.replace(/_/g, ' ');
 
+/**
+ * What was taken off a payment (its `refunds[].kind`) in words: the node's name, the past tense for
+ * the Received card, and what happened to the money for the node's line.
+ */
+const TAKEN_OFF: Record<string, { name: string; done: string; how: string }> = {
+  refund: { name: 'Refund', done: 'Refunded', how: 'refunded to the payer' },
+  void: { name: 'Void', done: 'Voided', how: 'voided to the payer' },
+  chargeback: { name: 'Chargeback', done: 'Charged back', how: "charged back by the cardholder's bank" },
+  return: { name: 'Bank return', done: 'Returned', how: "returned by the payer's bank" },
+};
+export const takenOffText = (kind: string) => TAKEN_OFF[kind] ?? { name: kind, done: kind, how: kind };
+
+/** Several taken off a payment in words: "Refunded", "3 refunds", or "Refunded and charged back" when they differ in kind. */
+export function takenOffSummary(kinds: readonly string[]): string {
+  const distinct = [...new Set(kinds)];
+  if (distinct.length <= 1) return kinds.length > 1 && distinct[0] === 'refund' ? `${kinds.length} refunds` : takenOffText(distinct[0] ?? 'refund').done;
+  const words = distinct.map((k, i) => (i === 0 ? takenOffText(k).done : takenOffText(k).done.toLowerCase()));
+  return `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
 /** A settlement exception's kind in words (the API keeps `chargeback`, `return`, `reject`). */
 export const exceptionTypeText = (type: string): string => ({ chargeback: 'Chargeback', return: 'Bank return', reject: 'Rejected' })[type] ?? type;
 

@@ -86,12 +86,12 @@ export const PaymentAmountView = component(
 export const PaymentRefund = component(
   'PaymentRefund',
   Type.Object({
-    kind: Type.Union([Type.Literal('refund'), Type.Literal('void')]),
+    kind: Type.Union([Type.Literal('refund'), Type.Literal('void'), Type.Literal('chargeback'), Type.Literal('return')], { description: 'A refund or void by the merchant, or the sale\'s money taken back by the payer\'s bank: a card chargeback, an ACH return.' }),
     date: Type.String({ description: 'The account\'s local day it was taken off (YYYY-MM-DD).' }),
     timestamp: Type.String({ format: 'date-time' }),
     amount: Type.String({ description: 'Taken off the payment, as a decimal ("12.50").' }),
-    transaction_token: Type.Union([Type.String(), Type.Null()], { description: 'The refund or void; null when several refunds that reached the store together (a lane\'s) were taken off at once.' }),
-    sale_transaction_token: Type.String({ description: 'The sale it gave money back of.' }),
+    transaction_token: Type.Union([Type.String(), Type.Null()], { description: 'The refund or void; null when several refunds that reached the store together (a lane\'s) were taken off at once, and for a chargeback or return (no transaction of its own: see the settlement exception of the sale).' }),
+    sale_transaction_token: Type.String({ description: 'The sale it gave money back of (or whose money was charged back or returned).' }),
     reason: Type.String(),
   }),
 );
@@ -102,9 +102,9 @@ export const PaymentView = component(
     payment_reference: Type.String(),
     date: Type.String(),
     currency: Type.String(),
-    payment_amount: Type.String({ description: 'Without fees ("20.00"); what it keeps now, after any refund or void of its transaction (`refunds`).' }),
-    received_amount: Type.String({ description: "Laneway's own: what was received, before any refund or void of its transaction was taken off (payment_amount plus each of `refunds`): the sale the settlement shows." }),
-    refunds: Type.Array(ref(PaymentRefund), { description: "Laneway's own: each refund or void of the payment's transaction taken off it, oldest first (payments made here only; one taken off before this was kept is not listed)." }),
+    payment_amount: Type.String({ description: 'Without fees ("20.00"); what it keeps now, after any refund, void, chargeback or return of its transaction (`refunds`).' }),
+    received_amount: Type.String({ description: "Laneway's own: what was received, before any refund, void, chargeback or return of its transaction was taken off (payment_amount plus each of `refunds`): the sale the settlement shows." }),
+    refunds: Type.Array(ref(PaymentRefund), { description: "Laneway's own: each refund, void, chargeback or return of the payment's transaction taken off it, oldest first (payments made here only; one taken off before this was kept is not listed)." }),
     payment_transaction_amount: Type.String({ description: 'With fees.' }),
     unapplied_amount: Type.String({ description: 'Not applied to any invoice: credit on the customer.' }),
     payment_method: NullableString,

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
-import { fromDecimal } from '../format';
+import { fromDecimal, takenOffText } from '../format';
 import { link } from '../state/route';
 import { InApp, Money, day, paidBy, paymentStatus, useLoad } from './common';
 import './details.css';
@@ -8,7 +8,7 @@ import './details.css';
 /**
  * A payment's tree as the engine answers it (options[export_payment_tree]): the payment on top, at
  * what it received; below it what it became: an allocation to each invoice, the credit left on the
- * customer's account, each refund or void of its transaction taken off it, and the payments that
+ * customer's account, each refund, void, chargeback or bank return of its transaction taken off it, and the payments that
  * came from it (reversals), each a node of its own. So the nodes add up to what was received.
  */
 type Payment = BoAnswer<'payment'>;
@@ -42,16 +42,19 @@ function ChildPayment({ reference, currency }: { reference: string; currency: st
   );
 }
 
-/** A refund or void of the payment's card sale, taken off what it received. */
+/** A refund or void of the payment's sale, or a chargeback or bank return of it, taken off what it received. */
 function TakenOff({ refund, currency }: { refund: Payment['refunds'][number]; currency: string }) {
   const transaction = refund.transaction_token ?? refund.sale_transaction_token;
+  const words = takenOffText(refund.kind);
+  // A chargeback or return has no transaction of its own: it names the sale whose money came back.
+  const title = refund.transaction_token ? `Transaction ${refund.transaction_token}` : refund.kind === 'refund' ? `Refunds of transaction ${refund.sale_transaction_token}` : `${words.name} of transaction ${refund.sale_transaction_token}`;
   return (
     <Node
-      kind={refund.kind === 'void' ? 'Void' : 'Refund'}
+      kind={words.name}
       tone="refund"
-      title={<InApp to={link('orders', 'transactions', transaction)}>{refund.transaction_token ? `Transaction ${refund.transaction_token}` : `Refunds of transaction ${refund.sale_transaction_token}`}</InApp>}
+      title={<InApp to={link('orders', 'transactions', transaction)}>{title}</InApp>}
       amount={<Money cents={-(fromDecimal(refund.amount, currency) ?? 0)} currency={currency} />}
-      sub={`${day(refund.date)} · ${refund.kind === 'void' ? 'voided' : 'refunded'} to the payer, taken off this payment`}
+      sub={`${day(refund.date)} · ${words.how}, taken off this payment`}
     />
   );
 }

@@ -3,7 +3,7 @@ import { ApiError } from '../api/client';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { amountInput, fromDecimal, money, parseAmount } from '../format';
+import { amountInput, fromDecimal, money, parseAmount, takenOffSummary } from '../format';
 import { PaymentTree } from './PaymentTree';
 import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
 import { EXTERNAL_PAYMENT_TYPES, Field, Money, NotForYourRole, Notice, PaymentStatus, Title, paymentStatus, day, fieldErrors, paidBy, useLoad, usePaged, useShopToday, useUnsavedGuard, dropError } from './common';
@@ -91,11 +91,11 @@ function PaymentDetail({ reference }: { reference: string }) {
       <div className="grid">
         <div className="card">
           <h2>Received</h2>
-          {/* What the settlement shows as the sale; refunds are said apart, as the settlement says them. */}
+          {/* What the settlement shows as the sale; refunds (and a chargeback or bank return) are said apart, as the settlement says them. */}
           <p className="big-figure" aria-label="Received"><Money cents={fromDecimal(data.received_amount, data.currency)} currency={data.currency} /></p>
           {data.refunds.length > 0 && (
             <p className="muted" aria-label="Kept">
-              {data.refunds.length === 1 ? (data.refunds[0]!.kind === 'void' ? 'Voided' : 'Refunded') : `${data.refunds.length} refunds`}{' '}
+              {takenOffSummary(data.refunds.map((r) => r.kind))}{' '}
               <Money cents={-data.refunds.reduce((sum, r) => sum + (fromDecimal(r.amount, data.currency) ?? 0), 0)} currency={data.currency} /> · kept <strong><Money cents={fromDecimal(data.payment_amount, data.currency)} currency={data.currency} /></strong>
             </p>
           )}
