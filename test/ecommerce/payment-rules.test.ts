@@ -136,6 +136,12 @@ describe('token errors in the ecommerce request\'s terms', () => {
     expect(routing.body.errors[0]!.path).toBe('/routingNumber');
     expect([routing.body.message, ...routing.body.errors.map((e) => e.message)].join(' ')).not.toMatch(/bank_account|routing_number/);
 
+    await h.t.engine.giftCards.load({ card_number: '6035710000000001', pin: '1234', activated: true, load_amount_cents: 1000 });
+    const gifts = await newSession(h.api, { paymentTypes: [{ name: 'giftCard' }] });
+    const wrongPin = await h.api.post<Err>(`/api/v2/sessions/${gifts}/tokens`, { type: 'giftCard', accountNumber: '6035710000000001', pin: '9999' }, null);
+    expect(wrongPin.status).toBe(412);
+    expect([wrongPin.body.code, wrongPin.body.errors[0]!.path]).toEqual(['incorrect_pin', '/pin']);
+
     const declining = await h.api.post<Err>(url, card(VISA_DECLINE), null);
     expect(declining.status).toBe(412);
     expect(declining.body.code).toBe('payment_method_verification_failed');

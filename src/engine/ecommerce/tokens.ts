@@ -75,10 +75,10 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
   async function giftToken(s: SessionData, request: TokenRequest, need: (f: keyof TokenRequest) => void): Promise<{ token: string }> {
     need('accountNumber');
     const attempt = await giftCards.attemptPin(request.accountNumber!, request.pin ?? null);
-    if (!attempt) throw fail.precondition('gift_card_unknown', 'This gift card is not known');
+    if (!attempt) throw refused('gift_card_unknown', '/accountNumber', 'This gift card is not known');
     if (!attempt.ok) throw pinFailure(attempt.gate);
     const card = await giftCards.view(attempt.token);
-    if (!card.activated) throw fail.precondition('gift_card_inactive', 'This gift card is not activated');
+    if (!card.activated) throw refused('gift_card_inactive', '/accountNumber', 'This gift card is not activated');
     return core.mutate(async (tx) => {
       await putToken(tx, { token: attempt.token, session: s.id, type: 'giftCard', last4: card.last4, brand: null, created_at: tx.at });
       return { token: attempt.token };
@@ -119,7 +119,7 @@ function inEcommerceTerms<T>(parse: () => T): T {
 
 const pinFailure = (gate: PinAttempt['gate']) =>
   gate === 'open'
-    ? fail.precondition('incorrect_pin', 'Incorrect PIN')
+    ? refused('incorrect_pin', '/pin', 'Incorrect PIN')
     : gate === 'busy'
-      ? fail.precondition('pin_check_in_progress', 'Another PIN check on this gift card is under way: try again in a moment')
-      : fail.precondition('pin_tries_exceeded', 'Too many wrong PINs: try later');
+      ? refused('pin_check_in_progress', '/pin', 'Another PIN check on this gift card is under way: try again in a moment')
+      : refused('pin_tries_exceeded', '/pin', 'Too many wrong PINs: try later');
