@@ -102,5 +102,6 @@ const pointer = (field: string | undefined) => (!field || field === 'body' ? '' 
 
 function ecommerceReply(e: EngineError, status: number): ErrorReply {
   const errors = (e.details ?? [{ message: e.message }]).map((d) => ({ path: pointer(d.field), message: d.message }));
-  return { status: e.kind === 'gateway' ? 400 : status, body: { message: e.message, errors } };
+  // `code`: the engine's stable code (payment_method_verification_failed...), as the other shapes carry it.
+  return { status: e.kind === 'gateway' ? 400 : status, body: { message: e.message, code: e.code, errors } };
 }

@@ -37,6 +37,24 @@ export async function loadSale(reader: Tx | EngineCore, s: SessionData, saleId: 
 
 export const bad = (code: string, path: string, message: string) => fail.invalid(code, message, [{ field: path, message }]);
 
+/**
+ * What a payment asks, checked before anything is written or charged: its amount in minor units (more
+ * decimals than the currency has, or nothing at all, is refused), and `capture: false` only for a card
+ * (an authorization is a card's: a gift card or bank account would be charged at once, which is not what
+ * was asked). The key is what a retry of the same payment repeats (payments.ts).
+ */
+export function checkPayment(p: EcommercePayment, currency: string, path: string): { requested: number; key: string } {
+  if (p.type === 'applePay') throw bad('apple_pay_unavailable', `${path}/type`, 'Apple Pay payments need a production Apple Pay merchant certificate; none is configured');
+  if (!p.capture && p.type !== 'creditCard') {
+    throw bad('authorization_unsupported', `${path}/capture`, `capture: false (an authorization) is for cards only: a ${p.type === 'ach' ? 'bank account (ach)' : 'gift card'} payment is a sale, send capture: true`);
+  }
+  const requested = toMinor(p.amount, currency, `${path}/amount`);
+  if (requested <= 0) throw bad('invalid_amount', `${path}/amount`, 'A payment amount must be more than zero');
+  // One payment is one gateway transaction: at most MAX_AMOUNT minor units (a larger sale takes several).
+  if (requested > MAX_AMOUNT) throw bad('invalid_amount', `${path}/amount`, `One payment takes at most ${formatMoney(MAX_AMOUNT, currency)} (${MAX_AMOUNT} minor units): pay the rest with another payment`);
+  return { requested, key: `${p.type}/${p.token}/${requested}/${p.capture}` };
+}
+
 export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; gateway: Gateway }) {
   const { core, giftCards, gateway } = deps;
   /** The payment method a payment names: one the session's frame tokenized, or one in the session's wallet. */
@@ -60,12 +78,7 @@ export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; ga
 
   async function chargeNow(s: SessionData, saleId: string, p: EcommercePayment, actor: string, path: string): Promise<Charged> {
     const sale = await loadSale(core, s, saleId);
-    if (p.type === 'applePay') throw bad('apple_pay_unavailable', `${path}/type`, 'Apple Pay payments need a production Apple Pay merchant certificate; none is configured');
-    const requested = toMinor(p.amount, sale.currency, `${path}/amount`);
-    if (requested <= 0) throw bad('invalid_amount', `${path}/amount`, 'A payment amount must be more than zero');
-    // One payment is one gateway transaction: at most MAX_AMOUNT minor units (a larger sale takes several).
-    if (requested > MAX_AMOUNT) throw bad('invalid_amount', `${path}/amount`, `One payment takes at most ${formatMoney(MAX_AMOUNT, sale.currency)} (${MAX_AMOUNT} minor units): pay the rest with another payment`);
-    const key = `${p.type}/${p.token}/${requested}/${p.capture}`;
+    const { requested, key } = checkPayment(p, sale.currency, path);
     // A retry is answered before anything else: the sale may have been finalized by the first try.
     const prior = sale.payments.find((x) => x.key === key && x.approved);
     if (prior) return { approved: true, partial: prior.amount_cents < prior.requested_cents, response: prior.response };
@@ -80,8 +93,11 @@ export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; ga
     const open = sale.total_cents - sale.payments.filter((x) => x.approved).reduce((sum, x) => sum + x.amount_cents, 0);
     if (amount > open) throw bad('amount_exceeds_balance', `${path}/amount`, `The payment (${p.amount}) is more than the sale still owes (${toDecimal(open, sale.currency)})`);
     const base = { accountNumberLastFour: method.last4, accountType: accountTypeOf(p.type === 'creditCard' ? 'credit_card' : p.type === 'ach' ? 'bank_account' : 'gift_card', method.brand, null), token: p.token };
-    if (p.type === 'creditCard') {
-      const avs = avsResponse(sale.billing.street, sale.billing.postal);
+    // A card's AVS answer is for the sale's billing address, its CVV answer the one from when the
+    // frame tokenized it (none for a wallet's card): checked here, recorded on the transaction.
+    const checks = p.type === 'creditCard' ? { avs: avsResponse(sale.billing.street, sale.billing.postal), cvv: method.cvv_response ?? null } : undefined;
+    if (checks) {
+      const avs = checks.avs;
       const why = avsRefusal(s.options.avsRules, avs);
       if (why) return { approved: false, partial: false, response: { ...base, ...(avs ? { avsResponseCode: avs } : {}) }, decline: { code: responseCodeFor('avs_mismatch').code, message: `Declined by this session's AVS rules: ${why}` } };
     }
@@ -97,13 +113,14 @@ export function createCharger(deps: { core: EngineCore; giftCards: GiftCards; ga
         industry: 'ecommerce',
       },
       actor,
+      checks,
     );
     const t = result.body.transactions[0]!;
-    const avs = p.type === 'creditCard' ? avsResponse(sale.billing.street, sale.billing.postal) : null;
     const response: PaymentResponse = {
       ...base,
       ...(t.gateway_authorization_code ? { approvalCode: t.gateway_authorization_code } : {}),
-      ...(avs ? { avsResponseCode: avs } : {}),
+      // What the transaction records, so the answer and the exports agree.
+      ...(t.avs_response ? { avsResponseCode: t.avs_response } : {}),
       ...(t.from_account ? { fromAccount: t.from_account } : {}),
       accountType: accountTypeOf(t.payment_method, t.credit_card_brand, t.bank_account_type),
       amount: toDecimal(t.approved_amount_cents, sale.currency),

@@ -9,6 +9,7 @@ import { getRecord } from '../records';
 import type { ApplePayMerchantSession, ApplePayValidationRequest, CreditCardTokenUpdate, SessionOptions, SessionView, TokenRequest } from '../../shared/schemas/ecommerce';
 import { SESSION_TTL_MS, TOKEN, loadSession, putSession, sessionView, type TokenData } from './sessions';
 import { createSalesFlow, type SalesFlow } from './payments';
+import { toMinor } from './sales';
 import { createTokenizer } from './tokens';
 import { createWalletEntries } from './wallet-entries';
 import { simulatedMerchantSession } from './apple-pay';
@@ -77,6 +78,12 @@ export function createEcommerce(deps: { core: EngineCore; account: Account; orde
 
     async createSession(options, actor) {
       account.require('orders');
+      // The amount the frame will pass on to a sale: the sales' own money rule (the currency's
+      // decimals, more than zero), so that a session never offers an amount its sale refuses.
+      if (options.amount !== undefined) {
+        const currency = account.profile().currency.toUpperCase();
+        if (toMinor(options.amount, currency, '/options/amount') <= 0) throw fail.invalid('invalid_amount', 'options.amount must be more than zero', [{ field: '/options/amount', message: 'options.amount must be more than zero' }]);
+      }
       const wallet = await resolveWallet(options);
       return core.mutate(async (tx) => {
         const id = uuidOf(core.ids.secret(16));

@@ -9,7 +9,7 @@ import { recordsByRef } from '../records';
 import type { EcommercePayment, PaymentResponse, SaleRequest, SaleResponse } from '../../shared/schemas/ecommerce';
 import { SALE, type SessionData } from './sessions';
 import { orderOf, toDecimal, type SaleData } from './sales';
-import { bad, createCharger, loadSale, putSale } from './charge';
+import { bad, checkPayment, createCharger, loadSale, putSale } from './charge';
 
 /**
  * Sales on a session: the order goes through the order engine and every payment through the
@@ -18,8 +18,9 @@ import { bad, createCharger, loadSale, putSale } from './charge';
  * - a sale is keyed by session + orderNumber: the same request again answers the same order (and
  *   its payments replay); a different request under that orderNumber is refused;
  * - a payment is keyed by sale + type + token + amount asked + capture, which becomes the gateway's
- *   `transaction_reference`: an approved one is answered again, never charged again. A decline
- *   holds nothing, so the buyer may try again.
+ *   `transaction_reference`: an approved one is answered again (the same transactionId), never
+ *   charged again. A decline holds nothing, so the buyer may try again. Two entries of one request
+ *   under one key are refused (refuseTwins).
  */
 
 export type SaleOutcome =
@@ -38,6 +39,35 @@ const declined = (saleId: string, path: string, d: { code: number; message: stri
   status: 402,
   body: { message: `The payment was declined: ${d.message}`, errors: [{ path, response_code: String(d.code), message: d.message }], orderId: saleId },
 });
+
+/**
+ * Every payment of a sale request checked before the order is made or anything charged. Two entries
+ * of one `payments` that are the same payment (type, token, amount, capture: the retry key) are
+ * refused: they are not a retry (a retry is the whole request sent again), yet as one key they would
+ * be charged once, and two separate charges of one card for one amount is almost always the shop's
+ * mistake. The shop sends one payment of the sum instead.
+ */
+function refuseTwins(payments: EcommercePayment[], currency: string, pathOf: (i: number) => string): void {
+  const checked = payments.map((p, i) => checkPayment(p, currency, pathOf(i)));
+  for (const [i, c] of checked.entries()) {
+    const first = checked.findIndex((x) => x.key === c.key);
+    if (first === i) continue;
+    const times = checked.filter((x) => x.key === c.key).length;
+    throw bad(
+      'duplicate_payment',
+      pathOf(i),
+      `payments/${i} is the same payment as payments/${first} (same type, token, amount and capture), which would be charged once: nothing was charged. Send one payment of the sum (${toDecimal(times * c.requested, currency)}) instead`,
+    );
+  }
+}
+
+/** The payments a sale request carries (`payment` or `payments`), each checked, and the path naming each in errors. */
+function paymentsOf(sale: SaleRequest): { payments: EcommercePayment[]; pathOf: (i: number) => string } {
+  const payments = sale.payments ?? (sale.payment ? [sale.payment] : []);
+  const pathOf = (i: number) => (sale.payments ? `/payments/${i}` : '/payment');
+  refuseTwins(payments, sale.currency, pathOf);
+  return { payments, pathOf };
+}
 
 export function createSalesFlow(deps: { core: EngineCore; account: Account; orders: Orders; giftCards: GiftCards; gateway: Gateway; alive: (id: string) => Promise<SessionData> }): SalesFlow {
   const { core, account, orders, giftCards, gateway, alive } = deps;
@@ -96,12 +126,12 @@ export function createSalesFlow(deps: { core: EngineCore; account: Account; orde
       account.require('orders');
       if (sale.payment && sale.payments) throw bad('payment_conflict', '/payments', 'Send payment or payments, not both');
       if (sale.applePayPayment) throw bad('apple_pay_unavailable', '/applePayPayment', 'Apple Pay payments need a production Apple Pay merchant certificate; none is configured');
+      const { payments, pathOf } = paymentsOf(sale);
       const data = await openSale(s, sale);
-      const payments = sale.payments ?? (sale.payment ? [sale.payment] : []);
       const answers: PaymentResponse[] = [];
       let whole = payments.length > 0;
       for (const [i, p] of payments.entries()) {
-        const path = sale.payments ? `/payments/${i}` : '/payment';
+        const path = pathOf(i);
         const c = await charge(s, data.id, p, actor, path);
         if (c.decline) return declined(data.id, path, c.decline);
         if (c.partial) whole = false;

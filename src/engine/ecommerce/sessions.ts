@@ -33,6 +33,8 @@ export interface TokenData {
   type: 'creditCard' | 'ach' | 'giftCard';
   last4: string;
   brand: string | null;
+  /** A card's CVV answer when the frame tokenized it (the code, never the CVV): recorded on each of its transactions. */
+  cvv_response?: string | null;
   created_at: string;
 }
 

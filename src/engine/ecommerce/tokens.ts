@@ -1,11 +1,12 @@
 import type { EngineCore } from '../core';
 import type { Account } from '../account';
-import { fail } from '../errors';
+import { fail, isEngineError } from '../errors';
 import type { Wallets } from '../wallets';
 import type { GiftCards, PinAttempt } from '../wallets/gift-cards';
 import { cardProblemMessage, bankProblemMessage } from '../wallets/instruments';
 import type { TokenRequest } from '../../shared/schemas/ecommerce';
 import { verifyCard } from '../gateway/sandbox/processor';
+import { cvvResponse } from '../gateway/sandbox/checks';
 import { paymentTypesOf, putToken, type SessionData } from './sessions';
 
 /**
@@ -33,31 +34,37 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
     if (request.type === 'creditCard') {
       need('expirationMonth');
       need('expirationYear');
-      const input = wallets.parseCard(
-        { name: request.accountHolder ?? 'Cardholder', card_number: request.accountNumber!, expiry_month: request.expirationMonth!, expiry_year: request.expirationYear!, cvv: request.cardVerificationValue ?? null },
-        { requireCvv: true, requireAddress: false },
+      // Optional in the reference's CreditCard, required here: the frame always asks for it, and the
+      // card is verified (and its CVV answer recorded on its transactions) before a token is made.
+      if (request.cardVerificationValue === undefined) throw refused('cvv_required', '/cardVerificationValue', 'cardVerificationValue (the security code on the card) is required');
+      const input = inEcommerceTerms(() =>
+        wallets.parseCard(
+          { name: request.accountHolder ?? 'Cardholder', card_number: request.accountNumber!, expiry_month: request.expirationMonth!, expiry_year: request.expirationYear!, cvv: request.cardVerificationValue ?? null },
+          { requireCvv: true, requireAddress: false },
+        ),
       );
-      if (input.problem) throw fail.precondition(`card_${input.problem}`, cardProblemMessage(input.problem, input.card));
+      if (input.problem) throw refused(`card_${input.problem}`, input.problem === 'expired' ? '/expirationYear' : '/accountNumber', cardProblemMessage(input.problem, input.card));
       // The reference's 412 "Payment method verification failed": the issuer is asked before a
       // token is handed out, so a card that cannot pay is refused in the frame, not at the sale.
       const verified = verifyCard({ profile: input.card.profile, avs: null, checkAvs: false });
-      if (!verified.approved) throw fail.precondition('payment_method_verification_failed', `Payment method verification failed: ${verified.message || 'DECLINED'}`);
+      if (!verified.approved) throw refused('payment_method_verification_failed', '/accountNumber', `Payment method verification failed: ${verified.message || 'DECLINED'}`);
       return core.mutate(async (tx) => {
         const { fund } = await wallets.vaultInTx(tx, { ...(intoWallet ? { walletToken: intoWallet } : {}), card: input });
-        await putToken(tx, { token: fund!.token, session: s.id, type: 'creditCard', last4: input.card.last4, brand: input.card.brand, created_at: tx.at });
+        const cvv = cvvResponse(input.secret?.cvv, input.card.brand);
+        await putToken(tx, { token: fund!.token, session: s.id, type: 'creditCard', last4: input.card.last4, brand: input.card.brand, cvv_response: cvv, created_at: tx.at });
         return { token: fund!.token };
       });
     }
     need('routingNumber');
-    const bank = wallets.parseBank({
+    const bank = inEcommerceTerms(() => wallets.parseBank({
       account_number: request.accountNumber!,
       routing_number: request.routingNumber!,
       account_type: request.accountType ?? 'checking',
       check_type: request.checkType ?? 'personal',
       account_holder: request.accountHolder ?? null,
       currency: request.currency ?? account.profile().currency.toUpperCase(),
-    });
-    if (bank.problem) throw fail.precondition('bank_account_unknown', bankProblemMessage(bank.bank));
+    }));
+    if (bank.problem) throw refused('bank_account_unknown', '/accountNumber', bankProblemMessage(bank.bank));
     return core.mutate(async (tx) => {
       const { fund } = await wallets.vaultInTx(tx, { ...(intoWallet ? { walletToken: intoWallet } : {}), bank });
       await putToken(tx, { token: fund!.token, session: s.id, type: 'ach', last4: bank.bank.last4, brand: null, created_at: tx.at });
@@ -68,10 +75,10 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
   async function giftToken(s: SessionData, request: TokenRequest, need: (f: keyof TokenRequest) => void): Promise<{ token: string }> {
     need('accountNumber');
     const attempt = await giftCards.attemptPin(request.accountNumber!, request.pin ?? null);
-    if (!attempt) throw fail.precondition('gift_card_unknown', 'This gift card is not known');
+    if (!attempt) throw refused('gift_card_unknown', '/accountNumber', 'This gift card is not known');
     if (!attempt.ok) throw pinFailure(attempt.gate);
     const card = await giftCards.view(attempt.token);
-    if (!card.activated) throw fail.precondition('gift_card_inactive', 'This gift card is not activated');
+    if (!card.activated) throw refused('gift_card_inactive', '/accountNumber', 'This gift card is not activated');
     return core.mutate(async (tx) => {
       await putToken(tx, { token: attempt.token, session: s.id, type: 'giftCard', last4: card.last4, brand: null, created_at: tx.at });
       return { token: attempt.token };
@@ -79,9 +86,40 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
   }
 }
 
+/** A 412 naming the request's field, as every other ecommerce error does. */
+const refused = (code: string, path: string, message: string) => fail.precondition(code, message, [{ field: path, message }]);
+
+/**
+ * The wallets' card and bank checks name the wallets API's fields (`credit_card.card_number`,
+ * `bank_account.routing_number`) and answer a CVV with the reference gateway's four sentences; a
+ * token request names its own fields, so their refusals are said again in its terms, one message each.
+ */
+const ECOMMERCE_TERMS: Record<string, [path: string, message: string]> = {
+  invalid_card_number: ['/accountNumber', 'accountNumber must be a card number of 12 to 19 digits'],
+  card_number_unspecified: ['/accountNumber', 'accountNumber is required'],
+  expiry_unspecified: ['/expirationMonth', 'expirationMonth (1 to 12) and expirationYear (YYYY) are required'],
+  malformed_account_number: ['/accountNumber', 'accountNumber must be a bank account number of 4 to 17 digits'],
+  invalid_routing_number: ['/routingNumber', 'routingNumber is not a valid ABA routing number (9 digits with a correct check digit)'],
+  routing_unspecified: ['/routingNumber', 'routingNumber is required'],
+  name_unspecified: ['/accountHolder', 'accountHolder is required for a bank account'],
+};
+
+function inEcommerceTerms<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (!isEngineError(e) || e.kind !== 'precondition') throw e;
+    const terms = ECOMMERCE_TERMS[e.code];
+    if (terms) throw refused(e.code, terms[0], terms[1]);
+    // The CVV's code is the reference gateway's whole sentence ("Validation failed: CVV can't be blank, ...").
+    if (e.message.includes('CVV')) throw refused('invalid_cvv', '/cardVerificationValue', 'cardVerificationValue must be the 3 or 4 digits of the security code');
+    throw e;
+  }
+}
+
 const pinFailure = (gate: PinAttempt['gate']) =>
   gate === 'open'
-    ? fail.precondition('incorrect_pin', 'Incorrect PIN')
+    ? refused('incorrect_pin', '/pin', 'Incorrect PIN')
     : gate === 'busy'
-      ? fail.precondition('pin_check_in_progress', 'Another PIN check on this gift card is under way: try again in a moment')
-      : fail.precondition('pin_tries_exceeded', 'Too many wrong PINs: try later');
+      ? refused('pin_check_in_progress', '/pin', 'Another PIN check on this gift card is under way: try again in a moment')
+      : refused('pin_tries_exceeded', '/pin', 'Too many wrong PINs: try later');

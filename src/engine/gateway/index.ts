@@ -11,7 +11,7 @@ import { ProcessingCalendar, processingDay, type ProcessingDay } from './process
 import { gatewayGuard, type GatewayContext, type ReversalObserver } from './context';
 import { getTx, getTxByClientReference, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
-import { chargeInTx, prepareCharge, type ChargeAction } from './payment-method-ops';
+import { chargeInTx, prepareCharge, type CardChecks, type ChargeAction } from './payment-method-ops';
 import { priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
 import { cardPresentPriorOp, cardPresentPayment, type TerminalAction } from './card-present-flow';
 import { closeDay, runDue, settlementReader, type SettlementBatch, type SettlementReader } from './settlement';
@@ -20,6 +20,7 @@ import { transactionView, type TxData } from './transaction-record';
 import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
 
 export type { TransactionResult } from './results';
+export type { CardChecks } from './payment-method-ops';
 export type { TxData } from './transaction-record';
 export { voidRefusal } from './transaction-record';
 export type { SettlementBatch, SettlementException, SettlementReader } from './settlement';
@@ -30,9 +31,10 @@ export interface Gateway {
   /**
    * One order transaction (POST /api/gateway/v1/orders/{action}). Resolves with the outcome
    * (`approved: false` is a decline, HTTP 200); rejects with a gateway error (HTTP 500) when the
-   * request cannot be carried out. `actor` is the credential token (`created_by_user`).
+   * request cannot be carried out. `actor` is the credential token (`created_by_user`). `checks`:
+   * the AVS and CVV answers an engine caller found for the stored card it charges (CardChecks).
    */
-  transact(action: GatewayAction, request: TransactionRequest, actor: string | null): Promise<TransactionResult>;
+  transact(action: GatewayAction, request: TransactionRequest, actor: string | null, checks?: CardChecks): Promise<TransactionResult>;
   /**
    * Asks the processor whether it answers, without a transaction (the register's reachability
    * check). Resolves when it does; rejects with the gateway error its absence gives
@@ -106,7 +108,7 @@ export function createGateway(deps: {
       // The sandbox processor runs in this process: it answers whenever the gateway does.
       gatewayGuard(ctx);
     },
-    async transact(action, request, actor) {
+    async transact(action, request, actor, checks) {
       gatewayGuard(ctx);
       if (request.terminal) {
         if (action === 'verify' || action === 'void') {
@@ -121,7 +123,7 @@ export function createGateway(deps: {
         const prepared = preparePriorOp(action, request, actor);
         return deps.core.mutate((tx) => priorOpInTx(ctx, tx, prepared));
       }
-      const prepared = prepareCharge(ctx, action, request, actor);
+      const prepared = { ...prepareCharge(ctx, action, request, actor), ...(checks ? { checks } : {}) };
       const source = prepared.source;
       // A gift card's PIN is checked (and the attempt counted) before the unit of work: its slow
       // hash must not hold up the write queue.

@@ -29,8 +29,20 @@ export type Source =
   | { kind: 'bank'; input: BankInputResult }
   | { kind: 'gift'; token?: string; card_number?: string; pin?: string | null; attempt?: PinAttempt };
 
+/**
+ * AVS and CVV results a caller found for a stored card it charges (the ecommerce API: the AVS answer
+ * for the sale's billing address, the CVV answer from when its frame tokenized the card). They are
+ * recorded as a new card's are (`avs_response`, `cvv_response`, inside `gateway_response` too).
+ */
+export interface CardChecks {
+  avs: string | null;
+  cvv: string | null;
+}
+
 export interface PreparedCharge {
   action: ChargeAction;
+  /** See CardChecks: for a stored card only; without them a stored card's AVS is its own address's and it has no CVV answer. */
+  checks?: CardChecks;
   amount: number;
   currency: string | null;
   source: Source;
@@ -150,11 +162,11 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Pr
     if (fund.card) {
       // A stored card: its expiry and issuer still count; AVS fails only an explicit verify.
       const c = fund.card;
-      const avs = avsResponse(c.address.address_1, c.address.postal_code);
+      const avs = p.checks ? p.checks.avs : avsResponse(c.address.address_1, c.address.postal_code);
       const expired = isExpired(c.expiry_month, c.expiry_year, tx.now, tz);
       const verify = verifyCard({ ...(expired ? { problem: 'expired' as const, problemMessage: cardProblemMessage('expired', c) } : {}), profile: c.profile, avs, checkAvs: p.action === 'verify' });
       const charge = verify.approved ? (p.action === 'verify' ? APPROVED : chargeCard(c.profile, chargeAmount)) : verify;
-      return { method: 'credit_card', fund, card: cardFacts(c), bank: null, gift: null, verify: null, charge, avs, cvv: null, holder: c.cardholder };
+      return { method: 'credit_card', fund, card: cardFacts(c), bank: null, gift: null, verify: null, charge, avs, cvv: p.checks?.cvv ?? null, holder: c.cardholder };
     }
     const b = fund.bank!;
     const charge = p.action === 'verify' ? APPROVED : chargeBank({ unknown: false, message: '', amountCents: chargeAmount });

@@ -46,11 +46,15 @@ const TAG = 'Ecommerce';
 const V2 = '/api/v2';
 
 export const ECOMMERCE_RULES = `A session lives ${SESSION_TTL_MS / 60_000} minutes; after that every operation on it answers 404 (\`session expired\`).
-Errors are \`{message, errors: [{path, message}]}\`; a declined payment is 402 with \`errors[0].response_code\` (the gateway response code)
+Errors are \`{message, code, errors: [{path, message}]}\` (\`code\` is stable: assert it, not the message); a declined payment is 402 with \`errors[0].response_code\` (the gateway response code)
 and \`orderId\` (the order stays, not finalized: add another payment). A sale is an order (a draft until finalized) and each payment a
-gateway transaction on it (sale, or authorization when \`capture\` is false): they show in order and transaction exports, settlement,
-events and the back office like any other. Retries never charge twice: a sale is keyed by session + \`orderNumber\`, a payment by sale +
-type + token + amount + capture. A gift card pays at most its balance (\`amount\` in the answer says what was approved; the sale is then
+gateway transaction on it (sale, or authorization when \`capture\` is false, cards only: \`capture: false\` for a gift card or ACH is
+400 \`authorization_unsupported\`, nothing charged): they show in order and transaction exports, settlement, events and the back office
+like any other. Retries never charge twice: a sale is keyed by session + \`orderNumber\`, a payment by sale + type + token + amount +
+capture; a retried payment answers the first answer again, with the same \`transactionId\` (the same payment, charged once). Two entries
+of one request's \`payments\` with the same type, token, amount and capture are not a retry: 400 \`duplicate_payment\` naming the second
+entry, no order made and nothing charged; send one payment of the sum (a split between cards is separate payments). A card payment's
+transaction records \`avs_response\` (the sale's billing address) and \`cvv_response\` (the CVV given at tokenization). A gift card pays at most its balance (\`amount\` in the answer says what was approved; the sale is then
 not finalized). The session's \`avsRules\` are applied to the sandbox's AVS answer for the sale's billing address (see the gateway's
 sandbox AVS table: street \`234 Elm Street\`, zip 80803 gives N...).`;
 
@@ -145,7 +149,7 @@ export const ecommerceRoutes: AnyRoute[] = [
     summary: 'create a session',
     description: `Options shape the frame: \`paymentTypes\` (creditCard, ach, giftCard, applePay; labels, promoted, fields), \`avsRules\`, \`wallet\`
 (id or customerId; tokens, allowAdd, allowEdit, allowDelete, saveByDefault). Laneway adds \`amount\`: with it a gift card short of it is a
-partial payment in the frame.\n\n${ECOMMERCE_RULES}`,
+partial payment in the frame; it must be more than zero with no more decimals than the account's currency (400 naming \`/options/amount\`).\n\n${ECOMMERCE_RULES}`,
     body: SessionRequest,
     responses: { 201: { description: 'The session has been created', schema: SessionResponse }, ...common, 401: unauthorized },
     async handler({ engine, req, body }) {
@@ -172,7 +176,10 @@ partial payment in the frame.\n\n${ECOMMERCE_RULES}`,
     summary: 'get a token',
     description: `Called by the frame only (a request from a page on another site is refused). The card or account number is used once to
 vault the method (brand, last four, fingerprint) and is never stored, logged or echoed. 412: the payment method failed verification (Luhn,
-expiry, unknown to the sandbox, CVV, the issuer declining the card: the sandbox's always-declining Visa, wrong gift card PIN). 403: the session does not take that payment type.`,
+expiry, unknown to the sandbox, CVV, the issuer declining the card: the sandbox's always-declining Visa, code
+\`payment_method_verification_failed\`, wrong gift card PIN), \`errors[0].path\` naming the request's field. \`cardVerificationValue\`,
+optional in the reference, is required here: without it 412 \`cvv_required\` (\`/cardVerificationValue\`). 403: the session does not
+take that payment type.`,
     params: Sid,
     body: TokenRequest,
     responses: {

@@ -23,9 +23,10 @@ export const EcommerceError = component(
   Type.Object(
     {
       message: Type.String(),
+      code: Type.Optional(Type.String({ description: 'Laneway: a stable code for the error (`payment_method_verification_failed`, `duplicate_payment`...); assert this, not the message.' })),
       errors: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
     },
-    { description: "The reference's error: a message and one entry per problem, `path` naming the field (a JSON pointer)." },
+    { description: "The reference's error: a message and one entry per problem, `path` naming the field (a JSON pointer), plus Laneway's `code`." },
   ),
 );
 
@@ -89,7 +90,7 @@ const optionFields = {
   paymentTypes: Type.Optional(Type.Array(ref(PaymentTypeOption), { maxItems: 4 })),
   avsRules: Type.Optional(AvsRules),
   fields: Type.Optional(Type.Array(FieldOption, { maxItems: 20, deprecated: true })),
-  amount: Type.Optional(Decimal('Laneway: the amount the buyer is to pay. With it, a gift card whose balance is less is a partial payment (client.onPartialPayment) and the frame asks for another method for the rest.')),
+  amount: Type.Optional(Decimal("Laneway: the amount the buyer is to pay, more than zero with no more decimals than the account's currency. With it, a gift card whose balance is less is a partial payment (client.onPartialPayment) and the frame asks for another method for the rest.")),
 };
 
 export const SessionOptions = component('EcommerceSessionOptions', Type.Object({ wallet: Type.Optional(WalletOptions), ...optionFields }));
@@ -205,7 +206,7 @@ export const EcommercePayment = component(
     amount: Decimal(
       'The payment amount, expressed in the currency of the current sale (the reference\'s words; it sets no upper bound). One payment is one gateway transaction, which takes at most 999,999,999 minor units of the currency (9,999,999.99 in a currency of two decimals, 999,999,999 in one of none): a larger amount is refused 400 naming `/amount`, and a larger sale takes several payments. The schema\'s maximum of 999,999,999 currency units only bounds the number; that per-transaction limit is the one that holds.',
     ),
-    capture: Type.Boolean({ description: 'true: a sale; false: an authorization (cards only), captured later through the gateway API.' }),
+    capture: Type.Boolean({ description: 'true: a sale; false: an authorization (cards only: a gift card or ach payment with false is refused, 400), captured later through the gateway API.' }),
   }),
 );
 export type EcommercePayment = Static<typeof EcommercePayment>;
@@ -236,7 +237,13 @@ export const SaleRequest = component(
     discountAmount: Type.Optional(Decimal('Order-level discount')),
     taxAmount: Type.Optional(Decimal('Sales tax')),
     payment: Type.Optional(ref(EcommercePayment)),
-    payments: Type.Optional(Type.Array(ref(EcommercePayment), { minItems: 1, maxItems: 20 })),
+    payments: Type.Optional(
+      Type.Array(ref(EcommercePayment), {
+        minItems: 1,
+        maxItems: 20,
+        description: 'Several payments on the order (a split between cards...), each its own transaction. Two entries with the same type, token, amount and capture are refused (400 duplicate_payment): send one payment of the sum.',
+      }),
+    ),
     applePayPayment: Type.Optional(Type.Object({ payment: Type.Object({}, { additionalProperties: true }), amount: Decimal('Apple Pay amount') })),
   }),
 );
@@ -252,7 +259,7 @@ export const PaymentResponse = component(
     accountType: Type.String(),
     token: FundToken,
     amount: Type.Optional(Type.Number({ description: 'What was approved: a gift card pays at most its balance, so this may be less than asked.' })),
-    transactionId: Type.Optional(Type.String({ description: 'The gateway transaction (GET /api/gateway/v1/transaction/{token}).' })),
+    transactionId: Type.Optional(Type.String({ description: 'The gateway transaction (GET /api/gateway/v1/transaction/{token}). A retried payment (same sale, type, token, amount and capture) answers the same transactionId: the same payment, charged once.' })),
   }),
 );
 export type PaymentResponse = Static<typeof PaymentResponse>;
