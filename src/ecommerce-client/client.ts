@@ -13,6 +13,14 @@ import { CHANNEL, isEnvelope, type Approval, type FrameMessage, type PageMessage
 const scriptUrl = (document.currentScript as HTMLScriptElement | null)?.src ?? '';
 const FRAME_ORIGIN = scriptUrl ? new URL(scriptUrl).origin : location.origin;
 
+/** How long after the iframe's load event its first message may still come. */
+const LOAD_GRACE_MS = 1500;
+
+/** Why a frame whose script never ran was not shown: in practice, the page's origin is not allowed. */
+function refusedFrame(): string {
+  return `versapay: the payment frame was refused on this page: pages on ${location.origin} may not show it. Add ${location.origin} to the sites allowed to show the payment frame (the back office, under Payment frame, or PUT /api/ecommerce/settings).`;
+}
+
 type Resolve = (result: Approval) => void;
 type Reject = (error: Rejection) => void;
 
@@ -66,15 +74,34 @@ class Client {
     frame.setAttribute('allow', 'payment');
     this.frame = frame;
     return new Promise<void>((resolve, reject) => {
+      // Whether the frame's own script ran: a browser that refuses to show the frame (the server's
+      // 403 for a page origin not allowed) still fires the iframe's load, but no script runs there.
+      let loaded = false;
+      let settled = false;
+      const settle = (done: () => void) => {
+        if (settled) return;
+        settled = true;
+        done();
+      };
       this.listener = (e: MessageEvent) => {
         // Only the frame this client made, from the origin it was loaded from, on this session.
         if (e.source !== frame.contentWindow || e.origin !== FRAME_ORIGIN || !isEnvelope(e.data, this.session)) return;
         const m = e.data as unknown as FrameMessage;
-        if (m.type === 'ready') this.post({ type: 'init', styles: this.styles ?? {}, fontUrls: this.fontUrls ?? [] });
-        else if (m.type === 'initialized') resolve();
-        else if (m.type === 'failed') reject(new Error(m.error));
+        if (m.type === 'loaded') loaded = true;
+        else if (m.type === 'ready') {
+          loaded = true;
+          this.post({ type: 'init', styles: this.styles ?? {}, fontUrls: this.fontUrls ?? [] });
+        } else if (m.type === 'initialized') settle(resolve);
+        else if (m.type === 'failed') settle(() => reject(new Error(m.error)));
         else this.deliver(m);
       };
+      frame.addEventListener('load', () => {
+        // The frame's first message may trail its load event a little: a bounded wait, then the reason.
+        window.setTimeout(() => {
+          if (loaded || this.frame !== frame) return;
+          settle(() => reject(new Error(refusedFrame())));
+        }, LOAD_GRACE_MS);
+      });
       window.addEventListener('message', this.listener);
       container.appendChild(frame);
     });
@@ -85,6 +112,11 @@ class Client {
       for (const r of this.resolvers) r(m.result);
       for (const p of this.pending.splice(0)) p.resolve(m.result);
     } else if (m.type === 'rejection') {
+      // A field in the frame holds the problem, and the frame focused it: the buyer goes there.
+      if (m.invalid) {
+        this.frame?.focus();
+        this.post({ type: 'focus' });
+      }
       for (const r of this.rejecters) r(m.error);
       for (const p of this.pending.splice(0)) p.reject(m.error);
     } else if (m.type === 'partial') {

@@ -49,10 +49,11 @@ interface Spec {
   choices?: Array<[string, string]>;
 }
 
-const months: Array<[string, string]> = Array.from({ length: 12 }, (_, i) => [String(i + 1), String(i + 1).padStart(2, '0')]);
+// Month and year start empty ("MM", "YYYY"): a default the buyer never chose could already have passed.
+const months: Array<[string, string]> = [['', 'MM'], ...Array.from({ length: 12 }, (_, i): [string, string] => [String(i + 1), String(i + 1).padStart(2, '0')])];
 const years = (): Array<[string, string]> => {
   const y = new Date().getFullYear();
-  return Array.from({ length: 16 }, (_, i) => [String(y + i), String(y + i)]);
+  return [['', 'YYYY'], ...Array.from({ length: 16 }, (_, i): [string, string] => [String(y + i), String(y + i)])];
 };
 
 const SPECS: Record<string, Spec[]> = {
@@ -207,8 +208,18 @@ export function buildForms(form: HTMLFormElement, types: Array<{ name: PaymentTy
       for (const m of methods) m.section.hidden = m.name !== t.name;
     });
   });
+  return formsApi(form, methods);
+}
+
+/** What the frame does with the forms: the chosen method, its errors and focus, the status line. */
+function formsApi(form: HTMLFormElement, methods: Method[]) {
   const status = document.getElementById('status')!;
+  const fieldById = (id: string) => methods.flatMap((m) => (m.fields[id] ? [m.fields[id]] : []))[0];
   return {
+    /** Whether any of the session's types has a form here (Apple Pay, say, has none). */
+    any(): boolean {
+      return methods.length > 0;
+    },
     /** The saved method picked instead of typing one, or null. */
     savedToken(m: Method): string | null {
       return m.saved.find((r) => r.checked)?.value || null;
@@ -226,10 +237,14 @@ export function buildForms(form: HTMLFormElement, types: Array<{ name: PaymentTy
       }
     },
     showError(id: string, message: string) {
-      const f = methods.flatMap((m) => (m.fields[id] ? [m.fields[id]] : []))[0];
+      const f = fieldById(id);
       if (!f) return;
       f.error.textContent = message;
       f.input.setAttribute('aria-invalid', 'true');
+    },
+    /** Moves focus to a field (the first invalid one), so the buyer is where the problem is. */
+    focus(id: string) {
+      fieldById(id)?.input.focus();
     },
     /** Numbers and codes leave the page's fields once they were sent (or refused). */
     clearSecrets() {

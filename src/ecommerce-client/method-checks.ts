@@ -23,7 +23,8 @@ export function problems(m: Method): Array<[string, string]> {
     if (!/^[0-9]{12,19}$/.test(pan) || !luhnValid(pan)) bad('accountNo', 'is not a valid card number');
     const month = Number(value('expMonth'));
     const year = Number(value('expYear'));
-    if (!month || !year || expiryPassed(month, year, today())) bad('expMonth', 'has passed or is missing');
+    if (!month || !year) bad('expMonth', 'is required');
+    else if (expiryPassed(month, year, today())) bad('expMonth', 'has passed');
     const cvvLength = cvvLengthFor(pan);
     if (!new RegExp(`^[0-9]{${cvvLength}}$`).test(value('cvv'))) bad('cvv', `must be ${cvvLength} digits`);
   } else if (m.name === 'ach') {

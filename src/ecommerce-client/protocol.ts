@@ -29,14 +29,18 @@ export interface PartialPayment extends Approval {
 }
 
 export type FrameMessage =
+  /** The frame's script runs: sent first, so the page can tell a frame the browser refused to show. */
+  | { type: 'loaded' }
   | { type: 'ready' }
   | { type: 'initialized' }
   | { type: 'approval'; result: Approval }
-  | { type: 'rejection'; error: Rejection }
+  /** `invalid`: a field of the frame holds the problem (the page then moves focus into the frame). */
+  | { type: 'rejection'; error: Rejection; invalid?: boolean }
   | { type: 'partial'; result: PartialPayment }
   | { type: 'failed'; error: string };
 
-export type PageMessage = { type: 'init'; styles: unknown; fontUrls: unknown } | { type: 'submit' };
+/** `focus`: the page handed its focus to the frame (after a rejection naming a field): the field takes it. */
+export type PageMessage = { type: 'init'; styles: unknown; fontUrls: unknown } | { type: 'submit' } | { type: 'focus' };
 
 export type Envelope<T> = T & { channel: typeof CHANNEL; session: string };
 

@@ -1,5 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
+import { VISA } from '../helpers/cards';
 import { screenshot } from '../helpers/browser';
 import { apiOf } from './processes';
 import { startBackoffice, type BackofficeInstall } from './backoffice-install';
@@ -107,6 +110,39 @@ describe('the back office: payment frame sites', { timeout: 120_000 }, () => {
     expect(await owner.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
     await owner.evaluate('window.scrollTo(0, 0)');
     await screenshot(owner, 'backoffice-payment-frame');
+  });
+
+  it('the sample page it shows has a Pay button that submits the frame (submitEvents), and it works as shown', async () => {
+    const sample = await owner.getByTestId('sample-page').innerText();
+    expect(sample).toMatch(/<button id="pay"[^>]*>Pay<\/button>/);
+    expect(sample).toContain('client.submitEvents()');
+    // The sample as a shop would paste it, on a localhost page (the sandbox allows it), with a session.
+    const { id } = await api<{ id: string }>('POST', '/api/v2/sessions', { options: { paymentTypes: [{ name: 'creditCard', label: 'Card' }] } });
+    const shop = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.end(`<!doctype html><title>shop</title><script>var sessionId = ${JSON.stringify(id)};</script>\n${sample}`);
+    });
+    await new Promise<void>((resolve) => shop.listen(0, 'localhost', () => resolve()));
+    try {
+      const page = await bo.newPage('en-US');
+      await page.goto(`http://localhost:${(shop.address() as AddressInfo).port}/`);
+      await page.locator('#pay:not([disabled])').waitFor({ timeout: 20_000 });
+      const frame = page.frameLocator('#payment iframe');
+      // Pay with nothing typed: the frame's refusal reaches the page through onApproval's reject.
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await expect.poll(() => page.locator('#payError').innerText(), { timeout: 10_000 }).toMatch(/Cardholder name is required/);
+      await frame.getByLabel('Cardholder Name').fill('Jane Buyer');
+      await frame.locator('#accountNo').fill(VISA);
+      await frame.getByLabel('Expiration Date').selectOption('12');
+      await frame.getByLabel('Expiration Year').selectOption('2030');
+      await frame.getByLabel('Security Code').fill('123');
+      const token = page.waitForResponse((r) => r.url().endsWith(`/api/v2/sessions/${id}/tokens`) && r.request().method() === 'POST');
+      await page.getByRole('button', { name: 'Pay' }).click();
+      expect((await token).status()).toBe(201);
+      await page.close();
+    } finally {
+      await new Promise<void>((resolve) => shop.close(() => resolve()));
+    }
   });
 
   it('a site is removed only after the owner confirms it', async () => {

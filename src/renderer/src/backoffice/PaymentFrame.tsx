@@ -140,15 +140,31 @@ function Embed({ scriptUrl }: { scriptUrl: string }) {
   const script = new URL(scriptUrl, window.location.origin).href;
   const api = new URL('/api/v2', script).href;
   const tag = `<script src="${script}"></script>`;
-  const sample = `<div id="payment"></div>
+  const sample = `<form id="checkout">
+  <div id="payment"></div>
+  <button id="pay" disabled>Pay</button>
+  <span id="payError"></span>
+</form>
 ${tag}
 <script>
   // sessionId: made by your server with POST ${api}/sessions
   const client = versapay.initClient(sessionId);
-  client.onApproval((result) => {
-    // send result.token to your server, which makes the sale
+  client.onApproval(
+    (result) => {
+      // send result.token to your server, which makes the sale
+    },
+    (error) => {
+      document.querySelector('#payError').textContent = error.error;
+    },
+  );
+  client.initFrame(document.querySelector('#payment'), '420px', '480px').then(() => {
+    document.querySelector('#pay').disabled = false;
+    // Pay submits the frame's form: its answer comes to onApproval above.
+    document.querySelector('#checkout').addEventListener('submit', (event) => {
+      event.preventDefault();
+      client.submitEvents();
+    });
   });
-  client.initFrame(document.querySelector('#payment'), '420px', '480px');
 </script>`;
   return (
     <div className="card bo-stack" aria-label="Show the frame on your shop">
@@ -159,7 +175,7 @@ ${tag}
       <p>
         Your shop&apos;s server creates a payment session with your API token and key at <code>{api}/sessions</code>; the page then shows the frame in an element of its own:
       </p>
-      <pre className="bo-snippet"><code>{sample}</code></pre>
+      <pre className="bo-snippet" data-testid="sample-page"><code>{sample}</code></pre>
       <p className="muted small">A shop already built for this client.js elsewhere needs only these two addresses changed.</p>
     </div>
   );
