@@ -112,6 +112,14 @@ describe("the session's amount", () => {
     }
     expect((await h.api.post('/api/v2/sessions', { gatewayAuthorization, options: { amount: 30.5 } }, null)).status).toBe(201);
   });
+
+  it("is in the account's currency, the one its sales are charged in: the frame is told it, another is refused", async () => {
+    const made = await h.api.post<{ id: string }>('/api/v2/sessions', { gatewayAuthorization, options: { amount: 30.5 } }, null);
+    expect((await h.api.get<{ currency?: string }>(`/api/v2/sessions/${made.body.id}`, null)).body.currency).toBe('USD');
+    const euros = await h.api.post<Err>('/api/v2/sessions', { gatewayAuthorization, options: { amount: 30.5, currency: 'EUR' } }, null);
+    expect([euros.status, euros.body.errors[0]!.path]).toEqual([400, '/options/currency']);
+    expect((await h.api.post('/api/v2/sessions', { gatewayAuthorization, options: { currency: 'USD' } }, null)).status).toBe(201);
+  });
 });
 
 describe('token errors in the ecommerce request\'s terms', () => {

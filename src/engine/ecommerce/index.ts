@@ -80,10 +80,17 @@ export function createEcommerce(deps: { core: EngineCore; account: Account; orde
       account.require('orders');
       // The amount the frame will pass on to a sale: the sales' own money rule (the currency's
       // decimals, more than zero), so that a session never offers an amount its sale refuses.
+      const currency = account.profile().currency.toUpperCase();
       if (options.amount !== undefined) {
-        const currency = account.profile().currency.toUpperCase();
         if (toMinor(options.amount, currency, '/options/amount') <= 0) throw fail.invalid('invalid_amount', 'options.amount must be more than zero', [{ field: '/options/amount', message: 'options.amount must be more than zero' }]);
       }
+      // The frame shows amounts in the session's currency, and a sale is charged in the account's:
+      // they are one, so a buyer never reads euros where dollars are taken.
+      if (options.currency !== undefined && options.currency !== currency) {
+        const message = `options.currency must be the account's currency, ${currency}: sales here are charged in it`;
+        throw fail.invalid('currency_mismatch', message, [{ field: '/options/currency', message }]);
+      }
+      options = { ...options, currency };
       const wallet = await resolveWallet(options);
       return core.mutate(async (tx) => {
         const id = uuidOf(core.ids.secret(16));

@@ -89,7 +89,7 @@ export type WalletOptions = Static<typeof WalletOptions>;
 const optionFields = {
   paymentTypes: Type.Optional(Type.Array(ref(PaymentTypeOption), { maxItems: 4 })),
   avsRules: Type.Optional(AvsRules),
-  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'Laneway: the currency of `amount` (ISO 4217), in which the frame shows amounts; USD when not given.' })),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: "Laneway: the currency of `amount` (ISO 4217), in which the frame shows amounts: the account's currency, the one sales are charged in. Left out, it is the account's; another is refused (400 `currency_mismatch`)." })),
   fields: Type.Optional(Type.Array(FieldOption, { maxItems: 20, deprecated: true })),
   amount: Type.Optional(Decimal("Laneway: the amount the buyer is to pay, more than zero with no more decimals than the account's currency. With it, a gift card whose balance is less is a partial payment (client.onPartialPayment) and the frame asks for another method for the rest.")),
 };
