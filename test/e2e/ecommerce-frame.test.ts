@@ -21,7 +21,7 @@ import { startServer, type RunningServer } from '../../src/server/http';
 /** 10.00 each, one per locale. */
 const GIFT_SMALL: Record<string, string> = { 'en-US': '6035710000000101', 'de-DE': '6035710000000103' };
 const GIFT_EMPTY = '6035710000000102'; // 0.00
-const GIFT_EURO = '6035710000000104'; // 10.00
+const GIFT_EURO = '6035710000000104'; // 10.00, read in de-DE
 
 let t: TestEngine;
 let api: RunningServer;
@@ -205,8 +205,9 @@ describe('the frame on a bare page', { timeout: 60_000 }, () => {
     await ok.close();
   });
 
-  it("shows amounts in the session's currency, in the buyer's locale (de-DE, EUR)", async () => {
-    const id = await session({ amount: 1234.5, currency: 'EUR', paymentTypes: [{ name: 'giftCard', label: 'Gutschein' }] });
+  it("shows amounts in the account's currency (the session's), in the buyer's locale (de-DE)", async () => {
+    // The shop names no currency: the session takes the account's (USD), the one the sale is charged in.
+    const id = await session({ amount: 1234.5, paymentTypes: [{ name: 'giftCard', label: 'Gutschein' }] });
     const page = await browser.newPage({ locale: 'de-DE' });
     await page.goto(`${pagesUrl}/?session=${id}`);
     expect(await page.evaluate('window.init')).toBe('ready');
@@ -214,9 +215,8 @@ describe('the frame on a bare page', { timeout: 60_000 }, () => {
     await f.locator('#gcAccountNo').fill(GIFT_EURO);
     await f.locator('#pin').fill('1234');
     await page.click('#submit');
-    const eur = (n: number) => new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' }).format(n);
-    await expect.poll(() => f.locator('#status').innerText(), { timeout: 10_000 }).toBe(`Gift card applied (${eur(10)}). ${eur(1224.5)} is left to pay: choose another payment method.`);
-    expect(eur(1224.5)).toMatch(/^1\.224,50\s€$/);
+    await expect.poll(() => f.locator('#status').innerText(), { timeout: 10_000 }).toBe(`Gift card applied (${usd('de-DE', 10)}). ${usd('de-DE', 1224.5)} is left to pay: choose another payment method.`);
+    expect(usd('de-DE', 1224.5)).toMatch(/^1\.224,50\s\$$/);
     await page.close();
   });
 
