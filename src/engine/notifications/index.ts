@@ -164,8 +164,9 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
   const queue = async (messages: NewMessage[]): Promise<Queued> => {
     if (messages.length === 0) return { messages: [] };
     const ids = messages.map(() => `M${core.ids.token()}`);
+    const from = (await relayView(core))?.from;
     await core.mutate(async (tx) => {
-      for (const [i, m] of messages.entries()) await queueMessage(tx, ids[i]!, m);
+      for (const [i, m] of messages.entries()) await queueMessage(tx, ids[i]!, m, from);
       tx.afterCommit(() => sender.pump());
     });
     return { messages: ids };
