@@ -14,7 +14,7 @@ import { type TransactionResult } from './results';
 import { chargeInTx, prepareCharge, type CardChecks, type ChargeAction } from './payment-method-ops';
 import { priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
 import { cardPresentPriorOp, cardPresentPayment, type TerminalAction } from './card-present-flow';
-import { closeDay, runDue, settlementReader, type SettlementBatch, type SettlementReader } from './settlement';
+import { closeDay, runDue, settlementReader, touchBatch, type SettlementBatch, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
 import { transactionView, type TxData } from './transaction-record';
 import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
@@ -169,6 +169,8 @@ export function createGateway(deps: {
         if (!t || t.payments.some((p) => p.identifier === payment.identifier)) return;
         const linked: TxData = { ...t, payments: [...t.payments, payment], updated_at: tx.at };
         await putTx(tx, linked, false);
+        // The batch's answer lists its transactions' payments: a batched one's batch changes with it.
+        if (linked.settlement.batch) await touchBatch(tx, linked.settlement.batch, { reason: 'payment_linked', transaction: token });
         // A refund or void between the sale and this link (a stop before the payment was recorded or
         // linked) came off no payment: it comes off now, or the invoice stays paid with the money given back.
         if (linked.refunded_cents > 0 || linked.voided_by) for (const observe of linkedAfterReversal) await observe(tx, linked);

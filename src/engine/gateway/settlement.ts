@@ -156,7 +156,19 @@ async function closeIntoBatch(ctx: GatewayContext, tx: Tx, t: TxData, batches: M
   };
 }
 
-async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<string, SettlementBatch>): Promise<TxData | undefined> {
+/**
+ * A batch's answer (GET /api/gateway/v1/settlement/batches) shows its transactions and their
+ * returns and chargebacks. When one of those changes after the batch closed (an exception is
+ * added, a payment is linked to one of its transactions), the batch is written again as it is: a
+ * new watermark and a `settlement_batch.updated` event, so a client polling by watermark sees it.
+ */
+export async function touchBatch(tx: Tx, id: string, why: { reason: string; transaction: string }): Promise<void> {
+  const rec = await getRecord<SettlementBatch>(tx, BATCH, id);
+  if (!rec) return;
+  await putRecord(tx, BATCH, id, rec.data, { type: 'settlement_batch.updated', entity: 'settlement_batch', key: id, data: why }, rec.ref);
+}
+
+async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<string, SettlementBatch>, touched: Map<string, { reason: string; transaction: string }>): Promise<TxData | undefined> {
   const p = ctx.account.profile();
   switch (t.due) {
     case 'batch':
@@ -191,6 +203,7 @@ async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<stri
         exception_transaction: exceptionTransaction(t),
       };
       await putRecord(tx, EXCEPTION, t.token, exception, { type: 'settlement_exception.created', entity: 'settlement_exception', key: t.token, data: { exception_type: 'return', amount_cents: t.amount_cents } }, date);
+      if (t.settlement.batch) touched.set(t.settlement.batch, { reason: 'return', transaction: t.token });
       return { ...t, state: 'completed_but_nsfed', settlement: { ...t.settlement, status: 'returned' }, due: null, due_at: 0 };
     }
     case 'chargeback': {
@@ -209,6 +222,7 @@ async function process(ctx: GatewayContext, tx: Tx, t: TxData, batches: Map<stri
         exception_transaction: exceptionTransaction(t),
       };
       await putRecord(tx, EXCEPTION, t.token, exception, { type: 'settlement_exception.created', entity: 'settlement_exception', key: t.token, data: { exception_type: 'chargeback', amount_cents: left } }, date);
+      if (t.settlement.batch) touched.set(t.settlement.batch, { reason: 'chargeback', transaction: t.token });
       return { ...t, charged_back_cents: left, due: null, due_at: 0 };
     }
     default:
@@ -241,16 +255,19 @@ export async function runDue(ctx: GatewayContext, now: number): Promise<number> 
     if (due.length === 0) return done;
     await core.mutate(async (tx) => {
       const batches = new Map<string, SettlementBatch>();
+      // Closed batches whose answer this unit changed (an exception added): written once each, after.
+      const touched = new Map<string, { reason: string; transaction: string }>();
       for (const doc of due) {
         // Re-read inside the unit: a request may have changed it since the query.
         const t = await getTx(tx, doc.id);
         if (!t || !t.due || t.due_at === 0 || t.due_at > now) continue;
-        const next = await process(ctx, tx, t, batches);
+        const next = await process(ctx, tx, t, batches, touched);
         if (next) await putTx(tx, { ...next, updated_at: tx.at }, false);
       }
       for (const [id, batch] of batches) {
         await putRecord(tx, BATCH, id, batch, { type: 'settlement_batch.closed', entity: 'settlement_batch', key: id, data: { net_cents: batch.batch_net_amount_cents, count: batch.transaction_count } }, batch.processing_date);
       }
+      for (const [id, why] of touched) if (!batches.has(id)) await touchBatch(tx, id, why);
     });
     done += due.length;
   }

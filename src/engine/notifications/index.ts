@@ -67,6 +67,24 @@ const oneLine = (text: string) => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').t
 const INVITATION_INVOICES = 20;
 const ROLES_REFUSED = new Set(['disabled', 'read_only', 'read-only', 'readonly']);
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/**
+ * Whether nobody may be emailed about the customer (or one of its invoices), and why: the
+ * customer's notifications are suppressed (`notification_suppressed`: all of them), else the
+ * invoice's (`suppress_notifications`, its delivery status `new`). The one rule reminders count by,
+ * direct messages refuse by and invitations follow.
+ */
+type Suppression = 'suppressed' | 'invoice_suppressed';
+function suppressionOf(customer: CustomerDoc | undefined, inv?: Pick<InvoiceLike, 'delivery_status'>): Suppression | undefined {
+  if (customer?.data.notification_suppressed) return 'suppressed';
+  if (inv?.delivery_status === 'new') return 'invoice_suppressed';
+  return undefined;
+}
+/** A direct message about a customer or invoice whose notifications are suppressed is refused, nothing written or sent. */
+function refuseSuppressed(customer: CustomerDoc | undefined, inv?: Pick<InvoiceLike, 'delivery_status'>): void {
+  const why = suppressionOf(customer, inv);
+  if (why === 'suppressed') throw fail.invalid('customer_notifications_suppressed', "The customer's notifications are suppressed: nothing was sent.");
+  if (why === 'invoice_suppressed') throw fail.invalid('invoice_notifications_suppressed', "The invoice's notifications are suppressed: nothing was sent.");
+}
 /** A contact who can be emailed: not disabled, and invited, activated or signed up. */
 const reachable = (c: ContactData) => !c.disabled && !!(c.activated_at || c.signed_up_at || c.invited_at);
 
@@ -146,8 +164,9 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
   const queue = async (messages: NewMessage[]): Promise<Queued> => {
     if (messages.length === 0) return { messages: [] };
     const ids = messages.map(() => `M${core.ids.token()}`);
+    const from = (await relayView(core))?.from;
     await core.mutate(async (tx) => {
-      for (const [i, m] of messages.entries()) await queueMessage(tx, ids[i]!, m);
+      for (const [i, m] of messages.entries()) await queueMessage(tx, ids[i]!, m, from);
       tx.afterCommit(() => sender.pump());
     });
     return { messages: ids };
@@ -163,8 +182,8 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     // Invoices here are never drafts (the reference's draft state is not imported): `draft` stays 0.
     if (inv.amount_cents < 0) return void (counts.credit += 1);
     if (inv.owing_cents <= 0) return void (counts.paid += 1);
-    if (customer?.data.notification_suppressed) return void (counts.suppressed += 1);
-    if (inv.delivery_status === 'new') return void (counts.invoice_suppressed += 1);
+    const suppressed = suppressionOf(customer, inv);
+    if (suppressed) return void (counts[suppressed] += 1);
     if (inv.plan_identifier) return void (counts.on_plan += 1);
     if (await autopay.willPay(inv)) return void (counts.scheduled += 1);
     const recipients = (customer?.data.contacts ?? []).filter(reachable);
@@ -193,7 +212,7 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       // A second unit: a crash between the two leaves the invitation recorded and its email unsent
       // (re-inviting sends it); receivables would have to queue it in its own unit to close that gap.
       const customer = await findCustomer(identifier);
-      if (!customer || customer.data.notification_suppressed) return { messages: [] };
+      if (!customer || suppressionOf(customer)) return { messages: [] };
       const contact = customer.data.contacts.find((c) => same(c.email, email));
       if (contact?.signed_up_at) return { messages: [] };
       return queue([
@@ -266,6 +285,8 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       const inv = await findInvoice(input.object_identifier);
       if (!inv) throw fail.notFound('record_not_found', 'Record not found');
       const customer = await findCustomer(inv.customer_identifier);
+      // Before the contact rules, which may write a contact: a refused message changes nothing.
+      refuseSuppressed(customer, inv);
       if (customer) await contactFor(customer, input, false);
       return [{ ...reminderText(inv, input.email), attach_invoice: customer?.data.pdf_attachment_opt_in ? inv.number : null }];
     }
@@ -284,6 +305,7 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
       const customerId = String(order.customer_identifier ?? attrs.customer_identifier ?? '');
       const customer = customerId ? await findCustomer(customerId) : undefined;
       if (!customer) throw fail.invalid('order_without_customer', 'The order does not belong to a customer');
+      refuseSuppressed(customer);
       await contactFor(customer, input, false);
       const currency = String(order.currency ?? account.profile().currency).toUpperCase();
       return [{ purpose: 'deposit_request', to: input.email, subject: `Deposit requested for order ${input.object_identifier}`, text: `${supplier()} asks a deposit of ${formatMoney(deposit, currency)} on order ${input.object_identifier}.`, attach_invoice: null }];
@@ -294,6 +316,7 @@ export function createNotifications(deps: { core: EngineCore; account: Account; 
     if (customer.data.account_status !== 'open' || customer.data.extra?.suspended === true) throw fail.invalid('customer_closed', 'Customer is closed.');
     if (!account.can('wallets')) throw fail.invalid('credit_cards_not_accepted', 'Credit cards are not accepted');
     if (customer.data.extra?.credit_card_exempt === true) throw fail.invalid('customer_card_exempt', 'Customer exempted from credit card payments');
+    refuseSuppressed(customer);
     await contactFor(customer, input, true);
     return [{ purpose: 'payment_method_request', to: input.email, subject: `${supplier()} asks you to add a payment card`, text: `${supplier()} asks you to add a payment card to your account ${customer.identifier}.`, attach_invoice: null }];
   }

@@ -32,14 +32,30 @@ export interface MessageData {
   /** When the newest attempt to send it was made (absent on messages older than this field). */
   last_attempt_at?: string | null;
   sent_at: string | null;
+  /**
+   * The Message-ID header: chosen when the message is queued and sent with every attempt, so a
+   * receiver that got an attempt whose answer was lost (then a retry) can drop the duplicate. Null
+   * on a message queued before this was so: its first attempt chooses one, kept from then on.
+   */
   message_id: string | null;
   error: string | null;
 }
 
 export type NewMessage = Pick<MessageData, 'purpose' | 'to' | 'subject' | 'text' | 'attach_invoice'>;
 
-export async function queueMessage(tx: Tx, id: string, m: NewMessage): Promise<MessageData> {
-  const data: MessageData = { ...m, id, attachment: null, state: 'queued', transport: null, attempts: 0, first_attempt_ms: 0, next_attempt_ms: tx.now, created_at: tx.at, last_attempt_at: null, sent_at: null, message_id: null, error: null };
+/**
+ * The Message-ID of a message: its outbox id (a random token) at the domain of the relay's `from`
+ * address when it was queued (else `laneway.invalid`, a name that is nobody's). Once chosen it does
+ * not change, whatever the relay becomes.
+ */
+export function messageIdOf(id: string, from: string | undefined): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from ?? '')?.[1] ?? 'laneway.invalid';
+  return `<${id}@${domain.toLowerCase()}>`;
+}
+
+/** `from`: the relay's sender when the message is queued (the Message-ID's domain). */
+export async function queueMessage(tx: Tx, id: string, m: NewMessage, from?: string): Promise<MessageData> {
+  const data: MessageData = { ...m, id, attachment: null, state: 'queued', transport: null, attempts: 0, first_attempt_ms: 0, next_attempt_ms: tx.now, created_at: tx.at, last_attempt_at: null, sent_at: null, message_id: messageIdOf(id, from), error: null };
   await putMessage(tx, data);
   return data;
 }
@@ -62,6 +78,14 @@ export interface Sender {
   close(): void;
 }
 
+/**
+ * Every attempt carries the message's one Message-ID, kept with it whatever the attempt's outcome;
+ * a message queued before messages were given one at queue time gets it at its first attempt.
+ */
+function withMessageId(m: MessageData, relay: RelayConfig | null): MessageData & { message_id: string } {
+  return { ...m, message_id: m.message_id ?? messageIdOf(m.id, relay?.from) };
+}
+
 /** One sender, one message at a time: mail is not a hot path, and a relay prefers few connections. */
 export function createSender(ports: SenderPorts): Sender {
   const { core, keys } = ports;
@@ -71,7 +95,7 @@ export function createSender(ports: SenderPorts): Sender {
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const sendOne = async (m: MessageData, relay: RelayConfig | null): Promise<MessageData> => {
+  const sendOne = async (m: MessageData & { message_id: string }, relay: RelayConfig | null): Promise<MessageData> => {
     const now = core.clock.now();
     const first = m.attempts === 0 ? now : m.first_attempt_ms;
     const file = m.attach_invoice ? await ports.attachment(m.attach_invoice) : undefined;
@@ -82,9 +106,9 @@ export function createSender(ports: SenderPorts): Sender {
       // Loaded on the first message sent through a relay: most installs never send one, and every start paid for it.
       const { default: nodemailer } = await import('nodemailer');
       const transport = nodemailer.createTransport(smtp);
-      const info = await transport.sendMail({ from: relay.from, to: m.to, subject: m.subject, text: m.text, ...(file ? { attachments: [{ filename: file.file_name, content: file.content, contentType: 'application/pdf' }] } : {}) });
+      await transport.sendMail({ messageId: m.message_id, from: relay.from, to: m.to, subject: m.subject, text: m.text, ...(file ? { attachments: [{ filename: file.file_name, content: file.content, contentType: 'application/pdf' }] } : {}) });
       transport.close();
-      return { ...m, attachment, state: 'sent', transport: 'smtp', attempts: m.attempts + 1, first_attempt_ms: first, last_attempt_at: new Date(core.clock.now()).toISOString(), sent_at: new Date(core.clock.now()).toISOString(), message_id: String(info.messageId ?? ''), error: null };
+      return { ...m, attachment, state: 'sent', transport: 'smtp', attempts: m.attempts + 1, first_attempt_ms: first, last_attempt_at: new Date(core.clock.now()).toISOString(), sent_at: new Date(core.clock.now()).toISOString(), error: null };
     } catch (err) {
       const later = core.clock.now();
       const attempts = m.attempts + 1;
@@ -103,7 +127,7 @@ export function createSender(ports: SenderPorts): Sender {
         soonest = Math.min(soonest, m.next_attempt_ms);
         continue;
       }
-      const next = await sendOne(m, relay);
+      const next = await sendOne(withMessageId(m, relay), relay);
       if (closed) return;
       await core.mutate(async (tx) => {
         // Written unless the message changed meanwhile (sent by another pass).

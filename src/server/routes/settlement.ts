@@ -20,7 +20,8 @@ export const listBatches = defineRoute({
   description:
     'One batch per processing day, settlement token and currency, closed at the cut-off (or early by a register Z): sales and captures, refunds and credits, the sandbox fees ' +
     '(interchange 1.50% of sales and 10 cents a card sale, 25 cents an ACH/EFT debit; taken from the deposit), the deposit (next business day) and the transactions in it. ' +
-    'By watermark, `limit`, `list` as every export.',
+    'By watermark, `limit`, `list` as every export. A batch that changes after it closed (a return or chargeback added to its `exceptions`, a payment linked to one of its transactions) gets a new watermark ' +
+    '(event `settlement_batch.updated`): polling from the last watermark seen answers it again, as it now is.',
   query: BatchesQuery,
   responses: { 200: { description: 'Batches', schema: BatchesAnswer }, ...badQuery, ...forbidden },
   async handler({ engine, query }) {

@@ -122,7 +122,9 @@ export const MailMessage = component(
     created_at: Type.String({ format: 'date-time' }),
     last_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the newest attempt to send it was made' }),
     sent_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    message_id: Type.Union([Type.String(), Type.Null()]),
+    message_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The Message-ID header, chosen when the message is queued and sent with every attempt (a receiver can drop a retry of a message it already has). Null only on a message queued by an older version and not yet tried',
+    }),
     error: Type.Union([Type.String(), Type.Null()]),
     watermark: Type.Integer(),
   }),
