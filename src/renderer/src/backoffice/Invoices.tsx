@@ -3,7 +3,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
+import { amountInput, fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
 import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
 import { CopyButton, Money, NotForYourRole, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
@@ -104,7 +104,9 @@ function InvoiceList() {
     if (k === 'amount_min' || k === 'amount_max') filter[k] = Number(v);
     else (filter as Record<string, string>)[k] = v;
   }
-  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTER_KEYS.map((k) => [k, k.startsWith('amount') && search.get(k) ? money(Number(search.get(k)), cur).replace(/[^\d.,-]/g, '') : (search.get(k) ?? '')])));
+  // An amount restored from the address (minor units) is shown as the fields write one in this
+  // locale ("1590,07" in fr-CH, "١٥٩٠٫٠٧" in ar-EG), so applying it again reads the same amount.
+  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTER_KEYS.map((k) => [k, k.startsWith('amount') && search.get(k) ? amountInput(Number(search.get(k)), cur) : (search.get(k) ?? '')])));
   const [problem, setProblem] = useState<string | null>(null);
   const apply = (e: FormEvent) => {
     e.preventDefault();
