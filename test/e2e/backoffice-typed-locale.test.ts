@@ -10,8 +10,8 @@ import { formatAmount, formatMoney } from '../../src/shared/money';
  * ar-EG writes Arabic-Indic digits with its own decimal separator ("١٢٣٤٫٥٦"); fr-CH shows money
  * with "." for cents ("1 234.56 $US") and plain numbers with ",", and groups with the Swiss
  * apostrophe too. What the screen writes in a locale is read back in it: a payment typed so is
- * recorded for that amount, and an invoice list's amount filter survives a reload and a second
- * Apply. Screenshots: test-output/screenshots/typed-locale-*.png.
+ * recorded for that amount, a product saved as its form filled it in keeps its price and tax rate,
+ * and an invoice list's amount filter survives a reload and a second Apply. Screenshots: test-output/screenshots/typed-locale-*.png.
  */
 const TOKEN = 'TYPEDLOCALE00001';
 const KEY = 'typed-locale-key-0123456789';
@@ -66,6 +66,18 @@ for (const { locale, p, received, filter } of LOCALES) {
       await record.click();
       await page().waitForURL(new RegExp(`/app/payments/CHQ-${who}-${p}-1$`));
       expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${invoice}`)).owing_cents).toBe(500000 - 123456);
+    });
+
+    it('saves a product opened for editing and left as filled in: its price 2.75 and tax rate 5 read back unchanged', async () => {
+      const code = `${p}275`;
+      await api('POST', '/api/pos/products', { code, description: `Filled in ${p}`, price_cents: 275, tax_rate: 5, category: 'Typed' });
+      await page().goto(`${url}/app/pos`);
+      await page().getByRole('button', { name: `Edit ${code}` }).click();
+      const form = page().getByRole('form', { name: `Edit ${code}` });
+      await expect.poll(() => form.getByLabel(/^Price/).inputValue()).toBe(formatAmount(275, 'USD', locale));
+      await form.getByRole('button', { name: 'Save product' }).click();
+      await page().getByText(`Saved Filled in ${p}.`).waitFor();
+      expect(await api<{ price_cents: number; tax_rate: number }>('GET', `/api/pos/products/${code}`)).toMatchObject({ price_cents: 275, tax_rate: 5 });
     });
 
     it(`keeps the invoice list's amount filter ${filter} through a reload, shown as the fields write it, and applies it again with a maximum`, async () => {
