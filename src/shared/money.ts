@@ -1,4 +1,4 @@
-import { halfWidth } from './typed-text';
+import { typedText } from './typed-text';
 
 /**
  * Money as people read and type it. Amounts are integer minor units everywhere; this module is the
@@ -92,25 +92,39 @@ const SPACES = /[\s\u00a0\u202f\u2009\u2007]/g;
 const APOSTROPHES = /[’']/g;
 
 interface Separators {
-  decimal: string;
-  /** The group separator, spaces of any kind written as ' ' and apostrophes as "'". */
+  /**
+   * What reads as the decimal separator, as {@link typedText} writes it: the plain number format's
+   * and, where it differs and is not the group mark, the currency format's. fr-CH shows money as
+   * "1 234.56 $US" and plain numbers as "1 234,5": both "." and "," read as its decimal.
+   */
+  decimals: string[];
+  /** The group separator, spaces of any kind written as ' ' and apostrophes as "'", as {@link typedText} writes it ("," for ar-EG's "٬"). */
   group: string;
+  /** The decimal and group separators as the locale shows them in a field (formatAmount), for messages. */
+  shownDecimal: string;
+  shownGroup: string;
   /** Middle groups of 2 digits (en-IN: 12,34,567). */
   indian: boolean;
 }
 
 const separatorCache = new Map<string, Separators>();
 
-export function separators(locale: string): Separators {
-  let s = separatorCache.get(locale);
+/** A separator as it is compared with typed text: normalized as typed text is, spaces as ' ', apostrophes as "'". */
+const asTyped = (mark: string) => typedText(mark).replace(SPACES, ' ').replace(APOSTROPHES, "'");
+
+export function separators(locale: string, currency = 'USD'): Separators {
+  const key = `${locale}|${currency.toUpperCase()}`;
+  let s = separatorCache.get(key);
   if (!s) {
     const parts = new Intl.NumberFormat(locale).formatToParts(1234567.5);
-    const raw = parts.find((p) => p.type === 'group')?.value ?? ',';
-    const group = raw.replace(SPACES, ' ').replace(APOSTROPHES, "'");
-    const decimalSep = parts.find((p) => p.type === 'decimal')?.value ?? '.';
-    const intText = parts.filter((p) => p.type === 'integer' || p.type === 'group').map((p) => p.value).join('');
-    s = { decimal: decimalSep, group, indian: /^\d{2}\D\d{2}\D\d{3}$/.test(intText) };
-    separatorCache.set(locale, s);
+    const moneyParts = currencyFormat(currency, { locale }).formatToParts(1234567.5);
+    const rawGroup = parts.find((p) => p.type === 'group')?.value ?? ',';
+    const shownDecimal = parts.find((p) => p.type === 'decimal')?.value ?? '.';
+    const group = asTyped(rawGroup);
+    const decimals = [...new Set([shownDecimal, moneyParts.find((p) => p.type === 'decimal')?.value ?? shownDecimal].map(asTyped))].filter((d) => d !== group);
+    const intText = typedText(parts.filter((p) => p.type === 'integer' || p.type === 'group').map((p) => p.value).join(''));
+    s = { decimals, group, shownDecimal, shownGroup: rawGroup, indian: /^\d{2}\D\d{2}\D\d{3}$/.test(intText) };
+    separatorCache.set(key, s);
   }
   return s;
 }
@@ -120,7 +134,7 @@ function currencyMarks(currency: string, locale: string): string[] {
   const code = currency.toUpperCase();
   const marks = new Set<string>([code]);
   for (const display of ['symbol', 'narrowSymbol'] as const) {
-    for (const p of currencyFormat(code, { locale, display }).formatToParts(1)) if (p.type === 'currency') marks.add(p.value.replace(SPACES, ' '));
+    for (const p of currencyFormat(code, { locale, display }).formatToParts(1)) if (p.type === 'currency') marks.add(typedText(p.value).replace(SPACES, ' ').trim());
   }
   return [...marks].sort((a, b) => b.length - a.length);
 }
@@ -132,18 +146,22 @@ function escapeRe(s: string): string {
 /**
  * What the cashier typed, as minor units, read with the locale's own decimal and group
  * separators: "12,50" is 1250 cents in fr-CA and refused in en-US, where "," groups thousands.
+ * Whatever this module writes in a locale (formatMoney, formatAmount) reads back here in that
+ * locale: fr-CH shows money with "." and plain numbers with ",", so both read as its decimal;
+ * ar-EG writes "١٬٢٣٤٫٥٠" (see {@link typedText}, which reads every typed number).
  * Anything that could mean two different amounts is refused with a message saying how to type it
  * (never guessed): a "." in fr-CA ("12.50" or "1.234"), "1,234" in fr-CA (1 234 or 1,23?),
- * "12,50" in en-US. Spaces of any kind group thousands in every locale. Full-width digits and
- * signs ("１２．５０") are read as the ASCII ones.
+ * "12,50" in en-US. Spaces of any kind and apostrophes ("1’234.50", Swiss) group thousands in
+ * every locale where they are not the decimal. Full-width digits and signs ("１２．５０") are read
+ * as the ASCII ones.
  */
 export function parseMoney(typed: string, currency: string, locale: string, options: ParseOptions = {}): ParsedAmount {
-  const text = halfWidth(typed);
+  const text = typedText(typed);
   const code = currency.toUpperCase();
   const digits = minorDigits(code);
-  const sep = separators(locale);
+  const sep = separators(locale, code);
   const example = formatAmount(1250 * 10 ** Math.max(0, digits - 2), code, locale);
-  const thousands = formatAmount(1234 * 10 ** digits, code, locale, true).split(sep.decimal)[0]!;
+  const thousands = formatAmount(1234 * 10 ** digits, code, locale, true).split(sep.shownDecimal)[0]!;
   const bad = (problem: AmountProblem, message: string): ParsedAmount => ({ ok: false, problem, message });
 
   let s = text.replace(SPACES, ' ').trim();
@@ -166,25 +184,28 @@ export function parseMoney(typed: string, currency: string, locale: string, opti
   if (!/^\d[\d.,' ]*$/.test(s) || !/\d$/.test(s)) return bad('not_an_amount', `Type an amount such as ${example}.`);
   if (negative && !options.allowNegative) return bad('negative', 'The amount cannot be negative.');
 
-  const clear = `Type the ${digits ? `cents after "${sep.decimal}" (${example})` : `amount without decimals (${example})`}${sep.group === ' ' ? ', thousands with a space or nothing' : `, thousands with "${sep.group}" or nothing`} (${thousands}).`;
+  const spaceGroups = asTyped(sep.shownGroup) === ' ';
+  const clear = `Type the ${digits ? `cents after "${sep.shownDecimal}" (${example})` : `amount without decimals (${example})`}${spaceGroups ? ', thousands with a space or nothing' : `, thousands with "${sep.shownGroup}" or nothing`} (${thousands}).`;
   const ambiguous = () => bad('ambiguous', `"${text.trim()}" could mean two amounts here. ${clear}`);
 
-  // The decimal part: after the locale's decimal separator, which must be the last separator.
+  // The decimal part: after one of the locale's decimal separators, which must be the last separator.
   let whole = s;
   let fraction = '';
-  const at = s.lastIndexOf(sep.decimal);
-  if (sep.decimal !== sep.group && at >= 0 && s.indexOf(sep.decimal) === at) {
+  const at = Math.max(...sep.decimals.map((d) => s.lastIndexOf(d)));
+  const point = at >= 0 ? s[at]! : '';
+  if (point && s.indexOf(point) === at) {
     whole = s.slice(0, at);
     fraction = s.slice(at + 1);
     if (!/^\d+$/.test(fraction)) return bad('not_an_amount', `Type an amount such as ${example}.`);
   }
   // A separator the locale does not use ("." in fr-CA): a decimal point or a thousands group?
-  const groupChars = new Set([' ', sep.group]);
+  // Spaces and apostrophes group wherever they are not the decimal.
+  const groupChars = new Set([' ', "'", sep.group].filter((c) => !sep.decimals.includes(c)));
   for (const ch of whole.replace(/\d/g, '')) if (!groupChars.has(ch)) return ch === "'" ? bad('not_an_amount', `Type an amount such as ${example}.`) : ambiguous();
   if (fraction.length > digits) {
     // "1,234" in fr-CA: a thousand written the en-US way, or too many decimals? Not after a lone
     // zero: "0,035" is no thousands group in any locale (see below), only decimals too many.
-    if (fraction.length === 3 && /^[1-9]\d{0,2}$/.test(whole) && (sep.decimal === ',' || sep.decimal === '.')) return ambiguous();
+    if (fraction.length === 3 && /^[1-9]\d{0,2}$/.test(whole) && (point === ',' || point === '.')) return ambiguous();
     return bad('too_many_decimals', digits === 0 ? `${code} amounts have no decimals. ${clear}` : `${code} amounts have at most ${digits} decimals. ${clear}`);
   }
   if (/[^\d]/.test(whole)) {
@@ -211,7 +232,7 @@ export function parseMoney(typed: string, currency: string, locale: string, opti
 export function parsePercent(text: string, locale: string, decimals: 2 | 3 = 2): { ok: true; percent: number } | { ok: false; message: string } {
   const example = decimals === 3 ? `${new Intl.NumberFormat(locale, { maximumFractionDigits: 3 }).format(9.975)} or 13` : `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(12.5)} or 10`;
   const scale = 10 ** decimals;
-  const r = parseMoney(halfWidth(text).replace(/%/g, ''), decimals === 3 ? 'KWD' : 'USD', locale, { max: 100 * scale });
+  const r = parseMoney(typedText(text).replace(/%/g, ''), decimals === 3 ? 'KWD' : 'USD', locale, { max: 100 * scale });
   if (r.ok) return { ok: true, percent: r.minor / scale };
   if (r.problem === 'too_large') return { ok: false, message: 'A percentage is at most 100.' };
   return { ok: false, message: `Type a percentage such as ${example} (at most ${decimals === 3 ? 'three' : 'two'} decimals).` };

@@ -175,3 +175,17 @@ describe('taking payment', () => {
     expect(cash.gift_card_balance_cents).toBeUndefined();
   });
 });
+
+describe('a scan typed in Arabic-Indic digits (ar-EG)', () => {
+  it('reads "٣*٢٠٠١" as three of 2001 and a plain "\u200f١٠٠٣" as 1003; "١٫٥*٢٠٠١" is no quantity', async () => {
+    rig = await openRegister();
+    let sale = await rig.sale('\u200f١٠٠٣');
+    sale = await rig.register.addLine(sale.id, { shift: rig.shift, scan: '٣*٢٠٠١' });
+    expect(sale.lines.map((l) => [l.product_code, l.quantity])).toEqual([
+      ['1003', 1],
+      ['2001', 3],
+    ]);
+    const refused = await rig.register.addLine(sale.id, { shift: rig.shift, scan: '١٫٥*٢٠٠١' }).catch((e: unknown) => e);
+    expect(isEngineError(refused) && [refused.code, refused.message]).toEqual(['invalid_quantity', 'A quantity is a whole number from 1 to 999: type 2*2001 for two']);
+  });
+});

@@ -171,3 +171,97 @@ describe('parsePercent', () => {
     expect(parsePercent('100,001', 'fr-CA', 3)).toEqual({ ok: false, message: 'A percentage is at most 100.' });
   });
 });
+
+describe('whatever is formatted in a locale reads back in it (ar-EG, fr-CH, de-CH, en-IN, en-US, de-DE)', () => {
+  const LOCALES = ['ar-EG', 'fr-CH', 'de-CH', 'en-IN', 'en-US', 'de-DE', 'fa-IR', 'it-CH'];
+  const VALUES = [0, 1, 5, 50, 99, 100, 1250, 8482, 12345, 123456, 150075, 1234567, 12345678, 98765432, 999999999];
+  const back = (text: string, currency: string, locale: string) => {
+    const r = parseMoney(text, currency, locale, { allowNegative: true });
+    return r.ok ? r.minor : `${r.problem}: ${r.message}`;
+  };
+
+  it('formatMoney, and formatAmount with and without grouping, parse to the same minor units, negatives too', () => {
+    for (const locale of LOCALES) {
+      for (const cents of VALUES.flatMap((v) => (v ? [v, -v] : [v]))) {
+        for (const text of [formatMoney(cents, 'usd', { locale }), formatAmount(cents, 'usd', locale), formatAmount(cents, 'usd', locale, true)]) {
+          expect([locale, text, back(text, 'usd', locale)]).toEqual([locale, text, cents]);
+        }
+      }
+    }
+  });
+
+  it('so do other currencies and their minor digits (EGP, CHF, INR, EUR, JPY, KWD)', () => {
+    for (const [currency, locale] of [['egp', 'ar-EG'], ['chf', 'fr-CH'], ['chf', 'de-CH'], ['inr', 'en-IN'], ['eur', 'de-DE'], ['jpy', 'ar-EG'], ['kwd', 'ar-EG'], ['kwd', 'fr-CH']] as const) {
+      for (const minor of [1, 1250, 123456, 98765432].flatMap((v) => [v, -v])) {
+        for (const text of [formatMoney(minor, currency, { locale }), formatAmount(minor, currency, locale), formatAmount(minor, currency, locale, true)]) {
+          expect([locale, currency, text, back(text, currency, locale)]).toEqual([locale, currency, text, minor]);
+        }
+      }
+    }
+  });
+
+  it('ar-EG: Arabic-Indic digits, its decimal and group separators, Latin digits with them, bidi marks', () => {
+    expect(minor('١٢٫٥٠', 'usd', 'ar-EG')).toBe(1250);
+    expect(minor('١٢٣٬٤٥٦٫٧٨', 'usd', 'ar-EG')).toBe(12345678);
+    expect(minor('12٫50', 'usd', 'ar-EG')).toBe(1250);
+    expect(minor('٨٤٫٨٢', 'usd', 'ar-EG')).toBe(8482);
+    expect(minor('١٥٠٠٫٧٥', 'usd', 'ar-EG')).toBe(150075);
+    expect(minor('٢٫٧٥', 'usd', 'ar-EG')).toBe(275);
+    expect(minor('\u200f١٢٫٥٠\u00a0US$', 'usd', 'ar-EG')).toBe(1250);
+    expect(minor('\u2067١٢٫٥٠\u2069', 'usd', 'ar-EG')).toBe(1250);
+    expect(parseMoney('\u061c-١٢٫٥٠', 'usd', 'ar-EG', { allowNegative: true })).toEqual({ ok: true, minor: -1250 });
+    // Extended Arabic-Indic digits (fa-IR, ur) read alike, in any locale.
+    expect(minor('۱۲٫۵۰', 'usd', 'fa-IR')).toBe(1250);
+    expect(minor('۱۲٫۵۰', 'usd', 'ar-EG')).toBe(1250);
+    // The message's example is one that reads.
+    const refused = parseMoney('abc', 'usd', 'ar-EG');
+    expect(refused).toMatchObject({ ok: false, problem: 'not_an_amount' });
+    const example = !refused.ok && /such as (.+)\.$/.exec(refused.message)?.[1];
+    expect(example).toBe('١٢٫٥٠');
+    expect(minor(example as string, 'usd', 'ar-EG')).toBe(1250);
+    // Still refused where it could mean two amounts: "٬" groups thousands in ar-EG.
+    expect(parseMoney('١٢٬٥٠', 'usd', 'ar-EG')).toMatchObject({ ok: false, problem: 'ambiguous' });
+  });
+
+  it('fr-CH: cents after "." as money is shown, or "," as plain numbers are; apostrophes and spaces group', () => {
+    expect(minor('1 234.56 $US', 'usd', 'fr-CH')).toBe(123456);
+    expect(minor(`1${NNBSP}234.56`, 'usd', 'fr-CH')).toBe(123456);
+    expect(minor('12.50', 'usd', 'fr-CH')).toBe(1250);
+    expect(minor('12,50', 'usd', 'fr-CH')).toBe(1250);
+    expect(minor('1590,07', 'usd', 'fr-CH')).toBe(159007);
+    expect(minor('1590.07', 'usd', 'fr-CH')).toBe(159007);
+    expect(minor('1’234.50', 'usd', 'fr-CH')).toBe(123450);
+    expect(minor("1'234,50", 'usd', 'fr-CH')).toBe(123450);
+    // A thousand written with "." or ",", or both in one amount: which is the decimal?
+    expect(parseMoney('1.234', 'usd', 'fr-CH')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('1,234', 'usd', 'fr-CH')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('1,234.50', 'usd', 'fr-CH')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('1.234,50', 'usd', 'fr-CH')).toMatchObject({ ok: false, problem: 'ambiguous' });
+  });
+
+  it('de-CH: the Swiss apostrophe, typed straight or curly, and spaces group thousands', () => {
+    expect(minor('1’234.50', 'chf', 'de-CH')).toBe(123450);
+    expect(minor("1'234.50", 'chf', 'de-CH')).toBe(123450);
+    expect(minor('1 234.50', 'chf', 'de-CH')).toBe(123450);
+    expect(minor('CHF 1’234.50', 'chf', 'de-CH')).toBe(123450);
+    expect(parseMoney('12,50', 'chf', 'de-CH')).toMatchObject({ ok: false, problem: 'ambiguous' });
+  });
+
+  it('keeps refusing what is truly ambiguous: "12.50" in de-DE, "12,50" in en-US and en-IN', () => {
+    expect(parseMoney('12.50', 'eur', 'de-DE')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('12,50', 'usd', 'en-US')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(parseMoney('12,50', 'inr', 'en-IN')).toMatchObject({ ok: false, problem: 'ambiguous' });
+    expect(minor('12,34,567.50', 'inr', 'en-IN')).toBe(123456750);
+    expect(minor('1’234.50', 'usd', 'en-US')).toBe(123450);
+  });
+
+  it('percentages, three-decimal quantities and tax rates read the same way', () => {
+    expect(parsePercent('١٢٫٥', 'ar-EG')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent('٥', 'ar-EG', 3)).toEqual({ ok: true, percent: 5 });
+    expect(parsePercent('١٢٫٥٪', 'ar-EG')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent('٩٫٩٧٥', 'ar-EG', 3)).toEqual({ ok: true, percent: 9.975 });
+    expect(parsePercent('12.5', 'fr-CH')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent('12,5 %', 'fr-CH')).toEqual({ ok: true, percent: 12.5 });
+    expect(parsePercent(new Intl.NumberFormat('ar-EG', { style: 'percent', maximumFractionDigits: 1 }).format(0.125), 'ar-EG')).toEqual({ ok: true, percent: 12.5 });
+  });
+});

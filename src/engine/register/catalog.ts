@@ -2,7 +2,7 @@ import type { EngineCore, Tx } from '../core';
 import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Product, ProductCreate, ProductPatch, ProductQuery } from '../../shared/schemas/register';
-import { halfWidth } from '../../shared/typed-text';
+import { typedText } from '../../shared/typed-text';
 import { MAX_UNIT_PRICE, taxRateFromPercent, taxRateToPercent } from './money';
 import { KIND, type ProductData } from './model';
 
@@ -45,12 +45,12 @@ async function checkBarcode(tx: Tx, barcode: string | null | undefined, code: st
 
 /** Products whose description, code, barcode or category hold every word, by description; full-width forms match their ASCII ones. */
 function searchProducts(all: ProductData[], query: Parameters<Catalog['list']>[0]): ProductData[] {
-  const words = halfWidth(query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const words = typedText(query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const category = query.category?.toLowerCase();
   const out = all.filter((p) => {
     if (!p.active && !query.include_inactive) return false;
     if (category && p.category.toLowerCase() !== category) return false;
-    const hay = halfWidth(`${p.description} ${p.code} ${p.barcode ?? ''} ${p.category}`).toLowerCase();
+    const hay = typedText(`${p.description} ${p.code} ${p.barcode ?? ''} ${p.category}`).toLowerCase();
     return words.every((w) => hay.includes(w));
   });
   out.sort((a, b) => a.description.localeCompare(b.description));

@@ -6,7 +6,7 @@ import type { Orders } from '../orders';
 import { dateInZone } from '../clock';
 import { getRecord, putRecord, recordsByRef } from '../records';
 import type { OrderInput } from '../../shared/schemas/orders';
-import { halfWidth } from '../../shared/typed-text';
+import { typedText } from '../../shared/typed-text';
 import type { LineInput, LinePatch, Sale, SaleLine, TenderType } from '../../shared/schemas/register';
 import type { Catalog } from './catalog';
 import type { Cashiers } from './cashiers';
@@ -187,7 +187,7 @@ export function saleView(ctx: SaleContext, sale: SaleData): Sale {
 
 /** A refund's or void's document number (`1-R000001`) → its sale and reversal number. */
 export async function findDocument(reader: Tx | EngineCore, number: string): Promise<DocumentData | undefined> {
-  const n = halfWidth(number).trim().toUpperCase();
+  const n = typedText(number).trim().toUpperCase();
   return /-[RV][0-9]{1,8}$/.test(n) ? (await getRecord<DocumentData>(reader, KIND.document, n))?.data : undefined;
 }
 
@@ -196,7 +196,7 @@ export async function loadSale(reader: Tx | EngineCore, idOrNumber: string): Pro
   const direct = (await getRecord<SaleData>(reader, KIND.sale, idOrNumber))?.data;
   if (direct) return direct;
   // A receipt number typed full-width ("１-０００００４２") is the same number.
-  const ref = refOfNumber(halfWidth(idOrNumber));
+  const ref = refOfNumber(typedText(idOrNumber));
   if (ref) return (await recordsByRef<SaleData>(reader, KIND.sale, ref))[0]?.data;
   const doc = await findDocument(reader, idOrNumber);
   return doc ? (await getRecord<SaleData>(reader, KIND.sale, doc.sale))?.data : undefined;
@@ -305,7 +305,7 @@ export async function startSaleInTx(ctx: SaleContext, tx: Tx, shift: ShiftData):
 
 /** "3*2001" sells three of 2001; typed full-width ("３＊２００１", a Japanese input method's) it reads the same. */
 function parseScan(typed: string): { code: string; quantity: number | undefined } {
-  const scan = halfWidth(typed);
+  const scan = typedText(typed);
   const m = /^\s*([0-9]{1,3})\s*[*xX]\s*(\S+)\s*$/.exec(scan);
   return m ? { code: m[2]!, quantity: Number(m[1]) } : { code: scan.trim(), quantity: undefined };
 }
@@ -359,8 +359,8 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
     const product = await ctx.catalog.findInTx(tx, parsed.code);
     if (!product) {
       // "1,5*3001" is a quantity the register does not sell (whole items only), not an unknown code.
-      if (input.scan !== undefined && FRACTION_TIMES.test(halfWidth(input.scan))) {
-        throw fail.invalid('invalid_quantity', `A quantity is a whole number from 1 to ${MAX_QUANTITY}: type 2*${halfWidth(input.scan).split(/[*xX]/).pop()!.trim()} for two`, [{ field: 'scan', message: `1 to ${MAX_QUANTITY}` }]);
+      if (input.scan !== undefined && FRACTION_TIMES.test(typedText(input.scan))) {
+        throw fail.invalid('invalid_quantity', `A quantity is a whole number from 1 to ${MAX_QUANTITY}: type 2*${typedText(input.scan).split(/[*xX]/).pop()!.trim()} for two`, [{ field: 'scan', message: `1 to ${MAX_QUANTITY}` }]);
       }
       throw notFound('product_not_found', `No product with code or barcode ${parsed.code}. Check it, search with F2, or sell it as an open-price item (F3).`);
     }

@@ -4,7 +4,7 @@ import type { Account } from '../account';
 import { fail, notFound } from '../errors';
 import { getRecord, putRecord, recordId } from '../records';
 import type { GiftCardLoad, GiftCardRead } from '../../shared/schemas/wallets';
-import { halfWidth } from '../../shared/typed-text';
+import { typedText } from '../../shared/typed-text';
 import { localParts, zonedInstant } from '../gateway/processing-day';
 import { isExpired, parseMonth, parseYear } from './instruments';
 import type { VaultKeys } from './secrets';
@@ -263,7 +263,7 @@ export function createGiftCards(deps: GiftCardsDeps): GiftCards {
 }
 
 /** A card number as typed or scanned: spaces and dashes between groups dropped, full-width digits read as 0-9. */
-const cardNumberOf = (n: string) => halfWidth(n).replace(/[\s-]/g, '');
+const cardNumberOf = (n: string) => typedText(n).replace(/[\s-]/g, '');
 
 function giftCardDigits(n: string): string {
   const d = cardNumberOf(n);

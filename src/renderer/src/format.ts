@@ -1,5 +1,5 @@
 import { defaultLocale, formatAmount, formatMoney, minorDigits, parseMoney, parsePercent as parsePercentIn, type ParsedAmount } from '../../shared/money';
-import { halfWidth } from '../../shared/typed-text';
+import { typedText } from '../../shared/typed-text';
 
 /**
  * The screen's one locale: amounts are shown and read in it, and the API is asked to word its
@@ -49,11 +49,11 @@ export function percentText(percent: number): string {
 }
 
 /**
- * What stays of a digits-only field's text (a cashier code, a count): its digits, full-width ones
- * ("６１６０") read as 0-9 rather than dropped with the rest.
+ * What stays of a digits-only field's text (a cashier code, a count): its digits, full-width
+ * ("６１６０") and Arabic-Indic ("٩٤٣٩") ones read as 0-9 rather than dropped with the rest.
  */
 export function typedDigits(text: string): string {
-  return halfWidth(text).replace(/[^0-9]/g, '');
+  return typedText(text).replace(/[^0-9]/g, '');
 }
 
 /**
@@ -61,16 +61,16 @@ export function typedDigits(text: string): string {
  * Never its digits picked out of the text: "1,5" is not 15.
  */
 export function parseWholeNumber(text: string): number | null {
-  const t = halfWidth(text).trim();
+  const t = typedText(text).trim();
   return /^[0-9]+$/.test(t) ? Number(t) : null;
 }
 
-/** A number field's text as typed, full-width digits and signs ("１，５") as ASCII, nothing dropped. */
-export const typedNumber = (text: string): string => halfWidth(text);
+/** A number field's text as typed, full-width and Arabic-Indic digits and signs ("１，５", "٢") as ASCII, bidi marks dropped, nothing else. */
+export const typedNumber = (text: string): string => typedText(text);
 
 /** A product code or barcode as typed: trimmed, full-width letters and digits read as ASCII (a code is ASCII only). */
 export function typedCode(text: string): string {
-  return halfWidth(text).trim();
+  return typedText(text).trim();
 }
 
 /** A quantity for reading ("1 234,5" in fr-CA, "1,234.5" in en-US). */
@@ -296,7 +296,7 @@ export function fromFormatted(text: string | null | undefined, currency: string)
  * 24-hour HH:MM the API takes; null when it is not one.
  */
 export function parseTimeOfDay(text: string): string | null {
-  const t = halfWidth(text).trim().toLowerCase().replace(/\s+/g, ' ');
+  const t = typedText(text).trim().toLowerCase().replace(/\s+/g, ' ');
   const m = /^(\d{1,2})(?:\s?(?:h|:|\.)\s?(\d{2})?|(\d{2}))?\s?(am|pm|a\.m\.|p\.m\.)?$/.exec(t);
   if (!m) return null;
   let hour = Number(m[1]);

@@ -1,9 +1,9 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { boCall, type BoAnswer, type BoCall } from '../api/backoffice';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
+import { amountInput, fromDecimal, fromFormatted, money, moneyShort, parseAmount, quantityText } from '../format';
 import { DataTable, moneyWidths, type Columns, type Whole } from './DataTable';
 import { CopyButton, Money, NotForYourRole, Notice, Title, day, useLoad, usePaged } from './common';
 import { InvoiceDocument, ThreadPanel, useReminder } from './InvoicePanels';
@@ -104,7 +104,19 @@ function InvoiceList() {
     if (k === 'amount_min' || k === 'amount_max') filter[k] = Number(v);
     else (filter as Record<string, string>)[k] = v;
   }
-  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTER_KEYS.map((k) => [k, k.startsWith('amount') && search.get(k) ? money(Number(search.get(k)), cur).replace(/[^\d.,-]/g, '') : (search.get(k) ?? '')])));
+  // An amount restored from the address (minor units) is shown as the fields write one in this
+  // locale ("1590,07" in fr-CH, "١٥٩٠٫٠٧" in ar-EG), so applying it again reads the same amount.
+  const restored = (k: (typeof FILTER_KEYS)[number], currency: string) => {
+    const v = search.get(k) ?? '';
+    return /^-?\d+$/.test(v) ? amountInput(Number(v), currency) : v;
+  };
+  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(FILTER_KEYS.map((k) => [k, k.startsWith('amount') ? restored(k, cur) : (search.get(k) ?? '')])));
+  // Written before the account's currency was known (as USD): again in its own minor digits (JPY, KWD), unless typed over
+  // since; once, when the currency arrives.
+  useEffect(() => {
+    if (!account || cur === 'USD') return;
+    setDraft((d) => ({ ...d, ...Object.fromEntries((['amount_min', 'amount_max'] as const).filter((k) => d[k] === restored(k, 'USD')).map((k) => [k, restored(k, cur)])) }));
+  }, [cur]);
   const [problem, setProblem] = useState<string | null>(null);
   const apply = (e: FormEvent) => {
     e.preventDefault();
