@@ -8,7 +8,8 @@ import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
 import { ProcessingCalendar, processingDay, type ProcessingDay } from './processing-day';
-import { gatewayGuard, type GatewayContext, type ReversalObserver } from './context';
+import { gatewayGuard, type GatewayContext, type ReversalCheck, type ReversalGate, type ReversalObserver } from './context';
+import { throughReversalGate } from './reversal-gate';
 import { getTx, getTxByClientReference, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
 import { chargeInTx, prepareCharge, type ChargeAction } from './payment-method-ops';
@@ -22,6 +23,7 @@ import { ORDERS, hydrateOrder, type OrderDoc } from '../orders/order-record';
 export type { TransactionResult } from './results';
 export type { TxData } from './transaction-record';
 export { voidRefusal } from './transaction-record';
+export type { ReversalCheck, ReversalGate } from './context';
 export type { SettlementBatch, SettlementException, SettlementReader } from './settlement';
 
 export type GatewayAction = ChargeAction | PriorTransactionAction;
@@ -60,6 +62,10 @@ export interface Gateway {
   setCardPresent(port: CardPresentPort | undefined): void;
   /** Work another domain does in the unit of work of every approved refund or void (see GatewayContext). */
   onReversalInTx(observer: ReversalObserver): void;
+  /** A check another domain makes in the unit of work of a refund or void of a payment, before anything is written (throw to refuse). */
+  onReversalCheckInTx(check: ReversalCheck): void;
+  /** A lane's hub agreement for its refunds and voids (undefined: none needed). */
+  setReversalGate(gate: ReversalGate | undefined): void;
   /** The processing day a transaction made now belongs to, and when its batch closes (a kept cut-off included). */
   openProcessingDay(): ProcessingDay;
   /**
@@ -90,6 +96,7 @@ export function createGateway(deps: {
     keyer: deps.keyer,
     calendar: new ProcessingCalendar(),
     reversalObservers: [],
+    reversalChecks: [],
   };
   let cardPresent = deps.cardPresent;
   const linkedAfterReversal: Array<(tx: Tx, sale: TxData) => Promise<void>> = [];
@@ -114,12 +121,14 @@ export function createGateway(deps: {
         }
         const deps = { ctx, port: () => cardPresent, inflight };
         // A capture or refund on a lane confirms with the card of the original payment.
-        if (action === 'capture' || action === 'refund') return cardPresentPriorOp(deps, action, request, actor);
+        if (action === 'refund') return throughReversalGate(ctx, action, request, (token) => cardPresentPriorOp(deps, action, request, actor, token));
+        if (action === 'capture') return cardPresentPriorOp(deps, action, request, actor);
         return cardPresentPayment(deps, action as TerminalAction, request, actor);
       }
       if (action === 'capture' || action === 'refund' || action === 'void') {
         const prepared = preparePriorOp(action, request, actor);
-        return deps.core.mutate((tx) => priorOpInTx(ctx, tx, prepared));
+        if (action === 'capture') return deps.core.mutate((tx) => priorOpInTx(ctx, tx, prepared));
+        return throughReversalGate(ctx, action, request, (token) => deps.core.mutate((tx) => priorOpInTx(ctx, tx, token ? { ...prepared, token } : prepared)));
       }
       const prepared = prepareCharge(ctx, action, request, actor);
       const source = prepared.source;
@@ -154,6 +163,12 @@ export function createGateway(deps: {
     bin: (b) => lookupBin(b),
     onReversalInTx(observer) {
       ctx.reversalObservers.push(observer);
+    },
+    onReversalCheckInTx(check) {
+      ctx.reversalChecks.push(check);
+    },
+    setReversalGate(gate) {
+      ctx.reversalGate = gate;
     },
     setCardPresent(port) {
       cardPresent = port;

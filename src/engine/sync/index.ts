@@ -1,12 +1,14 @@
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { authorizeLasting, LANE_SCOPES, type Account, type Principal } from '../account';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind, type RecordDoc } from '../records';
 import { editStamps, stampEditInTx, type Resolution } from './customer-merge';
 import { receiveStampInTx } from './hlc';
 import type { InstallKeys } from '../security/install-keys';
-import { HUB_OWNED_KINDS } from './streams';
-import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
+import { HUB_OWNED_KINDS, streamNamed, type SyncDoc } from './streams';
+
+const TRANSACTIONS_STREAM = streamNamed('transactions')!;
+import { applyPush, ownerOfStored, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
 import { pairedLanes } from './paired-lanes';
 import type { NatsOptions } from './jetstream';
@@ -16,10 +18,12 @@ import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import { createUpstream, type Upstream, type UpstreamView } from './upstream';
 import { handleException, listExceptions } from './exceptions';
-import { asLaneAnswer, serveLaneGiftCard } from './hub-gift-cards';
+import { asLaneAnswer, hubCaller, serveLaneGiftCard } from './hub-gift-cards';
 import type { Gateway } from '../gateway';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
+import type { LaneRefundClaim } from '../../shared/schemas/sync-refund-claims';
+import { claimsCheck, laneReversalGate, serveRefundClaim } from './lane-refunds';
 
 /** What an upstream does with the install's records: reads them all and writes what it sends back. */
 const UPSTREAM_SCOPES = ['api'] as const;
@@ -70,6 +74,8 @@ export interface Sync {
   push(credential: string, stream: string, rows: readonly PushRow[]): Promise<PushOutcome>;
   /** Hub: a paired lane's gift card request, applied by the hub's own rules (hub-gift-cards.ts). */
   giftCard(credential: string, request: LaneGiftRequest): Promise<unknown>;
+  /** Hub: a paired lane's claim before it refunds or voids one of its payments, or its release (lane-refunds.ts). */
+  refundClaim(credential: string, request: LaneRefundClaim): Promise<unknown>;
   /** Makes this install a lane of the hub at `url` with a pairing code the hub showed. */
   joinHub(url: string, code: string): Promise<{ laneid: string; hub: string }>;
   /** Starts replication with the hub this install is paired with (nothing when it is none). */
@@ -130,6 +136,11 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   // so a lane's push of the customer (which waits for `stamping`) carries the edit's stamp.
   let stamping = Promise.resolve();
   const lanes = pairedLanes(core);
+  // Refunds of a lane's payments: the hub decides what is left of one (lane-refunds.ts).
+  if (deps.gifts) {
+    deps.gifts.gateway.onReversalCheckInTx(claimsCheck);
+    deps.gifts.gateway.setReversalGate(laneReversalGate(core, hubCaller<LaneRefundClaim>(core, pairing, '/api/sync/refund-claims', "a lane's payment is given back only with the hub's agreement")));
+  }
   // A lane's own name, read once and again only after its pairing changes (asked on every edit).
   let laneNode: Promise<string | undefined> | undefined;
   const stopLaneNode = core.bus.subscribe((e) => {
@@ -264,6 +275,12 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       if (!deps.gifts) throw fail.unavailable('gift_cards_unavailable', 'This install holds no gift cards');
       touch(lane.laneid, 'push');
       return serveLaneGiftCard({ ...deps.gifts, core, now: () => core.clock.now() }, lane.laneid, request).catch(asLaneAnswer);
+    },
+    async refundClaim(credential, request) {
+      const lane = await pairing.laneOfCredential(credential);
+      touch(lane.laneid, 'push');
+      const ownerOf = (tx: Tx, doc: SyncDoc) => ownerOfStored(tx, TRANSACTIONS_STREAM, doc);
+      return serveRefundClaim(core, lane.laneid, ownerOf, request).catch(asLaneAnswer);
     },
     async joinHub(url, code) {
       if (await pairing.hub()) throw fail.conflict('sync_already_paired', 'This install is a lane of a hub already');
