@@ -94,6 +94,8 @@ describe("a lane's card sale refunded on the hub and on the lane", () => {
     expect(rest.success).toBe(true);
     const more = await gateway(lane, 'refund', { transaction: token, amount_cents: 1, unique_reference: 'lane-r3' });
     expect(more).toMatchObject({ success: false, errors: ['nothing_to_refund'] });
+    // A retry of the lane's refund (a lost answer) is answered by it, though nothing is left to claim.
+    expect(await gateway(lane, 'refund', { transaction: token, amount_cents: 175, unique_reference: 'lane-r2' })).toMatchObject({ success: true, transaction: rest.transaction });
 
     // The lane's version of the payment (its refund in it) reaches the hub: the hub's own refund
     // is not overwritten, the two make the whole sale, and nothing more can go back on the hub.

@@ -5,6 +5,7 @@ import { givesBack } from './prior-transaction-ops';
 import type { TransactionResult } from './results';
 import { refundAmount, voidRefusal } from './transaction-record';
 import { getTx, newTxToken } from './transaction-store';
+import { findByUnique, retryKeyOf, uniqueKey } from './idempotency';
 
 /**
  * A refund or void of a payment, through the install's reversal gate when it has one (a lane
@@ -17,6 +18,9 @@ export async function throughReversalGate(ctx: GatewayContext, action: 'refund' 
   const gate = ctx.reversalGate;
   const parent = gate && request.transaction ? await getTx(ctx.core, request.transaction) : undefined;
   if (!gate || !parent || !givesBack(parent) || parent.state === 'declined') return run(undefined);
+  // A retry of a reversal made already is answered by it (idempotency.ts): nothing more goes back.
+  const key = uniqueKey(action, parent.order?.identifier ?? null, retryKeyOf(request));
+  if (key && (await findByUnique(ctx.core, key))) return run(undefined);
   // This install's own rules first: a refund it refuses anyway asks nothing of the hub.
   const now = ctx.core.clock.now();
   let amount: number;

@@ -134,7 +134,9 @@ export async function afterPushedTransactionInTx(tx: Tx, laneid: string, written
   const payment = written.parent ? (await tx.get<TxDoc>(TRANSACTIONS, written.parent))?.data : written;
   if (!payment || (payment.action !== 'sale' && payment.action !== 'capture')) return;
   const refunds = await refundsOf(tx, payment);
-  const refunded = refunds.reduce((n, c) => n + c.amount_cents, 0);
+  // A refund recounts its payment. A payment itself was merged as written (its refunds, which come
+  // after it in the lane's stream, recount it as they arrive; a new one keeps the lane's count until then).
+  const refunded = written.parent ? refunds.reduce((n, c) => n + c.amount_cents, 0) : payment.refunded_cents;
   if (refunded !== payment.refunded_cents) await tx.put(TRANSACTIONS, txDoc({ ...payment, refunded_cents: refunded }), { type: 'transaction.synced', entity: 'transaction', key: payment.token });
   const voided = payment.state === 'cancelled' ? payment.amount_cents : 0;
   const givenBack = refunded + voided + (payment.charged_back_cents ?? 0);
