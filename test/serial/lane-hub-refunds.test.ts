@@ -104,6 +104,7 @@ describe("a lane's card sale refunded on the hub and on the lane", () => {
       console.log(JSON.stringify(await txOn(hub, token)));
       throw e;
     });
+    await until(async () => (await txOn(lane, token)).refunded_cents === 350 || undefined, "the hub's refund on the lane's copy");
     const again = await gateway(hub, 'refund', { transaction: token, amount_cents: 100, unique_reference: 'hub-r2' });
     expect(again).toMatchObject({ success: false, errors: ['nothing_to_refund'] });
     const { exceptions } = await hub.api<{ exceptions: unknown[] }>('GET', '/api/sync/resolutions');
@@ -123,8 +124,17 @@ describe("a lane's card sale refunded on the hub and on the lane", () => {
       await lane.api('POST', '/api/sync/resume');
     }
     await until(async () => (await lane.api<{ peers: Array<{ role: string; last_error: string | null; paused: boolean }> }>('GET', '/api/sync/status')).peers.find((p) => p.role === 'hub' && !p.paused && p.last_error === null), 'the lane linked again');
-    expect(await gateway(lane, 'refund', { transaction: token, amount_cents: 100, unique_reference: 'lane-p2' })).toMatchObject({ success: false, errors: ['nothing_to_refund'] });
-    expect(await gateway(lane, 'void', { transaction: token })).toMatchObject({ success: false, errors: ['nothing_to_refund'] });
+    // Whether the lane has the hub's refund yet (its own rules refuse) or not (the hub refuses the claim), nothing goes back.
+    const refusals = ['nothing_to_refund', 'transaction_has_refunds'];
+    const late = await gateway(lane, 'refund', { transaction: token, amount_cents: 100, unique_reference: 'lane-p2' });
+    expect(late.success).toBe(false);
+    expect(refusals).toContain(late.errors![0]);
+    const lateVoid = await gateway(lane, 'void', { transaction: token });
+    expect(lateVoid.success).toBe(false);
+    expect(refusals).toContain(lateVoid.errors![0]);
+    expect((await txOn(hub, token)).refunded_cents).toBe(350);
+    // The hub's refund comes down to the lane's copy, and the lane's next version keeps it on the hub.
+    await until(async () => (await txOn(lane, token)).refunded_cents === 350 || undefined, "the hub's refund on the lane");
     expect((await txOn(hub, token)).refunded_cents).toBe(350);
   }, 120_000);
 
@@ -136,19 +146,27 @@ describe("a lane's card sale refunded on the hub and on the lane", () => {
     expect(hubRefund).toMatchObject({ success: false, errors: ['amount_exceeds_refundable'] });
     expect((await gateway(hub, 'refund', { transaction: token, amount_cents: 50, unique_reference: 'hub-f2' })).success).toBe(true);
     await until(async () => (await txOn(hub, token)).refunded_cents === 350 || undefined, 'both refunds on the hub', 15_000);
+    await until(async () => (await txOn(lane, token)).refunded_cents === 350 || undefined, "the hub's refund on the lane");
   }, 120_000);
 
-  it("refuses the card part of the lane register's refund of what the hub refunded already, and says not to give it in cash", async () => {
-    const { token, sale: saleId } = await laneCardSaleOf();
-    expect((await gateway(hub, 'refund', { transaction: token, amount_cents: 175, unique_reference: 'hub-g1' })).success).toBe(true);
-    const out = await lane.api<{ reversal: { status: string; allocations: Array<{ status: string; error?: { code: string; message: string } }> }; message: string }>('POST', `/api/pos/sales/${saleId}/refunds`, { shift, all: true });
-    expect(out.reversal.status).toBe('incomplete');
-    expect(out.reversal.allocations[0]).toMatchObject({ status: 'failed', error: { code: 'amount_exceeds_refundable' } });
-    expect(out.message).toMatch(/Do not give it in cash/);
-    // The lane's failed refund reached the hub with its sale: the hub's copy still counts its own refund only.
-    const status = async (install: Install) => (await install.api<{ status: string }>('GET', `/api/pos/sales/${saleId}`)).status;
-    const onLane = await status(lane);
-    await until(async () => (await status(hub)) === onLane || undefined, `the sale on the hub ${onLane}`);
-    expect((await txOn(hub, token)).refunded_cents).toBe(175);
+  it("brings the hub's refund down to the lane: its copy, its X, and a register refund of only the rest", async () => {
+    const { token, sale } = await laneCardSaleOf();
+    const xOf = () => lane.api<{ outside: { count: number; total_cents: number }; refunds: { count: number; total_cents: number }; tenders: Array<{ type: string; out_cents: number }> }>('GET', '/api/pos/registers/2/x');
+    const before = await xOf();
+    expect((await gateway(hub, 'refund', { transaction: token, amount_cents: 175, unique_reference: 'hub-x1' })).success).toBe(true);
+    await until(async () => (await txOn(lane, token)).refunded_cents === 175 || undefined, "the hub's refund on the lane's copy");
+    const x = await xOf();
+    expect(x.outside).toEqual({ count: before.outside.count + 1, total_cents: before.outside.total_cents + 175 });
+    expect(x.refunds.count).toBe(before.refunds.count + 1);
+    const cardOut = (r: typeof x) => r.tenders.filter((t) => t.type === 'card').reduce((n, t) => n + t.out_cents, 0);
+    expect(cardOut(x) - cardOut(before)).toBe(175);
+
+    // The register gives back only what is left, and the hub counts both once.
+    const out = await lane.api<{ reversal: { status: string; amount_cents: number } }>('POST', `/api/pos/sales/${sale}/refunds`, { shift, all: true });
+    expect(out.reversal).toMatchObject({ status: 'completed', amount_cents: 175 });
+    await until(async () => (await txOn(hub, token)).refunded_cents === 350 || undefined, 'both refunds on the hub');
+    expect((await txOn(lane, token)).refunded_cents).toBe(350);
+    const { exceptions } = await hub.api<{ exceptions: unknown[] }>('GET', '/api/sync/resolutions');
+    expect(exceptions).toEqual([]);
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyPush, ownerOfStored } from '../../src/engine/sync/master';
-import { serveRefundClaim } from '../../src/engine/sync/lane-refunds';
+import { applyHubReversalInTx, serveRefundClaim } from '../../src/engine/sync/lane-refunds';
 import { streamNamed, type SyncDoc } from '../../src/engine/sync/streams';
 import type { Tx } from '../../src/engine/core';
 import { useHarness } from '../helpers/harness';
@@ -105,5 +105,22 @@ describe("the hub's copy of a lane's payment", () => {
     // The lane's refund was declined: released, the whole payment is refundable again.
     await serveRefundClaim(core, '2', ownerOf, { op: 'release', transaction: payment.id, action: 'refund', amount_cents: 800, token: 'LANE2REF00000006' });
     expect((await op(h.api, 'refund', { transaction: payment.id, amount_cents: 800 })).body.success).toBe(true);
+  });
+});
+
+describe("a hub's refund of a lane's payment, on the lane", () => {
+  it('is taken once on the copy, when its record first arrives, and only by the lane that owns the payment', async () => {
+    const { core, gateway } = h.t.engine;
+    const sale = await op(h.api, 'sale', { amount_cents: 900, credit_card: card(VISA) });
+    const payment = (await gateway.record(sale.body.transaction))!;
+    const made = { ...payment, token: 'HUBREF0000000001', action: 'refund' as const, parent: payment.token, amount_cents: 400, refunded_cents: 0 };
+    const doc = { id: `pos_hub_reversal/${made.token}`, kind: 'pos_hub_reversal', key: made.token, ref: '2', watermark: 7, data: { laneid: '2', made } } as unknown as SyncDoc;
+    // Another lane's record, and the same record again (already written), change nothing.
+    await core.mutate((tx) => applyHubReversalInTx(tx, '3', doc, undefined, gateway));
+    await core.mutate((tx) => applyHubReversalInTx(tx, '2', doc, doc, gateway));
+    expect((await gateway.record(payment.token))!.refunded_cents).toBe(0);
+    await core.mutate((tx) => applyHubReversalInTx(tx, '2', doc, undefined, gateway));
+    expect((await gateway.record(payment.token))!.refunded_cents).toBe(400);
+    expect((await op(h.api, 'refund', { transaction: payment.token, amount_cents: 600 })).body).toMatchObject({ success: false, errors: ['amount_exceeds_refundable'] });
   });
 });

@@ -13,7 +13,7 @@ import { throughReversalGate } from './reversal-gate';
 import { getTx, getTxByClientReference, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
 import { chargeInTx, prepareCharge, type ChargeAction } from './payment-method-ops';
-import { priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
+import { applyRemoteReversalInTx, priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
 import { cardPresentPriorOp, cardPresentPayment, type TerminalAction } from './card-present-flow';
 import { closeDay, runDue, settlementReader, type SettlementBatch, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
@@ -64,6 +64,12 @@ export interface Gateway {
   onReversalInTx(observer: ReversalObserver): void;
   /** A check another domain makes in the unit of work of a refund or void of a payment, before anything is written (throw to refuse). */
   onReversalCheckInTx(check: ReversalCheck): void;
+  /**
+   * A lane: a refund or void its hub made of one of its payments (pulled down), taken on its copy
+   * of the payment, and told to the other domains as this gateway's own (the register's X and Z).
+   * The reversal itself is the hub's transaction (in the hub's batch): it is not stored here.
+   */
+  applyRemoteReversalInTx(tx: Tx, made: TxData): Promise<void>;
   /** A lane's hub agreement for its refunds and voids (undefined: none needed). */
   setReversalGate(gate: ReversalGate | undefined): void;
   /** The processing day a transaction made now belongs to, and when its batch closes (a kept cut-off included). */
@@ -170,6 +176,7 @@ export function createGateway(deps: {
     setReversalGate(gate) {
       ctx.reversalGate = gate;
     },
+    applyRemoteReversalInTx: (tx, made) => applyRemoteReversalInTx(ctx, tx, made),
     setCardPresent(port) {
       cardPresent = port;
     },

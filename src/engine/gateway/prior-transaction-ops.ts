@@ -134,6 +134,22 @@ export function givesBack(parent: TxData): boolean {
   return parent.action === 'sale' || parent.action === 'capture';
 }
 
+/**
+ * A refund or void another install (a lane's hub) made of this install's payment: taken on the
+ * payment (refunded, or voided) and told to the reversal observers as this gateway's own (the
+ * register's X and Z). The reversal is the other install's transaction, in its batch: not stored here.
+ */
+export async function applyRemoteReversalInTx(ctx: GatewayContext, tx: Tx, made: TxData): Promise<void> {
+  const parent = made.parent ? await getTx(tx, made.parent) : undefined;
+  if (!parent || !givesBack(parent) || !made.outcome.approved || (made.action !== 'refund' && made.action !== 'void')) return;
+  const next: TxData =
+    made.action === 'void'
+      ? { ...parent, state: 'cancelled', settlement: { ...parent.settlement, status: 'voided' }, due: null, due_at: 0, voided_by: made.token, updated_at: tx.at }
+      : { ...parent, refunded_cents: parent.refunded_cents + made.amount_cents, updated_at: tx.at };
+  await putTx(tx, next, false);
+  for (const observe of ctx.reversalObservers) await observe(tx, made, parent);
+}
+
 /** What a transaction on a prior one carries over from it (payment method, order, routing). */
 function inherited(parent: TxData) {
   const { currency, order, payment_method, wallet, fund, gift_card, card, bank, gift_last4, email, from_account, settlement_token, fee_exempt, sec_code, industry, device } = parent;

@@ -23,7 +23,7 @@ import type { Gateway } from '../gateway';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
 import type { LaneRefundClaim } from '../../shared/schemas/sync-refund-claims';
-import { claimsCheck, laneReversalGate, serveRefundClaim } from './lane-refunds';
+import { applyHubReversalInTx, claimsCheck, HUB_REVERSAL, laneReversalGate, publishHubReversalInTx, serveRefundClaim } from './lane-refunds';
 
 /** What an upstream does with the install's records: reads them all and writes what it sends back. */
 const UPSTREAM_SCOPES = ['api'] as const;
@@ -140,6 +140,11 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   if (deps.gifts) {
     deps.gifts.gateway.onReversalCheckInTx(claimsCheck);
     deps.gifts.gateway.setReversalGate(laneReversalGate(core, hubCaller<LaneRefundClaim>(core, pairing, '/api/sync/refund-claims', "a lane's payment is given back only with the hub's agreement")));
+    // A hub's refund or void of a lane's payment goes down to the lane (its copy, its X and Z).
+    deps.gifts.gateway.onReversalInTx(async (tx, made, parent) => {
+      if (!(await lanes.any())) return;
+      await publishHubReversalInTx(tx, made, parent, (t) => ownerOfStored(tx, TRANSACTIONS_STREAM, { data: t } as unknown as SyncDoc));
+    });
   }
   // A lane's own name, read once and again only after its pairing changes (asked on every edit).
   let laneNode: Promise<string | undefined> | undefined;
@@ -245,7 +250,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
         stamping = stamping.then(() => core.mutate((tx) => receiveStampInTx(tx, stamp))).catch((err: unknown) => core.logger.error({ err }, 'hub clock receive failed'));
       },
     };
-    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, clock, onChange: save, paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
+    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, clock, onChange: save, onPulledInTx: (tx, doc, current) => (deps.gifts ? applyHubReversalInTx(tx, hub.laneid, doc, current, deps.gifts.gateway) : Promise.resolve()), paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
   };
 
   return {
@@ -301,7 +306,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       // The hub owns the catalog, cashiers and settings: this install's own products and cashiers
       // are deactivated (the hub's, pulled next, replace those with the same key; settings too).
       await core.mutate(async (tx) => {
-        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings' && k !== 'gift_card_copy')) {
+        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings' && k !== 'gift_card_copy' && k !== HUB_REVERSAL)) {
           for (const doc of await tx.find<RecordDoc<{ active?: boolean }> & { [k: string]: unknown }>('records', { selector: { kind } })) {
             if (doc.data.active === false) continue;
             await tx.put('records', { ...doc, data: { ...doc.data, active: false } }, { type: `${kind}.deactivated`, entity: kind, key: doc.key });

@@ -1,7 +1,7 @@
 import type { EngineCore, Tx } from '../core';
 import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord, recordsByRef } from '../records';
-import type { ReversalCheck, ReversalGate } from '../gateway';
+import type { Gateway, ReversalCheck, ReversalGate } from '../gateway';
 import { TRANSACTIONS, txDoc, type TxData, type TxDoc } from '../gateway/transaction-record';
 import { formatMoney } from '../../shared/money';
 import type { LaneRefundClaim } from '../../shared/schemas/sync-refund-claims';
@@ -32,6 +32,14 @@ import type { SyncDoc } from './streams';
  *   version does not claim) is a `sync_exception` `over_refund`.
  */
 export const REFUND_CLAIM = 'pos_refund_claim';
+/** A hub's refund or void of a lane's payment, hub-owned, pulled down by the lanes (`hub_records`). */
+export const HUB_REVERSAL = 'pos_hub_reversal';
+
+interface HubReversal {
+  laneid: string;
+  /** The hub's refund or void, as its gateway recorded it. */
+  made: TxData;
+}
 
 interface Claim {
   laneid: string;
@@ -190,4 +198,28 @@ export function laneReversalGate(core: EngineCore, call: (body: LaneRefundClaim)
       });
     };
   };
+}
+
+/**
+ * Hub: its approved refund or void of a lane's payment (`ownerOf` names the lane; '' for the hub's
+ * own payments) goes down to that lane as a `pos_hub_reversal` record, in the same unit of work.
+ */
+export async function publishHubReversalInTx(tx: Tx, made: TxData, parent: TxData, ownerOf: (t: TxData) => Promise<string>): Promise<void> {
+  if (parent.action !== 'sale' && parent.action !== 'capture') return;
+  const laneid = await ownerOf(parent);
+  if (!laneid) return;
+  const reversal: HubReversal = { laneid, made };
+  await putRecord(tx, HUB_REVERSAL, made.token, reversal, { type: `${HUB_REVERSAL}.created`, entity: HUB_REVERSAL, key: made.token }, laneid);
+}
+
+/**
+ * Lane: a hub's refund or void of one of this lane's payments, pulled down, is taken once (when
+ * its record first arrives) on the lane's copy of the payment, and counted on its X and Z as money
+ * given back outside the register (gateway.applyRemoteReversalInTx).
+ */
+export async function applyHubReversalInTx(tx: Tx, laneid: string, doc: SyncDoc, current: SyncDoc | undefined, gateway: Pick<Gateway, 'applyRemoteReversalInTx'>): Promise<void> {
+  if (current || doc.kind !== HUB_REVERSAL) return;
+  const reversal = doc.data as unknown as HubReversal;
+  if (reversal.laneid !== laneid) return;
+  await gateway.applyRemoteReversalInTx(tx, reversal.made);
 }
