@@ -292,7 +292,7 @@ async function reverseUnconfirmed(tx: Tx, recorded: TxData): Promise<TxData> {
  * same rule first, so a lane is never asked for a card the operation would refuse. When the device
  * cannot confirm an approved capture or refund, it is voided at once, as for a sale.
  */
-export async function cardPresentPriorOp(deps: CardPresentDeps, action: 'capture' | 'refund', req: TransactionRequest, actor: string | null): Promise<TransactionResult> {
+export async function cardPresentPriorOp(deps: CardPresentDeps, action: 'capture' | 'refund', req: TransactionRequest, actor: string | null, token?: string): Promise<TransactionResult> {
   const { ctx } = deps;
   const port = requirePort(deps);
   const prepared = preparePriorOp(action, req, actor);
@@ -321,7 +321,7 @@ export async function cardPresentPriorOp(deps: CardPresentDeps, action: 'capture
   let result: TransactionResult;
   try {
     result = await ctx.core.mutate(async (tx) => {
-      const r = await priorOpInTx(ctx, tx, { ...prepared, amount: amount + tip });
+      const r = await priorOpInTx(ctx, tx, { ...prepared, amount: amount + tip, ...(token ? { token } : {}) });
       const t = await getTx(tx, r.body.transaction);
       if (t && !t.terminal) await putTx(tx, { ...t, terminal: terminalFacts(request.laneId, read, t.outcome.authorization_code, tip) }, false);
       return r;

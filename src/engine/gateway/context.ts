@@ -7,6 +7,7 @@ import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { ProcessingCalendar } from './processing-day';
 import type { TxData } from './transaction-record';
+import type { TransactionResult } from './results';
 
 /** What every gateway operation works with. */
 export interface GatewayContext {
@@ -23,10 +24,27 @@ export interface GatewayContext {
    * none): the register journals one of its sales' card payments given back outside it.
    */
   reversalObservers: ReversalObserver[];
+  /**
+   * Other domains' checks on a refund or void about to give money back, in its unit of work
+   * (a hub counts what its lanes were allowed to give back of the same payment). Throw to refuse.
+   */
+  reversalChecks: ReversalCheck[];
+  /** Set on a lane paired with a hub: asks the hub before a refund or void gives money back (reversal-gate.ts). */
+  reversalGate?: ReversalGate;
 }
 
 /** `made`: the approved refund or void; `parent`: the transaction it gives back (as it was before). */
 export type ReversalObserver = (tx: Tx, made: TxData, parent: TxData) => Promise<void>;
+
+/** `parent`: the payment about to be given back (as it is); `amount`: what goes back. */
+export type ReversalCheck = (tx: Tx, parent: TxData, action: 'refund' | 'void', amount: number) => Promise<void>;
+
+/**
+ * A lane's agreement for a refund or void of one of its payments: `token` is the transaction the
+ * reversal will be. Resolves with what to do once the reversal is made (`made`: its result;
+ * undefined when it failed), or undefined when no agreement is needed; rejects to refuse it.
+ */
+export type ReversalGate = (claim: { parent: TxData; action: 'refund' | 'void'; amount_cents: number; token: string }) => Promise<((made: TransactionResult | undefined) => Promise<void>) | undefined>;
 
 /** Gateway operations answer errors the reference's way (500, `errors: [code]`). */
 export function asGatewayError(err: unknown): unknown {

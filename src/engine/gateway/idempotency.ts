@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Tx } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { fail } from '../errors';
 import type { GatewayContext } from './context';
 import { resultOf, type TransactionResult } from './results';
@@ -31,7 +31,7 @@ export function uniqueKey(action: string, orderId: string | null, reference: str
  * The transaction a retried request refers to. Through the unit of work, so a twin written earlier
  * in the same group commit is seen (and one rolled back with its unit is not).
  */
-export async function findByUnique(tx: Tx, key: string): Promise<TxData | undefined> {
+export async function findByUnique(tx: Tx | EngineCore, key: string): Promise<TxData | undefined> {
   const [doc] = await tx.find<TxDoc>(TRANSACTIONS, { selector: { unique_reference: key }, limit: 1 });
   return doc?.data;
 }

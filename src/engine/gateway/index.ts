@@ -8,11 +8,12 @@ import type { GiftCards } from '../wallets/gift-cards';
 import type { Keyer } from '../wallets/instruments';
 import type { OrderTransactionView, TransactionRequest } from '../../shared/schemas/gateway';
 import { ProcessingCalendar, processingDay, type ProcessingDay } from './processing-day';
-import { gatewayGuard, type GatewayContext, type ReversalObserver } from './context';
+import { gatewayGuard, type GatewayContext, type ReversalCheck, type ReversalGate, type ReversalObserver } from './context';
+import { throughReversalGate } from './reversal-gate';
 import { getTx, getTxByClientReference, getTxByReference, putTx } from './transaction-store';
 import { type TransactionResult } from './results';
 import { chargeInTx, prepareCharge, type CardChecks, type ChargeAction } from './payment-method-ops';
-import { priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
+import { applyRemoteReversalInTx, priorOpInTx, preparePriorOp, type PriorTransactionAction } from './prior-transaction-ops';
 import { cardPresentPriorOp, cardPresentPayment, type TerminalAction } from './card-present-flow';
 import { closeDay, runDue, settlementReader, touchBatch, type SettlementBatch, type SettlementReader } from './settlement';
 import { allBins, lookupBin, responseCodes, type BinRecord } from './reference-data';
@@ -23,6 +24,7 @@ export type { TransactionResult } from './results';
 export type { CardChecks } from './payment-method-ops';
 export type { TxData } from './transaction-record';
 export { voidRefusal } from './transaction-record';
+export type { ReversalCheck, ReversalGate } from './context';
 export type { SettlementBatch, SettlementException, SettlementReader } from './settlement';
 
 export type GatewayAction = ChargeAction | PriorTransactionAction;
@@ -62,6 +64,16 @@ export interface Gateway {
   setCardPresent(port: CardPresentPort | undefined): void;
   /** Work another domain does in the unit of work of every approved refund or void (see GatewayContext). */
   onReversalInTx(observer: ReversalObserver): void;
+  /** A check another domain makes in the unit of work of a refund or void of a payment, before anything is written (throw to refuse). */
+  onReversalCheckInTx(check: ReversalCheck): void;
+  /**
+   * A lane: a refund or void its hub made of one of its payments (pulled down), taken on its copy
+   * of the payment, and told to the other domains as this gateway's own (the register's X and Z).
+   * The reversal itself is the hub's transaction (in the hub's batch): it is not stored here.
+   */
+  applyRemoteReversalInTx(tx: Tx, made: TxData): Promise<void>;
+  /** A lane's hub agreement for its refunds and voids (undefined: none needed). */
+  setReversalGate(gate: ReversalGate | undefined): void;
   /** The processing day a transaction made now belongs to, and when its batch closes (a kept cut-off included). */
   openProcessingDay(): ProcessingDay;
   /**
@@ -92,6 +104,7 @@ export function createGateway(deps: {
     keyer: deps.keyer,
     calendar: new ProcessingCalendar(),
     reversalObservers: [],
+    reversalChecks: [],
   };
   let cardPresent = deps.cardPresent;
   const linkedAfterReversal: Array<(tx: Tx, sale: TxData) => Promise<void>> = [];
@@ -116,12 +129,14 @@ export function createGateway(deps: {
         }
         const deps = { ctx, port: () => cardPresent, inflight };
         // A capture or refund on a lane confirms with the card of the original payment.
-        if (action === 'capture' || action === 'refund') return cardPresentPriorOp(deps, action, request, actor);
+        if (action === 'refund') return throughReversalGate(ctx, action, request, (token) => cardPresentPriorOp(deps, action, request, actor, token));
+        if (action === 'capture') return cardPresentPriorOp(deps, action, request, actor);
         return cardPresentPayment(deps, action as TerminalAction, request, actor);
       }
       if (action === 'capture' || action === 'refund' || action === 'void') {
         const prepared = preparePriorOp(action, request, actor);
-        return deps.core.mutate((tx) => priorOpInTx(ctx, tx, prepared));
+        if (action === 'capture') return deps.core.mutate((tx) => priorOpInTx(ctx, tx, prepared));
+        return throughReversalGate(ctx, action, request, (token) => deps.core.mutate((tx) => priorOpInTx(ctx, tx, token ? { ...prepared, token } : prepared)));
       }
       const prepared = { ...prepareCharge(ctx, action, request, actor), ...(checks ? { checks } : {}) };
       const source = prepared.source;
@@ -157,6 +172,13 @@ export function createGateway(deps: {
     onReversalInTx(observer) {
       ctx.reversalObservers.push(observer);
     },
+    onReversalCheckInTx(check) {
+      ctx.reversalChecks.push(check);
+    },
+    setReversalGate(gate) {
+      ctx.reversalGate = gate;
+    },
+    applyRemoteReversalInTx: (tx, made) => applyRemoteReversalInTx(ctx, tx, made),
     setCardPresent(port) {
       cardPresent = port;
     },

@@ -34,6 +34,8 @@ export interface PreparedPriorOp {
   actor: string | null;
   /** The request's `currency`, lower case; absent (null) means the prior transaction's. */
   currency?: string | null;
+  /** The token the new transaction takes, drawn before (a lane's reversal its hub agreed to under it); absent: drawn here. */
+  token?: string;
 }
 
 export function preparePriorOp(action: PriorTransactionAction, req: TransactionRequest, actor: string | null): PreparedPriorOp {
@@ -97,8 +99,10 @@ export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorO
   const prior = key ? await findByUnique(tx, key) : undefined;
   if (prior) return replayOf(ctx, prior, requestFingerprint, p.action, p.retryKey);
 
-  const token = newTxToken(ctx, tx.now);
+  const token = p.token ?? newTxToken(ctx, tx.now);
   const plan = p.action === 'capture' ? planCapture(parent, p, tx.now) : p.action === 'refund' ? planRefund(parent, p, { nowMs: tx.now, returnableUntil: bankReturnableUntil(ctx, parent) }) : await planVoid(tx, parent, p, token);
+  // Money given back of a payment: what other installs may give back of it counts too (a hub's lanes).
+  if (p.action !== 'capture' && givesBack(parent)) for (const check of ctx.reversalChecks) await check(tx, parent, p.action, plan.amount);
   const gift = plan.decision.approved && plan.giftDelta !== 0 ? await giftCardToMove(ctx, tx, parent, plan.giftDelta) : undefined;
 
   // ---- writes ----
@@ -123,6 +127,27 @@ export async function priorOpInTx(ctx: GatewayContext, tx: Tx, p: PreparedPriorO
   await putTx(tx, data, true);
   if (plan.decision.approved && (p.action === 'refund' || p.action === 'void')) for (const observe of ctx.reversalObservers) await observe(tx, data, parent);
   return resultOf(ctx, data);
+}
+
+/** A payment whose refund or void gives the payer money back (a sale or capture; not an authorization's release, nor a reversal of money paid out). */
+export function givesBack(parent: TxData): boolean {
+  return parent.action === 'sale' || parent.action === 'capture';
+}
+
+/**
+ * A refund or void another install (a lane's hub) made of this install's payment: taken on the
+ * payment (refunded, or voided) and told to the reversal observers as this gateway's own (the
+ * register's X and Z). The reversal is the other install's transaction, in its batch: not stored here.
+ */
+export async function applyRemoteReversalInTx(ctx: GatewayContext, tx: Tx, made: TxData): Promise<void> {
+  const parent = made.parent ? await getTx(tx, made.parent) : undefined;
+  if (!parent || !givesBack(parent) || !made.outcome.approved || (made.action !== 'refund' && made.action !== 'void')) return;
+  const next: TxData =
+    made.action === 'void'
+      ? { ...parent, state: 'cancelled', settlement: { ...parent.settlement, status: 'voided' }, due: null, due_at: 0, voided_by: made.token, updated_at: tx.at }
+      : { ...parent, refunded_cents: parent.refunded_cents + made.amount_cents, updated_at: tx.at };
+  await putTx(tx, next, false);
+  for (const observe of ctx.reversalObservers) await observe(tx, made, parent);
 }
 
 /** What a transaction on a prior one carries over from it (payment method, order, routing). */

@@ -15,7 +15,8 @@ export interface Registers {
   getInTx(tx: Tx | EngineCore, laneid: string): Promise<RegisterState>;
   putInTx(tx: Tx, state: RegisterState): Promise<void>;
   all(): Promise<RegisterState[]>;
-  journalInTx(tx: Tx, laneid: string, entry: JournalEntry): Promise<void>;
+  /** `key`: the entry's own key when it has one across installs (a refund outside the register: journalOutsideInTx); absent, a new one. */
+  journalInTx(tx: Tx, laneid: string, entry: JournalEntry, key?: string): Promise<void>;
   /** The cash drawer opens (cash tenders and cash refunds only): a record and a `drawer.opened` event. */
   openDrawerInTx(tx: Tx, opening: Omit<DrawerOpening, 'id' | 'at'>): Promise<DrawerOpening>;
 }
@@ -51,10 +52,10 @@ export function createRegisters(core: EngineCore, lanes: Lanes): Registers {
       return (await recordsOfKind<RegisterState>(core, KIND.register)).map((r) => r.data);
     },
 
-    async journalInTx(tx, laneid, entry) {
+    async journalInTx(tx, laneid, entry, key) {
       const state = await registers.getInTx(tx, laneid);
       if (!(await getRecord(tx, KIND.register, laneid))) await registers.putInTx(tx, state);
-      const id = core.ids.token();
+      const id = key ?? core.ids.token();
       await putRecord(tx, KIND.journal, id, entry, { type: `pos_journal.${entry.type}`, entity: 'pos_journal', key: laneid, data: { period: state.period } }, periodRef(laneid, state.period));
     },
 

@@ -110,7 +110,9 @@ export async function journalOutsideInTx(deps: TenderDeps, tx: Tx, made: TxData,
   // the sale's part left does too.
   const { sale: amount, tip } = outsideSplit(tender.tip_cents ?? 0, Math.max(0, parent.amount_cents - parent.refunded_cents), made.amount_cents);
   const base = { sale: sale.id, kind, cashier: OUTSIDE_REGISTER, outside: true as const, at: tx.at };
-  await deps.registers.journalInTx(tx, sale.laneid, { ...base, type: 'sale_reversal', total_cents: amount, tax_cents: 0, taxes: [] });
+  // Keyed by the refund: a hub's refund of a lane's sale is journalled on the hub and again on the
+  // lane when it comes down (docs/sync.md); the lane's entries, pushed up, replace the hub's.
+  await deps.registers.journalInTx(tx, sale.laneid, { ...base, type: 'sale_reversal', total_cents: amount, tax_cents: 0, taxes: [] }, `outside-${made.token}-sale`);
   await deps.registers.journalInTx(tx, sale.laneid, {
     ...base,
     type: 'reversal',
@@ -121,7 +123,7 @@ export async function journalOutsideInTx(deps: TenderDeps, tx: Tx, made: TxData,
     amount_cents: amount,
     tip_cents: tip,
     transaction: made.token,
-  });
+  }, `outside-${made.token}-tender`);
 }
 
 /** The tenders whose payment can go back outside the register: on this install's gateway. */

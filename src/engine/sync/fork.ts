@@ -1,6 +1,6 @@
 import { Subject, filter, map, type Observable } from 'rxjs';
 import type { BulkWriteRow, EventBulk, RxDocumentData, RxJsonSchema, RxStorageBulkWriteResponse, RxStorageWriteError } from 'rxdb';
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { unusedForkMethods, withRepushes, type Repush } from './replication-parts';
 import type { StoredDoc } from '../../store/schema';
 import { bodyOf, changesSince, inStream, sameDocument, syncEventOf, type SyncDoc, type SyncStream } from './streams';
@@ -19,7 +19,10 @@ type Checkpoint = { watermark: number };
  * meanwhile) is answered 409 with the stored version, as a storage would: the protocol resolves
  * it and writes again.
  */
-export function engineFork(core: EngineCore, stream: SyncStream, repush$?: Observable<Repush>): unknown {
+/** Work done in the unit of work that writes a pulled document (`current`: the version it replaces). */
+export type PulledHook = (tx: Tx, doc: SyncDoc, current: SyncDoc | undefined) => Promise<void>;
+
+export function engineFork(core: EngineCore, stream: SyncStream, repush$?: Observable<Repush>, onPulledInTx?: PulledHook): unknown {
   const collection = core.store.collection(stream.collection);
   const schema = collection.schema.jsonSchema as RxJsonSchema<Raw>;
   const real = collection.storageInstance;
@@ -71,7 +74,10 @@ export function engineFork(core: EngineCore, stream: SyncStream, repush$?: Obser
           }
           if (current && sameDocument(current, doc)) continue;
           if (row.document._deleted) await tx.remove(stream.collection, doc.id, syncEventOf(stream, doc));
-          else await tx.put(stream.collection, { ...doc }, syncEventOf(stream, doc));
+          else {
+            await tx.put(stream.collection, { ...doc }, syncEventOf(stream, doc));
+            if (onPulledInTx) await onPulledInTx(tx, doc, current as SyncDoc | undefined);
+          }
         }
       });
       return { error };

@@ -168,20 +168,23 @@ function unconfirmedLoads(now: () => number) {
   };
 }
 
-export function createHubGift(deps: { core: EngineCore; account: Account; keys: InstallKeys }): HubGift {
-  const pairing = createPairing(deps.core, deps.account, deps.keys);
-  const unconfirmed = unconfirmedLoads(() => realNow(deps.core.clock));
-  // The same request again after no answer (a cut link, a lost answer): the hub applies it once.
-  const call = async (body: LaneGiftRequest): Promise<Record<string, unknown>> => {
+/**
+ * A lane's request to its hub with its lane credential: the same request again after no answer (3
+ * tries, 10 s each), so each must be idempotent on the hub. A refusal of the hub's rules comes back
+ * as the engine error it was (`error`); no answer at all is `hub_unreachable` (`why` says what the
+ * hub was needed for).
+ */
+export function hubCaller<B extends { op: string }>(core: EngineCore, pairing: ReturnType<typeof createPairing>, path: string, why: string): (body: B) => Promise<Record<string, unknown>> {
+  return async (body) => {
     // A pairing this install cannot use (its credential unreadable) is a hub it cannot reach.
     const hub = await pairing.hub().catch(() => undefined);
-    if (!hub) throw fail.unavailable('hub_unreachable', 'The hub cannot be reached: gift cards are checked on the hub');
+    if (!hub) throw fail.unavailable('hub_unreachable', `The hub cannot be reached: ${why}`);
     const auth = `Basic ${Buffer.from(`${hub.token}:${hub.key}`).toString('base64')}`;
     let lastError = '';
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       let res: Response;
       try {
-        res = await fetch(`${hub.url.replace(/\/$/, '')}/api/sync/gift-cards`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
+        res = await fetch(`${hub.url.replace(/\/$/, '')}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
       } catch (err) {
         lastError = err instanceof Error ? err.message : String(err);
         continue;
@@ -190,15 +193,22 @@ export function createHubGift(deps: { core: EngineCore; account: Account; keys: 
       if (!res.ok) {
         lastError = `hub answered ${res.status}`;
         if (res.status >= 500) continue;
-        throw fail.unavailable('hub_refused', `The hub refused this lane's gift card request (${res.status})`);
+        throw fail.unavailable('hub_refused', `The hub refused this lane's request (${res.status}): ${why}`);
       }
       const answer = JSON.parse(text) as Record<string, unknown> & { error?: { kind: ErrorKind; code: string; message: string } };
       if (answer.error) throw new EngineError(answer.error.kind, answer.error.code, answer.error.message);
       return answer;
     }
-    deps.core.logger.warn({ op: body.op, error: lastError }, 'hub gift card request got no answer');
-    throw fail.unavailable('hub_unreachable', 'The hub cannot be reached: gift cards are checked on the hub');
+    core.logger.warn({ path, op: body.op, error: lastError }, 'hub request got no answer');
+    throw fail.unavailable('hub_unreachable', `The hub cannot be reached: ${why}`);
   };
+}
+
+export function createHubGift(deps: { core: EngineCore; account: Account; keys: InstallKeys }): HubGift {
+  const pairing = createPairing(deps.core, deps.account, deps.keys);
+  const unconfirmed = unconfirmedLoads(() => realNow(deps.core.clock));
+  // The same request again after no answer (a cut link, a lost answer): the hub applies it once.
+  const call = hubCaller<LaneGiftRequest>(deps.core, pairing, '/api/sync/gift-cards', 'gift cards are checked on the hub');
   const outcome = (a: Record<string, unknown>) => a as unknown as HubOutcome;
   return {
     async route() {

@@ -1,12 +1,14 @@
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { authorizeLasting, LANE_SCOPES, type Account, type Principal } from '../account';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind, type RecordDoc } from '../records';
 import { editStamps, stampEditInTx, type Resolution } from './customer-merge';
 import { receiveStampInTx } from './hlc';
 import type { InstallKeys } from '../security/install-keys';
-import { HUB_OWNED_KINDS } from './streams';
-import { applyPush, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
+import { HUB_OWNED_KINDS, streamNamed, type SyncDoc } from './streams';
+
+const TRANSACTIONS_STREAM = streamNamed('transactions')!;
+import { applyPush, ownerOfStored, pullPage, type PullPage, type PushOutcome, type PushRow } from './master';
 import { createPairing, type PairedLane, type PairingGrant } from './pairing';
 import { pairedLanes } from './paired-lanes';
 import type { NatsOptions } from './jetstream';
@@ -16,10 +18,12 @@ import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import { createUpstream, type Upstream, type UpstreamView } from './upstream';
 import { handleException, listExceptions } from './exceptions';
-import { asLaneAnswer, serveLaneGiftCard } from './hub-gift-cards';
+import { asLaneAnswer, hubCaller, serveLaneGiftCard } from './hub-gift-cards';
 import type { Gateway } from '../gateway';
 import type { GiftCards } from '../wallets/gift-cards';
 import type { LaneGiftRequest } from '../../shared/schemas/sync-gift-cards';
+import type { LaneRefundClaim } from '../../shared/schemas/sync-refund-claims';
+import { applyHubReversalInTx, claimsCheck, HUB_REVERSAL, laneReversalGate, publishHubReversalInTx, serveRefundClaim } from './lane-refunds';
 
 /** What an upstream does with the install's records: reads them all and writes what it sends back. */
 const UPSTREAM_SCOPES = ['api'] as const;
@@ -70,6 +74,8 @@ export interface Sync {
   push(credential: string, stream: string, rows: readonly PushRow[]): Promise<PushOutcome>;
   /** Hub: a paired lane's gift card request, applied by the hub's own rules (hub-gift-cards.ts). */
   giftCard(credential: string, request: LaneGiftRequest): Promise<unknown>;
+  /** Hub: a paired lane's claim before it refunds or voids one of its payments, or its release (lane-refunds.ts). */
+  refundClaim(credential: string, request: LaneRefundClaim): Promise<unknown>;
   /** Makes this install a lane of the hub at `url` with a pairing code the hub showed. */
   joinHub(url: string, code: string): Promise<{ laneid: string; hub: string }>;
   /** Starts replication with the hub this install is paired with (nothing when it is none). */
@@ -130,6 +136,16 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
   // so a lane's push of the customer (which waits for `stamping`) carries the edit's stamp.
   let stamping = Promise.resolve();
   const lanes = pairedLanes(core);
+  // Refunds of a lane's payments: the hub decides what is left of one (lane-refunds.ts).
+  if (deps.gifts) {
+    deps.gifts.gateway.onReversalCheckInTx(claimsCheck);
+    deps.gifts.gateway.setReversalGate(laneReversalGate(core, hubCaller<LaneRefundClaim>(core, pairing, '/api/sync/refund-claims', "a lane's payment is given back only with the hub's agreement")));
+    // A hub's refund or void of a lane's payment goes down to the lane (its copy, its X and Z).
+    deps.gifts.gateway.onReversalInTx(async (tx, made, parent) => {
+      if (!(await lanes.any())) return;
+      await publishHubReversalInTx(tx, made, parent, (t) => ownerOfStored(tx, TRANSACTIONS_STREAM, { data: t } as unknown as SyncDoc));
+    });
+  }
   // A lane's own name, read once and again only after its pairing changes (asked on every edit).
   let laneNode: Promise<string | undefined> | undefined;
   const stopLaneNode = core.bus.subscribe((e) => {
@@ -234,7 +250,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
         stamping = stamping.then(() => core.mutate((tx) => receiveStampInTx(tx, stamp))).catch((err: unknown) => core.logger.error({ err }, 'hub clock receive failed'));
       },
     };
-    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, clock, onChange: save, paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
+    client = startLaneClient(core, { url: hub.url, token: hub.token, key: hub.key, laneid: hub.laneid }, { ...clientOptions, clock, onChange: save, onPulledInTx: (tx, doc, current) => (deps.gifts ? applyHubReversalInTx(tx, hub.laneid, doc, current, deps.gifts.gateway) : Promise.resolve()), paused: stored?.paused === true, checkpoints: Object.fromEntries((stored?.streams ?? []).map((s) => [s.stream, s.checkpoint])) });
   };
 
   return {
@@ -265,6 +281,12 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       touch(lane.laneid, 'push');
       return serveLaneGiftCard({ ...deps.gifts, core, now: () => core.clock.now() }, lane.laneid, request).catch(asLaneAnswer);
     },
+    async refundClaim(credential, request) {
+      const lane = await pairing.laneOfCredential(credential);
+      touch(lane.laneid, 'push');
+      const ownerOf = (tx: Tx, doc: SyncDoc) => ownerOfStored(tx, TRANSACTIONS_STREAM, doc);
+      return serveRefundClaim(core, lane.laneid, ownerOf, request).catch(asLaneAnswer);
+    },
     async joinHub(url, code) {
       if (await pairing.hub()) throw fail.conflict('sync_already_paired', 'This install is a lane of a hub already');
       const res = await fetch(`${url.replace(/\/$/, '')}/api/sync/pair`, {
@@ -284,7 +306,7 @@ export function createSync(deps: { core: EngineCore; account: Account; keys: Ins
       // The hub owns the catalog, cashiers and settings: this install's own products and cashiers
       // are deactivated (the hub's, pulled next, replace those with the same key; settings too).
       await core.mutate(async (tx) => {
-        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings' && k !== 'gift_card_copy')) {
+        for (const kind of HUB_OWNED_KINDS.filter((k) => k !== 'pos_settings' && k !== 'gift_card_copy' && k !== HUB_REVERSAL)) {
           for (const doc of await tx.find<RecordDoc<{ active?: boolean }> & { [k: string]: unknown }>('records', { selector: { kind } })) {
             if (doc.data.active === false) continue;
             await tx.put('records', { ...doc, data: { ...doc.data, active: false } }, { type: `${kind}.deactivated`, entity: kind, key: doc.key });

@@ -4,7 +4,7 @@ import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/rep
 import type { RxCollection, RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
 import type { StoredDoc } from '../../store/schema';
-import { engineFork } from './fork';
+import { engineFork, type PulledHook } from './fork';
 import { bodyOf, changesSince, countSince, sameDocument, SYNC_STREAMS, type SyncDoc, type SyncStream } from './streams';
 import type { PullPage } from './master';
 
@@ -59,6 +59,8 @@ export interface LaneClientOptions {
   paused?: boolean;
   checkpoints?: Record<string, number>;
   clock?: LaneClock;
+  /** Work done with each pulled document, in the unit of work that writes it (fork.ts). */
+  onPulledInTx?: PulledHook;
 }
 
 export function startLaneClient(core: EngineCore, hub: HubAddress, options: LaneClientOptions = {}): LaneClient {
@@ -105,7 +107,7 @@ export function startLaneClient(core: EngineCore, hub: HubAddress, options: Lane
     };
     const repush$ = new Subject<Repush>();
     const facade = Object.create(real, {
-      storageInstance: { value: engineFork(core, stream, repush$) },
+      storageInstance: { value: engineFork(core, stream, repush$, stream.direction === 'down' ? options.onPulledInTx : undefined) },
       conflictHandler: { value: conflictHandler },
       onClose: { value: [] },
     }) as RxCollection<StoredDoc>;

@@ -7,6 +7,8 @@ import type { Tx } from '../core';
 import { mergeCustomerInTx } from './customer-merge';
 import { formatStamp, readHlcInTx } from './hlc';
 import { KIND } from '../register/model';
+import type { TxDoc } from '../gateway/transaction-record';
+import { afterPushedTransactionInTx, mergePushedTransactionInTx } from './lane-refunds';
 import { maskCardDataInDocument } from '../security/card-data';
 import { emptyLedger } from '../receivables/unit-of-work';
 import { storedCustomerProblem } from '../receivables/stored-customer';
@@ -132,6 +134,14 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         write = merged.doc;
         merge = !sameDocument(write, doc);
       }
+      // A lane's payment keeps what the hub gave back of it (lane-refunds.ts).
+      if (stream.collection === 'transactions' && laneid !== null) {
+        write = await mergePushedTransactionInTx(tx, current, doc);
+        if (current && sameDocument(current, write)) {
+          outcome.unchanged += 1;
+          continue;
+        }
+      }
       // The pushed body is this call's own (parsed from the request), so it is staged without a copy.
       const stamped = await tx.put(stream.collection, write, syncEventOf(stream, write), { handOver: write === doc });
       // The merge as a pull page has it (its watermark set): the lane takes it from the answer.
@@ -142,6 +152,11 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
         // the hub holds): the central install holds a copy of a hub's record, not the card.
         const card = laneid !== null && !current && spend.token ? await debitOfflineSpendInTx(tx, spend.token, spend.amount_cents) : undefined;
         await offlineExcessInTx(tx, spend, await giftCardFloorInTx(tx), card?.balance_cents);
+      }
+      if (stream.collection === 'transactions' && laneid !== null) {
+        const t = (write as unknown as TxDoc).data;
+        // A refund or void closes its claim and recounts its payment; a payment given back anywhere is checked.
+        if (current || t.parent || t.refunded_cents > 0 || t.state === 'cancelled') await afterPushedTransactionInTx(tx, laneid, t);
       }
       outcome.written += 1;
     }
@@ -155,7 +170,7 @@ export async function applyPush(core: EngineCore, streamName: string, laneid: st
  * lane itself: a card-present one carries its terminal's lane, any other of a register sale
  * belongs to its order, which carries the register's lane (`pos_lane`).
  */
-async function ownerOfStored(tx: Tx, stream: SyncStream, doc: SyncDoc): Promise<string> {
+export async function ownerOfStored(tx: Tx, stream: SyncStream, doc: SyncDoc): Promise<string> {
   if (stream.collection !== 'transactions') return laneOfDocument(stream, doc);
   const data = (doc.data ?? {}) as { terminal?: { laneid?: string } | null; order?: { identifier?: string } | null };
   if (data.terminal?.laneid) return data.terminal.laneid;

@@ -26,7 +26,7 @@ export interface SyncStream {
 }
 
 export const LANE_OWNED_KINDS = [KIND.sale, KIND.register, KIND.journal, KIND.z, KIND.shift, KIND.drawer, KIND.document, 'pos_offline_spend'] as const;
-export const HUB_OWNED_KINDS = [KIND.product, KIND.cashier, KIND.settings, 'gift_card_copy'] as const;
+export const HUB_OWNED_KINDS = [KIND.product, KIND.cashier, KIND.settings, 'gift_card_copy', 'pos_hub_reversal'] as const;
 
 export const SYNC_STREAMS: readonly SyncStream[] = [
   { name: 'lane_records', collection: 'records', kinds: LANE_OWNED_KINDS, direction: 'up' },

@@ -24,6 +24,7 @@ import { collaborationRoutes } from './collaboration';
 import { notificationRoutes } from './notifications';
 import { syncRoutes } from './sync';
 import { syncGiftCardRoutes } from './sync-gift-cards';
+import { syncRefundClaimRoutes } from './sync-refund-claims';
 import { syncUpstreamRoutes } from './sync-upstream';
 import { userRoutes } from './users';
 import { backofficeRoutes } from './backoffice';
@@ -57,6 +58,7 @@ const domainRoutes: AnyRoute[] = [
   ...notificationRoutes,
   ...syncRoutes,
   ...syncGiftCardRoutes,
+  ...syncRefundClaimRoutes,
   ...syncUpstreamRoutes,
   ...userRoutes,
   ...backofficeRoutes,
