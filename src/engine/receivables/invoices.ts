@@ -8,7 +8,7 @@ import { computedAmount, extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
+import type { AllocationCut, CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
 import { IMPORT_READ_ONLY_FIELDS } from '../../shared/schemas/receivables-common';
 
 /** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
@@ -98,6 +98,8 @@ export function prorate(annualCents: number, effective: string, expiry: string):
 export interface InvoiceImportOptions {
   createOnly?: boolean;
   customerOnFile?: boolean;
+  /** Told each payment that gave back what the invoice, lowered below what was applied, no longer owes. */
+  cuts?: AllocationCut[];
 }
 
 /**

@@ -2,6 +2,7 @@ import { interval, map, Subject, type Subscription } from 'rxjs';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RxCollection, RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
+import type { AllocationCut } from '../receivables/types';
 import { pageRecords } from '../../sync/poller';
 import { docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { UpstreamRefused, type UpstreamLink } from './upstream-link';
@@ -21,6 +22,8 @@ export interface EntityReplicationContext {
   options: { pollMs?: number; retryMs?: number };
   onChange: () => void;
   refused: RecordException;
+  /** A pulled record whose import here cut allocations (a payment served later on an invoice that could not take them all). */
+  reduced: (via: string, cuts: AllocationCut[]) => Promise<unknown>;
   succeed: (checkpoint?: number) => void;
   failed: (message: string) => void;
 }
@@ -77,7 +80,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
   const ownInvoice = async (number: string) => docsOf(INVOICES, await local('invoices').page(((await local('invoices').watermarkOf(number)) ?? 1) - 1, 1))[0];
   const repush$ = new Subject<Repush>();
   const fork = upstreamFork(core, entity, local(entity.name), schema, {
-    repush$,
+    ...{ repush$, reduced: (key, cuts) => ctx.reduced(`${entity.name}/${key}`, cuts) },
     refused: (key, _body, err) => ctx.refused(entity.name, key, 'pull', err),
     // A pulled payment may name an invoice the invoice stream has not brought yet.
     prepare:
