@@ -9,6 +9,7 @@ import { UpstreamRefused, type UpstreamLink } from './upstream-link';
 import { invoiceBody, invoicesOfPayment, isRetired, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
 import { reportRetired, retireAsUpstream, upstreamHolds, type RecordException } from './upstream-retire';
 import { mergeBeforePush } from './upstream-merge';
+import { checkRoomUpstream } from './upstream-served';
 import { lostPushGuard, type Repush } from './replication-parts';
 
 /** The spec's largest page (`limit` 1..2500). */
@@ -147,7 +148,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     push: {
       batchSize: 100,
       handler: async (rows) => {
-        for (const row of rows) await pushOne(entity.name === 'customers' ? await mergeBeforePush(core, link, local('customers'), row.newDocumentState as UpstreamDoc, row.assumedMasterState as UpstreamDoc | undefined) : (row.newDocumentState as UpstreamDoc));
+        for (const row of rows) await pushOne(await beforePush(ctx, row.newDocumentState as UpstreamDoc, row.assumedMasterState as UpstreamDoc | undefined));
         guard?.pushed(rows.map((r) => r.newDocumentState as unknown as Record<string, unknown>));
         ctx.succeed();
         ctx.onChange();
@@ -162,6 +163,17 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     }),
   );
   return { state, subs };
+}
+
+/**
+ * What a record goes up as: a customer changed on both sides merged first (upstream-merge.ts); a
+ * payment that asks more of an invoice than the upstream owes is told (upstream-served.ts).
+ */
+async function beforePush(ctx: EntityReplicationContext, doc: UpstreamDoc, assumed: UpstreamDoc | undefined): Promise<UpstreamDoc> {
+  const { core, link, entity } = ctx;
+  if (entity.name === 'customers') return mergeBeforePush(core, link, ctx.local('customers'), doc, assumed);
+  if (entity.name === 'payments' && !isRetired('payments', doc.body)) await checkRoomUpstream(core, link, doc, assumed);
+  return doc;
 }
 
 /**

@@ -15,7 +15,7 @@ import { upstreamLink } from './upstream-link';
 import { replicateEntity, type PullCheckpoint } from './upstream-replication';
 import { UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
 import type { RecordException } from './upstream-retire';
-import type { AllocationCut } from '../receivables/types';
+import { recordPulledCuts } from './upstream-served';
 
 /**
  * A hub's replication with an upstream service speaking this API (another Laneway, or the cloud
@@ -60,29 +60,6 @@ export interface Upstream {
 const KIND = 'sync_upstream';
 const TIMEOUT_MS = 30_000;
 
-/**
- * A pulled payment or invoice whose import here left a payment applying less than it asked or
- * held: the payment served later on the invoice gave way (servedBefore), here and, once its
- * version here is pushed, on the upstream. A `sync_exception` `allocation_reduced` per payment.
- */
-async function recordReduced(core: EngineCore, via: string, cuts: readonly AllocationCut[]): Promise<void> {
-  const byPayment = new Map<string, AllocationCut[]>();
-  for (const c of cuts) byPayment.set(c.payment, [...(byPayment.get(c.payment) ?? []), c]);
-  for (const [payment, list] of byPayment) {
-    const what = list.map((c) => `${c.to_cents} to ${c.invoice_number} where it asked or held ${c.from_cents}`).join(', ');
-    const message = `payment ${payment} now applies ${what}: the invoice could not take every payment, and ${payment} is served after the others (payment date, then identifier); the rest is its unapplied credit, on both installs`;
-    await core.mutate((tx) =>
-      putRecord(
-        tx,
-        'sync_exception',
-        `upstream:reduced:payments:${payment}`,
-        { peer: 'upstream', document: `payments/${payment}`, reason: 'allocation_reduced', direction: 'pull', via, allocations: list.map(({ payment: _p, ...c }) => c), reduced_cents: list.reduce((sum, c) => sum + c.from_cents - c.to_cents, 0), message, at: tx.at },
-        { type: 'sync_exception.created', entity: 'sync_exception', key: `payments/${payment}` },
-      ),
-    );
-  }
-}
-
 export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { receivables: Receivables; orders?: Orders }, onChange: () => void, environment: () => string): Upstream {
   let states: Array<{ entity: EntitySpec; state: RxReplicationState<UpstreamDoc, PullCheckpoint>; subs: Subscription[] }> = [];
   let options: { pollMs?: number; retryMs?: number } = {};
@@ -120,7 +97,7 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
     const link = upstreamLink(config.url, config.token, openSecret(keys, config.key), TIMEOUT_MS);
     for (const entity of UPSTREAM_ENTITIES) {
       const s = status.get(entity.name)!;
-      const started = replicateEntity({ core, link, entity, local, options, onChange, refused: exception, reduced: (via, cuts) => recordReduced(core, via, cuts), succeed: (checkpoint) => succeed(s, checkpoint), failed: (message) => failed(s, message) });
+      const started = replicateEntity({ core, link, entity, local, options, onChange, refused: exception, reduced: (via, cuts) => recordPulledCuts(core, via, cuts), succeed: (checkpoint) => succeed(s, checkpoint), failed: (message) => failed(s, message) });
       states.push({ entity, ...started });
     }
   };
