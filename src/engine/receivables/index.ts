@@ -21,7 +21,6 @@ import { applyCredit, type CreditApplication } from './payment-credit';
 import { importPayment, keepOfPayment, recordPayment, takeOffPlan, reversePayment, settlePayment, type ImportChannel, type PaymentImportOptions, type RecordPaymentInput } from './payments';
 import { NO_FX, paymentAmountView, paymentView } from './payment-view';
 import { EMAIL_RE, Problems } from './problems';
-import { takeBackFromLater } from './served-order';
 import { inUnitOfWork, inUnitOfWorkInTx, type ReceivablesUnit } from './unit-of-work';
 import { earlyPaymentDiscount } from './early-discount';
 import { invoiceDocument, type InvoiceDocument } from './invoice-document';
@@ -153,22 +152,6 @@ export interface ReceivablesOptions {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-
-/**
- * An invoice import, and when its amount went below what payments applied to it (an ERP lowered
- * it), the payments served last on it (servedBefore) give the excess back as unapplied credit: an
- * invoice never owes less than nothing, and each install cuts the same payments.
- */
-async function importInvoiceServed(s: ReceivablesUnit, input: InvoiceImportInput, options: InvoiceImportOptions = {}) {
-  const r = await importInvoice(s, input, options);
-  const d = r.invoice.data;
-  if (d.amount_cents >= 0 && d.owing_cents < 0) {
-    const taken = await takeBackFromLater(s, r.invoice, -d.owing_cents);
-    options.cuts?.push(...taken);
-  }
-  return r;
-}
-
 export function createReceivables(core: EngineCore, account: Account, settings: ReceivablesOptions = {}): Receivables {
   const run = <T>(fn: (s: ReceivablesUnit) => Promise<T>) => inUnitOfWork(core, account, fn);
   const today = () => dateInZone(core.clock.now(), account.profile().timezone);
@@ -287,7 +270,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
     },
 
     async importInvoice(input, options = {}) {
-      const r = await run((s) => importInvoiceServed(s, input, options));
+      const r = await run((s) => importInvoice(s, input, options));
       const reply: InvoiceImportReply = { identifier: r.invoice.id, message: `1 invoice ${r.lineItems} line items` };
       // After the unit: a new invoice's numeric id (part of its link) is given when it is written.
       if (r.echoPayUrls && r.invoice.data.owing_cents > 0) reply.pay = payUrls(r.invoice, r.customer);
@@ -296,7 +279,7 @@ export function createReceivables(core: EngineCore, account: Account, settings: 
 
     async importInvoices(inputs) {
       const count = await run(async (s) => {
-        for (const input of inputs) await importInvoiceServed(s, input);
+        for (const input of inputs) await importInvoice(s, input);
         return inputs.length;
       });
       // Back-to-back units resolve on microtasks only; RxDB processes its change events on a
