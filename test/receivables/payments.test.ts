@@ -89,6 +89,35 @@ describe('payment import', () => {
     expect([v.balance, v.unapplied_payment, v.last_payment_amount, v.last_payment_source]).toEqual(['$0.00', '$15.00', '$75.00', 'erp']);
   });
 
+  it('payments asking more of an invoice than it owes are served by payment date, then identifier, whatever order they came in', async () => {
+    const applied = async (ref: string) => {
+      const p = (await ctx.api.get<Payment>(`/api/exports/payment/${ref}`)).body;
+      return [p.payment_amounts.filter((a) => a.amount !== '0.00').map((a) => a.amount), p.unapplied_amount];
+    };
+    // Recorded in either order, the same end: the earlier identifier keeps its share.
+    for (const order of [['A', 'B'], ['B', 'A']]) {
+      const c = uid('C');
+      const inv = await invoice(c, 10000);
+      const ref = (x: string) => `${c}-${x}`;
+      const amounts: Record<string, number> = { A: 3000, B: 9000 };
+      for (const x of order) expect((await importPayment({ identifier: ref(x), invoice_number: inv, amount_cents: amounts[x], customer_identifier: c, date: '2026-11-28' })).status).toBe(201);
+      expect(await owing(inv), order.join()).toMatchObject({ owing_cents: 0, status: 'PAID' });
+      expect([await applied(ref('A')), await applied(ref('B'))], order.join()).toEqual([[['30.00'], '0.00'], [['70.00'], '20.00']]);
+      expect((await customer(c)).unapplied_payment).toBe('$20.00');
+    }
+    // The date comes first: a payment dated earlier is served before one with a smaller identifier.
+    const c = uid('C');
+    const inv = await invoice(c, 10000);
+    await importPayment({ identifier: `${c}-A`, invoice_number: inv, amount_cents: 4000, customer_identifier: c, date: '2026-11-28' });
+    await importPayment({ identifier: `${c}-B`, invoice_number: inv, amount_cents: 8000, customer_identifier: c, date: '2026-11-27' });
+    expect([await applied(`${c}-B`), await applied(`${c}-A`)]).toEqual([[['80.00'], '0.00'], [['20.00'], '20.00']]);
+    // An invoice lowered below what was applied: the payment served last gives the excess back.
+    await ctx.api.post('/api/imports/invoice', { number: inv, customer_identifier: c, amount: 5000, amount_override: true });
+    expect(await owing(inv)).toMatchObject({ owing_cents: 0, status: 'PAID' });
+    expect([await applied(`${c}-B`), await applied(`${c}-A`)]).toEqual([[['50.00'], '30.00'], [[], '40.00']]);
+    expect((await customer(c)).unapplied_payment).toBe('$70.00');
+  });
+
   it('applies a multi-invoice payment (an invoice may repeat) and creates an absent customer', async () => {
     const c = uid('C');
     const [a, b] = [await invoice(c, 5000), await invoice(c, 3000)];

@@ -7,8 +7,9 @@ import { resolveInvoiceDivision } from './divisions';
 import { computedAmount, extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
+import { takeBackFromLater } from './served-order';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
+import type { AllocationCut, CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
 import { IMPORT_READ_ONLY_FIELDS } from '../../shared/schemas/receivables-common';
 
 /** Invoice numbers are the ERP's (`INV/2026/001` is common), at most 64 characters (the stored key). */
@@ -98,6 +99,8 @@ export function prorate(annualCents: number, effective: string, expiry: string):
 export interface InvoiceImportOptions {
   createOnly?: boolean;
   customerOnFile?: boolean;
+  /** Told each payment that gave back what the invoice, lowered below what was applied, no longer owes. */
+  cuts?: AllocationCut[];
 }
 
 /**
@@ -166,6 +169,13 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
     ? { ...existing, customer: customer.id, data }
     : { id: number, watermark: 0, display_number: data.display_number, customer: customer.id, feed: 'open', division: data.division ?? '', iid: 0, data };
   s.putInvoice(doc);
+  // Lowered below what payments applied to it (an ERP's correction): the payments served last on it
+  // (served-order.ts) give the excess back as unapplied credit, so it never owes less than nothing
+  // and every install cuts the same payments.
+  if (amount >= 0 && data.owing_cents < 0) {
+    const cuts = await takeBackFromLater(s, doc, -data.owing_cents);
+    options.cuts?.push(...cuts);
+  }
   if (attachment) await attach(s, doc, attachment, true);
   return { invoice: doc, customer, created: !existing, lineItems: lineInputs?.length ?? 0, echoPayUrls: header.echo === 'pay_urls' };
 }

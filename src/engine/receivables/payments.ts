@@ -5,10 +5,11 @@ import { Fields } from './fields';
 import { NUMBER_RE } from './invoices';
 import { earlyPaymentDiscount } from './early-discount';
 import { REVERSED } from './ledger';
-import { NO_FX, paymentAmountView } from './payment-view';
+import { writeAmountRecords } from './amount-records';
+import { takeBackFromLater } from './served-order';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput, RefundCause } from './types';
+import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, AllocationCut, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput, RefundCause } from './types';
 
 /** Where a payment import came from: the JSON API, a CSV file, or the cashier screens. */
 export type ImportChannel = 'json' | 'csv' | 'cashier';
@@ -86,6 +87,8 @@ function refuseRecorded(existing: PaymentDoc, problems: Problems): never {
 export interface PaymentImportOptions {
   createOnly?: boolean;
   customersOnFile?: boolean;
+  /** Told each allocation applied for less than asked, or given back by a payment served later (servedBefore). */
+  cuts?: AllocationCut[];
 }
 
 export async function importPayment(s: ReceivablesUnit, input: PaymentImportInput | PaymentCsvRow, channel: ImportChannel = 'json', options: PaymentImportOptions = {}): Promise<PaymentImportResult> {
@@ -180,7 +183,7 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
   data.payment_method = describeMethod(data);
 
   const doc: PaymentDoc = existing ? { ...existing, customer: customer.id, data } : { id: identifier, watermark: 0, token: data.token, customer: customer.id, data };
-  await applyAllocations(s, doc, entries, invoices, existing?.data.allocations ?? []);
+  await applyAllocations(s, doc, entries, invoices, existing?.data.allocations ?? [], options.cuts);
   return { payment: doc, created: !existing, allocations: entries.length };
 }
 
@@ -338,7 +341,7 @@ export async function reverseAllocations(s: ReceivablesUnit, p: PaymentData, kno
  * unapplied credit. With line-item short pay,
  * an amount goes to its named line first, then to the other lines in order.
  */
-export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[]): Promise<void> {
+export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entries: Entry[], invoices: Array<InvoiceDoc | undefined>, previous: readonly AllocationData[], cuts?: AllocationCut[]): Promise<void> {
   const p = doc.data;
   const lineShortPay = s.account.can('line_item_short_pay');
   let applied = 0;
@@ -346,6 +349,12 @@ export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entr
   for (const [i, e] of entries.entries()) {
     const inv = invoices[i];
     if (!inv) continue;
+    // Payments that together ask more than the invoice owes are served in one order (servedBefore),
+    // whatever order they arrived in: one served after this one gives its share back first.
+    if (e.amount > Math.max(0, inv.data.owing_cents)) {
+      const taken = await takeBackFromLater(s, inv, e.amount - Math.max(0, inv.data.owing_cents), p);
+      cuts?.push(...taken);
+    }
     const owingBefore = inv.data.owing_cents;
     const room = Math.max(0, owingBefore);
     // A credit memo's entry (negative, checked to fit its credit) moves its owing up towards zero.
@@ -354,6 +363,7 @@ export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entr
     inv.data.owing_cents -= money + discount;
     inv.data.applied_cents += money + discount;
     applied += money;
+    if (e.amount > 0 && money < e.amount) cuts?.push({ payment: p.reference, invoice_number: inv.id, from_cents: e.amount, to_cents: money });
     const lines: AllocationLine[] = [];
     if (lineShortPay && money + discount > 0) {
       let left = money + discount;
@@ -400,24 +410,6 @@ export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entr
   p.unapplied_cents = p.amount_cents - applied;
   s.putPayment(doc);
   writeAmountRecords(s, doc, previous);
-}
-
-/**
- * One payment_amounts record per allocation; allocations an update dropped stay, at zero, naming
- * the invoice they were on (so that a client following the feed knows which invoice lost them).
- */
-function writeAmountRecords(s: ReceivablesUnit, doc: PaymentDoc, previous: readonly AllocationData[]): void {
-  const p = doc.data;
-  const lineShortPay = s.account.can('line_item_short_pay');
-  const sender = s.account.profile().sender_identifier;
-  for (const a of p.allocations) {
-    s.putPaymentAmount({ id: a.id, watermark: 0, invoice: a.invoice_number, payment: doc.id, data: paymentAmountView(p, a, { lineShortPay, sender }) });
-  }
-  for (let n = p.allocations.length + 1; n <= previous.length; n++) {
-    const id = `${p.reference}#${n}`;
-    const gone = previous[n - 1]!;
-    s.putPaymentAmount({ id, watermark: 0, invoice: '', payment: doc.id, data: { payment_reference: p.reference, invoice_number: gone.invoice_number, amount: '0.00', status: p.status, removed: true, ...NO_FX } });
-  }
 }
 
 /** Whether a field sent for a payment made here says what the payment already holds. */

@@ -231,6 +231,18 @@ export interface AllocationReferences {
   remit?: Record<string, string | number>;
 }
 
+/**
+ * An allocation that took less than asked on an invoice that could not take every payment: the
+ * payment served later (servedBefore in payments.ts) applied `to_cents` where it asked or held
+ * `from_cents`, the rest its unapplied credit.
+ */
+export interface AllocationCut {
+  payment: string;
+  invoice_number: string;
+  from_cents: number;
+  to_cents: number;
+}
+
 export interface AllocationData extends AllocationReferences {
   /** The payment_amounts document id. */
   id: string;

@@ -5,6 +5,7 @@ import { unusedForkMethods, withRepushes, type Repush } from './replication-part
 import type { Receivables } from '../receivables';
 import type { Orders } from '../orders';
 import type { StoredDoc } from '../../store/schema';
+import type { AllocationCut } from '../receivables/types';
 import { bodyOfRecord, isRetired, keyOfBody, type Body, type EntitySpec, type ReversalStatus } from './upstream-shapes';
 
 /**
@@ -45,7 +46,8 @@ export interface LocalSide {
   page(after: number, limit: number): Promise<Array<Record<string, unknown> & { watermark: number }>>;
   /** The watermark of the record with this key, when there is one. */
   watermarkOf(key: string): Promise<number | undefined>;
-  import(body: Body): Promise<void>;
+  /** Answers each allocation the import left taking less than asked or held (a payment served later on an invoice that could not take every one). */
+  import(body: Body): Promise<AllocationCut[]>;
   /** Retires this install's record by its own rule: deletes an invoice, reverses a payment. */
   retire(body: Body): Promise<void>;
 }
@@ -66,10 +68,12 @@ export function localSide(core: EngineCore, receivables: Receivables, orders: Or
       return (await core.get<StoredDoc>(entity.collection, key))?.watermark;
     },
     async import(body) {
+      const cuts: AllocationCut[] = [];
       if (entity.name === 'customers') await receivables.importCustomer(body as never);
-      else if (entity.name === 'invoices') await receivables.importInvoice(body as never);
-      else if (entity.name === 'payments') await receivables.importPayment(body as never, 'json');
+      else if (entity.name === 'invoices') await receivables.importInvoice(body as never, { cuts });
+      else if (entity.name === 'payments') await receivables.importPayment(body as never, 'json', { cuts });
       else throw new Error(`${entity.name} are not pulled from an upstream`);
+      return cuts;
     },
     async retire(body) {
       if (entity.name === 'invoices') await receivables.deleteInvoice(String(body.number));
@@ -92,6 +96,8 @@ export function docsOf(entity: EntitySpec, records: ReadonlyArray<Record<string,
 export interface ForkHooks {
   /** Before a pulled body is imported: make what it depends on exist here (a payment's invoices). */
   prepare?(body: Body): Promise<void>;
+  /** What a pulled body's import here left applying less than asked or held (none, mostly): recorded. */
+  reduced(key: string, cuts: AllocationCut[]): Promise<unknown>;
   /** A pulled body this install's import rules refused: recorded, and the page goes on. */
   refused(key: string, body: Body, err: unknown): Promise<unknown>;
   /** Documents to offer for push again as they are (replication-parts.ts, lostPushGuard). */
@@ -180,7 +186,7 @@ export function upstreamFork(core: EngineCore, entity: EntitySpec, local: LocalS
           markPulled(doc);
           // Deleted or reversed upstream: the same rule as here (the invoice leaves the customer's
           // balance, the payment's allocations come off its invoices), not a second one.
-          await (retired ? local.retire(doc.body) : local.import(doc.body));
+          await (retired ? local.retire(doc.body) : local.import(doc.body).then((cuts) => hooks.reduced(doc.id, cuts)));
         } catch (err) {
           await hooks.refused(doc.id, doc.body, err);
         }

@@ -2,12 +2,14 @@ import { interval, map, Subject, type Subscription } from 'rxjs';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RxCollection, RxConflictHandler } from 'rxdb';
 import type { EngineCore } from '../core';
+import type { AllocationCut } from '../receivables/types';
 import { pageRecords } from '../../sync/poller';
 import { docsOf, sameBody, UPSTREAM_DOC_SCHEMA, upstreamFork, type LocalSide, type UpstreamDoc } from './upstream-fork';
 import { UpstreamRefused, type UpstreamLink } from './upstream-link';
 import { invoiceBody, invoicesOfPayment, isRetired, UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
 import { reportRetired, retireAsUpstream, upstreamHolds, type RecordException } from './upstream-retire';
 import { mergeBeforePush } from './upstream-merge';
+import { checkRoomUpstream } from './upstream-served';
 import { lostPushGuard, type Repush } from './replication-parts';
 
 /** The spec's largest page (`limit` 1..2500). */
@@ -21,6 +23,8 @@ export interface EntityReplicationContext {
   options: { pollMs?: number; retryMs?: number };
   onChange: () => void;
   refused: RecordException;
+  /** A pulled record whose import here cut allocations (a payment served later on an invoice that could not take them all). */
+  reduced: (via: string, cuts: AllocationCut[]) => Promise<unknown>;
   succeed: (checkpoint?: number) => void;
   failed: (message: string) => void;
 }
@@ -77,7 +81,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
   const ownInvoice = async (number: string) => docsOf(INVOICES, await local('invoices').page(((await local('invoices').watermarkOf(number)) ?? 1) - 1, 1))[0];
   const repush$ = new Subject<Repush>();
   const fork = upstreamFork(core, entity, local(entity.name), schema, {
-    repush$,
+    ...{ repush$, reduced: (key, cuts) => ctx.reduced(`${entity.name}/${key}`, cuts) },
     refused: (key, _body, err) => ctx.refused(entity.name, key, 'pull', err),
     // A pulled payment may name an invoice the invoice stream has not brought yet.
     prepare:
@@ -144,7 +148,7 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     push: {
       batchSize: 100,
       handler: async (rows) => {
-        for (const row of rows) await pushOne(entity.name === 'customers' ? await mergeBeforePush(core, link, local('customers'), row.newDocumentState as UpstreamDoc, row.assumedMasterState as UpstreamDoc | undefined) : (row.newDocumentState as UpstreamDoc));
+        for (const row of rows) await pushOne(await beforePush(ctx, row.newDocumentState as UpstreamDoc, row.assumedMasterState as UpstreamDoc | undefined));
         guard?.pushed(rows.map((r) => r.newDocumentState as unknown as Record<string, unknown>));
         ctx.succeed();
         ctx.onChange();
@@ -159,6 +163,17 @@ export function replicateEntity(ctx: EntityReplicationContext): { state: RxRepli
     }),
   );
   return { state, subs };
+}
+
+/**
+ * What a record goes up as: a customer changed on both sides merged first (upstream-merge.ts); a
+ * payment that asks more of an invoice than the upstream owes is told (upstream-served.ts).
+ */
+async function beforePush(ctx: EntityReplicationContext, doc: UpstreamDoc, assumed: UpstreamDoc | undefined): Promise<UpstreamDoc> {
+  const { core, link, entity } = ctx;
+  if (entity.name === 'customers') return mergeBeforePush(core, link, ctx.local('customers'), doc, assumed);
+  if (entity.name === 'payments' && !isRetired('payments', doc.body)) await checkRoomUpstream(core, link, doc, assumed);
+  return doc;
 }
 
 /**

@@ -156,7 +156,8 @@ const PAYMENT_FIELDS = ['date', 'customer_identifier', 'customer_name', 'payment
 
 /**
  * A payment's record (`GET /api/exports/payments`) as `POST /api/imports/payment` takes it: the
- * total, and what it applied to each invoice (an allocation a later update removed is left out).
+ * total, and what it applied to each invoice, a credit memo's credit it netted included (negative);
+ * an allocation a later update removed, or one left at nothing, is left out.
  * A payment taken here by card or bank is an external payment upstream, of that method. A reversed
  * payment (status REVERSAL, ERROR (NSF), ERROR (DECLINED)) is its reference, status and reason only.
  */
@@ -171,7 +172,9 @@ export function paymentBody(r: Rec): Body | null {
   const allocations = (Array.isArray(r.payment_amounts) ? (r.payment_amounts as Rec[]) : [])
     .filter((a) => a.removed !== true && typeof a.invoice_number === 'string')
     .map((a) => ({ invoice_number: a.invoice_number as string, amount: centsOf(a.amount, r.currency) ?? 0 }))
-    .filter((a) => a.amount > 0);
+    // A credit memo's entry is negative (the receipt nets the memo's credit): it is carried, or
+    // the other side would read the receipt as applying more than its amount.
+    .filter((a) => a.amount !== 0);
   if (allocations.length > 0) body.payment_amounts_attributes = allocations;
   return body;
 }

@@ -15,6 +15,7 @@ import { upstreamLink } from './upstream-link';
 import { replicateEntity, type PullCheckpoint } from './upstream-replication';
 import { UPSTREAM_ENTITIES, type EntitySpec } from './upstream-shapes';
 import type { RecordException } from './upstream-retire';
+import { recordPulledCuts } from './upstream-served';
 
 /**
  * A hub's replication with an upstream service speaking this API (another Laneway, or the cloud
@@ -96,7 +97,7 @@ export function createUpstream(core: EngineCore, keys: InstallKeys, domains: { r
     const link = upstreamLink(config.url, config.token, openSecret(keys, config.key), TIMEOUT_MS);
     for (const entity of UPSTREAM_ENTITIES) {
       const s = status.get(entity.name)!;
-      const started = replicateEntity({ core, link, entity, local, options, onChange, refused: exception, succeed: (checkpoint) => succeed(s, checkpoint), failed: (message) => failed(s, message) });
+      const started = replicateEntity({ core, link, entity, local, options, onChange, refused: exception, reduced: (via, cuts) => recordPulledCuts(core, via, cuts), succeed: (checkpoint) => succeed(s, checkpoint), failed: (message) => failed(s, message) });
       states.push({ entity, ...started });
     }
   };
