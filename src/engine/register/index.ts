@@ -70,6 +70,8 @@ export interface Register {
   updateSettings(patch: SettingsPatch): Promise<RegisterSettings>;
 
   products(query: ProductQuery): Promise<Product[]>;
+  /** A page of products(), with the cursor of the next. */
+  productPage(query: ProductQuery): Promise<{ products: Product[]; next: string | null }>;
   product(code: string): Promise<Product>;
   createProduct(input: ProductCreate): Promise<Product>;
   updateProduct(code: string, patch: ProductPatch): Promise<Product>;
@@ -203,6 +205,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     updateSettings: (patch) => settings.update(patch),
 
     products: (query) => catalog.list(query),
+    productPage: (query) => catalog.page(query),
     async product(code) {
       const p = await catalog.get(code);
       if (!p) throw notFound('product_not_found', `No product ${code}`);

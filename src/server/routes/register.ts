@@ -124,11 +124,11 @@ export const registerRoutes: AnyRoute[] = [
     operationId: 'listPosProducts',
     tags: TAGS,
     summary: 'Search the product catalog',
-    description: 'Active products by description; `q` matches words in the description, code, barcode or category.',
+    description: 'Active products by description, a page at a time (`limit`; the next page with `after` = the answer\'s `next`); `q` matches words in the description, code, barcode or category.',
     query: ProductQuery,
     responses: { 200: { description: 'Products', schema: ProductList }, 400: err('Invalid query') },
     async handler({ engine, query }) {
-      return { body: { products: await engine.register.products(query) } };
+      return { body: await engine.register.productPage(query) };
     },
   }),
   defineRoute({
