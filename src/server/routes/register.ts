@@ -344,8 +344,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`'),
       ...precondition('`product_inactive`, `capability_disabled` (orders)'),
     },
-    async handler({ engine, body }) {
-      const { sale, created } = await engine.register.startSale(body);
+    async handler({ engine, body, req }) {
+      const { sale, created } = await engine.register.startSale(body, requestLocale(req));
       return { status: created ? 201 : 200, body: sale };
     },
   }),
@@ -389,8 +389,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`'),
       ...precondition('`sale_locked` (payment started), `sale_closed`, `product_inactive`, `too_many_lines`, `wrong_lane`'),
     },
-    async handler({ engine, params, body }) {
-      return { body: await engine.register.addLine(params.sale, body) };
+    async handler({ engine, params, body, req }) {
+      return { body: await engine.register.addLine(params.sale, body, requestLocale(req)) };
     },
   }),
   defineRoute({
@@ -408,8 +408,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`'),
       ...precondition('`sale_locked`, `sale_closed`, `line_voided`, `wrong_lane`'),
     },
-    async handler({ engine, params, body }) {
-      return { body: await engine.register.changeLine(params.sale, params.line, body) };
+    async handler({ engine, params, body, req }) {
+      return { body: await engine.register.changeLine(params.sale, params.line, body, requestLocale(req)) };
     },
   }),
   defineRoute({
