@@ -67,7 +67,7 @@ describe('the Products table', { timeout: 90_000 }, () => {
 async function drawn(page: Page, selector: string): Promise<Array<{ text: string; left: number }>> {
   return page.locator(selector).evaluate((root) => {
     const out: Array<{ text: string; left: number }> = [];
-    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const walk = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
       const text = n.textContent ?? '';
       const digit = [...text].findIndex((c) => /[\u0660-\u0669]/.test(c));
@@ -76,7 +76,7 @@ async function drawn(page: Page, selector: string): Promise<Array<{ text: string
       let left = Infinity;
       for (let i = 0; i < text.length; i++) {
         if (!/[\u0660-\u0669]/.test(text[i]!)) continue;
-        const r = document.createRange();
+        const r = root.ownerDocument.createRange();
         r.setStart(n, i);
         r.setEnd(n, i + 1);
         left = Math.min(left, r.getBoundingClientRect().left);
@@ -104,11 +104,11 @@ describe('read in ar-EG', { timeout: 90_000 }, () => {
     // And the sentence's words stay around them: "Aging on" left of the date, "owed" right of the amount.
     const box = (text: string) =>
       heading.evaluate((root, wanted) => {
-        const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        const walk = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
         for (let n = walk.nextNode(); n; n = walk.nextNode()) {
           const at = (n.textContent ?? '').indexOf(wanted);
           if (at < 0) continue;
-          const r = document.createRange();
+          const r = root.ownerDocument.createRange();
           r.setStart(n, at);
           r.setEnd(n, at + wanted.length);
           return r.getBoundingClientRect().left;
