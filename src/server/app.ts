@@ -16,7 +16,9 @@ import { checkCrossSite, hostChecker } from './request-guard';
 import { checkBodyType, checkDepth, checkText, dropPrototypeKeys, httpError, JSON_TYPES, MAX_BODY_DEPTH, MAX_OBJECT_KEYS } from './request-body';
 import type { AnyRoute, Reply } from './route';
 import { staticDispatch, type RouteHandler } from './static-dispatch';
-import { lazyCompile, validationError } from './validation';
+import { lazyCompile, validationError, type AmountWriter } from './validation';
+import { requestLocale } from './locale';
+import { formatMoney } from '../shared/money';
 import { allRoutes } from './routes';
 import { mountEcommerceAssets } from './ecommerce-assets';
 import { mountPayPage } from './pay-page';
@@ -55,6 +57,14 @@ const DEFAULT_BODY_LIMIT = '1mb';
  */
 const ANONYMOUS_BODY_LIMIT = '64kb';
 const ANONYMOUS_OBJECT_KEYS = 1_000;
+
+/** Amounts in a refused request's message: the account's currency, as the asking screen writes it (Accept-Language). */
+function amountWriter(engine: Engine, req: Request): AmountWriter {
+  return (minor) => {
+    const locale = requestLocale(req);
+    return formatMoney(minor, engine.account.profile().currency, locale ? { locale } : {});
+  };
+}
 
 function runMiddleware(mw: RequestHandler, req: Request, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -186,8 +196,8 @@ function mount(app: Express, route: AnyRoute, ctx: MountContext): RouteHandler {
       // again: a masked card number in an identifier, or one sent as a JSON number in a number
       // field, is refused as before.
       const body: unknown = route.nullMeansAbsent ? withoutNulls(raw ?? {}) : (raw ?? {});
-      if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
-      if (maskRequestBody(body) && validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind);
+      if (validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind, amountWriter(engine, req));
+      if (maskRequestBody(body) && validate.body && !validate.body(body)) throw validationError(validate.body.errors, 'body', invalidKind, amountWriter(engine, req));
       shape = route.errorShape;
       const reply = await route.handler({ engine, principal, publicUrl: ctx.publicUrl(), params, query, body, req, res });
       if (!route.streams) send(res, reply);

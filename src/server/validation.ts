@@ -5,7 +5,7 @@ import { registeredComponents } from '../shared/schemas/components';
 import { fail, type EngineError } from '../engine/errors';
 import { coercer } from './coercion';
 import { ORIGIN_PATTERN } from '../shared/schemas/ecommerce';
-import { EXPECTED } from '../shared/schemas/common';
+import { AMOUNT_OF, EXPECTED } from '../shared/schemas/common';
 
 function makeAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({
@@ -194,6 +194,22 @@ function describe(e: ErrorObject): string {
   }
 }
 
+/** Writes an amount in minor units for the reader (the account's currency, the request's locale). */
+export type AmountWriter = (minor: number) => string;
+
+/**
+ * `A price is at most $99,999.99`: an amount past its limits, said in money as the asking screen
+ * writes it, when its schema says what it is (AMOUNT_OF) and the caller can write amounts.
+ */
+function amountLimit(e: ErrorObject, amount: AmountWriter | undefined): string | undefined {
+  const what = (e.parentSchema as { [AMOUNT_OF]?: unknown } | undefined)?.[AMOUNT_OF];
+  if (!amount || typeof what !== 'string') return undefined;
+  const limit = Number((e.params as { limit?: number }).limit);
+  if (e.keyword === 'maximum') return `${what} is at most ${amount(limit)}`;
+  if (e.keyword === 'minimum') return limit === 0 ? `${what} cannot be negative` : `${what} is at least ${amount(limit)}`;
+  return undefined;
+}
+
 const shown = (value: unknown): string => (typeof value === 'string' ? (value === '' ? '""' : value) : JSON.stringify(value));
 
 interface SchemaNode {
@@ -241,7 +257,7 @@ const listAt = (map: Map<string, ErrorObject[]>, path: string): ErrorObject[] =>
  *   `must be one of CCD, PPD`), unless the value had a form's type and broke only that form's rule
  *   (`order must not be empty`), which is said as before.
  */
-function lines(errors: readonly ErrorObject[], source: string): Array<{ field: string; code: string; message: string }> {
+function lines(errors: readonly ErrorObject[], source: string, amount?: AmountWriter): Array<{ field: string; code: string; message: string }> {
   // Indexed once (a large body can fail thousands of times): the unions and the value failures at
   // each value, and the values something inside of which failed.
   const unionsAt = new Map<string, ErrorObject[]>();
@@ -265,7 +281,7 @@ function lines(errors: readonly ErrorObject[], source: string): Array<{ field: s
     const field = fieldOf(e, source);
     const unions = VALUE_KEYWORDS.has(e.keyword) ? unionsAt.get(e.instancePath) : undefined;
     if (!unions) {
-      out.push({ field, code: e.keyword, message: `${field} ${describe(e)}` });
+      out.push({ field, code: e.keyword, message: amountLimit(e, amount) ?? `${field} ${describe(e)}` });
       continue;
     }
     if (failedInside.has(e.instancePath)) continue;
@@ -285,12 +301,15 @@ function lines(errors: readonly ErrorObject[], source: string): Array<{ field: s
 /** Details an answer lists at most: the summary still counts them all. */
 export const MAX_ERROR_DETAILS = 100;
 
-/** One readable error for a failed validation, with a detail per field (the first MAX_ERROR_DETAILS). */
-export function validationError(errors: ErrorObject[] | null | undefined, source: string, kind: 'invalid' | 'precondition'): EngineError {
+/**
+ * One readable error for a failed validation, with a detail per field (the first MAX_ERROR_DETAILS).
+ * `amount` writes the amounts of limits in money (see AMOUNT_OF).
+ */
+export function validationError(errors: ErrorObject[] | null | undefined, source: string, kind: 'invalid' | 'precondition', amount?: AmountWriter): EngineError {
   // Branches of nested unions repeat themselves; keep one line per field and rule.
   const seen = new Set<string>();
   const details = [];
-  for (const line of lines(errors ?? [], source)) {
+  for (const line of lines(errors ?? [], source, amount)) {
     if (seen.has(line.message)) continue;
     seen.add(line.message);
     details.push(line);

@@ -169,6 +169,9 @@ describe('back-office users', () => {
     await expect(users.create({ email: 'clerk@example.com', role: 'clerk' })).rejects.toSatisfy(code('user_exists'));
     await expect(users.create({ email: 'x@example.com', role: 'admin' })).rejects.toSatisfy(code('invalid_role'));
     await expect(users.create({ email: 'not an email', role: 'clerk' })).rejects.toSatisfy(code('invalid_email'));
+    // The engine's one e-mail rule (EMAIL_RE, as customers' and invoices' addresses): a domain with no ending is no address.
+    await expect(users.create({ email: 'marie.dupont@exemple', role: 'clerk' })).rejects.toSatisfy(code('invalid_email'));
+    await expect(users.create({ email: 'a>x<b@evil.test', role: 'clerk' })).rejects.toSatisfy(code('invalid_email'));
     const second = await users.create({ email: 'owner2@example.com', role: 'owner' });
     expect((await users.update(owner.id, { role: 'manager' })).role).toBe('manager');
     await users.update(owner.id, { role: 'owner' });

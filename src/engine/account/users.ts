@@ -4,6 +4,7 @@ import { decodeJwt, jwtVerify, errors as joseErrors } from 'jose';
 import { realNow } from '../clock';
 import type { EngineCore } from '../core';
 import { fail } from '../errors';
+import { EMAIL_RE } from '../receivables/problems';
 import { getRecord, putRecord, recordId, recordsOfKind } from '../records';
 import type { InstallKeys } from '../security/install-keys';
 import type { Credentials } from './credentials';
@@ -71,7 +72,6 @@ export const SESSION_DAYS = 1;
 export { MIN_PASSWORD } from '../../shared/passwords';
 const SCRYPT: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEYLEN = 32;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export const USER_PREFIX = 'user:';
 
 const scrypt = (password: string, salt: Buffer) =>
@@ -181,7 +181,7 @@ export async function createUsers(core: EngineCore, keys: InstallKeys, credentia
   };
   const checkEmail = (email: string, self?: string) => {
     const e = email.trim().toLowerCase();
-    if (!EMAIL.test(e) || e.length > 200) throw fail.invalid('invalid_email', 'Enter an e-mail address such as name@example.com', [{ field: 'email', message: 'Enter an e-mail address such as name@example.com' }]);
+    if (!EMAIL_RE.test(e) || e.length > 200) throw fail.invalid('invalid_email', 'Enter an e-mail address such as name@example.com', [{ field: 'email', message: 'Enter an e-mail address such as name@example.com' }]);
     const other = byEmail(e);
     if (other && other.id !== self) throw fail.conflict('user_exists', `A user with the e-mail ${e} already exists`, [{ field: 'email', message: 'Another user has this e-mail' }]);
     return e;

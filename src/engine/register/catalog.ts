@@ -25,6 +25,8 @@ export function productView(p: ProductData): Product {
 
 export interface Catalog {
   list(query: ProductQuery): Promise<Product[]>;
+  /** A page of list(): `next` is the `after` of the next page (null on the last one). */
+  page(query: ProductQuery): Promise<{ products: Product[]; next: string | null }>;
   get(code: string): Promise<ProductData | undefined>;
   create(input: ProductCreate): Promise<Product>;
   update(code: string, patch: ProductPatch): Promise<Product>;
@@ -43,8 +45,11 @@ async function checkBarcode(tx: Tx, barcode: string | null | undefined, code: st
   return normal;
 }
 
-/** Products whose description, code, barcode or category hold every word, by description; full-width forms match their ASCII ones. */
-function searchProducts(all: ProductData[], query: Parameters<Catalog['list']>[0]): ProductData[] {
+/**
+ * Products whose description, code, barcode or category hold every word, by description (then
+ * code); full-width forms match their ASCII ones. A page starts after the product `after` names.
+ */
+function searchProducts(all: ProductData[], query: Parameters<Catalog['list']>[0]): { products: ProductData[]; next: string | null } {
   const words = typedText(query.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const category = query.category?.toLowerCase();
   const out = all.filter((p) => {
@@ -53,8 +58,11 @@ function searchProducts(all: ProductData[], query: Parameters<Catalog['list']>[0
     const hay = typedText(`${p.description} ${p.code} ${p.barcode ?? ''} ${p.category}`).toLowerCase();
     return words.every((w) => hay.includes(w));
   });
-  out.sort((a, b) => a.description.localeCompare(b.description));
-  return out.slice(0, query.limit ?? 50);
+  out.sort((a, b) => a.description.localeCompare(b.description) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  const from = query.after === undefined ? 0 : out.findIndex((p) => p.code === query.after) + 1;
+  const limit = query.limit ?? 50;
+  const products = out.slice(from, from + limit);
+  return { products, next: from + limit < out.length ? products.at(-1)!.code : null };
 }
 
 export function createCatalog(core: EngineCore): Catalog {
@@ -80,7 +88,12 @@ export function createCatalog(core: EngineCore): Catalog {
 
   return {
     async list(query) {
-      return searchProducts(await all(), query).map(productView);
+      return searchProducts(await all(), query).products.map(productView);
+    },
+
+    async page(query) {
+      const { products, next } = searchProducts(await all(), query);
+      return { products: products.map(productView), next };
     },
 
     async get(code) {

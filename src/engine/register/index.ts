@@ -70,6 +70,8 @@ export interface Register {
   updateSettings(patch: SettingsPatch): Promise<RegisterSettings>;
 
   products(query: ProductQuery): Promise<Product[]>;
+  /** A page of products(), with the cursor of the next. */
+  productPage(query: ProductQuery): Promise<{ products: Product[]; next: string | null }>;
   product(code: string): Promise<Product>;
   createProduct(input: ProductCreate): Promise<Product>;
   updateProduct(code: string, patch: ProductPatch): Promise<Product>;
@@ -81,11 +83,12 @@ export interface Register {
   signOut(shift: string): Promise<Shift>;
 
   register(laneid: string): Promise<RegisterView>;
-  startSale(input: SaleStart): Promise<{ sale: Sale; created: boolean }>;
+  /** `locale` (here, addLine and changeLine): how amounts read in a refusal's message (the asking screen's). */
+  startSale(input: SaleStart, locale?: string): Promise<{ sale: Sale; created: boolean }>;
   sale(idOrNumber: string): Promise<Sale>;
   recentSales(laneid: string | undefined, limit: number): Promise<Sale[]>;
-  addLine(sale: string, input: AddLine): Promise<Sale>;
-  changeLine(sale: string, line: number, patch: LinePatch): Promise<Sale>;
+  addLine(sale: string, input: AddLine, locale?: string): Promise<Sale>;
+  changeLine(sale: string, line: number, patch: LinePatch, locale?: string): Promise<Sale>;
   voidLine(sale: string, line: number, shift: string): Promise<Sale>;
   /** `locale`: how amounts read in the answer's message (the asking screen's); default the currency's home format. */
   tender(sale: string, input: TenderInput, actor: string | null, locale?: string): Promise<TenderOutcome>;
@@ -203,6 +206,7 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
     updateSettings: (patch) => settings.update(patch),
 
     products: (query) => catalog.list(query),
+    productPage: (query) => catalog.page(query),
     async product(code) {
       const p = await catalog.get(code);
       if (!p) throw notFound('product_not_found', `No product ${code}`);
@@ -237,14 +241,14 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
       };
     },
 
-    async startSale(input) {
+    async startSale(input, locale) {
       return core.mutate(async (tx) => {
         const shift = await cashiers.requireShiftInTx(tx, input.shift);
         const started = await startSaleInTx(sales, tx, shift);
         let sale = started.sale;
         if (input.line) {
           if (sale.pending_tender) throw fail.conflict('tender_in_progress', 'A payment is in progress on this sale');
-          sale = await saveSale(sales, tx, await addLineInTx(sales, tx, sale, input.line), 'pos_sale.updated');
+          sale = await saveSale(sales, tx, await addLineInTx(sales, tx, sale, input.line, { locale }), 'pos_sale.updated');
         }
         return { sale: saleView(sales, sale), created: started.created };
       });
@@ -273,13 +277,13 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
         .map((s) => saleView(sales, s));
     },
 
-    addLine: (saleId, input) => {
+    addLine: (saleId, input, locale) => {
       const { shift, ...line } = input;
-      return mutateSale(saleId, shift, 'pos_sale.updated', (sale, _s, tx) => addLineInTx(sales, tx, sale, line));
+      return mutateSale(saleId, shift, 'pos_sale.updated', (sale, _s, tx) => addLineInTx(sales, tx, sale, line, { locale }));
     },
-    changeLine: (saleId, line, patch) => {
+    changeLine: (saleId, line, patch, locale) => {
       const { shift, ...rest } = patch;
-      return mutateSale(saleId, shift, 'pos_sale.updated', (sale, s) => changeLine(sale, s, line, rest));
+      return mutateSale(saleId, shift, 'pos_sale.updated', (sale, s) => changeLine(sale, s, line, rest, { locale }));
     },
     voidLine: (saleId, line, shift) => mutateSale(saleId, shift, 'pos_sale.updated', (sale) => voidLine(sale, line)),
 

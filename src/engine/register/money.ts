@@ -1,4 +1,5 @@
 import { fail } from '../errors';
+import { MAX_PRICE_CENTS, MAX_QUANTITY, MAX_TENDER_CENTS } from '../../shared/schemas/register-common';
 
 /**
  * The register's arithmetic, in integer minor units. Prices are before tax (tax is added on top);
@@ -10,8 +11,9 @@ import { fail } from '../errors';
 export const TAX_SCALE = 100_000;
 export const PERCENT_SCALE = 10_000;
 
-export const MAX_UNIT_PRICE = 9_999_999;
-export const MAX_QUANTITY = 999;
+/** The limits the schemas hold requests to (shared/schemas/register-common.ts). */
+export { MAX_QUANTITY, MAX_TENDER_CENTS };
+export const MAX_UNIT_PRICE = MAX_PRICE_CENTS;
 
 /** numerator / denominator rounded half up, for non-negative integers (exact, through BigInt). */
 export function roundHalfUp(numerator: number, denominator: number): number {
@@ -69,13 +71,14 @@ export interface LineAmounts {
   total_cents: number;
 }
 
-export function priceLine(unitPriceCents: number, quantity: number, discount: Discount | null, taxRate: number): LineAmounts {
+/** `money` writes an amount for the reader of a refusal (the sale's currency, the asking screen's locale). */
+export function priceLine(unitPriceCents: number, quantity: number, discount: Discount | null, taxRate: number, money: (minor: number) => string = String): LineAmounts {
   const gross = unitPriceCents * quantity;
   let discountCents = 0;
   if (discount?.kind === 'percent') discountCents = mulDivHalfUp(gross, discount.basis_points, PERCENT_SCALE);
   else if (discount?.kind === 'amount') discountCents = discount.amount_cents;
   if (discountCents > gross) {
-    throw fail.invalid('discount_exceeds_line', `The discount (${discountCents} cents) is more than the line's amount (${gross} cents)`, [{ field: 'discount', message: 'more than the line amount' }]);
+    throw fail.invalid('discount_exceeds_line', `The discount (${money(discountCents)}) is more than the line's amount (${money(gross)})`, [{ field: 'discount', message: 'more than the line amount' }]);
   }
   const net = gross - discountCents;
   const tax = mulDivHalfUp(net, taxRate, TAX_SCALE);
@@ -94,14 +97,16 @@ export function returnedPart(amount: number, lineQuantity: number, before: numbe
 
 /**
  * Bills a cashier is likely to be handed for `due` cents: exact, the next whole unit, then the next
- * multiples of 5, 10, 20, 50 and 100 units (distinct, ascending, at most five).
+ * multiples of 5, 10, 20, 50 and 100 units (distinct, ascending, at most five), none past what one
+ * tender takes.
  */
 export function cashSuggestions(due: number): number[] {
   if (due <= 0) return [];
   const out = new Set<number>([due]);
   for (const step of [100, 500, 1000, 2000, 5000, 10000]) {
     const next = Math.ceil(due / step) * step;
-    if (next > due || step === 100) out.add(next);
+    // Never more than cash handed over may be (MAX_TENDER_CENTS): a button the server would refuse.
+    if ((next > due || step === 100) && next <= MAX_TENDER_CENTS) out.add(next);
   }
   return [...out].sort((a, b) => a - b).slice(0, 5);
 }

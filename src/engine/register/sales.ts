@@ -11,7 +11,8 @@ import type { LineInput, LinePatch, Sale, SaleLine, TenderType } from '../../sha
 import type { Catalog } from './catalog';
 import type { Cashiers } from './cashiers';
 import type { Registers } from './registers';
-import { cashSuggestions, discountFromPercent, MAX_QUANTITY, priceLine, taxRateFromPercent, taxRateToPercent, type Discount } from './money';
+import { cashSuggestions, discountFromPercent, MAX_QUANTITY, MAX_TENDER_CENTS, priceLine, taxRateFromPercent, taxRateToPercent, type Discount } from './money';
+import { formatMoney, type MoneyFormat } from '../../shared/money';
 import { KIND, refOfNumber, saleNumber, saleRef, type DocumentData, type LineData, type PersonRef, type SaleData, type SettingsData, type ShiftData, type TenderData } from './model';
 import { tenderView, reversalView } from './views';
 import { markOf, taxesByRate } from './taxes';
@@ -317,11 +318,38 @@ function checkQuantity(q: number): void {
   if (!Number.isInteger(q) || q < 1 || q > MAX_QUANTITY) throw fail.invalid('invalid_quantity', `quantity must be a whole number from 1 to ${MAX_QUANTITY}`, [{ field: 'quantity', message: `1 to ${MAX_QUANTITY}` }]);
 }
 
-function reprice(l: LineData): LineData {
-  return { ...l, ...priceLine(l.unit_price_cents, l.quantity, l.discount, l.tax_rate) };
+/** An amount of the sale as the asking screen writes it (`words`: its locale; default the currency's home format). */
+const moneyOf = (sale: SaleData, words: MoneyFormat) => (minor: number) => formatMoney(minor, sale.currency, words);
+
+function reprice(l: LineData, money: (minor: number) => string): LineData {
+  return { ...l, ...priceLine(l.unit_price_cents, l.quantity, l.discount, l.tax_rate, money) };
 }
 
-export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, input: LineInput): Promise<SaleData> {
+/**
+ * A sale must be payable: one tender takes at most MAX_TENDER_CENTS (cash handed over, or an
+ * amount paid), so a line that would take the sale past it is refused where it is typed, with what
+ * to change, rather than at the till with the customer waiting on a sale no tender takes. (A sale
+ * that size is a slip of the keys, 999 × a price; a real one is rung up as two sales.)
+ */
+function requirePayable(sale: SaleData, words: MoneyFormat): SaleData {
+  const total = totalsOf(sale).total_cents;
+  if (total > MAX_TENDER_CENTS) {
+    const money = moneyOf(sale, words);
+    throw fail.invalid(
+      'sale_too_large',
+      `This would bring the sale to ${money(total)}, more than one payment takes (at most ${money(MAX_TENDER_CENTS)}). Check the quantity and the price, or ring the rest up as another sale.`,
+      [{ field: 'quantity', message: `the sale's total at most ${money(MAX_TENDER_CENTS)}` }],
+    );
+  }
+  return sale;
+}
+
+/** `words`: how amounts read in a refusal's message (the asking screen's locale). */
+export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, input: LineInput, words: MoneyFormat = {}): Promise<SaleData> {
+  return requirePayable(await withLine(ctx, tx, sale, input, moneyOf(sale, words)), words);
+}
+
+async function withLine(ctx: SaleContext, tx: Tx, sale: SaleData, input: LineInput, money: (minor: number) => string): Promise<SaleData> {
   requireEditable(sale);
   const given = [input.scan, input.product_code, input.open].filter((v) => v !== undefined).length;
   if (given !== 1) throw fail.invalid('line_source', 'Send exactly one of scan, product_code or open', [{ field: 'scan', message: 'exactly one of scan, product_code, open' }]);
@@ -351,7 +379,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
       returned_quantity: 0,
       returned_net_cents: 0,
       returned_tax_cents: 0,
-    });
+    }, money);
   } else {
     const parsed = input.scan !== undefined ? parseScan(input.scan) : { code: input.product_code!, quantity: undefined };
     const quantity = input.quantity ?? parsed.quantity ?? 1;
@@ -368,7 +396,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
     // Scanning the same item again adds to the last line when that line is a plain one.
     const last = sale.lines[sale.lines.length - 1];
     if (last && !last.voided && last.product_code === product.code && !last.price_override && !last.discount && last.quantity + quantity <= MAX_QUANTITY) {
-      const merged = reprice({ ...last, quantity: last.quantity + quantity });
+      const merged = reprice({ ...last, quantity: last.quantity + quantity }, money);
       return { ...sale, lines: [...sale.lines.slice(0, -1), merged] };
     }
     line = reprice({
@@ -389,7 +417,7 @@ export async function addLineInTx(ctx: SaleContext, tx: Tx, sale: SaleData, inpu
       returned_quantity: 0,
       returned_net_cents: 0,
       returned_tax_cents: 0,
-    });
+    }, money);
   }
   await ctx.ensureTaxMarksInTx(tx, [line.tax_rate]);
   return { ...sale, lines: [...sale.lines, line] };
@@ -402,7 +430,8 @@ function findLine(sale: SaleData, n: number): LineData {
   return l;
 }
 
-export function changeLine(sale: SaleData, shift: ShiftData, n: number, patch: Omit<LinePatch, 'shift'>): SaleData {
+/** `words`: how amounts read in a refusal's message (the asking screen's locale). */
+export function changeLine(sale: SaleData, shift: ShiftData, n: number, patch: Omit<LinePatch, 'shift'>, words: MoneyFormat = {}): SaleData {
   requireEditable(sale);
   const l = findLine(sale, n);
   let next: LineData = { ...l };
@@ -434,8 +463,8 @@ export function changeLine(sale: SaleData, shift: ShiftData, n: number, patch: O
       next.discount = { ...discount, reason };
     }
   }
-  next = reprice(next);
-  return { ...sale, lines: sale.lines.map((x) => (x.line === n ? next : x)) };
+  next = reprice(next, moneyOf(sale, words));
+  return requirePayable({ ...sale, lines: sale.lines.map((x) => (x.line === n ? next : x)) }, words);
 }
 
 export function voidLine(sale: SaleData, n: number): SaleData {

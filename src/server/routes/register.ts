@@ -124,11 +124,11 @@ export const registerRoutes: AnyRoute[] = [
     operationId: 'listPosProducts',
     tags: TAGS,
     summary: 'Search the product catalog',
-    description: 'Active products by description; `q` matches words in the description, code, barcode or category.',
+    description: 'Active products by description, a page at a time (`limit`; the next page with `after` = the answer\'s `next`); `q` matches words in the description, code, barcode or category.',
     query: ProductQuery,
     responses: { 200: { description: 'Products', schema: ProductList }, 400: err('Invalid query') },
     async handler({ engine, query }) {
-      return { body: { products: await engine.register.products(query) } };
+      return { body: await engine.register.productPage(query) };
     },
   }),
   defineRoute({
@@ -344,8 +344,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`'),
       ...precondition('`product_inactive`, `capability_disabled` (orders)'),
     },
-    async handler({ engine, body }) {
-      const { sale, created } = await engine.register.startSale(body);
+    async handler({ engine, body, req }) {
+      const { sale, created } = await engine.register.startSale(body, requestLocale(req));
       return { status: created ? 201 : 200, body: sale };
     },
   }),
@@ -389,8 +389,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`'),
       ...precondition('`sale_locked` (payment started), `sale_closed`, `product_inactive`, `too_many_lines`, `wrong_lane`'),
     },
-    async handler({ engine, params, body }) {
-      return { body: await engine.register.addLine(params.sale, body) };
+    async handler({ engine, params, body, req }) {
+      return { body: await engine.register.addLine(params.sale, body, requestLocale(req)) };
     },
   }),
   defineRoute({
@@ -408,8 +408,8 @@ export const registerRoutes: AnyRoute[] = [
       ...conflict('`tender_in_progress`'),
       ...precondition('`sale_locked`, `sale_closed`, `line_voided`, `wrong_lane`'),
     },
-    async handler({ engine, params, body }) {
-      return { body: await engine.register.changeLine(params.sale, params.line, body) };
+    async handler({ engine, params, body, req }) {
+      return { body: await engine.register.changeLine(params.sale, params.line, body, requestLocale(req)) };
     },
   }),
   defineRoute({

@@ -8,6 +8,13 @@ import { component } from './components';
  */
 export const EXPECTED = 'x-expected';
 
+/**
+ * An amount in the account's minor units, with what it is in words (`{ [AMOUNT_OF]: 'A price' }`):
+ * a value past its limits is then refused as `A price is at most $99,999.99`, written in the
+ * request's locale (src/server/validation.ts), not in cents under its field's path.
+ */
+export const AMOUNT_OF = 'x-amount-of';
+
 /** 2^63 - 1 as a double: JSON numbers are doubles, and our watermarks stay far below 2^53. */
 export const INT64_MAX = 2 ** 63 - 1;
 

@@ -58,10 +58,14 @@ export const ProductQuery = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 60 })),
   include_inactive: Type.Optional(Type.Boolean({ default: false })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The next page: the `next` of the previous answer (the code of its last product).' })),
 });
 export type ProductQuery = Static<typeof ProductQuery>;
 
-export const ProductList = Type.Object({ products: Type.Array(ref(Product)) });
+export const ProductList = Type.Object({
+  products: Type.Array(ref(Product)),
+  next: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'More products match: send it as `after` for the next page; null when this is the last page.' })),
+});
 
 export const ProductParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 40 }) });
 

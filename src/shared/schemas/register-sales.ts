@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { component, ref } from './components';
 import { LaneId, literals } from './lanes';
 import { CashierRef } from './register-catalog';
-import { Cents, CardFacts, Money, ShiftId, TaxRate, TenderTypeSchema, nullableInt, nullableString } from './register-common';
+import { AMOUNT_OF } from './common';
+import { Cents, CardFacts, MAX_PRICE_CENTS, MAX_QUANTITY, MAX_TENDER_CENTS, Money, ShiftId, TaxRate, TenderTypeSchema, nullableInt, nullableString } from './register-common';
 
 /** Sales, their lines, tenders and reversals, and the bodies that change them (see register.ts). */
 
@@ -178,7 +179,7 @@ export const LineInput = Type.Object(
   {
     scan: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'A product code or barcode as typed or scanned; `3*CODE` sells 3.' })),
     product_code: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 999 })),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_QUANTITY })),
     open: Type.Optional(
       Type.Object(
         {
@@ -204,13 +205,13 @@ export type AddLine = Static<typeof AddLine>;
 export const LinePatch = Type.Object(
   {
     shift: ShiftId,
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 999 })),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_QUANTITY })),
     discount: Type.Optional(
       Type.Union([
         Type.Object(
           {
             percent: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100 })),
-            amount_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 9_999_999 })),
+            amount_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PRICE_CENTS, [AMOUNT_OF]: 'A discount' })),
             reason: Type.Optional(Type.String({ maxLength: 60 })),
           },
           { additionalProperties: false },
@@ -236,8 +237,8 @@ export const TenderInput = Type.Object(
   {
     shift: ShiftId,
     type: TenderTypeSchema,
-    amount_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'What to pay with this tender; default: the whole balance (gift card: at most its balance).' })),
-    tendered_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Cash: the amount handed over (change is given back).' })),
+    amount_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TENDER_CENTS, [AMOUNT_OF]: 'One payment', description: 'What to pay with this tender; default: the whole balance (gift card: at most its balance).' })),
+    tendered_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TENDER_CENTS, [AMOUNT_OF]: 'Cash handed over', description: 'Cash: the amount handed over (change is given back).' })),
     confirm_change: Type.Optional(
       Type.Boolean({ description: 'Cash: the cashier confirmed an amount handed over far above the balance (ten times it or more, and change of 100 or more); without it such an amount is refused (412 `confirm_change_required`).' }),
     ),
@@ -274,7 +275,7 @@ export type VoidInput = Static<typeof VoidInput>;
 export const RefundInput = Type.Object(
   {
     shift: ShiftId,
-    lines: Type.Optional(Type.Array(Type.Object({ line: Type.Integer({ minimum: 1 }), quantity: Type.Integer({ minimum: 1, maximum: 999 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 200 })),
+    lines: Type.Optional(Type.Array(Type.Object({ line: Type.Integer({ minimum: 1 }), quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY }) }, { additionalProperties: false }), { minItems: 1, maxItems: 200 })),
     all: Type.Optional(Type.Boolean({ description: 'Return everything not returned yet.' })),
     reason: Type.Optional(Type.String({ maxLength: 120 })),
     dry_run: Type.Optional(Type.Boolean({ description: 'Only show how the money would go back; nothing changes.' })),

@@ -60,11 +60,16 @@ function AgingChart() {
   return (
     <div className="card bo-chart" aria-label="Aging summary">
       <h2>
-        Aging on {day(data.as_of)}: {money(data.balance_cents, cur)} owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
+        Aging on <bdi>{day(data.as_of)}</bdi>: <bdi>{money(data.balance_cents, cur)}</bdi> owed by {data.customers_owing} {data.customers_owing === 1 ? 'customer' : 'customers'}
       </h2>
       {data.currencies.length > 1 && (
         <p className="muted small" aria-label="Owed in other currencies">
-          {others.length > 0 && <>Also owed: {others.map((c) => `${money(c.balance_cents, c.currency.toUpperCase())} by ${c.customers_owing} ${c.customers_owing === 1 ? 'customer' : 'customers'}`).join(' · ')}. </>}
+          {others.length > 0 && <>Also owed: {others.map((c, i) => (
+            <span key={c.currency}>
+              {i > 0 && ' · '}
+              <bdi>{money(c.balance_cents, c.currency.toUpperCase())}</bdi> by {c.customers_owing} {c.customers_owing === 1 ? 'customer' : 'customers'}
+            </span>
+          ))}. </>}
           <label>
             Show{' '}
             <select value={data.currency} onChange={(e) => setChosen(e.target.value)} aria-label="Aging currency">

@@ -2,11 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { amountInput, parseAmount, parsePercent, percentInput, percentText, time, typedCode } from '../format';
-import { Field, Money, Notice, fieldErrors, useLoad, useUnsavedGuard } from './common';
+import { Field, Money, Notice, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
 import { TableScroll } from './DataTable';
 
 type Product = BoAnswer<'posProducts'>['products'][number];
 type Cashier = BoAnswer<'posCashiers'>['cashiers'][number];
+
+/** Products a page shows before "Load more". */
+const PAGE = 100;
 
 const EMPTY = { code: '', barcode: '', description: '', price: '', tax: '', category: 'General' };
 
@@ -15,7 +18,7 @@ export function ProductsPanel() {
   const { creds, session } = useUser();
   const edit = can(session, 'settings');
   const [q, setQ] = useState('');
-  const { data, error, reload } = useLoad((c) => boCall(c, 'posProducts', { query: { include_inactive: true, limit: 500, ...(q.trim() ? { q: q.trim() } : {}) } }), [q]);
+  const { rows: products, more, loading, error, reload } = useProductPages(q);
   const { data: account } = useLoad((c) => boCall(c, 'account', {}), []);
   const cur = (account?.currency ?? 'usd').toUpperCase();
   const [form, setForm] = useState(EMPTY);
@@ -89,10 +92,37 @@ export function ProductsPanel() {
           <h2 className="page-title">Products</h2>
           <input aria-label="Search products" placeholder="Name, code, barcode…" value={q} onChange={(e) => setQ(e.target.value)} />
         </div>
-        <ProductTable products={data?.products ?? []} cur={cur} edit={edit} onEdit={start} onToggle={(p) => void toggle(p)} />
-        {data && data.products.length === 0 && <p className="muted">No product{q ? ` matching “${q}”` : ' yet'}.</p>}
+        <ProductTable products={products} cur={cur} edit={edit} onEdit={start} onToggle={(p) => void toggle(p)} />
+        {!loading && products.length === 0 && <p className="muted">No product{q ? ` matching “${q}”` : ' yet'}.</p>}
+        <ListFoot shown={products.length} loading={loading} more={more} />
       </div>
     </>
+  );
+}
+
+/** Products matching `q`, a page at a time, then "Load more", as Customers and Invoices (a shop's catalog runs to thousands). */
+function useProductPages(q: string) {
+  return usePaged<Product, string>(
+    async (c, after) => {
+      const page = await boCall(c, 'posProducts', { query: { include_inactive: true, limit: PAGE, ...(q.trim() ? { q: q.trim() } : {}), ...(after ? { after } : {}) } });
+      return { items: page.products, next: page.next ?? null };
+    },
+    [q],
+  );
+}
+
+/** How many are shown, and "Load more" while the engine has more (the lists' foot, DataTable's). */
+function ListFoot({ shown, loading, more }: { shown: number; loading: boolean; more: (() => void) | null }) {
+  return (
+    <div className="bo-foot">
+      <span className="muted">{shown} shown</span>
+      {loading && <span className="muted">Loading…</span>}
+      {more && !loading && (
+        <button type="button" onClick={more}>
+          Load more
+        </button>
+      )}
+    </div>
   );
 }
 

@@ -46,6 +46,8 @@ export function usePaged<T, C>(load: (creds: Credentials, cursor: C | undefined)
   const [next, setNext] = useState<C | null>(null);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
+  // reload(): read again as many pages as are shown (after a change of the list's own, not yet on the live stream).
+  const [tick, setTick] = useState(0);
   const loader = useRef(load);
   loader.current = load;
   const pages = useRef(1);
@@ -82,7 +84,7 @@ export function usePaged<T, C>(load: (creds: Credentials, cursor: C | undefined)
       },
       (e: unknown) => mine === generation.current && (setError((e as Error).message), setLoading(false)),
     );
-  }, [creds, version, ...deps]);
+  }, [creds, version, tick, ...deps]);
   const more =
     next === null || !creds
       ? null
@@ -106,7 +108,7 @@ export function usePaged<T, C>(load: (creds: Credentials, cursor: C | undefined)
             },
           );
         };
-  return { rows, more, loading, error };
+  return { rows, more, loading, error, reload: useCallback(() => setTick((t) => t + 1), []) };
 }
 
 /** A link inside the back office: the shell's route, not a page load (the href still opens a new tab). */

@@ -15,7 +15,7 @@ export function ReportView({ report }: { report: RegisterReport }) {
       <header>
         <h2>{report.kind === 'z' ? `Z report ${report.z?.number ?? ''}` : 'X report (not closed)'}</h2>
         <p className="muted">
-          Lane {report.laneid} · period {report.period} · {time(report.from)} to {time(report.to)}
+          Lane {report.laneid} · period {report.period} · <bdi>{time(report.from)}</bdi> to <bdi>{time(report.to)}</bdi>
           {report.z && ` · closed by ${report.z.closed_by.name}`}
         </p>
       </header>
@@ -196,7 +196,7 @@ function ReportBatch({ report, z }: { report: RegisterReport; z: NonNullable<Reg
               const nth = sameDay.length > 1 ? ` ${sameDay.indexOf(b) + 1}` : '';
               return (
                 <li key={b.token} title={`Batch ${b.token}`}>
-                  Card batch{nth} of {dayText(b.processing_date)}: {counted(b.transaction_count, { one: 'transaction', other: 'transactions' })}, net {m(b.net_cents)}
+                  Card batch{nth} of <bdi>{dayText(b.processing_date)}</bdi>: {counted(b.transaction_count, { one: 'transaction', other: 'transactions' })}, net <bdi>{m(b.net_cents)}</bdi>
                 </li>
               );
             })}

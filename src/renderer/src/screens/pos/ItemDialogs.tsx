@@ -4,6 +4,11 @@ import { useKeys } from '../../keys';
 import { amountInput, money, parseAmount, parsePercent, parseWholeNumber, percentInput, percentText, typedNumber } from '../../format';
 import type { LineChange, Product, Sale } from '../../api/pos';
 import { Modal } from './Modal';
+import { MAX_PRICE_CENTS } from '../../../../shared/schemas/register-common';
+
+/** Refused here before it is sent, past the server's own limit (the same constant), in money as the screen writes it. */
+const priceLimit = (what: 'A price' | 'A discount', minor: number, currency: string): string | null =>
+  minor > MAX_PRICE_CENTS ? `${what} is at most ${money(MAX_PRICE_CENTS, currency)}.` : null;
 
 /** F2: words → matching products; arrows choose, Enter adds. */
 export function SearchDialog() {
@@ -80,7 +85,8 @@ export function OpenItemDialog() {
   const [price, setPrice] = useState('');
   const [taxFree, setTaxFree] = useState(false);
   const parsed = parseAmount(price, currency);
-  const amount = parsed.ok ? parsed.minor : undefined;
+  const tooMuch = parsed.ok ? priceLimit('A price', parsed.minor, currency) : null;
+  const amount = parsed.ok && !tooMuch ? parsed.minor : undefined;
   useKeys({ Escape: () => setDialog(null) }, { modal: true });
 
   const submit = (e: FormEvent) => {
@@ -99,9 +105,9 @@ export function OpenItemDialog() {
           Price before tax
           <input inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} aria-invalid={price !== '' && amount === undefined} />
         </label>
-        {price !== '' && !parsed.ok && (
+        {price !== '' && (!parsed.ok || tooMuch) && (
           <p className="error" role="alert" data-testid="amount-error">
-            {parsed.message}
+            {parsed.ok ? tooMuch : parsed.message}
           </p>
         )}
         <label className="check">
@@ -139,12 +145,16 @@ function lineChangeOf(
   } else {
     const a = parseAmount(discount, currency);
     if (!a.ok || a.minor <= 0) return { error: a.ok ? 'The discount must be more than zero.' : `Discount: ${a.message}` };
+    const tooMuch = priceLimit('A discount', a.minor, currency);
+    if (tooMuch) return { error: tooMuch };
     body.discount = { amount_cents: a.minor, ...(discountReason.trim() ? { reason: discountReason.trim() } : {}) };
   }
   if (price.trim()) {
     const parsedPrice = parseAmount(price, currency);
     if (!parsedPrice.ok) return { error: `New price: ${parsedPrice.message}` };
     const p = parsedPrice.minor;
+    const tooMuch = priceLimit('A price', p, currency);
+    if (tooMuch) return { error: tooMuch };
     if (!reason.trim()) return { error: 'A price change needs a reason.' };
     if (p !== l.unit_price_cents || reason !== l.price_override?.reason) body.price_override = { unit_price_cents: p, reason: reason.trim() };
   } else if (l.price_override) body.price_override = null;

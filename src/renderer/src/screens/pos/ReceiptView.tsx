@@ -33,7 +33,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
                 ))}
               </td>
               <td className="num">
-                {m(l.amount_cents)} {l.tax_mark}
+                <bdi>{m(l.amount_cents)}</bdi> {l.tax_mark}
               </td>
             </tr>
           ))}
@@ -92,13 +92,13 @@ function ReceiptSums({ receipt }: { receipt: Receipt }) {
         {receipt.discount_cents > 0 && (
           <tr className="muted">
             <td>of which discounts</td>
-            <td className="num">−{m(receipt.discount_cents)}</td>
+            <td className="num">−<bdi>{m(receipt.discount_cents)}</bdi></td>
           </tr>
         )}
         {receipt.taxes.map((t) => (
           <tr key={t.mark}>
             <td>
-              {t.mark} Tax {percentText(t.tax_rate)} on {m(t.taxable_cents)}
+              {t.mark} Tax <bdi>{percentText(t.tax_rate)}</bdi> on <bdi>{m(t.taxable_cents)}</bdi>
             </td>
             <td className="num">{m(t.tax_cents)}</td>
           </tr>

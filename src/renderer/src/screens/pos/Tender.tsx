@@ -3,6 +3,7 @@ import { usePos } from '../../state/pos';
 import { useKeys } from '../../keys';
 import { activityText, amountInput, cardOutcomeTitle, money, parseAmount, terminalDown } from '../../format';
 import { cashFarAboveDue, cashSplit } from '../../../../shared/money';
+import { MAX_TENDER_CENTS } from '../../../../shared/schemas/register-common';
 import type { Sale } from '../../api/pos';
 import { Modal } from './Modal';
 
@@ -12,6 +13,12 @@ function Due({ sale, currency }: { sale: Sale; currency: string }) {
       Balance due <strong data-testid="due">{money(sale.totals.balance_cents, currency)}</strong>
     </p>
   );
+}
+
+/** The cash typed, refused past what one tender takes (the server's limit, the same constant) before the drawer opens. */
+function cashGiven(text: string, currency: string): ReturnType<typeof parseAmount> {
+  const read = parseAmount(text, currency);
+  return read.ok && read.minor > MAX_TENDER_CENTS ? { ok: false, problem: 'too_large', message: `Cash handed over is at most ${money(MAX_TENDER_CENTS, currency)}.` } : read;
 }
 
 /**
@@ -24,7 +31,7 @@ export function CashDialog({ sale, currency }: { sale: Sale; currency: string })
   const [given, setGiven] = useState('');
   const [tried, setTried] = useState(false);
   const [confirming, setConfirming] = useState<number | null>(null);
-  const parsed = parseAmount(given, currency);
+  const parsed = cashGiven(given, currency);
   const due = sale.totals.balance_cents;
   const change = parsed.ok ? cashSplit(parsed.minor, due).change : 0;
   const showError = !parsed.ok && parsed.problem !== 'empty' && (tried || given.trim() !== '');
