@@ -6,7 +6,7 @@ import { NUMBER_RE } from './invoices';
 import { earlyPaymentDiscount } from './early-discount';
 import { REVERSED } from './ledger';
 import { writeAmountRecords } from './amount-records';
-import { takeBackFromLater } from './served-order';
+import { returnToInvoice, takeBackFromLater } from './served-order';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
 import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, AllocationCut, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput, RefundCause } from './types';
@@ -655,25 +655,12 @@ export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepC
   p.unapplied_cents -= plan.from_credit_cents;
   for (const { index, cents: take } of plan.invoices) {
     const a = p.allocations[index]!;
-    a.amount_cents -= take;
     const inv = await s.invoice(a.invoice_number);
-    if (!inv) continue;
-    inv.data.applied_cents -= take;
-    inv.data.owing_cents += take;
-    let left = take;
-    for (let j = a.lines.length - 1; j >= 0 && left > 0; j--) {
-      const l = a.lines[j]!;
-      const t = Math.min(left, l.amount_cents);
-      left -= t;
-      l.amount_cents -= t;
-      const line = inv.data.line_items.find((x) => x.number === l.line_item_number);
-      if (line) line.balance_cents += t;
-      l.balance_cents = line?.balance_cents ?? l.balance_cents + t;
+    if (!inv) {
+      a.amount_cents -= take;
+      continue;
     }
-    a.lines = a.lines.filter((l) => l.amount_cents > 0);
-    a.invoice_balance_cents = inv.data.owing_cents;
-    a.short_pay = inv.data.owing_cents > 0;
-    a.invoice = { ...a.invoice, amount_paid_cents: inv.data.applied_cents };
+    returnToInvoice(a, inv, take);
     s.putInvoice(inv);
   }
   // Allocation ids are positions: only those emptied at the end go (their amount records say removed).

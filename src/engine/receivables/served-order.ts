@@ -1,7 +1,32 @@
 import { REVERSED } from './ledger';
 import { writeAmountRecords } from './amount-records';
 import type { ReceivablesUnit } from './unit-of-work';
-import type { AllocationCut, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
+import type { AllocationCut, AllocationData, InvoiceDoc, PaymentAmountDoc, PaymentDoc } from './types';
+
+/**
+ * `take` cents of an allocation given back to its invoice (a cut, a refund, a void, a chargeback):
+ * the invoice owes them again, its lines' balances from the last line up as they were paid, and the
+ * allocation's picture of the invoice says how it stands now.
+ */
+export function returnToInvoice(a: AllocationData, inv: InvoiceDoc, take: number): void {
+  a.amount_cents -= take;
+  inv.data.applied_cents -= take;
+  inv.data.owing_cents += take;
+  let left = take;
+  for (let j = a.lines.length - 1; j >= 0 && left > 0; j--) {
+    const l = a.lines[j]!;
+    const t = Math.min(left, l.amount_cents);
+    left -= t;
+    l.amount_cents -= t;
+    const line = inv.data.line_items.find((x) => x.number === l.line_item_number);
+    if (line) line.balance_cents += t;
+    l.balance_cents = line?.balance_cents ?? l.balance_cents + t;
+  }
+  a.lines = a.lines.filter((l) => l.amount_cents > 0);
+  a.invoice_balance_cents = inv.data.owing_cents;
+  a.short_pay = inv.data.owing_cents > 0;
+  a.invoice = { ...a.invoice, amount_paid_cents: inv.data.applied_cents };
+}
 
 /** A payment's place in the order an invoice serves payments asking more than it owes. */
 export interface PaymentOrderKey {
@@ -48,24 +73,8 @@ export async function takeBackFromLater(s: ReceivablesUnit, inv: InvoiceDoc, nee
       const take = Math.min(left, a.amount_cents);
       cuts.push({ payment: p.reference, invoice_number: inv.id, from_cents: a.amount_cents, to_cents: a.amount_cents - take });
       left -= take;
-      a.amount_cents -= take;
       p.unapplied_cents += take;
-      inv.data.applied_cents -= take;
-      inv.data.owing_cents += take;
-      let fromLines = take;
-      for (let j = a.lines.length - 1; j >= 0 && fromLines > 0; j--) {
-        const l = a.lines[j]!;
-        const t = Math.min(fromLines, l.amount_cents);
-        fromLines -= t;
-        l.amount_cents -= t;
-        const line = inv.data.line_items.find((x) => x.number === l.line_item_number);
-        if (line) line.balance_cents += t;
-        l.balance_cents = line?.balance_cents ?? l.balance_cents + t;
-      }
-      a.lines = a.lines.filter((l) => l.amount_cents > 0);
-      a.invoice_balance_cents = inv.data.owing_cents;
-      a.short_pay = inv.data.owing_cents > 0;
-      a.invoice = { ...a.invoice, amount_paid_cents: inv.data.applied_cents };
+      returnToInvoice(a, inv, take);
     }
     if (cuts.length === 0 || cuts.at(-1)!.payment !== p.reference) continue;
     // Allocation ids are positions: only those emptied at the end go (their amount records say removed).
