@@ -59,7 +59,9 @@ export function refundFailureMessage(code: string, label: string): string {
       return `${label} was already refunded outside the register (in the back office or through the API), so this part went back to the card already. Do not give it in cash.`;
     case 'hub_unreachable':
     case 'hub_refused':
-      return `${label} is refunded on the hub, which cannot be reached now. Retry once the lane is back in touch with it, or give the money back in cash.`;
+      // The hub decides what is left of this payment and may have given it back already (its back
+      // office, its API): cash now could pay the customer twice.
+      return `${label} is given back only with the hub's agreement, and the hub cannot be reached now: it may have refunded this payment already. Retry once the lane is back in touch with it. Do not give it in cash meanwhile.`;
     case 'offline_spend_not_synced':
       return `${label} was paid while this lane was apart from the hub, which has not received that payment yet. Retry in a moment, or give the money back in cash.`;
     default:
