@@ -220,6 +220,14 @@ export function captureAmount(t: TxData, requested: number | null, nowMs: number
 }
 
 /**
+ * What is left to give back of a sale or capture: its amount less its refunds and what a chargeback
+ * took (a chargeback gave the cardholder what was left: refunding it too would pay them twice).
+ */
+export function refundableOf(t: TxData): number {
+  return t.amount_cents - t.refunded_cents - (t.charged_back_cents ?? 0);
+}
+
+/**
  * How much a refund of `t` takes: `requested`, or all that is left. A refund returns at most what
  * was sold or captured minus earlier refunds, of a sale or capture that moved money. Throws the
  * refusal (the same for every path: with or without a lane).
@@ -236,9 +244,8 @@ export function refundAmount(t: TxData, requested: number | null, finality?: { n
   if (finality && (t.due === 'bank_return' || finality.nowMs < finality.returnableUntil)) {
     throw fail.gateway('transaction_not_final', `Bank transaction ${t.token} can still be returned by the payer's bank until ${new Date(finality.returnableUntil).toISOString()}: refund it after that (or void it before its processing day's cut-off)`);
   }
-  // A chargeback gave the cardholder what was left: refunding it too would pay them twice.
   const chargedBack = t.charged_back_cents ?? 0;
-  const refundable = t.amount_cents - t.refunded_cents - chargedBack;
+  const refundable = refundableOf(t);
   if (refundable <= 0 && chargedBack > 0) throw fail.gateway('transaction_charged_back', `Transaction ${t.token} was charged back: the cardholder already has the ${chargedBack} cents not refunded`);
   if (refundable <= 0) throw fail.gateway('nothing_to_refund', `Transaction ${t.token} is fully refunded`);
   const amount = requested ?? refundable;

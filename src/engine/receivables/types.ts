@@ -1,3 +1,4 @@
+import type { RefundCause } from '../wallets/autopay-port';
 import type { Static } from '@sinclair/typebox';
 import type { CustomerImport } from '../../shared/schemas/receivables-customers';
 import type { DivisionImport } from '../../shared/schemas/receivables-divisions';
@@ -321,20 +322,9 @@ export interface PaymentData {
   updated_ms: number;
 }
 
-/**
- * Why a payment made here keeps less of itself: its transaction refunded or voided by the merchant,
- * or its money taken back by the payer's bank (a card chargeback, an ACH return).
- */
-export interface RefundCause {
-  kind: 'refund' | 'void' | 'chargeback' | 'return';
-  /** The sale whose money the payment was. */
-  sale_token: string;
-  /**
-   * The refund or void itself; null when several that reached the store together are taken off at
-   * once, and for a chargeback or return (the sale's own money came back, no transaction of its own).
-   */
-  transaction_token: string | null;
-}
+// Why a payment made here keeps less of itself: the autopay port's RefundCause, which this domain
+// implements (one definition: the port's).
+export type { RefundCause };
 
 export interface TakenOffData extends RefundCause {
   /** When it was taken off (the refund's own unit of work, or when its sale's payment was linked). */

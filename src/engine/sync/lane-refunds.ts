@@ -2,7 +2,7 @@ import type { EngineCore, Tx } from '../core';
 import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord, recordsByRef } from '../records';
 import type { Gateway, ReversalCheck, ReversalGate } from '../gateway';
-import { TRANSACTIONS, txDoc, type TxData, type TxDoc } from '../gateway/transaction-record';
+import { refundableOf, TRANSACTIONS, txDoc, type TxData, type TxDoc } from '../gateway/transaction-record';
 import { formatMoney } from '../../shared/money';
 import type { LaneRefundClaim } from '../../shared/schemas/sync-refund-claims';
 import { hubLink } from './offline-floor';
@@ -61,7 +61,7 @@ async function openClaims(tx: Tx, transaction: string): Promise<Claim[]> {
 /** What is still refundable of a payment on this install: its amount less refunds, chargebacks, open claims. */
 function leftOf(t: TxData, claimed: number): number {
   if (t.state === 'cancelled' || t.state === 'declined') return 0;
-  return Math.max(0, t.amount_cents - t.refunded_cents - (t.charged_back_cents ?? 0) - claimed);
+  return Math.max(0, refundableOf(t) - claimed);
 }
 
 function refusal(t: TxData, action: 'refund' | 'void', amount: number, left: number, claimed: number) {

@@ -60,8 +60,13 @@ export interface PutBack {
  */
 export interface RefundCause {
   kind: 'refund' | 'void' | 'chargeback' | 'return';
+  /** The sale whose money the payment was. */
   sale_token: string;
-  /** null when several that reached the store together are taken off at once (followAutopaySales), and for a chargeback or return. */
+  /**
+   * The refund or void itself; null when several that reached the store together are taken off at
+   * once (followAutopaySales), and for a chargeback or return (the sale's own money came back, no
+   * transaction of its own).
+   */
   transaction_token: string | null;
 }
 
