@@ -91,6 +91,23 @@ describe('sale, verify and the sandbox test numbers', () => {
     expect(tx0(auth.body)).toMatchObject({ action: 'authorize', state: 'declined' });
   });
 
+  it('declines a verify for an amount ending in .01, by new card, bank account or stored method (spec: a transaction amount ending in .01 declines)', async () => {
+    const stored = await op(h.api, 'sale', { amount_cents: 500, credit_card: card() });
+    const bank = await op(h.api, 'sale', { amount_cents: 500, bank_account: ACH });
+    for (const [label, body] of [
+      ['new card', { amount_cents: 1001, credit_card: card() }],
+      ['bank account', { amount_cents: 101, bank_account: ACH }],
+      ['stored card', { amount_cents: 501, fund_token: stored.body.credit_card }],
+      ['stored bank account', { amount_cents: 501, fund_token: bank.body.bank_account }],
+    ] as const) {
+      const res = await op(h.api, 'verify', body);
+      expect(res.body, label).toMatchObject({ success: false, response_code: 999 });
+      expect(tx0(res.body), label).toMatchObject({ action: 'verify', state: 'declined', gateway_error_code: '567.005' });
+    }
+    const fine = await op(h.api, 'verify', { amount_cents: 1000, credit_card: card() });
+    expect(fine.body).toMatchObject({ success: true, response_code: 100 });
+  });
+
   it('declines 211 for a number failing Luhn or unknown to the sandbox; a past expiry or a malformed number is an error', async () => {
     const luhn = await op(h.api, 'sale', { amount_cents: 500, credit_card: card('4895281000000007') });
     expect(luhn.body).toMatchObject({ success: false, response_code: 211 });

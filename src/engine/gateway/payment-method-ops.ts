@@ -149,8 +149,11 @@ function bankFacts(b: { routing_number: string | null; institution_number: strin
   };
 }
 
+/**
+ * A verify moves no money but keeps the amount it was sent, and the sandbox's declining amounts
+ * (.01) decline it as any other transaction: so every card and bank decision reads `p.amount`.
+ */
 async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Promise<Resolved> {
-  const chargeAmount = p.action === 'verify' ? 0 : p.amount;
   const tz = ctx.account.profile().timezone;
   const s = p.source;
   if (s.kind === 'fund') {
@@ -165,11 +168,11 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Pr
       const avs = p.checks ? p.checks.avs : avsResponse(c.address.address_1, c.address.postal_code);
       const expired = isExpired(c.expiry_month, c.expiry_year, tx.now, tz);
       const verify = verifyCard({ ...(expired ? { problem: 'expired' as const, problemMessage: cardProblemMessage('expired', c) } : {}), profile: c.profile, avs, checkAvs: p.action === 'verify' });
-      const charge = verify.approved ? (p.action === 'verify' ? APPROVED : chargeCard(c.profile, chargeAmount)) : verify;
+      const charge = verify.approved ? chargeCard(c.profile, p.amount) : verify;
       return { method: 'credit_card', fund, card: cardFacts(c), bank: null, gift: null, verify: null, charge, avs, cvv: p.checks?.cvv ?? null, holder: c.cardholder };
     }
     const b = fund.bank!;
-    const charge = p.action === 'verify' ? APPROVED : chargeBank({ unknown: false, message: '', amountCents: chargeAmount });
+    const charge = chargeBank({ unknown: false, message: '', amountCents: p.amount });
     return { method: 'bank_account', fund, card: null, bank: bankFacts(b), gift: null, verify: null, charge, avs: null, cvv: null, holder: b.account_holder, bankCurrency: b.currency };
   }
   if (s.kind === 'card') {
@@ -182,13 +185,13 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Pr
       avs,
       checkAvs: true,
     });
-    const charge = !verify.approved || p.action === 'verify' ? verify : chargeCard(c.profile, chargeAmount);
+    const charge = verify.approved ? chargeCard(c.profile, p.amount) : verify;
     return { method: 'credit_card', fund: null, card: cardFacts(c), bank: null, gift: null, verify, charge, avs, cvv, holder: c.cardholder };
   }
   if (s.kind === 'bank') {
     const b = s.input.bank;
     const verify = s.input.problem ? chargeBank({ unknown: true, message: bankProblemMessage(b), amountCents: 0 }) : APPROVED;
-    const charge = !verify.approved || p.action === 'verify' ? verify : chargeBank({ unknown: false, message: '', amountCents: chargeAmount });
+    const charge = verify.approved ? chargeBank({ unknown: false, message: '', amountCents: p.amount }) : verify;
     return { method: 'bank_account', fund: null, card: null, bank: bankFacts(b), gift: null, verify, charge, avs: null, cvv: null, holder: b.account_holder, bankCurrency: b.currency };
   }
   const found = await ctx.giftCards.findInTx(tx, { token: s.token, card_number: s.card_number, attempt: s.attempt });
@@ -200,7 +203,8 @@ async function resolveSource(ctx: GatewayContext, tx: Tx, p: PreparedCharge): Pr
     activated: g?.activated ?? false,
     expired: g ? ctx.giftCards.expired(g) : false,
     balanceCents: g?.balance_cents ?? 0,
-    amountCents: chargeAmount,
+    // A gift card's verify asks nothing of its balance.
+    amountCents: p.action === 'verify' ? 0 : p.amount,
   });
   return { method: 'gift_card', fund: null, card: null, bank: null, gift: found, verify: null, charge, avs: null, cvv: null, holder: null };
 }
