@@ -19,10 +19,14 @@ import { card as frameCard, gatewayAuthorization, sale as shopSale, SALE_TOTAL }
 const h = useHarness({ api: true });
 const EXAMPLES_WIN = [/\/credit_card$/, /\/payment_from_(bank_account|credit_card)$/, /\/credit_cards\/\d+\/address$/, /\/merchant_accounts\/\d+\/acceptable_cards$/];
 
+/** Where the spec (which wins) says otherwise than the reference's schema: a response code's `code` is an integer (spec: "`code` (integer)"; the reference's example is 100 too). */
+const SPEC_WINS: Record<string, RegExp> = { '/api/reference_data/v1/response_codes': /^\/\d+\/code$/ };
+
 async function expectReferenceShape(method: string, referencePath: string, path: string, body?: unknown) {
   const res = await h.api.request(method, path, body === undefined ? {} : { body });
   const problems = referenceProblems(method, referencePath, res.status, res.body).filter((p) => {
     const pointer = p.split(' ')[0]!;
+    if (SPEC_WINS[referencePath]?.test(pointer)) return false;
     return !EXAMPLES_WIN.some((re) => re.test(pointer)) && !/must be null|must match a schema in anyOf/.test(p);
   });
   expect(problems, `${method} ${path} ${res.status}`).toEqual([]);

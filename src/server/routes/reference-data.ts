@@ -11,11 +11,11 @@ export const listResponseCodes = defineRoute({
   operationId: 'listResponseCodes',
   tags: ['Reference Data'],
   summary: 'Every response code a gateway transaction can carry, with its description',
-  description: 'Public reference data (no credentials). `response_code` on a transaction response (an integer) is one of these codes (strings here, as in the reference\'s ResponseCode); 100 is an approval.',
+  description: 'Public reference data (no credentials). `response_code` on a transaction response is one of these codes; 100 is an approval. `code` is an integer, as the spec has it (the reference\'s ResponseCode schema says string, its example 100).',
   auth: false,
   responses: { 200: { description: 'Response codes', schema: Type.Array(ref(ResponseCode)) } },
   handler({ engine }) {
-    return { body: engine.gateway.responseCodes().map((c) => ({ code: String(c.code), description: c.description })) };
+    return { body: engine.gateway.responseCodes().map((c) => ({ code: c.code, description: c.description })) };
   },
 });
 

@@ -4,9 +4,10 @@ import { component } from './components';
 export const ResponseCode = component(
   'ResponseCode',
   Type.Object({
-    // A string, as the reference's ResponseCode has it: clients generated from it (Go, Rust, Swift,
-    // Python's pydantic) refuse a JSON number there. A transaction's `response_code` stays an integer.
-    code: Type.String({ pattern: '^[0-9]+$', examples: ['211'] }),
+    // An integer, as the spec has it ("`code` (integer)") and the reference's own example (100),
+    // though its schema says string: the spec wins. So a transaction's integer `response_code` is
+    // found in this list by equality.
+    code: Type.Integer({ minimum: 100, maximum: 999, examples: [211] }),
     description: Type.String({ examples: ['Account number invalid'] }),
   }),
 );
