@@ -113,6 +113,32 @@ describe('roles over HTTP', () => {
     expect((await h.api.get('/api/session', basicAuth())).status).toBe(403);
   });
 
+  it('a clerk records new payments but may not rewrite a recorded one (which would reopen its invoice)', async () => {
+    const clerk = `Bearer ${sessions.clerk}`;
+    const c = uid('C');
+    const number = uid('INV');
+    const cheque = uid('CHQ');
+    expect((await h.api.post('/api/imports/invoice', { number, customer_identifier: c, amount: 10000 }, basicAuth())).status).toBe(201);
+    expect((await h.api.post('/api/imports/payment', { identifier: cheque, invoice_number: number, amount_cents: 10000, customer_identifier: c }, clerk)).status).toBe(201);
+    const paid = await h.api.get<{ status: string; owing_cents: number }>(`/api/exports/invoice/${number}`);
+    expect([paid.body.status, paid.body.owing_cents]).toEqual(['PAID', 0]);
+    for (const rewrite of [
+      { identifier: cheque, amount_cents: 1, customer_identifier: c, payment_amounts_attributes: [] },
+      { identifier: cheque, amount_cents: 10000, customer_identifier: c, invoice_number: number },
+    ]) {
+      const res = await h.api.post<{ code: string; error: string }>('/api/imports/payment', rewrite, clerk);
+      expect([res.status, res.body.code]).toEqual([403, 'role_forbidden']);
+      expect(res.body.error).toContain('already recorded');
+    }
+    const after = await h.api.get<{ status: string; owing_cents: number }>(`/api/exports/invoice/${number}`);
+    expect([after.body.status, after.body.owing_cents]).toEqual(['PAID', 0]);
+    const payment = await h.api.get<{ payment_amount: string }>(`/api/exports/payment/${cheque}`);
+    expect(payment.body.payment_amount).toBe('100.00');
+    // A manager may change it.
+    expect((await h.api.post('/api/imports/payment', { identifier: cheque, amount_cents: 9000, customer_identifier: c, invoice_number: number }, `Bearer ${sessions.manager}`)).status).toBe(201);
+    expect((await h.api.get<{ owing_cents: number }>(`/api/exports/invoice/${number}`)).body.owing_cents).toBe(1000);
+  });
+
   it('a clerk records a payment but may not void, change settings or add users', async () => {
     const clerk = `Bearer ${sessions.clerk}`;
     const c = uid('C');

@@ -87,6 +87,12 @@ function refuseRecorded(existing: PaymentDoc, problems: Problems): never {
 export interface PaymentImportOptions {
   createOnly?: boolean;
   customersOnFile?: boolean;
+  /**
+   * The caller records payments but does not edit records (a clerk): a payment already recorded is
+   * refused (403 role_forbidden), never rewritten. Re-sending an identifier rewrites the payment and
+   * takes it off its invoices, which would reopen a paid invoice.
+   */
+  recordOnly?: boolean;
   /** Told each allocation applied for less than asked, or given back by a payment served later (servedBefore). */
   cuts?: AllocationCut[];
 }
@@ -101,6 +107,10 @@ export async function importPayment(s: ReceivablesUnit, input: PaymentImportInpu
 
   const existing = identifier ? await s.payment(identifier) : undefined;
   if (existing && options.createOnly) refuseRecorded(existing, problems);
+  if (existing && options.recordOnly) {
+    const p = existing.data;
+    throw fail.forbidden('role_forbidden', `${p.reference} is already recorded (${formatMoney(p.amount_cents, p.currency, { locale: 'en-US' })} from ${p.customer_name || p.customer_identifier} on ${p.date}): your role records new payments only; an owner or a manager may change it.`);
+  }
   if (existing && existing.data.source === 'arc') {
     problems.throwIfAny();
     return { payment: updateOriginated(s, existing, input, total), created: false, allocations: existing.data.allocations.length };

@@ -27,13 +27,13 @@ export const importPayment = defineRoute({
   invalidKind: 'precondition',
   responses: {
     201: { description: 'Created or updated', schema: ref(ImportResult) },
-    403: err('A clerk (collect without manage) naming a customer_identifier not on file: `customer_not_on_file` (the payment would create the customer)'),
+    403: err('A clerk (collect without manage) naming a customer_identifier not on file: `customer_not_on_file` (the payment would create the customer); or an identifier already recorded: `role_forbidden` (a clerk records new payments, an owner or manager changes them)'),
     412: err('A field rule failed (with create_only, `payment_exists` for an identifier already recorded; `invoice_of_another_customer` for an invoice not the payment\'s customer\'s)'),
   },
   async handler({ engine, body, query, principal }) {
-    // A clerk records payments (collect) but does not make customers (manage).
-    const customersOnFile = !principal || !admits(principal, 'api', ['manage']);
-    return { status: 201, body: await engine.receivables.importPayment(body, 'json', { createOnly: query.create_only === true, customersOnFile }) };
+    // A clerk records payments (collect) but neither makes customers nor edits records (manage).
+    const clerk = !principal || !admits(principal, 'api', ['manage']);
+    return { status: 201, body: await engine.receivables.importPayment(body, 'json', { createOnly: query.create_only === true, customersOnFile: clerk, recordOnly: clerk }) };
   },
 });
 
