@@ -81,8 +81,8 @@ export interface LiveStreamOptions {
   recheck(): Promise<EventFilter>;
   /** Events after which the credentials are checked again (a credential or a user changed). */
   revokes(e: DomainEvent): boolean;
-  /** The watermark the client has seen (Last-Event-ID); none: from now. */
-  after: number | undefined;
+  /** The watermark the client has seen (Last-Event-ID); none: from now; `unknown`: an id that is no watermark at all. */
+  after: number | 'unknown' | undefined;
 }
 
 function frame(e: DomainEvent): string {
@@ -132,6 +132,8 @@ export class LiveStream {
   private readonly o: LiveStreamOptions;
   private visible: EventFilter;
   private cursor: number;
+  /** The client sent an id that is no watermark (`abc`, `-5`): it cannot be resumed from, only resynced. */
+  private readonly unknownId: boolean;
   private readonly held: DomainEvent[] = [];
   private holds = 1;
   private ended = false;
@@ -144,7 +146,8 @@ export class LiveStream {
     this.credential = options.credential;
     this.res = options.res;
     this.visible = options.visible;
-    this.cursor = options.after ?? options.core.committedWatermark();
+    this.unknownId = options.after === 'unknown';
+    this.cursor = typeof options.after === 'number' ? options.after : options.core.committedWatermark();
   }
 
   /** Sends what the client missed, then what happens, until the client or the server ends it. */
@@ -158,7 +161,7 @@ export class LiveStream {
     res.on('close', () => this.finish());
     streams.add(this);
     const newest = core.committedWatermark();
-    if (this.cursor > newest || newest - this.cursor > streams.maxReplay) this.resync(newest);
+    if (this.unknownId || this.cursor > newest || newest - this.cursor > streams.maxReplay) this.resync(newest);
     else if (!(await this.replay())) return;
     this.replaying = false;
     this.release();
@@ -201,10 +204,10 @@ export class LiveStream {
    */
   private resync(newest: number): void {
     const { maxReplay } = this.o.streams;
-    const behind = this.cursor <= newest;
+    const behind = !this.unknownId && this.cursor <= newest;
     this.res.write(
       streamEvent('stream.resync', behind ? 'too_far_behind' : 'unknown_watermark', newest, this.o.core.clock.now(), {
-        after: this.cursor,
+        after: this.unknownId ? null : this.cursor,
         max_replay: maxReplay,
         message: behind
           ? `More than ${maxReplay} events were missed: read the state again; the events after this one follow.`

@@ -217,4 +217,14 @@ describe('GET /api/events: replays', () => {
       expect(frames.at(-1)!.data!.key).toMatch(new RegExp(`^resync-${key}`));
     }
   });
+
+  it('resyncs a client whose Last-Event-ID is no watermark at all, rather than quietly starting from now', async () => {
+    for (const [i, sent] of ['abc', '-5', '1.5', '400abc'].entries()) {
+      const res = await fetch(`${url}/api/events`, { headers: { Authorization: basicAuth(), 'Last-Event-ID': sent } });
+      const reading = readUntil(res, (frames) => frames.some((f) => f.data?.key.startsWith(`garbled-${i}-`)));
+      await notes(t.engine, `garbled-${i}`, 1);
+      const { frames } = await reading;
+      expect(frames[0], sent).toMatchObject({ event: 'stream.resync', data: { key: 'unknown_watermark', data: { after: null } } });
+    }
+  });
 });

@@ -57,7 +57,11 @@ export const eventStream = defineRoute({
     401: { description: 'Missing or invalid credentials', schema: ref(ErrorBody) },
   },
   async handler({ engine, principal, req, res, query }) {
-    const header = Number(req.headers['last-event-id']);
+    // EventSource sends back the last id it was given, always a watermark here: anything else is an
+    // id this install never gave, and is resynced as one (a stream that quietly began from now would
+    // lose what the client missed).
+    const sent = String(req.headers['last-event-id'] ?? '').trim();
+    const header = sent === '' ? undefined : /^\d{1,15}$/.test(sent) ? Number(sent) : ('unknown' as const);
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -77,7 +81,7 @@ export const eventStream = defineRoute({
         return eventsFor(now);
       },
       revokes: (e) => REVOKING.has(e.entity),
-      after: Number.isInteger(header) && header >= 0 ? header : query.watermark,
+      after: header ?? query.watermark,
     }).run();
     return {};
   },
