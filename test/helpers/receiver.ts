@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export type Answer = number | 'hang' | { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 export interface Received {
+  /** The request's path and query, as the sender asked for it. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
   at: number;
@@ -36,7 +38,7 @@ export async function startReceiver(path = '/hooks', listenOn = '127.0.0.1'): Pr
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const answer = queue.length ? queue.shift()! : otherwise;
-      received.push({ headers: req.headers, body: Buffer.concat(chunks), at: Date.now(), answered: typeof answer === 'object' ? answer.status : answer });
+      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), at: Date.now(), answered: typeof answer === 'object' ? answer.status : answer });
       for (const w of waiters.filter((w) => received.length >= w.n)) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();

@@ -155,7 +155,7 @@ describe('card data in free-form attributes, whatever their names', () => {
     for (const secret of ['"9182"', '"9183"', '"9185"', '"9187"', '"9188"', '"9189"', ':91901', '"9191"', '"9193"']) expect(filesHolding(h.t.dir, secret), secret).toEqual([]);
   });
 
-  it('masks a card number grouped by commas, asterisks, invisible spaces or other signs, or written in Arabic-Indic digits; a date and time stays', async () => {
+  it('masks a card number grouped by colons, commas, asterisks, invisible spaces or other signs, or written in Arabic-Indic digits; a date and time stays', async () => {
     const signs = ['+', '|', '~', '=', ';', '#', '\u00b7'].map((sign, i) => ['4111', '1100', '0000', ['0120', '0138', '0146', '0153', '0161', '0179', '0187'][i]].join(sign));
     const notes = ['4111,1100,0000,0070', '4111*1100*0000*0112', '4111\u200b1100\u200b0000\u200b0096', '\u0664\u0661\u0661\u0661\u0661\u0661\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0661\u0660\u0664', ...signs, 'paid 2026-11-27 14:05:33'];
     const made = await raw('POST', '/api/imports/customer', JSON.stringify({ identifier: 'C-SEP', name: 'Sep', notes: notes.join(' | ') }));
@@ -163,6 +163,10 @@ describe('card data in free-form attributes, whatever their names', () => {
     const seen = await h.api.get<{ notes: string }>('/api/exports/customer/C-SEP');
     const masked = ['0070', '0112', '0096', '0104', '0120', '0138', '0146', '0153', '0161', '0179', '0187'].map((last) => `411111******${last}`);
     expect(seen.body.notes).toBe([...masked, 'paid 2026-11-27 14:05:33'].join(' | '));
+    // Colon-joined card groups too; a date and time in two-digit groups (these digits pass Luhn) stays.
+    const colons = await raw('POST', '/api/imports/customer', JSON.stringify({ identifier: 'C-COLON', name: 'Colon', notes: 'card 4111:1100:0000:0203 / amex 3411:115972:42000 / at 1999:12:31:23:59:52' }));
+    expect(colons.status).toBe(201);
+    expect((await h.api.get<{ notes: string }>('/api/exports/customer/C-COLON')).body.notes).toBe('card 411111******0203 / amex 341111*****2000 / at 1999:12:31:23:59:52');
   });
 });
 

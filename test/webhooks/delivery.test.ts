@@ -179,3 +179,26 @@ describe('webhook deliveries', () => {
     expect(resumed.map((r) => [r.headers['x-service-event'], JSON.parse(r.body.toString()).name])).toEqual([['customer.updated', 'While off']]);
   });
 });
+
+describe('webhook addresses', () => {
+  it('delivers to the URL exactly as given, though a path segment reads as a card number (a chat service webhook id)', async () => {
+    // 1234567890123456785 passes Luhn and opens as a card can: masked, the deliveries and the token went elsewhere.
+    const path = '/api/webhooks/1234567890123456785/AbCdEfToken';
+    const chat = await startReceiver(path);
+    try {
+      const made = await h.api.post<Created>('/api/account/webhooks', { url: chat.url, events: ['customer.created'] });
+      expect(made.status).toBe(201);
+      expect(made.body.endpoint.url).toBe(chat.url);
+      expect((await h.api.post('/api/imports/customer', { identifier: uid('C'), name: 'Chat' })).status).toBe(201);
+      await drain();
+      await chat.waitFor(1);
+      expect(chat.received[0]!.path).toBe(path);
+      // A card number as a whole URL is still masked.
+      const whole = await h.api.post<{ code: string }>('/api/account/webhooks', { url: '4111111111111111', events: ['customer.created'] });
+      expect(whole.text).not.toContain('4111111111111111');
+    } finally {
+      await chat.close();
+    }
+  });
+});
+

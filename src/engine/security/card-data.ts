@@ -21,11 +21,16 @@ export function maskPan(pan: string): string {
 // underscores, commas, asterisks, plus and equals signs, bars, tildes, semicolons, hashes, any
 // dash, brackets and quotes. A number written 4895/2810/0000/0006, 4895+2810+0000+0006,
 // (4895) 2810-0000-0006 or [4895]2810[0000]0006 is still the card's. Not a colon: a date and time
-// ("2026-11-27 14:05:33") is 14 digits.
+// ("2026-11-27 14:05:33") is 14 digits (colon-joined card groups are COLON_GROUPED's).
 // A UUID is matched first and kept: its digit groups (an application id of all-digit groups) would
 // otherwise read as a grouped card number and the id would no longer name anything.
 const PAN_LIKE = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])|(?<!\p{Nd})(?:\p{Nd}[\s./_,*+=|~;#()[\]{}<>"'`\u00ab\u00bb\u2018\u2019\u201c\u201d\u00b7\u2219\u22c5\p{Pd}\u00ad\u200b-\u200d\u2060\ufeff]{0,4}){12,18}\p{Nd}(?!\p{Nd})/giu;
 const UUID_LENGTH = 36;
+/**
+ * A card written in colon-joined groups of three to six digits ("4111:1111:1111:1111", Amex's
+ * 4:6:5): only such groups, so a date and time (two-digit groups) never reads as one.
+ */
+const COLON_GROUPED = /(?<![\p{Nd}:])\p{Nd}{3,6}(?::\p{Nd}{3,6}){2,5}(?![\p{Nd}:])/gu;
 const DIGIT = /\p{Nd}/u;
 
 /** Each script's digits met so far, by code point: a request full of them costs one walk each. */
@@ -157,7 +162,8 @@ const MAY_NAME_CVV = /c[vis][vdc2]|security/i;
 /** Replaces anything in free text that looks like a card number (and passes Luhn) by its mask, and a named security code by asterisks. */
 export function redactPans(text: string): string {
   maskingStats.characters += text.length;
-  const masked = text.replace(PAN_LIKE, (match) => (match.length === UUID_LENGTH && match[8] === '-' && match[13] === '-' ? match : maskGroupedRun(match)));
+  let masked = text.replace(PAN_LIKE, (match) => (match.length === UUID_LENGTH && match[8] === '-' && match[13] === '-' ? match : maskGroupedRun(match)));
+  if (masked.includes(':')) masked = masked.replace(COLON_GROUPED, (match) => maskGroupedRun(match));
   return MAY_NAME_CVV.test(masked) ? masked.replace(NAMED_CVV, (_m, name: string, between: string) => `${name}${between}***`) : masked;
 }
 
@@ -188,8 +194,19 @@ const ISSUED_FIELDS = new Set(['gateway_token', 'token', 'content', 'shift', 'at
 const ISSUED_PAN_SHAPE = /^[\p{Nd}\s-]{13,25}$/u;
 const isWholePan = (value: string) => ISSUED_PAN_SHAPE.test(value.trim()) && redactPans(value) !== value;
 
-/** Request fields that carry a number on purpose: card input and issued ids. */
-const NUMBER_FIELDS = new Set([...CARD_INPUT_FIELDS, ...ISSUED_FIELDS]);
+/**
+ * Addresses the engine calls or hands out (a webhook's `url`, a pay link's, a frame's validation
+ * URL): kept as sent, as issued ids are. A path segment such as a chat service's 19-digit webhook
+ * id passes Luhn one time in ten, and masked, the deliveries (and the receiver's token in the URL)
+ * went to another address. A URL that is, whole, a card number is still masked.
+ */
+const ADDRESS_FIELDS = ['url', 'link_url', 'validationUrl'];
+
+/** Fields whose value is kept as sent unless it is, whole, a card number. */
+const KEPT_AS_SENT = new Set([...ISSUED_FIELDS, ...ADDRESS_FIELDS]);
+
+/** Request fields that carry a number on purpose: card input, issued ids and addresses. */
+const NUMBER_FIELDS = new Set([...CARD_INPUT_FIELDS, ...KEPT_AS_SENT]);
 
 /**
  * Request fields that carry a secret the engine only hashes or compares: an API key (a random hex
@@ -260,7 +277,7 @@ export function maskRequestBody(body: unknown): boolean {
  * and returns it.
  */
 export function maskCardDataInDocument<T>(doc: T): T {
-  maskWalk(doc, ISSUED_FIELDS, true);
+  maskWalk(doc, KEPT_AS_SENT, true);
   return doc;
 }
 
@@ -289,7 +306,7 @@ function maskWalk(body: unknown, kept: ReadonlySet<string>, secrets: boolean): b
       if (maskCardNumberKeys(o)) changed = true;
       for (const k of Object.keys(o)) {
         const v = o[k];
-        if (ISSUED_FIELDS.has(k) && typeof v === 'string' && isWholePan(v)) {
+        if (KEPT_AS_SENT.has(k) && typeof v === 'string' && isWholePan(v)) {
           o[k] = redactPans(v);
           changed = true;
           continue;
