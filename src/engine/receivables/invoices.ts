@@ -7,7 +7,7 @@ import { resolveInvoiceDivision } from './divisions';
 import { computedAmount, extraAttributes, Fields } from './fields';
 import { mergeLineItems, readAdjustments, readLineItems } from './line-items';
 import { EMAIL_RE, freeKey, KEY_RE, NOTES_MAX, Problems } from './problems';
-import { takeBackFromLater } from './served-order';
+import { amountRange, fitToAmount } from './served-order';
 import type { ReceivablesUnit } from './unit-of-work';
 import type { AllocationCut, CustomerDoc, InvoiceData, InvoiceDoc, InvoiceImportInput } from './types';
 import { IMPORT_READ_ONLY_FIELDS } from '../../shared/schemas/receivables-common';
@@ -99,7 +99,7 @@ export function prorate(annualCents: number, effective: string, expiry: string):
 export interface InvoiceImportOptions {
   createOnly?: boolean;
   customerOnFile?: boolean;
-  /** Told each payment that gave back what the invoice, lowered below what was applied, no longer owes. */
+  /** Told each allocation cut because the invoice's new amount no longer allows what was applied (fitToAmount). */
   cuts?: AllocationCut[];
 }
 
@@ -111,7 +111,7 @@ export interface InvoiceImportOptions {
  * would be credit. The problem (naming the allowed range), or undefined.
  */
 export function owingBeyondAmount(amount: number, owing: number): string | undefined {
-  const [low, high] = amount >= 0 ? [0, amount] : [amount, 0];
+  const [low, high] = amountRange(amount);
   if (owing >= low && owing <= high) return undefined;
   return amount >= 0
     ? `(${owing}) must be from 0 to the invoice's amount (${amount}): an invoice owes no more than it is for, and never less than nothing`
@@ -169,13 +169,12 @@ export async function importInvoice(s: ReceivablesUnit, input: InvoiceImportInpu
     ? { ...existing, customer: customer.id, data }
     : { id: number, watermark: 0, display_number: data.display_number, customer: customer.id, feed: 'open', division: data.division ?? '', iid: 0, data };
   s.putInvoice(doc);
-  // Lowered below what payments applied to it (an ERP's correction): the payments served last on it
-  // (served-order.ts) give the excess back as unapplied credit, so it never owes less than nothing
-  // and every install cuts the same payments.
-  if (amount >= 0 && data.owing_cents < 0) {
-    const cuts = await takeBackFromLater(s, doc, -data.owing_cents);
-    options.cuts?.push(...cuts);
-  }
+  // A new amount that no longer allows what payments applied to it (an ERP's correction: lowered,
+  // turned into a credit memo, a memo's credit lowered or turned into an invoice): the payments
+  // served last on it (served-order.ts) give back what does not fit, so an invoice owes from 0 to
+  // its amount, a memo from its amount to 0, and every install cuts the same payments.
+  const cuts = await fitToAmount(s, doc);
+  options.cuts?.push(...cuts);
   if (attachment) await attach(s, doc, attachment, true);
   return { invoice: doc, customer, created: !existing, lineItems: lineInputs?.length ?? 0, echoPayUrls: header.echo === 'pay_urls' };
 }

@@ -6,7 +6,7 @@ import { NUMBER_RE } from './invoices';
 import { earlyPaymentDiscount } from './early-discount';
 import { REVERSED } from './ledger';
 import { writeAmountRecords } from './amount-records';
-import { returnToInvoice, takeBackFromLater } from './served-order';
+import { restateServed, returnToInvoice, servedSnapshot, takeBackFromLater } from './served-order';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
 import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, AllocationCut, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput, RefundCause } from './types';
@@ -389,20 +389,21 @@ export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entr
     }
     s.putInvoice(inv);
     const division = inv.data.division ? await s.division(inv.data.division) : undefined;
+    // Served last so far: the invoice as it stands now (restated below when a payment is served after it).
+    const { amount_paid_cents, ...picture } = servedSnapshot(inv, 0);
     const alloc: AllocationData = {
       id: `${p.reference}#${i + 1}`,
       invoice_number: inv.id,
       amount_cents: money,
       discount_cents: discount,
-      invoice_balance_cents: inv.data.owing_cents,
-      short_pay: inv.data.owing_cents > 0,
+      ...picture,
       lines,
       invoice: {
         display_number: inv.data.display_number,
         date: inv.data.date,
         currency: inv.data.currency,
         amount_cents: inv.data.amount_cents,
-        amount_paid_cents: inv.data.applied_cents,
+        amount_paid_cents,
         customer_identifier: inv.data.customer_identifier,
         ...(inv.data.external_id ? { external_id: inv.data.external_id } : {}),
         ...(inv.data.purchase_order_number ? { purchase_order_number: inv.data.purchase_order_number } : {}),
@@ -418,6 +419,12 @@ export async function applyAllocations(s: ReceivablesUnit, doc: PaymentDoc, entr
     p.allocations.push(alloc);
   }
   p.unapplied_cents = p.amount_cents - applied;
+  // Other payments on an invoice this one is served before: every picture of it in served order.
+  for (const inv of new Set(invoices)) {
+    if (!inv) continue;
+    const own = p.allocations.reduce((sum, a) => (a.invoice_number === inv.id ? sum + a.amount_cents + a.discount_cents : sum), 0);
+    if (inv.data.applied_cents !== own) await restateServed(s, inv, doc, true);
+  }
   s.putPayment(doc);
   writeAmountRecords(s, doc, previous);
 }
@@ -672,6 +679,7 @@ export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepC
     }
     returnToInvoice(a, inv, take);
     s.putInvoice(inv);
+    await restateServed(s, inv);
   }
   // Allocation ids are positions: only those emptied at the end go (their amount records say removed).
   while (p.allocations.length > 0 && p.allocations.at(-1)!.amount_cents === 0 && p.allocations.at(-1)!.discount_cents === 0) p.allocations.pop();

@@ -184,6 +184,11 @@ export class ReceivablesUnit {
     } else this.payments.set(doc.id, { doc, original: undefined, dirty: true });
   }
 
+  /** The payments written in this unit so far (a batch's earlier records: not in the store yet). */
+  paymentsWritten(): PaymentDoc[] {
+    return [...this.payments.values()].filter((slot) => slot.dirty).map((slot) => slot.doc);
+  }
+
   async paymentAmount(id: string): Promise<PaymentAmountDoc | undefined> {
     const slot = this.amounts.get(id);
     if (slot) return slot.doc;

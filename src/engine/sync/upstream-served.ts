@@ -37,7 +37,7 @@ export async function recordPulledCuts(core: EngineCore, via: string, cuts: read
   for (const [invoice, list] of byInvoice) {
     const payments = list.map(({ invoice_number: _i, ...c }) => c);
     const what = payments.map((c) => `${c.payment} ${c.from_cents} → ${c.to_cents}`).join(', ');
-    const message = `invoice ${invoice} could not take every payment: the payments served last (payment date, then identifier) apply less (${what}), the rest their unapplied credit, here and on the upstream`;
+    const message = `invoice ${invoice} could not take every payment, or its amount no longer allows what they applied: the payments served last (payment date, then identifier) apply less (${what}), the rest their unapplied credit (a credit memo's credit they no longer use, they apply less to their invoices), here and on the upstream`;
     await record(core, invoice, 'pull', { via, payments, reduced_cents: list.reduce((sum, c) => sum + c.from_cents - c.to_cents, 0), message });
   }
 }
