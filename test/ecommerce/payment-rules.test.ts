@@ -148,7 +148,7 @@ describe('token errors in the ecommerce request\'s terms', () => {
     const gifts = await newSession(h.api, { paymentTypes: [{ name: 'giftCard' }] });
     const wrongPin = await h.api.post<Err>(`/api/v2/sessions/${gifts}/tokens`, { type: 'giftCard', accountNumber: '6035710000000001', pin: '9999' }, null);
     expect(wrongPin.status).toBe(412);
-    expect([wrongPin.body.code, wrongPin.body.errors[0]!.path]).toEqual(['incorrect_pin', '/pin']);
+    expect([wrongPin.body.code, wrongPin.body.errors[0]!.path]).toEqual(['gift_card_declined', '/accountNumber']);
 
     const declining = await h.api.post<Err>(url, card(VISA_DECLINE), null);
     expect(declining.status).toBe(412);
@@ -156,3 +156,25 @@ describe('token errors in the ecommerce request\'s terms', () => {
     expect(declining.body.message).toMatch(/verification failed/i);
   });
 });
+
+describe('gift card numbers tried in the payment frame', () => {
+  it('answers an unknown number, a wrong PIN and a card not activated alike, and stops a session after 10 misses', async () => {
+    await h.t.engine.giftCards.load({ card_number: '6035710000000019', pin: '4321', activated: true, load_amount_cents: 2500 });
+    await h.t.engine.giftCards.load({ card_number: '6035710000000027', pin: '4321', activated: false, load_amount_cents: 2500 });
+    const session = await newSession(h.api, { paymentTypes: [{ name: 'giftCard' }] });
+    const token = (accountNumber: string, pin: string) => h.api.post<Err>(`/api/v2/sessions/${session}/tokens`, { type: 'giftCard', accountNumber, pin }, null);
+    const answers = [await token('6035710000009999', '4321'), await token('6035710000000019', '0000'), await token('6035710000000027', '4321')];
+    // Nothing in the answer tells a card that exists from one that does not.
+    expect(new Set(answers.map((a) => JSON.stringify([a.status, a.body])))).toHaveLength(1);
+    expect([answers[0]!.status, answers[0]!.body.code]).toEqual([412, 'gift_card_declined']);
+    for (let i = 3; i < 10; i++) expect((await token(`60357100000${String(i).padStart(5, '0')}`, '4321')).body.code).toBe('gift_card_declined');
+    // The eleventh try on this session is refused whatever it names, the right card and PIN too.
+    const stopped = await token('6035710000000019', '4321');
+    expect([stopped.status, stopped.body.code]).toEqual([412, 'gift_card_tries_exceeded']);
+    // Another session takes the card.
+    const next = await newSession(h.api, { paymentTypes: [{ name: 'giftCard' }] });
+    const ok = await h.api.post<{ token: string }>(`/api/v2/sessions/${next}/tokens`, { type: 'giftCard', accountNumber: '6035710000000019', pin: '4321' }, null);
+    expect(ok.status).toBe(201);
+  });
+});
+

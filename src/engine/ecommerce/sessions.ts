@@ -24,6 +24,24 @@ export interface SessionData {
   created_by: string;
   created_at: string;
   expires_ms: number;
+  /** Gift card numbers or PINs tried on this session that matched no card that can pay (GIFT_CARD_MISSES). */
+  gift_card_misses?: number;
+}
+
+/**
+ * How many gift card numbers or PINs that match no card one payment session may try. The frame's
+ * token call needs no credentials: without a bound a buyer's page could try number after number.
+ */
+export const GIFT_CARD_MISSES = 10;
+
+/** One more gift card that matched nothing, counted on the session in the write queue (each sees the ones before). */
+export async function countGiftCardMiss(core: EngineCore, id: string): Promise<void> {
+  await core.mutate(async (tx) => {
+    const doc = await getRecord<SessionData>(tx, SESSION, id);
+    if (!doc) return;
+    const data = { ...doc.data, gift_card_misses: (doc.data.gift_card_misses ?? 0) + 1 };
+    await putRecord(tx, SESSION, data.id, data, { type: 'ecommerce_session.updated', entity: 'ecommerce_session', key: data.id, data: { gift_card_misses: data.gift_card_misses } });
+  });
 }
 
 /** A payment method the frame tokenized on a session; the token is the vault's own token. */

@@ -7,7 +7,7 @@ import { cardProblemMessage, bankProblemMessage } from '../wallets/instruments';
 import type { TokenRequest } from '../../shared/schemas/ecommerce';
 import { verifyCard } from '../gateway/sandbox/processor';
 import { cvvResponse } from '../gateway/sandbox/checks';
-import { paymentTypesOf, putToken, type SessionData } from './sessions';
+import { countGiftCardMiss, GIFT_CARD_MISSES, paymentTypesOf, putToken, type SessionData } from './sessions';
 
 /**
  * The frame's tokenization (POST /sessions/{id}/tokens): a card or bank account is checked and
@@ -72,13 +72,23 @@ export function createTokenizer(deps: { core: EngineCore; account: Account; wall
     });
   };
 
+  /**
+   * An unknown number, a wrong PIN and a card not activated get one answer, so a buyer's page cannot
+   * tell which numbers are cards (a card without a PIN pays with its number alone), and a session
+   * stops taking gift cards after GIFT_CARD_MISSES of them.
+   */
   async function giftToken(s: SessionData, request: TokenRequest, need: (f: keyof TokenRequest) => void): Promise<{ token: string }> {
     need('accountNumber');
+    if ((s.gift_card_misses ?? 0) >= GIFT_CARD_MISSES) throw refused('gift_card_tries_exceeded', '/accountNumber', 'Too many gift card numbers or PINs on this payment did not match a card: pay another way');
+    const miss = async () => {
+      await countGiftCardMiss(core, s.id);
+      return refused('gift_card_declined', '/accountNumber', 'This gift card number and PIN do not match a card that can pay: check both');
+    };
     const attempt = await giftCards.attemptPin(request.accountNumber!, request.pin ?? null);
-    if (!attempt) throw refused('gift_card_unknown', '/accountNumber', 'This gift card is not known');
-    if (!attempt.ok) throw pinFailure(attempt.gate);
+    if (!attempt) throw await miss();
+    if (!attempt.ok) throw attempt.gate === 'open' ? await miss() : pinFailure(attempt.gate);
     const card = await giftCards.view(attempt.token);
-    if (!card.activated) throw refused('gift_card_inactive', '/accountNumber', 'This gift card is not activated');
+    if (!card.activated) throw await miss();
     return core.mutate(async (tx) => {
       await putToken(tx, { token: attempt.token, session: s.id, type: 'giftCard', last4: card.last4, brand: null, created_at: tx.at });
       return { token: attempt.token };
@@ -117,9 +127,8 @@ function inEcommerceTerms<T>(parse: () => T): T {
   }
 }
 
-const pinFailure = (gate: PinAttempt['gate']) =>
-  gate === 'open'
-    ? refused('incorrect_pin', '/pin', 'Incorrect PIN')
-    : gate === 'busy'
-      ? refused('pin_check_in_progress', '/pin', 'Another PIN check on this gift card is under way: try again in a moment')
-      : refused('pin_tries_exceeded', '/pin', 'Too many wrong PINs: try later');
+/** A card's PIN checks paused, locked or under way (a wrong PIN is a miss: giftToken). */
+const pinFailure = (gate: Exclude<PinAttempt['gate'], 'open'>) =>
+  gate === 'busy'
+    ? refused('pin_check_in_progress', '/pin', 'Another PIN check on this gift card is under way: try again in a moment')
+    : refused('pin_tries_exceeded', '/pin', 'Too many wrong PINs: try later');
