@@ -90,6 +90,13 @@ export class DeviceSession implements LaneDevice {
   private closed = false;
   private probeTimer: unknown;
   private heartbeatTimer: unknown;
+  /**
+   * Set for recoverMs after an online device goes quiet: a request made then waits for it to come
+   * back, as one cut off by the outage does, instead of failing at once. A terminal silent for 2.5 s
+   * after reading a card was back 1 s later, but the payment's result, sent in that second, failed,
+   * and an approved card was reversed. Past the window (or never online), requests fail at once.
+   */
+  private recoverTimer: unknown;
   private handshaking = false;
   private readonly timers: Timers;
   private readonly heartbeatMs: number;
@@ -225,6 +232,7 @@ export class DeviceSession implements LaneDevice {
     this.isOnline = false;
     this.clearTimer('probeTimer');
     this.clearTimer('heartbeatTimer');
+    this.clearTimer('recoverTimer');
     for (const w of [...this.waiters.values()]) this.settle(w, new DeviceError('offline', 'the lane was closed'));
     this.link.close();
     await this.transport.close();
@@ -239,11 +247,14 @@ export class DeviceSession implements LaneDevice {
 
   private request(message: HostMessage, answerMs: number, onProgress?: (stage: DeviceStage) => void, handshake = false): Promise<DeviceMessage> {
     if (this.closed) return Promise.reject(new DeviceError('offline', 'the lane is closed'));
-    if (!this.isOnline && !handshake) return Promise.reject(new DeviceError('offline', 'the device is not connected'));
+    const waitsForDevice = !this.isOnline && !handshake;
+    if (waitsForDevice && this.recoverTimer === undefined) return Promise.reject(new DeviceError('offline', 'the device is not connected'));
     if (this.waiters.has(message.rid)) return Promise.reject(new DeviceError('busy', 'this request is already running on the device'));
     return new Promise<DeviceMessage>((resolve, reject) => {
       const w: Waiter = { rid: message.rid, message, answerMs, acked: false, phase: 'sending', pendings: 0, timer: undefined, handshake, onProgress, resolve, reject };
       this.waiters.set(w.rid, w);
+      // Never sent: back online, resume() sends it (recall of an unacknowledged request).
+      if (waitsForDevice) return this.lose(w);
       this.arm(w, answerMs, () => this.onAnswerTimeout(w));
       this.transmit(w, message);
     });
@@ -352,6 +363,7 @@ export class DeviceSession implements LaneDevice {
     this.info = { ...this.identity, cardInserted: answer.card_inserted, busy: answer.busy };
     if (!this.closed) {
       this.isOnline = true;
+      this.clearTimer('recoverTimer');
       this.listener.online(this.info);
     }
     return this.info;
@@ -434,6 +446,10 @@ export class DeviceSession implements LaneDevice {
     const wasOnline = this.isOnline;
     this.isOnline = false;
     this.clearTimer('heartbeatTimer');
+    if (wasOnline) {
+      this.clearTimer('recoverTimer');
+      this.recoverTimer = this.timers.set(() => (this.recoverTimer = undefined), this.recoverMs);
+    }
     for (const w of [...this.waiters.values()]) {
       if (w.handshake) continue;
       if (w.phase !== 'lost') this.lose(w);
@@ -445,7 +461,7 @@ export class DeviceSession implements LaneDevice {
 
   private lastOffline: string | undefined;
 
-  private clearTimer(name: 'probeTimer' | 'heartbeatTimer'): void {
+  private clearTimer(name: 'probeTimer' | 'heartbeatTimer' | 'recoverTimer'): void {
     const handle = this[name];
     if (handle !== undefined) this.timers.clear(handle);
     this[name] = undefined;

@@ -185,6 +185,26 @@ describe('device session on a faulty line', () => {
     await expect(r.session.status()).resolves.toMatchObject({ busy: false });
   });
 
+  it('holds a request made while a device that just went quiet is away, and sends it once it is back', async () => {
+    const r = await rig();
+    r.sim.goSilent(1000);
+    await until(() => !r.online(), 'offline');
+    // Made during the outage (within recoverMs of it): it waits rather than failing at once.
+    const status = r.session.status();
+    await expect(status).resolves.toMatchObject({ busy: false });
+    expect(r.online()).toBe(true);
+  });
+
+  it('fails a request at once when the device has been away longer than it waits for one', async () => {
+    const r = await rig({}, { recoverMs: 200 });
+    r.cable.unplug();
+    await until(() => !r.online(), 'offline');
+    await new Promise((done) => setTimeout(done, 400));
+    await expect(r.session.status()).rejects.toMatchObject({ deviceCode: 'offline', message: 'the device is not connected' });
+    r.cable.plug();
+    await until(() => r.online(), 'back online');
+  });
+
   it('notices a device that went silent (heartbeat) and one that comes back', async () => {
     const r = await rig();
     r.sim.goSilent(1200);
