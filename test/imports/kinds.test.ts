@@ -70,7 +70,8 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     const [huge, sum, fine] = [uid('INV'), uid('INV'), uid('INV')];
     const csv = [
       'number,customer_identifier,line_item_attributes.quantity,line_item_attributes.unit_cost_cents,line_item_attributes.amount',
-      `${huge},${c},1e300,100,`,
+      // A quantity written out in digits (1e300 is refused as text: see the next test).
+      `${huge},${c},1${'0'.repeat(300)},100,`,
       `${sum},${c},,,${Number.MAX_SAFE_INTEGER}`,
       `,,,,${Number.MAX_SAFE_INTEGER}`,
       `${fine},${c},3,250,`,
@@ -85,6 +86,29 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     ]);
     for (const n of [huge, sum]) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
     expect((await invoice(fine)).amount_cents).toBe(750);
+  });
+
+  it("reads a quantity only as digits with a '.' decimal point: 0x10, 1E3, Infinity, 1,5 are refused on their line, never read as 16 or 1000", async () => {
+    const c = uid('C');
+    const bad = ['0x10', '1E3', '1e3', 'Infinity', '-Infinity', 'NaN', '"1,5"', '1 000', '" "', '+2', '0b11', '2.', '.5'];
+    const numbers = bad.map(() => uid('INV'));
+    const fine = uid('INV');
+    const csv = [
+      'number,customer_identifier,line_item_attributes.quantity,line_item_attributes.unit_cost_cents',
+      ...bad.map((q, i) => `${numbers[i]},${c},${q},100`),
+      `${fine},${c},2,100`,
+      `,,2.5,100`,
+      `,, 0.125 ,800`,
+      `,,-1,100`,
+      '',
+    ].join('\n');
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '1 invoice', file_errors_count: bad.length });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual(bad.map((_, i) => [i + 2, 'line_item_attributes.quantity', 'invalid_number']));
+    expect(errors.body.message[0]!.error).toMatch(/^line_item_attributes\.quantity must be a number written with digits and a '\.' as the decimal point/);
+    for (const n of numbers) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
+    expect((await invoice(fine)).line_item_attributes.map((l) => l.amount_cents)).toEqual([200, 250, 100, -100]);
   });
 
   it('applies one payment to several invoices on several rows, with payment_total', async () => {

@@ -83,9 +83,9 @@ export function mergeLineItems(stored: LineItemData[], inputs: LineInput[] | und
     const existing = out.find((l) => l.number === number);
     const base = existing ?? (previous ? { ...previous } : undefined);
     if (!base && input.amount === undefined) {
-      // An amount that did not parse has its problem already: it is not also "required".
-      const field = `line_item_attributes.${i}.amount`;
-      if (!problems.has(field)) problems.add(field, 'missing_line_amount', 'is required (or quantity and unit_cost_cents)');
+      // An amount (or a quantity or unit cost it is computed from) that did not parse has its problem already: it is not also "required".
+      const at = `line_item_attributes.${i}.`;
+      if (!['amount', 'quantity', 'unit_cost_cents'].some((name) => problems.has(at + name))) problems.add(`${at}amount`, 'missing_line_amount', 'is required (or quantity and unit_cost_cents)');
       return;
     }
     const amount = input.amount ?? base?.amount_cents ?? 0;
