@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { DECIMAL_NUMBER_TEXT, WHOLE_NUMBER_TEXT } from '../shared/number-text';
 import { registeredComponents } from '../shared/schemas/components';
 
 /**
@@ -100,23 +101,20 @@ function fits(s: Schema, value: string | number | boolean): boolean {
   return true;
 }
 
-const INTEGER_TEXT = /^-?[0-9]+$/;
-const DECIMAL_TEXT = /^-?[0-9]+(\.[0-9]+)?$/;
-
 /** The value converted to what this (non-union) schema takes, or undefined when it cannot be. */
 function convertScalar(s: Schema, value: unknown): unknown {
   const types = typesOf(s);
   if (!types) return undefined;
   for (const type of types) {
     let out: string | number | boolean | undefined;
-    if (type === 'string' && typeof value === 'number' && DECIMAL_TEXT.test(String(value))) out = String(value);
+    if (type === 'string' && typeof value === 'number' && DECIMAL_NUMBER_TEXT.test(String(value))) out = String(value);
     else if (type === 'string' && typeof value === 'boolean') out = String(value);
-    else if (type === 'integer' && typeof value === 'string' && INTEGER_TEXT.test(value)) {
+    else if (type === 'integer' && typeof value === 'string' && WHOLE_NUMBER_TEXT.test(value)) {
       const n = Number(value);
       if (Number.isSafeInteger(n)) out = n;
-    } else if (type === 'number' && typeof value === 'string' && DECIMAL_TEXT.test(value)) {
+    } else if (type === 'number' && typeof value === 'string' && DECIMAL_NUMBER_TEXT.test(value)) {
       const n = Number(value);
-      if (Number.isFinite(n) && (!INTEGER_TEXT.test(value) || Number.isSafeInteger(n))) out = n;
+      if (Number.isFinite(n) && (!WHOLE_NUMBER_TEXT.test(value) || Number.isSafeInteger(n))) out = n;
     } else if (type === 'boolean' && (value === 'true' || value === 'false')) out = value === 'true';
     if (out !== undefined && fits(s, out)) return out;
   }

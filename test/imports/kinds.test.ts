@@ -70,7 +70,8 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     const [huge, sum, fine] = [uid('INV'), uid('INV'), uid('INV')];
     const csv = [
       'number,customer_identifier,line_item_attributes.quantity,line_item_attributes.unit_cost_cents,line_item_attributes.amount',
-      `${huge},${c},1e300,100,`,
+      // A quantity written out in digits (1e300 is refused as text: see the next test).
+      `${huge},${c},1${'0'.repeat(300)},100,`,
       `${sum},${c},,,${Number.MAX_SAFE_INTEGER}`,
       `,,,,${Number.MAX_SAFE_INTEGER}`,
       `${fine},${c},3,250,`,
@@ -85,6 +86,53 @@ describe('CSV imports: each file kind through the rules of its JSON import', () 
     ]);
     for (const n of [huge, sum]) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
     expect((await invoice(fine)).amount_cents).toBe(750);
+  });
+
+  it("reads a quantity only as digits with a '.' decimal point: 0x10, 1E3, Infinity, 1,5 are refused on their line, never read as 16 or 1000", async () => {
+    const c = uid('C');
+    const bad = ['0x10', '1E3', '1e3', 'Infinity', '-Infinity', 'NaN', '"1,5"', '1 000', '" "', '+2', '0b11', '2.', '.5'];
+    const numbers = bad.map(() => uid('INV'));
+    const fine = uid('INV');
+    const csv = [
+      'number,customer_identifier,line_item_attributes.quantity,line_item_attributes.unit_cost_cents',
+      ...bad.map((q, i) => `${numbers[i]},${c},${q},100`),
+      `${fine},${c},2,100`,
+      `,,2.5,100`,
+      `,, 0.125 ,800`,
+      `,,-1,100`,
+      '',
+    ].join('\n');
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '1 invoice', file_errors_count: bad.length });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual(bad.map((_, i) => [i + 2, 'line_item_attributes.quantity', 'invalid_number']));
+    expect(errors.body.message[0]!.error).toMatch(/^line_item_attributes\.quantity must be a number written with digits and a '\.' as the decimal point/);
+    for (const n of numbers) expect((await ctx.api.get(`/api/exports/invoice/${n}`)).status).toBe(404);
+    expect((await invoice(fine)).line_item_attributes.map((l) => l.amount_cents)).toEqual([200, 250, 100, -100]);
+  });
+
+  it('refuses an invoice naming one line number twice (the first line would be dropped and the invoice billed short), naming the number; nothing is written', async () => {
+    const c = uid('C');
+    const [twice, fine] = [uid('INV'), uid('INV')];
+    const csv = [
+      'number,customer_identifier,line_item_attributes.number,line_item_attributes.amount',
+      `${twice},${c},1,100`,
+      `,,1,200`,
+      `${fine},${c},1,100`,
+      `${fine},${c},2,200`,
+      '',
+    ].join('\n');
+    const batch = await importCsv(ctx.api, csv);
+    expect(batch).toMatchObject({ status: 'completed', kind: 'invoices', result_message: '1 invoice', file_errors_count: 1 });
+    const errors = await ctx.api.get<{ message: Array<{ line_number: number; field: string; code: string; error: string }> }>(`/api/imports/${batch.id}/errors`);
+    expect(errors.body.message.map((e) => [e.line_number, e.field, e.code])).toEqual([[3, 'line_item_attributes.number', 'duplicate_line_number']]);
+    expect(errors.body.message[0]!.error).toMatch(/^line_item_attributes\.number 1 appears twice in the invoice/);
+    expect((await ctx.api.get(`/api/exports/invoice/${twice}`)).status).toBe(404);
+    expect((await invoice(fine)).amount_cents).toBe(300);
+    // The same file's numbers again update the stored lines they name (the invoice exists now).
+    const again = await importCsv(ctx.api, csv.replace(`${fine},${c},2,200`, `${fine},${c},2,250`));
+    expect(again).toMatchObject({ result_message: '1 invoice', file_errors_count: 1 });
+    expect((await invoice(fine)).line_item_attributes.map((l) => [l.number, l.amount_cents])).toEqual([['1', 100], ['2', 250]]);
   });
 
   it('applies one payment to several invoices on several rows, with payment_total', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useHarness } from '../helpers/harness';
+import { openHarness, useHarness } from '../helpers/harness';
 import { uid, withCapabilities } from '../helpers/receivables';
 import { importCsv } from './upload';
 import { referenceKeys } from '../helpers/reference-check';
@@ -160,5 +160,44 @@ describe('reconciliation files', () => {
     });
     const bad = await importCsv(ctx.api, `${header}\n${q},2500,CHQ-1001,DOLLARS\n`);
     expect(bad.file_errors_count).toBe(1);
+  });
+});
+
+describe('a reconciliation line whose key is written with white space around it', () => {
+  it('reconciles the invoice it names after trimming ( T-0 is T-0): its balance is corrected and it is listed, as the closing counted it', async () => {
+    // Its own shop: the file is the complete list of this shop's open invoices.
+    const h = await openHarness({ api: true });
+    try {
+      await withCapabilities(h, { balance_sync: true }, async () => {
+        for (const n of ['T-0', 'T-1', 'T-2']) expect((await h.api.post('/api/imports/invoice', { number: n, customer_identifier: 'C1001', amount: 10000, owing_cents: 10000, date: '2026-03-01' })).status).toBe(201);
+        const batch = await importCsv(h.api, 'number,balance_in_source_system\n T-0 ,4000\nT-1,10000\n');
+        expect(batch).toMatchObject({ status: 'completed', kind: 'invoice_recon', file_errors_count: 0, result_message: '2 invoices reconciled; 1 open invoice it leaves out was closed' });
+        const view = async (n: string) => (await h.api.get<{ owing_cents: number; deleted?: boolean }>(`/api/exports/invoice/${n}`)).body;
+        expect([(await view('T-0')).owing_cents, (await view('T-0')).deleted ?? false]).toEqual([4000, false]);
+        expect((await view('T-1')).owing_cents).toBe(10000);
+        expect((await view('T-2')).deleted).toBe(true);
+        const records = (await h.api.get<{ reconciliation_invoices: Recon[] }>(`/api/exports/invoice_recon/${batch.id}?list=true`)).body.reconciliation_invoices;
+        expect(records.map((r) => [r.number, r.discrepancy_message])).toEqual([
+          ['T-0', 'Balance corrected from $100.00'],
+          ['T-2', 'Invoice Not Present in Source System; closed'],
+        ]);
+      });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('compares the payment a payment reconciliation line names after trimming, rather than record it not present', async () => {
+    const h = await openHarness({ api: true });
+    try {
+      expect((await h.api.post('/api/imports/invoice', { number: 'T-1', customer_identifier: 'C1001', amount: 10000, date: '2026-03-01' })).status).toBe(201);
+      expect((await h.api.post('/api/imports/payment', { identifier: 'CHQ-9', customer_identifier: 'C1001', amount_cents: 2500, invoice_number: 'T-1', date: '2026-03-02' })).status).toBe(201);
+      const payments = await importCsv(h.api, 'payment_reconciliation_identifier,payment_amount_in_source_system\n CHQ-9 ,3000\n');
+      expect(payments).toMatchObject({ status: 'completed', kind: 'payment_recon', file_errors_count: 0 });
+      const compared = (await h.api.get<{ reconciliation_payments: Recon[] }>(`/api/exports/payment_recon/${payments.id}?list=true`)).body.reconciliation_payments;
+      expect(compared.map((r) => [r.payment_reconciliation_identifier, r.discrepancy_message])).toEqual([['CHQ-9', 'These fields do not match: Payment amount']]);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -130,6 +130,23 @@ export function echoCells(header: readonly string[], v: Readonly<Record<string, 
   });
 }
 
+/**
+ * The invoice number (or payment identifier) a reconciliation line lists, without the white space
+ * around it: a key here never starts or ends with a space (imports refuse it), so ` T-0 ` can only
+ * be T-0. The line's reconciliation and the closing's list of invoices the file names (runner.ts)
+ * both read it here: an invoice the closing counts as listed is the invoice its line reconciled.
+ */
+export function listedKey(values: Readonly<Record<string, string | undefined>>, column: 'number' | 'payment_reconciliation_identifier'): string | undefined {
+  return values[column]?.trim() || undefined;
+}
+
+/** A reconciliation line's cells with its key read as listedKey reads it (absent when only white space). */
+function withListedKey(values: Readonly<Record<string, string>>, column: 'number' | 'payment_reconciliation_identifier'): Record<string, string> {
+  const { [column]: _sent, ...rest } = values;
+  const key = listedKey(values, column);
+  return key === undefined ? rest : { ...rest, [column]: key };
+}
+
 const money = (cents: number | undefined, currency: string) => (cents === undefined ? '' : formatMoney(cents, currency, { locale: 'en-US' }));
 
 /** An invoice of the ERP's list of open invoices: a balance that differs is corrected (balance sync). */
@@ -137,7 +154,7 @@ async function reconcileInvoice(ctx: ApplyContext, group: Group): Promise<void> 
   const row = group.rows[0];
   if (!row) return;
   const problems = new Problems();
-  const f = new Fields(row.values, problems);
+  const f = new Fields(withListedKey(row.values, 'number'), problems);
   const number = f.str('number', { max: 100 });
   if (!f.has('number')) problems.add('number', 'missing_number', 'is required');
   const source = f.int('balance_in_source_system', { code: 'invalid_amount' });
@@ -204,7 +221,7 @@ async function reconcilePayment(ctx: ApplyContext, group: Group): Promise<void> 
   const row = group.rows[0];
   if (!row) return;
   const problems = new Problems();
-  const f = new Fields(row.values, problems);
+  const f = new Fields(withListedKey(row.values, 'payment_reconciliation_identifier'), problems);
   const id = f.str('payment_reconciliation_identifier', { max: 100 });
   if (!f.has('payment_reconciliation_identifier')) problems.add('payment_reconciliation_identifier', 'missing_identifier', 'is required');
   const amount = f.int('payment_amount_in_source_system', { code: 'invalid_amount' });

@@ -9,7 +9,7 @@ import type { Wallets } from '../wallets';
 import type { Autopay } from '../wallets/autopay';
 import { inUnitOfWork } from '../receivables/unit-of-work';
 import type { CustomerDoc } from '../receivables/types';
-import { APPLIERS, cardField, closeUnlisted, echoCells, type ApplyContext } from './apply';
+import { APPLIERS, cardField, closeUnlisted, echoCells, listedKey, type ApplyContext } from './apply';
 import { readFile, type FileKeys } from './file';
 import { continues, KINDS, locate, groupInput, maskFreeTextCells, namingCells, rowValues, strayParentColumn, type Group, type KindSpec, type Row } from './kinds';
 import { getBatch, putBatch, putEcho, putLineError, type BatchData, type ClosingDecision, type Delimiter, type EchoLine, type LineError } from './records';
@@ -374,7 +374,11 @@ async function closeUnlistedInvoices(deps: RunnerDeps, id: number): Promise<Clos
   const columns = (names: string[]) => names.map((c) => c.trim());
   const parser = source.pipe(parse({ bom: true, columns, skip_empty_lines: true, relax_column_count: true, delimiter: start.file.delimiter ?? ',' }));
   source.on('error', (err) => parser.destroy(err));
-  for await (const row of parser as AsyncIterable<Record<string, string>>) if (row.number?.trim()) listed.add(row.number.trim());
+  for await (const row of parser as AsyncIterable<Record<string, string>>) {
+    // As the line's reconciliation read it (listedKey): an invoice counted listed is one its line reconciled.
+    const number = listedKey(row, 'number');
+    if (number !== undefined) listed.add(number);
+  }
   if (listed.size === 0) return { note: 'open invoices were not closed: the file lists no invoice number' };
   const customers = await deps.core.find<CustomerDoc & { [k: string]: unknown }>('customers', { selector: {}, sort: [{ id: 'asc' }] });
   const openNumbers = customers.flatMap((c) => Object.entries(c.data.ledger.open).filter(([, v]) => v[2] !== 0).map(([n]) => n));

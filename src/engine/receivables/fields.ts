@@ -1,3 +1,4 @@
+import { numberFromText } from '../../shared/number-text';
 import { freeFormProblem } from '../free-form';
 import { maskFreeFormCardData } from '../security/card-data';
 import { isCurrency } from './money';
@@ -65,7 +66,7 @@ export class Fields {
   int(name: string, opts: { min?: number; max?: number; code?: string } = {}): number | undefined {
     const raw = this.input[name];
     if (!given(raw)) return undefined;
-    const value = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+    const value = typeof raw === 'string' ? (numberFromText(raw.trim(), false) ?? raw) : raw;
     if (!isWholeAmount(value)) {
       this.problems.add(name, opts.code ?? 'invalid_integer', 'must be a whole number (minor currency units for amounts)');
       return undefined;
@@ -80,9 +81,9 @@ export class Fields {
   num(name: string): number | undefined {
     const raw = this.input[name];
     if (!given(raw)) return undefined;
-    const value = typeof raw === 'string' ? Number(raw.trim()) : raw;
+    const value = typeof raw === 'string' ? numberFromText(raw.trim(), true) : raw;
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      this.problems.add(name, 'invalid_number', 'must be a number');
+      this.problems.add(name, 'invalid_number', "must be a number written with digits and a '.' as the decimal point (2.5), no other sign or separator");
       return undefined;
     }
     return value;

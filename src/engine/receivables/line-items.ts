@@ -22,7 +22,7 @@ export function readLineItems(raw: unknown, problems: Problems): LineInput[] | u
     problems.add('line_item_attributes', 'invalid_type', 'must be an array of line items');
     return undefined;
   }
-  return raw.map((item: unknown, i): LineInput => {
+  const inputs = raw.map((item: unknown, i): LineInput => {
     const p = problems.child(`line_item_attributes.${i}.`);
     if (!item || typeof item !== 'object' || Array.isArray(item)) {
       p.add('', 'invalid_type', 'must be a line item object');
@@ -56,20 +56,39 @@ export function readLineItems(raw: unknown, problems: Problems): LineInput[] | u
       extra: extraAttributes(input, LINE_FIELDS, p),
     };
   });
+  refuseRepeatedNumbers(inputs, problems);
+  return inputs;
+}
+
+/**
+ * A line number names one line of the invoice (mergeLineItems matches it with the stored line of
+ * that number): two items of one request with the same number would be merged into one, the first
+ * one's amount silently lost and the invoice billed short. The second is refused, naming the number.
+ * Items without a number are numbered by mergeLineItems and never clash.
+ */
+function refuseRepeatedNumbers(inputs: readonly LineInput[], problems: Problems): void {
+  const seen = new Set<string>();
+  inputs.forEach((input, i) => {
+    if (input.number === undefined) return;
+    if (seen.has(input.number)) problems.add(`line_item_attributes.${i}.number`, 'duplicate_line_number', `${input.number} appears twice in the invoice: each line item needs its own number (or none: it then gets the next free one)`);
+    seen.add(input.number);
+  });
 }
 
 /**
  * Line items of an import against the stored ones, matched by `number`. When no item of the
  * payload has a number, each is known by its position (1, 2, ...), as it was numbered when first
  * stored: an ERP sending the same invoice again updates its lines instead of adding them twice.
- * Otherwise an item without a number gets the next free one. `replace` drops stored items the
+ * Otherwise an item without a number gets the next number that no stored item (unless replaced)
+ * and no item of the payload names (readLineItems refuses a number named twice). `replace` drops stored items the
  * payload does not name. A new item needs an amount (or quantity and unit_cost_cents); its
  * balance starts at its amount.
  */
 export function mergeLineItems(stored: LineItemData[], inputs: LineInput[] | undefined, replace: boolean, problems: Problems): LineItemData[] {
   if (!inputs) return stored;
   const out: LineItemData[] = replace ? [] : stored.map((l) => ({ ...l }));
-  const taken = new Set(out.map((l) => l.number));
+  // The payload's own numbers are taken too: an item without a number must not get one a later item names.
+  const taken = new Set([...out.map((l) => l.number), ...inputs.flatMap((input) => (input.number === undefined ? [] : [input.number]))]);
   let next = 1;
   const freeNumber = () => {
     while (taken.has(String(next))) next++;
@@ -83,9 +102,9 @@ export function mergeLineItems(stored: LineItemData[], inputs: LineInput[] | und
     const existing = out.find((l) => l.number === number);
     const base = existing ?? (previous ? { ...previous } : undefined);
     if (!base && input.amount === undefined) {
-      // An amount that did not parse has its problem already: it is not also "required".
-      const field = `line_item_attributes.${i}.amount`;
-      if (!problems.has(field)) problems.add(field, 'missing_line_amount', 'is required (or quantity and unit_cost_cents)');
+      // An amount (or a quantity or unit cost it is computed from) that did not parse has its problem already: it is not also "required".
+      const at = `line_item_attributes.${i}.`;
+      if (!['amount', 'quantity', 'unit_cost_cents'].some((name) => problems.has(at + name))) problems.add(`${at}amount`, 'missing_line_amount', 'is required (or quantity and unit_cost_cents)');
       return;
     }
     const amount = input.amount ?? base?.amount_cents ?? 0;

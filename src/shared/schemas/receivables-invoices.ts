@@ -7,7 +7,7 @@ export const LineItemInput = component(
   'LineItem',
   Type.Object(
     {
-      number: Type.Optional(Type.String({ maxLength: 100, description: 'Line number; matches stored lines on update. Default: the next free position.' })),
+      number: Type.Optional(Type.String({ maxLength: 100, description: 'Line number, once per request (a number twice is 412 duplicate_line_number); matches stored lines on update. Default: the next free position.' })),
       description: Type.Optional(Type.String({ maxLength: 4000 })),
       order_key: Type.Optional(Type.String({ maxLength: 100 })),
       purchase_order_number: Type.Optional(Type.String({ maxLength: 100 })),
