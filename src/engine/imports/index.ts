@@ -97,19 +97,37 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
     // A spreadsheet's plain "CSV" is often saved in its ANSI code page: say where, and what to choose instead.
     throw notUtf8(file.notUtf8Line);
   }
-  const firstRows = (delimiter: ',' | Delimiter, to: number) => {
+  const parseHead = (delimiter: ',' | Delimiter, to: number) => parse(file.head, headParseOptions(delimiter, to)) as string[][];
+  const notCsv = (err: unknown) => {
+    // The parser's own message quotes cells (a card number): only its line is said.
+    const line = (err as { lines?: number }).lines;
+    return fail.unsupportedMedia('not_csv', `The file is not CSV: ${line ? `line ${line}` : 'its first lines'} cannot be read (a quote not closed, or a quote inside a field that is not quoted): save it as "CSV UTF-8" and upload it again`);
+  };
+  const headerRecord = (delimiter: ',' | Delimiter) => {
     try {
-      return parse(file.head, headParseOptions(delimiter, to)) as string[][];
+      return parseHead(delimiter, 1)[0] ?? [];
     } catch (err) {
-      // The parser's own message quotes cells (a card number): only its line is said.
-      const line = (err as { lines?: number }).lines;
-      throw fail.unsupportedMedia('not_csv', `The file is not CSV: ${line ? `line ${line}` : 'its first lines'} cannot be read (a quote not closed, or a quote inside a field that is not quoted): save it as "CSV UTF-8" and upload it again`);
+      throw notCsv(err);
+    }
+  };
+  /** Whether a record follows the header, the kept start of the file (head) ending where it may. */
+  const hasLines = (delimiter: ',' | Delimiter) => {
+    try {
+      return parseHead(delimiter, 2).length > 1;
+    } catch (err) {
+      // A quoted field still open where the kept start ends (notes of 64K characters on the first
+      // line) is cut by the window, not shown unclosed: the record is there, and the run reads it
+      // whole (or, never closed, refuses its line). A file's kind needs its header record only.
+      if (file.head.length < file.size && (err as { code?: string }).code === 'CSV_QUOTE_NOT_CLOSED') return true;
+      throw notCsv(err);
     }
   };
   // The header row and its kind by the rule the Imports screen reads a chosen file with (src/shared).
-  const { header, kind, delimiter } = readHeader((d) => firstRows(d, 1)[0] ?? []);
-  const rows = firstRows(delimiter ?? ',', 2);
+  const { header, kind, delimiter, refusal } = readHeader(headerRecord);
+  const lines = hasLines(delimiter ?? ',');
   if (header.length === 0) throw fail.precondition('empty_file', 'The file is empty');
+  // A column given twice: the screen says the same before the file is sent (the shared rule).
+  if (refusal) throw fail.precondition(refusal.code, refusal.message);
   if (!kind) {
     throw fail.precondition('unknown_header', `The header row names no file kind this service imports (customers, invoices, payments, divisions, credit cards, reconciliation): ${header.slice(0, 8).join(',')}`);
   }
@@ -120,7 +138,7 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
     const names = miscased.map((m) => `${JSON.stringify(m.column)} (${m.field})`).join(', ');
     throw fail.precondition('unknown_header', `A ${kind} file's columns are the fields' names as written in the layout, in lower case: rename ${names}`);
   }
-  if (rows.length < 2) throw fail.precondition('empty_file', 'The file has a header row and no lines to import');
+  if (!lines) throw fail.precondition('empty_file', 'The file has a header row and no lines to import');
   return { kind, header, ...(delimiter ? { delimiter } : {}) };
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { KIND_EFFECT, type FileKind } from '../../../shared/import-kinds';
+import { KIND_EFFECT, type FileKind, type HeaderRefusal } from '../../../shared/import-kinds';
 import { ApiError } from '../api/client';
 import { boCall, boDownload, boUpload, type BoAnswer, type UploadOptions } from '../api/backoffice';
 import { LOCALE, fileSize, sentence, time } from '../format';
@@ -9,7 +9,7 @@ import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad, usePaged } from './common';
 import { TableScroll } from './DataTable';
 import { CSV_SAMPLES } from './csv-samples';
-import { kindOfFile, sentFiles } from './import-file';
+import { kindOfFile, sentFiles, type ChosenFile } from './import-file';
 import { ReconResults } from './ImportRecon';
 import './operations.css';
 import './imports.css';
@@ -149,8 +149,19 @@ function UploadProgress({ bytes, total }: { bytes: number; total: number }) {
   );
 }
 
-/** What the chosen file will do, read from its header row by the engine's rule, before it is sent. */
-function FileKindHint({ kind }: { kind: FileKind }) {
+/**
+ * What the chosen file will do, read from its header row by the engine's rule, before it is sent;
+ * or why the engine will refuse it (a column given twice), in the API's own words.
+ */
+function FileKindHint({ kind, refusal }: { kind: FileKind | undefined; refusal: HeaderRefusal | undefined }) {
+  if (refusal) {
+    return (
+      <p role="alert" className="notice error" aria-label="Why this file cannot be imported">
+        Cannot be imported: {refusal.message}.
+      </p>
+    );
+  }
+  if (!kind) return null;
   return (
     <p className={`notice ${kind === 'invoice_recon' ? 'warn' : 'info'} small`} aria-label="What this file will do">
       {KIND[kind]}: {KIND_EFFECT[kind]}
@@ -158,17 +169,17 @@ function FileKindHint({ kind }: { kind: FileKind }) {
   );
 }
 
-/** The kind the chosen file's header row names (undefined while it is read, or when it names none). */
-function useFileKind(file: File | null): FileKind | undefined {
-  const [kind, setKind] = useState<{ of: File; kind: FileKind | undefined }>();
+/** What the chosen file's header row says (no kind while it is read, or when it names none). */
+function useFileKind(file: File | null): ChosenFile {
+  const [read, setRead] = useState<{ of: File; chosen: ChosenFile }>();
   useEffect(() => {
     let live = true;
-    if (file) void kindOfFile(file).then((k) => live && setKind({ of: file, kind: k }));
+    if (file) void kindOfFile(file).then((chosen) => live && setRead({ of: file, chosen }));
     return () => {
       live = false;
     };
   }, [file]);
-  return kind && kind.of === file ? kind.kind : undefined;
+  return read && read.of === file ? read.chosen : { kind: undefined };
 }
 
 function Upload() {
@@ -176,7 +187,7 @@ function Upload() {
   const go = useRoute((s) => s.go);
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
-  const kind = useFileKind(file);
+  const { kind, refusal: refused } = useFileKind(file);
   const [confirmClose, setConfirmClose] = useState(false);
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -236,7 +247,7 @@ function Upload() {
         Numbers in the file are written one way, whatever your language: amounts in whole cents with no separator, quantities with a point for decimals and no thousands separator. For example {new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2 }).format(1234.5)} is written <code>123450</code> and {new Intl.NumberFormat(LOCALE).format(1.5)} pieces <code>1.5</code>. Columns may be separated by commas, semicolons or tabs.
       </p>
       <SampleFiles />
-      {file && kind && <FileKindHint kind={kind} />}
+      {file && <FileKindHint kind={kind} refusal={refused} />}
       {file && kind === 'invoice_recon' && (
         <label className="bo-check">
           <input type="checkbox" checked={confirmClose} onChange={(e) => setConfirmClose(e.target.checked)} /> {CONFIRM_CLOSE}
@@ -250,7 +261,7 @@ function Upload() {
             Import it again anyway
           </button>
         )}
-        <button type="button" className="primary" disabled={!file || busy} onClick={() => void send()}>
+        <button type="button" className="primary" disabled={!file || busy || !!refused} onClick={() => void send()}>
           {busy ? 'Uploading…' : 'Import'}
         </button>
       </div>
