@@ -5,7 +5,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { DAY_MS } from '../clock';
 import { fail } from '../errors';
@@ -142,6 +142,28 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
   return { kind, header, ...(delimiter ? { delimiter } : {}) };
 }
 
+/**
+ * The uploads of one file's bytes (by fingerprint): the latest, and those before it still in the
+ * 24-hour window when it came (absent on records made before they were kept).
+ */
+interface Fingerprint {
+  batch: number;
+  at_ms: number;
+  earlier?: Array<{ batch: number; at_ms: number }>;
+}
+
+const uploadsOf = (f: Fingerprint) => [{ batch: f.batch, at_ms: f.at_ms }, ...(f.earlier ?? [])];
+
+/**
+ * The batch that makes an upload of the same bytes a duplicate, of those uploaded in the window
+ * (newest first): one importing them now, else one that imported them. A failed batch (its file
+ * gone after a crash, an error that stopped it) did not import the file: it is no reason to refuse it.
+ */
+async function sameFileBatch(tx: Tx, uploads: Array<{ batch: number }>): Promise<BatchData | undefined> {
+  const batches = (await Promise.all(uploads.map((u) => getBatch(tx, u.batch)))).filter((b): b is BatchData => b !== undefined && b.status !== 'failed');
+  return batches.find((b) => b.status === 'processing') ?? batches[0];
+}
+
 /** Streams an upload in, checks it and records its batch; on a refusal, nothing is left. */
 async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, source: Readable, meta: () => Promise<UploadMeta>): Promise<BatchData> {
   const name = `upload-${randomBytes(12).toString('hex')}.csv.enc`;
@@ -152,11 +174,17 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
     // Read by invoice reconciliations only: confirming is uploading the held-back file again.
     const confirmClose = kind === 'invoice_recon' && m.confirmClose === true;
     const batch = await core.mutate(async (tx) => {
-      const seen = await getRecord<{ batch: number; at_ms: number }>(tx, FINGERPRINT, file.fingerprint);
-      if (seen && seen.data.at_ms > tx.now - WINDOW_MS && !m.force && !confirmClose) {
-        const held = (await getBatch(tx, seen.data.batch))?.closing?.held;
-        const how = held ? 'send confirm_close=true to close the open invoices it leaves out, or force=true to import it again as it was' : 'send force=true to import it again';
-        throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${seen.data.batch}); ${how}`);
+      const seen = await getRecord<Fingerprint>(tx, FINGERPRINT, file.fingerprint);
+      const recent = seen ? uploadsOf(seen.data).filter((u) => u.at_ms > tx.now - WINDOW_MS) : [];
+      if (recent.length && !m.force && !confirmClose) {
+        const earlier = await sameFileBatch(tx, recent);
+        if (earlier?.status === 'processing') {
+          throw fail.conflict('duplicate_file', `This file is being imported now (batch ${earlier.id}, still processing); wait for it to end, or send force=true to import it a second time`);
+        }
+        if (earlier) {
+          const how = earlier.closing?.held ? 'send confirm_close=true to close the open invoices it leaves out, or force=true to import it again as it was' : 'send force=true to import it again';
+          throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${earlier.id}); ${how}`);
+        }
       }
       const data: BatchData = {
         // Like an invoice's id, the watermark of its first version: units are serialised.
@@ -184,7 +212,10 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
         ...(confirmClose ? { confirm_close: true } : {}),
       };
       await putBatch(tx, data, 'import.created');
-      await putRecord(tx, FINGERPRINT, file.fingerprint, { batch: data.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });
+      // The uploads of these bytes still in the window, newest first: a batch that fails later
+      // leaves the one that imported them before it answering for them.
+      const fingerprint: Fingerprint = { batch: data.id, at_ms: tx.now, ...(recent.length ? { earlier: recent } : {}) };
+      await putRecord(tx, FINGERPRINT, file.fingerprint, fingerprint, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });
       return data;
     });
     return batch;

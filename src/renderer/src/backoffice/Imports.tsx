@@ -65,13 +65,15 @@ function SampleFiles() {
 /**
  * What the screen says of a refused upload. The API's message for a repeated file tells an
  * integration to send `force=true`; here the button under it does that, and the earlier batch is a
- * link (was it complete? what did it refuse?).
+ * link (was it complete, or is it still running? what did it refuse?).
  */
-function refusalText(err: unknown): { message: string; batch?: number } {
+function refusalText(err: unknown): { message: string; batch?: number; why?: string } {
   const message = (err as Error).message;
   if (!(err instanceof ApiError) || err.code !== 'duplicate_file') return { message };
   const batch = /batch (\d+)/.exec(message)?.[1];
-  return { message: 'This file was imported in the last 24 hours', ...(batch ? { batch: Number(batch) } : {}) };
+  // "This file was imported in the last 24 hours", or "This file is being imported now" (a batch still processing it): the API's words up to the batch.
+  const said = message.split(' (batch')[0]!;
+  return { message: said, ...(said.includes('being imported') ? { why: 'Already sent' } : {}), ...(batch ? { batch: Number(batch) } : {}) };
 }
 
 /** Imports: upload a CSV, the batches with live progress (`import.progress` on /api/events), a batch's errors. */
@@ -109,7 +111,7 @@ const StatusPill = ({ status }: { status: Batch['status'] }) => (
   <span className={`pill ${status === 'completed' ? 'paid' : status === 'failed' ? 'voided' : 'open'}`}>{status === 'processing' ? 'Processing' : status === 'completed' ? 'Completed' : 'Failed'}</span>
 );
 
-type Refusal = { status: number; message: string; batch?: number };
+type Refusal = { status: number; message: string; batch?: number; why?: string };
 const WHY: Record<number, string> = { 413: 'File too large', 415: 'Not a CSV file', 412: 'Nothing to import', 409: 'Already imported' };
 
 function RefusalNotice({ refusal }: { refusal: Refusal }) {
@@ -117,7 +119,7 @@ function RefusalNotice({ refusal }: { refusal: Refusal }) {
   const batch = refusal.batch;
   return (
     <p role="alert" className="notice error">
-      {WHY[refusal.status] ? `${WHY[refusal.status]}: ` : ''}
+      {(refusal.why ?? WHY[refusal.status]) ? `${refusal.why ?? WHY[refusal.status]}: ` : ''}
       {refusal.message}
       {batch !== undefined && (
         <>
