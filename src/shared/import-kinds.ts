@@ -30,16 +30,49 @@ export function kindOfHeader(header: readonly string[]): FileKind | undefined {
 /** csv-parse's options for the first records of a file's start (`to` of them), by either side. */
 export const headParseOptions = (delimiter: ',' | Delimiter, to: number) => ({ bom: true, to, relax_column_count: true, skip_empty_lines: true, delimiter });
 
+/** Why a header row is refused whatever kind it names: the engine answers it (412) and the Imports screen says it before sending. */
+export interface HeaderRefusal {
+  code: 'duplicate_header';
+  message: string;
+}
+
 export interface HeaderRead {
   /** The header row's names, trimmed. */
   header: string[];
   kind: FileKind | undefined;
   /** Set when the file is read by `;` or a tab rather than commas. */
   delimiter?: Delimiter;
+  /** Set when the header cannot be imported by, whatever its kind (a column given twice). */
+  refusal?: HeaderRefusal;
 }
 
 /**
- * The header row of a file and the kind it names, from its first record read with a separator. A
+ * A column the header row gives more than once, with where (1-based), names compared as the kind is
+ * told (trimmed, in their own letters: `Amount` beside `amount` is refused by the kind's own
+ * rule, as a field written in other letters). A line would have two values for one field and one
+ * of them would silently win. Blank names are left to the kind's rule (a column without a name).
+ */
+export function duplicateColumns(header: readonly string[]): Array<{ column: string; positions: number[] }> {
+  const at = new Map<string, number[]>();
+  header.forEach((name, i) => {
+    if (name !== '') at.set(name, [...(at.get(name) ?? []), i + 1]);
+  });
+  return [...at].filter(([, positions]) => positions.length > 1).map(([column, positions]) => ({ column, positions }));
+}
+
+function headerRefusal(header: readonly string[]): HeaderRefusal | undefined {
+  const twice = duplicateColumns(header);
+  if (!twice.length) return undefined;
+  const named = twice.map((d) => `${JSON.stringify(d.column)} (columns ${d.positions.slice(0, -1).join(', ')} and ${d.positions.at(-1)})`).join(', ');
+  return {
+    code: 'duplicate_header',
+    message: `The header row gives ${named} more than once: a line would have two values for one field, and only one would be imported. Give each column once and upload the file again`,
+  };
+}
+
+/**
+ * The header row of a file and the kind it names, from its first record read with a separator, and
+ * why it is refused whatever its kind (`refusal`: a column given twice). A
  * spreadsheet in a locale whose decimal mark is a comma saves "CSV" with semicolons (or tabs): a
  * header row that is one column by commas, and names a kind by one of those, is read by it.
  */
@@ -50,9 +83,14 @@ export function readHeader(firstRecord: (delimiter: ',' | Delimiter) => readonly
   if (other) {
     const byOther = cells(other);
     const kind = kindOfHeader(byOther);
-    if (kind) return { header: byOther, kind, delimiter: other };
+    if (kind) return withRefusal({ header: byOther, kind, delimiter: other });
   }
-  return { header: byComma, kind: kindOfHeader(byComma) };
+  return withRefusal({ header: byComma, kind: kindOfHeader(byComma) });
+}
+
+function withRefusal(read: HeaderRead): HeaderRead {
+  const refusal = headerRefusal(read.header);
+  return refusal ? { ...read, refusal } : read;
 }
 
 /** What importing a file of each kind does, as the Imports screen says it before the file is sent ("Invoices: ..."). */

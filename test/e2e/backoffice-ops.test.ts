@@ -77,6 +77,16 @@ describe('the back office: imports, webhooks and e-mail', { timeout: 120_000 }, 
     expect(await page.getByText('header-only.csv').count()).toBe(1);
     expect(await api<unknown[]>('GET', '/api/imports')).toEqual([]);
 
+    // A header row that gives a column twice: refused before it is sent, in the API's words (the shared header rule), and Import is off.
+    await page.getByLabel('CSV file').setInputFiles({ name: 'twice.csv', mimeType: 'text/csv', buffer: Buffer.from('identifier,name,name\nTWICE-1,Ann,Bob\n') });
+    const twice = page.getByRole('alert', { name: 'Why this file cannot be imported' });
+    await twice.waitFor();
+    expect(await twice.innerText()).toBe(
+      'Cannot be imported: The header row gives "name" (columns 2 and 3) more than once: a line would have two values for one field, and only one would be imported. Give each column once and upload the file again.',
+    );
+    expect(await page.getByRole('button', { name: 'Import', exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByLabel('What this file will do').count()).toBe(0);
+
     // Every value the bar takes, recorded by the page itself: on a quiet machine the batch ends
     // between two polls from here, and sampling would miss the values in between.
     await page.evaluate(`(() => {

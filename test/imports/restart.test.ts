@@ -2,6 +2,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { getBatch } from '../../src/engine/imports/records';
 import { openTestEngine, type TestEngine } from '../helpers/harness';
 import { tempDir } from '../helpers/tmp';
 
@@ -50,6 +51,49 @@ describe('an engine closed mid-batch', () => {
     const failed = await t.engine.imports.view(batch.id);
     expect(failed).toMatchObject({ status: 'failed', error: 'The uploaded file is no longer in the data folder; upload it again' });
     expect(failed.complete_at).not.toBeNull();
+  });
+
+  it('takes the same file again once its batch failed (it did not import it), without force, as its message asks', async () => {
+    const tmp = tempDir();
+    dirs.push(tmp.cleanup);
+    const csv = invoices(3000);
+    const batch = await uploadAndStop(tmp.dir, csv);
+    for (const f of readdirSync(join(tmp.dir, 'imports'))) rmSync(join(tmp.dir, 'imports', f));
+    const t = await openTestEngine({ dir: tmp.dir });
+    open.push(t);
+    await t.engine.imports.idle();
+    expect(await t.engine.imports.view(batch.id)).toMatchObject({ status: 'failed' });
+    const again = await t.engine.imports.upload(Readable.from([Buffer.from(csv)]), meta);
+    expect(again).toMatchObject({ status: 'processing', file_fingerprint: batch.file_fingerprint });
+    await t.engine.imports.idle();
+    expect(await t.engine.imports.view(again.id)).toMatchObject({ status: 'completed', result_message: '3000 invoices' });
+    // Imported now: the same bytes are refused within 24 hours, naming the batch that imported them.
+    await expect(t.engine.imports.upload(Readable.from([Buffer.from(csv)]), meta)).rejects.toMatchObject({ code: 'duplicate_file', message: expect.stringContaining(`imported in the last 24 hours (batch ${again.id})`) });
+  });
+
+  it('refuses the same file while a batch is importing it, saying so; a forced copy that fails does not free it', async () => {
+    const tmp = tempDir();
+    dirs.push(tmp.cleanup);
+    const csv = invoices(3000);
+    const t = await openTestEngine({ dir: tmp.dir });
+    const first = await t.engine.imports.upload(Readable.from([Buffer.from(csv)]), meta);
+    await expect(t.engine.imports.upload(Readable.from([Buffer.from(csv)]), meta)).rejects.toMatchObject({
+      code: 'duplicate_file',
+      message: expect.stringContaining(`This file is being imported now (batch ${first.id}`),
+    });
+    expect((await t.engine.imports.view(first.id)).status).toBe('processing');
+    // A second copy, forced, stopped with the first: at the next start its file is gone and it fails.
+    const forced = await t.engine.imports.upload(Readable.from([Buffer.from(csv)]), async () => ({ ...(await meta()), force: true }));
+    const keepName = (await getBatch(t.engine.core, first.id))?.file?.name;
+    await t.engine.close();
+    for (const f of readdirSync(join(tmp.dir, 'imports'))) if (f !== keepName) rmSync(join(tmp.dir, 'imports', f));
+    const t2 = await openTestEngine({ dir: tmp.dir });
+    open.push(t2);
+    await t2.engine.imports.idle();
+    expect(await t2.engine.imports.view(forced.id)).toMatchObject({ status: 'failed' });
+    expect(await t2.engine.imports.view(first.id)).toMatchObject({ status: 'completed', result_message: '3000 invoices' });
+    // The forced copy failed, but the first batch imported these bytes: still refused, naming it.
+    await expect(t2.engine.imports.upload(Readable.from([Buffer.from(csv)]), meta)).rejects.toMatchObject({ code: 'duplicate_file', message: expect.stringContaining(`imported in the last 24 hours (batch ${first.id})`) });
   });
 
   it('removes at its next start the upload a crash cut short (a file no batch names), and resumes the batch whose file it is', async () => {

@@ -5,7 +5,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
-import type { EngineCore } from '../core';
+import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
 import { DAY_MS } from '../clock';
 import { fail } from '../errors';
@@ -97,19 +97,37 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
     // A spreadsheet's plain "CSV" is often saved in its ANSI code page: say where, and what to choose instead.
     throw notUtf8(file.notUtf8Line);
   }
-  const firstRows = (delimiter: ',' | Delimiter, to: number) => {
+  const parseHead = (delimiter: ',' | Delimiter, to: number) => parse(file.head, headParseOptions(delimiter, to)) as string[][];
+  const notCsv = (err: unknown) => {
+    // The parser's own message quotes cells (a card number): only its line is said.
+    const line = (err as { lines?: number }).lines;
+    return fail.unsupportedMedia('not_csv', `The file is not CSV: ${line ? `line ${line}` : 'its first lines'} cannot be read (a quote not closed, or a quote inside a field that is not quoted): save it as "CSV UTF-8" and upload it again`);
+  };
+  const headerRecord = (delimiter: ',' | Delimiter) => {
     try {
-      return parse(file.head, headParseOptions(delimiter, to)) as string[][];
+      return parseHead(delimiter, 1)[0] ?? [];
     } catch (err) {
-      // The parser's own message quotes cells (a card number): only its line is said.
-      const line = (err as { lines?: number }).lines;
-      throw fail.unsupportedMedia('not_csv', `The file is not CSV: ${line ? `line ${line}` : 'its first lines'} cannot be read (a quote not closed, or a quote inside a field that is not quoted): save it as "CSV UTF-8" and upload it again`);
+      throw notCsv(err);
+    }
+  };
+  /** Whether a record follows the header, the kept start of the file (head) ending where it may. */
+  const hasLines = (delimiter: ',' | Delimiter) => {
+    try {
+      return parseHead(delimiter, 2).length > 1;
+    } catch (err) {
+      // A quoted field still open where the kept start ends (notes of 64K characters on the first
+      // line) is cut by the window, not shown unclosed: the record is there, and the run reads it
+      // whole (or, never closed, refuses its line). A file's kind needs its header record only.
+      if (file.head.length < file.size && (err as { code?: string }).code === 'CSV_QUOTE_NOT_CLOSED') return true;
+      throw notCsv(err);
     }
   };
   // The header row and its kind by the rule the Imports screen reads a chosen file with (src/shared).
-  const { header, kind, delimiter } = readHeader((d) => firstRows(d, 1)[0] ?? []);
-  const rows = firstRows(delimiter ?? ',', 2);
+  const { header, kind, delimiter, refusal } = readHeader(headerRecord);
+  const lines = hasLines(delimiter ?? ',');
   if (header.length === 0) throw fail.precondition('empty_file', 'The file is empty');
+  // A column given twice: the screen says the same before the file is sent (the shared rule).
+  if (refusal) throw fail.precondition(refusal.code, refusal.message);
   if (!kind) {
     throw fail.precondition('unknown_header', `The header row names no file kind this service imports (customers, invoices, payments, divisions, credit cards, reconciliation): ${header.slice(0, 8).join(',')}`);
   }
@@ -120,8 +138,30 @@ function inspect(file: ReceivedFile): { kind: FileKind; header: string[]; delimi
     const names = miscased.map((m) => `${JSON.stringify(m.column)} (${m.field})`).join(', ');
     throw fail.precondition('unknown_header', `A ${kind} file's columns are the fields' names as written in the layout, in lower case: rename ${names}`);
   }
-  if (rows.length < 2) throw fail.precondition('empty_file', 'The file has a header row and no lines to import');
+  if (!lines) throw fail.precondition('empty_file', 'The file has a header row and no lines to import');
   return { kind, header, ...(delimiter ? { delimiter } : {}) };
+}
+
+/**
+ * The uploads of one file's bytes (by fingerprint): the latest, and those before it still in the
+ * 24-hour window when it came (absent on records made before they were kept).
+ */
+interface Fingerprint {
+  batch: number;
+  at_ms: number;
+  earlier?: Array<{ batch: number; at_ms: number }>;
+}
+
+const uploadsOf = (f: Fingerprint) => [{ batch: f.batch, at_ms: f.at_ms }, ...(f.earlier ?? [])];
+
+/**
+ * The batch that makes an upload of the same bytes a duplicate, of those uploaded in the window
+ * (newest first): one importing them now, else one that imported them. A failed batch (its file
+ * gone after a crash, an error that stopped it) did not import the file: it is no reason to refuse it.
+ */
+async function sameFileBatch(tx: Tx, uploads: Array<{ batch: number }>): Promise<BatchData | undefined> {
+  const batches = (await Promise.all(uploads.map((u) => getBatch(tx, u.batch)))).filter((b): b is BatchData => b !== undefined && b.status !== 'failed');
+  return batches.find((b) => b.status === 'processing') ?? batches[0];
 }
 
 /** Streams an upload in, checks it and records its batch; on a refusal, nothing is left. */
@@ -134,11 +174,17 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
     // Read by invoice reconciliations only: confirming is uploading the held-back file again.
     const confirmClose = kind === 'invoice_recon' && m.confirmClose === true;
     const batch = await core.mutate(async (tx) => {
-      const seen = await getRecord<{ batch: number; at_ms: number }>(tx, FINGERPRINT, file.fingerprint);
-      if (seen && seen.data.at_ms > tx.now - WINDOW_MS && !m.force && !confirmClose) {
-        const held = (await getBatch(tx, seen.data.batch))?.closing?.held;
-        const how = held ? 'send confirm_close=true to close the open invoices it leaves out, or force=true to import it again as it was' : 'send force=true to import it again';
-        throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${seen.data.batch}); ${how}`);
+      const seen = await getRecord<Fingerprint>(tx, FINGERPRINT, file.fingerprint);
+      const recent = seen ? uploadsOf(seen.data).filter((u) => u.at_ms > tx.now - WINDOW_MS) : [];
+      if (recent.length && !m.force && !confirmClose) {
+        const earlier = await sameFileBatch(tx, recent);
+        if (earlier?.status === 'processing') {
+          throw fail.conflict('duplicate_file', `This file is being imported now (batch ${earlier.id}, still processing); wait for it to end, or send force=true to import it a second time`);
+        }
+        if (earlier) {
+          const how = earlier.closing?.held ? 'send confirm_close=true to close the open invoices it leaves out, or force=true to import it again as it was' : 'send force=true to import it again';
+          throw fail.conflict('duplicate_file', `This file was imported in the last 24 hours (batch ${earlier.id}); ${how}`);
+        }
       }
       const data: BatchData = {
         // Like an invoice's id, the watermark of its first version: units are serialised.
@@ -166,7 +212,10 @@ async function receiveBatch(core: EngineCore, dir: string, keys: FileKeys, sourc
         ...(confirmClose ? { confirm_close: true } : {}),
       };
       await putBatch(tx, data, 'import.created');
-      await putRecord(tx, FINGERPRINT, file.fingerprint, { batch: data.id, at_ms: tx.now }, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });
+      // The uploads of these bytes still in the window, newest first: a batch that fails later
+      // leaves the one that imported them before it answering for them.
+      const fingerprint: Fingerprint = { batch: data.id, at_ms: tx.now, ...(recent.length ? { earlier: recent } : {}) };
+      await putRecord(tx, FINGERPRINT, file.fingerprint, fingerprint, { type: 'import.fingerprint', entity: 'import', key: String(data.id) });
       return data;
     });
     return batch;

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { KIND_EFFECT, type FileKind } from '../../../shared/import-kinds';
+import { KIND_EFFECT, type FileKind, type HeaderRefusal } from '../../../shared/import-kinds';
 import { ApiError } from '../api/client';
 import { boCall, boDownload, boUpload, type BoAnswer, type UploadOptions } from '../api/backoffice';
 import { LOCALE, fileSize, sentence, time } from '../format';
@@ -9,7 +9,7 @@ import { can, useUser } from '../state/user';
 import { Notice, Title, useLoad, usePaged } from './common';
 import { TableScroll } from './DataTable';
 import { CSV_SAMPLES } from './csv-samples';
-import { kindOfFile, sentFiles } from './import-file';
+import { kindOfFile, sentFiles, type ChosenFile } from './import-file';
 import { ReconResults } from './ImportRecon';
 import './operations.css';
 import './imports.css';
@@ -65,13 +65,15 @@ function SampleFiles() {
 /**
  * What the screen says of a refused upload. The API's message for a repeated file tells an
  * integration to send `force=true`; here the button under it does that, and the earlier batch is a
- * link (was it complete? what did it refuse?).
+ * link (was it complete, or is it still running? what did it refuse?).
  */
-function refusalText(err: unknown): { message: string; batch?: number } {
+function refusalText(err: unknown): { message: string; batch?: number; why?: string } {
   const message = (err as Error).message;
   if (!(err instanceof ApiError) || err.code !== 'duplicate_file') return { message };
   const batch = /batch (\d+)/.exec(message)?.[1];
-  return { message: 'This file was imported in the last 24 hours', ...(batch ? { batch: Number(batch) } : {}) };
+  // "This file was imported in the last 24 hours", or "This file is being imported now" (a batch still processing it): the API's words up to the batch.
+  const said = message.split(' (batch')[0]!;
+  return { message: said, ...(said.includes('being imported') ? { why: 'Already sent' } : {}), ...(batch ? { batch: Number(batch) } : {}) };
 }
 
 /** Imports: upload a CSV, the batches with live progress (`import.progress` on /api/events), a batch's errors. */
@@ -109,7 +111,7 @@ const StatusPill = ({ status }: { status: Batch['status'] }) => (
   <span className={`pill ${status === 'completed' ? 'paid' : status === 'failed' ? 'voided' : 'open'}`}>{status === 'processing' ? 'Processing' : status === 'completed' ? 'Completed' : 'Failed'}</span>
 );
 
-type Refusal = { status: number; message: string; batch?: number };
+type Refusal = { status: number; message: string; batch?: number; why?: string };
 const WHY: Record<number, string> = { 413: 'File too large', 415: 'Not a CSV file', 412: 'Nothing to import', 409: 'Already imported' };
 
 function RefusalNotice({ refusal }: { refusal: Refusal }) {
@@ -117,7 +119,7 @@ function RefusalNotice({ refusal }: { refusal: Refusal }) {
   const batch = refusal.batch;
   return (
     <p role="alert" className="notice error">
-      {WHY[refusal.status] ? `${WHY[refusal.status]}: ` : ''}
+      {(refusal.why ?? WHY[refusal.status]) ? `${refusal.why ?? WHY[refusal.status]}: ` : ''}
       {refusal.message}
       {batch !== undefined && (
         <>
@@ -149,8 +151,19 @@ function UploadProgress({ bytes, total }: { bytes: number; total: number }) {
   );
 }
 
-/** What the chosen file will do, read from its header row by the engine's rule, before it is sent. */
-function FileKindHint({ kind }: { kind: FileKind }) {
+/**
+ * What the chosen file will do, read from its header row by the engine's rule, before it is sent;
+ * or why the engine will refuse it (a column given twice), in the API's own words.
+ */
+function FileKindHint({ kind, refusal }: { kind: FileKind | undefined; refusal: HeaderRefusal | undefined }) {
+  if (refusal) {
+    return (
+      <p role="alert" className="notice error" aria-label="Why this file cannot be imported">
+        Cannot be imported: {refusal.message}.
+      </p>
+    );
+  }
+  if (!kind) return null;
   return (
     <p className={`notice ${kind === 'invoice_recon' ? 'warn' : 'info'} small`} aria-label="What this file will do">
       {KIND[kind]}: {KIND_EFFECT[kind]}
@@ -158,17 +171,17 @@ function FileKindHint({ kind }: { kind: FileKind }) {
   );
 }
 
-/** The kind the chosen file's header row names (undefined while it is read, or when it names none). */
-function useFileKind(file: File | null): FileKind | undefined {
-  const [kind, setKind] = useState<{ of: File; kind: FileKind | undefined }>();
+/** What the chosen file's header row says (no kind while it is read, or when it names none). */
+function useFileKind(file: File | null): ChosenFile {
+  const [read, setRead] = useState<{ of: File; chosen: ChosenFile }>();
   useEffect(() => {
     let live = true;
-    if (file) void kindOfFile(file).then((k) => live && setKind({ of: file, kind: k }));
+    if (file) void kindOfFile(file).then((chosen) => live && setRead({ of: file, chosen }));
     return () => {
       live = false;
     };
   }, [file]);
-  return kind && kind.of === file ? kind.kind : undefined;
+  return read && read.of === file ? read.chosen : { kind: undefined };
 }
 
 function Upload() {
@@ -176,7 +189,7 @@ function Upload() {
   const go = useRoute((s) => s.go);
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
-  const kind = useFileKind(file);
+  const { kind, refusal: refused } = useFileKind(file);
   const [confirmClose, setConfirmClose] = useState(false);
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -236,7 +249,7 @@ function Upload() {
         Numbers in the file are written one way, whatever your language: amounts in whole cents with no separator, quantities with a point for decimals and no thousands separator. For example {new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2 }).format(1234.5)} is written <code>123450</code> and {new Intl.NumberFormat(LOCALE).format(1.5)} pieces <code>1.5</code>. Columns may be separated by commas, semicolons or tabs.
       </p>
       <SampleFiles />
-      {file && kind && <FileKindHint kind={kind} />}
+      {file && <FileKindHint kind={kind} refusal={refused} />}
       {file && kind === 'invoice_recon' && (
         <label className="bo-check">
           <input type="checkbox" checked={confirmClose} onChange={(e) => setConfirmClose(e.target.checked)} /> {CONFIRM_CLOSE}
@@ -250,7 +263,7 @@ function Upload() {
             Import it again anyway
           </button>
         )}
-        <button type="button" className="primary" disabled={!file || busy} onClick={() => void send()}>
+        <button type="button" className="primary" disabled={!file || busy || !!refused} onClick={() => void send()}>
           {busy ? 'Uploading…' : 'Import'}
         </button>
       </div>
