@@ -6,7 +6,7 @@ import { NUMBER_RE } from './invoices';
 import { earlyPaymentDiscount } from './early-discount';
 import { REVERSED } from './ledger';
 import { writeAmountRecords } from './amount-records';
-import { restateServed, returnToInvoice, servedSnapshot, takeBackFromLater } from './served-order';
+import { giveBackToInvoice, restateServed, servedSnapshot, takeBackFromLater } from './served-order';
 import { KEY_RE, NOTES_MAX, PAYMENT_KEY, Problems } from './problems';
 import type { ReceivablesUnit } from './unit-of-work';
 import type { AllocationData, AllocationLine, AllocationReferences, CustomerDoc, AllocationCut, InvoiceDoc, PaymentData, PaymentDoc, PaymentSource, PaymentStatus, PaymentCsvRow, PaymentImportInput, RefundCause } from './types';
@@ -671,15 +671,8 @@ export async function keepOfPayment(s: ReceivablesUnit, reference: string, keepC
   }
   p.unapplied_cents -= plan.from_credit_cents;
   for (const { index, cents: take } of plan.invoices) {
-    const a = p.allocations[index]!;
-    const inv = await s.invoice(a.invoice_number);
-    if (!inv) {
-      a.amount_cents -= take;
-      continue;
-    }
-    returnToInvoice(a, inv, take);
-    s.putInvoice(inv);
-    await restateServed(s, inv);
+    const inv = await giveBackToInvoice(s, p.allocations[index]!, take);
+    if (inv) await restateServed(s, inv);
   }
   // Allocation ids are positions: only those emptied at the end go (their amount records say removed).
   while (p.allocations.length > 0 && p.allocations.at(-1)!.amount_cents === 0 && p.allocations.at(-1)!.discount_cents === 0) p.allocations.pop();

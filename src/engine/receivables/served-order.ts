@@ -45,6 +45,22 @@ export function returnToInvoice(a: AllocationData, inv: InvoiceDoc, take: number
   a.lines = a.lines.filter((l) => l.amount_cents > 0);
 }
 
+/**
+ * returnToInvoice on the invoice the allocation names, written back: what a refund's take-off and
+ * a cut do to each allocation. An invoice no longer on file only lowers the allocation. Answers the
+ * invoice, when there is one.
+ */
+export async function giveBackToInvoice(s: ReceivablesUnit, a: AllocationData, take: number): Promise<InvoiceDoc | undefined> {
+  const inv = await s.invoice(a.invoice_number);
+  if (!inv) {
+    a.amount_cents -= take;
+    return undefined;
+  }
+  returnToInvoice(a, inv, take);
+  s.putInvoice(inv);
+  return inv;
+}
+
 /** A payment's place in the order an invoice serves payments asking more than it owes. */
 export interface PaymentOrderKey {
   date: string;
@@ -129,14 +145,8 @@ async function coverShortfall(s: ReceivablesUnit, p: PaymentData, cuts: Allocati
     const take = Math.min(-p.unapplied_cents, a.amount_cents);
     cuts.push({ payment: p.reference, invoice_number: a.invoice_number, from_cents: a.amount_cents, to_cents: a.amount_cents - take });
     p.unapplied_cents += take;
-    const inv = await s.invoice(a.invoice_number);
-    if (!inv) {
-      a.amount_cents -= take;
-      continue;
-    }
-    returnToInvoice(a, inv, take);
-    s.putInvoice(inv);
-    touched.add(inv);
+    const inv = await giveBackToInvoice(s, a, take);
+    if (inv) touched.add(inv);
   }
 }
 
