@@ -41,7 +41,7 @@ import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, processorOf, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { createProcessorWatch } from './processor';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
-import { journalOutsideInTx, recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
+import { journalOutsideInTx, recoverReversals, refuseOutsideWhileOpenInTx, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
 import { buildReceipt } from './receipts';
 import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ, reconcile } from './reports';
 import { SAMPLE_CASHIER_NAME, sampleCode, sampleProducts } from './sample';
@@ -174,6 +174,8 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
   // Card payments of the register's sales given back in the back office or through the API count
   // on the sale's lane's X and Z, journalled in the refund's own unit of work (reversals.ts).
   deps.gateway.onReversalInTx((tx, made, parent) => journalOutsideInTx(ctx, tx, made, parent));
+  // ... but none of a sale still open at the register: its payments go back at the register.
+  deps.gateway.onReversalCheckInTx((tx, parent, action) => refuseOutsideWhileOpenInTx(tx, parent, action));
 
   core.onTick('register.recover', async () => {
     await recoverPending(ctx);

@@ -126,6 +126,28 @@ export async function journalOutsideInTx(deps: TenderDeps, tx: Tx, made: TxData,
   }, `outside-${made.token}-tender`);
 }
 
+/**
+ * A refund or void outside the register (the back office, the gateway API) of a card or gift card
+ * payment of a sale still open at the register is refused, nothing moved: the open sale would go on
+ * counting the payment as paid, and the next tender would close it short of its total. While the
+ * sale is open its payments go back at the register (void the sale there); once it is paid, a
+ * refund outside is journalled (journalOutsideInTx). A gateway reversal check: it runs in the
+ * refund's or void's own unit of work, before anything is written. The register's own void of an
+ * open sale marks the sale voided before its gateway steps, so they are not refused here.
+ */
+export async function refuseOutsideWhileOpenInTx(tx: Tx, parent: TxData, action: 'refund' | 'void'): Promise<void> {
+  if (!parent.order) return;
+  const sale = (await getRecord<SaleData>(tx, KIND.sale, parent.order.identifier))?.data;
+  if (!sale || sale.status !== 'open') return;
+  // Matched by the transaction once recorded, or by the tender's reference while it is still pending.
+  const tender = sale.tenders.find((t) => (t.transaction === parent.token || (!!parent.transaction_reference && t.id === parent.transaction_reference)) && (t.status === 'approved' || t.status === 'pending'));
+  if (!tender) return;
+  throw fail.gateway(
+    'register_sale_open',
+    `Transaction ${parent.token} pays sale ${sale.number}, still open at lane ${sale.laneid}'s register: it cannot be ${action === 'void' ? 'voided' : 'refunded'} here while the sale is open. Void the sale at the register (its payments go back there), or finish it there and then refund it. Nothing was given back.`,
+  );
+}
+
 /** The tenders whose payment can go back outside the register: on this install's gateway. */
 const watchedOutside = (t: TenderData): t is TenderData & { transaction: string } => !!t.transaction && t.request?.via !== 'hub' && (t.type === 'card' || t.type === 'gift_card');
 
