@@ -157,7 +157,7 @@ const watchedOutside = (t: TenderData): t is TenderData & { transaction: string 
  * everything left on the sale (`last`), where that money is the part of these goods already given
  * back; otherwise the cashier is told how much can go back here.
  */
-async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, options: { strictVoid: boolean; now: number; words: MoneyFormat; last: boolean }): Promise<{ allocations: AllocationData[]; short: number }> {
+async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, options: { strictVoid: boolean; openVoid: boolean; now: number; words: MoneyFormat; last: boolean }): Promise<{ allocations: AllocationData[]; short: number }> {
   const { strictVoid, now, words } = options;
   const out: AllocationData[] = [];
   let left = amount;
@@ -195,8 +195,7 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
       transaction: null,
       error: null,
       reference: method === 'void' || method === 'refund' ? `${reversalId}-${t.id}`.slice(0, 100) : null,
-      // A void cancels the whole card payment, so its tip goes back with it; a refund gives back the sale's part only.
-      tip_cents: method === 'void' ? t.tip_cents : 0,
+      tip_cents: tipBack(options.openVoid, method, t.tip_cents),
     });
     left -= take;
   }
@@ -276,7 +275,7 @@ async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boole
   let { sale, reversal } = prepared;
   // Everything left on the sale goes back: what was refunded outside the register is that much of it already.
   const last = reversal.kind === 'refund' && refundableOf(withReturned(sale, reversal.lines)) === 0;
-  const { allocations, short } = await allocate(deps, sale, reversal.id, reversal.amount_cents, { strictVoid: reversal.kind === 'void' && sale.status === 'paid', now: tx.now, words, last });
+  const { allocations, short } = await allocate(deps, sale, reversal.id, reversal.amount_cents, { strictVoid: reversal.kind === 'void' && sale.status === 'paid', openVoid: isOpenVoid(sale, reversal), now: tx.now, words, last });
   reversal.allocations = allocations;
   if (short > 0) reversal = { ...reversal, amount_cents: reversal.amount_cents - short };
   if (dryRun) {
@@ -346,11 +345,25 @@ async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, rev
 
 function planMessage(r: ReversalData, currency: string, words: MoneyFormat): string {
   const money = (c: number) => formatMoney(c, currency, words);
-  const parts = r.allocations.map((a) => `${money(a.amount_cents + (a.tip_cents ?? 0))} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ` (void${a.tip_cents ? `, its ${money(a.tip_cents)} tip included` : ''})` : ''}`);
+  const tip = (a: AllocationData) => (a.tip_cents ? `, its ${money(a.tip_cents)} tip included` : '');
+  const parts = r.allocations.map((a) => `${money(a.amount_cents + (a.tip_cents ?? 0))} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ` (void${tip(a)})` : a.tip_cents ? ` (refund${tip(a)})` : ''}`);
   return `${r.kind === 'void' ? 'Void' : 'Refund'} of ${money(r.amount_cents + tipOf(r))}: ${parts.join(', ')}.`;
 }
 
-/** Tips that go back with a reversal (its card voids). */
+/** The void of a sale never paid in full (it was open): the sale never happened. */
+const isOpenVoid = (sale: SaleData, reversal: ReversalData): boolean => reversal.kind === 'void' && !sale.paid_at;
+
+/**
+ * The card tip that goes back with a reversal's card step: all of it with a void (the whole card
+ * payment is cancelled) and with every step of the void of an open sale, a refund too once the
+ * void window closed (the sale never happened: everything charged goes back); none with any
+ * other refund (it gives back the sale's part only, the tip stays).
+ */
+function tipBack(openVoid: boolean, method: AllocationData['method'], tip: number | undefined): number {
+  return method === 'void' || (openVoid && method === 'refund') ? (tip ?? 0) : 0;
+}
+
+/** Tips that go back with a reversal (its card voids, and the card refunds of an open sale's void). */
 export function tipOf(r: ReversalData, status?: AllocationData['status']): number {
   return r.allocations.filter((a) => !status || a.status === status).reduce((s, a) => s + (a.tip_cents ?? 0), 0);
 }
@@ -369,7 +382,7 @@ async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: Rever
         const given = await deps.hubGift.refundOffline({ tender: tender.id, amount_cents: a.amount_cents, reference: a.reference ?? '' });
         return { status: 'done', transaction: given.result.body.transaction, method: 'refund' };
       }
-      const request = { transaction: tender?.transaction ?? '', ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) };
+      const request = { transaction: tender?.transaction ?? '', ...(method === 'refund' ? { amount_cents: a.amount_cents + tipBack(isOpenVoid(sale, reversal), 'refund', a.tip_cents) } : {}) };
       const result = tender?.request?.via === 'hub' && deps.hubGift
         ? (await deps.hubGift.transact(method, { ...request, reference: a.reference ?? '' })).result
         : await deps.gateway.transact(method, { ...request, transaction_reference: a.reference, unique_reference: a.reference }, actor);
@@ -416,7 +429,7 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
       next = options.cashDone ? { ...a, status: 'done' } : { ...a, status: 'failed', error: { code: 'interrupted', message: `The ${a.method === 'cash' ? 'cash' : a.label} refund was interrupted: settle it now.` } };
     } else if (r?.status === 'done') {
       const method = r.method ?? a.method;
-      next = { ...a, status: 'done', transaction: r.transaction, method, tip_cents: method === 'void' ? (a.tip_cents ?? 0) : 0 };
+      next = { ...a, status: 'done', transaction: r.transaction, method, tip_cents: tipBack(isOpenVoid(sale, current), method, a.tip_cents) };
     } else {
       next = { ...a, status: 'failed', error: r?.status === 'failed' ? r.error : { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } };
     }
