@@ -41,10 +41,11 @@ import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, processorOf, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { createProcessorWatch } from './processor';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
-import { journalOutsideInTx, recoverReversals, refuseOutsideWhileOpenInTx, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
+import { journalOutsideInTx, owedReversalsInTx, recoverReversals, refuseOutsideWhileOpenInTx, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
 import { buildReceipt } from './receipts';
 import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ, reconcile } from './reports';
 import { SAMPLE_CASHIER_NAME, sampleCode, sampleProducts } from './sample';
+import { formatMoney } from '../../shared/money';
 
 export type { TenderOutcome } from './tenders';
 export type { ReversalOutcome } from './reversals';
@@ -327,6 +328,12 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
           }
         }
         const entries = await periodEntries(tx, laneid, state.period);
+        const owed = await owedReversalsInTx(tx, laneid, entries);
+        if (owed.length) {
+          const money = (c: number) => formatMoney(c, account.profile().currency);
+          const list = owed.map(({ sale, reversal }) => `${reversal.kind === 'void' ? 'the void' : 'the refund'} ${reversal.document || reversal.number} of sale ${sale.number} still owes the customer ${money(reversal.outstanding_cents)}`);
+          throw fail.precondition('reversal_incomplete', `On lane ${laneid}, ${list.join('; ')}: settle it (retry, or give it in cash) before the Z report`);
+        }
         // A second Z straight after a Z is almost always a slip: an empty period is closed only when asked for explicitly.
         if (entries.length === 0 && input.confirm_empty !== true) {
           const since = state.last_z ? `since Z report ${state.last_z.number}` : 'since this lane opened';

@@ -2,7 +2,7 @@ import type { Tx } from '../core';
 import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
-import { KIND, OUTSIDE_REGISTER, reversalDocument, type AllocationData, type DocumentData, type PersonRef, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { KIND, OUTSIDE_REGISTER, reversalDocument, type AllocationData, type DocumentData, type JournalEntry, type PersonRef, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
 import { taxesByRate } from './taxes';
 import { returnedPart } from './money';
 import { formatMoney, type MoneyFormat } from '../../shared/money';
@@ -146,6 +146,23 @@ export async function refuseOutsideWhileOpenInTx(tx: Tx, parent: TxData, action:
     'register_sale_open',
     `Transaction ${parent.token} pays sale ${sale.number}, still open at lane ${sale.laneid}'s register: it cannot be ${action === 'void' ? 'voided' : 'refunded'} here while the sale is open. Void the sale at the register (its payments go back there), or finish it there and then refund it. Nothing was given back.`,
   );
+}
+
+/**
+ * The refunds and voids done at this lane in a period that still owe the customer money (a gateway
+ * step failed: `incomplete`). A Z is refused over them, as over one still running: its figures would
+ * count the money as given back, and the cash that settles it later would land on the next Z with
+ * nothing behind it. Each is started on the lane's journal in the period it was made (its sale's
+ * reversal, or the open sale's void), so the period's entries name them all.
+ */
+export async function owedReversalsInTx(tx: Tx, laneid: string, entries: JournalEntry[]): Promise<Array<{ sale: SaleData; reversal: ReversalData }>> {
+  const sales = new Set(entries.filter((e) => e.type === 'sale_reversal' || e.type === 'open_void').map((e) => e.sale));
+  const owed: Array<{ sale: SaleData; reversal: ReversalData }> = [];
+  for (const id of sales) {
+    const sale = (await getRecord<SaleData>(tx, KIND.sale, id))?.data;
+    for (const reversal of sale?.reversals ?? []) if (sale && reversal.laneid === laneid && reversal.status === 'incomplete') owed.push({ sale, reversal });
+  }
+  return owed;
 }
 
 /** The tenders whose payment can go back outside the register: on this install's gateway. */
