@@ -107,6 +107,21 @@ describe('tips taken on the terminal', () => {
     expect(z.z!.batches[0]!.net_cents).toBe(card.net_cents);
     expect(z.z!.reconciliation).toMatchObject({ lane_card_net_cents: card.net_cents, lane_in_batches_cents: card.net_cents, others: [], batch_net_cents: card.net_cents });
   });
+
+  it("a refund of this lane's card sale made at another lane's register is named after that lane, not as outside this register", async () => {
+    rig = await openRegister();
+    await rig.t.engine.lanes.create({ laneid: '2', port_path: '/dev/ttyLANEWAYTEST2', name: 'Back counter' });
+    const lane2 = await rig.register.signIn('2', rig.code);
+    const sale = await rig.sale('3001', '2001');
+    const paid = await rig.tender(sale, { type: 'card' });
+    const total = paid.tender.amount_cents;
+    // One line back at lane 2's register: a refund of part of the card payment, on lane 2's X and Z.
+    const refund = await rig.register.refund(sale.id, { shift: lane2.id, lines: [{ line: 1, quantity: 1 }] }, null);
+    expect(refund.reversal).toMatchObject({ status: 'completed', document: '2-R000001', allocations: [{ method: 'refund' }] });
+    const back = refund.reversal!.amount_cents;
+    const z = await rig.register.zClose('1', { shift: rig.shift });
+    expect(z.z!.reconciliation).toEqual({ lane_card_net_cents: total, lane_in_batches_cents: total, lane_elsewhere_cents: 0, others: [{ source: 'Lane 2', count: 1, net_cents: -back }], batch_net_cents: total - back });
+  });
 });
 
 describe('refund and void documents', () => {

@@ -41,7 +41,7 @@ import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, processorOf, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { createProcessorWatch } from './processor';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
-import { journalOutsideInTx, owedReversalsInTx, recoverReversals, refuseOutsideWhileOpenInTx, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
+import { journalOutsideInTx, owedReversalsInTx, recoverReversals, refuseOutsideWhileOpenInTx, registerLaneOfReversal, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
 import { buildReceipt } from './receipts';
 import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ, reconcile } from './reports';
 import { SAMPLE_CASHIER_NAME, sampleCode, sampleProducts } from './sample';
@@ -351,7 +351,10 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
       const batched = await Promise.all(
         batches.map(async (b) => ({
           net_cents: b.batch_net_amount_cents,
-          transactions: (await deps.gateway.settlement.batchTransactions(b.token)).map((t) => ({ token: t.token, action: t.action, amount_cents: t.amount_cents, laneid: t.terminal?.laneid ?? null })),
+          // Where each was taken: a register's refund or void at the lane that made it, else the payment's terminal.
+          transactions: await Promise.all(
+            (await deps.gateway.settlement.batchTransactions(b.token)).map(async (t) => ({ token: t.token, action: t.action, amount_cents: t.amount_cents, laneid: (await registerLaneOfReversal(core, t)) ?? t.terminal?.laneid ?? null })),
+          ),
         })),
       );
       return core.mutate(async (tx) => {

@@ -1,4 +1,4 @@
-import type { Tx } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
@@ -163,6 +163,17 @@ export async function owedReversalsInTx(tx: Tx, laneid: string, entries: Journal
     for (const reversal of sale?.reversals ?? []) if (sale && reversal.laneid === laneid && reversal.status === 'incomplete') owed.push({ sale, reversal });
   }
   return owed;
+}
+
+/**
+ * The lane whose register gave back a card payment by this gateway refund or void (`made`), or
+ * undefined when no register did (the back office, the API). The gateway's record carries the
+ * original payment's terminal, so its lane; a refund at another lane's register is that lane's.
+ */
+export async function registerLaneOfReversal(reader: Tx | EngineCore, made: TxData): Promise<string | undefined> {
+  if ((made.action !== 'refund' && made.action !== 'void') || !made.order || !made.transaction_reference) return undefined;
+  const sale = (await getRecord<SaleData>(reader, KIND.sale, made.order.identifier))?.data;
+  return sale?.reversals.find((r) => r.allocations.some((a) => a.transaction === made.token || a.reference === made.transaction_reference))?.laneid;
 }
 
 /** The tenders whose payment can go back outside the register: on this install's gateway. */
