@@ -68,9 +68,11 @@ describe('cash with both the amount to pay and the amount handed over', () => {
     expect(paid.body.tender).toMatchObject({ amount_cents: 2000, tendered_cents: 5000, change_cents: 3000 });
     expect(paid.body.sale).toMatchObject({ status: 'open', totals: { paid_cents: 2000, balance_cents: 3084 } });
     expect(paid.body.message).toBe('Change due: $30.00.');
-    // What the screens send (the amount handed over only) still pays up to the balance.
+    // What the screens send (the amount handed over only) still pays up to the balance: part of it, then the rest.
+    const part = await api.post<Outcome>(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cash', tendered_cents: 1000 });
+    expect(part.body.tender).toMatchObject({ amount_cents: 1000, tendered_cents: 1000, change_cents: 0 });
     const rest = await api.post<Outcome>(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cash', tendered_cents: 4000 });
-    expect(rest.body.tender).toMatchObject({ amount_cents: 3084, tendered_cents: 4000, change_cents: 916 });
+    expect(rest.body.tender).toMatchObject({ amount_cents: 2084, tendered_cents: 4000, change_cents: 1916 });
     expect(rest.body.sale.status).toBe('paid');
   });
 });

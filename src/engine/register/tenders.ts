@@ -113,10 +113,13 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
       // With both, `amount_cents` is what this tender pays (at most the balance; another tender pays
       // the rest) and `tendered_cents` what was handed over: the difference is change. Alone, either
       // is the cash handed over, paying up to the balance.
-      const pays = input.tendered_cents !== undefined && input.amount_cents !== undefined ? input.amount_cents : due;
-      amountWithin(pays, due, 'amount_cents', sale.currency, words);
-      if (tendered < pays) {
-        throw fail.invalid('tendered_below_amount', `${formatMoney(tendered, sale.currency, words)} handed over is less than the ${formatMoney(pays, sale.currency, words)} to pay in cash`, [{ field: 'tendered_cents', message: 'less than amount_cents' }]);
+      const both = input.tendered_cents !== undefined && input.amount_cents !== undefined;
+      const pays = both ? input.amount_cents! : due;
+      if (both) {
+        amountWithin(pays, due, 'amount_cents', sale.currency, words);
+        if (tendered < pays) {
+          throw fail.invalid('tendered_below_amount', `${formatMoney(tendered, sale.currency, words)} handed over is less than the ${formatMoney(pays, sale.currency, words)} to pay in cash`, [{ field: 'tendered_cents', message: 'less than amount_cents' }]);
+        }
       }
       if (cashFarAboveDue(tendered, pays, sale.currency) && input.confirm_change !== true) {
         throw fail.precondition(
