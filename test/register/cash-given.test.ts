@@ -52,3 +52,27 @@ describe('refund and void messages', () => {
     expect(voided.body.message.replace(/\s/g, ' ')).toBe('Voided 5,20 $ US: 5,20 $ US to cash. Give 5,20 $ US in cash from the drawer.');
   });
 });
+
+describe('cash with both the amount to pay and the amount handed over', () => {
+  it('pays amount_cents, gives the rest back as change, and refuses less handed over than that', async () => {
+    rig = await openRegister();
+    const api = await rig.startApi();
+    const sale = await rig.sale('4002'); // 5084
+    const short = await api.post<{ code: string; details: Array<{ field: string }> }>(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cash', amount_cents: 2000, tendered_cents: 1500 });
+    expect([short.status, short.body.code]).toEqual([400, 'tendered_below_amount']);
+    expect(short.body.details).toEqual([expect.objectContaining({ field: 'tendered_cents' })]);
+    const over = await api.post<{ code: string }>(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cash', amount_cents: 6000, tendered_cents: 6000 });
+    expect([over.status, over.body.code]).toEqual([400, 'amount_over_balance']);
+
+    const paid = await api.post<Outcome>(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cash', amount_cents: 2000, tendered_cents: 5000 });
+    expect(paid.body.tender).toMatchObject({ amount_cents: 2000, tendered_cents: 5000, change_cents: 3000 });
+    expect(paid.body.sale).toMatchObject({ status: 'open', totals: { paid_cents: 2000, balance_cents: 3084 } });
+    expect(paid.body.message).toBe('Change due: $30.00.');
+    // What the screens send (the amount handed over only) still pays up to the balance: part of it, then the rest.
+    const part = await api.post<Outcome>(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cash', tendered_cents: 1000 });
+    expect(part.body.tender).toMatchObject({ amount_cents: 1000, tendered_cents: 1000, change_cents: 0 });
+    const rest = await api.post<Outcome>(`/api/pos/sales/${sale.id}/tenders`, { shift: rig.shift, type: 'cash', tendered_cents: 4000 });
+    expect(rest.body.tender).toMatchObject({ amount_cents: 2084, tendered_cents: 4000, change_cents: 1916 });
+    expect(rest.body.sale.status).toBe('paid');
+  });
+});

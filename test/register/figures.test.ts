@@ -4,6 +4,7 @@ import type { Receipt, RegisterReport } from '../../src/shared/schemas/register'
 import { getRecord, putRecord } from '../../src/engine/records';
 import type { SettingsData } from '../../src/engine/register/model';
 import { openRegister, type RegisterRig } from '../helpers/register';
+import { formatMoney } from '../../src/shared/money';
 
 /**
  * The register's money figures, each with one definition in the engine: tips (on the sale, the
@@ -106,6 +107,21 @@ describe('tips taken on the terminal', () => {
     expect(z.z!.batches).toHaveLength(1);
     expect(z.z!.batches[0]!.net_cents).toBe(card.net_cents);
     expect(z.z!.reconciliation).toMatchObject({ lane_card_net_cents: card.net_cents, lane_in_batches_cents: card.net_cents, others: [], batch_net_cents: card.net_cents });
+  });
+
+  it("a refund of this lane's card sale made at another lane's register is named after that lane, not as outside this register", async () => {
+    rig = await openRegister();
+    await rig.t.engine.lanes.create({ laneid: '2', port_path: '/dev/ttyLANEWAYTEST2', name: 'Back counter' });
+    const lane2 = await rig.register.signIn('2', rig.code);
+    const sale = await rig.sale('3001', '2001');
+    const paid = await rig.tender(sale, { type: 'card' });
+    const total = paid.tender.amount_cents;
+    // One line back at lane 2's register: a refund of part of the card payment, on lane 2's X and Z.
+    const refund = await rig.register.refund(sale.id, { shift: lane2.id, lines: [{ line: 1, quantity: 1 }] }, null);
+    expect(refund.reversal).toMatchObject({ status: 'completed', document: '2-R000001', allocations: [{ method: 'refund' }] });
+    const back = refund.reversal!.amount_cents;
+    const z = await rig.register.zClose('1', { shift: rig.shift });
+    expect(z.z!.reconciliation).toEqual({ lane_card_net_cents: total, lane_in_batches_cents: total, lane_elsewhere_cents: 0, others: [{ source: 'Lane 2', count: 1, net_cents: -back }], batch_net_cents: total - back });
   });
 });
 
@@ -224,6 +240,37 @@ describe('one definition of each figure', () => {
     expect(paid.at).not.toBe(paid.created_at);
     expect(receipt.at).toBe(paid.at);
     expect((await rig.register.recentSales('1', 5))[0]!.at).toBe(paid.at);
+  });
+});
+
+describe('discounts on refund and void receipts', () => {
+  it("carry the lines' discounts going back, and their notes, as the sale's receipt does", async () => {
+    rig = await openRegister();
+    let sale = await rig.sale('3003', '1002');
+    sale = await rig.register.changeLine(sale.id, 1, { shift: rig.shift, quantity: 2, discount: { percent: 12.5, reason: 'Dented lid' } }); // 2390 − 299 = 2091
+    await rig.tender(sale, { type: 'cash' });
+    const own = await rig.register.receipt(sale.id, {});
+    expect(own.discount_cents).toBe(299);
+    const note = own.lines[0]!.notes.find((n) => n.includes('off'));
+    expect(note).toBe('12.5% off (Dented lid): −$2.99');
+
+    // One unit back: its share of the discount (price less its net), then the other: the rest.
+    await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null);
+    await rig.register.refund(sale.id, { shift: rig.shift, lines: [{ line: 1, quantity: 1 }] }, null);
+    const [r1, r2] = await Promise.all([1, 2].map((n) => rig.register.receipt(sale.id, { reversal: n })));
+    expect(r1!.discount_cents + r2!.discount_cents).toBe(-299);
+    expect(r1!.lines[0]!.notes).toEqual([`12.5% off (Dented lid): −${formatMoney(-r1!.discount_cents, 'USD')}`]);
+    expectAddsUp(r1!);
+
+    // A void of a discounted sale: the whole discount, noted on its line.
+    let other = await rig.sale('3003');
+    other = await rig.register.changeLine(other.id, 1, { shift: rig.shift, discount: { percent: 12.5 } }); // 1195 − 149 = 1046
+    await rig.tender(other, { type: 'cash' });
+    await rig.register.voidSale(other.id, { shift: rig.shift }, null);
+    const voided = await rig.register.receipt(other.id, { reversal: 1 });
+    expect(voided.discount_cents).toBe(-149);
+    expect(voided.lines[0]).toMatchObject({ amount_cents: -1046, notes: ['12.5% off: −$1.49'] });
+    expectAddsUp(voided);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RegisterReport, Sale, Tender } from '../../src/shared/schemas/register';
-import { openRegister, type RegisterRig } from '../helpers/register';
+import { GATEWAY_ERROR_HEADER, readGatewayErrorHeader } from '../../src/shared/error-header';
+import { code, openRegister, type RegisterRig } from '../helpers/register';
 
 /**
  * A card payment of a register sale given back outside the register (the back office's Refund on
@@ -110,5 +111,49 @@ describe('card refunds of register sales made outside the register, on X and Z',
     expect(z.z!.reconciliation).toMatchObject({ lane_card_net_cents: 1766, lane_elsewhere_cents: 1766, lane_in_batches_cents: 0 });
     // The reprint reads the same.
     expect((await api.get<RegisterReport>(`/api/pos/registers/1/z/${z.z!.number}`)).body.outside).toEqual(z.outside);
+  });
+});
+
+describe('a card payment of a sale still open at the register', () => {
+  it('is neither voided nor refunded outside the register (nothing moves); once the sale is paid it may be refunded there', async () => {
+    rig = await openRegister();
+    rig.terminal.tipPercent = 20;
+    const api = await rig.startApi();
+    const sale = await rig.sale('4002'); // 5084
+    const card = await rig.tender(sale, { type: 'card', amount_cents: 1000 });
+    expect(card.tender).toMatchObject({ status: 'approved', amount_cents: 1000, tip_cents: 200 });
+    const token = card.tender.transaction!;
+
+    type Refused = { success?: boolean; errors: string[] };
+    const voided = await api.post<Refused>('/api/gateway/v1/orders/void', { transaction: token, amount_cents: 1200 });
+    expect(voided.body.errors).toEqual(['register_sale_open']);
+    // The engine's words, in the gateway error header: the sale, and where to give the payment back.
+    const words = readGatewayErrorHeader(voided.headers.get(GATEWAY_ERROR_HEADER));
+    expect(words?.error).toContain(`sale ${sale.number}`);
+    expect(words?.error).toMatch(/Void the sale at the register/);
+    const refunded = await api.post<Refused>('/api/gateway/v1/orders/refund', { transaction: token, amount_cents: 500 });
+    expect(refunded.body.errors).toEqual(['register_sale_open']);
+    // The back office's path (the engine's gateway) is refused the same way.
+    expect(await code(rig.t.engine.gateway.transact('refund', { transaction: token }, 'backoffice'))).toBe('register_sale_open');
+    expect(await rig.t.engine.gateway.record(token)).toMatchObject({ state: expect.not.stringMatching(/cancelled/), refunded_cents: 0 });
+
+    // Nothing moved: the sale still owes its balance, and cash pays what is left, not more.
+    const cash = await rig.tender((await rig.register.sale(sale.id)), { type: 'cash', tendered_cents: 4084 });
+    expect(cash.sale).toMatchObject({ status: 'paid', totals: { paid_cents: 5084 } });
+    const x = (await api.get<RegisterReport>('/api/pos/registers/1/x')).body;
+    expect(x.outside).toEqual({ count: 0, total_cents: 0 });
+
+    // Paid: a refund outside the register is allowed, and counted apart.
+    expect((await api.post<{ success: boolean }>('/api/gateway/v1/orders/refund', { transaction: token, amount_cents: 500 })).body.success).toBe(true);
+    expect((await api.get<RegisterReport>('/api/pos/registers/1/x')).body.outside).toEqual({ count: 1, total_cents: 500 });
+  });
+
+  it("the register's own void of the open sale still gives the card payment back", async () => {
+    rig = await openRegister();
+    const sale = await rig.sale('4002');
+    const card = await rig.tender(sale, { type: 'card', amount_cents: 1000 });
+    const voided = await rig.register.voidSale(sale.id, { shift: rig.shift }, null);
+    expect(voided.reversal).toMatchObject({ status: 'completed', allocations: [{ method: 'void', status: 'done' }] });
+    expect(await rig.t.engine.gateway.record(card.tender.transaction!)).toMatchObject({ state: 'cancelled' });
   });
 });

@@ -138,4 +138,26 @@ describe('X and Z reports', () => {
     expect(isEngineError(err) && err.code).toBe('sale_in_progress');
     expect((await rig.register.xReport('1')).period).toBe(1);
   });
+
+  it('refuses a Z while a void still owes the customer money, naming the sale and the amount; once settled, the Z carries it all', async () => {
+    rig = await openRegister();
+    let sale = await rig.sale();
+    sale = await rig.register.addLine(sale.id, { shift: rig.shift, open: { description: 'v02', unit_price_cents: 1002, tax_rate: 0 } });
+    expect((await rig.tender(sale, { type: 'card' })).sale.status).toBe('paid');
+    // The sandbox declines voids of amounts ending in .02: the void stays incomplete.
+    const voided = await rig.register.voidSale(sale.id, { shift: rig.shift }, null);
+    expect(voided.reversal).toMatchObject({ status: 'incomplete', outstanding_cents: 1002 });
+    const err = await rig.register.zClose('1', { shift: rig.shift, close_batch: false }).catch((e: unknown) => e);
+    expect(isEngineError(err) && err.code).toBe('reversal_incomplete');
+    expect((err as Error).message).toContain(`sale ${sale.number}`);
+    expect((err as Error).message).toContain(voided.reversal!.document!);
+    expect((err as Error).message).toMatch(/still owes the customer \$10\.02/);
+    expect((await rig.register.xReport('1')).period).toBe(1);
+    // Given back in cash: the Z closes, with the sale, its void and the cash out on the same report.
+    await rig.register.settleReversal(sale.id, 1, { shift: rig.shift, method: 'cash' }, null);
+    const z = await rig.register.zClose('1', { shift: rig.shift, close_batch: false });
+    expect(z).toMatchObject({ voids: { count: 1, total_cents: 1002 }, net_sales_cents: 0 });
+    expect(z.tenders.reduce((n, t) => n + t.net_cents, 0)).toBe(0);
+    expect(z.cash).toMatchObject({ out_cents: 1002 });
+  });
 });

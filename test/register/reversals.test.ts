@@ -55,6 +55,39 @@ describe('voids', () => {
   });
 });
 
+describe('voids after the card batch closed', () => {
+  it("an open sale's void gives back everything charged, its tip too (a refund of the whole); a paid sale's refund keeps the tip", async () => {
+    rig = await openRegister();
+    rig.terminal.tipPercent = 20;
+    const sale = await rig.sale('4002'); // 5084
+    const card = await rig.tender(sale, { type: 'card', amount_cents: 1000 });
+    expect(card.tender).toMatchObject({ amount_cents: 1000, tip_cents: 200 });
+    // Another lane's Z closes the account's batch: the card payment can only be refunded now.
+    await rig.t.engine.gateway.closeDay(rig.t.clock.now());
+    const plan = card.tender.transaction!;
+    const out = await rig.register.voidSale(sale.id, { shift: rig.shift, reason: 'test' }, null);
+    expect(out.sale).toMatchObject({ status: 'voided', totals: { paid_cents: 1000, tip_cents: 200, collected_cents: 1200 } });
+    expect(out.reversal).toMatchObject({ status: 'completed', refunded_cents: 1000, allocations: [{ method: 'refund', amount_cents: 1000, tip_cents: 200, status: 'done' }] });
+    expect(out.message).toMatch(/^Voided \$12\.00: \$12\.00 to Visa .* \(its \$2\.00 tip included\)/);
+    // The customer got back all they were charged; the tip comes off the X.
+    expect(await rig.t.engine.gateway.record(plan)).toMatchObject({ refunded_cents: 1200 });
+    const x = await rig.register.xReport('1');
+    expect(x.tips.total_cents).toBe(0);
+    expect(x.tenders.find((t) => t.type === 'card')).toMatchObject({ in_cents: 1000, out_cents: 1000, tip_cents: 0, net_cents: 0 });
+    const receipt = await rig.register.receipt(sale.id, { reversal: 1 });
+    expect(receipt.tip_cents).toBe(-200);
+
+    // A paid sale refunded after the batch closed: the sale's part goes back, the tip stays.
+    const paid = await rig.sale('3002');
+    const whole = await rig.tender(paid, { type: 'card' });
+    expect(whole.tender.tip_cents).toBeGreaterThan(0);
+    await rig.register.zClose('1', { shift: rig.shift });
+    const refund = await rig.register.refund(paid.id, { shift: rig.shift, all: true }, null);
+    expect(refund.reversal).toMatchObject({ status: 'completed', allocations: [{ method: 'refund', tip_cents: 0, status: 'done' }] });
+    expect(await rig.t.engine.gateway.record(whole.tender.transaction!)).toMatchObject({ refunded_cents: whole.tender.amount_cents });
+  });
+});
+
 describe('refunds', () => {
   it('refunds returned units to the tenders in reverse order, within what each paid, and never more than was sold', async () => {
     rig = await openRegister();

@@ -41,10 +41,11 @@ import { KIND, type ProductData, type SaleData, type ShiftData } from './model';
 import { addLineInTx, changeLine, loadSale, person, processorOf, requireSale, requireSameLane, saleView, saveSale, startSaleInTx, voidLine, type SaleContext } from './sales';
 import { createProcessorWatch } from './processor';
 import { recoverPending, takeTender, type TenderDeps, type TenderOutcome } from './tenders';
-import { journalOutsideInTx, recoverReversals, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
+import { journalOutsideInTx, owedReversalsInTx, recoverReversals, refuseOutsideWhileOpenInTx, registerLaneOfReversal, refundSale, settleReversal, voidSale, type ReversalOutcome } from './reversals';
 import { buildReceipt } from './receipts';
 import { aggregate, getZ, listZ, nextPeriod, periodEntries, putZ, reconcile } from './reports';
 import { SAMPLE_CASHIER_NAME, sampleCode, sampleProducts } from './sample';
+import { formatMoney } from '../../shared/money';
 
 export type { TenderOutcome } from './tenders';
 export type { ReversalOutcome } from './reversals';
@@ -174,6 +175,8 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
   // Card payments of the register's sales given back in the back office or through the API count
   // on the sale's lane's X and Z, journalled in the refund's own unit of work (reversals.ts).
   deps.gateway.onReversalInTx((tx, made, parent) => journalOutsideInTx(ctx, tx, made, parent));
+  // ... but none of a sale still open at the register: its payments go back at the register.
+  deps.gateway.onReversalCheckInTx((tx, parent, action) => refuseOutsideWhileOpenInTx(tx, parent, action));
 
   core.onTick('register.recover', async () => {
     await recoverPending(ctx);
@@ -325,6 +328,12 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
           }
         }
         const entries = await periodEntries(tx, laneid, state.period);
+        const owed = await owedReversalsInTx(tx, laneid, entries);
+        if (owed.length) {
+          const money = (c: number) => formatMoney(c, account.profile().currency);
+          const list = owed.map(({ sale, reversal }) => `${reversal.kind === 'void' ? 'the void' : 'the refund'} ${reversal.document || reversal.number} of sale ${sale.number} still owes the customer ${money(reversal.outstanding_cents)}`);
+          throw fail.precondition('reversal_incomplete', `On lane ${laneid}, ${list.join('; ')}: settle it (retry, or give it in cash) before the Z report`);
+        }
         // A second Z straight after a Z is almost always a slip: an empty period is closed only when asked for explicitly.
         if (entries.length === 0 && input.confirm_empty !== true) {
           const since = state.last_z ? `since Z report ${state.last_z.number}` : 'since this lane opened';
@@ -342,7 +351,10 @@ export async function createRegister(deps: RegisterDeps): Promise<Register> {
       const batched = await Promise.all(
         batches.map(async (b) => ({
           net_cents: b.batch_net_amount_cents,
-          transactions: (await deps.gateway.settlement.batchTransactions(b.token)).map((t) => ({ token: t.token, action: t.action, amount_cents: t.amount_cents, laneid: t.terminal?.laneid ?? null })),
+          // Where each was taken: a register's refund or void at the lane that made it, else the payment's terminal.
+          transactions: await Promise.all(
+            (await deps.gateway.settlement.batchTransactions(b.token)).map(async (t) => ({ token: t.token, action: t.action, amount_cents: t.amount_cents, laneid: (await registerLaneOfReversal(core, t)) ?? t.terminal?.laneid ?? null })),
+          ),
         })),
       );
       return core.mutate(async (tx) => {

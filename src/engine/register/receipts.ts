@@ -46,9 +46,6 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
   };
   if (reversal !== undefined) return reversalReceipt(sale, reversal, base, marks, options.locale);
 
-  const amount = (cents: number) => formatMoney(cents, sale.currency, { locale: options.locale });
-  // "12,5 %" in fr-CA, as the screens write a rate.
-  const percent = (p: number) => new Intl.NumberFormat(options.locale ?? 'en-US', { style: 'percent', maximumFractionDigits: 4 }).format(p / 100);
   const live = liveLines(sale);
   const totals = totalsOf(sale);
   const tenders = await Promise.all(
@@ -77,10 +74,7 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
     cashier: sale.cashier.name,
     at: saleTime(sale),
     lines: live.map((l) => {
-      const notes: string[] = [];
-      if (l.quantity > 1) notes.push(`${l.quantity} @ ${amount(l.unit_price_cents)}`);
-      if (l.price_override) notes.push(`Price changed from ${amount(l.price_override.list_price_cents)}: ${l.price_override.reason}`);
-      if (l.discount) notes.push(`${l.discount.kind === 'percent' ? `${percent(l.discount.basis_points / 100)} off` : 'Discount'}${l.discount.reason ? ` (${l.discount.reason})` : ''}: −${amount(l.discount_cents)}`);
+      const notes = lineNotes(l, l.quantity, l.discount_cents, sale.currency, options.locale);
       if (l.returned_quantity > 0) notes.push(`Returned: ${l.returned_quantity}`);
       return { description: l.description, product_code: l.product_code, quantity: l.quantity, unit_price_cents: l.unit_price_cents, amount_cents: l.net_cents, tax_mark: markOf(marks, l.tax_rate), notes };
     }),
@@ -96,6 +90,23 @@ export async function buildReceipt(deps: ReceiptDeps, idOrNumber: string, option
   };
 }
 
+type SaleLine = SaleData['lines'][number];
+
+/**
+ * A line's notes on a receipt, for `quantity` of its units whose discount is `discountCents`: the
+ * units at their price, a changed price, the discount. A sale's receipt and a refund's or void's
+ * write them alike. `locale`: the reader's; "12,5 %" in fr-CA, as the screens write a rate.
+ */
+function lineNotes(l: SaleLine, quantity: number, discountCents: number, currency: string, locale: string | undefined): string[] {
+  const amount = (cents: number) => formatMoney(cents, currency, { locale });
+  const percent = (p: number) => new Intl.NumberFormat(locale ?? 'en-US', { style: 'percent', maximumFractionDigits: 4 }).format(p / 100);
+  const notes: string[] = [];
+  if (quantity > 1) notes.push(`${quantity} @ ${amount(l.unit_price_cents)}`);
+  if (l.price_override) notes.push(`Price changed from ${amount(l.price_override.list_price_cents)}: ${l.price_override.reason}`);
+  if (l.discount && discountCents > 0) notes.push(`${l.discount.kind === 'percent' ? `${percent(l.discount.basis_points / 100)} off` : 'Discount'}${l.discount.reason ? ` (${l.discount.reason})` : ''}: −${amount(discountCents)}`);
+  return notes;
+}
+
 /** Money going back, as a negative amount (never −0). */
 const back = (cents: number) => (cents === 0 ? 0 : -cents);
 
@@ -106,7 +117,6 @@ const back = (cents: number) => (cents === 0 ? 0 : -cents);
  */
 
 function reversalReceipt(sale: SaleData, number: number, base: Base, marks: ReadonlyArray<TaxMark>, locale: string | undefined): Receipt {
-  const amount = (cents: number) => formatMoney(cents, sale.currency, { locale });
   const r = sale.reversals.find((x) => x.number === number && x.status !== 'planned');
   if (!r) throw notFound('reversal_not_found', `Sale ${sale.number} has no refund or void ${number}`);
   const rated = r.kind === 'void' && r.lines.length === 0
@@ -114,7 +124,10 @@ function reversalReceipt(sale: SaleData, number: number, base: Base, marks: Read
     : reversalLinesWithRates(sale, r);
   const lines = rated.map((rl) => {
     const l = sale.lines.find((x) => x.line === rl.line)!;
-    return { ...rl, product_code: l.product_code, unit_price_cents: l.unit_price_cents };
+    // The discount on the units going back: their price less their net (the whole line's discount
+    // when all of it goes back; parts of a line add up to it, as their nets do).
+    const discount = l.discount ? Math.max(0, l.unit_price_cents * rl.quantity - rl.net_cents) : 0;
+    return { ...rl, sold: l, discount_cents: discount, product_code: l.product_code, unit_price_cents: l.unit_price_cents };
   });
   const done = r.allocations.filter((a) => a.status === 'done');
   const backed = done.reduce((s, a) => s + a.amount_cents + (a.tip_cents ?? 0), 0);
@@ -134,10 +147,10 @@ function reversalReceipt(sale: SaleData, number: number, base: Base, marks: Read
       unit_price_cents: l.unit_price_cents,
       amount_cents: back(l.net_cents),
       tax_mark: markOf(marks, l.tax_rate),
-      notes: l.quantity > 1 ? [`${l.quantity} @ ${amount(l.unit_price_cents)}`] : [],
+      notes: lineNotes(l.sold, l.quantity, l.discount_cents, sale.currency, locale),
     })),
     subtotal_cents: back(subtotal),
-    discount_cents: 0,
+    discount_cents: back(lines.reduce((s, l) => s + l.discount_cents, 0)),
     taxes: taxesByRate(lines).map((t) => ({ mark: markOf(marks, t.tax_rate), tax_rate: taxRateToPercent(t.tax_rate), taxable_cents: back(t.taxable_cents), tax_cents: back(t.tax_cents) })),
     total_cents: back(subtotal + tax),
     tip_cents: back(tips),

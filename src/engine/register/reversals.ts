@@ -1,8 +1,8 @@
-import type { Tx } from '../core';
+import type { EngineCore, Tx } from '../core';
 import { fail, isEngineError, notFound } from '../errors';
 import { getRecord, putRecord } from '../records';
 import type { RefundInput, Reversal, Sale, SettleInput, VoidInput } from '../../shared/schemas/register';
-import { KIND, OUTSIDE_REGISTER, reversalDocument, type AllocationData, type DocumentData, type PersonRef, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
+import { KIND, OUTSIDE_REGISTER, reversalDocument, type AllocationData, type DocumentData, type JournalEntry, type PersonRef, type ReversalData, type ReversalLineData, type SaleData, type ShiftData, type TenderData } from './model';
 import { taxesByRate } from './taxes';
 import { returnedPart } from './money';
 import { formatMoney, type MoneyFormat } from '../../shared/money';
@@ -126,6 +126,56 @@ export async function journalOutsideInTx(deps: TenderDeps, tx: Tx, made: TxData,
   }, `outside-${made.token}-tender`);
 }
 
+/**
+ * A refund or void outside the register (the back office, the gateway API) of a card or gift card
+ * payment of a sale still open at the register is refused, nothing moved: the open sale would go on
+ * counting the payment as paid, and the next tender would close it short of its total. While the
+ * sale is open its payments go back at the register (void the sale there); once it is paid, a
+ * refund outside is journalled (journalOutsideInTx). A gateway reversal check: it runs in the
+ * refund's or void's own unit of work, before anything is written. The register's own void of an
+ * open sale marks the sale voided before its gateway steps, so they are not refused here.
+ */
+export async function refuseOutsideWhileOpenInTx(tx: Tx, parent: TxData, action: 'refund' | 'void'): Promise<void> {
+  if (!parent.order) return;
+  const sale = (await getRecord<SaleData>(tx, KIND.sale, parent.order.identifier))?.data;
+  if (!sale || sale.status !== 'open') return;
+  // Matched by the transaction once recorded, or by the tender's reference while it is still pending.
+  const tender = sale.tenders.find((t) => (t.transaction === parent.token || (!!parent.transaction_reference && t.id === parent.transaction_reference)) && (t.status === 'approved' || t.status === 'pending'));
+  if (!tender) return;
+  throw fail.gateway(
+    'register_sale_open',
+    `Transaction ${parent.token} pays sale ${sale.number}, still open at lane ${sale.laneid}'s register: it cannot be ${action === 'void' ? 'voided' : 'refunded'} here while the sale is open. Void the sale at the register (its payments go back there), or finish it there and then refund it. Nothing was given back.`,
+  );
+}
+
+/**
+ * The refunds and voids done at this lane in a period that still owe the customer money (a gateway
+ * step failed: `incomplete`). A Z is refused over them, as over one still running: its figures would
+ * count the money as given back, and the cash that settles it later would land on the next Z with
+ * nothing behind it. Each is started on the lane's journal in the period it was made (its sale's
+ * reversal, or the open sale's void), so the period's entries name them all.
+ */
+export async function owedReversalsInTx(tx: Tx, laneid: string, entries: JournalEntry[]): Promise<Array<{ sale: SaleData; reversal: ReversalData }>> {
+  const sales = new Set(entries.filter((e) => e.type === 'sale_reversal' || e.type === 'open_void').map((e) => e.sale));
+  const owed: Array<{ sale: SaleData; reversal: ReversalData }> = [];
+  for (const id of sales) {
+    const sale = (await getRecord<SaleData>(tx, KIND.sale, id))?.data;
+    for (const reversal of sale?.reversals ?? []) if (sale && reversal.laneid === laneid && reversal.status === 'incomplete') owed.push({ sale, reversal });
+  }
+  return owed;
+}
+
+/**
+ * The lane whose register gave back a card payment by this gateway refund or void (`made`), or
+ * undefined when no register did (the back office, the API). The gateway's record carries the
+ * original payment's terminal, so its lane; a refund at another lane's register is that lane's.
+ */
+export async function registerLaneOfReversal(reader: Tx | EngineCore, made: TxData): Promise<string | undefined> {
+  if ((made.action !== 'refund' && made.action !== 'void') || !made.order || !made.transaction_reference) return undefined;
+  const sale = (await getRecord<SaleData>(reader, KIND.sale, made.order.identifier))?.data;
+  return sale?.reversals.find((r) => r.allocations.some((a) => a.transaction === made.token || a.reference === made.transaction_reference))?.laneid;
+}
+
 /** The tenders whose payment can go back outside the register: on this install's gateway. */
 const watchedOutside = (t: TenderData): t is TenderData & { transaction: string } => !!t.transaction && t.request?.via !== 'hub' && (t.type === 'card' || t.type === 'gift_card');
 
@@ -135,7 +185,7 @@ const watchedOutside = (t: TenderData): t is TenderData & { transaction: string 
  * everything left on the sale (`last`), where that money is the part of these goods already given
  * back; otherwise the cashier is told how much can go back here.
  */
-async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, options: { strictVoid: boolean; now: number; words: MoneyFormat; last: boolean }): Promise<{ allocations: AllocationData[]; short: number }> {
+async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, amount: number, options: { strictVoid: boolean; openVoid: boolean; now: number; words: MoneyFormat; last: boolean }): Promise<{ allocations: AllocationData[]; short: number }> {
   const { strictVoid, now, words } = options;
   const out: AllocationData[] = [];
   let left = amount;
@@ -173,8 +223,7 @@ async function allocate(deps: TenderDeps, sale: SaleData, reversalId: string, am
       transaction: null,
       error: null,
       reference: method === 'void' || method === 'refund' ? `${reversalId}-${t.id}`.slice(0, 100) : null,
-      // A void cancels the whole card payment, so its tip goes back with it; a refund gives back the sale's part only.
-      tip_cents: method === 'void' ? t.tip_cents : 0,
+      tip_cents: tipBack(options.openVoid, method, t.tip_cents),
     });
     left -= take;
   }
@@ -254,7 +303,7 @@ async function begin(deps: TenderDeps, tx: Tx, prepared: Prepared, dryRun: boole
   let { sale, reversal } = prepared;
   // Everything left on the sale goes back: what was refunded outside the register is that much of it already.
   const last = reversal.kind === 'refund' && refundableOf(withReturned(sale, reversal.lines)) === 0;
-  const { allocations, short } = await allocate(deps, sale, reversal.id, reversal.amount_cents, { strictVoid: reversal.kind === 'void' && sale.status === 'paid', now: tx.now, words, last });
+  const { allocations, short } = await allocate(deps, sale, reversal.id, reversal.amount_cents, { strictVoid: reversal.kind === 'void' && sale.status === 'paid', openVoid: isOpenVoid(sale, reversal), now: tx.now, words, last });
   reversal.allocations = allocations;
   if (short > 0) reversal = { ...reversal, amount_cents: reversal.amount_cents - short };
   if (dryRun) {
@@ -324,11 +373,25 @@ async function journalSaleReversal(deps: TenderDeps, tx: Tx, sale: SaleData, rev
 
 function planMessage(r: ReversalData, currency: string, words: MoneyFormat): string {
   const money = (c: number) => formatMoney(c, currency, words);
-  const parts = r.allocations.map((a) => `${money(a.amount_cents + (a.tip_cents ?? 0))} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ` (void${a.tip_cents ? `, its ${money(a.tip_cents)} tip included` : ''})` : ''}`);
+  const tip = (a: AllocationData) => (a.tip_cents ? `, its ${money(a.tip_cents)} tip included` : '');
+  const parts = r.allocations.map((a) => `${money(a.amount_cents + (a.tip_cents ?? 0))} to ${a.method === 'cash' ? 'cash from the drawer' : a.label}${a.method === 'void' ? ` (void${tip(a)})` : a.tip_cents ? ` (refund${tip(a)})` : ''}`);
   return `${r.kind === 'void' ? 'Void' : 'Refund'} of ${money(r.amount_cents + tipOf(r))}: ${parts.join(', ')}.`;
 }
 
-/** Tips that go back with a reversal (its card voids). */
+/** The void of a sale never paid in full (it was open): the sale never happened. */
+const isOpenVoid = (sale: SaleData, reversal: ReversalData): boolean => reversal.kind === 'void' && !sale.paid_at;
+
+/**
+ * The card tip that goes back with a reversal's card step: all of it with a void (the whole card
+ * payment is cancelled) and with every step of the void of an open sale, a refund too once the
+ * void window closed (the sale never happened: everything charged goes back); none with any
+ * other refund (it gives back the sale's part only, the tip stays).
+ */
+function tipBack(openVoid: boolean, method: AllocationData['method'], tip: number | undefined): number {
+  return method === 'void' || (openVoid && method === 'refund') ? (tip ?? 0) : 0;
+}
+
+/** Tips that go back with a reversal (its card voids, and the card refunds of an open sale's void). */
 export function tipOf(r: ReversalData, status?: AllocationData['status']): number {
   return r.allocations.filter((a) => !status || a.status === status).reduce((s, a) => s + (a.tip_cents ?? 0), 0);
 }
@@ -347,7 +410,7 @@ async function runGatewaySteps(deps: TenderDeps, sale: SaleData, reversal: Rever
         const given = await deps.hubGift.refundOffline({ tender: tender.id, amount_cents: a.amount_cents, reference: a.reference ?? '' });
         return { status: 'done', transaction: given.result.body.transaction, method: 'refund' };
       }
-      const request = { transaction: tender?.transaction ?? '', ...(method === 'refund' ? { amount_cents: a.amount_cents } : {}) };
+      const request = { transaction: tender?.transaction ?? '', ...(method === 'refund' ? { amount_cents: a.amount_cents + tipBack(isOpenVoid(sale, reversal), 'refund', a.tip_cents) } : {}) };
       const result = tender?.request?.via === 'hub' && deps.hubGift
         ? (await deps.hubGift.transact(method, { ...request, reference: a.reference ?? '' })).result
         : await deps.gateway.transact(method, { ...request, transaction_reference: a.reference, unique_reference: a.reference }, actor);
@@ -394,7 +457,7 @@ async function finishInTx(deps: TenderDeps, tx: Tx, saleId: string, reversalId: 
       next = options.cashDone ? { ...a, status: 'done' } : { ...a, status: 'failed', error: { code: 'interrupted', message: `The ${a.method === 'cash' ? 'cash' : a.label} refund was interrupted: settle it now.` } };
     } else if (r?.status === 'done') {
       const method = r.method ?? a.method;
-      next = { ...a, status: 'done', transaction: r.transaction, method, tip_cents: method === 'void' ? (a.tip_cents ?? 0) : 0 };
+      next = { ...a, status: 'done', transaction: r.transaction, method, tip_cents: tipBack(isOpenVoid(sale, current), method, a.tip_cents) };
     } else {
       next = { ...a, status: 'failed', error: r?.status === 'failed' ? r.error : { code: 'interrupted', message: refundFailureMessage('interrupted', a.label) } };
     }

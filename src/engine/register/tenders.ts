@@ -110,14 +110,25 @@ async function externalTender(deps: TenderDeps, saleId: string, input: TenderInp
     let message: string;
     if (input.type === 'cash') {
       const tendered = input.tendered_cents ?? input.amount_cents ?? due;
-      if (cashFarAboveDue(tendered, due, sale.currency) && input.confirm_change !== true) {
+      // With both, `amount_cents` is what this tender pays (at most the balance; another tender pays
+      // the rest) and `tendered_cents` what was handed over: the difference is change. Alone, either
+      // is the cash handed over, paying up to the balance.
+      const both = input.tendered_cents !== undefined && input.amount_cents !== undefined;
+      const pays = both ? input.amount_cents! : due;
+      if (both) {
+        amountWithin(pays, due, 'amount_cents', sale.currency, words);
+        if (tendered < pays) {
+          throw fail.invalid('tendered_below_amount', `${formatMoney(tendered, sale.currency, words)} handed over is less than the ${formatMoney(pays, sale.currency, words)} to pay in cash`, [{ field: 'tendered_cents', message: 'less than amount_cents' }]);
+        }
+      }
+      if (cashFarAboveDue(tendered, pays, sale.currency) && input.confirm_change !== true) {
         throw fail.precondition(
           'confirm_change_required',
-          `${formatMoney(tendered, sale.currency, words)} given for ${formatMoney(due, sale.currency, words)} due is far more than the balance: check the amount, and confirm it if it is right`,
+          `${formatMoney(tendered, sale.currency, words)} given for ${formatMoney(pays, sale.currency, words)} due is far more than the balance: check the amount, and confirm it if it is right`,
           [{ field: 'tendered_cents', message: 'far above the balance: confirm it' }],
         );
       }
-      const { applied, change } = cashSplit(tendered, due);
+      const { applied, change } = cashSplit(tendered, pays);
       tender = { ...baseTender(sale, shift, id, tx.at, 'cash', 'Cash', applied), tendered_cents: tendered, change_cents: change };
       await deps.registers.openDrawerInTx(tx, { laneid: shift.laneid, reason: 'cash_sale', sale: sale.id, amount_cents: tendered, cashier: person(shift) });
       tender.drawer_opened = true;

@@ -238,7 +238,7 @@ export const TenderInput = Type.Object(
     shift: ShiftId,
     type: TenderTypeSchema,
     amount_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TENDER_CENTS, [AMOUNT_OF]: 'One payment', description: 'What to pay with this tender; default: the whole balance (gift card: at most its balance).' })),
-    tendered_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TENDER_CENTS, [AMOUNT_OF]: 'Cash handed over', description: 'Cash: the amount handed over (change is given back).' })),
+    tendered_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TENDER_CENTS, [AMOUNT_OF]: 'Cash handed over', description: 'Cash: the amount handed over (change is given back). With `amount_cents`, that amount is paid and the rest is change (at least `amount_cents`).' })),
     confirm_change: Type.Optional(
       Type.Boolean({ description: 'Cash: the cashier confirmed an amount handed over far above the balance (ten times it or more, and change of 100 or more); without it such an amount is refused (412 `confirm_change_required`).' }),
     ),

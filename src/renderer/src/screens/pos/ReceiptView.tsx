@@ -89,10 +89,11 @@ function ReceiptSums({ receipt }: { receipt: Receipt }) {
             {m(receipt.subtotal_cents)}
           </td>
         </tr>
-        {receipt.discount_cents > 0 && (
+        {receipt.discount_cents !== 0 && (
           <tr className="muted">
             <td>of which discounts</td>
-            <td className="num">−<bdi>{m(receipt.discount_cents)}</bdi></td>
+            {/* Taken off a sale's subtotal; a refund's or void's (negative) takes that much off what goes back. */}
+            <td className="num">{back ? '' : '−'}<bdi>{m(Math.abs(receipt.discount_cents))}</bdi></td>
           </tr>
         )}
         {receipt.taxes.map((t) => (
