@@ -254,6 +254,22 @@ describe('debit agreements', () => {
     expect((await create({ transaction_type: 'direct_debit', amount_in_cents: 1200, email: 'pad@example.com' })).body.code).toBe('no_debit_agreement');
   });
 
+  it("is approved only with the account's own fund or a method of the person it is with, never another customer's card", async () => {
+    const theirs = await customerWithCard('pat@example.com');
+    const stranger = (await h.api.post<{ fund_token: string }>('/api/gateway/v1/wallets', { customer: { identifier: 'C-OTHER', name: 'Other Co' }, contact: { email: 'other@example.com' }, credit_card: card(MASTERCARD) })).body.fund_token;
+    const made = await h.api.post<Agreement>('/api/debit_agreements', { email: 'pat@example.com' });
+    const wrong = await agreementMove(made.body.token, 'approve', { fund_token: stranger });
+    expect([wrong.status, wrong.body.code]).toEqual([412, 'fund_not_authorized']);
+    expect((await create({ transaction_type: 'direct_debit', amount_in_cents: 2000, email: 'pat@example.com' })).body.code).toBe('no_debit_agreement');
+    expect((await agreementMove(made.body.token, 'approve', { fund_token: theirs })).body.state).toBe('approved');
+    // A request for money is paid the same way: not from another customer's card.
+    const request = await create({ transaction_type: 'request', amount_in_cents: 3000, email: 'pat@example.com' });
+    const refused = await approve(request.body.token, { fund_token: stranger });
+    expect([refused.status, refused.body.code]).toEqual([412, 'fund_not_authorized']);
+    expect((await h.api.get<Txn>(`/api/transactions/${request.body.token}`)).body.state).toBe('wait_for_request_approval');
+    expect((await approve(request.body.token, { fund_token: theirs })).body.state).toBe('completed');
+  });
+
   it('pending → rejected with a reason; pending or approved → cancelled; lists sent, not received', async () => {
     const a = (await h.api.post<Agreement>('/api/debit_agreements', { email: 'a@example.com' })).body;
     const b = (await h.api.post<Agreement>('/api/debit_agreements', { email: 'b@example.com' })).body;

@@ -1,5 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
+import { payingFund } from './fund-holder';
 import { fail } from '../errors';
 import { getRecord, putRecord, recordsOfKind } from '../records';
 import type { Wallets } from '../wallets';
@@ -132,10 +133,8 @@ export function createDebitAgreements(deps: { core: EngineCore; account: Account
       const chosen = fundToken ?? (await funds.defaultBank())?.token;
       if (!chosen) throw fail.precondition('fund_token_required', 'Name the fund_token the agreement debits: there is no bank account in GET /api/funds to default to');
       if (chosen === funds.balanceToken()) throw fail.precondition('fund_not_supported', 'A debit agreement debits a bank account or card, not the balance');
-      const own = await funds.find(chosen);
-      // A fund the account does not own must be a vaulted method (a customer's wallet) that can pay.
-      const known = own ?? (await wallets.search('fund', chosen))[0];
-      if (!known) throw fail.precondition('fund_not_found', `No fund ${chosen}`);
+      // Direct debits under the agreement charge this fund: the account's own, or the holder's.
+      const own = await payingFund(wallets, funds, chosen, current.email, 'the agreement is with');
       return transition(token, 'approve', () => ({ fund: chosen, fund_name: own?.name ?? chosen }));
     },
     reject: (token, reason) => transition(token, 'reject', () => ({ rejection_reason: reason ?? null })),

@@ -1,5 +1,6 @@
 import type { EngineCore, Tx } from '../core';
 import type { Account } from '../account';
+import { payingFund } from './fund-holder';
 import { fail, isEngineError } from '../errors';
 import { getRecord, putRecord, recordsByRef, recordsOfKind } from '../records';
 import type { Gateway, TxData } from '../gateway';
@@ -191,7 +192,8 @@ async function fundForApproval(wallets: Wallets, funds: FundSources, d: PayportT
   const chosen = fundToken ?? (await funds.defaultBank())?.token;
   if (!chosen) throw fail.precondition('fund_token_required', 'Name the fund_token to pay from: there is no bank account in GET /api/funds to default to');
   if (chosen === funds.balanceToken()) throw fail.precondition('fund_not_supported', 'The balance cannot pay a request: name a bank account or card');
-  return { fund: chosen, name: (await funds.find(chosen))?.name ?? null };
+  const own = await payingFund(wallets, funds, chosen, d.email, 'the request is to');
+  return { fund: chosen, name: own?.name ?? null };
 }
 
 /** Moves the money through the gateway, keyed by the transaction, then records its order transaction. */
