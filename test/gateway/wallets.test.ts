@@ -100,6 +100,25 @@ describe('wallets', () => {
     expect([patch.status, patch.body.error]).toEqual([412, 'payment_method_not_found']);
   });
 
+  it("refuses a method imported by a vault token another wallet's method holds, or under another card's label", async () => {
+    const owner = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { customer: { identifier: 'C-OWN', name: 'Owner' }, credit_card: card(VISA) });
+    const vaultToken = owner.body.wallets[0]!.credit_cards[0]!.gateway_token as string;
+    const imported = (last4: string, brand: string) => ({ credit_card: { gateway_token: vaultToken, brand, last_4_digits: last4, expiry_month: 12, expiry_year: 2031, name: 'Mallory' } });
+    // Another customer's wallet: the token names the owner's card.
+    const other = await h.api.post<WalletError>('/api/gateway/v1/wallets', { customer: { identifier: 'C-OTHER', name: 'Other' }, ...imported('9999', 'master') });
+    expect([other.status, other.body.code]).toEqual([412, 'gateway_token_in_use']);
+    // The owner's wallet, after removing the card: not under another card's brand and last four.
+    const wallet = owner.body.wallet_token;
+    expect((await h.api.delete(`/api/gateway/v1/wallets/${wallet}/methods/${owner.body.fund_token}`, {})).status).toBe(200);
+    const relabelled = await h.api.post<WalletError>(`/api/gateway/v1/wallets/${wallet}/methods`, imported('9999', 'master'));
+    expect([relabelled.status, relabelled.body.code]).toEqual([412, 'card_mismatch']);
+    const again = await h.api.post<WalletResult>(`/api/gateway/v1/wallets/${wallet}/methods`, imported(VISA.slice(-4), 'visa'));
+    expect(again.status).toBe(200);
+    // A token no wallet holds imports as before.
+    const fresh = await h.api.post<WalletResult>('/api/gateway/v1/wallets', { customer: { identifier: 'C-NEW', name: 'New' }, credit_card: { gateway_token: 'tok_elsewhere_1', brand: 'visa', last_4_digits: '1111', expiry_month: 12, expiry_year: 2031, name: 'New' } });
+    expect(fresh.status).toBe(200);
+  });
+
   it('keeps the nickname, lock and default sent with a new card or account, one default per wallet', async () => {
     const settingsOf = (m: Record<string, unknown>) => ({ nickname: m.nickname, is_default: m.is_default, locked: m.locked, is_single_use: m.is_single_use });
     const created = await h.api.post<WalletResult>('/api/gateway/v1/wallets', {

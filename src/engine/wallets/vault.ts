@@ -78,6 +78,7 @@ export function vaultableMethods(ctx: WalletsContext, input: WalletMethodRequest
 /** Inside a unit of work: vaults a card or bank account (two puts: wallet, fund). */
 export async function vaultInTx(ctx: WalletsContext, tx: Tx, request: VaultRequest): Promise<{ wallet: WalletData; fund: FundData | null }> {
   const { wallet, created } = await walletToVaultIn(ctx, tx, request);
+  await refuseTakenVaultToken(tx, wallet.token, request);
   let fund: FundData | null = null;
   const fingerprint = request.card?.card.fingerprint ?? request.bank?.bank.fingerprint ?? null;
   if (fingerprint && !created) fund = await sameMethodInWallet(tx, wallet.token, request, fingerprint);
@@ -118,6 +119,25 @@ async function walletToVaultIn(ctx: WalletsContext, tx: Tx, request: VaultReques
     wallet.contacts.push({ email, first_name: str(request.contact?.first_name), last_name: str(request.contact?.last_name) });
   }
   return { wallet, created };
+}
+
+/**
+ * A method imported by its vault token (a card or account vaulted before, no number) takes a token
+ * no other wallet's method holds, and, in the wallet that holds it, the label it has: a token names
+ * the real card behind it, so another customer's token (this vault's own included) re-added with
+ * any brand and last four charged that card from a wallet that does not own it, shown as a card
+ * that does not exist.
+ */
+async function refuseTakenVaultToken(tx: Tx, walletToken: string, request: VaultRequest): Promise<void> {
+  const token = request.card?.gatewayToken ?? request.bank?.gatewayToken;
+  if (!token) return;
+  for (const { data: held } of await tx.find<FundDoc>(FUNDS, { selector: { vault: token } })) {
+    if (held.wallet !== walletToken) throw fail.precondition('gateway_token_in_use', `This vault token is a payment method of another wallet (${held.token}): a card or account is vaulted once`);
+    const sent = request.card?.card;
+    if (sent && held.card && (held.card.last4 !== sent.last4 || held.card.brand !== sent.brand)) {
+      throw fail.precondition('card_mismatch', `This vault token is the ${held.card.brand} ending ${held.card.last4} (${held.token}), not a ${sent.brand} ending ${sent.last4}`);
+    }
+  }
 }
 
 /** The same card (same expiry) or account added again to a wallet answers the fund it already has. */
