@@ -101,7 +101,8 @@ function receipt(view: PayLinkView, outcome: PayLinkOutcome): void {
   row(list, 'Invoice', view.invoice.number);
   row(list, 'Receipt number', outcome.transaction);
   if (outcome.authorization_code) row(list, 'Authorization', outcome.authorization_code);
-  row(list, 'Date', new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short' }).format(new Date()));
+  // The server's clock, not the payer's: a sandbox clock moved ahead dates the payment as the books do.
+  row(list, 'Date', new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short' }).format(outcome.paid_at ? new Date(outcome.paid_at) : new Date()));
   $('owing').textContent = money(0, outcome.currency);
   $('receiptTitle').focus();
 }

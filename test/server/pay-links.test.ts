@@ -75,6 +75,8 @@ describe('click-to-pay links', () => {
     const paid = await pay(key, cardPay(123_456, 'attempt-2'));
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ status: 'approved', amount_cents: 123_456, payment_method: 'Visa **0006' });
+    // The receipt's date is the install's clock (a sandbox clock moved ahead), not the payer's.
+    expect((paid.body as { paid_at?: string }).paid_at).toBe('2026-03-05T15:00:00.000Z');
     expect(await owing('PL-1')).toBe(0);
     // The gateway checked the security code, and the card is not kept for anyone to charge again.
     const sale = await transaction(paid.body.transaction);

@@ -192,6 +192,7 @@ async function conclude(deps: PayLinkDeps, sale: PricedSale, a: SaleAnswer): Pro
     authorization_code: a.authorization_code,
     payment_method: await methodText(deps.core, a.fund, sale.type, sale.last4),
     attempts_left: 0,
+    paid_at: new Date(deps.core.clock.now()).toISOString(),
   };
   let outcome: PayLinkOutcome;
   if (!a.approved) {

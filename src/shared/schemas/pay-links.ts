@@ -69,6 +69,7 @@ export const PayLinkOutcome = component(
     authorization_code: Type.Union([Type.String(), Type.Null()]),
     payment_method: Type.String({ description: 'e.g. "Visa **0006"; never a full number.' }),
     attempts_left: Type.Integer({ description: 'Refused payments the link still takes before it pauses.' }),
+    paid_at: Type.String({ format: 'date-time', description: "When the payment was taken, by the install's clock (the sandbox clock when it was moved): the receipt's date." }),
   }),
 );
 export type PayLinkOutcome = Static<typeof PayLinkOutcome>;
