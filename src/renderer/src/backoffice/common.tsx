@@ -324,11 +324,14 @@ export function PaymentStatus({ status }: { status: string }) {
   return <span className={`pill ${tone}`} title={status}>{words}</span>;
 }
 
-/** Why a form's fields are greyed out: the settings grant is the owner's and the managers' (the engine's roles). */
-export function ReadOnlyNote() {
+/** Who holds a grant a read-only screen lacks, in words (the engine's ROLE_SCOPES: `settings` the owner's and the managers', `credentials` the owner's alone). */
+const WHO_HOLDS: Record<'settings' | 'credentials', string> = { settings: 'the owner or a manager', credentials: 'the owner' };
+
+/** Why a form's fields are greyed out (or its buttons absent): who holds the grant that changes them. */
+export function ReadOnlyNote({ grant = 'settings' }: { grant?: 'settings' | 'credentials' }) {
   return (
     <p className="muted" role="note" data-testid="read-only-note">
-      Only the owner or a manager changes these.
+      Only {WHO_HOLDS[grant]} changes these.
     </p>
   );
 }
