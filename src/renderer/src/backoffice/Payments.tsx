@@ -92,7 +92,7 @@ function PaymentDetail({ reference }: { reference: string }) {
         <div className="card">
           <h2>Received</h2>
           {/* What the settlement shows as the sale; refunds (and a chargeback or bank return) are said apart, as the settlement says them. */}
-          <p className="big-figure" aria-label="Received"><Money cents={fromDecimal(data.received_amount, data.currency)} currency={data.currency} /></p>
+          <p className="big-figure" aria-label="Received"><Money fit cents={fromDecimal(data.received_amount, data.currency)} currency={data.currency} /></p>
           {data.refunds.length > 0 && (
             <p className="muted" aria-label="Kept">
               {takenOffSummary(data.refunds.map((r) => r.kind))}{' '}
