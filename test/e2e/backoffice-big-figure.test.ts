@@ -74,7 +74,10 @@ for (const locale of LOCALES) {
       const amount = figure.locator('.num');
       await amount.waitFor();
       expect(spaces(await amount.innerText())).toBe(spaces(formatMoney(14825, 'USD', { locale })));
-      const [own, around] = await amount.evaluate((s) => [getComputedStyle(s).fontSize, getComputedStyle(s.parentElement!).fontSize]);
+      const [own, around] = await amount.evaluate((s) => {
+        const view = s.ownerDocument.defaultView!;
+        return [view.getComputedStyle(s).fontSize, view.getComputedStyle(s.parentElement!).fontSize];
+      });
       expect(own).toBe(around);
     });
   });
