@@ -236,6 +236,45 @@ describe('the back office: settlement and point of sale', { timeout: 120_000 }, 
     await expect.poll(async () => (await api<{ upstream: unknown }>('GET', '/api/sync/upstream')).upstream).toBeNull();
   });
 
+  it('tells a manager that only the owner changes the webhook endpoints and the e-mail relay, and points them at no Users screen', async () => {
+    const made = await api<{ link: string }>('POST', '/api/users', { email: 'manager2@example.com', role: 'manager' });
+    const manager = await newPage('en-US');
+    await manager.goto(`${url}/app/welcome#link=${made.link}`);
+    await field('New password', manager).fill('manager password 2');
+    await field('The same again', manager).fill('manager password 2');
+    await manager.keyboard.press('Enter');
+    await manager.getByLabel('Signed in user').waitFor();
+    // Webhooks: no Add endpoint, and the reason said where the button would be.
+    await manager.goto(`${url}/app/developers/webhook_responses`);
+    const endpoints = manager.getByLabel('Endpoints', { exact: true });
+    await endpoints.getByTestId('read-only-note').waitFor();
+    expect(await endpoints.getByTestId('read-only-note').innerText()).toBe('Only the owner changes these.');
+    expect(await endpoints.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+    // E-mail: the relay's form greyed out, with who changes it.
+    await manager.goto(`${url}/app/developers/mail`);
+    const relay = manager.getByRole('form', { name: 'SMTP relay' });
+    await relay.getByTestId('read-only-note').waitFor();
+    expect(await relay.getByTestId('read-only-note').innerText()).toBe('Only the owner changes these.');
+    expect(await field('Host', manager).isDisabled()).toBe(true);
+    expect(await relay.getByRole('button', { name: 'Save relay' }).count()).toBe(0);
+    await screenshot(manager, 'backoffice-manager-mail-read-only');
+    // Account: no pointer to Users, a screen a manager cannot open (its link is not in the menu).
+    await manager.goto(`${url}/app/account`);
+    const pointers = manager.getByText('The SMTP relay for e-mail is under');
+    await pointers.waitFor();
+    expect(await pointers.innerText()).not.toContain('Users');
+    expect(await manager.getByRole('link', { name: 'Users' }).count()).toBe(0);
+    // The owner: the buttons and the pointer to Users, and no such note.
+    await page.goto(`${url}/app/developers/webhook_responses`);
+    await page.getByRole('button', { name: 'Add endpoint' }).waitFor();
+    expect(await page.getByTestId('read-only-note').count()).toBe(0);
+    await page.goto(`${url}/app/developers/mail`);
+    await page.getByRole('button', { name: 'Save relay' }).waitFor();
+    expect(await page.getByTestId('read-only-note').count()).toBe(0);
+    await page.goto(`${url}/app/account`);
+    await page.getByText('The SMTP relay for e-mail is under').getByRole('link', { name: 'Users' }).waitFor();
+  });
+
   it("hides what a clerk's role cannot do: no catalog or lane edits, no clock control", async () => {
     const made = await api<{ link: string }>('POST', '/api/users', { email: 'clerk@example.com', role: 'clerk' });
     const clerk = await newPage('en-US');

@@ -280,5 +280,35 @@ for (const { locale, p } of LOCALES) {
       await fits.click();
       await until(async () => (await api<{ unapplied_amount: string }>('GET', `/api/exports/payment/${who}-CHQ`)).unapplied_amount === '0.00', 'the credit applied');
     });
+
+    it('keeps an amount typed beside an invoice the ERP paid meanwhile: said with the invoice and the amount, Apply held until it is left out', async () => {
+      const who = `${p}-RACE`;
+      await api('POST', '/api/imports/customer', { identifier: who, name: `Race ${p}` });
+      await api('POST', '/api/imports/invoice', { number: `${who}-1003`, customer_identifier: who, amount: 14825, date: '2026-01-05', due_date: '2099-01-04' });
+      await api('POST', '/api/imports/invoice', { number: `${who}-DE`, customer_identifier: who, amount: 212625, date: '2026-01-05', due_date: '2099-02-04' });
+      await api('POST', '/api/imports/payment', { identifier: `${who}-CHQ`, customer_identifier: who, amount_cents: 4676, external_payment_type: 'cheque', external_payment_number: '1' });
+      await page().goto(`${url}/app/payments/${who}-CHQ`);
+      const form = page().getByRole('form', { name: 'Apply the credit' });
+      await field(page(), `Apply to ${who}-1003`).fill(typed(4000, locale));
+      await field(page(), `Apply to ${who}-DE`).fill(typed(676, locale));
+      await form.getByRole('button', { name: `Apply ${shown(4676, locale)}` }).waitFor();
+      // The ERP pays the first invoice in full while the clerk is typing: the live update takes its row away.
+      await api('POST', '/api/imports/payment', { identifier: `${who}-ERP`, customer_identifier: who, amount_cents: 14825, invoice_number: `${who}-1003`, amount: 14825 });
+      await until(async () => (await page().getByLabel(`Apply to ${who}-1003`).count()) === 0, 'the paid invoice gone from the list');
+      // The 40 typed is not dropped unsaid: the invoice and the amount are named, and Apply is held with the reason.
+      const notice = form.getByRole('alert', { name: 'No longer open' });
+      await until(async () => spaces(await notice.innerText()).includes(`${who}-1003 was paid or closed meanwhile: the ${shown(4000, locale)} typed for it will not be applied.`), 'the dropped amount said');
+      const apply = form.getByRole('button', { name: `Apply ${shown(676, locale)}` });
+      await expect.poll(() => apply.isDisabled()).toBe(true);
+      expect(spaces(await page().locator(`[id="${await apply.getAttribute('aria-describedby')}"]`).innerText())).toContain('no longer open: leave it out above to apply the rest');
+      await screenshot(page(), `payment-forms-paid-meanwhile-${locale}`);
+      expect((await api<{ unapplied_amount: string }>('GET', `/api/exports/payment/${who}-CHQ`)).unapplied_amount).toBe('46.76');
+      // Left out knowingly: the rest applies.
+      await notice.getByRole('button', { name: 'Leave it out' }).click();
+      await expect.poll(() => apply.isEnabled()).toBe(true);
+      await apply.click();
+      await until(async () => (await api<{ unapplied_amount: string }>('GET', `/api/exports/payment/${who}-CHQ`)).unapplied_amount === '40.00', 'the rest applied');
+      expect((await api<{ owing_cents: number }>('GET', `/api/exports/invoice/${who}-DE`)).owing_cents).toBe(212625 - 676);
+    });
   });
 }

@@ -14,7 +14,15 @@ export function AccountSection() {
       <Profile editable={can(session, 'settings')} />
       <Capabilities editable={can(session, 'settings')} />
       <p className="muted small">
-        The SMTP relay for e-mail is under <InApp to="/app/developers/webhook_responses">Webhooks &amp; e-mail</InApp>; the web shops that may show the payment frame under <InApp to="/app/payment_frame">Payment frame</InApp>; users under <InApp to="/app/users">Users</InApp>.
+        The SMTP relay for e-mail is under <InApp to="/app/developers/webhook_responses">Webhooks &amp; e-mail</InApp>; the web shops that may show the payment frame under <InApp to="/app/payment_frame">Payment frame</InApp>
+        {/* Users only for a role that has the Users screen (the `users` grant): no pointer to a screen that sends it elsewhere. */}
+        {can(session, 'users') ? (
+          <>
+            ; users under <InApp to="/app/users">Users</InApp>.
+          </>
+        ) : (
+          '.'
+        )}
       </p>
       {can(session, 'credentials') && <ApiCredentials />}
     </section>

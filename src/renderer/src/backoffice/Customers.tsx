@@ -141,7 +141,7 @@ function CustomerDetail({ identifier }: { identifier: string }) {
           <h2>Balance</h2>
           {/* The balance comes with the list row: until it is read, say so rather than show a zero the customer does not owe. */}
           <p className="big-figure" aria-label="Balance" aria-busy={!row}>
-            {row ? <Money cents={row.balance_cents} currency={currency} /> : '…'}
+            {row ? <Money fit cents={row.balance_cents} currency={currency} /> : '…'}
           </p>
           <p className="muted">Unapplied credit: {row ? <Money cents={row.unapplied_payment_cents ?? 0} currency={currency} /> : '…'}</p>
           <p className="muted">Credit limit: {row ? (row.credit_limit_cents ? <Money cents={row.credit_limit_cents} currency={currency} /> : 'none') : '…'}</p>

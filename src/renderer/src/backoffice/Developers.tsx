@@ -3,7 +3,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { sentence, time } from '../format';
 import { link, useRoute } from '../state/route';
 import { can, useUser } from '../state/user';
-import { Notice, Title, fieldErrors, useLoad, useUnsavedGuard } from './common';
+import { Notice, ReadOnlyNote, Title, fieldErrors, useLoad, useUnsavedGuard } from './common';
 import { DeliveryLog, MailSection } from './DevelopersLog';
 
 type Endpoint = BoAnswer<'webhooks'>['endpoints'][number];
@@ -126,6 +126,7 @@ function Endpoints() {
           </div>
         )}
       </div>
+      {!editable && <ReadOnlyNote grant="credentials" />}
       <Notice error={error ?? message} />
       {secret && <ShownOnce label="Signing key" secret={secret} onClose={() => setSecret(null)} />}
       <p className="muted small">

@@ -2,7 +2,7 @@ import { Fragment, useState, type FormEvent } from 'react';
 import { boCall, type BoAnswer } from '../api/backoffice';
 import { LOCALE, sentence, time } from '../format';
 import { can, useUser } from '../state/user';
-import { Field, Notice, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
+import { Field, Notice, ReadOnlyNote, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
 import type { MailStatus } from './MailOutcome';
 
 type Attempt = BoAnswer<'webhookResponses'>['webhook_responses'][number];
@@ -179,6 +179,7 @@ function Relay() {
       <h2>SMTP relay <span className={`pill ${BADGE[data.status.state][0]}`} aria-label="Relay state">{BADGE[data.status.state][1]}</span></h2>
       {message && <p role="status" aria-label="Relay saved" className={`notice ${message.tone}`}>{message.text}</p>}
       <RelayStatus status={data.status} />
+      {!editable && <ReadOnlyNote grant="credentials" />}
       <fieldset className="bo-plain bo-stack" disabled={!editable}>
         <Field label="Host" name="host" value={value('host')} onChange={set('host')} errors={errors} hint="For example smtp.example.com" />
         <Field label="Port" name="port" value={value('port')} onChange={set('port')} errors={errors} type="number" />

@@ -234,7 +234,7 @@ function InvoicePage({ data }: { data: BoAnswer<'invoice'> }) {
       <div className="grid">
         <div className="card">
           <h2>Amount</h2>
-          <p className="big-figure"><Money cents={data.amount_cents} currency={cur} /></p>
+          <p className="big-figure"><Money fit cents={data.amount_cents} currency={cur} /></p>
           {data.deleted ? (
             // Closed (a reconciliation found it no longer in the ERP's open invoices): nothing is collected on it.
             <p>Closed{data.owing_cents !== 0 && <> with <Money cents={data.owing_cents} currency={cur} /> owing when it was closed</>}</p>

@@ -271,7 +271,7 @@ function TransactionDetail({ token }: { token: string }) {
       <div className="grid">
         <div className="card">
           <h2>Amount</h2>
-          <p className="big-figure"><Money cents={signedCents(data.action, data.amount_in_cents)} currency={cur} /></p>
+          <p className="big-figure"><Money fit cents={signedCents(data.action, data.amount_in_cents)} currency={cur} /></p>
           {auth ? (
             <p className="muted" aria-label="Authorization">
               Captured <Money cents={auth.captured_cents} currency={cur} /> · {auth.remaining_cents > 0 ? 'still held' : 'released'} <Money cents={auth.remaining_cents > 0 ? auth.remaining_cents : auth.voided_cents + auth.released_cents} currency={cur} />

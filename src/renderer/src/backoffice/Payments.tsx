@@ -92,7 +92,7 @@ function PaymentDetail({ reference }: { reference: string }) {
         <div className="card">
           <h2>Received</h2>
           {/* What the settlement shows as the sale; refunds (and a chargeback or bank return) are said apart, as the settlement says them. */}
-          <p className="big-figure" aria-label="Received"><Money cents={fromDecimal(data.received_amount, data.currency)} currency={data.currency} /></p>
+          <p className="big-figure" aria-label="Received"><Money fit cents={fromDecimal(data.received_amount, data.currency)} currency={data.currency} /></p>
           {data.refunds.length > 0 && (
             <p className="muted" aria-label="Kept">
               {takenOffSummary(data.refunds.map((r) => r.kind))}{' '}
@@ -328,22 +328,61 @@ function RecordPayment() {
 type Dated = { number: string; due_on: string };
 const oldestDueFirst = (a: Dated, b: Dated) => a.due_on.localeCompare(b.due_on) || a.number.localeCompare(b.number, undefined, { numeric: true });
 
+/**
+ * The amounts typed beside a payment's open invoices, kept by invoice number. One typed beside an
+ * invoice the live update then takes away (paid or closed meanwhile, by the API or a lane) is kept
+ * and said with its invoice and amount, not dropped with its row, until the clerk leaves it out.
+ */
+function useTypedPerInvoice(open: readonly OpenInvoice[] | null | undefined, cur: string) {
+  const [typed, setTyped] = useState<Record<string, string>>({});
+  // The invoice's number as shown, kept from when an amount was typed beside it: said if the invoice goes.
+  const [shownAs, setShownAs] = useState<Record<string, string>>({});
+  const type = (inv: OpenInvoice, text: string) => {
+    setTyped((t) => ({ ...t, [inv.number]: text }));
+    setShownAs((n) => (n[inv.number] === inv.display_number ? n : { ...n, [inv.number]: inv.display_number }));
+  };
+  const gone = (open ? Object.entries(typed).filter(([number, text]) => text.trim() !== '' && !open.some((inv) => inv.number === number)) : []).map(([number, text]) => {
+    const p = parseAmount(text.trim(), cur);
+    return { number, words: `${shownAs[number] ?? number} was paid or closed meanwhile: the ${p.ok ? money(p.minor, cur) : `“${text.trim()}”`} typed for it will not be applied` };
+  });
+  const leaveOut = (number: string) => setTyped((t) => Object.fromEntries(Object.entries(t).filter(([n]) => n !== number)));
+  return { typed, type, clear: () => setTyped({}), gone, leaveOut };
+}
+
+function PaidMeanwhile({ gone, leaveOut }: { gone: ReadonlyArray<{ number: string; words: string }>; leaveOut(number: string): void }) {
+  if (gone.length === 0) return null;
+  return (
+    <div role="alert" aria-label="No longer open">
+      {gone.map(({ number, words }) => (
+        <div key={number} className="bo-apply">
+          <span className="error">{words}.</span>
+          <button type="button" onClick={() => leaveOut(number)}>
+            Leave it out
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 function ApplyCredit({ reference, customer, currency, credit, done }: { reference: string; customer: string; currency: string; credit: number; done(): void }) {
   const creds = useUser((s) => s.creds);
   const cur = currency.toUpperCase();
-  const [typed, setTyped] = useState<Record<string, string>>({});
+  const { data: open, reload } = useLoad(async (c) => (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items.filter((i) => i.currency.toUpperCase() === cur && i.owing_cents > 0).sort(oldestDueFirst), [customer, cur]);
+  const { typed, type, clear, gone, leaveOut } = useTypedPerInvoice(open, cur);
   useUnsavedGuard(Object.values(typed).some((v) => v.trim() !== ''));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const { data: open, reload } = useLoad(async (c) => (await boCall(c, 'invoices', { query: { customer, status: 'open', limit: 200 } })).items.filter((i) => i.currency.toUpperCase() === cur && i.owing_cents > 0).sort(oldestDueFirst), [customer, cur]);
   const read = invoiceAmounts(open ?? [], (inv) => typed[inv.number] ?? '', cur, 'credit');
   const { total, problems: local } = read;
   const applications = read.amounts.map((a) => ({ invoice_number: a.invoice_number, amount_cents: a.cents }));
   const over = total > credit;
   // An amount marked beside its invoice is left out of the total: applying the rest would drop it unsaid.
   const lineProblems = Object.keys(local).length;
+  // An amount whose invoice went meanwhile holds Apply too: applying the rest would drop it unsaid.
+  const held = over || lineProblems > 0 || gone.length > 0;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!creds) return;
@@ -351,12 +390,14 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
     setSaid(null);
     setErrors(local);
     if (Object.keys(local).length > 0) return;
+    const [first] = gone;
+    if (first) return setMessage(`${first.words}: leave it out to apply the rest.`);
     if (applications.length === 0) return setMessage('Type an amount beside an invoice first.');
     if (over) return setMessage(`The amounts come to ${money(total, cur)}, more than the credit (${money(credit, cur)}).`);
     setBusy(true);
     try {
       await boCall(creds, 'applyCredit', { params: { reference }, body: { applications } });
-      setTyped({});
+      clear();
       setSaid(`${money(total, cur)} applied.`);
       reload();
       done();
@@ -377,19 +418,21 @@ function ApplyCredit({ reference, customer, currency, credit, done }: { referenc
           <span>
             {inv.display_number} <span className="muted">due {day(inv.due_on)}, owing</span> <Money cents={inv.owing_cents} currency={inv.currency} />
           </span>
-          <Field label={`Apply to ${inv.display_number}`} name={`credit-${inv.number}`} value={typed[inv.number] ?? ''} onChange={(v) => setTyped((t) => ({ ...t, [inv.number]: v }))} errors={{ ...errors, ...local }} />
+          <Field label={`Apply to ${inv.display_number}`} name={`credit-${inv.number}`} value={typed[inv.number] ?? ''} onChange={(v) => type(inv, v)} errors={{ ...errors, ...local }} />
         </div>
       ))}
+      <PaidMeanwhile gone={gone} leaveOut={leaveOut} />
       {(open ?? []).length > 0 && (
         <>
           <p aria-label="Credit summary">
             Credit <strong>{money(credit, cur)}</strong> · applying {money(total, cur)} · left <strong>{money(Math.max(credit - total, 0), cur)}</strong>
             {over && <span id="credit-over" className="error"> · {money(total - credit, cur)} more than the credit: lower an amount to apply it</span>}
             {!over && lineProblems > 0 && <span id="credit-over" className="error"> · {lineProblems === 1 ? 'an amount above cannot be applied' : `${lineProblems} amounts above cannot be applied`}: fix it beside its invoice</span>}
+            {!over && lineProblems === 0 && gone.length > 0 && <span id="credit-over" className="error"> · {gone.length === 1 ? 'an invoice you typed an amount for is no longer open' : `${gone.length} invoices you typed amounts for are no longer open`}: leave it out above to apply the rest</span>}
           </p>
           <div className="bo-actions">
-            {/* Held while the amounts come to more than the credit or one is marked, the reason said just above (and read with the button). */}
-            <button type="submit" className="primary" disabled={busy || over || lineProblems > 0} aria-describedby={over || lineProblems > 0 ? 'credit-over' : undefined}>
+            {/* Held while the amounts come to more than the credit, one is marked or one's invoice went, the reason said just above (and read with the button). */}
+            <button type="submit" className="primary" disabled={busy || held} aria-describedby={held ? 'credit-over' : undefined}>
               {busy ? 'Applying…' : total > 0 ? `Apply ${money(total, cur)}` : 'Apply'}
             </button>
           </div>

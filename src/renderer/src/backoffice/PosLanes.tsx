@@ -170,7 +170,7 @@ function ZReportView({ laneid, number }: { laneid: string; number: string }) {
       <Title back={link('pos', 'z', laneid)}>Z {z.period} · lane {laneid}</Title>
       <p className="muted">{time(z.from)} – {time(z.to)}</p>
       <div className="grid">
-        <div className="card"><h2>Net sales</h2><p className="big-figure"><Money cents={z.net_sales_cents} currency={cur} /></p><p className="muted">Tax <Money cents={z.net_tax_cents} currency={cur} /></p></div>
+        <div className="card"><h2>Net sales</h2><p className="big-figure"><Money fit cents={z.net_sales_cents} currency={cur} /></p><p className="muted">Tax <Money cents={z.net_tax_cents} currency={cur} /></p></div>
         <div className="card"><h2>Sales</h2><p>{z.sales.count} · <Money cents={z.sales.total_cents} currency={cur} /></p><p className="muted">Paid sales voided {z.voids.count} · refunds {z.refunds.count}{z.open_voids.count > 0 ? ` · voided before payment ${z.open_voids.count}` : ''}</p></div>
         <div className="card"><h2>Cash drawer</h2><p><Money cents={z.cash.net_cents} currency={cur} /></p><p className="muted">Opened {z.cash.drawer_opens} times · {z.declined} declined</p></div>
       </div>

@@ -323,8 +323,8 @@ function StatementView({ identifier }: { identifier: string }) {
       {data && (
         <div className="grid">
           <div className="card"><h2>Period</h2><p>{day(data.start_date)} – {day(data.end_date)}</p><p className="muted">{data.merchant.name} · MID {data.merchant_account_identifier}</p></div>
-          <div className="card"><h2>Net deposits</h2><p className="big-figure"><Money cents={data.totals.net_cents ?? 0} currency={data.currency} /></p></div>
-          <div className="card"><h2>Deposited in the period</h2><p className="big-figure"><Money cents={data.deposited_in_period_cents} currency={data.currency} /></p></div>
+          <div className="card"><h2>Net deposits</h2><p className="big-figure"><Money fit cents={data.totals.net_cents ?? 0} currency={data.currency} /></p></div>
+          <div className="card"><h2>Deposited in the period</h2><p className="big-figure"><Money fit cents={data.deposited_in_period_cents} currency={data.currency} /></p></div>
         </div>
       )}
       {pdf ? <iframe className="bo-pdf card" title={`Statement ${identifier} (PDF)`} src={pdf} /> : !pdfError && <p className="muted">Loading the PDF…</p>}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import { ApiError, type Credentials } from '../api/client';
 import { boCall } from '../api/backoffice';
 import { dateInZone } from '../../../shared/dates';
@@ -121,9 +121,20 @@ export function InApp({ to, children }: { to: string; children: ReactNode }) {
   );
 }
 
-export const Money = ({ cents, currency }: { cents: number | null | undefined; currency: string | null | undefined }) => (
-  <span className="num">{cents === null || cents === undefined ? '—' : money(cents, (currency ?? 'usd').toUpperCase())}</span>
-);
+/**
+ * An amount in the reader's locale. `fit` (a big figure in a card): the amount's length goes to the
+ * style (`--chars`) so a long one shrinks to its card's width rather than run past its edge; money is never cut.
+ */
+export const Money = ({ cents, currency, fit = false }: { cents: number | null | undefined; currency: string | null | undefined; fit?: boolean }) => {
+  const text = cents === null || cents === undefined ? '—' : money(cents, (currency ?? 'usd').toUpperCase());
+  return fit ? (
+    <span className="num fit" style={{ '--chars': text.length } as CSSProperties}>
+      {text}
+    </span>
+  ) : (
+    <span className="num">{text}</span>
+  );
+};
 
 export function Title({ children, actions, back }: { children: ReactNode; actions?: ReactNode; back?: string }) {
   const go = useRoute((s) => s.go);
@@ -324,11 +335,14 @@ export function PaymentStatus({ status }: { status: string }) {
   return <span className={`pill ${tone}`} title={status}>{words}</span>;
 }
 
-/** Why a form's fields are greyed out: the settings grant is the owner's and the managers' (the engine's roles). */
-export function ReadOnlyNote() {
+/** Who holds a grant a read-only screen lacks, in words (the engine's ROLE_SCOPES: `settings` the owner's and the managers', `credentials` the owner's alone). */
+const WHO_HOLDS: Record<'settings' | 'credentials', string> = { settings: 'the owner or a manager', credentials: 'the owner' };
+
+/** Why a form's fields are greyed out (or its buttons absent): who holds the grant that changes them. */
+export function ReadOnlyNote({ grant = 'settings' }: { grant?: 'settings' | 'credentials' }) {
   return (
     <p className="muted" role="note" data-testid="read-only-note">
-      Only the owner or a manager changes these.
+      Only {WHO_HOLDS[grant]} changes these.
     </p>
   );
 }
