@@ -277,12 +277,12 @@ export function TableScroll({ children }: { children: ReactNode }) {
   );
 }
 
-/** How many rows are shown, the columns past the card's edge (a button scrolls to them and back), and "Load more" when the engine has more. */
-function TableFoot({ shown, loading, more, sideways, box }: { shown: number; loading?: boolean | undefined; more?: (() => void) | null | undefined; sideways: Sideways; box: RefObject<HTMLDivElement | null> }) {
+/** How many are shown, then `children`, and "Load more" while the engine has more: every list's foot. */
+export function ListFoot({ shown, loading, more, children }: { shown: number; loading?: boolean | undefined; more?: (() => void) | null | undefined; children?: ReactNode }) {
   return (
     <div className="bo-foot">
       <span className="muted">{shown} shown</span>
-      <SidewaysButton sideways={sideways} box={box} />
+      {children}
       {loading && <span className="muted">Loading…</span>}
       {more && !loading && (
         <button type="button" onClick={more}>
@@ -290,5 +290,14 @@ function TableFoot({ shown, loading, more, sideways, box }: { shown: number; loa
         </button>
       )}
     </div>
+  );
+}
+
+/** A table's foot: the columns past the card's edge too (a button scrolls to them and back). */
+function TableFoot({ sideways, box, ...foot }: { shown: number; loading?: boolean | undefined; more?: (() => void) | null | undefined; sideways: Sideways; box: RefObject<HTMLDivElement | null> }) {
+  return (
+    <ListFoot {...foot}>
+      <SidewaysButton sideways={sideways} box={box} />
+    </ListFoot>
   );
 }

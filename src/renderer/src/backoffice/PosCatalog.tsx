@@ -3,7 +3,7 @@ import { boCall, type BoAnswer } from '../api/backoffice';
 import { can, useUser } from '../state/user';
 import { amountInput, parseAmount, parsePercent, percentInput, percentText, time, typedCode } from '../format';
 import { Field, Money, Notice, fieldErrors, useLoad, usePaged, useUnsavedGuard } from './common';
-import { TableScroll } from './DataTable';
+import { ListFoot, TableScroll } from './DataTable';
 
 type Product = BoAnswer<'posProducts'>['products'][number];
 type Cashier = BoAnswer<'posCashiers'>['cashiers'][number];
@@ -108,21 +108,6 @@ function useProductPages(q: string) {
       return { items: page.products, next: page.next ?? null };
     },
     [q],
-  );
-}
-
-/** How many are shown, and "Load more" while the engine has more (the lists' foot, DataTable's). */
-function ListFoot({ shown, loading, more }: { shown: number; loading: boolean; more: (() => void) | null }) {
-  return (
-    <div className="bo-foot">
-      <span className="muted">{shown} shown</span>
-      {loading && <span className="muted">Loading…</span>}
-      {more && !loading && (
-        <button type="button" onClick={more}>
-          Load more
-        </button>
-      )}
-    </div>
   );
 }
 

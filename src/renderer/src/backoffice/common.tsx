@@ -127,12 +127,10 @@ export function InApp({ to, children }: { to: string; children: ReactNode }) {
  */
 export const Money = ({ cents, currency, fit = false }: { cents: number | null | undefined; currency: string | null | undefined; fit?: boolean }) => {
   const text = cents === null || cents === undefined ? '—' : money(cents, (currency ?? 'usd').toUpperCase());
-  return fit ? (
-    <span className="num fit" style={{ '--chars': text.length } as CSSProperties}>
+  return (
+    <span className={fit ? 'num fit' : 'num'} style={fit ? ({ '--chars': text.length } as CSSProperties) : undefined}>
       {text}
     </span>
-  ) : (
-    <span className="num">{text}</span>
   );
 };
 
